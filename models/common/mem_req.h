@@ -1,0 +1,92 @@
+/* mem_req — a memory request travelling between timing models: SIMT core → L1 → interconnect →
+ * memory partition (L2 slice, DRAM controller) and back as a reply.
+ *
+ * Timing models move addresses, sizes and masks, never data (DESIGN.md §3): the functional engine
+ * has already read or written the device-memory store when the instruction executed. The access
+ * kinds are GPGPU-Sim's mem_access_type so statistics keep their familiar names.
+ *
+ * Requests come from a mem_req_pool owned by whoever creates them (no malloc per request); a block
+ * that receives a request holds the pointer until it replies or hands it on, and the last holder
+ * returns it to its pool (mem_req.pool). Fields may be appended; existing ones keep their meaning. */
+#ifndef SIMTVP_MEM_REQ_H
+#define SIMTVP_MEM_REQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mem_access_kind {
+  MEM_ACC_GLOBAL_R = 0,
+  MEM_ACC_LOCAL_R,
+  MEM_ACC_CONST_R,
+  MEM_ACC_TEXTURE_R,
+  MEM_ACC_GLOBAL_W,
+  MEM_ACC_LOCAL_W,
+  MEM_ACC_L1_WRBK,      /* write-back of a dirty L1 line */
+  MEM_ACC_L2_WRBK,      /* write-back of a dirty L2 line to DRAM */
+  MEM_ACC_INST_R,       /* instruction fetch */
+  MEM_ACC_L1_WR_ALLOC_R, /* fill read caused by a write-allocate miss in L1 */
+  MEM_ACC_L2_WR_ALLOC_R, /* fill read caused by a write-allocate miss in L2 */
+  MEM_ACC_ATOMIC,       /* global atomic / reduction, executed at the L2 */
+  MEM_ACC_KIND_COUNT
+} mem_access_kind;
+
+/* Line and sector geometry shared by the caches and the coalescer (sectored 128-byte lines). */
+#define MEM_LINE_BYTES 128u
+#define MEM_SECTOR_BYTES 32u
+#define MEM_SECTORS_PER_LINE 4u
+
+struct mem_req_pool;
+
+typedef struct mem_req {
+  uint64_t id;          /* unique per pool, for tracing and matching replies */
+  uint64_t addr;        /* device address of the first byte */
+  uint32_t size;        /* bytes covered (a sector, a line, or less) */
+  uint8_t kind;         /* mem_access_kind */
+  bool is_write;        /* data flows toward memory */
+  bool is_reply;        /* travelling back toward the requester */
+  bool needs_reply;     /* false for writes that need no acknowledgement */
+  uint8_t sector_mask;  /* sectors of the 128-byte line touched: bit i = bytes [32i, 32i+32) */
+  uint64_t byte_mask[2];/* bytes of the 128-byte line touched: bit i of [i/64] = byte i */
+  uint16_t sm;          /* originating SIMT core (global index), or UINT16_MAX */
+  uint16_t cluster;     /* originating cluster, or UINT16_MAX */
+  uint16_t warp;        /* originating warp slot within the core, or UINT16_MAX */
+  uint16_t src_node;    /* interconnect node that injected it */
+  uint16_t dst_node;    /* interconnect node it is heading to */
+  uint32_t partition;   /* memory partition (DRAM channel), filled by address decoding */
+  uint32_t sub_partition; /* L2 slice within the partition */
+  uint64_t owner_tag;   /* requester's bookkeeping (e.g. MSHR entry or instruction id), opaque */
+  void *owner_ctx;      /* requester's bookkeeping pointer, opaque */
+  struct mem_req_pool *pool; /* where to return it */
+  struct mem_req *next; /* free-list / intrusive queue link, owned by the current holder */
+} mem_req;
+
+/* Bytes travelling on the wire for the request (request header + data for writes) and for its
+ * reply; used by the interconnect to compute flits. Control size follows GPGPU-Sim (8 bytes). */
+#define MEM_REQ_CONTROL_BYTES 8u
+static inline uint32_t mem_req_wire_bytes(const mem_req *r) {
+  bool carries_data = r->is_reply ? !r->is_write : r->is_write;
+  return MEM_REQ_CONTROL_BYTES + (carries_data ? r->size : 0u);
+}
+
+/* A free-list pool of requests: allocation is O(1) and only grows the pool when it runs dry. */
+typedef struct mem_req_pool mem_req_pool;
+mem_req_pool *mem_req_pool_create(void);
+void mem_req_pool_destroy(mem_req_pool *pool);
+/* Returns a zeroed request with a fresh id and pool set; NULL only when host memory runs out. */
+mem_req *mem_req_alloc(mem_req_pool *pool);
+void mem_req_free(mem_req *req);
+/* Requests currently handed out (for leak checks in tests and deadlock dumps). */
+size_t mem_req_pool_outstanding(const mem_req_pool *pool);
+
+const char *mem_access_kind_name(mem_access_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_MEM_REQ_H */
