@@ -1,0 +1,264 @@
+/* driver — simtvp's register-level GPU driver (C11).
+ *
+ * Programs the GPU model the way a kernel-mode driver programs real hardware (docs/gpu-abi.md):
+ * BAR0 registers, one command ring per hardware channel in system memory, a doorbell, fences
+ * (semaphore releases into system memory) and interrupts. On top of that it manages device memory
+ * (a VA space with 256-byte alignment), loads PTX modules into device memory (the pre-decoded
+ * program image and the module's .global/.const segments), and offers streams and events.
+ *
+ * The driver reaches the hardware only through drv_bus, so the same code runs on the SystemC host
+ * stub, on the tests' direct harness, or on a customer's CPU model. docs/driver.md explains the
+ * design (streams → channels, fences, deferred completions, error reporting).
+ *
+ * Threading: a drv is used by one thread at a time. Every call that waits (…_sync, and the
+ * synchronous paths of copies with a host destination) calls drv_bus.wait_for_interrupt.
+ *
+ * Errors: every call that can fail returns a simtvp_status and fills the optional simtvp_diag.
+ * SIMTVP_ERR_ARG: bad argument (invalid configuration, unknown pointer …);
+ * SIMTVP_ERR_NOMEM / SIMTVP_ERR_LIMIT: out of host / device memory;
+ * SIMTVP_ERR_FAULT, SIMTVP_ERR_TRAP: a kernel or copy faulted on the GPU (sticky, see drv_device_error);
+ * SIMTVP_ERR_STATE: the GPU reported a command error (malformed packet, illegal register access);
+ * SIMTVP_ERR_DEADLOCK: the driver waits for work that can never complete (the bus says no
+ * interrupt can come). */
+#ifndef SIMTVP_DRIVER_H
+#define SIMTVP_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simtvp_diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the bus the driver runs on ------------------------------------------------------------- */
+
+/* How the driver reaches the GPU and system memory. Addresses of system memory are bus addresses
+ * the GPU can DMA to (not host pointers). All members are required. */
+typedef struct drv_bus {
+  void *ctx;
+  /* 32-bit access to the GPU's BAR0 registers; offset in bytes from the start of BAR0. */
+  uint32_t (*mmio_read32)(void *ctx, uint32_t offset);
+  void (*mmio_write32)(void *ctx, uint32_t offset, uint32_t value);
+  /* DMA-able system memory: allocate `size` bytes aligned to `align` (a power of two); returns
+   * false when exhausted. */
+  bool (*sysmem_alloc)(void *ctx, uint64_t size, uint64_t align, uint64_t *bus_addr);
+  void (*sysmem_free)(void *ctx, uint64_t bus_addr);
+  void (*sysmem_read)(void *ctx, uint64_t bus_addr, void *dst, uint64_t len);
+  void (*sysmem_write)(void *ctx, uint64_t bus_addr, const void *src, uint64_t len);
+  /* Blocks until the GPU's interrupt line is asserted; returns at once when it already is (the
+   * line is level-triggered and stays high until the driver acknowledges). Returns false when the
+   * line can never rise (the platform has nothing left to do): the driver reports
+   * SIMTVP_ERR_DEADLOCK instead of waiting forever. */
+  bool (*wait_for_interrupt)(void *ctx);
+} drv_bus;
+
+/* ---- opening the device ------------------------------------------------------------------- */
+
+typedef struct drv drv;
+typedef struct drv_stream drv_stream;
+typedef struct drv_event drv_event;
+typedef struct drv_module drv_module;
+typedef struct drv_function drv_function;
+
+typedef struct drv_config {
+  uint32_t ring_bytes;        /* command ring per channel, power of two ≥ 4096; 0 = 64 KiB */
+  uint32_t param_arena_bytes; /* kernel-parameter arena per channel in system memory; 0 = 256 KiB */
+  simtvp_msg_port messages;   /* warnings (PTX parser remarks …); ctx/emit may be NULL */
+} drv_config;
+
+/* What the GPU reports about itself (read from its identification/capability registers). */
+typedef struct drv_device_props {
+  char name[33];                  /* NUL-terminated */
+  uint32_t abi_version;           /* GPU ABI major << 16 | minor */
+  uint32_t cc_major, cc_minor;    /* compute capability */
+  uint32_t sm_count;              /* SIMT cores (SMs) */
+  uint32_t clusters;              /* SIMT core clusters (SMs = clusters × cores per cluster) */
+  uint32_t warp_size;
+  uint32_t max_threads_per_block;
+  uint32_t max_block_dim[3];
+  uint32_t max_grid_dim[3];
+  uint32_t max_threads_per_sm, max_warps_per_sm, max_ctas_per_sm;
+  uint32_t regs_per_sm, regs_per_block, reg_alloc_unit;   /* 32-bit registers; unit per warp */
+  uint32_t smem_per_sm, smem_per_block, smem_per_block_optin, smem_alloc_unit; /* bytes */
+  uint32_t const_mem_bytes;       /* total constant memory a module may use */
+  uint32_t l2_bytes;
+  uint32_t mem_bus_width_bits;
+  uint32_t core_clock_khz, mem_clock_khz;
+  uint32_t n_channels;            /* hardware command channels */
+  uint32_t n_copy_engines;
+  uint32_t max_concurrent_kernels;
+  uint64_t devmem_base;           /* first device address */
+  uint64_t devmem_bytes;          /* device memory size */
+} drv_device_props;
+
+/* Identifies the GPU (ID/version registers), reads its capabilities, resets the error state, sets
+ * up one ring per channel and enables interrupts. */
+simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, simtvp_diag *diag);
+/* Waits for outstanding work (errors are ignored), disables the channels, frees everything. */
+void drv_close(drv *d);
+const drv_device_props *drv_props(const drv *d);
+
+/* The first asynchronous error the GPU reported (a kernel fault, a copy fault, a malformed packet
+ * …), SIMTVP_OK when none. It is sticky: every later wait returns it too, until drv_clear_error. */
+simtvp_status drv_device_error(const drv *d, simtvp_diag *diag);
+void drv_clear_error(drv *d);
+
+/* GPU global timer, simulated nanoseconds. */
+uint64_t drv_gpu_time_ns(drv *d);
+
+/* ---- device memory ----------------------------------------------------------------------- */
+
+#define DRV_MEM_ALIGN 256u /* every allocation starts on a 256-byte boundary */
+
+/* size 0 is allowed and returns a unique address that occupies 256 bytes. */
+simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag);
+/* dptr must be a value drv_mem_alloc returned; freeing 0 is a no-op. */
+simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag);
+void drv_mem_info(const drv *d, uint64_t *free_bytes, uint64_t *total_bytes);
+/* The live allocation (or module segment) containing dptr: false when none. */
+bool drv_mem_lookup(const drv *d, uint64_t dptr, uint64_t *base, uint64_t *size);
+
+/* ---- addresses for copies ---------------------------------------------------------------- */
+
+typedef enum drv_mem_kind {
+  DRV_MEM_DEVICE = 0, /* device address (drv_mem_alloc, module globals) */
+  DRV_MEM_SYSTEM = 1, /* system-memory bus address (pinned memory the GPU reaches by DMA) */
+  DRV_MEM_HOST = 2    /* a pointer in the calling program: the driver stages it through system memory */
+} drv_mem_kind;
+
+typedef struct drv_ptr {
+  drv_mem_kind kind;
+  uint64_t addr; /* DRV_MEM_HOST: (uintptr_t) of the host pointer */
+} drv_ptr;
+
+static inline drv_ptr drv_device_ptr(uint64_t dptr) { drv_ptr p = {DRV_MEM_DEVICE, dptr}; return p; }
+static inline drv_ptr drv_system_ptr(uint64_t bus) { drv_ptr p = {DRV_MEM_SYSTEM, bus}; return p; }
+static inline drv_ptr drv_host_ptr(const void *h) { drv_ptr p = {DRV_MEM_HOST, (uint64_t)(uintptr_t)h}; return p; }
+
+/* ---- streams and events ------------------------------------------------------------------ */
+
+enum {
+  DRV_STREAM_NON_BLOCKING = 1u << 0 /* does not synchronise with the default stream */
+};
+
+/* The default (legacy NULL) stream: work on it waits for all blocking streams' earlier work, and
+ * blocking streams' later work waits for it (CUDA's legacy default-stream semantics). */
+drv_stream *drv_default_stream(drv *d);
+/* Streams map onto hardware channels (docs/driver.md); priority is recorded, not scheduled. */
+simtvp_status drv_stream_create(drv *d, uint32_t flags, int priority, drv_stream **out,
+                                simtvp_diag *diag);
+/* Waits for the stream's work, then frees it. The default stream cannot be destroyed. */
+simtvp_status drv_stream_destroy(drv *d, drv_stream *s, simtvp_diag *diag);
+simtvp_status drv_stream_sync(drv *d, drv_stream *s, simtvp_diag *diag);
+/* *idle = all work submitted to the stream has completed (does not wait). */
+simtvp_status drv_stream_query(drv *d, drv_stream *s, bool *idle, simtvp_diag *diag);
+/* Later work on s waits until ev's recorded work completed (no-op for a never-recorded event). */
+simtvp_status drv_stream_wait_event(drv *d, drv_stream *s, const drv_event *ev, simtvp_diag *diag);
+/* fn(data) runs on the host once the stream's earlier work has completed and before its later
+ * work starts; it runs inside a later driver call that waits or queries (single host thread). */
+simtvp_status drv_stream_add_callback(drv *d, drv_stream *s, void (*fn)(void *data), void *data,
+                                      simtvp_diag *diag);
+/* All streams (cudaDeviceSynchronize). */
+simtvp_status drv_sync(drv *d, simtvp_diag *diag);
+
+simtvp_status drv_event_create(drv *d, drv_event **out, simtvp_diag *diag);
+void drv_event_destroy(drv *d, drv_event *ev);
+/* Captures the stream's work so far; the GPU writes a timestamp when it gets there. */
+simtvp_status drv_event_record(drv *d, drv_event *ev, drv_stream *s, simtvp_diag *diag);
+/* *done = the recorded work completed (true for a never-recorded event). */
+simtvp_status drv_event_query(drv *d, drv_event *ev, bool *done, simtvp_diag *diag);
+simtvp_status drv_event_sync(drv *d, drv_event *ev, simtvp_diag *diag);
+/* GPU time between two completed events, simulated nanoseconds (end - start; may be negative
+ * only when recorded out of order, then 0 and SIMTVP_ERR_ARG). SIMTVP_ERR_STATE when either has
+ * not completed or was never recorded. */
+simtvp_status drv_event_elapsed_ns(drv *d, const drv_event *start, const drv_event *end,
+                                   uint64_t *ns, simtvp_diag *diag);
+
+/* ---- copies and memset (asynchronous, stream-ordered) ------------------------------------ */
+/* Copies and memsets are queued on the stream (NULL = default stream) and return at once. A
+ * DRV_MEM_HOST source is captured during the call (the caller may reuse it at once); a
+ * DRV_MEM_HOST destination is filled when the driver observes the copy's completion, at the
+ * latest in the next drv_stream_sync / drv_sync / drv_event_sync — call one before reading it.
+ * Ranges are checked against device allocations; an out-of-range device range is SIMTVP_ERR_ARG. */
+simtvp_status drv_memcpy(drv *d, drv_stream *s, drv_ptr dst, drv_ptr src, uint64_t bytes,
+                         simtvp_diag *diag);
+/* 2-D: height rows of width bytes; rows start pitch bytes apart (width ≤ pitch). */
+simtvp_status drv_memcpy_2d(drv *d, drv_stream *s, drv_ptr dst, uint64_t dst_pitch, drv_ptr src,
+                            uint64_t src_pitch, uint64_t width, uint64_t height, simtvp_diag *diag);
+/* Fills count elements of elem_bytes (1, 2 or 4) with the low bits of value; dst is DEVICE or
+ * SYSTEM. */
+simtvp_status drv_memset(drv *d, drv_stream *s, drv_ptr dst, uint32_t value, uint32_t elem_bytes,
+                         uint64_t count, simtvp_diag *diag);
+simtvp_status drv_memset_2d(drv *d, drv_stream *s, drv_ptr dst, uint64_t pitch, uint32_t value,
+                            uint32_t elem_bytes, uint64_t width_elems, uint64_t height,
+                            simtvp_diag *diag);
+
+/* ---- modules and kernels ----------------------------------------------------------------- */
+
+struct ptx_module; /* models/ptx/ptx.h */
+
+/* Parses PTX text once (models/ptx), places the pre-decoded program image and the module's
+ * .global and .const segments (with initialisers and address relocations applied) in device
+ * memory. name is used in messages. Errors name file:line:column (SIMTVP_ERR_PARSE). */
+simtvp_status drv_module_load_ptx(drv *d, const char *ptx, size_t len, const char *name,
+                                  drv_module **out, simtvp_diag *diag);
+/* Same for a module parsed by the caller; the driver borrows it (the caller keeps it alive until
+ * drv_module_unload) unless take_ownership, then unload destroys it. */
+simtvp_status drv_module_load_parsed(drv *d, const struct ptx_module *m, bool take_ownership,
+                                     drv_module **out, simtvp_diag *diag);
+/* Waits for all work (kernels of the module may be running), frees its device memory. */
+simtvp_status drv_module_unload(drv *d, drv_module *mod, simtvp_diag *diag);
+const struct ptx_module *drv_module_ptx(const drv_module *mod);
+/* NULL when the module has no .entry of that name. */
+drv_function *drv_module_function(const drv_module *mod, const char *name);
+/* Device address and size of a module-scope .global or .const variable (cudaGetSymbolAddress,
+ * cudaMemcpyToSymbol, cuModuleGetGlobal); SIMTVP_ERR_ARG when absent. */
+simtvp_status drv_module_global(const drv_module *mod, const char *name, uint64_t *dptr,
+                                uint64_t *bytes, simtvp_diag *diag);
+/* Device address of the program image (docs/gpu-abi.md §image). */
+uint64_t drv_module_image_addr(const drv_module *mod);
+
+typedef struct drv_function_attrs {
+  const char *name;
+  uint32_t regs_per_thread;
+  uint32_t static_smem_bytes;
+  uint32_t local_bytes;          /* per thread */
+  uint32_t const_bytes;          /* the module's .const segment */
+  uint32_t param_bytes;          /* parameter buffer size */
+  uint32_t n_params;
+  uint32_t max_threads_per_block;/* from .maxntid/.reqntid and the GPU's limits and registers */
+  uint32_t ptx_version;          /* major * 10 + minor */
+  uint32_t target_sm;            /* e.g. 75 */
+} drv_function_attrs;
+
+void drv_function_get_attrs(const drv *d, const drv_function *f, drv_function_attrs *attrs);
+/* Layout of parameter i in the parameter buffer; false when i ≥ n_params. */
+bool drv_function_param(const drv_function *f, uint32_t i, uint32_t *offset, uint32_t *bytes);
+/* Packs CUDA-style kernel arguments (args[i] points at parameter i's value) into buf following
+ * the entry's parameter layout; *used = param_bytes. */
+simtvp_status drv_function_pack_params(const drv_function *f, void *const *args, void *buf,
+                                       uint32_t buf_bytes, uint32_t *used, simtvp_diag *diag);
+/* Sets the largest dynamic shared memory a launch of f may request (cudaFuncSetAttribute
+ * MaxDynamicSharedMemorySize); default smem_per_block - static. */
+simtvp_status drv_function_set_max_dynamic_smem(drv *d, drv_function *f, uint32_t bytes,
+                                                simtvp_diag *diag);
+/* CTAs of f that fit on one SM at once (the CTA dispatcher's own rules): 0 when one CTA does not
+ * fit. */
+uint32_t drv_occupancy(const drv *d, const drv_function *f, uint32_t block_threads,
+                       uint32_t dynamic_smem_bytes);
+
+/* Queues a kernel launch on s (NULL = default stream). params: param_bytes bytes in f's layout
+ * (drv_function_pack_params), copied during the call. Invalid grid/block/shared-memory sizes are
+ * SIMTVP_ERR_ARG with a message naming the limit. */
+simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uint32_t grid[3],
+                         const uint32_t block[3], uint32_t dynamic_smem_bytes, const void *params,
+                         uint32_t param_bytes, simtvp_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_DRIVER_H */
