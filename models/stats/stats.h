@@ -61,6 +61,59 @@ void stats_print_totals(const stats *s, FILE *out);
 /* Everything (per kernel, totals, histograms, time series) as one JSON document. */
 simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *diag);
 
+/* ---- additions (additive to the contract above) ------------------------------------------- */
+
+/* Text layout. stats_print_kernel prints `kernel_name`, `kernel_launch_uid` and the kernel-scoped
+ * items as that kernel's values; stats_print_totals prints kernel-scoped items under their gpu_tot_
+ * names (gpu_sim_cycle -> gpu_tot_sim_cycle, gpu_ipc -> gpu_tot_ipc) and every other item as its
+ * cumulative value under its own name — exactly GPGPU-Sim's convention, so scripts that diff
+ * aggregate values between kernels keep working. An item is kernel-scoped when its name starts with
+ * "gpu_" but not "gpu_tot_", unless stats_mark_cumulative was called for it (GPGPU-Sim prints a few
+ * gpu_ names cumulatively, e.g. gpu_stall_dramfull). The JSON file has per-kernel values of every
+ * item regardless. */
+void stats_mark_cumulative(stats *s, const char *name);
+
+/* Free-form run information written at the top of the JSON file ("config", "gpu", "version"...);
+ * setting a key again replaces its value. */
+void stats_set_info(stats *s, const char *key, const char *value);
+
+/* Ends the open kernel with this launch uid (concurrent kernels may end in any order);
+ * stats_kernel_end ends the most recently begun open kernel. Unknown uid: no effect. */
+void stats_kernel_end_uid(stats *s, uint64_t launch_uid);
+
+/* Completed kernels, in completion order. */
+uint32_t stats_kernel_count(const stats *s);
+const char *stats_kernel_name(const stats *s, uint32_t kernel_index);
+uint64_t stats_kernel_uid(const stats *s, uint32_t kernel_index);
+/* A counter's value during one completed kernel; 0 and *found = 0 when absent. */
+uint64_t stats_kernel_get(const stats *s, uint32_t kernel_index, const char *name, int *found);
+
+/* A ratio's value over the totals, or over one completed kernel; NaN when the denominator is 0;
+ * 0 and *found = 0 when the ratio or one of its counters is absent. */
+double stats_get_ratio(const stats *s, const char *name, int *found);
+double stats_kernel_get_ratio(const stats *s, uint32_t kernel_index, const char *name, int *found);
+
+/* A read-only view of a histogram (totals); min is 0 while count is 0. buckets has n_buckets + 1
+ * entries, the last being the overflow bucket (values >= n_buckets * bucket_width). */
+typedef struct stats_histogram_view {
+  uint64_t count, sum, min, max;
+  uint64_t bucket_width;
+  uint32_t n_buckets;
+  const uint64_t *buckets;
+} stats_histogram_view;
+void stats_histogram_read(const stats_histogram *h, stats_histogram_view *view);
+/* The histogram registered under name, or NULL. */
+stats_histogram *stats_histogram_find(const stats *s, const char *name);
+
+/* Time series: by default stats_sample records every counter. Once a prefix is included, only
+ * counters whose name starts with one of the included prefixes are sampled (keeps series small
+ * when there are thousands of per-instance counters). */
+void stats_series_include(stats *s, const char *prefix);
+uint32_t stats_sample_count(const stats *s);
+
+/* JSON to an open stream (stats_write_json opens, writes and closes a file with it). */
+simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1003 @@
+/* stats — counters, ratios, histograms, per-kernel records and time series (see stats.h).
+ *
+ * Layout: counter values live in fixed-size chunks that never move, so the pointer handed to a
+ * block stays valid however many counters are registered later. Every registered item (counter,
+ * ratio, histogram) is also appended to one ordered list; printing and JSON walk that list, so the
+ * output order is registration order and nothing depends on hashing or addresses. A name table
+ * (open addressing, FNV-1a) makes registration and lookup O(1). All work happens at registration,
+ * kernel boundaries, samples and output — never per counted event beyond the caller's own add. */
+#include "stats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats_json.h"
+
+#define STATS_CHUNK 1024 /* counter values per chunk */
+
+typedef enum item_kind { ITEM_COUNTER, ITEM_RATIO, ITEM_HISTOGRAM } item_kind;
+
+typedef struct counter {
+  char *name, *unit, *description;
+  uint64_t *value;
+} counter;
+
+typedef struct ratio {
+  char *name, *description, *numerator, *denominator;
+} ratio;
+
+struct stats_histogram {
+  char *name, *unit, *description;
+  uint64_t bucket_width;
+  uint32_t n_buckets;
+  uint64_t count, sum, min, max;
+  uint64_t kernel_min, kernel_max; /* since the most recent kernel_begin */
+  uint64_t *buckets;               /* n_buckets + 1 (overflow) */
+};
+
+typedef struct item {
+  item_kind kind;
+  uint32_t index; /* into counters / ratios / histograms */
+  bool cumulative;
+} item;
+
+/* A histogram's state at a kernel boundary, or its per-kernel delta. */
+typedef struct hist_state {
+  uint64_t count, sum, min, max;
+  uint64_t *buckets;
+} hist_state;
+
+typedef struct open_kernel {
+  char *name;
+  uint64_t uid;
+  uint32_t n_counters, n_histograms; /* registered at begin */
+  uint64_t *counters;                /* values at begin */
+  hist_state *histograms;            /* states at begin */
+} open_kernel;
+
+typedef struct kernel_record {
+  char *name;
+  uint64_t uid;
+  uint32_t n_counters, n_histograms; /* registered at end */
+  uint64_t *counters;                /* deltas */
+  hist_state *histograms;            /* deltas (min/max: within the kernel) */
+} kernel_record;
+
+typedef struct info {
+  char *key, *value;
+} info;
+
+/* Name table entry: which list and where (kind + index), or empty when name == NULL. */
+typedef struct slot {
+  const char *name;
+  uint32_t hash;
+  item_kind kind;
+  uint32_t index;
+} slot;
+
+struct stats {
+  uint64_t **chunks;
+  uint32_t n_chunks;
+
+  counter *counters;
+  uint32_t n_counters, cap_counters;
+  ratio *ratios;
+  uint32_t n_ratios, cap_ratios;
+  stats_histogram **histograms;
+  uint32_t n_histograms, cap_histograms;
+  item *items;
+  uint32_t n_items, cap_items;
+
+  slot *table;
+  uint32_t table_size, table_used; /* size is a power of two */
+
+  char **cumulative_names; /* marked before registration: applied when registered */
+  uint32_t n_cumulative_names, cap_cumulative_names;
+
+  info *infos;
+  uint32_t n_infos, cap_infos;
+
+  open_kernel *open;
+  uint32_t n_open, cap_open;
+  kernel_record *kernels;
+  uint32_t n_kernels, cap_kernels;
+
+  /* Time series: column c is the c-th sampled counter (counters[series_columns[c]]). Sample k holds
+   * series_widths[k] values starting at series_offsets[k]; a column added later is absent from
+   * earlier samples (written as 0, since the counter did not exist then). */
+  char **series_prefixes;
+  uint32_t n_series_prefixes, cap_series_prefixes;
+  uint32_t series_scanned; /* counters [0, series_scanned) were checked against the prefixes */
+  uint32_t *series_columns;
+  uint32_t n_series_columns, cap_series_columns;
+  uint64_t *sample_times;
+  uint64_t *sample_offsets;
+  uint32_t *sample_widths;
+  uint32_t n_samples, cap_samples;
+  uint64_t *sample_values;
+  uint64_t n_sample_values, cap_sample_values;
+
+  bool nomem;          /* an allocation failed: reported by stats_write_json */
+  char error[256];     /* first registration problem, reported by stats_write_json */
+  uint64_t unregistered; /* target of counters that could not be registered */
+};
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static char *dup_str(stats *s, const char *str) {
+  if (!str) str = "";
+  size_t n = strlen(str) + 1;
+  char *p = malloc(n);
+  if (!p) {
+    s->nomem = true;
+    return NULL;
+  }
+  memcpy(p, str, n);
+  return p;
+}
+
+/* Grows *array (elements of size elem) so that index `need - 1` fits. */
+static bool grow(stats *s, void **array, uint32_t *cap, uint32_t need, size_t elem) {
+  if (need <= *cap) return true;
+  uint32_t n = *cap ? *cap : 16;
+  while (n < need) n *= 2;
+  void *p = realloc(*array, (size_t)n * elem);
+  if (!p) {
+    s->nomem = true;
+    return false;
+  }
+  *array = p;
+  *cap = n;
+  return true;
+}
+
+#define GROW(s, arr, cap, need) grow((s), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static uint32_t hash_name(const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    h ^= *p;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+static const slot *table_find(const stats *s, const char *name) {
+  if (!s->table_size || !name) return NULL;
+  uint32_t h = hash_name(name);
+  uint32_t mask = s->table_size - 1;
+  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+    const slot *e = &s->table[i];
+    if (!e->name) return NULL;
+    if (e->hash == h && strcmp(e->name, name) == 0) return e;
+  }
+}
+
+static bool table_insert(stats *s, const char *name, item_kind kind, uint32_t index) {
+  if ((s->table_used + 1) * 2 > s->table_size) {
+    uint32_t n = s->table_size ? s->table_size * 2 : 256;
+    slot *t = calloc(n, sizeof *t);
+    if (!t) {
+      s->nomem = true;
+      return false;
+    }
+    for (uint32_t i = 0; i < s->table_size; i++) {
+      const slot *e = &s->table[i];
+      if (!e->name) continue;
+      uint32_t j = e->hash & (n - 1);
+      while (t[j].name) j = (j + 1) & (n - 1);
+      t[j] = *e;
+    }
+    free(s->table);
+    s->table = t;
+    s->table_size = n;
+  }
+  uint32_t h = hash_name(name);
+  uint32_t mask = s->table_size - 1;
+  uint32_t i = h & mask;
+  while (s->table[i].name) i = (i + 1) & mask;
+  s->table[i] = (slot){name, h, kind, index};
+  s->table_used++;
+  return true;
+}
+
+static bool name_marked_cumulative(const stats *s, const char *name) {
+  for (uint32_t i = 0; i < s->n_cumulative_names; i++)
+    if (strcmp(s->cumulative_names[i], name) == 0) return true;
+  return false;
+}
+
+static bool add_item(stats *s, item_kind kind, uint32_t index, const char *name) {
+  if (!GROW(s, s->items, s->cap_items, s->n_items + 1)) return false;
+  s->items[s->n_items++] = (item){kind, index, name_marked_cumulative(s, name)};
+  return true;
+}
+
+static const char *item_name(const stats *s, const item *it) {
+  switch (it->kind) {
+  case ITEM_COUNTER: return s->counters[it->index].name;
+  case ITEM_RATIO: return s->ratios[it->index].name;
+  case ITEM_HISTOGRAM: return s->histograms[it->index]->name;
+  }
+  return "";
+}
+
+/* GPGPU-Sim prints gpu_sim_cycle, gpu_sim_insn, gpu_ipc per kernel and gpu_tot_* cumulatively. */
+static bool item_kernel_scoped(const stats *s, const item *it) {
+  const char *name = item_name(s, it);
+  return !it->cumulative && strncmp(name, "gpu_", 4) == 0 && strncmp(name, "gpu_tot_", 8) != 0;
+}
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+stats *stats_create(void) { return calloc(1, sizeof(stats)); }
+
+static void free_hist_states(hist_state *h, uint32_t n) {
+  if (!h) return;
+  for (uint32_t i = 0; i < n; i++) free(h[i].buckets);
+  free(h);
+}
+
+void stats_destroy(stats *s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->n_chunks; i++) free(s->chunks[i]);
+  free(s->chunks);
+  for (uint32_t i = 0; i < s->n_counters; i++) {
+    free(s->counters[i].name);
+    free(s->counters[i].unit);
+    free(s->counters[i].description);
+  }
+  free(s->counters);
+  for (uint32_t i = 0; i < s->n_ratios; i++) {
+    free(s->ratios[i].name);
+    free(s->ratios[i].description);
+    free(s->ratios[i].numerator);
+    free(s->ratios[i].denominator);
+  }
+  free(s->ratios);
+  for (uint32_t i = 0; i < s->n_histograms; i++) {
+    stats_histogram *h = s->histograms[i];
+    free(h->name);
+    free(h->unit);
+    free(h->description);
+    free(h->buckets);
+    free(h);
+  }
+  free(s->histograms);
+  free(s->items);
+  free(s->table);
+  for (uint32_t i = 0; i < s->n_cumulative_names; i++) free(s->cumulative_names[i]);
+  free(s->cumulative_names);
+  for (uint32_t i = 0; i < s->n_infos; i++) {
+    free(s->infos[i].key);
+    free(s->infos[i].value);
+  }
+  free(s->infos);
+  for (uint32_t i = 0; i < s->n_open; i++) {
+    free(s->open[i].name);
+    free(s->open[i].counters);
+    free_hist_states(s->open[i].histograms, s->open[i].n_histograms);
+  }
+  free(s->open);
+  for (uint32_t i = 0; i < s->n_kernels; i++) {
+    free(s->kernels[i].name);
+    free(s->kernels[i].counters);
+    free_hist_states(s->kernels[i].histograms, s->kernels[i].n_histograms);
+  }
+  free(s->kernels);
+  for (uint32_t i = 0; i < s->n_series_prefixes; i++) free(s->series_prefixes[i]);
+  free(s->series_prefixes);
+  free(s->series_columns);
+  free(s->sample_times);
+  free(s->sample_offsets);
+  free(s->sample_widths);
+  free(s->sample_values);
+  free(s);
+}
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+/* Where a counter points when it cannot be registered (no memory, or the name belongs to a ratio
+ * or histogram): the caller can still bump it, and stats_write_json reports the first problem. */
+static uint64_t *registration_failed(stats *s, const char *what, const char *name) {
+  if (!s->error[0]) snprintf(s->error, sizeof s->error, "%s: %s", what, name);
+  return &s->unregistered;
+}
+
+uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char *description) {
+  if (!s || !name) return NULL;
+  const slot *e = table_find(s, name);
+  if (e)
+    return e->kind == ITEM_COUNTER ? s->counters[e->index].value
+                                   : registration_failed(s, "counter name used by another item", name);
+
+  uint32_t index = s->n_counters;
+  if (index / STATS_CHUNK >= s->n_chunks) {
+    uint64_t **chunks = realloc(s->chunks, (s->n_chunks + 1) * sizeof *chunks);
+    if (!chunks) {
+      s->nomem = true;
+      return registration_failed(s, "out of memory registering counter", name);
+    }
+    s->chunks = chunks;
+    s->chunks[s->n_chunks] = calloc(STATS_CHUNK, sizeof(uint64_t));
+    if (!s->chunks[s->n_chunks]) {
+      s->nomem = true;
+      return registration_failed(s, "out of memory registering counter", name);
+    }
+    s->n_chunks++;
+  }
+  if (!GROW(s, s->counters, s->cap_counters, index + 1)) return registration_failed(s, "out of memory registering counter", name);
+  counter *c = &s->counters[index];
+  c->name = dup_str(s, name);
+  c->unit = dup_str(s, unit);
+  c->description = dup_str(s, description);
+  c->value = &s->chunks[index / STATS_CHUNK][index % STATS_CHUNK];
+  if (!c->name || !c->unit || !c->description) {
+    free(c->name);
+    free(c->unit);
+    free(c->description);
+    return registration_failed(s, "out of memory registering counter", name);
+  }
+  if (!table_insert(s, c->name, ITEM_COUNTER, index) || !add_item(s, ITEM_COUNTER, index, name)) {
+    free(c->name);
+    free(c->unit);
+    free(c->description);
+    return registration_failed(s, "out of memory registering counter", name);
+  }
+  s->n_counters++;
+  return c->value;
+}
+
+void stats_ratio(stats *s, const char *name, const char *description, const char *numerator,
+                 const char *denominator) {
+  if (!s || !name || !numerator || !denominator) return;
+  if (table_find(s, name)) return; /* registered already (by another instance) */
+  uint32_t index = s->n_ratios;
+  if (!GROW(s, s->ratios, s->cap_ratios, index + 1)) return;
+  ratio *r = &s->ratios[index];
+  r->name = dup_str(s, name);
+  r->description = dup_str(s, description);
+  r->numerator = dup_str(s, numerator);
+  r->denominator = dup_str(s, denominator);
+  if (!r->name || !r->description || !r->numerator || !r->denominator ||
+      !table_insert(s, r->name, ITEM_RATIO, index) || !add_item(s, ITEM_RATIO, index, name)) {
+    free(r->name);
+    free(r->description);
+    free(r->numerator);
+    free(r->denominator);
+    return;
+  }
+  s->n_ratios++;
+}
+
+stats_histogram *stats_histogram_register(stats *s, const char *name, const char *unit,
+                                          const char *description, uint64_t bucket_width,
+                                          uint32_t n_buckets) {
+  if (!s || !name) return NULL;
+  const slot *e = table_find(s, name);
+  if (e) return e->kind == ITEM_HISTOGRAM ? s->histograms[e->index] : NULL;
+  if (bucket_width == 0) bucket_width = 1;
+  uint32_t index = s->n_histograms;
+  if (!GROW(s, s->histograms, s->cap_histograms, index + 1)) return NULL;
+  stats_histogram *h = calloc(1, sizeof *h);
+  if (!h) {
+    s->nomem = true;
+    return NULL;
+  }
+  h->name = dup_str(s, name);
+  h->unit = dup_str(s, unit);
+  h->description = dup_str(s, description);
+  h->bucket_width = bucket_width;
+  h->n_buckets = n_buckets;
+  h->min = h->kernel_min = UINT64_MAX;
+  h->buckets = calloc((size_t)n_buckets + 1, sizeof *h->buckets);
+  if (!h->name || !h->unit || !h->description || !h->buckets ||
+      !table_insert(s, h->name, ITEM_HISTOGRAM, index) ||
+      !add_item(s, ITEM_HISTOGRAM, index, name)) {
+    s->nomem = true;
+    free(h->name);
+    free(h->unit);
+    free(h->description);
+    free(h->buckets);
+    free(h);
+    return NULL;
+  }
+  s->histograms[s->n_histograms++] = h;
+  return h;
+}
+
+void stats_histogram_add(stats_histogram *h, uint64_t value) {
+  if (!h) return;
+  h->count++;
+  h->sum += value;
+  if (value < h->min) h->min = value;
+  if (value > h->max) h->max = value;
+  if (value < h->kernel_min) h->kernel_min = value;
+  if (value > h->kernel_max) h->kernel_max = value;
+  uint64_t b = value / h->bucket_width;
+  h->buckets[b < h->n_buckets ? b : h->n_buckets]++;
+}
+
+void stats_mark_cumulative(stats *s, const char *name) {
+  if (!s || !name) return;
+  if (!name_marked_cumulative(s, name)) {
+    if (!GROW(s, s->cumulative_names, s->cap_cumulative_names, s->n_cumulative_names + 1)) return;
+    char *copy = dup_str(s, name);
+    if (!copy) return;
+    s->cumulative_names[s->n_cumulative_names++] = copy;
+  }
+  for (uint32_t i = 0; i < s->n_items; i++)
+    if (strcmp(item_name(s, &s->items[i]), name) == 0) s->items[i].cumulative = true;
+}
+
+void stats_set_info(stats *s, const char *key, const char *value) {
+  if (!s || !key) return;
+  for (uint32_t i = 0; i < s->n_infos; i++) {
+    if (strcmp(s->infos[i].key, key) == 0) {
+      char *v = dup_str(s, value);
+      if (!v) return;
+      free(s->infos[i].value);
+      s->infos[i].value = v;
+      return;
+    }
+  }
+  if (!GROW(s, s->infos, s->cap_infos, s->n_infos + 1)) return;
+  char *k = dup_str(s, key), *v = dup_str(s, value);
+  if (!k || !v) {
+    free(k);
+    free(v);
+    return;
+  }
+  s->infos[s->n_infos++] = (info){k, v};
+}
+
+/* ---- lookup -------------------------------------------------------------------------------- */
+
+uint64_t stats_get(const stats *s, const char *name, int *found) {
+  const slot *e = s ? table_find(s, name) : NULL;
+  bool ok = e && e->kind == ITEM_COUNTER;
+  if (found) *found = ok;
+  return ok ? *s->counters[e->index].value : 0;
+}
+
+static int counter_index(const stats *s, const char *name) {
+  const slot *e = table_find(s, name);
+  return e && e->kind == ITEM_COUNTER ? (int)e->index : -1;
+}
+
+/* Value of counter `index` within a kernel record (registered after it ended: absent → 0). */
+static uint64_t kernel_value(const kernel_record *k, uint32_t index) {
+  return index < k->n_counters ? k->counters[index] : 0;
+}
+
+/* Evaluates a ratio over totals (k == NULL) or a kernel's deltas. */
+static double eval_ratio(const stats *s, const ratio *r, const kernel_record *k, bool *ok) {
+  int ni = counter_index(s, r->numerator), di = counter_index(s, r->denominator);
+  if (ni < 0 || di < 0) {
+    *ok = false;
+    return 0.0;
+  }
+  *ok = true;
+  uint64_t n = k ? kernel_value(k, (uint32_t)ni) : *s->counters[ni].value;
+  uint64_t d = k ? kernel_value(k, (uint32_t)di) : *s->counters[di].value;
+  if (d == 0) return NAN;
+  return (double)n / (double)d;
+}
+
+double stats_get_ratio(const stats *s, const char *name, int *found) {
+  const slot *e = s ? table_find(s, name) : NULL;
+  bool ok = false;
+  double v = 0.0;
+  if (e && e->kind == ITEM_RATIO) v = eval_ratio(s, &s->ratios[e->index], NULL, &ok);
+  if (found) *found = ok;
+  return ok ? v : 0.0;
+}
+
+uint32_t stats_kernel_count(const stats *s) { return s ? s->n_kernels : 0; }
+
+const char *stats_kernel_name(const stats *s, uint32_t k) {
+  return s && k < s->n_kernels ? s->kernels[k].name : NULL;
+}
+
+uint64_t stats_kernel_uid(const stats *s, uint32_t k) {
+  return s && k < s->n_kernels ? s->kernels[k].uid : 0;
+}
+
+uint64_t stats_kernel_get(const stats *s, uint32_t k, const char *name, int *found) {
+  int i = s && k < s->n_kernels ? counter_index(s, name) : -1;
+  if (found) *found = i >= 0;
+  return i >= 0 ? kernel_value(&s->kernels[k], (uint32_t)i) : 0;
+}
+
+double stats_kernel_get_ratio(const stats *s, uint32_t k, const char *name, int *found) {
+  const slot *e = s && k < s->n_kernels ? table_find(s, name) : NULL;
+  bool ok = false;
+  double v = 0.0;
+  if (e && e->kind == ITEM_RATIO) v = eval_ratio(s, &s->ratios[e->index], &s->kernels[k], &ok);
+  if (found) *found = ok;
+  return ok ? v : 0.0;
+}
+
+void stats_histogram_read(const stats_histogram *h, stats_histogram_view *view) {
+  if (!view) return;
+  memset(view, 0, sizeof *view);
+  if (!h) return;
+  view->count = h->count;
+  view->sum = h->sum;
+  view->min = h->count ? h->min : 0;
+  view->max = h->max;
+  view->bucket_width = h->bucket_width;
+  view->n_buckets = h->n_buckets;
+  view->buckets = h->buckets;
+}
+
+stats_histogram *stats_histogram_find(const stats *s, const char *name) {
+  const slot *e = s ? table_find(s, name) : NULL;
+  return e && e->kind == ITEM_HISTOGRAM ? s->histograms[e->index] : NULL;
+}
+
+/* ---- kernels ------------------------------------------------------------------------------- */
+
+static hist_state *snapshot_histograms(stats *s, bool reset_kernel_minmax) {
+  if (!s->n_histograms) return NULL;
+  hist_state *st = calloc(s->n_histograms, sizeof *st);
+  if (!st) {
+    s->nomem = true;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < s->n_histograms; i++) {
+    stats_histogram *h = s->histograms[i];
+    st[i].count = h->count;
+    st[i].sum = h->sum;
+    st[i].buckets = malloc(((size_t)h->n_buckets + 1) * sizeof *st[i].buckets);
+    if (!st[i].buckets) {
+      s->nomem = true;
+      free_hist_states(st, s->n_histograms);
+      return NULL;
+    }
+    memcpy(st[i].buckets, h->buckets, ((size_t)h->n_buckets + 1) * sizeof *h->buckets);
+    if (reset_kernel_minmax) {
+      h->kernel_min = UINT64_MAX;
+      h->kernel_max = 0;
+    }
+  }
+  return st;
+}
+
+void stats_kernel_begin(stats *s, const char *kernel_name, uint64_t launch_uid) {
+  if (!s) return;
+  if (!GROW(s, s->open, s->cap_open, s->n_open + 1)) return;
+  open_kernel k = {0};
+  k.name = dup_str(s, kernel_name);
+  k.uid = launch_uid;
+  k.n_counters = s->n_counters;
+  k.n_histograms = s->n_histograms;
+  k.counters = s->n_counters ? malloc(s->n_counters * sizeof *k.counters) : NULL;
+  if (!k.name || (s->n_counters && !k.counters)) {
+    s->nomem = true;
+    free(k.name);
+    free(k.counters);
+    return;
+  }
+  for (uint32_t i = 0; i < s->n_counters; i++) k.counters[i] = *s->counters[i].value;
+  k.histograms = snapshot_histograms(s, true);
+  if (s->n_histograms && !k.histograms) {
+    free(k.name);
+    free(k.counters);
+    return;
+  }
+  s->open[s->n_open++] = k;
+}
+
+static void end_open_kernel(stats *s, uint32_t which) {
+  open_kernel *o = &s->open[which];
+  kernel_record r = {0};
+  if (GROW(s, s->kernels, s->cap_kernels, s->n_kernels + 1)) {
+    r.name = o->name;
+    o->name = NULL;
+    r.uid = o->uid;
+    r.n_counters = s->n_counters;
+    r.n_histograms = s->n_histograms;
+    r.counters = s->n_counters ? malloc(s->n_counters * sizeof *r.counters) : NULL;
+    r.histograms = snapshot_histograms(s, false);
+    bool ok = r.name && (!s->n_counters || r.counters) && (!s->n_histograms || r.histograms);
+    if (ok) {
+      for (uint32_t i = 0; i < s->n_counters; i++) {
+        uint64_t before = i < o->n_counters ? o->counters[i] : 0;
+        r.counters[i] = *s->counters[i].value - before;
+      }
+      for (uint32_t i = 0; i < s->n_histograms; i++) {
+        const stats_histogram *h = s->histograms[i];
+        hist_state *d = &r.histograms[i];
+        const hist_state *b = i < o->n_histograms ? &o->histograms[i] : NULL;
+        if (b) {
+          d->count -= b->count;
+          d->sum -= b->sum;
+          for (uint32_t j = 0; j <= h->n_buckets; j++) d->buckets[j] -= b->buckets[j];
+        }
+        d->min = d->count ? h->kernel_min : 0;
+        d->max = d->count ? h->kernel_max : 0;
+      }
+      s->kernels[s->n_kernels++] = r;
+    } else {
+      s->nomem = true;
+      free(r.name);
+      free(r.counters);
+      free_hist_states(r.histograms, r.n_histograms);
+    }
+  }
+  free(o->name);
+  free(o->counters);
+  free_hist_states(o->histograms, o->n_histograms);
+  memmove(&s->open[which], &s->open[which + 1], (s->n_open - which - 1) * sizeof *s->open);
+  s->n_open--;
+}
+
+void stats_kernel_end(stats *s) {
+  if (!s || !s->n_open) return;
+  end_open_kernel(s, s->n_open - 1);
+}
+
+void stats_kernel_end_uid(stats *s, uint64_t launch_uid) {
+  if (!s) return;
+  for (uint32_t i = s->n_open; i-- > 0;) {
+    if (s->open[i].uid == launch_uid) {
+      end_open_kernel(s, i);
+      return;
+    }
+  }
+}
+
+/* ---- time series --------------------------------------------------------------------------- */
+
+void stats_series_include(stats *s, const char *prefix) {
+  if (!s || !prefix) return;
+  if (!GROW(s, s->series_prefixes, s->cap_series_prefixes, s->n_series_prefixes + 1)) return;
+  char *p = dup_str(s, prefix);
+  if (p) s->series_prefixes[s->n_series_prefixes++] = p;
+}
+
+static bool series_selected(const stats *s, const char *name) {
+  if (!s->n_series_prefixes) return true;
+  for (uint32_t i = 0; i < s->n_series_prefixes; i++)
+    if (strncmp(name, s->series_prefixes[i], strlen(s->series_prefixes[i])) == 0) return true;
+  return false;
+}
+
+void stats_sample(stats *s, uint64_t time_ps) {
+  if (!s) return;
+  for (; s->series_scanned < s->n_counters; s->series_scanned++) {
+    if (!series_selected(s, s->counters[s->series_scanned].name)) continue;
+    if (!GROW(s, s->series_columns, s->cap_series_columns, s->n_series_columns + 1)) return;
+    s->series_columns[s->n_series_columns++] = s->series_scanned;
+  }
+  uint32_t k = s->n_samples;
+  /* Three parallel arrays share one capacity: each grows from the same size to the same size. */
+  uint32_t cap_times = s->cap_samples, cap_offsets = s->cap_samples, cap_widths = s->cap_samples;
+  if (!GROW(s, s->sample_times, cap_times, k + 1) ||
+      !GROW(s, s->sample_offsets, cap_offsets, k + 1) ||
+      !GROW(s, s->sample_widths, cap_widths, k + 1))
+    return;
+  s->cap_samples = cap_times;
+  uint64_t need = s->n_sample_values + s->n_series_columns;
+  if (need > s->cap_sample_values) {
+    uint64_t n = s->cap_sample_values ? s->cap_sample_values : 1024;
+    while (n < need) n *= 2;
+    uint64_t *p = realloc(s->sample_values, n * sizeof *p);
+    if (!p) {
+      s->nomem = true;
+      return;
+    }
+    s->sample_values = p;
+    s->cap_sample_values = n;
+  }
+  s->sample_times[k] = time_ps;
+  s->sample_offsets[k] = s->n_sample_values;
+  s->sample_widths[k] = s->n_series_columns;
+  for (uint32_t c = 0; c < s->n_series_columns; c++)
+    s->sample_values[s->n_sample_values++] = *s->counters[s->series_columns[c]].value;
+  s->n_samples++;
+}
+
+uint32_t stats_sample_count(const stats *s) { return s ? s->n_samples : 0; }
+
+/* ---- text output --------------------------------------------------------------------------- */
+
+static void print_ratio_value(FILE *out, const char *name, double v, bool ok) {
+  if (!ok) return;
+  if (isnan(v))
+    fprintf(out, "%s = nan\n", name);
+  else
+    fprintf(out, "%s = %12.4f\n", name, v);
+}
+
+/* Histogram as name_count / _sum / _min / _max / _avg lines and one line of buckets. */
+static void print_histogram(FILE *out, const char *name, const stats_histogram *h,
+                            const hist_state *st) {
+  fprintf(out, "%s_count = %" PRIu64 "\n", name, st->count);
+  fprintf(out, "%s_sum = %" PRIu64 "\n", name, st->sum);
+  fprintf(out, "%s_min = %" PRIu64 "\n", name, st->min);
+  fprintf(out, "%s_max = %" PRIu64 "\n", name, st->max);
+  if (st->count)
+    fprintf(out, "%s_avg = %12.4f\n", name, (double)st->sum / (double)st->count);
+  else
+    fprintf(out, "%s_avg = nan\n", name);
+  fprintf(out, "%s =", name);
+  for (uint32_t j = 0; j < h->n_buckets; j++)
+    fprintf(out, " %" PRIu64 ":%" PRIu64, (uint64_t)j * h->bucket_width, st->buckets[j]);
+  fprintf(out, " %" PRIu64 "+:%" PRIu64 "\n", (uint64_t)h->n_buckets * h->bucket_width,
+          st->buckets[h->n_buckets]);
+}
+
+static hist_state total_state(const stats_histogram *h) {
+  return (hist_state){h->count, h->sum, h->count ? h->min : 0, h->max, h->buckets};
+}
+
+void stats_print_kernel(const stats *s, FILE *out) {
+  if (!s || !out || !s->n_kernels) return;
+  const kernel_record *k = &s->kernels[s->n_kernels - 1];
+  fprintf(out, "kernel_name = %s\n", k->name);
+  fprintf(out, "kernel_launch_uid = %" PRIu64 "\n", k->uid);
+  for (uint32_t i = 0; i < s->n_items; i++) {
+    const item *it = &s->items[i];
+    if (!item_kernel_scoped(s, it)) continue;
+    switch (it->kind) {
+    case ITEM_COUNTER:
+      fprintf(out, "%s = %" PRIu64 "\n", s->counters[it->index].name, kernel_value(k, it->index));
+      break;
+    case ITEM_RATIO: {
+      bool ok;
+      double v = eval_ratio(s, &s->ratios[it->index], k, &ok);
+      print_ratio_value(out, s->ratios[it->index].name, v, ok);
+      break;
+    }
+    case ITEM_HISTOGRAM:
+      if (it->index < k->n_histograms)
+        print_histogram(out, s->histograms[it->index]->name, s->histograms[it->index],
+                        &k->histograms[it->index]);
+      break;
+    }
+  }
+}
+
+void stats_print_totals(const stats *s, FILE *out) {
+  if (!s || !out) return;
+  char name[512];
+  for (uint32_t i = 0; i < s->n_items; i++) {
+    const item *it = &s->items[i];
+    const char *n = item_name(s, it);
+    if (item_kernel_scoped(s, it))
+      snprintf(name, sizeof name, "gpu_tot_%s", n + 4);
+    else
+      snprintf(name, sizeof name, "%s", n);
+    switch (it->kind) {
+    case ITEM_COUNTER:
+      fprintf(out, "%s = %" PRIu64 "\n", name, *s->counters[it->index].value);
+      break;
+    case ITEM_RATIO: {
+      bool ok;
+      double v = eval_ratio(s, &s->ratios[it->index], NULL, &ok);
+      print_ratio_value(out, name, v, ok);
+      break;
+    }
+    case ITEM_HISTOGRAM: {
+      const stats_histogram *h = s->histograms[it->index];
+      hist_state st = total_state(h);
+      print_histogram(out, name, h, &st);
+      break;
+    }
+    }
+  }
+}
+
+/* ---- JSON output --------------------------------------------------------------------------- */
+
+/* One histogram's state; st == NULL writes an empty one of h's shape. */
+static void json_histogram(stats_json *w, const stats_histogram *h, const hist_state *st) {
+  const hist_state empty = {0, 0, 0, 0, NULL};
+  if (!st) st = &empty;
+  stats_json_begin_object(w);
+  stats_json_key(w, "count");
+  stats_json_uint(w, st->count);
+  stats_json_key(w, "sum");
+  stats_json_uint(w, st->sum);
+  stats_json_key(w, "min");
+  stats_json_uint(w, st->min);
+  stats_json_key(w, "max");
+  stats_json_uint(w, st->max);
+  stats_json_key(w, "mean");
+  if (st->count)
+    stats_json_double(w, (double)st->sum / (double)st->count);
+  else
+    stats_json_null(w);
+  stats_json_key(w, "buckets");
+  stats_json_begin_array(w, true);
+  for (uint32_t j = 0; j <= h->n_buckets; j++) stats_json_uint(w, st->buckets ? st->buckets[j] : 0);
+  stats_json_end_array(w);
+  stats_json_end_object(w);
+}
+
+/* The "counters", "ratios" and "histograms" objects of one kernel (k) or of the totals (NULL). */
+static void json_values(stats_json *w, const stats *s, const kernel_record *k) {
+  stats_json_key(w, "counters");
+  stats_json_begin_object(w);
+  for (uint32_t i = 0; i < s->n_counters; i++) {
+    stats_json_key(w, s->counters[i].name);
+    stats_json_uint(w, k ? kernel_value(k, i) : *s->counters[i].value);
+  }
+  stats_json_end_object(w);
+  stats_json_key(w, "ratios");
+  stats_json_begin_object(w);
+  for (uint32_t i = 0; i < s->n_ratios; i++) {
+    bool ok;
+    double v = eval_ratio(s, &s->ratios[i], k, &ok);
+    stats_json_key(w, s->ratios[i].name);
+    if (ok)
+      stats_json_double(w, v);
+    else
+      stats_json_null(w);
+  }
+  stats_json_end_object(w);
+  stats_json_key(w, "histograms");
+  stats_json_begin_object(w);
+  for (uint32_t i = 0; i < s->n_histograms; i++) {
+    const stats_histogram *h = s->histograms[i];
+    stats_json_key(w, h->name);
+    if (k) {
+      if (i < k->n_histograms) {
+        json_histogram(w, h, &k->histograms[i]);
+      } else {
+        /* Registered after this kernel ended: it counted nothing during it. */
+        json_histogram(w, h, NULL);
+      }
+    } else {
+      hist_state st = total_state(h);
+      json_histogram(w, h, &st);
+    }
+  }
+  stats_json_end_object(w);
+}
+
+static void json_metadata(stats_json *w, const stats *s) {
+  stats_json_key(w, "metadata");
+  stats_json_begin_object(w);
+  stats_json_key(w, "counters");
+  stats_json_begin_array(w, false);
+  for (uint32_t i = 0; i < s->n_counters; i++) {
+    const counter *c = &s->counters[i];
+    stats_json_begin_object(w);
+    stats_json_key(w, "name");
+    stats_json_string(w, c->name);
+    stats_json_key(w, "unit");
+    stats_json_string(w, c->unit);
+    stats_json_key(w, "description");
+    stats_json_string(w, c->description);
+    stats_json_end_object(w);
+  }
+  stats_json_end_array(w);
+  stats_json_key(w, "ratios");
+  stats_json_begin_array(w, false);
+  for (uint32_t i = 0; i < s->n_ratios; i++) {
+    const ratio *r = &s->ratios[i];
+    stats_json_begin_object(w);
+    stats_json_key(w, "name");
+    stats_json_string(w, r->name);
+    stats_json_key(w, "numerator");
+    stats_json_string(w, r->numerator);
+    stats_json_key(w, "denominator");
+    stats_json_string(w, r->denominator);
+    stats_json_key(w, "description");
+    stats_json_string(w, r->description);
+    stats_json_end_object(w);
+  }
+  stats_json_end_array(w);
+  stats_json_key(w, "histograms");
+  stats_json_begin_array(w, false);
+  for (uint32_t i = 0; i < s->n_histograms; i++) {
+    const stats_histogram *h = s->histograms[i];
+    stats_json_begin_object(w);
+    stats_json_key(w, "name");
+    stats_json_string(w, h->name);
+    stats_json_key(w, "unit");
+    stats_json_string(w, h->unit);
+    stats_json_key(w, "description");
+    stats_json_string(w, h->description);
+    stats_json_key(w, "bucket_width");
+    stats_json_uint(w, h->bucket_width);
+    stats_json_key(w, "n_buckets");
+    stats_json_uint(w, h->n_buckets);
+    stats_json_end_object(w);
+  }
+  stats_json_end_array(w);
+  stats_json_end_object(w);
+}
+
+static void json_time_series(stats_json *w, const stats *s) {
+  stats_json_key(w, "time_series");
+  stats_json_begin_object(w);
+  stats_json_key(w, "time_ps");
+  stats_json_begin_array(w, true);
+  for (uint32_t k = 0; k < s->n_samples; k++) stats_json_uint(w, s->sample_times[k]);
+  stats_json_end_array(w);
+  stats_json_key(w, "counters");
+  stats_json_begin_object(w);
+  for (uint32_t c = 0; c < s->n_series_columns; c++) {
+    stats_json_key(w, s->counters[s->series_columns[c]].name);
+    stats_json_begin_array(w, true);
+    for (uint32_t k = 0; k < s->n_samples; k++)
+      stats_json_uint(w, c < s->sample_widths[k] ? s->sample_values[s->sample_offsets[k] + c] : 0);
+    stats_json_end_array(w);
+  }
+  stats_json_end_object(w);
+  stats_json_end_object(w);
+}
+
+simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag) {
+  if (!s || !out) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "stats_write_json: no sink or stream");
+  if (s->nomem)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM,
+                           "statistics incomplete: an allocation failed while counting");
+  if (s->error[0])
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "statistics incomplete: %s", s->error);
+  stats_json w;
+  stats_json_init(&w, out);
+  stats_json_begin_object(&w);
+  stats_json_key(&w, "format");
+  stats_json_string(&w, "simtvp-stats");
+  stats_json_key(&w, "version");
+  stats_json_uint(&w, 1);
+  stats_json_key(&w, "info");
+  stats_json_begin_object(&w);
+  for (uint32_t i = 0; i < s->n_infos; i++) {
+    stats_json_key(&w, s->infos[i].key);
+    stats_json_string(&w, s->infos[i].value);
+  }
+  stats_json_end_object(&w);
+  json_metadata(&w, s);
+  stats_json_key(&w, "kernels");
+  stats_json_begin_array(&w, false);
+  for (uint32_t k = 0; k < s->n_kernels; k++) {
+    const kernel_record *r = &s->kernels[k];
+    stats_json_begin_object(&w);
+    stats_json_key(&w, "kernel_name");
+    stats_json_string(&w, r->name);
+    stats_json_key(&w, "kernel_launch_uid");
+    stats_json_uint(&w, r->uid);
+    json_values(&w, s, r);
+    stats_json_end_object(&w);
+  }
+  stats_json_end_array(&w);
+  stats_json_key(&w, "totals");
+  stats_json_begin_object(&w);
+  json_values(&w, s, NULL);
+  stats_json_end_object(&w);
+  json_time_series(&w, s);
+  stats_json_end_object(&w);
+  if (!stats_json_ok(&w)) return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "JSON writer misuse");
+  if (ferror(out)) return simtvp_diag_set(diag, SIMTVP_ERR_IO, "writing statistics JSON failed");
+  return SIMTVP_OK;
+}
+
+simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *diag) {
+  if (!path) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "stats_write_json: no path");
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    simtvp_status st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "cannot open statistics file %s: %s",
+                                       path, strerror(errno));
+    simtvp_diag_at_file(diag, path, 0, 0);
+    return st;
+  }
+  simtvp_status st = stats_write_json_stream(s, f, diag);
+  if (fclose(f) != 0 && st == SIMTVP_OK) {
+    st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "writing statistics file %s failed: %s", path,
+                         strerror(errno));
+    simtvp_diag_at_file(diag, path, 0, 0);
+  } else if (st != SIMTVP_OK) {
+    simtvp_diag_at_file(diag, path, 0, 0);
+  }
+  return st;
+}

@@ -1,0 +1,454 @@
+// Tests of models/stats: counters, ratios, histograms, per-kernel deltas, time series, text in
+// GPGPU-Sim's form and the JSON file (parsed back with a strict reader).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "json_reader.h"
+#include "stats.h"
+#include "stats_json.h"
+
+namespace {
+
+struct Sink {
+  stats *s = stats_create();
+  ~Sink() { stats_destroy(s); }
+};
+
+std::string capture(void (*print)(const stats *, FILE *), const stats *s) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  print(s, f);
+  fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+
+std::string json_of(const stats *s) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  EXPECT_EQ(stats_write_json_stream(s, f, &d), SIMTVP_OK) << d.message;
+  fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+
+// Value of `name = value` in text output (the last occurrence, as GPGPU-Sim scripts read it).
+std::string text_value(const std::string &text, const std::string &name) {
+  std::istringstream in(text);
+  std::string line, value = "<absent>";
+  while (std::getline(in, line)) {
+    if (line.compare(0, name.size() + 3, name + " = ") == 0) {
+      value = line.substr(name.size() + 3);
+      size_t b = value.find_first_not_of(' ');
+      value = b == std::string::npos ? "" : value.substr(b);
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+TEST(Stats, CounterIsBumpedThroughItsPointer) {
+  Sink k;
+  uint64_t *c = stats_counter(k.s, "gpu_sim_insn", "insn", "instructions");
+  ASSERT_NE(c, nullptr);
+  ++*c;
+  *c += 41;
+  int found = 0;
+  EXPECT_EQ(stats_get(k.s, "gpu_sim_insn", &found), 42u);
+  EXPECT_EQ(found, 1);
+}
+
+TEST(Stats, RegisteringAnExistingNameReturnsTheSameCounter) {
+  Sink k;
+  uint64_t *a = stats_counter(k.s, "L1D.access", "requests", "from core 0");
+  uint64_t *b = stats_counter(k.s, "L1D.access", "requests", "from core 1");
+  EXPECT_EQ(a, b);
+  *a += 2;
+  *b += 3;
+  EXPECT_EQ(stats_get(k.s, "L1D.access", nullptr), 5u);
+}
+
+TEST(Stats, CounterPointersStayValidAcrossManyRegistrations) {
+  Sink k;
+  uint64_t *first = stats_counter(k.s, "first", "events", "");
+  *first = 7;
+  for (int i = 0; i < 5000; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "L1D[%d].access", i);
+    *stats_counter(k.s, name, "requests", "") += (uint64_t)i;
+  }
+  *first += 1;
+  EXPECT_EQ(stats_get(k.s, "first", nullptr), 8u);
+  EXPECT_EQ(stats_get(k.s, "L1D[4999].access", nullptr), 4999u);
+}
+
+TEST(Stats, AbsentCounterReadsZeroAndNotFound) {
+  Sink k;
+  int found = 1;
+  EXPECT_EQ(stats_get(k.s, "nope", &found), 0u);
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Stats, RatioIsEvaluatedWhenReadEvenIfRegisteredBeforeItsCounters) {
+  Sink k;
+  stats_ratio(k.s, "gpu_ipc", "instructions per cycle", "gpu_sim_insn", "gpu_sim_cycle");
+  uint64_t *insn = stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  uint64_t *cyc = stats_counter(k.s, "gpu_sim_cycle", "cycles", "");
+  *insn = 300;
+  *cyc = 200;
+  int found = 0;
+  EXPECT_DOUBLE_EQ(stats_get_ratio(k.s, "gpu_ipc", &found), 1.5);
+  EXPECT_EQ(found, 1);
+  *cyc = 100;  // evaluated at read time, not at registration
+  EXPECT_DOUBLE_EQ(stats_get_ratio(k.s, "gpu_ipc", nullptr), 3.0);
+}
+
+TEST(Stats, RatioWithZeroDenominatorIsNan) {
+  Sink k;
+  stats_counter(k.s, "a", "x", "");
+  stats_counter(k.s, "b", "x", "");
+  stats_ratio(k.s, "a_per_b", "", "a", "b");
+  EXPECT_TRUE(std::isnan(stats_get_ratio(k.s, "a_per_b", nullptr)));
+}
+
+TEST(Stats, HistogramTracksCountSumMinMaxAndBuckets) {
+  Sink k;
+  stats_histogram *h = stats_histogram_register(k.s, "mem_latency", "cycles", "", 10, 4);
+  for (uint64_t v : {3u, 15u, 15u, 39u, 40u, 1000u}) stats_histogram_add(h, v);
+  stats_histogram_view v;
+  stats_histogram_read(h, &v);
+  EXPECT_EQ(v.count, 6u);
+  EXPECT_EQ(v.sum, 3u + 15 + 15 + 39 + 40 + 1000);
+  EXPECT_EQ(v.min, 3u);
+  EXPECT_EQ(v.max, 1000u);
+  ASSERT_EQ(v.n_buckets, 4u);
+  // Buckets [0,10) [10,20) [20,30) [30,40) and overflow [40,inf).
+  EXPECT_EQ(v.buckets[0], 1u);
+  EXPECT_EQ(v.buckets[1], 2u);
+  EXPECT_EQ(v.buckets[2], 0u);
+  EXPECT_EQ(v.buckets[3], 1u);
+  EXPECT_EQ(v.buckets[4], 2u);
+  EXPECT_EQ(stats_histogram_find(k.s, "mem_latency"), h);
+  EXPECT_EQ(stats_histogram_register(k.s, "mem_latency", "cycles", "", 10, 4), h);
+}
+
+TEST(Stats, EmptyHistogramReportsZeroMin) {
+  Sink k;
+  stats_histogram *h = stats_histogram_register(k.s, "h", "cycles", "", 1, 2);
+  stats_histogram_view v;
+  stats_histogram_read(h, &v);
+  EXPECT_EQ(v.count, 0u);
+  EXPECT_EQ(v.min, 0u);
+}
+
+TEST(Stats, KernelEndRecordsDeltasSinceItsBegin) {
+  Sink k;
+  uint64_t *insn = stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  uint64_t *cyc = stats_counter(k.s, "gpu_sim_cycle", "cycles", "");
+  stats_ratio(k.s, "gpu_ipc", "", "gpu_sim_insn", "gpu_sim_cycle");
+  stats_kernel_begin(k.s, "first", 1);
+  *insn += 100;
+  *cyc += 50;
+  stats_kernel_end(k.s);
+  stats_kernel_begin(k.s, "second", 2);
+  *insn += 30;
+  *cyc += 30;
+  uint64_t *late = stats_counter(k.s, "registered_mid_kernel", "events", "");
+  *late += 4;
+  stats_kernel_end(k.s);
+
+  ASSERT_EQ(stats_kernel_count(k.s), 2u);
+  EXPECT_STREQ(stats_kernel_name(k.s, 0), "first");
+  EXPECT_EQ(stats_kernel_uid(k.s, 1), 2u);
+  EXPECT_EQ(stats_kernel_get(k.s, 0, "gpu_sim_insn", nullptr), 100u);
+  EXPECT_EQ(stats_kernel_get(k.s, 1, "gpu_sim_insn", nullptr), 30u);
+  EXPECT_EQ(stats_kernel_get(k.s, 1, "registered_mid_kernel", nullptr), 4u);
+  EXPECT_EQ(stats_kernel_get(k.s, 0, "registered_mid_kernel", nullptr), 0u);
+  EXPECT_DOUBLE_EQ(stats_kernel_get_ratio(k.s, 0, "gpu_ipc", nullptr), 2.0);
+  EXPECT_DOUBLE_EQ(stats_kernel_get_ratio(k.s, 1, "gpu_ipc", nullptr), 1.0);
+  EXPECT_EQ(stats_get(k.s, "gpu_sim_insn", nullptr), 130u);  // totals are the counters
+}
+
+TEST(Stats, ConcurrentKernelsEndByUidInAnyOrder) {
+  Sink k;
+  uint64_t *c = stats_counter(k.s, "events", "events", "");
+  stats_kernel_begin(k.s, "a", 10);
+  *c += 1;
+  stats_kernel_begin(k.s, "b", 11);
+  *c += 2;
+  stats_kernel_end_uid(k.s, 10);  // a saw 1 + 2
+  *c += 4;
+  stats_kernel_end_uid(k.s, 11);  // b saw 2 + 4
+  ASSERT_EQ(stats_kernel_count(k.s), 2u);
+  EXPECT_STREQ(stats_kernel_name(k.s, 0), "a");
+  EXPECT_EQ(stats_kernel_get(k.s, 0, "events", nullptr), 3u);
+  EXPECT_EQ(stats_kernel_get(k.s, 1, "events", nullptr), 6u);
+  stats_kernel_end_uid(k.s, 99);  // unknown: nothing happens
+  EXPECT_EQ(stats_kernel_count(k.s), 2u);
+}
+
+TEST(Stats, TextShowsLastKernelThenGpuTotTotalsLikeGpgpuSim) {
+  Sink k;
+  uint64_t *insn = stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  uint64_t *cyc = stats_counter(k.s, "gpu_sim_cycle", "cycles", "");
+  stats_ratio(k.s, "gpu_ipc", "", "gpu_sim_insn", "gpu_sim_cycle");
+  uint64_t *loads = stats_counter(k.s, "gpgpu_n_load_insn", "insn", "");
+  uint64_t *dram = stats_counter(k.s, "gpu_stall_dramfull", "cycles", "");
+  stats_mark_cumulative(k.s, "gpu_stall_dramfull");
+  stats_kernel_begin(k.s, "k1", 1);
+  *insn += 100, *cyc += 50, *loads += 7, *dram += 1;
+  stats_kernel_end(k.s);
+  stats_kernel_begin(k.s, "_Z6vecAddPfS_S_i", 2);
+  *insn += 30, *cyc += 10, *loads += 3, *dram += 1;
+  stats_kernel_end(k.s);
+
+  std::string kern = capture(stats_print_kernel, k.s);
+  EXPECT_EQ(text_value(kern, "kernel_name"), "_Z6vecAddPfS_S_i");
+  EXPECT_EQ(text_value(kern, "kernel_launch_uid"), "2");
+  EXPECT_EQ(text_value(kern, "gpu_sim_insn"), "30");
+  EXPECT_EQ(text_value(kern, "gpu_sim_cycle"), "10");
+  EXPECT_EQ(text_value(kern, "gpu_ipc"), "3.0000");
+  // Non-gpu_ names (and those marked cumulative) are printed cumulatively with the totals, as
+  // GPGPU-Sim does; scripts diff them between kernels.
+  EXPECT_EQ(text_value(kern, "gpgpu_n_load_insn"), "<absent>");
+
+  std::string tot = capture(stats_print_totals, k.s);
+  EXPECT_EQ(text_value(tot, "gpu_tot_sim_insn"), "130");
+  EXPECT_EQ(text_value(tot, "gpu_tot_sim_cycle"), "60");
+  EXPECT_EQ(text_value(tot, "gpu_tot_ipc"), "2.1667");
+  EXPECT_EQ(text_value(tot, "gpgpu_n_load_insn"), "10");
+  EXPECT_EQ(text_value(tot, "gpu_stall_dramfull"), "2");
+  EXPECT_EQ(text_value(tot, "gpu_sim_insn"), "<absent>");
+  // Registration order is output order.
+  EXPECT_LT(tot.find("gpu_tot_sim_insn"), tot.find("gpu_tot_sim_cycle"));
+  EXPECT_LT(tot.find("gpu_tot_sim_cycle"), tot.find("gpu_tot_ipc"));
+  EXPECT_LT(tot.find("gpu_tot_ipc"), tot.find("gpgpu_n_load_insn"));
+}
+
+TEST(Stats, TextIsEmptyBeforeAnyKernelEnds) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_cycle", "cycles", "");
+  EXPECT_EQ(capture(stats_print_kernel, k.s), "");
+}
+
+TEST(Stats, HistogramTextHasSummaryAndBuckets) {
+  Sink k;
+  stats_histogram *h = stats_histogram_register(k.s, "lat", "cycles", "", 100, 2);
+  stats_histogram_add(h, 50);
+  stats_histogram_add(h, 250);
+  std::string tot = capture(stats_print_totals, k.s);
+  EXPECT_EQ(text_value(tot, "lat_count"), "2");
+  EXPECT_EQ(text_value(tot, "lat_sum"), "300");
+  EXPECT_EQ(text_value(tot, "lat_min"), "50");
+  EXPECT_EQ(text_value(tot, "lat_max"), "250");
+  EXPECT_EQ(text_value(tot, "lat_avg"), "150.0000");
+  EXPECT_EQ(text_value(tot, "lat"), "0:1 100:0 200+:1");
+}
+
+TEST(Stats, KernelHistogramHoldsOnlyThatKernelsValues) {
+  Sink k;
+  stats_histogram *h = stats_histogram_register(k.s, "gpu_lat", "cycles", "", 10, 2);
+  stats_histogram_add(h, 5);
+  stats_kernel_begin(k.s, "k", 1);
+  stats_histogram_add(h, 12);
+  stats_histogram_add(h, 14);
+  stats_kernel_end(k.s);
+  std::string kern = capture(stats_print_kernel, k.s);
+  EXPECT_EQ(text_value(kern, "gpu_lat_count"), "2");
+  EXPECT_EQ(text_value(kern, "gpu_lat_min"), "12");
+  EXPECT_EQ(text_value(kern, "gpu_lat_max"), "14");
+  EXPECT_EQ(text_value(kern, "gpu_lat"), "0:0 10:2 20+:0");
+}
+
+TEST(Stats, TimeSeriesSamplesCountersAtEachCall) {
+  Sink k;
+  uint64_t *c = stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  stats_sample(k.s, 0);
+  *c = 10;
+  stats_sample(k.s, 1000);
+  uint64_t *late = stats_counter(k.s, "late", "x", "");
+  *late = 5;
+  *c = 25;
+  stats_sample(k.s, 2000);
+  EXPECT_EQ(stats_sample_count(k.s), 3u);
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  const auto &ts = doc["time_series"];
+  ASSERT_EQ(ts["time_ps"].size(), 3u);
+  EXPECT_EQ(ts["time_ps"][2].u64(), 2000u);
+  const auto &insn = ts["counters"]["gpu_sim_insn"];
+  EXPECT_EQ(insn[0].u64(), 0u);
+  EXPECT_EQ(insn[1].u64(), 10u);
+  EXPECT_EQ(insn[2].u64(), 25u);
+  const auto &l = ts["counters"]["late"];  // did not exist before: zeros
+  EXPECT_EQ(l[0].u64(), 0u);
+  EXPECT_EQ(l[2].u64(), 5u);
+}
+
+TEST(Stats, TimeSeriesCanBeLimitedToPrefixes) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  stats_counter(k.s, "L1D[0].access", "requests", "");
+  stats_series_include(k.s, "gpu_");
+  stats_sample(k.s, 10);
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  EXPECT_TRUE(doc["time_series"]["counters"].has("gpu_sim_insn"));
+  EXPECT_FALSE(doc["time_series"]["counters"].has("L1D[0].access"));
+}
+
+TEST(Stats, JsonHasKernelsTotalsMetadataAndParsesBack) {
+  Sink k;
+  stats_set_info(k.s, "config", "configs/default.config");
+  stats_set_info(k.s, "gpu", "first");
+  stats_set_info(k.s, "gpu", "QV100-class");  // replaces
+  uint64_t *insn = stats_counter(k.s, "gpu_sim_insn", "insn", "warp instructions \"issued\"");
+  uint64_t *cyc = stats_counter(k.s, "gpu_sim_cycle", "cycles", "core cycles");
+  stats_ratio(k.s, "gpu_ipc", "ipc", "gpu_sim_insn", "gpu_sim_cycle");
+  stats_histogram *h = stats_histogram_register(k.s, "lat", "cycles", "latency", 8, 2);
+  stats_kernel_begin(k.s, "k\t\"odd\" name \x01 \xff", 7);
+  *insn += 9;
+  *cyc += 3;
+  stats_histogram_add(h, 9);
+  stats_kernel_end(k.s);
+  std::string text = json_of(k.s);
+  json_reader::Value doc = json_reader::parse(text);
+
+  EXPECT_EQ(doc["format"].text, "simtvp-stats");
+  EXPECT_EQ(doc["version"].u64(), 1u);
+  EXPECT_EQ(doc["info"]["gpu"].text, "QV100-class");
+  EXPECT_EQ(doc["metadata"]["counters"][0]["name"].text, "gpu_sim_insn");
+  EXPECT_EQ(doc["metadata"]["counters"][0]["description"].text, "warp instructions \"issued\"");
+  EXPECT_EQ(doc["metadata"]["ratios"][0]["denominator"].text, "gpu_sim_cycle");
+  EXPECT_EQ(doc["metadata"]["histograms"][0]["bucket_width"].u64(), 8u);
+
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  const auto &k0 = doc["kernels"][0];
+  EXPECT_EQ(k0["kernel_name"].text, "k\t\"odd\" name \x01 \xEF\xBF\xBD");  // U+FFFD for a stray byte
+  EXPECT_EQ(k0["kernel_launch_uid"].u64(), 7u);
+  EXPECT_EQ(k0["counters"]["gpu_sim_insn"].u64(), 9u);
+  EXPECT_DOUBLE_EQ(k0["ratios"]["gpu_ipc"].number, 3.0);
+  EXPECT_EQ(k0["histograms"]["lat"]["count"].u64(), 1u);
+  EXPECT_EQ(k0["histograms"]["lat"]["buckets"][1].u64(), 1u);
+  EXPECT_EQ(doc["totals"]["counters"]["gpu_sim_cycle"].u64(), 3u);
+  EXPECT_DOUBLE_EQ(doc["totals"]["histograms"]["lat"]["mean"].number, 9.0);
+}
+
+TEST(Stats, JsonWritesNullForUndefinedRatio) {
+  Sink k;
+  stats_counter(k.s, "a", "x", "");
+  stats_counter(k.s, "b", "x", "");
+  stats_ratio(k.s, "r", "", "a", "b");
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  EXPECT_EQ(doc["totals"]["ratios"]["r"].kind, json_reader::Value::Null);
+}
+
+TEST(Stats, JsonOutputIsDeterministic) {
+  auto build = [] {
+    stats *s = stats_create();
+    for (int i = 0; i < 50; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "c%d", (i * 37) % 50);
+      *stats_counter(s, name, "x", "") += (uint64_t)i;
+    }
+    stats_kernel_begin(s, "k", 1);
+    stats_kernel_end(s);
+    stats_sample(s, 5);
+    std::string out = json_of(s);
+    stats_destroy(s);
+    return out;
+  };
+  EXPECT_EQ(build(), build());
+}
+
+TEST(Stats, WriteJsonToUnwritablePathNamesTheFile) {
+  Sink k;
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  EXPECT_EQ(stats_write_json(k.s, "/nonexistent-dir/x/stats.json", &d), SIMTVP_ERR_IO);
+  EXPECT_NE(std::string(d.message).find("/nonexistent-dir/x/stats.json"), std::string::npos);
+}
+
+TEST(Stats, WriteJsonToFileRoundTrips) {
+  Sink k;
+  *stats_counter(k.s, "gpu_sim_cycle", "cycles", "") = 12;
+  std::string path = std::string(SIMTVP_BINARY_DIR) + "/stats_test_roundtrip.json";
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  ASSERT_EQ(stats_write_json(k.s, path.c_str(), &d), SIMTVP_OK) << d.message;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json_reader::Value doc = json_reader::parse(ss.str());
+  EXPECT_EQ(doc["totals"]["counters"]["gpu_sim_cycle"].u64(), 12u);
+  std::remove(path.c_str());
+}
+
+TEST(Stats, NameUsedByAnotherKindIsReportedAtWrite) {
+  Sink k;
+  stats_counter(k.s, "a", "x", "");
+  stats_counter(k.s, "b", "x", "");
+  stats_ratio(k.s, "r", "", "a", "b");
+  uint64_t *c = stats_counter(k.s, "r", "x", "");  // clash: still bumpable, reported
+  ASSERT_NE(c, nullptr);
+  ++*c;
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  FILE *f = tmpfile();
+  EXPECT_EQ(stats_write_json_stream(k.s, f, &d), SIMTVP_ERR_STATE);
+  fclose(f);
+  EXPECT_NE(std::string(d.message).find("r"), std::string::npos);
+}
+
+TEST(StatsJson, EscapesQuotesBackslashesAndControlCharacters) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json_write_escaped(f, "a\"b\\c\nd\x1f\xc3\xa9");
+  fclose(f);
+  EXPECT_EQ(std::string(buf, len), "\"a\\\"b\\\\c\\nd\\u001f\xc3\xa9\"");
+  free(buf);
+}
+
+TEST(StatsJson, RejectsOverlongUtf8) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json_write_escaped(f, "\xc0\xaf");  // overlong '/'
+  fclose(f);
+  EXPECT_EQ(std::string(buf, len), "\"\\ufffd\\ufffd\"");
+  free(buf);
+}
+
+TEST(StatsJson, DoublesRoundTripShortestAndNonFiniteIsNull) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json w;
+  stats_json_init(&w, f);
+  stats_json_begin_array(&w, true);
+  stats_json_double(&w, 0.1);
+  stats_json_double(&w, 1.0 / 3.0);
+  stats_json_double(&w, NAN);
+  stats_json_double(&w, INFINITY);
+  stats_json_end_array(&w);
+  EXPECT_TRUE(stats_json_ok(&w));
+  fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  json_reader::Value v = json_reader::parse(out);
+  EXPECT_EQ(v[0].text, "0.1");
+  EXPECT_EQ(v[1].number, 1.0 / 3.0);
+  EXPECT_EQ(v[2].kind, json_reader::Value::Null);
+  EXPECT_EQ(v[3].kind, json_reader::Value::Null);
+}
