@@ -1,0 +1,260 @@
+/* dram_addrdec — GPGPU-Sim-style address decoding (-gpgpu_mem_addr_mapping) and partition
+ * indexing (linear / xor / ipoly). See dram_addrdec.h for the format and the hash definitions.
+ *
+ * The map is compiled once into runs of contiguous bits per field, so decoding an address costs a
+ * handful of shifts and masks per field (a hot path: every request is decoded at the partition and
+ * again by its controller). */
+#include "dram_addrdec.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OPT_MAPPING "-gpgpu_mem_addr_mapping"
+
+enum { FIELD_D, FIELD_B, FIELD_R, FIELD_C, FIELD_S, FIELD_COUNT };
+#define MAX_RUNS 32
+
+typedef struct bit_run {
+  uint8_t src;   /* lowest address bit of the run */
+  uint8_t width; /* bits in the run */
+  uint8_t dst;   /* bit of the field value it lands at */
+} bit_run;
+
+typedef struct field_map {
+  bit_run runs[MAX_RUNS];
+  uint32_t n_runs;
+  uint32_t bits;
+  int32_t highest; /* highest address bit, -1 when the field is absent */
+} field_map;
+
+struct dram_addrmap {
+  field_map fields[FIELD_COUNT];
+  uint32_t n_channels;
+  uint32_t n_sub;
+  uint32_t channel_bits_k; /* ceil(log2 n_channels) */
+  bool by_division;        /* dramid@N form */
+  uint32_t dramid_bit;     /* N of dramid@N */
+  dram_partition_indexing indexing;
+  /* ipoly: x^(i + k) mod P_k for every bit i of the address above the channel field */
+  uint32_t ipoly_term[64];
+};
+
+/* Irreducible (primitive) polynomials over GF(2) by degree, x^k term included: the standard
+ * table of primitive trinomials/pentanomials (e.g. x^4+x+1 = 0x13). */
+static const uint32_t k_irreducible[17] = {
+    0x0,    0x3,    0x7,    0xB,    0x13,   0x25,   0x43,   0x83,   0x11D,
+    0x211,  0x409,  0x805,  0x1053, 0x201B, 0x4443, 0x8003, 0x1100B};
+
+static uint32_t ceil_log2(uint32_t n) {
+  uint32_t k = 0;
+  while ((1ull << k) < n) k++;
+  return k;
+}
+
+static bool is_pow2(uint32_t n) { return n && !(n & (n - 1)); }
+
+static uint64_t extract(const field_map *f, uint64_t addr) {
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < f->n_runs; i++) {
+    const bit_run *r = &f->runs[i];
+    uint64_t mask = r->width >= 64 ? ~0ull : ((1ull << r->width) - 1);
+    v |= ((addr >> r->src) & mask) << r->dst;
+  }
+  return v;
+}
+
+static int field_of(char c) {
+  switch (c) {
+    case 'D': case 'd': return FIELD_D;
+    case 'B': case 'b': return FIELD_B;
+    case 'R': case 'r': return FIELD_R;
+    case 'C': case 'c': return FIELD_C;
+    case 'S': case 's': return FIELD_S;
+    default: return -1;
+  }
+}
+
+static simtvp_status fail(simtvp_diag *diag, simtvp_status st, const char *option, const char *msg,
+                          const char *detail) {
+  simtvp_diag_set(diag, st, "%s: %s%s%s", option, msg, detail ? ": " : "", detail ? detail : "");
+  simtvp_diag_at_option(diag, option);
+  return st;
+}
+
+/* Fills the runs of every field from the 64 map characters (index 0 = bit 63). */
+static simtvp_status compile_map(dram_addrmap *m, const char *bits64, simtvp_diag *diag) {
+  for (int f = 0; f < FIELD_COUNT; f++) m->fields[f].highest = -1;
+  for (int bit = 0; bit < 64; bit++) {
+    char c = bits64[63 - bit];
+    int f = field_of(c);
+    if (f < 0) continue;
+    field_map *fm = &m->fields[f];
+    bit_run *last = fm->n_runs ? &fm->runs[fm->n_runs - 1] : NULL;
+    if (last && last->src + last->width == bit) {
+      last->width++;
+    } else {
+      if (fm->n_runs == MAX_RUNS)
+        return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "too many separate runs of one field", NULL);
+      fm->runs[fm->n_runs++] = (bit_run){(uint8_t)bit, 1, (uint8_t)fm->bits};
+    }
+    fm->bits++;
+    fm->highest = bit;
+  }
+  return SIMTVP_OK;
+}
+
+simtvp_status dram_addrmap_create(const dram_addrmap_config *cfg, dram_addrmap **out,
+                                  simtvp_diag *diag) {
+  *out = NULL;
+  if (!cfg || !cfg->mapping)
+    return fail(diag, SIMTVP_ERR_CONFIG, OPT_MAPPING, "no address mapping given", NULL);
+  if (cfg->n_channels == 0 || cfg->n_channels > 65536)
+    return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem", "channel count must be 1..65536", NULL);
+  uint32_t n_sub = cfg->n_sub_partitions ? cfg->n_sub_partitions : 1;
+  if (!is_pow2(n_sub))
+    return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_sub_partition_per_mchannel",
+                "must be a power of two", NULL);
+  if (cfg->indexing > DRAM_PART_IPOLY)
+    return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_memory_partition_indexing",
+                "supported values are 0 (linear), 1 (xor), 2 (ipoly)", NULL);
+
+  dram_addrmap *m = calloc(1, sizeof *m);
+  if (!m) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  m->n_channels = cfg->n_channels;
+  m->n_sub = n_sub;
+  m->channel_bits_k = ceil_log2(cfg->n_channels);
+  m->indexing = cfg->indexing;
+
+  const char *p = cfg->mapping;
+  while (*p == ' ' || *p == '\t' || *p == '"') p++;
+  if (strncmp(p, "dramid@", 7) == 0) {
+    p += 7;
+    if (*p < '0' || *p > '9') {
+      free(m);
+      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "dramid@ needs a bit number", p);
+    }
+    uint32_t n = 0;
+    while (*p >= '0' && *p <= '9' && n < 1000) n = n * 10 + (uint32_t)(*p++ - '0');
+    if (n >= 64 || *p != ';') {
+      free(m);
+      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
+                  n >= 64 ? "dramid bit must be below 64" : "expected ';' after dramid@N", NULL);
+    }
+    p++;
+    m->by_division = true;
+    m->dramid_bit = n;
+  }
+  char bits[64];
+  int count = 0;
+  for (; *p && *p != '"'; p++) {
+    char c = *p;
+    if (c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (c != '0' && field_of(c) < 0) {
+      char detail[48];
+      detail[0] = '\'';
+      detail[1] = c;
+      detail[2] = '\'';
+      detail[3] = 0;
+      free(m);
+      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
+                  "unknown map character (use D B R C S 0 .)", detail);
+    }
+    if (count == 64) {
+      free(m);
+      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "map has more than 64 bit characters", NULL);
+    }
+    bits[count++] = c;
+  }
+  if (count != 64) {
+    free(m);
+    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "map must have exactly 64 bit characters",
+                NULL);
+  }
+  simtvp_status st = compile_map(m, bits, diag);
+  if (st != SIMTVP_OK) {
+    free(m);
+    return st;
+  }
+  uint32_t dbits = m->fields[FIELD_D].bits;
+  if (m->by_division && dbits) {
+    free(m);
+    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "D bits cannot be combined with dramid@N",
+                NULL);
+  }
+  if (!m->by_division && (1ull << dbits) != cfg->n_channels) {
+    free(m);
+    return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem",
+                "channel count must equal 2^(number of D bits) in the address map "
+                "(use dramid@N for other counts)", NULL);
+  }
+  if (m->fields[FIELD_R].bits > 32 || m->fields[FIELD_C].bits > 32 ||
+      m->fields[FIELD_B].bits > 16) {
+    free(m);
+    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
+                "at most 32 row, 32 column and 16 bank bits are supported", NULL);
+  }
+  if (m->indexing == DRAM_PART_IPOLY && m->channel_bits_k > 16) {
+    free(m);
+    return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_memory_partition_indexing",
+                "ipoly supports up to 65536 channels", NULL);
+  }
+  if (m->indexing == DRAM_PART_IPOLY && m->channel_bits_k > 0) {
+    /* term[i] = x^(i+k) mod P: bit i of the address above the channel field contributes it. */
+    uint32_t k = m->channel_bits_k, poly = k_irreducible[k];
+    uint64_t r = 1; /* x^0 */
+    for (uint32_t i = 0; i < k; i++) {
+      r <<= 1;
+      if (r & (1ull << k)) r ^= poly;
+    }
+    for (int i = 0; i < 64; i++) {
+      m->ipoly_term[i] = (uint32_t)r;
+      r <<= 1;
+      if (r & (1ull << k)) r ^= poly;
+    }
+  }
+  *out = m;
+  return SIMTVP_OK;
+}
+
+void dram_addrmap_destroy(dram_addrmap *map) { free(map); }
+
+void dram_addrmap_decode(const dram_addrmap *m, uint64_t addr, dram_addr *out) {
+  uint64_t a = addr, upper; /* upper: the address above the channel field */
+  uint32_t ch;
+  if (m->by_division) {
+    uint32_t n = m->dramid_bit;
+    uint64_t hi = addr >> n;
+    ch = (uint32_t)(hi % m->n_channels);
+    upper = hi / m->n_channels;
+    uint64_t low = n ? addr & ((1ull << n) - 1) : 0;
+    a = (n ? upper << n : upper) | low;
+  } else {
+    ch = (uint32_t)extract(&m->fields[FIELD_D], addr);
+    int h = m->fields[FIELD_D].highest;
+    upper = h < 0 ? addr : (h >= 63 ? 0 : addr >> (h + 1));
+  }
+  out->bank = (uint32_t)extract(&m->fields[FIELD_B], a);
+  out->row = (uint32_t)extract(&m->fields[FIELD_R], a);
+  out->column = (uint32_t)extract(&m->fields[FIELD_C], a);
+  out->burst = (uint32_t)extract(&m->fields[FIELD_S], a);
+
+  uint32_t k = m->channel_bits_k;
+  if (k && m->indexing != DRAM_PART_LINEAR) {
+    uint32_t mask = (uint32_t)((1ull << k) - 1), g = 0;
+    if (m->indexing == DRAM_PART_XOR) {
+      g = out->row & mask;
+    } else {
+      for (uint64_t u = upper; u; u &= u - 1) g ^= m->ipoly_term[__builtin_ctzll(u)];
+    }
+    uint32_t remapped = ch ^ g;
+    if (remapped < m->n_channels) ch = remapped; /* keeps non-power-of-two maps one-to-one */
+  }
+  out->channel = ch;
+  out->sub_partition = ch * m->n_sub + (out->bank & (m->n_sub - 1));
+}
+
+uint32_t dram_addrmap_bank_bits(const dram_addrmap *m) { return m->fields[FIELD_B].bits; }
+uint32_t dram_addrmap_row_bits(const dram_addrmap *m) { return m->fields[FIELD_R].bits; }
+uint32_t dram_addrmap_column_bits(const dram_addrmap *m) { return m->fields[FIELD_C].bits; }
+uint32_t dram_addrmap_channels(const dram_addrmap *m) { return m->n_channels; }
