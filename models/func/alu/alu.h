@@ -291,7 +291,7 @@ static inline uint32_t alu_set_value(bool r, ptx_type dtype) {
 /* slct: d = (c >= 0) ? a : b. For f32 c (.ftz allowed): -0 selects a, NaN selects b. */
 static inline bool alu_slct_pick_a_s32(uint32_t c) { return (int32_t)c >= 0; }
 static inline bool alu_slct_pick_a_f32(uint32_t c, uint64_t mods) {
-  (void)mods; /* a flushed subnormal keeps its sign: same answer with and without .ftz */
+  if (mods & PTX_MOD_FTZ) c = alu_ftz_f32(c); /* -subnormal becomes -0, which selects a */
   return !(c & 0x80000000u) ? !alu_isnan_f32(c) : (c & 0x7fffffffu) == 0;
 }
 
