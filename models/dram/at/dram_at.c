@@ -260,7 +260,7 @@ static void refresh(dram_at *a, uint64_t t) {
 
 /* ---- event loop ----------------------------------------------------------------------------------- */
 
-static uint64_t at_next_event(const void *impl) {
+static uint64_t next_internal(const void *impl) {
   const dram_at *a = impl;
   const dram_front *f = &a->f;
   uint64_t t0 = a->t;
@@ -296,11 +296,37 @@ static void step(dram_at *a, uint64_t t) {
   }
 }
 
+/* Idle channels are not woken for refresh (see dram_ca.c): missed refreshes are caught up. */
+static uint64_t at_next_event(const void *impl) {
+  const dram_at *a = impl;
+  return a->f.outstanding ? next_internal(a) : DRAM_NEVER;
+}
+
+/* Idle with every bank closed and ready: refreshes due up to now apply in closed form. */
+static bool skip_idle_refreshes(dram_at *a, uint64_t now) {
+  dram_front *f = &a->f;
+  uint64_t tREFI = f->cfg.tREFI;
+  if (!tREFI || f->outstanding || a->next_refresh > now) return false;
+  for (uint32_t i = 0; i < f->nbk; i++)
+    if (a->banks[i].open || a->banks[i].act_ready > a->next_refresh) return false;
+  uint64_t k = (now - a->next_refresh) / tREFI + 1;
+  uint64_t last = a->next_refresh + (k - 1) * tREFI;
+  front_account(f, last + 1);
+  *f->c.n_ref += k;
+  *f->c.n_nop -= k;
+  for (uint32_t i = 0; i < f->nbk; i++)
+    a->banks[i].act_ready = max_u64(a->banks[i].act_ready, last + f->cfg.tRFC);
+  a->next_refresh = last + tREFI;
+  a->t = last + 1;
+  return true;
+}
+
 static void at_advance(void *impl, uint64_t now) {
   dram_at *a = impl;
   if (now == DRAM_NEVER) now = DRAM_NEVER - 1;
   while (a->t <= now) {
-    uint64_t t = at_next_event(a);
+    if (skip_idle_refreshes(a, now)) continue;
+    uint64_t t = next_internal(a);
     if (t > now) break;
     step(a, t);
     a->t = t + 1;

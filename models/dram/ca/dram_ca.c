@@ -216,8 +216,8 @@ static void cycle(dram_ca *c, uint64_t t) {
 
 /* ---- next_event ------------------------------------------------------------------------------------- */
 
-static uint64_t ca_next_event(const void *impl) {
-  const dram_ca *c = impl;
+/* The next cycle in which cycle() has something to do, refresh of an idle channel included. */
+static uint64_t next_internal(const dram_ca *c) {
   const dram_front *f = &c->f;
   uint64_t t0 = c->t;
   uint64_t ev = front_next_delivery(f, t0);
@@ -236,11 +236,40 @@ static uint64_t ca_next_event(const void *impl) {
   return ev;
 }
 
+/* An idle channel is not woken for refresh: next_event says "never" and the refreshes it missed
+ * are caught up when it is next advanced (a request arrives, or statistics are read). */
+static uint64_t ca_next_event(const void *impl) {
+  const dram_ca *c = impl;
+  return c->f.outstanding ? next_internal(c) : DRAM_NEVER;
+}
+
+/* Idle, every bank closed and ready: each refresh due in [next_refresh, now] would issue REF
+ * exactly when due (tRFC < tREFI), so they are applied in closed form. Returns false when the
+ * state does not allow it (the refresh is then simulated cycle by cycle). */
+static bool skip_idle_refreshes(dram_ca *c, uint64_t now) {
+  dram_front *f = &c->f;
+  uint64_t tREFI = f->cfg.tREFI;
+  if (!tREFI || f->outstanding || c->refresh_pending || c->next_refresh > now) return false;
+  for (uint32_t i = 0; i < f->nbk; i++)
+    if (c->banks[i].open || c->banks[i].act_ready > c->next_refresh) return false;
+  uint64_t k = (now - c->next_refresh) / tREFI + 1;
+  uint64_t last = c->next_refresh + (k - 1) * tREFI;
+  front_account(f, last + 1);
+  *f->c.n_ref += k;
+  *f->c.n_nop -= k;
+  for (uint32_t i = 0; i < f->nbk; i++)
+    c->banks[i].act_ready = max_u64(c->banks[i].act_ready, last + f->cfg.tRFC);
+  c->next_refresh = last + tREFI;
+  c->t = last + 1;
+  return true;
+}
+
 static void ca_advance(void *impl, uint64_t now) {
   dram_ca *c = impl;
   if (now == DRAM_NEVER) now = DRAM_NEVER - 1;
   while (c->t <= now) {
-    uint64_t t = ca_next_event(c);
+    if (skip_idle_refreshes(c, now)) continue;
+    uint64_t t = next_internal(c);
     if (t > now) break;
     cycle(c, t);
     c->t = t + 1;
