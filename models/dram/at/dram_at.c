@@ -197,34 +197,32 @@ static bool column(dram_at *a, uint32_t i, uint64_t t) {
     b->cur_at = c;
     return false;
   }
-  uint64_t step = max_u64(f->der.tCCDL, f->der.burst_cycles);
-  uint64_t last = c;
+  /* One column command now; a multi-atom request comes back for the next one no earlier than
+   * tCCDL later, so other banks' columns can interleave as they do in CA. */
   cal_book(col_cal(a), c);
-  for (uint32_t k = 1; k < e->cols_left; k++) {
-    last = cal_first_free(col_cal(a), last + step);
-    cal_book(col_cal(a), last);
-  }
-  uint32_t n = e->cols_left;
-  e->cols_left = 0;
-  a->ccd_ready = last + tm->tCCD;
-  a->groups[e->group].ccdl_ready = last + f->der.tCCDL;
+  a->ccd_ready = c + tm->tCCD;
+  a->groups[e->group].ccdl_ready = c + f->der.tCCDL;
   if (e->is_write) {
-    a->wtr_ready = max_u64(a->wtr_ready, last + f->der.tWTR);
-    b->pre_ready = max_u64(b->pre_ready, last + f->der.tWTP);
-    *f->c.n_write += n;
+    a->wtr_ready = max_u64(a->wtr_ready, c + f->der.tWTR);
+    b->pre_ready = max_u64(b->pre_ready, c + f->der.tWTP);
+    *f->c.n_write += 1;
   } else {
-    a->rtw_ready = max_u64(a->rtw_ready, last + f->der.tRTW);
-    b->pre_ready = max_u64(b->pre_ready, last + f->der.tRTP);
-    a->groups[e->group].rtpl_ready = max_u64(a->groups[e->group].rtpl_ready, last + tm->tRTPL);
-    *f->c.n_rd += n;
+    a->rtw_ready = max_u64(a->rtw_ready, c + f->der.tRTW);
+    b->pre_ready = max_u64(b->pre_ready, c + f->der.tRTP);
+    a->groups[e->group].rtpl_ready = max_u64(a->groups[e->group].rtpl_ready, c + tm->tRTPL);
+    *f->c.n_rd += 1;
   }
-  a->bus_free = last + lat + f->der.burst_cycles;
-  *f->c.bus_busy += (uint64_t)n * f->der.burst_cycles;
-  f->cmd_debt += n;
-  e->done_at = last + lat + f->der.burst_cycles;
+  a->bus_free = c + lat + f->der.burst_cycles;
+  *f->c.bus_busy += f->der.burst_cycles;
+  f->cmd_debt += 1;
+  if (--e->cols_left) {
+    b->cur_at = c + max_u64(f->der.tCCDL, 1);
+    return true;
+  }
+  e->done_at = c + lat + f->der.burst_cycles;
   front_finish(f, e);
   b->cur = NULL;
-  b->free_at = last + 1;
+  b->free_at = c + 1;
   return true;
 }
 
