@@ -1,0 +1,265 @@
+/* gpu_disp — kernel/CTA dispatcher (see gpu_disp.h). */
+#include "gpu_disp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct disp_kernel {
+  bool active;
+  bool begun;
+  uint32_t tag;
+  gpu_kernel k;
+  uint8_t *params;       /* max_param_bytes, owned */
+  gpu_cta_usage use;
+  uint64_t next_cta;     /* linear index of the next CTA to issue */
+  uint64_t ctas_done;
+  gpu_kernel_result result;
+} disp_kernel;
+
+typedef struct disp_sm {
+  uint32_t threads, warps, ctas, regs, smem;
+} disp_sm;
+
+struct gpu_disp {
+  gpu_disp_config cfg;
+  gpu_disp_ports ports;
+  uint32_t n_sms;
+  disp_kernel *kernels;
+  disp_sm *sms;
+  uint32_t *resident;    /* [sm * max_kernels + slot] CTAs of that kernel on that SM */
+  uint32_t next_pos;     /* round-robin position in the cluster-first SM order */
+  uint64_t launch_uid;
+  uint64_t issue_cycle;  /* cycle of the last issue round (ctas_per_cycle accounting) */
+  uint32_t issued_this_cycle;
+  uint64_t pending_at;   /* a CTA finished or a kernel arrived: advance is due at this cycle */
+  bool in_advance;
+  gpu_disp_counters counters;
+};
+
+gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports) {
+  gpu_disp *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->cfg = *config;
+  if (!d->cfg.max_kernels) d->cfg.max_kernels = 1;
+  if (!d->cfg.max_param_bytes) d->cfg.max_param_bytes = 32764;
+  if (!d->cfg.n_clusters) d->cfg.n_clusters = 1;
+  if (!d->cfg.cores_per_cluster) d->cfg.cores_per_cluster = 1;
+  d->ports = ports;
+  d->n_sms = d->cfg.n_clusters * d->cfg.cores_per_cluster;
+  d->kernels = calloc(d->cfg.max_kernels, sizeof *d->kernels);
+  d->sms = calloc(d->n_sms, sizeof *d->sms);
+  d->resident = calloc((size_t)d->n_sms * d->cfg.max_kernels, sizeof *d->resident);
+  if (!d->kernels || !d->sms || !d->resident) {
+    gpu_disp_destroy(d);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+    d->kernels[i].params = malloc(d->cfg.max_param_bytes);
+    if (!d->kernels[i].params) {
+      gpu_disp_destroy(d);
+      return NULL;
+    }
+  }
+  d->pending_at = UINT64_MAX;
+  return d;
+}
+
+void gpu_disp_destroy(gpu_disp *d) {
+  if (!d) return;
+  if (d->kernels)
+    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) free(d->kernels[i].params);
+  free(d->kernels);
+  free(d->sms);
+  free(d->resident);
+  free(d);
+}
+
+void gpu_disp_reset(gpu_disp *d) {
+  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) d->kernels[i].active = false;
+  memset(d->sms, 0, d->n_sms * sizeof *d->sms);
+  memset(d->resident, 0, (size_t)d->n_sms * d->cfg.max_kernels * sizeof *d->resident);
+  d->next_pos = 0;
+  d->pending_at = UINT64_MAX;
+  d->issued_this_cycle = 0;
+}
+
+bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uint64_t now) {
+  disp_kernel *dk = NULL;
+  uint32_t threads = desc->block[0] * desc->block[1] * desc->block[2];
+  gpu_cta_usage use = gpu_cta_usage_of(&d->cfg.sm, threads, desc->regs_per_thread,
+                                       desc->smem_static + desc->smem_dynamic);
+  if (gpu_occupancy(&d->cfg.sm, &use, NULL) == 0 || desc->param_bytes > d->cfg.max_param_bytes)
+    return false;
+  for (uint32_t i = 0; i < d->cfg.max_kernels && !dk; i++)
+    if (!d->kernels[i].active) dk = &d->kernels[i];
+  if (!dk) return false;
+  dk->active = true;
+  dk->begun = false;
+  dk->tag = tag;
+  dk->use = use;
+  dk->next_cta = 0;
+  dk->ctas_done = 0;
+  memset(&dk->result, 0, sizeof dk->result);
+  dk->k.slot = (uint32_t)(dk - d->kernels);
+  dk->k.launch_uid = ++d->launch_uid;
+  dk->k.n_ctas = (uint64_t)desc->grid[0] * desc->grid[1] * desc->grid[2];
+  dk->k.threads_per_cta = threads;
+  dk->k.desc = *desc;
+  if (desc->param_bytes) memcpy(dk->params, desc->params, desc->param_bytes);
+  dk->k.desc.params = dk->params;
+  d->counters.kernels++;
+  if (now < d->pending_at) d->pending_at = now;
+  return true;
+}
+
+static bool fits(const gpu_disp *d, const disp_sm *s, const gpu_cta_usage *u) {
+  const gpu_sm_limits *l = &d->cfg.sm;
+  return s->ctas + 1 <= l->max_ctas && s->threads + u->threads <= l->max_threads &&
+         s->warps + u->warps <= l->max_warps && s->regs + u->regs <= l->regs &&
+         s->smem + u->smem <= l->smem_bytes;
+}
+
+static uint32_t sm_at(const gpu_disp *d, uint32_t pos) {
+  uint32_t cluster = pos % d->cfg.n_clusters, core = pos / d->cfg.n_clusters;
+  return cluster * d->cfg.cores_per_cluster + core;
+}
+
+/* The oldest active kernel with CTAs left that fits some SM: issue one CTA. */
+static bool issue_one(gpu_disp *d) {
+  disp_kernel *best = NULL;
+  uint32_t best_pos = 0;
+  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+    disp_kernel *dk = &d->kernels[i];
+    if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas) continue;
+    if (best && best->k.launch_uid < dk->k.launch_uid) continue;
+    for (uint32_t j = 0; j < d->n_sms; j++) {
+      uint32_t pos = (d->next_pos + j) % d->n_sms;
+      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use)) {
+        best = dk;
+        best_pos = pos;
+        break;
+      }
+    }
+  }
+  if (!best) return false;
+  uint32_t sm = sm_at(d, best_pos);
+  disp_sm *s = &d->sms[sm];
+  const uint32_t *g = best->k.desc.grid;
+  uint64_t i = best->next_cta++;
+  uint32_t cta[3] = {(uint32_t)(i % g[0]), (uint32_t)((i / g[0]) % g[1]),
+                     (uint32_t)(i / ((uint64_t)g[0] * g[1]))};
+  s->ctas++;
+  s->threads += best->use.threads;
+  s->warps += best->use.warps;
+  s->regs += best->use.regs;
+  s->smem += best->use.smem;
+  d->resident[(size_t)sm * d->cfg.max_kernels + best->k.slot]++;
+  d->next_pos = (best_pos + 1) % d->n_sms;
+  d->counters.ctas_issued++;
+  d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
+  return true;
+}
+
+void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_result *r,
+                       uint64_t now) {
+  disp_kernel *dk;
+  uint32_t *res;
+  if (sm >= d->n_sms || slot >= d->cfg.max_kernels) return;
+  dk = &d->kernels[slot];
+  res = &d->resident[(size_t)sm * d->cfg.max_kernels + slot];
+  if (!dk->active || *res == 0) return; /* not ours: ignore rather than corrupt the books */
+  (*res)--;
+  disp_sm *s = &d->sms[sm];
+  s->ctas--;
+  s->threads -= dk->use.threads;
+  s->warps -= dk->use.warps;
+  s->regs -= dk->use.regs;
+  s->smem -= dk->use.smem;
+  dk->ctas_done++;
+  d->counters.ctas_done++;
+  if (r && r->status != SIMTVP_OK) {
+    d->counters.cta_faults++;
+    if (dk->result.status == SIMTVP_OK) dk->result = *r;
+  }
+  if (now < d->pending_at) d->pending_at = now;
+}
+
+static void finish(gpu_disp *d, disp_kernel *dk, uint64_t now) {
+  gpu_kernel_result r = dk->result;
+  uint32_t tag = dk->tag;
+  if (dk->begun && d->ports.simt.kernel_end) d->ports.simt.kernel_end(d->ports.simt.ctx, &dk->k);
+  dk->active = false;
+  if (d->ports.kernel_done.done) d->ports.kernel_done.done(d->ports.kernel_done.ctx, tag, &r, now);
+}
+
+void gpu_disp_advance(gpu_disp *d, uint64_t now) {
+  bool progress;
+  if (d->in_advance) return;
+  d->in_advance = true;
+  if (now != d->issue_cycle) {
+    d->issue_cycle = now;
+    d->issued_this_cycle = 0;
+  }
+  do {
+    progress = false;
+    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+      disp_kernel *dk = &d->kernels[i];
+      if (dk->active && !dk->begun) {
+        gpu_kernel_result why = {SIMTVP_OK, 0, 0};
+        dk->begun = true;
+        if (d->ports.simt.kernel_begin && !d->ports.simt.kernel_begin(d->ports.simt.ctx, &dk->k, &why)) {
+          if (why.status == SIMTVP_OK) why.status = SIMTVP_ERR_FAULT;
+          dk->result = why;
+          dk->next_cta = dk->k.n_ctas; /* nothing will be issued */
+          dk->ctas_done = dk->k.n_ctas;
+          dk->begun = false;           /* no kernel_end for a refused kernel */
+        }
+      }
+    }
+    while (!d->cfg.ctas_per_cycle || d->issued_this_cycle < d->cfg.ctas_per_cycle) {
+      if (!issue_one(d)) break;
+      d->issued_this_cycle++;
+      progress = true;
+    }
+    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+      disp_kernel *dk = &d->kernels[i];
+      if (dk->active && dk->ctas_done == dk->k.n_ctas && dk->next_cta == dk->k.n_ctas) {
+        finish(d, dk, now);
+        progress = true;
+      }
+    }
+    d->pending_at = UINT64_MAX;
+  } while (progress);
+  d->in_advance = false;
+}
+
+uint64_t gpu_disp_next_event(const gpu_disp *d) {
+  uint64_t t = d->pending_at;
+  /* With an issue limit, CTAs left over that fit go out next cycle. */
+  if (d->cfg.ctas_per_cycle && d->issued_this_cycle >= d->cfg.ctas_per_cycle) {
+    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+      const disp_kernel *dk = &d->kernels[i];
+      if (dk->active && dk->begun && dk->next_cta < dk->k.n_ctas) {
+        for (uint32_t s = 0; s < d->n_sms; s++)
+          if (fits(d, &d->sms[s], &dk->use)) return d->issue_cycle + 1 < t ? d->issue_cycle + 1 : t;
+      }
+    }
+  }
+  return t;
+}
+
+uint32_t gpu_disp_running_kernels(const gpu_disp *d) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) n += d->kernels[i].active;
+  return n;
+}
+
+uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm) {
+  return sm < d->n_sms ? d->sms[sm].ctas : 0;
+}
+
+uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t slot) {
+  return sm < d->n_sms && slot < d->cfg.max_kernels ? d->resident[(size_t)sm * d->cfg.max_kernels + slot] : 0;
+}
+
+const gpu_disp_counters *gpu_disp_get_counters(const gpu_disp *d) { return &d->counters; }

@@ -1,0 +1,85 @@
+/* gpu_disp — the kernel/CTA dispatcher: places the CTAs of running kernels onto SIMT cores under
+ * each core's limits of threads, warps, CTA slots, registers and shared memory (gpu_hw.h
+ * gpu_occupancy rules), round robin over clusters and cores, oldest kernel first, with up to
+ * max_kernels kernels (from different channels) running at once.
+ *
+ * The SIMT side is a port: functional mode connects models/func (which may run a CTA to completion
+ * inside launch_cta and report it at once), timing models connect their cores; both call
+ * gpu_disp_cta_done when a CTA finishes. SM numbering: sm = cluster * cores_per_cluster + core.
+ * The issue order walks clusters first (cluster 0 core 0, cluster 1 core 0, …, cluster 0 core 1
+ * …) so consecutive CTAs spread over clusters as GPGPU-Sim's issue does. */
+#ifndef SIMTVP_GPU_DISP_H
+#define SIMTVP_GPU_DISP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_disp gpu_disp;
+
+typedef struct gpu_disp_config {
+  uint32_t n_clusters, cores_per_cluster;
+  gpu_sm_limits sm;          /* per SIMT core */
+  uint32_t max_kernels;      /* concurrent kernels; 0 = 1 */
+  uint32_t ctas_per_cycle;   /* CTAs issued per cycle over the whole GPU; 0 = no limit */
+  uint32_t max_param_bytes;  /* parameter buffer copied per kernel; 0 = 32764 */
+} gpu_disp_config;
+
+/* The SIMT cores as the dispatcher sees them. */
+typedef struct gpu_simt_port {
+  void *ctx;
+  /* Kernel k becomes active, before its first CTA. Returning false refuses it (e.g. its program
+   * image cannot be read): the kernel ends at once with *why as its result. May be NULL. */
+  bool (*kernel_begin)(void *ctx, const gpu_kernel *k, gpu_kernel_result *why);
+  /* Run CTA cta[] of k on core sm. The core calls gpu_disp_cta_done when it finished — possibly
+   * before launch_cta returns. */
+  void (*launch_cta)(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]);
+  /* Every CTA of k finished; k is gone after this returns. May be NULL. */
+  void (*kernel_end)(void *ctx, const gpu_kernel *k);
+} gpu_simt_port;
+
+typedef struct gpu_disp_ports {
+  gpu_simt_port simt;
+  /* A kernel accepted with gpu_disp_launch(tag) finished (result: the first failing CTA's, or OK).
+   * Its slot is free before this is called. */
+  struct {
+    void *ctx;
+    void (*done)(void *ctx, uint32_t tag, const gpu_kernel_result *result, uint64_t now);
+  } kernel_done;
+} gpu_disp_ports;
+
+typedef struct gpu_disp_counters {
+  uint64_t kernels, ctas_issued, ctas_done, cta_faults;
+} gpu_disp_counters;
+
+gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports);
+void gpu_disp_destroy(gpu_disp *d);
+void gpu_disp_reset(gpu_disp *d); /* forgets every kernel (no callbacks) */
+
+/* Accepts a kernel at cycle now (copies desc and its parameters); false when max_kernels run or
+ * one CTA can never fit a core (the firmware checks the latter first). */
+bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uint64_t now);
+/* A CTA of the kernel in `kernel_slot` finished on core sm at cycle now. */
+void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
+                       uint64_t now);
+/* Issues CTAs and retires kernels due by now. */
+void gpu_disp_advance(gpu_disp *d, uint64_t now);
+/* UINT64_MAX when nothing can happen until a CTA finishes or a kernel arrives. */
+uint64_t gpu_disp_next_event(const gpu_disp *d);
+
+uint32_t gpu_disp_running_kernels(const gpu_disp *d);
+/* CTAs resident on core sm (all kernels), and how many of them belong to kernel_slot. */
+uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm);
+uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t kernel_slot);
+const gpu_disp_counters *gpu_disp_get_counters(const gpu_disp *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_GPU_DISP_H */

@@ -1,0 +1,151 @@
+/* gpu_hw — command formats inside the GPU's control side: what the command-processor firmware
+ * hands to the copy engine and the CTA dispatcher, what they report back, the memory port both
+ * use, and the per-SM resource rules (occupancy) shared by the dispatcher and the driver.
+ *
+ * These are internal hardware interfaces (firmware HAL ↔ engines), not part of the software ABI
+ * (gpu_abi.h); they may change without an ABI version bump. */
+#ifndef SIMTVP_GPU_HW_H
+#define SIMTVP_GPU_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "simtvp_diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A byte-addressed memory the GPU reaches: system memory through the DMA initiator, or the
+ * device-memory store. false = the access failed (unmapped, out of range, bus error). */
+typedef struct gpu_mem_port {
+  void *ctx;
+  bool (*read)(void *ctx, uint64_t addr, void *dst, uint64_t len);
+  bool (*write)(void *ctx, uint64_t addr, const void *src, uint64_t len);
+} gpu_mem_port;
+
+/* ---- copy engine ----------------------------------------------------------------------------- */
+
+typedef enum gpu_aperture { GPU_APERTURE_DEVMEM = 0, GPU_APERTURE_SYSMEM = 1 } gpu_aperture;
+
+typedef enum gpu_copy_kind { GPU_COPY_COPY = 0, GPU_COPY_MEMSET = 1 } gpu_copy_kind;
+
+/* One copy-engine operation: `height` rows of `width` bytes. A linear copy has height 1. */
+typedef struct gpu_copy_op {
+  uint8_t kind;          /* gpu_copy_kind */
+  uint8_t src_aperture;  /* gpu_aperture (COPY only) */
+  uint8_t dst_aperture;
+  uint8_t elem_bytes;    /* MEMSET: 1, 2 or 4 */
+  uint32_t value;        /* MEMSET pattern (low elem_bytes bytes, little-endian) */
+  uint64_t src, dst;     /* addresses of the first row */
+  uint64_t src_pitch, dst_pitch; /* bytes between row starts (ignored when height is 1) */
+  uint64_t width;        /* bytes per row (MEMSET: a multiple of elem_bytes) */
+  uint64_t height;       /* rows, ≥ 1 */
+} gpu_copy_op;
+
+typedef struct gpu_copy_result {
+  bool ok;
+  uint8_t fault_aperture; /* gpu_aperture of the failed access when !ok */
+  uint64_t fault_addr;    /* first address of the failed access */
+} gpu_copy_result;
+
+/* ---- kernels and CTAs ------------------------------------------------------------------------ */
+
+/* A kernel as the firmware hands it to the CTA dispatcher (fields from the LAUNCH packet;
+ * params points at the fetched parameter bytes, copied by the dispatcher). */
+typedef struct gpu_launch_desc {
+  uint64_t image_addr;   /* program image in device memory (gpu_abi.h "program image") */
+  uint32_t entry;        /* function index of the .entry in the image */
+  uint32_t grid[3], block[3];
+  uint32_t smem_dynamic, smem_static; /* bytes per CTA */
+  uint32_t regs_per_thread;
+  uint32_t local_bytes;  /* per thread */
+  uint32_t channel, stream_id, grid_id;
+  const uint8_t *params;
+  uint32_t param_bytes;
+} gpu_launch_desc;
+
+/* A kernel as the SIMT cores see it while it runs (owned by the dispatcher; valid from
+ * kernel_begin to kernel_end). */
+typedef struct gpu_kernel {
+  uint32_t slot;         /* dispatcher slot, < max concurrent kernels; stable while it runs */
+  uint64_t launch_uid;   /* increases by one per accepted launch, from 1 */
+  uint64_t n_ctas;       /* grid[0] * grid[1] * grid[2] */
+  uint32_t threads_per_cta;
+  gpu_launch_desc desc;  /* desc.params points at the dispatcher's own copy */
+} gpu_kernel;
+
+/* How a CTA (or a kernel) ended. */
+typedef struct gpu_cta_result {
+  simtvp_status status;  /* SIMTVP_OK, SIMTVP_ERR_FAULT (bad access), SIMTVP_ERR_TRAP, … */
+  uint64_t fault_addr;   /* FAULT: the address; TRAP: 0 */
+  uint64_t pc;           /* instruction address or index where it happened */
+} gpu_cta_result;
+
+typedef gpu_cta_result gpu_kernel_result; /* the first non-OK CTA result, or OK */
+
+/* ---- per-SM resources and occupancy ---------------------------------------------------------- */
+
+typedef struct gpu_sm_limits {
+  uint32_t warp_size;       /* threads per warp */
+  uint32_t max_threads;     /* resident threads per SM */
+  uint32_t max_warps;       /* resident warps per SM */
+  uint32_t max_ctas;        /* CTA slots per SM */
+  uint32_t regs;            /* 32-bit registers per SM */
+  uint32_t reg_alloc_unit;  /* registers per warp are rounded up to a multiple of this */
+  uint32_t smem_bytes;      /* shared memory per SM */
+  uint32_t smem_alloc_unit; /* shared memory per CTA is rounded up to a multiple of this */
+} gpu_sm_limits;
+
+/* What one CTA occupies on an SM. */
+typedef struct gpu_cta_usage {
+  uint32_t threads;         /* rounded up to whole warps */
+  uint32_t warps;
+  uint32_t regs;            /* warps × round_up(regs_per_thread × warp_size, reg_alloc_unit) */
+  uint32_t smem;            /* round_up(static + dynamic, smem_alloc_unit) */
+} gpu_cta_usage;
+
+typedef enum gpu_occ_limiter {
+  GPU_OCC_NONE = 0, GPU_OCC_THREADS, GPU_OCC_WARPS, GPU_OCC_CTAS, GPU_OCC_REGS, GPU_OCC_SMEM
+} gpu_occ_limiter;
+
+static inline uint64_t gpu_round_up(uint64_t x, uint64_t unit) {
+  return unit ? (x + unit - 1) / unit * unit : x;
+}
+
+static inline gpu_cta_usage gpu_cta_usage_of(const gpu_sm_limits *sm, uint32_t block_threads,
+                                             uint32_t regs_per_thread, uint32_t smem_bytes) {
+  gpu_cta_usage u;
+  uint32_t ws = sm->warp_size ? sm->warp_size : 32;
+  u.warps = (block_threads + ws - 1) / ws;
+  u.threads = u.warps * ws;
+  u.regs = u.warps * (uint32_t)gpu_round_up((uint64_t)regs_per_thread * ws, sm->reg_alloc_unit);
+  u.smem = (uint32_t)gpu_round_up(smem_bytes, sm->smem_alloc_unit);
+  return u;
+}
+
+/* CTAs of this shape that fit on one empty SM at once, and which resource limits it (the first
+ * in the order threads, warps, CTA slots, registers, shared memory that reaches the minimum).
+ * 0 when a single CTA does not fit. */
+static inline uint32_t gpu_occupancy(const gpu_sm_limits *sm, const gpu_cta_usage *u,
+                                     gpu_occ_limiter *limiter) {
+  uint32_t by[5];
+  gpu_occ_limiter names[5] = {GPU_OCC_THREADS, GPU_OCC_WARPS, GPU_OCC_CTAS, GPU_OCC_REGS, GPU_OCC_SMEM};
+  uint32_t best = UINT32_MAX;
+  gpu_occ_limiter why = GPU_OCC_NONE;
+  by[0] = u->threads ? sm->max_threads / u->threads : UINT32_MAX;
+  by[1] = u->warps ? sm->max_warps / u->warps : UINT32_MAX;
+  by[2] = sm->max_ctas;
+  by[3] = u->regs ? sm->regs / u->regs : UINT32_MAX;
+  by[4] = u->smem ? sm->smem_bytes / u->smem : UINT32_MAX;
+  for (int i = 0; i < 5; i++)
+    if (by[i] < best) { best = by[i]; why = names[i]; }
+  if (limiter) *limiter = why;
+  return best;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_GPU_HW_H */

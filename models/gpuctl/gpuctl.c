@@ -1,0 +1,214 @@
+/* gpuctl — control side of the GPU: regs + command processor + copy engines + CTA dispatcher. */
+#include "gpuctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gpuctl {
+  gpuctl_config cfg;
+  gpuctl_ports ports;
+  gpu_regs *regs;
+  gpu_cp *cp;
+  gpu_ce *ce;
+  gpu_disp *disp;
+  uint64_t now;  /* latest cycle seen (mmio or advance): the timer's time */
+};
+
+void gpuctl_config_default(gpuctl_config *c) {
+  memset(c, 0, sizeof *c);
+  gpu_caps_default(&c->caps);
+  c->cp.event_cycles = 20;   /* a few hundred microcontroller instructions per event */
+  c->cp.dma_cycles = 50;     /* host-link round trip, control-clock cycles */
+  c->cp.sem_poll_cycles = 1000;
+  c->ce.sysmem_bytes_per_cycle = 12; /* ≈ 16 GB/s (PCIe 3.0 x16) at 1.365 GHz */
+  c->ce.devmem_bytes_per_cycle = 256;
+  c->ce.sysmem_latency_cycles = 700; /* ≈ 0.5 µs DMA start-up */
+  c->ce.devmem_latency_cycles = 300;
+}
+
+uint64_t gpuctl_cycles_to_ns(const gpuctl *g, uint64_t cycles) {
+  /* ns = cycles * 1e6 / kHz, split to avoid overflow for long runs */
+  uint64_t khz = g->cfg.clock_khz;
+  return cycles / khz * 1000000u + cycles % khz * 1000000u / khz;
+}
+
+/* ---- glue ------------------------------------------------------------------------------------ */
+
+static void irq_set(void *ctx, bool level) {
+  gpuctl *g = ctx;
+  if (g->ports.irq.set) g->ports.irq.set(g->ports.irq.ctx, level);
+}
+static void reg_notify(void *ctx, uint32_t offset, uint32_t value) {
+  gpuctl *g = ctx;
+  gpu_cp_reg_written(g->cp, offset, value, g->now);
+}
+static uint64_t timer_ns(void *ctx) {
+  gpuctl *g = ctx;
+  return gpuctl_cycles_to_ns(g, g->now);
+}
+static uint32_t cp_reg_read(void *ctx, uint32_t off) { return gpu_regs_fw_read(((gpuctl *)ctx)->regs, off); }
+static void cp_reg_write(void *ctx, uint32_t off, uint32_t v) { gpu_regs_fw_write(((gpuctl *)ctx)->regs, off, v); }
+static void cp_raise(void *ctx, uint32_t bits) { gpu_regs_raise(((gpuctl *)ctx)->regs, bits); }
+static void cp_error(void *ctx, gpu_err code, uint32_t ch, uint32_t op, uint64_t addr, uint32_t info) {
+  gpu_regs_error(((gpuctl *)ctx)->regs, code, ch, op, addr, info);
+}
+static bool cp_copy_start(void *ctx, const gpu_copy_op *op, uint32_t tag, uint64_t now) {
+  return gpu_ce_submit(((gpuctl *)ctx)->ce, op, tag, now);
+}
+static bool cp_launch_start(void *ctx, const gpu_launch_desc *d, uint32_t tag, uint64_t now) {
+  return gpu_disp_launch(((gpuctl *)ctx)->disp, d, tag, now);
+}
+static void ce_done(void *ctx, uint32_t tag, const gpu_copy_result *r, uint64_t now) {
+  gpu_cp_copy_done(((gpuctl *)ctx)->cp, tag, r, now);
+}
+static void kernel_done(void *ctx, uint32_t tag, const gpu_kernel_result *r, uint64_t now) {
+  gpu_cp_launch_done(((gpuctl *)ctx)->cp, tag, r, now);
+}
+
+gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_diag *diag) {
+  gpuctl *g;
+  gpu_regs_ports rp;
+  gpu_cp_ports cpp;
+  gpu_ce_ports cep;
+  gpu_disp_ports dp;
+  gpu_disp_config dc;
+  if (gpu_caps_check(&config->caps, diag) != SIMTVP_OK) return NULL;
+  if (!ports.sysmem.read || !ports.sysmem.write || !ports.devmem.read || !ports.devmem.write ||
+      !ports.simt.launch_cta) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "gpuctl: the sysmem, devmem and simt ports must be connected");
+    return NULL;
+  }
+  g = calloc(1, sizeof *g);
+  if (!g) {
+    simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "gpuctl: out of host memory");
+    return NULL;
+  }
+  g->cfg = *config;
+  if (!g->cfg.clock_khz) g->cfg.clock_khz = g->cfg.caps.core_clock_khz ? g->cfg.caps.core_clock_khz : 1000000;
+  if (!g->cfg.ce.n_engines) g->cfg.ce.n_engines = g->cfg.caps.n_copy_engines;
+  g->ports = ports;
+
+  memset(&rp, 0, sizeof rp);
+  rp.irq.ctx = g;
+  rp.irq.set = irq_set;
+  rp.notify.ctx = g;
+  rp.notify.written = reg_notify;
+  rp.timer.ctx = g;
+  rp.timer.now_ns = timer_ns;
+  g->regs = gpu_regs_create(&g->cfg.caps, rp);
+
+  memset(&cep, 0, sizeof cep);
+  cep.sysmem = ports.sysmem;
+  cep.devmem = ports.devmem;
+  cep.done.ctx = g;
+  cep.done.done = ce_done;
+  g->ce = gpu_ce_create(&g->cfg.ce, cep);
+
+  memset(&dc, 0, sizeof dc);
+  dc.n_clusters = g->cfg.caps.clusters;
+  dc.cores_per_cluster = g->cfg.caps.cores_per_cluster;
+  dc.sm.warp_size = g->cfg.caps.warp_size;
+  dc.sm.max_threads = g->cfg.caps.max_threads_per_sm;
+  dc.sm.max_warps = g->cfg.caps.max_warps_per_sm;
+  dc.sm.max_ctas = g->cfg.caps.max_ctas_per_sm;
+  dc.sm.regs = g->cfg.caps.regs_per_sm;
+  dc.sm.reg_alloc_unit = g->cfg.caps.reg_alloc_unit;
+  dc.sm.smem_bytes = g->cfg.caps.smem_per_sm;
+  dc.sm.smem_alloc_unit = g->cfg.caps.smem_alloc_unit;
+  dc.max_kernels = g->cfg.caps.max_concurrent_kernels;
+  dc.ctas_per_cycle = g->cfg.ctas_per_cycle;
+  dc.max_param_bytes = g->cfg.caps.max_param_bytes;
+  dp.simt = ports.simt;
+  dp.kernel_done.ctx = g;
+  dp.kernel_done.done = kernel_done;
+  g->disp = gpu_disp_create(&dc, dp);
+
+  if (g->regs) {
+    memset(&cpp, 0, sizeof cpp);
+    cpp.regs.ctx = g;
+    cpp.regs.read = cp_reg_read;
+    cpp.regs.write = cp_reg_write;
+    cpp.regs.raise = cp_raise;
+    cpp.regs.error = cp_error;
+    cpp.sysmem = ports.sysmem;
+    cpp.devmem = ports.devmem;
+    cpp.engines.ctx = g;
+    cpp.engines.copy_start = cp_copy_start;
+    cpp.engines.launch_start = cp_launch_start;
+    g->cp = gpu_cp_create(&g->cfg.cp, cpp);
+  }
+  if (!g->regs || !g->ce || !g->disp || !g->cp) {
+    gpuctl_destroy(g);
+    simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "gpuctl: out of host memory");
+    return NULL;
+  }
+  return g;
+}
+
+void gpuctl_destroy(gpuctl *g) {
+  if (!g) return;
+  gpu_cp_destroy(g->cp);
+  gpu_ce_destroy(g->ce);
+  gpu_disp_destroy(g->disp);
+  gpu_regs_destroy(g->regs);
+  free(g);
+}
+
+void gpuctl_reset(gpuctl *g) {
+  gpu_regs_reset(g->regs);
+  gpu_ce_reset(g->ce);
+  gpu_disp_reset(g->disp);
+  gpu_cp_reset(g->cp);
+}
+
+static void set_now(gpuctl *g, uint64_t now) {
+  if (now > g->now) g->now = now;
+}
+
+uint32_t gpuctl_mmio_read(gpuctl *g, uint32_t offset, uint32_t bytes, uint64_t now) {
+  set_now(g, now);
+  return gpu_regs_host_read(g->regs, offset, bytes);
+}
+
+void gpuctl_mmio_write(gpuctl *g, uint32_t offset, uint32_t bytes, uint32_t value, uint64_t now) {
+  set_now(g, now);
+  gpu_regs_host_write(g->regs, offset, bytes, value);
+}
+
+void gpuctl_cta_done(gpuctl *g, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
+                     uint64_t now) {
+  gpu_disp_cta_done(g->disp, sm, kernel_slot, r, now);
+}
+
+uint64_t gpuctl_next_event(const gpuctl *g) {
+  uint64_t t = gpu_cp_next_event(g->cp), u = gpu_ce_next_event(g->ce), v = gpu_disp_next_event(g->disp);
+  if (u < t) t = u;
+  if (v < t) t = v;
+  return t;
+}
+
+void gpuctl_advance(gpuctl *g, uint64_t now) {
+  /* Blocks hand each other events at the same cycle: run them until none is due. Each block is
+   * advanced to the time of the earliest due event so that time never runs backwards inside. */
+  for (;;) {
+    uint64_t t = gpuctl_next_event(g);
+    if (t > now) break;
+    set_now(g, t);
+    gpu_ce_advance(g->ce, t);
+    gpu_disp_advance(g->disp, t);
+    gpu_cp_advance(g->cp, t);
+  }
+  set_now(g, now);
+}
+
+bool gpuctl_irq_level(const gpuctl *g) { return gpu_regs_irq_level(g->regs); }
+
+bool gpuctl_idle(const gpuctl *g) {
+  return gpu_cp_idle(g->cp) && gpu_ce_busy_engines(g->ce) == 0 &&
+         gpu_disp_running_kernels(g->disp) == 0;
+}
+
+gpu_regs *gpuctl_regs(gpuctl *g) { return g->regs; }
+gpu_cp *gpuctl_cp(gpuctl *g) { return g->cp; }
+gpu_ce *gpuctl_ce(gpuctl *g) { return g->ce; }
+gpu_disp *gpuctl_disp(gpuctl *g) { return g->disp; }
