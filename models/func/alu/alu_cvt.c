@@ -150,8 +150,7 @@ static uint64_t cvt_float_to_int(const soft_fmt *sf, uint64_t bits, ptx_type src
   bool big;
   uint64_t mag = round_to_integer(&v, r, &big);
   if (v.sign) {
-    if (mag == 0) return 0;
-    if (!dsigned) return 0;
+    if (!dsigned || (mag == 0 && !big)) return 0;
     if (big || mag > (1ull << (dbits - 1))) return minv;
     return 0ull - mag; /* sign-extended to 64 bits */
   }
@@ -238,7 +237,7 @@ uint32_t alu_cvt_unpack_x2_f16x2(uint16_t a, ptx_type src, uint64_t mods) {
 uint32_t alu_cvt_rn_f32_f64(uint64_t a, uint64_t mods) {
   /* the host's double -> float conversion rounds to nearest even, subnormals included */
   uint32_t r = alu_f32_bits((float)alu_f64(a));
-  if (alu_isnan_f32(r)) return ALU_F32_NAN;
+  if (alu_isnan_f32(r)) return (mods & PTX_MOD_SAT) ? 0 : ALU_F32_NAN;
   if ((mods & PTX_MOD_FTZ)) r = alu_ftz_f32(r);
   if (mods & PTX_MOD_SAT) r = (uint32_t)float_post(&SOFT_F32, PTX_TYPE_F32, r, PTX_MOD_SAT);
   return r;
