@@ -249,10 +249,7 @@ static entry_list *serve_list(dram_front *f, uint32_t bank, entry_list **fifo, b
   return wr ? &f->wr[bank] : &f->rd[bank];
 }
 
-bool front_has_candidate(const dram_front *f, uint32_t bank, bool open, uint32_t open_row) {
-  (void)open;
-  (void)open_row;
-  bool writes = front_serve_writes(f);
+bool front_has_candidate(const dram_front *f, uint32_t bank, bool writes) {
   bool wr = f->cfg.separate_write_queue && writes;
   if (f->cfg.scheduler == DRAM_SCHED_FIFO) {
     const dram_entry *h = wr ? f->fifo_wr.head : f->fifo_rd.head;

@@ -87,8 +87,9 @@ void front_account(dram_front *f, uint64_t upto);
 /* Watermark mode as it would be after an update; front_update_mode applies it. */
 bool front_serve_writes(const dram_front *f);
 void front_update_mode(dram_front *f);
-/* Would front_pick(bank) return a request now? */
-bool front_has_candidate(const dram_front *f, uint32_t bank, bool open, uint32_t open_row);
+/* Would front_pick(bank) return a request now? `writes` is front_serve_writes(f), computed once
+ * by the caller for all banks. */
+bool front_has_candidate(const dram_front *f, uint32_t bank, bool writes);
 /* Removes and returns the scheduler's choice for a bank (FR-FCFS: the oldest request to the open
  * row, else the oldest; FIFO: the global head if it belongs to this bank), or NULL. */
 dram_entry *front_pick(dram_front *f, uint32_t bank, bool open, uint32_t open_row);

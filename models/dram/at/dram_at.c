@@ -265,12 +265,12 @@ static uint64_t next_internal(const void *impl) {
   uint64_t ev = front_next_delivery(f, t0);
   if (ev == t0) return t0;
   if (f->cfg.tREFI) ev = min_u64(ev, max_u64(t0, a->next_refresh));
-  bool room = front_return_room(f);
+  bool room = front_return_room(f), writes = front_serve_writes(f);
   for (uint32_t i = 0; i < f->nbk; i++) {
     const at_bank *b = &a->banks[i];
     if (b->cur) {
       if (!b->waiting_room || room) ev = min_u64(ev, max_u64(t0, b->waiting_room ? t0 : b->cur_at));
-    } else if (front_has_candidate(f, i, b->open, b->row)) {
+    } else if (front_has_candidate(f, i, writes)) {
       ev = min_u64(ev, max_u64(t0, b->free_at));
     }
     if (ev == t0) return t0;

@@ -48,6 +48,8 @@ typedef struct dram_ca {
   uint64_t bus_free;   /* first data-bus cycle not yet taken */
   uint64_t next_refresh;
   bool refresh_pending;
+  uint8_t *cmd;   /* [nbk] scratch for cycle(): the command each bank needs */
+  uint64_t *when; /* [nbk] and when it can issue */
 } dram_ca;
 
 /* ---- when can a command issue ----------------------------------------------------------------------- */
@@ -183,19 +185,25 @@ static void cycle(dram_ca *c, uint64_t t) {
     }
   }
   uint32_t prio = (uint32_t)(t % nbk);
-  bool col_done = false, row_done = false;
+  bool col_done = false, row_done = false, any_row = false;
+  /* What each bank needs, evaluated once: one column command can issue per cycle, and row
+   * commands are re-evaluated below (a column command moves tRTP/tRTPL). */
+  for (uint32_t i = 0; i < nbk; i++) {
+    c->cmd[i] = (uint8_t)needed(c, i, &c->when[i]);
+    any_row |= c->cmd[i] == CMD_PRE || c->cmd[i] == CMD_ACT;
+  }
   /* Column commands first: they are what moves data. */
   for (uint32_t k = 0; k < nbk && !col_done; k++) {
     uint32_t i = (prio + k) % nbk;
-    uint64_t when;
-    if (needed(c, i, &when) == CMD_COL && when <= t) {
+    if (c->cmd[i] == CMD_COL && c->when[i] <= t) {
       issue_column(c, i, t);
       col_done = true;
     }
   }
-  if (!col_done || cfg->dual_bus) {
+  if ((!col_done || cfg->dual_bus) && (any_row || c->refresh_pending)) {
     for (uint32_t k = 0; k < nbk && !row_done; k++) {
       uint32_t i = (prio + k) % nbk;
+      if (c->cmd[i] != CMD_PRE && c->cmd[i] != CMD_ACT) continue;
       uint64_t when;
       int cmd = needed(c, i, &when);
       if (cmd == CMD_PRE && when <= t) {
@@ -226,9 +234,10 @@ static uint64_t next_internal(const dram_ca *c) {
     if (!c->refresh_pending) ev = min_u64(ev, max_u64(t0, c->next_refresh));
     else ev = min_u64(ev, max_u64(t0, ref_time(c)));
   }
+  bool writes = front_serve_writes(f);
   for (uint32_t i = 0; i < f->nbk; i++) {
     const ca_bank *b = &c->banks[i];
-    if (!b->slot && !c->refresh_pending && front_has_candidate(f, i, b->open, b->row)) return t0;
+    if (!b->slot && !c->refresh_pending && front_has_candidate(f, i, writes)) return t0;
     uint64_t when;
     if (needed(c, i, &when) != CMD_NONE) ev = min_u64(ev, max_u64(t0, when));
     if (ev == t0) return t0;
@@ -291,10 +300,14 @@ static simtvp_status ca_create(const dram_config *cfg, dram_ports ports, void **
   }
   c->banks = calloc(cfg->timing.nbk, sizeof *c->banks);
   c->groups = calloc(cfg->timing.nbkgrp, sizeof *c->groups);
-  if (!c->banks || !c->groups) {
+  c->cmd = calloc(cfg->timing.nbk, sizeof *c->cmd);
+  c->when = calloc(cfg->timing.nbk, sizeof *c->when);
+  if (!c->banks || !c->groups || !c->cmd || !c->when) {
     front_fini(&c->f);
     free(c->banks);
     free(c->groups);
+    free(c->cmd);
+    free(c->when);
     free(c);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   }
@@ -308,6 +321,8 @@ static void ca_destroy(void *impl) {
   front_fini(&c->f);
   free(c->banks);
   free(c->groups);
+  free(c->cmd);
+  free(c->when);
   free(c);
 }
 
