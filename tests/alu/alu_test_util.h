@@ -168,6 +168,7 @@ inline Result expect(const ref::Fmt &f, Op op, uint64_t a, uint64_t b, uint64_t 
     return {canon_nan, false};
   }
   if (ftz) r = flush(f, r);
+  if ((mods & PTX_MOD_RELU) && (r & sign_bit(f))) r = 0;
   if (mods & PTX_MOD_SAT) {
     uint64_t one = (uint64_t)f.bias << (f.p - 1);
     if (r & sign_bit(f)) r = 0;
