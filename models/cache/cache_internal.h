@@ -1,0 +1,186 @@
+/* cache_internal — state of the cache model core, shared by its source files only (cache.c: tag
+ * array, MSHRs, read/write policies; cache_tex.c: the texture cache's fragment FIFO and reorder
+ * buffer; cache_index.c: set-index functions; cache_stats.c: counters). */
+#ifndef SIMTVP_CACHE_INTERNAL_H
+#define SIMTVP_CACHE_INTERNAL_H
+
+#include "cache.h"
+
+/* Requests the cache generates carry owner_ctx = the cache and this tag in owner_tag:
+ * bits 0-7 the line chunks (sectors) concerned, 8-15 the type, 16-47 the MSHR / ROB slot. */
+enum { CACHE_TAG_FETCH = 1, CACHE_TAG_WRITE_BACK = 2, CACHE_TAG_TEX_FETCH = 3 };
+#define CACHE_TAG(type, slot, chunks) \
+  (((uint64_t)(slot) << 16) | ((uint64_t)(type) << 8) | (uint64_t)(chunks))
+#define CACHE_TAG_CHUNKS(t) ((uint8_t)((t)&0xffu))
+#define CACHE_TAG_TYPE(t) ((unsigned)(((t) >> 8) & 0xffu))
+#define CACHE_TAG_SLOT(t) ((uint32_t)(((t) >> 16) & 0xffffffffu))
+
+/* Breakdown columns (GPGPU-Sim's cache_request_status, as counted). */
+enum { CACHE_BD_HIT, CACHE_BD_HIT_RESERVED, CACHE_BD_MISS, CACHE_BD_RESERVATION_FAIL,
+       CACHE_BD_SECTOR_MISS, CACHE_BD_COUNT };
+
+typedef struct cache_line {
+  uint64_t tag;            /* line address (all address bits above the line offset) */
+  uint64_t last_use;       /* LRU stamp */
+  uint64_t alloc_stamp;    /* FIFO stamp */
+  uint64_t dirty_bytes[2]; /* dirty bytes, 128-byte-line relative (mem_req.byte_mask layout) */
+  int32_t mshr;            /* live MSHR entry for this line (the line is reserved), or -1 */
+  uint8_t allocated;       /* tag valid */
+  uint8_t valid;           /* readable chunks */
+  uint8_t written;         /* chunks with written bytes, not readable (lazy fetch-on-read) */
+  uint8_t dirty;           /* chunks to write back */
+} cache_line;
+
+/* A request merged into an MSHR entry, waiting for the chunks in `waits`. */
+typedef struct cache_waiter {
+  mem_req *req;
+  int32_t next;
+  uint8_t waits;
+} cache_waiter;
+
+typedef struct cache_mshr {
+  uint64_t line;     /* line address */
+  int32_t hnext;     /* hash-chain link; free-list link when free */
+  int32_t way;       /* index into lines[] of the line it fills, or -1 (on-fill, not yet placed) */
+  int32_t wait_head, wait_tail; /* waiters in merge order */
+  uint16_t fetches;  /* fetch requests in flight */
+  uint16_t waiters;  /* requests merged */
+  uint16_t chunk_waiters[MEM_SECTORS_PER_LINE]; /* merged requests per chunk (merge limit) */
+  uint8_t pending;   /* chunks being fetched */
+  uint8_t live;
+} cache_mshr;
+
+typedef struct cache_fragment {
+  mem_req *req;
+  int32_t rob;     /* reorder-buffer slot of its miss, or -1 for a hit */
+  uint64_t ready;  /* hits: cycle its data can be read */
+} cache_fragment;
+
+typedef struct cache_rob_entry {
+  uint64_t fill_time;
+  uint8_t ready;
+} cache_rob_entry;
+
+/* An intrusive FIFO of requests (mem_req.next belongs to the current holder). */
+typedef struct cache_req_list {
+  mem_req *head, *tail;
+  uint32_t len;
+} cache_req_list;
+
+typedef struct cache_stat_set {
+  uint64_t *access, *miss, *pending_hit, *reservation_fail, *sector_miss, *write_back, *fill,
+      *forwarded, *data_port_busy, *fill_port_busy;
+  /* Registered on first use (one name formatted per counter, never per access). */
+  uint64_t *breakdown[MEM_ACC_KIND_COUNT][CACHE_BD_COUNT];
+  uint64_t *fail[MEM_ACC_KIND_COUNT][CACHE_FAIL_COUNT];
+  char prefix[96];
+  bool group;   /* names are <prefix>_cache_stats_breakdown..., else <prefix>.stats_breakdown... */
+  bool enabled; /* breakdowns registered at all */
+} cache_stat_set;
+
+struct cache {
+  cache_spec spec;
+  cache_level level;
+  bool tex;            /* F/T MSHR: fragment FIFO + reorder buffer */
+  bool sector;
+  bool on_fill;        /* f or s allocation */
+  uint32_t n_chunks;   /* sectors per line (1 for normal caches) */
+  uint32_t chunk_bytes;
+  uint8_t all_chunks;
+  uint32_t line_log2;
+  uint32_t set_bits;   /* log2(n_sets) when a power of two */
+  bool sets_pow2;
+  uint32_t assoc, max_assoc;
+  uint32_t hit_latency;
+  uint32_t data_port_bytes;
+  uint32_t n_banks, bank_interleave;
+
+  cache_line *lines;   /* n_sets × max_assoc */
+  uint64_t stamp;
+
+  /* set index */
+  uint64_t (*index_addr)(void *ctx, uint64_t addr);
+  void *index_ctx;
+  uint16_t (*ipoly)[256]; /* [8][256]: residues of each byte of the line number */
+  uint64_t ipoly_mask;    /* line-number bits the IPOLY hash uses */
+
+  /* MSHRs */
+  cache_mshr *mshr;
+  uint32_t mshr_cap;
+  int32_t *bucket;
+  uint32_t bucket_bits;
+  int32_t mshr_free;
+  uint32_t mshr_live;
+  uint32_t mshr_chunks; /* chunks being fetched, all entries */
+  cache_waiter *waiter;
+  uint32_t waiter_cap;
+  int32_t waiter_free;
+  uint32_t merged;
+
+  /* queues */
+  cache_req_list miss_queue;
+  uint32_t miss_queue_cap;
+  cache_req_list released; /* fills released these (tex: the result FIFO) */
+  uint32_t released_cap;   /* tex result FIFO size, 0 = unbounded */
+  cache_req_list hits;     /* hits waiting for the hit latency */
+  uint32_t hits_ready;     /* requests at the head of `hits` whose latency has passed */
+  uint64_t *run_ready;     /* ready cycle of each run of hits still in the latency pipe */
+  uint32_t *run_count;
+  uint32_t run_cap, run_head, run_n;
+
+  /* texture */
+  cache_fragment *frag;
+  uint32_t frag_cap, frag_head, frag_n;
+  cache_rob_entry *rob;
+  uint32_t rob_cap, rob_head, rob_n;
+
+  /* ports and time */
+  cache_ports ports;
+  bool miss_port_blocked, reply_port_blocked;
+  uint64_t last_now;
+  uint64_t data_port_free_at, fill_port_free_at;
+  uint64_t *bank_used; /* cycle + 1 of the bank's last access, 0 = never */
+
+  mem_req_pool *pool;
+  bool own_pool;
+
+  /* statistics */
+  stats *stats;
+  cache_stat_set inst, group;
+  uint64_t *alias_access, *alias_miss;
+  uint64_t dummy; /* target of counters nobody registered */
+};
+
+/* cache_index.c */
+simtvp_status cache_index_init(cache *c, simtvp_diag *diag);
+uint32_t cache_index_of(const cache *c, uint64_t addr);
+
+/* cache_stats.c */
+void cache_stats_init(cache *c, const cache_config *cfg);
+void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_miss,
+                       cache_fail_reason reason);
+
+/* cache.c, used by cache_tex.c */
+void cache_list_push(cache_req_list *l, mem_req *r);
+mem_req *cache_list_pop(cache_req_list *l);
+uint8_t cache_req_chunks(const cache *c, const mem_req *r);
+int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line);
+int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved);
+void cache_evict(cache *c, int32_t li, const mem_req *trigger);
+void cache_install(cache *c, int32_t li, uint64_t line);
+void cache_touch(cache *c, int32_t li);
+mem_req *cache_new_fetch(cache *c, uint64_t line, uint8_t chunks, uint8_t kind,
+                         const mem_req *trigger, uint64_t owner_tag);
+void cache_complete(cache *c, mem_req *req); /* to the released list (or freed) */
+void cache_use_fill_port(cache *c, uint32_t bytes, uint64_t now);
+void cache_write_bypass(cache *c, mem_req *req, uint64_t now, cache_outcome *o);
+
+/* cache_tex.c */
+simtvp_status cache_tex_init(cache *c);
+void cache_tex_access(cache *c, mem_req *req, uint64_t now, cache_outcome *o);
+void cache_tex_fill(cache *c, mem_req *reply, uint64_t now);
+void cache_tex_progress(cache *c, uint64_t now);
+uint64_t cache_tex_next_event(const cache *c);
+void cache_tex_destroy(cache *c);
+
+#endif /* SIMTVP_CACHE_INTERNAL_H */

@@ -1,0 +1,184 @@
+/* cache_stats — the cache's counters in the statistics sink, under GPGPU-Sim's names where the
+ * meaning matches (docs/cache.md "Statistics"): per instance (<name>.access, .miss, ...), per
+ * group summed over instances (L1D_total_cache_accesses, L2_cache_stats_breakdown[K][S], ...) and
+ * the total_dl1_* aliases. Counting an access costs a few adds; breakdown counters are registered
+ * the first time their (kind, status) occurs, so a name is formatted once, never per access. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cache_internal.h"
+
+static uint64_t *reg(cache *c, const char *name, const char *unit, const char *desc) {
+  if (!c->stats) return &c->dummy;
+  uint64_t *p = stats_counter(c->stats, name, unit, desc);
+  return p ? p : &c->dummy;
+}
+
+static uint64_t *regf(cache *c, const char *fmt, const char *a, const char *unit, const char *desc) {
+  char name[192];
+  snprintf(name, sizeof name, fmt, a);
+  return reg(c, name, unit, desc);
+}
+
+static void set_dummy(cache *c, cache_stat_set *s) {
+  memset(s, 0, sizeof *s);
+  uint64_t **summary[] = {&s->access,    &s->miss,        &s->pending_hit, &s->reservation_fail,
+                          &s->sector_miss, &s->write_back, &s->fill,       &s->forwarded,
+                          &s->data_port_busy, &s->fill_port_busy};
+  for (size_t i = 0; i < sizeof summary / sizeof summary[0]; i++) *summary[i] = &c->dummy;
+}
+
+void cache_stats_init(cache *c, const cache_config *cfg) {
+  set_dummy(c, &c->inst);
+  set_dummy(c, &c->group);
+  c->alias_access = c->alias_miss = &c->dummy;
+  if (!c->stats || cfg->spec.disabled) return;
+  char n1[192], n2[192];
+
+  if (cfg->name && *cfg->name) {
+    cache_stat_set *s = &c->inst;
+    const char *p = cfg->name;
+    snprintf(s->prefix, sizeof s->prefix, "%s", p);
+    s->access = regf(c, "%s.access", p, "accesses", "accesses accepted (hits, pending hits, misses)");
+    s->miss = regf(c, "%s.miss", p, "accesses", "accesses that missed (incl. sector misses)");
+    s->pending_hit = regf(c, "%s.pending_hit", p, "accesses",
+                          "accesses merged into the MSHR of an earlier miss (HIT_RESERVED)");
+    s->reservation_fail = regf(c, "%s.reservation_fail", p, "accesses",
+                               "accesses refused for lack of a line, MSHR or queue slot");
+    s->sector_miss = regf(c, "%s.sector_miss", p, "accesses",
+                          "misses on a line whose tag was present (sectors missing)");
+    s->write_back = regf(c, "%s.write_back", p, "requests", "write-back requests sent");
+    s->fill = regf(c, "%s.fill", p, "requests", "fills received from the next level");
+    s->forwarded = regf(c, "%s.forwarded", p, "requests",
+                        "requests passed on to the next level unchanged (write-through, bypass)");
+    s->data_port_busy = regf(c, "%s.data_port_busy", p, "cycles", "cycles the data port was busy");
+    s->fill_port_busy = regf(c, "%s.fill_port_busy", p, "cycles", "cycles the fill port was busy");
+    snprintf(n1, sizeof n1, "%s.miss_rate", p);
+    snprintf(n2, sizeof n2, "%s.access", p);
+    char n3[192];
+    snprintf(n3, sizeof n3, "%s.miss", p);
+    stats_ratio(c->stats, n1, "misses per access", n3, n2);
+    s->enabled = cfg->stats_instance_breakdown;
+    s->group = false;
+  }
+
+  if (cfg->stats_group && *cfg->stats_group) {
+    cache_stat_set *s = &c->group;
+    const char *g = cfg->stats_group;
+    snprintf(s->prefix, sizeof s->prefix, "%s", g);
+    snprintf(n1, sizeof n1, "%s_total_cache_accesses", g);
+    int found = 0;
+    stats_get(c->stats, n1, &found); /* the first instance of the group registers the ratio */
+    s->access = regf(c, "%s_total_cache_accesses", g, "accesses",
+                     "accesses accepted by all caches of the group (hits, pending hits, misses)");
+    s->miss = regf(c, "%s_total_cache_misses", g, "accesses", "misses, all caches of the group");
+    s->pending_hit = regf(c, "%s_total_cache_pending_hits", g, "accesses",
+                          "pending hits (HIT_RESERVED), all caches of the group");
+    s->reservation_fail = regf(c, "%s_total_cache_reservation_fails", g, "accesses",
+                               "reservation failures, all caches of the group");
+    s->sector_miss = regf(c, "%s_total_cache_sector_misses", g, "accesses",
+                          "sector misses, all caches of the group");
+    s->write_back = regf(c, "%s_total_cache_write_backs", g, "requests",
+                         "write-back requests, all caches of the group");
+    s->fill = regf(c, "%s_total_cache_fills", g, "requests", "fills, all caches of the group");
+    s->forwarded = regf(c, "%s_total_cache_forwarded", g, "requests",
+                        "requests passed through unchanged, all caches of the group");
+    s->data_port_busy = regf(c, "%s_cache_data_port_busy", g, "cycles",
+                             "data-port busy cycles, summed over the group");
+    s->fill_port_busy = regf(c, "%s_cache_fill_port_busy", g, "cycles",
+                             "fill-port busy cycles, summed over the group");
+    if (!found) {
+      snprintf(n2, sizeof n2, "%s_total_cache_misses", g);
+      char n3[192];
+      snprintf(n3, sizeof n3, "%s_total_cache_miss_rate", g);
+      stats_ratio(c->stats, n3, "misses per access, all caches of the group", n2, n1);
+    }
+    s->enabled = true;
+    s->group = true;
+  }
+
+  if (cfg->stats_total_alias && *cfg->stats_total_alias) {
+    const char *a = cfg->stats_total_alias;
+    snprintf(n1, sizeof n1, "total_%s_accesses", a);
+    int found = 0;
+    stats_get(c->stats, n1, &found);
+    c->alias_access = regf(c, "total_%s_accesses", a, "accesses",
+                           "accesses, all caches of the group (Accel-Sim's name)");
+    c->alias_miss = regf(c, "total_%s_misses", a, "accesses",
+                         "misses, all caches of the group (Accel-Sim's name)");
+    if (!found) {
+      snprintf(n2, sizeof n2, "total_%s_misses", a);
+      char n3[192];
+      snprintf(n3, sizeof n3, "total_%s_miss_rate", a);
+      stats_ratio(c->stats, n3, "misses per access (Accel-Sim's name)", n2, n1);
+    }
+  }
+}
+
+static const char *const bd_names[CACHE_BD_COUNT] = {"HIT", "HIT_RESERVED", "MISS",
+                                                     "RESERVATION_FAIL", "SECTOR_MISS"};
+
+static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+  if (!s->enabled) return;
+  uint64_t *p = s->breakdown[kind][col];
+  if (!p) {
+    char name[256];
+    snprintf(name, sizeof name, s->group ? "%s_cache_stats_breakdown[%s][%s]" : "%s.stats_breakdown[%s][%s]",
+             s->prefix, mem_access_kind_name((mem_access_kind)kind), bd_names[col]);
+    p = s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
+  }
+  ++*p;
+}
+
+static void bump_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reason reason) {
+  if (!s->enabled) return;
+  uint64_t *p = s->fail[kind][reason];
+  if (!p) {
+    char name[256];
+    snprintf(name, sizeof name,
+             s->group ? "%s_cache_stats_fail_breakdown[%s][%s]" : "%s.stats_fail_breakdown[%s][%s]",
+             s->prefix, mem_access_kind_name((mem_access_kind)kind), cache_fail_reason_name(reason));
+    p = s->fail[kind][reason] = reg(c, name, "accesses", "reservation failures by kind and reason");
+  }
+  ++*p;
+}
+
+void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_miss,
+                       cache_fail_reason reason) {
+  if (kind >= MEM_ACC_KIND_COUNT) kind = MEM_ACC_GLOBAL_R; /* not a kind: count it somewhere */
+  cache_stat_set *sets[2] = {&c->inst, &c->group};
+  unsigned col;
+  switch (status) {
+    case CACHE_HIT:
+      col = CACHE_BD_HIT;
+      break;
+    case CACHE_HIT_RESERVED:
+      col = CACHE_BD_HIT_RESERVED;
+      break;
+    case CACHE_MISS:
+      col = sector_miss ? CACHE_BD_SECTOR_MISS : CACHE_BD_MISS;
+      break;
+    default:
+      col = CACHE_BD_RESERVATION_FAIL;
+      break;
+  }
+  for (int i = 0; i < 2; i++) {
+    cache_stat_set *s = sets[i];
+    if (status == CACHE_RESERVATION_FAIL) {
+      ++*s->reservation_fail;
+      if ((unsigned)reason < CACHE_FAIL_COUNT) bump_fail(c, s, kind, reason);
+    } else {
+      ++*s->access;
+      if (status == CACHE_HIT_RESERVED) ++*s->pending_hit;
+      if (status == CACHE_MISS) {
+        ++*s->miss;
+        if (sector_miss) ++*s->sector_miss;
+      }
+    }
+    bump_breakdown(c, s, kind, col);
+  }
+  if (status != CACHE_RESERVATION_FAIL) {
+    ++*c->alias_access;
+    if (status == CACHE_MISS) ++*c->alias_miss;
+  }
+}
