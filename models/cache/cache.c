@@ -222,6 +222,13 @@ static int32_t mshr_lookup(const cache *c, uint64_t line) {
   return -1;
 }
 
+/* The MSHR entry of a line: the one reserving its line, or (allocate-on-fill, nothing placed
+ * yet) the one found by address. */
+static int32_t entry_of(const cache *c, int32_t li, uint64_t line) {
+  if (li >= 0 && c->lines[li].mshr >= 0) return c->lines[li].mshr;
+  return c->on_fill ? mshr_lookup(c, line) : -1; /* on miss, an entry always holds its line */
+}
+
 static int32_t mshr_new(cache *c, uint64_t line, int32_t way) {
   int32_t i = c->mshr_free;
   assert(i >= 0);
@@ -412,7 +419,7 @@ static cache_status read_access(cache *c, mem_req *req, uint64_t now, cache_outc
   uint8_t need = cache_req_chunks(c, req);
   bool atomic = req->kind == MEM_ACC_ATOMIC;
   int32_t li = cache_find_line(c, set, line);
-  int32_t mi = li >= 0 ? c->lines[li].mshr : mshr_lookup(c, line);
+  int32_t mi = entry_of(c, li, line);
   uint8_t present = li >= 0 ? c->lines[li].valid : 0;
   uint8_t pending = mi >= 0 ? c->mshr[mi].pending : 0;
   uint8_t waits = need & (uint8_t)~present;
@@ -528,7 +535,7 @@ static cache_status write_access(cache *c, mem_req *req, uint64_t now, cache_out
   uint64_t bytes[2];
   req_bytes(req, bytes);
   int32_t li = cache_find_line(c, set, line);
-  int32_t mi = li >= 0 ? c->lines[li].mshr : mshr_lookup(c, line);
+  int32_t mi = entry_of(c, li, line);
   uint8_t present = li >= 0 ? (uint8_t)(c->lines[li].valid | c->lines[li].written) : 0;
   uint8_t pending = mi >= 0 ? c->mshr[mi].pending : 0;
   uint8_t absent = need & (uint8_t)~present;
@@ -671,7 +678,7 @@ cache_status cache_probe(const cache *c, const mem_req *req) {
   uint8_t need = cache_req_chunks(c, req);
   int32_t li = cache_find_line(c, set, line);
   if (c->tex) return (li >= 0 && !(need & (uint8_t)~c->lines[li].valid)) ? CACHE_HIT : CACHE_MISS;
-  int32_t mi = li >= 0 ? c->lines[li].mshr : mshr_lookup(c, line);
+  int32_t mi = entry_of(c, li, line);
   uint8_t pending = mi >= 0 ? c->mshr[mi].pending : 0;
   uint8_t present = 0;
   if (li >= 0) present = (req->is_write && req->kind != MEM_ACC_ATOMIC) ? (uint8_t)(c->lines[li].valid | c->lines[li].written)
