@@ -417,3 +417,17 @@ TEST(AluFloat, SetValueAndSlctSelection) {
   EXPECT_TRUE(alu_slct_pick_a_f32(0x80000001u, PTX_MOD_FTZ));  // flushed to -0
   EXPECT_TRUE(alu_slct_pick_a_f32(0x7f800000u, 0));
 }
+
+TEST(AluFloat, F32FmaIsSinglyRoundedEvenWhereDoubleRoundingWouldFail) {
+  // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is exactly an f32 midpoint; adding ±2^-60 decides the
+  // rounding, but a sum rounded to double first would lose it and tie to even.
+  const uint32_t a = 0x3f800800u, up = 0x21800000u /*2^-60*/, down = 0xa1800000u;
+  EXPECT_EQ(alu_fma_f32(a, a, up, 0), 0x3f801001u);
+  EXPECT_EQ(alu_fma_f32(a, a, down, 0), 0x3f801000u);
+  EXPECT_EQ(alu_fma_f32(a, a, 0u, 0), 0x3f801000u);  // the tie itself: to even
+  EXPECT_EQ(alu_fma_f32_rnd(a, a, up, PTX_RND_RZ, 0), 0x3f801000u);
+  EXPECT_EQ(alu_fma_f32_rnd(a, a, down, PTX_RND_RP, 0), 0x3f801001u);
+  // subnormal results go through the exact path too
+  EXPECT_EQ(alu_fma_f32(0x00800000u, 0x3f000000u, 0x00000001u, 0), 0x00400001u);
+  EXPECT_EQ(alu_fma_f32(0x00800001u, 0x3f000000u, 0u, 0), 0x00400000u);  // tie to even
+}

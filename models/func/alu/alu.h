@@ -111,11 +111,22 @@ static inline uint32_t alu_sub_f32(uint32_t a, uint32_t b, uint64_t mods) {
 static inline uint32_t alu_mul_f32(uint32_t a, uint32_t b, uint64_t mods) {
   return alu_f32_finish(alu_f32_in(a, mods) * alu_f32_in(b, mods), mods);
 }
-/* fma.rn.f32 / mad.rn.f32: one rounding (compile with -mfma for a single instruction; otherwise
- * the C library's fmaf, which is exact). */
+/* fma.rn.f32 / mad.rn.f32: a*b+c with one rounding. With FMA hardware enabled (-mfma, -march=
+ * x86-64-v3) this is one instruction and vectorises. Without it: the product is exact in double,
+ * the sum is rounded once to double, and that double rounds correctly to f32 unless it landed
+ * exactly on an f32 midpoint or in the f32 subnormal range, the rare cases sent to the exact
+ * alu_fma_f32_exact. */
+float alu_fma_f32_exact(float a, float b, float c);
 static inline uint32_t alu_fma_f32(uint32_t a, uint32_t b, uint32_t c, uint64_t mods) {
-  return alu_f32_finish(__builtin_fmaf(alu_f32_in(a, mods), alu_f32_in(b, mods), alu_f32_in(c, mods)),
-                        mods);
+  float x = alu_f32_in(a, mods), y = alu_f32_in(b, mods), z = alu_f32_in(c, mods);
+#if defined(__FMA__) || defined(__aarch64__)
+  return alu_f32_finish(__builtin_fmaf(x, y, z), mods);
+#else
+  double s = (double)x * (double)y + (double)z; /* the product is exact */
+  uint64_t u = alu_f64_bits(s);
+  bool hard = (u & 0x1fffffffull) == 0x10000000ull || (u & 0x7fffffffffffffffull) < 0x3810000000000000ull;
+  return alu_f32_finish(hard ? alu_fma_f32_exact(x, y, z) : (float)s, mods);
+#endif
 }
 /* div.rn.f32 (IEEE, also what div.f32 without modifiers means in PTX >= 1.4 with .rn) */
 static inline uint32_t alu_div_f32(uint32_t a, uint32_t b, uint64_t mods) {
