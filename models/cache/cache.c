@@ -200,6 +200,15 @@ void cache_evict(cache *c, int32_t li, const mem_req *trigger) {
   l->mshr = -1;
 }
 
+/* Forgets that the given chunks are dirty (and their dirty bytes). */
+static void clear_dirty(cache *c, cache_line *l, uint8_t chunks) {
+  uint64_t cm[2];
+  chunk_bytes_mask(c, l->tag, chunks, cm);
+  l->dirty &= (uint8_t)~chunks;
+  l->dirty_bytes[0] &= ~cm[0];
+  l->dirty_bytes[1] &= ~cm[1];
+}
+
 static void mark_dirty(cache *c, int32_t li, uint8_t chunks, const uint64_t bytes[2]) {
   cache_line *l = &c->lines[li];
   l->dirty |= chunks;
@@ -512,7 +521,7 @@ static cache_status write_evict(cache *c, mem_req *req, uint64_t now, cache_outc
     }
     l->valid &= (uint8_t)~need;
     l->written &= (uint8_t)~need;
-    l->dirty &= (uint8_t)~need;
+    clear_dirty(c, l, need);
     if (!l->valid && !l->written && !l->dirty && l->mshr < 0) cache_evict(c, li, req);
   }
   forward(c, req, o);
@@ -891,7 +900,7 @@ uint32_t cache_flush(cache *c, uint64_t now) {
     if (!l->allocated) continue;
     if (l->dirty) {
       queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, NULL);
-      l->dirty = 0;
+      clear_dirty(c, l, l->dirty);
       n++;
     }
     if (l->mshr < 0) cache_evict(c, (int32_t)i, NULL);

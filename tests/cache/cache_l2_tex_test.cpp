@@ -183,3 +183,18 @@ TEST(CacheTex, ResultFifoBoundsWhatWaitsForTheCore) {
   mem_req_free(x);
   CacheRig::release(r.replies(1));
 }
+
+TEST(CacheTex, WritesGoByAndInvalidate) {
+  CacheRig r(kTex, 0, CACHE_LEVEL_L1, "L1T[0]", "L1T");
+  r.build();
+  r.access(r.req(0x1000, MEM_ACC_TEXTURE_R), 0);
+  r.fill(cache_miss_pop(r.c), 0);
+  CacheRig::release(r.replies(0));
+  mem_req *w = r.write(0x1000, 4);
+  cache_outcome o{};
+  EXPECT_EQ(CACHE_HIT, r.access(w, 1, &o));
+  EXPECT_TRUE(o.forwarded);
+  EXPECT_FALSE(r.has_line(0x1000));
+  EXPECT_EQ(w, cache_miss_pop(r.c));
+  mem_req_free(w);
+}

@@ -378,3 +378,27 @@ TEST(CacheL1d, DataPortWidthSetsHitOccupancy) {
   EXPECT_EQ(2u, r.stat("L1D_cache_core[0].data_port_busy"));
   EXPECT_EQ(4u, r.stat("L1D_cache_core[0].fill_port_busy"));
 }
+
+TEST(CacheL1c, SixtyFourByteLinesFetchTheirHalfOfThe128ByteLine) {
+  // Constant cache string: 128 sets x 64 B x 8 ways, allocate on fill, 2 MSHRs merging 64.
+  CacheRig r("N:128:64:8,L:R:f:N:L,S:2:64,4", 0, CACHE_LEVEL_L1, "L1C_cache_core[0]", "L1C");
+  r.build();
+  mem_req *a = r.req(0x10C4, MEM_ACC_CONST_R, 4);  // upper half of the 128-byte line 0x1080
+  EXPECT_EQ(CACHE_MISS, r.access(a, 1));
+  auto m = r.drain_misses();
+  ASSERT_EQ(1u, m.size());
+  // Line 0x10C0 (64 bytes) = sectors 2 and 3 of 0x1080; bytes 64..127 → byte_mask[1] all ones.
+  EXPECT_EQ(0x10C0u, m[0]->addr);
+  EXPECT_EQ(64u, m[0]->size);
+  EXPECT_EQ(0xCu, m[0]->sector_mask);
+  EXPECT_EQ(0ull, m[0]->byte_mask[0]);
+  EXPECT_EQ(~0ull, m[0]->byte_mask[1]);
+  EXPECT_EQ(MEM_ACC_CONST_R, m[0]->kind);
+  r.fill(m[0], 2);
+  CacheRig::release(r.replies(2));
+  EXPECT_EQ(CACHE_HIT, r.access(r.req(0x10F8, MEM_ACC_CONST_R, 8), 3));
+  EXPECT_EQ(CACHE_MISS, r.access(r.req(0x1080, MEM_ACC_CONST_R, 4), 3));  // the other half
+  r.fill(r.drain_misses()[0], 4);
+  CacheRig::release(r.replies(4));
+  EXPECT_EQ(3u, r.stat("L1C_total_cache_accesses"));  // miss, hit, miss
+}
