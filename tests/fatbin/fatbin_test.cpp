@@ -369,29 +369,35 @@ TEST(Cubin, RegisterCountsAndSizesMatchPtxasForEveryArchitecture) {
 }
 
 TEST(Cubin, ParametersFollowTheKernelSignatureWithAlignment) {
-  bytes b = read_bytes(fixture("fatbin_kernels.default.fatbin"));
+  bytes b = read_bytes(fixture("fatbin_kernels.multi_arch.fatbin"));
   fatbin_ptr f = open_bytes(b);
   ASSERT_TRUE(f);
-  cubin_ptr c = read_cubin(f.get(), pick_elf(f.get(), 75));
-  ASSERT_TRUE(c);
-  // many_params(char, double, record{double, char, int[3]}, short, int *)
-  const fatbin_kernel *k = fatbin_cubin_find_kernel(c.get(), "_Z11many_paramscd6recordsPi");
-  ASSERT_NE(k, nullptr);
-  const fatbin_param want[] = {{0, 0, 1}, {1, 8, 8}, {2, 16, 24}, {3, 40, 2}, {4, 48, 8}};
-  ASSERT_EQ(k->param_count, 5u);
-  for (size_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(k->params[i].ordinal, want[i].ordinal);
-    EXPECT_EQ(k->params[i].offset, want[i].offset) << "parameter " << i;
-    EXPECT_EQ(k->params[i].size, want[i].size) << "parameter " << i;
+  for (uint32_t sm : {75u, 80u, 86u, 90u}) {
+    SCOPED_TRACE("sm_" + std::to_string(sm));
+    cubin_ptr c = read_cubin(f.get(), pick_elf(f.get(), sm));
+    ASSERT_TRUE(c);
+    // many_params(char, double, record{double, char, int[3]}, short, int *)
+    const fatbin_kernel *k = fatbin_cubin_find_kernel(c.get(), "_Z11many_paramscd6recordsPi");
+    ASSERT_NE(k, nullptr);
+    const fatbin_param want[] = {{0, 0, 1}, {1, 8, 8}, {2, 16, 24}, {3, 40, 2}, {4, 48, 8}};
+    ASSERT_EQ(k->param_count, 5u);
+    for (size_t i = 0; i < 5; ++i) {
+      EXPECT_EQ(k->params[i].ordinal, want[i].ordinal);
+      EXPECT_EQ(k->params[i].offset, want[i].offset) << "parameter " << i;
+      EXPECT_EQ(k->params[i].size, want[i].size) << "parameter " << i;
+    }
+    EXPECT_EQ(k->param_bytes, 56u);
+    // Parameters start at c[0][0x160] up to sm_86 and at c[0][0x210] on sm_90.
+    EXPECT_EQ(k->param_base, sm < 90 ? 0x160u : 0x210u);
+    EXPECT_GE(k->const0_bytes, k->param_base + k->param_bytes);
+    EXPECT_GT(k->code_bytes, 0u);
+    const fatbin_kernel *two = fatbin_cubin_find_kernel(c.get(), "_Z10with_localPii");
+    ASSERT_NE(two, nullptr);
+    ASSERT_EQ(two->param_count, 2u);
+    EXPECT_EQ(two->params[1].offset, 8u);
+    EXPECT_EQ(two->params[1].size, 4u);
+    EXPECT_EQ(fatbin_cubin_find_kernel(c.get(), "_Z5depthi"), nullptr);  // a device function
   }
-  EXPECT_EQ(k->param_bytes, 56u);
-  EXPECT_EQ(k->param_base, 0x160u);  // sm_75: parameters start at c[0][0x160]
-  EXPECT_GE(k->const0_bytes, k->param_base + k->param_bytes);
-  EXPECT_GT(k->code_bytes, 0u);
-  const fatbin_kernel *none = fatbin_cubin_find_kernel(c.get(), "_Z10with_localPii");
-  ASSERT_NE(none, nullptr);
-  EXPECT_EQ(none->param_count, 2u);
-  EXPECT_EQ(fatbin_cubin_find_kernel(c.get(), "_Z5depthi"), nullptr);  // a device function
 }
 
 TEST(Cubin, LaunchBoundsBecomeMaxThreadsAndARegisterCap) {
