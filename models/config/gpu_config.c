@@ -521,8 +521,9 @@ static const config_option sim_options[] = {
                  sim_modes, NULL, NULL, 0),
     SIM(max_cycle, CONFIG_UINT64, "-gpgpu_max_cycle", "0", "core cycles",
         "Stop the simulation after this many cycles; 0 = no limit."),
-    SIM(max_insn, CONFIG_UINT64, "-gpgpu_max_insn", "0", "warp instructions",
-        "Stop after this many instructions; 0 = no limit."),
+    SIM(max_insn, CONFIG_UINT64, "-gpgpu_max_insn", "0", "thread instructions",
+        "Stop after this many instructions, counted like `gpu_sim_insn` (one per active "
+        "thread); 0 = no limit."),
     SIM(max_cta, CONFIG_UINT, "-gpgpu_max_cta", "0", "CTAs",
         "Stop after this many CTAs were issued; 0 = no limit."),
     SIM(max_completed_cta, CONFIG_UINT, "-gpgpu_max_completed_cta", "0", "CTAs",

@@ -194,7 +194,7 @@ typedef struct gpu_clock_config {
 typedef struct gpu_sim_config {
   int32_t ptx_sim_mode;            /* -gpgpu_ptx_sim_mode: 0 performance, 1 functional */
   uint64_t max_cycle;              /* -gpgpu_max_cycle, core cycles, 0 = no limit */
-  uint64_t max_insn;               /* -gpgpu_max_insn, warp instructions, 0 = no limit */
+  uint64_t max_insn;               /* -gpgpu_max_insn, thread instructions, 0 = no limit */
   uint32_t max_cta;                /* -gpgpu_max_cta, 0 = no limit */
   uint32_t max_completed_cta;      /* -gpgpu_max_completed_cta, 0 = no limit */
   bool deadlock_detect;            /* -gpgpu_deadlock_detect */
