@@ -170,7 +170,8 @@ typedef struct cache_config {
 
 /* Creates a cache; on bad configuration returns the status, fills diag and sets *out = NULL. */
 simtvp_status cache_create(const cache_config *config, cache **out, simtvp_diag *diag);
-/* Frees the cache; requests it still holds are returned to their pools. */
+/* Frees the cache; requests it still holds are returned to their pools. A cache that owns its
+ * pool (cfg.pool NULL) frees it too: destroy it only after its fetches have come back. */
 void cache_destroy(cache *c);
 
 typedef enum cache_status {
