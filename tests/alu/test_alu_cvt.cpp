@@ -167,6 +167,9 @@ TEST(AluCvt, F32ToF16RoundsEveryBoundaryInEveryMode) {
             Want w = ref_ff(kF32, f, kF16, r, mods);
             ASSERT_EQ(alu_cvt(f, PTX_TYPE_F16, PTX_TYPE_F32, r, mods), w.bits)
                 << std::hex << f << " mode " << r << " mods " << mods;
+            if (r == PTX_RND_RN) {  // the inline fast form
+              ASSERT_EQ(alu_cvt_rn_f16_f32(f, mods), w.bits) << std::hex << f << " mods " << mods;
+            }
             checked++;
           }
       }

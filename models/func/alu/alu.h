@@ -283,14 +283,68 @@ bool alu_testp_f64(uint64_t a, ptx_testp_kind kind);
  * the function. f32 mods: PTX_MOD_FTZ.
  * ---------------------------------------------------------------------------------------------- */
 
-bool alu_cmp_f32(uint32_t a, uint32_t b, ptx_cmp cmp, uint64_t mods);
-bool alu_cmp_f64(uint64_t a, uint64_t b, ptx_cmp cmp);
+/* The outcome of a comparison from the relation of the operands (lt/eq/gt, or unordered). */
+static inline bool alu_cmp_outcome(ptx_cmp cmp, bool lt, bool eq, bool gt, bool unord) {
+  switch (cmp) {
+  case PTX_CMP_EQ: return eq;
+  case PTX_CMP_NE: return lt || gt; /* ordered: false on NaN */
+  case PTX_CMP_LT: case PTX_CMP_LO: return lt;
+  case PTX_CMP_LE: case PTX_CMP_LS: return lt || eq;
+  case PTX_CMP_GT: case PTX_CMP_HI: return gt;
+  case PTX_CMP_GE: case PTX_CMP_HS: return gt || eq;
+  case PTX_CMP_EQU: return eq || unord;
+  case PTX_CMP_NEU: return !eq;
+  case PTX_CMP_LTU: return lt || unord;
+  case PTX_CMP_LEU: return lt || eq || unord;
+  case PTX_CMP_GTU: return gt || unord;
+  case PTX_CMP_GEU: return gt || eq || unord;
+  case PTX_CMP_NUM: return !unord;
+  case PTX_CMP_NAN: return unord;
+  default: return false;
+  }
+}
+static inline bool alu_cmp_f32(uint32_t a, uint32_t b, ptx_cmp cmp, uint64_t mods) {
+  float x = alu_f32_in(a, mods), y = alu_f32_in(b, mods);
+  bool unord = x != x || y != y;
+  return alu_cmp_outcome(cmp, x < y, x == y, x > y, unord);
+}
+static inline bool alu_cmp_f64(uint64_t a, uint64_t b, ptx_cmp cmp) {
+  double x = alu_f64(a), y = alu_f64(b);
+  bool unord = x != x || y != y;
+  return alu_cmp_outcome(cmp, x < y, x == y, x > y, unord);
+}
+/* Integers: LO/LS/HI/HS are always unsigned, the other relations follow the function's
+ * signedness; the unordered forms mean their ordered counterparts, NUM is true, NAN false. */
+static inline bool alu_cmp_int_outcome(ptx_cmp cmp, bool slt, bool ult, bool eq) {
+  switch (cmp) {
+  case PTX_CMP_LO: return ult;
+  case PTX_CMP_LS: return ult || eq;
+  case PTX_CMP_HI: return !ult && !eq;
+  case PTX_CMP_HS: return !ult;
+  case PTX_CMP_EQ: case PTX_CMP_EQU: return eq;
+  case PTX_CMP_NE: case PTX_CMP_NEU: return !eq;
+  case PTX_CMP_LT: case PTX_CMP_LTU: return slt;
+  case PTX_CMP_LE: case PTX_CMP_LEU: return slt || eq;
+  case PTX_CMP_GT: case PTX_CMP_GTU: return !slt && !eq;
+  case PTX_CMP_GE: case PTX_CMP_GEU: return !slt;
+  case PTX_CMP_NUM: return true;
+  default: return false;
+  }
+}
+static inline bool alu_cmp_s32(uint32_t a, uint32_t b, ptx_cmp cmp) {
+  return alu_cmp_int_outcome(cmp, (int32_t)a < (int32_t)b, a < b, a == b);
+}
+static inline bool alu_cmp_u32(uint32_t a, uint32_t b, ptx_cmp cmp) {
+  return alu_cmp_int_outcome(cmp, a < b, a < b, a == b);
+}
+static inline bool alu_cmp_s64(uint64_t a, uint64_t b, ptx_cmp cmp) {
+  return alu_cmp_int_outcome(cmp, (int64_t)a < (int64_t)b, a < b, a == b);
+}
+static inline bool alu_cmp_u64(uint64_t a, uint64_t b, ptx_cmp cmp) {
+  return alu_cmp_int_outcome(cmp, a < b, a < b, a == b);
+}
 bool alu_cmp_f16(uint16_t a, uint16_t b, ptx_cmp cmp, uint64_t mods);
 bool alu_cmp_bf16(uint16_t a, uint16_t b, ptx_cmp cmp);
-bool alu_cmp_s32(uint32_t a, uint32_t b, ptx_cmp cmp);
-bool alu_cmp_u32(uint32_t a, uint32_t b, ptx_cmp cmp);
-bool alu_cmp_s64(uint64_t a, uint64_t b, ptx_cmp cmp);
-bool alu_cmp_u64(uint64_t a, uint64_t b, ptx_cmp cmp);
 /* Any type: integers of 8..64 bits (bits above the type width are ignored; signed types are
  * sign-extended first), .b types compare as unsigned, f16/bf16/f32/f64. */
 bool alu_cmp(uint64_t a, uint64_t b, ptx_type type, ptx_cmp cmp, uint64_t mods);

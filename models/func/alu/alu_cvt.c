@@ -252,5 +252,7 @@ uint32_t alu_cvt_f32_f16(uint16_t h) {
 }
 
 uint16_t alu_cvt_rn_f16_f32(uint32_t a, uint64_t mods) {
-  return (uint16_t)alu_cvt(a, PTX_TYPE_F16, PTX_TYPE_F32, PTX_RND_RN, mods);
+  if (mods & (PTX_MOD_SAT | PTX_MOD_RELU | PTX_MOD_SATFINITE))
+    return (uint16_t)alu_cvt(a, PTX_TYPE_F16, PTX_TYPE_F32, PTX_RND_RN, mods);
+  return soft_f32_to_f16_rn((mods & PTX_MOD_FTZ) ? alu_ftz_f32(a) : a);
 }

@@ -172,36 +172,11 @@ bool alu_testp_f64(uint64_t a, ptx_testp_kind kind) {
   }
 }
 
-/* The outcome of a comparison from the ordered relation (lt/eq/gt) and unordered flag. */
-static inline bool cmp_result(ptx_cmp cmp, bool lt, bool eq, bool gt, bool unord) {
-  switch (cmp) {
-  case PTX_CMP_EQ: return eq;
-  case PTX_CMP_NE: return lt || gt; /* ordered: false on NaN */
-  case PTX_CMP_LT: case PTX_CMP_LO: return lt;
-  case PTX_CMP_LE: case PTX_CMP_LS: return lt || eq;
-  case PTX_CMP_GT: case PTX_CMP_HI: return gt;
-  case PTX_CMP_GE: case PTX_CMP_HS: return gt || eq;
-  case PTX_CMP_EQU: return eq || unord;
-  case PTX_CMP_NEU: return !eq;
-  case PTX_CMP_LTU: return lt || unord;
-  case PTX_CMP_LEU: return lt || eq || unord;
-  case PTX_CMP_GTU: return gt || unord;
-  case PTX_CMP_GEU: return gt || eq || unord;
-  case PTX_CMP_NUM: return !unord;
-  case PTX_CMP_NAN: return unord;
-  default: return false;
-  }
-}
-
 static inline bool cmp_double(double x, double y, ptx_cmp cmp) {
   bool unord = isnan(x) || isnan(y);
-  return cmp_result(cmp, !unord && x < y, !unord && x == y, !unord && x > y, unord);
+  return alu_cmp_outcome(cmp, !unord && x < y, !unord && x == y, !unord && x > y, unord);
 }
 
-bool alu_cmp_f32(uint32_t a, uint32_t b, ptx_cmp cmp, uint64_t mods) {
-  return cmp_double(alu_f32_in(a, mods), alu_f32_in(b, mods), cmp);
-}
-bool alu_cmp_f64(uint64_t a, uint64_t b, ptx_cmp cmp) { return cmp_double(alu_f64(a), alu_f64(b), cmp); }
 bool alu_cmp_f16(uint16_t a, uint16_t b, ptx_cmp cmp, uint64_t mods) {
   if (mods & PTX_MOD_FTZ) {
     a = alu_ftz_f16(a);
@@ -212,33 +187,6 @@ bool alu_cmp_f16(uint16_t a, uint16_t b, ptx_cmp cmp, uint64_t mods) {
 bool alu_cmp_bf16(uint16_t a, uint16_t b, ptx_cmp cmp) {
   return cmp_double(soft_to_double(&SOFT_BF16, a), soft_to_double(&SOFT_BF16, b), cmp);
 }
-
-/* Integers: LO/LS/HI/HS are always unsigned; the other relations use the function's signedness.
- * NUM/NAN and the unordered forms are meaningless for integers: the ordered answer is given. */
-static inline bool cmp_int(ptx_cmp cmp, bool slt, bool ult, bool eq) {
-  switch (cmp) {
-  case PTX_CMP_LO: return ult;
-  case PTX_CMP_LS: return ult || eq;
-  case PTX_CMP_HI: return !ult && !eq;
-  case PTX_CMP_HS: return !ult;
-  case PTX_CMP_EQ: case PTX_CMP_EQU: return eq;
-  case PTX_CMP_NE: case PTX_CMP_NEU: return !eq;
-  case PTX_CMP_LT: case PTX_CMP_LTU: return slt;
-  case PTX_CMP_LE: case PTX_CMP_LEU: return slt || eq;
-  case PTX_CMP_GT: case PTX_CMP_GTU: return !slt && !eq;
-  case PTX_CMP_GE: case PTX_CMP_GEU: return !slt;
-  case PTX_CMP_NUM: return true;
-  default: return false;
-  }
-}
-bool alu_cmp_s32(uint32_t a, uint32_t b, ptx_cmp cmp) {
-  return cmp_int(cmp, (int32_t)a < (int32_t)b, a < b, a == b);
-}
-bool alu_cmp_u32(uint32_t a, uint32_t b, ptx_cmp cmp) { return cmp_int(cmp, a < b, a < b, a == b); }
-bool alu_cmp_s64(uint64_t a, uint64_t b, ptx_cmp cmp) {
-  return cmp_int(cmp, (int64_t)a < (int64_t)b, a < b, a == b);
-}
-bool alu_cmp_u64(uint64_t a, uint64_t b, ptx_cmp cmp) { return cmp_int(cmp, a < b, a < b, a == b); }
 
 bool alu_cmp(uint64_t a, uint64_t b, ptx_type type, ptx_cmp cmp, uint64_t mods) {
   unsigned bits;

@@ -39,6 +39,17 @@ static uint16_t h_arith(bool is_f16, h_op op, uint16_t a, uint16_t b, uint16_t c
     c = alu_ftz_f16(c);
   }
   rnd = soft_float_rnd(rnd);
+  if (rnd == PTX_RND_RN && op != H_FMA) {
+    /* Fast path: the sum, difference or product rounded to f32 and then to f16/bf16 is correctly
+     * rounded, because f32 has more than 2p+2 bits (double rounding is innocuous for +, -, x;
+     * Figueroa 1995). bf16 results in the f32 subnormal range take the exact path below. */
+    float x = alu_f32(is_f16 ? soft_f16_to_f32(a) : (uint32_t)a << 16);
+    float y = alu_f32(is_f16 ? soft_f16_to_f32(b) : (uint32_t)b << 16);
+    float r = op == H_ADD ? x + y : op == H_SUB ? x - y : x * y;
+    uint32_t u = alu_f32_bits(r);
+    if (is_f16) return h_post(f, true, soft_f32_to_f16_rn(u), mods);
+    if ((u & 0x7f800000u) != 0 || (u & 0x7fffffffu) == 0) return h_post(f, false, soft_f32_to_bf16_rn(u), mods);
+  }
   double x = soft_to_double(f, a), y = soft_to_double(f, b), z = soft_to_double(f, c);
   double s, p = 0, q = 0; /* p, q: the two addends, for the sign of an exact zero */
   int dir = 0;

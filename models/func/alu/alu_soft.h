@@ -118,4 +118,33 @@ uint64_t soft_round_double(const soft_fmt *f, double s, int dir, ptx_rounding rn
 /* Value of a format bit pattern as a double (exact for every format here). NaN -> NaN. */
 double soft_to_double(const soft_fmt *f, uint64_t bits);
 
+/* Fast round-to-nearest-even conversions used on the hot paths (NaN -> canonical 0x7fff). */
+static inline uint16_t soft_f32_to_f16_rn(uint32_t x) {
+  uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return 0x7fffu;
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 (or Inf): Inf */
+  if (ax >= 0x38800000u) {                                   /* normal f16: >= 2^-14 */
+    uint32_t r = ax - 0x38000000u;                           /* rebias 127 -> 15 */
+    r += 0xfffu + ((r >> 13) & 1u);
+    return (uint16_t)(sign | (r >> 13));
+  }
+  if (ax <= 0x33000000u) return (uint16_t)sign; /* <= 2^-25: ties to even at 0 */
+  uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u;
+  uint32_t shift = 126u - e; /* 14 .. 24: value / 2^-24 = m >> shift */
+  uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+  q += rem > half || (rem == half && (q & 1u));
+  return (uint16_t)(sign | q);
+}
+static inline uint16_t soft_f32_to_bf16_rn(uint32_t x) {
+  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+static inline uint32_t soft_f16_to_f32(uint16_t h) {
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return s | 0x7f800000u | (m << 13); /* Inf, NaN (payload kept) */
+  if (e == 0) return m ? s | alu_f32_bits((float)m * 0x1p-24f) : s;
+  return s | ((e + 112u) << 23) | (m << 13);
+}
+
 #endif /* SIMTVP_ALU_SOFT_H */
