@@ -135,10 +135,12 @@ static simtvp_status read_sections(const fatbin_cubin *c, section **out, uint32_
     s[i].link = fatbin_rd32(sh + 0x28);
     s[i].info = fatbin_rd32(sh + 0x2c);
     if (s[i].type != SHT_NOBITS && (s[i].offset > c->size || s[i].size > c->size - s[i].offset)) {
+      simtvp_status st = fail_at(diag, shoff + (uint64_t)i * SECTION_HEADER_SIZE,
+                                 "cubin: section %u [%#llx, +%llu) lies outside the %zu-byte file", i,
+                                 (unsigned long long)s[i].offset, (unsigned long long)s[i].size,
+                                 c->size);
       free(s);
-      return fail_at(diag, shoff + (uint64_t)i * SECTION_HEADER_SIZE,
-                     "cubin: section %u [%#llx, +%llu) lies outside the %zu-byte file", i,
-                     (unsigned long long)s[i].offset, (unsigned long long)s[i].size, c->size);
+      return st;
     }
   }
   for (uint32_t i = 0; i < shnum; ++i) {
