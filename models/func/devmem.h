@@ -1,0 +1,98 @@
+/* devmem — the device-memory store: a sparse 64-bit address space backed by host memory.
+ *
+ * Models what a GPU's memory management unit makes of device memory: ranges are mapped in 4 KiB
+ * pages (the GPU MMU's small page), any access to an unmapped page is detected and reported, and
+ * mapped memory reads as zero until written. It is the data store behind every component that
+ * touches device memory with real data: the functional engine (models/func) when an instruction
+ * executes, the copy engine, and the driver's module loader. Timing models never touch it
+ * (DESIGN.md §3).
+ *
+ * Lookup is by page number in an open-addressing hash table; callers on a hot path keep a small
+ * direct-mapped translation cache (devmem_tlb) in front of it. A mapped range is one contiguous
+ * host block, so bulk copies inside one mapping need no per-page work (devmem_span).
+ *
+ * Not thread-safe for map/unmap; concurrent reads and writes of distinct bytes from several host
+ * threads are fine as long as nobody maps or unmaps meanwhile (each thread with its own tlb). */
+#ifndef SIMTVP_DEVMEM_H
+#define SIMTVP_DEVMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simtvp_diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DEVMEM_PAGE_BITS 12u
+#define DEVMEM_PAGE_BYTES (1ull << DEVMEM_PAGE_BITS)
+#define DEVMEM_PAGE_MASK (DEVMEM_PAGE_BYTES - 1ull)
+
+typedef struct devmem devmem;
+
+devmem *devmem_create(void);
+void devmem_destroy(devmem *dm);
+
+/* Maps [addr, addr+size) rounded out to whole pages, zero-filled. Fails (SIMTVP_ERR_ARG) when any
+ * of those pages is already mapped or the range wraps, SIMTVP_ERR_NOMEM when the host is out of
+ * memory. size 0 maps nothing and succeeds. */
+simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *diag);
+/* Unmaps every mapped page of [addr, addr+size) rounded out to pages; pages not mapped are
+ * ignored. Host memory of a mapping is released when its last page is unmapped. */
+void devmem_unmap(devmem *dm, uint64_t addr, uint64_t size);
+/* true when every byte of [addr, addr+size) lies in mapped pages (size 0: true). */
+bool devmem_is_mapped(const devmem *dm, uint64_t addr, uint64_t size);
+/* Bytes currently mapped (pages × page size). */
+uint64_t devmem_mapped_bytes(const devmem *dm);
+
+/* Copy between device memory and a host buffer. On an unmapped byte nothing is copied and the
+ * diag names the first unmapped address (SIMTVP_ERR_FAULT). */
+simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t size, simtvp_diag *diag);
+simtvp_status devmem_write(devmem *dm, uint64_t addr, const void *src, uint64_t size, simtvp_diag *diag);
+simtvp_status devmem_fill(devmem *dm, uint64_t addr, uint8_t value, uint64_t size, simtvp_diag *diag);
+/* Device-to-device copy (ranges may overlap). */
+simtvp_status devmem_copy(devmem *dm, uint64_t dst, uint64_t src, uint64_t size, simtvp_diag *diag);
+
+/* Host pointer to [addr, addr+size) when the whole range lies in one mapping (contiguous in host
+ * memory), else NULL. Valid until that range is unmapped. */
+uint8_t *devmem_span(const devmem *dm, uint64_t addr, uint64_t size);
+
+/* Host address of the page with number `page` (address >> DEVMEM_PAGE_BITS), NULL if unmapped. */
+uint8_t *devmem_page(const devmem *dm, uint64_t page);
+
+/* Counter that changes whenever a page is unmapped: translation caches compare it. */
+uint64_t devmem_generation(const devmem *dm);
+
+/* ---- translation cache for hot paths ------------------------------------------------------ */
+
+#define DEVMEM_TLB_ENTRIES 64u
+
+typedef struct devmem_tlb {
+  const devmem *dm;
+  uint64_t generation;
+  uint64_t tag[DEVMEM_TLB_ENTRIES]; /* page number + 1 (0 = empty) */
+  uint8_t *host[DEVMEM_TLB_ENTRIES];
+} devmem_tlb;
+
+void devmem_tlb_init(devmem_tlb *tlb, const devmem *dm);
+/* Empties the cache when pages were unmapped since it was filled (call before a batch of
+ * lookups, e.g. once per warp instruction). */
+void devmem_tlb_sync(devmem_tlb *tlb);
+uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page);
+
+/* Host pointer of device byte `addr`, NULL when unmapped. The access [addr, addr+n) must not cross
+ * a page boundary (aligned accesses of up to 4 KiB never do). */
+static inline uint8_t *devmem_tlb_translate(devmem_tlb *tlb, uint64_t addr) {
+  uint64_t page = addr >> DEVMEM_PAGE_BITS;
+  uint32_t slot = (uint32_t)(page ^ (page >> 6)) & (DEVMEM_TLB_ENTRIES - 1u);
+  uint8_t *host = tlb->tag[slot] == page + 1 ? tlb->host[slot] : devmem_tlb_fill(tlb, page);
+  return host ? host + (addr & DEVMEM_PAGE_MASK) : NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_DEVMEM_H */

@@ -1,0 +1,590 @@
+/* exec_mem — memory instructions: ld, ldu, st, prefetch, cvta, isspacep (PTX ISA 9.7.9), and the
+ * address resolution every memory-touching handler shares (state spaces of PTX chapter 5,
+ * generic addressing through the FUNC_WINDOW_* windows).
+ *
+ * .volatile/.relaxed/.acquire/.release, scopes and cache operators need no action here: the engine
+ * performs every access at once, in program order, so each is already sequentially consistent. */
+#include <inttypes.h>
+
+#include "func_internal.h"
+
+static const char *space_name(uint32_t s) {
+  switch (s) {
+  case PTX_SPACE_GLOBAL: return "global";
+  case PTX_SPACE_SHARED: return "shared";
+  case PTX_SPACE_LOCAL: return "local";
+  case PTX_SPACE_CONST: return "const";
+  case PTX_SPACE_PARAM: return "param";
+  case FX_SPACE_TPARAM: return "param";
+  case PTX_SPACE_GENERIC: return "generic";
+  default: return "?";
+  }
+}
+
+void fx_addr_gen(const fx_warp *w, const fx_insn *in, uint32_t m, uint64_t *addr) {
+  (void)m;
+  const uint64_t off = in->imm;
+  switch (in->am) {
+  case FX_AM_R64: {
+    const uint64_t *r = FX_R64(w, in->o[1]);
+    for (unsigned i = 0; i < 32; i++) addr[i] = r[i] + off;
+    break;
+  }
+  case FX_AM_R32: {
+    const uint32_t *r = FX_R32(w, in->o[1]);
+    for (unsigned i = 0; i < 32; i++) addr[i] = (uint64_t)r[i] + off;
+    break;
+  }
+  case FX_AM_FP:
+    for (unsigned i = 0; i < 32; i++) addr[i] = w->fp + off;
+    break;
+  default:
+    for (unsigned i = 0; i < 32; i++) addr[i] = off;
+    break;
+  }
+}
+
+bool fx_local_check(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t addr, uint32_t bytes) {
+  if (addr + bytes > w->local_stride || addr + bytes < addr) {
+    fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, addr,
+             "local memory access of %u bytes at local address 0x%" PRIx64
+             " is outside the thread's %u bytes of local memory",
+             bytes, addr, w->local_stride);
+    return false;
+  }
+  return true;
+}
+
+static void bad_addr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t space, uint64_t a,
+                     uint32_t bytes, bool write, const char *why) {
+  fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "%s %s of %u bytes at %s address 0x%" PRIx64 ": %s",
+           in->cls == FX_C_MEM && (in->flags & 0x80) ? "atomic" : "", write ? "store" : "load", bytes,
+           space_name(space), a, why);
+}
+
+/* Host pointer of one lane's access in a concrete space; NULL after raising a fault. */
+static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t space, uint64_t a,
+                         uint32_t bytes, bool write) {
+  func_launch *l = w->l;
+  switch (space) {
+  case PTX_SPACE_GLOBAL:
+  case PTX_SPACE_CONST: {
+    uint8_t *h = devmem_tlb_translate(&l->tlb, a);
+    if (!h) bad_addr(w, in, lane, space, a, bytes, write, "address is not mapped in device memory");
+    else if (write && space == PTX_SPACE_CONST) {
+      bad_addr(w, in, lane, space, a, bytes, write, "constant memory is read-only");
+      return NULL;
+    }
+    return h;
+  }
+  case PTX_SPACE_SHARED:
+    if (a + bytes > w->cta->smem_bytes || a + bytes < a) {
+      char why[128];
+      snprintf(why, sizeof why, "outside the CTA's %u bytes of shared memory", w->cta->smem_bytes);
+      bad_addr(w, in, lane, space, a, bytes, write, why);
+      return NULL;
+    }
+    return w->cta->smem + a;
+  case PTX_SPACE_LOCAL:
+    if (a + bytes > w->local_stride || a + bytes < a) {
+      char why[128];
+      snprintf(why, sizeof why, "outside the thread's %u bytes of local memory", w->local_stride);
+      bad_addr(w, in, lane, space, a, bytes, write, why);
+      return NULL;
+    }
+    return fx_lane_local(w, lane) + a;
+  case PTX_SPACE_PARAM:
+    if (write) {
+      bad_addr(w, in, lane, space, a, bytes, write, "the kernel parameter buffer is read-only");
+      return NULL;
+    }
+    if (a + bytes > l->param_bytes || a + bytes < a) {
+      char why[128];
+      snprintf(why, sizeof why, "outside the kernel's %u bytes of parameters", l->param_bytes);
+      bad_addr(w, in, lane, space, a, bytes, write, why);
+      return NULL;
+    }
+    return l->params + a;
+  default:
+    bad_addr(w, in, lane, space, a, bytes, write, "state space not addressable");
+    return NULL;
+  }
+}
+
+bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr, uint32_t space,
+                uint32_t bytes, uint32_t align, bool write, uint8_t **host) {
+  func_step *rec = w->rec;
+  if (rec) {
+    rec->mem_mask = m;
+    rec->access_bytes = (uint16_t)bytes;
+  }
+  if (!m) {
+    if (rec) rec->space = (uint8_t)(space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : space);
+    return true;
+  }
+  /* alignment: every lane's address must be a multiple of the access size */
+  uint64_t bad = 0;
+  FX_FOR_LANES(i, m) bad |= addr[i] & (align - 1);
+  if (bad) {
+    FX_FOR_LANES(i, m) if (addr[i] & (align - 1)) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, addr[i],
+               "misaligned %s %s: address 0x%" PRIx64 " is not a multiple of %u", space_name(space),
+               write ? "store" : "load", addr[i], align);
+      return false;
+    }
+  }
+  if (space == PTX_SPACE_GLOBAL || space == PTX_SPACE_CONST) {
+    /* fast path: every lane in the page of the first lane */
+    uint32_t first = (uint32_t)__builtin_ctz(m);
+    uint64_t a0 = addr[first], diff = 0;
+    FX_FOR_LANES(i, m) diff |= (addr[i] ^ a0);
+    if (rec) {
+      rec->space = (uint8_t)space;
+      FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
+    }
+    if ((diff >> DEVMEM_PAGE_BITS) == 0) {
+      uint8_t *h = lane_ptr(w, in, first, space, a0, bytes, write);
+      if (!h) return false;
+      uint8_t *base = h - (a0 & DEVMEM_PAGE_MASK);
+      FX_FOR_LANES(i, m) host[i] = base + (addr[i] & DEVMEM_PAGE_MASK);
+      return true;
+    }
+    FX_FOR_LANES(i, m) {
+      host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
+      if (!host[i]) return false;
+    }
+    return true;
+  }
+  if (space == PTX_SPACE_SHARED) {
+    uint64_t hi = 0;
+    FX_FOR_LANES(i, m) hi = addr[i] > hi ? addr[i] : hi;
+    if (rec) {
+      rec->space = PTX_SPACE_SHARED;
+      FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
+    }
+    if (hi + bytes <= w->cta->smem_bytes && hi + bytes > hi) {
+      uint8_t *s = w->cta->smem;
+      FX_FOR_LANES(i, m) host[i] = s + addr[i];
+      return true;
+    }
+    FX_FOR_LANES(i, m) {
+      host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
+      if (!host[i]) return false;
+    }
+    return true;
+  }
+  if (space == PTX_SPACE_LOCAL || space == PTX_SPACE_PARAM) {
+    if (rec) {
+      rec->space = (uint8_t)space;
+      FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
+    }
+    FX_FOR_LANES(i, m) {
+      host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
+      if (!host[i]) return false;
+    }
+    return true;
+  }
+  /* generic and tagged-param: resolve lane by lane */
+  uint32_t first_space = PTX_SPACE_NONE;
+  bool mixed = false;
+  FX_FOR_LANES(i, m) {
+    uint64_t off;
+    uint32_t s;
+    if (space == FX_SPACE_TPARAM) {
+      if (addr[i] & FX_PARAM_LOCAL_TAG) {
+        s = PTX_SPACE_LOCAL;
+        off = addr[i] & ~FX_PARAM_LOCAL_TAG;
+      } else {
+        s = PTX_SPACE_PARAM;
+        off = addr[i];
+      }
+    } else {
+      s = fx_generic_space(addr[i], &off);
+    }
+    if (first_space == PTX_SPACE_NONE) first_space = s;
+    else if (s != first_space) mixed = true;
+    if (rec) {
+      rec->addr[i] = off;
+      rec->lane_space[i] = (uint8_t)s;
+    }
+    host[i] = lane_ptr(w, in, i, s, off, bytes, write);
+    if (!host[i]) return false;
+  }
+  if (rec) rec->space = (uint8_t)(mixed ? PTX_SPACE_GENERIC : first_space);
+  return true;
+}
+
+/* ---- ld / ldu ------------------------------------------------------------------------------------ */
+
+enum { LD_SIGN = 1, LD_WIDE = 2 }; /* flags: sign-extend; destination rows are 64-bit */
+
+typedef struct fx_vec_ops {
+  uint32_t off[8];
+  uint8_t wide[8];
+  uint8_t skip[8]; /* sink `_` */
+} fx_vec_ops;
+
+static void count_mem(fx_warp *w, const fx_insn *in, bool load) {
+  uint32_t s = in->space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : in->space;
+  if (load) w->l->counts.loads[s]++;
+  else w->l->counts.stores[s]++;
+}
+
+static void ld_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  if (w->rec) w->rec->is_load = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, false, hp)) return;
+  count_mem(w, in, true);
+  uint32_t *d = FX_R32(w, in->o[0]);
+  FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 4);
+}
+
+static void ld_scalar64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  if (w->rec) w->rec->is_load = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, 8, 8, false, hp)) return;
+  count_mem(w, in, true);
+  uint64_t *d = FX_R64(w, in->o[0]);
+  FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 8);
+}
+
+/* Uniform kernel-parameter load: one address for every lane. */
+static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint32_t n = in->size;
+  uint64_t a = in->imm;
+  if (w->rec) {
+    w->rec->is_load = true;
+    w->rec->space = PTX_SPACE_PARAM;
+    w->rec->mem_mask = m;
+    w->rec->access_bytes = (uint16_t)n;
+    FX_FOR_LANES(i, m) w->rec->addr[i] = a;
+  }
+  if (!m) return;
+  if (a + n > w->l->param_bytes) {
+    fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, true, a,
+             "param load of %u bytes at param offset 0x%" PRIx64 " is outside the kernel's %u bytes of parameters",
+             n, a, w->l->param_bytes);
+    return;
+  }
+  count_mem(w, in, true);
+  uint64_t v = fx_load_le(w->l->params + a, n, in->flags & LD_SIGN);
+  if (in->flags & LD_WIDE) {
+    uint64_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = v;
+    fx_put64(FX_R64(w, in->o[0]), r, m);
+  } else {
+    uint32_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = (uint32_t)v;
+    fx_put32(FX_R32(w, in->o[0]), r, m);
+  }
+}
+
+static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  uint32_t n = in->size, vec = in->vec, bytes = n * vec;
+  if (w->rec) w->rec->is_load = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, false, hp)) return;
+  count_mem(w, in, true);
+  bool sign = in->flags & LD_SIGN;
+  if (vec == 1) {
+    if (in->flags & LD_WIDE) {
+      uint64_t *d = FX_R64(w, in->o[0]);
+      FX_FOR_LANES(i, m) d[i] = fx_load_le(hp[i], n, sign);
+    } else {
+      uint32_t *d = FX_R32(w, in->o[0]);
+      FX_FOR_LANES(i, m) d[i] = (uint32_t)fx_load_le(hp[i], n, sign);
+    }
+    return;
+  }
+  const fx_vec_ops *v = in->ext;
+  for (uint32_t k = 0; k < vec; k++) {
+    if (v->skip[k]) continue;
+    if (v->wide[k]) {
+      uint64_t *d = FX_R64(w, v->off[k]);
+      FX_FOR_LANES(i, m) d[i] = fx_load_le(hp[i] + k * n, n, sign);
+    } else {
+      uint32_t *d = FX_R32(w, v->off[k]);
+      FX_FOR_LANES(i, m) d[i] = (uint32_t)fx_load_le(hp[i] + k * n, n, sign);
+    }
+  }
+}
+
+/* ld.b128 / 16-byte scalar loads into a 128-bit register row */
+static void ld_b128(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  if (w->rec) w->rec->is_load = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, 16, 16, false, hp)) return;
+  count_mem(w, in, true);
+  uint8_t *d = w->regs + in->o[0];
+  FX_FOR_LANES(i, m) memcpy(d + 16 * i, hp[i], 16);
+}
+
+static simtvp_status vec_operand(fx_build *b, const ptx_operand *op, uint32_t vec, ptx_type t,
+                                 bool dst, fx_vec_ops **out) {
+  if (op->kind != PTX_OPND_VEC || op->count != vec) return fx_unsupported(b, "vector operand does not match .v");
+  fx_vec_ops *v = fx_alloc(b->p, sizeof *v);
+  if (!v) return simtvp_diag_set(b->diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  const ptx_operand *el = fx_vec_elems(b, op);
+  for (uint32_t k = 0; k < vec && k < 8; k++) {
+    if (el[k].kind == PTX_OPND_SINK) {
+      v->skip[k] = 1;
+      continue;
+    }
+    simtvp_status st = dst ? fx_dst_op(b, &el[k], &v->off[k]) : fx_src_op(b, &el[k], t, &v->off[k]);
+    if (st != SIMTVP_OK) return st;
+    v->wide[k] = el[k].kind == PTX_OPND_REG ? el[k].rclass == PTX_RC_B64 : ptx_type_bytes(t) == 8;
+  }
+  *out = v;
+  return SIMTVP_OK;
+}
+
+static simtvp_status build_ld(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  in->cls = FX_C_MEM;
+  uint32_t n = ptx_type_bytes((ptx_type)pi->type);
+  if (n == 0 || pi->nops < 2) return fx_unsupported(b, "ld without a data type");
+  in->size = (uint8_t)n;
+  in->vec = pi->vec ? pi->vec : 1;
+  simtvp_status st = fx_mem_operand(b, &pi->ops[1], 1);
+  if (st != SIMTVP_OK) return st;
+  if (ptx_type_is_signed((ptx_type)pi->type)) in->flags |= LD_SIGN;
+  const ptx_operand *d = &pi->ops[0];
+  if (in->vec > 1) {
+    fx_vec_ops *v;
+    st = vec_operand(b, d, in->vec, (ptx_type)pi->type, true, &v);
+    if (st != SIMTVP_OK) return st;
+    in->ext = v;
+    in->fn = ld_general;
+    return SIMTVP_OK;
+  }
+  st = fx_dst_op(b, d, &in->o[0]);
+  if (st != SIMTVP_OK) return st;
+  bool wide = d->kind == PTX_OPND_REG ? d->rclass == PTX_RC_B64 : n == 8;
+  if (d->kind == PTX_OPND_REG && d->rclass == PTX_RC_B128) {
+    if (n != 16) return fx_unsupported(b, "ld into a 128-bit register needs a 128-bit type");
+    in->fn = ld_b128;
+    return SIMTVP_OK;
+  }
+  if (n > 8) return fx_unsupported(b, "128-bit load into a narrower register");
+  if (wide) in->flags |= LD_WIDE;
+  if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
+  else if (n == 4 && !wide) in->fn = ld_scalar32;
+  else if (n == 8 && wide) in->fn = ld_scalar64;
+  else in->fn = ld_general;
+  return SIMTVP_OK;
+}
+
+/* ---- st ------------------------------------------------------------------------------------------ */
+
+static void st_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  if (w->rec) w->rec->is_store = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, true, hp)) return;
+  count_mem(w, in, false);
+  const uint32_t *v = FX_R32(w, in->o[2]);
+  FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], 4);
+}
+
+static void st_general(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t addr[32];
+  uint8_t *hp[32];
+  uint32_t n = in->size, vec = in->vec, bytes = n * vec;
+  if (w->rec) w->rec->is_store = true;
+  fx_addr_gen(w, in, m, addr);
+  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, true, hp)) return;
+  count_mem(w, in, false);
+  if (vec == 1) {
+    if (in->flags & LD_WIDE) {
+      const uint64_t *v = FX_R64(w, in->o[2]);
+      FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], n);
+    } else if (n == 16) {
+      const uint8_t *v = w->regs + in->o[2];
+      FX_FOR_LANES(i, m) memcpy(hp[i], v + 16 * i, 16);
+    } else {
+      const uint32_t *v = FX_R32(w, in->o[2]);
+      FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], n);
+    }
+    return;
+  }
+  const fx_vec_ops *v = in->ext;
+  for (uint32_t k = 0; k < vec; k++) {
+    if (v->skip[k]) continue;
+    if (v->wide[k]) {
+      const uint64_t *s = FX_R64(w, v->off[k]);
+      FX_FOR_LANES(i, m) memcpy(hp[i] + k * n, &s[i], n);
+    } else {
+      const uint32_t *s = FX_R32(w, v->off[k]);
+      FX_FOR_LANES(i, m) memcpy(hp[i] + k * n, &s[i], n);
+    }
+  }
+}
+
+static simtvp_status build_st(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  in->cls = FX_C_MEM;
+  uint32_t n = ptx_type_bytes((ptx_type)pi->type);
+  if (n == 0 || pi->nops < 2) return fx_unsupported(b, "st without a data type");
+  in->size = (uint8_t)n;
+  in->vec = pi->vec ? pi->vec : 1;
+  simtvp_status st = fx_mem_operand(b, &pi->ops[0], 1);
+  if (st != SIMTVP_OK) return st;
+  const ptx_operand *s = &pi->ops[1];
+  if (in->vec > 1) {
+    fx_vec_ops *v;
+    st = vec_operand(b, s, in->vec, (ptx_type)pi->type, false, &v);
+    if (st != SIMTVP_OK) return st;
+    in->ext = v;
+    in->fn = st_general;
+    return SIMTVP_OK;
+  }
+  st = fx_src_op(b, s, (ptx_type)pi->type, &in->o[2]);
+  if (st != SIMTVP_OK) return st;
+  bool wide = s->kind == PTX_OPND_REG ? s->rclass == PTX_RC_B64 : n == 8;
+  if (s->kind == PTX_OPND_REG && s->rclass == PTX_RC_B128) {
+    if (n != 16) return fx_unsupported(b, "st from a 128-bit register needs a 128-bit type");
+    in->fn = st_general;
+    return SIMTVP_OK;
+  }
+  if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
+  if (wide) in->flags |= LD_WIDE;
+  in->fn = (n == 4 && !wide) ? st_scalar32 : st_general;
+  return SIMTVP_OK;
+}
+
+/* ---- prefetch: no architectural effect ----------------------------------------------------------- */
+
+static void fx_nop(fx_warp *w, const fx_insn *in, uint32_t m) { (void)w, (void)in, (void)m; }
+
+static simtvp_status build_prefetch(fx_build *b) {
+  b->out->cls = FX_C_NOP;
+  b->out->fn = fx_nop;
+  return SIMTVP_OK;
+}
+
+/* ---- cvta / isspacep ----------------------------------------------------------------------------- */
+
+static uint64_t window_of(uint32_t space) {
+  switch (space) {
+  case PTX_SPACE_SHARED:
+  case PTX_SPACE_SHARED_CLUSTER: return FUNC_WINDOW_SHARED;
+  case PTX_SPACE_LOCAL: return FUNC_WINDOW_LOCAL;
+  case PTX_SPACE_PARAM: return FUNC_WINDOW_PARAM;
+  default: return 0;
+  }
+}
+
+/* cvta to generic (+window) or to the space (-window); flags bit 0: 32-bit values. */
+static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+  int64_t delta = (int64_t)in->imm;
+  if (in->flags & 1) {
+    const uint32_t *a = FX_R32(w, in->o[1]);
+    uint32_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = a[i] + (uint32_t)delta;
+    fx_put32(FX_R32(w, in->o[0]), r, m);
+  } else {
+    const uint64_t *a = FX_R64(w, in->o[1]);
+    uint64_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = a[i] + (uint64_t)delta;
+    fx_put64(FX_R64(w, in->o[0]), r, m);
+  }
+}
+
+/* cvta of a local/param symbol from the frame: d = fp + imm (+window) */
+static void cvta_fp_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t v = w->fp + in->imm;
+  if (in->flags & 1) {
+    uint32_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = (uint32_t)v;
+    fx_put32(FX_R32(w, in->o[0]), r, m);
+  } else {
+    uint64_t r[32];
+    for (int i = 0; i < 32; i++) r[i] = v;
+    fx_put64(FX_R64(w, in->o[0]), r, m);
+  }
+}
+
+static simtvp_status build_cvta(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  if (pi->nops < 2) return fx_unsupported(b, "cvta needs two operands");
+  bool to = pi->mods & PTX_MOD_TO;
+  uint64_t win = window_of(pi->space);
+  in->imm = to ? (uint64_t)(-(int64_t)win) : win;
+  if (ptx_type_bytes((ptx_type)pi->type) == 4) in->flags |= 1;
+  simtvp_status st = fx_dst(b, 0, &in->o[0]);
+  if (st != SIMTVP_OK) return st;
+  const ptx_operand *a = &pi->ops[1];
+  if (a->kind == PTX_OPND_SYMBOL) {
+    bool fp_rel;
+    uint64_t v = fx_symbol_value(b->p, b->f, a->index, false, &fp_rel) + (uint64_t)a->value;
+    if (fp_rel) {
+      in->imm = (v & ~FX_PARAM_LOCAL_TAG) + (to ? 0 : FUNC_WINDOW_LOCAL);
+      in->fn = cvta_fp_h;
+      return SIMTVP_OK;
+    }
+    ptx_operand c = *a;
+    c.kind = PTX_OPND_IMM;
+    c.flags = 0;
+    c.value = (int64_t)v;
+    st = fx_src_op(b, &c, (ptx_type)pi->type, &in->o[1]);
+  } else {
+    st = fx_src(b, 1, (ptx_type)pi->type, &in->o[1]);
+  }
+  if (st != SIMTVP_OK) return st;
+  in->fn = cvta_h;
+  return SIMTVP_OK;
+}
+
+static void isspacep_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+  const uint64_t *a = FX_R64(w, in->o[1]);
+  uint32_t r = 0;
+  const func_program *p = w->l->p;
+  for (uint32_t i = 0; i < 32; i++) {
+    uint64_t off;
+    uint32_t s = fx_generic_space(a[i], &off);
+    bool yes;
+    switch (in->aux) {
+    case PTX_SPACE_GLOBAL: yes = s == PTX_SPACE_GLOBAL; break;
+    case PTX_SPACE_CONST:
+      yes = s == PTX_SPACE_GLOBAL && a[i] >= p->pl.const_base &&
+            a[i] - p->pl.const_base < p->m->const_segment_bytes;
+      break;
+    default: yes = s == in->aux; break;
+    }
+    r |= (uint32_t)yes << i;
+  }
+  fx_putp(FX_P(w, in->o[0]), r, m);
+}
+
+static simtvp_status build_isspacep(fx_build *b) {
+  fx_insn *in = b->out;
+  in->aux = b->pi->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : b->pi->space;
+  simtvp_status st = fx_dst(b, 0, &in->o[0]);
+  if (st == SIMTVP_OK) st = fx_src(b, 1, PTX_TYPE_U64, &in->o[1]);
+  if (st == SIMTVP_OK && b->pi->ops[1].kind == PTX_OPND_REG && b->pi->ops[1].rclass != PTX_RC_B64)
+    return fx_unsupported(b, "isspacep needs a 64-bit address");
+  in->fn = isspacep_h;
+  return st;
+}
+
+void fx_register_mem(fx_builder *t) {
+  t[PTX_OP_LD] = build_ld;
+  t[PTX_OP_LDU] = build_ld;
+  t[PTX_OP_ST] = build_st;
+  t[PTX_OP_PREFETCH] = build_prefetch;
+  t[PTX_OP_PREFETCHU] = build_prefetch;
+  t[PTX_OP_CVTA] = build_cvta;
+  t[PTX_OP_ISSPACEP] = build_isspacep;
+}

@@ -1,0 +1,247 @@
+/* func — the warp-level functional engine: executes PTX semantics warp by warp.
+ *
+ * Follows the PTX ISA 9.0 (chapters 5 state spaces, 8 memory consistency, 9.7 instructions) and
+ * GPGPU-Sim 3.x's SIMT model: a per-warp reconvergence stack at immediate post-dominators
+ * (ptx_insn.reconverge). It executes the pre-decoded program image of models/ptx; at load time
+ * every instruction gets a handler chosen from opcode, type and modifiers and operands resolved
+ * to register-file offsets, so execution never looks at PTX again. Registers are kept per warp in
+ * structure-of-arrays rows of 32 lanes; predicates are 32-bit lane masks. Values never depend on
+ * timing: timing models only decide when a warp instruction executes (DESIGN.md §3).
+ *
+ * Two ways to drive it, one code path:
+ *  (a) functional mode — func_launch_run executes a whole grid, CTA after CTA, as fast as possible
+ *      (single host thread, deterministic);
+ *  (b) per-warp mode for the timing models — place a CTA on an SM (func_cta_start), peek at a
+ *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
+ *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
+ *      branch/divergence, barrier, exit), release barriers when the timing model decides.
+ *
+ * Memory spaces: global (and const) live in the device-memory store (devmem.h) at device
+ * addresses; shared memory per CTA; local memory per thread (also the call stack); kernel
+ * parameters in a per-launch buffer. Generic addresses map shared, local and the kernel parameter
+ * buffer through fixed windows (FUNC_WINDOW_*), everything else is global, as on the hardware.
+ *
+ * Faults (unmapped or out-of-bounds access, misalignment, shared-memory and stack overflow,
+ * barrier deadlock, trap, assert, instruction limit) never crash the host: the kernel stops and a
+ * simtvp_diag names kernel, CTA, thread, PC, PTX file:line and address. docs/func.md is the manual.
+ */
+#ifndef SIMTVP_FUNC_H
+#define SIMTVP_FUNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devmem.h"
+#include "ptx.h"
+#include "simtvp_diag.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- generic address windows ---------------------------------------------------------------
+ * A generic address inside a window addresses that state space at (generic - window base);
+ * everything outside the windows is a global (device) address. The driver's allocator must keep
+ * device allocations out of [FUNC_WINDOW_LO, FUNC_WINDOW_HI). Each window is 4 GiB. */
+#define FUNC_WINDOW_LO 0x00007ff000000000ull
+#define FUNC_WINDOW_SHARED 0x00007ff000000000ull /* CTA shared memory */
+#define FUNC_WINDOW_LOCAL 0x00007ff100000000ull  /* the thread's local memory (stack) */
+#define FUNC_WINDOW_PARAM 0x00007ff200000000ull  /* the kernel parameter buffer (cvta.param) */
+#define FUNC_WINDOW_BYTES 0x0000000100000000ull
+#define FUNC_WINDOW_HI 0x00007ff300000000ull
+
+/* Function addresses (mov of a function name, indirect call targets) when the program has no
+ * code_base: FUNC_FUNCTION_ADDR_BASE + function index * FUNC_INSN_BYTES. */
+#define FUNC_FUNCTION_ADDR_BASE 0x00007ff400000000ull
+/* Bytes per instruction in the program image: instruction fetch address = code_base + pc * 16. */
+#define FUNC_INSN_BYTES 16u
+
+#define FUNC_WARP_SIZE 32u
+#define FUNC_MAX_CTA_THREADS 1024u
+#define FUNC_NUM_BARRIERS 16u
+
+typedef struct func_engine func_engine;
+typedef struct func_program func_program;
+typedef struct func_launch func_launch;
+typedef struct func_cta func_cta;
+typedef struct func_warp func_warp;
+
+/* ---- engine ------------------------------------------------------------------------------- */
+
+typedef struct func_config {
+  uint32_t n_sms;             /* %nsmid; 0 = 1 */
+  uint32_t max_warps_per_sm;  /* %nwarpid; 0 = 64 */
+  uint32_t stack_bytes;       /* per-thread call stack beyond the kernel's own local frame
+                                 (cudaLimitStackSize); 0 = 1024 */
+  uint64_t heap_base;         /* device heap for malloc/free: [heap_base, +heap_bytes) must be */
+  uint64_t heap_bytes;        /* mapped in devmem; heap_bytes 0 = no heap (malloc returns NULL) */
+  uint64_t max_warp_insns;    /* per launch, 0 = unlimited; exceeding it stops the kernel (LIMIT) */
+  uint32_t envreg[32];        /* %envreg0..31 */
+} func_config;
+
+/* Everything that leaves the engine. Every member may be NULL/0. */
+typedef struct func_ports {
+  void *ctx;
+  /* %clock64 of an SM (core cycles); NULL: warp instructions the SM's CTA has executed so far. */
+  uint64_t (*clock)(void *ctx, uint32_t sm);
+  /* %globaltimer in nanoseconds; NULL: 1 ns per warp instruction executed by the launch. */
+  uint64_t (*globaltimer)(void *ctx);
+  /* Device printf output (already formatted); NULL: discarded. */
+  void (*print)(void *ctx, const char *text, size_t len);
+  simtvp_msg_port messages; /* warnings (e.g. unsupported-but-ignored modifiers) */
+} func_ports;
+
+/* The engine holds the devmem and stats pointers (not owned); stats may be NULL. */
+func_engine *func_create(const func_config *config, const func_ports *ports, devmem *mem,
+                         stats *st, simtvp_diag *diag);
+void func_destroy(func_engine *e);
+devmem *func_devmem(func_engine *e);
+
+/* ---- program ------------------------------------------------------------------------------ */
+
+/* Where the loader placed the module's variables. */
+typedef struct func_placement {
+  uint64_t global_base; /* device address of the module's .global segment (global_segment_bytes) */
+  uint64_t const_base;  /* device address of the module's .const segment (const_segment_bytes) */
+  /* Optional per-symbol device addresses (n_symbols entries, index = symbol index) for
+   * module-scope .global/.const variables; UINT64_MAX entries fall back to base + offset. */
+  const uint64_t *symbol_addr;
+  uint64_t code_base;   /* device address of the instruction image; 0 = none */
+} func_placement;
+
+/* Builds the execution plan of every function of m (m must outlive the program). Fails with
+ * SIMTVP_ERR_UNSUPPORTED naming file:line of an instruction this build cannot execute. */
+simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_placement *pl,
+                                func_program **out, simtvp_diag *diag);
+void func_program_destroy(func_program *p);
+/* Writes the .global and .const initialisers (relocations applied) into devmem; the segments
+ * must be mapped. Loaders that write segments themselves need not call it. */
+simtvp_status func_program_write_segments(func_program *p, simtvp_diag *diag);
+const ptx_module *func_program_module(const func_program *p);
+/* Entry (kernel) by name: function index, PTX_NONE when absent or not a .entry. */
+uint32_t func_program_kernel(const func_program *p, const char *name);
+/* Device address of a module-scope variable / of a function (what `mov %rd, name` yields). */
+uint64_t func_program_symbol_addr(const func_program *p, uint32_t symbol);
+uint64_t func_program_function_addr(const func_program *p, uint32_t function);
+/* The kernel parameter i of an entry: offset and size in the parameter buffer. */
+bool func_program_param(const func_program *p, uint32_t kernel, uint32_t i, uint32_t *offset,
+                        uint32_t *bytes);
+/* Size of the kernel parameter buffer of an entry. */
+uint32_t func_program_param_bytes(const func_program *p, uint32_t kernel);
+/* Static shared memory of an entry (module-scope + function-scope), bytes. */
+uint32_t func_program_static_smem(const func_program *p, uint32_t kernel);
+
+/* ---- launch ------------------------------------------------------------------------------- */
+
+typedef struct func_launch_params {
+  uint32_t kernel;              /* function index of a .entry */
+  uint32_t grid[3], block[3];
+  uint32_t dynamic_smem;        /* bytes of .extern .shared */
+  const void *params;           /* kernel parameter buffer (copied), laid out per func_program_param */
+  uint32_t param_bytes;
+  uint64_t grid_id;             /* %gridid */
+} func_launch_params;
+
+simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
+                                 func_launch **out, simtvp_diag *diag);
+void func_launch_destroy(func_launch *l);
+
+/* Functional mode: executes every CTA of the launch (in linear CTA order, one host thread).
+ * Returns SIMTVP_OK or the first fault (diag filled); afterwards the launch is finished. */
+simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag);
+
+/* Counters of a launch so far (also fed to the stats sink under func.* names). */
+typedef struct func_launch_counts {
+  uint64_t warp_insns, thread_insns;
+  uint64_t loads[PTX_SPACE_COUNT], stores[PTX_SPACE_COUNT], atomics[PTX_SPACE_COUNT]; /* warp insns */
+  uint64_t ctas_done;
+} func_launch_counts;
+void func_launch_get_counts(const func_launch *l, func_launch_counts *out);
+
+/* ---- per-warp interface (timing models) ---------------------------------------------------- */
+
+/* Starts CTA `ctaid` on SM `sm`; its warps get %warpid first_warp_slot, first_warp_slot+1, …
+ * (the SM's warp slots). Allocates the CTA's shared and local memory. */
+simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t sm,
+                             uint32_t first_warp_slot, func_cta **out, simtvp_diag *diag);
+/* Frees a CTA (done or not). */
+void func_cta_finish(func_cta *cta);
+uint32_t func_cta_warp_count(const func_cta *cta);
+func_warp *func_cta_warp(func_cta *cta, uint32_t index);
+/* true when every warp of the CTA is done. */
+bool func_cta_done(const func_cta *cta);
+
+typedef enum func_warp_state {
+  FUNC_WARP_READY = 0,   /* has an instruction to execute */
+  FUNC_WARP_BARRIER,     /* waiting at a barrier (released by func_cta_release_barrier) */
+  FUNC_WARP_DONE,        /* every thread has exited */
+  FUNC_WARP_FAULTED      /* a fault stopped it */
+} func_warp_state;
+func_warp_state func_warp_get_state(const func_warp *w);
+/* Barrier the warp waits at (valid in FUNC_WARP_BARRIER). */
+uint32_t func_warp_barrier(const func_warp *w);
+
+/* The warp's next instruction, not executed. */
+typedef struct func_peek {
+  uint32_t pc;               /* module-wide instruction index */
+  const ptx_insn *insn;
+  uint32_t active;           /* lanes that will execute it (before the guard predicate) */
+  uint64_t fetch_addr;       /* code_base + pc * FUNC_INSN_BYTES */
+} func_peek;
+/* false when the warp is not READY. */
+bool func_warp_peek(const func_warp *w, func_peek *out);
+
+typedef enum func_step_kind {
+  FUNC_STEP_ALU = 0,   /* register-only work (incl. warp shuffles, votes, special registers) */
+  FUNC_STEP_SFU,       /* transcendental / division-class math */
+  FUNC_STEP_MEM,       /* load / store / atomic / reduction: see mem */
+  FUNC_STEP_BRANCH,    /* bra / brx: see diverged */
+  FUNC_STEP_CALL,      /* call (incl. builtins printf/malloc/free) */
+  FUNC_STEP_RET,
+  FUNC_STEP_BARRIER,   /* bar / barrier: see barrier_* */
+  FUNC_STEP_FENCE,     /* membar / fence / bar.warp.sync */
+  FUNC_STEP_EXIT,      /* exit (or ret from the kernel) */
+  FUNC_STEP_NOP
+} func_step_kind;
+
+/* What one warp instruction did. Memory addresses are in the resolved state space: global and
+ * const: device address; shared: byte offset in the CTA's shared memory; local: byte offset in
+ * the thread's local memory; param: byte offset in the kernel parameter buffer. */
+typedef struct func_step {
+  uint32_t pc;
+  const ptx_insn *insn;
+  uint8_t kind;              /* func_step_kind */
+  uint32_t active;           /* lanes active at the instruction */
+  uint32_t exec;             /* lanes that executed it (active and guard true) */
+  uint32_t next_pc;          /* the warp's next pc after the step (when not done) */
+  uint32_t next_active;      /* and the lanes active there */
+  bool diverged;             /* a branch/call split the active lanes */
+  /* memory (kind == MEM) */
+  uint8_t space;             /* ptx_space of every lane, or PTX_SPACE_GENERIC when lanes differ */
+  uint8_t lane_space[32];    /* per-lane resolved space when space == PTX_SPACE_GENERIC */
+  bool is_load, is_store, is_atomic;
+  uint16_t access_bytes;     /* bytes per lane (element size × vector length) */
+  uint32_t mem_mask;         /* lanes that accessed memory */
+  uint64_t addr[32];         /* per-lane address of the first byte */
+  /* barriers (kind == BARRIER) */
+  uint8_t barrier_id;
+  bool barrier_wait;         /* the warp now waits at the barrier */
+  bool barrier_complete;     /* this arrival completed the barrier: call func_cta_release_barrier */
+  /* exit */
+  bool warp_done;            /* every thread of the warp has exited */
+} func_step;
+
+/* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
+ * stopped the warp (diag filled; the warp is then FAULTED and the launch reports the fault). */
+simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
+/* Releases every warp waiting at barrier `id` once it has completed; returns how many were
+ * released. In per-warp mode a completed barrier stays closed until this call. */
+uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_FUNC_H */

@@ -1,0 +1,741 @@
+/* func_exec — engine, launches, CTAs and warps: the SIMT reconvergence stack (GPGPU-Sim 3.x
+ * semantics: push at a divergent branch with the immediate post-dominator as reconvergence pc,
+ * pop when the top entry reaches it), call frames, barriers, faults, the functional-mode run loop
+ * and the per-warp step interface (func.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "func_internal.h"
+
+/* Warp instructions a warp runs before the functional-mode scheduler moves to the next warp of the
+ * CTA: long enough to keep the hot loop hot, short enough that warps spinning on a flag another
+ * warp sets still make progress. */
+#define FX_SLICE 4096u
+
+/* ---- engine ------------------------------------------------------------------------------------ */
+
+static const char *space_short(uint32_t s) {
+  switch (s) {
+  case PTX_SPACE_GENERIC: return "generic";
+  case PTX_SPACE_GLOBAL: return "global";
+  case PTX_SPACE_SHARED: return "shared";
+  case PTX_SPACE_LOCAL: return "local";
+  case PTX_SPACE_CONST: return "const";
+  case PTX_SPACE_PARAM: return "param";
+  case PTX_SPACE_TEX: return "tex";
+  default: return NULL;
+  }
+}
+
+func_engine *func_create(const func_config *config, const func_ports *ports, devmem *mem,
+                         stats *st, simtvp_diag *diag) {
+  if (!mem) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "func_create: no device memory");
+    return NULL;
+  }
+  func_engine *e = calloc(1, sizeof *e);
+  if (!e) {
+    simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    return NULL;
+  }
+  if (config) e->cfg = *config;
+  if (!e->cfg.n_sms) e->cfg.n_sms = 1;
+  if (!e->cfg.max_warps_per_sm) e->cfg.max_warps_per_sm = 64;
+  if (!e->cfg.stack_bytes) e->cfg.stack_bytes = 1024;
+  if (ports) e->ports = *ports;
+  e->mem = mem;
+  e->st = st;
+  uint64_t *sink = &e->sink;
+  e->c_warp_insns = e->c_thread_insns = e->c_ctas = sink;
+  for (int s = 0; s < PTX_SPACE_COUNT; s++) e->c_ld[s] = e->c_st[s] = e->c_atom[s] = sink;
+  if (st) {
+    e->c_warp_insns = stats_counter(st, "func.warp_insn", "insn", "warp instructions executed by the functional engine");
+    e->c_thread_insns = stats_counter(st, "func.thread_insn", "insn",
+                                      "thread instructions executed (active lanes of each warp instruction)");
+    e->c_ctas = stats_counter(st, "func.cta", "ctas", "CTAs completed");
+    for (int s = 0; s < PTX_SPACE_COUNT; s++) {
+      const char *n = space_short((uint32_t)s);
+      if (!n) continue;
+      char name[64], desc[128];
+      snprintf(name, sizeof name, "func.load.%s", n);
+      snprintf(desc, sizeof desc, "warp load instructions in the %s state space", n);
+      e->c_ld[s] = stats_counter(st, name, "insn", desc);
+      snprintf(name, sizeof name, "func.store.%s", n);
+      snprintf(desc, sizeof desc, "warp store instructions in the %s state space", n);
+      e->c_st[s] = stats_counter(st, name, "insn", desc);
+      if (s == PTX_SPACE_GLOBAL || s == PTX_SPACE_SHARED || s == PTX_SPACE_GENERIC) {
+        snprintf(name, sizeof name, "func.atomic.%s", n);
+        snprintf(desc, sizeof desc, "warp atomic/reduction instructions in the %s state space", n);
+        e->c_atom[s] = stats_counter(st, name, "insn", desc);
+      }
+    }
+  }
+  return e;
+}
+
+void func_destroy(func_engine *e) {
+  if (!e) return;
+  free(e->heap);
+  free(e->print_buf);
+  free(e);
+}
+
+devmem *func_devmem(func_engine *e) { return e->mem; }
+
+void fx_flush_counts(func_launch *l) {
+  func_engine *e = l->e;
+  fx_counts *c = &l->counts, *f = &l->flushed;
+  *e->c_warp_insns += c->warp_insns - f->warp_insns;
+  *e->c_thread_insns += c->thread_insns - f->thread_insns;
+  *e->c_ctas += c->ctas_done - f->ctas_done;
+  for (int s = 0; s < PTX_SPACE_COUNT; s++) {
+    *e->c_ld[s] += c->loads[s] - f->loads[s];
+    *e->c_st[s] += c->stores[s] - f->stores[s];
+    *e->c_atom[s] += c->atomics[s] - f->atomics[s];
+  }
+  *f = *c;
+  e->sink = 0;
+}
+
+/* ---- faults ------------------------------------------------------------------------------------ */
+
+void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status, bool has_addr,
+              uint64_t addr, const char *fmt, ...) {
+  func_launch *l = w->l;
+  w->stop = true;
+  w->state = FUNC_WARP_FAULTED;
+  if (l->fault != SIMTVP_OK) return; /* the first fault is the one reported */
+  char what[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  simtvp_diag *d = &l->fault_diag;
+  simtvp_diag_clear(d);
+  const ptx_module *m = l->p->m;
+  const char *kname = l->kf->pf->name ? l->kf->pf->name : "?";
+  uint32_t thread[3] = {w->tid[0][lane & 31], w->tid[1][lane & 31], w->tid[2][lane & 31]};
+  uint32_t pc = in ? (uint32_t)(in - l->p->code) : w->pc;
+  const ptx_insn *pi = pc < m->n_insns ? &m->insns[pc] : NULL;
+  char text[160] = "";
+  if (pi) ptx_insn_format(m, pi, text, sizeof text);
+  const char *file = m->source_name ? m->source_name : "<ptx>";
+  simtvp_diag_set(d, status,
+                  "%s: %s in kernel %s, CTA (%u,%u,%u), thread (%u,%u,%u), pc %u (%s:%u: `%s`)",
+                  file, what, kname, w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], thread[0],
+                  thread[1], thread[2], pc, file, pi ? pi->ptx_line : 0, text);
+  simtvp_diag_at_thread(d, kname, w->cta->ctaid, thread);
+  simtvp_diag_at_pc(d, pc);
+  if (pi) simtvp_diag_at_file(d, file, pi->ptx_line, pi->ptx_column);
+  if (has_addr) simtvp_diag_at_address(d, addr);
+  l->fault = status;
+}
+
+/* ---- special registers ------------------------------------------------------------------------- */
+
+uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane) {
+  func_launch *l = w->l;
+  func_cta *c = w->cta;
+  func_engine *e = l->e;
+  switch (sreg) {
+  case PTX_SREG_TID_X: return w->tid[0][lane];
+  case PTX_SREG_TID_Y: return w->tid[1][lane];
+  case PTX_SREG_TID_Z: return w->tid[2][lane];
+  case PTX_SREG_NTID_X: return l->block[0];
+  case PTX_SREG_NTID_Y: return l->block[1];
+  case PTX_SREG_NTID_Z: return l->block[2];
+  case PTX_SREG_CTAID_X: return c->ctaid[0];
+  case PTX_SREG_CTAID_Y: return c->ctaid[1];
+  case PTX_SREG_CTAID_Z: return c->ctaid[2];
+  case PTX_SREG_NCTAID_X: return l->grid[0];
+  case PTX_SREG_NCTAID_Y: return l->grid[1];
+  case PTX_SREG_NCTAID_Z: return l->grid[2];
+  case PTX_SREG_LANEID: return lane;
+  case PTX_SREG_WARPID: return c->warp_slot + w->index;
+  case PTX_SREG_NWARPID: return e->cfg.max_warps_per_sm;
+  case PTX_SREG_SMID: return c->sm;
+  case PTX_SREG_NSMID: return e->cfg.n_sms;
+  case PTX_SREG_GRIDID: return l->grid_id;
+  case PTX_SREG_LANEMASK_EQ: return 1u << lane;
+  case PTX_SREG_LANEMASK_LE: return lane == 31 ? FX_FULL : (2u << lane) - 1u;
+  case PTX_SREG_LANEMASK_LT: return (1u << lane) - 1u;
+  case PTX_SREG_LANEMASK_GE: return ~((1u << lane) - 1u);
+  case PTX_SREG_LANEMASK_GT: return lane == 31 ? 0u : ~((2u << lane) - 1u);
+  case PTX_SREG_CLOCK:
+  case PTX_SREG_CLOCK_HI:
+  case PTX_SREG_CLOCK64: {
+    uint64_t t = e->ports.clock ? e->ports.clock(e->ports.ctx, c->sm) : l->counts.warp_insns;
+    return sreg == PTX_SREG_CLOCK ? (uint32_t)t : sreg == PTX_SREG_CLOCK_HI ? (uint32_t)(t >> 32) : t;
+  }
+  case PTX_SREG_GLOBALTIMER:
+  case PTX_SREG_GLOBALTIMER_LO:
+  case PTX_SREG_GLOBALTIMER_HI: {
+    uint64_t t = e->ports.globaltimer ? e->ports.globaltimer(e->ports.ctx) : l->counts.warp_insns;
+    return sreg == PTX_SREG_GLOBALTIMER_LO ? (uint32_t)t
+           : sreg == PTX_SREG_GLOBALTIMER_HI ? (uint32_t)(t >> 32) : t;
+  }
+  case PTX_SREG_DYNAMIC_SMEM_SIZE: return l->dynamic_smem;
+  case PTX_SREG_TOTAL_SMEM_SIZE: return l->smem_bytes;
+  case PTX_SREG_AGGR_SMEM_SIZE: return l->smem_bytes;
+  default:
+    if (sreg >= PTX_SREG_ENVREG0 && sreg < PTX_SREG_ENVREG0 + 32) return e->cfg.envreg[sreg - PTX_SREG_ENVREG0];
+    return 0; /* %pm0..7 performance monitors read as 0 */
+  }
+}
+
+/* ---- SIMT stack -------------------------------------------------------------------------------- */
+
+void fx_stack_load_top(fx_warp *w) {
+  if (w->depth == 0) {
+    w->active = 0;
+    w->nactive = 0;
+    w->rpc = FX_NONE;
+    return;
+  }
+  const fx_sentry *t = &w->stack[w->depth - 1];
+  w->pc = t->pc == FX_NONE ? w->l->p->m->n_insns : t->pc;
+  w->active = t->mask;
+  w->rpc = t->rpc;
+  w->nactive = (uint32_t)__builtin_popcount(t->mask);
+}
+
+void fx_lost(fx_warp *w, const fx_insn *in, uint32_t m) {
+  (void)in;
+  fx_fault(w, NULL, m ? (uint32_t)__builtin_ctz(m) : 0, SIMTVP_ERR_STATE, false, 0,
+           "internal error: lanes 0x%08x reached the end of a function without ret or exit", m);
+}
+
+bool fx_stack_push(fx_warp *w, fx_sentry e) {
+  if (w->depth == w->cap) {
+    uint32_t cap = w->cap * 2;
+    fx_sentry *n = realloc(w->stack, cap * sizeof *n);
+    if (!n) {
+      fx_fault(w, NULL, 0, SIMTVP_ERR_NOMEM, false, 0, "out of host memory growing the SIMT stack");
+      return false;
+    }
+    w->stack = n;
+    w->cap = cap;
+  }
+  w->stack[w->depth++] = e;
+  return true;
+}
+
+static void warp_done(fx_warp *w) {
+  w->state = FUNC_WARP_DONE;
+  w->stop = true;
+  w->active = 0;
+  w->nactive = 0;
+  fx_cta_warp_done(w->cta, w);
+}
+
+/* Pops empty entries from the top; a popped call entry restores its caller's frame. */
+static void pop_empty(fx_warp *w) {
+  while (w->depth && w->stack[w->depth - 1].mask == 0) {
+    fx_sentry e = w->stack[--w->depth];
+    if (e.kind == FX_SE_CALL) fx_finish_call(w, &e);
+  }
+  if (w->depth == 0) {
+    warp_done(w);
+    return;
+  }
+  fx_stack_load_top(w);
+  if (w->pc == w->rpc) fx_stack_reconverge(w);
+}
+
+void fx_stack_reconverge(fx_warp *w) {
+  while (w->depth > 1 && w->pc == w->rpc) {
+    w->depth--;
+    fx_stack_load_top(w);
+  }
+}
+
+void fx_stack_remove_lanes(fx_warp *w, uint32_t lanes, uint32_t down_to) {
+  w->stack[w->depth - 1].pc = w->pc;
+  for (uint32_t k = w->depth; k-- > down_to;) w->stack[k].mask &= ~lanes;
+  pop_empty(w);
+}
+
+void fx_warp_exit_lanes(fx_warp *w, uint32_t lanes) {
+  w->exited |= lanes;
+  fx_stack_remove_lanes(w, lanes, 0);
+}
+
+bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t mask) {
+  fx_func *caller = w->fn;
+  const fx_call *c = in->ext;
+  size_t new_top = (w->rs_top + caller->frame_bytes + 63) & ~(size_t)63;
+  size_t need = new_top + callee->frame_bytes;
+  if (need > w->rs_cap) {
+    size_t cap = w->rs_cap * 2 > need ? w->rs_cap * 2 : need;
+    uint8_t *n = realloc(w->rs, cap);
+    if (!n) {
+      fx_fault(w, in, (uint32_t)__builtin_ctz(mask), SIMTVP_ERR_NOMEM, false, 0,
+               "out of host memory growing the register stack");
+      return false;
+    }
+    w->rs = n;
+    w->rs_cap = cap;
+    w->regs = w->rs + w->rs_top;
+  }
+  uint64_t new_fp = w->fp + caller->lm_bytes;
+  if (new_fp + callee->lm_bytes > w->local_stride) {
+    fx_fault(w, in, (uint32_t)__builtin_ctz(mask), SIMTVP_ERR_FAULT, false, 0,
+             "call stack overflow calling %s: needs %" PRIu64 " bytes of local memory per thread, "
+             "%u available (raise the stack size)",
+             callee->pf->name, new_fp + callee->lm_bytes, w->local_stride);
+    return false;
+  }
+  /* arguments: caller's call-site params (or registers) → callee's param area */
+  for (uint32_t i = 0; i < c->n_args && i < callee->n_params; i++) {
+    const fx_call_arg *a = &c->args[i];
+    uint32_t n = a->bytes < callee->param_size[i] ? a->bytes : callee->param_size[i];
+    uint64_t dst = new_fp + callee->param_off[i];
+    FX_FOR_LANES(lane, mask) {
+      uint8_t *lm = fx_lane_local(w, lane);
+      if (a->kind == 0) {
+        memmove(lm + dst, lm + w->fp + a->off, n);
+      } else {
+        uint64_t v = a->wide ? FX_R64(w, a->off)[lane] : FX_R32(w, a->off)[lane];
+        memcpy(lm + dst, &v, n > 8 ? 8 : n);
+      }
+    }
+  }
+  w->stack[w->depth - 1].pc = w->pc;
+  fx_sentry e = {callee->pf->first_insn, FX_NONE, mask, FX_SE_CALL, in, caller, mask, w->rs_top, w->fp};
+  if (!fx_stack_push(w, e)) return false;
+  w->rs_top = new_top;
+  w->regs = w->rs + new_top;
+  memcpy(w->regs + callee->off_const, callee->const_img, callee->frame_bytes - callee->off_const);
+  w->fp = new_fp;
+  w->fn = callee;
+  w->call_depth++;
+  fx_stack_load_top(w);
+  return true;
+}
+
+void fx_finish_call(fx_warp *w, const fx_sentry *e) {
+  fx_func *callee = w->fn;
+  const fx_call *c = e->call->ext;
+  uint32_t lanes = e->call_mask & ~w->exited;
+  uint64_t callee_fp = w->fp;
+  /* restore the caller's frame first: register returns land in its rows */
+  w->rs_top = e->saved_rs_top;
+  w->regs = w->rs + w->rs_top;
+  w->fp = e->saved_fp;
+  w->fn = e->caller;
+  w->call_depth--;
+  for (uint32_t i = 0; i < c->n_rets && i < callee->n_rets; i++) {
+    const fx_call_arg *r = &c->rets[i];
+    uint32_t src_off = callee->param_off[callee->n_params + i];
+    uint32_t n = r->bytes < callee->param_size[callee->n_params + i] ? r->bytes
+                                                                       : callee->param_size[callee->n_params + i];
+    FX_FOR_LANES(lane, lanes) {
+      uint8_t *lm = fx_lane_local(w, lane);
+      if (r->kind == 0) {
+        memmove(lm + w->fp + r->off, lm + callee_fp + src_off, n);
+      } else if (r->kind == 1) {
+        uint64_t v = 0;
+        memcpy(&v, lm + callee_fp + src_off, n > 8 ? 8 : n);
+        if (r->wide) FX_R64(w, r->off)[lane] = v;
+        else FX_R32(w, r->off)[lane] = (uint32_t)v;
+      }
+    }
+  }
+}
+
+/* ---- barriers ---------------------------------------------------------------------------------- */
+
+void fx_barrier_release(func_cta *cta, uint32_t id) {
+  fx_barrier *b = &cta->bar[id];
+  for (uint32_t wi = 0; wi < cta->n_warps; wi++) {
+    if (!(b->waiting & (1u << wi))) continue;
+    fx_warp *w = &cta->warps[wi];
+    if (w->state != FUNC_WARP_BARRIER) continue;
+    if (w->bar_dest != FX_NONE) {
+      if (w->bar_red == PTX_BAR_RED_POPC) {
+        uint32_t *d = FX_R32(w, w->bar_dest);
+        FX_FOR_LANES(lane, w->bar_mask) d[lane] = b->res_popc;
+      } else {
+        bool r = w->bar_red == PTX_BAR_RED_AND ? b->res_and : b->res_or;
+        fx_putp(FX_P(w, w->bar_dest), r ? FX_FULL : 0, w->bar_mask);
+      }
+    }
+    w->state = FUNC_WARP_READY;
+  }
+  b->waiting = 0;
+  b->complete = false;
+}
+
+bool fx_barrier_check(func_cta *cta, uint32_t id) {
+  fx_barrier *b = &cta->bar[id];
+  if (!b->arrived) return false;
+  bool done = b->expected ? b->threads >= b->expected : (b->arrived & cta->live) == cta->live;
+  if (!done) return false;
+  b->complete = true;
+  b->res_popc = b->red_popc;
+  b->res_and = b->red_and;
+  b->res_or = b->red_or;
+  b->arrived = 0;
+  b->threads = 0;
+  b->expected = 0;
+  if (cta->l->auto_release) fx_barrier_release(cta, id);
+  return true;
+}
+
+void fx_cta_warp_done(func_cta *cta, fx_warp *w) {
+  cta->live &= ~(1u << w->index);
+  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
+    if (cta->bar[id].arrived) fx_barrier_check(cta, id);
+}
+
+/* ---- launches ---------------------------------------------------------------------------------- */
+
+simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
+                                 func_launch **out, simtvp_diag *diag) {
+  *out = NULL;
+  if (!e || !p || !lp) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "func_launch_create: missing argument");
+  const ptx_module *m = p->m;
+  if (lp->kernel >= m->n_functions || !p->funcs[lp->kernel].is_entry || !p->funcs[lp->kernel].built)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "func_launch_create: function %u is not a kernel", lp->kernel);
+  fx_func *kf = &p->funcs[lp->kernel];
+  uint64_t threads = (uint64_t)lp->block[0] * lp->block[1] * lp->block[2];
+  uint64_t ctas = (uint64_t)lp->grid[0] * lp->grid[1] * lp->grid[2];
+  if (threads == 0 || threads > FUNC_MAX_CTA_THREADS)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: block (%u,%u,%u) must have 1..%u threads",
+                           kf->pf->name, lp->block[0], lp->block[1], lp->block[2], FUNC_MAX_CTA_THREADS);
+  if (ctas == 0)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: grid (%u,%u,%u) is empty", kf->pf->name,
+                           lp->grid[0], lp->grid[1], lp->grid[2]);
+  uint32_t need = func_program_param_bytes(p, lp->kernel);
+  if (lp->param_bytes < need || (need && !lp->params))
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                           "launch of %s: parameter buffer has %u bytes, the kernel needs %u",
+                           kf->pf->name, lp->param_bytes, need);
+  func_launch *l = calloc(1, sizeof *l);
+  if (!l) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  l->e = e;
+  l->p = p;
+  l->kf = kf;
+  memcpy(l->grid, lp->grid, sizeof l->grid);
+  memcpy(l->block, lp->block, sizeof l->block);
+  l->dynamic_smem = lp->dynamic_smem;
+  l->grid_id = lp->grid_id;
+  l->param_bytes = lp->param_bytes;
+  l->params = malloc(lp->param_bytes ? lp->param_bytes : 1);
+  if (!l->params) {
+    free(l);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  }
+  if (lp->param_bytes) memcpy(l->params, lp->params, lp->param_bytes);
+  l->dyn_smem_base = p->shared_module_bytes + p->shared_funcs_bytes;
+  l->smem_bytes = l->dyn_smem_base + lp->dynamic_smem;
+  l->local_per_thread = (kf->lm_bytes + e->cfg.stack_bytes + 15u) & ~15u;
+  l->threads_per_cta = (uint32_t)threads;
+  l->warps_per_cta = (uint32_t)((threads + 31) / 32);
+  l->n_ctas = ctas;
+  devmem_tlb_init(&l->tlb, e->mem);
+  *out = l;
+  return SIMTVP_OK;
+}
+
+static void cta_free(func_cta *c) {
+  if (!c) return;
+  for (uint32_t i = 0; i < c->n_warps; i++) {
+    free(c->warps[i].stack);
+    free(c->warps[i].rs);
+  }
+  free(c->warps);
+  free(c->smem);
+  free(c->local);
+  free(c);
+}
+
+void func_launch_destroy(func_launch *l) {
+  if (!l) return;
+  fx_flush_counts(l);
+  cta_free(l->pool);
+  free(l->params);
+  free(l);
+}
+
+void func_launch_get_counts(const func_launch *l, func_launch_counts *out) {
+  memset(out, 0, sizeof *out);
+  out->warp_insns = l->counts.warp_insns;
+  out->thread_insns = l->counts.thread_insns;
+  memcpy(out->loads, l->counts.loads, sizeof out->loads);
+  memcpy(out->stores, l->counts.stores, sizeof out->stores);
+  memcpy(out->atomics, l->counts.atomics, sizeof out->atomics);
+  out->ctas_done = l->counts.ctas_done;
+}
+
+/* ---- CTAs -------------------------------------------------------------------------------------- */
+
+static func_cta *cta_alloc(func_launch *l) {
+  func_cta *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->l = l;
+  c->n_threads = l->threads_per_cta;
+  c->n_warps = l->warps_per_cta;
+  c->smem_bytes = l->smem_bytes;
+  c->local_per_thread = l->local_per_thread;
+  c->warps = calloc(c->n_warps, sizeof *c->warps);
+  c->smem = calloc(1, c->smem_bytes ? c->smem_bytes : 1);
+  c->local = calloc((size_t)c->n_warps * 32, c->local_per_thread ? c->local_per_thread : 1);
+  if (!c->warps || !c->smem || !c->local) {
+    cta_free(c);
+    return NULL;
+  }
+  size_t frame = (l->kf->frame_bytes + 63) & ~(size_t)63;
+  for (uint32_t i = 0; i < c->n_warps; i++) {
+    fx_warp *w = &c->warps[i];
+    w->cap = 16;
+    w->stack = malloc(w->cap * sizeof *w->stack);
+    w->rs_cap = frame * 2;
+    w->rs = calloc(1, w->rs_cap);
+    if (!w->stack || !w->rs) {
+      cta_free(c);
+      return NULL;
+    }
+  }
+  return c;
+}
+
+static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t slot) {
+  func_launch *l = c->l;
+  fx_func *kf = l->kf;
+  memcpy(c->ctaid, ctaid, sizeof c->ctaid);
+  c->sm = sm;
+  c->warp_slot = slot;
+  memset(c->bar, 0, sizeof c->bar);
+  memset(c->smem, 0, c->smem_bytes);
+  c->live = c->n_warps >= 32 ? FX_FULL : (1u << c->n_warps) - 1u;
+  c->started = true;
+  const uint32_t bx = l->block[0], by = l->block[1];
+  for (uint32_t wi = 0; wi < c->n_warps; wi++) {
+    fx_warp *w = &c->warps[wi];
+    w->cta = c;
+    w->l = l;
+    w->code = l->p->code;
+    w->fn = kf;
+    w->index = wi;
+    w->rs_top = 0;
+    w->regs = w->rs;
+    memcpy(w->regs + kf->off_const, kf->const_img, kf->frame_bytes - kf->off_const);
+    w->local_stride = c->local_per_thread;
+    w->local = c->local + (size_t)wi * 32 * c->local_per_thread;
+    w->fp = 0;
+    w->cc = 0;
+    w->exited = 0;
+    w->call_depth = 0;
+    w->rec = NULL;
+    w->bar_dest = FX_NONE;
+    uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
+    w->valid = n == 32 ? FX_FULL : (1u << n) - 1u;
+    for (uint32_t lane = 0; lane < 32; lane++) {
+      uint32_t t = first + lane;
+      w->tid[0][lane] = t % bx;
+      w->tid[1][lane] = (t / bx) % by;
+      w->tid[2][lane] = t / (bx * by);
+    }
+    w->depth = 1;
+    w->stack[0] = (fx_sentry){kf->pf->first_insn, FX_NONE, w->valid, FX_SE_NORMAL, NULL, NULL, 0, 0, 0};
+    fx_stack_load_top(w);
+    w->state = FUNC_WARP_READY;
+    w->stop = false;
+  }
+}
+
+simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t sm,
+                             uint32_t first_warp_slot, func_cta **out, simtvp_diag *diag) {
+  *out = NULL;
+  if (ctaid[0] >= l->grid[0] || ctaid[1] >= l->grid[1] || ctaid[2] >= l->grid[2])
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "CTA (%u,%u,%u) is outside grid (%u,%u,%u)", ctaid[0],
+                           ctaid[1], ctaid[2], l->grid[0], l->grid[1], l->grid[2]);
+  func_cta *c = cta_alloc(l);
+  if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+  cta_init(c, ctaid, sm, first_warp_slot);
+  l->live_ctas++;
+  *out = c;
+  return SIMTVP_OK;
+}
+
+void func_cta_finish(func_cta *cta) {
+  if (!cta) return;
+  func_launch *l = cta->l;
+  if (cta->live == 0) l->counts.ctas_done++;
+  l->live_ctas--;
+  fx_flush_counts(l);
+  cta_free(cta);
+}
+
+uint32_t func_cta_warp_count(const func_cta *cta) { return cta->n_warps; }
+func_warp *func_cta_warp(func_cta *cta, uint32_t index) {
+  return index < cta->n_warps ? &cta->warps[index] : NULL;
+}
+bool func_cta_done(const func_cta *cta) { return cta->live == 0; }
+func_warp_state func_warp_get_state(const func_warp *w) { return (func_warp_state)w->state; }
+uint32_t func_warp_barrier(const func_warp *w) { return w->bar_id; }
+
+uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
+  if (id >= FUNC_NUM_BARRIERS || !cta->bar[id].complete) return 0;
+  uint32_t n = (uint32_t)__builtin_popcount(cta->bar[id].waiting);
+  fx_barrier_release(cta, id);
+  return n;
+}
+
+/* ---- execution --------------------------------------------------------------------------------- */
+
+/* The hot loop: executes up to `budget` warp instructions or until the warp stops (barrier wait,
+ * exit of every thread, fault). */
+static void run_warp(fx_warp *w, uint32_t budget) {
+  fx_counts *c = &w->l->counts;
+  w->stop = false;
+  uint64_t n = 0, t = 0;
+  while (budget--) {
+    const fx_insn *in = &w->code[w->pc];
+    uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+    n++;
+    t += w->nactive;
+    w->pc++;
+    in->fn(w, in, m);
+    if (w->pc == w->rpc) fx_stack_reconverge(w);
+    if (w->stop) break;
+  }
+  c->warp_insns += n;
+  c->thread_insns += t;
+}
+
+static void deadlock(func_cta *c) {
+  func_launch *l = c->l;
+  for (uint32_t wi = 0; wi < c->n_warps; wi++) {
+    fx_warp *w = &c->warps[wi];
+    if (w->state != FUNC_WARP_BARRIER) continue;
+    const fx_barrier *b = &c->bar[w->bar_id];
+    uint32_t lane = w->active ? (uint32_t)__builtin_ctz(w->active) : 0;
+    const fx_insn *in = &l->p->code[w->pc - 1];
+    uint32_t missing = c->live & ~b->arrived;
+    fx_fault(w, in, lane, SIMTVP_ERR_DEADLOCK, false, 0,
+             "barrier deadlock: warp %u waits at barrier %u (%u of %u threads arrived%s) but no "
+             "other warp can proceed (%u live warps never arrive)",
+             wi, w->bar_id, b->threads, b->expected ? b->expected : (uint32_t)__builtin_popcount(c->live) * 32,
+             b->expected ? "" : ", all live warps expected", (uint32_t)__builtin_popcount(missing));
+    return;
+  }
+}
+
+static simtvp_status run_cta(func_cta *c) {
+  func_launch *l = c->l;
+  uint64_t limit = l->e->cfg.max_warp_insns;
+  while (c->live) {
+    bool progress = false;
+    for (uint32_t wi = 0; wi < c->n_warps; wi++) {
+      fx_warp *w = &c->warps[wi];
+      if (w->state != FUNC_WARP_READY) continue;
+      progress = true;
+      run_warp(w, FX_SLICE);
+      if (l->fault != SIMTVP_OK) return l->fault;
+    }
+    if (!progress && c->live) {
+      deadlock(c);
+      return l->fault;
+    }
+    if (limit && l->counts.warp_insns > limit) {
+      for (uint32_t wi = 0; wi < c->n_warps; wi++)
+        if (c->warps[wi].state == FUNC_WARP_READY) {
+          fx_warp *w = &c->warps[wi];
+          fx_fault(w, &l->p->code[w->pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0,
+                   SIMTVP_ERR_LIMIT, false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded",
+                   limit);
+          break;
+        }
+      return l->fault != SIMTVP_OK ? l->fault : SIMTVP_ERR_LIMIT;
+    }
+  }
+  l->counts.ctas_done++;
+  return SIMTVP_OK;
+}
+
+simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
+  if (l->fault != SIMTVP_OK) {
+    if (diag) *diag = l->fault_diag;
+    return l->fault;
+  }
+  l->auto_release = true;
+  if (!l->pool) {
+    l->pool = cta_alloc(l);
+    if (!l->pool) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+  }
+  devmem_tlb_sync(&l->tlb);
+  uint64_t per_plane = (uint64_t)l->grid[0] * l->grid[1];
+  simtvp_status st = SIMTVP_OK;
+  while (l->next_cta < l->n_ctas) {
+    uint64_t id = l->next_cta++;
+    uint32_t ctaid[3] = {(uint32_t)(id % l->grid[0]), (uint32_t)((id / l->grid[0]) % l->grid[1]),
+                         (uint32_t)(id / per_plane)};
+    uint32_t sm = (uint32_t)(id % l->e->cfg.n_sms);
+    cta_init(l->pool, ctaid, sm, 0);
+    st = run_cta(l->pool);
+    if (st != SIMTVP_OK) break;
+  }
+  fx_flush_counts(l);
+  if (st != SIMTVP_OK && diag) *diag = l->fault_diag;
+  return st;
+}
+
+bool func_warp_peek(const func_warp *w, func_peek *out) {
+  if (w->state != FUNC_WARP_READY) return false;
+  out->pc = w->pc;
+  out->insn = &w->l->p->m->insns[w->pc];
+  out->active = w->active;
+  out->fetch_addr = w->l->p->pl.code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
+  return true;
+}
+
+simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  if (w->state != FUNC_WARP_READY)
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "func_warp_step: warp %u is not ready (state %u)",
+                           w->index, w->state);
+  if (l->fault != SIMTVP_OK) {
+    if (diag) *diag = l->fault_diag;
+    return l->fault;
+  }
+  devmem_tlb_sync(&l->tlb);
+  const fx_insn *in = &w->code[w->pc];
+  uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+  if (rec) {
+    rec->pc = w->pc;
+    rec->insn = in->src;
+    rec->kind = in->cls;
+    rec->active = w->active;
+    rec->exec = m;
+    rec->diverged = false;
+    rec->space = PTX_SPACE_NONE;
+    rec->is_load = rec->is_store = rec->is_atomic = false;
+    rec->access_bytes = 0;
+    rec->mem_mask = 0;
+    rec->barrier_id = 0;
+    rec->barrier_wait = rec->barrier_complete = false;
+    rec->warp_done = false;
+  }
+  w->rec = rec;
+  w->stop = false;
+  l->counts.warp_insns++;
+  l->counts.thread_insns += w->nactive;
+  w->pc++;
+  in->fn(w, in, m);
+  if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)
+    if (w->pc == w->rpc) fx_stack_reconverge(w);
+  w->rec = NULL;
+  if (rec) {
+    rec->next_pc = w->pc;
+    rec->next_active = w->active;
+    rec->warp_done = w->state == FUNC_WARP_DONE;
+  }
+  if (l->fault != SIMTVP_OK) {
+    if (diag) *diag = l->fault_diag;
+    return l->fault;
+  }
+  return SIMTVP_OK;
+}

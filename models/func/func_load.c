@@ -1,0 +1,607 @@
+/* func_load — builds the execution plan of a PTX module once (func.h: func_program_load).
+ *
+ * Lays out every function's register frame (predicate words, 32/64/128-bit rows, constant rows)
+ * and local-memory frame (parameters, .local variables, call-site parameters), places .shared
+ * variables in the CTA's shared memory, resolves symbol addresses from the loader's placement and
+ * picks a handler per instruction through the opcode dispatch table the family files fill. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "alu.h"
+#include "func_internal.h"
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+
+void *fx_alloc(func_program *p, size_t bytes) {
+  void *mem = calloc(1, bytes ? bytes : 1);
+  if (!mem) return NULL;
+  if (p->n_allocs == p->cap_allocs) {
+    uint32_t cap = p->cap_allocs ? p->cap_allocs * 2 : 64;
+    void **n = realloc(p->allocs, cap * sizeof *n);
+    if (!n) {
+      free(mem);
+      return NULL;
+    }
+    p->allocs = n;
+    p->cap_allocs = cap;
+  }
+  p->allocs[p->n_allocs++] = mem;
+  return mem;
+}
+
+static void at_insn(const fx_build *b, simtvp_diag *diag) {
+  const ptx_module *m = b->p->m;
+  simtvp_diag_at_file(diag, m->source_name, b->pi->ptx_line, b->pi->ptx_column);
+  simtvp_diag_at_pc(diag, b->pc);
+}
+
+simtvp_status fx_unsupported(fx_build *b, const char *why) {
+  char text[160];
+  ptx_insn_format(b->p->m, b->pi, text, sizeof text);
+  simtvp_diag_set(b->diag, SIMTVP_ERR_UNSUPPORTED, "%s:%u:%u: `%s`: %s",
+                  b->p->m->source_name ? b->p->m->source_name : "<ptx>", b->pi->ptx_line,
+                  b->pi->ptx_column, text, why);
+  at_insn(b, b->diag);
+  return SIMTVP_ERR_UNSUPPORTED;
+}
+
+uint32_t fx_rc_bits(uint32_t rclass) {
+  switch (rclass) {
+  case PTX_RC_PRED: return 1;
+  case PTX_RC_B32: return 32;
+  case PTX_RC_B64: return 64;
+  default: return 128;
+  }
+}
+
+const ptx_operand *fx_vec_elems(const fx_build *b, const ptx_operand *op) {
+  return &b->p->m->opnd_pool[op->index];
+}
+
+/* ---- constant rows --------------------------------------------------------------------------- */
+
+uint32_t fx_const_row(fx_build *b, uint64_t value, uint32_t bits) {
+  fx_func *f = b->f;
+  uint32_t *n = bits == 64 ? &f->n_const64 : &f->n_const32;
+  uint32_t *cap = bits == 64 ? &f->cap_const64 : &f->cap_const32;
+  uint64_t **vals = bits == 64 ? &f->const64_val : &f->const32_val;
+  if (bits != 64) value &= 0xffffffffull;
+  for (uint32_t i = 0; i < *n; i++)
+    if ((*vals)[2 * i] == value) return (uint32_t)(*vals)[2 * i + 1];
+  if (*n == *cap) {
+    uint32_t c = *cap ? *cap * 2 : 16;
+    uint64_t *nv = realloc(*vals, 2 * c * sizeof *nv);
+    if (!nv) return FX_NONE;
+    *vals = nv;
+    *cap = c;
+  }
+  /* rows are appended after everything else; frame_bytes grows */
+  uint32_t off = f->frame_bytes;
+  f->frame_bytes += bits == 64 ? FX_ROW64 : FX_ROW32;
+  (*vals)[2 * *n] = value;
+  (*vals)[2 * *n + 1] = off;
+  (*n)++;
+  return off;
+}
+
+/* ---- immediates ------------------------------------------------------------------------------ */
+
+static uint32_t type_bits(ptx_type t) {
+  uint32_t n = ptx_type_bytes(t) * 8u;
+  return n ? n : 32u;
+}
+
+/* Converts an immediate operand to the bit pattern of `type`. */
+static uint64_t imm_as(const ptx_operand *op, ptx_type type) {
+  uint64_t v = (uint64_t)op->value;
+  bool is_f32 = op->flags & PTX_OPND_IMM_F32, is_f64 = op->flags & PTX_OPND_IMM_F64;
+  switch (type) {
+  case PTX_TYPE_F32:
+    if (is_f32) return v & 0xffffffffull;
+    if (is_f64) return alu_cvt_rn_f32_f64(v, 0);
+    return alu_f32_bits((float)(int64_t)v);
+  case PTX_TYPE_F64:
+    if (is_f64) return v;
+    if (is_f32) return alu_f64_bits((double)alu_f32((uint32_t)v));
+    return alu_f64_bits((double)(int64_t)v);
+  case PTX_TYPE_F16:
+  case PTX_TYPE_BF16:
+    if (is_f32) return alu_cvt(v & 0xffffffffull, type, PTX_TYPE_F32, PTX_RND_RN, 0);
+    if (is_f64) return alu_cvt(v, type, PTX_TYPE_F64, PTX_RND_RN, 0);
+    return v & 0xffff;
+  default: {
+    if (is_f32 || is_f64) return v; /* bit pattern of a float literal used as bits */
+    uint32_t bits = type_bits(type);
+    return bits >= 64 ? v : (v & ((1ull << bits) - 1));
+  }
+  }
+}
+
+uint64_t fx_symbol_value(func_program *p, fx_func *f, uint32_t sym, bool generic, bool *fp_rel) {
+  (void)f;
+  const ptx_symbol *s = &p->m->symbols[sym];
+  uint64_t a = p->sym_addr[sym];
+  *fp_rel = false;
+  switch (s->space) {
+  case PTX_SPACE_SHARED:
+  case PTX_SPACE_SHARED_CLUSTER:
+    return generic ? FUNC_WINDOW_SHARED + a : a;
+  case PTX_SPACE_LOCAL:
+    *fp_rel = true;
+    return generic ? FUNC_WINDOW_LOCAL + a : a;
+  case PTX_SPACE_PARAM:
+    if (s->flags & PTX_SYM_ENTRY_PARAM) return generic ? FUNC_WINDOW_PARAM + a : a;
+    *fp_rel = true;
+    return generic ? FUNC_WINDOW_LOCAL + a : (FX_PARAM_LOCAL_TAG | a);
+  default:
+    return a;
+  }
+}
+
+simtvp_status fx_src_op(fx_build *b, const ptx_operand *op, ptx_type type, uint32_t *off) {
+  fx_func *f = b->f;
+  switch (op->kind) {
+  case PTX_OPND_REG:
+    switch (op->rclass) {
+    case PTX_RC_PRED: *off = f->off_pred + 4u * op->index; return SIMTVP_OK;
+    case PTX_RC_B32: *off = f->off_b32 + FX_ROW32 * op->index; return SIMTVP_OK;
+    case PTX_RC_B64: *off = f->off_b64 + FX_ROW64 * op->index; return SIMTVP_OK;
+    default: *off = f->off_b128 + FX_ROW128 * op->index; return SIMTVP_OK;
+    }
+  case PTX_OPND_IMM: {
+    uint64_t v = imm_as(op, type);
+    *off = fx_const_row(b, v, type_bits(type) > 32 ? 64 : 32);
+    break;
+  }
+  case PTX_OPND_SYMBOL: {
+    bool fp_rel;
+    uint64_t v = fx_symbol_value(b->p, f, op->index, op->flags & PTX_OPND_GENERIC_SYM, &fp_rel);
+    if (fp_rel) return fx_unsupported(b, "address of a local or parameter variable as an operand");
+    *off = fx_const_row(b, v + (uint64_t)op->value, type_bits(type) > 32 ? 64 : 32);
+    break;
+  }
+  case PTX_OPND_FUNC:
+    *off = fx_const_row(b, func_program_function_addr(b->p, op->index), 64);
+    break;
+  case PTX_OPND_SREG:
+    return fx_unsupported(b, "special register as an operand of this instruction");
+  default:
+    return fx_unsupported(b, "operand kind not valid here");
+  }
+  if (*off == FX_NONE) return simtvp_diag_set(b->diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  return SIMTVP_OK;
+}
+
+simtvp_status fx_src(fx_build *b, uint32_t opnd, ptx_type type, uint32_t *off) {
+  if (opnd >= b->pi->nops) return fx_unsupported(b, "missing operand");
+  return fx_src_op(b, &b->pi->ops[opnd], type, off);
+}
+
+simtvp_status fx_dst_op(fx_build *b, const ptx_operand *op, uint32_t *off) {
+  if (op->kind == PTX_OPND_SINK) {
+    /* a scratch row nobody reads: a fresh constant-area row would be shared; use a dedicated one */
+    *off = fx_const_row(b, 0x5ca77e4d5ca77e4dull ^ b->pc, 64);
+    return SIMTVP_OK;
+  }
+  if (op->kind != PTX_OPND_REG) return fx_unsupported(b, "destination is not a register");
+  return fx_src_op(b, op, PTX_TYPE_NONE, off);
+}
+
+simtvp_status fx_dst(fx_build *b, uint32_t opnd, uint32_t *off) {
+  if (opnd >= b->pi->nops) return fx_unsupported(b, "missing destination");
+  return fx_dst_op(b, &b->pi->ops[opnd], off);
+}
+
+simtvp_status fx_pred_src(fx_build *b, const ptx_operand *op, uint32_t *off, uint32_t *neg) {
+  *neg = (op->flags & PTX_OPND_NEG) ? FX_FULL : 0;
+  if (op->kind == PTX_OPND_IMM) { /* a literal predicate (0 or 1) */
+    *off = b->f->off_pt;
+    *neg = op->value ? *neg : ~*neg;
+    return SIMTVP_OK;
+  }
+  if (op->kind != PTX_OPND_REG || op->rclass != PTX_RC_PRED)
+    return fx_unsupported(b, "operand is not a predicate");
+  *off = b->f->off_pred + 4u * op->index;
+  return SIMTVP_OK;
+}
+
+/* ---- memory operands -------------------------------------------------------------------------- */
+
+simtvp_status fx_mem_operand(fx_build *b, const ptx_operand *op, uint32_t slot) {
+  fx_insn *in = b->out;
+  uint32_t space = b->pi->space;
+  if (space == PTX_SPACE_NONE) space = PTX_SPACE_GENERIC;
+  if (space == PTX_SPACE_SHARED_CLUSTER) space = PTX_SPACE_SHARED;
+  if (op->kind != PTX_OPND_ADDR) {
+    if (op->kind == PTX_OPND_REG) { /* tolerate `[%rd]` decoded as a plain register */
+      in->am = op->rclass == PTX_RC_B64 ? FX_AM_R64 : FX_AM_R32;
+      in->imm = 0;
+      in->space = (uint8_t)(space == PTX_SPACE_PARAM ? FX_SPACE_TPARAM : space);
+      return fx_src_op(b, op, PTX_TYPE_U64, &in->o[slot]);
+    }
+    return fx_unsupported(b, "expected an address operand");
+  }
+  in->imm = (uint64_t)op->value;
+  if (op->base_sym != PTX_NONE) {
+    const ptx_symbol *s = &b->p->m->symbols[op->base_sym];
+    bool generic = space == PTX_SPACE_GENERIC, fp_rel;
+    uint64_t a = fx_symbol_value(b->p, b->f, op->base_sym, generic, &fp_rel);
+    uint32_t sspace = s->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : s->space;
+    if (!generic && sspace != space && !(space == PTX_SPACE_GLOBAL && sspace == PTX_SPACE_CONST))
+      return fx_unsupported(b, "variable is not in the instruction's state space");
+    if (space == PTX_SPACE_PARAM) {
+      if (s->flags & PTX_SYM_ENTRY_PARAM) {
+        in->space = FX_SPACE_KPARAM;
+        in->am = FX_AM_IMM;
+        in->imm += a;
+      } else {
+        in->space = PTX_SPACE_LOCAL;
+        in->am = FX_AM_FP;
+        in->imm += a & ~FX_PARAM_LOCAL_TAG;
+      }
+      return SIMTVP_OK;
+    }
+    in->space = (uint8_t)space;
+    in->am = fp_rel ? FX_AM_FP : FX_AM_IMM;
+    in->imm += a;
+    return SIMTVP_OK;
+  }
+  if (op->index != PTX_NONE) {
+    in->am = op->rclass == PTX_RC_B64 ? FX_AM_R64 : FX_AM_R32;
+    in->space = (uint8_t)(space == PTX_SPACE_PARAM ? FX_SPACE_TPARAM : space);
+    ptx_operand r = *op;
+    r.kind = PTX_OPND_REG;
+    return fx_src_op(b, &r, PTX_TYPE_U64, &in->o[slot]);
+  }
+  in->am = FX_AM_IMM;
+  in->space = (uint8_t)(space == PTX_SPACE_PARAM ? FX_SPACE_KPARAM : space);
+  return SIMTVP_OK;
+}
+
+/* ---- layout ----------------------------------------------------------------------------------- */
+
+static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  const ptx_function *pf = f->pf;
+  uint32_t off = 0;
+  f->off_pred = 0;
+  off += 4u * pf->n_regs[PTX_RC_PRED];
+  off = (uint32_t)align_up(off, 128);
+  f->off_b32 = off;
+  off += FX_ROW32 * pf->n_regs[PTX_RC_B32];
+  f->off_b64 = off;
+  off += FX_ROW64 * pf->n_regs[PTX_RC_B64];
+  f->off_b128 = off;
+  off += FX_ROW128 * pf->n_regs[PTX_RC_B128];
+  f->off_const = off;
+  f->off_pt = off;           /* first word of the constant area */
+  f->frame_bytes = off + 128; /* the PT block */
+
+  /* local frame: parameters and return values (device functions only) */
+  uint32_t n = f->is_entry ? 0 : pf->n_params + pf->n_rets;
+  f->n_params = f->is_entry ? 0 : pf->n_params;
+  f->n_rets = f->is_entry ? 0 : pf->n_rets;
+  f->param_off = calloc(n ? n : 1, sizeof *f->param_off);
+  f->param_size = calloc(n ? n : 1, sizeof *f->param_size);
+  if (!f->param_off || !f->param_size) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  uint64_t lm = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t sym = i < pf->n_params ? m->param_list[pf->first_param + i]
+                                    : m->param_list[pf->first_ret + (i - pf->n_params)];
+    const ptx_symbol *s = &m->symbols[sym];
+    uint64_t al = s->align ? s->align : (s->size >= 8 ? 8 : s->size ? s->size : 1);
+    if (al > 16) al = 16;
+    lm = align_up(lm, al);
+    f->param_off[i] = (uint32_t)lm;
+    f->param_size[i] = (uint32_t)s->size;
+    p->sym_addr[sym] = lm;
+    lm += s->size;
+  }
+  f->lm_depot = (uint32_t)align_up(lm, 16);
+  uint64_t depot = pf->res.local_bytes, callp = pf->res.call_param_bytes, shared = 0;
+  for (uint32_t s = 0; s < m->n_symbols; s++) {
+    const ptx_symbol *sy = &m->symbols[s];
+    if (sy->function != f->index) continue;
+    if (sy->space == PTX_SPACE_LOCAL && sy->offset + sy->size > depot) depot = sy->offset + sy->size;
+    if (sy->space == PTX_SPACE_PARAM && (sy->flags & PTX_SYM_CALL_PARAM) &&
+        sy->offset + sy->size > callp)
+      callp = sy->offset + sy->size;
+    if ((sy->space == PTX_SPACE_SHARED || sy->space == PTX_SPACE_SHARED_CLUSTER) &&
+        !(sy->flags & PTX_SYM_EXTERN) && sy->offset + sy->size > shared)
+      shared = sy->offset + sy->size;
+  }
+  f->lm_callp = (uint32_t)align_up(f->lm_depot + depot, 16);
+  f->lm_bytes = (uint32_t)align_up(f->lm_callp + callp, 16);
+  f->shared_bytes = (uint32_t)shared;
+  return SIMTVP_OK;
+}
+
+/* Names of extern functions the engine implements itself. */
+static uint8_t builtin_of(const char *name) {
+  if (!name) return FX_BI_NONE;
+  if (!strcmp(name, "vprintf")) return FX_BI_VPRINTF;
+  if (!strcmp(name, "malloc")) return FX_BI_MALLOC;
+  if (!strcmp(name, "free")) return FX_BI_FREE;
+  if (!strcmp(name, "__assertfail")) return FX_BI_ASSERTFAIL;
+  return FX_BI_NONE;
+}
+
+static simtvp_status place_symbols(func_program *p, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  /* shared memory: [module-scope][each entry's own (overlapping)][non-entry functions][dynamic] */
+  p->shared_module_bytes = (uint32_t)align_up(m->shared_segment_bytes, 16);
+  uint32_t entry_max = 0, funcs = 0;
+  for (uint32_t i = 0; i < m->n_functions; i++) {
+    fx_func *f = &p->funcs[i];
+    if (!f->has_body) continue;
+    if (f->is_entry) {
+      f->shared_base = p->shared_module_bytes;
+      if (f->shared_bytes > entry_max) entry_max = f->shared_bytes;
+    }
+  }
+  entry_max = (uint32_t)align_up(entry_max, 16);
+  for (uint32_t i = 0; i < m->n_functions; i++) {
+    fx_func *f = &p->funcs[i];
+    if (!f->has_body || f->is_entry || !f->shared_bytes) continue;
+    f->shared_base = p->shared_module_bytes + entry_max + funcs;
+    funcs += (uint32_t)align_up(f->shared_bytes, 16);
+  }
+  p->shared_funcs_bytes = entry_max + funcs;
+  uint32_t dyn_base = p->shared_module_bytes + p->shared_funcs_bytes;
+
+  for (uint32_t s = 0; s < m->n_symbols; s++) {
+    const ptx_symbol *sy = &m->symbols[s];
+    bool module_scope = sy->function == PTX_NONE;
+    switch (sy->space) {
+    case PTX_SPACE_GLOBAL:
+      p->sym_addr[s] = (module_scope && p->pl.symbol_addr && p->pl.symbol_addr[s] != UINT64_MAX)
+                           ? p->pl.symbol_addr[s]
+                           : p->pl.global_base + sy->offset;
+      break;
+    case PTX_SPACE_CONST:
+      p->sym_addr[s] = (module_scope && p->pl.symbol_addr && p->pl.symbol_addr[s] != UINT64_MAX)
+                           ? p->pl.symbol_addr[s]
+                           : p->pl.const_base + sy->offset;
+      break;
+    case PTX_SPACE_SHARED:
+    case PTX_SPACE_SHARED_CLUSTER:
+      if ((sy->flags & PTX_SYM_EXTERN) && sy->size == 0)
+        p->sym_addr[s] = dyn_base;
+      else if (module_scope)
+        p->sym_addr[s] = sy->offset;
+      else
+        p->sym_addr[s] = p->funcs[sy->function].shared_base + sy->offset;
+      break;
+    case PTX_SPACE_LOCAL:
+      p->sym_addr[s] = module_scope ? sy->offset : p->funcs[sy->function].lm_depot + sy->offset;
+      break;
+    case PTX_SPACE_PARAM:
+      if (sy->flags & PTX_SYM_ENTRY_PARAM)
+        p->sym_addr[s] = sy->offset;
+      else if (sy->flags & PTX_SYM_CALL_PARAM)
+        p->sym_addr[s] = (sy->function != PTX_NONE ? p->funcs[sy->function].lm_callp : 0) + sy->offset;
+      /* function params were placed by layout_function */
+      break;
+    default:
+      break;
+    }
+  }
+  (void)diag;
+  return SIMTVP_OK;
+}
+
+/* ---- program ---------------------------------------------------------------------------------- */
+
+static simtvp_status build_function(func_program *p, fx_func *f, const fx_builder *table,
+                                    simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  const ptx_function *pf = f->pf;
+  for (uint32_t k = 0; k < pf->n_insns; k++) {
+    uint32_t pc = pf->first_insn + k;
+    const ptx_insn *pi = &m->insns[pc];
+    fx_insn *in = &p->code[pc];
+    fx_build b = {p, f, pi, pc, in, diag};
+    memset(in, 0, sizeof *in);
+    in->src = pi;
+    in->mods = pi->mods;
+    in->type = pi->type;
+    in->type2 = pi->type2;
+    in->cls = FX_C_ALU;
+    if (pi->guard != PTX_NONE) {
+      in->guard = f->off_pred + 4u * pi->guard;
+      in->gneg = pi->guard_neg ? FX_FULL : 0;
+    } else {
+      in->guard = f->off_pt;
+      in->gneg = 0;
+    }
+    fx_builder builder = pi->opcode < PTX_OP_COUNT ? table[pi->opcode] : NULL;
+    if (!builder) return fx_unsupported(&b, "instruction not implemented by the functional engine");
+    simtvp_status st = builder(&b);
+    if (st != SIMTVP_OK) return st;
+    if (!in->fn) return fx_unsupported(&b, "no handler for this form of the instruction");
+  }
+  /* constant image: PT word then the constant rows */
+  uint32_t img_bytes = f->frame_bytes - f->off_const;
+  f->const_img = calloc(1, img_bytes);
+  if (!f->const_img) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  uint32_t *pt = (uint32_t *)f->const_img;
+  pt[0] = FX_FULL;
+  for (uint32_t i = 0; i < f->n_const32; i++) {
+    uint32_t *row = (uint32_t *)(f->const_img + (f->const32_val[2 * i + 1] - f->off_const));
+    for (int l = 0; l < 32; l++) row[l] = (uint32_t)f->const32_val[2 * i];
+  }
+  for (uint32_t i = 0; i < f->n_const64; i++) {
+    uint64_t *row = (uint64_t *)(f->const_img + (f->const64_val[2 * i + 1] - f->off_const));
+    for (int l = 0; l < 32; l++) row[l] = f->const64_val[2 * i];
+  }
+  free(f->const32_val);
+  free(f->const64_val);
+  f->const32_val = f->const64_val = NULL;
+  f->built = true;
+  return SIMTVP_OK;
+}
+
+simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_placement *pl,
+                                func_program **out, simtvp_diag *diag) {
+  *out = NULL;
+  if (!e || !m) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "func_program_load: no engine or module");
+  func_program *p = calloc(1, sizeof *p);
+  if (!p) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  p->e = e;
+  p->m = m;
+  if (pl) p->pl = *pl;
+  p->code = calloc(m->n_insns + 1, sizeof *p->code);
+  p->funcs = calloc(m->n_functions ? m->n_functions : 1, sizeof *p->funcs);
+  p->sym_addr = calloc(m->n_symbols ? m->n_symbols : 1, sizeof *p->sym_addr);
+  if (!p->code || !p->funcs || !p->sym_addr) {
+    func_program_destroy(p);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  }
+  simtvp_status st = SIMTVP_OK;
+  for (uint32_t i = 0; i < m->n_functions && st == SIMTVP_OK; i++) {
+    fx_func *f = &p->funcs[i];
+    f->index = i;
+    f->pf = &m->functions[i];
+    f->is_entry = f->pf->flags & PTX_FN_ENTRY;
+    f->has_body = !(f->pf->flags & (PTX_FN_DECL_ONLY | PTX_FN_PROTOTYPE));
+    f->builtin = f->has_body ? FX_BI_NONE : builtin_of(f->pf->name);
+    st = layout_function(p, f, diag);
+  }
+  if (st == SIMTVP_OK) st = place_symbols(p, diag);
+  p->code[m->n_insns].fn = fx_lost; /* sentinel: see fx_lost */
+  p->code[m->n_insns].cls = FX_C_NOP;
+  if (st == SIMTVP_OK) {
+    fx_builder table[PTX_OP_COUNT];
+    memset(table, 0, sizeof table);
+    fx_register_int(table);
+    fx_register_float(table);
+    fx_register_cvt(table);
+    fx_register_mem(table);
+    fx_register_atom(table);
+    fx_register_ctrl(table);
+    fx_register_warp(table);
+    fx_register_sync(table);
+    fx_register_call(table);
+    for (uint32_t i = 0; i < m->n_functions && st == SIMTVP_OK; i++)
+      if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
+  }
+  if (st != SIMTVP_OK) {
+    func_program_destroy(p);
+    return st;
+  }
+  *out = p;
+  return SIMTVP_OK;
+}
+
+void func_program_destroy(func_program *p) {
+  if (!p) return;
+  if (p->funcs) {
+    for (uint32_t i = 0; i < p->m->n_functions; i++) {
+      fx_func *f = &p->funcs[i];
+      free(f->const_img);
+      free(f->const32_val);
+      free(f->const64_val);
+      free(f->param_off);
+      free(f->param_size);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
+  free(p->allocs);
+  free(p->code);
+  free(p->funcs);
+  free(p->sym_addr);
+  free(p);
+}
+
+const ptx_module *func_program_module(const func_program *p) { return p->m; }
+
+uint32_t func_program_kernel(const func_program *p, const char *name) {
+  uint32_t f = ptx_find_function(p->m, name);
+  if (f == PTX_NONE || !(p->m->functions[f].flags & PTX_FN_ENTRY)) return PTX_NONE;
+  return f;
+}
+
+uint64_t func_program_symbol_addr(const func_program *p, uint32_t symbol) {
+  return symbol < p->m->n_symbols ? p->sym_addr[symbol] : 0;
+}
+
+uint64_t func_program_function_addr(const func_program *p, uint32_t function) {
+  if (function >= p->m->n_functions) return 0;
+  if (p->pl.code_base)
+    return p->pl.code_base + (uint64_t)p->m->functions[function].first_insn * FUNC_INSN_BYTES;
+  return FUNC_FUNCTION_ADDR_BASE + (uint64_t)function * FUNC_INSN_BYTES;
+}
+
+fx_func *fx_function_at(const func_program *p, uint64_t addr) {
+  const ptx_module *m = p->m;
+  if (p->pl.code_base) {
+    for (uint32_t i = 0; i < m->n_functions; i++)
+      if (func_program_function_addr(p, i) == addr && !(m->functions[i].flags & PTX_FN_PROTOTYPE))
+        return &p->funcs[i];
+    return NULL;
+  }
+  if (addr < FUNC_FUNCTION_ADDR_BASE || (addr - FUNC_FUNCTION_ADDR_BASE) % FUNC_INSN_BYTES) return NULL;
+  uint64_t i = (addr - FUNC_FUNCTION_ADDR_BASE) / FUNC_INSN_BYTES;
+  if (i >= m->n_functions || (m->functions[i].flags & PTX_FN_PROTOTYPE)) return NULL;
+  return &p->funcs[i];
+}
+
+bool func_program_param(const func_program *p, uint32_t kernel, uint32_t i, uint32_t *offset,
+                        uint32_t *bytes) {
+  if (kernel >= p->m->n_functions) return false;
+  const ptx_function *pf = &p->m->functions[kernel];
+  if (i >= pf->n_params) return false;
+  const ptx_symbol *s = &p->m->symbols[p->m->param_list[pf->first_param + i]];
+  if (offset) *offset = (uint32_t)s->offset;
+  if (bytes) *bytes = (uint32_t)s->size;
+  return true;
+}
+
+uint32_t func_program_param_bytes(const func_program *p, uint32_t kernel) {
+  if (kernel >= p->m->n_functions) return 0;
+  const ptx_function *pf = &p->m->functions[kernel];
+  uint64_t end = pf->res.param_bytes;
+  for (uint32_t i = 0; i < pf->n_params; i++) {
+    const ptx_symbol *s = &p->m->symbols[p->m->param_list[pf->first_param + i]];
+    if (s->offset + s->size > end) end = s->offset + s->size;
+  }
+  return (uint32_t)end;
+}
+
+uint32_t func_program_static_smem(const func_program *p, uint32_t kernel) {
+  (void)kernel;
+  return p->shared_module_bytes + p->shared_funcs_bytes;
+}
+
+simtvp_status func_program_write_segments(func_program *p, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  devmem *mem = p->e->mem;
+  for (uint32_t s = 0; s < m->n_symbols; s++) {
+    const ptx_symbol *sy = &m->symbols[s];
+    if (sy->function != PTX_NONE || !(sy->flags & PTX_SYM_HAS_INIT)) continue;
+    if (sy->space != PTX_SPACE_GLOBAL && sy->space != PTX_SPACE_CONST) continue;
+    if (sy->init_offset + sy->size > m->init_data_size)
+      return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "initialiser of %s out of range", sy->name);
+    simtvp_status st = devmem_write(mem, p->sym_addr[s], m->init_data + sy->init_offset, sy->size, diag);
+    if (st != SIMTVP_OK) return st;
+  }
+  for (uint32_t r = 0; r < m->n_relocs; r++) {
+    const ptx_reloc *rl = &m->relocs[r];
+    if (rl->symbol >= m->n_symbols) continue;
+    const ptx_symbol *sy = &m->symbols[rl->symbol];
+    if (sy->space != PTX_SPACE_GLOBAL && sy->space != PTX_SPACE_CONST) continue;
+    uint64_t v;
+    if (rl->is_function) {
+      v = func_program_function_addr(p, rl->target);
+    } else {
+      bool fp_rel;
+      v = fx_symbol_value(p, NULL, rl->target, rl->generic, &fp_rel);
+    }
+    v += (uint64_t)rl->addend;
+    simtvp_status st = devmem_write(mem, p->sym_addr[rl->symbol] + rl->offset, &v,
+                                    rl->bytes == 4 ? 4 : 8, diag);
+    if (st != SIMTVP_OK) return st;
+  }
+  return SIMTVP_OK;
+}
