@@ -19,7 +19,7 @@
 
 #define STATS_CHUNK 1024 /* counter values per chunk */
 
-typedef enum item_kind { ITEM_COUNTER, ITEM_RATIO, ITEM_HISTOGRAM } item_kind;
+typedef enum item_kind { ITEM_COUNTER, ITEM_RATIO, ITEM_HISTOGRAM, ITEM_SUM } item_kind;
 
 typedef struct counter {
   char *name, *unit, *description;
@@ -29,6 +29,12 @@ typedef struct counter {
 typedef struct ratio {
   char *name, *description, *numerator, *denominator;
 } ratio;
+
+/* A total over the counters whose names match pattern ("L1D[*].access": '*' stands for any
+ * non-empty text), evaluated when read, so instances count with one add each. */
+typedef struct sum {
+  char *name, *unit, *description, *pattern;
+} sum;
 
 struct stats_histogram {
   char *name, *unit, *description;
@@ -87,6 +93,8 @@ struct stats {
   uint32_t n_counters, cap_counters;
   ratio *ratios;
   uint32_t n_ratios, cap_ratios;
+  sum *sums;
+  uint32_t n_sums, cap_sums;
   stats_histogram **histograms;
   uint32_t n_histograms, cap_histograms;
   item *items;
@@ -222,6 +230,7 @@ static const char *item_name(const stats *s, const item *it) {
   case ITEM_COUNTER: return s->counters[it->index].name;
   case ITEM_RATIO: return s->ratios[it->index].name;
   case ITEM_HISTOGRAM: return s->histograms[it->index]->name;
+  case ITEM_SUM: return s->sums[it->index].name;
   }
   return "";
 }
@@ -259,6 +268,13 @@ void stats_destroy(stats *s) {
     free(s->ratios[i].denominator);
   }
   free(s->ratios);
+  for (uint32_t i = 0; i < s->n_sums; i++) {
+    free(s->sums[i].name);
+    free(s->sums[i].unit);
+    free(s->sums[i].description);
+    free(s->sums[i].pattern);
+  }
+  free(s->sums);
   for (uint32_t i = 0; i < s->n_histograms; i++) {
     stats_histogram *h = s->histograms[i];
     free(h->name);
@@ -374,6 +390,28 @@ void stats_ratio(stats *s, const char *name, const char *description, const char
   s->n_ratios++;
 }
 
+void stats_sum(stats *s, const char *name, const char *unit, const char *description,
+               const char *pattern) {
+  if (!s || !name || !pattern) return;
+  if (table_find(s, name)) return; /* registered already (by another instance) */
+  uint32_t index = s->n_sums;
+  if (!GROW(s, s->sums, s->cap_sums, index + 1)) return;
+  sum *m = &s->sums[index];
+  m->name = dup_str(s, name);
+  m->unit = dup_str(s, unit);
+  m->description = dup_str(s, description);
+  m->pattern = dup_str(s, pattern);
+  if (!m->name || !m->unit || !m->description || !m->pattern ||
+      !table_insert(s, m->name, ITEM_SUM, index) || !add_item(s, ITEM_SUM, index, name)) {
+    free(m->name);
+    free(m->unit);
+    free(m->description);
+    free(m->pattern);
+    return;
+  }
+  s->n_sums++;
+}
+
 stats_histogram *stats_histogram_register(stats *s, const char *name, const char *unit,
                                           const char *description, uint64_t bucket_width,
                                           uint32_t n_buckets) {
@@ -457,33 +495,57 @@ void stats_set_info(stats *s, const char *key, const char *value) {
 
 /* ---- lookup -------------------------------------------------------------------------------- */
 
-uint64_t stats_get(const stats *s, const char *name, int *found) {
-  const slot *e = s ? table_find(s, name) : NULL;
-  bool ok = e && e->kind == ITEM_COUNTER;
-  if (found) *found = ok;
-  return ok ? *s->counters[e->index].value : 0;
-}
-
-static int counter_index(const stats *s, const char *name) {
-  const slot *e = table_find(s, name);
-  return e && e->kind == ITEM_COUNTER ? (int)e->index : -1;
-}
-
 /* Value of counter `index` within a kernel record (registered after it ended: absent → 0). */
 static uint64_t kernel_value(const kernel_record *k, uint32_t index) {
   return index < k->n_counters ? k->counters[index] : 0;
 }
 
+static bool pattern_matches(const char *pattern, const char *name) {
+  const char *star = strchr(pattern, '*');
+  if (!star) return strcmp(pattern, name) == 0;
+  size_t pre = (size_t)(star - pattern), post = strlen(star + 1), len = strlen(name);
+  return len > pre + post && strncmp(name, pattern, pre) == 0 &&
+         strcmp(name + len - post, star + 1) == 0;
+}
+
+static uint64_t sum_value(const stats *s, const sum *m, const kernel_record *k) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < s->n_counters; i++)
+    if (pattern_matches(m->pattern, s->counters[i].name))
+      total += k ? kernel_value(k, i) : *s->counters[i].value;
+  return total;
+}
+
+/* Value of a counter or sum over the totals (k == NULL) or one kernel; false when absent. */
+static bool value_of(const stats *s, const char *name, const kernel_record *k, uint64_t *v) {
+  const slot *e = table_find(s, name);
+  if (!e) return false;
+  if (e->kind == ITEM_COUNTER) {
+    *v = k ? kernel_value(k, e->index) : *s->counters[e->index].value;
+    return true;
+  }
+  if (e->kind == ITEM_SUM) {
+    *v = sum_value(s, &s->sums[e->index], k);
+    return true;
+  }
+  return false;
+}
+
+uint64_t stats_get(const stats *s, const char *name, int *found) {
+  uint64_t v = 0;
+  bool ok = s && value_of(s, name, NULL, &v);
+  if (found) *found = ok;
+  return ok ? v : 0;
+}
+
 /* Evaluates a ratio over totals (k == NULL) or a kernel's deltas. */
 static double eval_ratio(const stats *s, const ratio *r, const kernel_record *k, bool *ok) {
-  int ni = counter_index(s, r->numerator), di = counter_index(s, r->denominator);
-  if (ni < 0 || di < 0) {
+  uint64_t n, d;
+  if (!value_of(s, r->numerator, k, &n) || !value_of(s, r->denominator, k, &d)) {
     *ok = false;
     return 0.0;
   }
   *ok = true;
-  uint64_t n = k ? kernel_value(k, (uint32_t)ni) : *s->counters[ni].value;
-  uint64_t d = k ? kernel_value(k, (uint32_t)di) : *s->counters[di].value;
   if (d == 0) return NAN;
   return (double)n / (double)d;
 }
@@ -508,9 +570,10 @@ uint64_t stats_kernel_uid(const stats *s, uint32_t k) {
 }
 
 uint64_t stats_kernel_get(const stats *s, uint32_t k, const char *name, int *found) {
-  int i = s && k < s->n_kernels ? counter_index(s, name) : -1;
-  if (found) *found = i >= 0;
-  return i >= 0 ? kernel_value(&s->kernels[k], (uint32_t)i) : 0;
+  uint64_t v = 0;
+  bool ok = s && k < s->n_kernels && value_of(s, name, &s->kernels[k], &v);
+  if (found) *found = ok;
+  return ok ? v : 0;
 }
 
 double stats_kernel_get_ratio(const stats *s, uint32_t k, const char *name, int *found) {
@@ -755,6 +818,10 @@ void stats_print_kernel(const stats *s, FILE *out) {
       print_ratio_value(out, s->ratios[it->index].name, v, ok);
       break;
     }
+    case ITEM_SUM:
+      fprintf(out, "%s = %" PRIu64 "\n", s->sums[it->index].name,
+              sum_value(s, &s->sums[it->index], k));
+      break;
     case ITEM_HISTOGRAM:
       if (it->index < k->n_histograms)
         print_histogram(out, s->histograms[it->index]->name, s->histograms[it->index],
@@ -777,6 +844,9 @@ void stats_print_totals(const stats *s, FILE *out) {
     switch (it->kind) {
     case ITEM_COUNTER:
       fprintf(out, "%s = %" PRIu64 "\n", name, *s->counters[it->index].value);
+      break;
+    case ITEM_SUM:
+      fprintf(out, "%s = %" PRIu64 "\n", name, sum_value(s, &s->sums[it->index], NULL));
       break;
     case ITEM_RATIO: {
       bool ok;
@@ -825,9 +895,15 @@ static void json_histogram(stats_json *w, const stats_histogram *h, const hist_s
 static void json_values(stats_json *w, const stats *s, const kernel_record *k) {
   stats_json_key(w, "counters");
   stats_json_begin_object(w);
-  for (uint32_t i = 0; i < s->n_counters; i++) {
-    stats_json_key(w, s->counters[i].name);
-    stats_json_uint(w, k ? kernel_value(k, i) : *s->counters[i].value);
+  for (uint32_t i = 0; i < s->n_items; i++) {
+    const item *it = &s->items[i];
+    if (it->kind == ITEM_COUNTER) {
+      stats_json_key(w, s->counters[it->index].name);
+      stats_json_uint(w, k ? kernel_value(k, it->index) : *s->counters[it->index].value);
+    } else if (it->kind == ITEM_SUM) {
+      stats_json_key(w, s->sums[it->index].name);
+      stats_json_uint(w, sum_value(s, &s->sums[it->index], k));
+    }
   }
   stats_json_end_object(w);
   stats_json_key(w, "ratios");
@@ -892,6 +968,22 @@ static void json_metadata(stats_json *w, const stats *s) {
     stats_json_string(w, r->denominator);
     stats_json_key(w, "description");
     stats_json_string(w, r->description);
+    stats_json_end_object(w);
+  }
+  stats_json_end_array(w);
+  stats_json_key(w, "sums");
+  stats_json_begin_array(w, false);
+  for (uint32_t i = 0; i < s->n_sums; i++) {
+    const sum *m = &s->sums[i];
+    stats_json_begin_object(w);
+    stats_json_key(w, "name");
+    stats_json_string(w, m->name);
+    stats_json_key(w, "unit");
+    stats_json_string(w, m->unit);
+    stats_json_key(w, "pattern");
+    stats_json_string(w, m->pattern);
+    stats_json_key(w, "description");
+    stats_json_string(w, m->description);
     stats_json_end_object(w);
   }
   stats_json_end_array(w);

@@ -32,7 +32,8 @@ void stats_destroy(stats *s);
 uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char *description);
 
 /* A value that is a ratio of two counters, evaluated when printed (e.g. gpu_ipc =
- * gpu_sim_insn / gpu_sim_cycle). Both counters must be registered (before or after). */
+ * gpu_sim_insn / gpu_sim_cycle). Both counters must be registered (before or after); either may
+ * also be a sum (stats_sum). */
 void stats_ratio(stats *s, const char *name, const char *description, const char *numerator,
                  const char *denominator);
 
@@ -52,7 +53,8 @@ void stats_kernel_end(stats *s);
  * picoseconds); the sampling period is the caller's choice. */
 void stats_sample(stats *s, uint64_t time_ps);
 
-/* Value of a counter by name (for tests and derived outputs); 0 and *found = 0 when absent. */
+/* Value of a counter (or of a sum, see stats_sum) by name, for tests and derived outputs;
+ * 0 and *found = 0 when absent. */
 uint64_t stats_get(const stats *s, const char *name, int *found);
 
 /* Text in GPGPU-Sim's "name = value" form: the last kernel's statistics, then totals. */
@@ -73,6 +75,14 @@ simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *di
  * item regardless. */
 void stats_mark_cumulative(stats *s, const char *name);
 
+/* A total over every counter whose name matches pattern, where one '*' stands for any non-empty
+ * text ("L1D[*].access" sums L1D[0].access, L1D[1].access ...). Evaluated when read — printed,
+ * written, used by a ratio, or read with stats_get / stats_kernel_get — so each instance still
+ * counts with one add. GPGPU-Sim totals such as L1D_total_cache_accesses are sums. Counters
+ * registered later are included. Output lists a sum with the counters. */
+void stats_sum(stats *s, const char *name, const char *unit, const char *description,
+               const char *pattern);
+
 /* Free-form run information written at the top of the JSON file ("config", "gpu", "version"...);
  * setting a key again replaces its value. */
 void stats_set_info(stats *s, const char *key, const char *value);
@@ -85,7 +95,7 @@ void stats_kernel_end_uid(stats *s, uint64_t launch_uid);
 uint32_t stats_kernel_count(const stats *s);
 const char *stats_kernel_name(const stats *s, uint32_t kernel_index);
 uint64_t stats_kernel_uid(const stats *s, uint32_t kernel_index);
-/* A counter's value during one completed kernel; 0 and *found = 0 when absent. */
+/* A counter's (or sum's) value during one completed kernel; 0 and *found = 0 when absent. */
 uint64_t stats_kernel_get(const stats *s, uint32_t kernel_index, const char *name, int *found);
 
 /* A ratio's value over the totals, or over one completed kernel; NaN when the denominator is 0;

@@ -452,3 +452,36 @@ TEST(StatsJson, DoublesRoundTripShortestAndNonFiniteIsNull) {
   EXPECT_EQ(v[2].kind, json_reader::Value::Null);
   EXPECT_EQ(v[3].kind, json_reader::Value::Null);
 }
+
+TEST(Stats, SumTotalsMatchingInstanceCountersWhenRead) {
+  Sink k;
+  stats_sum(k.s, "L1D_total_cache_accesses", "requests", "all cores", "L1D[*].access");
+  stats_sum(k.s, "L1D_total_cache_misses", "requests", "all cores", "L1D[*].miss");
+  stats_ratio(k.s, "L1D_total_cache_miss_rate", "", "L1D_total_cache_misses",
+              "L1D_total_cache_accesses");
+  uint64_t *a0 = stats_counter(k.s, "L1D[0].access", "requests", "");
+  uint64_t *m0 = stats_counter(k.s, "L1D[0].miss", "requests", "");
+  stats_counter(k.s, "L1D[].access", "requests", "");      // empty instance: not matched
+  stats_counter(k.s, "L1Dx[0].access", "requests", "");    // other prefix: not matched
+  *a0 += 10;
+  *m0 += 1;
+  stats_kernel_begin(k.s, "k", 1);
+  uint64_t *a1 = stats_counter(k.s, "L1D[1].access", "requests", "");  // registered later
+  uint64_t *m1 = stats_counter(k.s, "L1D[1].miss", "requests", "");
+  *a1 += 30;
+  *m1 += 3;
+  *a0 += 10;
+  stats_kernel_end(k.s);
+  EXPECT_EQ(stats_get(k.s, "L1D_total_cache_accesses", nullptr), 50u);
+  EXPECT_EQ(stats_kernel_get(k.s, 0, "L1D_total_cache_accesses", nullptr), 40u);
+  EXPECT_DOUBLE_EQ(stats_get_ratio(k.s, "L1D_total_cache_miss_rate", nullptr), 4.0 / 50.0);
+  EXPECT_DOUBLE_EQ(stats_kernel_get_ratio(k.s, 0, "L1D_total_cache_miss_rate", nullptr),
+                   3.0 / 40.0);
+  std::string tot = capture(stats_print_totals, k.s);
+  EXPECT_EQ(text_value(tot, "L1D_total_cache_accesses"), "50");
+  EXPECT_EQ(text_value(tot, "L1D_total_cache_miss_rate"), "0.0800");
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  EXPECT_EQ(doc["totals"]["counters"]["L1D_total_cache_accesses"].u64(), 50u);
+  EXPECT_EQ(doc["kernels"][0]["counters"]["L1D_total_cache_misses"].u64(), 3u);
+  EXPECT_EQ(doc["metadata"]["sums"][0]["pattern"].text, "L1D[*].access");
+}
