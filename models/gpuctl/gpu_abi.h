@@ -380,14 +380,27 @@ typedef struct gpu_semaphore_ts {
 } gpu_semaphore_ts;
 
 /* ---- program image ---------------------------------------------------------------------------
- * The driver places each loaded module in device memory as one image: this header, then the
- * pre-decoded program (models/ptx's arrays, pointers replaced by offsets; gpu_image.h reads and
- * writes it). Instruction i of the module is at image + insn_offset + i * insn_stride, which is
- * also the address instruction fetch uses and the value of a function pointer (the function's
- * first instruction). The module's .global and .const segments are separate device allocations
- * whose addresses the header names. LAUNCH checks magic, version and entry < n_functions. */
+ * The driver places each loaded module in device memory as one image: this header, then the code
+ * region (one 16-byte slot per pre-decoded instruction: the addresses instruction fetch uses),
+ * then a layout table and models/ptx's arrays with pointers replaced by offsets (gpu_image.h
+ * reads and writes them). Instruction i is at code_base = image + insn_offset, plus i * 16; a
+ * function pointer's value is the address of the function's first instruction (models/func's
+ * func_placement.code_base rule). The module's .global and .const segments are separate device
+ * allocations whose addresses the header names. LAUNCH checks magic, version and
+ * entry < n_functions. */
 #define GPU_IMAGE_MAGIC 0x49505653u /* "SVPI" */
 #define GPU_IMAGE_VERSION 1u
+#define GPU_IMAGE_INSN_BYTES 16u    /* code slot per instruction (as 128-bit SASS instructions) */
+
+/* A code slot: enough to identify the instruction in traces and I-cache models. */
+typedef struct gpu_image_code_slot {
+  uint16_t opcode;   /* ptx_opcode */
+  uint8_t nops;
+  uint8_t reserved;
+  uint32_t pc;       /* module-wide instruction index */
+  uint32_t function; /* owning function index */
+  uint32_t ptx_line;
+} gpu_image_code_slot;
 
 typedef struct gpu_image_header {
   uint32_t magic;          /* GPU_IMAGE_MAGIC */
@@ -395,8 +408,8 @@ typedef struct gpu_image_header {
   uint64_t image_bytes;    /* whole image including this header */
   uint32_t n_functions;
   uint32_t n_insns;
-  uint64_t insn_offset;    /* from the image start */
-  uint32_t insn_stride;    /* bytes per instruction */
+  uint64_t insn_offset;    /* code region, from the image start (16-byte aligned) */
+  uint32_t insn_stride;    /* bytes per code slot: GPU_IMAGE_INSN_BYTES */
   uint32_t header_bytes;   /* sizeof(gpu_image_header) */
   uint64_t global_base;    /* device address of the module's .global segment (0 when empty) */
   uint64_t global_bytes;

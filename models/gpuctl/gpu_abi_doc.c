@@ -213,8 +213,8 @@ void gpu_abi_write_markdown(FILE *o) {
   F(image_bytes, "size of the whole image")
   F(n_functions, "functions (kernels and device functions); LAUNCH.ENTRY indexes them")
   F(n_insns, "pre-decoded instructions")
-  F(insn_offset, "offset of instruction 0 from the image start")
-  F(insn_stride, "bytes per instruction record")
+  F(insn_offset, "offset of the code region (instruction 0) from the image start")
+  F(insn_stride, "bytes per code slot (16)")
   F(header_bytes, "size of this header")
   F(global_base, "device address of the module's .global segment (0 when empty)")
   F(global_bytes, "its size")
@@ -223,8 +223,11 @@ void gpu_abi_write_markdown(FILE *o) {
   F(layout_offset, "offset of the layout table (the rest of the pre-decoded module)")
   F(layout_bytes, "bytes from there to the end")
 #undef F
-  fputs("\nInstruction `i` is at `image + insn_offset + i * insn_stride`: the address instruction fetch\n"
-        "uses, and a function pointer's value is the address of the function's first instruction.\n"
-        "Records after the header use the struct layout of models/ptx/ptx.h on an LP64 little-endian\n"
-        "host; the layout table records their sizes and a loader refuses a mismatch.\n", o);
+  fputs("\nThe code region holds one 16-byte slot per pre-decoded instruction (opcode u16, operand count\n"
+        "u8, reserved u8, pc u32, function u32, PTX line u32): instruction `i` is at\n"
+        "`code_base + i * 16` with `code_base = image + insn_offset`, the address instruction fetch uses,\n"
+        "and a function pointer's value is the address of the function's first instruction. The full\n"
+        "instruction records and the rest of the module follow the layout table in the struct layout of\n"
+        "models/ptx/ptx.h on an LP64 little-endian host; the layout table records their sizes and a\n"
+        "loader refuses a mismatch.\n", o);
 }

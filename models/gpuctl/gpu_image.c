@@ -15,7 +15,7 @@ typedef struct img_layout {
   uint32_t version_major, version_minor, target_sm, address_size;
   uint64_t global_segment_bytes, const_segment_bytes, shared_segment_bytes;
   uint64_t source_name; /* string offset */
-  img_section functions, symbols, blocks, opnd_pool, param_list, reg_names, init_data, relocs,
+  img_section insns, functions, symbols, blocks, opnd_pool, param_list, reg_names, init_data, relocs,
       files, strings;
 } img_layout;
 
@@ -53,15 +53,16 @@ static uint64_t plan(const ptx_module *m, gpu_image_header *h, img_layout *l) {
   h->header_bytes = sizeof *h;
   h->n_functions = m->n_functions;
   h->n_insns = m->n_insns;
-  h->insn_stride = sizeof(ptx_insn);
+  h->insn_stride = GPU_IMAGE_INSN_BYTES;
   h->insn_offset = ALIGN16(sizeof *h);
-  at = ALIGN16(h->insn_offset + (uint64_t)m->n_insns * sizeof(ptx_insn));
+  at = ALIGN16(h->insn_offset + (uint64_t)m->n_insns * GPU_IMAGE_INSN_BYTES);
   h->layout_offset = at;
   at = ALIGN16(at + sizeof *l);
 #define SECTION(field, n, elem)                                                                    \
   l->field.offset = at;                                                                            \
   l->field.count = (n);                                                                            \
   at = ALIGN16(at + (uint64_t)(n) * (elem));
+  SECTION(insns, m->n_insns, sizeof(ptx_insn));
   SECTION(functions, m->n_functions, sizeof(ptx_function));
   SECTION(symbols, m->n_symbols, sizeof(ptx_symbol));
   SECTION(blocks, m->n_blocks, sizeof(ptx_block));
@@ -122,7 +123,17 @@ simtvp_status gpu_image_build(const ptx_module *m, uint64_t global_base, uint64_
   h.const_bytes = m->const_segment_bytes;
   strings = b + l.strings.offset;
   l.source_name = put_str(strings, &used, m->source_name);
-  if (m->n_insns) memcpy(b + h.insn_offset, m->insns, (size_t)m->n_insns * sizeof(ptx_insn));
+  for (uint32_t i = 0; i < m->n_insns; i++) {
+    gpu_image_code_slot slot;
+    memset(&slot, 0, sizeof slot);
+    slot.opcode = m->insns[i].opcode;
+    slot.nops = m->insns[i].nops;
+    slot.pc = i;
+    slot.function = m->insns[i].function;
+    slot.ptx_line = m->insns[i].ptx_line;
+    memcpy(b + h.insn_offset + (uint64_t)i * GPU_IMAGE_INSN_BYTES, &slot, sizeof slot);
+  }
+  if (m->n_insns) memcpy(b + l.insns.offset, m->insns, (size_t)m->n_insns * sizeof(ptx_insn));
   for (uint32_t i = 0; i < m->n_functions; i++) {
     ptx_function f = m->functions[i];
     f.name = (const char *)(uintptr_t)put_str(strings, &used, m->functions[i].name);
@@ -179,18 +190,20 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
   if (l.sizeof_function != sizeof(ptx_function) || l.sizeof_symbol != sizeof(ptx_symbol) ||
       l.sizeof_insn != sizeof(ptx_insn) || l.sizeof_block != sizeof(ptx_block) ||
       l.sizeof_operand != sizeof(ptx_operand) || l.sizeof_reloc != sizeof(ptx_reloc) ||
-      h.insn_stride != sizeof(ptx_insn)) {
+      h.insn_stride != GPU_IMAGE_INSN_BYTES) {
     free(bytes);
     return bad(diag, addr, "record sizes differ from this build's models/ptx");
   }
-  if (!section_ok(&l.functions, sizeof(ptx_function), total) ||
+  if (!section_ok(&l.insns, sizeof(ptx_insn), total) ||
+      !section_ok(&l.functions, sizeof(ptx_function), total) ||
       !section_ok(&l.symbols, sizeof(ptx_symbol), total) ||
       !section_ok(&l.blocks, sizeof(ptx_block), total) ||
       !section_ok(&l.opnd_pool, sizeof(ptx_operand), total) ||
       !section_ok(&l.param_list, 4, total) || !section_ok(&l.reg_names, 8, total) ||
       !section_ok(&l.init_data, 1, total) || !section_ok(&l.relocs, sizeof(ptx_reloc), total) ||
       !section_ok(&l.files, 8, total) || !section_ok(&l.strings, 1, total) ||
-      h.insn_offset > total || h.n_insns > (total - h.insn_offset) / sizeof(ptx_insn) ||
+      h.insn_offset > total || h.n_insns > (total - h.insn_offset) / GPU_IMAGE_INSN_BYTES ||
+      l.insns.count != h.n_insns ||
       l.functions.count != h.n_functions || l.strings.count == 0 ||
       bytes[l.strings.offset + l.strings.count - 1] != 0) {
     free(bytes);
@@ -244,7 +257,7 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
   L->module.n_functions = (uint32_t)l.functions.count;
   L->module.symbols = L->symbols;
   L->module.n_symbols = (uint32_t)l.symbols.count;
-  L->module.insns = (const ptx_insn *)(bytes + h.insn_offset);
+  L->module.insns = (const ptx_insn *)(bytes + l.insns.offset);
   L->module.n_insns = h.n_insns;
   L->module.blocks = (const ptx_block *)(bytes + l.blocks.offset);
   L->module.n_blocks = (uint32_t)l.blocks.count;

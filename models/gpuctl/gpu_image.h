@@ -1,9 +1,10 @@
 /* gpu_image — the program image in device memory: a parsed PTX module (models/ptx) laid out as
  * one position-independent block that the driver writes and the GPU side reads back.
  *
- * Layout (docs/gpu-abi.md "Program image"): gpu_image_header, then the pre-decoded instructions
- * (ptx_insn records, insn_stride bytes apart — instruction fetch addresses), then a layout table
- * and the module's other arrays with every pointer replaced by an offset into a string table.
+ * Layout (docs/gpu-abi.md "Program image"): gpu_image_header, then the code region (one 16-byte
+ * gpu_image_code_slot per instruction — the instruction fetch addresses, code_base + pc * 16 as
+ * models/func expects), then a layout table and the module's arrays (the ptx_insn records among
+ * them) with every pointer replaced by an offset into a string table.
  * Records are the host's struct layout (LP64, little-endian); their sizes are in the layout table
  * and checked on load, so a mismatch is an error, never a misread.
  *
@@ -47,6 +48,10 @@ simtvp_status gpu_image_load_bytes(const void *bytes, uint64_t size, uint64_t ad
                                    gpu_image **out, simtvp_diag *diag);
 void gpu_image_free(gpu_image *img);
 
+/* code_base for models/func's func_placement: the address of instruction 0. */
+static inline uint64_t gpu_image_code_base(uint64_t image_addr, const gpu_image_header *h) {
+  return image_addr + h->insn_offset;
+}
 /* Device address of a function (its first instruction): the value of a function pointer. */
 static inline uint64_t gpu_image_function_addr(uint64_t image_addr, const gpu_image_header *h,
                                                const ptx_module *m, uint32_t function) {

@@ -1,0 +1,276 @@
+// CTA dispatcher: per-SM limits (hand-computed occupancy), issue order, concurrent kernels,
+// issue rate, completion and fault reporting.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gpu_disp.h"
+
+namespace {
+
+struct Launched {
+  uint64_t uid;
+  uint32_t slot, sm, cta[3];
+  uint64_t at;
+  int p0;  // first parameter byte as the SIMT side sees it (-1: none)
+};
+
+struct Fake {
+  gpu_disp *d = nullptr;
+  std::vector<Launched> launched;
+  std::vector<std::pair<uint32_t, gpu_kernel_result>> done;
+  bool sync_complete = false;  // complete each CTA inside launch_cta (functional mode)
+  bool refuse = false;
+  uint64_t now = 0;
+  std::vector<uint64_t> begun, ended;
+};
+
+class GpuDisp : public ::testing::Test {
+ protected:
+  void make(uint32_t max_kernels = 4, uint32_t ctas_per_cycle = 0) {
+    gpu_disp_config c{};
+    c.n_clusters = 2;
+    c.cores_per_cluster = 2;
+    c.sm.warp_size = 32;
+    c.sm.max_threads = 2048;
+    c.sm.max_warps = 64;
+    c.sm.max_ctas = 32;
+    c.sm.regs = 65536;
+    c.sm.reg_alloc_unit = 256;
+    c.sm.smem_bytes = 48 * 1024;
+    c.sm.smem_alloc_unit = 256;
+    c.max_kernels = max_kernels;
+    c.ctas_per_cycle = ctas_per_cycle;
+    limits = c.sm;
+    gpu_disp_ports p{};
+    p.simt.ctx = &f;
+    p.simt.kernel_begin = [](void *c, const gpu_kernel *k, gpu_kernel_result *why) {
+      auto *f = static_cast<Fake *>(c);
+      f->begun.push_back(k->launch_uid);
+      if (f->refuse) {
+        why->status = SIMTVP_ERR_FAULT;
+        why->fault_addr = 0xBAD;
+        return false;
+      }
+      return true;
+    };
+    p.simt.launch_cta = [](void *c, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
+      auto *f = static_cast<Fake *>(c);
+      f->launched.push_back({k->launch_uid, k->slot, sm, {cta[0], cta[1], cta[2]}, f->now,
+                            k->desc.param_bytes ? k->desc.params[0] : -1});
+      if (f->sync_complete) {
+        gpu_cta_result r{SIMTVP_OK, 0, 0};
+        gpu_disp_cta_done(f->d, sm, k->slot, &r, f->now);
+      }
+    };
+    p.simt.kernel_end = [](void *c, const gpu_kernel *k) { static_cast<Fake *>(c)->ended.push_back(k->launch_uid); };
+    p.kernel_done.ctx = &f;
+    p.kernel_done.done = [](void *c, uint32_t tag, const gpu_kernel_result *r, uint64_t) {
+      static_cast<Fake *>(c)->done.push_back({tag, *r});
+    };
+    d = gpu_disp_create(&c, p);
+    f.d = d;
+    ASSERT_NE(d, nullptr);
+  }
+  void TearDown() override { gpu_disp_destroy(d); }
+  static gpu_launch_desc kernel(uint32_t ctas, uint32_t threads, uint32_t smem, uint32_t regs = 16) {
+    gpu_launch_desc k{};
+    k.grid[0] = ctas;
+    k.grid[1] = k.grid[2] = 1;
+    k.block[0] = threads;
+    k.block[1] = k.block[2] = 1;
+    k.smem_static = smem;
+    k.regs_per_thread = regs;
+    return k;
+  }
+  void advance(uint64_t t) {
+    f.now = t;
+    gpu_disp_advance(d, t);
+  }
+  void finish(size_t i, uint64_t t, simtvp_status st = SIMTVP_OK) {
+    gpu_cta_result r{st, st == SIMTVP_OK ? 0 : 0x1234u, 7};
+    gpu_disp_cta_done(d, f.launched[i].sm, f.launched[i].slot, &r, t);
+  }
+  gpu_sm_limits limits;
+  Fake f;
+  gpu_disp *d = nullptr;
+};
+
+TEST_F(GpuDisp, SharedMemoryLimitsCoreToTwoCtasOf20KiB) {
+  make();
+  // 48 KiB per core / 20 KiB per CTA (already a multiple of 256) = 2 CTAs per core; 4 cores → 8.
+  gpu_launch_desc k = kernel(16, 128, 20 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  EXPECT_EQ(f.launched.size(), 8u);
+  for (uint32_t sm = 0; sm < 4; sm++) EXPECT_EQ(gpu_disp_resident_ctas(d, sm), 2u) << "sm " << sm;
+  finish(0, 5);  // frees one slot on its SM → exactly one more CTA goes there
+  advance(5);
+  ASSERT_EQ(f.launched.size(), 9u);
+  EXPECT_EQ(f.launched[8].sm, f.launched[0].sm);
+}
+
+TEST_F(GpuDisp, OccupancyFollowsTheTightestResource) {
+  make();
+  gpu_occ_limiter why;
+  // 768 threads = 24 warps: 2048 / 768 = 2 by threads, 64 / 24 = 2 by warps → 2, threads first.
+  gpu_cta_usage u = gpu_cta_usage_of(&limits, 768, 16, 0);
+  EXPECT_EQ(gpu_occupancy(&limits, &u, &why), 2u);
+  EXPECT_EQ(why, GPU_OCC_THREADS);
+  // 33 regs × 32 lanes = 1056 → 1280 per warp (unit 256); 8 warps → 10240 per CTA;
+  // 65536 / 10240 = 6 (threads would allow 8).
+  u = gpu_cta_usage_of(&limits, 256, 33, 0);
+  EXPECT_EQ(u.regs, 10240u);
+  EXPECT_EQ(gpu_occupancy(&limits, &u, &why), 6u);
+  EXPECT_EQ(why, GPU_OCC_REGS);
+  // 100 bytes of shared memory round up to 256: 49152 / 256 = 192 > 32 slots → CTA slots.
+  u = gpu_cta_usage_of(&limits, 32, 8, 100);
+  EXPECT_EQ(u.smem, 256u);
+  EXPECT_EQ(gpu_occupancy(&limits, &u, &why), 32u);
+  EXPECT_EQ(why, GPU_OCC_CTAS);
+  // 50 threads occupy 2 whole warps.
+  u = gpu_cta_usage_of(&limits, 50, 8, 0);
+  EXPECT_EQ(u.warps, 2u);
+  EXPECT_EQ(u.threads, 64u);
+  // A CTA that cannot fit at all.
+  u = gpu_cta_usage_of(&limits, 1024, 80, 0);  // 32 warps × 2560 = 81920 > 65536
+  EXPECT_EQ(gpu_occupancy(&limits, &u, nullptr), 0u);
+}
+
+TEST_F(GpuDisp, KernelWhoseCtaNeverFitsIsRefused) {
+  make();
+  gpu_launch_desc k = kernel(1, 1024, 0, 80);
+  EXPECT_FALSE(gpu_disp_launch(d, &k, 0, 0));
+}
+
+TEST_F(GpuDisp, IssueWalksClustersBeforeCoresRoundRobin) {
+  make();
+  gpu_launch_desc k = kernel(6, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 6u);
+  // sm = cluster * 2 + core; order: c0k0, c1k0, c0k1, c1k1, then around again.
+  const uint32_t want[6] = {0, 2, 1, 3, 0, 2};
+  for (int i = 0; i < 6; i++) {
+    EXPECT_EQ(f.launched[i].sm, want[i]) << "CTA " << i;
+    EXPECT_EQ(f.launched[i].cta[0], (uint32_t)i);
+  }
+}
+
+TEST_F(GpuDisp, CtaCoordinatesCoverA3DGridInLinearOrder) {
+  make();
+  gpu_launch_desc k = kernel(1, 32, 0);
+  k.grid[0] = 2;
+  k.grid[1] = 3;
+  k.grid[2] = 2;
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 12u);
+  EXPECT_EQ(f.launched[5].cta[0], 1u);
+  EXPECT_EQ(f.launched[5].cta[1], 2u);
+  EXPECT_EQ(f.launched[5].cta[2], 0u);
+  EXPECT_EQ(f.launched[11].cta[2], 1u);
+}
+
+TEST_F(GpuDisp, ConcurrentKernelsAreLimitedToTheConfiguredMaximum) {
+  make(2);
+  gpu_launch_desc k = kernel(1, 32, 0);
+  EXPECT_TRUE(gpu_disp_launch(d, &k, 1, 0));
+  EXPECT_TRUE(gpu_disp_launch(d, &k, 2, 0));
+  EXPECT_FALSE(gpu_disp_launch(d, &k, 3, 0));
+  advance(0);
+  EXPECT_EQ(f.launched.size(), 2u) << "both kernels run at once";
+  EXPECT_NE(f.launched[0].slot, f.launched[1].slot);
+  finish(0, 10);
+  advance(10);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(f.done[0].first, 1u);
+  EXPECT_TRUE(gpu_disp_launch(d, &k, 3, 10));
+}
+
+TEST_F(GpuDisp, OlderKernelIssuesFirstAndYoungerFillsLeftoverSpace) {
+  make();
+  gpu_launch_desc a = kernel(8, 128, 20 * 1024);  // fills 2 per SM
+  gpu_launch_desc b = kernel(4, 32, 0);           // needs no shared memory: fits beside
+  ASSERT_TRUE(gpu_disp_launch(d, &a, 1, 0));
+  ASSERT_TRUE(gpu_disp_launch(d, &b, 2, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 12u);
+  for (int i = 0; i < 8; i++) EXPECT_EQ(f.launched[i].uid, 1u);
+  for (int i = 8; i < 12; i++) EXPECT_EQ(f.launched[i].uid, 2u);
+}
+
+TEST_F(GpuDisp, IssueRateLimitSpreadsCtasOverCycles) {
+  make(4, 1);
+  gpu_launch_desc k = kernel(3, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 100));
+  EXPECT_EQ(gpu_disp_next_event(d), 100u);
+  advance(100);
+  EXPECT_EQ(f.launched.size(), 1u);
+  EXPECT_EQ(gpu_disp_next_event(d), 101u);
+  advance(101);
+  advance(102);
+  ASSERT_EQ(f.launched.size(), 3u);
+  EXPECT_EQ(f.launched[2].at, 102u);
+  EXPECT_EQ(gpu_disp_next_event(d), UINT64_MAX) << "idle until a CTA finishes";
+}
+
+TEST_F(GpuDisp, KernelCompletesAfterItsLastCtaWithTheFirstFault) {
+  make();
+  gpu_launch_desc k = kernel(3, 32, 0);
+  k.grid_id = 42;
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 7, 0));
+  advance(0);
+  finish(1, 3, SIMTVP_ERR_FAULT);
+  finish(0, 4, SIMTVP_ERR_TRAP);
+  advance(4);
+  EXPECT_TRUE(f.done.empty());
+  finish(2, 9);
+  EXPECT_EQ(gpu_disp_next_event(d), 9u);
+  advance(9);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(f.done[0].first, 7u);
+  EXPECT_EQ(f.done[0].second.status, SIMTVP_ERR_FAULT);
+  EXPECT_EQ(f.done[0].second.fault_addr, 0x1234u);
+  EXPECT_EQ(f.ended.size(), 1u);
+  EXPECT_EQ(gpu_disp_running_kernels(d), 0u);
+}
+
+TEST_F(GpuDisp, CtasCompletedInsideLaunchRunTheWholeGridInOneAdvance) {
+  make();
+  f.sync_complete = true;
+  gpu_launch_desc k = kernel(1000, 256, 20 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  EXPECT_EQ(f.launched.size(), 1000u);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(gpu_disp_get_counters(d)->ctas_done, 1000u);
+}
+
+TEST_F(GpuDisp, RefusedKernelEndsAtOnceWithTheReason) {
+  make();
+  f.refuse = true;
+  gpu_launch_desc k = kernel(4, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 3, 0));
+  advance(0);
+  EXPECT_TRUE(f.launched.empty());
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(f.done[0].second.status, SIMTVP_ERR_FAULT);
+  EXPECT_EQ(f.done[0].second.fault_addr, 0xBADu);
+  EXPECT_TRUE(f.ended.empty());
+}
+
+TEST_F(GpuDisp, ParametersAreCopiedAtLaunch) {
+  make();
+  uint8_t params[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  gpu_launch_desc k = kernel(1, 32, 0);
+  k.params = params;
+  k.param_bytes = 8;
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  params[0] = 99;  // the caller's buffer may change at once
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 1u);
+  EXPECT_EQ(f.launched[0].p0, 1);
+}
+
+}  // namespace
