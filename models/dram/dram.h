@@ -84,6 +84,8 @@ typedef struct dram_config {
   uint32_t write_low_watermark;  /* switch back to reads at this many */
   uint32_t tREFI;             /* refresh interval in command cycles; 0 = no refresh */
   uint32_t tRFC;              /* refresh cycle time (all banks blocked) */
+  bool every_cycle;           /* CA only: simulate every cycle instead of skipping to the next
+                               * event (a reference that shows skipping changes nothing) */
   const dram_addrmap *addrmap; /* decodes bank and row; required, must outlive the controller */
   struct stats *stats;         /* counters are registered here when non-NULL */
 } dram_config;

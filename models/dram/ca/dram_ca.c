@@ -249,6 +249,7 @@ static uint64_t next_internal(const dram_ca *c) {
  * are caught up when it is next advanced (a request arrives, or statistics are read). */
 static uint64_t ca_next_event(const void *impl) {
   const dram_ca *c = impl;
+  if (c->f.cfg.every_cycle) return c->f.outstanding ? c->t : DRAM_NEVER;
   return c->f.outstanding ? next_internal(c) : DRAM_NEVER;
 }
 
@@ -277,6 +278,11 @@ static void ca_advance(void *impl, uint64_t now) {
   dram_ca *c = impl;
   if (now == DRAM_NEVER) now = DRAM_NEVER - 1;
   while (c->t <= now) {
+    if (c->f.cfg.every_cycle) {
+      cycle(c, c->t);
+      c->t++;
+      continue;
+    }
     if (skip_idle_refreshes(c, now)) continue;
     uint64_t t = next_internal(c);
     if (t > now) break;
