@@ -147,7 +147,8 @@ typedef enum ptx_atom_op {
 typedef enum ptx_shfl_mode { PTX_SHFL_UP = 1, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } ptx_shfl_mode;
 typedef enum ptx_vote_mode { PTX_VOTE_ALL = 1, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } ptx_vote_mode;
 typedef enum ptx_bar_mode {
-  PTX_BAR_SYNC = 1, PTX_BAR_ARRIVE, PTX_BAR_RED_POPC, PTX_BAR_RED_AND, PTX_BAR_RED_OR
+  PTX_BAR_SYNC = 1, PTX_BAR_ARRIVE, PTX_BAR_RED_POPC, PTX_BAR_RED_AND, PTX_BAR_RED_OR,
+  PTX_BAR_WAIT /* barrier.cluster.wait */
 } ptx_bar_mode;
 typedef enum ptx_match_mode { PTX_MATCH_ANY = 1, PTX_MATCH_ALL } ptx_match_mode;
 typedef enum ptx_redux_op {
@@ -163,6 +164,38 @@ typedef enum ptx_testp_kind {
 } ptx_testp_kind;
 typedef enum ptx_surf_clamp { PTX_SURF_TRAP = 0, PTX_SURF_CLAMP, PTX_SURF_ZERO } ptx_surf_clamp;
 typedef enum ptx_video_op { PTX_VIDEO_NONE = 0, PTX_VIDEO_ADD, PTX_VIDEO_MIN, PTX_VIDEO_MAX } ptx_video_op;
+typedef enum ptx_cp_async_op {
+  PTX_CP_ASYNC_COPY = 1,          /* cp.async.{ca,cg}.shared.global [dst], [src], size[, src-size] */
+  PTX_CP_ASYNC_COMMIT_GROUP,      /* cp.async.commit_group */
+  PTX_CP_ASYNC_WAIT_GROUP,        /* cp.async.wait_group N (ops[0] IMM) */
+  PTX_CP_ASYNC_WAIT_ALL,          /* cp.async.wait_all */
+  PTX_CP_ASYNC_MBARRIER_ARRIVE,   /* cp.async.mbarrier.arrive[.noinc] [mbar] */
+  PTX_CP_ASYNC_BULK               /* cp.async.bulk…: operands as written, ::-qualifiers dropped */
+} ptx_cp_async_op;
+typedef enum ptx_mbarrier_op {
+  PTX_MBAR_INIT = 1,   /* [addr], count */
+  PTX_MBAR_INVAL,      /* [addr] */
+  PTX_MBAR_ARRIVE,     /* state, [addr][, count]  (state may be SINK) */
+  PTX_MBAR_ARRIVE_DROP,/* state, [addr][, count] */
+  PTX_MBAR_TEST_WAIT,  /* p, [addr], state|phase */
+  PTX_MBAR_TRY_WAIT,   /* p, [addr], state|phase[, suspend-hint] */
+  PTX_MBAR_PENDING_COUNT, /* d, state */
+  PTX_MBAR_EXPECT_TX,  /* [addr], tx-count */
+  PTX_MBAR_COMPLETE_TX /* [addr], tx-count */
+} ptx_mbarrier_op;
+typedef enum ptx_griddep_op { PTX_GRIDDEP_LAUNCH_DEPENDENTS = 1, PTX_GRIDDEP_WAIT } ptx_griddep_op;
+typedef enum ptx_fence_kind { /* fence sub_op; 0 = plain fence.{sc,acq_rel}.scope */
+  PTX_FENCE_PLAIN = 0, PTX_FENCE_PROXY_ALIAS, PTX_FENCE_PROXY_ASYNC, PTX_FENCE_PROXY_OTHER,
+  PTX_FENCE_MBARRIER_INIT
+} ptx_fence_kind;
+typedef enum ptx_txq_query { /* txq/suq sub_op */
+  PTX_TXQ_WIDTH = 1, PTX_TXQ_HEIGHT, PTX_TXQ_DEPTH, PTX_TXQ_CHANNEL_DATA_TYPE, PTX_TXQ_CHANNEL_ORDER,
+  PTX_TXQ_NORMALIZED_COORDS, PTX_TXQ_FILTER_MODE, PTX_TXQ_ADDR_MODE_0, PTX_TXQ_ADDR_MODE_1,
+  PTX_TXQ_ADDR_MODE_2, PTX_TXQ_NUM_MIPMAP_LEVELS, PTX_TXQ_NUM_SAMPLES, PTX_TXQ_ARRAY_SIZE,
+  PTX_TXQ_FORCE_UNNORMALIZED_COORDS, PTX_TXQ_MEMORY_LAYOUT
+} ptx_txq_query;
+/* Further sub_op meanings: tld4 = component 'r','g','b','a'; wmma.load/store = fragment 'a'..'d';
+ * prefetch/prefetchu = cache level 1 or 2; pmevent = 1 for pmevent.mask; elect/activemask: 0. */
 /* cvta / isspacep / membar use `space` and `scope`; testp uses ptx_testp_kind; prmt ptx_prmt_mode;
  * sust/suld ptx_surf_clamp; video instructions (vabsdiff4 …) ptx_video_op for the secondary op. */
 
@@ -203,6 +236,19 @@ typedef enum ptx_geom {
 #define PTX_MOD_ROW_A          (1ull << 28) /* wmma/mma layout of A is row-major (clear = col) */
 #define PTX_MOD_ROW_B          (1ull << 29) /* wmma/mma layout of B is row-major */
 #define PTX_MOD_SATFINITE      (1ull << 30)
+/* added after the first release */
+#define PTX_MOD_ROW            (1ull << 31) /* wmma.load/store, ldmatrix: the fragment's layout is
+                                               row-major (clear = col) */
+#define PTX_MOD_TRANS          (1ull << 32) /* ldmatrix.trans, movmatrix.trans */
+#define PTX_MOD_FORMATTED      (1ull << 33) /* suld.p / sust.p (clear = .b, raw bits) */
+#define PTX_MOD_PARITY         (1ull << 34) /* mbarrier.test_wait/try_wait.parity */
+#define PTX_MOD_NOINC          (1ull << 35) /* cp.async.mbarrier.arrive.noinc */
+#define PTX_MOD_EXPECT_TX      (1ull << 36) /* mbarrier.arrive.expect_tx */
+#define PTX_MOD_NOCOMPLETE     (1ull << 37) /* mbarrier.arrive.noComplete */
+#define PTX_MOD_CACHE_HINT     (1ull << 38) /* .L2::cache_hint: the last operand is the cache policy */
+#define PTX_MOD_UNIFIED        (1ull << 39) /* ld.unified / .unified address */
+#define PTX_MOD_POPC           (1ull << 40) /* mma/wmma .b1 … .popc */
+#define PTX_MOD_LEVEL_QUERY    (1ull << 41) /* txq.level */
 
 typedef enum ptx_sreg {
   PTX_SREG_NONE = 0,
@@ -219,7 +265,15 @@ typedef enum ptx_sreg {
   PTX_SREG_DYNAMIC_SMEM_SIZE, PTX_SREG_TOTAL_SMEM_SIZE, PTX_SREG_AGGR_SMEM_SIZE,
   PTX_SREG_PM0, /* PM0..PM7 follow */
   PTX_SREG_ENVREG0 = PTX_SREG_PM0 + 8, /* ENVREG0..ENVREG31 follow */
-  PTX_SREG_COUNT = PTX_SREG_ENVREG0 + 32
+  /* added after the first release (values after ENVREG31, so the ones above keep theirs) */
+  PTX_SREG_CLUSTERID_X = PTX_SREG_ENVREG0 + 32, PTX_SREG_CLUSTERID_Y, PTX_SREG_CLUSTERID_Z,
+  PTX_SREG_NCLUSTERID_X, PTX_SREG_NCLUSTERID_Y, PTX_SREG_NCLUSTERID_Z,
+  PTX_SREG_CLUSTER_CTAID_X, PTX_SREG_CLUSTER_CTAID_Y, PTX_SREG_CLUSTER_CTAID_Z,
+  PTX_SREG_CLUSTER_NCTAID_X, PTX_SREG_CLUSTER_NCTAID_Y, PTX_SREG_CLUSTER_NCTAID_Z,
+  PTX_SREG_CLUSTER_CTARANK, PTX_SREG_CLUSTER_NCTARANK, PTX_SREG_IS_EXPLICIT_CLUSTER,
+  PTX_SREG_RESERVED_SMEM_OFFSET_BEGIN, PTX_SREG_RESERVED_SMEM_OFFSET_END,
+  PTX_SREG_RESERVED_SMEM_OFFSET_CAP, PTX_SREG_CURRENT_GRAPH_EXEC,
+  PTX_SREG_COUNT
 } ptx_sreg;
 const char *ptx_sreg_name(ptx_sreg s);
 
@@ -276,7 +330,7 @@ typedef struct ptx_insn {
   uint8_t geom;      /* ptx_geom for tex/surf; wmma: ptx_wmma_shape */
   uint8_t nops;      /* number of operands used in ops[] */
   uint8_t guard_neg; /* 1 when the guard is @!p */
-  uint8_t pad_;
+  uint8_t type4;     /* fourth: mma/wmma B type, else NONE (was pad_) */
   uint32_t guard;    /* predicate register guarding the instruction, or PTX_NONE */
   uint64_t mods;     /* PTX_MOD_* bits */
   ptx_operand ops[PTX_MAX_OPERANDS];
@@ -294,7 +348,10 @@ typedef struct ptx_insn {
 typedef enum ptx_wmma_shape {
   PTX_WMMA_NONE = 0, PTX_WMMA_M16N16K16, PTX_WMMA_M32N8K16, PTX_WMMA_M8N32K16,
   PTX_WMMA_M16N16K8, PTX_WMMA_M8N8K4, PTX_WMMA_M8N8K16, PTX_WMMA_M8N8K32, PTX_WMMA_M8N8K128,
-  PTX_WMMA_M16N8K8, PTX_WMMA_M16N8K16, PTX_WMMA_M16N8K32, PTX_WMMA_M16N8K4
+  PTX_WMMA_M16N8K8, PTX_WMMA_M16N8K16, PTX_WMMA_M16N8K32, PTX_WMMA_M16N8K4,
+  /* added after the first release */
+  PTX_WMMA_M8N8, PTX_WMMA_M16N8K64, PTX_WMMA_M16N8K128, PTX_WMMA_M16N8K256, PTX_WMMA_M8N16,
+  PTX_WMMA_M16N16
 } ptx_wmma_shape;
 /* wmma.load/store fragment: sub_op = 'a', 'b', 'c' or 'd'. */
 
@@ -343,6 +400,11 @@ typedef struct ptx_block {
   uint32_t n_insns;
   uint32_t succ[2];      /* successor blocks, PTX_NONE when absent (exit) */
   uint32_t ipdom;        /* immediate post-dominator block, PTX_NONE = function exit */
+  /* added after the first release: every successor (brx.idx can have more than two) at module
+   * succ_list[first_succ .. +n_succ); `exits` when control can leave the function from this block
+   * (ret/exit/trap, also guarded ones, which then have a fall-through successor too). */
+  uint32_t first_succ, n_succ;
+  bool exits;
 } ptx_block;
 
 enum {
@@ -399,6 +461,7 @@ typedef struct ptx_module {
   const uint8_t *init_data;      uint64_t init_data_size;
   const ptx_reloc *relocs;       uint32_t n_relocs;
   const char *const *files;      uint32_t n_files;      /* .file table; files[0] = "" */
+  const uint32_t *succ_list;     uint32_t n_succ_list;  /* block successors (ptx_block.first_succ) */
 
   uint64_t global_segment_bytes; /* module-scope .global variables laid out back to back */
   uint64_t const_segment_bytes;  /* module-scope .const variables */
@@ -418,6 +481,11 @@ uint32_t ptx_find_symbol(const ptx_module *m, const char *name);
 
 /* Debug text of one instruction in PTX syntax (for traces and deadlock dumps). Returns len. */
 size_t ptx_insn_format(const ptx_module *m, const ptx_insn *in, char *buf, size_t size);
+
+/* True when ops[0] is written by the instruction (the destination rule of the operand table above,
+ * resolved for sub_op-dependent cases such as bar.red or mbarrier.arrive). Added after the first
+ * release. */
+bool ptx_insn_has_dest(const ptx_insn *in);
 
 #ifdef __cplusplus
 }
