@@ -1,0 +1,110 @@
+// Tests of the device-memory store (models/func/devmem.h).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "devmem.h"
+
+namespace {
+
+struct Mem {
+  devmem *dm = devmem_create();
+  ~Mem() { devmem_destroy(dm); }
+};
+
+TEST(Devmem, MappedMemoryReadsZeroAndKeepsWrites) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x10000, 3 * 4096, &d), SIMTVP_OK);
+  uint32_t v = 123;
+  ASSERT_EQ(devmem_read(m.dm, 0x10000 + 4, &v, 4, &d), SIMTVP_OK);
+  EXPECT_EQ(v, 0u);
+  std::vector<uint8_t> buf(9000);
+  for (size_t i = 0; i < buf.size(); i++) buf[i] = (uint8_t)(i * 7);
+  ASSERT_EQ(devmem_write(m.dm, 0x10000 + 100, buf.data(), buf.size(), &d), SIMTVP_OK);
+  std::vector<uint8_t> back(buf.size());
+  ASSERT_EQ(devmem_read(m.dm, 0x10000 + 100, back.data(), back.size(), &d), SIMTVP_OK);
+  EXPECT_EQ(buf, back);
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), 3u * 4096);
+}
+
+TEST(Devmem, UnmappedAccessIsReportedWithItsAddress) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x20000, 4096, &d), SIMTVP_OK);
+  uint8_t b[8];
+  EXPECT_EQ(devmem_read(m.dm, 0x20000 + 4092, b, 8, &d), SIMTVP_ERR_FAULT);
+  EXPECT_TRUE(d.where & SIMTVP_WHERE_ADDRESS);
+  EXPECT_EQ(d.address, 0x21000u);
+  EXPECT_EQ(devmem_write(m.dm, 0x1ff00, b, 1, &d), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(d.address, 0x1ff00u);
+}
+
+TEST(Devmem, OverlappingMapIsRejected) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x40000, 8192, &d), SIMTVP_OK);
+  EXPECT_EQ(devmem_map(m.dm, 0x41000, 4096, &d), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::strstr(d.message, "already mapped"), nullptr);
+}
+
+TEST(Devmem, UnmapMakesPagesFaultAndInvalidatesTranslationCaches) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x50000, 2 * 4096, &d), SIMTVP_OK);
+  devmem_tlb tlb;
+  devmem_tlb_init(&tlb, m.dm);
+  EXPECT_NE(devmem_tlb_translate(&tlb, 0x51008), nullptr);
+  devmem_unmap(m.dm, 0x51000, 4096);
+  devmem_tlb_sync(&tlb);
+  EXPECT_EQ(devmem_tlb_translate(&tlb, 0x51008), nullptr);
+  EXPECT_NE(devmem_tlb_translate(&tlb, 0x50008), nullptr);
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x50000, 2 * 4096));
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x50000, 4096));
+}
+
+TEST(Devmem, SpanIsContiguousOnlyInsideOneMapping) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x60000, 4 * 4096, &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_map(m.dm, 0x64000, 4096, &d), SIMTVP_OK);
+  EXPECT_NE(devmem_span(m.dm, 0x60010, 4 * 4096 - 0x10), nullptr);
+  EXPECT_EQ(devmem_span(m.dm, 0x63000, 2 * 4096), nullptr);
+}
+
+TEST(Devmem, ManyPagesSurviveTableGrowthAndRemoval) {
+  Mem m;
+  simtvp_diag d{};
+  for (uint64_t i = 0; i < 3000; i++) ASSERT_EQ(devmem_map(m.dm, (i * 2) << 12, 4096, &d), SIMTVP_OK);
+  for (uint64_t i = 0; i < 3000; i++) {
+    uint64_t v = i;
+    ASSERT_EQ(devmem_write(m.dm, (i * 2) << 12, &v, 8, &d), SIMTVP_OK);
+  }
+  for (uint64_t i = 0; i < 3000; i += 2) devmem_unmap(m.dm, (i * 2) << 12, 4096);
+  for (uint64_t i = 0; i < 3000; i++) {
+    uint64_t v = 0;
+    simtvp_status st = devmem_read(m.dm, (i * 2) << 12, &v, 8, &d);
+    if (i % 2 == 0) {
+      EXPECT_EQ(st, SIMTVP_ERR_FAULT);
+    } else {
+      ASSERT_EQ(st, SIMTVP_OK);
+      EXPECT_EQ(v, i);
+    }
+  }
+}
+
+TEST(Devmem, CopyHandlesOverlapInBothDirections) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x80000, 4 * 4096, &d), SIMTVP_OK);
+  std::vector<uint8_t> a(10000);
+  for (size_t i = 0; i < a.size(); i++) a[i] = (uint8_t)(i * 13 + 1);
+  ASSERT_EQ(devmem_write(m.dm, 0x80000, a.data(), a.size(), &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_copy(m.dm, 0x80000 + 100, 0x80000, 5000, &d), SIMTVP_OK);
+  std::vector<uint8_t> b(5000);
+  ASSERT_EQ(devmem_read(m.dm, 0x80000 + 100, b.data(), b.size(), &d), SIMTVP_OK);
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), a.begin()));
+}
+
+}  // namespace

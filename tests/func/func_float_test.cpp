@@ -1,0 +1,1 @@
+#include "func_test_util.h"

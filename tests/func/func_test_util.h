@@ -1,0 +1,131 @@
+// func_test_util — helpers for the functional-engine tests: a runner with captured printf output,
+// tiny PTX kernels built around a body of instructions, and per-thread input/output slots.
+#ifndef SIMTVP_FUNC_TEST_UTIL_H
+#define SIMTVP_FUNC_TEST_UTIL_H
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "func_runner.h"
+
+namespace functest {
+
+inline std::string read_file(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline std::string kernels_dir() { return std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/"; }
+
+// A runner whose device printf output lands in `printed`.
+struct Gpu {
+  func_runner *r = nullptr;
+  std::string printed;
+  simtvp_diag diag{};
+
+  explicit Gpu(func_config engine = func_config{}) {
+    func_runner_config cfg{};
+    cfg.engine = engine;
+    cfg.print = [](void *ctx, const char *text, size_t len) {
+      static_cast<Gpu *>(ctx)->printed.append(text, len);
+    };
+    cfg.print_ctx = this;
+    r = func_runner_create(&cfg, &diag);
+  }
+  ~Gpu() { func_runner_destroy(r); }
+  Gpu(const Gpu &) = delete;
+  Gpu &operator=(const Gpu &) = delete;
+
+  simtvp_status load(const std::string &ptx, const char *name = "test.ptx") {
+    simtvp_diag_clear(&diag);
+    return func_runner_load_ptx(r, ptx.data(), ptx.size(), name, &diag);
+  }
+  uint64_t alloc(uint64_t bytes) {
+    uint64_t d = 0;
+    EXPECT_EQ(func_runner_alloc(r, bytes, &d, &diag), SIMTVP_OK) << diag.message;
+    return d;
+  }
+  template <class T> uint64_t upload(const std::vector<T> &v) {
+    uint64_t d = alloc(v.size() * sizeof(T));
+    EXPECT_EQ(func_runner_write(r, d, v.data(), v.size() * sizeof(T), &diag), SIMTVP_OK);
+    return d;
+  }
+  template <class T> std::vector<T> download(uint64_t d, size_t n) {
+    std::vector<T> v(n);
+    EXPECT_EQ(func_runner_read(r, d, v.data(), n * sizeof(T), &diag), SIMTVP_OK) << diag.message;
+    return v;
+  }
+  // Launch with a list of parameter values given as 64-bit slots (each parameter takes the size
+  // the PTX declares, from the start of its slot).
+  simtvp_status launch(const char *kernel, uint32_t gx, uint32_t bx, std::vector<uint64_t> params,
+                       uint32_t smem = 0, uint32_t gy = 1, uint32_t by = 1, uint32_t gz = 1,
+                       uint32_t bz = 1) {
+    std::vector<const void *> args;
+    for (auto &p : params) args.push_back(&p);
+    uint32_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    simtvp_diag_clear(&diag);
+    return func_runner_launch(r, kernel, grid, block, smem, args.data(), &diag);
+  }
+};
+
+// A kernel `k(out, in)` in which thread t has 32 input bytes at %rd4 = in + 32 t and 32 output
+// bytes at %rd5 = out + 32 t; %r1 = %tid.x. Registers for the body: %p0-7, %h0-15 (.b16),
+// %r2-31, %f0-31, %rd6-31, %fd0-31, %q0-3 (.b128 not declared).
+inline std::string lane_kernel(const std::string &body, const std::string &extra_decls = "") {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n" + extra_decls +
+         "\n.visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+         "  .reg .pred %p<8>;\n  .reg .b16 %h<16>;\n  .reg .b32 %r<32>;\n  .reg .f32 %f<32>;\n"
+         "  .reg .b64 %rd<32>;\n  .reg .f64 %fd<32>;\n"
+         "  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+         "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 32;\n"
+         "  add.s64 %rd4, %rd2, %rd3;\n  add.s64 %rd5, %rd1, %rd3;\n" +
+         body + "\n  ret;\n}\n";
+}
+
+// Per-thread 32-byte slot viewed as 4 u64 / 8 u32.
+struct Slot {
+  uint64_t q[4] = {0, 0, 0, 0};
+  uint32_t u32(int i) const { uint32_t v; std::memcpy(&v, reinterpret_cast<const char *>(q) + 4 * i, 4); return v; }
+  float f32(int i) const { float v; std::memcpy(&v, reinterpret_cast<const char *>(q) + 4 * i, 4); return v; }
+  double f64(int i) const { double v; std::memcpy(&v, &q[i], 8); return v; }
+  void set_u32(int i, uint32_t v) { std::memcpy(reinterpret_cast<char *>(q) + 4 * i, &v, 4); }
+  void set_f32(int i, float v) { std::memcpy(reinterpret_cast<char *>(q) + 4 * i, &v, 4); }
+  void set_f64(int i, double v) { std::memcpy(&q[i], &v, 8); }
+};
+
+// Runs `body` on inputs.size() threads (one CTA of up to 1024) and returns the output slots.
+inline std::vector<Slot> run_lanes(const std::string &body, const std::vector<Slot> &inputs,
+                                   std::string *error = nullptr, const std::string &decls = "") {
+  Gpu g;
+  std::vector<Slot> out(inputs.size());
+  if (g.load(lane_kernel(body, decls)) != SIMTVP_OK) {
+    if (error) *error = g.diag.message;
+    else ADD_FAILURE() << g.diag.message;
+    return out;
+  }
+  uint64_t din = g.upload(inputs), dout = g.upload(out);
+  simtvp_status st = g.launch("k", 1, (uint32_t)inputs.size(), {dout, din});
+  if (st != SIMTVP_OK) {
+    if (error) *error = g.diag.message;
+    else ADD_FAILURE() << g.diag.message;
+    return out;
+  }
+  return g.download<Slot>(dout, inputs.size());
+}
+
+inline uint32_t f2u(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float u2f(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint64_t d2u(double f) { uint64_t u; std::memcpy(&u, &f, 8); return u; }
+inline double u2d(uint64_t u) { double f; std::memcpy(&f, &u, 8); return f; }
+
+}  // namespace functest
+
+#endif
