@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -226,11 +227,29 @@ static bool parse_bool(const char *s, bool *out) {
   return false;
 }
 
+double config_strtod(const char *s, char **end) {
+  const struct lconv *lc = localeconv();
+  const char *point = lc && lc->decimal_point ? lc->decimal_point : ".";
+  if (strcmp(point, ".") == 0 || strlen(point) != 1) return strtod(s, end);
+  /* Rewrite '.' to the locale's point in a copy of the number's characters, then map the end. */
+  char buf[128];
+  size_t n = 0;
+  while (s[n] && n + 1 < sizeof buf && strchr("0123456789+-.eExXabcdefABCDEFinfINFtyTYnN", s[n])) {
+    buf[n] = s[n] == '.' ? point[0] : s[n];
+    n++;
+  }
+  buf[n] = '\0';
+  char *e;
+  double v = strtod(buf, &e);
+  if (end) *end = (char *)s + (e - buf);
+  return v;
+}
+
 static bool parse_double(const char *s, double *out) {
   if (!*s || isspace((unsigned char)*s)) return false;
   char *end;
   errno = 0;
-  double v = strtod(s, &end);
+  double v = config_strtod(s, &end);
   if (*end || errno == ERANGE || !isfinite(v)) return false;
   *out = v;
   return true;
@@ -995,7 +1014,7 @@ bool config_check_clock_domains(const char *value, char *why, size_t n) {
   for (int i = 0; i < 4; i++) {
     char *end;
     errno = 0;
-    double v = strtod(p, &end);
+    double v = config_strtod(p, &end);
     if (end == p || errno == ERANGE || !isfinite(v) || v <= 0) {
       snprintf(why, n, "expected four positive frequencies in MHz, <core>:<icnt>:<l2>:<dram>");
       return false;

@@ -177,6 +177,10 @@ bool config_check_clock_domains(const char *value, char *why, size_t why_size);
 /* GPGPU-Sim address mapping: [dramid@<n>;]<mask of 0 D B R C S characters, '.' ignored>. */
 bool config_check_addr_mapping(const char *value, char *why, size_t why_size);
 
+/* strtod that always reads '.' as the decimal point (option files must not depend on a locale
+ * the program may have set). */
+double config_strtod(const char *s, char **end);
+
 /* Parses an unsigned list separated by `sep` into out[0..max); returns the count, or -1 when the
  * text is not such a list or has more than max items. */
 int config_parse_uint_list(const char *value, char sep, uint32_t *out, int max);

@@ -1030,9 +1030,13 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
   d->write_queue_high = wq[1];
   d->write_queue_low = wq[2];
 
-  if (sscanf(cfg->clock.domains, "%lf:%lf:%lf:%lf", &d->core_mhz, &d->icnt_mhz, &d->l2_mhz,
-             &d->dram_mhz) != 4)
-    return fail(r, "-gpgpu_clock_domains", diag, "expected four frequencies");
+  double *mhz[4] = {&d->core_mhz, &d->icnt_mhz, &d->l2_mhz, &d->dram_mhz};
+  const char *p = cfg->clock.domains; /* checked when set: four numbers separated by ':' */
+  for (int i = 0; i < 4; i++) {
+    char *end;
+    *mhz[i] = config_strtod(p, &end);
+    p = *end ? end + 1 : end;
+  }
 
   const gpu_fidelity_config *f = &cfg->fidelity;
   uint8_t simt_default = cfg->sim.ptx_sim_mode == 1 ? GPU_FIDELITY_FUNC : (uint8_t)f->simt_model;

@@ -770,12 +770,23 @@ uint32_t stats_sample_count(const stats *s) { return s ? s->n_samples : 0; }
 
 /* ---- text output --------------------------------------------------------------------------- */
 
+/* GPGPU-Sim's "%12.4f", with '.' as the decimal point whatever the program's locale. */
+typedef struct number_text {
+  char text[48];
+} number_text;
+static number_text fixed4(double v) {
+  number_text t;
+  snprintf(t.text, sizeof t.text, "%12.4f", v);
+  stats_json_c_decimal_point(t.text);
+  return t;
+}
+
 static void print_ratio_value(FILE *out, const char *name, double v, bool ok) {
   if (!ok) return;
   if (isnan(v))
     fprintf(out, "%s = nan\n", name);
   else
-    fprintf(out, "%s = %12.4f\n", name, v);
+    fprintf(out, "%s = %s\n", name, fixed4(v).text);
 }
 
 /* Histogram as name_count / _sum / _min / _max / _avg lines and one line of buckets. */
@@ -786,7 +797,7 @@ static void print_histogram(FILE *out, const char *name, const stats_histogram *
   fprintf(out, "%s_min = %" PRIu64 "\n", name, st->min);
   fprintf(out, "%s_max = %" PRIu64 "\n", name, st->max);
   if (st->count)
-    fprintf(out, "%s_avg = %12.4f\n", name, (double)st->sum / (double)st->count);
+    fprintf(out, "%s_avg = %s\n", name, fixed4((double)st->sum / (double)st->count).text);
   else
     fprintf(out, "%s_avg = nan\n", name);
   fprintf(out, "%s =", name);

@@ -2,6 +2,7 @@
 #include "stats_json.h"
 
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,8 @@ void stats_json_double(stats_json *w, double v) {
   /* Shortest of %.15g/%.17g that reads back as the same double: 0.1 stays "0.1". */
   char buf[40];
   snprintf(buf, sizeof buf, "%.15g", v);
-  if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
+  if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v); /* same locale both ways */
+  stats_json_c_decimal_point(buf);
   fputs(buf, w->out);
 }
 
@@ -167,6 +169,17 @@ void stats_json_bool(stats_json *w, bool v) {
 void stats_json_null(stats_json *w) {
   before_value(w);
   fputs("null", w->out);
+}
+
+void stats_json_c_decimal_point(char *number) {
+  const struct lconv *lc = localeconv();
+  const char *point = lc && lc->decimal_point ? lc->decimal_point : ".";
+  if (strcmp(point, ".") == 0 || !*point) return;
+  size_t plen = strlen(point);
+  char *hit = strstr(number, point);
+  if (!hit) return;
+  *hit = '.';
+  memmove(hit + 1, hit + plen, strlen(hit + plen) + 1);
 }
 
 bool stats_json_ok(const stats_json *w) { return !w->error && w->depth == 0 && !w->after_key; }

@@ -49,6 +49,10 @@ void stats_json_null(stats_json *w);
 /* Writes s as a JSON string literal (quotes included) to out. */
 void stats_json_write_escaped(FILE *out, const char *s);
 
+/* Rewrites a number printed with printf in the current locale to use '.' as the decimal point,
+ * so output stays valid (and parseable by scripts) even if the program set a locale like de_DE. */
+void stats_json_c_decimal_point(char *number);
+
 /* True when every container was closed and nothing was misused. */
 bool stats_json_ok(const stats_json *w);
 

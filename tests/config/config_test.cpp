@@ -7,6 +7,8 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+#include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -763,4 +765,20 @@ TEST(ConfigDocs, EveryOptionIsDocumentedWithTypeDefaultAndDescription) {
     EXPECT_TRUE(o->description && *o->description) << o->name;
     EXPECT_NE(committed.find(std::string("| `") + o->name + "` |"), std::string::npos) << o->name;
   }
+}
+
+TEST(ConfigRegistry, DecimalPointIsADotWhateverTheProgramsLocale) {
+  const char *old = setlocale(LC_NUMERIC, nullptr);
+  std::string saved = old ? old : "C";
+  if (!setlocale(LC_NUMERIC, "de_DE.UTF-8") && !setlocale(LC_NUMERIC, "fr_FR.UTF-8"))
+    GTEST_SKIP() << "no locale with a ',' decimal point installed";
+  Gpu g;
+  simtvp_status st = g.load("-gpgpu_clock_domains 1132.5:1132.0:1132.0:850.25\n-host_clock_mhz 2.5\n");
+  simtvp_status fin = st == SIMTVP_OK ? g.finalize() : st;
+  setlocale(LC_NUMERIC, saved.c_str());
+  ASSERT_EQ(st, SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(fin, SIMTVP_OK) << g.diag.message;
+  EXPECT_DOUBLE_EQ(g.cfg->derived.core_mhz, 1132.5);
+  EXPECT_DOUBLE_EQ(g.cfg->derived.dram_mhz, 850.25);
+  EXPECT_DOUBLE_EQ(g.cfg->host.host_clock_mhz, 2.5);
 }

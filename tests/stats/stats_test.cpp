@@ -2,6 +2,7 @@
 // GPGPU-Sim's form and the JSON file (parsed back with a strict reader).
 #include <gtest/gtest.h>
 
+#include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -484,4 +485,22 @@ TEST(Stats, SumTotalsMatchingInstanceCountersWhenRead) {
   EXPECT_EQ(doc["totals"]["counters"]["L1D_total_cache_accesses"].u64(), 50u);
   EXPECT_EQ(doc["kernels"][0]["counters"]["L1D_total_cache_misses"].u64(), 3u);
   EXPECT_EQ(doc["metadata"]["sums"][0]["pattern"].text, "L1D[*].access");
+}
+
+// A program may set a locale with ',' as decimal point; the JSON must stay valid.
+TEST(StatsJson, NumbersUseADotWhateverTheProgramsLocale) {
+  const char *old = setlocale(LC_NUMERIC, nullptr);
+  std::string saved = old ? old : "C";
+  if (!setlocale(LC_NUMERIC, "de_DE.UTF-8") && !setlocale(LC_NUMERIC, "fr_FR.UTF-8"))
+    GTEST_SKIP() << "no locale with a ',' decimal point installed";
+  Sink k;
+  *stats_counter(k.s, "a", "x", "") = 1;
+  *stats_counter(k.s, "b", "x", "") = 3;
+  stats_ratio(k.s, "r", "", "a", "b");
+  std::string json = json_of(k.s);
+  std::string text = capture(stats_print_totals, k.s);
+  setlocale(LC_NUMERIC, saved.c_str());
+  json_reader::Value doc = json_reader::parse(json);
+  EXPECT_DOUBLE_EQ(doc["totals"]["ratios"]["r"].number, 1.0 / 3.0);
+  EXPECT_EQ(text_value(text, "r"), "0.3333");
 }
