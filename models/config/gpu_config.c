@@ -472,6 +472,12 @@ static const config_option dram_options[] = {
          "No read/write turnaround (tRTW = tWTR = 0)."),
     DRAM(simple_model, CONFIG_BOOL, "-gpgpu_simple_dram_model", "0", "",
          "Fixed-latency, fixed-bandwidth DRAM instead of banks and timing."),
+    DRAM(refresh, CONFIG_BOOL, "-dram_refresh", "0", "",
+         "simtvp: model refresh (all banks closed for tRFC every tREFI). GPGPU-Sim has none."),
+    DRAM(trefi_ns, CONFIG_DOUBLE, "-dram_trefi_ns", "7812.5", "ns",
+         "simtvp: average refresh interval (64 ms / 8192 refresh commands, the JEDEC norm)."),
+    DRAM(trfc_ns, CONFIG_DOUBLE, "-dram_trfc_ns", "350", "ns",
+         "simtvp: refresh cycle time (DDR4 8 Gb value of JESD79-4; set the device's own)."),
 };
 
 #define ICNT(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_icnt_config, F, kind, name, def, unit, desc)

@@ -170,6 +170,9 @@ typedef struct gpu_dram_config {
   char write_queue_size[GPU_CONFIG_STRING_MAX]; /* -dram_write_queue_size size:high:low */
   bool eliminate_rw_turnaround;    /* -dram_elimnate_rw_turnaround */
   bool simple_model;               /* -gpgpu_simple_dram_model */
+  bool refresh;                    /* -dram_refresh (simtvp) */
+  double trefi_ns;                 /* -dram_trefi_ns: average refresh interval, ns */
+  double trfc_ns;                  /* -dram_trfc_ns: refresh cycle time, ns */
 } gpu_dram_config;
 
 /* Interconnect (GPGPU-Sim icnt_wrapper, local crossbar, intersim). */
