@@ -315,6 +315,7 @@ bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) {
   p->flits = (uint16_t)(flits > 65535 ? 65535 : flits);
   p->subnet = (uint8_t)s;
   p->vc_class = req->is_reply ? 1 : 0;
+  p->announced = false;
   p->next = NULL;
   req->src_node = (uint16_t)src;
   *n->c.packets_injected += 1;
@@ -352,10 +353,10 @@ mem_req *icnt_pop(icnt *n, uint32_t node, uint64_t now) {
   if (!l->head) l->tail = NULL;
   n->eject_flits[s * n->nodes + node] -= p->flits;
   /* It may not have been announced yet (popped in the cycle it arrived): it stays in the heap
-   * until then, so it is returned to the pool by the announcer. */
+   * until then, and the announcer returns it to the pool. */
   mem_req *req = p->req;
   p->req = NULL;
-  if (p->ready_t < n->t) {
+  if (p->announced) {
     p->next = n->free;
     n->free = p;
   }
@@ -375,6 +376,7 @@ uint64_t icnt_next_event(const icnt *n) { return next_internal(n); }
 static void announce(icnt *n, uint64_t t) {
   while (n->heap_len && n->heap[0]->ready_t <= t) {
     icnt_packet *p = heap_pop(n);
+    p->announced = true;
     uint64_t lat = p->ready_t - p->inject_t;
     *n->c.packets_ejected += 1;
     *n->c.flits_ejected += p->flits;

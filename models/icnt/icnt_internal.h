@@ -14,6 +14,7 @@ typedef struct icnt_packet {
   uint16_t flits;
   uint8_t subnet;
   uint8_t vc_class;   /* 0 request, 1 reply */
+  bool announced;     /* out of the arrival heap (statistics counted, `arrived` called) */
   struct icnt_packet *next;
 } icnt_packet;
 

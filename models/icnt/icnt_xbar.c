@@ -38,6 +38,8 @@ typedef struct xbar {
   int32_t *grant;          /* [out]: input granted this iteration, -1 */
   int32_t *accept;         /* [in]: output accepted, -1 */
   uint8_t *in_matched, *out_matched;
+  uint64_t *free_in;       /* [words] */
+  uint64_t *cand;          /* [words] */
 } xbar;
 
 static inline bool bit_get(const uint64_t *b, uint32_t i) { return (b[i / 64] >> (i % 64)) & 1u; }
@@ -67,7 +69,10 @@ static simtvp_status xbar_create(icnt *n, simtvp_diag *diag) {
   x->accept = malloc(N * sizeof *x->accept);
   x->in_matched = malloc(N);
   x->out_matched = malloc(N);
-  if (!ok || !x->grant || !x->accept || !x->in_matched || !x->out_matched) {
+  x->free_in = calloc(x->words, sizeof *x->free_in);
+  x->cand = calloc(x->words, sizeof *x->cand);
+  if (!ok || !x->grant || !x->accept || !x->in_matched || !x->out_matched || !x->free_in ||
+      !x->cand) {
     icnt_xbar_ops.destroy(n);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   }
@@ -91,6 +96,8 @@ static void xbar_destroy(icnt *n) {
   free(x->accept);
   free(x->in_matched);
   free(x->out_matched);
+  free(x->free_in);
+  free(x->cand);
   free(x);
   n->topo = NULL;
 }
@@ -126,22 +133,42 @@ static icnt_packet *eligible(const icnt *n, const xbar_subnet *b, uint32_t s, ui
   return p;
 }
 
-/* First input at or after `from` (cyclically) that requests o, is free and can send now. */
+/* First input at or after `from` (cyclically) among `cand` (inputs that request o, are free and
+ * unmatched) whose packet for o can go now; -1 if none. Walks set bits only. */
 static int32_t pick_input(const icnt *n, const xbar *x, const xbar_subnet *b, uint32_t s,
-                          uint32_t o, uint32_t from, uint64_t t) {
+                          uint32_t o, const uint64_t *cand, uint32_t from, uint64_t t) {
   uint32_t N = n->nodes;
-  const uint64_t *bits = &b->req_bits[(size_t)o * x->words];
-  for (uint32_t k = 0; k < N; k++) {
-    uint32_t i = from + k;
-    if (i >= N) i -= N;
-    if ((i % 64) == 0 && i + 64 <= N && k + 64 <= N && bits[i / 64] == 0) { /* empty word */
-      k += 63;
-      continue;
+  for (uint32_t pass = 0; pass < 2; pass++) {
+    uint32_t lo = pass ? 0 : from, hi = pass ? from : N;
+    for (uint32_t w = lo / 64; w * 64 < hi; w++) {
+      uint64_t m = cand[w];
+      if (w == lo / 64 && lo % 64) m &= ~0ull << (lo % 64);
+      if ((w + 1) * 64 > hi && hi % 64) m &= (1ull << (hi % 64)) - 1;
+      for (; m; m &= m - 1) {
+        uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m);
+        if (eligible(n, b, s, i, o, t)) return (int32_t)i;
+      }
     }
-    if (!bit_get(bits, i) || x->in_matched[i] || b->in_busy[i] > t) continue;
-    if (eligible(n, b, s, i, o, t)) return (int32_t)i;
   }
+  (void)x;
   return -1;
+}
+
+/* cand = inputs that request o and are free (not sending, not matched this cycle). */
+static bool candidates(const icnt *n, const xbar *x, const xbar_subnet *b, uint32_t o,
+                       uint64_t *cand) {
+  const uint64_t *req = &b->req_bits[(size_t)o * x->words];
+  uint64_t any = 0;
+  for (uint32_t w = 0; w < x->words; w++) any |= cand[w] = req[w] & x->free_in[w];
+  (void)n;
+  return any != 0;
+}
+
+/* Inputs free to send at t and not yet matched. */
+static void compute_free_inputs(const icnt *n, xbar *x, const xbar_subnet *b, uint64_t t) {
+  memset(x->free_in, 0, x->words * sizeof *x->free_in);
+  for (uint32_t i = 0; i < n->nodes; i++)
+    if (!x->in_matched[i] && b->in_busy[i] <= t && b->in_flits[i]) bit_set(x->free_in, i);
 }
 
 static void transfer(icnt *n, xbar *x, xbar_subnet *b, uint32_t s, uint32_t i, uint32_t o,
@@ -168,10 +195,11 @@ static void islip(icnt *n, xbar *x, xbar_subnet *b, uint32_t s, uint64_t t) {
   uint32_t iters = n->cfg.islip_iterations ? n->cfg.islip_iterations : 1;
   for (uint32_t it = 0; it < iters; it++) {
     bool any = false;
+    compute_free_inputs(n, x, b, t);
     for (uint32_t o = 0; o < N; o++) {
       x->grant[o] = -1;
-      if (x->out_matched[o] || b->out_busy[o] > t) continue;
-      x->grant[o] = pick_input(n, x, b, s, o, b->grant_ptr[o], t);
+      if (x->out_matched[o] || b->out_busy[o] > t || !candidates(n, x, b, o, x->cand)) continue;
+      x->grant[o] = pick_input(n, x, b, s, o, x->cand, b->grant_ptr[o], t);
       any |= x->grant[o] >= 0;
     }
     if (!any) break;
@@ -201,12 +229,14 @@ static void islip(icnt *n, xbar *x, xbar_subnet *b, uint32_t s, uint64_t t) {
 
 static void round_robin(icnt *n, xbar *x, xbar_subnet *b, uint32_t s, uint64_t t) {
   uint32_t N = n->nodes;
+  compute_free_inputs(n, x, b, t);
   for (uint32_t k = 0; k < N; k++) {
     uint32_t o = (x->rr_start + k) % N;
-    if (b->out_busy[o] > t) continue;
-    int32_t i = pick_input(n, x, b, s, o, b->grant_ptr[o], t);
+    if (b->out_busy[o] > t || !candidates(n, x, b, o, x->cand)) continue;
+    int32_t i = pick_input(n, x, b, s, o, x->cand, b->grant_ptr[o], t);
     if (i < 0) continue;
     x->in_matched[i] = 1;
+    bit_clear(x->free_in, (uint32_t)i);
     b->grant_ptr[o] = ((uint32_t)i + 1) % N;
     transfer(n, x, b, s, (uint32_t)i, o, t);
   }
