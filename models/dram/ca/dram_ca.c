@@ -175,7 +175,7 @@ static void cycle(dram_ca *c, uint64_t t) {
   front_account(f, t + 1); /* occupancy as it stands at the start of cycle t */
   front_deliver(f, t);
   if (cfg->tREFI && !c->refresh_pending && t >= c->next_refresh) c->refresh_pending = true;
-  if (!c->refresh_pending) {
+  if (!c->refresh_pending && f->n_rd_queued + f->n_wr_queued) {
     for (uint32_t i = 0; i < nbk; i++) {
       ca_bank *b = &c->banks[i];
       if (!b->slot) {
@@ -234,10 +234,10 @@ static uint64_t next_internal(const dram_ca *c) {
     if (!c->refresh_pending) ev = min_u64(ev, max_u64(t0, c->next_refresh));
     else ev = min_u64(ev, max_u64(t0, ref_time(c)));
   }
-  bool writes = front_serve_writes(f);
+  bool writes = front_serve_writes(f), queued = f->n_rd_queued + f->n_wr_queued != 0;
   for (uint32_t i = 0; i < f->nbk; i++) {
     const ca_bank *b = &c->banks[i];
-    if (!b->slot && !c->refresh_pending && front_has_candidate(f, i, writes)) return t0;
+    if (queued && !b->slot && !c->refresh_pending && front_has_candidate(f, i, writes)) return t0;
     uint64_t when;
     if (needed(c, i, &when) != CMD_NONE) ev = min_u64(ev, max_u64(t0, when));
     if (ev == t0) return t0;
