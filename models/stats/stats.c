@@ -34,6 +34,8 @@ typedef struct ratio {
  * non-empty text), evaluated when read, so instances count with one add each. */
 typedef struct sum {
   char *name, *unit, *description, *pattern;
+  uint32_t *members; /* indices of matching counters, kept up to date at registration */
+  uint32_t n_members, cap_members;
 } sum;
 
 struct stats_histogram {
@@ -273,6 +275,7 @@ void stats_destroy(stats *s) {
     free(s->sums[i].unit);
     free(s->sums[i].description);
     free(s->sums[i].pattern);
+    free(s->sums[i].members);
   }
   free(s->sums);
   for (uint32_t i = 0; i < s->n_histograms; i++) {
@@ -316,6 +319,19 @@ void stats_destroy(stats *s) {
 }
 
 /* ---- registration -------------------------------------------------------------------------- */
+
+static bool pattern_matches(const char *pattern, const char *name) {
+  const char *star = strchr(pattern, '*');
+  if (!star) return strcmp(pattern, name) == 0;
+  size_t pre = (size_t)(star - pattern), post = strlen(star + 1), len = strlen(name);
+  return len > pre + post && strncmp(name, pattern, pre) == 0 &&
+         strcmp(name + len - post, star + 1) == 0;
+}
+
+static void add_member_if_matching(stats *s, sum *m, uint32_t counter) {
+  if (!pattern_matches(m->pattern, s->counters[counter].name)) return;
+  if (GROW(s, m->members, m->cap_members, m->n_members + 1)) m->members[m->n_members++] = counter;
+}
 
 /* Where a counter points when it cannot be registered (no memory, or the name belongs to a ratio
  * or histogram): the caller can still bump it, and stats_write_json reports the first problem. */
@@ -365,6 +381,7 @@ uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char
     return registration_failed(s, "out of memory registering counter", name);
   }
   s->n_counters++;
+  for (uint32_t i = 0; i < s->n_sums; i++) add_member_if_matching(s, &s->sums[i], index);
   return c->value;
 }
 
@@ -401,6 +418,8 @@ void stats_sum(stats *s, const char *name, const char *unit, const char *descrip
   m->unit = dup_str(s, unit);
   m->description = dup_str(s, description);
   m->pattern = dup_str(s, pattern);
+  m->members = NULL;
+  m->n_members = m->cap_members = 0;
   if (!m->name || !m->unit || !m->description || !m->pattern ||
       !table_insert(s, m->name, ITEM_SUM, index) || !add_item(s, ITEM_SUM, index, name)) {
     free(m->name);
@@ -410,6 +429,7 @@ void stats_sum(stats *s, const char *name, const char *unit, const char *descrip
     return;
   }
   s->n_sums++;
+  for (uint32_t i = 0; i < s->n_counters; i++) add_member_if_matching(s, m, i);
 }
 
 stats_histogram *stats_histogram_register(stats *s, const char *name, const char *unit,
@@ -500,19 +520,12 @@ static uint64_t kernel_value(const kernel_record *k, uint32_t index) {
   return index < k->n_counters ? k->counters[index] : 0;
 }
 
-static bool pattern_matches(const char *pattern, const char *name) {
-  const char *star = strchr(pattern, '*');
-  if (!star) return strcmp(pattern, name) == 0;
-  size_t pre = (size_t)(star - pattern), post = strlen(star + 1), len = strlen(name);
-  return len > pre + post && strncmp(name, pattern, pre) == 0 &&
-         strcmp(name + len - post, star + 1) == 0;
-}
-
 static uint64_t sum_value(const stats *s, const sum *m, const kernel_record *k) {
   uint64_t total = 0;
-  for (uint32_t i = 0; i < s->n_counters; i++)
-    if (pattern_matches(m->pattern, s->counters[i].name))
-      total += k ? kernel_value(k, i) : *s->counters[i].value;
+  for (uint32_t i = 0; i < m->n_members; i++) {
+    uint32_t c = m->members[i];
+    total += k ? kernel_value(k, c) : *s->counters[c].value;
+  }
   return total;
 }
 
