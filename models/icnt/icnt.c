@@ -127,7 +127,7 @@ void icnt_input_freed(icnt *n, uint32_t src, uint32_t subnet) {
 }
 
 void icnt_count_link(icnt *n, uint32_t subnet, uint32_t link, uint32_t flits) {
-  if (n->link_flits) n->link_flits[subnet * n->links_per_subnet + link] += flits;
+  if (n->link_ctr) *n->link_ctr[subnet * n->links_per_subnet + link] += flits;
 }
 
 /* ---- perfect and fixed ---------------------------------------------------------------------------- */
@@ -192,6 +192,23 @@ static void register_stats(icnt *n) {
     if (n->cfg.stats) *k[i].slot = stats_counter(n->cfg.stats, k[i].name, k[i].unit, k[i].desc);
     if (!*k[i].slot) *k[i].slot = &n->local[i];
   }
+  if (n->link_ctr) {
+    static const char *const k_dir[5] = {"eject", "east", "west", "north", "south"};
+    for (uint32_t s = 0; s < n->subnets; s++) {
+      const char *net = n->subnets == 1 ? "net" : s ? "rep" : "req";
+      for (uint32_t l = 0; l < n->links_per_subnet; l++) {
+        uint64_t **slot = &n->link_ctr[s * n->links_per_subnet + l];
+        *slot = &n->link_flits[s * n->links_per_subnet + l];
+        if (!n->cfg.stats) continue;
+        char name[96];
+        if (n->cfg.topology == ICNT_MESH)
+          snprintf(name, sizeof name, "icnt.%s.link[%u.%s].flits", net, l / 5, k_dir[l % 5]);
+        else
+          snprintf(name, sizeof name, "icnt.%s.link[%u].flits", net, l);
+        *slot = stats_counter(n->cfg.stats, name, "flits", "flits that crossed this link");
+      }
+    }
+  }
   if (n->cfg.stats) {
     stats_ratio(n->cfg.stats, "icnt.avg_latency", "average packet latency (cycles)",
                 "icnt.latency_sum", "icnt.packets_ejected");
@@ -243,9 +260,12 @@ simtvp_status icnt_create(const icnt_config *cfg, icnt **out, simtvp_diag *diag)
   n->notify = calloc((size_t)n->subnets * nodes, sizeof *n->notify);
   n->links_per_subnet = cfg->topology == ICNT_MESH ? n->cols * n->rows * 5 : nodes;
   if (cfg->per_link_stats)
+  if (cfg->per_link_stats) {
     n->link_flits = calloc((size_t)n->subnets * n->links_per_subnet, sizeof *n->link_flits);
+    n->link_ctr = calloc((size_t)n->subnets * n->links_per_subnet, sizeof *n->link_ctr);
+  }
   if (!n->eject || !n->eject_flits || !n->refused || !n->notify ||
-      (cfg->per_link_stats && !n->link_flits) || !pool_grow(n)) {
+      (cfg->per_link_stats && (!n->link_flits || !n->link_ctr)) || !pool_grow(n)) {
     icnt_destroy(n);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   }
@@ -274,6 +294,7 @@ void icnt_destroy(icnt *n) {
   free(n->refused);
   free(n->notify);
   free(n->link_flits);
+  free(n->link_ctr);
   free(n);
 }
 
@@ -427,6 +448,6 @@ void icnt_get_stats(const icnt *n, icnt_stats *o) {
 }
 
 uint64_t icnt_link_flits(const icnt *n, uint32_t subnet, uint32_t port) {
-  if (!n->link_flits || subnet >= n->subnets || port >= n->links_per_subnet) return 0;
-  return n->link_flits[subnet * n->links_per_subnet + port];
+  if (!n->link_ctr || subnet >= n->subnets || port >= n->links_per_subnet) return 0;
+  return *n->link_ctr[subnet * n->links_per_subnet + port];
 }

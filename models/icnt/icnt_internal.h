@@ -68,7 +68,8 @@ struct icnt {
   uint32_t *notify;    /* nodes to tell about room at the end of the cycle */
   uint32_t n_notify;
 
-  uint64_t *link_flits; /* per_link_stats: [subnets * links_per_subnet] */
+  uint64_t *link_flits; /* per_link_stats: [subnets * links_per_subnet] (no stats sink) */
+  uint64_t **link_ctr;  /* per_link_stats: where each link's count lives (sink or link_flits) */
   uint32_t links_per_subnet;
 
   icnt_counters c;

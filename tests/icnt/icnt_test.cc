@@ -460,6 +460,8 @@ TEST(IcntStats, CountersHistogramAndLinks) {
     EXPECT_EQ(v.count, ejected);
     EXPECT_EQ(icnt_link_flits(net.n(), 0, 3), 4u);  // the one write to node 3
     EXPECT_EQ(icnt_link_flits(net.n(), 0, 2), ejected - 1);
+    EXPECT_EQ(stats_get(s, "icnt.req.link[3].flits", &found), 4u);  // also in the sink
+    EXPECT_TRUE(found);
   }
   stats_destroy(s);
 }
