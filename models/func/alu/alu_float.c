@@ -126,9 +126,33 @@ F32_ARRAY2(alu_sub_f32_n, F_SUB, alu_sub_f32)
 F32_ARRAY2(alu_mul_f32_n, F_MUL, alu_mul_f32)
 F32_ARRAY2(alu_div_f32_n, F_DIV, alu_div_f32)
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
+/* Hosts with an FMA unit (checked once per call): one vfmadd per lane, vectorised. */
+__attribute__((target("fma"))) static void fma_f32_rn_hw(uint32_t *d, const uint32_t *a, const uint32_t *b,
+                                                         const uint32_t *c, unsigned n, uint64_t mods) {
+  if (mods & (PTX_MOD_FTZ | PTX_MOD_SAT)) {
+    for (unsigned i = 0; i < n; i++)
+      d[i] = alu_f32_finish(__builtin_fmaf(alu_f32_in(a[i], mods), alu_f32_in(b[i], mods), alu_f32_in(c[i], mods)),
+                            mods);
+    return;
+  }
+  for (unsigned i = 0; i < n; i++) { /* the common case, a branch-free loop the compiler vectorises */
+    uint32_t u = alu_f32_bits(__builtin_fmaf(alu_f32(a[i]), alu_f32(b[i]), alu_f32(c[i])));
+    d[i] = alu_isnan_f32(u) ? ALU_F32_NAN : u;
+  }
+}
+#define ALU_HAVE_FMA_DISPATCH 1
+#endif
+
 void alu_fma_f32_n(uint32_t *d, const uint32_t *a, const uint32_t *b, const uint32_t *c, unsigned n,
                    ptx_rounding rnd, uint64_t mods) {
   if (rnd == PTX_RND_NONE || rnd == PTX_RND_RN) {
+#ifdef ALU_HAVE_FMA_DISPATCH
+    if (__builtin_cpu_supports("fma")) {
+      fma_f32_rn_hw(d, a, b, c, n, mods);
+      return;
+    }
+#endif
     for (unsigned i = 0; i < n; i++) d[i] = alu_fma_f32(a[i], b[i], c[i], mods);
   } else {
     for (unsigned i = 0; i < n; i++) d[i] = f32_op(F_FMA, a[i], b[i], c[i], rnd, mods);

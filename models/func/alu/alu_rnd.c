@@ -48,9 +48,25 @@ F64_ARRAY2(alu_sub_f64_n, x - y)
 F64_ARRAY2(alu_mul_f64_n, x * y)
 F64_ARRAY2(alu_div_f64_n, x / y)
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
+/* Hosts with an FMA unit: vfmadd honours the MXCSR rounding mode, no libm call per lane. */
+__attribute__((target("fma"), noinline)) static void fma_f64_hw(uint64_t *d, const uint64_t *a, const uint64_t *b,
+                                                              const uint64_t *c, unsigned n) {
+  for (unsigned i = 0; i < n; i++) d[i] = alu_f64_bits(__builtin_fma(alu_f64(a[i]), alu_f64(b[i]), alu_f64(c[i])));
+}
+#define ALU_HAVE_FMA_DISPATCH 1
+#endif
+
 __attribute__((noinline)) void alu_fma_f64_n(uint64_t *d, const uint64_t *a, const uint64_t *b, const uint64_t *c, unsigned n,
                    ptx_rounding rnd) {
   int saved = mode_begin(rnd);
+#ifdef ALU_HAVE_FMA_DISPATCH
+  if (__builtin_cpu_supports("fma")) {
+    fma_f64_hw(d, a, b, c, n);
+    mode_end(saved);
+    return;
+  }
+#endif
   for (unsigned i = 0; i < n; i++) d[i] = alu_f64_bits(fma(alu_f64(a[i]), alu_f64(b[i]), alu_f64(c[i])));
   mode_end(saved);
 }
