@@ -44,6 +44,20 @@ TEST(DramCa, RowHitStreamAtTccdEqualToBurstFillsTheBus) {
   EXPECT_EQ(s.n_req, 16u);
 }
 
+TEST(DramCa, RowHitStreamIsLimitedByTheBurstWhenItIsLongerThanTccd) {
+  Harness h;
+  dram_config cfg = h.Config();
+  cfg.data_command_freq_ratio = 2;  // DDR: BL 8 takes 4 command cycles on the bus
+  ASSERT_EQ(h.Create(cfg), SIMTVP_OK);
+  std::vector<uint64_t> ids;
+  for (uint32_t c = 0; c < 6; c++) ids.push_back(h.Push(Addr(0, 0, c), false, 0));
+  h.Run();
+  // burst = 8 / 2 = 4 > tCCD = 2: RD_k = 12 + 4k (the data bus is free again 4 cycles later);
+  // done_k = RD_k + CL 12 + 4 = 28 + 4k; the bus is 100% busy from cycle 24 on.
+  for (uint32_t k = 0; k < 6; k++) EXPECT_EQ(h.DoneAt(ids[k]), 28u + 4 * k);
+  EXPECT_EQ(h.Stats().bus_busy, 24u);
+}
+
 TEST(DramCa, RowMissCostsTrpPlusTrcdPlusCl) {
   Harness h;
   ASSERT_EQ(h.Create(h.Config()), SIMTVP_OK);
