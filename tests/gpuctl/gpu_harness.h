@@ -64,6 +64,7 @@ struct gpu_harness {
   gh_kernel kernels[GH_MAX_KERNELS];
   uint32_t n_kernels;
   bool refuse_kernels;  /* kernel_begin returns false */
+  bool hang_ctas;       /* CTAs never finish (deadlock tests) */
   drv_bus bus;
 };
 
