@@ -54,16 +54,19 @@ func_engine *func_create(const func_config *config, const func_ports *ports, dev
     e->c_thread_insns = stats_counter(st, "func.thread_insn", "insn",
                                       "thread instructions executed (active lanes of each warp instruction)");
     e->c_ctas = stats_counter(st, "func.cta", "ctas", "CTAs completed");
+    /* only the combinations PTX allows: no stores to const, atomics on global/shared/generic */
     for (int s = 0; s < PTX_SPACE_COUNT; s++) {
       const char *n = space_short((uint32_t)s);
-      if (!n) continue;
+      if (!n || s == PTX_SPACE_TEX) continue;
       char name[64], desc[128];
       snprintf(name, sizeof name, "func.load.%s", n);
       snprintf(desc, sizeof desc, "warp load instructions in the %s state space", n);
       e->c_ld[s] = stats_counter(st, name, "insn", desc);
-      snprintf(name, sizeof name, "func.store.%s", n);
-      snprintf(desc, sizeof desc, "warp store instructions in the %s state space", n);
-      e->c_st[s] = stats_counter(st, name, "insn", desc);
+      if (s != PTX_SPACE_CONST) {
+        snprintf(name, sizeof name, "func.store.%s", n);
+        snprintf(desc, sizeof desc, "warp store instructions in the %s state space", n);
+        e->c_st[s] = stats_counter(st, name, "insn", desc);
+      }
       if (s == PTX_SPACE_GLOBAL || s == PTX_SPACE_SHARED || s == PTX_SPACE_GENERIC) {
         snprintf(name, sizeof name, "func.atomic.%s", n);
         snprintf(desc, sizeof desc, "warp atomic/reduction instructions in the %s state space", n);

@@ -34,6 +34,7 @@ struct func_runner {
   func_launch_counts last;
   uint64_t launches;
   bool have_kernel_stats;
+  uint64_t *gpu_sim_insn; /* GPGPU-Sim's per-kernel thread-instruction count */
 };
 
 static void default_print(void *ctx, const char *text, size_t len) {
@@ -87,6 +88,8 @@ func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *d
   ports.ctx = r->cfg.print ? r->cfg.print_ctx : r;
   ports.print = r->cfg.print ? r->cfg.print : default_print;
   ports.messages = r->cfg.messages;
+  r->gpu_sim_insn = stats_counter(r->st, "gpu_sim_insn", "insn",
+                                  "thread instructions executed (functional runner: every one)");
   r->e = func_create(&ec, &ports, r->mem, r->st, diag);
   if (!r->e) {
     func_runner_destroy(r);
@@ -265,6 +268,7 @@ simtvp_status func_runner_launch(func_runner *r, const char *name, const uint32_
   st = func_launch_run(l, diag);
   func_launch_get_counts(l, &r->last);
   func_launch_destroy(l);
+  *r->gpu_sim_insn += r->last.thread_insns;
   stats_kernel_end(r->st);
   r->have_kernel_stats = true;
   return st;
