@@ -11,7 +11,8 @@
  * Errors name file:line:column and the offending text; unknown directives are skipped with a
  * warning through the msg port. No input makes the parser crash.
  *
- * Operand conventions (ops[0] is the destination when the instruction has one):
+ * Operand conventions (ops[0] is the destination when the instruction has one; ptx_insn_has_dest
+ * says whether it does):
  *   arithmetic/logic     d, a[, b[, c]]           (mad/fma/madc/bfi/prmt/lop3/slct/selp/shf: 3–5 ops;
  *                                                  lop3's immLut and bfi/bfe positions are ordinary ops)
  *   setp                 p[|q], a, b[, c]         dest has PTX_OPND_PAIR when `p|q`; c = combining
@@ -19,33 +20,70 @@
  *   set                  d, a, b[, c]             same as setp with a value destination
  *   mov                  d, a                     a may be REG, IMM, SREG, SYMBOL (address of a variable
  *                                                  or function), VEC (pack) — or d a VEC (unpack)
- *   cvt                  d, a                     type = destination type, type2 = source type
+ *   cvt                  d, a[, b]                type = destination type, type2 = source type
+ *                                                  (b: cvt.*.f16x2.f32 d, a, b packs two sources)
  *   cvta                 d, a                     space = the non-generic space; PTX_MOD_TO when `.to`
- *   ld/ldu               d, [addr]                d is REG or VEC (vec > 1); ops[1] is ADDR
- *   st                   [addr], a                a is REG, IMM or VEC
+ *   ld/ldu               d, [addr][, policy]      d is REG or VEC (vec > 1); ops[1] is ADDR
+ *   st                   [addr], a[, policy]      a is REG, IMM or VEC
  *   atom                 d, [addr], b[, c]        sub_op = atomic op; cas has c
  *   red                  [addr], b
  *   bra                  LABEL                    ops[0].index = target instruction (module-wide)
- *   brx.idx              a, LIST of LABELs
+ *   brx.idx              a, LIST of LABELs        (from a `.branchtargets` declaration)
  *   call                 (rets), FUNC|REG, (args)[, PROTO]
  *                        ops[0] LIST of return params (count 0 when none), ops[1] FUNC (direct) or
  *                        REG (indirect), ops[2] LIST of argument params, ops[3] PROTO for indirect
+ *                        (or a LIST of FUNC when the call names a `.calltargets` list). LIST elements
+ *                        are SYMBOLs of the call block's .param variables (or REG/IMM in old ABIs).
  *   ret / exit / trap / brkpt   no operands
  *   bar/barrier          [a[, b]]                 sub_op = PTX_BAR_*; a = barrier id, b = thread count
+ *   bar.red              d, a[, b], c             sub_op = PTX_BAR_RED_*; c = predicate (may be NEG)
  *   bar.warp.sync        membermask
  *   vote                 d, a, membermask         sub_op = PTX_VOTE_*; non-.sync form has no mask
- *   shfl                 d[|p], a, b, c, membermask  sub_op = PTX_SHFL_*
+ *   shfl                 d[|p], a, b, c, membermask  sub_op = PTX_SHFL_*; non-.sync form: 4 operands
  *   match                d[|p], a, membermask     sub_op = PTX_MATCH_*
  *   redux                d, a, membermask         sub_op = PTX_REDUX_*
  *   activemask           d
- *   tex/tld4             d(VEC), TEXADDR          ops[1] ADDR with base_reg/base_sym = texture handle,
- *                                                  ops[2] VEC = coordinates, ops[3..] optional
+ *   elect                d[|p], membermask
+ *   tex/tld4             d(VEC)[|p], TEXADDR      ops[1] ADDR with index (REG: texture object) or
+ *                                                  base_sym (.texref) = texture handle, ops[2] VEC
+ *                                                  (or REG for 1d) = coordinates, ops[3..] optional
  *                                                  (lod/grad/offset/depth), geom = PTX_GEOM_*
  *   suld                 d(VEC|REG), [surf, coords]  ops[1] handle, ops[2] coordinates
- *   sust                 [surf, coords], a        ops[0] handle, ops[1] coordinates, ops[2] value
- *   wmma.load            d(VEC), [addr], stride   wmma_* fields describe fragment
- *   wmma.store           [addr], a(VEC), stride
+ *   sust/sured           [surf, coords], a        ops[0] handle, ops[1] coordinates, ops[2] value
+ *   txq/suq              d, [handle]              sub_op = ptx_txq_query
+ *   wmma.load            d(VEC), [addr], stride   sub_op = 'a'/'b'/'c'; geom = shape; PTX_MOD_ROW
+ *   wmma.store           [addr], a(VEC), stride   sub_op = 'd'
  *   wmma.mma / mma       d(VEC), a(VEC), b(VEC), c(VEC)
+ *                        type = D, type2 = C, type3 = A, type4 = B (f16 forms that name only D and C
+ *                        get A = B = f16); PTX_MOD_ROW_A/ROW_B = layouts; geom = shape
+ *   ldmatrix             d(VEC), [addr]           vec = .x1/.x2/.x4; geom = shape; PTX_MOD_TRANS
+ *   cp.async             per sub_op (ptx_cp_async_op); space = destination space
+ *   mbarrier             per sub_op (ptx_mbarrier_op)
+ *   fence / membar       no operands; sem/scope; fence sub_op = ptx_fence_kind
+ *   griddepcontrol       no operands; sub_op = ptx_griddep_op
+ *   video (vadd, vabsdiff4 …)  d, a, b[, c]  type/type2/type3 = d/a/b types; sub_op = secondary op
+ *   dp4a / dp2a          d, a, b, c               type = a's type, type2 = b's type
+ * Types fill type, type2, type3, type4 in the order they are written unless said otherwise above.
+ * Operand encodings:
+ *   REG     index (dense in rclass); `.reg` parameters of a .func are registers too
+ *   ADDR    index = base register (class rclass) or PTX_NONE; base_sym = base variable or PTX_NONE;
+ *           value = byte offset ([r+imm], [sym+imm]; [imm] has both PTX_NONE)
+ *   IMM     integers as int64; float literals as bits with IMM_F32/IMM_F64. In floating-point
+ *           instructions (add.f32, mov.f64, setp.lt.f32, st.global.f32 …) every immediate source is
+ *           brought to the instruction's float type (so 1.5 or 2 in an .f32 op is IMM_F32 bits)
+ *   SYMBOL  index = symbol, value = added offset; PTX_OPND_GENERIC_SYM for generic(sym)
+ *   SINK    `_`, only as (part of) a destination
+ * Layout (ptx_symbol.offset): .global/.const at module scope (and static ones in functions) in the
+ * module's segments; module .shared plus the .shared variables of non-entry functions in the
+ * module shared segment; a kernel's own .shared after that segment when the kernel may reach it
+ * (through its own references or any callee), from 0 otherwise — so for the running kernel an
+ * offset is the CTA-relative shared address, and res.shared_bytes is the static total. `.extern
+ * .shared` (dynamic shared memory) has size 0 and offset 0: it starts at
+ * align_up(res.shared_bytes, align) of the launched kernel. .local: the function's frame. Kernel
+ * parameters: the parameter buffer (CUDA ABI: each aligned to .align or its natural size). .func
+ * parameters and returns: two frames of the function, each from 0. Call-block .param variables:
+ * the function's call-parameter frame (nested blocks continue after their parent's offsets).
+ * A function whose body can fall off its end gets an implicit `ret` (line of the closing brace).
  */
 #ifndef SIMTVP_PTX_H
 #define SIMTVP_PTX_H
@@ -419,7 +457,9 @@ enum {
 
 /* Resource use of a function (per thread unless said otherwise), for occupancy. */
 typedef struct ptx_resources {
-  uint32_t regs_per_thread;   /* estimate from liveness (32-bit registers; 64-bit count 2) */
+  uint32_t regs_per_thread;   /* max simultaneously live 32-bit-equivalent registers over the CFG
+                                 (64-bit count 2, 128-bit 4, predicates 0; a write counts even when
+                                 dead) + 2 of ptxas overhead; capped by .maxnreg and 255 */
   uint32_t shared_bytes;      /* static .shared declared in the function (and module-scope used) */
   uint32_t local_bytes;       /* .local frame of the function (its own, not its callees') */
   uint32_t param_bytes;       /* entry: kernel parameter buffer size */

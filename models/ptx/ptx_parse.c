@@ -1242,7 +1242,7 @@ static bool layout_module(ptx_parser *p) {
     ptx_symbol *s = &p->syms.v[i];
     bool module_level = s->function == PTX_NONE;
     bool in_entry = !module_level && (p->funcs.v[s->function].flags & PTX_FN_ENTRY);
-    if (s->flags & PTX_SYM_EXTERN) continue; /* defined elsewhere; dynamic shared memory */
+    if (s->flags & (PTX_SYM_EXTERN | PTX_SYM_TEXREF)) continue; /* elsewhere; dynamic smem; handles */
     if (s->flags & (PTX_SYM_ENTRY_PARAM | PTX_SYM_FUNC_PARAM | PTX_SYM_CALL_PARAM)) continue;
     switch (s->space) {
     case PTX_SPACE_GLOBAL:
