@@ -20,13 +20,16 @@
  *  - The static inline functions below compute the default rounding (.rn for f32/f64 arithmetic)
  *    with plain host operations and never touch the host floating-point environment; call them per
  *    lane inside the engine's loops (they vectorise; no per-lane rounding-mode switching).
+ *  - Pass `mods` (and `cmp`) as compile-time constants in hot loops (specialise the loop per
+ *    modifier set) so that the .ftz/.sat fix-ups and the comparison switch fold away.
  *  - Directed rounding (.rz .rm .rp) of f32/f64 add/sub/mul/fma/div/sqrt/rcp is offered as lane-array
- *    functions alu_*_n(d, a, b, n, rnd, mods): they switch the host rounding mode ONCE, process n
- *    lanes, and restore the caller's mode before returning. They live in a translation unit compiled
- *    with -frounding-math. d may alias a, b or c element for element (d[i] is written after a[i],
- *    b[i], c[i] are read); all n lanes are computed (the caller masks the write-back). They accept
- *    every rounding including PTX_RND_NONE/RN (no mode switch then).
- *    The _rnd scalar forms are the same for one lane (convenient, slower: two mode switches).
+ *    functions alu_*_n(d, a, b, n, rnd, mods) and as one-lane _rnd forms. They accept every
+ *    rounding including PTX_RND_NONE/RN. d may alias a, b or c element for element (d[i] is written
+ *    after a[i], b[i], c[i] are read); all n lanes are computed (the caller masks the write-back).
+ *      f32: exact software rounding from double (error-free transformations); the host rounding
+ *           mode is never touched.
+ *      f64: the host rounding mode is switched ONCE per call and restored before returning; the
+ *           unit is compiled with -frounding-math. The _rnd forms switch twice per lane (slow).
  *    Never call the static inline functions with a non-default host rounding mode in force: they
  *    are compiled in the caller's unit, which assumes round-to-nearest.
  *  - Conversions (alu_cvt), f16/bf16 arithmetic and the integer functions round in software with
