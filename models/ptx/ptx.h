@@ -57,6 +57,10 @@
  *                        type = D, type2 = C, type3 = A, type4 = B (f16 forms that name only D and C
  *                        get A = B = f16); PTX_MOD_ROW_A/ROW_B = layouts; geom = shape
  *   ldmatrix             d(VEC), [addr]           vec = .x1/.x2/.x4; geom = shape; PTX_MOD_TRANS
+ *   stmatrix             [addr], a(VEC)           as ldmatrix;  movmatrix d, a (PTX_MOD_TRANS)
+ *   mapa                 d, a, cta-rank           space = SHARED_CLUSTER or GENERIC
+ *   getctarank           d, a;   istypep p, a;   setmaxnreg N (IMM);   createpolicy d, …
+ *   discard/applypriority  [addr], size;         cp.reduce.async.bulk [dst], [src], size[, …]
  *   cp.async             per sub_op (ptx_cp_async_op); space = destination space
  *   mbarrier             per sub_op (ptx_mbarrier_op)
  *   fence / membar       no operands; sem/scope; fence sub_op = ptx_fence_kind
@@ -233,7 +237,9 @@ typedef enum ptx_txq_query { /* txq/suq sub_op */
   PTX_TXQ_FORCE_UNNORMALIZED_COORDS, PTX_TXQ_MEMORY_LAYOUT
 } ptx_txq_query;
 /* Further sub_op meanings: tld4 = component 'r','g','b','a'; wmma.load/store = fragment 'a'..'d';
- * prefetch/prefetchu = cache level 1 or 2; pmevent = 1 for pmevent.mask; elect/activemask: 0. */
+ * prefetch/prefetchu = cache level 1 or 2; pmevent = 1 for pmevent.mask; elect/activemask: 0;
+ * setmaxnreg = 1 .inc, 2 .dec; createpolicy = 1 .fractional, 2 .range, 3 .cvt; istypep = 1
+ * .texref, 2 .samplerref, 3 .surfref; cp.reduce.async.bulk = ptx_atom_op of the reduction. */
 /* cvta / isspacep / membar use `space` and `scope`; testp uses ptx_testp_kind; prmt ptx_prmt_mode;
  * sust/suld ptx_surf_clamp; video instructions (vabsdiff4 …) ptx_video_op for the secondary op. */
 

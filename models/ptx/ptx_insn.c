@@ -60,7 +60,9 @@
   X(ARRAY_SIZE, "array_size") X(FORCE_UNNORMALIZED_COORDS, "force_unnormalized_coords")            \
   X(MEMORY_LAYOUT, "memory_layout")                                                                \
   X(PROXY, "proxy") X(ALIAS, "alias") X(ASYNC, "async") X(MBARRIER_INIT, "mbarrier_init")          \
-  X(MASK, "mask") X(L1, "L1") X(L2, "L2") X(UNIFIED, "unified") X(NORETURN, "noreturn")
+  X(MASK, "mask") X(L1, "L1") X(L2, "L2") X(UNIFIED, "unified") X(NORETURN, "noreturn")          \
+  X(FRACTIONAL, "fractional") X(RANGE, "range") X(CVT, "cvt") X(TEXREF, "texref")                  \
+  X(SAMPLERREF, "samplerref") X(SURFREF, "surfref") X(BULK_GROUP, "bulk_group")
 
 enum {
   MW_NONE = 0,
@@ -132,8 +134,14 @@ static opcode_shape shape_of(ptx_opcode op) {
   case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_NEG: case PTX_OP_POPC: case PTX_OP_RCP:
   case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_SQRT: case PTX_OP_TANH: case PTX_OP_TESTP:
   case PTX_OP_CNOT: case PTX_OP_CVTA: case PTX_OP_MOV: case PTX_OP_NOT: case PTX_OP_ISSPACEP:
-  case PTX_OP_LDU: case PTX_OP_TXQ: case PTX_OP_SUQ: case PTX_OP_LDMATRIX:
+  case PTX_OP_LDU: case PTX_OP_TXQ: case PTX_OP_SUQ: case PTX_OP_LDMATRIX: case PTX_OP_STMATRIX:
+  case PTX_OP_MOVMATRIX: case PTX_OP_GETCTARANK: case PTX_OP_ISTYPEP: case PTX_OP_DISCARD:
+  case PTX_OP_APPLYPRIORITY:
     return (opcode_shape){2, 2};
+  case PTX_OP_MAPA: return (opcode_shape){3, 3};
+  case PTX_OP_SETMAXNREG: return (opcode_shape){1, 1};
+  case PTX_OP_CREATEPOLICY: return (opcode_shape){2, 4};
+  case PTX_OP_CP_REDUCE_ASYNC_BULK: return (opcode_shape){3, 5};
   case PTX_OP_ADD: case PTX_OP_ADDC: case PTX_OP_BMSK: case PTX_OP_COPYSIGN: case PTX_OP_DIV:
   case PTX_OP_MUL: case PTX_OP_MUL24: case PTX_OP_REM: case PTX_OP_SUB: case PTX_OP_SUBC:
   case PTX_OP_SZEXT: case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_SHL: case PTX_OP_SHR:
@@ -185,7 +193,8 @@ bool ptx_insn_has_dest(const ptx_insn *in) {
   case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_BAR_WARP_SYNC:
   case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_SUST: case PTX_OP_SURED: case PTX_OP_WMMA_STORE:
   case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_CP_ASYNC: case PTX_OP_NANOSLEEP:
-  case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_STACKRESTORE:
+  case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_STACKRESTORE: case PTX_OP_STMATRIX:
+  case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY: case PTX_OP_CP_REDUCE_ASYNC_BULK:
     return false;
   case PTX_OP_BAR: case PTX_OP_BARRIER:
     return in->sub_op == PTX_BAR_RED_POPC || in->sub_op == PTX_BAR_RED_AND || in->sub_op == PTX_BAR_RED_OR;
@@ -266,7 +275,7 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
                          ptx_opcode_name(op));
   }
   const bool bar = op == PTX_OP_BAR || op == PTX_OP_BARRIER;
-  const bool atomic = op == PTX_OP_ATOM || op == PTX_OP_RED;
+  const bool atomic = op == PTX_OP_ATOM || op == PTX_OP_RED || op == PTX_OP_CP_REDUCE_ASYNC_BULK;
   const bool video = op >= PTX_OP_VABSDIFF && op <= PTX_OP_VSUB;
   const bool compare = op == PTX_OP_SETP || op == PTX_OP_SET;
   const bool tex = is_tex_like(op) || op == PTX_OP_TXQ || op == PTX_OP_SUQ;
@@ -316,6 +325,8 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
       return set_once(p, c, &in->bool_op, w == MW_AND ? PTX_BOOL_AND : PTX_BOOL_OR, s, len);
     return bad_modifier(p, c, s, len);
   case MW_CAS: case MW_EXCH: case MW_INC: case MW_DEC:
+    if (op == PTX_OP_SETMAXNREG && (w == MW_INC || w == MW_DEC)) return set_once(p, c, &in->sub_op, w == MW_INC ? 1 : 2, s, len);
+    if (op == PTX_OP_CP_REDUCE_ASYNC_BULK) return set_once(p, c, &in->sub_op, w == MW_CAS ? PTX_ATOM_CAS : w == MW_EXCH ? PTX_ATOM_EXCH : w == MW_INC ? PTX_ATOM_INC : PTX_ATOM_DEC, s, len);
     if (!atomic) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, w == MW_CAS ? PTX_ATOM_CAS : w == MW_EXCH ? PTX_ATOM_EXCH : w == MW_INC ? PTX_ATOM_INC : PTX_ATOM_DEC, s, len);
   case MW_ADD: case MW_MIN: case MW_MAX:
@@ -331,7 +342,8 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
                  : w == MW_SHARED_CLUSTER ? PTX_SPACE_SHARED_CLUSTER
                  : w == MW_LOCAL ? PTX_SPACE_LOCAL
                  : w == MW_CONST ? PTX_SPACE_CONST : PTX_SPACE_PARAM;
-    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CVTA)) return true; /* source space */
+    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CVTA || op == PTX_OP_CP_REDUCE_ASYNC_BULK))
+      return true; /* source space */
     if (op == PTX_OP_FENCE) return true;                                        /* fence.proxy.async.shared::cta */
     return set_once(p, c, &in->space, sp, s, len);
   }
@@ -506,9 +518,19 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     in->sub_op = 1;
     return true;
   case MW_L1: case MW_L2:
+    if (op == PTX_OP_DISCARD) return true;
     if (op != PTX_OP_PREFETCH && op != PTX_OP_PREFETCHU) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, w == MW_L1 ? 1 : 2, s, len);
   case MW_UNIFIED: in->mods |= PTX_MOD_UNIFIED; return true;
+  case MW_FRACTIONAL: case MW_RANGE: case MW_CVT:
+    if (op != PTX_OP_CREATEPOLICY) return bad_modifier(p, c, s, len);
+    return set_once(p, c, &in->sub_op, w == MW_FRACTIONAL ? 1 : w == MW_RANGE ? 2 : 3, s, len);
+  case MW_TEXREF: case MW_SAMPLERREF: case MW_SURFREF:
+    if (op != PTX_OP_ISTYPEP) return bad_modifier(p, c, s, len);
+    return set_once(p, c, &in->sub_op, w == MW_TEXREF ? 1 : w == MW_SAMPLERREF ? 2 : 3, s, len);
+  case MW_BULK_GROUP:
+    if (op != PTX_OP_CP_REDUCE_ASYNC_BULK && op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
+    return true;
   case MW_NORETURN: in->mods |= PTX_MOD_NORETURN; return true;
   default: return bad_modifier(p, c, s, len);
   }
@@ -996,10 +1018,10 @@ bool ptx_parse_instruction(ptx_parser *p) {
   /* opcode: the longest dotted prefix (up to three components) that names an opcode */
   const char *w = c.optok.s;
   const uint32_t wl = c.optok.len;
-  uint32_t ends[4], ne = 0; /* lengths of the 1-, 2- and 3-component prefixes */
-  for (uint32_t i = 0; i < wl && ne < 3; i++)
+  uint32_t ends[4], ne = 0; /* lengths of the 1- to 4-component prefixes */
+  for (uint32_t i = 0; i < wl && ne < 4; i++)
     if (w[i] == '.') ends[ne++] = i;
-  if (ne < 3) ends[ne++] = wl;
+  if (ne < 4) ends[ne++] = wl;
   const ptx_name_slot *os = NULL;
   uint32_t oplen = 0;
   for (int k = (int)ne - 1; k >= 0 && !os; k--) {
@@ -1035,7 +1057,8 @@ bool ptx_parse_instruction(ptx_parser *p) {
   switch (op) { /* memory operations without a state space use generic addressing */
   case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_LDU: case PTX_OP_PREFETCH:
   case PTX_OP_PREFETCHU: case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE: case PTX_OP_MBARRIER:
-  case PTX_OP_LDMATRIX: case PTX_OP_CP_ASYNC:
+  case PTX_OP_LDMATRIX: case PTX_OP_CP_ASYNC: case PTX_OP_STMATRIX: case PTX_OP_MAPA: case PTX_OP_GETCTARANK:
+  case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY: case PTX_OP_CP_REDUCE_ASYNC_BULK:
     if (!in->space) in->space = PTX_SPACE_GENERIC;
     break;
   default: break;

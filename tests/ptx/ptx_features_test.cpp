@@ -238,3 +238,49 @@ TEST(PtxFeatures, DeviceRuntimeCallsWeakFunctionsAndVtables) {
   // the inline asm's `{ .reg .pred p; … }` block declares a predicate scoped to that block
   EXPECT_TRUE(find_where(m, k, [](const ptx_insn &i) { return i.opcode == PTX_OP_SELP && i.ops[3].rclass == PTX_RC_PRED; }));
 }
+
+TEST(PtxFeatures, NewerSm90InstructionsDecode) {
+  auto r = parse(read_fixture("hand_sm90.ptx"));
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  const ptx_function *k = &m->functions[0];
+  auto has = [&](auto pred) { return find_where(m, k, pred) != nullptr; };
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_CREATEPOLICY && i.sub_op == 1; }));
+  const ptx_insn *ld = find_insn(m, k, PTX_OP_LD);
+  EXPECT_TRUE(ld->mods & PTX_MOD_CACHE_HINT);
+  EXPECT_EQ(ld->nops, 3u);
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_MAPA && i.space == PTX_SPACE_SHARED_CLUSTER; }));
+  const ptx_insn *stm = find_insn(m, k, PTX_OP_STMATRIX);
+  ASSERT_TRUE(stm);
+  EXPECT_EQ(stm->vec, 4u);
+  EXPECT_EQ(stm->geom, PTX_WMMA_M8N8);
+  EXPECT_TRUE(stm->mods & PTX_MOD_TRANS);
+  EXPECT_FALSE(ptx_insn_has_dest(stm));
+  EXPECT_EQ(find_insn(m, k, PTX_OP_SETMAXNREG)->sub_op, 1);
+  EXPECT_EQ(find_insn(m, k, PTX_OP_ISTYPEP)->sub_op, 1);
+  const ptx_insn *red = find_insn(m, k, PTX_OP_CP_REDUCE_ASYNC_BULK);
+  ASSERT_TRUE(red);
+  EXPECT_EQ(red->sub_op, PTX_ATOM_ADD);
+  EXPECT_EQ(red->space, PTX_SPACE_GLOBAL);
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_CP_ASYNC && i.sub_op == PTX_CP_ASYNC_BULK; }));
+  const ptx_insn *tw = find_where(m, k, [](const ptx_insn &i) { return i.opcode == PTX_OP_MBARRIER && i.sub_op == PTX_MBAR_TRY_WAIT; });
+  ASSERT_TRUE(tw);
+  EXPECT_TRUE(tw->mods & PTX_MOD_PARITY);
+  EXPECT_EQ(tw->space, PTX_SPACE_SHARED);
+  const ptx_insn *ar = find_where(m, k, [](const ptx_insn &i) { return i.opcode == PTX_OP_MBARRIER && i.sub_op == PTX_MBAR_ARRIVE; });
+  ASSERT_TRUE(ar);
+  EXPECT_TRUE(ar->mods & PTX_MOD_EXPECT_TX);
+  EXPECT_EQ(ar->ops[0].kind, PTX_OPND_SINK);
+  EXPECT_EQ(ar->sem, PTX_SEM_RELEASE);
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_FENCE && i.sub_op == PTX_FENCE_PROXY_ASYNC; }));
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_FENCE && i.sub_op == PTX_FENCE_MBARRIER_INIT; }));
+  EXPECT_TRUE(has([](const ptx_insn &i) { return i.opcode == PTX_OP_BARRIER && i.sub_op == PTX_BAR_WAIT && i.scope == PTX_SCOPE_CLUSTER; }));
+  const ptx_insn *mma = find_insn(m, k, PTX_OP_MMA);
+  EXPECT_EQ(mma->geom, PTX_WMMA_M16N8K16);
+  EXPECT_EQ(mma->type3, PTX_TYPE_BF16);
+  EXPECT_EQ(mma->type2, PTX_TYPE_F32);
+  const ptx_insn *cvt = find_insn(m, k, PTX_OP_CVT);
+  EXPECT_EQ(cvt->type, PTX_TYPE_E4M3X2);
+  EXPECT_TRUE(cvt->mods & PTX_MOD_SATFINITE);
+  EXPECT_EQ(cvt->nops, 3u);
+}

@@ -435,7 +435,7 @@ TEST(PtxParser, PerformanceDirectivesAreKept) {
 TEST(PtxParser, EveryNvccFixtureParsesWithoutWarnings) {
   for (const char *name : {"vecadd.ptx", "vecadd_lineinfo.ptx", "features.ptx", "control.ptx", "warp.ptx",
                            "texture.ptx", "wmma.ptx", "async_sm80.ptx", "griddep_sm90.ptx", "runtime.ptx",
-                           "legacy_ptx65.ptx"}) {
+                           "legacy_ptx65.ptx", "hand_sm90.ptx"}) {
     auto r = parse(read_fixture(name), name);
     ASSERT_TRUE(r->m) << name << ": " << r->diag.message;
     EXPECT_TRUE(r->warnings.empty()) << name << ": " << (r->warnings.empty() ? "" : r->warnings[0]);

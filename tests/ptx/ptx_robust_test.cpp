@@ -89,7 +89,8 @@ void check_one(const std::string &text, const char *what, uint64_t iter) {
 }
 
 const char *const kFixtures[] = {"vecadd.ptx", "features.ptx", "control.ptx", "warp.ptx", "texture.ptx",
-                                 "wmma.ptx", "async_sm80.ptx", "griddep_sm90.ptx", "legacy_ptx65.ptx", "runtime.ptx"};
+                                 "wmma.ptx", "async_sm80.ptx", "griddep_sm90.ptx", "legacy_ptx65.ptx", "runtime.ptx",
+                                 "hand_sm90.ptx"};
 
 }  // namespace
 
