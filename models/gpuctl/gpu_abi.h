@@ -417,7 +417,9 @@ typedef struct gpu_image_header {
   uint64_t const_bytes;
   uint64_t layout_offset;  /* the serialised ptx_module tables (gpu_image.h) */
   uint64_t layout_bytes;
-  uint64_t reserved[4];
+  uint64_t load_id;        /* unique per load (the loader's choice, not 0): lets the GPU side cache a
+                              decoded image by (address, load_id) */
+  uint64_t reserved[3];
 } gpu_image_header;
 
 static inline uint64_t gpu_image_insn_addr(uint64_t image, const gpu_image_header *h, uint32_t i) {

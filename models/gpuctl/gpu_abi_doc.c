@@ -222,6 +222,7 @@ void gpu_abi_write_markdown(FILE *o) {
   F(const_bytes, "its size")
   F(layout_offset, "offset of the layout table (the rest of the pre-decoded module)")
   F(layout_bytes, "bytes from there to the end")
+  F(load_id, "unique per load (not 0): the GPU side caches decoded images by address and load_id")
 #undef F
   fputs("\nThe code region holds one 16-byte slot per pre-decoded instruction (opcode u16, operand count\n"
         "u8, reserved u8, pc u32, function u32, PTX line u32): instruction `i` is at\n"

@@ -164,6 +164,13 @@ simtvp_status gpu_image_build(const ptx_module *m, uint64_t global_base, uint64_
   return SIMTVP_OK;
 }
 
+void gpu_image_set_load_id(void *buf, uint64_t load_id) {
+  gpu_image_header h;
+  memcpy(&h, buf, sizeof h);
+  h.load_id = load_id;
+  memcpy(buf, &h, sizeof h);
+}
+
 static bool section_ok(const img_section *s, uint64_t elem, uint64_t total) {
   return s->offset <= total && s->count <= (total - s->offset) / (elem ? elem : 1);
 }

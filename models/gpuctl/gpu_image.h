@@ -31,6 +31,8 @@ uint64_t gpu_image_size(const ptx_module *m);
  * addresses of the module's segments (0 when empty). SIMTVP_ERR_ARG when buf is too small. */
 simtvp_status gpu_image_build(const ptx_module *m, uint64_t global_base, uint64_t const_base,
                               void *buf, uint64_t size, simtvp_diag *diag);
+/* Sets the header's load_id of an image built in buf (the driver numbers its loads). */
+void gpu_image_set_load_id(void *buf, uint64_t load_id);
 
 /* A loaded image: a read-only ptx_module view over one host copy of the image. */
 typedef struct gpu_image {

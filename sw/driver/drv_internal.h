@@ -97,6 +97,7 @@ struct drv {
   uint32_t next_grid_id;
   uint32_t next_stream_id;
   uint64_t event_seq;
+  uint64_t image_loads;  /* program images loaded (gpu_image_header.load_id) */
   drv_module *modules;
   bool has_error;        /* sticky asynchronous error */
   simtvp_diag error;

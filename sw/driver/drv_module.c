@@ -188,6 +188,11 @@ simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_owne
   }
   if ((st = gpu_image_build(m, mod->global_base, mod->const_base, img, mod->image_bytes, diag)) != SIMTVP_OK)
     goto fail;
+  /* Unique across driver instances of one simulation too: the GPU timer never runs backwards. */
+  {
+    uint64_t id = (drv_gpu_time_ns(d) << 12) | (++d->image_loads & 0xFFF);
+    gpu_image_set_load_id(img, id ? id : 1);
+  }
   memcpy(&h, img, sizeof h);
   if ((st = fill_segments(mod, &h, gseg, cseg, diag)) != SIMTVP_OK) goto fail;
   /* Through the copy engine like any host data; synchronous, so launches see it. */

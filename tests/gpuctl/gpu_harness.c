@@ -203,7 +203,10 @@ void gh_default_config(gpuctl_config *c) {
   c->caps.n_channels = 8;
 }
 
-gpu_harness *gh_create(const gpuctl_config *config) {
+gpu_harness *gh_create(const gpuctl_config *config) { return gh_create_with(config, NULL, NULL); }
+
+gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *devmem,
+                            const gpu_simt_port *simt) {
   gpuctl_config c;
   gpuctl_ports p;
   simtvp_diag diag;
@@ -231,6 +234,8 @@ gpu_harness *gh_create(const gpuctl_config *config) {
   p.simt.kernel_end = simt_end;
   p.irq.ctx = h;
   p.irq.set = irq_set;
+  if (devmem) p.devmem = *devmem;
+  if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);
   h->g = gpuctl_create(&c, p, &diag);
   if (!h->g || !h->sys || !h->dev || !h->sys_heap) {

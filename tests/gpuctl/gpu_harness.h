@@ -72,6 +72,10 @@ struct gpu_harness {
 void gh_default_config(gpuctl_config *c);
 /* NULL config = gh_default_config. Aborts the test program if the model cannot be built. */
 gpu_harness *gh_create(const gpuctl_config *config);
+/* Same with another device-memory store and/or SIMT side (NULL = the harness's own); with an
+ * external devmem, gh_dev_ptr is not available. */
+gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *devmem,
+                            const gpu_simt_port *simt);
 void gh_destroy(gpu_harness *h);
 
 /* Host-side helpers. */

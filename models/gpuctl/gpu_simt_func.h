@@ -1,0 +1,52 @@
+/* gpu_simt_func — the SIMT side in functional mode: connects the CTA dispatcher's gpu_simt_port
+ * to models/func. At kernel_begin it loads the kernel's program image from device memory (cached
+ * by image address and load_id, so a module is decoded once), builds the func program with the
+ * image's placement (.global/.const bases, code_base) and creates the launch; each launch_cta
+ * runs that CTA to completion warp by warp (releasing barriers as they complete) and reports it
+ * done at once. Faults, traps and barrier deadlocks end the CTA with their status; the details
+ * (kernel, CTA, thread, PC, PTX line, address) go to the message port.
+ *
+ * Timing models replace this adapter with their SIMT cores on the same port. */
+#ifndef SIMTVP_GPU_SIMT_FUNC_H
+#define SIMTVP_GPU_SIMT_FUNC_H
+
+#include <stdint.h>
+
+#include "devmem.h"
+#include "func.h"
+#include "gpu_disp.h"
+#include "simtvp_diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_simt_func gpu_simt_func;
+
+typedef struct gpu_simt_func_ports {
+  /* A CTA finished (called from inside launch_cta in this adapter): forward to
+   * gpu_disp_cta_done / gpuctl_cta_done with the current cycle. */
+  struct {
+    void *ctx;
+    void (*done)(void *ctx, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r);
+  } cta_done;
+  simtvp_msg_port messages; /* fault reports, image load failures */
+} gpu_simt_func_ports;
+
+/* engine/func_ports as for func_create (mem and st are not owned; st may be NULL). */
+gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports *func_ports,
+                                    devmem *mem, stats *st, gpu_simt_func_ports ports,
+                                    simtvp_diag *diag);
+void gpu_simt_func_destroy(gpu_simt_func *s);
+/* The port to hand to the dispatcher (gpuctl_ports.simt). */
+gpu_simt_port gpu_simt_func_port(gpu_simt_func *s);
+/* Device-memory port over the same store (gpuctl_ports.devmem). */
+gpu_mem_port gpu_simt_func_devmem_port(gpu_simt_func *s);
+/* The last fault's full report (SIMTVP_OK when none). */
+const simtvp_diag *gpu_simt_func_last_fault(const gpu_simt_func *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_GPU_SIMT_FUNC_H */
