@@ -16,7 +16,8 @@ struct gpu_ce {
   gpu_ce_ports ports;
   ce_engine *engines;
   uint8_t *bounce;
-  gpu_ce_counters counters;
+  gpu_ce_counters local;  /* counters when no sink is attached */
+  struct { uint64_t *copies, *memsets, *bytes, *busy_cycles, *faults; } ctr;
 };
 
 gpu_ce *gpu_ce_create(const gpu_ce_config *config, gpu_ce_ports ports) {
@@ -29,6 +30,11 @@ gpu_ce *gpu_ce_create(const gpu_ce_config *config, gpu_ce_ports ports) {
   if (!ce->cfg.chunk_bytes) ce->cfg.chunk_bytes = 64u << 10;
   ce->cfg.chunk_bytes = (ce->cfg.chunk_bytes + 3u) & ~3u;
   ce->ports = ports;
+  ce->ctr.copies = &ce->local.copies;
+  ce->ctr.memsets = &ce->local.memsets;
+  ce->ctr.bytes = &ce->local.bytes;
+  ce->ctr.busy_cycles = &ce->local.busy_cycles;
+  ce->ctr.faults = &ce->local.faults;
   ce->engines = calloc(ce->cfg.n_engines, sizeof *ce->engines);
   ce->bounce = malloc(ce->cfg.chunk_bytes);
   if (!ce->engines || !ce->bounce) {
@@ -132,11 +138,11 @@ void gpu_ce_advance(gpu_ce *ce, uint64_t now) {
     gpu_copy_result r;
     next->busy = false;
     execute(ce, &op, &r);
-    if (op.kind == GPU_COPY_MEMSET) ce->counters.memsets++;
-    else ce->counters.copies++;
-    ce->counters.bytes += op.width * op.height;
-    ce->counters.busy_cycles += end - next->start;
-    if (!r.ok) ce->counters.faults++;
+    if (op.kind == GPU_COPY_MEMSET) ++*ce->ctr.memsets;
+    else ++*ce->ctr.copies;
+    *ce->ctr.bytes += op.width * op.height;
+    *ce->ctr.busy_cycles += end - next->start;
+    if (!r.ok) ++*ce->ctr.faults;
     if (ce->ports.done.done) ce->ports.done.done(ce->ports.done.ctx, tag, &r, end);
   }
 }
@@ -154,4 +160,17 @@ uint32_t gpu_ce_busy_engines(const gpu_ce *ce) {
   return n;
 }
 
-const gpu_ce_counters *gpu_ce_get_counters(const gpu_ce *ce) { return &ce->counters; }
+gpu_ce_counters gpu_ce_get_counters(const gpu_ce *ce) {
+  gpu_ce_counters c = {*ce->ctr.copies, *ce->ctr.memsets, *ce->ctr.bytes, *ce->ctr.busy_cycles,
+                       *ce->ctr.faults};
+  return c;
+}
+
+void gpu_ce_register_stats(gpu_ce *ce, stats *st) {
+  if (!st) return;
+  ce->ctr.copies = stats_counter(st, "ce.copies", "ops", "copy-engine copies (linear and 2-D)");
+  ce->ctr.memsets = stats_counter(st, "ce.memsets", "ops", "copy-engine memsets");
+  ce->ctr.bytes = stats_counter(st, "ce.bytes", "bytes", "bytes copied or filled by the copy engines");
+  ce->ctr.busy_cycles = stats_counter(st, "ce.busy_cycles", "cycles", "sum over operations of their duration");
+  ce->ctr.faults = stats_counter(st, "ce.faults", "ops", "copy-engine operations ended by a failed access");
+}

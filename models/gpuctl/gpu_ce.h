@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gpu_hw.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,7 +61,10 @@ uint64_t gpu_ce_next_event(const gpu_ce *ce);
 uint32_t gpu_ce_busy_engines(const gpu_ce *ce);
 /* Cycles op takes on an engine (the timing formula above). */
 uint64_t gpu_ce_op_cycles(const gpu_ce *ce, const gpu_copy_op *op);
-const gpu_ce_counters *gpu_ce_get_counters(const gpu_ce *ce);
+gpu_ce_counters gpu_ce_get_counters(const gpu_ce *ce);
+/* Counts into the sink from now on (ce.copies, ce.memsets, ce.bytes, ce.busy_cycles, ce.faults);
+ * call once, before the first operation. */
+void gpu_ce_register_stats(gpu_ce *ce, stats *st);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,8 @@ struct gpu_cp {
   uint64_t busy_until;
   uint64_t cur;           /* firmware's clock while it runs: event time + cost so far */
   uint64_t timer_at;      /* UINT64_MAX when not armed */
-  gpu_cp_counters counters;
+  gpu_cp_counters local;
+  struct { uint64_t *events, *dma_accesses, *busy_cycles; } ctr;
 };
 
 /* ---- HAL over the ports ---------------------------------------------------------------------- */
@@ -43,13 +44,13 @@ static void hal_reg_write(void *ctx, uint32_t off, uint32_t v) {
 static bool hal_sysmem_read(void *ctx, uint64_t addr, void *dst, uint32_t len) {
   gpu_cp *cp = ctx;
   cp->cur += cp->cfg.dma_cycles;
-  cp->counters.dma_accesses++;
+  ++*cp->ctr.dma_accesses;
   return cp->ports.sysmem.read(cp->ports.sysmem.ctx, addr, dst, len);
 }
 static bool hal_sysmem_write(void *ctx, uint64_t addr, const void *src, uint32_t len) {
   gpu_cp *cp = ctx;
   cp->cur += cp->cfg.dma_cycles;
-  cp->counters.dma_accesses++;
+  ++*cp->ctr.dma_accesses;
   return cp->ports.sysmem.write(cp->ports.sysmem.ctx, addr, src, len);
 }
 static bool hal_devmem_read(void *ctx, uint64_t addr, void *dst, uint32_t len) {
@@ -147,7 +148,7 @@ void gpu_cp_advance(gpu_cp *cp, uint64_t now) {
     cp->cur = t;
     uint64_t start = t;
     cp->cur += cp->cfg.event_cycles;
-    cp->counters.events++;
+    ++*cp->ctr.events;
     if (cp->q_len && cp->q[cp->q_head].at <= t &&
         (cp->timer_at == UINT64_MAX || cp->q[cp->q_head].at <= cp->timer_at)) {
       cp_event e = cp->q[cp->q_head];
@@ -163,7 +164,7 @@ void gpu_cp_advance(gpu_cp *cp, uint64_t now) {
       cpfw_on_timer(cp->fw);
     }
     cp->busy_until = cp->cur;
-    cp->counters.busy_cycles += cp->cur - start;
+    *cp->ctr.busy_cycles += cp->cur - start;
   }
 }
 
@@ -171,7 +172,17 @@ uint64_t gpu_cp_next_event(const gpu_cp *cp) { return next_time(cp); }
 
 bool gpu_cp_idle(const gpu_cp *cp) { return cp->q_len == 0 && cpfw_idle(cp->fw); }
 
-const gpu_cp_counters *gpu_cp_get_counters(const gpu_cp *cp) { return &cp->counters; }
+gpu_cp_counters gpu_cp_get_counters(const gpu_cp *cp) {
+  gpu_cp_counters c = {*cp->ctr.events, *cp->ctr.dma_accesses, *cp->ctr.busy_cycles};
+  return c;
+}
+
+void gpu_cp_register_stats(gpu_cp *cp, stats *st) {
+  if (!st) return;
+  cp->ctr.events = stats_counter(st, "cp.events", "events", "events handled by the command-processor firmware");
+  cp->ctr.dma_accesses = stats_counter(st, "cp.dma_accesses", "accesses", "firmware DMA accesses (ring, parameters, semaphores)");
+  cp->ctr.busy_cycles = stats_counter(st, "cp.busy_cycles", "cycles", "cycles the command processor spent in firmware");
+}
 
 gpu_cp *gpu_cp_create(const gpu_cp_config *config, gpu_cp_ports ports) {
   gpu_cp *cp = calloc(1, sizeof *cp);
@@ -181,6 +192,9 @@ gpu_cp *gpu_cp_create(const gpu_cp_config *config, gpu_cp_ports ports) {
   cp->cfg = *config;
   cp->ports = ports;
   cp->timer_at = UINT64_MAX;
+  cp->ctr.events = &cp->local.events;
+  cp->ctr.dma_accesses = &cp->local.dma_accesses;
+  cp->ctr.busy_cycles = &cp->local.busy_cycles;
   hal.ctx = cp;
   hal.reg_read = hal_reg_read;
   hal.reg_write = hal_reg_write;

@@ -15,6 +15,7 @@
 
 #include "gpu_abi.h"
 #include "gpu_hw.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +67,9 @@ void gpu_cp_advance(gpu_cp *cp, uint64_t now);
 uint64_t gpu_cp_next_event(const gpu_cp *cp); /* UINT64_MAX when idle */
 /* No queued event and the firmware has nothing pending or in flight. */
 bool gpu_cp_idle(const gpu_cp *cp);
-const gpu_cp_counters *gpu_cp_get_counters(const gpu_cp *cp);
+gpu_cp_counters gpu_cp_get_counters(const gpu_cp *cp);
+/* Counts into the sink from now on (cp.events, cp.dma_accesses, cp.busy_cycles); call once. */
+void gpu_cp_register_stats(gpu_cp *cp, stats *st);
 
 #ifdef __cplusplus
 }

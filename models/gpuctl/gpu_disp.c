@@ -33,7 +33,8 @@ struct gpu_disp {
   uint32_t issued_this_cycle;
   uint64_t pending_at;   /* a CTA finished or a kernel arrived: advance is due at this cycle */
   bool in_advance;
-  gpu_disp_counters counters;
+  gpu_disp_counters local;
+  struct { uint64_t *kernels, *ctas_issued, *ctas_done, *cta_faults; } ctr;
 };
 
 gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports) {
@@ -45,6 +46,10 @@ gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports) {
   if (!d->cfg.n_clusters) d->cfg.n_clusters = 1;
   if (!d->cfg.cores_per_cluster) d->cfg.cores_per_cluster = 1;
   d->ports = ports;
+  d->ctr.kernels = &d->local.kernels;
+  d->ctr.ctas_issued = &d->local.ctas_issued;
+  d->ctr.ctas_done = &d->local.ctas_done;
+  d->ctr.cta_faults = &d->local.cta_faults;
   d->n_sms = d->cfg.n_clusters * d->cfg.cores_per_cluster;
   d->kernels = calloc(d->cfg.max_kernels, sizeof *d->kernels);
   d->sms = calloc(d->n_sms, sizeof *d->sms);
@@ -107,7 +112,7 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
   dk->k.desc = *desc;
   if (desc->param_bytes) memcpy(dk->params, desc->params, desc->param_bytes);
   dk->k.desc.params = dk->params;
-  d->counters.kernels++;
+  ++*d->ctr.kernels;
   if (now < d->pending_at) d->pending_at = now;
   return true;
 }
@@ -155,7 +160,7 @@ static bool issue_one(gpu_disp *d) {
   s->smem += best->use.smem;
   d->resident[(size_t)sm * d->cfg.max_kernels + best->k.slot]++;
   d->next_pos = (best_pos + 1) % d->n_sms;
-  d->counters.ctas_issued++;
+  ++*d->ctr.ctas_issued;
   d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
   return true;
 }
@@ -176,9 +181,9 @@ void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_re
   s->regs -= dk->use.regs;
   s->smem -= dk->use.smem;
   dk->ctas_done++;
-  d->counters.ctas_done++;
+  ++*d->ctr.ctas_done;
   if (r && r->status != SIMTVP_OK) {
-    d->counters.cta_faults++;
+    ++*d->ctr.cta_faults;
     if (dk->result.status == SIMTVP_OK) dk->result = *r;
   }
   if (now < d->pending_at) d->pending_at = now;
@@ -262,4 +267,15 @@ uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t slot
   return sm < d->n_sms && slot < d->cfg.max_kernels ? d->resident[(size_t)sm * d->cfg.max_kernels + slot] : 0;
 }
 
-const gpu_disp_counters *gpu_disp_get_counters(const gpu_disp *d) { return &d->counters; }
+gpu_disp_counters gpu_disp_get_counters(const gpu_disp *d) {
+  gpu_disp_counters c = {*d->ctr.kernels, *d->ctr.ctas_issued, *d->ctr.ctas_done, *d->ctr.cta_faults};
+  return c;
+}
+
+void gpu_disp_register_stats(gpu_disp *d, stats *st) {
+  if (!st) return;
+  d->ctr.kernels = stats_counter(st, "cta_disp.kernels", "kernels", "kernels accepted by the CTA dispatcher");
+  d->ctr.ctas_issued = stats_counter(st, "cta_disp.ctas_issued", "ctas", "CTAs placed on SIMT cores");
+  d->ctr.ctas_done = stats_counter(st, "cta_disp.ctas_done", "ctas", "CTAs that finished");
+  d->ctr.cta_faults = stats_counter(st, "cta_disp.cta_faults", "ctas", "CTAs that ended with a fault or trap");
+}

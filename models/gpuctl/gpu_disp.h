@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gpu_hw.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,7 +77,10 @@ uint32_t gpu_disp_running_kernels(const gpu_disp *d);
 /* CTAs resident on core sm (all kernels), and how many of them belong to kernel_slot. */
 uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm);
 uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t kernel_slot);
-const gpu_disp_counters *gpu_disp_get_counters(const gpu_disp *d);
+gpu_disp_counters gpu_disp_get_counters(const gpu_disp *d);
+/* Counts into the sink from now on (cta_disp.kernels, cta_disp.ctas_issued, cta_disp.ctas_done,
+ * cta_disp.cta_faults); call once, before the first launch. */
+void gpu_disp_register_stats(gpu_disp *d, stats *st);
 
 #ifdef __cplusplus
 }

@@ -201,6 +201,12 @@ void gpuctl_advance(gpuctl *g, uint64_t now) {
   set_now(g, now);
 }
 
+void gpuctl_register_stats(gpuctl *g, stats *st) {
+  gpu_ce_register_stats(g->ce, st);
+  gpu_cp_register_stats(g->cp, st);
+  gpu_disp_register_stats(g->disp, st);
+}
+
 bool gpuctl_irq_level(const gpuctl *g) { return gpu_regs_irq_level(g->regs); }
 
 bool gpuctl_idle(const gpuctl *g) {

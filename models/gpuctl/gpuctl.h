@@ -67,6 +67,9 @@ bool gpuctl_irq_level(const gpuctl *g);
 bool gpuctl_idle(const gpuctl *g);
 uint64_t gpuctl_cycles_to_ns(const gpuctl *g, uint64_t cycles);
 
+/* Registers every block's counters with the sink (ce.*, cp.*, cta_disp.*); call once, before work. */
+void gpuctl_register_stats(gpuctl *g, stats *st);
+
 /* The blocks inside (tests, statistics, traces). */
 gpu_regs *gpuctl_regs(gpuctl *g);
 gpu_cp *gpuctl_cp(gpuctl *g);

@@ -432,3 +432,34 @@ TEST_F(CpFw, GlobalEnableGatesFetching) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CpFwStats, BlocksCountIntoTheStatsSink) {
+  gpu_harness *h = gh_create(nullptr);
+  stats *st = stats_create();
+  gpuctl_register_stats(h->g, st);
+  drv *d;
+  simtvp_diag diag;
+  ASSERT_EQ(drv_open(&h->bus, nullptr, &d, &diag), SIMTVP_OK) << diag.message;
+  uint64_t a;
+  ASSERT_EQ(drv_mem_alloc(d, 4096, &a, &diag), SIMTVP_OK);
+  std::vector<uint8_t> buf(4096, 3);
+  ASSERT_EQ(drv_memcpy(d, nullptr, drv_device_ptr(a), drv_host_ptr(buf.data()), 4096, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_memset(d, nullptr, drv_device_ptr(a), 0, 4, 256, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK);
+  int found = 0;
+  EXPECT_EQ(stats_get(st, "ce.copies", &found), 1u);
+  EXPECT_TRUE(found);
+  EXPECT_EQ(stats_get(st, "ce.memsets", &found), 1u);
+  EXPECT_EQ(stats_get(st, "ce.bytes", &found), 4096u + 1024u);
+  EXPECT_GT(stats_get(st, "cp.events", &found), 0u);
+  EXPECT_GT(stats_get(st, "cp.dma_accesses", &found), 0u);
+  EXPECT_EQ(stats_get(st, "cta_disp.kernels", &found), 0u);
+  EXPECT_TRUE(found);
+  drv_close(d);
+  gh_destroy(h);
+  stats_destroy(st);
+}
+
+}  // namespace

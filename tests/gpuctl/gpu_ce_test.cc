@@ -162,7 +162,7 @@ TEST_F(GpuCe, AccessOutsideMemoryEndsTheCopyWithTheFaultAddress) {
   EXPECT_EQ(done[0].r.fault_aperture, GPU_APERTURE_DEVMEM);
   // chunks of 256: 0x101F00 fits (ends at 0x102000 = end of device memory), 0x102000 faults
   EXPECT_EQ(done[0].r.fault_addr, 0x102000u);
-  EXPECT_EQ(gpu_ce_get_counters(ce)->faults, 1u);
+  EXPECT_EQ(gpu_ce_get_counters(ce).faults, 1u);
 }
 
 }  // namespace

@@ -244,7 +244,7 @@ TEST_F(GpuDisp, CtasCompletedInsideLaunchRunTheWholeGridInOneAdvance) {
   advance(0);
   EXPECT_EQ(f.launched.size(), 1000u);
   ASSERT_EQ(f.done.size(), 1u);
-  EXPECT_EQ(gpu_disp_get_counters(d)->ctas_done, 1000u);
+  EXPECT_EQ(gpu_disp_get_counters(d).ctas_done, 1000u);
 }
 
 TEST_F(GpuDisp, RefusedKernelEndsAtOnceWithTheReason) {
