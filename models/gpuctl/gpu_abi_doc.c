@@ -141,7 +141,7 @@ void gpu_abi_write_markdown(FILE *o) {
         "`INTR_STATUS.ERROR`.\n\n"
         "| code | name | class | ERR_ADDR | ERR_INFO | meaning |\n|---|---|---|---|---|---|\n", o);
 #define X(name, code, cls, addr, info, desc)                                                       \
-  fprintf(o, "| %u | `%s` | %s | %s | %s | ", (unsigned)(code), #name, #cls, addr, info);          \
+  fprintf(o, "| %u | `%s` | %s | %s | %s | ", (unsigned)(code), #name, (code) ? #cls : "-", addr, info); \
   put_text(o, desc);                                                                               \
   fputs(" |\n", o);
   GPU_ABI_ERRORS(X)
