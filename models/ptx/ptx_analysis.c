@@ -14,7 +14,7 @@
 #define PTX_REG_OVERHEAD 2
 /* Bit-vector words one liveness table may hold before the estimate falls back to counting every
  * declared register (very large functions only). */
-#define PTX_LIVENESS_WORD_LIMIT (16u * 1024u * 1024u)
+#define PTX_LIVENESS_WORD_LIMIT (4u * 1024u * 1024u) /* 32 MiB per table, 3 tables */
 
 /* ---- registers read and written -------------------------------------------------------------- */
 

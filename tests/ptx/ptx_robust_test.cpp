@@ -2,6 +2,8 @@
 // either a consistent module or a diag with a status and a message — never crash, never hang.
 #include "ptx_test_util.h"
 
+#include <cstdlib>
+
 using namespace ptxtest;
 
 namespace {
@@ -107,11 +109,14 @@ TEST(PtxRobust, TruncatedFixturesReturnAModuleOrADiag) {
 
 TEST(PtxRobust, MutatedFixturesReturnAModuleOrADiag) {
   static const char kBytes[] = "{}()[];,.%@!|<>:+-_0123456789\"/*\n \t\xff\x01xXfFdD$eE";
-  Rng rng{0x9e3779b97f4a7c15ull};
+  // SIMTVP_PTX_FUZZ_ITERS / SIMTVP_PTX_FUZZ_SEED run a longer or different sweep by hand
+  const char *env_iters = getenv("SIMTVP_PTX_FUZZ_ITERS"), *env_seed = getenv("SIMTVP_PTX_FUZZ_SEED");
+  const int iters = env_iters ? atoi(env_iters) : 600;
+  Rng rng{env_seed ? strtoull(env_seed, nullptr, 0) : 0x9e3779b97f4a7c15ull};
   int parses = 0;
   for (const char *name : kFixtures) {
     const std::string orig = read_fixture(name);
-    for (int it = 0; it < 700; it++, parses++) {
+    for (int it = 0; it < iters; it++, parses++) {
       std::string t = orig;
       int edits = 1 + static_cast<int>(rng.below(4));
       for (int e = 0; e < edits && !t.empty(); e++) {
