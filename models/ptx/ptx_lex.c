@@ -96,6 +96,8 @@ static bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_' || 
 void ptx_lex_init(ptx_parser *p, const char *text, size_t len) {
   p->src = p->cur = p->line_start = text;
   p->end = text + len;
+  if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
+    p->cur = p->line_start = text + 3; /* UTF-8 byte-order mark of files saved by editors */
   p->line = 1;
   p->has_peek = false;
   ptx_next(p);

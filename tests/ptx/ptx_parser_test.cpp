@@ -484,3 +484,16 @@ TEST(PtxParser, NamesOfOpcodesTypesAndSpaces) {
   EXPECT_STREQ(ptx_space_name(PTX_SPACE_SHARED), "shared");
   EXPECT_STREQ(ptx_opcode_name(static_cast<ptx_opcode>(PTX_OP_COUNT)), "?");
 }
+
+TEST(PtxParser, ByteOrderMarkAndCrLfLineEndingsAreAccepted) {
+  std::string text = "\xEF\xBB\xBF" + kernel(".reg .b32 %r<2>;\nmov.u32 %r1, 1;\nret;");
+  std::string crlf;
+  for (char c : text) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  auto r = parse(crlf);
+  ASSERT_TRUE(r->m) << r->diag.message;
+  EXPECT_EQ(r->m->insns[0].ptx_line, 8u);
+  EXPECT_EQ(r->m->insns[0].ptx_column, 1u);
+}
