@@ -57,9 +57,9 @@ bool fx_local_check(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t addr,
 
 static void bad_addr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t space, uint64_t a,
                      uint32_t bytes, bool write, const char *why) {
-  fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "%s %s of %u bytes at %s address 0x%" PRIx64 ": %s",
-           in->cls == FX_C_MEM && (in->flags & 0x80) ? "atomic" : "", write ? "store" : "load", bytes,
-           space_name(space), a, why);
+  bool atomic = in->cls == FX_C_MEM && (in->flags & 0x80);
+  fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "%s of %u bytes at %s address 0x%" PRIx64 ": %s",
+           atomic ? "atomic" : write ? "store" : "load", bytes, space_name(space), a, why);
 }
 
 /* Host pointer of one lane's access in a concrete space; NULL after raising a fault. */
