@@ -9,6 +9,9 @@
 
 #include "ptx_internal.h"
 
+/* A function flag used only inside layout_module (never visible in a module). */
+#define PTX_FN_USES_MODULE_SHARED_ (1u << 31)
+
 typedef struct ptx_module_impl {
   ptx_module pub; /* first: a ptx_module * is a ptx_module_impl * */
   ptx_arena arena;
@@ -805,8 +808,6 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
       ptx_next(p);
       if (!parse_pragma(p)) return false;
     } else if (ptx_is_word(&t, ".attribute")) {
-      decl_attrs a;
-      (void)a;
       ptx_next(p);
       int depth = 0;
       do {
@@ -1317,25 +1318,33 @@ static bool layout_module(ptx_parser *p) {
           }
       }
     }
-    uint64_t off = uses ? sseg : 0;
-    for (uint32_t i = 0; i < p->syms.n; i++) {
-      ptx_symbol *s = &p->syms.v[i];
-      if (s->function != e || s->space != PTX_SPACE_SHARED || (s->flags & PTX_SYM_EXTERN)) continue;
-      s->offset = align_up(off, s->align);
-      off = s->offset + s->size;
-    }
-    f->res.shared_bytes = (uint32_t)(off > UINT32_MAX ? UINT32_MAX : off);
+    if (uses) f->flags |= PTX_FN_USES_MODULE_SHARED_; /* scratch bit, cleared below */
   }
-  for (uint32_t g = 0; g < nf; g++) { /* non-entry: the bytes of its own .shared variables */
-    ptx_function *f = &p->funcs.v[g];
-    if (f->flags & PTX_FN_ENTRY) continue;
-    uint64_t own = 0;
-    for (uint32_t i = 0; i < p->syms.n; i++) {
-      const ptx_symbol *s = &p->syms.v[i];
-      if (s->function == g && s->space == PTX_SPACE_SHARED && !(s->flags & PTX_SYM_EXTERN)) own += s->size;
-    }
-    f->res.shared_bytes = (uint32_t)(own > UINT32_MAX ? UINT32_MAX : own);
+  /* one pass over the symbols: entries' own .shared after the segment when used, else from 0;
+   * non-entry functions report the bytes of their own .shared variables */
+  uint64_t *frame = calloc(nf ? nf : 1, sizeof *frame);
+  if (!frame) {
+    free(addr_taken), free(uses_seg), free(has_indirect), free(seen), free(stack);
+    return ptx_nomem(p);
   }
+  for (uint32_t e = 0; e < nf; e++) {
+    ptx_function *f = &p->funcs.v[e];
+    if (f->flags & PTX_FN_USES_MODULE_SHARED_) frame[e] = sseg;
+    f->flags &= ~(uint32_t)PTX_FN_USES_MODULE_SHARED_;
+  }
+  for (uint32_t i = 0; i < p->syms.n; i++) {
+    ptx_symbol *s = &p->syms.v[i];
+    if (s->function == PTX_NONE || s->space != PTX_SPACE_SHARED || (s->flags & PTX_SYM_EXTERN)) continue;
+    if (p->funcs.v[s->function].flags & PTX_FN_ENTRY) {
+      s->offset = align_up(frame[s->function], s->align);
+      frame[s->function] = s->offset + s->size;
+    } else {
+      frame[s->function] += s->size;
+    }
+  }
+  for (uint32_t g = 0; g < nf; g++)
+    p->funcs.v[g].res.shared_bytes = (uint32_t)(frame[g] > UINT32_MAX ? UINT32_MAX : frame[g]);
+  free(frame);
   free(addr_taken), free(uses_seg), free(has_indirect), free(seen), free(stack);
   p->global_seg = gseg;
   p->const_seg = cseg;
