@@ -30,12 +30,11 @@ static void visit_operand(const ptx_operand *pool, const ptx_operand *o, bool de
       const ptx_operand *e = &pool[o->index + i];
       if (e->kind == PTX_OPND_REG) fn(ctx, e->rclass, e->index, def);
       else if (e->kind == PTX_OPND_ADDR && e->index != PTX_NONE) fn(ctx, e->rclass, e->index, false);
-      if (e->flags & PTX_OPND_PAIR) fn(ctx, PTX_RC_PRED, e->pair, def);
     }
     break;
   default: break;
   }
-  if ((o->flags & PTX_OPND_PAIR) && o->kind != PTX_OPND_VEC) fn(ctx, PTX_RC_PRED, o->pair, def);
+  if (o->flags & PTX_OPND_PAIR) fn(ctx, PTX_RC_PRED, o->pair, def);
 }
 
 void ptx_insn_visit_regs(const ptx_operand *pool, const ptx_insn *in, ptx_reg_visit fn, void *ctx) {

@@ -770,7 +770,24 @@ static bool parse_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, uint32_t s
     o->flags |= PTX_OPND_NEG;
     return true;
   }
-  if (ptx_is_punct(t, '{')) return vector_operand(p, c, o, depth);
+  if (ptx_is_punct(t, '{')) {
+    if (!vector_operand(p, c, o, depth)) return false;
+    if (ptx_is_punct(&p->tok, '|')) { /* tex/tld4 {…}|p: the residency predicate */
+      ptx_next(p);
+      ptx_operand q;
+      opnd_init(&q);
+      const ptx_token qt = p->tok;
+      if (p->tok.kind != PTX_TOK_WORD || !name_operand(p, c, &q, slot, in_pool)) {
+        if (!p->failed) ptx_error_tok(p, &qt, "expected a predicate after '|'");
+        return false;
+      }
+      if (q.kind != PTX_OPND_REG || q.rclass != PTX_RC_PRED)
+        return ptx_error_tok(p, &qt, "the second half of 'd|p' must be a predicate register");
+      o->flags |= PTX_OPND_PAIR;
+      o->pair = q.index;
+    }
+    return true;
+  }
   if (ptx_is_punct(t, '[')) return address_operand(p, c, o, NULL, NULL, depth);
   if (t->kind == PTX_TOK_WORD && t->s[0] != '.') {
     if (t->len == 7 && memcmp(t->s, "generic", 7) == 0 && ptx_is_punct(ptx_peek(p), '(')) {

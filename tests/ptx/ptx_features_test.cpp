@@ -284,3 +284,13 @@ TEST(PtxFeatures, NewerSm90InstructionsDecode) {
   EXPECT_TRUE(cvt->mods & PTX_MOD_SATFINITE);
   EXPECT_EQ(cvt->nops, 3u);
 }
+
+TEST(PtxFeatures, SparseTextureFetchHasAResidencyPredicate) {
+  auto r = parse(kernel(".reg .pred %p<2>;\n.reg .f32 %f<9>;\n.reg .b64 %rd<2>;\n"
+                        "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];\nret;"));
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_insn &t = r->m->insns[0];
+  EXPECT_EQ(t.ops[0].kind, PTX_OPND_VEC);
+  EXPECT_TRUE(t.ops[0].flags & PTX_OPND_PAIR);
+  EXPECT_EQ(t.ops[0].pair, 1u);
+}
