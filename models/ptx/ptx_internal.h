@@ -19,7 +19,7 @@
 #define PTX_LIMIT_INIT_DEPTH 16         /* nesting of { } in an initialiser */
 #define PTX_LIMIT_SCOPE_DEPTH 64        /* nesting of { } blocks in a function body */
 #define PTX_LIMIT_VAR_BYTES (1ull << 40) /* size of one variable */
-#define PTX_LIMIT_INIT_BYTES (1ull << 30) /* initialiser bytes of a whole module */
+#define PTX_LIMIT_INIT_BYTES (1ull << 27) /* initialiser bytes of a whole module (= PTX_LIMIT_ELEMS) */
 #define PTX_LIMIT_REG_RANGE (1u << 24)  /* %r<N>: N */
 #define PTX_LIMIT_FILES 65535           /* .file numbers */
 #define PTX_LIMIT_VEC 32                /* elements of a { } vector operand */
@@ -188,7 +188,7 @@ void ptx_warn_at(ptx_parser *p, uint32_t line, uint32_t col, const char *fmt, ..
 #endif
     ;
 bool ptx_nomem(ptx_parser *p);
-bool ptx_limit(ptx_parser *p, const char *what);
+bool ptx_limit(ptx_parser *p, const ptx_token *at, const char *what); /* at NULL: current token */
 
 /* lexer (ptx_lex.c) */
 void ptx_lex_init(ptx_parser *p, const char *text, size_t len);

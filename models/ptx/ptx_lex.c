@@ -78,12 +78,15 @@ bool ptx_nomem(ptx_parser *p) {
   return false;
 }
 
-bool ptx_limit(ptx_parser *p, const char *what) {
+bool ptx_limit(ptx_parser *p, const ptx_token *at, const char *what) {
   if (p->failed) return false;
+  if (!at) at = &p->tok;
   p->failed = true;
-  simtvp_diag_set(p->diag, SIMTVP_ERR_LIMIT, "%s:%u:%u: %s exceeds the parser's limit", p->source_name,
-                  p->tok.line, p->tok.col, what);
-  simtvp_diag_at_file(p->diag, p->source_name, p->tok.line, p->tok.col);
+  char text[128];
+  line_text(p, at->line, text, sizeof text);
+  simtvp_diag_set(p->diag, SIMTVP_ERR_LIMIT, "%s:%u:%u: %s exceeds the parser's limit (in \"%s\")", p->source_name,
+                  at->line, at->col, what, text);
+  simtvp_diag_at_file(p->diag, p->source_name, at->line, at->col);
   return false;
 }
 

@@ -317,7 +317,7 @@ static bool parse_dims(ptx_parser *p, uint64_t *count, bool *unsized) {
     } else {
       uint64_t d;
       if (!expect_uint(p, "array size", PTX_LIMIT_VAR_BYTES, &d)) return false;
-      if (*count > PTX_LIMIT_VAR_BYTES / (d ? d : 1)) return ptx_limit(p, "array size");
+      if (*count > PTX_LIMIT_VAR_BYTES / (d ? d : 1)) return ptx_limit(p, NULL, "array size");
       *count *= d;
     }
     if (!ptx_expect(p, ']', "to close the array size")) return false;
@@ -343,12 +343,13 @@ typedef struct init_state {
   ptx_token run_tok;
 } init_state;
 
-static bool init_room(ptx_parser *p, init_state *st, const ptx_token *at, uint32_t bytes) {
+static bool init_room(ptx_parser *p, init_state *st, const ptx_token *at, uint64_t bytes) {
   uint64_t used = p->init.n - st->base;
   if (st->limit != UINT64_MAX && used + bytes > st->limit)
     return ptx_error_tok(p, at, "more initialisers than the variable holds (%llu bytes)", (unsigned long long)st->limit);
-  if ((uint64_t)p->init.n + bytes > PTX_LIMIT_INIT_BYTES) return ptx_limit(p, "initialiser data");
-  if (!PTX_VEC_RESERVE(p->init, p->init.n + bytes)) return ptx_nomem(p);
+  if (bytes > PTX_LIMIT_INIT_BYTES || (uint64_t)p->init.n + bytes > PTX_LIMIT_INIT_BYTES)
+    return ptx_limit(p, at, "initialiser data");
+  if (!PTX_VEC_RESERVE(p->init, (uint32_t)(p->init.n + bytes))) return ptx_nomem(p);
   return true;
 }
 
@@ -590,7 +591,7 @@ static bool parse_var_decl(ptx_parser *p, ptx_space space, uint16_t flags, const
     s.size = unsized ? 0 : count * elem;
     s.function = p->fn;
     s.decl_line = name.line;
-    if (s.size > PTX_LIMIT_VAR_BYTES) return ptx_limit(p, "variable size");
+    if (s.size > PTX_LIMIT_VAR_BYTES) return ptx_limit(p, &name, "variable size");
     /* module-scope .extern: a later definition of the same name replaces it */
     uint32_t idx;
     ptx_binding tmp;
@@ -618,9 +619,8 @@ static bool parse_var_decl(ptx_parser *p, ptx_space space, uint16_t flags, const
       uint64_t used = p->init.n - st.base;
       if (unsized) p->syms.v[idx].size = align_up(used, elem);
       uint64_t size = p->syms.v[idx].size;
-      if (!init_room(p, &st, &name, (uint32_t)(size - used))) return false;
-      put_le(p, 0, 0);
-      memset(p->init.v + p->init.n, 0, size - used);
+      if (!init_room(p, &st, &name, size - used)) return false; /* limits size - used to 1 GiB */
+      memset(p->init.v + p->init.n, 0, (size_t)(size - used));
       p->init.n += (uint32_t)(size - used);
       p->syms.v[idx].init_offset = st.base;
       p->syms.v[idx].flags |= PTX_SYM_HAS_INIT;
@@ -716,7 +716,7 @@ static bool parse_params(ptx_parser *p, uint32_t fn, int kind, ptx_u32_vec *out,
       s.size = count * elem;
       s.function = fn;
       s.decl_line = name.line;
-      if (s.size > PTX_LIMIT_VAR_BYTES) return ptx_limit(p, "parameter size");
+      if (s.size > PTX_LIMIT_VAR_BYTES) return ptx_limit(p, &name, "parameter size");
       if (is_reg) {
         /* .reg parameter: a register of the function; offset = its index in the register class */
         uint32_t bytes_t = ptx_type_bytes((ptx_type)a.type);

@@ -171,3 +171,13 @@ TEST(PtxErrors, BadArgumentsAreReportedNotCrashed) {
   EXPECT_EQ(m->n_functions, 0u);
   ptx_module_destroy(m);
 }
+
+TEST(PtxErrors, HugeInitialisedArraysHitALimitNotMemory) {
+  // 5 GB to zero-fill after the first element: refused before anything is allocated
+  std::string msg = expect_error(std::string(kHead) + ".global .u8 big[5000000000] = {1};\n", 4, 13,
+                                 SIMTVP_ERR_LIMIT);
+  EXPECT_NE(msg.find("initialiser data"), std::string::npos) << msg;
+  auto r = parse(std::string(kHead) + ".global .u8 big_uninitialised[5000000000];\n");
+  ASSERT_TRUE(r->m) << r->diag.message; // no initialiser: just a size in the segment
+  EXPECT_EQ(r->m->global_segment_bytes, 5000000000ull);
+}
