@@ -20,7 +20,8 @@
 #define PTX_LIMIT_SCOPE_DEPTH 64        /* nesting of { } blocks in a function body */
 #define PTX_LIMIT_VAR_BYTES (1ull << 40) /* size of one variable */
 #define PTX_LIMIT_INIT_BYTES (1ull << 27) /* initialiser bytes of a whole module (= PTX_LIMIT_ELEMS) */
-#define PTX_LIMIT_REG_RANGE (1u << 24)  /* %r<N>: N */
+#define PTX_LIMIT_REG_RANGE (1u << 22)  /* %r<N>: N */
+#define PTX_LIMIT_FUNC_REGS (1u << 22)  /* registers of one function, all classes together */
 #define PTX_LIMIT_FILES 65535           /* .file numbers */
 #define PTX_LIMIT_VEC 32                /* elements of a { } vector operand */
 

@@ -667,6 +667,9 @@ static bool parse_reg_decl(ptx_parser *p) {
       count = (uint32_t)n;
       range = true;
     }
+    uint64_t total = (uint64_t)count;
+    for (int c = 0; c < PTX_RC_COUNT; c++) total += p->regs[c].n;
+    if (total > PTX_LIMIT_FUNC_REGS) return ptx_limit(p, &name, "registers of the function");
     uint32_t first = p->regs[rc].n;
     if (!PTX_VEC_RESERVE(p->regs[rc], p->regs[rc].n + count)) return ptx_nomem(p);
     for (uint32_t i = 0; i < count; i++)

@@ -181,3 +181,11 @@ TEST(PtxErrors, HugeInitialisedArraysHitALimitNotMemory) {
   ASSERT_TRUE(r->m) << r->diag.message; // no initialiser: just a size in the segment
   EXPECT_EQ(r->m->global_segment_bytes, 5000000000ull);
 }
+
+TEST(PtxErrors, RegisterCountsAreBounded) {
+  std::string decl;
+  for (int i = 0; i < 5; i++) decl += ".reg .b32 %r" + std::string(1, char('a' + i)) + "<1048576>;\n";
+  std::string msg = expect_error(body(decl + "ret;"), 10, 11, SIMTVP_ERR_LIMIT);
+  EXPECT_NE(msg.find("registers of the function"), std::string::npos) << msg;
+  expect_error(body(".reg .b32 %r<99999999>;\nret;"), 6, 14);
+}

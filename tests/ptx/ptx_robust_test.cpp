@@ -121,11 +121,22 @@ TEST(PtxRobust, MutatedFixturesReturnAModuleOrADiag) {
       int edits = 1 + static_cast<int>(rng.below(4));
       for (int e = 0; e < edits && !t.empty(); e++) {
         uint32_t pos = rng.below(static_cast<uint32_t>(t.size()));
-        switch (rng.below(5)) {
+        switch (rng.below(6)) {
         case 0: t[pos] = kBytes[rng.below(sizeof kBytes - 1)]; break;
         case 1: t.erase(pos, 1 + rng.below(24)); break;
         case 2: t.insert(pos, t.substr(rng.below(static_cast<uint32_t>(t.size())), 1 + rng.below(64))); break;
         case 3: t.insert(pos, 1, kBytes[rng.below(sizeof kBytes - 1)]); break;
+        case 5: { // a number becomes an extreme one (sizes, counts, offsets, alignments)
+          static const char *const kNums[] = {"0", "4294967295", "4294967296", "18446744073709551615",
+                                              "9223372036854775808", "1099511627776", "16777217",
+                                              "134217729", "65536", "-1", "0x7fffffff", "3"};
+          size_t d = t.find_first_of("0123456789", pos);
+          if (d != std::string::npos) {
+            size_t e = t.find_first_not_of("0123456789", d);
+            t.replace(d, (e == std::string::npos ? t.size() : e) - d, kNums[rng.below(12)]);
+          }
+          break;
+        }
         case 4: { // swap two lines
           size_t a = t.find('\n', pos), b = t.find('\n', rng.below(static_cast<uint32_t>(t.size())));
           if (a != std::string::npos && b != std::string::npos && a != b) {
