@@ -1266,70 +1266,78 @@ static bool layout_module(ptx_parser *p) {
     default: break;
     }
   }
-  /* call graph: direct calls and address-taken functions (possible indirect-call targets) */
+  /* Which functions may touch the module shared segment, themselves or through anything they may
+   * call: propagated from the users to their callers over the reversed call graph (direct calls;
+   * an indirect call may reach any address-taken function). Linear in the module's size. */
   uint8_t *addr_taken = calloc(nf ? nf : 1, 1);
-  uint8_t *uses_seg = calloc(nf ? nf : 1, 1);
+  uint8_t *uses = calloc(nf ? nf : 1, 1);
   uint8_t *has_indirect = calloc(nf ? nf : 1, 1);
-  uint8_t *seen = calloc(nf ? nf : 1, 1);
-  uint32_t *stack = calloc(nf ? nf : 1, sizeof *stack);
-  if (!addr_taken || !uses_seg || !has_indirect || !seen || !stack) {
-    free(addr_taken), free(uses_seg), free(has_indirect), free(seen), free(stack);
+  uint32_t *first_caller = calloc((size_t)nf + 2, sizeof *first_caller);
+  uint32_t *queue = calloc(nf ? nf : 1, sizeof *queue);
+  uint32_t n_edges = 0;
+  for (uint32_t k = 0; k < p->insns.n; k++)
+    if (p->insns.v[k].opcode == PTX_OP_CALL && p->insns.v[k].ops[1].kind == PTX_OPND_FUNC) n_edges++;
+  uint32_t *callers = calloc(n_edges ? n_edges : 1, sizeof *callers);
+  if (!addr_taken || !uses || !has_indirect || !first_caller || !queue || !callers) {
+    free(addr_taken), free(uses), free(has_indirect), free(first_caller), free(queue), free(callers);
     return ptx_nomem(p);
   }
   for (uint32_t r = 0; r < p->relocs.n; r++)
     if (p->relocs.v[r].is_function && p->relocs.v[r].target < nf) addr_taken[p->relocs.v[r].target] = 1;
+  for (uint32_t k = 0; k < p->opnds.n; k++) /* .calltargets lists */
+    if (p->opnds.v[k].kind == PTX_OPND_FUNC && p->opnds.v[k].index < nf) addr_taken[p->opnds.v[k].index] = 1;
   for (uint32_t k = 0; k < p->insns.n; k++) {
     const ptx_insn *in = &p->insns.v[k];
     for (uint32_t o = 0; o < in->nops; o++) {
       const ptx_operand *op = &in->ops[o];
       uint32_t sym;
-      if (op->kind == PTX_OPND_FUNC && !(in->opcode == PTX_OP_CALL && o == 1)) addr_taken[op->index] = 1;
-      if (in->opcode == PTX_OP_CALL && o == 1 && op->kind == PTX_OPND_REG) has_indirect[in->function] = 1;
+      if (in->opcode == PTX_OP_CALL && o == 1) {
+        if (op->kind == PTX_OPND_REG) has_indirect[in->function] = 1;
+        else if (op->kind == PTX_OPND_FUNC) first_caller[op->index + 2]++;
+        continue;
+      }
+      if (op->kind == PTX_OPND_FUNC) addr_taken[op->index] = 1;
       if (references_symbol(op, &sym) && sym < p->syms.n) {
         const ptx_symbol *s = &p->syms.v[sym];
         if (s->space == PTX_SPACE_SHARED && !(s->flags & PTX_SYM_EXTERN) &&
             (s->function == PTX_NONE || !(p->funcs.v[s->function].flags & PTX_FN_ENTRY)))
-          uses_seg[in->function] = 1;
+          uses[in->function] = 1;
       }
     }
   }
-  for (uint32_t e = 0; e < nf; e++) {
-    ptx_function *f = &p->funcs.v[e];
-    if (!(f->flags & PTX_FN_ENTRY)) continue;
-    memset(seen, 0, nf);
-    uint32_t sp = 0;
-    bool uses = false, indirect_done = false;
-    stack[sp++] = e;
-    seen[e] = 1;
-    while (sp && !uses) {
-      uint32_t g = stack[--sp];
-      if (uses_seg[g]) uses = true;
-      const ptx_function *gf = &p->funcs.v[g];
-      for (uint32_t k = gf->first_insn; k < gf->first_insn + gf->n_insns; k++) {
-        const ptx_insn *in = &p->insns.v[k];
-        if (in->opcode == PTX_OP_CALL && in->ops[1].kind == PTX_OPND_FUNC && !seen[in->ops[1].index]) {
-          seen[in->ops[1].index] = 1;
-          stack[sp++] = in->ops[1].index;
+  for (uint32_t g = 0; g < nf; g++) first_caller[g + 2] += first_caller[g + 1];
+  for (uint32_t k = 0; k < p->insns.n; k++) { /* callers of g at callers[first_caller[g] .. first_caller[g+1]) */
+    const ptx_insn *in = &p->insns.v[k];
+    if (in->opcode == PTX_OP_CALL && in->ops[1].kind == PTX_OPND_FUNC)
+      callers[first_caller[in->ops[1].index + 1]++] = in->function;
+  }
+  uint32_t head = 0, tail = 0;
+  for (uint32_t g = 0; g < nf; g++)
+    if (uses[g]) queue[tail++] = g;
+  bool indirect_done = false;
+  while (head < tail) {
+    uint32_t g = queue[head++];
+    for (uint32_t e = first_caller[g]; e < first_caller[g + 1]; e++)
+      if (!uses[callers[e]]) {
+        uses[callers[e]] = 1;
+        queue[tail++] = callers[e];
+      }
+    if (addr_taken[g] && !indirect_done) {
+      indirect_done = true;
+      for (uint32_t h = 0; h < nf; h++)
+        if (has_indirect[h] && !uses[h]) {
+          uses[h] = 1;
+          queue[tail++] = h;
         }
-      }
-      if (has_indirect[g] && !indirect_done) {
-        indirect_done = true;
-        for (uint32_t h = 0; h < nf; h++)
-          if (addr_taken[h] && !seen[h]) {
-            seen[h] = 1;
-            stack[sp++] = h;
-          }
-      }
     }
-    if (uses) f->flags |= PTX_FN_USES_MODULE_SHARED_; /* scratch bit, cleared below */
   }
+  for (uint32_t e = 0; e < nf; e++)
+    if ((p->funcs.v[e].flags & PTX_FN_ENTRY) && uses[e]) p->funcs.v[e].flags |= PTX_FN_USES_MODULE_SHARED_;
+  free(addr_taken), free(uses), free(has_indirect), free(first_caller), free(queue), free(callers);
   /* one pass over the symbols: entries' own .shared after the segment when used, else from 0;
    * non-entry functions report the bytes of their own .shared variables */
   uint64_t *frame = calloc(nf ? nf : 1, sizeof *frame);
-  if (!frame) {
-    free(addr_taken), free(uses_seg), free(has_indirect), free(seen), free(stack);
-    return ptx_nomem(p);
-  }
+  if (!frame) return ptx_nomem(p);
   for (uint32_t e = 0; e < nf; e++) {
     ptx_function *f = &p->funcs.v[e];
     if (f->flags & PTX_FN_USES_MODULE_SHARED_) frame[e] = sseg;
@@ -1348,7 +1356,6 @@ static bool layout_module(ptx_parser *p) {
   for (uint32_t g = 0; g < nf; g++)
     p->funcs.v[g].res.shared_bytes = (uint32_t)(frame[g] > UINT32_MAX ? UINT32_MAX : frame[g]);
   free(frame);
-  free(addr_taken), free(uses_seg), free(has_indirect), free(seen), free(stack);
   p->global_seg = gseg;
   p->const_seg = cseg;
   p->shared_seg = sseg;

@@ -235,3 +235,26 @@ TEST(PtxResources, VecaddNeedsAFewRegisters) {
   EXPECT_GE(regs, 8u); // ptxas -v reports 10 for this kernel on sm_75
   EXPECT_LE(regs, 16u);
 }
+
+TEST(PtxLayout, ModuleSharedUseIsFollowedThroughCallChainsAndIndirectCalls) {
+  // leaf uses the module segment; mid calls leaf; viaptr is reached only through a function
+  // pointer (address taken by mov), so every kernel with an indirect call may reach it.
+  std::string text = ".version 9.0\n.target sm_75\n.address_size 64\n.shared .align 4 .b8 seg[40];\n"
+                     ".func leaf()\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, seg;\nret;\n}\n"
+                     ".func mid()\n{\ncall.uni leaf;\nret;\n}\n"
+                     ".func viaptr()\n{\ncall.uni mid;\nret;\n}\n"
+                     ".entry direct()\n{\n.shared .align 8 .b8 a[8];\n.reg .b32 %r<2>;\nmov.u32 %r1, a;\n"
+                     "call.uni mid;\nret;\n}\n"
+                     ".entry indirect()\n{\n.shared .align 8 .b8 b[8];\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n"
+                     "mov.u32 %r1, b;\nmov.u64 %rd1, viaptr;\n{\nproto: .callprototype _ ();\ncall %rd1, (), proto;\n}\n"
+                     "ret;\n}\n"
+                     ".entry none()\n{\n.shared .align 8 .b8 c[8];\n.reg .b32 %r<2>;\nmov.u32 %r1, c;\nret;\n}\n";
+  auto r = parse(text);
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  EXPECT_EQ(sym(m, "a")->offset, 40u);
+  EXPECT_EQ(fn(m, "direct")->res.shared_bytes, 48u);
+  EXPECT_EQ(sym(m, "b")->offset, 40u);
+  EXPECT_EQ(sym(m, "c")->offset, 0u);
+  EXPECT_EQ(fn(m, "none")->res.shared_bytes, 8u);
+}
