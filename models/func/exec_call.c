@@ -77,6 +77,7 @@ H(ret_h) {
   (void)in;
   if (!m) return;
   if (w->call_depth == 0) { /* ret from the kernel: these threads are done */
+    if (w->rec) w->rec->kind = FUNC_STEP_EXIT;
     fx_warp_exit_lanes(w, m);
     return;
   }
