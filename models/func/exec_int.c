@@ -391,6 +391,15 @@ H(mov128) {
   FX_FOR_LANES(i, m) memmove(d + 16 * i, a + 16 * i, 16);
 }
 H(mov_tid_x) { fx_put32(FX_R32(w, in->o[0]), w->tid[0], m); }
+H(mov_tid_y) { fx_put32(FX_R32(w, in->o[0]), w->tid[1], m); }
+H(mov_tid_z) { fx_put32(FX_R32(w, in->o[0]), w->tid[2], m); }
+/* special registers with one value per warp (%ntid, %ctaid, %clock …): computed once */
+H(mov_sreg_uni32) {
+  uint32_t v = (uint32_t)fx_sreg_value(w, in->aux, 0), r[32];
+  if (in->flags & 1) v &= 0xffffu;
+  for (unsigned i = 0; i < 32; i++) r[i] = v;
+  fx_put32(FX_R32(w, in->o[0]), r, m);
+}
 H(mov_sreg32) {
   uint32_t r[32];
   FX_FOR_LANES(i, m) r[i] = (uint32_t)fx_sreg_value(w, in->aux, i);
@@ -831,12 +840,16 @@ static simtvp_status build_mov(fx_build *b) {
   uint32_t dbits = d->kind == PTX_OPND_REG ? fx_rc_bits(d->rclass) : bits_of(t);
   if (a->kind == PTX_OPND_SREG) {
     in->aux = a->index;
+    bool per_lane = a->index == PTX_SREG_LANEID || (a->index >= PTX_SREG_LANEMASK_EQ && a->index <= PTX_SREG_LANEMASK_GT);
+    bool narrow = bits_of(t) == 16;
+    if (narrow) in->flags |= 1;
     if (dbits == 64) in->fn = mov_sreg64;
-    else if (a->index == PTX_SREG_TID_X && bits_of(t) != 16) in->fn = mov_tid_x;
-    else {
+    else if (a->index == PTX_SREG_TID_X && !narrow) in->fn = mov_tid_x;
+    else if (a->index == PTX_SREG_TID_Y && !narrow) in->fn = mov_tid_y;
+    else if (a->index == PTX_SREG_TID_Z && !narrow) in->fn = mov_tid_z;
+    else if (per_lane || a->index == PTX_SREG_TID_X || a->index == PTX_SREG_TID_Y || a->index == PTX_SREG_TID_Z)
       in->fn = mov_sreg32;
-      if (bits_of(t) == 16) in->flags |= 1;
-    }
+    else in->fn = mov_sreg_uni32;
     return SIMTVP_OK;
   }
   if (a->kind == PTX_OPND_SYMBOL) {

@@ -111,6 +111,42 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
   }
 }
 
+/* Whole-warp facts about the addresses of the lanes in m, computed without per-lane branches so
+ * the loop vectorises: lanes outside m stand in with the first active lane's address. */
+typedef struct lanes_info {
+  uint64_t first;    /* address of the first active lane */
+  uint64_t misalign; /* OR of (address & (align - 1)) */
+  uint64_t diff;     /* OR of (address ^ first) */
+  uint64_t hi;       /* largest address */
+} lanes_info;
+
+static inline void lanes_scan(const uint64_t *addr, uint32_t m, uint32_t align, uint64_t *eff, lanes_info *li) {
+  uint64_t a0 = addr[__builtin_ctz(m)], bad = 0, diff = 0, hi = 0, am = align - 1;
+  for (unsigned i = 0; i < 32; i++) {
+    uint64_t a = ((m >> i) & 1u) ? addr[i] : a0;
+    eff[i] = a;
+    bad |= a & am;
+    diff |= a ^ a0;
+    hi = a > hi ? a : hi;
+  }
+  li->first = a0;
+  li->misalign = bad;
+  li->diff = diff;
+  li->hi = hi;
+}
+
+static bool misaligned(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr, uint32_t space,
+                       uint32_t align, bool write) {
+  FX_FOR_LANES(i, m) if (addr[i] & (align - 1)) {
+    fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, addr[i], "misaligned %s %s: address 0x%" PRIx64 " is not a multiple of %u",
+             space_name(space), write ? "store" : "load", addr[i], align);
+    return false;
+  }
+  return true;
+}
+
+/* Every lane gets a valid host pointer (lanes outside m point where the first active lane does),
+ * so callers may read all 32 lanes and blend. */
 bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr, uint32_t space,
                 uint32_t bytes, uint32_t align, bool write, uint8_t **host) {
   func_step *rec = w->rec;
@@ -122,57 +158,59 @@ bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr,
     if (rec) rec->space = (uint8_t)(space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : space);
     return true;
   }
-  /* alignment: every lane's address must be a multiple of the access size */
-  uint64_t bad = 0;
-  FX_FOR_LANES(i, m) bad |= addr[i] & (align - 1);
-  if (bad) {
-    FX_FOR_LANES(i, m) if (addr[i] & (align - 1)) {
-      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, addr[i],
-               "misaligned %s %s: address 0x%" PRIx64 " is not a multiple of %u", space_name(space),
-               write ? "store" : "load", addr[i], align);
-      return false;
-    }
-  }
-  if (space == PTX_SPACE_GLOBAL || space == PTX_SPACE_CONST) {
-    /* fast path: every lane in the page of the first lane */
-    uint32_t first = (uint32_t)__builtin_ctz(m);
-    uint64_t a0 = addr[first], diff = 0;
-    FX_FOR_LANES(i, m) diff |= (addr[i] ^ a0);
+  if (space == PTX_SPACE_GLOBAL || space == PTX_SPACE_CONST || space == PTX_SPACE_SHARED) {
+    uint64_t eff[32];
+    lanes_info li;
+    lanes_scan(addr, m, align, eff, &li);
+    if (li.misalign) return misaligned(w, in, m, addr, space, align, write);
     if (rec) {
       rec->space = (uint8_t)space;
       FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
     }
-    if ((diff >> DEVMEM_PAGE_BITS) == 0) {
-      uint8_t *h = lane_ptr(w, in, first, space, a0, bytes, write);
+    if (space == PTX_SPACE_SHARED) {
+      if (li.hi + bytes <= w->cta->smem_bytes && li.hi + bytes > li.hi) {
+        uint8_t *s = w->cta->smem;
+        for (unsigned i = 0; i < 32; i++) host[i] = s + eff[i];
+        return true;
+      }
+    } else if ((li.diff >> DEVMEM_PAGE_BITS) == 0) { /* one page: translate once */
+      uint8_t *h = lane_ptr(w, in, (uint32_t)__builtin_ctz(m), space, li.first, bytes, write);
       if (!h) return false;
-      uint8_t *base = h - (a0 & DEVMEM_PAGE_MASK);
-      FX_FOR_LANES(i, m) host[i] = base + (addr[i] & DEVMEM_PAGE_MASK);
+      uint8_t *base = h - (li.first & DEVMEM_PAGE_MASK);
+      for (unsigned i = 0; i < 32; i++) host[i] = base + (eff[i] & DEVMEM_PAGE_MASK);
       return true;
     }
+    uint32_t first = (uint32_t)__builtin_ctz(m);
     FX_FOR_LANES(i, m) {
       host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
       if (!host[i]) return false;
     }
+    for (unsigned i = 0; i < 32; i++)
+      if (!((m >> i) & 1u)) host[i] = host[first];
     return true;
   }
-  if (space == PTX_SPACE_SHARED) {
-    uint64_t hi = 0;
-    FX_FOR_LANES(i, m) hi = addr[i] > hi ? addr[i] : hi;
-    if (rec) {
-      rec->space = PTX_SPACE_SHARED;
-      FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
+  uint32_t first = (uint32_t)__builtin_ctz(m);
+  if (space == PTX_SPACE_GENERIC) {
+    /* fast path: every lane in the (global) page of the first lane */
+    uint64_t off0;
+    if (fx_generic_space(addr[first], &off0) == PTX_SPACE_GLOBAL) {
+      uint64_t eff[32];
+      lanes_info li;
+      lanes_scan(addr, m, align, eff, &li);
+      if (!li.misalign && (li.diff >> DEVMEM_PAGE_BITS) == 0) {
+        uint8_t *h = lane_ptr(w, in, first, PTX_SPACE_GLOBAL, li.first, bytes, write);
+        if (!h) return false;
+        if (rec) {
+          rec->space = PTX_SPACE_GLOBAL;
+          FX_FOR_LANES(i, m) rec->addr[i] = addr[i];
+        }
+        uint8_t *base = h - (li.first & DEVMEM_PAGE_MASK);
+        for (unsigned i = 0; i < 32; i++) host[i] = base + (eff[i] & DEVMEM_PAGE_MASK);
+        return true;
+      }
     }
-    if (hi + bytes <= w->cta->smem_bytes && hi + bytes > hi) {
-      uint8_t *s = w->cta->smem;
-      FX_FOR_LANES(i, m) host[i] = s + addr[i];
-      return true;
-    }
-    FX_FOR_LANES(i, m) {
-      host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
-      if (!host[i]) return false;
-    }
-    return true;
   }
+  if (!misaligned(w, in, m, addr, space, align, write)) return false;
   if (space == PTX_SPACE_LOCAL || space == PTX_SPACE_PARAM) {
     if (rec) {
       rec->space = (uint8_t)space;
@@ -182,6 +220,8 @@ bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr,
       host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
       if (!host[i]) return false;
     }
+    for (unsigned i = 0; i < 32; i++)
+      if (!((m >> i) & 1u)) host[i] = host[first];
     return true;
   }
   /* generic and tagged-param: resolve lane by lane */
@@ -211,6 +251,8 @@ bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr,
     if (!host[i]) return false;
   }
   if (rec) rec->space = (uint8_t)(mixed ? PTX_SPACE_GENERIC : first_space);
+  for (unsigned i = 0; i < 32; i++)
+    if (!((m >> i) & 1u)) host[i] = host[first];
   return true;
 }
 
@@ -237,8 +279,9 @@ static void ld_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
   fx_addr_gen(w, in, m, addr);
   if (!fx_resolve(w, in, m, addr, in->space, 4, 4, false, hp)) return;
   count_mem(w, in, true);
-  uint32_t *d = FX_R32(w, in->o[0]);
-  FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 4);
+  uint32_t r[32];
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], hp[i], 4);
+  fx_put32(FX_R32(w, in->o[0]), r, m);
 }
 
 static void ld_scalar64(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -248,8 +291,9 @@ static void ld_scalar64(fx_warp *w, const fx_insn *in, uint32_t m) {
   fx_addr_gen(w, in, m, addr);
   if (!fx_resolve(w, in, m, addr, in->space, 8, 8, false, hp)) return;
   count_mem(w, in, true);
-  uint64_t *d = FX_R64(w, in->o[0]);
-  FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 8);
+  uint64_t r[32];
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], hp[i], 8);
+  fx_put64(FX_R64(w, in->o[0]), r, m);
 }
 
 /* Uniform kernel-parameter load: one address for every lane. */
@@ -393,7 +437,11 @@ static void st_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
   if (!fx_resolve(w, in, m, addr, in->space, 4, 4, true, hp)) return;
   count_mem(w, in, false);
   const uint32_t *v = FX_R32(w, in->o[2]);
-  FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], 4);
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) memcpy(hp[i], &v[i], 4);
+  } else {
+    FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], 4);
+  }
 }
 
 static void st_general(fx_warp *w, const fx_insn *in, uint32_t m) {
