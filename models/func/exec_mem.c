@@ -296,6 +296,117 @@ static void ld_scalar64(fx_warp *w, const fx_insn *in, uint32_t m) {
   fx_put64(FX_R64(w, in->o[0]), r, m);
 }
 
+static void st_scalar32(fx_warp *w, const fx_insn *in, uint32_t m);
+
+/* ---- fast paths for the hottest forms: 4-byte ld/st, shared through a 32-bit register address
+ * (tiled kernels' inner loops) and global through a 64-bit one. Whole-warp checks in vectorisable
+ * arithmetic (lanes outside m stand in with the first active lane); whenever a check fails, or a
+ * step record is wanted, the general path runs and reports precisely. */
+
+static const uint32_t lane_bit[32] = {
+    1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+    1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+    1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+    1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+
+/* Shared offsets of the lanes: false when any active lane is misaligned, out of bounds or wraps. */
+static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m, uint32_t *a) {
+  const uint32_t *R = FX_R32(w, in->o[1]);
+  uint32_t off = (uint32_t)in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, over = 0;
+  uint32_t size = w->cta->smem_bytes, lim = size >= 4 ? size - 4 : 0;
+  for (unsigned i = 0; i < 32; i++) {
+    uint32_t x = (m & lane_bit[i]) ? R[i] + off : a0;
+    a[i] = x;
+    bad |= x & 3u;
+    over |= (uint32_t)(x > lim) | (uint32_t)(x < off);
+  }
+  return !(bad | over) && size >= 4;
+}
+
+static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint32_t a[32], r[32];
+  if (w->rec || !m || !shared_r32_ok(w, in, m, a)) {
+    ld_scalar32(w, in, m);
+    return;
+  }
+  const uint8_t *s = w->cta->smem;
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], s + a[i], 4);
+  fx_put32(FX_R32(w, in->o[0]), r, m);
+  w->l->counts.loads[PTX_SPACE_SHARED]++;
+}
+
+static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint32_t a[32];
+  if (w->rec || !m || !shared_r32_ok(w, in, m, a)) {
+    st_scalar32(w, in, m);
+    return;
+  }
+  uint8_t *s = w->cta->smem;
+  const uint32_t *v = FX_R32(w, in->o[2]);
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) memcpy(s + a[i], &v[i], 4);
+  } else {
+    FX_FOR_LANES(i, m) memcpy(s + a[i], &v[i], 4);
+  }
+  w->l->counts.stores[PTX_SPACE_SHARED]++;
+}
+
+/* Host address of the page all active lanes share, NULL when they do not (or it is unmapped). */
+static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m, uint32_t align, uint64_t *a) {
+  const uint64_t *R = FX_R64(w, in->o[1]);
+  uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0;
+  for (unsigned i = 0; i < 32; i++) {
+    uint64_t x = (m & lane_bit[i]) ? R[i] + off : a0;
+    a[i] = x;
+    bad |= x;
+    diff |= x ^ a0;
+  }
+  if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
+  uint8_t *h = devmem_tlb_translate(&w->l->tlb, a0);
+  return h ? h - (a0 & DEVMEM_PAGE_MASK) : NULL;
+}
+
+static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t a[32];
+  uint32_t r[32];
+  uint8_t *base;
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+    ld_scalar32(w, in, m);
+    return;
+  }
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 4);
+  fx_put32(FX_R32(w, in->o[0]), r, m);
+  w->l->counts.loads[PTX_SPACE_GLOBAL]++;
+}
+
+static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t a[32], r[32];
+  uint8_t *base;
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 8, a))) {
+    ld_scalar64(w, in, m);
+    return;
+  }
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 8);
+  fx_put64(FX_R64(w, in->o[0]), r, m);
+  w->l->counts.loads[PTX_SPACE_GLOBAL]++;
+}
+
+static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t a[32];
+  uint8_t *base;
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+    st_scalar32(w, in, m);
+    return;
+  }
+  const uint32_t *v = FX_R32(w, in->o[2]);
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);
+  } else {
+    FX_FOR_LANES(i, m) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);
+  }
+  w->l->counts.stores[PTX_SPACE_GLOBAL]++;
+}
+
 /* Uniform kernel-parameter load: one address for every lane. */
 static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size;
@@ -421,9 +532,13 @@ static simtvp_status build_ld(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit load into a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
-  else if (n == 4 && !wide) in->fn = ld_scalar32;
-  else if (n == 8 && wide) in->fn = ld_scalar64;
-  else in->fn = ld_general;
+  else if (n == 4 && !wide) {
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = ld_shared32_r32;
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
+    else in->fn = ld_scalar32;
+  } else if (n == 8 && wide) {
+    in->fn = (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) ? ld_global64_r64 : ld_scalar64;
+  } else in->fn = ld_general;
   return SIMTVP_OK;
 }
 
@@ -507,7 +622,13 @@ static simtvp_status build_st(fx_build *b) {
   }
   if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
   if (wide) in->flags |= LD_WIDE;
-  in->fn = (n == 4 && !wide) ? st_scalar32 : st_general;
+  if (n == 4 && !wide) {
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = st_shared32_r32;
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
+    else in->fn = st_scalar32;
+  } else {
+    in->fn = st_general;
+  }
   return SIMTVP_OK;
 }
 
