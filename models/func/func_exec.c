@@ -535,11 +535,16 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->bar_dest = FX_NONE;
     uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
     w->valid = n == 32 ? FX_FULL : (1u << n) - 1u;
+    /* thread ids of the lanes, counted up without a division per lane */
+    uint32_t x = first % bx, y = (first / bx) % by, z = first / (bx * by);
     for (uint32_t lane = 0; lane < 32; lane++) {
-      uint32_t t = first + lane;
-      w->tid[0][lane] = t % bx;
-      w->tid[1][lane] = (t / bx) % by;
-      w->tid[2][lane] = t / (bx * by);
+      w->tid[0][lane] = x;
+      w->tid[1][lane] = y;
+      w->tid[2][lane] = z;
+      if (++x == bx) {
+        x = 0;
+        if (++y == by) y = 0, z++;
+      }
     }
     w->depth = 1;
     w->stack[0] = (fx_sentry){kf->pf->first_insn, FX_NONE, w->valid, FX_SE_NORMAL, NULL, NULL, 0, 0, 0};
