@@ -394,3 +394,36 @@ TEST(FuncKernels, NaiveAndTiledSgemmAreExact) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(FuncKernels, WmmaTensorCoreGemmIsExact) {
+  KernelGpu g("wmma.ptx");
+  const int M = 32, N = 48, K = 64;
+  std::vector<uint16_t> A(M * K), B(K * N);
+  std::vector<float> Af(M * K), Bf(K * N), C(M * N);
+  auto h = [](float f) {
+    _Float16 x = (_Float16)f;
+    uint16_t u;
+    std::memcpy(&u, &x, 2);
+    return u;
+  };
+  for (int i = 0; i < M * K; i++) Af[i] = (float)(i * 5 % 7) - 3, A[i] = h(Af[i]);
+  for (int i = 0; i < K * N; i++) Bf[i] = (float)(i * 3 % 7) - 3, B[i] = h(Bf[i]);
+  for (int i = 0; i < M * N; i++) C[i] = (float)(i % 100 - 50) * 0.25f;
+  uint64_t dA = g.upload(A), dB = g.upload(B), dC = g.upload(C), dD = g.alloc(M * N * 4);
+  const int warps = (M / 16) * (N / 16), threads = 64;
+  ASSERT_EQ(g.launch("_Z9wmma_gemmPK6__halfS1_PKfPfiii", (warps * 32 + threads - 1) / threads, threads,
+                     {dA, dB, dC, dD, (uint64_t)M, (uint64_t)N, (uint64_t)K}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto D = g.download<float>(dD, M * N);
+  for (int r = 0; r < M; r++)
+    for (int c = 0; c < N; c++) {
+      float want = C[r * N + c];
+      for (int p = 0; p < K; p++) want += Af[r * K + p] * Bf[c * K + p];  // B is column-major
+      ASSERT_EQ(D[r * N + c], want) << r << "," << c;
+    }
+}
+
+}  // namespace
