@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
+#include "func_tex.h"
 #include "func_test_util.h"
 
 using namespace functest;
@@ -424,6 +426,103 @@ TEST(FuncKernels, WmmaTensorCoreGemmIsExact) {
       for (int p = 0; p < K; p++) want += Af[r * K + p] * Bf[c * K + p];  // B is column-major
       ASSERT_EQ(D[r * N + c], want) << r << "," << c;
     }
+}
+
+}  // namespace
+
+namespace {
+
+// Texture and surface objects as the runtime creates them: a func_tex_desc in device memory, the
+// handle being its address (func_tex.h); the host model is texture.cu's.
+uint64_t make_desc(Gpu &g, uint64_t data, int w, int h, uint8_t addr_mode, uint8_t filter, uint8_t normalized) {
+  func_tex_desc d{};
+  d.magic = FUNC_TEX_MAGIC;
+  d.resource = FUNC_TEX_RES_ARRAY;
+  d.dims = 2;
+  d.channels = 1;
+  d.channel_type = PTX_TYPE_F32;
+  d.normalized_coords = normalized;
+  d.filter = filter;
+  d.address[0] = d.address[1] = d.address[2] = addr_mode;
+  d.width = (uint32_t)w;
+  d.height = (uint32_t)h;
+  d.depth = d.layers = 1;
+  d.data = data;
+  d.pitch = (uint64_t)w * 4;
+  std::vector<func_tex_desc> v{d};
+  return g.upload(v);
+}
+
+TEST(FuncKernels, TextureObjectsFilterAndSurfacesStore) {
+  KernelGpu g("texture.ptx");
+  const int width = 16, height = 8, per_axis = 16, n = per_axis * per_axis;
+  std::vector<float> texels(width * height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) texels[y * width + x] = std::sin(0.3f * x) + 0.25f * y;
+  std::vector<float> coords(2 * n);
+  for (int j = 0; j < per_axis; ++j)
+    for (int i = 0; i < per_axis; ++i) {
+      float tx = -2.0f + (width + 4.0f) * i / (per_axis - 1), ty = -2.0f + (height + 4.0f) * j / (per_axis - 1);
+      tx = std::floor(tx) + 0.5f + (float)((i * 3) % 8) / 8.0f;
+      ty = std::floor(ty) + 0.5f + (float)((j * 5) % 8) / 8.0f;
+      coords[2 * (j * per_axis + i)] = tx / width;
+      coords[2 * (j * per_axis + i) + 1] = ty / height;
+    }
+  uint64_t image = g.upload(texels), surf_image = g.alloc(width * height * 4);
+  uint64_t clamp_tex = make_desc(g, image, width, height, FUNC_TEX_ADDR_CLAMP, FUNC_TEX_FILTER_LINEAR, 1);
+  uint64_t wrap_tex = make_desc(g, image, width, height, FUNC_TEX_ADDR_WRAP, FUNC_TEX_FILTER_LINEAR, 1);
+  uint64_t dcoords = g.upload(coords), dcl = g.alloc(n * 4), dwr = g.alloc(n * 4);
+  ASSERT_EQ(g.launch("_Z14sample_textureyyPK6float2PfS2_i", (n + 63) / 64, 64,
+                     {clamp_tex, wrap_tex, dcoords, dcl, dwr, (uint64_t)n}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto clamped = g.download<float>(dcl, n), wrapped = g.download<float>(dwr, n);
+  auto at = [&](int x, int y, bool wrap) {
+    if (wrap) {
+      x = ((x % width) + width) % width;
+      y = ((y % height) + height) % height;
+    } else {
+      x = x < 0 ? 0 : x >= width ? width - 1 : x;
+      y = y < 0 ? 0 : y >= height ? height - 1 : y;
+    }
+    return texels[y * width + x];
+  };
+  auto model = [&](float u, float v, bool wrap) {
+    if (wrap) u -= std::floor(u), v -= std::floor(v);
+    double x = (double)u * width - 0.5, y = (double)v * height - 0.5;
+    int i = (int)std::floor(x), j = (int)std::floor(y);
+    double a = x - i, b = y - j;
+    return (1 - a) * (1 - b) * at(i, j, wrap) + a * (1 - b) * at(i + 1, j, wrap) + (1 - a) * b * at(i, j + 1, wrap) +
+           a * b * at(i + 1, j + 1, wrap);
+  };
+  for (int i = 0; i < n; i++) {
+    EXPECT_NEAR(clamped[i], model(coords[2 * i], coords[2 * i + 1], false), 1e-4) << i;
+    EXPECT_NEAR(wrapped[i], model(coords[2 * i], coords[2 * i + 1], true), 1e-4) << i;
+  }
+  uint64_t surface = make_desc(g, surf_image, width, height, FUNC_TEX_ADDR_CLAMP, FUNC_TEX_FILTER_POINT, 0);
+  ASSERT_EQ(g.launch("_Z13write_surfaceyii", (width + 7) / 8, 8, {surface, (uint64_t)width, (uint64_t)height}, 0,
+                     (height + 7) / 8, 8),
+            SIMTVP_OK)
+      << g.diag.message;
+  uint64_t dfetch = g.alloc(width * height * 4);
+  ASSERT_EQ(g.launch("_Z12fetch_texelsyPfii", (width + 7) / 8, 8, {surface, dfetch, (uint64_t)width, (uint64_t)height}, 0,
+                     (height + 7) / 8, 8),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto back = g.download<float>(surf_image, width * height), fetched = g.download<float>(dfetch, width * height);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      EXPECT_EQ(back[y * width + x], 100.0f * x + y);
+      EXPECT_EQ(fetched[y * width + x], 100.0f * x + y);
+    }
+}
+
+TEST(FuncKernels, TextureHandleThatIsNotADescriptorFaults) {
+  KernelGpu g("texture.ptx");
+  uint64_t junk = g.alloc(256), out = g.alloc(64);
+  EXPECT_EQ(g.launch("_Z12fetch_texelsyPfii", 1, 4, {junk, out, 4, 4}, 0, 1, 4), SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::strstr(g.diag.message, "is not a texture or surface object"), nullptr) << g.diag.message;
+  EXPECT_EQ(g.diag.address, junk);
 }
 
 }  // namespace
