@@ -256,9 +256,9 @@ static void tex_h(fx_warp *w, const fx_insn *in, uint32_t m) {
         if (t.normalized_coords && !(in->flags & TX_INT_COORDS)) u *= d == 0 ? (float)t.width : d == 1 ? (float)t.height : (float)t.depth;
         int size = d == 0 ? (int)t.width : d == 1 ? (int)t.height : (int)t.depth;
         int r;
-        if (!address((int)floorf(u), size, mode_of(&t, d), &r)) {
-          r = -1;
-        }
+        /* linear memory (tex1Dfetch) has no address modes: outside it reads as zero */
+        uint8_t mode = t.resource == FUNC_TEX_RES_LINEAR ? FUNC_TEX_ADDR_BORDER : mode_of(&t, d);
+        if (!address((int)floorf(u), size, mode, &r)) r = -1;
         i[d] = r;
       }
       bool out = i[0] < 0 || i[1] < 0 || i[2] < 0;
