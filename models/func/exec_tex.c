@@ -98,6 +98,14 @@ static bool fetch_float(fx_warp *w, const fx_insn *in, uint32_t lane, const func
   return true;
 }
 
+/* floor() to int without undefined behaviour for huge values or NaN (which sample texel 0). */
+static inline int ffloor(float v) {
+  if (!(v == v)) return 0;
+  if (v > 1073741824.0f) return 1073741824;
+  if (v < -1073741824.0f) return -1073741824;
+  return (int)floorf(v);
+}
+
 /* Integer texel index under an address mode; false when the texel is outside (border). */
 static bool address(int i, int size, uint8_t mode, int *out) {
   switch (mode) {
@@ -156,15 +164,15 @@ static bool sample(fx_warp *w, const fx_insn *in, uint32_t lane, const func_tex_
     pos[d] = u;
   }
   if (t->filter != FUNC_TEX_FILTER_LINEAR) {
-    int i[3] = {(int)floorf(pos[0]), (int)floorf(pos[1]), (int)floorf(pos[2])};
+    int i[3] = {ffloor(pos[0]), ffloor(pos[1]), ffloor(pos[2])};
     return sample_at(w, in, lane, t, i[0], i[1], i[2], layer, out);
   }
   int i0[3] = {0, 0, 0};
   float a[3] = {0, 0, 0};
   for (int d = 0; d < t->dims && d < 3; d++) {
     float x = pos[d] - 0.5f, f = floorf(x);
-    i0[d] = (int)f;
-    a[d] = roundf((x - f) * 256.0f) / 256.0f; /* 8-bit weight fraction */
+    i0[d] = ffloor(x);
+    a[d] = x == x && f == f ? roundf((x - f) * 256.0f) / 256.0f : 0.0f; /* 8-bit weight fraction */
   }
   for (int c = 0; c < 4; c++) out[c] = 0.0f;
   int nz = t->dims >= 3 ? 2 : 1, ny = t->dims >= 2 ? 2 : 1;
@@ -240,7 +248,7 @@ static void tex_h(fx_warp *w, const fx_insn *in, uint32_t m) {
        * (i0,j1) (i1,j1) (i1,j0) (i0,j0) */
       float u = crd[0], v = crd[1];
       if (t.normalized_coords) u *= (float)t.width, v *= (float)t.height;
-      int i0 = (int)floorf(u - 0.5f), j0 = (int)floorf(v - 0.5f);
+      int i0 = ffloor(u - 0.5f), j0 = ffloor(v - 0.5f);
       int pts[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
       for (int q = 0; q < 4; q++) {
         float val[4];
@@ -258,7 +266,7 @@ static void tex_h(fx_warp *w, const fx_insn *in, uint32_t m) {
         int r;
         /* linear memory (tex1Dfetch) has no address modes: outside it reads as zero */
         uint8_t mode = t.resource == FUNC_TEX_RES_LINEAR ? FUNC_TEX_ADDR_BORDER : mode_of(&t, d);
-        if (!address((int)floorf(u), size, mode, &r)) r = -1;
+        if (!address(ffloor(u), size, mode, &r)) r = -1;
         i[d] = r;
       }
       bool out = i[0] < 0 || i[1] < 0 || i[2] < 0;
