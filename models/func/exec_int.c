@@ -521,7 +521,7 @@ static simtvp_status build_addsub(fx_build *b) {
   ptx_type t = (ptx_type)pi->type;
   bool sub = pi->opcode == PTX_OP_SUB || pi->opcode == PTX_OP_SUBC;
   bool carry = pi->opcode == PTX_OP_ADDC || pi->opcode == PTX_OP_SUBC || (pi->mods & PTX_MOD_CC);
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED; /* float forms: exec_float */
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
   if (st != SIMTVP_OK) return st;
@@ -545,7 +545,7 @@ static simtvp_status build_mul(fx_build *b) {
   const ptx_insn *pi = b->pi;
   fx_insn *in = b->out;
   ptx_type t = (ptx_type)pi->type;
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED;
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   bool s = ptx_type_is_signed(t);
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
@@ -560,7 +560,7 @@ static simtvp_status build_mad(fx_build *b) {
   const ptx_insn *pi = b->pi;
   fx_insn *in = b->out;
   ptx_type t = (ptx_type)pi->type;
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED;
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   bool s = ptx_type_is_signed(t), wide = pi->mods & PTX_MOD_WIDE;
   ptx_type tc = wide ? (bits == 32 ? (s ? PTX_TYPE_S64 : PTX_TYPE_U64) : (s ? PTX_TYPE_S32 : PTX_TYPE_U32)) : t;
@@ -607,7 +607,7 @@ static simtvp_status build_sad(fx_build *b) {
 static simtvp_status build_divrem(fx_build *b) {
   const ptx_insn *pi = b->pi;
   ptx_type t = (ptx_type)pi->type;
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED;
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   bool s = ptx_type_is_signed(t), rem = pi->opcode == PTX_OP_REM;
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
@@ -621,7 +621,7 @@ static simtvp_status build_divrem(fx_build *b) {
 static simtvp_status build_absneg(fx_build *b) {
   const ptx_insn *pi = b->pi;
   ptx_type t = (ptx_type)pi->type;
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED;
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   simtvp_status st = ops(b, 1, t, PTX_TYPE_NONE, PTX_TYPE_NONE, PTX_TYPE_NONE);
   if (st != SIMTVP_OK) return st;
@@ -632,7 +632,7 @@ static simtvp_status build_absneg(fx_build *b) {
 static simtvp_status build_minmax(fx_build *b) {
   const ptx_insn *pi = b->pi;
   ptx_type t = (ptx_type)pi->type;
-  if (!is_int(t)) return SIMTVP_ERR_UNSUPPORTED;
+  if (!is_int(t)) return fx_unsupported(b, "type not supported for this instruction");
   uint32_t bits = bits_of(t);
   bool s = ptx_type_is_signed(t), mx = pi->opcode == PTX_OP_MAX;
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
@@ -743,7 +743,6 @@ static simtvp_status build_logic(fx_build *b) {
   case PTX_OP_CNOT: in->fn = PICK(cnot16, cnot32, cnot64); break;
   default: break;
   }
-  if (bits == 8 && pi->opcode != PTX_OP_NOT && pi->opcode != PTX_OP_CNOT) in->fn = in->fn;
   return SIMTVP_OK;
 }
 
@@ -884,11 +883,7 @@ static simtvp_status build_selp(fx_build *b) {
 simtvp_status fx_build_float_arith(fx_build *b); /* exec_float.c */
 
 static simtvp_status int_or_float(fx_build *b, fx_builder intb) {
-  if (ptx_type_is_float((ptx_type)b->pi->type)) return fx_build_float_arith(b);
-  simtvp_status st = intb(b);
-  if (st == SIMTVP_ERR_UNSUPPORTED && !b->out->fn && b->diag && b->diag->status != SIMTVP_ERR_UNSUPPORTED)
-    return fx_unsupported(b, "type not supported for this instruction");
-  return st;
+  return ptx_type_is_float((ptx_type)b->pi->type) ? fx_build_float_arith(b) : intb(b);
 }
 static simtvp_status b_add(fx_build *b) { return int_or_float(b, build_addsub); }
 static simtvp_status b_mul(fx_build *b) { return int_or_float(b, build_mul); }
