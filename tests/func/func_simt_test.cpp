@@ -238,3 +238,34 @@ TEST(FuncSimt, ExitedWarpsNoLongerHoldBackABarrier) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(FuncSimt, IndirectBranchThroughATargetListDivergesPerLane) {
+  auto out = run_simt(R"(
+  rem.u32 %r2, %r1, 3;
+  ts: .branchtargets $c0, $c1, $c2;
+  brx.idx %r2, ts;
+$c0:
+  mov.u32 %r20, 100;
+  activemask.b32 %r21;
+  bra.uni $join;
+$c1:
+  mov.u32 %r20, 200;
+  activemask.b32 %r21;
+  bra.uni $join;
+$c2:
+  mov.u32 %r20, 300;
+  activemask.b32 %r21;
+$join:
+  activemask.b32 %r22;)");
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t grp = 0;
+    for (uint32_t u = 0; u < 32; u++) grp |= (u % 3 == t % 3 ? 1u : 0u) << u;
+    EXPECT_EQ(out[t].u32(0), 100u * (t % 3 + 1)) << t;
+    EXPECT_EQ(out[t].u32(1), grp) << t;
+    EXPECT_EQ(out[t].u32(2), 0xffffffffu);
+  }
+}
+
+}  // namespace
