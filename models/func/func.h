@@ -189,6 +189,8 @@ typedef struct func_peek {
   const ptx_insn *insn;
   uint32_t active;           /* lanes that will execute it (before the guard predicate) */
   uint64_t fetch_addr;       /* code_base + pc * FUNC_INSN_BYTES */
+  uint8_t kind;              /* func_step_kind the engine classifies it as (pipeline routing);
+                                a kernel-level ret shows as RET here and as EXIT in the step */
 } func_peek;
 /* false when the warp is not READY. */
 bool func_warp_peek(const func_warp *w, func_peek *out);

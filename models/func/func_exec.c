@@ -697,6 +697,7 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
   out->insn = &w->l->p->m->insns[w->pc];
   out->active = w->active;
   out->fetch_addr = w->l->p->pl.code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
+  out->kind = w->code[w->pc].cls;
   return true;
 }
 

@@ -107,6 +107,7 @@ TEST(FuncStep, PeekShowsTheNextInstructionWithoutExecutingIt) {
   ASSERT_TRUE(func_warp_peek(w, &b));
   EXPECT_EQ(a.pc, b.pc);
   EXPECT_EQ(a.insn->opcode, PTX_OP_LD);
+  EXPECT_EQ(a.kind, FUNC_STEP_MEM);
   EXPECT_EQ(a.active, 0xffffffffu);
   EXPECT_EQ(a.fetch_addr, 0x7000000u + a.pc * FUNC_INSN_BYTES);
   func_step r;
