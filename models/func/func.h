@@ -24,6 +24,11 @@
  * Faults (unmapped or out-of-bounds access, misalignment, shared-memory and stack overflow,
  * barrier deadlock, trap, assert, instruction limit) never crash the host: the kernel stops and a
  * simtvp_diag names kernel, CTA, thread, PC, PTX file:line and address. docs/func.md is the manual.
+ *
+ * Lifetimes: the ptx_module outlives its func_program, which outlives its launches; a launch
+ * outlives its CTAs (finish them before func_launch_destroy). Several launches may be live at once
+ * (concurrent kernels). An engine and everything made from it are used by one host thread at a
+ * time. Texture/surface descriptors: func_tex.h.
  */
 #ifndef SIMTVP_FUNC_H
 #define SIMTVP_FUNC_H
