@@ -180,8 +180,9 @@ simtvp_status fx_src(fx_build *b, uint32_t opnd, ptx_type type, uint32_t *off) {
 
 simtvp_status fx_dst_op(fx_build *b, const ptx_operand *op, uint32_t *off) {
   if (op->kind == PTX_OPND_SINK) {
-    /* a scratch row nobody reads: a fresh constant-area row would be shared; use a dedicated one */
-    *off = fx_const_row(b, 0x5ca77e4d5ca77e4dull ^ b->pc, 64);
+    /* `_`: a scratch row of its own in the constant area, which nothing reads */
+    *off = b->f->frame_bytes;
+    b->f->frame_bytes += FX_ROW64;
     return SIMTVP_OK;
   }
   if (op->kind != PTX_OPND_REG) return fx_unsupported(b, "destination is not a register");
