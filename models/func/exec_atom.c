@@ -60,17 +60,43 @@ static void atom_h(fx_warp *w, const fx_insn *in, uint32_t m) {
     w->rec->is_store = true;
   }
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, n, n, true, hp)) return;
-  w->l->counts.atomics[in->space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : in->space]++;
+  if (!fx_resolve(w, in, m, addr, in->space, n, n, true, hp) || !m) return;
+  w->counts->atomics[in->space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : in->space]++;
   bool wide = in->vec; /* operand rows are 64-bit */
   ptx_type t = (ptx_type)in->type;
+  /* one lane after the other; each read-modify-write is a host atomic (compare-and-swap loop), so
+   * it stays atomic when several host threads run CTAs (func_config.threads) */
   FX_FOR_LANES(i, m) {
-    uint64_t old = fx_load_le(hp[i], n, false);
     uint64_t b = wide ? FX_R64(w, in->o[2])[i] : FX_R32(w, in->o[2])[i];
     uint64_t c = in->aux2 ? (wide ? FX_R64(w, in->o[3])[i] : FX_R32(w, in->o[3])[i]) : 0;
     bool ok;
-    uint64_t v = atom_apply(in->aux, t, old, b, c, &ok);
-    memcpy(hp[i], &v, n);
+    uint64_t old;
+    switch (n) {
+    case 2: {
+      uint16_t *p = (uint16_t *)(void *)hp[i], o = __atomic_load_n(p, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(p, &o, (uint16_t)atom_apply(in->aux, t, o, b, c, &ok), false,
+                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+      }
+      old = o;
+      break;
+    }
+    case 4: {
+      uint32_t *p = (uint32_t *)(void *)hp[i], o = __atomic_load_n(p, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(p, &o, (uint32_t)atom_apply(in->aux, t, o, b, c, &ok), false,
+                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+      }
+      old = o;
+      break;
+    }
+    default: {
+      uint64_t *p = (uint64_t *)(void *)hp[i], o = __atomic_load_n(p, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(p, &o, atom_apply(in->aux, t, o, b, c, &ok), false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_RELAXED)) {
+      }
+      old = o;
+      break;
+    }
+    }
     if (!red) {
       if (wide) FX_R64(w, in->o[0])[i] = old;
       else FX_R32(w, in->o[0])[i] = (uint32_t)old;

@@ -411,7 +411,16 @@ static bool heap_free(func_engine *e, uint64_t ptr) {
   return false;
 }
 
+static void builtin_lanes(fx_warp *w, const fx_insn *in, const fx_call *c, uint32_t m);
+
+/* The engine's printf buffer, heap and print port are shared by every host thread of a launch. */
 void fx_builtin_call(fx_warp *w, const fx_insn *in, const fx_call *c, uint32_t m) {
+  fx_lock(w->l);
+  builtin_lanes(w, in, c, m);
+  fx_unlock(w->l);
+}
+
+static void builtin_lanes(fx_warp *w, const fx_insn *in, const fx_call *c, uint32_t m) {
   const fx_func *f = c->target;
   func_engine *e = w->l->e;
   uint8_t which = f ? f->builtin : FX_BI_NONE;

@@ -69,7 +69,7 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
   switch (space) {
   case PTX_SPACE_GLOBAL:
   case PTX_SPACE_CONST: {
-    uint8_t *h = devmem_tlb_translate(&l->tlb, a);
+    uint8_t *h = devmem_tlb_translate(w->tlb, a);
     if (!h) bad_addr(w, in, lane, space, a, bytes, write, "address is not mapped in device memory");
     else if (write && space == PTX_SPACE_CONST) {
       bad_addr(w, in, lane, space, a, bytes, write, "constant memory is read-only");
@@ -268,8 +268,8 @@ typedef struct fx_vec_ops {
 
 static void count_mem(fx_warp *w, const fx_insn *in, bool load) {
   uint32_t s = in->space == FX_SPACE_TPARAM ? PTX_SPACE_PARAM : in->space;
-  if (load) w->l->counts.loads[s]++;
-  else w->l->counts.stores[s]++;
+  if (load) w->counts->loads[s]++;
+  else w->counts->stores[s]++;
 }
 
 static void ld_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -277,7 +277,7 @@ static void ld_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint8_t *hp[32];
   if (w->rec) w->rec->is_load = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, false, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, false, hp) || !m) return;
   count_mem(w, in, true);
   uint32_t r[32];
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], hp[i], 4);
@@ -289,7 +289,7 @@ static void ld_scalar64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint8_t *hp[32];
   if (w->rec) w->rec->is_load = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, 8, 8, false, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, 8, 8, false, hp) || !m) return;
   count_mem(w, in, true);
   uint64_t r[32];
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], hp[i], 8);
@@ -332,7 +332,7 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   const uint8_t *s = w->cta->smem;
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], s + a[i], 4);
   fx_put32(FX_R32(w, in->o[0]), r, m);
-  w->l->counts.loads[PTX_SPACE_SHARED]++;
+  w->counts->loads[PTX_SPACE_SHARED]++;
 }
 
 static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -348,7 +348,7 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   } else {
     FX_FOR_LANES(i, m) memcpy(s + a[i], &v[i], 4);
   }
-  w->l->counts.stores[PTX_SPACE_SHARED]++;
+  w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped). */
@@ -362,7 +362,7 @@ static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m
     diff |= x ^ a0;
   }
   if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
-  uint8_t *h = devmem_tlb_translate(&w->l->tlb, a0);
+  uint8_t *h = devmem_tlb_translate(w->tlb, a0);
   return h ? h - (a0 & DEVMEM_PAGE_MASK) : NULL;
 }
 
@@ -376,7 +376,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 4);
   fx_put32(FX_R32(w, in->o[0]), r, m);
-  w->l->counts.loads[PTX_SPACE_GLOBAL]++;
+  w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
 static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -388,7 +388,7 @@ static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 8);
   fx_put64(FX_R64(w, in->o[0]), r, m);
-  w->l->counts.loads[PTX_SPACE_GLOBAL]++;
+  w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
 static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -404,7 +404,7 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   } else {
     FX_FOR_LANES(i, m) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);
   }
-  w->l->counts.stores[PTX_SPACE_GLOBAL]++;
+  w->counts->stores[PTX_SPACE_GLOBAL]++;
 }
 
 /* Uniform kernel-parameter load: one address for every lane. */
@@ -444,7 +444,7 @@ static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size, vec = in->vec, bytes = n * vec;
   if (w->rec) w->rec->is_load = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, false, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, false, hp) || !m) return;
   count_mem(w, in, true);
   bool sign = in->flags & LD_SIGN;
   if (vec == 1) {
@@ -476,7 +476,7 @@ static void ld_b128(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint8_t *hp[32];
   if (w->rec) w->rec->is_load = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, 16, 16, false, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, 16, 16, false, hp) || !m) return;
   count_mem(w, in, true);
   uint8_t *d = w->regs + in->o[0];
   FX_FOR_LANES(i, m) memcpy(d + 16 * i, hp[i], 16);
@@ -549,7 +549,7 @@ static void st_scalar32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint8_t *hp[32];
   if (w->rec) w->rec->is_store = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, true, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, 4, 4, true, hp) || !m) return;
   count_mem(w, in, false);
   const uint32_t *v = FX_R32(w, in->o[2]);
   if (m == FX_FULL) {
@@ -565,7 +565,7 @@ static void st_general(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size, vec = in->vec, bytes = n * vec;
   if (w->rec) w->rec->is_store = true;
   fx_addr_gen(w, in, m, addr);
-  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, true, hp)) return;
+  if (!fx_resolve(w, in, m, addr, in->space, bytes, bytes, true, hp) || !m) return;
   count_mem(w, in, false);
   if (vec == 1) {
     if (in->flags & LD_WIDE) {

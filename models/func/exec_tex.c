@@ -397,8 +397,8 @@ static void surf_h(fx_warp *w, const fx_insn *in, uint32_t m) {
       return;
     }
   }
-  if (store) w->l->counts.stores[PTX_SPACE_GLOBAL]++;
-  else w->l->counts.loads[PTX_SPACE_GLOBAL]++;
+  if (store) w->counts->stores[PTX_SPACE_GLOBAL]++;
+  else w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
 /* ---- builders ------------------------------------------------------------------------------------------ */

@@ -106,8 +106,8 @@ static void wmma_mem(fx_warp *w, const fx_insn *in, uint32_t m, bool store) {
       }
     }
   }
-  if (store) w->l->counts.stores[in->space]++;
-  else w->l->counts.loads[in->space]++;
+  if (store) w->counts->stores[in->space]++;
+  else w->counts->loads[in->space]++;
 }
 
 static void wmma_load_h(fx_warp *w, const fx_insn *in, uint32_t m) { wmma_mem(w, in, m, false); }

@@ -10,7 +10,7 @@
  *
  * Two ways to drive it, one code path:
  *  (a) functional mode — func_launch_run executes a whole grid, CTA after CTA, as fast as possible
- *      (single host thread, deterministic);
+ *      (single host thread, deterministic; opt-in: several host threads, func_config.threads);
  *  (b) per-warp mode for the timing models — place a CTA on an SM (func_cta_start), peek at a
  *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
  *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
@@ -82,8 +82,14 @@ typedef struct func_config {
                                  (cudaLimitStackSize); 0 = 1024 */
   uint64_t heap_base;         /* device heap for malloc/free: [heap_base, +heap_bytes) must be */
   uint64_t heap_bytes;        /* mapped in devmem; heap_bytes 0 = no heap (malloc returns NULL) */
-  uint64_t max_warp_insns;    /* per launch, 0 = unlimited; exceeding it stops the kernel (LIMIT) */
+  uint64_t max_warp_insns;    /* per launch, 0 = unlimited; exceeding it stops the kernel (LIMIT);
+                                 with threads > 1 the limit applies per host thread */
   uint32_t envreg[32];        /* %envreg0..31 */
+  /* Host threads func_launch_run spreads CTAs over; 0 or 1 = one thread, deterministic. With
+   * more, CTAs run concurrently: device atomics stay atomic, but results that depend on the order
+   * of CTAs (atomics' return values, float atomic sums, racy accesses, printf line order) can
+   * differ from run to run. The per-warp interface is unaffected. */
+  uint32_t threads;
 } func_config;
 
 /* Everything that leaves the engine. Every member may be NULL/0. */

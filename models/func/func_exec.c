@@ -2,7 +2,9 @@
  * semantics: push at a divergent branch with the immediate post-dominator as reconvergence pc,
  * pop when the top entry reaches it), call frames, barriers, faults, the functional-mode run loop
  * and the per-warp step interface (func.h). */
+#define _XOPEN_SOURCE 700 /* recursive pthread mutexes */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -101,6 +103,13 @@ void fx_flush_counts(func_launch *l) {
   e->sink = 0;
 }
 
+void fx_lock(func_launch *l) {
+  if (l->lock) pthread_mutex_lock((pthread_mutex_t *)l->lock);
+}
+void fx_unlock(func_launch *l) {
+  if (l->lock) pthread_mutex_unlock((pthread_mutex_t *)l->lock);
+}
+
 /* ---- faults ------------------------------------------------------------------------------------ */
 
 void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status, bool has_addr,
@@ -108,7 +117,11 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
   func_launch *l = w->l;
   w->stop = true;
   w->state = FUNC_WARP_FAULTED;
-  if (l->fault != SIMTVP_OK) return; /* the first fault is the one reported */
+  fx_lock(l);
+  if (l->fault != SIMTVP_OK) { /* the first fault is the one reported */
+    fx_unlock(l);
+    return;
+  }
   char what[600];
   va_list ap;
   va_start(ap, fmt);
@@ -132,7 +145,8 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
   simtvp_diag_at_pc(d, pc);
   if (pi) simtvp_diag_at_file(d, file, pi->ptx_line, pi->ptx_column);
   if (has_addr) simtvp_diag_at_address(d, addr);
-  l->fault = status;
+  __atomic_store_n(&l->fault, status, __ATOMIC_RELEASE);
+  fx_unlock(l);
 }
 
 /* ---- special registers ------------------------------------------------------------------------- */
@@ -168,13 +182,13 @@ uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane) {
   case PTX_SREG_CLOCK:
   case PTX_SREG_CLOCK_HI:
   case PTX_SREG_CLOCK64: {
-    uint64_t t = e->ports.clock ? e->ports.clock(e->ports.ctx, c->sm) : l->counts.warp_insns;
+    uint64_t t = e->ports.clock ? e->ports.clock(e->ports.ctx, c->sm) : w->counts->warp_insns;
     return sreg == PTX_SREG_CLOCK ? (uint32_t)t : sreg == PTX_SREG_CLOCK_HI ? (uint32_t)(t >> 32) : t;
   }
   case PTX_SREG_GLOBALTIMER:
   case PTX_SREG_GLOBALTIMER_LO:
   case PTX_SREG_GLOBALTIMER_HI: {
-    uint64_t t = e->ports.globaltimer ? e->ports.globaltimer(e->ports.ctx) : l->counts.warp_insns;
+    uint64_t t = e->ports.globaltimer ? e->ports.globaltimer(e->ports.ctx) : w->counts->warp_insns;
     return sreg == PTX_SREG_GLOBALTIMER_LO ? (uint32_t)t
            : sreg == PTX_SREG_GLOBALTIMER_HI ? (uint32_t)(t >> 32) : t;
   }
@@ -478,6 +492,8 @@ static func_cta *cta_alloc(func_launch *l) {
   func_cta *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->l = l;
+  c->counts = &l->counts;
+  c->tlb = &l->tlb;
   c->n_threads = l->threads_per_cta;
   c->n_warps = l->warps_per_cta;
   c->smem_bytes = l->smem_bytes;
@@ -519,6 +535,8 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     fx_warp *w = &c->warps[wi];
     w->cta = c;
     w->l = l;
+    w->counts = c->counts;
+    w->tlb = c->tlb;
     w->code = l->p->code;
     w->fn = kf;
     w->index = wi;
@@ -597,7 +615,7 @@ uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
 /* The hot loop: executes up to `budget` warp instructions or until the warp stops (barrier wait,
  * exit of every thread, fault). */
 static void run_warp(fx_warp *w, uint32_t budget) {
-  fx_counts *c = &w->l->counts;
+  fx_counts *c = w->counts;
   w->stop = false;
   uint64_t n = 0, t = 0;
   while (budget--) {
@@ -642,13 +660,14 @@ static simtvp_status run_cta(func_cta *c) {
       if (w->state != FUNC_WARP_READY) continue;
       progress = true;
       run_warp(w, FX_SLICE);
-      if (l->fault != SIMTVP_OK) return l->fault;
+      simtvp_status f = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
+      if (f != SIMTVP_OK) return f;
     }
     if (!progress && c->live) {
       deadlock(c);
       return l->fault;
     }
-    if (limit && l->counts.warp_insns > limit) {
+    if (limit && c->counts->warp_insns > limit) {
       for (uint32_t wi = 0; wi < c->n_warps; wi++)
         if (c->warps[wi].state == FUNC_WARP_READY) {
           fx_warp *w = &c->warps[wi];
@@ -660,8 +679,87 @@ static simtvp_status run_cta(func_cta *c) {
       return l->fault != SIMTVP_OK ? l->fault : SIMTVP_ERR_LIMIT;
     }
   }
-  l->counts.ctas_done++;
+  c->counts->ctas_done++;
   return SIMTVP_OK;
+}
+
+static void cta_coords(const func_launch *l, uint64_t id, uint32_t ctaid[3]) {
+  uint64_t per_plane = (uint64_t)l->grid[0] * l->grid[1];
+  ctaid[0] = (uint32_t)(id % l->grid[0]);
+  ctaid[1] = (uint32_t)((id / l->grid[0]) % l->grid[1]);
+  ctaid[2] = (uint32_t)(id / per_plane);
+}
+
+/* A host thread of the opt-in parallel functional mode: takes CTAs from the launch's counter. */
+typedef struct fx_worker {
+  func_launch *l;
+  func_cta *cta;
+  fx_counts counts;
+  devmem_tlb tlb;
+  pthread_t thread;
+} fx_worker;
+
+static void *worker_main(void *arg) {
+  fx_worker *wk = arg;
+  func_launch *l = wk->l;
+  while (__atomic_load_n(&l->fault, __ATOMIC_ACQUIRE) == SIMTVP_OK) {
+    uint64_t id = __atomic_fetch_add(&l->next_cta, 1, __ATOMIC_RELAXED);
+    if (id >= l->n_ctas) break;
+    uint32_t ctaid[3];
+    cta_coords(l, id, ctaid);
+    cta_init(wk->cta, ctaid, (uint32_t)(id % l->e->cfg.n_sms), 0);
+    if (run_cta(wk->cta) != SIMTVP_OK) break;
+  }
+  return NULL;
+}
+
+static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) {
+  pthread_mutex_t lock;
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  fx_worker *wk = calloc(n, sizeof *wk);
+  uint32_t started = 0;
+  simtvp_status st = SIMTVP_OK;
+  if (!wk) st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  l->lock = &lock;
+  for (uint32_t i = 0; i < n && st == SIMTVP_OK; i++) {
+    wk[i].l = l;
+    wk[i].cta = cta_alloc(l);
+    if (!wk[i].cta) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+      break;
+    }
+    devmem_tlb_init(&wk[i].tlb, l->e->mem);
+    wk[i].cta->counts = &wk[i].counts;
+    wk[i].cta->tlb = &wk[i].tlb;
+    if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0) {
+      cta_free(wk[i].cta);
+      wk[i].cta = NULL;
+      if (!started) st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "cannot start a host thread");
+      break;
+    }
+    started++;
+  }
+  for (uint32_t i = 0; i < started; i++) pthread_join(wk[i].thread, NULL);
+  l->lock = NULL;
+  pthread_mutex_destroy(&lock);
+  for (uint32_t i = 0; wk && i < n; i++) {
+    fx_counts *c = &wk[i].counts;
+    l->counts.warp_insns += c->warp_insns;
+    l->counts.thread_insns += c->thread_insns;
+    l->counts.ctas_done += c->ctas_done;
+    for (int s = 0; s < PTX_SPACE_COUNT; s++) {
+      l->counts.loads[s] += c->loads[s];
+      l->counts.stores[s] += c->stores[s];
+      l->counts.atomics[s] += c->atomics[s];
+    }
+    cta_free(wk[i].cta);
+  }
+  free(wk);
+  return st != SIMTVP_OK ? st : l->fault;
 }
 
 simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
@@ -670,19 +768,25 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
     return l->fault;
   }
   l->auto_release = true;
+  devmem_tlb_sync(&l->tlb);
+  uint32_t threads = l->e->cfg.threads;
+  simtvp_status st = SIMTVP_OK;
+  if (threads > 1 && l->n_ctas - l->next_cta > 1) {
+    if (threads > l->n_ctas - l->next_cta) threads = (uint32_t)(l->n_ctas - l->next_cta);
+    st = run_threads(l, threads, diag);
+    fx_flush_counts(l);
+    if (st != SIMTVP_OK && l->fault != SIMTVP_OK && diag) *diag = l->fault_diag;
+    return st;
+  }
   if (!l->pool) {
     l->pool = cta_alloc(l);
     if (!l->pool) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
   }
-  devmem_tlb_sync(&l->tlb);
-  uint64_t per_plane = (uint64_t)l->grid[0] * l->grid[1];
-  simtvp_status st = SIMTVP_OK;
   while (l->next_cta < l->n_ctas) {
     uint64_t id = l->next_cta++;
-    uint32_t ctaid[3] = {(uint32_t)(id % l->grid[0]), (uint32_t)((id / l->grid[0]) % l->grid[1]),
-                         (uint32_t)(id / per_plane)};
-    uint32_t sm = (uint32_t)(id % l->e->cfg.n_sms);
-    cta_init(l->pool, ctaid, sm, 0);
+    uint32_t ctaid[3];
+    cta_coords(l, id, ctaid);
+    cta_init(l->pool, ctaid, (uint32_t)(id % l->e->cfg.n_sms), 0);
     st = run_cta(l->pool);
     if (st != SIMTVP_OK) break;
   }
@@ -710,7 +814,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     if (diag) *diag = l->fault_diag;
     return l->fault;
   }
-  devmem_tlb_sync(&l->tlb);
+  devmem_tlb_sync(w->tlb);
   const fx_insn *in = &w->code[w->pc];
   uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
   if (rec) {
@@ -730,8 +834,8 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   }
   w->rec = rec;
   w->stop = false;
-  l->counts.warp_insns++;
-  l->counts.thread_insns += w->nactive;
+  w->counts->warp_insns++;
+  w->counts->thread_insns += w->nactive;
   w->pc++;
   in->fn(w, in, m);
   if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)

@@ -170,6 +170,8 @@ struct func_warp {
   fx_func *fn;             /* current function */
   func_cta *cta;
   func_launch *l;
+  struct fx_counts *counts; /* where this warp counts (the launch's, or a worker thread's) */
+  devmem_tlb *tlb;          /* translation cache of the host thread running it */
   func_step *rec;          /* step record being filled, or NULL */
   uint8_t *local;          /* local memory of lane 0; lane i at local + i * local_stride */
   uint32_t local_stride;
@@ -205,6 +207,8 @@ struct func_cta {
   fx_warp *warps;
   fx_barrier bar[FUNC_NUM_BARRIERS];
   bool started;
+  struct fx_counts *counts; /* counts and translation cache of the host thread running the CTA */
+  devmem_tlb *tlb;
 };
 
 struct func_program {
@@ -242,6 +246,7 @@ struct func_launch {
   devmem_tlb tlb;
   func_cta *pool;          /* CTA reused by func_launch_run */
   uint32_t live_ctas;
+  void *lock;              /* pthread mutex while several host threads run the launch, else NULL */
 };
 
 struct func_engine {
@@ -419,5 +424,10 @@ uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane);
 
 /* Flushes the launch's counters into the stats sink. */
 void fx_flush_counts(func_launch *l);
+
+/* Serialises engine-level state (first fault, printf buffer, device heap) when several host
+ * threads run a launch; no-ops otherwise. */
+void fx_lock(func_launch *l);
+void fx_unlock(func_launch *l);
 
 #endif /* SIMTVP_FUNC_INTERNAL_H */

@@ -40,6 +40,8 @@ static const char usage[] =
     "      --max-insns N        stop the kernel after N warp instructions (runaway loops)\n"
     "      --stack BYTES        per-thread call stack (default 1024, as cudaLimitStackSize)\n"
     "      --heap BYTES         device malloc heap (default 8 MiB)\n"
+    "      --threads N          run CTAs on N host threads (default 1: deterministic; with more,\n"
+    "                           order-dependent results such as float atomic sums may vary)\n"
     "Output:\n"
     "      --json PATH          also write the statistics as JSON\n"
     "  -q, --quiet              print no statistics\n"
@@ -73,7 +75,7 @@ typedef struct opts {
   uint32_t n_args;
   const char *dumps[MAX_LIST], *saves[MAX_LIST];
   uint32_t n_dumps, n_saves;
-  uint64_t max_insns, stack, heap;
+  uint64_t max_insns, stack, heap, threads;
   int quiet, demo;
 } opts;
 
@@ -418,6 +420,8 @@ int main(int argc, char **argv) {
       NEED(); if (!parse_u64(v, &o.stack) || o.stack > (1u << 24)) return bad_usage("bad --stack '%s'", v);
     } else if (!strcmp(a, "--heap")) {
       NEED(); if (!parse_u64(v, &o.heap)) return bad_usage("bad --heap '%s'", v);
+    } else if (!strcmp(a, "--threads")) {
+      NEED(); if (!parse_u64(v, &o.threads) || o.threads < 1 || o.threads > 256) return bad_usage("bad --threads '%s'", v);
     } else if (!strcmp(a, "--json")) {
       NEED(); o.json = v;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -437,6 +441,7 @@ int main(int argc, char **argv) {
   func_runner_config cfg = {0};
   cfg.engine.max_warp_insns = o.max_insns;
   cfg.engine.stack_bytes = (uint32_t)o.stack;
+  cfg.engine.threads = (uint32_t)o.threads;
   cfg.heap_bytes = o.heap;
   cfg.out = stdout;
   simtvp_diag d = {0};

@@ -215,3 +215,40 @@ TEST(FuncFault, AFaultInOneLaunchLeavesTheRunnerUsable) {
 }
 
 }  // namespace
+
+namespace {
+
+// A memory instruction whose guard is false in every lane touches nothing (its address may be
+// garbage), faults on nothing and is not counted as an access.
+TEST(FuncFault, GuardedOffMemoryInstructionsTouchNothing) {
+  Gpu g;
+  std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[4];
+  mov.u32 %r1, %tid.x;
+  setp.gt.u32 %p1, %r1, 1000;
+  mov.u64 %rd1, 0xdead0000dead;
+  @%p1 ld.global.u32 %r2, [%rd1];
+  @%p1 ld.global.f32 %f1, [%rd1+4];
+  @%p1 ld.global.u64 %rd2, [%rd1+8];
+  @%p1 st.global.u32 [%rd1], %r1;
+  @%p1 ld.shared.u32 %r3, [%r1+4096];
+  @%p1 atom.global.add.u32 %r3, [%rd1], 1;
+  @%p1 ld.global.v2.u32 {%r2, %r3}, [%rd1];
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.launch("k", 4, 64, {0}), SIMTVP_OK) << g.diag.message;
+  func_launch_counts c;
+  func_runner_last_counts(g.r, &c);
+  EXPECT_EQ(c.loads[PTX_SPACE_GLOBAL] + c.stores[PTX_SPACE_GLOBAL] + c.atomics[PTX_SPACE_GLOBAL] + c.loads[PTX_SPACE_SHARED], 0u);
+}
+
+}  // namespace
