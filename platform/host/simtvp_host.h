@@ -1,0 +1,66 @@
+/* simtvp_host — how host software (libcudart, libcuda, tests) reaches the simulated platform.
+ *
+ * The CUDA program runs natively on its own thread. The platform (host CPU stub, system bus,
+ * system memory, GPU module) is a SystemC model built on first use. Every driver call is executed
+ * inside the host CPU stub's SC_THREAD through simtvp_host_call: the caller's thread hands over the
+ * request and runs the SystemC kernel until it completes, so each register access and each
+ * system-memory access of the driver is a TLM transaction with its time annotation (DESIGN.md §1).
+ * One host thread, deterministic; one platform per process (a SystemC limitation).
+ *
+ * Contract between platform/ (which implements it) and sw/ (which uses it). */
+#ifndef SIMTVP_HOST_H
+#define SIMTVP_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver.h"
+#include "simtvp_diag.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct simtvp_host simtvp_host;
+
+typedef struct simtvp_host_options {
+  const char *config_path;   /* GPGPU-Sim-style option file; NULL = $SIMTVP_CONFIG, else the
+                                built-in default configuration */
+  const char *out_dir;       /* statistics JSON and time series go here; NULL = $SIMTVP_OUTDIR,
+                                else none written */
+  const char *const *overrides; /* extra "-option value" words applied after the file (argv style) */
+  int n_overrides;
+  bool strict;               /* unknown options are errors */
+  bool quiet;                /* no per-kernel statistics text on stderr */
+} simtvp_host_options;
+
+/* Builds and elaborates the platform. Only one may exist in a process; a second open returns
+ * SIMTVP_ERR_STATE. Configuration errors name the option and file:line. */
+simtvp_host *simtvp_host_open(const simtvp_host_options *options, simtvp_diag *diag);
+
+/* Finishes the simulation: prints the run summary (kernels, simulated time, instructions, wall
+ * time, simulation rate) unless quiet, writes the statistics JSON, releases everything. */
+void simtvp_host_close(simtvp_host *host);
+
+/* The bus the driver runs on. Its functions may be called only from inside simtvp_host_call
+ * (they are TLM transactions issued by the host CPU stub's thread). */
+const drv_bus *simtvp_host_bus(simtvp_host *host);
+
+/* Runs fn(ctx) on the host CPU stub's thread and advances simulated time until fn returns. Driver
+ * calls made inside fn (through simtvp_host_bus) cost simulated time; blocking waits inside them
+ * let the GPU run. Returns SIMTVP_OK, or an error when the simulation stopped (e.g. deadlock). */
+simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *ctx,
+                               simtvp_diag *diag);
+
+/* Simulated time so far, picoseconds. */
+uint64_t simtvp_host_time_ps(const simtvp_host *host);
+
+/* The statistics sink of the platform (per-kernel and total GPU statistics). */
+stats *simtvp_host_stats(simtvp_host *host);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_HOST_H */
