@@ -4,30 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_image.h"
-
-#define IMAGE_CACHE 16
-
-typedef struct cached_image {
-  uint64_t addr, load_id;
-  gpu_image *img;
-  func_program *prog;
-  uint64_t last_use;
-} cached_image;
-
-typedef struct running_kernel {
-  uint64_t launch_uid;
-  func_launch *launch; /* NULL when the kernel was refused */
-} running_kernel;
+#include "gpu_launcher.h"
 
 struct gpu_simt_func {
   func_engine *e;
   devmem *mem;
+  gpu_launcher *launcher;
   gpu_simt_func_ports ports;
-  cached_image cache[IMAGE_CACHE];
-  uint64_t uses;
-  running_kernel *running; /* by dispatcher slot */
-  uint32_t n_running;
   simtvp_diag fault;
 };
 
@@ -48,100 +31,17 @@ static void report(gpu_simt_func *s, const simtvp_diag *d) {
   simtvp_msg(&s->ports.messages, SIMTVP_ERROR, "%s", d->message);
 }
 
-/* The decoded program of the image at addr (loaded once per address and load_id). */
-static func_program *program_of(gpu_simt_func *s, uint64_t addr, simtvp_diag *d) {
-  gpu_image_header h;
-  cached_image *victim = &s->cache[0];
-  gpu_mem_port port = gpu_simt_func_devmem_port(s);
-  if (!mem_read(s, addr, &h, sizeof h)) {
-    simtvp_diag_set(d, SIMTVP_ERR_FAULT, "program image at 0x%llx: device memory not readable",
-                    (unsigned long long)addr);
-    simtvp_diag_at_address(d, addr);
-    return NULL;
-  }
-  for (int i = 0; i < IMAGE_CACHE; i++) {
-    cached_image *c = &s->cache[i];
-    if (c->img && c->addr == addr && c->load_id == h.load_id) {
-      c->last_use = ++s->uses;
-      return c->prog;
-    }
-    if (!c->img || c->last_use < victim->last_use) victim = c;
-  }
-  if (victim->img) {
-    func_program_destroy(victim->prog);
-    gpu_image_free(victim->img);
-    victim->img = NULL;
-  }
-  gpu_image *img;
-  if (gpu_image_load(&port, addr, &img, d) != SIMTVP_OK) return NULL;
-  func_placement pl;
-  memset(&pl, 0, sizeof pl);
-  pl.global_base = img->header.global_base;
-  pl.const_base = img->header.const_base;
-  pl.code_base = gpu_image_code_base(addr, &img->header);
-  func_program *prog;
-  if (func_program_load(s->e, img->module, &pl, &prog, d) != SIMTVP_OK) {
-    gpu_image_free(img);
-    return NULL;
-  }
-  victim->addr = addr;
-  victim->load_id = h.load_id;
-  victim->img = img;
-  victim->prog = prog;
-  victim->last_use = ++s->uses;
-  return prog;
-}
-
-static running_kernel *slot_of(gpu_simt_func *s, uint32_t slot) {
-  if (slot >= s->n_running) {
-    uint32_t n = slot + 8;
-    running_kernel *r = realloc(s->running, n * sizeof *r);
-    if (!r) return NULL;
-    memset(r + s->n_running, 0, (n - s->n_running) * sizeof *r);
-    s->running = r;
-    s->n_running = n;
-  }
-  return &s->running[slot];
-}
-
 static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
   gpu_simt_func *s = ctx;
-  running_kernel *rk = slot_of(s, k->slot);
   simtvp_diag d;
-  func_launch_params lp;
-  func_program *prog;
-  simtvp_diag_clear(&d);
-  if (!rk) {
-    why->status = SIMTVP_ERR_NOMEM;
-    return false;
-  }
-  rk->launch_uid = k->launch_uid;
-  rk->launch = NULL;
-  prog = program_of(s, k->desc.image_addr, &d);
-  if (prog) {
-    memset(&lp, 0, sizeof lp);
-    lp.kernel = k->desc.entry;
-    memcpy(lp.grid, k->desc.grid, sizeof lp.grid);
-    memcpy(lp.block, k->desc.block, sizeof lp.block);
-    lp.dynamic_smem = k->desc.smem_dynamic;
-    lp.params = k->desc.params;
-    lp.param_bytes = k->desc.param_bytes;
-    lp.grid_id = k->desc.grid_id;
-    if (func_launch_create(s->e, prog, &lp, &rk->launch, &d) == SIMTVP_OK) return true;
-  }
+  if (gpu_launcher_begin(s->launcher, k, why, &d)) return true;
   report(s, &d);
-  why->status = d.status != SIMTVP_OK ? d.status : SIMTVP_ERR_FAULT;
-  why->fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : k->desc.image_addr;
-  why->pc = d.pc;
   return false;
 }
 
 static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_simt_func *s = ctx;
-  if (k->slot < s->n_running && s->running[k->slot].launch) {
-    func_launch_destroy(s->running[k->slot].launch);
-    s->running[k->slot].launch = NULL;
-  }
+  gpu_launcher_end(s->launcher, k);
 }
 
 /* Runs one CTA to completion; returns its result. */
@@ -193,8 +93,8 @@ static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, con
 static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
   gpu_simt_func *s = ctx;
   gpu_cta_result r = {SIMTVP_ERR_STATE, 0, 0};
-  if (k->slot < s->n_running && s->running[k->slot].launch)
-    r = run_cta(s, s->running[k->slot].launch, sm, cta);
+  func_launch *l = gpu_launcher_launch(s->launcher, k->slot);
+  if (l) r = run_cta(s, l, sm, cta);
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
 
@@ -226,20 +126,19 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
     free(s);
     return NULL;
   }
+  s->launcher = gpu_launcher_create(s->e, gpu_simt_func_devmem_port(s), NULL, diag);
+  if (!s->launcher) {
+    func_destroy(s->e);
+    free(s);
+    return NULL;
+  }
   simtvp_diag_clear(&s->fault);
   return s;
 }
 
 void gpu_simt_func_destroy(gpu_simt_func *s) {
   if (!s) return;
-  for (uint32_t i = 0; i < s->n_running; i++)
-    if (s->running[i].launch) func_launch_destroy(s->running[i].launch);
-  for (int i = 0; i < IMAGE_CACHE; i++)
-    if (s->cache[i].img) {
-      func_program_destroy(s->cache[i].prog);
-      gpu_image_free(s->cache[i].img);
-    }
-  free(s->running);
+  gpu_launcher_destroy(s->launcher);
   func_destroy(s->e);
   free(s);
 }
