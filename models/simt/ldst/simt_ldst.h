@@ -69,6 +69,9 @@ typedef struct simt_ldst_config {
   uint64_t local_base;         /* device address of this core's local-memory region */
   stats *stats;                /* may be NULL */
   mem_req_pool *pool;          /* requests the unit creates; NULL = the unit owns a pool */
+  /* added after the first version (zero keeps the earlier behaviour) */
+  uint32_t l1c_latency;        /* L1C hit latency, core cycles (0: in the cycle of the access) */
+  uint32_t l1t_latency;        /* L1T hit latency, core cycles (0: in the cycle of the access) */
 } simt_ldst_config;
 
 typedef struct simt_ldst_ports {
@@ -99,6 +102,10 @@ void simt_ldst_issue(simt_ldst *u, uint32_t warp, const func_step *step, uint64_
  * false = the response buffer is full this cycle: the caller keeps it and retries. */
 bool simt_ldst_reply(simt_ldst *u, mem_req *reply, uint64_t now);
 
+/* Per core cycle `now`: simt_ldst_advance(now) first (replies in, requests out, completions),
+ * then simt_ldst_can_issue / simt_ldst_issue. Work issued or replied at cycle t is handled from
+ * cycle t + 1, so the order of calls inside one cycle does not change the timing. ports.complete
+ * is called from inside simt_ldst_advance only. */
 void simt_ldst_advance(simt_ldst *u, uint64_t now);
 /* Next cycle at which the unit has something to do; SIMT_LDST_NEVER when it is idle or only
  * waiting for replies. */
@@ -112,6 +119,20 @@ bool simt_ldst_idle(const simt_ldst *u);
  * (-gpgpu_flush_l1_cache); returns the write-backs queued. */
 uint32_t simt_ldst_flush_l1(simt_ldst *u, uint64_t now);
 void simt_ldst_invalidate_l1(simt_ldst *u);
+
+/* ---- additions (additive to the contract above) ------------------------------------------- */
+
+/* Device address at which warp slot `warp`'s kernel parameter buffer is cached: param-space
+ * offsets are read through the constant cache at base + offset (GPGPU-Sim keeps kernel
+ * parameters in constant memory). Set it when a CTA is placed; default FUNC_WINDOW_PARAM. */
+void simt_ldst_set_param_base(simt_ldst *u, uint32_t warp, uint64_t base);
+
+/* SIMTVP_OK, or the first bad input the unit met (an issue that was not a memory instruction,
+ * a warp slot out of range, an unsupported space or width, an issue while simt_ldst_can_issue
+ * was false, a reply not addressed to this unit); diag (may be NULL) gets the message naming
+ * warp, PC and PTX line. A bad issue is completed without memory traffic so the core never
+ * hangs; an issue into a full stage is dropped (no completion). */
+simtvp_status simt_ldst_status(const simt_ldst *u, simtvp_diag *diag);
 
 /* Why the memory stage could not accept or progress, for the core's stall counters and deadlock
  * dumps: one line per held instruction and queued request. */

@@ -1,0 +1,105 @@
+/* ldst_internal — what the load/store unit's source files share: the pure helpers of
+ * ldst_coalesce.c (shared-memory bank conflicts, the local-memory layout, the two coalescing rules)
+ * and the record of one memory request the unit has still to make. Private to models/simt/ldst
+ * and its tests. */
+#ifndef SIMTVP_LDST_INTERNAL_H
+#define SIMTVP_LDST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mem_req.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Widest per-lane access handled: ld/st .v8.b32 and .v4.b64 move 32 bytes per lane. */
+#define LDST_MAX_LANE_BYTES 32u
+/* Requests one instruction can need: 32 lanes x 8 interleaved local words (32-byte accesses to
+ * 32 different local offsets), the worst case; global accesses are aligned and need fewer. */
+#define LDST_MAX_ACCESSES 256u
+/* Byte ranges one instruction touches (after local-memory mapping): the same bound. */
+#define LDST_MAX_RANGES 256u
+
+/* Where a request goes from the dispatch stage. */
+typedef enum ldst_path {
+  LDST_PATH_L1D = 0, /* through the L1 data cache */
+  LDST_PATH_BYPASS,  /* straight to the memory system (no L1D, -gpgpu_gmem_skip_L1D, .cg/.cv,
+                        global atomics, or a "none" constant / texture cache) */
+  LDST_PATH_L1C,     /* through the constant cache (const and param space) */
+  LDST_PATH_L1T      /* through the texture cache */
+} ldst_path;
+
+/* One request the coalescer produced: a block of at most 128 bytes inside one 128-byte line. */
+typedef struct ldst_access {
+  uint64_t addr;         /* first byte: the lowest touched sector (sector rule) or the segment */
+  uint64_t byte_mask[2]; /* bytes of the 128-byte line touched (mem_req.byte_mask layout) */
+  uint32_t size;         /* bytes: touched sectors x 32 (sector rule) or the segment size */
+  uint8_t sector_mask;   /* 32-byte sectors of the 128-byte line touched */
+  uint8_t kind;          /* mem_access_kind */
+  uint8_t path;          /* ldst_path */
+  uint8_t is_write;      /* data flows toward memory (stores, reductions) */
+} ldst_access;
+
+/* A byte range one lane touches, in lane order. */
+typedef struct ldst_range {
+  uint64_t addr;
+  uint32_t bytes;
+  uint32_t lane;
+} ldst_range;
+
+/* ---- shared memory -------------------------------------------------------------------------- */
+
+typedef struct ldst_smem_geometry {
+  uint32_t banks;      /* -gpgpu_shmem_num_banks */
+  uint32_t bank_bytes; /* bytes per bank and cycle (4) */
+  uint32_t warp_size;
+  uint32_t warp_parts; /* -gpgpu_shmem_warp_parts */
+  bool limited_broadcast;
+} ldst_smem_geometry;
+
+typedef struct ldst_smem_cost {
+  uint32_t cycles;     /* cycles the access occupies the shared-memory pipeline (>= 1) */
+  uint32_t phases;     /* phases with at least one active lane (the conflict-free cost) */
+  uint32_t degree;     /* worst phase's conflict degree (1 = conflict-free) */
+} ldst_smem_cost;
+
+/* Cost of one warp access to shared memory: lanes `mask`, byte offsets addr[lane], `bytes` per
+ * lane. Atomics get no broadcast (lanes on one word serialise). bank_count is scratch of
+ * geometry->banks zeroed entries, returned zeroed. */
+void ldst_smem_cost_of(const ldst_smem_geometry *g, uint32_t mask, const uint64_t *addr,
+                       uint32_t bytes, bool atomic, uint16_t *bank_count, ldst_smem_cost *out);
+
+/* ---- local memory --------------------------------------------------------------------------- */
+
+/* Appends the device ranges of lane `lane` (core thread slot `thread`) reading `bytes` at local
+ * byte offset `offset`: word w of thread t lives at base + (w * max_threads + t) * 4, so the
+ * threads of a warp touching the same local word touch consecutive words (CUDA Programming Guide,
+ * "Local Memory": consecutive 32-bit words are accessed by consecutive thread IDs). Returns the
+ * new count; stops at cap. */
+uint32_t ldst_local_ranges(uint64_t base, uint32_t max_threads, uint32_t thread, uint32_t lane,
+                           uint64_t offset, uint32_t bytes, ldst_range *out, uint32_t n,
+                           uint32_t cap);
+
+/* ---- coalescing ----------------------------------------------------------------------------- */
+
+/* Sector rule (Fermi and later, GPGPU-Sim 4.x): one request per touched block of `block_bytes`
+ * (a power of two, 4..128: the 128-byte line, or the cache line when smaller), in order of first
+ * touch, carrying the touched sectors and bytes. Appends to out[*n]; false when cap is reached. */
+bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
+                          ldst_access *out, uint32_t *n, uint32_t cap);
+
+/* Compute capability 1.2/1.3 rule (-gpgpu_coalesce_arch 13), per half-warp (`half_lanes` lanes):
+ * the segment (32 B for 1-byte words, 64 B for 2-byte, 128 B for larger) holding the lowest
+ * remaining lane's word serves every remaining lane of the half-warp inside it, then shrinks to
+ * its used half while that is possible (128 -> 64 -> 32). Appends to out[*n]; false when cap is
+ * reached. */
+bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_lanes,
+                         uint32_t word_bytes, ldst_access *out, uint32_t *n, uint32_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTVP_LDST_INTERNAL_H */
