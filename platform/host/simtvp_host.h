@@ -59,6 +59,39 @@ uint64_t simtvp_host_time_ps(const simtvp_host *host);
 /* The statistics sink of the platform (per-kernel and total GPU statistics). */
 stats *simtvp_host_stats(simtvp_host *host);
 
+/* ---- additions (additive to the contract above) ------------------------------------------- */
+
+/* Environment read by simtvp_host_open when the options leave a field unset (the `simtvp` command
+ * sets these for the program it runs):
+ *   SIMTVP_CONFIG   option file             SIMTVP_OUTDIR  output directory
+ *   SIMTVP_OPTIONS  extra "-option value" words ('...' and "..." quote), applied after the file
+ *                   and before options->overrides
+ *   SIMTVP_STRICT=1 unknown options are errors      SIMTVP_QUIET=1 no statistics text, no summary
+ * Without a file, the built-in configs/default.config is used (found from any directory). */
+
+/* Sharing one platform between libraries of one process (libcudart.so.13 and libcuda.so.1):
+ * acquire opens the platform, or returns the open one with its reference count raised (then
+ * `options` are ignored); each acquire is matched by one release, and the last release closes it
+ * (as simtvp_host_close). simtvp_host_open on an open platform stays SIMTVP_ERR_STATE. */
+simtvp_host *simtvp_host_acquire(const simtvp_host_options *options, simtvp_diag *diag);
+void simtvp_host_release(simtvp_host *host);
+/* The platform open in this process, or NULL. */
+simtvp_host *simtvp_host_get(void);
+
+/* The platform's register-level driver, shared by every user of the platform: opened on first use
+ * (drv_open on simtvp_host_bus inside a host call, driver warnings to stderr) and closed by
+ * simtvp_host_close. Use it only inside simtvp_host_call, like the bus. Two drivers must never
+ * run on one GPU (each drv_open reprograms the channels). */
+simtvp_status simtvp_host_driver(simtvp_host *host, drv **out, simtvp_diag *diag);
+
+/* The last kernel fault's full report from the SIMT side (kernel, CTA, thread, PC, PTX line,
+ * address) — richer than what the GPU's error registers give the driver. false when none. */
+bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out);
+
+/* Loads and checks the configuration the same way simtvp_host_open would (file, environment,
+ * overrides, strict), without building anything: errors name the option and file:line. */
+simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,314 @@
+// simtvp_host — the contract of simtvp_host.h on the SystemC platform (platform/vp).
+//
+// SystemC allows one elaboration and one simulation per process, and the CUDA libraries that use
+// this (libcudart.so.13, libcuda.so.1) may both be loaded: so the platform is process-wide state
+// (the only one in the project), created on first open, shared through simtvp_host_acquire, and
+// never rebuilt after it was closed. Every call into the simulation is serialised by a mutex.
+#include "simtvp_host.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <systemc>
+
+#include "vp_config.h"
+#include "vp_platform.h"
+
+struct simtvp_host {
+  simtvp::vp_platform *platform = nullptr;
+  drv *driver = nullptr;
+  bool quiet = false;
+  bool broken = false;          // the simulation stopped for good (starvation, SystemC error)
+  simtvp_diag broken_diag;
+  int refs = 0;
+  std::recursive_mutex lock;
+};
+
+namespace {
+
+// Process-wide: SystemC is.
+std::mutex g_open_lock;
+simtvp_host *g_host = nullptr;
+bool g_systemc_used = false;  // a platform was built (and maybe closed): SystemC cannot restart
+
+// Messages of SystemC itself go to stderr (the program's stdout stays its own) and errors still
+// throw, so they come back as statuses.
+void report_handler(const sc_core::sc_report &rep, const sc_core::sc_actions &actions) {
+  if (actions & (sc_core::SC_DISPLAY | sc_core::SC_LOG)) {
+    const char *sev = "info";
+    switch (rep.get_severity()) {
+    case sc_core::SC_WARNING: sev = "warning"; break;
+    case sc_core::SC_ERROR: sev = "error"; break;
+    case sc_core::SC_FATAL: sev = "fatal"; break;
+    default: break;
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "simtvp: %s: %s: %s\n", sev, rep.get_msg_type(), rep.get_msg());
+  }
+  sc_core::sc_report_handler::default_handler(rep, actions & ~(sc_core::SC_DISPLAY | sc_core::SC_LOG));
+}
+
+simtvp_status from_exception(simtvp_diag *diag, const char *where) {
+  try {
+    throw;
+  } catch (const sc_core::sc_report &rep) {
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "%s: SystemC: %s: %s", where, rep.get_msg_type(),
+                           rep.get_msg());
+  } catch (const std::bad_alloc &) {
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "%s: out of host memory", where);
+  } catch (const std::exception &e) {
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "%s: %s", where, e.what());
+  } catch (...) {
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "%s: unknown exception", where);
+  }
+}
+
+simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) {
+  if (g_host || g_systemc_used) {
+    simtvp_diag_set(diag, SIMTVP_ERR_STATE,
+                    g_host ? "simtvp_host_open: a platform is already open in this process (one per "
+                             "process; share it with simtvp_host_acquire)"
+                           : "simtvp_host_open: the platform of this process was closed; SystemC "
+                             "cannot simulate twice in one process");
+    return nullptr;
+  }
+  simtvp::vp_settings settings = simtvp::vp_settings_resolve(options);
+  // Configuration first: an error leaves SystemC untouched, so a corrected open can follow.
+  auto config = std::make_unique<gpu_config>();
+  config_registry *registry = nullptr;
+  simtvp_msg_port msg{};
+  msg.ctx = &settings;
+  msg.emit = [](void *ctx, simtvp_severity sev, const char *text) {
+    if (sev == SIMTVP_INFO && static_cast<simtvp::vp_settings *>(ctx)->quiet) return;
+    std::fprintf(stderr, "simtvp: %s: %s\n", sev == SIMTVP_INFO ? "info" : sev == SIMTVP_WARNING ? "warning" : "error", text);
+  };
+  if (simtvp::vp_load_config(settings, &msg, config.get(), &registry, diag) != SIMTVP_OK) {
+    config_registry_destroy(registry);
+    return nullptr;
+  }
+  gpu_params params;
+  if (gpu_params_from_config(config.get(), &params, diag) != SIMTVP_OK) {
+    config_registry_destroy(registry);
+    return nullptr;
+  }
+
+  // SystemC from here on. No copyright banner on the program's output.
+  bool set_env = std::getenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE") == nullptr;
+  if (set_env) setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  g_systemc_used = true;
+  auto *h = new simtvp_host;
+  h->quiet = settings.quiet;
+  simtvp_diag_clear(&h->broken_diag);
+  try {
+    sc_core::sc_report_handler::set_handler(report_handler);
+    h->platform = new simtvp::vp_platform("simtvp", settings, *config, registry);
+    if (set_env) unsetenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");
+    if (!h->platform->ok(diag)) {
+      delete h;  // the platform module stays: SystemC cannot take it back before elaboration ends
+      return nullptr;
+    }
+    // Elaboration and initialisation; the stub's thread then waits for the first request (an
+    // event notified before this first start would be lost).
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  } catch (...) {
+    if (set_env) unsetenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");
+    from_exception(diag, "simtvp_host_open");
+    delete h;
+    return nullptr;
+  }
+  return h;
+}
+
+// Runs the posted request to completion.
+simtvp_status run_request(simtvp_host *h, simtvp_diag *diag) {
+  simtvp::host_cpu &cpu = h->platform->host();
+  try {
+    while (!cpu.done()) {
+      sc_core::sc_start();
+      if (cpu.done()) break;
+      // sc_start() returned without the stub pausing: nothing is left to simulate while the host
+      // waits (a model that stopped making progress).
+      h->broken = true;
+      simtvp_diag_set(&h->broken_diag, SIMTVP_ERR_DEADLOCK,
+                      "simulation stopped at %.3f us: no event left while the host CPU waits "
+                      "(the GPU is not idle but nothing can happen)",
+                      sc_core::sc_time_stamp().to_seconds() * 1e6);
+      if (diag) *diag = h->broken_diag;
+      return SIMTVP_ERR_DEADLOCK;
+    }
+  } catch (...) {
+    h->broken = true;
+    from_exception(&h->broken_diag, "simulation");
+    if (diag) *diag = h->broken_diag;
+    return h->broken_diag.status;
+  }
+  return SIMTVP_OK;
+}
+
+void close_locked(simtvp_host *h) {
+  if (h->driver && !h->broken) {
+    struct ctx_t {
+      drv *d;
+    } c{h->driver};
+    h->platform->host().post([](void *p) { drv_close(static_cast<ctx_t *>(p)->d); }, &c);
+    run_request(h, nullptr);
+  }
+  h->driver = nullptr;
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  if (h->platform->finish(&d) != SIMTVP_OK) std::fprintf(stderr, "simtvp: error: %s\n", d.message);
+  std::fflush(stderr);
+  // The SystemC objects stay (SystemC has no way to remove an elaborated design); their model
+  // cores are released with the process.
+}
+
+}  // namespace
+
+extern "C" {
+
+// libsystemc refers to sc_main; simtvp never calls it (the platform is driven by sc_start from
+// simtvp_host_call).
+int sc_main(int, char *[]) { return 0; }
+
+simtvp_host *simtvp_host_open(const simtvp_host_options *options, simtvp_diag *diag) {
+  std::lock_guard<std::mutex> g(g_open_lock);
+  simtvp_host *h = open_locked(options, diag);
+  if (h) {
+    h->refs = 1;
+    g_host = h;
+  }
+  return h;
+}
+
+simtvp_host *simtvp_host_acquire(const simtvp_host_options *options, simtvp_diag *diag) {
+  std::lock_guard<std::mutex> g(g_open_lock);
+  if (g_host) {
+    g_host->refs++;
+    return g_host;
+  }
+  simtvp_host *h = open_locked(options, diag);
+  if (h) {
+    h->refs = 1;
+    g_host = h;
+  }
+  return h;
+}
+
+simtvp_host *simtvp_host_get(void) {
+  std::lock_guard<std::mutex> g(g_open_lock);
+  return g_host;
+}
+
+void simtvp_host_close(simtvp_host *host) {
+  if (!host) return;
+  std::lock_guard<std::mutex> g(g_open_lock);
+  if (host != g_host) return;
+  if (host->platform->host().on_thread()) return;  // not from inside a call
+  {
+    std::lock_guard<std::recursive_mutex> l(host->lock);
+    close_locked(host);
+  }
+  g_host = nullptr;
+  delete host;
+}
+
+void simtvp_host_release(simtvp_host *host) {
+  if (!host) return;
+  {
+    std::lock_guard<std::mutex> g(g_open_lock);
+    if (host != g_host || --host->refs > 0) return;
+  }
+  simtvp_host_close(host);
+}
+
+const drv_bus *simtvp_host_bus(simtvp_host *host) { return host ? host->platform->host().driver_bus() : nullptr; }
+
+simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *ctx, simtvp_diag *diag) {
+  if (!host || !fn) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "simtvp_host_call: %s is NULL", host ? "fn" : "host");
+  simtvp::host_cpu &cpu = host->platform->host();
+  if (cpu.on_thread()) {  // nested: already on the stub's thread (e.g. a host callback)
+    fn(ctx);
+    return SIMTVP_OK;
+  }
+  std::lock_guard<std::recursive_mutex> l(host->lock);
+  if (host->broken) {
+    if (diag) *diag = host->broken_diag;
+    return SIMTVP_ERR_STATE;
+  }
+  cpu.post(fn, ctx);
+  return run_request(host, diag);
+}
+
+uint64_t simtvp_host_time_ps(const simtvp_host *host) {
+  (void)host;
+  sc_core::sc_time t = sc_core::sc_time_stamp();
+  return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
+}
+
+stats *simtvp_host_stats(simtvp_host *host) { return host ? host->platform->statistics() : nullptr; }
+
+simtvp_status simtvp_host_driver(simtvp_host *host, drv **out, simtvp_diag *diag) {
+  if (!host || !out) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "simtvp_host_driver: NULL argument");
+  std::lock_guard<std::recursive_mutex> l(host->lock);
+  if (!host->driver) {
+    struct open_ctx {
+      simtvp_host *h;
+      simtvp_status st;
+      simtvp_diag d;
+      drv *d_out;
+    } c{host, SIMTVP_OK, {}, nullptr};
+    simtvp_diag_clear(&c.d);
+    simtvp_status st = simtvp_host_call(
+        host,
+        [](void *p) {
+          auto *c = static_cast<open_ctx *>(p);
+          drv_config dc{};
+          dc.messages = c->h->platform->messages();
+          c->st = drv_open(simtvp_host_bus(c->h), &dc, &c->d_out, &c->d);
+        },
+        &c, diag);
+    if (st != SIMTVP_OK) return st;
+    if (c.st != SIMTVP_OK) {
+      if (diag) *diag = c.d;
+      return c.st;
+    }
+    host->driver = c.d_out;
+  }
+  *out = host->driver;
+  return SIMTVP_OK;
+}
+
+bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {
+  if (!host) return false;
+  const simtvp_diag &f = host->platform->last_fault();
+  if (f.status == SIMTVP_OK) return false;
+  if (out) *out = f;
+  return true;
+}
+
+simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag) {
+  simtvp::vp_settings settings = simtvp::vp_settings_resolve(options);
+  auto config = std::make_unique<gpu_config>();
+  config_registry *registry = nullptr;
+  simtvp_msg_port msg{};
+  msg.ctx = &settings;
+  msg.emit = [](void *ctx, simtvp_severity sev, const char *text) {
+    if (sev == SIMTVP_INFO && static_cast<simtvp::vp_settings *>(ctx)->quiet) return;
+    std::fprintf(stderr, "simtvp: %s: %s\n", sev == SIMTVP_INFO ? "info" : sev == SIMTVP_WARNING ? "warning" : "error", text);
+  };
+  simtvp_status st = simtvp::vp_load_config(settings, &msg, config.get(), &registry, diag);
+  if (st == SIMTVP_OK) {
+    gpu_params params;
+    st = gpu_params_from_config(config.get(), &params, diag);
+  }
+  config_registry_destroy(registry);
+  return st;
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+// sys_mem — the platform's system memory: a TLM-2.0 target (b_transport, DMI, debug transport)
+// over one zero-filled host mapping that the OS backs page by page on first touch, plus the
+// allocator for DMA-able memory (what an OS's dma_alloc_coherent does for a driver: the driver's
+// drv_bus.sysmem_alloc lands here). Addresses on the socket are offsets from the memory's start;
+// the system bus maps it at its base.
+#ifndef SIMTVP_PLATFORM_SYS_MEM_H
+#define SIMTVP_PLATFORM_SYS_MEM_H
+
+#include <cstdint>
+#include <map>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace simtvp {
+
+class sys_mem : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<sys_mem> socket;
+
+  // size: bytes (a multiple of 4 KiB). The memory has no latency of its own: initiators annotate
+  // their accesses (the host CPU stub) or model their timing (the GPU's engines).
+  sys_mem(sc_core::sc_module_name name, uint64_t size);
+  ~sys_mem() override;
+  bool ok() const { return data_ != nullptr; }
+  uint64_t size() const { return size_; }
+
+  // DMA-able allocation: size bytes aligned to align (a power of two; at least 64 is used).
+  // Returns false when no free range fits.
+  bool alloc(uint64_t size, uint64_t align, uint64_t *offset);
+  // Frees an allocation by its offset; unknown offsets are ignored (returns false).
+  bool free(uint64_t offset);
+  uint64_t allocated_bytes() const { return allocated_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi);
+  unsigned int transport_dbg(tlm::tlm_generic_payload &t);
+  bool in_range(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
+
+  uint8_t *data_ = nullptr;
+  uint64_t size_ = 0;
+  std::map<uint64_t, uint64_t> free_;  // offset -> bytes, coalesced
+  std::map<uint64_t, uint64_t> used_;  // offset -> bytes
+  uint64_t allocated_ = 0;
+};
+
+}  // namespace simtvp
+
+#endif  // SIMTVP_PLATFORM_SYS_MEM_H

@@ -1,0 +1,422 @@
+// simtvp_host (platform/host, libsimtvp.so) driven directly with sw/driver: the platform opened
+// from the built-in default and from a given option file; allocate, copy, load PTX, launch, read
+// back inside simtvp_host_call; simulated time from the configured latencies; events; device
+// printf; faults; configuration errors; one platform per process.
+//
+// SystemC simulates once per process: every case opens its own platform, and CTest runs each case
+// in its own process. Running this binary by hand, pick one case (--gtest_filter).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "driver.h"
+#include "simtvp_host.h"
+#include "stats.h"
+
+namespace {
+
+std::string read_file(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string kernel_ptx(const char *name) {
+  return read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/" + name);
+}
+
+// A scratch directory under the build tree for this test process.
+std::string scratch_dir() {
+  std::string d = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/scratch-" + std::to_string(getpid());
+  std::string cmd = "mkdir -p '" + d + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return d;
+}
+
+// Runs a lambda on the host CPU stub's thread.
+template <class F>
+simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag = nullptr) {
+  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
+}
+
+class SimtvpHost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The environment of a developer's shell must not change what the tests see.
+    for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
+      unsetenv(v);
+    simtvp_diag_clear(&diag);
+  }
+  void TearDown() override {
+    if (host) simtvp_host_close(host);
+  }
+
+  // Opens with the given overrides (functional SIMT side unless the test says otherwise).
+  void open(std::vector<std::string> overrides = {}, const char *config = nullptr, const char *out_dir = nullptr) {
+    words = std::move(overrides);
+    argv.clear();
+    for (const std::string &w : words) argv.push_back(w.c_str());
+    simtvp_host_options o{};
+    o.config_path = config;
+    o.out_dir = out_dir;
+    o.overrides = argv.data();
+    o.n_overrides = static_cast<int>(argv.size());
+    o.quiet = true;
+    host = simtvp_host_open(&o, &diag);
+    ASSERT_NE(host, nullptr) << diag.message;
+    ASSERT_EQ(simtvp_host_driver(host, &d, &diag), SIMTVP_OK) << diag.message;
+  }
+
+  simtvp_host *host = nullptr;
+  drv *d = nullptr;
+  simtvp_diag diag;
+  std::vector<std::string> words;
+  std::vector<const char *> argv;
+};
+
+TEST_F(SimtvpHost, OpensTheBuiltInDefaultConfiguration) {
+  open();
+  const drv_device_props *p = drv_props(d);
+  // The name registers hold 32 bytes (gpu_abi.h NAME0..7): longer names are cut.
+  EXPECT_STREQ(p->name, "simtvp default (QV100-class Volt");
+  EXPECT_EQ(p->sm_count, 8u);
+  EXPECT_EQ(p->cc_major, 7u);
+  EXPECT_EQ(p->cc_minor, 0u);
+  EXPECT_EQ(p->devmem_bytes, 4096ull << 20);
+  EXPECT_EQ(p->max_threads_per_sm, 2048u);
+  EXPECT_EQ(p->smem_per_sm, 98304u);
+  EXPECT_EQ(p->core_clock_khz, 1132000u);
+  // L2: 8 sub-partitions of S:32:128:24 (98304 bytes each).
+  EXPECT_EQ(p->l2_bytes, 8u * 32 * 128 * 24);
+  // 4 channels x 1 chip x 16 bytes.
+  EXPECT_EQ(p->mem_bus_width_bits, 512u);
+}
+
+TEST_F(SimtvpHost, OpensAGivenConfigurationFile) {
+  std::string file = std::string(SIMTVP_SOURCE_DIR) + "/configs/SM75_RTX2060.config";
+  open({"-simt_model", "func"}, file.c_str());
+  const drv_device_props *p = drv_props(d);
+  EXPECT_STREQ(p->name, "simtvp RTX2060-class (Turing, 30");  // 32 bytes of name registers
+  EXPECT_EQ(p->sm_count, 30u);
+  EXPECT_EQ(p->cc_major, 7u);
+  EXPECT_EQ(p->cc_minor, 5u);
+}
+
+TEST_F(SimtvpHost, ConfigurationComesFromTheEnvironment) {
+  std::string file = std::string(SIMTVP_SOURCE_DIR) + "/configs/SM2_GTX480.config";
+  setenv("SIMTVP_CONFIG", file.c_str(), 1);
+  setenv("SIMTVP_OPTIONS", "-gpgpu_n_clusters 3 -gpu_name 'env GPU'", 1);
+  open();
+  EXPECT_STREQ(drv_props(d)->name, "env GPU");
+  EXPECT_EQ(drv_props(d)->sm_count, 3u);
+  EXPECT_EQ(drv_props(d)->cc_major, 2u);
+}
+
+TEST_F(SimtvpHost, VectorAddFromCommittedPtxComputesOnTheGpu) {
+  open({"-simt_model", "func"});
+  const uint32_t n = 5000;
+  std::vector<float> a(n), b(n), c(n, -1.0f);
+  for (uint32_t i = 0; i < n; i++) {
+    a[i] = 0.25f * i;
+    b[i] = 1000.0f - i;
+  }
+  std::string ptx = kernel_ptx("vector_add.ptx");
+  simtvp_status st = SIMTVP_ERR_STATE;
+  ASSERT_EQ(call(host, [&] {
+              uint64_t da, db, dc;
+              drv_module *mod;
+              if ((st = drv_mem_alloc(d, n * 4, &da, &diag)) || (st = drv_mem_alloc(d, n * 4, &db, &diag)) ||
+                  (st = drv_mem_alloc(d, n * 4, &dc, &diag)))
+                return;
+              if ((st = drv_memcpy(d, nullptr, drv_device_ptr(da), drv_host_ptr(a.data()), n * 4, &diag)) ||
+                  (st = drv_memcpy(d, nullptr, drv_device_ptr(db), drv_host_ptr(b.data()), n * 4, &diag)))
+                return;
+              if ((st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, &diag))) return;
+              drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
+              if (!f) return;
+              int nn = n;
+              void *args[] = {&da, &db, &dc, &nn};
+              uint8_t params[64];
+              uint32_t used = 0;
+              if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, &diag))) return;
+              uint32_t grid[3] = {(n + 255) / 256 / 2, 1, 1}, block[3] = {256, 1, 1};
+              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              if ((st = drv_memcpy(d, nullptr, drv_host_ptr(c.data()), drv_device_ptr(dc), n * 4, &diag))) return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i;
+  // The kernel was counted: one kernel, 5000 adds and their loop in thread instructions.
+  stats *s = simtvp_host_stats(host);
+  ASSERT_EQ(stats_kernel_count(s), 1u);
+  EXPECT_STREQ(stats_kernel_name(s, 0), "_Z10vector_addPKfS0_Pfi");
+  int found = 0;
+  EXPECT_GT(stats_kernel_get(s, 0, "gpu_sim_insn", &found), 5000u);
+  EXPECT_TRUE(found);
+}
+
+// Hand computation: the call charges -host_api_overhead_ns once (50 ns), then 3 MMIO reads of
+// 700 ns and 2 MMIO writes of 300 ns each: 50 + 3 * 700 + 2 * 300 = 2750 ns.
+TEST_F(SimtvpHost, MmioAccessesCostTheirConfiguredLatency) {
+  open({"-simt_model", "func", "-host_mmio_read_latency_ns", "700", "-host_mmio_write_latency_ns", "300",
+        "-host_api_overhead_ns", "50"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  uint32_t id = 0, scratch = 0;
+  uint64_t t0 = simtvp_host_time_ps(host);
+  ASSERT_EQ(call(host, [&] {
+              id = bus->mmio_read32(bus->ctx, 0x000);   // ID
+              bus->mmio_write32(bus->ctx, 0x10C, 0xCAFEF00D);  // SCRATCH
+              bus->mmio_write32(bus->ctx, 0x10C, 0x12345678);
+              (void)bus->mmio_read32(bus->ctx, 0x004);  // ABI_VERSION
+              scratch = bus->mmio_read32(bus->ctx, 0x10C);
+            }),
+            SIMTVP_OK);
+  EXPECT_EQ(simtvp_host_time_ps(host) - t0, 2750000u);
+  EXPECT_EQ(id, 0x53565047u);
+  EXPECT_EQ(scratch, 0x12345678u);
+}
+
+// Hand computation (1 GHz control clock: 1 cycle = 1 ns): a device-to-device copy of B bytes
+// occupies a copy engine for dram_latency + B / (DRAM bytes per cycle) cycles (models/gpuctl
+// gpu_ce.h), with dram_latency = 100 cycles (-dram_latency of the QV100 values) and 4 channels x
+// 16 bytes x 2 transfers per command cycle at 1000 MHz = 128 bytes per cycle. Between two events
+// around the copy the GPU also spends firmware time on the packets (events of 20 cycles each,
+// gpuctl_config_default), nearly the same for every size: 2 MiB takes 1 MiB / 128 = 8192 ns
+// longer than 1 MiB, give or take the order in which the firmware meets the copy's completion
+// and the next doorbell (one or two events), and each takes at least its copy time.
+TEST_F(SimtvpHost, EventsMeasureGpuTimeOfCopies) {
+  open({"-simt_model", "func", "-gpgpu_clock_domains", "1000:1000:1000:1000"});
+  uint64_t ns[2] = {0, 0};
+  simtvp_status st = SIMTVP_OK;
+  const uint64_t mib = 1 << 20;
+  ASSERT_EQ(call(host, [&] {
+              uint64_t src, dst;
+              drv_event *e0, *e1;
+              if ((st = drv_mem_alloc(d, 2 * mib, &src, &diag)) || (st = drv_mem_alloc(d, 2 * mib, &dst, &diag)) ||
+                  (st = drv_event_create(d, &e0, &diag)) || (st = drv_event_create(d, &e1, &diag)))
+                return;
+              for (int i = 0; i < 2; i++) {
+                if ((st = drv_event_record(d, e0, nullptr, &diag)) ||
+                    (st = drv_memcpy(d, nullptr, drv_device_ptr(dst), drv_device_ptr(src), mib << i, &diag)) ||
+                    (st = drv_event_record(d, e1, nullptr, &diag)) || (st = drv_event_sync(d, e1, &diag)) ||
+                    (st = drv_event_elapsed_ns(d, e0, e1, &ns[i], &diag)))
+                  return;
+              }
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  EXPECT_GE(ns[0], 100u + 8192u);
+  EXPECT_GE(ns[1], 100u + 16384u);
+  EXPECT_NEAR(static_cast<double>(ns[1] - ns[0]), 8192.0, 40.0);
+}
+
+TEST_F(SimtvpHost, DevicePrintfReachesStdout) {
+  open({"-simt_model", "func"});
+  std::string ptx = kernel_ptx("printf.ptx");
+  simtvp_status st = SIMTVP_OK;
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(call(host, [&] {
+              drv_module *mod;
+              if ((st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "printf.ptx", &mod, &diag))) return;
+              drv_function *f = drv_module_function(mod, "_Z13device_printfid");
+              int base = 1234;
+              double scale = 0.125;
+              void *args[] = {&base, &scale};
+              uint8_t params[64];
+              uint32_t used = 0;
+              if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, &diag))) return;
+              uint32_t grid[3] = {1, 1, 1}, block[3] = {2, 1, 1};
+              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  // The format of tests/kernels/printf.cu for thread 1 of block 0.
+  EXPECT_NE(out.find("b0 t1:  1233|7   |10599979286528|0xbef0|b|odd|0.125|1.25e+02|1.5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("b0 t0:  1234|0   |"), std::string::npos) << out;
+}
+
+const char kFaultPtx[] = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry bad(.param .u64 p)
+{
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<2>;
+  mov.u64 %rd1, 16;
+  mov.u32 %r1, 7;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+TEST_F(SimtvpHost, KernelFaultIsAnErrorNamingTheAddress) {
+  open({"-simt_model", "func"});
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(call(host, [&] {
+              drv_module *mod;
+              if ((st = drv_module_load_ptx(d, kFaultPtx, sizeof kFaultPtx - 1, "fault.ptx", &mod, &diag))) return;
+              drv_function *f = drv_module_function(mod, "bad");
+              uint64_t p = 0;
+              void *args[] = {&p};
+              uint8_t params[16];
+              uint32_t used = 0;
+              drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
+              uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  EXPECT_EQ(st, SIMTVP_ERR_FAULT);
+  EXPECT_TRUE(diag.where & SIMTVP_WHERE_ADDRESS);
+  EXPECT_EQ(diag.address, 16u);
+  EXPECT_NE(std::string(diag.message).find("0x10"), std::string::npos) << diag.message;
+  // The SIMT side's full report names the kernel and the thread too.
+  simtvp_diag fault;
+  ASSERT_TRUE(simtvp_host_last_fault(host, &fault));
+  EXPECT_EQ(fault.status, SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::string(fault.message).find("bad"), std::string::npos) << fault.message;
+}
+
+TEST_F(SimtvpHost, UnknownOptionInStrictModeNamesTheOptionAndFileLine) {
+  std::string file = scratch_dir() + "/strict.config";
+  std::ofstream(file) << "-gpgpu_n_clusters 4\n# a comment\n-no_such_option 3\n";
+  simtvp_host_options o{};
+  o.config_path = file.c_str();
+  o.strict = true;
+  o.quiet = true;
+  EXPECT_EQ(simtvp_host_open(&o, &diag), nullptr);
+  EXPECT_EQ(diag.status, SIMTVP_ERR_CONFIG) << diag.message;
+  EXPECT_STREQ(diag.option, "-no_such_option");
+  EXPECT_EQ(diag.line, 3u);
+  EXPECT_NE(std::string(diag.message).find("strict.config:3"), std::string::npos) << diag.message;
+  EXPECT_EQ(simtvp_host_check_options(&o, &diag), SIMTVP_ERR_CONFIG);
+}
+
+TEST_F(SimtvpHost, MalformedValueNamesTheOptionAndFileLine) {
+  std::string file = scratch_dir() + "/bad.config";
+  std::ofstream(file) << "-gpgpu_n_clusters 4\n-gpgpu_n_mem two\n";
+  simtvp_host_options o{};
+  o.config_path = file.c_str();
+  o.quiet = true;
+  EXPECT_EQ(simtvp_host_open(&o, &diag), nullptr);
+  EXPECT_NE(diag.status, SIMTVP_OK);
+  EXPECT_STREQ(diag.option, "-gpgpu_n_mem");
+  EXPECT_EQ(diag.line, 2u);
+  EXPECT_NE(std::string(diag.message).find("bad.config:2"), std::string::npos) << diag.message;
+}
+
+TEST_F(SimtvpHost, MissingConfigurationFileIsAnIoError) {
+  simtvp_host_options o{};
+  o.config_path = "/nonexistent/simtvp.config";
+  EXPECT_EQ(simtvp_host_open(&o, &diag), nullptr);
+  EXPECT_EQ(diag.status, SIMTVP_ERR_IO);
+  EXPECT_NE(std::string(diag.message).find("/nonexistent/simtvp.config"), std::string::npos);
+}
+
+TEST_F(SimtvpHost, ConfigurationErrorLeavesTheProcessFreeToOpenAgain) {
+  simtvp_host_options bad{};
+  bad.config_path = "/nonexistent/simtvp.config";
+  EXPECT_EQ(simtvp_host_open(&bad, &diag), nullptr);
+  open({"-simt_model", "func"});
+  EXPECT_EQ(drv_props(d)->sm_count, 8u);
+}
+
+TEST_F(SimtvpHost, SecondOpenIsAStateError) {
+  open({"-simt_model", "func"});
+  simtvp_diag second;
+  EXPECT_EQ(simtvp_host_open(nullptr, &second), nullptr);
+  EXPECT_EQ(second.status, SIMTVP_ERR_STATE);
+  // Acquire shares the open platform instead.
+  simtvp_host *shared = simtvp_host_acquire(nullptr, &second);
+  EXPECT_EQ(shared, host);
+  EXPECT_EQ(simtvp_host_get(), host);
+  drv *again = nullptr;
+  EXPECT_EQ(simtvp_host_driver(shared, &again, &second), SIMTVP_OK);
+  EXPECT_EQ(again, d);
+  simtvp_host_release(shared);  // the fixture's reference stays
+  EXPECT_EQ(simtvp_host_get(), host);
+}
+
+TEST_F(SimtvpHost, OpenAfterCloseIsAStateError) {
+  open({"-simt_model", "func"});
+  simtvp_host_close(host);
+  host = nullptr;
+  EXPECT_EQ(simtvp_host_open(nullptr, &diag), nullptr);
+  EXPECT_EQ(diag.status, SIMTVP_ERR_STATE);
+}
+
+TEST_F(SimtvpHost, WaitForInterruptOnAnIdleGpuReportsThatNoneCanCome) {
+  open({"-simt_model", "func"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  bool got = true;
+  uint64_t t0 = simtvp_host_time_ps(host);
+  ASSERT_EQ(call(host, [&] { got = bus->wait_for_interrupt(bus->ctx); }), SIMTVP_OK);
+  EXPECT_FALSE(got);
+  EXPECT_EQ(simtvp_host_time_ps(host), t0);  // returned at once
+}
+
+TEST_F(SimtvpHost, NestedCallRunsOnTheStubThreadAtOnce) {
+  open({"-simt_model", "func", "-host_api_overhead_ns", "100"});
+  int depth = 0;
+  uint64_t t0 = simtvp_host_time_ps(host);
+  ASSERT_EQ(call(host, [&] {
+              depth = 1;
+              EXPECT_EQ(call(host, [&] { depth = 2; }), SIMTVP_OK);
+            }),
+            SIMTVP_OK);
+  EXPECT_EQ(depth, 2);
+  EXPECT_EQ(simtvp_host_time_ps(host) - t0, 100000u);  // one API call's overhead, not two
+}
+
+TEST_F(SimtvpHost, StatisticsJsonAndConfigurationGoToTheOutputDirectory) {
+  std::string out = scratch_dir() + "/out";
+  open({"-simt_model", "func"}, nullptr, out.c_str());
+  std::string ptx = kernel_ptx("vector_add.ptx");
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(call(host, [&] {
+              uint64_t buf;
+              drv_module *mod;
+              if ((st = drv_mem_alloc(d, 1024, &buf, &diag)) ||
+                  (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, &diag)))
+                return;
+              drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
+              int n = 256;
+              void *args[] = {&buf, &buf, &buf, &n};
+              uint8_t params[64];
+              uint32_t used = 0;
+              drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
+              uint32_t grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  simtvp_host_close(host);
+  host = nullptr;
+  std::string json = read_file(out + "/stats.json");
+  EXPECT_NE(json.find("\"format\": \"simtvp-stats\""), std::string::npos) << json.substr(0, 200);
+  EXPECT_NE(json.find("_Z10vector_addPKfS0_Pfi"), std::string::npos);
+  EXPECT_NE(json.find("\"gpu_sim_insn\""), std::string::npos);
+  std::string dump = read_file(out + "/simtvp.config");
+  EXPECT_NE(dump.find("-gpgpu_n_clusters"), std::string::npos);
+}
+
+TEST_F(SimtvpHost, MissingTimingSideFallsBackToFunctionalCores) {
+  open({"-simt_model", "ca"});
+  EXPECT_EQ(drv_props(d)->sm_count, 8u);  // the platform runs; kernels are functional
+}
+
+}  // namespace

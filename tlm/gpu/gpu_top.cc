@@ -1,0 +1,457 @@
+// gpu_top — the GPU module's shell (see gpu_top.h): sockets, clock and reset, and the translation
+// between them and the model cores' ports. Behaviour lives in models/gpuctl and the SIMT side.
+#include "gpu_top.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "gpu_image.h"
+#include "gpu_regs.h"
+
+namespace simtvp {
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+
+// Device memory is mapped in pieces of at most this size: each piece is one host allocation that
+// the OS backs lazily, and no single allocation is refused for being larger than the host's RAM.
+constexpr uint64_t kMapChunk = 1ull << 30;
+
+uint64_t ps_of(const sc_time &t) {
+  return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
+}
+
+sc_time time_of_ps(uint64_t ps) { return sc_time(static_cast<double>(ps), sc_core::SC_PS); }
+
+bool in_thread() {
+  sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
+  return h.valid() && h.proc_kind() == sc_core::SC_THREAD_PROC_;
+}
+
+}  // namespace
+
+// ---- construction -----------------------------------------------------------------------------
+
+gpu_top *gpu_top::create(sc_core::sc_module_name name, const gpu_config &config,
+                         const gpu_top_options &options, simtvp_diag *diag) {
+  gpu_params p;
+  if (gpu_params_from_config(&config, &p, diag) != SIMTVP_OK) return nullptr;
+  if (!find_simt_factory(p.simt_model)) {
+    if (!options.simt_fallback_to_func) {
+      simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
+                      "-simt_model: the timing SIMT side (cycle-accurate or approximately timed "
+                      "cores) is not part of this build; use -simt_model func");
+      simtvp_diag_at_option(diag, "-simt_model");
+      return nullptr;
+    }
+    simtvp_msg(&options.messages, SIMTVP_WARNING,
+               "-simt_model %s: the timing SIMT side is not part of this build yet; the SIMT cores "
+               "run functionally (no kernel timing)",
+               gpu_fidelity_name(static_cast<gpu_fidelity>(config.fidelity.simt_model)));
+    p.simt_model = "func";
+  }
+  auto *g = new gpu_top(name, config, p, options);
+  if (g->build_status_ != SIMTVP_OK) {
+    if (diag) *diag = g->build_diag_;
+    delete g;
+    return nullptr;
+  }
+  return g;
+}
+
+gpu_top::gpu_top(sc_core::sc_module_name name, const gpu_config &config, const gpu_params &params,
+                 const gpu_top_options &options)
+    : sc_module(name), bar0("bar0"), dma("dma"), irq("irq"), clk("clk"), rst("rst"),
+      config_(config), params_(params), options_(options) {
+  bar0.register_b_transport(this, &gpu_top::b_transport);
+  bar0.register_transport_dbg(this, &gpu_top::transport_dbg);
+  dma.register_invalidate_direct_mem_ptr(this, &gpu_top::invalidate_dmi);
+  irq.initialize(false);
+  hz_ = params_.core_clock_hz;
+  simtvp_diag_clear(&build_diag_);
+  // Built here, inside the constructor, so that a timing SIMT side's modules become children of
+  // this module.
+  build_status_ = build(&build_diag_);
+  SC_THREAD(run);
+  set_stack_size(options_.stack_bytes);  // functional CTAs and program decoding run here
+  SC_METHOD(drive_irq);
+  sensitive << irq_changed_;
+  dont_initialize();
+}
+
+void gpu_top::drive_irq() { irq.write(irq_level_); }
+
+gpu_top::~gpu_top() {
+  gpuctl_destroy(ctl_);
+  simt_.reset();
+  devmem_destroy(mem_);
+}
+
+void gpu_top::message(simtvp_severity severity, const char *text) {
+  if (options_.messages.emit) {
+    options_.messages.emit(options_.messages.ctx, severity, text);
+    return;
+  }
+  switch (severity) {
+  case SIMTVP_INFO: SC_REPORT_INFO(name(), text); break;
+  case SIMTVP_WARNING: SC_REPORT_WARNING(name(), text); break;
+  default: SC_REPORT_ERROR(name(), text); break;
+  }
+}
+
+simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
+  const gpu_caps &c = params_.ctl.caps;
+  for (uint64_t off = 0; off < c.devmem_bytes; off += kMapChunk) {
+    uint64_t n = std::min(kMapChunk, c.devmem_bytes - off);
+    simtvp_status st = devmem_map(mem_, c.devmem_base + off, n, diag);
+    if (st != SIMTVP_OK) return st;
+  }
+  if (params_.heap_bytes) return devmem_map(mem_, params_.heap_base, params_.heap_bytes, diag);
+  return SIMTVP_OK;
+}
+
+simtvp_status gpu_top::build(simtvp_diag *diag) {
+  mem_ = devmem_create();
+  if (!mem_) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "%s: out of host memory", name());
+  simtvp_status st = map_memory(diag);
+  if (st != SIMTVP_OK) return st;
+
+  // GPGPU-Sim's headline statistics first, so the text output starts with them.
+  if (options_.st) {
+    gpu_sim_cycle_ = stats_counter(options_.st, "gpu_sim_cycle", "cycles",
+                                   "core-clock cycles from a kernel's start to its end");
+    stats_counter(options_.st, "gpu_sim_insn", "insn", "thread instructions executed");
+    stats_ratio(options_.st, "gpu_ipc", "thread instructions per core cycle", "gpu_sim_insn",
+                "gpu_sim_cycle");
+  }
+
+  simt_env env;
+  env.config = &config_;
+  env.params = &params_;
+  env.mem = mem_;
+  env.st = options_.st;
+  env.func.ctx = this;
+  env.func.print = [](void *ctx, const char *text, size_t len) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    if (g->options_.print) {
+      g->options_.print(text, len);
+    } else {
+      std::fwrite(text, 1, len, stdout);
+      std::fflush(stdout);
+    }
+  };
+  env.messages.ctx = this;
+  env.messages.emit = [](void *ctx, simtvp_severity sev, const char *text) {
+    static_cast<gpu_top *>(ctx)->message(sev, text);
+  };
+  env.func.messages = env.messages;
+  env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
+  env.wake = [this]() { wake_.notify(SC_ZERO_TIME); };
+  simt_ = find_simt_factory(params_.simt_model)("simt", env, diag);
+  if (!simt_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
+
+  gpuctl_ports ports{};
+  ports.sysmem.ctx = this;
+  ports.sysmem.read = [](void *ctx, uint64_t a, void *dst, uint64_t n) {
+    return static_cast<gpu_top *>(ctx)->dma_access(tlm::TLM_READ_COMMAND, a, static_cast<uint8_t *>(dst), n);
+  };
+  ports.sysmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
+    return static_cast<gpu_top *>(ctx)->dma_access(tlm::TLM_WRITE_COMMAND, a,
+                                                   const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), n);
+  };
+  ports.devmem.ctx = mem_;
+  ports.devmem.read = [](void *ctx, uint64_t a, void *dst, uint64_t n) {
+    return devmem_read(static_cast<devmem *>(ctx), a, dst, n, nullptr) == SIMTVP_OK;
+  };
+  ports.devmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
+    return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
+  };
+  ports.simt = wrap_simt_port(simt_->port());
+  ports.irq.ctx = this;
+  ports.irq.set = [](void *ctx, bool level) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    // Written by the module's own method only: the port has one driver whichever process (the
+    // module's thread, a b_transport caller) changed the level.
+    g->irq_level_ = level;
+    if (g->elaborated_) g->irq_changed_.notify(SC_ZERO_TIME);
+  };
+  ctl_ = gpuctl_create(&params_.ctl, ports, diag);
+  if (!ctl_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
+  if (options_.st) gpuctl_register_stats(ctl_, options_.st);
+  return SIMTVP_OK;
+}
+
+void gpu_top::end_of_elaboration() {
+  inputs_ |= wake_;
+  if (clk.size()) inputs_ |= clk->value_changed_event();
+  if (rst.size()) inputs_ |= rst->value_changed_event();
+  elaborated_ = true;
+  irq.initialize(irq_level_);
+}
+
+// ---- time -----------------------------------------------------------------------------------
+
+uint64_t gpu_top::cycle() const {
+  if (!hz_) return base_cycle_;
+  sc_time now = sc_core::sc_time_stamp();
+  return base_cycle_ + gpu_ps_to_cycles(ps_of(now - base_time_), hz_);
+}
+
+sc_time gpu_top::time_of(uint64_t c) const {
+  if (c <= base_cycle_) return base_time_;
+  return base_time_ + time_of_ps(gpu_cycles_to_ps(c - base_cycle_, hz_));
+}
+
+void gpu_top::apply_inputs() {
+  if (clk.size()) {
+    uint64_t hz = clk->read();
+    if (hz != hz_) {  // rebase: cycles so far at the old frequency, the rest at the new one
+      base_cycle_ = cycle();
+      base_time_ = sc_core::sc_time_stamp();
+      hz_ = hz;
+    }
+  }
+  if (rst.size()) {
+    bool level = rst->read();
+    if (level && !rst_level_) hardware_reset();
+    rst_level_ = level;
+  }
+}
+
+uint64_t gpu_top::advance() {
+  apply_inputs();
+  uint64_t now = cycle();
+  gpuctl_advance(ctl_, now);
+  return now;
+}
+
+bool gpu_top::quiescent() const {
+  return gpuctl_idle(ctl_) && gpuctl_next_event(ctl_) == UINT64_MAX && simt_->idle();
+}
+
+void gpu_top::run() {
+  for (;;) {
+    advance();
+    bool q = quiescent();
+    if (q && !was_quiescent_) quiescent_event_.notify(SC_ZERO_TIME);
+    was_quiescent_ = q;
+    uint64_t next = gpuctl_next_event(ctl_);
+    if (next == UINT64_MAX || hz_ == 0) {
+      wait(inputs_);
+    } else {
+      sc_time t = time_of(next), now = sc_core::sc_time_stamp();
+      wait(t > now ? t - now : SC_ZERO_TIME, inputs_);
+    }
+  }
+}
+
+void gpu_top::hardware_reset() {
+  gpuctl_reset(ctl_);
+  simt_->reset();
+  for (running &r : running_)
+    if (r.launch_uid) {
+      if (options_.st) stats_kernel_end_uid(options_.st, r.launch_uid);
+      r.launch_uid = 0;
+    }
+  // Device memory reads as zero again.
+  const gpu_caps &c = params_.ctl.caps;
+  devmem_unmap(mem_, c.devmem_base, c.devmem_bytes);
+  if (params_.heap_bytes) devmem_unmap(mem_, params_.heap_base, params_.heap_bytes);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  if (map_memory(&d) != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
+  wake_.notify(SC_ZERO_TIME);
+}
+
+// ---- BAR0 -----------------------------------------------------------------------------------
+
+void gpu_top::b_transport(tlm::tlm_generic_payload &t, sc_time &delay) {
+  // The access happens at the annotated time: synchronise to it (MMIO is never decoupled).
+  if (delay > SC_ZERO_TIME && in_thread()) {
+    wait(delay);
+    delay = SC_ZERO_TIME;
+  }
+  t.set_dmi_allowed(false);
+  tlm::tlm_command cmd = t.get_command();
+  if (cmd == tlm::TLM_IGNORE_COMMAND) {
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  uint64_t addr = t.get_address();
+  unsigned len = t.get_data_length();
+  if (addr >= GPU_BAR0_BYTES || len > GPU_BAR0_BYTES - addr) {
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (t.get_byte_enable_ptr()) {
+    t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  if (t.get_streaming_width() < len) {
+    t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  uint32_t off = static_cast<uint32_t>(addr);
+  bool mapped = gpu_regs_lookup(gpuctl_regs(ctl_), off & ~3u) != nullptr;
+  uint64_t now = advance();
+  // Every access reaches the register block, which records bad ones in ERR_STATUS (gpu_abi.h).
+  if (cmd == tlm::TLM_READ_COMMAND) {
+    uint32_t v = gpuctl_mmio_read(ctl_, off, len, now);
+    std::memset(t.get_data_ptr(), 0, len);
+    std::memcpy(t.get_data_ptr(), &v, std::min(len, 4u));
+  } else {
+    uint32_t v = 0;
+    std::memcpy(&v, t.get_data_ptr(), std::min(len, 4u));
+    gpuctl_mmio_write(ctl_, off, len, v, now);
+    gpuctl_advance(ctl_, now);  // a doorbell is handled here
+  }
+  wake_.notify();  // the next event may be earlier now
+  if (len != 4)
+    t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+  else if ((off & 3) || !mapped)
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  else
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int gpu_top::transport_dbg(tlm::tlm_generic_payload &t) {
+  uint64_t addr = t.get_address();
+  unsigned len = t.get_data_length();
+  if (t.get_command() != tlm::TLM_READ_COMMAND || addr >= GPU_BAR0_BYTES) return 0;
+  len = static_cast<unsigned>(std::min<uint64_t>(len, GPU_BAR0_BYTES - addr));
+  const gpu_regs *regs = gpuctl_regs(ctl_);
+  for (unsigned i = 0; i < len; i++) {
+    uint32_t word = gpu_regs_fw_read(regs, static_cast<uint32_t>((addr + i) & ~3ull));
+    t.get_data_ptr()[i] = static_cast<unsigned char>(word >> (8 * ((addr + i) & 3)));
+  }
+  t.set_response_status(tlm::TLM_OK_RESPONSE);
+  return len;
+}
+
+// ---- DMA ----------------------------------------------------------------------------------------
+
+bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len) {
+  while (len) {
+    if (dmi_valid_ && addr >= dmi_.get_start_address() && addr - dmi_.get_start_address() < (1ull << 62) &&
+        len - 1 <= dmi_.get_end_address() - addr &&
+        (cmd == tlm::TLM_READ_COMMAND ? dmi_.is_read_allowed() : dmi_.is_write_allowed())) {
+      uint8_t *p = dmi_.get_dmi_ptr() + (addr - dmi_.get_start_address());
+      if (cmd == tlm::TLM_READ_COMMAND)
+        std::memcpy(data, p, len);
+      else
+        std::memcpy(p, data, len);
+      return true;
+    }
+    unsigned chunk = static_cast<unsigned>(std::min<uint64_t>(len, 1u << 30));
+    tlm::tlm_generic_payload t;
+    t.set_command(cmd);
+    t.set_address(addr);
+    t.set_data_ptr(data);
+    t.set_data_length(chunk);
+    t.set_streaming_width(chunk);
+    t.set_byte_enable_ptr(nullptr);
+    t.set_dmi_allowed(false);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_time delay = SC_ZERO_TIME;  // the engines' own timing decides; see gpu_top.h
+    dma->b_transport(t, delay);
+    if (t.is_response_error()) return false;
+    if (t.is_dmi_allowed() && !dmi_valid_ && !dmi_refused_) {
+      tlm::tlm_generic_payload q;
+      q.set_command(cmd);
+      q.set_address(addr);
+      dmi_.init();
+      dmi_valid_ = dma->get_direct_mem_ptr(q, dmi_);
+      dmi_refused_ = !dmi_valid_;
+    }
+    addr += chunk;
+    data += chunk;
+    len -= chunk;
+  }
+  return true;
+}
+
+void gpu_top::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
+  if (dmi_valid_ && start <= dmi_.get_end_address() && end >= dmi_.get_start_address()) dmi_valid_ = false;
+  dmi_refused_ = false;
+}
+
+// ---- SIMT side and statistics -------------------------------------------------------------------
+
+void gpu_top::cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r) {
+  gpuctl_cta_done(ctl_, sm, kernel_slot, &r, cycle());
+  wake_.notify(SC_ZERO_TIME);
+}
+
+const std::string &gpu_top::kernel_name(const gpu_kernel &k) {
+  static const std::string unknown = "(unknown kernel)";
+  gpu_image_header h;
+  if (devmem_read(mem_, k.desc.image_addr, &h, sizeof h, nullptr) != SIMTVP_OK) return unknown;
+  auto key = std::make_pair(k.desc.image_addr, h.load_id);
+  auto it = names_.find(key);
+  if (it == names_.end()) {
+    if (names_.size() >= 256) names_.clear();  // modules come and go; keep the cache small
+    std::vector<std::string> names;
+    gpu_mem_port port{mem_,
+                      [](void *ctx, uint64_t a, void *dst, uint64_t n) {
+                        return devmem_read(static_cast<devmem *>(ctx), a, dst, n, nullptr) == SIMTVP_OK;
+                      },
+                      nullptr};
+    gpu_image *img = nullptr;
+    if (gpu_image_load(&port, k.desc.image_addr, &img, nullptr) == SIMTVP_OK) {
+      for (uint32_t i = 0; i < img->module->n_functions; i++)
+        names.emplace_back(img->module->functions[i].name ? img->module->functions[i].name : "");
+      gpu_image_free(img);
+    }
+    it = names_.emplace(key, std::move(names)).first;
+  }
+  if (k.desc.entry >= it->second.size()) return unknown;
+  return it->second[k.desc.entry];
+}
+
+gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
+  simt_inner_ = inner;
+  gpu_simt_port p;
+  p.ctx = this;
+  p.kernel_begin = [](void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    if (g->simt_inner_.kernel_begin && !g->simt_inner_.kernel_begin(g->simt_inner_.ctx, k, why))
+      return false;  // refused: ends at once with *why, no kernel_end, no statistics
+    if (k->slot >= g->running_.size()) g->running_.resize(k->slot + 1);
+    running &r = g->running_[k->slot];
+    r.launch_uid = k->launch_uid;
+    r.begin = sc_core::sc_time_stamp();
+    r.begin_cycle = g->cycle();
+    r.name = g->kernel_name(*k);
+    if (g->options_.st) stats_kernel_begin(g->options_.st, r.name.c_str(), k->launch_uid);
+    return true;
+  };
+  p.launch_cta = [](void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    g->simt_inner_.launch_cta(g->simt_inner_.ctx, k, sm, cta);
+  };
+  p.kernel_end = [](void *ctx, const gpu_kernel *k) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    if (g->simt_inner_.kernel_end) g->simt_inner_.kernel_end(g->simt_inner_.ctx, k);
+    if (k->slot >= g->running_.size() || g->running_[k->slot].launch_uid != k->launch_uid) return;
+    running &r = g->running_[k->slot];
+    gpu_kernel_record rec;
+    rec.name = r.name;
+    rec.launch_uid = r.launch_uid;
+    rec.begin = r.begin;
+    rec.end = sc_core::sc_time_stamp();
+    rec.core_cycles = g->cycle() - r.begin_cycle;
+    r.launch_uid = 0;
+    if (g->options_.st) {
+      *g->gpu_sim_cycle_ += rec.core_cycles;
+      stats_kernel_end_uid(g->options_.st, rec.launch_uid);
+    }
+    if (g->kernel_hook_) g->kernel_hook_(rec);
+  };
+  return p;
+}
+
+}  // namespace simtvp

@@ -1,0 +1,86 @@
+// simt_func — the functional SIMT side: models/func through gpu_simt_func (models/gpuctl). A CTA
+// runs to completion inside launch_cta and is reported done at once, so kernels take no GPU time
+// beyond the control side's (command processor, dispatcher, copies). Fastest path, no timing.
+#include "simt_subsystem.h"
+
+#include "gpu_simt_func.h"
+
+namespace simtvp {
+namespace {
+
+class simt_func final : public simt_subsystem {
+ public:
+  simt_func(const simt_env &env, simtvp_diag *diag) : env_(env) {
+    side_ = create(diag);
+    if (env.st) {
+      thread_insn_ = stats_counter(env.st, "func.thread_insn", "insn",
+                                   "thread instructions executed (active lanes of each warp instruction)");
+      gpu_sim_insn_ = stats_counter(env.st, "gpu_sim_insn", "insn", "thread instructions executed");
+    }
+    inner_ = side_ ? gpu_simt_func_port(side_) : gpu_simt_port{};
+  }
+  ~simt_func() override { gpu_simt_func_destroy(side_); }
+  bool ok() const { return side_ != nullptr; }
+
+  gpu_simt_port port() override {
+    gpu_simt_port p = inner_;
+    p.ctx = this;
+    p.kernel_begin = [](void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
+      auto *s = static_cast<simt_func *>(ctx);
+      return s->inner_.kernel_begin(s->inner_.ctx, k, why);
+    };
+    // The engine adds a launch's instruction counts to func.thread_insn as CTAs finish (and what
+    // is left when the launch is destroyed at kernel_end): what it adds inside these calls is
+    // this kernel's, counted as gpu_sim_insn.
+    p.launch_cta = [](void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
+      auto *s = static_cast<simt_func *>(ctx);
+      uint64_t before = s->thread_insn_ ? *s->thread_insn_ : 0;
+      s->inner_.launch_cta(s->inner_.ctx, k, sm, cta);
+      if (s->thread_insn_) *s->gpu_sim_insn_ += *s->thread_insn_ - before;
+    };
+    p.kernel_end = [](void *ctx, const gpu_kernel *k) {
+      auto *s = static_cast<simt_func *>(ctx);
+      uint64_t before = s->thread_insn_ ? *s->thread_insn_ : 0;
+      s->inner_.kernel_end(s->inner_.ctx, k);
+      if (s->thread_insn_) *s->gpu_sim_insn_ += *s->thread_insn_ - before;
+    };
+    return p;
+  }
+  // Nothing is in flight between calls, but launches of kernels the dispatcher forgot would stay:
+  // start over with a fresh engine (decoded programs are rebuilt on the next kernel_begin).
+  void reset() override {
+    gpu_simt_func_destroy(side_);
+    side_ = create(nullptr);
+    inner_ = side_ ? gpu_simt_func_port(side_) : gpu_simt_port{};
+  }
+  bool idle() const override { return true; }
+  const char *model_name() const override { return "func"; }
+  const simtvp_diag &last_fault() const override { return *gpu_simt_func_last_fault(side_); }
+
+ private:
+  gpu_simt_func *create(simtvp_diag *diag) {
+    gpu_simt_func_ports ports{};
+    ports.cta_done.ctx = this;
+    ports.cta_done.done = [](void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r) {
+      static_cast<simt_func *>(ctx)->env_.cta_done(sm, slot, *r);
+    };
+    ports.messages = env_.messages;
+    return gpu_simt_func_create(&env_.params->func, &env_.func, env_.mem, env_.st, ports, diag);
+  }
+
+  simt_env env_;
+  gpu_simt_func *side_ = nullptr;
+  gpu_simt_port inner_{};
+  uint64_t *thread_insn_ = nullptr, *gpu_sim_insn_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<simt_subsystem> make_simt_func(sc_core::sc_module_name, const simt_env &env,
+                                               simtvp_diag *diag) {
+  auto s = std::make_unique<simt_func>(env, diag);
+  if (!s->ok()) return nullptr;
+  return s;
+}
+
+}  // namespace simtvp
