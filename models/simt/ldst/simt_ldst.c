@@ -110,6 +110,10 @@ struct simt_ldst {
   uint64_t *bank_used;     /* cycle + 1 each L1D bank was last used */
   uint64_t bypass_used, l1c_used, l1t_used; /* cycle + 1 of the last request on that path */
   uint64_t sent_at[N_CACHES]; /* cycle + 1 of the last miss-queue send attempt */
+  /* A miss taken from a cache's miss queue that the port refused, offered again first. The
+   * request is popped before it is offered: the receiver owns mem_req.next once it accepts (it
+   * may queue or free the request inside send), so it must not be in the cache's list then. */
+  mem_req *miss_held[N_CACHES];
   uint64_t stall_counted;  /* cycle + 1 gpgpu_n_stall_shd_mem was last bumped */
   uint64_t smem_free_at;   /* first cycle the shared-memory pipeline is free */
   uint64_t now;            /* last cycle advanced */
@@ -414,8 +418,10 @@ simt_ldst *simt_ldst_create(const simt_ldst_config *config, simt_ldst_ports port
 
 void simt_ldst_destroy(simt_ldst *u) {
   if (!u) return;
-  for (int i = 0; i < N_CACHES; i++)
+  for (int i = 0; i < N_CACHES; i++) {
+    if (u->miss_held[i]) mem_req_free(u->miss_held[i]);
     if (u->caches[i]) cache_destroy(u->caches[i]);
+  }
   if (u->slots)
     for (uint32_t i = 0; i < u->n_slots; i++)
       if (u->slots[i].held) mem_req_free(u->slots[i].held);
@@ -758,6 +764,26 @@ static void accepted(simt_ldst *u, ldst_slot *s, const ldst_access *a) {
   }
 }
 
+static const char *const cache_option[N_CACHES] = {"-gpgpu_cache:dl1", "-gpgpu_const_cache:l1",
+                                                   "-gpgpu_tex_cache:l1"};
+
+/* A reservation failure on a cache that holds nothing can only repeat forever (e.g. a miss queue
+ * too short for a write-allocate miss with its forwarded write and a victim's write-back): report
+ * the configuration and let the access go without traffic instead of hanging the core. */
+static bool never_fits(simt_ldst *u, int k, const ldst_slot *s, const ldst_access *a,
+                       const cache_outcome *o) {
+  if (u->miss_held[k] || !cache_is_idle(u->caches[k])) return false;
+  if (u->error == SIMTVP_OK) {
+    input_error(u, SIMTVP_ERR_CONFIG, s->warp, NULL,
+                "%s: the %s access to 0x%" PRIx64 " fails reservation (%s) on an empty cache: "
+                "this configuration can never accept it (a larger miss queue or MSHR is needed)",
+                cache_option[k], mem_access_kind_name((mem_access_kind)a->kind), a->addr,
+                cache_fail_reason_name(o->reason));
+    simtvp_diag_at_option(&u->error_diag, cache_option[k]);
+  }
+  return true;
+}
+
 static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, uint64_t now) {
   uint64_t mark = now + 1;
   switch (a->path) {
@@ -772,9 +798,10 @@ static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, u
       if (u->l1d_banks <= 1 && !cache_data_port_free(c, now)) return STALL_GL_DATA_PORT;
       mem_req *r = make_req(u, s, a);
       if (!r) return STALL_GL_RESOURCE;
-      if (cache_access(c, r, now, NULL) == CACHE_RESERVATION_FAIL) {
+      cache_outcome o;
+      if (cache_access(c, r, now, &o) == CACHE_RESERVATION_FAIL) {
         mem_req_free(r);
-        return STALL_GL_RESOURCE;
+        return never_fits(u, CACHE_L1D, s, a, &o) ? STALL_NONE : STALL_GL_RESOURCE;
       }
       u->bank_used[b] = mark;
       break;
@@ -789,9 +816,11 @@ static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, u
       }
       mem_req *r = make_req(u, s, a);
       if (!r) return tex ? STALL_T_MEM : STALL_C_MEM;
-      if (cache_access(u->caches[tex ? CACHE_L1T : CACHE_L1C], r, now, NULL) ==
-          CACHE_RESERVATION_FAIL) {
+      int k = tex ? CACHE_L1T : CACHE_L1C;
+      cache_outcome o;
+      if (cache_access(u->caches[k], r, now, &o) == CACHE_RESERVATION_FAIL) {
         mem_req_free(r);
+        if (never_fits(u, k, s, a, &o)) return STALL_NONE;
         return tex ? STALL_T_MEM : STALL_C_MEM;
       }
       *used = mark;
@@ -991,10 +1020,10 @@ void simt_ldst_advance(simt_ldst *u, uint64_t now) {
   for (int k = 0; k < N_CACHES; k++) {
     cache *c = u->caches[k];
     if (!c || u->sent_at[k] == now + 1) continue;
-    mem_req *r = cache_miss_peek(c);
+    mem_req *r = u->miss_held[k] ? u->miss_held[k] : cache_miss_pop(c);
     if (!r) continue;
     u->sent_at[k] = now + 1;
-    if (u->ports.send(u->ports.ctx, r, now)) cache_miss_pop(c);
+    u->miss_held[k] = u->ports.send(u->ports.ctx, r, now) ? NULL : r;
   }
   if (u->busy_slots) {
     ldst_slot *order[LDST_MAX_PORTS];
@@ -1025,7 +1054,7 @@ uint64_t simt_ldst_next_event(const simt_ldst *u) {
   for (int k = 0; k < N_CACHES; k++) {
     const cache *c = u->caches[k];
     if (!c) continue;
-    if (cache_miss_queue_length(c)) t = min_u64(t, base);
+    if (u->miss_held[k] || cache_miss_queue_length(c)) t = min_u64(t, base);
     uint64_t e = cache_next_event(c);
     if (e != CACHE_NEVER) t = min_u64(t, max_u64(e, base));
   }
@@ -1041,7 +1070,7 @@ uint32_t simt_ldst_pending_stores(const simt_ldst *u, uint32_t warp) {
 bool simt_ldst_idle(const simt_ldst *u) {
   if (u->busy_slots || u->insn_live || u->heap_n || u->resp_n || u->pending_total) return false;
   for (int k = 0; k < N_CACHES; k++)
-    if (u->caches[k] && !cache_is_idle(u->caches[k])) return false;
+    if (u->miss_held[k] || (u->caches[k] && !cache_is_idle(u->caches[k]))) return false;
   return true;
 }
 
@@ -1113,8 +1142,9 @@ void simt_ldst_dump(const simt_ldst *u, void (*line)(void *ctx, const char *text
     cache_occupancy o;
     cache_get_occupancy(u->caches[k], &o);
     snprintf(b, sizeof b,
-             "  %s: %u MSHR entries (%u sectors), %u in the miss queue, %u replies, %u merged",
-             names[k], o.mshr_entries, o.mshr_sectors, o.miss_queue, o.replies, o.merged);
+             "  %s: %u MSHR entries (%u sectors), %u in the miss queue%s, %u replies, %u merged",
+             names[k], o.mshr_entries, o.mshr_sectors, o.miss_queue,
+             u->miss_held[k] ? " (+1 refused by the port)" : "", o.replies, o.merged);
     line(ctx, b);
   }
 }
