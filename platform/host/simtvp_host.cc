@@ -164,8 +164,10 @@ void close_locked(simtvp_host *h) {
   simtvp_diag_clear(&d);
   if (h->platform->finish(&d) != SIMTVP_OK) std::fprintf(stderr, "simtvp: error: %s\n", d.message);
   std::fflush(stderr);
-  // The SystemC objects stay (SystemC has no way to remove an elaborated design); their model
-  // cores are released with the process.
+  // The simulation never runs again in this process: the platform's modules (and with them the
+  // model cores, device memory and system memory) go now.
+  delete h->platform;
+  h->platform = nullptr;
 }
 
 }  // namespace

@@ -174,7 +174,7 @@ void vp_platform::sample() {
   for (;;) {
     if (gpu_->quiescent()) {
       // Nothing changes while the GPU sleeps: wait for work, then continue on the period grid.
-      wait(irq_.value_changed_event() | gpu_->quiescent_event());
+      wait(gpu_->busy_event());
       if (gpu_->quiescent()) continue;
     }
     double n = std::ceil(sc_core::sc_time_stamp() / period);

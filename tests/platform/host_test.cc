@@ -61,7 +61,8 @@ class SimtvpHost : public ::testing::Test {
   }
 
   // Opens with the given overrides (functional SIMT side unless the test says otherwise).
-  void open(std::vector<std::string> overrides = {}, const char *config = nullptr, const char *out_dir = nullptr) {
+  void open(std::vector<std::string> overrides = {}, const char *config = nullptr, const char *out_dir = nullptr,
+            bool quiet = true) {
     words = std::move(overrides);
     argv.clear();
     for (const std::string &w : words) argv.push_back(w.c_str());
@@ -70,7 +71,7 @@ class SimtvpHost : public ::testing::Test {
     o.out_dir = out_dir;
     o.overrides = argv.data();
     o.n_overrides = static_cast<int>(argv.size());
-    o.quiet = true;
+    o.quiet = quiet;
     host = simtvp_host_open(&o, &diag);
     ASSERT_NE(host, nullptr) << diag.message;
     ASSERT_EQ(simtvp_host_driver(host, &d, &diag), SIMTVP_OK) << diag.message;
@@ -412,6 +413,67 @@ TEST_F(SimtvpHost, StatisticsJsonAndConfigurationGoToTheOutputDirectory) {
   EXPECT_NE(json.find("\"gpu_sim_insn\""), std::string::npos);
   std::string dump = read_file(out + "/simtvp.config");
   EXPECT_NE(dump.find("-gpgpu_n_clusters"), std::string::npos);
+}
+
+// Launches vector_add over n elements (one CTA of 256 threads per 256 elements).
+simtvp_status launch_vector_add(drv *d, uint32_t n, simtvp_diag *diag) {
+  std::string ptx = kernel_ptx("vector_add.ptx");
+  uint64_t buf;
+  drv_module *mod;
+  simtvp_status st;
+  if ((st = drv_mem_alloc(d, n * 4, &buf, diag)) ||
+      (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, diag)))
+    return st;
+  drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
+  int nn = static_cast<int>(n);
+  void *args[] = {&buf, &buf, &buf, &nn};
+  uint8_t params[64];
+  uint32_t used = 0;
+  drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
+  uint32_t grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
+  if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return st;
+  return drv_sync(d, diag);
+}
+
+TEST_F(SimtvpHost, KernelStatisticsAndRunSummaryGoToStderrUnlessQuiet) {
+  open({"-simt_model", "func"}, nullptr, nullptr, false);
+  simtvp_status st = SIMTVP_OK;
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(call(host, [&] { st = launch_vector_add(d, 1024, &diag); }), SIMTVP_OK);
+  simtvp_host_close(host);
+  host = nullptr;
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  EXPECT_NE(err.find("kernel_name = _Z10vector_addPKfS0_Pfi\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("gpu_sim_insn = "), std::string::npos) << err;
+  EXPECT_NE(err.find("simtvp: run summary: 1 kernel, "), std::string::npos) << err;
+}
+
+// -stats_series_period_ns samples the counters while the GPU works: a copy engine busy for
+// 100 + 1 MiB / 128 = 8292 ns (1 GHz, see EventsMeasureGpuTimeOfCopies) with a 1000 ns period
+// gives at least 8 samples.
+TEST_F(SimtvpHost, TimeSeriesSamplesWhileTheGpuWorks) {
+  open({"-simt_model", "func", "-gpgpu_clock_domains", "1000:1000:1000:1000", "-stats_series_period_ns", "1000",
+        "-stats_series_prefixes", "ce.,cp."});
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(call(host, [&] {
+              uint64_t a, b;
+              if ((st = drv_mem_alloc(d, 1 << 20, &a, &diag)) || (st = drv_mem_alloc(d, 1 << 20, &b, &diag)) ||
+                  (st = drv_memcpy(d, nullptr, drv_device_ptr(a), drv_device_ptr(b), 1 << 20, &diag)))
+                return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  uint32_t samples = stats_sample_count(simtvp_host_stats(host));
+  EXPECT_GE(samples, 8u);
+  // Nothing is sampled while the GPU is idle: a long idle stretch adds no samples.
+  const drv_bus *bus = simtvp_host_bus(host);
+  ASSERT_EQ(call(host, [&] {
+              for (int i = 0; i < 100; i++) (void)bus->mmio_read32(bus->ctx, 0x000);
+            }),
+            SIMTVP_OK);
+  EXPECT_EQ(stats_sample_count(simtvp_host_stats(host)), samples);
 }
 
 TEST_F(SimtvpHost, MissingTimingSideFallsBackToFunctionalCores) {

@@ -236,9 +236,7 @@ bool gpu_top::quiescent() const {
 void gpu_top::run() {
   for (;;) {
     advance();
-    bool q = quiescent();
-    if (q && !was_quiescent_) quiescent_event_.notify(SC_ZERO_TIME);
-    was_quiescent_ = q;
+    update_quiescence();
     uint64_t next = gpuctl_next_event(ctl_);
     if (next == UINT64_MAX || hz_ == 0) {
       wait(inputs_);
@@ -247,6 +245,13 @@ void gpu_top::run() {
       wait(t > now ? t - now : SC_ZERO_TIME, inputs_);
     }
   }
+}
+
+void gpu_top::update_quiescence() {
+  bool q = quiescent();
+  if (q == was_quiescent_) return;
+  was_quiescent_ = q;
+  (q ? quiescent_event_ : busy_event_).notify(SC_ZERO_TIME);
 }
 
 void gpu_top::hardware_reset() {
@@ -308,6 +313,7 @@ void gpu_top::b_transport(tlm::tlm_generic_payload &t, sc_time &delay) {
     std::memcpy(&v, t.get_data_ptr(), std::min(len, 4u));
     gpuctl_mmio_write(ctl_, off, len, v, now);
     gpuctl_advance(ctl_, now);  // a doorbell is handled here
+    update_quiescence();
   }
   wake_.notify();  // the next event may be earlier now
   if (len != 4)

@@ -91,8 +91,9 @@ class gpu_top : public sc_core::sc_module {
   // Nothing queued, in flight or running, and no event due: the interrupt cannot rise until the
   // host writes a register.
   bool quiescent() const;
-  // Notified when the GPU becomes quiescent.
+  // Notified when the GPU becomes quiescent, and when it becomes busy again.
   const sc_core::sc_event &quiescent_event() const { return quiescent_event_; }
+  const sc_core::sc_event &busy_event() const { return busy_event_; }
 
   // Called at every kernel end, after its statistics are recorded.
   void on_kernel_end(std::function<void(const gpu_kernel_record &)> hook) { kernel_hook_ = std::move(hook); }
@@ -122,6 +123,7 @@ class gpu_top : public sc_core::sc_module {
   void apply_inputs();                         // clock and reset port changes
   sc_core::sc_time time_of(uint64_t cycle) const;
   void hardware_reset();
+  void update_quiescence();                    // notifies quiescent_event_ / busy_event_
 
   // BAR0 target.
   void b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
@@ -155,7 +157,7 @@ class gpu_top : public sc_core::sc_module {
 
   sc_core::sc_event wake_;            // something changed: re-evaluate the next event
   sc_core::sc_event irq_changed_;
-  sc_core::sc_event quiescent_event_;
+  sc_core::sc_event quiescent_event_, busy_event_;
   sc_core::sc_event_or_list inputs_;  // wake_ plus the bound clk/rst ports' events
   bool was_quiescent_ = true;
 
