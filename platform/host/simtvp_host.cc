@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <systemc>
 
@@ -28,6 +29,12 @@ struct simtvp_host {
   simtvp_diag broken_diag;
   int refs = 0;
   std::recursive_mutex lock;
+  // The OS thread that is running the simulation inside simtvp_host_call (none outside).
+  std::atomic<std::thread::id> simulating{};
+  // fn runs on the stub's thread inside a call made from this OS thread: a nested call.
+  bool nested() {
+    return simulating.load() == std::this_thread::get_id() && platform->host().on_thread();
+  }
 };
 
 namespace {
@@ -157,7 +164,9 @@ void close_locked(simtvp_host *h) {
       drv *d;
     } c{h->driver};
     h->platform->host().post([](void *p) { drv_close(static_cast<ctx_t *>(p)->d); }, &c);
+    h->simulating = std::this_thread::get_id();
     run_request(h, nullptr);
+    h->simulating = std::thread::id();
   }
   h->driver = nullptr;
   simtvp_diag d;
@@ -211,7 +220,7 @@ void simtvp_host_close(simtvp_host *host) {
   if (!host) return;
   std::lock_guard<std::mutex> g(g_open_lock);
   if (host != g_host) return;
-  if (host->platform->host().on_thread()) return;  // not from inside a call
+  if (host->nested()) return;  // not from inside a call
   {
     std::lock_guard<std::recursive_mutex> l(host->lock);
     close_locked(host);
@@ -233,18 +242,21 @@ const drv_bus *simtvp_host_bus(simtvp_host *host) { return host ? host->platform
 
 simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *ctx, simtvp_diag *diag) {
   if (!host || !fn) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "simtvp_host_call: %s is NULL", host ? "fn" : "host");
-  simtvp::host_cpu &cpu = host->platform->host();
-  if (cpu.on_thread()) {  // nested: already on the stub's thread (e.g. a host callback)
+  if (host->nested()) {  // already on the stub's thread (e.g. a host callback): run it there
     fn(ctx);
     return SIMTVP_OK;
   }
+  // Calls from several program threads are served one after the other.
   std::lock_guard<std::recursive_mutex> l(host->lock);
   if (host->broken) {
     if (diag) *diag = host->broken_diag;
     return SIMTVP_ERR_STATE;
   }
-  cpu.post(fn, ctx);
-  return run_request(host, diag);
+  host->platform->host().post(fn, ctx);
+  host->simulating = std::this_thread::get_id();
+  simtvp_status st = run_request(host, diag);
+  host->simulating = std::thread::id();
+  return st;
 }
 
 uint64_t simtvp_host_time_ps(const simtvp_host *host) {

@@ -67,6 +67,13 @@ sc_time host_cpu::copy_cost(uint64_t len) const {
 }
 
 bool host_cpu::access(tlm::tlm_command cmd, uint64_t addr, void *data, uint64_t len, sc_time cost) {
+  if (!on_thread()) {  // the bus works only inside simtvp_host_call (a TLM initiator needs a thread)
+    counters_.bus_errors++;
+    simtvp_msg(&messages_, SIMTVP_ERROR,
+               "%s: driver bus used outside simtvp_host_call (%s at bus address 0x%" PRIx64 " ignored)",
+               name(), cmd == tlm::TLM_READ_COMMAND ? "read" : "write", addr);
+    return false;
+  }
   bool ok = true;
   uint8_t *p = static_cast<uint8_t *>(data);
   sc_time delay = cost;
@@ -141,6 +148,10 @@ void host_cpu::sysmem_write(void *ctx, uint64_t bus_addr, const void *src, uint6
 bool host_cpu::wait_for_interrupt(void *ctx) {
   auto *h = static_cast<host_cpu *>(ctx);
   if (h->irq.read()) return true;  // level-triggered: still asserted
+  if (!h->on_thread()) {
+    simtvp_msg(&h->messages_, SIMTVP_ERROR, "%s: wait_for_interrupt outside simtvp_host_call", h->name());
+    return false;
+  }
   for (;;) {
     if (h->can_rise_ && !h->can_rise_()) return false;
     if (h->changed_)

@@ -138,7 +138,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
 
   // Statistics set-up.
   stats_set_info(stats_, "config", settings_.config_name.c_str());
-  stats_set_info(stats_, "gpu", gpu_->params().ctl.caps.name);
+  stats_set_info(stats_, "gpu", config_.host.gpu_name);
   stats_set_info(stats_, "simt_model", gpu_->simt_model());
   stats_set_info(stats_, "version", "simtvp 0.1.0");
   if (config_.output.series_period_ns) {
@@ -187,8 +187,11 @@ void vp_platform::sample() {
 
 void vp_platform::kernel_ended(const gpu_kernel_record &) {
   if (settings_.quiet || !config_.output.print_kernel_stats) return;
+  // GPGPU-Sim's layout: the kernel's own values, then the totals so far (gpu_tot_* and every
+  // cumulative counter), which scripts diff between kernels.
   std::fflush(stdout);
   stats_print_kernel(stats_, stderr);
+  stats_print_totals(stats_, stderr);
   std::fflush(stderr);
 }
 
@@ -230,7 +233,7 @@ simtvp_status vp_platform::finish(simtvp_diag *diag) {
                  stats_kernel_count(stats_), stats_kernel_count(stats_) == 1 ? "" : "s", insn,
                  human_time(sim).c_str(), wall, human_rate(wall > 0 ? insn / wall : 0).c_str(),
                  human_time(wall > 0 ? sim / wall : 0).c_str(), gpu_->simt_model(),
-                 gpu_->params().ctl.caps.name);
+                 config_.host.gpu_name);
   }
   return st;
 }

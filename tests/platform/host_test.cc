@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "driver.h"
@@ -474,6 +475,27 @@ TEST_F(SimtvpHost, TimeSeriesSamplesWhileTheGpuWorks) {
             }),
             SIMTVP_OK);
   EXPECT_EQ(stats_sample_count(simtvp_host_stats(host)), samples);
+}
+
+TEST_F(SimtvpHost, BusUsedOutsideACallIsRefusedNotACrash) {
+  open({"-simt_model", "func"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(bus->mmio_read32(bus->ctx, 0x000), 0xFFFFFFFFu);
+  EXPECT_FALSE(bus->wait_for_interrupt(bus->ctx));
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("outside simtvp_host_call"), std::string::npos) << err;
+}
+
+TEST_F(SimtvpHost, CallsFromAnotherThreadAreServedInTurn) {
+  open({"-simt_model", "func", "-host_api_overhead_ns", "10"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  uint32_t ids[2] = {0, 0};
+  std::thread other([&] { call(host, [&] { ids[1] = bus->mmio_read32(bus->ctx, 0x000); }); });
+  call(host, [&] { ids[0] = bus->mmio_read32(bus->ctx, 0x000); });
+  other.join();
+  EXPECT_EQ(ids[0], 0x53565047u);
+  EXPECT_EQ(ids[1], 0x53565047u);
 }
 
 TEST_F(SimtvpHost, MissingTimingSideFallsBackToFunctionalCores) {
