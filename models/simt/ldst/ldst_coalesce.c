@@ -23,23 +23,22 @@ static uint32_t phase_degree(const ldst_smem_geometry *g, const uint64_t *words,
                              bool atomic, uint16_t *bank_count) {
   uint32_t degree = 0;
   if (atomic || !g->limited_broadcast) {
-    uint64_t uniq[LDST_MAX_RANGES];
-    uint32_t nu = 0;
-    if (atomic) {
-      memcpy(uniq, words, n * sizeof *words);
-      nu = n;
-    } else {
-      for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = 0;
-        while (j < nu && uniq[j] != words[i]) j++;
-        if (j == nu) uniq[nu++] = words[i];
-      }
+    /* per bank, a chain of the distinct words it must deliver (bank_count holds the chain head,
+     * item index + 1): a conflict-free access costs one comparison per lane */
+    uint16_t next[LDST_MAX_RANGES], len[LDST_MAX_RANGES];
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t b = (uint32_t)(words[i] % g->banks);
+      uint16_t h = bank_count[b];
+      bool known = false;
+      if (!atomic)
+        for (uint16_t j = h; j && !known; j = next[j - 1]) known = words[j - 1] == words[i];
+      if (known) continue;
+      next[i] = h;
+      len[i] = (uint16_t)((h ? len[h - 1] : 0) + 1);
+      bank_count[b] = (uint16_t)(i + 1);
+      if (len[i] > degree) degree = len[i];
     }
-    for (uint32_t i = 0; i < nu; i++) {
-      uint32_t b = (uint32_t)(uniq[i] % g->banks);
-      degree = max_u32(degree, ++bank_count[b]);
-    }
-    for (uint32_t i = 0; i < nu; i++) bank_count[uniq[i] % g->banks] = 0;
+    for (uint32_t i = 0; i < n; i++) bank_count[words[i] % g->banks] = 0;
     return degree;
   }
   /* limited broadcast: the step procedure of the CUDA Programming Guide (compute capability
