@@ -1,0 +1,429 @@
+/* simt_ca_pipe — the back end of the CA SIMT core: operand collector with a banked register
+ * file, execution units with latency, initiation interval and result buses, writeback
+ * (GPGPU-Sim 3.x manual §2.3.3 "Operand collector", §2.3.4 "ALU pipelines"; 4.x sub-cores).
+ *
+ * Timing of one instruction issued at cycle t with k register reads, no conflicts:
+ *   t        issue: into the ID_OC pipeline register of its class
+ *   t+1      a collector unit is allocated (input port), its reads queue at their banks
+ *   t+2..    one read per bank and port per cycle; writebacks of this cycle go first
+ *   r+1      (r: cycle of the last read, or t+1 without reads) dispatch to OC_EX (output port)
+ *   r+2 = d  enters a free execution unit, which takes no other instruction until d + II,
+ *            when a result bus is free at d + L
+ *   d + L    writeback: destination registers written, scoreboard released; a dependent
+ *            instruction issues in this same cycle.
+ * So a dependent chain of single-source instructions costs L + 4 cycles per instruction. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_ca_internal.h"
+
+/* ---- pools and lists ------------------------------------------------------------------------- */
+
+static bool grow_insns(ca_core *c) {
+  uint32_t n = c->n_insns_cap ? c->n_insns_cap * 2 : 64;
+  ca_insn *p = realloc(c->insns, (size_t)n * sizeof *p);
+  if (!p) return false;
+  for (uint32_t i = c->n_insns_cap; i < n; i++) p[i].next = i + 1 < n ? i + 1 : c->insn_free;
+  c->insn_free = c->n_insns_cap;
+  c->insns = p;
+  c->n_insns_cap = n;
+  return true;
+}
+
+uint32_t ca_insn_alloc(ca_core *c) {
+  if (c->insn_free == CA_NONE && !grow_insns(c)) return CA_NONE;
+  uint32_t id = c->insn_free;
+  c->insn_free = c->insns[id].next;
+  c->insns[id].prev = c->insns[id].next = CA_NONE;
+  c->insns[id].step = CA_NONE;
+  return id;
+}
+
+void ca_insn_release(ca_core *c, uint32_t id) {
+  c->insns[id].next = c->insn_free;
+  c->insn_free = id;
+}
+
+uint32_t ca_step_alloc(ca_core *c) {
+  if (!c->n_step_free) {
+    uint32_t n = c->n_steps_cap ? c->n_steps_cap * 2 : 8;
+    func_step *s = realloc(c->steps, (size_t)n * sizeof *s);
+    if (!s) return CA_NONE;
+    c->steps = s;
+    uint32_t *f = realloc(c->step_free, (size_t)n * sizeof *f);
+    if (!f) return CA_NONE;
+    c->step_free = f;
+    for (uint32_t i = c->n_steps_cap; i < n; i++) c->step_free[c->n_step_free++] = i;
+    c->n_steps_cap = n;
+  }
+  return c->step_free[--c->n_step_free];
+}
+
+void ca_step_release(ca_core *c, uint32_t id) { c->step_free[c->n_step_free++] = id; }
+
+void ca_list_push(ca_core *c, ca_list *l, uint32_t id) {
+  ca_insn *in = &c->insns[id];
+  in->next = CA_NONE;
+  in->prev = l->tail;
+  if (l->tail != CA_NONE) c->insns[l->tail].next = id;
+  else l->head = id;
+  l->tail = id;
+  l->n++;
+}
+
+void ca_list_remove(ca_core *c, ca_list *l, uint32_t id) {
+  ca_insn *in = &c->insns[id];
+  if (in->prev != CA_NONE) c->insns[in->prev].next = in->next;
+  else l->head = in->next;
+  if (in->next != CA_NONE) c->insns[in->next].prev = in->prev;
+  else l->tail = in->prev;
+  in->prev = in->next = CA_NONE;
+  l->n--;
+}
+
+/* ---- items ----------------------------------------------------------------------------------- */
+
+/* n items over `parts` partitions: each partition gets its share when there are enough, else
+ * partitions share items round robin (partition p uses item p mod n). */
+static bool items_init(ca_items *it, uint32_t n, uint32_t parts) {
+  it->n = n;
+  it->v = calloc(n ? n : 1, sizeof *it->v);
+  if (!it->v) return false;
+  for (uint32_t p = 0; p < parts; p++) {
+    if (n == 0) {
+      it->lo[p] = it->hi[p] = 0;
+    } else if (n >= parts) {
+      it->lo[p] = (uint32_t)((uint64_t)p * n / parts);
+      it->hi[p] = (uint32_t)((uint64_t)(p + 1) * n / parts);
+    } else {
+      it->lo[p] = p % n;
+      it->hi[p] = it->lo[p] + 1;
+    }
+  }
+  return true;
+}
+
+uint32_t ca_items_free_slot(const ca_items *it, uint32_t part) {
+  for (uint32_t i = it->lo[part]; i < it->hi[part]; i++)
+    if (!it->v[i]) return i;
+  return CA_NONE;
+}
+
+/* A port of the partition not yet used in cycle now. */
+static uint32_t free_port(const ca_items *it, uint32_t part, uint64_t now) {
+  for (uint32_t i = it->lo[part]; i < it->hi[part]; i++)
+    if (it->v[i] != now + 1) return i;
+  return CA_NONE;
+}
+
+/* An execution unit of the partition that accepts an instruction in cycle now. */
+static uint32_t free_unit(const ca_items *it, uint32_t part, uint64_t now) {
+  for (uint32_t i = it->lo[part]; i < it->hi[part]; i++)
+    if (it->v[i] <= now) return i;
+  return CA_NONE;
+}
+
+/* ---- completion heap ------------------------------------------------------------------------- */
+
+static bool heap_push(ca_core *c, uint64_t at, uint32_t id) {
+  if (c->heap_n == c->heap_cap) {
+    uint32_t n = c->heap_cap ? c->heap_cap * 2 : 64;
+    ca_heap_entry *h = realloc(c->heap, (size_t)n * sizeof *h);
+    if (!h) return false;
+    c->heap = h;
+    c->heap_cap = n;
+  }
+  uint32_t i = c->heap_n++;
+  /* ties in insertion order are irrelevant: same-cycle completions are independent */
+  while (i > 0) {
+    uint32_t parent = (i - 1) / 2;
+    if (c->heap[parent].at <= at) break;
+    c->heap[i] = c->heap[parent];
+    i = parent;
+  }
+  c->heap[i].at = at;
+  c->heap[i].insn = id;
+  return true;
+}
+
+static uint32_t heap_pop(ca_core *c) {
+  uint32_t top = c->heap[0].insn;
+  ca_heap_entry last = c->heap[--c->heap_n];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    uint64_t at = last.at;
+    if (l < c->heap_n && c->heap[l].at < at) m = l, at = c->heap[l].at;
+    if (r < c->heap_n && c->heap[r].at < at) m = r;
+    if (m == i) break;
+    c->heap[i] = c->heap[m];
+    i = m;
+  }
+  if (c->heap_n) c->heap[i] = last;
+  return top;
+}
+
+uint64_t ca_heap_top(const ca_core *c) { return c->heap_n ? c->heap[0].at : SIMT_NEVER; }
+
+/* ---- register banks -------------------------------------------------------------------------- */
+
+static uint32_t bank_of(const ca_core *c, const ca_insn *in, uint32_t reg) {
+  uint32_t r = reg + (c->cfg.reg_bank_use_warp_id ? in->warp : 0u);
+  return in->part * c->banks_per_part + r % c->banks_per_part;
+}
+
+static uint32_t *bank_use(ca_core *c, uint32_t b, uint64_t now) {
+  if (c->bank_cycle[b] != now + 1) {
+    c->bank_cycle[b] = now + 1;
+    c->bank_used[b] = 0;
+  }
+  return &c->bank_used[b];
+}
+
+/* ---- writeback ------------------------------------------------------------------------------- */
+
+void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now) {
+  ca_insn *in = &c->insns[id];
+  uint32_t warp = in->warp;
+  uint64_t *sb = ca_sb_of(c, warp);
+  for (uint32_t i = 0; i < in->n_dst; i++) {
+    uint32_t r = in->dst[i];
+    ++*bank_use(c, bank_of(c, in, r), now); /* writes have priority over reads this cycle */
+    ca_sb_clear(sb, r);
+    ca_sb_clear(sb + c->sb_words, r);
+  }
+  ca_warp *w = &c->warps[warp];
+  w->inflight--;
+  if (in->unit == SIMT_UNIT_MEM) w->inflight_mem--;
+  ca_insn_release(c, id);
+  ca_warp_progress(c, warp, now);
+}
+
+void ca_writeback_stage(ca_core *c, uint64_t now) {
+  while (c->heap_n && c->heap[0].at <= now) {
+    uint64_t at = c->heap[0].at;
+    uint32_t id = heap_pop(c);
+    c->wb_ring[at & c->wb_mask]--;
+    ca_insn_retire(c, id, now);
+  }
+  c->lif->advance(c->ldst, now);
+}
+
+/* ---- execute --------------------------------------------------------------------------------- */
+
+void ca_execute_stage(ca_core *c, uint64_t now) {
+  uint32_t id = c->oc_ex.head;
+  while (id != CA_NONE) {
+    ca_insn *in = &c->insns[id];
+    uint32_t next = in->next;
+    if (in->unit == SIMT_UNIT_MEM) {
+      if (!c->lif->can_issue(c->ldst, now)) {
+        if (c->ldst_stall_cycle != now + 1) {
+          c->ldst_stall_cycle = now + 1;
+          ++*c->ldst_stall;
+        }
+        id = next;
+        continue;
+      }
+      uint32_t warp = in->warp, step = in->step;
+      ca_list_remove(c, &c->oc_ex, id);
+      c->oc_ex_slots[SIMT_UNIT_MEM].v[in->item] = 0;
+      in->step = CA_NONE;
+      ca_count_mem_insn(c, &c->steps[step]);
+      /* may complete at once (ports.complete → ca_insn_retire): in is not touched after */
+      c->lif->issue(c->ldst, warp, &c->steps[step], id, now);
+      ca_step_release(c, step);
+    } else {
+      uint32_t u = free_unit(&c->units[in->unit], in->part, now);
+      uint64_t at = now + in->lat;
+      if (u != CA_NONE && c->wb_ring[at & c->wb_mask] < c->cfg.result_buses) {
+        ca_list_remove(c, &c->oc_ex, id);
+        c->oc_ex_slots[in->unit].v[in->item] = 0;
+        c->units[in->unit].v[u] = now + in->ii;
+        c->wb_ring[at & c->wb_mask]++;
+        if (!heap_push(c, at, id)) { /* out of host memory: complete at once rather than lose it */
+          c->wb_ring[at & c->wb_mask]--;
+          ca_insn_retire(c, id, now);
+        }
+      }
+    }
+    id = next;
+  }
+}
+
+/* ---- operand collector ----------------------------------------------------------------------- */
+
+/* Collector units whose operands are all read move to OC_EX through an output port. */
+static void oc_dispatch(ca_core *c, uint64_t now) {
+  uint32_t id = c->cu.head;
+  while (id != CA_NONE) {
+    ca_insn *in = &c->insns[id];
+    uint32_t next = in->next;
+    if (!in->reads) {
+      uint32_t port = free_port(&c->out_ports[in->set], in->part, now);
+      uint32_t slot = port == CA_NONE ? CA_NONE : ca_items_free_slot(&c->oc_ex_slots[in->unit], in->part);
+      if (slot != CA_NONE) {
+        c->out_ports[in->set].v[port] = now + 1;
+        c->cus[in->set].v[in->item] = 0;
+        c->oc_ex_slots[in->unit].v[slot] = (uint64_t)id + 1;
+        in->item = slot;
+        ca_list_remove(c, &c->cu, id);
+        ca_list_push(c, &c->oc_ex, id);
+      }
+    }
+    id = next;
+  }
+}
+
+/* Each bank serves reg_ports accesses per cycle, oldest collector unit first. */
+static void oc_read(ca_core *c, uint64_t now) {
+  uint32_t ports = c->cfg.reg_ports;
+  for (uint32_t id = c->cu.head; id != CA_NONE; id = c->insns[id].next) {
+    ca_insn *in = &c->insns[id];
+    if (!in->reads || in->alloc_cycle >= now) continue;
+    uint32_t pending = in->reads;
+    while (pending) {
+      uint32_t i = (uint32_t)__builtin_ctz(pending);
+      pending &= pending - 1;
+      uint32_t b = bank_of(c, in, in->src[i]);
+      uint32_t *used = bank_use(c, b, now);
+      if (*used < ports) {
+        ++*used;
+        in->reads &= ~(1u << i);
+      } else if (c->bank_conflict_cycle[b] != now + 1) {
+        c->bank_conflict_cycle[b] = now + 1;
+        ++*c->bank_conflicts;
+      }
+    }
+  }
+}
+
+/* Instructions in ID_OC get a free collector unit of their set through an input port. */
+static void oc_allocate(ca_core *c, uint64_t now) {
+  uint32_t id = c->id_oc.head;
+  while (id != CA_NONE) {
+    ca_insn *in = &c->insns[id];
+    uint32_t next = in->next;
+    uint32_t port = free_port(&c->in_ports[in->set], in->part, now);
+    uint32_t cu = port == CA_NONE ? CA_NONE : ca_items_free_slot(&c->cus[in->set], in->part);
+    if (cu != CA_NONE) {
+      c->in_ports[in->set].v[port] = now + 1;
+      c->id_oc_slots[in->unit].v[in->item] = 0;
+      c->cus[in->set].v[cu] = (uint64_t)id + 1;
+      in->item = cu;
+      in->alloc_cycle = now;
+      in->reads = in->n_rf >= 32 ? 0xffffffffu : (1u << in->n_rf) - 1u;
+      ca_list_remove(c, &c->id_oc, id);
+      ca_list_push(c, &c->cu, id);
+    }
+    id = next;
+  }
+}
+
+void ca_oc_stage(ca_core *c, uint64_t now) {
+  if (c->cu.n) {
+    oc_dispatch(c, now);
+    oc_read(c, now);
+  }
+  if (c->id_oc.n) oc_allocate(c, now);
+}
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+static simtvp_status cfg_fail(simtvp_diag *diag, const char *option, const char *fmt, uint32_t sm,
+                              const char *what) {
+  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, fmt, sm, what);
+  simtvp_diag_at_option(diag, option);
+  return SIMTVP_ERR_CONFIG;
+}
+
+static const char *const unit_names[SIMT_OC_N] = {"sp", "dp", "int", "sfu", "tensor_core", "mem", "gen"};
+
+simtvp_status ca_pipe_init(ca_core *c, simtvp_diag *diag) {
+  const simt_core_config *k = &c->cfg;
+  uint32_t P = c->n_parts;
+  c->id_oc.head = c->id_oc.tail = CA_NONE;
+  c->cu = c->oc_ex = c->id_oc;
+  c->insn_free = CA_NONE;
+  /* execution units: a class without units runs on SP (e.g. Fermi: no DP or INT units) */
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    c->eff_unit[u] = (uint8_t)u;
+    if (u != SIMT_UNIT_MEM && u != SIMT_UNIT_SP && k->n_units[u] == 0) c->eff_unit[u] = SIMT_UNIT_SP;
+  }
+  if (k->n_units[SIMT_UNIT_SP] == 0)
+    return cfg_fail(diag, "-gpgpu_num_sp_units", "SIMT core %u: needs at least one SP unit%s", k->sm, "");
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    if (c->eff_unit[u] != u) continue;
+    if (k->id_oc_width[u] == 0 || k->oc_ex_width[u] == 0)
+      return cfg_fail(diag, "-gpgpu_pipeline_widths",
+                      "SIMT core %u: the %s pipeline has units but a zero-width ID_OC or OC_EX register",
+                      k->sm, unit_names[u]);
+    /* operand collector set: specialized sets when enabled and configured, else generic */
+    uint32_t set = (uint32_t)u;
+    if (k->specialized_oc ? k->oc_units[u] == 0 : k->oc_units[SIMT_OC_GEN] > 0) set = SIMT_OC_GEN;
+    if (k->oc_units[set] == 0)
+      return cfg_fail(diag, "-gpgpu_operand_collector_num_units_gen",
+                      "SIMT core %u: no operand collector unit serves the %s pipeline", k->sm, unit_names[u]);
+    if (k->oc_in_ports[set] == 0 || k->oc_out_ports[set] == 0)
+      return cfg_fail(diag, "-gpgpu_operand_collector_num_in_ports_gen",
+                      "SIMT core %u: the %s operand collectors have no input or output port", k->sm,
+                      unit_names[set]);
+    c->set_of_unit[u] = (uint8_t)set;
+  }
+  if (k->result_buses == 0)
+    return cfg_fail(diag, "-gpgpu_pipeline_widths", "SIMT core %u: EX_WB width (result buses) is 0%s", k->sm, "");
+  if (k->reg_banks == 0 || k->reg_banks < P)
+    return cfg_fail(diag, "-gpgpu_num_reg_banks",
+                    "SIMT core %u: needs at least one register bank per sub-core%s", k->sm, "");
+  bool ok = true;
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    ok = ok && items_init(&c->id_oc_slots[u], k->id_oc_width[u], P);
+    ok = ok && items_init(&c->oc_ex_slots[u], k->oc_ex_width[u], P);
+    ok = ok && items_init(&c->units[u], u == SIMT_UNIT_MEM ? 1 : k->n_units[u], P);
+  }
+  for (int s = 0; s < SIMT_OC_N; s++) {
+    ok = ok && items_init(&c->cus[s], k->oc_units[s], P);
+    ok = ok && items_init(&c->in_ports[s], k->oc_in_ports[s], P);
+    ok = ok && items_init(&c->out_ports[s], k->oc_out_ports[s], P);
+  }
+  uint32_t max_lat = 1;
+  for (int r = 0; r < SIMT_LAT_N; r++)
+    for (int op = 0; op < GPU_OP_N; op++) {
+      c->lat[r][op] = k->latency[r][op] ? k->latency[r][op] : 1;
+      c->ii[r][op] = k->initiation[r][op] ? k->initiation[r][op] : 1;
+      if (c->lat[r][op] > max_lat) max_lat = c->lat[r][op];
+    }
+  uint32_t ring = 1;
+  while (ring <= max_lat + 1) ring <<= 1;
+  c->wb_ring = calloc(ring, sizeof *c->wb_ring);
+  c->wb_mask = ring - 1;
+  c->banks_per_part = k->reg_banks / P;
+  c->n_banks = k->reg_banks;
+  c->bank_cycle = calloc(c->n_banks, sizeof *c->bank_cycle);
+  c->bank_used = calloc(c->n_banks, sizeof *c->bank_used);
+  c->bank_conflict_cycle = calloc(c->n_banks, sizeof *c->bank_conflict_cycle);
+  if (!ok || !c->wb_ring || !c->bank_cycle || !c->bank_used || !c->bank_conflict_cycle || !grow_insns(c))
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", k->sm);
+  return SIMTVP_OK;
+}
+
+void ca_pipe_free(ca_core *c) {
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    free(c->id_oc_slots[u].v);
+    free(c->oc_ex_slots[u].v);
+    free(c->units[u].v);
+  }
+  for (int s = 0; s < SIMT_OC_N; s++) {
+    free(c->cus[s].v);
+    free(c->in_ports[s].v);
+    free(c->out_ports[s].v);
+  }
+  free(c->wb_ring);
+  free(c->bank_cycle);
+  free(c->bank_used);
+  free(c->bank_conflict_cycle);
+  free(c->insns);
+  free(c->steps);
+  free(c->step_free);
+  free(c->heap);
+}

@@ -1,0 +1,127 @@
+/* simt_func — the "func" variant of the SIMT core (simt.h): each CTA runs to completion inside
+ * launch_cta on models/func's per-warp interface, warp by warp until it blocks at a barrier,
+ * releasing barriers as they complete; zero simulated time, no memory traffic. Useful for SMs
+ * whose timing is of no interest. Faults and barrier deadlocks end the CTA with their status. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_variant.h"
+
+typedef struct simt_func_core {
+  simt_core_config cfg;
+  simt_core_ports ports;
+  simt_insn_counters n;
+  uint64_t scratch;
+} simt_func_core;
+
+static simtvp_status f_create(const simt_core_config *config, simt_core_ports ports, void **state,
+                              simtvp_diag *diag) {
+  simt_func_core *c = calloc(1, sizeof *c);
+  if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", config->sm);
+  c->cfg = *config;
+  c->ports = ports;
+  simt_insn_counters_register(&c->n, config->stats, config->sm, &c->scratch);
+  *state = c;
+  return SIMTVP_OK;
+}
+
+static void f_destroy(void *state) { free(state); }
+
+static void count(simt_func_core *c, const func_step *st) {
+  uint64_t t = (uint64_t)__builtin_popcount(st->active);
+  *c->n.gpu_sim_insn += t;
+  *c->n.thrd_icount += t;
+  *c->n.core_thread_insn += t;
+  ++*c->n.w_icount;
+  ++*c->n.core_warp_insn;
+}
+
+static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta *cta,
+                              const uint32_t id[3]) {
+  gpu_cta_result r = {SIMTVP_OK, 0, 0};
+  simtvp_diag d;
+  func_step st;
+  simtvp_diag_clear(&d);
+  uint32_t n = func_cta_warp_count(cta);
+  while (!func_cta_done(cta)) {
+    bool progress = false;
+    for (uint32_t i = 0; i < n && r.status == SIMTVP_OK; i++) {
+      func_warp *w = func_cta_warp(cta, i);
+      while (func_warp_get_state(w) == FUNC_WARP_READY) {
+        simtvp_status s = func_warp_step(w, &st, &d);
+        progress = true;
+        if (s != SIMTVP_OK) {
+          if (func_warp_get_state(w) == FUNC_WARP_FAULTED)
+            simtvp_msg(&c->ports.messages, SIMTVP_ERROR, "SIMT core %u: %s", c->cfg.sm, d.message);
+          r.status = s;
+          r.fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0;
+          r.pc = d.pc;
+          break;
+        }
+        count(c, &st);
+        if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(cta, st.barrier_id);
+        if (st.kind == FUNC_STEP_EXIT && st.warp_done)
+          for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(cta, b);
+        if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the others arrive */
+      }
+    }
+    if (r.status != SIMTVP_OK) break;
+    if (!progress) {
+      simtvp_msg(&c->ports.messages, SIMTVP_ERROR,
+                 "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock: every live warp waits at a "
+                 "barrier that cannot complete",
+                 c->cfg.sm, k->name ? k->name : "?", id[0], id[1], id[2]);
+      r.status = SIMTVP_ERR_DEADLOCK;
+      break;
+    }
+  }
+  return r;
+}
+
+static simtvp_status f_launch_cta(void *state, const simt_kernel *k, const uint32_t cta[3],
+                                  uint64_t now, simtvp_diag *diag) {
+  simt_func_core *c = state;
+  func_cta *fc;
+  simtvp_status s = func_cta_start(k->launch, cta, c->cfg.sm, 0, &fc, diag);
+  if (s != SIMTVP_OK) return s;
+  gpu_cta_result r = run_cta(c, k, fc, cta);
+  func_cta_finish(fc);
+  c->ports.cta_done(c->ports.ctx, c->cfg.sm, k->slot, &r, now);
+  return SIMTVP_OK;
+}
+
+static bool f_mem_reply(void *state, mem_req *reply, uint64_t now) {
+  (void)state, (void)now;
+  mem_req_free(reply); /* never asked for: drop it */
+  return true;
+}
+
+static void f_advance(void *state, uint64_t now) { (void)state, (void)now; }
+static uint64_t f_next_event(const void *state) {
+  (void)state;
+  return SIMT_NEVER;
+}
+static bool f_idle(const void *state) {
+  (void)state;
+  return true;
+}
+static uint32_t f_resident(const void *state) {
+  (void)state;
+  return 0;
+}
+static uint32_t f_flush(void *state, uint64_t now) {
+  (void)state, (void)now;
+  return 0;
+}
+static void f_dump(const void *state, void (*line)(void *ctx, const char *text), void *ctx) {
+  const simt_func_core *c = state;
+  char buf[96];
+  snprintf(buf, sizeof buf, "SIMT core %u (func): nothing resident (CTAs run to completion at launch)", c->cfg.sm);
+  line(ctx, buf);
+}
+
+const simt_core_ops simt_func_ops = {"func",     f_create,     f_destroy, f_launch_cta, f_mem_reply,
+                                     f_advance,  f_next_event, f_idle,    f_resident,   f_flush,
+                                     f_dump};

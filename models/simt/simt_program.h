@@ -1,0 +1,35 @@
+/* simt_program — the timing decode of a PTX module (private to models/simt): per instruction the
+ * pipeline it runs on, its latency row and column, and the registers it reads and writes, as the
+ * scoreboard and the operand collector need them. Built once per module (simt_program_create,
+ * simt.h), read by every core. */
+#ifndef SIMTVP_SIMT_PROGRAM_H
+#define SIMTVP_SIMT_PROGRAM_H
+
+#include <stdint.h>
+
+#include "simt.h"
+
+/* Register ids: dense over the whole module, class by class (predicates first), so one bitmap
+ * per warp covers every register of every function; the last id is the carry flag (.cc). */
+typedef struct simt_insn_info {
+  uint8_t unit;      /* simt_unit of the instruction when it is not a memory access */
+  uint8_t lat_row;   /* SIMT_LAT_* */
+  uint8_t op;        /* GPU_OP_* column */
+  uint8_t n_src;     /* registers read (RAW) */
+  uint8_t n_src_rf;  /* the first n_src_rf of them are register-file reads (not predicates) */
+  uint8_t n_dst;     /* registers written (WAW, released at writeback) */
+  uint32_t regs;     /* index in simt_program.regs: n_src sources, then n_dst destinations */
+} simt_insn_info;
+
+struct simt_program {
+  const ptx_module *m;
+  simt_insn_info *info;   /* one per module instruction */
+  uint32_t *regs;
+  uint32_t n_reg_ids;     /* bits of a per-warp scoreboard bitmap */
+  uint32_t base[4];       /* first id of each ptx_reg_class */
+};
+
+#define SIMT_MAX_SRC 32u
+#define SIMT_MAX_DST 16u
+
+#endif /* SIMTVP_SIMT_PROGRAM_H */
