@@ -138,12 +138,15 @@ struct RunResult {
   std::vector<uint64_t> sent_addr;
   std::map<std::string, uint64_t> counters;
   uint64_t cycles = 0;
+  uint64_t advances = 0;
 };
 
 // A random mix of shared, global, local, const, param and texture loads, stores and atomics
 // from 8 warps, against a memory that answers after 7 cycles and sometimes refuses.
-RunResult random_run(uint64_t seed, const char *l1d, int32_t coalesce_arch) {
+RunResult random_run(uint64_t seed, const char *l1d, int32_t coalesce_arch,
+                     bool event_driven = false) {
   Harness h;
+  h.event_driven = event_driven;
   h.cfg.l1d = l1d;
   h.cfg.l1c = "64:64:2,L:R:f:N,A:2:32,4";
   h.cfg.l1t = "8:128:5,L:R:m:N,F:128:4,128:2";
@@ -206,6 +209,7 @@ RunResult random_run(uint64_t seed, const char *l1d, int32_t coalesce_arch) {
                         "gpgpu_n_cache_bkconflict", "simt_ldst.atomic_requests"})
     r.counters[n] = h.stat(n);
   r.cycles = h.now;
+  r.advances = h.advances;
   EXPECT_GT(r.counters["gpgpu_n_mem_read_global"], 0u);
   EXPECT_GT(r.counters["gpgpu_n_mem_write_local"], 0u);
   EXPECT_GT(r.counters["gpgpu_n_mem_const"], 0u);
@@ -238,6 +242,23 @@ TEST(SimtLdstFlow, RunsAreDeterministic) {
   EXPECT_EQ(a.sent_addr, b.sent_addr);
   EXPECT_EQ(a.counters, b.counters);
   EXPECT_EQ(a.cycles, b.cycles);
+}
+
+// next_event is exact: advancing the unit only at the cycles it names gives the same
+// completions, requests and statistics as advancing it every cycle, with fewer calls.
+TEST(SimtLdstFlow, AdvancingOnlyAtNextEventChangesNothing) {
+  for (const char *l1d : {"N:16:128:4,L:T:m:N:L,A:8:4,4", "S:4:128:8,L:L:m:L:L,A:16:4,8:0,32", "none"}) {
+    RunResult a = random_run(9, l1d, 70, false);
+    RunResult b = random_run(9, l1d, 70, true);
+    ASSERT_EQ(a.done.size(), b.done.size()) << l1d;
+    for (size_t i = 0; i < a.done.size(); i++) {
+      EXPECT_EQ(a.done[i].tag, b.done[i].tag) << l1d;
+      EXPECT_EQ(a.done[i].at, b.done[i].at) << l1d;
+    }
+    EXPECT_EQ(a.sent_addr, b.sent_addr) << l1d;
+    EXPECT_EQ(a.counters, b.counters) << l1d;
+    EXPECT_LT(b.advances, a.advances) << l1d;
+  }
 }
 
 // ---- bad configuration --------------------------------------------------------------------------

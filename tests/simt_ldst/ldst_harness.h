@@ -106,6 +106,8 @@ class Harness {
   uint32_t auto_latency = 0;    // 0: replies by hand; else every request is answered this late
   std::deque<std::pair<uint64_t, mem_req *>> due;  // auto replies (cycle, request)
   uint64_t refused_replies = 0;
+  bool event_driven = false;  // advance only when next_event says something is due
+  uint64_t advances = 0;
 
   ~Harness() {
     if (u) simt_ldst_destroy(u);
@@ -167,7 +169,10 @@ class Harness {
       }
       due.pop_front();
     }
-    simt_ldst_advance(u, now);
+    if (!event_driven || simt_ldst_next_event(u) <= now) {
+      simt_ldst_advance(u, now);
+      advances++;
+    }
   }
   void run_to(uint64_t cycle) {
     while (now < cycle) tick();
