@@ -29,6 +29,14 @@ void cache_list_push(cache_req_list *l, mem_req *r) {
   l->len++;
 }
 
+/* Puts r back at the head (a request taken off for a port that then refused it). */
+static void list_push_front(cache_req_list *l, mem_req *r) {
+  r->next = l->head;
+  l->head = r;
+  if (!l->tail) l->tail = r;
+  l->len++;
+}
+
 mem_req *cache_list_pop(cache_req_list *l) {
   mem_req *r = l->head;
   if (!r) return NULL;
@@ -831,29 +839,40 @@ mem_req *cache_reply_pop(cache *c, uint64_t now) {
   return r;
 }
 
+/* The ports take the request off the queue before it is offered: once a receiver accepts it,
+ * mem_req.next is the receiver's (it may queue or free the request inside send). A refused
+ * request goes back to the head of the queue it came from. */
 void cache_advance(cache *c, uint64_t now) {
   note_time(c, now);
   retire_hits(c, now);
   if (c->tex) cache_tex_progress(c, now);
   if (c->ports.next_level.send) {
     c->miss_port_blocked = false;
-    while (c->miss_queue.head) {
-      if (!c->ports.next_level.send(c->ports.next_level.ctx, c->miss_queue.head, now)) {
+    mem_req *r;
+    while ((r = cache_list_pop(&c->miss_queue))) {
+      if (!c->ports.next_level.send(c->ports.next_level.ctx, r, now)) {
+        list_push_front(&c->miss_queue, r);
         c->miss_port_blocked = true;
         break;
       }
-      cache_list_pop(&c->miss_queue);
     }
   }
   if (c->ports.reply.send) {
     c->reply_port_blocked = false;
     mem_req *r;
     while ((r = cache_reply_peek(c, now))) {
+      bool from_released = r == c->released.head;
+      cache_reply_pop(c, now);
       if (!c->ports.reply.send(c->ports.reply.ctx, r, now)) {
+        if (from_released) {
+          list_push_front(&c->released, r);
+        } else {
+          list_push_front(&c->hits, r);
+          c->hits_ready++;
+        }
         c->reply_port_blocked = true;
         break;
       }
-      cache_reply_pop(c, now);
     }
   }
 }

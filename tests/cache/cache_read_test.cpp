@@ -347,6 +347,60 @@ TEST(CachePorts, MissesAndRepliesLeaveThroughPortsOnAdvance) {
   CacheRig::release(reply.got);
 }
 
+namespace {
+// A receiver that owns mem_req.next once it accepts: it links accepted requests into its own
+// intrusive queue inside send, as the interconnect and the LDST unit do.
+struct LinkingPort {
+  mem_req *head = nullptr, *tail = nullptr;
+  int accepted = 0, capacity = 0;
+};
+bool linking_send(void *ctx, mem_req *r, uint64_t) {
+  LinkingPort *p = static_cast<LinkingPort *>(ctx);
+  if (p->accepted == p->capacity) return false;
+  r->next = nullptr;
+  if (p->tail) p->tail->next = r;
+  else p->head = r;
+  p->tail = r;
+  p->accepted++;
+  return true;
+}
+}  // namespace
+
+TEST(CachePorts, ReceiverMayLinkAcceptedRequestsThroughNextInsideSend) {
+  CacheRig r(kSmall);
+  LinkingPort next;
+  next.capacity = 2;  // takes two of the three misses, refuses the third
+  r.cfg.ports.next_level = {&next, linking_send};
+  r.build();
+  mem_req *a = r.read(0x1000), *b = r.read(0x1080), *c = r.read(0x1100);  // sets 0, 1, 2
+  EXPECT_EQ(CACHE_MISS, r.access(a, 1));
+  EXPECT_EQ(CACHE_MISS, r.access(b, 1));
+  EXPECT_EQ(CACHE_MISS, r.access(c, 1));
+  cache_advance(r.c, 1);
+  ASSERT_EQ(2, next.accepted);
+  // The receiver's queue holds exactly the first two fetches; the cache still holds the third.
+  EXPECT_EQ(0x1000u, next.head->addr);
+  EXPECT_EQ(0x1080u, next.head->next->addr);
+  EXPECT_EQ(nullptr, next.head->next->next);
+  EXPECT_EQ(1u, cache_miss_queue_length(r.c));
+  ASSERT_NE(nullptr, cache_miss_peek(r.c));
+  EXPECT_EQ(0x1100u, cache_miss_peek(r.c)->addr);
+  EXPECT_EQ(2u, cache_next_event(r.c));  // refused: offered again next cycle
+  next.capacity = 3;
+  cache_advance(r.c, 2);
+  EXPECT_EQ(3, next.accepted);
+  EXPECT_EQ(0u, cache_miss_queue_length(r.c));
+  std::vector<mem_req *> fetches;
+  for (mem_req *m = next.head; m;) {
+    mem_req *n = m->next;
+    fetches.push_back(m);
+    m = n;
+  }
+  ASSERT_EQ(3u, fetches.size());
+  for (mem_req *m : fetches) r.fill(m, 3);
+  CacheRig::release(r.replies(3));
+}
+
 TEST(CacheL1d, BanksAcceptOneAccessPerCycle) {
   CacheRig r(kSmall);
   r.cfg.n_banks = 4;
