@@ -57,6 +57,9 @@ static bool fetch_raw(fx_warp *w, const fx_insn *in, uint32_t lane, const func_t
   uint8_t buf[32];
   uint32_t cb = chan_bytes(t), n = cb * t->channels;
   uint64_t a = texel_addr(t, x, y, z, layer);
+  /* The step record gets the lane's first texel read (timing models time the texture access by
+   * it); tex_h marks the lane's slot UINT64_MAX before sampling. */
+  if (w->rec && w->rec->addr[lane] == UINT64_MAX) w->rec->addr[lane] = a;
   if (devmem_read(w->l->e->mem, a, buf, n, NULL) != SIMTVP_OK) {
     fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "texel (%d,%d,%d) at 0x%" PRIx64 " is not mapped", x, y, z, a);
     return false;
@@ -242,7 +245,10 @@ static void tex_h(fx_warp *w, const fx_insn *in, uint32_t m) {
       crd[0] = s * (t.normalized_coords ? 1.0f : (float)t.width);
       crd[1] = tt * (t.normalized_coords ? 1.0f : (float)t.height);
     }
-    if (w->rec) w->rec->addr[lane] = texel_addr(&t, 0, 0, 0, layer);
+    if (w->rec) {
+      w->rec->addr[lane] = UINT64_MAX; /* filled by the first texel fetch_raw reads */
+      w->rec->access_bytes = (uint16_t)(chan_bytes(&t) * t.channels);
+    }
     if (in->aux2) { /* tld4 */
       /* gather: component of the four texels of the bilinear footprint, in the order
        * (i0,j1) (i1,j1) (i1,j0) (i0,j0) */
@@ -284,6 +290,8 @@ static void tex_h(fx_warp *w, const fx_insn *in, uint32_t m) {
       if (!sample(w, in, lane, &t, crd, layer, f)) return;
       for (int c = 0; c < 4; c++) raw[c] = alu_f32_bits(f[c]);
     }
+    /* no texel read (every footprint texel outside with a border): the texture's first texel */
+    if (w->rec && w->rec->addr[lane] == UINT64_MAX) w->rec->addr[lane] = texel_addr(&t, 0, 0, 0, layer);
     write_result(w, x, lane, raw);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "func_tex.h"
 #include "func_test_util.h"
 #include "ptx.h"
 
@@ -331,6 +332,48 @@ TEST(FuncStep, PerWarpExecutionGivesTheResultsOfFunctionalMode) {
       for (int p = 0; p < k; p++) acc += A[i * k + p] * B[p * n + j];
       ASSERT_EQ(r1[i * n + j], alpha * acc + beta * C[i * n + j]);
     }
+}
+
+
+// Timing models time a texture access by the texels it reads: each lane's record carries the
+// address of its own first texel and the texel size, not the texture's base.
+TEST(FuncStep, TextureRecordsCarryEachLanesTexelAddress) {
+  Engine en(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 t) {
+  .reg .b32 %r<4>;
+  .reg .f32 %f<6>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [t];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 1;
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r2}];
+  ret;
+})");
+  uint64_t data = en.alloc(64 * 4), dd = en.alloc(sizeof(func_tex_desc));
+  func_tex_desc t{};
+  t.magic = FUNC_TEX_MAGIC;
+  t.resource = FUNC_TEX_RES_LINEAR;
+  t.dims = 1;
+  t.channels = 1;
+  t.channel_type = PTX_TYPE_F32;
+  t.width = 64, t.height = 1, t.depth = 1, t.layers = 1;
+  t.data = data;
+  t.pitch = 64 * 4;
+  ASSERT_EQ(devmem_write(en.mem, dd, &t, sizeof t, &en.d), SIMTVP_OK);
+  func_launch *l = en.launch("k", 1, 32, {dd});
+  func_cta *cta;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+  func_step r = step_to_mem(func_cta_warp(cta, 0), &en.d);
+  EXPECT_EQ(r.space, PTX_SPACE_TEX);
+  EXPECT_EQ(r.access_bytes, 4u);
+  EXPECT_EQ(r.mem_mask, 0xffffffffu);
+  for (uint32_t lane = 0; lane < 32; lane++)
+    EXPECT_EQ(r.addr[lane], data + 4u * 2u * lane) << "lane " << lane;  // texel 2*lane
+  func_cta_finish(cta);
+  func_launch_destroy(l);
 }
 
 }  // namespace
