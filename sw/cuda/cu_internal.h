@@ -1,0 +1,240 @@
+// cu_internal.h — private state of the shared CUDA core (cu_core.h). Only sw/cuda/*.cc include it.
+//
+// One process-wide State, created on first use and never destroyed by static destructors (the
+// platform is closed from an atexit handler registered after the platform opened, so it runs
+// before SystemC's own statics go away). Every cucore_ entry point holds State::mu; the driver is
+// called only inside run(), which executes on the host CPU stub's thread.
+//
+// Handles given to programs (streams, events, contexts, modules, functions, arrays) are not
+// pointers but tagged serial numbers: a destroyed handle is never reused, so a stale one is
+// always recognised (CUDA_ERROR_INVALID_HANDLE) instead of touching freed memory.
+#ifndef SIMTVP_CU_INTERNAL_H
+#define SIMTVP_CU_INTERNAL_H
+
+#include <cstdarg>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cu_core.h"
+
+namespace cucore {
+
+// ---- handles -----------------------------------------------------------------------------------
+
+enum HandleTag : uintptr_t {
+  TAG_CTX = 0xc7,
+  TAG_STREAM = 0x57,
+  TAG_EVENT = 0xe7,
+  TAG_MODULE = 0x30,
+  TAG_FUNCTION = 0xf7,
+  TAG_ARRAY = 0xa7,
+};
+
+template <class T, HandleTag Tag>
+class HandleTable {
+ public:
+  uintptr_t add(std::unique_ptr<T> object) {
+    uintptr_t h = (uintptr_t(Tag) << 40) | (next_++ << 4);
+    object->handle = h;
+    map_.emplace(h, std::move(object));
+    return h;
+  }
+  T *get(const void *handle) const {
+    auto it = map_.find(reinterpret_cast<uintptr_t>(handle));
+    return it == map_.end() ? nullptr : it->second.get();
+  }
+  void remove(uintptr_t h) { map_.erase(h); }
+  std::vector<T *> all() const {
+    std::vector<T *> v;
+    for (auto &kv : map_) v.push_back(kv.second.get());
+    return v;
+  }
+  size_t size() const { return map_.size(); }
+
+ private:
+  std::map<uintptr_t, std::unique_ptr<T>> map_;  // ordered: deterministic iteration
+  uintptr_t next_ = 1;
+};
+
+// ---- objects -----------------------------------------------------------------------------------
+
+struct Ctx {
+  uintptr_t handle = 0;
+  bool primary = false;
+  unsigned flags = 0;
+};
+
+struct Stream {
+  uintptr_t handle = 0;
+  drv_stream *ds = nullptr;
+  unsigned flags = 0;
+  int priority = 0;
+  Ctx *ctx = nullptr;
+};
+
+struct Event {
+  uintptr_t handle = 0;
+  drv_event *de = nullptr;
+  unsigned flags = 0;
+  bool recorded = false;
+  Ctx *ctx = nullptr;
+};
+
+struct Function;
+
+struct Module {
+  uintptr_t handle = 0;
+  drv_module *dm = nullptr;
+  Ctx *ctx = nullptr;
+  std::string name;
+  std::map<std::string, uintptr_t> functions;  // name -> function handle
+  std::vector<uint64_t> managed_vars;            // __managed__ variables adopted from this module
+};
+
+struct Function {
+  uintptr_t handle = 0;
+  drv_function *df = nullptr;
+  Module *mod = nullptr;
+  std::string name;
+  uint32_t max_dynamic_smem = 0;  // cudaFuncSetAttribute(MaxDynamicSharedMemorySize)
+  bool max_dynamic_smem_set = false;
+};
+
+struct Array {
+  uintptr_t handle = 0;
+  cu_array_info info{};
+  uint64_t alloc = 0;  // device allocation holding the texels
+  Ctx *ctx = nullptr;
+};
+
+struct Allocation {  // a device allocation made through the core
+  uint64_t bytes = 0;
+  Ctx *ctx = nullptr;
+  bool managed = false;
+};
+
+struct Pinned {
+  uint64_t bytes = 0;
+  uint64_t bus = 0;  // 0: staged host memory (the platform gives no host view of system memory)
+  unsigned flags = 0;
+  Ctx *ctx = nullptr;
+};
+
+struct Managed {
+  uint64_t bytes = 0;
+  bool device_owns = false;  // the device copy is current (after a launch, until a sync)
+  bool module_var = false;
+  unsigned flags = 0;
+};
+
+struct Texture {
+  func_tex_desc desc{};
+  Ctx *ctx = nullptr;
+};
+
+// ---- state -------------------------------------------------------------------------------------
+
+enum { N_LIMITS = 8 };
+
+struct State {
+  std::mutex mu;
+  cu_platform_open_fn opener = nullptr;
+  bool platform_open = false;
+  bool exiting = false;
+  cu_platform plat{};
+  int init_result = -1;  // -1: not tried
+  std::string init_message;
+  drv *d = nullptr;
+  drv_device_props props{};
+  int sticky = CUDA_SUCCESS;
+  std::string sticky_message;
+  Ctx *primary = nullptr;
+  uint64_t primary_generation = 0;
+
+  HandleTable<Ctx, TAG_CTX> ctxs;
+  HandleTable<Stream, TAG_STREAM> streams;
+  HandleTable<Event, TAG_EVENT> events;
+  HandleTable<Module, TAG_MODULE> modules;
+  HandleTable<Function, TAG_FUNCTION> functions;
+  HandleTable<Array, TAG_ARRAY> arrays;
+  std::map<uint64_t, Allocation> allocations;  // device address -> allocation
+  std::map<uint64_t, Pinned> pinned;           // host address -> pinned allocation
+  std::map<uint64_t, Managed> managed;         // device (= host) address -> managed range
+  std::map<uint64_t, uint32_t> managed_pages;  // host page -> users
+  std::map<uint64_t, Texture> textures;        // descriptor address -> texture/surface object
+  std::vector<uint64_t> deferred_frees;        // descriptors freed once the device is idle
+  Stream *per_thread = nullptr;                // cudaStreamPerThread (one host thread assumed)
+  uint64_t limits[N_LIMITS] = {};
+};
+
+State &state();
+
+// Thread-local message of the last failure; fail() sets it and returns the code.
+int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vfail(int code, const char *fmt, va_list ap);
+void clear_message();
+
+// The guard every entry point takes: refuses calls from stream callbacks (they run on the host
+// stub's thread while the caller holds the lock), then locks.
+class Entry {
+ public:
+  Entry();
+  ~Entry();
+  bool ok() const { return ok_; }
+  int refused() const { return CUDA_ERROR_NOT_PERMITTED; }
+
+ private:
+  bool ok_ = false;
+  bool was_inside_ = false;
+  std::unique_lock<std::mutex> lock_;
+};
+
+// Opens platform and driver on first use; returns the initialisation result.
+int ensure_device(State &s);
+// ensure_device, then the sticky error: what every call that touches the device checks first.
+int ready(State &s);
+
+// Runs f() -> int on the host stub's thread; a platform failure becomes a sticky error.
+int run_raw(State &s, void (*fn)(void *), void *arg);
+template <class F>
+int run(State &s, F &&f) {
+  struct Box {
+    F *f;
+    int result;
+  } box{&f, CUDA_ERROR_UNKNOWN};
+  int st = run_raw(
+      s, [](void *p) {
+        Box *b = static_cast<Box *>(p);
+        b->result = (*b->f)();
+      },
+      &box);
+  return st != CUDA_SUCCESS ? st : box.result;
+}
+
+// Maps a driver status to a CUresult; a failure that the device reported becomes sticky.
+// Call on the stub thread right after the failing driver call, with its diag.
+int drv_fail(State &s, simtvp_status st, const simtvp_diag &diag);
+
+// Stream resolution (NULL / legacy / per-thread / live handle) on the stub thread.
+int resolve_stream(State &s, cu_stream *handle, drv_stream **out);
+Stream *find_stream(State &s, cu_stream *handle);
+
+// Managed memory reconciliation (cu_memory.cc).
+int managed_to_device(State &s, drv_stream *ds);  // before launches: host mirror -> device
+int managed_to_host(State &s);                     // after a synchronisation with the device idle
+bool device_idle(State &s);                        // every stream drained (stub thread)
+void flush_deferred_frees(State &s);               // stub thread, device idle
+void unmap_managed_pages(State &s, uint64_t first, uint64_t last);  // page range [first, last)
+
+// Resource teardown of one context (cu_core.cc): streams, events, modules, arrays, memory.
+void destroy_ctx_resources(State &s, Ctx *ctx);
+int module_unload_locked(State &s, Module *m);
+
+}  // namespace cucore
+
+#endif  // SIMTVP_CU_INTERNAL_H

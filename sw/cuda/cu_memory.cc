@@ -1,0 +1,540 @@
+// cu_memory.cc — device, pinned and managed memory; copies and memsets in stream order
+// (cu_core.h, docs/cudart.md "Memory").
+//
+// Pinned memory is system memory of the platform allocated through the driver's bus, so a copy
+// from or to it is a real DMA by the copy engine. Its host view comes from the platform
+// (cu_platform.sysmem_ptr); without one, pinned memory is ordinary host memory that copies stage.
+//
+// Managed memory is a device allocation with a host mirror mapped at the very same address, so
+// the one pointer works on both sides. As on GPUs without concurrent managed access, the device
+// copy is current from a launch until the next synchronisation that leaves the device idle:
+// launches copy every host-owned range to the device first, and such synchronisations copy
+// device-owned ranges back.
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "cu_internal.h"
+
+namespace cucore {
+
+static const uint64_t kPage = 4096;
+
+// ---- helpers (stub thread) --------------------------------------------------------------------
+
+Stream *find_stream(State &s, cu_stream *handle) { return s.streams.get(handle); }
+
+int resolve_stream(State &s, cu_stream *handle, drv_stream **out) {
+  if (handle == nullptr || handle == CU_STREAM_LEGACY) {
+    *out = drv_default_stream(s.d);
+    return CUDA_SUCCESS;
+  }
+  if (handle == CU_STREAM_PER_THREAD) {
+    // The per-thread default stream: a blocking stream of the primary context, made on first use.
+    if (!s.per_thread) {
+      simtvp_diag diag;
+      simtvp_diag_clear(&diag);
+      drv_stream *ds = nullptr;
+      simtvp_status st = drv_stream_create(s.d, 0, 0, &ds, &diag);
+      if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+      auto p = std::make_unique<Stream>();
+      p->ds = ds;
+      p->ctx = s.primary;
+      s.per_thread = p.get();
+      s.streams.add(std::move(p));
+    }
+    *out = s.per_thread->ds;
+    return CUDA_SUCCESS;
+  }
+  Stream *st = s.streams.get(handle);
+  if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)handle);
+  *out = st->ds;
+  return CUDA_SUCCESS;
+}
+
+bool device_idle(State &s) {
+  simtvp_diag diag;
+  bool idle = true;
+  if (drv_stream_query(s.d, drv_default_stream(s.d), &idle, &diag) != SIMTVP_OK || !idle) return false;
+  for (Stream *st : s.streams.all())
+    if (drv_stream_query(s.d, st->ds, &idle, &diag) != SIMTVP_OK || !idle) return false;
+  return true;
+}
+
+void flush_deferred_frees(State &s) {
+  simtvp_diag diag;
+  for (uint64_t a : s.deferred_frees) (void)drv_mem_free(s.d, a, &diag);
+  s.deferred_frees.clear();
+}
+
+int managed_to_device(State &s, drv_stream *ds) {
+  for (auto &kv : s.managed) {
+    if (kv.second.device_owns) continue;
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_memcpy(s.d, ds, drv_device_ptr(kv.first),
+                                  drv_host_ptr(reinterpret_cast<void *>(kv.first)), kv.second.bytes, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    kv.second.device_owns = true;
+  }
+  return CUDA_SUCCESS;
+}
+
+int managed_to_host(State &s) {
+  bool any = false;
+  for (auto &kv : s.managed) any |= kv.second.device_owns;
+  if (!any || !device_idle(s)) return CUDA_SUCCESS;
+  drv_stream *ds = drv_default_stream(s.d);
+  for (auto &kv : s.managed) {
+    if (!kv.second.device_owns) continue;
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_memcpy(s.d, ds, drv_host_ptr(reinterpret_cast<void *>(kv.first)),
+                                  drv_device_ptr(kv.first), kv.second.bytes, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    kv.second.device_owns = false;
+  }
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  simtvp_status st = drv_stream_sync(s.d, ds, &diag);
+  return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+}
+
+// Maps host pages [first, last) at their own addresses (page users counted).
+static int map_managed_pages(State &s, uint64_t first, uint64_t last) {
+  for (uint64_t p = first; p < last; p += kPage) {
+    auto it = s.managed_pages.find(p);
+    if (it != s.managed_pages.end()) {
+      it->second++;
+      continue;
+    }
+    void *want = reinterpret_cast<void *>(p);
+    void *got = mmap(want, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got != want) {
+      int err = errno;
+      if (got != MAP_FAILED) munmap(got, kPage);
+      unmap_managed_pages(s, first, p);
+      return fail(CUDA_ERROR_OUT_OF_MEMORY,
+                  "managed memory: the host page at 0x%llx (the same address as the device memory) "
+                  "cannot be mapped: %s",
+                  (unsigned long long)p, err == EEXIST ? "the host already uses it" : strerror(err));
+    }
+    s.managed_pages[p] = 1;
+  }
+  return CUDA_SUCCESS;
+}
+
+void unmap_managed_pages(State &s, uint64_t first, uint64_t last) {
+  for (uint64_t p = first; p < last; p += kPage) {
+    auto it = s.managed_pages.find(p);
+    if (it == s.managed_pages.end()) continue;
+    if (--it->second == 0) {
+      munmap(reinterpret_cast<void *>(p), kPage);
+      s.managed_pages.erase(it);
+    }
+  }
+}
+
+static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
+  std::memset(info, 0, sizeof *info);
+  info->type = CU_MEM_PAGEABLE;
+  auto m = s.managed.upper_bound(addr);
+  if (m != s.managed.begin()) {
+    --m;
+    if (addr - m->first < (m->second.bytes ? m->second.bytes : 1)) {
+      info->type = CU_MEM_MANAGED;
+      info->base = m->first;
+      info->size = m->second.bytes;
+      info->flags = m->second.flags;
+      return;
+    }
+  }
+  auto p = s.pinned.upper_bound(addr);
+  if (p != s.pinned.begin()) {
+    --p;
+    if (addr - p->first < (p->second.bytes ? p->second.bytes : 1)) {
+      info->type = CU_MEM_PINNED;
+      info->base = p->first;
+      info->size = p->second.bytes;
+      info->bus = p->second.bus;
+      info->flags = p->second.flags;
+      return;
+    }
+  }
+  uint64_t base = 0, size = 0;
+  if (s.d && drv_mem_lookup(s.d, addr, &base, &size)) {
+    info->type = CU_MEM_DEVICE;
+    info->base = base;
+    info->size = size;
+  }
+}
+
+// The driver-side address of one side of a copy, or an error naming what is wrong.
+static int side_ptr(State &s, const cu_copy_side &side, uint64_t bytes, const char *which, drv_ptr *out) {
+  cu_mem_info info;
+  switch (side.type) {
+    case CU_MEM_DEVICE:
+      *out = drv_device_ptr(side.addr);
+      return CUDA_SUCCESS;
+    case CU_MEM_MANAGED:
+      classify_locked(s, side.addr, &info);
+      if (info.type != CU_MEM_MANAGED)
+        return fail(CUDA_ERROR_INVALID_VALUE, "%s 0x%llx is not managed memory", which,
+                    (unsigned long long)side.addr);
+      if (side.addr + bytes > info.base + info.size || side.addr + bytes < side.addr)
+        return fail(CUDA_ERROR_INVALID_VALUE,
+                    "%s range 0x%llx + %llu bytes runs past its managed allocation (0x%llx, %llu bytes)",
+                    which, (unsigned long long)side.addr, (unsigned long long)bytes,
+                    (unsigned long long)info.base, (unsigned long long)info.size);
+      *out = s.managed[info.base].device_owns ? drv_device_ptr(side.addr)
+                                               : drv_host_ptr(reinterpret_cast<void *>(side.addr));
+      return CUDA_SUCCESS;
+    case CU_MEM_PINNED:
+      classify_locked(s, side.addr, &info);
+      if (info.type == CU_MEM_PINNED && info.bus && side.addr + bytes <= info.base + info.size) {
+        *out = drv_system_ptr(info.bus + (side.addr - info.base));
+        return CUDA_SUCCESS;
+      }
+      *out = drv_host_ptr(reinterpret_cast<void *>(side.addr));
+      return CUDA_SUCCESS;
+    case CU_MEM_PAGEABLE:
+      if (!side.addr) return fail(CUDA_ERROR_INVALID_VALUE, "%s host pointer is NULL", which);
+      *out = drv_host_ptr(reinterpret_cast<void *>(side.addr));
+      return CUDA_SUCCESS;
+  }
+  return fail(CUDA_ERROR_INVALID_VALUE, "%s has an unknown memory type", which);
+}
+
+static bool host_side(const drv_ptr &p) { return p.kind == DRV_MEM_HOST; }
+
+// A host-to-host copy done by the host after the stream's earlier work (CUDA orders it too).
+static int host_copy_2d(State &s, drv_stream *ds, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch,
+                        uint64_t width, uint64_t height) {
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  simtvp_status st = drv_stream_sync(s.d, ds, &diag);
+  if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+  for (uint64_t r = 0; r < height; r++)
+    std::memmove(reinterpret_cast<void *>(dst + r * dpitch), reinterpret_cast<const void *>(src + r * spitch), width);
+  return CUDA_SUCCESS;
+}
+
+static int copy_locked(State &s, cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64_t spitch,
+                       uint64_t width, uint64_t height, cu_stream *stream, bool sync) {
+  drv_stream *ds = nullptr;
+  int r = resolve_stream(s, stream, &ds);
+  if (r != CUDA_SUCCESS) return r;
+  if (width == 0 || height == 0) return CUDA_SUCCESS;
+  drv_ptr d, sp;
+  uint64_t dbytes = dpitch * (height - 1) + width, sbytes = spitch * (height - 1) + width;
+  if ((r = side_ptr(s, dst, dbytes, "destination", &d)) != CUDA_SUCCESS) return r;
+  if ((r = side_ptr(s, src, sbytes, "source", &sp)) != CUDA_SUCCESS) return r;
+  if (host_side(d) && host_side(sp)) return host_copy_2d(s, ds, d.addr, dpitch, sp.addr, spitch, width, height);
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  simtvp_status st = height == 1 ? drv_memcpy(s.d, ds, d, sp, width, &diag)
+                                 : drv_memcpy_2d(s.d, ds, d, dpitch, sp, spitch, width, height, &diag);
+  if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+  // Copies into pageable host memory complete before the call returns, as in CUDA.
+  if (sync || host_side(d)) {
+    st = drv_stream_sync(s.d, ds, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    if (sync && (ds == drv_default_stream(s.d))) return managed_to_host(s);
+  }
+  return CUDA_SUCCESS;
+}
+
+static int memset_locked(State &s, uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t elem,
+                         uint64_t width, uint64_t height, cu_stream *stream, bool sync) {
+  if (elem != 1 && elem != 2 && elem != 4) return fail(CUDA_ERROR_INVALID_VALUE, "element size %u is not 1, 2 or 4", elem);
+  drv_stream *ds = nullptr;
+  int r = resolve_stream(s, stream, &ds);
+  if (r != CUDA_SUCCESS) return r;
+  if (width == 0 || height == 0) return CUDA_SUCCESS;
+  cu_mem_info info;
+  classify_locked(s, dptr, &info);
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  simtvp_status st;
+  if (info.type == CU_MEM_MANAGED && !s.managed[info.base].device_owns) {
+    uint64_t end = dptr + pitch * (height - 1) + width * elem;
+    if (end > info.base + info.size)
+      return fail(CUDA_ERROR_INVALID_VALUE, "memset of 0x%llx..0x%llx runs past its managed allocation",
+                  (unsigned long long)dptr, (unsigned long long)end);
+    st = drv_stream_sync(s.d, ds, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    for (uint64_t row = 0; row < height; row++) {
+      uint8_t *p = reinterpret_cast<uint8_t *>(dptr + row * pitch);
+      for (uint64_t i = 0; i < width; i++) std::memcpy(p + i * elem, &value, elem);  // little-endian
+    }
+    return CUDA_SUCCESS;
+  }
+  if (info.type == CU_MEM_PINNED || (info.type == CU_MEM_PAGEABLE && dptr))
+    if (info.type == CU_MEM_PINNED || !s.d || !drv_mem_lookup(s.d, dptr, nullptr, nullptr))
+      return fail(CUDA_ERROR_INVALID_VALUE, "memset destination 0x%llx is not device memory",
+                  (unsigned long long)dptr);
+  st = height == 1 ? drv_memset(s.d, ds, drv_device_ptr(dptr), value, elem, width, &diag)
+                   : drv_memset_2d(s.d, ds, drv_device_ptr(dptr), pitch, value, elem, width, height, &diag);
+  if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+  if (sync) {
+    st = drv_stream_sync(s.d, ds, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+  }
+  return CUDA_SUCCESS;
+}
+
+static Ctx *ctx_or_primary(State &s, cu_ctx *ctx) {
+  Ctx *c = s.ctxs.get(ctx);
+  if (c) return c;
+  if (!s.primary) {
+    auto p = std::make_unique<Ctx>();
+    p->primary = true;
+    s.primary = p.get();
+    s.ctxs.add(std::move(p));
+  }
+  return s.primary;
+}
+
+}  // namespace cucore
+
+using namespace cucore;
+
+extern "C" {
+
+void cucore_mem_classify(uint64_t addr, cu_mem_info *info) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  classify_locked(s, addr, info);
+}
+
+int cucore_mem_alloc(cu_ctx *ctx, uint64_t bytes, uint64_t *dptr) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  Ctx *c = ctx_or_primary(s, ctx);
+  return run(s, [&]() -> int {
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_mem_alloc(s.d, bytes, dptr, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    s.allocations[*dptr] = Allocation{bytes, c, false};
+    return CUDA_SUCCESS;
+  });
+}
+
+int cucore_mem_free(uint64_t dptr) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ensure_device(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (dptr == 0) return CUDA_SUCCESS;
+  auto it = s.allocations.find(dptr);
+  if (it == s.allocations.end()) {
+    uint64_t base = 0, size = 0;
+    if (drv_mem_lookup(s.d, dptr, &base, &size))
+      return fail(CUDA_ERROR_INVALID_VALUE,
+                  "0x%llx is inside an allocation (0x%llx, %llu bytes) but is not its start",
+                  (unsigned long long)dptr, (unsigned long long)base, (unsigned long long)size);
+    return fail(CUDA_ERROR_INVALID_VALUE, "0x%llx is not a live device allocation (already freed?)",
+                (unsigned long long)dptr);
+  }
+  // cudaFree synchronises: kernels may still use the memory.
+  return run(s, [&]() -> int {
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_sync(s.d, &diag);
+    int result = st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+    if (it->second.managed) {
+      auto m = s.managed.find(dptr);
+      if (m != s.managed.end()) {
+        unmap_managed_pages(s, dptr & ~(kPage - 1), (dptr + m->second.bytes + kPage - 1) & ~(kPage - 1));
+        s.managed.erase(m);
+      }
+    }
+    simtvp_diag_clear(&diag);
+    st = drv_mem_free(s.d, dptr, &diag);
+    s.allocations.erase(it);
+    if (st != SIMTVP_OK && result == CUDA_SUCCESS) result = drv_fail(s, st, diag);
+    return result;
+  });
+}
+
+int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  Ctx *c = ctx_or_primary(s, ctx);
+  uint64_t size = bytes ? (bytes + kPage - 1) & ~(kPage - 1) : kPage;
+  uint64_t bus = 0;
+  r = run(s, [&]() -> int {
+    if (!s.plat.bus->sysmem_alloc(s.plat.bus->ctx, size, kPage, &bus))
+      return fail(CUDA_ERROR_OUT_OF_MEMORY, "pinned memory: the platform's system memory has no %llu free bytes",
+                  (unsigned long long)size);
+    return CUDA_SUCCESS;
+  });
+  if (r != CUDA_SUCCESS) return r;
+  void *host = s.plat.sysmem_ptr ? s.plat.sysmem_ptr(s.plat.ctx, bus, size) : nullptr;
+  if (!host) {
+    // No host view of system memory: keep the pages in host memory; copies stage them.
+    run(s, [&]() -> int {
+      s.plat.bus->sysmem_free(s.plat.bus->ctx, bus);
+      return CUDA_SUCCESS;
+    });
+    bus = 0;
+    host = std::aligned_alloc(kPage, size);
+    if (!host) return fail(CUDA_ERROR_OUT_OF_MEMORY, "pinned memory: out of host memory for %llu bytes",
+                           (unsigned long long)size);
+  }
+  std::memset(host, 0, size);
+  s.pinned[reinterpret_cast<uint64_t>(host)] = Pinned{bytes ? bytes : 1, bus, flags, c};
+  *out = host;
+  return CUDA_SUCCESS;
+}
+
+int cucore_host_free(void *p) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  if (!p) return CUDA_SUCCESS;
+  auto it = s.pinned.find(reinterpret_cast<uint64_t>(p));
+  if (it == s.pinned.end())
+    return fail(CUDA_ERROR_INVALID_VALUE, "%p is not pinned memory from cudaMallocHost/cudaHostAlloc (already freed?)", p);
+  int r = ensure_device(s);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t bus = it->second.bus;
+  s.pinned.erase(it);
+  if (!bus) {
+    std::free(p);
+    return CUDA_SUCCESS;
+  }
+  return run(s, [&]() -> int {
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_sync(s.d, &diag);  // a DMA may still read or write it
+    s.plat.bus->sysmem_free(s.plat.bus->ctx, bus);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+}
+
+int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "managed allocation of 0 bytes");
+  Ctx *c = ctx_or_primary(s, ctx);
+  uint64_t a = 0;
+  r = run(s, [&]() -> int {
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = drv_mem_alloc(s.d, bytes, &a, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    // Device memory starts zeroed like the host mirror.
+    st = drv_memset(s.d, nullptr, drv_device_ptr(a), 0, 1, bytes, &diag);
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+    return CUDA_SUCCESS;
+  });
+  if (r != CUDA_SUCCESS) return r;
+  r = map_managed_pages(s, a & ~(kPage - 1), (a + bytes + kPage - 1) & ~(kPage - 1));
+  if (r != CUDA_SUCCESS) {
+    std::string m = cucore_last_message();
+    run(s, [&]() -> int {
+      simtvp_diag diag;
+      (void)drv_mem_free(s.d, a, &diag);
+      return CUDA_SUCCESS;
+    });
+    return fail(r, "%s", m.c_str());
+  }
+  std::memset(reinterpret_cast<void *>(a), 0, bytes);
+  s.allocations[a] = Allocation{bytes, c, true};
+  s.managed[a] = Managed{bytes, false, false, flags};
+  *dptr = a;
+  return CUDA_SUCCESS;
+}
+
+int cucore_managed_adopt(cu_module *module, uint64_t dptr, uint64_t bytes) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  Module *m = s.modules.get(module);
+  if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
+  if (s.managed.count(dptr)) return CUDA_SUCCESS;
+  if (!bytes) return fail(CUDA_ERROR_INVALID_VALUE, "managed variable at 0x%llx has size 0", (unsigned long long)dptr);
+  r = map_managed_pages(s, dptr & ~(kPage - 1), (dptr + bytes + kPage - 1) & ~(kPage - 1));
+  if (r != CUDA_SUCCESS) return r;
+  s.managed[dptr] = Managed{bytes, false, true, 1};
+  m->managed_vars.push_back(dptr);
+  // The device copy holds the initialiser: bring it to the host mirror.
+  return run(s, [&]() -> int {
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    drv_stream *ds = drv_default_stream(s.d);
+    simtvp_status st = drv_memcpy(s.d, ds, drv_host_ptr(reinterpret_cast<void *>(dptr)), drv_device_ptr(dptr),
+                                  bytes, &diag);
+    if (st == SIMTVP_OK) st = drv_stream_sync(s.d, ds, &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+}
+
+int cucore_memcpy(cu_copy_side dst, cu_copy_side src, uint64_t bytes, cu_stream *stream, bool sync) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  return run(s, [&]() -> int { return copy_locked(s, dst, bytes, src, bytes, bytes, 1, stream, sync); });
+}
+
+int cucore_memcpy_2d(cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64_t spitch, uint64_t width,
+                     uint64_t height, cu_stream *stream, bool sync) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (height > 1 && (width > dpitch || width > spitch))
+    return fail(CUDA_ERROR_INVALID_VALUE, "2-D copy: width %llu exceeds a pitch (destination %llu, source %llu)",
+                (unsigned long long)width, (unsigned long long)dpitch, (unsigned long long)spitch);
+  return run(s, [&]() -> int { return copy_locked(s, dst, dpitch, src, spitch, width, height, stream, sync); });
+}
+
+int cucore_memset(uint64_t dptr, uint32_t value, uint32_t elem_bytes, uint64_t count, cu_stream *stream, bool sync) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  return run(s, [&]() -> int {
+    return memset_locked(s, dptr, count * elem_bytes, value, elem_bytes, count, 1, stream, sync);
+  });
+}
+
+int cucore_memset_2d(uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t elem_bytes, uint64_t width_elems,
+                     uint64_t height, cu_stream *stream, bool sync) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  if (height > 1 && width_elems * elem_bytes > pitch)
+    return fail(CUDA_ERROR_INVALID_VALUE, "2-D memset: width %llu bytes exceeds the pitch %llu",
+                (unsigned long long)(width_elems * elem_bytes), (unsigned long long)pitch);
+  return run(s, [&]() -> int {
+    return memset_locked(s, dptr, pitch, value, elem_bytes, width_elems, height, stream, sync);
+  });
+}
+
+}  // extern "C"

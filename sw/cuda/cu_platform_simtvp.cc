@@ -1,0 +1,54 @@
+// cu_platform_simtvp.cc — the core's default platform: simtvp's SystemC platform through
+// platform/host/simtvp_host.h (libsimtvp). Built only when the platform target exists.
+#ifdef SIMTVP_CUDA_HAVE_HOST
+#include <cstdlib>
+#include <cstring>
+
+#include "cu_core.h"
+#include "simtvp_host.h"
+
+// Optional: a host view of the platform's system memory, so pinned memory is the very memory the
+// copy engine reads by DMA. Declared weak: a platform without it leaves pinned memory staged.
+extern "C" void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t bytes)
+    __attribute__((weak));
+
+namespace {
+
+simtvp_status call(void *ctx, void (*fn)(void *), void *arg, simtvp_diag *diag) {
+  return simtvp_host_call(static_cast<simtvp_host *>(ctx), fn, arg, diag);
+}
+void *sysmem_ptr(void *ctx, uint64_t bus, uint64_t bytes) {
+  return simtvp_host_sysmem_ptr ? simtvp_host_sysmem_ptr(static_cast<simtvp_host *>(ctx), bus, bytes) : nullptr;
+}
+uint64_t time_ps(void *ctx) { return simtvp_host_time_ps(static_cast<simtvp_host *>(ctx)); }
+bool last_fault(void *ctx, simtvp_diag *out) { return simtvp_host_last_fault(static_cast<simtvp_host *>(ctx), out); }
+void release(void *ctx) { simtvp_host_release(static_cast<simtvp_host *>(ctx)); }
+
+}  // namespace
+
+// The platform's configuration comes from the environment, which simtvp_host_acquire reads itself
+// (SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS, SIMTVP_STRICT, SIMTVP_QUIET; the `simtvp`
+// launcher sets them). The platform's driver is shared by every user of the platform.
+extern "C" __attribute__((visibility("default"))) simtvp_status cucore_open_simtvp_platform(
+    cu_platform *out, simtvp_diag *diag) {
+  simtvp_host *h = simtvp_host_acquire(nullptr, diag);
+  if (!h) return diag && diag->status != SIMTVP_OK ? diag->status : SIMTVP_ERR_STATE;
+  drv *d = nullptr;
+  simtvp_status st = simtvp_host_driver(h, &d, diag);
+  if (st != SIMTVP_OK) {
+    simtvp_host_release(h);
+    return st;
+  }
+  std::memset(out, 0, sizeof *out);
+  out->ctx = h;
+  out->bus = simtvp_host_bus(h);
+  out->driver = d;
+  out->call = call;
+  out->sysmem_ptr = sysmem_ptr;
+  out->time_ps = time_ps;
+  out->last_fault = last_fault;
+  out->close = release;
+  out->name = "simtvp";
+  return SIMTVP_OK;
+}
+#endif
