@@ -101,6 +101,7 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) 
   }
   gpu_params params;
   if (gpu_params_from_config(config.get(), &params, diag) != SIMTVP_OK) {
+    simtvp::vp_diag_place(registry, diag);
     config_registry_destroy(registry);
     return nullptr;
   }
@@ -320,6 +321,7 @@ simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simt
   if (st == SIMTVP_OK) {
     gpu_params params;
     st = gpu_params_from_config(config.get(), &params, diag);
+    if (st != SIMTVP_OK) simtvp::vp_diag_place(registry, diag);
   }
   config_registry_destroy(registry);
   return st;

@@ -39,6 +39,15 @@ std::string vp_quote_word(const std::string &word);
 simtvp_status vp_load_config(const vp_settings &settings, const simtvp_msg_port *messages,
                              gpu_config *config, config_registry **registry, simtvp_diag *diag);
 
+// Checks the platform's own options (host and bus timing) of a finalized configuration:
+// SIMTVP_ERR_CONFIG naming the option and where it was set.
+simtvp_status vp_check_platform_options(const gpu_config *config, const config_registry *registry,
+                                        simtvp_diag *diag);
+
+// An error about an option found after loading (diag->option set, no file yet): adds where the
+// option was set (file:line) to the structured fields and the message.
+void vp_diag_place(const config_registry *registry, simtvp_diag *diag);
+
 // The built-in default configuration: the path of configs/default.config when the source tree is
 // there, and the same text with its includes inlined (embedded at build time).
 const char *vp_default_config_path();

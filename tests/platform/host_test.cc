@@ -320,6 +320,30 @@ TEST_F(SimtvpHost, MalformedValueNamesTheOptionAndFileLine) {
   EXPECT_NE(std::string(diag.message).find("bad.config:2"), std::string::npos) << diag.message;
 }
 
+TEST_F(SimtvpHost, NegativeHostLatencyIsAConfigurationErrorWithItsPlace) {
+  std::string file = scratch_dir() + "/host.config";
+  std::ofstream(file) << "-gpgpu_n_clusters 4\n-host_mmio_read_latency_ns -5\n";
+  simtvp_host_options o{};
+  o.config_path = file.c_str();
+  EXPECT_EQ(simtvp_host_open(&o, &diag), nullptr);
+  EXPECT_EQ(diag.status, SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(diag.option, "-host_mmio_read_latency_ns");
+  EXPECT_EQ(diag.line, 2u);
+  EXPECT_NE(std::string(diag.message).find("host.config:2"), std::string::npos) << diag.message;
+}
+
+TEST_F(SimtvpHost, ZeroDeviceMemoryIsAConfigurationErrorWithItsPlace) {
+  std::string file = scratch_dir() + "/mem.config";
+  std::ofstream(file) << "-device_memory_mb 0\n";
+  simtvp_host_options o{};
+  o.config_path = file.c_str();
+  EXPECT_EQ(simtvp_host_open(&o, &diag), nullptr);
+  EXPECT_EQ(diag.status, SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(diag.option, "-device_memory_mb");
+  EXPECT_EQ(diag.line, 1u);
+  EXPECT_NE(std::string(diag.message).find("mem.config:1"), std::string::npos) << diag.message;
+}
+
 TEST_F(SimtvpHost, MissingConfigurationFileIsAnIoError) {
   simtvp_host_options o{};
   o.config_path = "/nonexistent/simtvp.config";

@@ -35,7 +35,8 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
 
 /* Cycles of a clock of hz Hz -> picoseconds (rounded up) and picoseconds -> completed cycles
  * (rounded down), so that gpu_ps_to_cycles(gpu_cycles_to_ps(c, hz), hz) == c for any hz up to
- * 1 THz. 128-bit intermediates: exact over the whole uint64 range. hz must not be 0. */
+ * 1 THz, while the time fits 64 bits of picoseconds (213 days; beyond, gpu_cycles_to_ps
+ * saturates at UINT64_MAX). 128-bit intermediates. hz must not be 0. */
 uint64_t gpu_cycles_to_ps(uint64_t cycles, uint64_t hz);
 uint64_t gpu_ps_to_cycles(uint64_t ps, uint64_t hz);
 
