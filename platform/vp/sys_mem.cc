@@ -30,8 +30,8 @@ sys_mem::~sys_mem() {
 }
 
 bool sys_mem::alloc(uint64_t size, uint64_t align, uint64_t *offset) {
+  if (align & (align - 1)) return false;  // not a power of two (0 means any)
   if (align < kGranule) align = kGranule;
-  if (align & (align - 1)) return false;
   size = size ? (size + kGranule - 1) / kGranule * kGranule : kGranule;
   for (auto it = free_.begin(); it != free_.end(); ++it) {  // first fit, lowest address
     uint64_t start = (it->first + align - 1) & ~(align - 1);
