@@ -292,6 +292,48 @@ TEST_F(SimtvpHost, KernelFaultIsAnErrorNamingTheAddress) {
   EXPECT_NE(std::string(fault.message).find("bad"), std::string::npos) << fault.message;
 }
 
+// Warp 0 waits at barrier 1 and warp 1 at barrier 2, each for 64 threads: neither can complete.
+const char kDeadlockPtx[] = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry stuck()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra W0;
+  bar.sync 2, 64;
+  ret;
+W0:
+  bar.sync 1, 64;
+  ret;
+}
+)";
+
+TEST_F(SimtvpHost, BarrierDeadlockComesBackAsAStatus) {
+  open({"-simt_model", "func"});
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(call(host, [&] {
+              drv_module *mod;
+              if ((st = drv_module_load_ptx(d, kDeadlockPtx, sizeof kDeadlockPtx - 1, "stuck.ptx", &mod, &diag)))
+                return;
+              drv_function *f = drv_module_function(mod, "stuck");
+              uint32_t grid[3] = {1, 1, 1}, block[3] = {64, 1, 1};
+              if ((st = drv_launch(d, nullptr, f, grid, block, 0, nullptr, 0, &diag))) return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  EXPECT_NE(st, SIMTVP_OK);
+  simtvp_diag fault;
+  ASSERT_TRUE(simtvp_host_last_fault(host, &fault));
+  EXPECT_EQ(fault.status, SIMTVP_ERR_DEADLOCK) << fault.message;
+  EXPECT_NE(std::string(fault.message).find("barrier"), std::string::npos) << fault.message;
+  // The platform stays usable: the next call works.
+  EXPECT_EQ(call(host, [&] { drv_clear_error(d); }), SIMTVP_OK);
+}
+
 TEST_F(SimtvpHost, UnknownOptionInStrictModeNamesTheOptionAndFileLine) {
   std::string file = scratch_dir() + "/strict.config";
   std::ofstream(file) << "-gpgpu_n_clusters 4\n# a comment\n-no_such_option 3\n";
