@@ -458,17 +458,28 @@ bool mempart_push(mempart *mp, uint32_t sub, mem_req *req, uint64_t now) {
   return true;
 }
 
-bool mempart_dram_return(mempart *mp, mem_req *req, uint64_t now) {
-  catch_up(mp, now);
-  if (req->is_write && (!req->needs_reply || req->kind == MEM_ACC_L2_WRBK)) {
-    mem_req_free(req); /* written: nobody waits for it */
-    return true;
-  }
+static bool ends_at_dram(const mem_req *req) {
+  return req->is_write && (!req->needs_reply || req->kind == MEM_ACC_L2_WRBK);
+}
+
+static mp_sub *return_sub(const mempart *mp, const mem_req *req) {
   uint32_t first = mp->cfg.partition * mp->cfg.n_sub;
   assert(req->sub_partition >= first && req->sub_partition < first + mp->cfg.n_sub);
   uint32_t i = req->sub_partition - first;
-  if (i >= mp->cfg.n_sub) i = 0;
-  mp_sub *s = &mp->sub[i];
+  return &mp->sub[i < mp->cfg.n_sub ? i : 0];
+}
+
+bool mempart_can_return(const mempart *mp, const mem_req *req) {
+  return ends_at_dram(req) || !fifo_full(&return_sub(mp, req)->d2l);
+}
+
+bool mempart_dram_return(mempart *mp, mem_req *req, uint64_t now) {
+  catch_up(mp, now);
+  if (ends_at_dram(req)) {
+    mem_req_free(req); /* written: nobody waits for it */
+    return true;
+  }
+  mp_sub *s = return_sub(mp, req);
   if (fifo_full(&s->d2l)) return false;
   fifo_push(&s->d2l, req);
   note_len(s, Q_D2L);

@@ -115,6 +115,8 @@ bool mempart_push(mempart *mp, uint32_t sub, mem_req *req, uint64_t now);
  * here (returned to their pools); others enter their sub-partition's DRAM→L2 queue. false = that
  * queue is full, nothing kept (the controller keeps it in its return queue). */
 bool mempart_dram_return(mempart *mp, mem_req *req, uint64_t now);
+/* Would mempart_dram_return take req now? */
+bool mempart_can_return(const mempart *mp, const mem_req *req);
 /* The interconnect port of `sub`, which refused a reply, has room again. */
 void mempart_reply_ready(mempart *mp, uint32_t sub, uint64_t now);
 /* The DRAM port, which refused a request, has room again. */

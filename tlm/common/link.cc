@@ -1,0 +1,508 @@
+// link — message and request/response link ends (link.h).
+#include "link.h"
+
+#include <algorithm>
+
+namespace simtvp {
+
+using sc_core::sc_time;
+using sc_core::sc_time_stamp;
+using sc_core::SC_ZERO_TIME;
+
+// ---- link_end ------------------------------------------------------------------------------------
+
+link_end::link_end(clocked &owner, uint32_t id, std::string name)
+    : owner_(owner), id_(id), name_(std::move(name)) {}
+
+void link_end::trace(const char *event, const mem_req *r) const {
+  if (!trace_) return;
+  std::ostream &os = *trace_;
+  os << sc_time_stamp() << ' ' << name_ << ' ' << event;
+  if (r) {
+    os << " req=" << r->id << " 0x" << std::hex << r->addr << std::dec << ' '
+       << mem_access_kind_name(static_cast<mem_access_kind>(r->kind)) << (r->is_reply ? " reply" : "");
+  }
+  os << '\n';
+}
+
+void link_end::activity(const sc_time &t) {
+  owner_.link_activity(id_);
+  owner_.wake_after(t);
+}
+
+void link_end::error(const std::string &what) const {
+  std::string msg = name_ + ": " + what;
+  SC_REPORT_ERROR("simtvp/link", msg.c_str());
+}
+
+namespace detail {
+
+// ---- rx_queue ------------------------------------------------------------------------------------
+
+rx_queue::rx_queue(uint32_t capacity) : items_(capacity ? capacity : 1) {}
+
+void rx_queue::push(const item &it) {
+  items_[(head_ + len_) % items_.size()] = it;
+  len_++;
+}
+
+const rx_queue::item *rx_queue::ready(const sc_time &now) const {
+  if (!len_) return nullptr;
+  const item &h = items_[head_];
+  return h.arrival < now ? &h : nullptr;
+}
+
+rx_queue::item rx_queue::pop() {
+  item it = items_[head_];
+  head_ = (head_ + 1) % items_.size();
+  len_--;
+  return it;
+}
+
+// ---- open_map ------------------------------------------------------------------------------------
+
+open_map::open_map() : e_(64, entry{nullptr, nullptr}) {}
+
+size_t open_map::slot_of(const mem_req *r) const {
+  uint64_t h = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(r) >> 4) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h >> 20) & (e_.size() - 1);
+}
+
+void open_map::grow() {
+  std::vector<entry> old;
+  old.swap(e_);
+  e_.assign(old.size() * 2, entry{nullptr, nullptr});
+  n_ = 0;
+  for (const entry &x : old)
+    if (x.key) put(x.key, x.gp);
+}
+
+void open_map::put(const mem_req *r, tlm::tlm_generic_payload *gp) {
+  if ((n_ + 1) * 2 > e_.size()) grow();
+  size_t i = slot_of(r);
+  while (e_[i].key && e_[i].key != r) i = (i + 1) & (e_.size() - 1);
+  if (!e_[i].key) n_++;
+  e_[i] = {r, gp};
+}
+
+tlm::tlm_generic_payload *open_map::take(const mem_req *r) {
+  size_t mask = e_.size() - 1, i = slot_of(r);
+  while (e_[i].key && e_[i].key != r) i = (i + 1) & mask;
+  if (!e_[i].key) return nullptr;
+  tlm::tlm_generic_payload *gp = e_[i].gp;
+  // Backward-shift deletion keeps every probe chain unbroken without tombstones.
+  size_t hole = i;
+  for (size_t j = (i + 1) & mask; e_[j].key; j = (j + 1) & mask) {
+    size_t home = slot_of(e_[j].key);
+    bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+    if (movable) {
+      e_[hole] = e_[j];
+      hole = j;
+    }
+  }
+  e_[hole] = {nullptr, nullptr};
+  n_--;
+  return gp;
+}
+
+}  // namespace detail
+
+// ---- msg_out -------------------------------------------------------------------------------------
+
+msg_out::msg_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool)
+    : link_end(owner, id, name), socket(name), pool_(pool) {
+  socket.bind(*this);
+  name_ = socket.name(); // hierarchical: messages name the place
+}
+
+bool msg_out::send(mem_req *r) {
+  const sc_time now = sc_time_stamp();
+  if (!tx_.can_send(now)) {
+    tx_.refused = true;
+    n_.busy++;
+    return false;
+  }
+  tlm::tlm_generic_payload *gp = pool_.acquire(r);
+  trace("BEGIN_REQ", r);
+  n_.transfers++;
+  tx_.awaiting_end = true;
+  open_ = gp;
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_time d = SC_ZERO_TIME;
+  tlm::tlm_sync_enum st = socket->nb_transport_fw(*gp, ph, d);
+  if (st == tlm::TLM_COMPLETED) { // taken at once: the transfer is over
+    tx_.end(now + d);
+    open_ = nullptr;
+    gp->release();
+  } else if (st == tlm::TLM_UPDATED) {
+    if (ph == tlm::END_REQ) {
+      tx_.end(now + d); // the response (BEGIN_RESP) comes on the backward path
+    } else if (ph == tlm::BEGIN_RESP) {
+      tx_.end(now + d);
+      ph = tlm::END_RESP;
+      d = SC_ZERO_TIME;
+      socket->nb_transport_fw(*gp, ph, d);
+      open_ = nullptr;
+      gp->release();
+    } else {
+      error("unexpected phase returned to BEGIN_REQ");
+    }
+  }
+  return true;
+}
+
+bool msg_out::take_ready() {
+  if (tx_.refused && tx_.can_send(sc_time_stamp())) {
+    tx_.refused = false;
+    return true;
+  }
+  return false;
+}
+
+tlm::tlm_sync_enum msg_out::nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
+                                            sc_time &t) {
+  const sc_time at = sc_time_stamp() + t;
+  if (ph == tlm::END_REQ) {
+    if (&gp == open_ && tx_.awaiting_end) tx_.end(at);
+    trace("END_REQ", gpu_req_of(gp));
+    if (tx_.refused) activity(at);
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::BEGIN_RESP) { // the transfer is over (implies END_REQ if it was still open)
+    if (&gp == open_ && tx_.awaiting_end) {
+      tx_.end(at);
+      if (tx_.refused) activity(at);
+    }
+    if (&gp == open_) open_ = nullptr;
+    trace("BEGIN_RESP", gpu_req_of(gp));
+    gp.release();
+    return tlm::TLM_COMPLETED;
+  }
+  error("unexpected phase on the backward path of a message link");
+  return tlm::TLM_COMPLETED;
+}
+
+// ---- msg_in --------------------------------------------------------------------------------------
+
+msg_in::msg_in(const char *name, clocked &owner, uint32_t id, uint32_t capacity)
+    : link_end(owner, id, name), socket(name), rx_(capacity) {
+  socket.bind(*this);
+  name_ = socket.name(); // hierarchical: messages name the place
+}
+
+mem_req *msg_in::peek() const {
+  const detail::rx_queue::item *it = rx_.ready(sc_time_stamp());
+  return it ? it->req : nullptr;
+}
+
+void msg_in::pop() {
+  if (rx_.empty()) return;
+  rx_.pop();
+  if (!rx_.has_withheld || !rx_.has_room()) return;
+  // Admit the withheld transfer now: END_REQ, then the response that completes it.
+  const sc_time now = sc_time_stamp();
+  detail::rx_queue::item w = rx_.withheld;
+  rx_.has_withheld = false;
+  tlm::tlm_generic_payload *gp = w.gp;
+  w.gp = nullptr;
+  w.arrival = std::max(w.arrival, now);
+  rx_.push(w);
+  trace("END_REQ", w.req);
+  tlm::tlm_phase ph = tlm::END_REQ;
+  sc_time d = SC_ZERO_TIME;
+  socket->nb_transport_bw(*gp, ph, d);
+  gp->set_response_status(tlm::TLM_OK_RESPONSE);
+  ph = tlm::BEGIN_RESP;
+  d = SC_ZERO_TIME;
+  socket->nb_transport_bw(*gp, ph, d); // the sender completes it (or sends END_RESP)
+  gp->release();
+  activity(w.arrival);
+}
+
+tlm::tlm_sync_enum msg_in::nb_transport_fw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
+                                           sc_time &t) {
+  if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  if (ph != tlm::BEGIN_REQ) {
+    error("unexpected phase on the forward path of a message link");
+    return tlm::TLM_COMPLETED;
+  }
+  mem_req *r = gpu_req_of(gp);
+  if (!r) {
+    error("BEGIN_REQ without a GPU payload extension (gpu_ext with a mem_req)");
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  if (rx_.has_withheld) {
+    error("BEGIN_REQ while the previous transfer's END_REQ is still withheld (base protocol)");
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  const sc_time at = sc_time_stamp() + t;
+  if (rx_.has_room()) {
+    rx_.push({r, nullptr, at});
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    trace("BEGIN_REQ", r);
+    n_.transfers++;
+    activity(at);
+    return tlm::TLM_COMPLETED;
+  }
+  gp.acquire(); // held until admitted
+  rx_.withheld = {r, &gp, at};
+  rx_.has_withheld = true;
+  trace("BEGIN_REQ (END_REQ withheld)", r);
+  n_.transfers++;
+  n_.withheld++;
+  return tlm::TLM_ACCEPTED;
+}
+
+void msg_in::b_transport(tlm::tlm_generic_payload &gp, sc_time &) {
+  error("GPU-internal links use nb_transport (AT base protocol), not b_transport");
+  gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+// ---- req_out -------------------------------------------------------------------------------------
+
+req_out::req_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool,
+                 uint32_t response_capacity)
+    : link_end(owner, id, name), socket(name), pool_(pool), rx_(response_capacity) {
+  socket.bind(*this);
+  name_ = socket.name(); // hierarchical: messages name the place
+}
+
+bool req_out::send(mem_req *r) {
+  const sc_time now = sc_time_stamp();
+  if (!tx_.can_send(now)) {
+    tx_.refused = true;
+    n_.busy++;
+    return false;
+  }
+  tlm::tlm_generic_payload *gp = pool_.acquire(r);
+  trace("BEGIN_REQ", r);
+  n_.transfers++;
+  open_++;
+  tx_.awaiting_end = true;
+  awaiting_ = gp;
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_time d = SC_ZERO_TIME;
+  tlm::tlm_sync_enum st = socket->nb_transport_fw(*gp, ph, d);
+  if (st == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
+    tx_.end(now + d);
+    awaiting_ = nullptr;
+  } else if (st == tlm::TLM_UPDATED && ph == tlm::BEGIN_RESP) { // answered at once
+    tx_.end(now + d);
+    awaiting_ = nullptr;
+    ph = tlm::END_RESP;
+    d = SC_ZERO_TIME;
+    socket->nb_transport_fw(*gp, ph, d);
+    if (!take_response(*gp, now)) {
+      error("an immediate response found the response inbox full");
+      open_--;
+      gp->release();
+    }
+  } else if (st == tlm::TLM_COMPLETED) {
+    error("a request link's target completed a request without a response");
+    tx_.end(now + d);
+    awaiting_ = nullptr;
+    open_--;
+    gp->release();
+  }
+  return true;
+}
+
+bool req_out::take_ready() {
+  if (tx_.refused && tx_.can_send(sc_time_stamp())) {
+    tx_.refused = false;
+    return true;
+  }
+  return false;
+}
+
+mem_req *req_out::peek_response() const {
+  const detail::rx_queue::item *it = rx_.ready(sc_time_stamp());
+  return it ? it->req : nullptr;
+}
+
+// Takes a response into the inbox; releases the transaction. False when full (nothing changed).
+bool req_out::take_response(tlm::tlm_generic_payload &gp, const sc_time &at) {
+  if (!rx_.has_room()) return false;
+  mem_req *r = gpu_req_of(gp);
+  rx_.push({r, nullptr, at});
+  trace("BEGIN_RESP", r);
+  open_--;
+  gp.release();
+  activity(at);
+  return true;
+}
+
+void req_out::pop_response() {
+  if (rx_.empty()) return;
+  rx_.pop();
+  if (!rx_.has_withheld || !rx_.has_room()) return;
+  const sc_time now = sc_time_stamp();
+  detail::rx_queue::item w = rx_.withheld;
+  rx_.has_withheld = false;
+  tlm::tlm_generic_payload *gp = w.gp;
+  w.gp = nullptr;
+  w.arrival = std::max(w.arrival, now);
+  rx_.push(w);
+  trace("END_RESP", w.req);
+  tlm::tlm_phase ph = tlm::END_RESP;
+  sc_time d = SC_ZERO_TIME;
+  socket->nb_transport_fw(*gp, ph, d);
+  open_--;
+  gp->release();
+  activity(w.arrival);
+}
+
+tlm::tlm_sync_enum req_out::nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
+                                            sc_time &t) {
+  const sc_time at = sc_time_stamp() + t;
+  if (ph == tlm::END_REQ) {
+    if (&gp == awaiting_) {
+      tx_.end(at);
+      awaiting_ = nullptr;
+      if (tx_.refused) activity(at);
+    }
+    trace("END_REQ", gpu_req_of(gp));
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph != tlm::BEGIN_RESP) {
+    error("unexpected phase on the backward path of a request link");
+    return tlm::TLM_COMPLETED;
+  }
+  if (&gp == awaiting_) { // BEGIN_RESP implies END_REQ
+    tx_.end(at);
+    awaiting_ = nullptr;
+    if (tx_.refused) activity(at);
+  }
+  if (take_response(gp, at)) return tlm::TLM_COMPLETED;
+  if (rx_.has_withheld) {
+    error("BEGIN_RESP while the previous END_RESP is still withheld (base protocol)");
+    return tlm::TLM_COMPLETED;
+  }
+  rx_.withheld = {gpu_req_of(gp), &gp, at};
+  rx_.has_withheld = true;
+  trace("BEGIN_RESP (END_RESP withheld)", rx_.withheld.req);
+  n_.withheld++;
+  return tlm::TLM_ACCEPTED;
+}
+
+// ---- req_in --------------------------------------------------------------------------------------
+
+req_in::req_in(const char *name, clocked &owner, uint32_t id, uint32_t capacity)
+    : link_end(owner, id, name), socket(name), rx_(capacity) {
+  socket.bind(*this);
+  name_ = socket.name(); // hierarchical: messages name the place
+}
+
+mem_req *req_in::peek() const {
+  const detail::rx_queue::item *it = rx_.ready(sc_time_stamp());
+  return it ? it->req : nullptr;
+}
+
+void req_in::pop() {
+  if (rx_.empty()) return;
+  detail::rx_queue::item it = rx_.pop();
+  open_.put(it.req, it.gp);
+  if (!rx_.has_withheld || !rx_.has_room()) return;
+  const sc_time now = sc_time_stamp();
+  detail::rx_queue::item w = rx_.withheld;
+  rx_.has_withheld = false;
+  w.arrival = std::max(w.arrival, now);
+  rx_.push(w);
+  trace("END_REQ", w.req);
+  tlm::tlm_phase ph = tlm::END_REQ;
+  sc_time d = SC_ZERO_TIME;
+  socket->nb_transport_bw(*w.gp, ph, d);
+  activity(w.arrival);
+}
+
+bool req_in::respond(mem_req *r) {
+  const sc_time now = sc_time_stamp();
+  if (!tx_.can_send(now)) {
+    tx_.refused = true;
+    n_.busy++;
+    return false;
+  }
+  tlm::tlm_generic_payload *gp = open_.take(r);
+  if (!gp) {
+    error("a response for a request this target does not hold (request " + std::to_string(r->id) +
+          ")");
+    return true;
+  }
+  gp->set_response_status(tlm::TLM_OK_RESPONSE);
+  gpu_ext *e = gp->get_extension<gpu_ext>();
+  if (e) e->set(r); // the model may have changed it (is_reply …)
+  trace("BEGIN_RESP", r);
+  n_.transfers++;
+  tx_.awaiting_end = true;
+  responding_ = gp;
+  tlm::tlm_phase ph = tlm::BEGIN_RESP;
+  sc_time d = SC_ZERO_TIME;
+  tlm::tlm_sync_enum st = socket->nb_transport_bw(*gp, ph, d);
+  if (st == tlm::TLM_COMPLETED || (st == tlm::TLM_UPDATED && ph == tlm::END_RESP)) {
+    tx_.end(now + d);
+    responding_ = nullptr;
+    gp->release();
+  }
+  return true;
+}
+
+bool req_in::take_ready() {
+  if (tx_.refused && tx_.can_send(sc_time_stamp())) {
+    tx_.refused = false;
+    return true;
+  }
+  return false;
+}
+
+tlm::tlm_sync_enum req_in::nb_transport_fw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
+                                           sc_time &t) {
+  const sc_time at = sc_time_stamp() + t;
+  if (ph == tlm::END_RESP) {
+    if (&gp == responding_) {
+      tx_.end(at);
+      responding_ = nullptr;
+      trace("END_RESP", gpu_req_of(gp));
+      gp.release();
+      if (tx_.refused) activity(at);
+    }
+    return tlm::TLM_COMPLETED;
+  }
+  if (ph != tlm::BEGIN_REQ) {
+    error("unexpected phase on the forward path of a request link");
+    return tlm::TLM_COMPLETED;
+  }
+  mem_req *r = gpu_req_of(gp);
+  if (!r) {
+    error("BEGIN_REQ without a GPU payload extension (gpu_ext with a mem_req)");
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  if (rx_.has_withheld) {
+    error("BEGIN_REQ while the previous request's END_REQ is still withheld (base protocol)");
+    gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  gp.acquire(); // held until the response has ended
+  n_.transfers++;
+  if (rx_.has_room()) {
+    rx_.push({r, &gp, at});
+    trace("BEGIN_REQ", r);
+    activity(at);
+    ph = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  rx_.withheld = {r, &gp, at};
+  rx_.has_withheld = true;
+  trace("BEGIN_REQ (END_REQ withheld)", r);
+  n_.withheld++;
+  return tlm::TLM_ACCEPTED;
+}
+
+void req_in::b_transport(tlm::tlm_generic_payload &gp, sc_time &) {
+  error("GPU-internal links use nb_transport (AT base protocol), not b_transport");
+  gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+}  // namespace simtvp

@@ -1,0 +1,48 @@
+// dram_shell — one DRAM channel controller (models/dram, any variant behind the dram ops table:
+// "ca" or "at", chosen per channel by cfg.model) as a SystemC module in the DRAM clock domain.
+//
+// One request-link target socket `from_mempart()`: the memory partition's requests arrive as
+// BEGIN_REQ; END_REQ is withheld while the controller's queue for the request's kind is full
+// (after the link's one-item inbox); a finished request goes back as BEGIN_RESP on the same
+// transaction, one response in flight at a time — a controller whose response is not yet ended
+// keeps the next in its return queue (dram_complete_ready when the link frees).
+#ifndef SIMTVP_TLM_MEM_DRAM_SHELL_H
+#define SIMTVP_TLM_MEM_DRAM_SHELL_H
+
+#include <memory>
+
+#include <systemc>
+
+#include "domain_driver.h"
+#include "link.h"
+
+extern "C" {
+#include "dram.h"
+}
+
+namespace simtvp {
+
+class dram_shell : public sc_core::sc_module, public clocked {
+ public:
+  // Errors in cfg (unknown model, bad timing …): SC_REPORT_ERROR with the model's diag.
+  dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver);
+  ~dram_shell() override;
+
+  req_in &from_mempart() { return *in_; } // target socket "in"
+  dram *model() const { return d_; }
+  void set_trace(std::ostream *os) { in_->set_trace(os); }
+
+  void tick(uint64_t cycle) override;
+  uint64_t next_tick() const override;
+
+ private:
+  static bool on_complete(void *ctx, mem_req *req, uint64_t now);
+
+  dram *d_ = nullptr;
+  std::unique_ptr<req_in> in_;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace simtvp
+
+#endif  // SIMTVP_TLM_MEM_DRAM_SHELL_H

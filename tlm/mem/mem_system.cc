@@ -1,0 +1,203 @@
+// mem_system — the memory system assembled from its shells (mem_system.h).
+#include "mem_system.h"
+
+#include <cmath>
+#include <string>
+
+namespace simtvp {
+
+namespace {
+
+simtvp_status config_error(simtvp_diag *diag, simtvp_status st, const char *option,
+                           const std::string &why) {
+  simtvp_diag_set(diag, st, "%s: %s", option, why.c_str());
+  simtvp_diag_at_option(diag, option);
+  return st;
+}
+
+uint32_t ns_to_cycles(double ns, double mhz) {
+  return static_cast<uint32_t>(std::llround(ns * mhz / 1000.0));
+}
+
+}  // namespace
+
+simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const simtvp_msg_port *msg,
+                                         mem_system_config *cfg, simtvp_diag *diag) {
+  const gpu_config_derived &d = g.derived;
+  *cfg = mem_system_config{};
+  if (!(d.icnt_mhz > 0) || !(d.l2_mhz > 0) || !(d.dram_mhz > 0))
+    return config_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_clock_domains",
+                        "interconnect, L2 and DRAM clocks must be positive");
+  cfg->icnt_mhz = d.icnt_mhz;
+  cfg->l2_mhz = d.l2_mhz;
+  cfg->dram_mhz = d.dram_mhz;
+  cfg->n_clusters = g.core.n_clusters;
+  cfg->n_channels = g.mem.n_channels;
+  cfg->n_sub = g.mem.sub_partitions_per_channel;
+  cfg->st = st;
+
+  // Interconnect.
+  icnt_config_default(&cfg->icnt);
+  switch (g.icnt.network_mode) {
+    case 1:
+      simtvp_msg(msg, SIMTVP_WARNING,
+                 "-network_mode 1 (intersim, %s) is not modelled: using the built-in crossbar",
+                 g.icnt.config_file[0] ? g.icnt.config_file : "no -inter_config_file");
+      cfg->icnt.topology = ICNT_XBAR;
+      break;
+    case 2: cfg->icnt.topology = ICNT_XBAR; break;
+    case 3: cfg->icnt.topology = ICNT_PERFECT; break;
+    case 4:
+      cfg->icnt.topology = ICNT_FIXED;
+      cfg->icnt.hop_latency = g.icnt.hop_latency;
+      break;
+    default:
+      return config_error(diag, SIMTVP_ERR_UNSUPPORTED, "-network_mode",
+                          "supported values are 1 (as 2), 2 (crossbar), 3 (perfect), 4 (fixed)");
+  }
+  cfg->icnt.subnets = g.icnt.subnets;
+  cfg->icnt.flit_size = g.icnt.flit_size;
+  cfg->icnt.in_buffer_limit = g.icnt.in_buffer_limit;
+  cfg->icnt.out_buffer_limit = g.icnt.out_buffer_limit;
+  cfg->icnt.arbiter = g.icnt.arbiter_algo ? ICNT_ARB_ISLIP : ICNT_ARB_RR;
+  cfg->icnt.stats = st;
+
+  // Partitions.
+  mempart_config_default(&cfg->partition);
+  simtvp_status s = mempart_config_from_gpu(&g, 0, &cfg->partition, diag);
+  if (s != SIMTVP_OK) return s;
+  cfg->partition.stats = st;
+  if (msg) cfg->partition.msg = *msg;
+
+  // Address mapping.
+  cfg->addr_mapping = g.mem.addr_mapping;
+  switch (g.mem.partition_indexing) {
+    case 0: cfg->indexing = DRAM_PART_LINEAR; break;
+    case 1: cfg->indexing = DRAM_PART_XOR; break;
+    case 2: cfg->indexing = DRAM_PART_IPOLY; break;
+    default:
+      return config_error(diag, SIMTVP_ERR_UNSUPPORTED, "-gpgpu_memory_partition_indexing",
+                          "supported values are 0 (linear), 1 (xor), 2 (ipoly)");
+  }
+
+  // DRAM channels.
+  dram_config &dc = cfg->dram;
+  dram_config_default(&dc);
+  s = dram_timing_parse(g.dram.timing, &dc.timing, diag);
+  if (s != SIMTVP_OK) return s;
+  dc.bus_width_bytes = g.dram.bus_width;
+  dc.burst_length = g.dram.burst_length;
+  dc.data_command_freq_ratio = g.dram.data_command_freq_ratio;
+  dc.chips_per_channel = g.mem.chips_per_channel;
+  dc.dual_bus = g.dram.dual_bus_interface != 0;
+  dc.bank_indexing = g.dram.bank_indexing;
+  dc.bank_group_indexing = g.dram.bankgroup_indexing;
+  dc.scheduler = g.dram.scheduler ? DRAM_SCHED_FRFCFS : DRAM_SCHED_FIFO;
+  dc.sched_queue_size = static_cast<uint32_t>(g.dram.sched_queue_size);
+  dc.return_queue_size = static_cast<uint32_t>(g.dram.return_queue_size);
+  dc.separate_write_queue = g.dram.separate_write_queue;
+  dc.write_queue_size = d.write_queue_size;
+  dc.write_high_watermark = d.write_queue_high;
+  dc.write_low_watermark = d.write_queue_low;
+  if (g.dram.refresh) {
+    dc.tREFI = ns_to_cycles(g.dram.trefi_ns, d.dram_mhz);
+    dc.tRFC = ns_to_cycles(g.dram.trfc_ns, d.dram_mhz);
+  }
+  dc.stats = st;
+  cfg->dram_model.clear();
+  for (uint32_t ch = 0; ch < cfg->n_channels; ch++)
+    cfg->dram_model.push_back(d.dram_model_of_channel[ch] == GPU_FIDELITY_AT ? "at" : "ca");
+  dc.model = cfg->dram_model.empty() ? "ca" : cfg->dram_model[0].c_str();
+
+  // Check the address map and the channel configuration now, with a diag, rather than when the
+  // modules are built.
+  dram_addrmap_config mc = {cfg->addr_mapping.c_str(), cfg->n_channels, cfg->n_sub, cfg->indexing};
+  dram_addrmap *map = nullptr;
+  s = dram_addrmap_create(&mc, &map, diag);
+  if (s != SIMTVP_OK) return s;
+  dc.addrmap = map;
+  s = dram_config_check(&dc, diag);
+  dc.addrmap = nullptr;
+  dram_addrmap_destroy(map);
+  return s;
+}
+
+mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cfg)
+    : sc_core::sc_module(name), cfg_(cfg) {
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  dram_addrmap_config mc = {cfg_.addr_mapping.c_str(), cfg_.n_channels, cfg_.n_sub,
+                            cfg_.indexing};
+  if (dram_addrmap_create(&mc, &map_, &diag) != SIMTVP_OK) {
+    SC_REPORT_ERROR(this->name(), diag.message);
+    return;
+  }
+  icnt_drv_ = std::make_unique<domain_driver>("icnt_clock", clock_domain("icnt", cfg_.icnt_mhz));
+  l2_drv_ = std::make_unique<domain_driver>("l2_clock", clock_domain("l2", cfg_.l2_mhz));
+  dram_drv_ = std::make_unique<domain_driver>("dram_clock", clock_domain("dram", cfg_.dram_mhz));
+
+  icnt_config ic = cfg_.icnt;
+  ic.n_shader_nodes = cfg_.n_clusters;
+  ic.n_mem_nodes = cfg_.n_channels * cfg_.n_sub;
+  if (!ic.stats) ic.stats = cfg_.st;
+  icnt_ = std::make_unique<icnt_shell>("icnt", ic, *icnt_drv_);
+
+  for (uint32_t p = 0; p < cfg_.n_channels; p++) {
+    mempart_config pc = cfg_.partition;
+    pc.partition = p;
+    pc.n_sub = cfg_.n_sub;
+    pc.addr_mapping = cfg_.addr_mapping.c_str();
+    pc.n_channels = cfg_.n_channels;
+    pc.addrmap = map_;
+    if (!pc.stats) pc.stats = cfg_.st;
+    parts_.push_back(
+        std::make_unique<mempart_shell>(("partition_" + std::to_string(p)).c_str(), pc, *l2_drv_));
+
+    dram_config dc = cfg_.dram;
+    dc.channel = p;
+    dc.addrmap = map_;
+    if (p < cfg_.dram_model.size()) dc.model = cfg_.dram_model[p].c_str();
+    if (!dc.stats) dc.stats = cfg_.st;
+    drams_.push_back(
+        std::make_unique<dram_shell>(("dram_" + std::to_string(p)).c_str(), dc, *dram_drv_));
+
+    for (uint32_t s = 0; s < cfg_.n_sub; s++) {
+      uint32_t node = node_of(p * cfg_.n_sub + s);
+      bind(icnt_->out(node), parts_[p]->from_icnt(s));
+      bind(parts_[p]->to_icnt(s), icnt_->in(node));
+    }
+    bind(parts_[p]->to_dram(), drams_[p]->from_mempart());
+  }
+}
+
+mem_system::~mem_system() {
+  // Shells go first (they may hold requests of the map's users), then the map.
+  drams_.clear();
+  parts_.clear();
+  icnt_.reset();
+  if (map_) dram_addrmap_destroy(map_);
+}
+
+void mem_system::set_trace(std::ostream *os) {
+  icnt_->set_trace(os);
+  for (auto &p : parts_) p->set_trace(os);
+  for (auto &d : drams_) d->set_trace(os);
+}
+
+bool mem_system::idle() const {
+  ::icnt *net = icnt_->model();
+  if (icnt_next_event(net) != ICNT_NEVER) return false;
+  for (uint32_t n = 0; n < icnt_->nodes(); n++)
+    if (icnt_peek(net, n, UINT64_MAX - 1) || !icnt_->in(n).empty()) return false;
+  for (uint32_t p = 0; p < cfg_.n_channels; p++) {
+    mempart_shell &ps = *parts_[p];
+    if (!mempart_is_idle(ps.model()) || ps.to_dram().open()) return false;
+    for (uint32_t s = 0; s < cfg_.n_sub; s++)
+      if (!ps.from_icnt(s).empty()) return false;
+    dram_shell &ds = *drams_[p];
+    if (dram_next_event(ds.model()) != DRAM_NEVER || ds.from_mempart().open()) return false;
+  }
+  return true;
+}
+
+}  // namespace simtvp

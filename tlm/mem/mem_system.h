@@ -1,0 +1,91 @@
+// mem_system — the whole GPU memory system as one SystemC module: the interconnect shell, one
+// memory-partition shell and one DRAM-controller shell per channel, their links, and the domain
+// drivers of the interconnect, L2 and DRAM clock domains. Built from a gpu_config
+// (mem_system_config_from_gpu) or from explicit block configurations (tests, benches).
+//
+// What the SIMT side binds: for every cluster c, its injection link (a msg_out) to cluster_in(c)
+// and cluster_out(c) to its ejection link (a msg_in). A cluster sets req->dst_node to
+// node_of(sub_partition) where sub_partition comes from addrmap() (dram_addrmap_decode); the
+// reply comes back with dst_node = the cluster's node. The clusters' own domain driver (core
+// clock) is the SIMT side's.
+//
+// Node numbering is the interconnect's: clusters 0 .. n_clusters-1, then the L2 sub-partitions
+// (global index channel × n_sub + s).
+#ifndef SIMTVP_TLM_MEM_MEM_SYSTEM_H
+#define SIMTVP_TLM_MEM_MEM_SYSTEM_H
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "clock_domain.h"
+#include "domain_driver.h"
+#include "dram_shell.h"
+#include "icnt_shell.h"
+#include "mempart_shell.h"
+
+extern "C" {
+#include "dram_addrdec.h"
+#include "gpu_config.h"
+#include "stats.h"
+}
+
+namespace simtvp {
+
+struct mem_system_config {
+  double icnt_mhz = 0, l2_mhz = 0, dram_mhz = 0; // clock domains
+  uint32_t n_clusters = 0;
+  uint32_t n_channels = 0;
+  uint32_t n_sub = 1;                 // sub-partitions per channel
+  icnt_config icnt{};                 // node counts are filled in from the fields above
+  mempart_config partition{};         // template: partition index, ports set per channel
+  dram_config dram{};                 // template: channel, addrmap set per channel
+  std::vector<std::string> dram_model; // per channel ("ca" / "at"); empty: dram.model for all
+  std::string addr_mapping;           // -gpgpu_mem_addr_mapping
+  dram_partition_indexing indexing = DRAM_PART_LINEAR;
+  stats *st = nullptr;                // statistics sink for every block (may be null)
+};
+
+// Fills cfg from a finalized gpu_config: clocks, node counts, the crossbar (-network_mode 2; 3 =
+// perfect, 4 = fixed; 1 (intersim) is not modelled and uses the crossbar, reported through msg),
+// partitions (mempart_config_from_gpu), DRAM channels (timing, bus, scheduler, queues, refresh,
+// -dram_model / -dram_model_override per channel) and the address mapping. Errors name the option.
+simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const simtvp_msg_port *msg,
+                                         mem_system_config *cfg, simtvp_diag *diag);
+
+class mem_system : public sc_core::sc_module {
+ public:
+  // Errors in cfg: SC_REPORT_ERROR with the diag of the block that refused it.
+  mem_system(sc_core::sc_module_name name, const mem_system_config &cfg);
+  ~mem_system() override;
+
+  msg_in &cluster_in(uint32_t cluster) { return icnt_->in(cluster); }
+  msg_out &cluster_out(uint32_t cluster) { return icnt_->out(cluster); }
+  uint32_t node_of(uint32_t sub_partition) const { return cfg_.n_clusters + sub_partition; }
+  const dram_addrmap *addrmap() const { return map_; }
+
+  icnt_shell &icnt() { return *icnt_; }
+  mempart_shell &partition(uint32_t channel) { return *parts_.at(channel); }
+  dram_shell &dram(uint32_t channel) { return *drams_.at(channel); }
+  uint32_t channels() const { return cfg_.n_channels; }
+  domain_driver &icnt_driver() { return *icnt_drv_; }
+  domain_driver &l2_driver() { return *l2_drv_; }
+  domain_driver &dram_driver() { return *dram_drv_; }
+  void set_trace(std::ostream *os);
+  // True when no request is held anywhere in the memory system.
+  bool idle() const;
+
+ private:
+  mem_system_config cfg_;
+  dram_addrmap *map_ = nullptr;
+  std::unique_ptr<domain_driver> icnt_drv_, l2_drv_, dram_drv_;
+  std::unique_ptr<icnt_shell> icnt_;
+  std::vector<std::unique_ptr<mempart_shell>> parts_;
+  std::vector<std::unique_ptr<dram_shell>> drams_;
+};
+
+}  // namespace simtvp
+
+#endif  // SIMTVP_TLM_MEM_MEM_SYSTEM_H

@@ -1,0 +1,78 @@
+// mempart_shell — the memory-partition shell (mempart_shell.h).
+#include "mempart_shell.h"
+
+#include <string>
+
+namespace simtvp {
+
+mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg,
+                             domain_driver &driver)
+    : sc_core::sc_module(name) {
+  mempart_config c = cfg;
+  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram};
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  if (mempart_create(&c, &mp_, &diag) != SIMTVP_OK) {
+    SC_REPORT_ERROR(this->name(), diag.message);
+    return;
+  }
+  uint32_t n = cfg.n_sub;
+  for (uint32_t s = 0; s < n; s++) {
+    from_icnt_.push_back(
+        std::make_unique<msg_in>(("from_icnt_" + std::to_string(s)).c_str(), *this, s));
+    to_icnt_.push_back(
+        std::make_unique<msg_out>(("to_icnt_" + std::to_string(s)).c_str(), *this, n + s, pool_));
+  }
+  to_dram_ = std::make_unique<req_out>("to_dram", *this, 2 * n, pool_);
+  driver.add(*this);
+}
+
+mempart_shell::~mempart_shell() {
+  if (mp_) mempart_destroy(mp_);
+}
+
+void mempart_shell::set_trace(std::ostream *os) {
+  for (auto &l : from_icnt_) l->set_trace(os);
+  for (auto &l : to_icnt_) l->set_trace(os);
+  if (to_dram_) to_dram_->set_trace(os);
+}
+
+bool mempart_shell::on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t) {
+  return static_cast<mempart_shell *>(ctx)->to_icnt_[sub]->send(req);
+}
+
+bool mempart_shell::on_dram(void *ctx, mem_req *req, uint64_t) {
+  return static_cast<mempart_shell *>(ctx)->to_dram_->send(req);
+}
+
+void mempart_shell::tick(uint64_t c) {
+  cycle_ = c;
+  uint32_t n = sub_partitions();
+  for (uint32_t s = 0; s < n; s++)
+    if (to_icnt_[s]->take_ready()) mempart_reply_ready(mp_, s, c);
+  if (to_dram_->take_ready()) mempart_dram_ready(mp_, c);
+  for (uint32_t s = 0; s < n; s++) {
+    msg_in &l = *from_icnt_[s];
+    if (mem_req *r = l.peek())
+      if (mempart_push(mp_, s, r, c)) l.pop();
+  }
+  if (mem_req *r = to_dram_->peek_response())
+    if (mempart_dram_return(mp_, r, c)) to_dram_->pop_response();
+  mempart_advance(mp_, c);
+}
+
+uint64_t mempart_shell::next_tick() const {
+  const uint64_t c1 = cycle_ + 1;
+  uint32_t n = sub_partitions();
+  for (uint32_t s = 0; s < n; s++) {
+    if (to_icnt_[s]->retry_next_edge()) return c1;
+    if (from_icnt_[s]->front() && mempart_can_accept(mp_, s, c1)) return c1;
+  }
+  if (to_dram_->retry_next_edge()) return c1;
+  if (const mem_req *r = to_dram_->front_response())
+    if (mempart_can_return(mp_, r)) return c1;
+  uint64_t next = mempart_next_event(mp_);
+  return next == MEMPART_NEVER ? never : next;
+}
+
+}  // namespace simtvp

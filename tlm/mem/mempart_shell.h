@@ -1,0 +1,62 @@
+// mempart_shell — one memory partition (models/mempart: L2 sub-partitions and their queues) as a
+// SystemC module in the L2 clock domain.
+//
+// Sockets: per sub-partition a message-link target `from_icnt(s)` (requests ejected by the
+// interconnect at the sub-partition's node) and a message-link initiator `to_icnt(s)` (replies,
+// injected at the same node); one request-link initiator `to_dram()` toward the partition's DRAM
+// controller shell, whose responses come back on the same socket.
+//
+// Per tick: ready notes from links that were busy (mempart_reply_ready / mempart_dram_ready), one
+// request per sub-partition from the interconnect (mempart_push), one DRAM response
+// (mempart_dram_return), then mempart_advance; the model's ports send on the links. A refused
+// push leaves the request in the link (END_REQ withheld once its inbox is full); a refused DRAM
+// return withholds END_RESP.
+#ifndef SIMTVP_TLM_MEM_MEMPART_SHELL_H
+#define SIMTVP_TLM_MEM_MEMPART_SHELL_H
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "domain_driver.h"
+#include "gpu_payload.h"
+#include "link.h"
+
+extern "C" {
+#include "mempart.h"
+}
+
+namespace simtvp {
+
+class mempart_shell : public sc_core::sc_module, public clocked {
+ public:
+  // cfg.ports is the shell's. Errors in cfg: SC_REPORT_ERROR with the model's diag.
+  mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver);
+  ~mempart_shell() override;
+
+  uint32_t sub_partitions() const { return static_cast<uint32_t>(from_icnt_.size()); }
+  msg_in &from_icnt(uint32_t sub) { return *from_icnt_.at(sub); } // "from_icnt_<s>"
+  msg_out &to_icnt(uint32_t sub) { return *to_icnt_.at(sub); }    // "to_icnt_<s>"
+  req_out &to_dram() { return *to_dram_; }                        // "to_dram"
+  mempart *model() const { return mp_; }
+  void set_trace(std::ostream *os);
+
+  void tick(uint64_t cycle) override;
+  uint64_t next_tick() const override;
+
+ private:
+  static bool on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t now);
+  static bool on_dram(void *ctx, mem_req *req, uint64_t now);
+
+  mempart *mp_ = nullptr;
+  payload_pool pool_;
+  std::vector<std::unique_ptr<msg_in>> from_icnt_;
+  std::vector<std::unique_ptr<msg_out>> to_icnt_;
+  std::unique_ptr<req_out> to_dram_;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace simtvp
+
+#endif  // SIMTVP_TLM_MEM_MEMPART_SHELL_H
