@@ -299,6 +299,10 @@ simtvp_status simtvp_host_driver(simtvp_host *host, drv **out, simtvp_diag *diag
   return SIMTVP_OK;
 }
 
+void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t bytes) {
+  return host && host->platform ? host->platform->sysmem_ptr(bus_addr, bytes) : nullptr;
+}
+
 bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {
   if (!host) return false;
   const simtvp_diag &f = host->platform->last_fault();

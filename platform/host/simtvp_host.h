@@ -88,6 +88,12 @@ simtvp_status simtvp_host_driver(simtvp_host *host, drv **out, simtvp_diag *diag
  * address) — richer than what the GPU's error registers give the driver. false when none. */
 bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out);
 
+/* The host CPU's own view of system memory: a pointer to [bus_addr, +bytes) (a range
+ * drv_bus.sysmem_alloc handed out), NULL when the range is not all system memory. The program may
+ * read and write it directly — as a CPU does with its pinned memory: untimed, while the GPU's DMA
+ * to the same bytes goes through the bus. Valid until simtvp_host_close. */
+void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t bytes);
+
 /* Loads and checks the configuration the same way simtvp_host_open would (file, environment,
  * overrides, strict), without building anything: errors name the option and file:line. */
 simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag);

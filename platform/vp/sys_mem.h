@@ -25,6 +25,8 @@ class sys_mem : public sc_core::sc_module {
   ~sys_mem() override;
   bool ok() const { return data_ != nullptr; }
   uint64_t size() const { return size_; }
+  // The host view of the memory (what the host CPU's own loads and stores reach).
+  uint8_t *data() { return data_; }
 
   // DMA-able allocation: size bytes aligned to align (a power of two; at least 64 is used).
   // Returns false when no free range fits.

@@ -46,6 +46,13 @@ class vp_platform : public sc_core::sc_module {
   const vp_settings &settings() const { return settings_; }
   const gpu_config &config() const { return config_; }
 
+  // Host view of system memory [bus_addr, +bytes), or nullptr when that is not all system memory.
+  uint8_t *sysmem_ptr(uint64_t bus_addr, uint64_t bytes) {
+    if (bus_addr < kSysmemBase || bus_addr - kSysmemBase > kSysmemBytes || bytes > kSysmemBytes - (bus_addr - kSysmemBase))
+      return nullptr;
+    return mem_->data() + (bus_addr - kSysmemBase);
+  }
+
   // The last GPU fault's report (from the SIMT side).
   const simtvp_diag &last_fault() const { return gpu_->last_fault(); }
 

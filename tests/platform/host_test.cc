@@ -564,6 +564,34 @@ TEST_F(SimtvpHost, CallsFromAnotherThreadAreServedInTurn) {
   EXPECT_EQ(ids[1], 0x53565047u);
 }
 
+// Pinned memory: the host writes system memory through its own view, the GPU copies it by DMA.
+TEST_F(SimtvpHost, HostViewOfSystemMemoryIsWhatTheGpuReadsByDma) {
+  open({"-simt_model", "func"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  uint64_t pinned = 0, dev = 0;
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(call(host, [&] {
+              if (!bus->sysmem_alloc(bus->ctx, 4096, 4096, &pinned)) st = SIMTVP_ERR_NOMEM;
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK);
+  auto *p = static_cast<uint32_t *>(simtvp_host_sysmem_ptr(host, pinned, 4096));
+  ASSERT_NE(p, nullptr);
+  for (uint32_t i = 0; i < 1024; i++) p[i] = i * 3;
+  std::vector<uint32_t> back(1024);
+  ASSERT_EQ(call(host, [&] {
+              if ((st = drv_mem_alloc(d, 4096, &dev, &diag)) ||
+                  (st = drv_memcpy(d, nullptr, drv_device_ptr(dev), drv_system_ptr(pinned), 4096, &diag)) ||
+                  (st = drv_memcpy(d, nullptr, drv_host_ptr(back.data()), drv_device_ptr(dev), 4096, &diag)))
+                return;
+              st = drv_sync(d, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  for (uint32_t i = 0; i < 1024; i++) ASSERT_EQ(back[i], i * 3);
+  EXPECT_EQ(simtvp_host_sysmem_ptr(host, 0x1000, 16), nullptr);  // not system memory
+}
+
 TEST_F(SimtvpHost, MissingTimingSideFallsBackToFunctionalCores) {
   open({"-simt_model", "ca"});
   EXPECT_EQ(drv_props(d)->sm_count, 8u);  // the platform runs; kernels are functional
