@@ -72,12 +72,14 @@ TEST_F(GpuParams, DefaultConfigurationMapsToTheCapabilityRegisters) {
   EXPECT_EQ(p.heap_bytes, 8388608u);
   EXPECT_EQ(p.heap_base, c.devmem_base + c.devmem_bytes + 65536);
   EXPECT_STREQ(p.simt_model, "timing");  // the QV100 values ask for -simt_model ca
+  EXPECT_EQ(p.ctl.ctas_per_cycle, 8u);    // one per core per cycle
 }
 
 TEST_F(GpuParams, FunctionalSideOnlyWhenEveryCoreIsFunctional) {
   ASSERT_EQ(load({"-simt_model", "func"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
   EXPECT_STREQ(p.simt_model, "func");
+  EXPECT_EQ(p.ctl.ctas_per_cycle, 0u);  // no issue limit
   config_registry_destroy(registry);
   ASSERT_EQ(load({"-simt_model", "func", "-simt_model_override", "3:ca"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);

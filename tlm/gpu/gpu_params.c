@@ -116,8 +116,10 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->simt_model = "func";
   for (uint32_t i = 0; i < d->n_cores && i < GPU_CONFIG_MAX_CORES; i++)
     if (d->simt_model_of_core[i] != GPU_FIDELITY_FUNC) p->simt_model = "timing";
-  /* Functional mode runs a CTA to completion the moment it is placed: no issue limit. */
-  p->ctl.ctas_per_cycle = 0;
+  /* Functional mode runs a CTA to completion the moment it is placed: no issue limit. Timing
+   * sides get at most one new CTA per core per cycle over the GPU (GPGPU-Sim's issue loop visits
+   * every core once a cycle). */
+  p->ctl.ctas_per_cycle = strcmp(p->simt_model, "func") == 0 ? 0 : d->n_cores;
 
   /* ---- functional engine ---- */
   p->func.n_sms = d->n_cores;

@@ -53,6 +53,7 @@ gpu_top *gpu_top::create(sc_core::sc_module_name name, const gpu_config &config,
                "run functionally (no kernel timing)",
                gpu_fidelity_name(static_cast<gpu_fidelity>(config.fidelity.simt_model)));
     p.simt_model = "func";
+    p.ctl.ctas_per_cycle = 0;  // as gpu_params gives the functional side
   }
   auto *g = new gpu_top(name, config, p, options);
   if (g->build_status_ != SIMTVP_OK) {
