@@ -73,6 +73,12 @@ typedef struct simt_ldst_iface {
 /* The interface of models/simt/ldst when this build has it, else NULL. */
 const simt_ldst_iface *simt_ldst_default_iface(void);
 
+/* Optional trace of issued warp instructions (tests, debugging): one call per issue. */
+typedef struct simt_trace_port {
+  void *ctx;
+  void (*issue)(void *ctx, uint32_t sm, uint32_t warp_slot, uint32_t pc, uint32_t active, uint64_t cycle);
+} simt_trace_port;
+
 /* One core. Plain data; strings are not copied (they must outlive simt_core_create). Cycles are
  * core-clock cycles. simt_core_config_from_gpu fills every field from a gpu_config. */
 typedef struct simt_core_config {
@@ -117,6 +123,7 @@ typedef struct simt_core_config {
   /* outputs */
   stats *stats;                   /* may be NULL */
   mem_req_pool *pool;             /* requests the core creates (fetches, LDST); NULL: its own */
+  simt_trace_port trace;          /* optional */
 } simt_core_config;
 
 /* Fills cfg for core `sm` (0 ≤ sm < derived.n_cores) from a finalized gpu_config (strings point

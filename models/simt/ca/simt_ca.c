@@ -402,6 +402,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
   ++*c->n.w_icount;
   ++*c->n.core_warp_insn;
   if (active >= 1 && active <= 32) ++*c->distro[2 + active];
+  if (c->cfg.trace.issue) c->cfg.trace.issue(c->cfg.trace.ctx, c->cfg.sm, slot, pc, rec->active, now);
   /* the I-buffer: pop the head; a control hazard flushes what follows */
   w->ib_pc[0] = w->ib_pc[1];
   w->ib_n--;
