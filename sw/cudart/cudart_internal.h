@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "cu_core.h"
-#include "cudart_types.h"
+#include "cudart_api.h"
 
 #define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
 
