@@ -172,10 +172,10 @@ bool vp_platform::ok(simtvp_diag *diag) const {
 void vp_platform::sample() {
   const sc_time period(static_cast<double>(config_.output.series_period_ns), sc_core::SC_NS);
   for (;;) {
-    if (gpu_->quiescent()) {
-      // Nothing changes while the GPU sleeps: wait for work, then continue on the period grid.
+    if (!gpu_->busy()) {
+      // Nothing changes while the GPU has no work: wait for work, then continue on the period grid.
       wait(gpu_->busy_event());
-      if (gpu_->quiescent()) continue;
+      if (!gpu_->busy()) continue;
     }
     double n = std::ceil(sc_core::sc_time_stamp() / period);
     sc_time next = period * n;

@@ -84,7 +84,10 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gpu_config &config, const g
   dont_initialize();
 }
 
-void gpu_top::drive_irq() { irq.write(irq_level_); }
+void gpu_top::drive_irq() {
+  irq.write(irq_level_);
+  wake_.notify(SC_ZERO_TIME);  // the thread re-evaluates quiescence once the port has the level
+}
 
 gpu_top::~gpu_top() {
   gpuctl_destroy(ctl_);
@@ -230,8 +233,13 @@ uint64_t gpu_top::advance() {
   return now;
 }
 
+bool gpu_top::busy() const {
+  return !(gpuctl_idle(ctl_) && gpuctl_next_event(ctl_) == UINT64_MAX && simt_->idle());
+}
+
 bool gpu_top::quiescent() const {
-  return gpuctl_idle(ctl_) && gpuctl_next_event(ctl_) == UINT64_MAX && simt_->idle();
+  // An interrupt level not yet on the port (drive_irq writes it a delta later) is still to come.
+  return !busy() && (!elaborated_ || irq.read() == irq_level_);
 }
 
 void gpu_top::run() {
@@ -249,10 +257,11 @@ void gpu_top::run() {
 }
 
 void gpu_top::update_quiescence() {
-  bool q = quiescent();
-  if (q == was_quiescent_) return;
+  bool b = busy(), q = quiescent();
+  if (b && !was_busy_) busy_event_.notify(SC_ZERO_TIME);
+  if (q && !was_quiescent_) quiescent_event_.notify(SC_ZERO_TIME);
+  was_busy_ = b;
   was_quiescent_ = q;
-  (q ? quiescent_event_ : busy_event_).notify(SC_ZERO_TIME);
 }
 
 void gpu_top::hardware_reset() {

@@ -88,11 +88,13 @@ class gpu_top : public sc_core::sc_module {
                          const gpu_top_options &options, simtvp_diag *diag);
   ~gpu_top() override;
 
-  // Nothing queued, in flight or running, and no event due: the interrupt cannot rise until the
-  // host writes a register.
+  // Nothing queued, in flight or running, no event due and the interrupt output settled: the
+  // interrupt cannot rise until the host writes a register.
   bool quiescent() const;
-  // Notified when the GPU becomes quiescent, and when it becomes busy again.
+  // Notified when the GPU becomes quiescent.
   const sc_core::sc_event &quiescent_event() const { return quiescent_event_; }
+  // Work is queued, in flight or running (counters may change); busy_event() when that starts.
+  bool busy() const;
   const sc_core::sc_event &busy_event() const { return busy_event_; }
 
   // Called at every kernel end, after its statistics are recorded.
@@ -123,7 +125,7 @@ class gpu_top : public sc_core::sc_module {
   void apply_inputs();                         // clock and reset port changes
   sc_core::sc_time time_of(uint64_t cycle) const;
   void hardware_reset();
-  void update_quiescence();                    // notifies quiescent_event_ / busy_event_
+  void update_quiescence();                    // notifies quiescent_event_ / busy_event_ on changes
 
   // BAR0 target.
   void b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
@@ -159,7 +161,7 @@ class gpu_top : public sc_core::sc_module {
   sc_core::sc_event irq_changed_;
   sc_core::sc_event quiescent_event_, busy_event_;
   sc_core::sc_event_or_list inputs_;  // wake_ plus the bound clk/rst ports' events
-  bool was_quiescent_ = true;
+  bool was_quiescent_ = true, was_busy_ = false;
 
   // DMI region granted on the DMA socket (dmi_ptr_ null = none).
   tlm::tlm_dmi dmi_;
