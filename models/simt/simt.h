@@ -124,6 +124,8 @@ typedef struct simt_core_config {
   stats *stats;                   /* may be NULL */
   mem_req_pool *pool;             /* requests the core creates (fetches, LDST); NULL: its own */
   simt_trace_port trace;          /* optional */
+  bool every_cycle;               /* simulate every cycle while a CTA is resident instead of
+                                     skipping quiet ones (a check: it must change no statistic) */
 } simt_core_config;
 
 /* Fills cfg for core `sm` (0 ≤ sm < derived.n_cores) from a finalized gpu_config (strings point

@@ -60,6 +60,7 @@ struct simt_harness {
   uint64_t last_cycles;
   sh_queue *queues;
   uint64_t mem_count[MEM_ACC_KIND_COUNT];
+  uint64_t misrouted;
   sh_text printed, messages;
   bool have_error;
   char first_error[SIMTVP_DIAG_MESSAGE_MAX];
@@ -133,6 +134,15 @@ simtvp_status sh_read(simt_harness *h, uint64_t addr, void *dst, uint64_t n, sim
 static bool mem_inject(void *ctx, mem_req *req, uint64_t now) {
   simt_harness *h = ctx;
   if (req->kind < MEM_ACC_KIND_COUNT) h->mem_count[req->kind]++;
+  uint32_t sub = 0;
+  if (h->addrmap) {
+    dram_addr a;
+    dram_addrmap_decode(h->addrmap, req->addr, &a);
+    sub = a.sub_partition;
+  }
+  if (req->src_node != req->sm / h->cores_per_cluster || req->dst_node != h->n_clusters + sub ||
+      req->sub_partition != sub)
+    h->misrouted++;
   if (!req->needs_reply) {
     mem_req_free(req);
     return true;
@@ -299,6 +309,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
     if (st != SIMTVP_OK) break;
     cc->stats = h->st;
     cc->trace = o->trace;
+    cc->every_cycle = o->every_cycle;
     cc->ldst_iface = lif;
     if (lif != simt_ldst_default_iface()) cc->ldst.l1d_latency = o->fake_ldst_latency;
     cc->ldst.local_base = sh_alloc(h, 1u << 20); /* a region per core (the LDST maps local memory there) */
@@ -382,6 +393,7 @@ uint64_t sh_last_cycles(const simt_harness *h) { return h->last_cycles; }
 uint64_t sh_now(const simt_harness *h) { return h->now; }
 const char *sh_printed(const simt_harness *h) { return h->printed.s ? h->printed.s : ""; }
 const char *sh_messages(const simt_harness *h) { return h->messages.s ? h->messages.s : ""; }
+uint64_t sh_mem_misrouted(const simt_harness *h) { return h->misrouted; }
 uint64_t sh_mem_requests(const simt_harness *h, uint32_t kind) { return kind < MEM_ACC_KIND_COUNT ? h->mem_count[kind] : 0; }
 
 /* ---- modules ----------------------------------------------------------------------------------- */

@@ -42,6 +42,7 @@ typedef struct sh_options {
   uint32_t stack_bytes;             /* per-thread call stack (func_config.stack_bytes) */
   bool quiet;                       /* do not copy messages to stderr */
   simt_trace_port trace;            /* every issued warp instruction (optional) */
+  bool every_cycle;                 /* simt_core_config.every_cycle */
 } sh_options;
 
 typedef struct simt_harness simt_harness;
@@ -81,6 +82,9 @@ const char *sh_printed(const simt_harness *h);
 const char *sh_messages(const simt_harness *h);
 /* Requests the fixed-latency memory answered, by kind (mem_access_kind). */
 uint64_t sh_mem_requests(const simt_harness *h, uint32_t kind);
+/* Requests whose src_node was not their cluster or whose dst_node was not n_clusters + the
+ * sub-partition of their address. */
+uint64_t sh_mem_misrouted(const simt_harness *h);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,8 @@ struct Gpu {
   std::vector<Issue> issues;  // with trace = true
 
   Gpu(const char *file, const std::vector<const char *> &overrides, uint8_t ldst = SH_LDST_REAL,
-      uint32_t mem_latency = 100, uint32_t fake_latency = 20, uint32_t stack_bytes = 0, bool trace = false) {
+      uint32_t mem_latency = 100, uint32_t fake_latency = 20, uint32_t stack_bytes = 0, bool trace = false,
+      bool every_cycle = false, uint64_t max_cycles = 0) {
     for (const char *a : overrides) args.push_back(a);
     std::vector<const char *> argv;
     for (auto &a : args) argv.push_back(a.c_str());
@@ -60,6 +61,8 @@ struct Gpu {
     o.fake_ldst_latency = fake_latency;
     o.stack_bytes = stack_bytes;
     o.quiet = true;
+    o.every_cycle = every_cycle;
+    o.max_cycles = max_cycles;
     if (trace) {
       o.trace.ctx = this;
       o.trace.issue = [](void *ctx, uint32_t sm, uint32_t warp, uint32_t pc, uint32_t active, uint64_t cycle) {

@@ -175,14 +175,17 @@ static void warp_line(ca_core *c, const ca_warp *w, uint32_t slot, char *buf, si
   func_peek pk;
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == CA_WAIT_BARRIER ? "barrier"
                       : w->wait == CA_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
-  uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc[0] : w->fetch_pc);
   char text[160] = "";
-  if (pc < m->n_insns) ptx_insn_format(m, &m->insns[pc], text, sizeof text);
   int k = snprintf(buf, n, "  warp %u (slot %u, sched %u): %s", w->index, slot, w->sched, state);
-  if (k > 0 && (size_t)k < n && w->wait == CA_WAIT_BARRIER)
-    k += snprintf(buf + k, n - (size_t)k, " at barrier %u", w->bar_id);
+  if (k > 0 && (size_t)k < n && w->wait == CA_WAIT_BARRIER && w->bar_pc < m->n_insns) {
+    ptx_insn_format(m, &m->insns[w->bar_pc], text, sizeof text);
+    k += snprintf(buf + k, n - (size_t)k, " %u (pc %u `%s`)", w->bar_id, w->bar_pc, text);
+  }
+  uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc[0] : w->fetch_pc);
+  text[0] = 0;
+  if (pc < m->n_insns) ptx_insn_format(m, &m->insns[pc], text, sizeof text);
   if (k > 0 && (size_t)k < n)
-    snprintf(buf + k, n - (size_t)k, ", pc %u (%s:%u) `%s`, ibuffer %u, in flight %u (mem %u), stores %u",
+    snprintf(buf + k, n - (size_t)k, ", next pc %u (%s:%u) `%s`, ibuffer %u, in flight %u (mem %u), stores %u",
              pc, m->source_name ? m->source_name : "?", pc < m->n_insns ? m->insns[pc].ptx_line : 0u, text,
              w->ib_n, w->inflight, w->inflight_mem, c->lif->pending_stores(c->ldst, slot));
 }
@@ -442,6 +445,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
     if (rec->barrier_wait) {
       w->wait = CA_WAIT_BARRIER;
       w->bar_id = rec->barrier_id;
+      w->bar_pc = pc;
     }
     cta->check_bars = c->any_check_bars = true;
     break;
@@ -740,6 +744,7 @@ static void simulate(ca_core *c, uint64_t t) {
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 static uint64_t compute_next(ca_core *c, uint64_t t) {
+  if (c->cfg.every_cycle && c->n_ctas) return t + 1;
   if (c->id_oc.n || c->cu.n || c->oc_ex.n || c->fb_valid || any_fetch(c)) return t + 1;
   if (c->l1i && cache_miss_peek(c->l1i)) return t + 1;
   uint64_t n = min_u64(ca_heap_top(c), c->lif->next_event(c->ldst));
