@@ -3,10 +3,12 @@
 // (SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS, SIMTVP_STRICT, SIMTVP_QUIET, and LD_LIBRARY_PATH
 // so the program loads simtvp's libcudart.so.13 from build/lib), and executes the program, whose
 // exit status becomes simtvp's. `simtvp --help` is the manual; docs/platform.md has more.
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,7 +30,8 @@ const char kUsage[] =
     "  %s\n"
     "\n"
     "Options (before PROGRAM; \"--\" ends them):\n"
-    "  -c, --config FILE     GPU configuration: a GPGPU-Sim-style option file (configs/*.config);\n"
+    "  -c, --config FILE     GPU configuration: a GPGPU-Sim-style option file, or the name of one\n"
+    "                        in simtvp's configs/: %s;\n"
     "                        default: $SIMTVP_CONFIG, else the built-in configs/default.config\n"
     "  -o, --outdir DIR      write the statistics (DIR/stats.json, every counter per kernel and\n"
     "                        in total) and the effective configuration (DIR/simtvp.config) here\n"
@@ -52,7 +55,7 @@ const char kUsage[] =
     "\n"
     "Examples:\n"
     "  simtvp ./vector_add 100000\n"
-    "  simtvp --config configs/SM75_RTX2060.config -o out --set '-simt_model func' -- ./app -n 4\n";
+    "  simtvp --config SM75_RTX2060 -o out --set '-simt_model func' -- ./app -n 4\n";
 
 std::string lib_dir() {
   // build/bin/simtvp -> build/lib, when simtvp's libraries are there (a build tree or an install
@@ -83,7 +86,33 @@ int usage_error(const char *fmt, const char *what) {
   return 2;
 }
 
-void print_usage() { std::printf(kUsage, SIMTVP_DEFAULT_APP, lib_dir().c_str()); }
+// The configurations shipped in configs/, by name.
+std::string shipped_configs() {
+  std::string names;
+  if (DIR *d = opendir(SIMTVP_CONFIG_DIR)) {
+    std::vector<std::string> all;
+    while (dirent *e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 7 && n.compare(n.size() - 7, 7, ".config") == 0) all.push_back(n.substr(0, n.size() - 7));
+    }
+    closedir(d);
+    std::sort(all.begin(), all.end());
+    for (const std::string &n : all) names += (names.empty() ? "" : ", ") + n;
+  }
+  return names.empty() ? std::string("configs/*.config") : names;
+}
+
+// FILE as given when it is readable, else configs/FILE or configs/FILE.config.
+std::string resolve_config(const std::string &name) {
+  if (access(name.c_str(), R_OK) == 0 || name.find('/') != std::string::npos) return name;
+  for (const char *suffix : {"", ".config"}) {
+    std::string p = std::string(SIMTVP_CONFIG_DIR) + "/" + name + suffix;
+    if (access(p.c_str(), R_OK) == 0) return p;
+  }
+  return name;
+}
+
+void print_usage() { std::printf(kUsage, SIMTVP_DEFAULT_APP, shipped_configs().c_str(), lib_dir().c_str()); }
 
 int list_options() {
   config_registry *r = config_registry_create(nullptr);
@@ -183,7 +212,7 @@ int main(int argc, char **argv) {
   }
 
   // Check the configuration now, so that a mistake is reported before the program runs.
-  if (!config.empty()) config = absolute(config);
+  if (!config.empty()) config = absolute(resolve_config(config));
   if (!outdir.empty()) outdir = absolute(outdir);
   std::vector<const char *> wv;
   for (const std::string &w : words) wv.push_back(w.c_str());

@@ -74,6 +74,16 @@ TEST(SimtvpCli, ConfigurationErrorsAreReportedBeforeTheProgramRuns) {
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
+TEST(SimtvpCli, ShippedConfigurationsAreFoundByName) {
+  result r = run("--config SM75_RTX2060 -- /bin/sh -c 'echo \"C=$SIMTVP_CONFIG\"'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "C=" + std::string(SIMTVP_SOURCE_DIR) + "/configs/SM75_RTX2060.config\n")) << r.out;
+  EXPECT_TRUE(has(run("--help").out, "SM86_RTX3070"));
+  r = run("--config SM99_NOPE --check");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, "SM99_NOPE")) << r.out;
+}
+
 TEST(SimtvpCli, ProgramGetsTheRuntimeEnvironmentAndItsExitStatusIsSimtvps) {
   std::string cfg = std::string(SIMTVP_SOURCE_DIR) + "/configs/SM2_GTX480.config";
   result r = run("--config '" + cfg + "' -o out-dir --strict -q --set '-gpu_name my GPU' --set -simt_model=func -- "
