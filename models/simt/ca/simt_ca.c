@@ -337,16 +337,22 @@ static void register_stats(ca_core *c) {
 
 /* ---- scoreboard ------------------------------------------------------------------------------ */
 
+/* RAW/WAW check of the instruction at pc against the warp's pending writes. The register that
+ * blocked it last time is tried first: while it is pending the answer stays "blocked" at once. */
 static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
-  const simt_program *p = prog_of(c, &c->warps[slot]);
+  ca_warp *w = &c->warps[slot];
+  const uint64_t *sb = ca_sb_of(c, slot);
+  if (!long_op && w->sb_pc == pc && ca_sb_test(sb, w->sb_reg)) return true;
+  const simt_program *p = prog_of(c, w);
   const simt_insn_info *info = &p->info[pc];
   const uint32_t *r = p->regs + info->regs;
-  const uint64_t *sb = ca_sb_of(c, slot);
   uint32_t n = (uint32_t)info->n_src + info->n_dst;
   bool blocked = false;
   for (uint32_t i = 0; i < n; i++)
     if (ca_sb_test(sb, r[i])) {
       blocked = true;
+      w->sb_pc = pc;
+      w->sb_reg = r[i];
       if (!long_op) break;
       if (ca_sb_test(sb + c->sb_words, r[i])) {
         *long_op = true;
@@ -473,20 +479,23 @@ typedef struct sched_scan {
   bool live, waiting, empty, valid, ready;
 } sched_scan;
 
-static void scan_warp(ca_core *c, uint32_t slot, sched_scan *sc) {
+/* Adds one warp to the classification; true when it could issue now (by the scoreboard). */
+static bool scan_warp(ca_core *c, uint32_t slot, sched_scan *sc) {
   const ca_warp *w = &c->warps[slot];
-  if (!w->live) return;
+  if (!w->live) return false;
   sc->live = true;
   if (w->exited || w->wait) {
     sc->waiting = true;
-    return;
+    return false;
   }
   if (!w->ib_n) {
     sc->empty = true;
-    return;
+    return false;
   }
   sc->valid = true;
-  if (!sb_blocked(c, slot, w->ib_pc[0], NULL)) sc->ready = true;
+  if (sb_blocked(c, slot, w->ib_pc[0], NULL)) return false;
+  sc->ready = true;
+  return true;
 }
 
 static void classify(const sched_scan *sc, uint8_t *bucket, uint8_t *reason) {
@@ -594,9 +603,7 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
   sched_scan sc = {false, false, false, false, false};
   for (uint32_t i = 0; i < n; i++) {
     uint32_t slot = order[i];
-    scan_warp(c, slot, &sc);
-    const ca_warp *w = &c->warps[slot];
-    if (!w->live || w->exited || w->wait || !w->ib_n || sb_blocked(c, slot, w->ib_pc[0], NULL)) continue;
+    if (!scan_warp(c, slot, &sc)) continue;
     uint8_t unit = NO_UNIT;
     int r = try_issue(c, slot, NO_UNIT, &unit, now);
     if (r == ISS_PIPE) continue;
@@ -604,6 +611,7 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
     note_issuer(c, s, slot);
     /* a second instruction of the same warp (-gpgpu_max_insn_issue_per_warp 2); with
      * -gpgpu_dual_issue_diff_exec_units it must go to another pipeline */
+    const ca_warp *w = &c->warps[slot];
     if (c->cfg.max_issue_per_warp > 1 && w->live && w->ib_n && !w->exited && !w->wait &&
         !sb_blocked(c, slot, w->ib_pc[0], NULL)) {
       uint8_t second = NO_UNIT;
@@ -611,8 +619,11 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
     }
     return;
   }
-  /* nothing issued: classify by every warp of the scheduler */
-  for (uint32_t i = 0; i < s->n; i++) scan_warp(c, s->warps[i], &sc);
+  /* nothing issued: classify by every warp of the scheduler (the order may hold only some) */
+  if (n != s->n) {
+    sc = (sched_scan){false, false, false, false, false};
+    for (uint32_t i = 0; i < s->n; i++) scan_warp(c, s->warps[i], &sc);
+  }
   uint8_t bucket, reason;
   classify(&sc, &bucket, &reason);
   ++*c->distro[bucket];
@@ -1000,6 +1011,7 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     w->sched = slot % c->cfg.n_schedulers;
     w->part = c->cfg.sub_core ? w->sched : 0;
     w->age = c->next_age++;
+    w->sb_pc = CA_NONE;
     func_peek pk;
     if (func_warp_peek(w->fw, &pk)) {
       w->fetch_pc = pk.pc;

@@ -48,6 +48,7 @@ typedef struct ca_warp {
   uint32_t part;      /* sub-core partition of its scheduler */
   uint32_t bar_id;
   uint32_t bar_pc;    /* the barrier instruction it waits at */
+  uint32_t sb_pc, sb_reg; /* the register that last blocked the instruction at sb_pc */
   uint32_t inflight;     /* issued instructions not yet written back */
   uint32_t inflight_mem; /* of which memory instructions */
   uint64_t age;       /* dynamic warp id: order for GTO / oldest */
