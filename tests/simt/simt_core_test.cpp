@@ -67,6 +67,22 @@ TEST(SimtCore, SkippingQuietCyclesChangesNoStatistic) {
   EXPECT_GT(skip.stat("W0_Scoreboard") + skip.stat("W0_Idle"), skip.cycles());
 }
 
+TEST(SimtCore, EverySchedulerPolicyComputesTheSameResult) {
+  Sgemm ref;
+  {
+    Gpu g(kQV100, {"-gpgpu_n_clusters", "1", "-simt_model", "func"});
+    ref.run(g);
+  }
+  for (const char *policy : {"lrr", "gto", "old", "rrr", "two_level_active:2:0:1", "two_level_active:4:1:1",
+                             "warp_limiting:4:1"}) {
+    Gpu g(kQV100, {"-gpgpu_n_clusters", "2", "-gpgpu_scheduler", policy});
+    Sgemm s;
+    s.run(g);
+    EXPECT_EQ(s.C, ref.C) << policy;
+    EXPECT_GT(g.cycles(), 100u) << policy;
+  }
+}
+
 TEST(SimtCore, TwoRunsGiveIdenticalStatistics) {
   Gpu g1(kQV100, {"-gpgpu_n_clusters", "3"}), g2(kQV100, {"-gpgpu_n_clusters", "3"});
   Sgemm a, b;

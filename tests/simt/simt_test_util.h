@@ -62,7 +62,7 @@ struct Gpu {
     o.stack_bytes = stack_bytes;
     o.quiet = true;
     o.every_cycle = every_cycle;
-    o.max_cycles = max_cycles;
+    o.max_cycles = max_cycles ? max_cycles : 2000000;
     if (trace) {
       o.trace.ctx = this;
       o.trace.issue = [](void *ctx, uint32_t sm, uint32_t warp, uint32_t pc, uint32_t active, uint64_t cycle) {

@@ -227,4 +227,17 @@ TEST(SimtCa, FetchThroughputLimitsASingleWarp) {
   EXPECT_EQ(run(f2, indep(32)) - run(f2, indep(16)), 16u);
 }
 
+TEST(SimtCa, FenceWaitsForTheWarpsStores) {
+  // st.global issues at t; its two register reads end at t+2, OC_EX at t+3, the fake LDST takes it
+  // at t+4 and acknowledges it 20 cycles later (t+24). membar.gl (fetched after st emptied the
+  // I-buffer: issue at t+2) waits until the warp has no memory instruction in flight and no store
+  // unacknowledged: the add behind it issues at t+24.
+  std::string body = std::string(kOutSlot) + "  st.global.u32 [%rd1], %r1;\n  membar.gl;\n  add.s32 %r2, %r3, 1;\n";
+  auto t = trace(base(), body, 32);
+  ASSERT_GE(t.size(), 4u);
+  size_t st = t.size() - 4; /* st, membar, add, exit */
+  EXPECT_EQ(t[st + 1].cycle, t[st].cycle + 2);
+  EXPECT_EQ(t[st + 2].cycle, t[st].cycle + 24);
+}
+
 }  // namespace
