@@ -97,7 +97,11 @@ int drv_fail(State &s, simtvp_status st, const simtvp_diag &diag) {
     if ((dev.status == SIMTVP_ERR_FAULT || dev.status == SIMTVP_ERR_TRAP) && s.plat.last_fault &&
         s.plat.last_fault(s.plat.ctx, &fault) && fault.message[0])
       m = fault.message + std::string(" (") + dev.message + ")";
-    make_sticky(s, map_status(dev.status), m);
+    int code = map_status(dev.status);
+    // A trap is CUDA's "unspecified launch failure"; a failed device assert() is its own code.
+    if (dev.status == SIMTVP_ERR_TRAP)
+      code = m.find("assertion") != std::string::npos ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED;
+    make_sticky(s, code, m);
     return fail(s.sticky, "%s", s.sticky_message.c_str());
   }
   int code = map_status(st);

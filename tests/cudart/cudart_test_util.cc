@@ -67,7 +67,7 @@ void **Registration::managed_ptr(const char *name) { return &managed_ptrs_[name]
 Registration &kernels() {
   static Registration *r = new Registration(
       "cudart_test_kernels.fatbin",
-      {"add_one", "use_symbols", "bump_managed", "many_params", "fault", "trap_kernel", "big_static_smem",
+      {"add_one", "use_symbols", "bump_managed", "many_params", "fault", "trap_kernel", "assert_kernel", "big_static_smem",
        "dyn_reverse", "bounded64", "tex_linear", "tex_2d", "surf_write", "busy"},
       {{"dev_counter", 4, 0}, {"const_table", 64, 1}, {"init_table", 16, 0}}, {{"managed_value", 4, 0}});
   return *r;

@@ -1,0 +1,311 @@
+// memory_test.cc — device, pinned and managed memory; copies of every kind, 2-D and 3-D; memsets;
+// symbols; pointer attributes; and the error of each misuse.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "cudart_test_util.h"
+
+using namespace cudart_test;
+
+TEST(CudartMemory, MallocAndFreeRoundTrip) {
+  void *p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 1000), cudaSuccess);
+  EXPECT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u);  // 256-byte aligned like CUDA's
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+  EXPECT_EQ(cudaFree(nullptr), cudaSuccess);
+}
+
+TEST(CudartMemory, FreeTwiceAndInteriorPointersAreInvalidValue) {
+  char *p = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&p), 1000), cudaSuccess);
+  std::string err = stderr_of([&] { EXPECT_EQ(cudaFree(p + 8), cudaErrorInvalidValue); });
+  EXPECT_NE(err.find("cudaFree"), std::string::npos) << err;
+  EXPECT_NE(err.find("not its start"), std::string::npos) << err;
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+  err = stderr_of([&] { EXPECT_EQ(cudaFree(p), cudaErrorInvalidValue); });
+  EXPECT_NE(err.find("already freed"), std::string::npos) << err;
+  int host;
+  EXPECT_EQ(cudaFree(&host), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST(CudartMemory, NullResultPointerAndHugeSizeAreRefused) {
+  EXPECT_EQ(cudaMalloc(nullptr, 16), cudaErrorInvalidValue);
+  void *p = reinterpret_cast<void *>(0x1);
+  EXPECT_EQ(cudaMalloc(&p, (size_t)1 << 50), cudaErrorMemoryAllocation);
+  EXPECT_EQ(p, nullptr);
+  cudaGetLastError();
+}
+
+TEST(CudartMemory, MemcpyOfEveryKind) {
+  const int n = 1000;
+  std::vector<int> a(n), b(n, 0), c(n, 0);
+  for (int i = 0; i < n; i++) a[i] = i * 7;
+  int *d1, *d2;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d1), n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d2), n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d1, a.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d2, d1, n * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.data(), d2, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(cudaMemcpy(c.data(), b.data(), n * 4, cudaMemcpyHostToHost), cudaSuccess);
+  EXPECT_EQ(a, c);
+  // cudaMemcpyDefault: the direction comes from the addresses (unified addressing).
+  std::vector<int> e(n, 0);
+  ASSERT_EQ(cudaMemcpy(d2 + 10, a.data(), 40, cudaMemcpyDefault), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(e.data(), d2, n * 4, cudaMemcpyDefault), cudaSuccess);
+  EXPECT_EQ(e[10], 0);
+  EXPECT_EQ(e[19], 63);
+  EXPECT_EQ(cudaMemcpy(nullptr, d1, 0, cudaMemcpyDeviceToHost), cudaSuccess);  // 0 bytes: nothing to check
+  cudaFree(d1);
+  cudaFree(d2);
+}
+
+TEST(CudartMemory, MemcpyKindThatContradictsTheAddressesIsInvalidValue) {
+  int *d, h[4] = {};
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), 16), cudaSuccess);
+  std::string err = stderr_of([&] { EXPECT_EQ(cudaMemcpy(h, h, 16, cudaMemcpyHostToDevice), cudaErrorInvalidValue); });
+  EXPECT_NE(err.find("not a live cudaMalloc allocation"), std::string::npos) << err;
+  EXPECT_EQ(cudaMemcpy(h, d, 16, cudaMemcpyHostToDevice), cudaErrorInvalidValue);  // source is device memory
+  EXPECT_EQ(cudaMemcpy(d, h, 16, (cudaMemcpyKind)7), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpy(d, nullptr, 16, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+TEST(CudartMemory, CopyPastTheAllocationOrAfterFreeIsInvalidValue) {
+  char *d;
+  std::vector<char> h(4096);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), 1024), cudaSuccess);
+  std::string err = stderr_of([&] { EXPECT_EQ(cudaMemcpy(d + 512, h.data(), 1024, cudaMemcpyHostToDevice), cudaErrorInvalidValue); });
+  EXPECT_NE(err.find("0x"), std::string::npos) << err;  // names the address
+  ASSERT_EQ(cudaFree(d), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, 16, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);  // use after free
+  EXPECT_EQ(cudaMemset(d, 0, 16), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
+TEST(CudartMemory, PitchedAllocationsAnd2DCopies) {
+  void *d = nullptr;
+  size_t pitch = 0;
+  const size_t w = 100, h = 7;
+  ASSERT_EQ(cudaMallocPitch(&d, &pitch, w, h), cudaSuccess);
+  EXPECT_GE(pitch, w);
+  EXPECT_EQ(pitch % 512, 0u);
+  std::vector<uint8_t> src(w * h), back(w * h, 0);
+  for (size_t i = 0; i < src.size(); i++) src[i] = (uint8_t)(i * 3);
+  ASSERT_EQ(cudaMemcpy2D(d, pitch, src.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset2D(static_cast<char *>(d) + 10, pitch, 0xab, 5, h), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy2D(back.data(), w, d, pitch, w, h, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (size_t y = 0; y < h; y++)
+    for (size_t x = 0; x < w; x++)
+      ASSERT_EQ(back[y * w + x], x >= 10 && x < 15 ? 0xab : src[y * w + x]) << x << "," << y;
+  EXPECT_EQ(cudaMemcpy2D(d, pitch, src.data(), w, pitch + 1, h, cudaMemcpyHostToDevice), cudaErrorInvalidPitchValue);
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+TEST(CudartMemory, Malloc3DAndMemset3D) {
+  cudaPitchedPtr p;
+  cudaExtent e = {64, 4, 3};
+  ASSERT_EQ(cudaMalloc3D(&p, e), cudaSuccess);
+  EXPECT_EQ(p.xsize, 64u);
+  EXPECT_EQ(p.ysize, 4u);
+  ASSERT_EQ(cudaMemset(p.ptr, 0, p.pitch * 4 * 3), cudaSuccess);  // device memory is not zeroed
+  ASSERT_EQ(cudaMemset3D(p, 7, e), cudaSuccess);
+  std::vector<uint8_t> h(p.pitch * 4 * 3);
+  ASSERT_EQ(cudaMemcpy(h.data(), p.ptr, h.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 7);
+  EXPECT_EQ(h[2 * 4 * p.pitch + 3 * p.pitch + 63], 7);
+  EXPECT_EQ(h[64], 0);  // the pitch padding is untouched
+  cudaFree(p.ptr);
+}
+
+TEST(CudartMemory, MemsetFillsBytes) {
+  uint8_t *d;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), 300), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, 0x5a, 300), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(d + 100, 0x1234, 50, nullptr), cudaSuccess);  // only the low byte counts
+  uint8_t h[300];
+  ASSERT_EQ(cudaMemcpy(h, d, 300, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 0x5a);
+  EXPECT_EQ(h[100], 0x34);
+  EXPECT_EQ(h[149], 0x34);
+  EXPECT_EQ(h[150], 0x5a);
+  cudaFree(d);
+}
+
+TEST(CudartMemory, MemGetInfoShrinksByAnAllocation) {
+  size_t free0 = 0, total = 0, free1 = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
+  EXPECT_GT(total, 0u);
+  void *p;
+  ASSERT_EQ(cudaMalloc(&p, 1 << 20), cudaSuccess);
+  ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+  EXPECT_EQ(free0 - free1, (size_t)1 << 20);
+  cudaFree(p);
+}
+
+TEST(CudartMemory, PinnedMemoryCopiesAsynchronouslyAndIsReportedAsHost) {
+  const int n = 4096;
+  int *pinned = nullptr, *d = nullptr;
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void **>(&pinned), n * 4, cudaHostAllocPortable), cudaSuccess);
+  for (int i = 0; i < n; i++) pinned[i] = i;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), n * 4), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(d, pinned, n * 4, cudaMemcpyHostToDevice, s), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 256), d3(256), 0, s, d, n), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(pinned, d, n * 4, cudaMemcpyDeviceToHost, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  for (int i = 0; i < n; i++) ASSERT_EQ(pinned[i], i + 1) << i;
+  unsigned flags = 99;
+  ASSERT_EQ(cudaHostGetFlags(&flags, pinned), cudaSuccess);
+  EXPECT_EQ(flags, (unsigned)cudaHostAllocPortable);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, pinned + 5), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeHost);
+  void *dp;
+  EXPECT_EQ(cudaHostGetDevicePointer(&dp, pinned, 0), cudaErrorNotSupported);
+  cudaGetLastError();
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  ASSERT_EQ(cudaFreeHost(pinned), cudaSuccess);
+  EXPECT_EQ(cudaFreeHost(pinned), cudaErrorInvalidValue);  // freed twice
+  int not_pinned;
+  EXPECT_EQ(cudaFreeHost(&not_pinned), cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+TEST(CudartMemory, MallocHostGivesZeroedPinnedMemory) {
+  char *p = nullptr;
+  ASSERT_EQ(cudaMallocHost(reinterpret_cast<void **>(&p), 10000), cudaSuccess);
+  for (int i = 0; i < 10000; i++) ASSERT_EQ(p[i], 0);
+  EXPECT_EQ(cudaHostAlloc(reinterpret_cast<void **>(&p), 16, 0x40), cudaErrorInvalidValue);  // unknown flag
+  cudaGetLastError();
+  cudaFreeHost(p);
+}
+
+TEST(CudartMemory, ManagedMemoryIsOnePointerForHostAndKernels) {
+  const int n = 512;
+  int *m = nullptr;
+  ASSERT_EQ(cudaMallocManaged(reinterpret_cast<void **>(&m), n * 4, cudaMemAttachGlobal), cudaSuccess);
+  for (int i = 0; i < n; i++) m[i] = 3 * i;  // the host writes through the pointer
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 3 * i + 1) << i;  // and reads the kernel's result
+  // Copies and memsets see the same memory.
+  std::vector<int> h(n);
+  ASSERT_EQ(cudaMemcpy(h.data(), m, n * 4, cudaMemcpyDefault), cudaSuccess);
+  EXPECT_EQ(h[n - 1], 3 * (n - 1) + 1);
+  ASSERT_EQ(cudaMemset(m, 0, 8), cudaSuccess);
+  EXPECT_EQ(m[1], 0);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, m), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeManaged);
+  EXPECT_EQ(a.hostPointer, m);
+  EXPECT_EQ(a.devicePointer, m);
+  EXPECT_EQ(cudaMallocManaged(reinterpret_cast<void **>(&m), 16, 0x10), cudaErrorInvalidValue);
+  cudaGetLastError();
+  EXPECT_EQ(cudaFree(a.devicePointer), cudaSuccess);
+}
+
+TEST(CudartMemory, ManagedVariableIsReadableOnTheHostAfterInitModule) {
+  Registration &r = kernels();
+  ASSERT_EQ(__cudaInitModule(r.handle()), 1);
+  int *value = static_cast<int *>(*r.managed_ptr("managed_value"));
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(*value, 5);  // the PTX initialiser
+  *value = 7;
+  int *d;
+  const int n = 4;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, 0, n * 4), cudaSuccess);
+  ASSERT_EQ(launch(r.kernel("bump_managed"), d3(1), d3(n), 0, nullptr, d, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(*value, 107);  // the kernel saw the host's 7 and added 100
+  int h[n];
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 7);
+  cudaFree(d);
+}
+
+TEST(CudartMemory, PointerAttributesOfDeviceAndOrdinaryHostMemory) {
+  void *d;
+  ASSERT_EQ(cudaMalloc(&d, 64), cudaSuccess);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, static_cast<char *>(d) + 3), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(a.device, 0);
+  int host;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, &host), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeUnregistered);
+  EXPECT_EQ(cudaPointerGetAttributes(nullptr, &host), cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+// ---- symbols ----------------------------------------------------------------------------------------
+
+TEST(CudartSymbol, MemcpyToAndFromSymbolsReachesTheKernel) {
+  Registration &r = kernels();
+  float table[16];
+  for (int i = 0; i < 16; i++) table[i] = 0.5f * i;
+  ASSERT_EQ(cudaMemcpyToSymbol(r.var("const_table"), table, sizeof table, 0, cudaMemcpyHostToDevice), cudaSuccess);
+  int zero = 0;
+  ASSERT_EQ(cudaMemcpyToSymbol(r.var("dev_counter"), &zero, 4, 0, cudaMemcpyHostToDevice), cudaSuccess);
+  const int n = 64;
+  float *out;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&out), n * 4), cudaSuccess);
+  ASSERT_EQ(launch(r.kernel("use_symbols"), d3(1), d3(n), 0, nullptr, out, n), cudaSuccess);
+  ASSERT_EQ(launch(r.kernel("use_symbols"), d3(1), d3(n), 0, nullptr, out, n), cudaSuccess);
+  float h[n];
+  ASSERT_EQ(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < n; i++) ASSERT_EQ(h[i], 0.5f * (i % 16) + 10.0f * (1 + i % 4)) << i;  // + init_table
+  int counter = -1;
+  ASSERT_EQ(cudaMemcpyFromSymbol(&counter, r.var("dev_counter"), 4, 0, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(counter, 2);
+  // An offset into the symbol.
+  float two;
+  ASSERT_EQ(cudaMemcpyFromSymbol(&two, r.var("const_table"), 4, 4 * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(two, 2.0f);
+  cudaFree(out);
+}
+
+TEST(CudartSymbol, SymbolAddressAndSizeAreTheVariables) {
+  Registration &r = kernels();
+  void *addr = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(cudaGetSymbolAddress(&addr, r.var("init_table")), cudaSuccess);
+  ASSERT_EQ(cudaGetSymbolSize(&size, r.var("init_table")), cudaSuccess);
+  EXPECT_EQ(size, 16u);
+  int h[4];
+  ASSERT_EQ(cudaMemcpy(h, addr, 16, cudaMemcpyDeviceToHost), cudaSuccess);  // the initialiser
+  EXPECT_EQ(h[0], 10);
+  EXPECT_EQ(h[3], 40);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, addr), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeDevice);
+}
+
+TEST(CudartSymbol, UnknownSymbolIsInvalidSymbol) {
+  int not_registered;
+  void *addr;
+  std::string err = stderr_of([&] { EXPECT_EQ(cudaGetSymbolAddress(&addr, &not_registered), cudaErrorInvalidSymbol); });
+  EXPECT_NE(err.find("not a registered __device__/__constant__ variable"), std::string::npos) << err;
+  EXPECT_EQ(cudaMemcpyToSymbol(&not_registered, &not_registered, 4, 0, cudaMemcpyHostToDevice), cudaErrorInvalidSymbol);
+  EXPECT_EQ(cudaMemcpyToSymbol(nullptr, &not_registered, 4, 0, cudaMemcpyHostToDevice), cudaErrorInvalidSymbol);
+  cudaGetLastError();
+}
+
+TEST(CudartSymbol, CopiesPastTheSymbolOrWithAWrongKindAreRefused) {
+  Registration &r = kernels();
+  char buf[64] = {};
+  EXPECT_EQ(cudaMemcpyToSymbol(r.var("init_table"), buf, 17, 0, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpyToSymbol(r.var("init_table"), buf, 8, 12, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpyToSymbol(r.var("init_table"), buf, 4, 0, cudaMemcpyDeviceToHost), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpyFromSymbol(buf, r.var("init_table"), 4, 0, cudaMemcpyHostToDevice), cudaErrorInvalidMemcpyDirection);
+  cudaGetLastError();
+}
