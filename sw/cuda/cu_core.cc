@@ -558,12 +558,14 @@ int cucore_ctx_destroy(cu_ctx *ctx) {
   if (c->primary) return fail(CUDA_ERROR_INVALID_CONTEXT, "the primary context cannot be destroyed (release it instead)");
   int r = ensure_device(s);
   if (r != CUDA_SUCCESS) return r;
+  bool last = s.ctxs.size() - (s.primary ? 1 : 0) <= 1;
   r = run(s, [&]() -> int {
     destroy_ctx_resources(s, c);
+    if (last && !s.primary) drv_clear_error(s.d);  // the last context: its errors go with it
     return CUDA_SUCCESS;
   });
   s.ctxs.remove(c->handle);
-  if (s.ctxs.size() <= 1) {  // the last user context: its errors go with it
+  if (last && !s.primary) {
     s.sticky = CUDA_SUCCESS;
     s.sticky_message.clear();
   }

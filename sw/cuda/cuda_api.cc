@@ -7,19 +7,9 @@
 #include <vector>
 
 #include "cu_core.h"
+#include "cuda_api.h"
 
 #define CU_EXPORT extern "C" __attribute__((visibility("default")))
-
-typedef int CUresult;
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef unsigned long long CUdeviceptr;
-typedef void (*CUhostFn)(void *userData);
-typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
 
 namespace {
 
