@@ -55,6 +55,15 @@ static bool check_one_number(const char *v, char *why, size_t n) {
   return true;
 }
 
+/* The GPU reports its name through 32 bytes of identification registers (docs/gpu-abi.md). */
+static bool check_gpu_name(const char *v, char *why, size_t n) {
+  if (strlen(v) > 32) {
+    snprintf(why, n, "the name is %zu characters; the GPU's name registers hold at most 32", strlen(v));
+    return false;
+  }
+  return true;
+}
+
 static bool check_four_queues(const char *v, char *why, size_t n) {
   if (config_parse_uint_list(v, ':', NULL, 4) != 4) {
     snprintf(why, n, "expected four queue sizes <icnt-to-L2>:<L2-to-DRAM>:<DRAM-to-L2>:<L2-to-icnt>");
@@ -688,8 +697,9 @@ static const config_option host_options[] = {
          "Host software time charged per CUDA API call, on top of its bus traffic."),
     HOST(device_memory_mb, CONFIG_UINT64, "-device_memory_mb", "4096", "MiB",
          "Device memory reported to programs (totalGlobalMem); storage is allocated on use."),
-    HOST(gpu_name, CONFIG_STRING, "-gpu_name", "simtvp GPU", "",
-         "Device name reported to programs (cudaDeviceProp::name)."),
+    CONFIG_OPT_X(gpu_host_config, gpu_name, CONFIG_STRING, "-gpu_name", "simtvp GPU", "",
+                 "Device name reported to programs (cudaDeviceProp::name), at most 32 characters.",
+                 NULL, check_gpu_name, NULL, 0),
 };
 
 #define OUT(F, kind, name, def, unit, desc, flags)                                              \

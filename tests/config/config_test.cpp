@@ -659,6 +659,15 @@ TEST(GpuConfig, MalformedOverrideIsRejectedWhenSet) {
   EXPECT_EQ(h.load("-dram_model_override 0:func\n"), SIMTVP_ERR_PARSE);  // DRAM has no func
 }
 
+TEST(GpuConfig, GpuNameLongerThanTheNameRegistersIsRejected) {
+  Gpu g;
+  EXPECT_EQ(g.load("-gpu_name \"simtvp QV100-class (Volta, 80 SMs) rev 2\"\n"), SIMTVP_ERR_PARSE);
+  EXPECT_STREQ(g.diag.option, "-gpu_name");
+  EXPECT_NE(std::string(g.diag.message).find("at most 32"), std::string::npos) << g.diag.message;
+  Gpu h;
+  EXPECT_EQ(h.load("-gpu_name \"simtvp QV100-class (80 SMs)\"\n"), SIMTVP_OK) << h.diag.message;
+}
+
 TEST(GpuConfig, FunctionalSimModeMakesEveryCoreFunctional) {
   Gpu g;
   ASSERT_EQ(g.load("-gpgpu_ptx_sim_mode 1 -simt_model ca -simt_model_override 0:at\n"),

@@ -89,7 +89,7 @@ TEST_F(SimtvpHost, OpensTheBuiltInDefaultConfiguration) {
   open();
   const drv_device_props *p = drv_props(d);
   // The name registers hold 32 bytes (gpu_abi.h NAME0..7): longer names are cut.
-  EXPECT_STREQ(p->name, "simtvp default (QV100-class Volt");
+  EXPECT_STREQ(p->name, "simtvp default (QV100, 8 SMs)");
   EXPECT_EQ(p->sm_count, 8u);
   EXPECT_EQ(p->cc_major, 7u);
   EXPECT_EQ(p->cc_minor, 0u);
@@ -107,7 +107,7 @@ TEST_F(SimtvpHost, OpensAGivenConfigurationFile) {
   std::string file = std::string(SIMTVP_SOURCE_DIR) + "/configs/SM75_RTX2060.config";
   open({"-simt_model", "func"}, file.c_str());
   const drv_device_props *p = drv_props(d);
-  EXPECT_STREQ(p->name, "simtvp RTX2060-class (Turing, 30");  // 32 bytes of name registers
+  EXPECT_STREQ(p->name, "simtvp RTX2060-class (30 SMs)");
   EXPECT_EQ(p->sm_count, 30u);
   EXPECT_EQ(p->cc_major, 7u);
   EXPECT_EQ(p->cc_minor, 5u);
