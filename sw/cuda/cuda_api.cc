@@ -17,7 +17,7 @@ bool g_initialized = false;  // cuInit succeeded (or the runtime opened the devi
 thread_local std::vector<cu_ctx *> tl_ctx_stack;
 
 CUresult report(const char *api, int code) {
-  if (code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY) {
+  if (code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY && code != CUDA_ERROR_DEINITIALIZED) {
     const char *n = cu_result_name(code);
     cucore_report(api, n ? n : "CUDA_ERROR_UNKNOWN");
   }

@@ -67,7 +67,9 @@ cudaError_t from_cu(int code) {
 cudaError_t ret(const char *api, cudaError_t err) {
   if (err == cudaSuccess || err == cudaErrorNotReady) return err;
   tl_last_error = err;
-  cucore_report(api, error_name(err) ? error_name(err) : "cudaErrorUnknown");
+  // Calls made while the process exits (static destructors freeing memory) get
+  // cudaErrorCudartUnloading quietly, as with NVIDIA's runtime.
+  if (err != cudaErrorCudartUnloading) cucore_report(api, error_name(err) ? error_name(err) : "cudaErrorUnknown");
   return err;
 }
 
