@@ -280,7 +280,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
   for (auto it = s.pinned.begin(); it != s.pinned.end();) {
     if (it->second.ctx == ctx) {
       if (it->second.bus) s.plat.bus->sysmem_free(s.plat.bus->ctx, it->second.bus);
-      else std::free(reinterpret_cast<void *>(it->first));
+      else if (!it->second.registered) std::free(reinterpret_cast<void *>(it->first));
       it = s.pinned.erase(it);
     } else {
       ++it;

@@ -129,6 +129,12 @@ CUCORE_API int cucore_mem_free(uint64_t dptr);
 /* Pinned (page-locked, DMA-able) host memory in the platform's system memory. */
 CUCORE_API int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out);
 CUCORE_API int cucore_host_free(void *p);
+/* cudaHostRegister: records [p, +bytes) as page-locked host memory (copies from it are staged like
+ * pageable memory; the range is reported as pinned). Overlapping an existing range is
+ * CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED; unregistering an unknown address
+ * CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED. */
+CUCORE_API int cucore_host_register(void *p, uint64_t bytes, unsigned flags);
+CUCORE_API int cucore_host_unregister(void *p);
 /* Managed memory: a device allocation whose host mirror sits at the same address; the mirror and
  * the device copy are reconciled at launches and synchronisations (docs/cudart.md). */
 CUCORE_API int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr);

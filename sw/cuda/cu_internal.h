@@ -123,6 +123,7 @@ struct Pinned {
   uint64_t bus = 0;  // 0: staged host memory (the platform gives no host view of system memory)
   unsigned flags = 0;
   Ctx *ctx = nullptr;
+  bool registered = false;  // cudaHostRegister: the program's own memory, never freed here
 };
 
 struct Managed {

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "cu_internal.h"
 
@@ -406,8 +407,9 @@ int cucore_host_free(void *p) {
   State &s = state();
   if (!p) return CUDA_SUCCESS;
   auto it = s.pinned.find(reinterpret_cast<uint64_t>(p));
-  if (it == s.pinned.end())
-    return fail(CUDA_ERROR_INVALID_VALUE, "%p is not pinned memory from cudaMallocHost/cudaHostAlloc (already freed?)", p);
+  if (it == s.pinned.end() || it->second.registered)
+    return fail(CUDA_ERROR_INVALID_VALUE, "%p is not pinned memory from cudaMallocHost/cudaHostAlloc (already freed?%s)", p,
+                it != s.pinned.end() ? " it was registered with cudaHostRegister: unregister it instead" : "");
   int r = ensure_device(s);
   if (r != CUDA_SUCCESS) return r;
   uint64_t bus = it->second.bus;
@@ -423,6 +425,48 @@ int cucore_host_free(void *p) {
     s.plat.bus->sysmem_free(s.plat.bus->ctx, bus);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
+}
+
+int cucore_host_register(void *p, uint64_t bytes, unsigned flags) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  int r = ready(s);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  if (!p || bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "cannot register %llu bytes at %p", (unsigned long long)bytes, p);
+  auto next = s.pinned.lower_bound(a);
+  if (next != s.pinned.end() && next->first < a + bytes)
+    return fail(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "%p + %llu bytes overlaps pinned memory at 0x%llx", p,
+                (unsigned long long)bytes, (unsigned long long)next->first);
+  if (next != s.pinned.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second.bytes > a)
+      return fail(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "%p lies in pinned memory at 0x%llx", p,
+                  (unsigned long long)prev->first);
+  }
+  cu_mem_info info;
+  classify_locked(s, a, &info);
+  if (info.type != CU_MEM_PAGEABLE)
+    return fail(CUDA_ERROR_INVALID_VALUE, "%p is device or managed memory, not host memory", p);
+  Pinned pin;
+  pin.bytes = bytes;
+  pin.flags = flags;
+  pin.ctx = ctx_or_primary(s, nullptr);
+  pin.registered = true;
+  s.pinned[a] = pin;
+  return CUDA_SUCCESS;
+}
+
+int cucore_host_unregister(void *p) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  auto it = s.pinned.find(reinterpret_cast<uint64_t>(p));
+  if (it == s.pinned.end() || !it->second.registered)
+    return fail(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p was not registered with cudaHostRegister", p);
+  s.pinned.erase(it);
+  return CUDA_SUCCESS;
 }
 
 int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {

@@ -27,6 +27,8 @@ typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userDa
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
 
+/* BEGIN GENERATED DECLARATIONS */
+/* ---- driver API -------------------------------------------------------------------------------- */
 CUresult cuInit(unsigned int Flags);
 CUresult cuDriverGetVersion(int *driverVersion);
 CUresult cuGetErrorString(CUresult error, const char **pStr);
@@ -147,6 +149,8 @@ CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+
+/* END GENERATED DECLARATIONS */
 
 #ifdef __cplusplus
 }

@@ -414,3 +414,74 @@ CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *de
   (void)flags;
   return ret_cu("cudaStreamAttachMemAsync", cucore_stream_check(stream_of(stream)));
 }
+
+// ---- registered host memory, stream-ordered allocation, peer copies -------------------------------
+
+CUDART_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+  if (flags & ~0xfu) return fail("cudaHostRegister", cudaErrorInvalidValue, "flags 0x%x", flags);
+  if (flags & 0x4u)  // cudaHostRegisterIoMemory
+    return fail("cudaHostRegister", cudaErrorNotSupported, "registering I/O memory is not supported by simtvp");
+  return ret_cu("cudaHostRegister", cucore_host_register(ptr, size, flags));
+}
+
+CUDART_EXPORT cudaError_t cudaHostUnregister(void *ptr) {
+  return ret_cu("cudaHostUnregister", cucore_host_unregister(ptr));
+}
+
+// Stream-ordered allocation: the allocation itself happens at once (it is valid in stream order
+// too); the free waits for the stream's earlier work, which may still use the memory.
+static cudaError_t malloc_async(const char *api, void **devPtr, size_t size, cu_stream *stream) {
+  if (!devPtr) return fail(api, cudaErrorInvalidValue, "the result pointer is NULL");
+  int c = cucore_stream_check(stream);
+  if (c != CUDA_SUCCESS) return ret_cu(api, c);
+  uint64_t d = 0;
+  c = cucore_mem_alloc(nullptr, size, &d);
+  *devPtr = c == CUDA_SUCCESS ? reinterpret_cast<void *>(d) : nullptr;
+  return ret_cu(api, c);
+}
+
+static cudaError_t free_async(const char *api, void *devPtr, cu_stream *stream) {
+  int c = cucore_stream_sync(stream);
+  if (c != CUDA_SUCCESS) return ret_cu(api, c);
+  return ret_cu(api, cucore_mem_free(reinterpret_cast<uint64_t>(devPtr)));
+}
+
+CUDART_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream) {
+  return malloc_async("cudaMallocAsync", devPtr, size, stream_of(hStream));
+}
+CUDART_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream) {
+  return malloc_async("cudaMallocAsync_ptsz", devPtr, size, stream_ptsz(hStream));
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
+  return free_async("cudaFreeAsync", devPtr, stream_of(hStream));
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream) {
+  return free_async("cudaFreeAsync_ptsz", devPtr, stream_ptsz(hStream));
+}
+
+// One device: a peer copy is a device-to-device copy on device 0.
+static cudaError_t memcpy_peer(const char *api, void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                               cu_stream *stream, bool sync) {
+  if (dstDevice != 0 || srcDevice != 0)
+    return fail(api, cudaErrorInvalidDevice, "devices %d and %d: simtvp models one GPU (device 0)", dstDevice, srcDevice);
+  return memcpy_1d(api, dst, src, count, cudaMemcpyDeviceToDevice, stream, sync);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+  return memcpy_peer("cudaMemcpyPeer", dst, dstDevice, src, srcDevice, count, nullptr, true);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                              cudaStream_t stream) {
+  return memcpy_peer("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count, stream_of(stream), false);
+}
+
+CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                                    unsigned int flags, cudaStream_t stream) {
+  return cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+}
+CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
+                                                        unsigned int flags) {
+  (void)devPtr;
+  (void)length;
+  (void)flags;
+  return ret_cu("cudaStreamAttachMemAsync_ptsz", cucore_stream_check(stream_ptsz(stream)));
+}

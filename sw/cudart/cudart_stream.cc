@@ -192,3 +192,10 @@ CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 CUDART_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
   return ret_cu("cudaEventElapsedTime", cucore_event_elapsed(ms, event_of(start), event_of(end)));
 }
+CUDART_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId) {
+  if (!streamId) return fail("cudaStreamGetId_ptsz", cudaErrorInvalidValue, "the result pointer is NULL");
+  cu_stream *s = stream_ptsz(hStream);
+  int c = cucore_stream_check(s);
+  if (c == CUDA_SUCCESS) *streamId = (unsigned long long)(uintptr_t)s;
+  return ret_cu("cudaStreamGetId_ptsz", c);
+}

@@ -577,3 +577,36 @@ CUDART_EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDe
   if (e == cudaSuccess) *pResDesc = d.res;
   return e;
 }
+
+// ---- per-thread default stream forms (_ptds: synchronous, _ptsz: NULL = the per-thread stream) ----
+
+CUDART_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                                   size_t spitch, size_t width, size_t height,
+                                                   enum cudaMemcpyKind kind) {
+  return to_array("cudaMemcpy2DToArray_ptds", dst, wOffset, hOffset, src, spitch, width, height, kind,
+                  CU_STREAM_PER_THREAD, true);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                        const void *src, size_t spitch, size_t width, size_t height,
+                                                        enum cudaMemcpyKind kind, cudaStream_t stream) {
+  return to_array("cudaMemcpy2DToArrayAsync_ptsz", dst, wOffset, hOffset, src, spitch, width, height, kind,
+                  stream_ptsz(stream), false);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                                     size_t hOffset, size_t width, size_t height,
+                                                     enum cudaMemcpyKind kind) {
+  return from_array("cudaMemcpy2DFromArray_ptds", dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                    CU_STREAM_PER_THREAD, true);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                          size_t wOffset, size_t hOffset, size_t width, size_t height,
+                                                          enum cudaMemcpyKind kind, cudaStream_t stream) {
+  return from_array("cudaMemcpy2DFromArrayAsync_ptsz", dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                    stream_ptsz(stream), false);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p) {
+  return memcpy_3d("cudaMemcpy3D_ptds", p, CU_STREAM_PER_THREAD, true);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t stream) {
+  return memcpy_3d("cudaMemcpy3DAsync_ptsz", p, stream_ptsz(stream), false);
+}

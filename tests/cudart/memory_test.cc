@@ -309,3 +309,44 @@ TEST(CudartSymbol, CopiesPastTheSymbolOrWithAWrongKindAreRefused) {
   EXPECT_EQ(cudaMemcpyFromSymbol(buf, r.var("init_table"), 4, 0, cudaMemcpyHostToDevice), cudaErrorInvalidMemcpyDirection);
   cudaGetLastError();
 }
+
+TEST(CudartMemory, RegisteredHostMemoryIsReportedAsPinned) {
+  std::vector<int> host(1024, 3);
+  ASSERT_EQ(cudaHostRegister(host.data(), host.size() * 4, 0), cudaSuccess);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, host.data() + 10), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeHost);
+  EXPECT_EQ(cudaHostRegister(host.data() + 8, 16, 0), cudaErrorHostMemoryAlreadyRegistered);
+  EXPECT_EQ(cudaFreeHost(host.data()), cudaErrorInvalidValue);  // not the runtime's to free
+  int *d;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), 4096), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(d, host.data(), 4096, cudaMemcpyHostToDevice, nullptr), cudaSuccess);
+  std::vector<int> back(1024, 0);
+  ASSERT_EQ(cudaMemcpy(back.data(), d, 4096, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);
+  ASSERT_EQ(cudaHostUnregister(host.data()), cudaSuccess);
+  EXPECT_EQ(cudaHostUnregister(host.data()), cudaErrorHostMemoryNotRegistered);
+  EXPECT_EQ(cudaHostRegister(d, 16, 0), cudaErrorInvalidValue);  // device memory
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+TEST(CudartMemory, StreamOrderedAllocationAndPeerCopies) {
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  int *a = nullptr, *b = nullptr;
+  ASSERT_EQ(cudaMallocAsync(reinterpret_cast<void **>(&a), 256, s), cudaSuccess);
+  ASSERT_EQ(cudaMallocAsync(reinterpret_cast<void **>(&b), 256, s), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(a, 0x22, 256, s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyPeerAsync(b, 0, a, 0, 256, s), cudaSuccess);
+  int h[64];
+  ASSERT_EQ(cudaMemcpyAsync(h, b, 256, cudaMemcpyDeviceToHost, s), cudaSuccess);
+  ASSERT_EQ(cudaFreeAsync(a, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  EXPECT_EQ(h[63], 0x22222222);
+  EXPECT_EQ(cudaMemcpyPeer(b, 1, b, 0, 4), cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaFreeAsync(a, s), cudaErrorInvalidValue);  // freed already
+  cudaGetLastError();
+  ASSERT_EQ(cudaFreeAsync(b, s), cudaSuccess);
+  cudaStreamDestroy(s);
+}
