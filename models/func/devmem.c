@@ -1,111 +1,123 @@
 /* devmem — sparse device-memory store (see devmem.h). */
+#define _DEFAULT_SOURCE /* mmap */
 #include "devmem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-/* One host allocation backing one devmem_map call. */
-typedef struct dm_block {
+/* The store is a sorted array of segments: maximal runs of mapped pages that lie contiguously in
+ * one host allocation. devmem_map adds one segment (whatever its size: mapping 32 GiB costs the
+ * same as mapping one page, and host pages are only touched when written); unmapping trims,
+ * removes or splits segments. Lookup is a binary search over the segments, which are few (the
+ * platform maps all of device memory at once); hot paths keep a devmem_tlb in front of it. */
+
+/* One host allocation backing one devmem_map call; freed when its last page is unmapped. */
+typedef struct dm_alloc {
   uint8_t *mem;
-  uint64_t first_page, n_pages;
-  uint64_t live_pages; /* pages of the block still mapped; freed at 0 */
-} dm_block;
+  uint64_t live_pages;
+  uint64_t mapped_bytes; /* > 0: an mmap of that many bytes (large mappings), else calloc */
+} dm_alloc;
 
-typedef struct dm_entry {
-  uint64_t key; /* page + 1; 0 = empty */
-  uint8_t *host;
-  uint32_t block;
-} dm_entry;
+/* Large mappings (device memory of a whole GPU, often more than the host has) are reserved with
+ * mmap without swap reservation, so only the pages a program writes take host memory; small ones
+ * come from calloc. */
+#define DM_MMAP_THRESHOLD (1ull << 20)
+
+static uint8_t *dm_host_alloc(uint64_t pages, uint64_t *mapped_bytes) {
+  uint64_t bytes = pages << DEVMEM_PAGE_BITS;
+  *mapped_bytes = 0;
+  if (bytes < DM_MMAP_THRESHOLD) return calloc(pages, DEVMEM_PAGE_BYTES);
+  if (bytes > (uint64_t)SIZE_MAX) return NULL;
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#ifdef MAP_NORESERVE
+  flags |= MAP_NORESERVE;
+#endif
+  void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  *mapped_bytes = bytes;
+  return p;
+}
+
+static void dm_host_free(dm_alloc *a) {
+  if (a->mapped_bytes) munmap(a->mem, (size_t)a->mapped_bytes);
+  else free(a->mem);
+  a->mem = NULL;
+}
+
+typedef struct dm_segment {
+  uint64_t first_page, n_pages; /* every page in [first_page, first_page + n_pages) is mapped */
+  uint8_t *host;                /* host address of first_page */
+  uint32_t alloc;
+} dm_segment;
 
 struct devmem {
-  dm_entry *table;
-  uint64_t cap; /* power of two */
-  uint64_t used;
-  dm_block *blocks;
-  uint32_t n_blocks, cap_blocks;
+  dm_segment *segs; /* sorted by first_page, disjoint */
+  uint32_t n_segs, cap_segs;
+  dm_alloc *allocs;
+  uint32_t n_allocs, cap_allocs;
+  uint64_t mapped_pages;
   uint64_t generation;
 };
 
-static uint64_t dm_hash(uint64_t page) {
-  page ^= page >> 29;
-  page *= 0xbf58476d1ce4e5b9ull;
-  page ^= page >> 32;
-  return page;
-}
-
-devmem *devmem_create(void) {
-  devmem *dm = calloc(1, sizeof *dm);
-  if (!dm) return NULL;
-  dm->cap = 1024;
-  dm->table = calloc(dm->cap, sizeof *dm->table);
-  if (!dm->table) {
-    free(dm);
-    return NULL;
-  }
-  return dm;
-}
+devmem *devmem_create(void) { return calloc(1, sizeof(devmem)); }
 
 void devmem_destroy(devmem *dm) {
   if (!dm) return;
-  for (uint32_t i = 0; i < dm->n_blocks; i++) free(dm->blocks[i].mem);
-  free(dm->blocks);
-  free(dm->table);
+  for (uint32_t i = 0; i < dm->n_allocs; i++)
+    if (dm->allocs[i].mem) dm_host_free(&dm->allocs[i]);
+  free(dm->allocs);
+  free(dm->segs);
   free(dm);
 }
 
-static const dm_entry *dm_find(const devmem *dm, uint64_t page) {
-  uint64_t mask = dm->cap - 1, i = dm_hash(page) & mask;
-  for (;;) {
-    const dm_entry *e = &dm->table[i];
-    if (e->key == page + 1) return e;
-    if (e->key == 0) return NULL;
-    i = (i + 1) & mask;
+/* Index of the first segment that ends after `page` (n_segs when none). */
+static uint32_t dm_lower(const devmem *dm, uint64_t page) {
+  uint32_t lo = 0, hi = dm->n_segs;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const dm_segment *s = &dm->segs[mid];
+    if (s->first_page + s->n_pages <= page) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
 
-static void dm_insert_raw(dm_entry *table, uint64_t cap, dm_entry e) {
-  uint64_t mask = cap - 1, i = dm_hash(e.key - 1) & mask;
-  while (table[i].key != 0) i = (i + 1) & mask;
-  table[i] = e;
+/* The segment holding `page`, or NULL. */
+static const dm_segment *dm_find(const devmem *dm, uint64_t page) {
+  uint32_t i = dm_lower(dm, page);
+  if (i < dm->n_segs && dm->segs[i].first_page <= page) return &dm->segs[i];
+  return NULL;
 }
 
-static bool dm_grow(devmem *dm, uint64_t need) {
-  if ((dm->used + need) * 2 <= dm->cap) return true;
-  uint64_t cap = dm->cap;
-  while ((dm->used + need) * 2 > cap) cap *= 2;
-  dm_entry *t = calloc(cap, sizeof *t);
-  if (!t) return false;
-  for (uint64_t i = 0; i < dm->cap; i++)
-    if (dm->table[i].key) dm_insert_raw(t, cap, dm->table[i]);
-  free(dm->table);
-  dm->table = t;
-  dm->cap = cap;
+static bool dm_reserve_segs(devmem *dm, uint32_t extra) {
+  if (dm->n_segs + extra <= dm->cap_segs) return true;
+  uint32_t cap = dm->cap_segs ? dm->cap_segs * 2 : 16;
+  while (cap < dm->n_segs + extra) cap *= 2;
+  dm_segment *n = realloc(dm->segs, (size_t)cap * sizeof *n);
+  if (!n) return false;
+  dm->segs = n;
+  dm->cap_segs = cap;
   return true;
 }
 
-/* Backward-shift deletion keeps linear probing correct without tombstones. */
-static void dm_remove(devmem *dm, uint64_t page) {
-  uint64_t mask = dm->cap - 1, i = dm_hash(page) & mask;
-  for (;;) {
-    if (dm->table[i].key == page + 1) break;
-    if (dm->table[i].key == 0) return;
-    i = (i + 1) & mask;
-  }
-  uint64_t j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (dm->table[j].key == 0) break;
-    uint64_t home = dm_hash(dm->table[j].key - 1) & mask;
-    /* move j into the hole i when its home is not cyclically in (i, j] */
-    bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-    if (!between) {
-      dm->table[i] = dm->table[j];
-      i = j;
-    }
-  }
-  dm->table[i].key = 0;
-  dm->used--;
+static void dm_insert_seg(devmem *dm, uint32_t at, dm_segment s) {
+  memmove(&dm->segs[at + 1], &dm->segs[at], (size_t)(dm->n_segs - at) * sizeof s);
+  dm->segs[at] = s;
+  dm->n_segs++;
+}
+
+static void dm_remove_seg(devmem *dm, uint32_t at) {
+  memmove(&dm->segs[at], &dm->segs[at + 1], (size_t)(dm->n_segs - at - 1) * sizeof *dm->segs);
+  dm->n_segs--;
+}
+
+static void dm_release_pages(devmem *dm, uint32_t alloc, uint64_t pages) {
+  dm_alloc *a = &dm->allocs[alloc];
+  a->live_pages -= pages;
+  dm->mapped_pages -= pages;
+  if (a->live_pages == 0) dm_host_free(a);
 }
 
 simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *diag) {
@@ -115,43 +127,37 @@ simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *
                            addr, size);
   uint64_t first = addr >> DEVMEM_PAGE_BITS, last = (addr + size - 1) >> DEVMEM_PAGE_BITS;
   uint64_t n = last - first + 1;
-  for (uint64_t p = first; p <= last; p++)
-    if (dm_find(dm, p)) {
-      simtvp_diag_set(diag, SIMTVP_ERR_ARG,
-                      "devmem: cannot map 0x%" PRIx64 "+0x%" PRIx64 ": page 0x%" PRIx64
-                      " is already mapped",
-                      addr, size, p << DEVMEM_PAGE_BITS);
-      simtvp_diag_at_address(diag, p << DEVMEM_PAGE_BITS);
-      return SIMTVP_ERR_ARG;
+  uint32_t at = dm_lower(dm, first);
+  if (at < dm->n_segs && dm->segs[at].first_page <= last) {
+    uint64_t p = dm->segs[at].first_page > first ? dm->segs[at].first_page : first;
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                    "devmem: cannot map 0x%" PRIx64 "+0x%" PRIx64 ": page 0x%" PRIx64
+                    " is already mapped",
+                    addr, size, p << DEVMEM_PAGE_BITS);
+    simtvp_diag_at_address(diag, p << DEVMEM_PAGE_BITS);
+    return SIMTVP_ERR_ARG;
+  }
+  uint64_t mapped_bytes = 0;
+  uint8_t *mem = n > (UINT64_MAX >> DEVMEM_PAGE_BITS) / 2 ? NULL : dm_host_alloc(n, &mapped_bytes);
+  uint32_t a = 0;
+  while (a < dm->n_allocs && dm->allocs[a].mem) a++;
+  if (mem && a == dm->n_allocs && dm->n_allocs == dm->cap_allocs) {
+    uint32_t cap = dm->cap_allocs ? dm->cap_allocs * 2 : 16;
+    dm_alloc *na = realloc(dm->allocs, (size_t)cap * sizeof *na);
+    if (na) {
+      dm->allocs = na;
+      dm->cap_allocs = cap;
     }
-  if (n > (UINT64_MAX >> DEVMEM_PAGE_BITS) / 2 || !dm_grow(dm, n))
+  }
+  if (!mem || a == dm->cap_allocs || !dm_reserve_segs(dm, 1)) {
+    if (mem) dm_host_free(&(dm_alloc){mem, 0, mapped_bytes});
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory mapping 0x%" PRIx64
                            " bytes", size);
-  uint8_t *mem = calloc(n, DEVMEM_PAGE_BYTES);
-  if (!mem)
-    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory mapping 0x%" PRIx64
-                           " bytes", size);
-  uint32_t b = 0;
-  while (b < dm->n_blocks && dm->blocks[b].mem) b++;
-  if (b == dm->n_blocks) {
-    if (dm->n_blocks == dm->cap_blocks) {
-      uint32_t cap = dm->cap_blocks ? dm->cap_blocks * 2 : 16;
-      dm_block *nb = realloc(dm->blocks, cap * sizeof *nb);
-      if (!nb) {
-        free(mem);
-        return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory");
-      }
-      dm->blocks = nb;
-      dm->cap_blocks = cap;
-    }
-    dm->n_blocks++;
   }
-  dm->blocks[b] = (dm_block){mem, first, n, n};
-  for (uint64_t p = first; p <= last; p++) {
-    dm_entry e = {p + 1, mem + ((p - first) << DEVMEM_PAGE_BITS), b};
-    dm_insert_raw(dm->table, dm->cap, e);
-    dm->used++;
-  }
+  if (a == dm->n_allocs) dm->n_allocs++;
+  dm->allocs[a] = (dm_alloc){mem, n, mapped_bytes};
+  dm_insert_seg(dm, at, (dm_segment){first, n, mem, a});
+  dm->mapped_pages += n;
   return SIMTVP_OK;
 }
 
@@ -160,47 +166,78 @@ void devmem_unmap(devmem *dm, uint64_t addr, uint64_t size) {
   uint64_t first = addr >> DEVMEM_PAGE_BITS;
   uint64_t last = (addr + size - 1 < addr) ? (UINT64_MAX >> DEVMEM_PAGE_BITS)
                                            : (addr + size - 1) >> DEVMEM_PAGE_BITS;
-  for (uint64_t p = first;; p++) {
-    const dm_entry *e = dm_find(dm, p);
-    if (e) {
-      dm_block *blk = &dm->blocks[e->block];
-      dm_remove(dm, p);
-      if (--blk->live_pages == 0) {
-        free(blk->mem);
-        blk->mem = NULL;
-      }
+  uint32_t i = dm_lower(dm, first);
+  while (i < dm->n_segs && dm->segs[i].first_page <= last) {
+    dm_segment s = dm->segs[i];
+    uint64_t s_last = s.first_page + s.n_pages - 1;
+    uint64_t lo = s.first_page > first ? s.first_page : first, hi = s_last < last ? s_last : last;
+    bool keep_left = lo > s.first_page, keep_right = hi < s_last;
+    if (keep_left && keep_right && !dm_reserve_segs(dm, 1)) {
+      /* no room to split: leave the segment mapped rather than corrupt the store */
+      i++;
+      continue;
     }
-    if (p == last) break;
+    dm_release_pages(dm, s.alloc, hi - lo + 1);
+    if (keep_left && keep_right) {
+      dm->segs[i].n_pages = lo - s.first_page;
+      dm_insert_seg(dm, i + 1,
+                    (dm_segment){hi + 1, s_last - hi, s.host + ((hi + 1 - s.first_page) << DEVMEM_PAGE_BITS),
+                                 s.alloc});
+      i += 2;
+    } else if (keep_left) {
+      dm->segs[i].n_pages = lo - s.first_page;
+      i++;
+    } else if (keep_right) {
+      dm->segs[i].first_page = hi + 1;
+      dm->segs[i].n_pages = s_last - hi;
+      dm->segs[i].host = s.host + ((hi + 1 - s.first_page) << DEVMEM_PAGE_BITS);
+      i++;
+    } else {
+      dm_remove_seg(dm, i);
+    }
   }
   dm->generation++;
+}
+
+/* Bytes of [addr, addr+size) from addr that lie in mapped pages without a hole (0 when addr is
+ * unmapped). */
+static uint64_t dm_mapped_run(const devmem *dm, uint64_t addr, uint64_t size) {
+  uint64_t done = 0;
+  uint32_t i = dm_lower(dm, addr >> DEVMEM_PAGE_BITS);
+  while (done < size && i < dm->n_segs) {
+    const dm_segment *s = &dm->segs[i];
+    uint64_t at = addr + done;
+    if (s->first_page > at >> DEVMEM_PAGE_BITS) break;
+    uint64_t end = (s->first_page + s->n_pages) << DEVMEM_PAGE_BITS; /* 0 when it reaches 2^64 */
+    uint64_t avail = end ? end - at : 0 - at;
+    if (end == 0 && at == 0) avail = UINT64_MAX;
+    done += avail < size - done ? avail : size - done;
+    i++;
+  }
+  return done;
 }
 
 bool devmem_is_mapped(const devmem *dm, uint64_t addr, uint64_t size) {
   if (size == 0) return true;
   if (addr + size - 1 < addr) return false;
-  for (uint64_t p = addr >> DEVMEM_PAGE_BITS; p <= (addr + size - 1) >> DEVMEM_PAGE_BITS; p++)
-    if (!dm_find(dm, p)) return false;
-  return true;
+  return dm_mapped_run(dm, addr, size) == size;
 }
 
-uint64_t devmem_mapped_bytes(const devmem *dm) { return dm->used << DEVMEM_PAGE_BITS; }
+uint64_t devmem_mapped_bytes(const devmem *dm) { return dm->mapped_pages << DEVMEM_PAGE_BITS; }
 
 uint8_t *devmem_page(const devmem *dm, uint64_t page) {
-  const dm_entry *e = dm_find(dm, page);
-  return e ? e->host : NULL;
+  const dm_segment *s = dm_find(dm, page);
+  return s ? s->host + ((page - s->first_page) << DEVMEM_PAGE_BITS) : NULL;
 }
 
 uint64_t devmem_generation(const devmem *dm) { return dm->generation; }
 
 uint8_t *devmem_span(const devmem *dm, uint64_t addr, uint64_t size) {
-  const dm_entry *e = dm_find(dm, addr >> DEVMEM_PAGE_BITS);
-  if (!e) return NULL;
-  const dm_block *blk = &dm->blocks[e->block];
-  uint64_t base = blk->first_page << DEVMEM_PAGE_BITS, end = base + (blk->n_pages << DEVMEM_PAGE_BITS);
-  if (size > end - addr) return NULL;
-  /* every page of the block in range must still be mapped (partial unmaps leave holes) */
-  if (blk->live_pages != blk->n_pages && size && !devmem_is_mapped(dm, addr, size)) return NULL;
-  return e->host + (addr & DEVMEM_PAGE_MASK);
+  const dm_segment *s = dm_find(dm, addr >> DEVMEM_PAGE_BITS);
+  if (!s) return NULL;
+  uint64_t base = s->first_page << DEVMEM_PAGE_BITS, end = base + (s->n_pages << DEVMEM_PAGE_BITS);
+  if (end != 0 && size > end - addr) return NULL;
+  return s->host + (addr - base);
 }
 
 static simtvp_status dm_unmapped(simtvp_diag *diag, const char *what, uint64_t addr) {
@@ -217,13 +254,20 @@ static bool dm_first_hole(const devmem *dm, uint64_t addr, uint64_t size, uint64
     *hole = 0;
     return true;
   }
-  for (uint64_t p = addr >> DEVMEM_PAGE_BITS; p <= (addr + size - 1) >> DEVMEM_PAGE_BITS; p++)
-    if (!dm_find(dm, p)) {
-      uint64_t a = p << DEVMEM_PAGE_BITS;
-      *hole = a < addr ? addr : a;
-      return true;
-    }
-  return false;
+  uint64_t run = dm_mapped_run(dm, addr, size);
+  if (run == size) return false;
+  *hole = addr + run;
+  return true;
+}
+
+/* Host pointer of the mapped byte addr and how many bytes from it lie contiguously in host memory
+ * (the rest of its segment). */
+static uint8_t *dm_chunk(const devmem *dm, uint64_t addr, uint64_t *avail) {
+  const dm_segment *s = dm_find(dm, addr >> DEVMEM_PAGE_BITS);
+  uint64_t base = s->first_page << DEVMEM_PAGE_BITS, end = base + (s->n_pages << DEVMEM_PAGE_BITS);
+  *avail = end ? end - addr : 0 - addr;
+  if (*avail == 0) *avail = UINT64_MAX;
+  return s->host + (addr - base);
 }
 
 simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t size, simtvp_diag *diag) {
@@ -231,9 +275,10 @@ simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t s
   if (dm_first_hole(dm, addr, size, &hole)) return dm_unmapped(diag, "read", hole);
   uint8_t *out = dst;
   while (size) {
-    uint64_t off = addr & DEVMEM_PAGE_MASK, n = DEVMEM_PAGE_BYTES - off;
+    uint64_t n;
+    const uint8_t *h = dm_chunk(dm, addr, &n);
     if (n > size) n = size;
-    memcpy(out, dm_find(dm, addr >> DEVMEM_PAGE_BITS)->host + off, n);
+    memcpy(out, h, n);
     out += n;
     addr += n;
     size -= n;
@@ -246,9 +291,10 @@ simtvp_status devmem_write(devmem *dm, uint64_t addr, const void *src, uint64_t 
   if (dm_first_hole(dm, addr, size, &hole)) return dm_unmapped(diag, "write", hole);
   const uint8_t *in = src;
   while (size) {
-    uint64_t off = addr & DEVMEM_PAGE_MASK, n = DEVMEM_PAGE_BYTES - off;
+    uint64_t n;
+    uint8_t *h = dm_chunk(dm, addr, &n);
     if (n > size) n = size;
-    memcpy(dm_find(dm, addr >> DEVMEM_PAGE_BITS)->host + off, in, n);
+    memcpy(h, in, n);
     in += n;
     addr += n;
     size -= n;
@@ -260,9 +306,10 @@ simtvp_status devmem_fill(devmem *dm, uint64_t addr, uint8_t value, uint64_t siz
   uint64_t hole;
   if (dm_first_hole(dm, addr, size, &hole)) return dm_unmapped(diag, "write", hole);
   while (size) {
-    uint64_t off = addr & DEVMEM_PAGE_MASK, n = DEVMEM_PAGE_BYTES - off;
+    uint64_t n;
+    uint8_t *h = dm_chunk(dm, addr, &n);
     if (n > size) n = size;
-    memset(dm_find(dm, addr >> DEVMEM_PAGE_BITS)->host + off, value, n);
+    memset(h, value, n);
     addr += n;
     size -= n;
   }
@@ -306,10 +353,10 @@ void devmem_tlb_sync(devmem_tlb *tlb) {
 }
 
 uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page) {
-  const dm_entry *e = dm_find(tlb->dm, page);
-  if (!e) return NULL;
+  uint8_t *host = devmem_page(tlb->dm, page);
+  if (!host) return NULL;
   uint32_t slot = (uint32_t)(page ^ (page >> 6)) & (DEVMEM_TLB_ENTRIES - 1u);
   tlb->tag[slot] = page + 1;
-  tlb->host[slot] = e->host;
-  return e->host;
+  tlb->host[slot] = host;
+  return host;
 }

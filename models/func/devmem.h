@@ -7,9 +7,11 @@
  * executes, the copy engine, and the driver's module loader. Timing models never touch it
  * (DESIGN.md §3).
  *
- * Lookup is by page number in an open-addressing hash table; callers on a hot path keep a small
- * direct-mapped translation cache (devmem_tlb) in front of it. A mapped range is one contiguous
- * host block, so bulk copies inside one mapping need no per-page work (devmem_span).
+ * The store keeps the mapped ranges as sorted segments, so mapping costs the same whatever the size
+ * (the platform maps all of device memory at reset; host pages are only touched when written) and
+ * lookup is a binary search over the segments; callers on a hot path keep a small direct-mapped
+ * translation cache (devmem_tlb) in front of it. A mapped range is one contiguous host block, so
+ * bulk copies inside one mapping need no per-page work (devmem_span).
  *
  * Not thread-safe for map/unmap; concurrent reads and writes of distinct bytes from several host
  * threads are fine as long as nobody maps or unmaps meanwhile (each thread with its own tlb). */

@@ -94,6 +94,64 @@ TEST(Devmem, ManyPagesSurviveTableGrowthAndRemoval) {
   }
 }
 
+// The platform maps all of device memory at once: a 32 GiB mapping is one segment, and only the
+// pages written take host memory (calloc of that size is lazily zero-filled by the host OS).
+TEST(Devmem, HugeMappingIsOneRangeReadableAtBothEnds) {
+  Mem m;
+  simtvp_diag d{};
+  const uint64_t base = 0x100000000000ull, bytes = 32ull << 30;
+  ASSERT_EQ(devmem_map(m.dm, base, bytes, &d), SIMTVP_OK) << d.message;
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), bytes);
+  uint64_t v = 0x1122334455667788ull, r = 0;
+  ASSERT_EQ(devmem_write(m.dm, base + bytes - 8, &v, 8, &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_read(m.dm, base + bytes - 8, &r, 8, &d), SIMTVP_OK);
+  EXPECT_EQ(r, v);
+  EXPECT_TRUE(devmem_is_mapped(m.dm, base, bytes));
+  EXPECT_FALSE(devmem_is_mapped(m.dm, base, bytes + 1));
+  EXPECT_EQ(devmem_read(m.dm, base + bytes - 4, &r, 8, &d), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(d.address, base + bytes);  // the first byte past the mapping
+}
+
+// Unmapping the middle of a mapping splits it: both sides keep their data, the hole faults and
+// can be mapped again, and no span or copy crosses the hole.
+TEST(Devmem, UnmappingTheMiddleSplitsTheMappingAndTheHoleCanBeRemapped) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x200000, 8 * 4096, &d), SIMTVP_OK);
+  for (uint32_t p = 0; p < 8; p++) {
+    uint32_t v = 100 + p;
+    ASSERT_EQ(devmem_write(m.dm, 0x200000 + p * 4096 + 12, &v, 4, &d), SIMTVP_OK);
+  }
+  devmem_unmap(m.dm, 0x203000, 2 * 4096);  // pages 3 and 4
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), 6u * 4096);
+  for (uint32_t p = 0; p < 8; p++) {
+    uint32_t v = 0;
+    simtvp_status st = devmem_read(m.dm, 0x200000 + p * 4096 + 12, &v, 4, &d);
+    if (p == 3 || p == 4) {
+      EXPECT_EQ(st, SIMTVP_ERR_FAULT) << p;
+    } else {
+      ASSERT_EQ(st, SIMTVP_OK) << p;
+      EXPECT_EQ(v, 100 + p);
+    }
+  }
+  EXPECT_EQ(devmem_span(m.dm, 0x202000, 2 * 4096), nullptr);
+  EXPECT_NE(devmem_span(m.dm, 0x205000, 3 * 4096), nullptr);
+  uint8_t buf[8 * 4096];
+  EXPECT_EQ(devmem_read(m.dm, 0x200000, buf, sizeof buf, &d), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(d.address, 0x203000u);
+  ASSERT_EQ(devmem_map(m.dm, 0x203000, 2 * 4096, &d), SIMTVP_OK) << d.message;
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x200000, 8 * 4096));
+  uint32_t v = 1;
+  ASSERT_EQ(devmem_read(m.dm, 0x203000 + 12, &v, 4, &d), SIMTVP_OK);
+  EXPECT_EQ(v, 0u);  // a new mapping reads zero
+  ASSERT_EQ(devmem_read(m.dm, 0x200000, buf, sizeof buf, &d), SIMTVP_OK);  // across three mappings
+  uint32_t last;
+  std::memcpy(&last, buf + 7 * 4096 + 12, 4);
+  EXPECT_EQ(last, 107u);
+  EXPECT_EQ(devmem_map(m.dm, 0x204800, 100, &d), SIMTVP_ERR_ARG);  // overlaps the remapped hole
+  EXPECT_EQ(d.address, 0x204000u);
+}
+
 TEST(Devmem, CopyHandlesOverlapInBothDirections) {
   Mem m;
   simtvp_diag d{};
