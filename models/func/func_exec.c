@@ -291,6 +291,9 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
                "out of host memory growing the register stack");
       return false;
     }
+    /* Registers a callee reads before writing (lanes a divergent setp left alone) must not be
+     * host garbage: zero the new part once, so runs stay deterministic. */
+    memset(n + w->rs_cap, 0, cap - w->rs_cap);
     w->rs = n;
     w->rs_cap = cap;
     w->regs = w->rs + w->rs_top;

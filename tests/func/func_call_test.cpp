@@ -167,4 +167,73 @@ TEST(FuncCall, GuardedReturnAndRegisterOperands) {
   }
 }
 
+// A callee's register frame that grows the warp's register stack starts at zero: a register the
+// callee reads before writing (here %r9) never shows stale host memory, so every run is the same
+// (a launch that filled the same frames with junk runs first).
+TEST(FuncCall, RegistersReadBeforeWrittenInADeepCallReadZero) {
+  Gpu g;
+  ASSERT_EQ(g.load(R"(.version 9.0
+.target sm_75
+.address_size 64
+.func (.param .b32 ret) down(.param .b32 n) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  ld.param.b32 %r1, [n];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra LEAF;
+  add.s32 %r2, %r1, -1;
+  { .param .b32 a; st.param.b32 [a], %r2; .param .b32 r;
+    call.uni (r), down, (a); ld.param.b32 %r3, [r]; }
+  st.param.b32 [ret], %r3;
+  ret;
+LEAF:
+  add.s32 %r10, %r9, %r8;
+  st.param.b32 [ret], %r10;
+  ret;
+}
+.func (.param .b32 ret) dirty(.param .b32 n) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  ld.param.b32 %r1, [n];
+  mov.b32 %r8, 0x5a5a5a5a;
+  mov.b32 %r9, 0x5a5a5a5a;
+  mov.b32 %r10, 0x5a5a5a5a;
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra LEAF;
+  add.s32 %r2, %r1, -1;
+  { .param .b32 a; st.param.b32 [a], %r2; .param .b32 r;
+    call.uni (r), dirty, (a); ld.param.b32 %r3, [r]; }
+  st.param.b32 [ret], %r3;
+  ret;
+LEAF:
+  st.param.b32 [ret], %r9;
+  ret;
+}
+.visible .entry pollute(.param .u64 out) {
+  .reg .b32 %r<4>;
+  { .param .b32 a; st.param.b32 [a], 30; .param .b32 r;
+    call.uni (r), dirty, (a); ld.param.b32 %r2, [r]; }
+  ret;
+}
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  { .param .b32 a; st.param.b32 [a], 30; .param .b32 r;
+    call.uni (r), down, (a); ld.param.b32 %r2, [r]; }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+})", "deep.ptx"), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.upload(std::vector<int32_t>(32, 0x5a5a5a5a));
+  // The same frames filled with 0x5a5a5a5a first: host memory the next launch's register stacks
+  // are likely to be carved from.
+  ASSERT_EQ(g.launch("pollute", 1, 32, {out}), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.launch("k", 1, 32, {out}), SIMTVP_OK) << g.diag.message;
+  auto v = g.download<int32_t>(out, 32);
+  for (int t = 0; t < 32; t++) EXPECT_EQ(v[t], 0) << t;
+}
+
 }  // namespace
