@@ -23,7 +23,7 @@ int stream_wait(State &s, drv_stream *ds) {
   simtvp_diag_clear(&diag);
   simtvp_status st = drv_stream_sync(s.d, ds, &diag);
   if (st != SIMTVP_OK) return drv_fail(s, st, diag);
-  if (device_idle(s)) flush_deferred_frees(s);
+  if (!s.deferred_frees.empty() && device_idle(s)) flush_deferred_frees(s);
   return managed_to_host(s);
 }
 

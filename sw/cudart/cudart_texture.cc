@@ -550,6 +550,10 @@ CUDART_EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObjec
 static cudaError_t object_descs(const char *api, unsigned long long handle, bool want_texture, ObjectDescs *out) {
   std::lock_guard<std::mutex> lock(g_objects_mu);
   auto it = objects().find(handle);
+  if (it != objects().end() && cucore_tex_get(handle, nullptr) != CUDA_SUCCESS) {  // gone with a reset
+    objects().erase(it);
+    it = objects().end();
+  }
   if (it == objects().end() || (want_texture && !it->second.is_texture))
     return fail(api, cudaErrorInvalidValue, "0x%llx is not a live %s object", handle, want_texture ? "texture" : "texture or surface");
   *out = it->second;
