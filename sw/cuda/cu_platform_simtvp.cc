@@ -7,18 +7,15 @@
 #include "cu_core.h"
 #include "simtvp_host.h"
 
-// Optional: a host view of the platform's system memory, so pinned memory is the very memory the
-// copy engine reads by DMA. Declared weak: a platform without it leaves pinned memory staged.
-extern "C" void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t bytes)
-    __attribute__((weak));
-
 namespace {
 
 simtvp_status call(void *ctx, void (*fn)(void *), void *arg, simtvp_diag *diag) {
   return simtvp_host_call(static_cast<simtvp_host *>(ctx), fn, arg, diag);
 }
+// The host's own view of system memory: pinned memory is the very memory the copy engine reads
+// and writes by DMA.
 void *sysmem_ptr(void *ctx, uint64_t bus, uint64_t bytes) {
-  return simtvp_host_sysmem_ptr ? simtvp_host_sysmem_ptr(static_cast<simtvp_host *>(ctx), bus, bytes) : nullptr;
+  return simtvp_host_sysmem_ptr(static_cast<simtvp_host *>(ctx), bus, bytes);
 }
 uint64_t time_ps(void *ctx) { return simtvp_host_time_ps(static_cast<simtvp_host *>(ctx)); }
 bool last_fault(void *ctx, simtvp_diag *out) { return simtvp_host_last_fault(static_cast<simtvp_host *>(ctx), out); }

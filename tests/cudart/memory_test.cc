@@ -153,6 +153,11 @@ TEST(CudartMemory, PinnedMemoryCopiesAsynchronouslyAndIsReportedAsHost) {
   int *pinned = nullptr, *d = nullptr;
   ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void **>(&pinned), n * 4, cudaHostAllocPortable), cudaSuccess);
   for (int i = 0; i < n; i++) pinned[i] = i;
+  // The platform's system memory itself (simtvp_host_sysmem_ptr): copies are DMAs from it.
+  cu_mem_info info;
+  cucore_mem_classify(reinterpret_cast<uint64_t>(pinned), &info);
+  EXPECT_EQ(info.type, CU_MEM_PINNED);
+  EXPECT_NE(info.bus, 0u);
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), n * 4), cudaSuccess);
   cudaStream_t s;
   ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
