@@ -57,6 +57,10 @@ Entry::Entry() {
   ok_ = true;
 }
 
+Peek::Peek() {
+  if (!tl_inside) lock_ = std::unique_lock<std::mutex>(state().mu);
+}
+
 Entry::~Entry() {
   if (was_inside_) tl_inside = false;
 }
@@ -339,20 +343,20 @@ int cucore_init(void) {
 
 const drv_device_props *cucore_props(void) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.init_result == CUDA_SUCCESS ? &s.props : nullptr;
 }
 
 int cucore_sticky_error(void) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   if (s.sticky != CUDA_SUCCESS) fail(s.sticky, "%s", s.sticky_message.c_str());
   return s.sticky;
 }
 
 uint64_t cucore_time_ps(void) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.platform_open && s.plat.time_ps ? s.plat.time_ps(s.plat.ctx) : 0;
 }
 
@@ -497,13 +501,13 @@ int cucore_primary_ctx(cu_ctx **out) {
 
 cu_ctx *cucore_primary_peek(void) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.primary ? reinterpret_cast<cu_ctx *>(s.primary->handle) : nullptr;
 }
 
 uint64_t cucore_primary_generation(void) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.primary_generation;
 }
 
@@ -545,7 +549,7 @@ int cucore_ctx_create(unsigned flags, cu_ctx **out) {
 
 bool cucore_ctx_valid(const cu_ctx *ctx) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.ctxs.get(ctx) != nullptr;
 }
 

@@ -195,6 +195,17 @@ class Entry {
   std::unique_lock<std::mutex> lock_;
 };
 
+// The guard of read-only queries (properties, handle validity, address classification): locks,
+// except inside a call already holding the lock on this logical thread (a stream callback), where
+// the holder is waiting for the callback and nothing changes underneath.
+class Peek {
+ public:
+  Peek();
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
 // Opens platform and driver on first use; returns the initialisation result.
 int ensure_device(State &s);
 // ensure_device, then the sticky error: what every call that touches the device checks first.

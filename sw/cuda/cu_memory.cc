@@ -306,7 +306,7 @@ extern "C" {
 
 void cucore_mem_classify(uint64_t addr, cu_mem_info *info) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   classify_locked(s, addr, info);
 }
 

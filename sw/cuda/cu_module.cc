@@ -226,7 +226,7 @@ int cucore_module_unload(cu_module *module) {
 
 bool cucore_module_valid(const cu_module *module) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.modules.get(module) != nullptr;
 }
 
@@ -273,20 +273,20 @@ int cucore_module_global(cu_module *module, const char *name, uint64_t *dptr, ui
 
 bool cucore_function_valid(const cu_function *f) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   return s.functions.get(f) != nullptr;
 }
 
 const char *cucore_function_name(const cu_function *f) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   Function *fn = s.functions.get(f);
   return fn ? fn->name.c_str() : nullptr;
 }
 
 cu_module *cucore_function_module(const cu_function *f) {
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  Peek peek;
   Function *fn = s.functions.get(f);
   return fn ? reinterpret_cast<cu_module *>(fn->mod->handle) : nullptr;
 }

@@ -125,13 +125,17 @@ struct CallbackProbe {
   cudaStream_t stream = nullptr;
   cudaError_t status = cudaErrorUnknown;
   cudaError_t nested = cudaSuccess;
+  cudaError_t query = cudaErrorUnknown;
 };
 void callback(cudaStream_t s, cudaError_t status, void *p) {
   CallbackProbe *cp = static_cast<CallbackProbe *>(p);
   cp->stream = s;
   cp->status = status;
   void *mem = nullptr;
-  cp->nested = cudaMalloc(&mem, 16);  // CUDA calls are not allowed in a callback
+  cp->nested = cudaMalloc(&mem, 16);  // CUDA calls are not allowed in a callback: refused, no deadlock
+  cudaPointerAttributes a;
+  int local;
+  cp->query = cudaPointerGetAttributes(&a, &local);  // queries that need no device still answer
 }
 }  // namespace
 
@@ -144,6 +148,7 @@ TEST(CudartStream, StreamCallbackGetsItsStreamAndCudaCallsInsideAreNotPermitted)
   EXPECT_EQ(cp.stream, s);
   EXPECT_EQ(cp.status, cudaSuccess);
   EXPECT_EQ(cp.nested, cudaErrorNotPermitted);
+  EXPECT_EQ(cp.query, cudaSuccess);
   EXPECT_NE(err.find("not permitted inside a stream callback"), std::string::npos) << err;
   EXPECT_EQ(cudaStreamAddCallback(s, callback, &cp, 1), cudaErrorInvalidValue);  // flags must be 0
   cudaGetLastError();
