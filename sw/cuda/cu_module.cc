@@ -46,7 +46,7 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   return CUDA_SUCCESS;
 }
 
-int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, cu_module **out) {
+int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out) {
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   size_t index = 0;
@@ -61,6 +61,11 @@ int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, cu
       if (e->kind == FATBIN_KIND_PTX && (best == SIZE_MAX || e->arch < fatbin_entry_at(fb, best)->arch)) best = i;
     }
     const char *strict = std::getenv("SIMTVP_CUDA_STRICT_ARCH");
+    if (best == SIZE_MAX && relocatable)
+      return fail(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                  "%s: separately compiled device code (nvcc -rdc=true / device linking) is not supported by "
+                  "simtvp: the device-linked image holds SASS only and simtvp runs PTX; build without -rdc",
+                  name.c_str());
     if (best == SIZE_MAX || (strict && *strict && std::strcmp(strict, "0") != 0))
       return fail(CUDA_ERROR_NO_BINARY_FOR_GPU,
                   "%s: no PTX for the device (compute capability %u.%u): %s. simtvp runs PTX; build with "
@@ -114,7 +119,9 @@ int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const st
       st = fatbin_open(image, size, &fb, &diag);
     }
     if (st != SIMTVP_OK) return fail(CUDA_ERROR_INVALID_IMAGE, "%s: not a readable fatbin: %s", name.c_str(), diag.message);
-    int r = load_fatbin_locked(s, c, fb, name, out);
+    int32_t version = 0;
+    if (magic == FATBIN_WRAPPER_MAGIC) std::memcpy(&version, p + 4, 4);
+    int r = load_fatbin_locked(s, c, fb, name, version == 2, out);
     fatbin_destroy(fb);
     return r;
   }

@@ -2,6 +2,8 @@
 // parameter packing, launch-configuration errors, kernel attributes and occupancy, and fatbins of
 // every kind (zstd, uncompressed, newer PTX, SASS only, corrupt), loaded lazily.
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "cudart_test_util.h"
@@ -357,4 +359,26 @@ TEST(CudartFatbin, UnregisteredFatbinsKernelsAreInvalidDeviceFunction) {
   __cudaUnregisterFatBinary(r->handle());  // twice: ignored
   cudaGetLastError();
   cudaFree(d);
+}
+
+TEST(CudartFatbin, RelocatableDeviceCodeIsRefusedNamingRdc) {
+  // nvcc -rdc=true registers the device-linked image (SASS only) through a version-2 wrapper.
+  static std::vector<unsigned long long> words;
+  {
+    std::ifstream in(fixture_path("cudart_test_kernels.sass_only.fatbin"), std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    words.resize((bytes.size() + 7) / 8);
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+  }
+  static struct {
+    int magic, version;
+    const unsigned long long *data;
+    void *prelinked;
+  } wrapper = {0x466243B1, 2, words.data(), nullptr};
+  static char stub;
+  void **h = __cudaRegisterFatBinary(&wrapper);
+  __cudaRegisterFunction(h, &stub, const_cast<char *>("add_one"), "add_one", -1, nullptr, nullptr, nullptr, nullptr, nullptr);
+  std::string err = stderr_of([&] { EXPECT_EQ(launch(&stub, d3(1), d3(1), 0, nullptr, 0, 0), cudaErrorNoKernelImageForDevice); });
+  EXPECT_NE(err.find("-rdc"), std::string::npos) << err;
+  cudaGetLastError();
 }
