@@ -127,7 +127,7 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   // GPGPU-Sim's headline statistics first, so the text output starts with them.
   if (options_.st) {
     gpu_sim_cycle_ = stats_counter(options_.st, "gpu_sim_cycle", "cycles",
-                                   "core-clock cycles from a kernel's start to its end");
+                                   "core-clock cycles during which a kernel runs (concurrent kernels count once)");
     stats_counter(options_.st, "gpu_sim_insn", "insn", "thread instructions executed");
     stats_ratio(options_.st, "gpu_ipc", "thread instructions per core cycle", "gpu_sim_insn",
                 "gpu_sim_cycle");
@@ -199,15 +199,20 @@ void gpu_top::end_of_elaboration() {
 
 // ---- time -----------------------------------------------------------------------------------
 
+// Cycle n of the control clock has its edge at floor(n x 10^12 / hz) ps after the base — the same
+// edges as the timing side's clock domains (tlm/common clock_domain), so a core-clock block and
+// the control side agree on the cycle of every instant.
 uint64_t gpu_top::cycle() const {
   if (!hz_) return base_cycle_;
   sc_time now = sc_core::sc_time_stamp();
-  return base_cycle_ + gpu_ps_to_cycles(ps_of(now - base_time_), hz_);
+  unsigned __int128 ps = ps_of(now - base_time_);
+  return base_cycle_ + static_cast<uint64_t>(((ps + 1) * hz_ - 1) / 1000000000000ull);
 }
 
 sc_time gpu_top::time_of(uint64_t c) const {
   if (c <= base_cycle_) return base_time_;
-  return base_time_ + time_of_ps(gpu_cycles_to_ps(c - base_cycle_, hz_));
+  unsigned __int128 ps = static_cast<unsigned __int128>(c - base_cycle_) * 1000000000000ull / hz_;
+  return base_time_ + time_of_ps(ps > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(ps));
 }
 
 void gpu_top::apply_inputs() {
@@ -267,6 +272,8 @@ void gpu_top::update_quiescence() {
 void gpu_top::hardware_reset() {
   gpuctl_reset(ctl_);
   simt_->reset();
+  count_busy_cycles();
+  kernels_running_ = 0;
   for (running &r : running_)
     if (r.launch_uid) {
       if (options_.st) stats_kernel_end_uid(options_.st, r.launch_uid);
@@ -397,6 +404,14 @@ void gpu_top::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
 
 // ---- SIMT side and statistics -------------------------------------------------------------------
 
+// gpu_sim_cycle counts the core cycles during which at least one kernel runs (concurrent kernels
+// count once), added at every kernel boundary so each kernel's statistics hold its share.
+void gpu_top::count_busy_cycles() {
+  uint64_t now = cycle();
+  if (kernels_running_ && gpu_sim_cycle_ && now > busy_mark_) *gpu_sim_cycle_ += now - busy_mark_;
+  busy_mark_ = now;
+}
+
 void gpu_top::cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r) {
   gpuctl_cta_done(ctl_, sm, kernel_slot, &r, cycle());
   wake_.notify(SC_ZERO_TIME);
@@ -442,6 +457,8 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     r.begin = sc_core::sc_time_stamp();
     r.begin_cycle = g->cycle();
     r.name = g->kernel_name(*k);
+    g->count_busy_cycles();
+    g->kernels_running_++;
     if (g->options_.st) stats_kernel_begin(g->options_.st, r.name.c_str(), k->launch_uid);
     return true;
   };
@@ -461,10 +478,9 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     rec.end = sc_core::sc_time_stamp();
     rec.core_cycles = g->cycle() - r.begin_cycle;
     r.launch_uid = 0;
-    if (g->options_.st) {
-      *g->gpu_sim_cycle_ += rec.core_cycles;
-      stats_kernel_end_uid(g->options_.st, rec.launch_uid);
-    }
+    g->count_busy_cycles();
+    if (g->kernels_running_) g->kernels_running_--;
+    if (g->options_.st) stats_kernel_end_uid(g->options_.st, rec.launch_uid);
     if (g->kernel_hook_) g->kernel_hook_(rec);
   };
   return p;

@@ -168,7 +168,10 @@ class gpu_top : public sc_core::sc_module {
   bool dmi_valid_ = false, dmi_refused_ = false;
 
   // Statistics.
+  void count_busy_cycles();
   uint64_t *gpu_sim_cycle_ = nullptr;
+  uint32_t kernels_running_ = 0;
+  uint64_t busy_mark_ = 0;  // cycle up to which gpu_sim_cycle counts
   struct running {
     uint64_t launch_uid = 0, begin_cycle = 0;
     sc_core::sc_time begin;

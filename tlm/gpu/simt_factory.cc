@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "simt_subsystem.h"
+#include "simt_timing.h"
 
 namespace simtvp {
 
@@ -15,7 +16,7 @@ struct simt_factory_row {
 
 const simt_factory_row kSimtSides[] = {
     {"func", make_simt_func},
-    // {"timing", make_simt_timing},  // CA/AT clusters + interconnect + partitions + DRAM
+    {"timing", make_simt_timing},  // CA/AT clusters + interconnect + partitions + DRAM
 };
 }  // namespace
 

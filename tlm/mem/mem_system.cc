@@ -41,8 +41,11 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   switch (g.icnt.network_mode) {
     case 1:
       simtvp_msg(msg, SIMTVP_WARNING,
-                 "-network_mode 1 (intersim, %s) is not modelled: using the built-in crossbar",
-                 g.icnt.config_file[0] ? g.icnt.config_file : "no -inter_config_file");
+                 "-network_mode 1 (intersim, %s) is not modelled: using the built-in crossbar "
+                 "(-network_mode 2) with -icnt_subnets %u, -icnt_flit_size %u, -icnt_in_buffer_limit %u, "
+                 "-icnt_out_buffer_limit %u, -icnt_arbiter_algo %u; the network file is not read",
+                 g.icnt.config_file[0] ? g.icnt.config_file : "no -inter_config_file", g.icnt.subnets,
+                 g.icnt.flit_size, g.icnt.in_buffer_limit, g.icnt.out_buffer_limit, g.icnt.arbiter_algo);
       cfg->icnt.topology = ICNT_XBAR;
       break;
     case 2: cfg->icnt.topology = ICNT_XBAR; break;
@@ -118,20 +121,43 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   dc.addrmap = map;
   s = dram_config_check(&dc, diag);
   dc.addrmap = nullptr;
+  // The interconnect and a partition as the mem_system builds them, so their own checks (node
+  // counts, buffers, flit size, L2 geometry, queue sizes) fail here with a diag, not later.
+  if (s == SIMTVP_OK) {
+    icnt_config ic = cfg->icnt;
+    ic.n_shader_nodes = cfg->n_clusters;
+    ic.n_mem_nodes = cfg->n_channels * cfg->n_sub;
+    ic.stats = nullptr;
+    ic.ports = {};
+    icnt *net = nullptr;
+    s = icnt_create(&ic, &net, diag);
+    if (net) icnt_destroy(net);
+  }
+  if (s == SIMTVP_OK) {
+    mempart_config pc = cfg->partition;
+    pc.partition = 0;
+    pc.n_sub = cfg->n_sub;
+    pc.addr_mapping = cfg->addr_mapping.c_str();
+    pc.n_channels = cfg->n_channels;
+    pc.addrmap = map;
+    pc.stats = nullptr;
+    pc.ports.ctx = nullptr;
+    pc.ports.reply = [](void *, uint32_t, mem_req *, uint64_t) { return false; };
+    pc.ports.dram = [](void *, mem_req *, uint64_t) { return false; };
+    mempart *mp = nullptr;
+    s = mempart_create(&pc, &mp, diag);
+    if (mp) mempart_destroy(mp);
+  }
   dram_addrmap_destroy(map);
   return s;
 }
 
 mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cfg)
     : sc_core::sc_module(name), cfg_(cfg) {
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag_clear(&diag_);
   dram_addrmap_config mc = {cfg_.addr_mapping.c_str(), cfg_.n_channels, cfg_.n_sub,
                             cfg_.indexing};
-  if (dram_addrmap_create(&mc, &map_, &diag) != SIMTVP_OK) {
-    SC_REPORT_ERROR(this->name(), diag.message);
-    return;
-  }
+  if (dram_addrmap_create(&mc, &map_, &diag_) != SIMTVP_OK) return;
   icnt_drv_ = std::make_unique<domain_driver>("icnt_clock", clock_domain("icnt", cfg_.icnt_mhz));
   l2_drv_ = std::make_unique<domain_driver>("l2_clock", clock_domain("l2", cfg_.l2_mhz));
   dram_drv_ = std::make_unique<domain_driver>("dram_clock", clock_domain("dram", cfg_.dram_mhz));
@@ -168,6 +194,26 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     }
     bind(parts_[p]->to_dram(), drams_[p]->from_mempart());
   }
+}
+
+bool mem_system::ok(simtvp_diag *diag) const {
+  simtvp_status st = diag_.status;
+  const char *what = diag_.message;
+  if (st == SIMTVP_OK) {  // a block that refused its configuration (it reported it by name)
+    bool built = map_ && icnt_ && icnt_->model() && parts_.size() == cfg_.n_channels;
+    for (const auto &p : parts_) built = built && p->model();
+    for (const auto &d : drams_) built = built && d->model();
+    if (built) return true;
+    st = SIMTVP_ERR_CONFIG;
+    what = "a block of the memory system refused its configuration (see the messages above)";
+  }
+  if (diag) {
+    if (diag_.status != SIMTVP_OK)
+      *diag = diag_;
+    else
+      simtvp_diag_set(diag, st, "%s: %s", name(), what);
+  }
+  return false;
 }
 
 mem_system::~mem_system() {

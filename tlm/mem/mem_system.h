@@ -52,14 +52,19 @@ struct mem_system_config {
 // perfect, 4 = fixed; 1 (intersim) is not modelled and uses the crossbar, reported through msg),
 // partitions (mempart_config_from_gpu), DRAM channels (timing, bus, scheduler, queues, refresh,
 // -dram_model / -dram_model_override per channel) and the address mapping. Errors name the option.
+// Everything the blocks would refuse when the mem_system is built (node counts, interconnect and
+// partition parameters, DRAM timing, address map) is checked here, so a configuration that
+// passes builds.
 simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const simtvp_msg_port *msg,
                                          mem_system_config *cfg, simtvp_diag *diag);
 
 class mem_system : public sc_core::sc_module {
  public:
-  // Errors in cfg: SC_REPORT_ERROR with the diag of the block that refused it.
+  // Errors in cfg (mem_system_config_from_gpu checks them first): ok() is false with the diag of
+  // the block that refused it.
   mem_system(sc_core::sc_module_name name, const mem_system_config &cfg);
   ~mem_system() override;
+  bool ok(simtvp_diag *diag = nullptr) const;
 
   msg_in &cluster_in(uint32_t cluster) { return icnt_->in(cluster); }
   msg_out &cluster_out(uint32_t cluster) { return icnt_->out(cluster); }
@@ -79,6 +84,7 @@ class mem_system : public sc_core::sc_module {
 
  private:
   mem_system_config cfg_;
+  simtvp_diag diag_;
   dram_addrmap *map_ = nullptr;
   std::unique_ptr<domain_driver> icnt_drv_, l2_drv_, dram_drv_;
   std::unique_ptr<icnt_shell> icnt_;
