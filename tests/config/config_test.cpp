@@ -606,15 +606,18 @@ TEST(GpuConfig, Fermi3xNineFieldPipelineWidthsMapToTheirPipelines) {
   EXPECT_DOUBLE_EQ(d.core_mhz, 700.0);
 }
 
-TEST(GpuConfig, DefaultConfigIsAReducedQV100) {
+TEST(GpuConfig, DefaultConfigIsAReducedRtx2060) {
   Gpu g;
   ASSERT_EQ(g.load_file(kSource + "/configs/default.config"), SIMTVP_OK) << g.diag.message;
   ASSERT_EQ(g.finalize(), SIMTVP_OK) << g.diag.message;
   EXPECT_EQ(g.cfg->derived.n_cores, 8u);
-  EXPECT_EQ(g.cfg->mem.n_channels, 4u);
-  EXPECT_EQ(g.cfg->derived.max_warps_per_core, 64u);
+  EXPECT_EQ(g.cfg->mem.n_channels, 3u);
+  EXPECT_EQ(g.cfg->sim.cc_major, 7u);  // nvcc 13's oldest target, compute_75
+  EXPECT_EQ(g.cfg->sim.cc_minor, 5u);
+  EXPECT_EQ(g.cfg->derived.max_warps_per_core, 32u);
   EXPECT_EQ(g.cfg->icnt.network_mode, 2);
-  EXPECT_STREQ(g.cfg->core.l1d, "S:4:128:64,L:L:s:N:L,A:256:8,16:0,32");
+  EXPECT_EQ(g.cfg->mem.partition_indexing, 0);
+  EXPECT_STREQ(g.cfg->core.l1d, "S:1:128:512,L:L:m:N:L,A:256:8,16:0,32");
 }
 
 TEST(GpuConfig, FidelityOverridesApplyPerCoreAndPerChannel) {

@@ -17,6 +17,7 @@ class GpuParams : public ::testing::Test {
  protected:
   // The default configuration file plus overrides.
   simtvp_status load(std::vector<const char *> overrides = {}) {
+    if (registry) config_registry_destroy(registry);
     registry = config_registry_create(nullptr);
     std::string file = std::string(SIMTVP_SOURCE_DIR) + "/configs/default.config";
     simtvp_status st = gpu_config_register(registry, &cfg, &diag);
@@ -41,37 +42,37 @@ TEST_F(GpuParams, DefaultConfigurationMapsToTheCapabilityRegisters) {
   EXPECT_EQ(c.clusters, 8u);
   EXPECT_EQ(c.cores_per_cluster, 1u);
   EXPECT_EQ(c.cc_major, 7u);
-  EXPECT_EQ(c.cc_minor, 0u);
+  EXPECT_EQ(c.cc_minor, 5u);
   EXPECT_EQ(c.warp_size, 32u);
-  EXPECT_EQ(c.max_threads_per_sm, 2048u);  // -gpgpu_shader_core_pipeline 2048:32
-  EXPECT_EQ(c.max_warps_per_sm, 64u);
+  EXPECT_EQ(c.max_threads_per_sm, 1024u);  // -gpgpu_shader_core_pipeline 1024:32
+  EXPECT_EQ(c.max_warps_per_sm, 32u);
   EXPECT_EQ(c.max_ctas_per_sm, 32u);       // -gpgpu_shader_cta
   EXPECT_EQ(c.max_threads_per_block, 1024u);
   EXPECT_EQ(c.regs_per_sm, 65536u);
-  EXPECT_EQ(c.smem_per_sm, 98304u);
+  EXPECT_EQ(c.smem_per_sm, 65536u);
   EXPECT_EQ(c.smem_per_block, 49152u);
   EXPECT_EQ(c.smem_per_block_optin, 65536u);  // -gpgpu_shmem_per_block
-  EXPECT_EQ(c.l2_bytes, 8u * 32 * 128 * 24);  // 4 channels x 2 sub-partitions x S:32:128:24
-  EXPECT_EQ(c.mem_bus_width_bits, 4u * 16 * 8);
-  EXPECT_EQ(c.core_clock_khz, 1132000u);
-  EXPECT_EQ(c.mem_clock_khz, 850000u);
+  EXPECT_EQ(c.l2_bytes, 6u * 64 * 128 * 16);  // 3 channels x 2 sub-partitions x S:64:128:16
+  EXPECT_EQ(c.mem_bus_width_bits, 3u * 2 * 8); // 3 channels x 1 chip x 2 bytes
+  EXPECT_EQ(c.core_clock_khz, 1365000u);
+  EXPECT_EQ(c.mem_clock_khz, 3500000u);
   EXPECT_EQ(c.devmem_bytes, 4096ull << 20);
-  EXPECT_EQ(p.core_clock_hz, 1132000000u);
-  // Timing at 1132 MHz: DMA latency ceil(600 ns x 1.132) = 680 cycles; host link
-  // 12 GB/s / 1.132 GHz = 10.6 -> 11 bytes per cycle; DRAM 4 x 16 B x 2 x 850 MHz = 108.8 GB/s
-  // -> 96.1 -> 96 bytes per cycle; device latency -dram_latency 100.
-  EXPECT_EQ(p.ctl.cp.dma_cycles, 680u);
-  EXPECT_EQ(p.ctl.ce.sysmem_latency_cycles, 680u);
-  EXPECT_EQ(p.ctl.ce.sysmem_bytes_per_cycle, 11u);
-  EXPECT_EQ(p.ctl.ce.devmem_bytes_per_cycle, 96u);
+  EXPECT_EQ(p.core_clock_hz, 1365000000u);
+  // Timing at 1365 MHz: DMA latency ceil(600 ns x 1.365) = 819 cycles; host link
+  // 12 GB/s / 1.365 GHz = 8.8 -> 9 bytes per cycle; DRAM 3 x 2 B x 4 (data/command ratio) x
+  // 3500 MHz = 84 GB/s -> 61.5 -> 62 bytes per cycle; device latency -dram_latency 100.
+  EXPECT_EQ(p.ctl.cp.dma_cycles, 819u);
+  EXPECT_EQ(p.ctl.ce.sysmem_latency_cycles, 819u);
+  EXPECT_EQ(p.ctl.ce.sysmem_bytes_per_cycle, 9u);
+  EXPECT_EQ(p.ctl.ce.devmem_bytes_per_cycle, 62u);
   EXPECT_EQ(p.ctl.ce.devmem_latency_cycles, 100u);
   // Functional engine; heap above device memory, 64 KiB apart.
   EXPECT_EQ(p.func.n_sms, 8u);
-  EXPECT_EQ(p.func.max_warps_per_sm, 64u);
+  EXPECT_EQ(p.func.max_warps_per_sm, 32u);
   EXPECT_EQ(p.func.stack_bytes, 1024u);
   EXPECT_EQ(p.heap_bytes, 8388608u);
   EXPECT_EQ(p.heap_base, c.devmem_base + c.devmem_bytes + 65536);
-  EXPECT_STREQ(p.simt_model, "timing");  // the QV100 values ask for -simt_model ca
+  EXPECT_STREQ(p.simt_model, "timing");  // the RTX2060 values ask for -simt_model ca
   EXPECT_EQ(p.ctl.ctas_per_cycle, 8u);    // one per core per cycle
 }
 
@@ -80,20 +81,20 @@ TEST_F(GpuParams, FunctionalSideOnlyWhenEveryCoreIsFunctional) {
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
   EXPECT_STREQ(p.simt_model, "func");
   EXPECT_EQ(p.ctl.ctas_per_cycle, 0u);  // no issue limit
-  config_registry_destroy(registry);
   ASSERT_EQ(load({"-simt_model", "func", "-simt_model_override", "3:ca"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
   EXPECT_STREQ(p.simt_model, "timing");
-  config_registry_destroy(registry);
   ASSERT_EQ(load({"-gpgpu_ptx_sim_mode", "1"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
   EXPECT_STREQ(p.simt_model, "func");
 }
 
-TEST_F(GpuParams, LongNamesAreCutToTheNameRegisters) {
-  ASSERT_EQ(load({"-gpu_name", "0123456789012345678901234567890123456789"}), SIMTVP_OK);
+TEST_F(GpuParams, NamesFillTheNameRegistersAndLongerOnesAreRefused) {
+  ASSERT_EQ(load({"-gpu_name", "01234567890123456789012345678901"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
-  EXPECT_STREQ(p.ctl.caps.name, "01234567890123456789012345678901");
+  EXPECT_STREQ(p.ctl.caps.name, "01234567890123456789012345678901");  // all 32 bytes
+  EXPECT_NE(load({"-gpu_name", "0123456789012345678901234567890123456789"}), SIMTVP_OK);
+  EXPECT_STREQ(diag.option, "-gpu_name");
 }
 
 TEST_F(GpuParams, OldComputeCapabilityLimitsBlocksAndGrids) {

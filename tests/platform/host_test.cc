@@ -89,18 +89,18 @@ TEST_F(SimtvpHost, OpensTheBuiltInDefaultConfiguration) {
   open();
   const drv_device_props *p = drv_props(d);
   // The name registers hold 32 bytes (gpu_abi.h NAME0..7): longer names are cut.
-  EXPECT_STREQ(p->name, "simtvp default (QV100, 8 SMs)");
+  EXPECT_STREQ(p->name, "simtvp default (RTX2060, 8 SMs)");
   EXPECT_EQ(p->sm_count, 8u);
   EXPECT_EQ(p->cc_major, 7u);
-  EXPECT_EQ(p->cc_minor, 0u);
+  EXPECT_EQ(p->cc_minor, 5u);
   EXPECT_EQ(p->devmem_bytes, 4096ull << 20);
-  EXPECT_EQ(p->max_threads_per_sm, 2048u);
-  EXPECT_EQ(p->smem_per_sm, 98304u);
-  EXPECT_EQ(p->core_clock_khz, 1132000u);
-  // L2: 8 sub-partitions of S:32:128:24 (98304 bytes each).
-  EXPECT_EQ(p->l2_bytes, 8u * 32 * 128 * 24);
-  // 4 channels x 1 chip x 16 bytes.
-  EXPECT_EQ(p->mem_bus_width_bits, 512u);
+  EXPECT_EQ(p->max_threads_per_sm, 1024u);
+  EXPECT_EQ(p->smem_per_sm, 65536u);
+  EXPECT_EQ(p->core_clock_khz, 1365000u);
+  // L2: 3 channels x 2 sub-partitions of S:64:128:16 (131072 bytes each).
+  EXPECT_EQ(p->l2_bytes, 6u * 64 * 128 * 16);
+  // 3 channels x 1 chip x 2 bytes (GDDR6 x16), as the full part's 12 x 16 = 192 bits.
+  EXPECT_EQ(p->mem_bus_width_bits, 48u);
 }
 
 TEST_F(SimtvpHost, OpensAGivenConfigurationFile) {
@@ -190,14 +190,18 @@ TEST_F(SimtvpHost, MmioAccessesCostTheirConfiguredLatency) {
 
 // Hand computation (1 GHz control clock: 1 cycle = 1 ns): a device-to-device copy of B bytes
 // occupies a copy engine for dram_latency + B / (DRAM bytes per cycle) cycles (models/gpuctl
-// gpu_ce.h), with dram_latency = 100 cycles (-dram_latency of the QV100 values) and 4 channels x
+// gpu_ce.h), with dram_latency = 100 cycles (-dram_latency of the QV100 values; the test runs
+// the QV100 configuration reduced to 8 SMs and 4 channels) and 4 channels x
 // 16 bytes x 2 transfers per command cycle at 1000 MHz = 128 bytes per cycle. Between two events
 // around the copy the GPU also spends firmware time on the packets (events of 20 cycles each,
 // gpuctl_config_default), nearly the same for every size: 2 MiB takes 1 MiB / 128 = 8192 ns
 // longer than 1 MiB, give or take the order in which the firmware meets the copy's completion
 // and the next doorbell (one or two events), and each takes at least its copy time.
 TEST_F(SimtvpHost, EventsMeasureGpuTimeOfCopies) {
-  open({"-simt_model", "func", "-gpgpu_clock_domains", "1000:1000:1000:1000"});
+  std::string qv100 = std::string(SIMTVP_SOURCE_DIR) + "/configs/SM7_QV100.config";
+  open({"-simt_model", "func", "-gpgpu_n_clusters", "8", "-gpgpu_n_mem", "4", "-device_memory_mb", "4096",
+        "-gpgpu_clock_domains", "1000:1000:1000:1000"},
+       qv100.c_str());
   uint64_t ns[2] = {0, 0};
   simtvp_status st = SIMTVP_OK;
   const uint64_t mib = 1 << 20;
