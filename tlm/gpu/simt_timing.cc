@@ -123,9 +123,20 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   // Clock domains: the core's here, interconnect/L2/DRAM in the memory system.
   core_drv_ = std::make_unique<domain_driver>("core_clock", clock_domain("core", d.core_mhz));
 
-  // The memory system.
+  // The memory system. Partition indexings the address decoder does not model fall back to the
+  // hashing that is (the shipped QV100 file asks for 4, random).
+  mem_cfg_ = std::make_unique<gpu_config>(g_);
+  int32_t &indexing = mem_cfg_->mem.partition_indexing;
+  if (indexing >= 3 && indexing <= 5) {
+    static const char *const names[] = {"pae", "random", "custom"};
+    simtvp_msg(&env_.messages, SIMTVP_WARNING,
+               "-gpgpu_memory_partition_indexing %d (%s) is not modelled by the memory system: using 2 (ipoly "
+               "hashing), which also spreads strided traffic over the channels",
+               indexing, names[indexing - 3]);
+    indexing = 2;
+  }
   mem_system_config mc;
-  simtvp_status st = mem_system_config_from_gpu(g_, st_, &env_.messages, &mc, diag);
+  simtvp_status st = mem_system_config_from_gpu(*mem_cfg_, st_, &env_.messages, &mc, diag);
   if (st != SIMTVP_OK) return st;
   mem_ = std::make_unique<mem_system>("mem", mc);
   if (!mem_->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
@@ -518,7 +529,15 @@ void dump_line(void *ctx, const char *text) {
 
 void simt_timing::dump_state(simtvp_severity severity) {
   dump_sink sink{&env_.messages, severity};
-  for (auto &cl : clusters_) cl->dump(dump_line, &sink);
+  std::string idle;
+  for (auto &cl : clusters_) {
+    if (cl->idle() && cl->requests_in_flight() == 0) {
+      idle += (idle.empty() ? "" : " ") + std::to_string(cl->cluster());
+      continue;
+    }
+    cl->dump(dump_line, &sink);
+  }
+  if (!idle.empty()) simtvp_msg(&env_.messages, severity, "idle SIMT clusters (nothing resident): %s", idle.c_str());
   dump_memory(severity);
 }
 

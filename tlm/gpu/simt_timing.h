@@ -122,6 +122,7 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   gpu_launcher *launcher_ = nullptr;
   gpu_simctl *ctl_ = nullptr;
   std::unique_ptr<domain_driver> core_drv_;
+  std::unique_ptr<gpu_config> mem_cfg_;  // what the memory system is built from (kept alive)
   std::unique_ptr<mem_system> mem_;
   std::vector<simt_core_config> core_cfgs_;
   std::vector<std::unique_ptr<simt_cluster_shell>> clusters_;

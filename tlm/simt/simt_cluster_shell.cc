@@ -195,10 +195,11 @@ void simt_cluster_shell::dump(void (*line)(void *ctx, const char *text), void *c
   std::sort(open.begin(), open.end(), [](const inflight &a, const inflight &b) {
     return a.sent != b.sent ? a.sent < b.sent : a.req->id < b.req->id;
   });
+  const uint64_t now = driver() ? driver()->current_cycle() : cycle_;
   std::snprintf(buf, sizeof buf,
-                "%s at core cycle %" PRIu64 ": %zu requests wait for replies (%zu of this cluster's requests "
-                "outstanding in all); to_icnt %s, from_icnt %u waiting; %zu CTA starts pending",
-                name(), cycle_, open.size(), req_pool_ ? mem_req_pool_outstanding(req_pool_) : size_t{0},
+                "%s at core cycle %" PRIu64 " (last tick %" PRIu64 "): %zu requests wait for replies (%zu of this "
+                "cluster's requests outstanding in all); to_icnt %s, from_icnt %u waiting; %zu CTA starts pending",
+                name(), now, cycle_, open.size(), req_pool_ ? mem_req_pool_outstanding(req_pool_) : size_t{0},
                 to_icnt.awaiting() ? "busy (END_REQ withheld)" : "free", from_icnt.size(), pending_.size());
   line(ctx, buf);
   uint32_t n = 0;
@@ -214,7 +215,7 @@ void simt_cluster_shell::dump(void (*line)(void *ctx, const char *text), void *c
                   "partition %u sub-partition %u (node %u), sent at cycle %" PRIu64 " (%" PRIu64 " cycles ago)",
                   r->id, mem_access_kind_name(static_cast<mem_access_kind>(r->kind)), r->addr, r->size,
                   r->sector_mask, r->sm, r->warp, r->partition, r->sub_partition, r->dst_node, e.sent,
-                  cycle_ - e.sent);
+                  now - e.sent);
     line(ctx, buf);
   }
   if (model_) simt_cluster_dump(model_, line, ctx);
