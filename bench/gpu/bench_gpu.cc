@@ -1,0 +1,365 @@
+// bench_gpu — speed of the whole timing GPU (CA SIMT clusters + interconnect + memory partitions +
+// DRAM inside the GPU top module, driven through libsimtvp.so and sw/driver as a CUDA program
+// would), and the AT-vs-CA DRAM comparison on memory-bound kernels. Not a test: it prints the
+// tables of docs/timing.md.
+//
+//   bench_gpu [speed|dram|all] [sgemm_n = 256] [vector_n = 1048576] [repeats = 1]
+//
+// speed: tiled SGEMM (tests/kernels/ptx/sgemm.ptx, sgemm_tiled, n x n x n) and vector add
+//   (tests/kernels/ptx/vector_add.ptx) on configs/SM7_QV100.config (80 SMs), the default reduced
+//   configuration (8 SMs) and configs/SM75_RTX2060.config (30 SMs, GPGPU-Sim's published
+//   matmul-256 figure is ~11 K warp-instructions/s on it); simulated warp instructions and core
+//   cycles per host second, counting only the kernel (launch to synchronisation), best of
+//   `repeats`.
+// dram: streaming (float4, consecutive), strided (one 4-byte read per thread, 2 KB + 64 B apart)
+//   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
+//   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
+//
+// One SystemC simulation per process: every run is a forked child that sends its numbers back.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "driver.h"
+#include "simtvp_host.h"
+#include "stats.h"
+
+namespace {
+
+struct run_result {
+  bool ok = false;
+  char error[SIMTVP_DIAG_MESSAGE_MAX] = "";
+  double wall_s = 0, cpu_s = 0;   // the kernel's simulation only
+  uint64_t cycles = 0, warp_insn = 0, thread_insn = 0;
+  double open_s = 0;              // opening the platform
+};
+
+std::string read_file(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+double cpu_seconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+template <class F>
+simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag) {
+  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
+}
+
+// What a run does inside the platform: allocate and fill, then the timed part (launch + sync).
+struct workload {
+  std::string ptx;      // PTX text
+  std::string kernel;
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::vector<uint64_t> buffer_bytes;   // allocated and filled with small floats
+  // argument i: buffer index (>= 0) or immediate (arg_imm[i]) when arg_buf[i] < 0
+  std::vector<int> arg_buf;
+  std::vector<uint64_t> arg_imm;
+};
+
+run_result run_child(const std::string &config, const std::vector<std::string> &overrides, const workload &w) {
+  run_result r;
+  for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
+    unsetenv(v);
+  std::vector<const char *> argv;
+  for (const std::string &s : overrides) argv.push_back(s.c_str());
+  simtvp_host_options o{};
+  o.config_path = config.empty() ? nullptr : config.c_str();
+  o.overrides = argv.data();
+  o.n_overrides = static_cast<int>(argv.size());
+  o.quiet = true;
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  auto t0 = std::chrono::steady_clock::now();
+  simtvp_host *h = simtvp_host_open(&o, &diag);
+  drv *d = nullptr;
+  if (!h || simtvp_host_driver(h, &d, &diag) != SIMTVP_OK) {
+    std::snprintf(r.error, sizeof r.error, "%s", diag.message);
+    return r;
+  }
+  r.open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  drv_function *f = nullptr;
+  std::vector<uint8_t> params(4096);
+  uint32_t used = 0;
+  call(h, [&] {
+    simtvp_diag dd;
+    drv_module *mod = nullptr;
+    if (drv_module_load_ptx(d, w.ptx.data(), w.ptx.size(), "bench.ptx", &mod, &dd) != SIMTVP_OK) {
+      std::snprintf(r.error, sizeof r.error, "%s", dd.message);
+      return;
+    }
+    f = drv_module_function(mod, w.kernel.c_str());
+    std::vector<uint64_t> addr(w.buffer_bytes.size());
+    for (size_t i = 0; i < addr.size(); i++) {
+      drv_mem_alloc(d, w.buffer_bytes[i], &addr[i], &dd);
+      std::vector<float> v(std::min<uint64_t>(w.buffer_bytes[i], 64u << 20) / 4);
+      for (size_t j = 0; j < v.size(); j++) v[j] = static_cast<float>(j % 7) - 3.0f;
+      drv_memcpy(d, nullptr, drv_device_ptr(addr[i]), drv_host_ptr(v.data()), v.size() * 4, &dd);
+    }
+    std::vector<uint64_t> values(w.arg_buf.size());
+    std::vector<void *> ptrs(values.size());
+    for (size_t i = 0; i < values.size(); i++) {
+      values[i] = w.arg_buf[i] >= 0 ? addr[static_cast<size_t>(w.arg_buf[i])] : w.arg_imm[i];
+      ptrs[i] = &values[i];
+    }
+    drv_function_pack_params(f, ptrs.data(), params.data(), static_cast<uint32_t>(params.size()), &used, &dd);
+    drv_sync(d, &dd);
+  }, &diag);
+  if (r.error[0] || !f) {
+    if (!r.error[0]) std::snprintf(r.error, sizeof r.error, "no kernel %s", w.kernel.c_str());
+    simtvp_host_close(h);
+    return r;
+  }
+  stats *st = simtvp_host_stats(h);
+  int found = 0;
+  uint64_t c0 = stats_get(st, "gpu_sim_cycle", &found), w0 = stats_get(st, "gpgpu_n_tot_w_icount", &found),
+           t0i = stats_get(st, "gpu_sim_insn", &found);
+  double cpu0 = cpu_seconds();
+  auto k0 = std::chrono::steady_clock::now();
+  simtvp_status sync = SIMTVP_OK;
+  call(h, [&] {
+    simtvp_diag dd;
+    if (drv_launch(d, nullptr, f, w.grid, w.block, 0, params.data(), used, &dd) != SIMTVP_OK ||
+        (sync = drv_sync(d, &dd)) != SIMTVP_OK)
+      std::snprintf(r.error, sizeof r.error, "%s", dd.message);
+  }, &diag);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - k0).count();
+  r.cpu_s = cpu_seconds() - cpu0;
+  r.cycles = stats_get(st, "gpu_sim_cycle", &found) - c0;
+  r.warp_insn = stats_get(st, "gpgpu_n_tot_w_icount", &found) - w0;
+  r.thread_insn = stats_get(st, "gpu_sim_insn", &found) - t0i;
+  r.ok = !r.error[0];
+  simtvp_host_close(h);
+  return r;
+}
+
+run_result run(const std::string &config, const std::vector<std::string> &overrides, const workload &w) {
+  int fds[2];
+  run_result r;
+  if (pipe(fds) != 0) return r;
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    run_result c = run_child(config, overrides, w);
+    if (write(fds[1], &c, sizeof c) != static_cast<ssize_t>(sizeof c)) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  ssize_t n = read(fds[0], &r, sizeof r);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n != static_cast<ssize_t>(sizeof r)) {
+    r = run_result{};
+    std::snprintf(r.error, sizeof r.error, "the run died (status %d)", status);
+  }
+  return r;
+}
+
+// ---- workloads -------------------------------------------------------------------------------------
+
+std::string g_src = SIMTVP_SOURCE_DIR;
+
+workload sgemm(uint32_t n) {
+  workload w;
+  w.ptx = read_file(g_src + "/tests/kernels/ptx/sgemm.ptx");
+  w.kernel = "_Z11sgemm_tilediiifPKfS0_fPf";
+  w.grid[0] = w.grid[1] = (n + 15) / 16;
+  w.block[0] = w.block[1] = 16;
+  uint64_t b = static_cast<uint64_t>(n) * n * 4;
+  w.buffer_bytes = {b, b, b};
+  float alpha = 1.0f, beta = 0.0f;
+  uint32_t ab, bb;
+  std::memcpy(&ab, &alpha, 4);
+  std::memcpy(&bb, &beta, 4);
+  w.arg_buf = {-1, -1, -1, -1, 0, 1, -1, 2};
+  w.arg_imm = {n, n, n, ab, 0, 0, bb, 0};
+  return w;
+}
+
+workload vector_add(uint32_t n) {
+  workload w;
+  w.ptx = read_file(g_src + "/tests/kernels/ptx/vector_add.ptx");
+  w.kernel = "_Z10vector_addPKfS0_Pfi";
+  w.block[0] = 256;
+  w.grid[0] = (n + 255) / 256;
+  w.buffer_bytes = {n * 4ull, n * 4ull, n * 4ull};
+  w.arg_buf = {0, 1, 2, -1};
+  w.arg_imm = {0, 0, 0, n};
+  return w;
+}
+
+// Each thread reads `loads` values: streaming float4 consecutive per warp, strided one float 2112
+// bytes apart, random one float in a 256 MB window; one store per thread keeps the loads alive.
+const char kReadPtx[] = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry reads(.param .u64 in, .param .u64 out, .param .u32 loads, .param .u32 mode)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<16>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [loads];
+  ld.param.u32 %r2, [mode];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r6, %r3, %r4, %r5;
+  mov.u32 %r7, %nctaid.x;
+  mul.lo.s32 %r7, %r7, %r4;
+  mov.f32 %f1, 0f00000000;
+  mov.u32 %r8, 0;
+LOOP:
+  mad.lo.s32 %r9, %r8, %r7, %r6;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra STREAM;
+  setp.eq.u32 %p2, %r2, 1;
+  @%p2 bra STRIDED;
+  mul.lo.s32 %r10, %r9, -1640531535;
+  shr.u32 %r11, %r10, 13;
+  xor.b32 %r10, %r10, %r11;
+  mul.lo.s32 %r10, %r10, 1540483477;
+  and.b32 %r10, %r10, 8388607;
+  mul.wide.u32 %rd3, %r10, 32;
+  bra LOAD1;
+STRIDED:
+  mul.wide.u32 %rd3, %r9, 2112;
+LOAD1:
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f2, [%rd4];
+  add.f32 %f1, %f1, %f2;
+  bra NEXT;
+STREAM:
+  mul.wide.u32 %rd3, %r9, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.v4.f32 {%f2, %f3, %f4, %f5}, [%rd4];
+  add.f32 %f1, %f1, %f2;
+NEXT:
+  add.s32 %r8, %r8, 1;
+  setp.lt.u32 %p1, %r8, %r1;
+  @%p1 bra LOOP;
+  mul.wide.u32 %rd5, %r6, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f1;
+  ret;
+}
+)";
+
+workload reads(uint32_t mode, uint32_t threads, uint32_t loads) {
+  workload w;
+  w.ptx = kReadPtx;
+  w.kernel = "reads";
+  w.block[0] = 256;
+  w.grid[0] = threads / 256;
+  uint64_t in = mode == 0 ? static_cast<uint64_t>(threads) * loads * 16
+                : mode == 1 ? static_cast<uint64_t>(threads) * loads * 2112 + 4096
+                            : (256ull << 20) + 4096;
+  w.buffer_bytes = {in, threads * 4ull};
+  w.arg_buf = {0, 1, -1, -1};
+  w.arg_imm = {0, 0, loads, mode};
+  return w;
+}
+
+void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats) {
+  struct cfg {
+    const char *label, *file;
+  } cfgs[] = {{"QV100 (80 SMs)", "configs/SM7_QV100.config"},
+              {"default (8 SMs)", ""},
+              {"RTX2060 (30 SMs)", "configs/SM75_RTX2060.config"}};
+  std::printf("| configuration | kernel | warp instructions | core cycles | host s | warp-insn/s | cycles/s |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  for (const cfg &c : cfgs) {
+    std::string file = c.file[0] ? g_src + "/" + c.file : "";
+    for (int k = 0; k < 2; k++) {
+      workload w = k == 0 ? sgemm(sgemm_n) : vector_add(vector_n);
+      run_result best;
+      for (int i = 0; i < repeats; i++) {
+        run_result r = run(file, {"-simt_model", "ca", "-dram_model", "ca", "-device_memory_mb", "1024"}, w);
+        if (!r.ok) {
+          best = r;
+          break;
+        }
+        if (!best.ok || r.cpu_s < best.cpu_s) best = r;
+      }
+      char name[64];
+      if (k == 0)
+        std::snprintf(name, sizeof name, "tiled SGEMM %u³", sgemm_n);
+      else
+        std::snprintf(name, sizeof name, "vector add %u", vector_n);
+      if (!best.ok) {
+        std::printf("| %s | %s | failed: %s |\n", c.label, name, best.error);
+        continue;
+      }
+      std::printf("| %s | %s | %llu | %llu | %.2f | %.0f K | %.0f K |\n", c.label, name,
+                  static_cast<unsigned long long>(best.warp_insn), static_cast<unsigned long long>(best.cycles),
+                  best.cpu_s, best.warp_insn / best.cpu_s / 1e3, best.cycles / best.cpu_s / 1e3);
+      std::fflush(stdout);
+    }
+  }
+}
+
+void dram() {
+  const char *names[3] = {"streaming (float4, consecutive)", "strided (4 B, 2112 B apart)",
+                          "random (4 B in 256 MB)"};
+  const uint32_t loads[3] = {32, 8, 8};
+  std::printf("| kernel | CA DRAM cycles | AT DRAM cycles | AT vs CA | host s (CA / AT) |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (uint32_t mode = 0; mode < 3; mode++) {
+    workload w = reads(mode, 8192, loads[mode]);
+    run_result ca = run("", {"-simt_model", "ca", "-dram_model", "ca", "-device_memory_mb", "1024"}, w);
+    run_result at = run("", {"-simt_model", "ca", "-dram_model", "at", "-device_memory_mb", "1024"}, w);
+    if (!ca.ok || !at.ok) {
+      std::printf("| %s | failed: %s %s |\n", names[mode], ca.error, at.error);
+      continue;
+    }
+    std::printf("| %s | %llu | %llu | %+.1f%% | %.2f / %.2f |\n", names[mode], static_cast<unsigned long long>(ca.cycles),
+                static_cast<unsigned long long>(at.cycles), 100.0 * (double(at.cycles) - double(ca.cycles)) / ca.cycles,
+                ca.cpu_s, at.cpu_s);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::string what = argc > 1 ? argv[1] : "all";
+  uint32_t sgemm_n = argc > 2 ? static_cast<uint32_t>(std::atoi(argv[2])) : 256;
+  uint32_t vector_n = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 1048576;
+  int repeats = argc > 4 ? std::atoi(argv[4]) : 1;
+  if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
+  if (what != "speed" && what != "dram" && what != "all") {
+    std::fprintf(stderr, "usage: bench_gpu [speed|dram|all] [sgemm_n] [vector_n] [repeats]\n");
+    return 2;
+  }
+  if (what == "speed" || what == "all") {
+    std::printf("Timing GPU speed (CA cores, CA DRAM), one host core, kernel only:\n\n");
+    speed(sgemm_n, vector_n, repeats);
+    std::printf("\n");
+  }
+  if (what == "dram" || what == "all") {
+    std::printf("AT versus CA DRAM, default configuration, 8192 threads:\n\n");
+    dram();
+  }
+  return 0;
+}
