@@ -102,6 +102,8 @@ class gpu_top : public sc_core::sc_module {
 
   const gpu_params &params() const { return params_; }
   const char *simt_model() const { return simt_->model_name(); }
+  // The SIMT side (tests and tools: a timing side is a simt_timing, tlm/gpu/simt_timing.h).
+  simt_subsystem &simt_side() { return *simt_; }
   // The last kernel fault's full report (kernel, CTA, thread, PC, PTX line, address).
   const simtvp_diag &last_fault() const { return simt_->last_fault(); }
   // Control-clock cycle at the current simulated time.

@@ -82,6 +82,16 @@ bool simt_timing::ok(simtvp_diag *diag) const {
 
 uint64_t simt_timing::core_cycle() const { return core_drv_->current_cycle(); }
 
+gpu_mem_port simt_timing::store_port() const {
+  return gpu_mem_port{env_.mem,
+                      [](void *ctx, uint64_t a, void *dst, uint64_t n) {
+                        return devmem_read(static_cast<::devmem *>(ctx), a, dst, n, nullptr) == SIMTVP_OK;
+                      },
+                      [](void *ctx, uint64_t a, const void *src, uint64_t n) {
+                        return devmem_write(static_cast<::devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
+                      }};
+}
+
 simtvp_status simt_timing::build(simtvp_diag *diag) {
   const gpu_config_derived &d = g_.derived;
   const gpu_params &p = *env_.params;
@@ -109,15 +119,8 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   fp.messages = env_.func.messages.emit ? env_.func.messages : env_.messages;
   engine_ = func_create(&p.func, &fp, env_.mem, st_, diag);
   if (!engine_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
-  gpu_mem_port store{env_.mem,
-                      [](void *ctx, uint64_t a, void *dst, uint64_t n) {
-                        return devmem_read(static_cast<::devmem *>(ctx), a, dst, n, nullptr) == SIMTVP_OK;
-                      },
-                      [](void *ctx, uint64_t a, const void *src, uint64_t n) {
-                        return devmem_write(static_cast<::devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
-                      }};
   gpu_launcher_attach attach{nullptr, simt_program_build, simt_program_free};
-  launcher_ = gpu_launcher_create(engine_, store, &attach, diag);
+  launcher_ = gpu_launcher_create(engine_, store_port(), &attach, diag);
   if (!launcher_) return diag ? diag->status : SIMTVP_ERR_NOMEM;
 
   // Clock domains: the core's here, interconnect/L2/DRAM in the memory system.
@@ -504,6 +507,14 @@ void simt_timing::reset() {
   for (slot_state &s : slots_) {
     if (s.active) gpu_launcher_end(launcher_, &s.k);
     s = slot_state{};
+  }
+  // Device memory reads as zero again and the driver starts over: forget the decoded images
+  // (a new module may come at an old address with an old load_id).
+  gpu_launcher_attach attach{nullptr, simt_program_build, simt_program_free};
+  gpu_launcher *fresh = gpu_launcher_create(engine_, store_port(), &attach, nullptr);
+  if (fresh) {
+    gpu_launcher_destroy(launcher_);
+    launcher_ = fresh;
   }
   std::fill(resident_.begin(), resident_.end(), 0u);
   resident_total_ = 0;

@@ -96,6 +96,7 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   };
 
   simtvp_status build(simtvp_diag *diag);
+  gpu_mem_port store_port() const;
   void wake_supervisor();
   void supervise(uint64_t c);
   void stop(gpu_simctl_stop why, uint64_t c);
