@@ -351,6 +351,7 @@ TEST(GpuTiming, MaxCycleStopsTheKernelCleanlyAndLaterKernelsAreRefused) {
   // Stopped at the limit (plus the edge the stop takes and the dispatcher's wind-down).
   EXPECT_GE(r.stats[0], 3000u);
   EXPECT_LE(r.stats[0], 3100u);
+  std::printf("%s", r.messages.c_str());
 }
 
 TEST(GpuTiming, MaxInsnStopsTheKernelCleanly) {
