@@ -1,0 +1,242 @@
+/* simt_at_internal — state of the approximately-timed SIMT core (private to models/simt/at).
+ *
+ * The AT core computes *when* each warp instruction issues and completes from times, not from a
+ * cycle-by-cycle pipeline (docs/simt-at.md): per warp the cycle its I-buffer head is decoded and
+ * its next instruction's scoreboard clears, per register the cycle its pending write lands, per
+ * pipeline resource (ID_OC slot, collector unit, register bank, OC_EX slot, execution unit) the
+ * cycle it is next free, per scheduler the next cycle it may issue. Only cycles in which
+ * something is due are visited. Memory instructions go through the LDST unit (simt_ldst_iface),
+ * so the memory system sees the same requests as behind the CA core. */
+#ifndef SIMTVP_SIMT_AT_INTERNAL_H
+#define SIMTVP_SIMT_AT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "simt_program.h"
+#include "simt_variant.h"
+
+#define AT_NONE UINT32_MAX
+#define AT_NEVER UINT64_MAX
+#define AT_MAX_CTA_WARPS (FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE)
+#define AT_NO_UNIT 0xffu
+#define AT_MAX_ITEMS 8u /* resources of one kind a sub-core may use (more change nothing here) */
+#define AT_SMEM_MAX_WORDS 256u /* bank words one shared-memory phase may touch */
+
+enum at_wait { AT_WAIT_NONE = 0, AT_WAIT_BARRIER, AT_WAIT_FENCE };
+
+/* Classification of a scheduler-cycle without issue (the CA core's, docs/simt.md §5). */
+enum at_bucket { AT_B_IDLE = 0, AT_B_SCOREBOARD, AT_B_STALL, AT_B_N };
+enum at_reason { AT_R_NO_WARP = 0, AT_R_BARRIER, AT_R_IBUFFER, AT_R_SCOREBOARD, AT_R_PIPE, AT_R_N };
+
+typedef struct at_warp {
+  bool live;          /* holds a warp of a resident CTA until the warp is finished */
+  bool exited;        /* issues nothing more (every thread exited, or its CTA is aborting) */
+  bool imiss;         /* its fetch waits for an L1I fill */
+  bool fill_ready;    /* a fetch came back around a disabled L1I: the next fetch is served */
+  bool fetch_queued;  /* a fetch that needs an L1I access waits in the fetch queue */
+  bool draining;      /* counted in n_drain: waits for its memory work (exited, or at a fence) */
+  uint8_t wait;       /* at_wait */
+  uint8_t unit;       /* pipeline of the next instruction (simt_unit), AT_NO_UNIT: none */
+  uint8_t ib_n;       /* instructions in the I-buffer (from ib_time on) */
+  uint32_t ib_pc;     /* pc of the I-buffer head */
+  uint32_t fetch_pc;  /* next pc to fetch when the I-buffer is empty */
+  uint32_t pc;        /* next instruction (func_warp_peek) */
+  uint32_t cta, index, sched, part;
+  uint32_t pos;       /* index in its scheduler's warps[] / ready[] */
+  uint32_t bar_id, bar_pc;
+  uint32_t inflight_mem; /* memory instructions issued and not yet completed by the LDST unit */
+  uint64_t ib_time;   /* cycle from which the I-buffer head may issue; AT_NEVER while fetching */
+  uint64_t sb_time;   /* cycle the next instruction's registers are free (scoreboard) */
+  uint64_t ready;     /* max(ib_time, sb_time, one issue per cycle); AT_NEVER when waiting */
+  uint64_t next_issue; /* cycle after its last issue */
+  uint64_t last_wb;   /* latest writeback of its ALU instructions */
+  uint64_t mem_done;  /* latest completion of its shared-memory accesses (timed at once) */
+  uint64_t line;      /* L1I line of its last fetch that accessed the cache, + 1 (0: none) */
+  uint64_t age;       /* launch order: GTO / oldest */
+  uint64_t *rr;       /* per register id: cycle its pending write lands (AT_NEVER: memory) */
+  func_warp *fw;
+} at_warp;
+
+typedef struct at_cta {
+  bool live;
+  bool aborting;      /* a fault or deadlock ended it: its warps drain, then it is reported */
+  bool check_bars;    /* a barrier may have completed or deadlocked this cycle */
+  const simt_kernel *k;
+  func_cta *fc;
+  uint32_t id[3];
+  uint32_t n_warps, n_finished;
+  uint32_t warp_slot[AT_MAX_CTA_WARPS];
+  uint64_t code_base;
+  gpu_cta_result result;
+} at_cta;
+
+typedef struct at_sched {
+  uint32_t *warps;    /* its live warp slots, oldest first */
+  uint64_t *ready;    /* their ready times (at_warp.ready), for a compact scan */
+  uint64_t *ibt;      /* their I-buffer times: AT_NEVER waiting or exited, AT_NEVER - 1 fetching */
+  uint32_t n;
+  uint32_t greedy;    /* last warp issued (GTO), AT_NONE */
+  uint32_t rr;        /* LRR: position after the last issuer */
+  uint64_t acct_from; /* first cycle not yet classified (W0_* counters) */
+  uint8_t bucket, reason; /* classification of the cycles since acct_from */
+} at_sched;
+
+/* n interchangeable resources and the share [lo[p], hi[p]) of each sub-core p; free[i] is the
+ * cycle resource i is next free. */
+typedef struct at_res {
+  uint32_t n;
+  uint32_t lo[SIMT_MAX_SCHEDULERS], hi[SIMT_MAX_SCHEDULERS];
+  uint64_t *free;
+} at_res;
+
+/* A memory instruction from issue until the LDST unit completes it (its tag). */
+typedef struct at_mop {
+  uint64_t ready;     /* cycle it may enter the LDST unit (after the operand collector) */
+  uint32_t warp;
+  uint32_t part;
+  const uint32_t *dst;
+  uint8_t n_dst;
+  bool queued;        /* in the memory queue, not yet accepted by the LDST unit */
+  uint32_t prev, next; /* memory queue, or free list (next) */
+} at_mop;
+
+typedef struct at_heap_entry {
+  uint64_t at;
+  uint32_t slot;
+} at_heap_entry;
+
+typedef struct at_fetch {
+  uint64_t at;        /* fetch cycle */
+  uint32_t slot;
+  uint8_t decode;     /* cycles from the fetch to the first issue */
+} at_fetch;
+
+typedef struct at_core {
+  simt_core_config cfg;
+  simt_core_ports ports;
+  const simt_ldst_iface *lif;
+  simt_ldst *ldst;
+  cache *l1i;
+  bool l1i_enabled;   /* a real L1I (not "none") */
+  uint32_t l1i_line;
+  mem_req_pool *pool;
+  bool own_pool;
+
+  /* time */
+  uint64_t done_until; /* every cycle < done_until is processed */
+  uint64_t next;       /* cached next_event */
+  uint64_t ldst_next;  /* the LDST unit's next_event */
+  uint64_t l1i_next;   /* the L1I's next_event */
+  bool l1i_missq;      /* the L1I's miss queue may hold requests to send */
+
+  /* configuration derived at create */
+  uint32_t n_parts, banks_per_part, mem_slots;
+  uint8_t eff_unit[SIMT_UNIT_N];
+  uint8_t set_of_unit[SIMT_UNIT_N];
+  uint32_t lat[SIMT_LAT_N][GPU_OP_N], ii[SIMT_LAT_N][GPU_OP_N];
+
+  /* warps, CTAs, schedulers */
+  at_warp *warps;
+  uint32_t n_live_warps;
+  at_cta *ctas;
+  uint32_t n_ctas;
+  at_sched sched[SIMT_MAX_SCHEDULERS];
+  uint64_t sched_next[SIMT_MAX_SCHEDULERS]; /* next cycle a scheduler may issue (early, never late) */
+  uint32_t *order;     /* a scheduler's candidates in priority order (max_warps entries) */
+  uint64_t next_age;
+  uint32_t n_drain;
+  bool any_check_bars;
+  uint64_t *rr;        /* per warp rr_stride register ready times */
+  uint32_t rr_stride;
+
+  /* fetch: one fetch buffer, fetch_throughput fetches per cycle */
+  uint64_t fetch_cycle;
+  uint32_t fetch_used;
+  at_fetch *fetchq;
+  uint32_t fetchq_head, fetchq_n, fetchq_cap;
+
+  /* pipeline resources by time */
+  at_res idoc[SIMT_UNIT_N], ocex[SIMT_UNIT_N], units[SIMT_UNIT_N], cus[SIMT_OC_N];
+  uint64_t *bank_cycle; /* per register bank: the cycle of its next free read port ... */
+  uint32_t *bank_used;  /* ... and how many of that cycle's ports are taken */
+  uint32_t n_banks;
+
+  /* memory instructions */
+  at_mop *mops;
+  func_step *steps;    /* one per mop: the executed step until the LDST unit takes it */
+  uint32_t n_mops_cap, mop_free;
+  uint32_t memq_head, memq_tail, memq_n;
+  uint32_t memq_part[SIMT_MAX_SCHEDULERS];
+  uint64_t memq_retry; /* the LDST refused: next try */
+  uint64_t smem_free;  /* first cycle the shared-memory pipeline is free */
+  uint64_t smem_slot[AT_MAX_ITEMS]; /* LDST dispatch slots held by shared accesses: until then */
+  uint32_t n_smem_slots; /* -gpgpu_mem_unit_ports */
+  func_step scratch_step;
+
+  /* warps to finish (exited, written back at .at) */
+  at_heap_entry *heap;
+  uint32_t heap_n, heap_cap;
+
+  /* shared-memory geometry (simt_at_smem.c) */
+  uint32_t smem_banks, smem_bank_bytes, smem_parts, smem_shift, smem_bank_mask;
+  uint32_t smem_epoch;
+  uint32_t *smem_epoch_of;
+  uint16_t *smem_head, *smem_count;
+  uint64_t *smem_conflicts; /* gpgpu_n_shmem_bkconflict */
+
+  /* CTA-done reports, delivered when the current call into the core ends */
+  struct { uint32_t slot; gpu_cta_result r; } *reports;
+  uint32_t n_reports, reports_cap;
+
+  /* statistics */
+  simt_insn_counters n;
+  uint64_t *distro[3 + 32]; /* W0_Idle, W0_Scoreboard, Stall, W1..W32 */
+  uint64_t *reason[AT_R_N];
+  uint64_t *cycles, *ctas_done, *ldst_stall;
+  uint64_t *mem_insn[7];
+  uint64_t busy_from;      /* first cycle of the current resident period not yet counted */
+  uint64_t scratch;
+} at_core;
+
+/* simt_at_issue.c: schedulers, issue, the pipeline by times */
+simtvp_status at_pipe_init(at_core *c, simtvp_diag *diag);
+void at_pipe_free(at_core *c);
+void at_sched_cycle(at_core *c, uint32_t si, uint64_t t);
+/* Recomputes the warp's next instruction, pipeline and ready time. */
+void at_warp_refresh(at_core *c, uint32_t slot);
+/* The warp may issue earlier than its scheduler thinks (not before floor). */
+void at_wake(at_core *c, uint32_t slot, uint64_t floor);
+/* Classifies the scheduler's cycles [acct_from, t) as its current bucket. */
+void at_sched_account(at_core *c, at_sched *s, uint64_t t);
+uint32_t at_mop_alloc(at_core *c);
+void at_mop_release(at_core *c, uint32_t id);
+void at_count_mem_insn(at_core *c, const func_step *st);
+
+/* simt_at_smem.c: shared-memory accesses */
+simtvp_status at_smem_init(at_core *c, simtvp_diag *diag);
+void at_smem_free(at_core *c);
+bool at_smem_only(const func_step *st);
+/* Cycles the access holds the shared-memory pipeline; *conflicts: of which bank conflicts. */
+uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts);
+
+/* simt_at.c: hooks the issue stage calls */
+void at_fetch_request(at_core *c, uint32_t slot, uint64_t t);
+void at_warp_progress(at_core *c, uint32_t slot, uint64_t now);
+void at_finish_push(at_core *c, uint32_t slot, uint64_t at);
+void at_fault_cta(at_core *c, at_cta *cta, at_warp *w, simtvp_status st, const simtvp_diag *d, uint64_t now);
+void at_set_drain(at_core *c, at_warp *w, bool on);
+
+static inline uint64_t at_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t at_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline void at_set_ready(at_core *c, at_warp *w, uint64_t t) {
+  w->ready = t;
+  if (!w->live) return;
+  at_sched *s = &c->sched[w->sched];
+  s->ready[w->pos] = t;
+  s->ibt[w->pos] = w->exited || w->wait ? AT_NEVER : w->ib_n && w->ib_time != AT_NEVER ? w->ib_time : AT_NEVER - 1;
+}
+static inline const simt_program *at_prog(const at_core *c, const at_warp *w) { return c->ctas[w->cta].k->program; }
+
+#endif /* SIMTVP_SIMT_AT_INTERNAL_H */
