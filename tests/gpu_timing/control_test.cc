@@ -276,6 +276,43 @@ TEST(GpuTiming, L2FlushAtKernelEndMakesTheNextKernelMissAgain) {
   EXPECT_GE(f.kernel_stats[1][0], f.kernel_stats[0][0] * 9 / 10) << "the flushed L2 misses again";
 }
 
+// -gpgpu_flush_l1_cache 1: every L1D is written back and invalidated at a kernel's end, so the
+// second of two identical kernels misses in the L1Ds as often as the first; without the flush it
+// finds the lines the first left. (8 CTAs on the 8 SMs: the dispatcher's round robin puts CTA i
+// of both launches on the same SM.)
+TEST(GpuTiming, L1FlushAtKernelEndMakesTheNextKernelMissAgain) {
+  gt::scenario s;
+  s.ptx = "vector_add.ptx";
+  const uint32_t n = 8 * 128;
+  gt::buffer in;
+  in.bytes = n * 4;
+  in.how = gt::fill::float_dyadic;
+  gt::buffer out = in;
+  out.how = gt::fill::zero;
+  s.buffers = {in, in, out};
+  gt::launch l;
+  l.kernel = "_Z10vector_addPKfS0_Pfi";
+  l.grid[0] = 8;
+  l.block[0] = 128;
+  l.args = {gt::B(0), gt::B(1), gt::B(2), gt::U(n)};
+  s.launches = {l, l};
+  gt::options keep = opts({"-gpgpu_flush_l1_cache", "0"}), flush = opts({"-gpgpu_flush_l1_cache", "1"});
+  keep.kernel_stats = flush.kernel_stats = {"L1D_total_cache_misses", "L1D_total_cache_accesses"};
+  gt::result k = gt::run(s, keep), f = gt::run(s, flush);
+  ASSERT_EQ(k.exit_code, 0) << k.error;
+  ASSERT_EQ(f.exit_code, 0) << f.error;
+  ASSERT_EQ(k.kernel_stats.size(), 2u);
+  ASSERT_EQ(f.kernel_stats.size(), 2u);
+  std::printf("L1D misses/accesses: keep %llu/%llu then %llu/%llu; flush %llu/%llu then %llu/%llu\n",
+              (unsigned long long)k.kernel_stats[0][0], (unsigned long long)k.kernel_stats[0][1],
+              (unsigned long long)k.kernel_stats[1][0], (unsigned long long)k.kernel_stats[1][1],
+              (unsigned long long)f.kernel_stats[0][0], (unsigned long long)f.kernel_stats[0][1],
+              (unsigned long long)f.kernel_stats[1][0], (unsigned long long)f.kernel_stats[1][1]);
+  EXPECT_GT(k.kernel_stats[0][1], 0u);
+  EXPECT_LT(k.kernel_stats[1][0], k.kernel_stats[0][0] / 2) << "the L1Ds keep lines of the first kernel";
+  EXPECT_EQ(f.kernel_stats[1][0], f.kernel_stats[0][0]) << "the flushed L1Ds miss again";
+}
+
 // ---- DRAM bandwidth ---------------------------------------------------------------------------------
 
 // Peak DRAM bandwidth of a configuration: channels x chips per channel x bus width (bytes) x data
