@@ -179,7 +179,12 @@ static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   memmove(&s->ibt[i], &s->ibt[i + 1], (s->n - i - 1) * sizeof *s->ibt);
   s->n--;
   if (s->rr > i) s->rr--;
-  for (; i < s->n; i++) c->warps[s->warps[i]].pos = i;
+  for (; i < s->n; i++) {
+    at_warp *o = &c->warps[s->warps[i]];
+    o->pos = i;
+    o->sready = &s->ready[i];
+    o->sibt = &s->ibt[i];
+  }
   if (s->greedy == slot) s->greedy = AT_NONE;
   if (!s->n) { /* from now on the scheduler has no warp (CA: simt_sched_stall[no_warp]) */
     at_sched_account(c, s, now);
@@ -744,6 +749,7 @@ static void at_destroy(void *state) {
     free(c->sched[s].ibt);
   }
   free(c->warps);
+  for (uint32_t i = 0; c->ctas && i < c->cfg.max_ctas; i++) free(c->ctas[i].unit_of);
   free(c->ctas);
   free(c->rr);
   free(c->fetchq);
@@ -800,7 +806,23 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     }
   }
   at_cta *cta = &c->ctas[ci];
+  const ptx_module *mod = simt_program_module(k->program);
+  uint32_t n_insns = mod->n_insns ? mod->n_insns : 1;
+  if (cta->unit_cap < n_insns) {
+    uint8_t *u = realloc(cta->unit_of, n_insns);
+    if (!u) {
+      func_cta_finish(fc);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->cfg.sm);
+    }
+    cta->unit_of = u;
+    cta->unit_cap = n_insns;
+  }
+  memset(cta->unit_of, AT_UNIT_UNKNOWN, n_insns);
+  uint8_t *unit_of = cta->unit_of;
+  uint32_t unit_cap = cta->unit_cap;
   memset(cta, 0, sizeof *cta);
+  cta->unit_of = unit_of;
+  cta->unit_cap = unit_cap;
   cta->live = true;
   cta->k = k;
   cta->fc = fc;
@@ -817,6 +839,8 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     memset(rr, 0, c->rr_stride * sizeof *rr);
     w->live = true;
     w->fw = func_cta_warp(fc, i);
+    w->prog = k->program;
+    w->unit_of = cta->unit_of;
     w->cta = ci;
     w->index = i;
     w->sched = slot % c->cfg.n_schedulers;
@@ -828,6 +852,8 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     cta->warp_slot[i] = slot;
     at_sched *s = &c->sched[w->sched];
     w->pos = s->n;
+    w->sready = &s->ready[s->n];
+    w->sibt = &s->ibt[s->n];
     s->warps[s->n] = slot;
     s->ibt[s->n] = AT_NEVER - 1;
     s->ready[s->n++] = AT_NEVER;
@@ -835,7 +861,7 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     c->n_live_warps++;
     func_peek pk;
     if (func_warp_peek(w->fw, &pk)) {
-      w->fetch_pc = pk.pc;
+      w->fetch_pc = w->pc = pk.pc;
       cta->code_base = pk.fetch_addr - (uint64_t)pk.pc * FUNC_INSN_BYTES;
     } else {
       w->exited = true; /* nothing to run */

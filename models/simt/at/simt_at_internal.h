@@ -21,6 +21,7 @@
 #define AT_NEVER UINT64_MAX
 #define AT_MAX_CTA_WARPS (FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE)
 #define AT_NO_UNIT 0xffu
+#define AT_UNIT_UNKNOWN 0xfeu
 #define AT_MAX_ITEMS 8u /* resources of one kind a sub-core may use (more change nothing here) */
 #define AT_SMEM_MAX_WORDS 256u /* bank words one shared-memory phase may touch */
 
@@ -31,31 +32,36 @@ enum at_bucket { AT_B_IDLE = 0, AT_B_SCOREBOARD, AT_B_STALL, AT_B_N };
 enum at_reason { AT_R_NO_WARP = 0, AT_R_BARRIER, AT_R_IBUFFER, AT_R_SCOREBOARD, AT_R_PIPE, AT_R_N };
 
 typedef struct at_warp {
+  /* what deciding the next issue reads (one cache line) */
   bool live;          /* holds a warp of a resident CTA until the warp is finished */
   bool exited;        /* issues nothing more (every thread exited, or its CTA is aborting) */
+  uint8_t wait;       /* at_wait */
+  uint8_t unit;       /* pipeline of the next instruction (simt_unit), AT_NO_UNIT: none */
+  uint8_t ib_n;       /* instructions in the I-buffer (from ib_time on) */
+  uint32_t pc;        /* next instruction */
+  uint32_t ib_pc;     /* pc of the I-buffer head */
+  const simt_program *prog;
+  uint8_t *unit_of;   /* its CTA's pipeline per pc (AT_UNIT_UNKNOWN until first needed) */
+  uint64_t *rr;       /* per register id: cycle its pending write lands (AT_NEVER: memory) */
+  uint64_t ib_time;   /* cycle from which the I-buffer head may issue; AT_NEVER while fetching */
+  uint64_t next_issue; /* cycle after its last issue */
+  uint64_t *sready, *sibt; /* its entries of its scheduler's ready[] and ibt[] */
+  uint64_t sb_time;   /* cycle the next instruction's registers are free (scoreboard) */
+  uint64_t ready;     /* max(ib_time, sb_time, one issue per cycle); AT_NEVER when waiting */
+  /* the rest */
   bool imiss;         /* its fetch waits for an L1I fill */
   bool fill_ready;    /* a fetch came back around a disabled L1I: the next fetch is served */
   bool fetch_queued;  /* a fetch that needs an L1I access waits in the fetch queue */
   bool draining;      /* counted in n_drain: waits for its memory work (exited, or at a fence) */
-  uint8_t wait;       /* at_wait */
-  uint8_t unit;       /* pipeline of the next instruction (simt_unit), AT_NO_UNIT: none */
-  uint8_t ib_n;       /* instructions in the I-buffer (from ib_time on) */
-  uint32_t ib_pc;     /* pc of the I-buffer head */
   uint32_t fetch_pc;  /* next pc to fetch when the I-buffer is empty */
-  uint32_t pc;        /* next instruction (func_warp_peek) */
   uint32_t cta, index, sched, part;
   uint32_t pos;       /* index in its scheduler's warps[] / ready[] */
   uint32_t bar_id, bar_pc;
   uint32_t inflight_mem; /* memory instructions issued and not yet completed by the LDST unit */
-  uint64_t ib_time;   /* cycle from which the I-buffer head may issue; AT_NEVER while fetching */
-  uint64_t sb_time;   /* cycle the next instruction's registers are free (scoreboard) */
-  uint64_t ready;     /* max(ib_time, sb_time, one issue per cycle); AT_NEVER when waiting */
-  uint64_t next_issue; /* cycle after its last issue */
   uint64_t last_wb;   /* latest writeback of its ALU instructions */
   uint64_t mem_done;  /* latest completion of its shared-memory accesses (timed at once) */
   uint64_t line;      /* L1I line of its last fetch that accessed the cache, + 1 (0: none) */
   uint64_t age;       /* launch order: GTO / oldest */
-  uint64_t *rr;       /* per register id: cycle its pending write lands (AT_NEVER: memory) */
   func_warp *fw;
 } at_warp;
 
@@ -70,6 +76,8 @@ typedef struct at_cta {
   uint32_t warp_slot[AT_MAX_CTA_WARPS];
   uint64_t code_base;
   gpu_cta_result result;
+  uint8_t *unit_of;   /* pipeline of each instruction of the module, learnt from func_warp_peek */
+  uint32_t unit_cap;
 } at_cta;
 
 typedef struct at_sched {
@@ -231,12 +239,12 @@ void at_set_drain(at_core *c, at_warp *w, bool on);
 static inline uint64_t at_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t at_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static inline void at_set_ready(at_core *c, at_warp *w, uint64_t t) {
+  (void)c;
   w->ready = t;
   if (!w->live) return;
-  at_sched *s = &c->sched[w->sched];
-  s->ready[w->pos] = t;
-  s->ibt[w->pos] = w->exited || w->wait ? AT_NEVER : w->ib_n && w->ib_time != AT_NEVER ? w->ib_time : AT_NEVER - 1;
+  *w->sready = t;
+  *w->sibt = w->exited || w->wait ? AT_NEVER : w->ib_n && w->ib_time != AT_NEVER ? w->ib_time : AT_NEVER - 1;
 }
-static inline const simt_program *at_prog(const at_core *c, const at_warp *w) { return c->ctas[w->cta].k->program; }
+static inline const simt_program *at_prog(const at_core *c, const at_warp *w) { (void)c; return w->prog; }
 
 #endif /* SIMTVP_SIMT_AT_INTERNAL_H */

@@ -177,17 +177,25 @@ void at_count_mem_insn(at_core *c, const func_step *st) {
 
 void at_warp_refresh(at_core *c, uint32_t slot) {
   at_warp *w = &c->warps[slot];
-  func_peek pk;
-  if (!w->live || w->exited || w->wait || !func_warp_peek(w->fw, &pk)) {
+  if (!w->live || w->exited || w->wait) {
     at_set_ready(c, w, AT_NEVER);
     return;
   }
-  const simt_program *p = at_prog(c, w);
-  const simt_insn_info *info = &p->info[pk.pc];
-  w->pc = pk.pc;
-  w->unit = pk.kind == FUNC_STEP_MEM                                      ? (uint8_t)SIMT_UNIT_MEM
-            : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
-                                                                           : c->eff_unit[info->unit];
+  const simt_program *p = w->prog;
+  const simt_insn_info *info = &p->info[w->pc];
+  uint8_t unit = w->unit_of[w->pc];
+  if (unit == AT_UNIT_UNKNOWN) { /* the engine's class of the instruction (static per pc) */
+    func_peek pk;
+    if (!func_warp_peek(w->fw, &pk) || pk.pc != w->pc) {
+      at_set_ready(c, w, AT_NEVER);
+      return;
+    }
+    unit = pk.kind == FUNC_STEP_MEM                                      ? (uint8_t)SIMT_UNIT_MEM
+           : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
+                                                                          : c->eff_unit[info->unit];
+    w->unit_of[w->pc] = unit;
+  }
+  w->unit = unit;
   /* RAW and WAW: every register it reads or writes (guard predicate and carry flag included) */
   const uint32_t *r = p->regs + info->regs;
   uint32_t n = (uint32_t)info->n_src + info->n_dst;
@@ -242,8 +250,9 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   ++*c->n.w_icount;
   ++*c->n.core_warp_insn;
   if (active >= 1 && active <= 32) ++*c->distro[2 + active];
-  if (c->cfg.trace.issue) c->cfg.trace.issue(c->cfg.trace.ctx, c->cfg.sm, slot, w->pc, rec->active, t);
+  if (c->cfg.trace.issue) c->cfg.trace.issue(c->cfg.trace.ctx, c->cfg.sm, slot, rec->pc, rec->active, t);
   w->next_issue = t + 1;
+  w->pc = rec->next_pc;
   /* the I-buffer: pop the head; a control hazard flushes what follows; empty → fetch */
   w->ib_n--;
   w->ib_pc++;
