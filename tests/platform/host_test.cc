@@ -596,9 +596,4 @@ TEST_F(SimtvpHost, HostViewOfSystemMemoryIsWhatTheGpuReadsByDma) {
   EXPECT_EQ(simtvp_host_sysmem_ptr(host, 0x1000, 16), nullptr);  // not system memory
 }
 
-TEST_F(SimtvpHost, MissingTimingSideFallsBackToFunctionalCores) {
-  open({"-simt_model", "ca"});
-  EXPECT_EQ(drv_props(d)->sm_count, 8u);  // the platform runs; kernels are functional
-}
-
 }  // namespace
