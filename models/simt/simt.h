@@ -10,7 +10,9 @@
  *   ca   — cycle-accurate: fetch and L1I, I-buffer, warp schedulers, scoreboard, operand
  *          collector with a banked register file, SP/DP/INT/SFU/tensor pipelines, the LDST unit
  *          (models/simt/ldst), writeback (docs/simt.md);
- *   at   — approximately timed: not built yet (simt_variant.h says what it must do).
+ *   at   — approximately timed: ready times per warp and register, pipeline resources as
+ *          next-free times, only cycles with work visited, the same LDST unit (models/simt/at,
+ *          docs/simt-at.md).
  *
  * Values never depend on timing (DESIGN.md §3): every variant executes warp instructions through
  * models/func's per-warp interface; a timing variant decides *when*. Memory requests leave
