@@ -152,8 +152,14 @@ static void register_stats(at_core *c) {
 void at_set_drain(at_core *c, at_warp *w, bool on) {
   if (w->draining == on) return;
   w->draining = on;
-  if (on) c->n_drain++;
-  else c->n_drain--;
+  uint32_t slot = (uint32_t)(w - c->warps);
+  if (on) {
+    c->n_drain++;
+    c->drain_mask[slot >> 6] |= 1ull << (slot & 63);
+  } else {
+    c->n_drain--;
+    c->drain_mask[slot >> 6] &= ~(1ull << (slot & 63));
+  }
 }
 
 static void finish_cta(at_core *c, at_cta *cta, uint64_t now) {
@@ -216,8 +222,8 @@ void at_warp_progress(at_core *c, uint32_t slot, uint64_t now) {
 }
 
 static void recheck_drains(at_core *c, uint64_t now) {
-  for (uint32_t s = 0; s < c->cfg.max_warps && c->n_drain; s++)
-    if (c->warps[s].draining) at_warp_progress(c, s, now);
+  for (uint32_t i = 0; i < (c->cfg.max_warps + 63) / 64 && c->n_drain; i++)
+    for (uint64_t m = c->drain_mask[i]; m; m &= m - 1) at_warp_progress(c, i * 64 + (uint32_t)__builtin_ctzll(m), now);
 }
 
 /* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported once their
@@ -242,7 +248,7 @@ static void warp_line(at_core *c, const at_warp *w, uint32_t slot, char *buf, si
   const ptx_module *m = simt_program_module(at_prog(c, w));
   func_peek pk;
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == AT_WAIT_BARRIER ? "barrier"
-                      : w->wait == AT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
+                      : w->wait == AT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : w->fetch_queued ? "fetch" : "ready";
   char text[160] = "";
   int k = snprintf(buf, n, "  warp %u (slot %u, sched %u): %s", w->index, slot, w->sched, state);
   if (k > 0 && (size_t)k < n && w->wait == AT_WAIT_BARRIER && w->bar_pc < m->n_insns) {
@@ -532,7 +538,6 @@ static void memq_stage(at_core *c, uint64_t t, bool *advanced) {
     if (m->next != AT_NONE) c->mops[m->next].prev = AT_NONE;
     else c->memq_tail = AT_NONE;
     c->memq_n--;
-    m->queued = false;
     if (c->memq_part[m->part]-- == c->mem_slots) /* room again: its schedulers may issue */
       for (uint32_t s = 0; s < c->cfg.n_schedulers; s++)
         if ((c->cfg.sub_core ? s : 0u) == m->part && c->sched_next[s] > t) c->sched_next[s] = t;
@@ -677,7 +682,8 @@ static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports port
   }
   c->warps = calloc(cfg->max_warps, sizeof *c->warps);
   c->ctas = calloc(cfg->max_ctas, sizeof *c->ctas);
-  bool ok = c->pool && c->warps && c->ctas;
+  c->drain_mask = calloc((cfg->max_warps + 63) / 64, sizeof *c->drain_mask);
+  bool ok = c->pool && c->warps && c->ctas && c->drain_mask;
   for (uint32_t s = 0; ok && s < cfg->n_schedulers; s++) {
     c->sched[s].warps = calloc(cfg->max_warps, sizeof *c->sched[s].warps);
     c->sched[s].ready = calloc(cfg->max_warps, sizeof *c->sched[s].ready);
@@ -749,6 +755,7 @@ static void at_destroy(void *state) {
     free(c->sched[s].ibt);
   }
   free(c->warps);
+  free(c->drain_mask);
   for (uint32_t i = 0; c->ctas && i < c->cfg.max_ctas; i++) free(c->ctas[i].unit_of);
   free(c->ctas);
   free(c->rr);

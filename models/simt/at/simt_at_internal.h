@@ -106,7 +106,6 @@ typedef struct at_mop {
   uint32_t part;
   const uint32_t *dst;
   uint8_t n_dst;
-  bool queued;        /* in the memory queue, not yet accepted by the LDST unit */
   uint32_t prev, next; /* memory queue, or free list (next) */
 } at_mop;
 
@@ -155,6 +154,7 @@ typedef struct at_core {
   uint32_t *order;     /* a scheduler's candidates in priority order (max_warps entries) */
   uint64_t next_age;
   uint32_t n_drain;
+  uint64_t *drain_mask; /* bit per warp slot: draining */
   bool any_check_bars;
   uint64_t *rr;        /* per warp rr_stride register ready times */
   uint32_t rr_stride;

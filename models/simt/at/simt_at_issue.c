@@ -120,7 +120,6 @@ uint32_t at_mop_alloc(at_core *c) {
   uint32_t id = c->mop_free;
   c->mop_free = c->mops[id].next;
   c->mops[id].prev = c->mops[id].next = AT_NONE;
-  c->mops[id].queued = false;
   return id;
 }
 
@@ -140,7 +139,6 @@ static void memq_insert(at_core *c, uint32_t id) {
   else c->memq_tail = id;
   if (after != AT_NONE) c->mops[after].next = id;
   else c->memq_head = id;
-  m->queued = true;
   c->memq_n++;
   c->memq_part[m->part]++;
 }
@@ -220,8 +218,7 @@ enum { ISS_OK, ISS_PIPE, ISS_GONE };
 
 static int issue(at_core *c, uint32_t slot, uint64_t t) {
   at_warp *w = &c->warps[slot];
-  at_cta *cta = &c->ctas[w->cta];
-  const simt_program *p = cta->k->program;
+  const simt_program *p = w->prog;
   if (!w->ib_n || w->ib_pc != w->pc) { /* out of step with the engine: refetch */
     w->ib_n = 0;
     w->fetch_pc = w->pc;
@@ -240,7 +237,7 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   simtvp_status st = func_warp_step(w->fw, rec, &d);
   if (st != SIMTVP_OK) {
     if (mop != AT_NONE) at_mop_release(c, mop);
-    at_fault_cta(c, cta, w, st, &d, t);
+    at_fault_cta(c, &c->ctas[w->cta], w, st, &d, t);
     return ISS_GONE;
   }
   uint32_t active = (uint32_t)__builtin_popcount(rec->active);
@@ -298,7 +295,7 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
       w->bar_id = rec->barrier_id;
       w->bar_pc = rec->pc;
     }
-    cta->check_bars = c->any_check_bars = true;
+    c->ctas[w->cta].check_bars = c->any_check_bars = true;
     break;
   case FUNC_STEP_FENCE:
     if (w->inflight_mem || w->mem_done > t || c->lif->pending_stores(c->ldst, slot)) {
@@ -312,7 +309,7 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   if (rec->warp_done) { /* every thread exited: may complete barriers the others wait at */
     w->exited = true;
     w->ib_n = 0;
-    cta->check_bars = c->any_check_bars = true;
+    c->ctas[w->cta].check_bars = c->any_check_bars = true;
     at_finish_push(c, slot, at_max(at_max(w->last_wb, w->mem_done), t));
   }
   at_warp_refresh(c, slot);
