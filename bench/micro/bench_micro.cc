@@ -1,0 +1,556 @@
+// bench_micro — microbenchmarks of the timing GPU against published hardware figures.
+//
+//   bench_micro [what] [--config NAME|FILE]... [--set -option value]... [--simt ca|at] [--dram ca|at]
+//
+//   what     all (default) | latency | bandwidth | launch | clock
+//   --config rtx2060 (configs/SM75_RTX2060.config, 30 SMs), qv100 (configs/SM7_QV100.config,
+//            80 SMs), default (the reduced RTX2060, 8 SMs) or a file; default: rtx2060 and qv100
+//
+// Each quantity runs in its own forked child with the platform open (libsimtvp.so + sw/driver, as
+// a CUDA program would run): PTX kernels of micro_kernels.cc, timed with %clock64 inside the
+// kernel like the papers do (latencies, per-SM bandwidths) or with the kernel's gpu_sim_cycle
+// (whole-GPU bandwidths). The table gives the simtvp value, the published value with its source,
+// the error, and the configuration option that mostly sets the value. docs/correlation.md has the
+// method, the results and what they mean.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "micro_kernels.h"
+
+extern "C" {
+#include "config.h"
+#include "dram_addrdec.h"
+#include "gpu_config.h"
+}
+
+namespace {
+
+std::string g_src = SIMTVP_SOURCE_DIR;
+
+// ---- published figures ------------------------------------------------------------------------
+
+// Sources (docs/correlation.md cites them in full).
+const char *kSources[][2] = {
+    {"AS-TV",
+     "Accel-Sim tuner output on a TITAN V (GV100, 80 SMs, HBM2 850 MHz, base clock 1200 MHz): "
+     "github.com/accel-sim/accel-sim-framework util/tuner/GPU_Microbenchmark/output.file @66ad690c"},
+    {"SF-2070",
+     "sjfeng1999/gpu-arch-microbenchmark README, GeForce RTX 2070 (Turing TU106, the RTX 2060's chip), "
+     "SASS microbenchmarks @00f39161"},
+    {"DS",
+     "NVIDIA data: RTX 2060 14 Gbps GDDR6 on 192 bits = 336 GB/s, 1365/1680 MHz; Quadro GV100 HBM2 "
+     "4096 bits at 850 MHz = 870 GB/s, 1132/1627 MHz"},
+    {"(Volta)", "no Turing figure found: the TITAN V figure (AS-TV) stands in"},
+};
+
+struct reference {
+  double value = NAN;
+  const char *source = "";
+};
+
+// ---- the GPU a run uses ----------------------------------------------------------------------
+
+struct gpu_info {
+  std::string label, file;
+  std::vector<std::string> overrides;
+  gpu_config g{};
+  bool ok = false;
+  std::string error;
+  dram_addrmap *map = nullptr;
+  bool turing = false;  // which published figures apply
+  double peak_gbs() const {
+    return g.mem.n_channels * g.mem.chips_per_channel * static_cast<double>(g.dram.bus_width) *
+           g.dram.data_command_freq_ratio * g.derived.dram_mhz * 1e6 / 1e9;
+  }
+  // Theoretical L2 bandwidth of the model: one 32-byte sector per slice and L2 cycle, in bytes
+  // per core cycle.
+  double l2_peak_bpc() const { return g.derived.n_sub_partitions * 32.0 * g.derived.l2_mhz / g.derived.core_mhz; }
+};
+
+bool load_info(gpu_info &gi) {
+  config_registry *r = config_registry_create(nullptr);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  std::string file = gi.file.empty() ? g_src + "/configs/default.config" : gi.file;
+  bool ok = gpu_config_register(r, &gi.g, &d) == SIMTVP_OK &&
+            config_registry_load_file(r, file.c_str(), &d) == SIMTVP_OK;
+  if (ok && !gi.overrides.empty()) {
+    std::vector<const char *> argv;
+    for (const std::string &s : gi.overrides) argv.push_back(s.c_str());
+    ok = config_registry_parse_args(r, static_cast<int>(argv.size()), argv.data(), &d) == SIMTVP_OK;
+  }
+  ok = ok && gpu_config_finalize(&gi.g, r, &d) == SIMTVP_OK;
+  config_registry_destroy(r);
+  if (!ok) {
+    gi.error = d.message;
+    return false;
+  }
+  // The memory system's address map (docs/timing.md: partition indexing 3-5 fall back to 2).
+  int32_t idx = gi.g.mem.partition_indexing;
+  dram_partition_indexing pi = idx == 1 ? DRAM_PART_XOR : idx == 0 ? DRAM_PART_LINEAR : DRAM_PART_IPOLY;
+  dram_addrmap_config mc = {gi.g.mem.addr_mapping, gi.g.mem.n_channels, gi.g.mem.sub_partitions_per_channel, pi};
+  if (dram_addrmap_create(&mc, &gi.map, &d) != SIMTVP_OK) {
+    gi.error = d.message;
+    return false;
+  }
+  gi.turing = gi.g.sim.cc_major == 7 && gi.g.sim.cc_minor == 5;
+  gi.ok = true;
+  return true;
+}
+
+// ---- one row of the table -------------------------------------------------------------------
+
+struct row {
+  row(std::string q, std::string u) : quantity(std::move(q)), unit(std::move(u)) {}
+  std::string quantity, unit;
+  double sim = NAN;
+  reference ref;
+  std::string knob;   // the option(s) that mostly set the simulated value
+  std::string note;   // error text or remark
+};
+
+void print_row(const row &r) {
+  char sim[32] = "—", pub[32] = "—", err[32] = "—";
+  if (!std::isnan(r.sim)) std::snprintf(sim, sizeof sim, "%.1f", r.sim);
+  if (!std::isnan(r.ref.value)) std::snprintf(pub, sizeof pub, "%.1f", r.ref.value);
+  if (!std::isnan(r.sim) && !std::isnan(r.ref.value) && r.ref.value != 0)
+    std::snprintf(err, sizeof err, "%+.0f%%", 100.0 * (r.sim - r.ref.value) / r.ref.value);
+  std::printf("| %s | %s | %s | %s %s | %s | %s |%s%s\n", r.quantity.c_str(), r.unit.c_str(), sim, pub,
+              r.ref.source[0] ? (std::string("[") + r.ref.source + "]").c_str() : "", err, r.knob.c_str(),
+              r.note.empty() ? "" : " ", r.note.c_str());
+  std::fflush(stdout);
+}
+
+std::vector<std::string> base_overrides(const gpu_info &gi, const std::string &simt, const std::string &dram) {
+  std::vector<std::string> o = gi.overrides;
+  o.insert(o.end(), {"-simt_model", simt, "-dram_model", dram});
+  return o;
+}
+
+// Runs body in a child; the first value it pushes is the row's simulated value.
+double measure(const gpu_info &gi, const std::vector<std::string> &ov,
+               const std::function<void(micro::session &, std::vector<double> &)> &body, std::string *err,
+               std::vector<double> *all = nullptr) {
+  micro::values v = micro::run(gi.file, ov, body);
+  if (!v.ok || v.v.empty()) {
+    *err = v.error.empty() ? "no value" : v.error;
+    return NAN;
+  }
+  if (all) *all = v.v;
+  return v.v[0];
+}
+
+std::string fmt(const char *f, double a) {
+  char b[128];
+  std::snprintf(b, sizeof b, f, a);
+  return b;
+}
+
+// ---- DRAM chains placed with the address decoder ---------------------------------------------
+
+// Sectors (32-byte) of [buf, buf+bytes) grouped by (channel, bank, row).
+struct row_key {
+  uint32_t channel, bank, row;
+  bool operator<(const row_key &o) const {
+    return channel != o.channel ? channel < o.channel : bank != o.bank ? bank < o.bank : row < o.row;
+  }
+};
+
+std::map<row_key, std::vector<uint64_t>> rows_of(const gpu_info &gi, uint64_t buf, uint64_t bytes) {
+  std::map<row_key, std::vector<uint64_t>> m;
+  for (uint64_t a = (buf + 31) & ~uint64_t(31); a + 32 <= buf + bytes; a += 32) {
+    dram_addr d;
+    dram_addrmap_decode(gi.map, a, &d);
+    m[{d.channel, d.bank, d.row}].push_back(a);
+  }
+  return m;
+}
+
+// Every sector of one DRAM row (channel 0, the first bank/row with 64 sectors in the buffer), in
+// an order that is not sequential. 64 loads: pass 0 opens the row, passes 1-3 are row hits.
+std::vector<uint64_t> row_hit_chain(const gpu_info &gi, uint64_t buf, uint64_t bytes, std::string *why) {
+  auto m = rows_of(gi, buf, bytes);
+  for (auto &kv : m) {
+    if (kv.first.channel != 0 || kv.second.size() < 64) continue;
+    std::vector<uint64_t> v(kv.second.begin(), kv.second.begin() + 64);
+    std::vector<uint64_t> out;
+    for (uint32_t i = 0; i < 64; i++) out.push_back(v[(i * 37) % 64]);  // 37 is coprime with 64
+    return out;
+  }
+  *why = "no DRAM row with 64 sectors in the buffer";
+  return {};
+}
+
+// Alternating sectors of two rows of one bank (channel 0): after the first, every access closes
+// the other row (PRE + ACT + RD).
+std::vector<uint64_t> row_miss_chain(const gpu_info &gi, uint64_t buf, uint64_t bytes, std::string *why) {
+  auto m = rows_of(gi, buf, bytes);
+  const std::vector<uint64_t> *a = nullptr;
+  for (auto &kv : m) {
+    if (kv.first.channel != 0 || kv.second.size() < 32) continue;
+    if (!a) {
+      a = &kv.second;
+      continue;
+    }
+    // same bank as a, another row
+    dram_addr da;
+    dram_addrmap_decode(gi.map, (*a)[0], &da);
+    if (kv.first.bank != da.bank || kv.first.row == da.row) continue;
+    std::vector<uint64_t> out;
+    for (uint32_t i = 0; i < 32; i++) {
+      out.push_back((*a)[(i * 7) % 32]);
+      out.push_back(kv.second[(i * 7) % 32]);
+    }
+    return out;
+  }
+  *why = "no two rows of one bank with 32 sectors each in the buffer";
+  return {};
+}
+
+// ---- the measurements -----------------------------------------------------------------------
+
+struct options {
+  std::string simt = "ca", dram = "ca";
+};
+
+void latency(const gpu_info &gi, const options &op) {
+  const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
+  const gpu_config &g = gi.g;
+  const bool t = gi.turing;
+  auto ref = [&](double turing_v, const char *turing_src, double volta_v, const char *volta_src) {
+    return t ? reference{turing_v, turing_src} : reference{volta_v, volta_src};
+  };
+  std::printf("| quantity | unit | simtvp | published | error | set mostly by |\n|---|---|---:|---:|---:|---|\n");
+
+  {  // L1D hit: 64 lines 128 B apart (8 KB), pass 0 fills the L1D, pass 1 is timed.
+    row r{"L1D hit latency (ld.global.ca chase, 8 KB)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_global(s, "chase_ca", 64, 128, 256, 2));
+    }, &r.note);
+    r.ref = ref(32, "SF-2070", 33.7, "AS-TV");
+    r.knob = "-gpgpu_l1_latency " + std::to_string(g.core.l1d_latency);
+    print_row(r);
+  }
+  {  // L2 hit: the same chain with ld.global.cg (around the L1D): pass 1 hits in the L2.
+    row r{"L2 hit latency (ld.global.cg chase, 8 KB)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_global(s, "chase_cg", 64, 128, 256, 2));
+    }, &r.note);
+    r.ref = ref(236, "SF-2070", 211.1, "AS-TV");
+    r.knob = "-gpgpu_l2_rop_latency " + std::to_string(g.mem.rop_latency) + ", icnt";
+    print_row(r);
+  }
+  // DRAM chains use ld.global.cg over a 16 MB buffer the kernels never touched: every load of a
+  // pass is an L2 miss. 4 passes; passes 1-3 (warm instruction cache) are the figure.
+  const uint64_t dram_bytes = 16ull << 20;
+  auto mean13 = [](const std::vector<double> &p) { return (p[1] + p[2] + p[3]) / 3; };
+  {  // 512 distinct lines in a shuffled order, 128 loads per pass.
+    row r{"DRAM latency (L2 miss, random lines of 16 MB)", "cycles"};
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      uint64_t buf = s.alloc(dram_bytes), base = (buf + 127) & ~uint64_t(127);
+      uint64_t lines = (buf + dram_bytes - base) / 128, x = 0x9E3779B97F4A7C15ull;
+      std::vector<bool> used(lines, false);
+      std::vector<uint64_t> a;
+      while (a.size() < 512) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t l = x % lines;
+        if (!used[l]) used[l] = true, a.push_back(base + l * 128);
+      }
+      v.push_back(mean13(micro::chase_list(s, "chase_cg", buf, dram_bytes, a, 128, 4)));
+    }, &r.note);
+    r.ref = ref(NAN, "", 313.5, "AS-TV");
+    r.knob = "-dram_latency " + std::to_string(g.mem.dram_latency) + " + DRAM timing";
+    print_row(r);
+  }
+  for (int hit = 1; hit >= 0; hit--) {
+    // 64 sectors, 16 per pass: pass 0 opens the row (hit chain) or starts the ping-pong.
+    row r{hit ? "DRAM row-buffer hit latency (64 sectors of one row)" : "DRAM row-buffer miss latency (two rows of one bank)",
+          "cycles"};
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      uint64_t buf = s.alloc(dram_bytes);
+      std::string why;
+      std::vector<uint64_t> a = hit ? row_hit_chain(gi, buf, dram_bytes, &why) : row_miss_chain(gi, buf, dram_bytes, &why);
+      if (a.empty()) {
+        s.fail(why);
+        return;
+      }
+      v.push_back(mean13(micro::chase_list(s, "chase_cg", buf, dram_bytes, a, 16, 4)));
+    }, &r.note);
+    r.knob = "-gpgpu_dram_timing_opt (tRCD, CL, tRP)";
+    print_row(r);
+  }
+  {  // Shared memory: 64 words 4 bytes apart.
+    row r{"shared memory latency (ld.shared.u32 chase)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_shared(s, 64, 4, 256, 2));
+    }, &r.note);
+    r.ref = ref(23, "SF-2070", 27.0, "AS-TV");
+    r.knob = "-gpgpu_smem_latency " + std::to_string(g.core.smem_latency);
+    print_row(r);
+  }
+  {  // Constant cache hit: 16 elements 64 B apart (1 KB), pass 1.
+    row r{"constant cache hit latency (ld.const chase, 1 KB)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_const(s, 16, 64, 256, 2, false));
+    }, &r.note);
+    r.ref = ref(4, "SF-2070", NAN, "");
+    r.knob = "L1C hit latency 0 (not an option)";
+    print_row(r);
+  }
+  {  // Constant cache miss, L2 hit: 256 lines 64 B apart, all in the L2, pass 0 (cold L1C).
+    row r{"constant cache miss latency (L2 hit, 256 lines)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_const(s, 256, 64, 256, 1, true));
+    }, &r.note);
+    r.ref = ref(62, "SF-2070", NAN, "");
+    r.knob = "no L1.5 constant cache";
+    print_row(r);
+  }
+  {  // L2 atomics: atom.global.exch chain on 64 lines, pass 1 (lines in the L2).
+    row r{"atomic latency (atom.global.exch chase, L2)", "cycles"};
+    r.sim = measure(gi, ov, [](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::chase_global(s, "chase_atom", 64, 128, 256, 2));
+    }, &r.note);
+    r.ref = ref(NAN, "", 243.6, "AS-TV");
+    r.knob = "-gpgpu_l2_rop_latency " + std::to_string(g.mem.rop_latency);
+    print_row(r);
+  }
+  // Dependent ALU chains: 64 per iteration, 8 iterations, pass 2 of 2.
+  const struct {
+    const char *cls;
+    double volta;
+    std::string knob;
+  } alus[] = {
+      {"iadd", 4.35, "-ptx_opcode_latency_int ADD " + std::to_string(g.derived.latency_int[0])},
+      {"imad", NAN, "-ptx_opcode_latency_int MAD " + std::to_string(g.derived.latency_int[3])},
+      {"fadd", NAN, "-ptx_opcode_latency_fp ADD " + std::to_string(g.derived.latency_fp[0])},
+      {"ffma", 4.13, "-ptx_opcode_latency_fp MAD " + std::to_string(g.derived.latency_fp[3])},
+      {"dfma", 8.08, "-ptx_opcode_latency_dp MAD " + std::to_string(g.derived.latency_dp[3])},
+      {"sfu", 21.1, "-ptx_opcode_latency_sfu " + std::to_string(g.derived.latency_sfu)},
+  };
+  for (const auto &a : alus) {
+    const micro::alu_class *c = nullptr;
+    for (const micro::alu_class &k : micro::alu_classes())
+      if (std::strcmp(k.name, a.cls) == 0) c = &k;
+    row r{std::string(c->what) + " dependent latency", "cycles"};
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      v.push_back(micro::alu_chain(s, a.cls, 8, 2));
+    }, &r.note);
+    r.ref = ref(a.volta, std::isnan(a.volta) ? "" : "(Volta)", a.volta, std::isnan(a.volta) ? "" : "AS-TV");
+    r.knob = a.knob;
+    print_row(r);
+  }
+}
+
+void bandwidth(const gpu_info &gi, const options &op) {
+  const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
+  const gpu_config &g = gi.g;
+  const uint32_t sms = g.derived.n_cores, threads = g.derived.max_threads_per_core;
+  const double mhz = g.derived.core_mhz;
+  std::printf("| quantity | unit | simtvp | published | error | set mostly by |\n|---|---|---:|---:|---:|---|\n");
+  // Whole-GPU streaming: every SM full of 256-thread CTAs; buffer well beyond the L2.
+  const uint32_t block = 256, grid = sms * (threads / block);
+  const uint64_t g4 = static_cast<uint64_t>(grid) * block * 4;  // float4 per sweep of the grid
+  {
+    row r{"DRAM bandwidth, streaming float4 reads (64 MB)", "% of peak"};
+    std::vector<double> all;
+    uint64_t n4 = ((64ull << 20) / 16) / g4 * g4;
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      uint64_t in = s.alloc(n4 * 16), out = s.alloc(static_cast<uint64_t>(grid) * block * 4);
+      uint32_t n = static_cast<uint32_t>(n4), reps = 1;
+      uint64_t cycles = s.launch("stream_ca", {&in, &out, &n, &reps}, grid, block);
+      double gbs = n4 * 16.0 / (cycles / (mhz * 1e6)) / 1e9;
+      v.push_back(100.0 * gbs / gi.peak_gbs());
+      v.push_back(gbs);
+    }, &r.note, &all);
+    r.ref = gi.turing ? reference{100.0 * 391.83 / 448.0, "SF-2070"} : reference{100.0 * 521.05 / 652.8, "AS-TV"};
+    r.knob = fmt("peak %.0f GB/s", gi.peak_gbs());
+    if (all.size() > 1) r.note = fmt("(%.0f GB/s)", all[1]);
+    print_row(r);
+  }
+  {
+    row r{"L2 bandwidth, float4 ld.global.cg reads of L2-resident data", "% of model peak"};
+    std::vector<double> all;
+    // A quarter of the L2, 8 passes, after one warming launch.
+    uint64_t l2_bytes = 0;
+    {
+      uint32_t sets = 0, line = 0, assoc = 0;
+      std::sscanf(g.mem.l2 + 2, "%u:%u:%u", &sets, &line, &assoc);
+      l2_bytes = static_cast<uint64_t>(sets) * line * assoc * g.derived.n_sub_partitions;
+    }
+    uint64_t n4 = std::max<uint64_t>(1, (l2_bytes / 4 / 16) / g4) * g4;
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      uint64_t in = s.alloc(n4 * 16), out = s.alloc(static_cast<uint64_t>(grid) * block * 4);
+      uint32_t n = static_cast<uint32_t>(n4), reps = 1;
+      s.launch("stream_cg", {&in, &out, &n, &reps}, grid, block);
+      reps = 8;
+      uint64_t cycles = s.launch("stream_cg", {&in, &out, &n, &reps}, grid, block);
+      double bpc = n4 * 16.0 * reps / cycles;
+      v.push_back(100.0 * bpc / gi.l2_peak_bpc());
+      v.push_back(bpc);
+    }, &r.note, &all);
+    r.ref = gi.turing ? reference{} : reference{100.0 * 1365.42 / 1536.0, "AS-TV"};
+    r.knob = fmt("%.0f B/clk model peak", gi.l2_peak_bpc());
+    if (all.size() > 1) r.note = fmt("(%.0f B/clk)", all[1]);
+    print_row(r);
+  }
+  {
+    row r{"shared-memory bandwidth per SM (ld.shared.u32, 1 CTA)", "B/clk/SM"};
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      const uint32_t tb = std::min<uint32_t>(threads, 1024), iters = 32;
+      uint64_t out = s.alloc(512 + tb * 4);
+      s.launch("smem_bw", {&out, &iters}, 1, tb);
+      uint64_t cycles = 0;
+      s.read(&cycles, out, 8);
+      v.push_back(static_cast<double>(tb) * 4 * 16 * iters / cycles);
+    }, &r.note);
+    r.ref = gi.turing ? reference{} : reference{126.48, "AS-TV"};
+    r.knob = "-gpgpu_shmem_num_banks " + std::to_string(g.core.shmem_banks);
+    print_row(r);
+  }
+  {
+    row r{"L1D bandwidth per SM (float4 hits, 16 KB window, 1 CTA)", "B/clk/SM"};
+    r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+      const uint32_t tb = std::min<uint32_t>(threads, 1024), iters = 16, n4 = 1024;
+      uint64_t in = s.alloc(n4 * 16), out = s.alloc(512 + tb * 4);
+      s.launch("l1_bw", {&in, &out, &n4, &iters}, 1, tb);
+      uint64_t cycles = 0;
+      s.read(&cycles, out, 8);
+      v.push_back(16.0 * n4 * iters / cycles);
+    }, &r.note);
+    r.ref = gi.turing ? reference{} : reference{116.44, "AS-TV"};
+    r.knob = "-gpgpu_l1_banks " + std::to_string(g.core.l1d_banks) + ", -gpgpu_cache:dl1";
+    print_row(r);
+  }
+}
+
+void launch_overhead(const gpu_info &gi, const options &op) {
+  const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
+  const double mhz = gi.g.derived.core_mhz;
+  std::printf("| quantity | unit | simtvp | published | error | set mostly by |\n|---|---|---:|---:|---:|---|\n");
+  std::vector<double> all;
+  std::string err;
+  measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+    if (!s.load()) return;
+    drv_function *f = drv_module_function(s.module(), "empty");
+    const uint32_t g1[3] = {1, 1, 1};
+    simtvp_diag dg;
+    simtvp_diag_clear(&dg);
+    s.launch("empty", {}, 1, 1);  // warm: the module image is decoded at the first launch
+    uint64_t t0 = s.time_ps();
+    uint64_t k = s.launch("empty", {}, 1, 1);
+    uint64_t t1 = s.time_ps();
+    const int n = 16;
+    for (int i = 0; i < n; i++) drv_launch(s.driver(), nullptr, f, g1, g1, 0, nullptr, 0, &dg);
+    drv_sync(s.driver(), &dg);
+    uint64_t t2 = s.time_ps();
+    v.push_back(static_cast<double>(k));
+    v.push_back((t1 - t0) * 1e-12 * mhz * 1e6);
+    v.push_back((t2 - t1) * 1e-12 * mhz * 1e6 / n);
+  }, &err, &all);
+  const char *names[3] = {"empty kernel: gpu_sim_cycle", "empty kernel: launch call to sync return (host view)",
+                          "empty kernels back to back: simulated time per launch"};
+  for (int i = 0; i < 3; i++) {
+    row r{names[i], "core cycles"};
+    r.sim = all.size() == 3 ? all[static_cast<size_t>(i)] : NAN;
+    if (i == 2) r.ref = reference{7257.6, "AS-TV"};
+    r.knob = i == 0 ? "-gpgpu_kernel_launch_latency " + std::to_string(gi.g.sim.kernel_launch_latency) + " (not modelled)"
+                    : "driver MMIO, command ring, firmware";
+    r.note = err;
+    print_row(r);
+  }
+}
+
+// %clock / %clock64 on the timing side: the span of an ALU kernel's clock readings against the
+// kernel's gpu_sim_cycle, and %clock64 deltas against the hand count of the CA core.
+void clock_check(const gpu_info &gi, const options &op) {
+  const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
+  std::vector<double> all;
+  std::string err;
+  measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
+    uint64_t out = s.alloc(sizeof(uint64_t) * (micro::kMaxPasses + 1));
+    uint32_t iters = 16, passes = 1;
+    if (!s.load()) return;
+    uint64_t k = s.launch("alu_iadd", {&out, &iters, &passes}, 1, 1);
+    uint64_t d = 0;
+    s.read(&d, out, 8);
+    v.push_back(static_cast<double>(d));
+    v.push_back(static_cast<double>(k));
+  }, &err, &all);
+  if (all.size() == 2)
+    std::printf("%%clock64 span of a 1024-add chain: %.0f cycles; the kernel's gpu_sim_cycle: %.0f (the difference is "
+                "the launch, the clock-free prologue and the epilogue)\n", all[0], all[1]);
+  else
+    std::printf("clock check failed: %s\n", err.c_str());
+}
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: bench_micro [all|latency|bandwidth|launch|clock] [--config rtx2060|qv100|default|FILE]... "
+               "[--set -option value]... [--simt ca|at] [--dram ca|at]\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
+  std::string what = "all";
+  std::vector<std::string> configs, sets;
+  options op;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) configs.push_back(argv[++i]);
+    else if (a == "--set" && i + 2 < argc) {
+      sets.push_back(argv[++i]);
+      sets.push_back(argv[++i]);
+    } else if (a == "--simt" && i + 1 < argc) op.simt = argv[++i];
+    else if (a == "--dram" && i + 1 < argc) op.dram = argv[++i];
+    else if (a == "all" || a == "latency" || a == "bandwidth" || a == "launch" || a == "clock") what = a;
+    else {
+      usage();
+      return 2;
+    }
+  }
+  if (configs.empty()) configs = {"rtx2060", "qv100"};
+  for (const std::string &c : configs) {
+    gpu_info gi;
+    gi.overrides = sets;
+    if (c == "rtx2060") gi.label = "RTX2060 (configs/SM75_RTX2060.config)", gi.file = g_src + "/configs/SM75_RTX2060.config";
+    else if (c == "qv100") gi.label = "QV100 (configs/SM7_QV100.config)", gi.file = g_src + "/configs/SM7_QV100.config";
+    else if (c == "default") gi.label = "default (reduced RTX2060)", gi.file = g_src + "/configs/default.config";
+    else gi.label = c, gi.file = c;
+    if (!load_info(gi)) {
+      std::printf("%s: %s\n", c.c_str(), gi.error.c_str());
+      continue;
+    }
+    const gpu_config &g = gi.g;
+    std::printf("\n## %s: %u SMs, core %.0f MHz, L2 %.0f MHz, DRAM %.0f MHz, %u channels x %u L2 slices, "
+                "peak DRAM %.1f GB/s; SIMT %s, DRAM %s\n\n",
+                gi.label.c_str(), g.derived.n_cores, g.derived.core_mhz, g.derived.l2_mhz, g.derived.dram_mhz,
+                g.mem.n_channels, g.mem.sub_partitions_per_channel, gi.peak_gbs(), op.simt.c_str(), op.dram.c_str());
+    if (what == "all" || what == "latency") latency(gi, op);
+    if (what == "all" || what == "bandwidth") {
+      std::printf("\n");
+      bandwidth(gi, op);
+    }
+    if (what == "all" || what == "launch") {
+      std::printf("\n");
+      launch_overhead(gi, op);
+    }
+    if (what == "all" || what == "clock") {
+      std::printf("\n");
+      clock_check(gi, op);
+    }
+    dram_addrmap_destroy(gi.map);
+  }
+  std::printf("\nSources:\n");
+  for (auto &s : kSources) std::printf("- [%s] %s\n", s[0], s[1]);
+  return 0;
+}
