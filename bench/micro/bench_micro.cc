@@ -17,18 +17,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "micro_kernels.h"
 
-extern "C" {
-#include "config.h"
-#include "dram_addrdec.h"
-#include "gpu_config.h"
-}
 
 namespace {
 
@@ -60,50 +54,16 @@ struct reference {
 struct gpu_info {
   std::string label, file;
   std::vector<std::string> overrides;
-  gpu_config g{};
-  bool ok = false;
-  std::string error;
-  dram_addrmap *map = nullptr;
+  micro::gpu_setup setup;
+  const gpu_config &g() const { return setup.g; }
   bool turing = false;  // which published figures apply
-  double peak_gbs() const {
-    return g.mem.n_channels * g.mem.chips_per_channel * static_cast<double>(g.dram.bus_width) *
-           g.dram.data_command_freq_ratio * g.derived.dram_mhz * 1e6 / 1e9;
-  }
+  double peak_gbs() const { return micro::peak_dram_gbs(setup.g); }
   // Theoretical L2 bandwidth of the model: one 32-byte sector per slice and L2 cycle, in bytes
   // per core cycle.
-  double l2_peak_bpc() const { return g.derived.n_sub_partitions * 32.0 * g.derived.l2_mhz / g.derived.core_mhz; }
+  double l2_peak_bpc() const {
+    return setup.g.derived.n_sub_partitions * 32.0 * setup.g.derived.l2_mhz / setup.g.derived.core_mhz;
+  }
 };
-
-bool load_info(gpu_info &gi) {
-  config_registry *r = config_registry_create(nullptr);
-  simtvp_diag d;
-  simtvp_diag_clear(&d);
-  std::string file = gi.file.empty() ? g_src + "/configs/default.config" : gi.file;
-  bool ok = gpu_config_register(r, &gi.g, &d) == SIMTVP_OK &&
-            config_registry_load_file(r, file.c_str(), &d) == SIMTVP_OK;
-  if (ok && !gi.overrides.empty()) {
-    std::vector<const char *> argv;
-    for (const std::string &s : gi.overrides) argv.push_back(s.c_str());
-    ok = config_registry_parse_args(r, static_cast<int>(argv.size()), argv.data(), &d) == SIMTVP_OK;
-  }
-  ok = ok && gpu_config_finalize(&gi.g, r, &d) == SIMTVP_OK;
-  config_registry_destroy(r);
-  if (!ok) {
-    gi.error = d.message;
-    return false;
-  }
-  // The memory system's address map (docs/timing.md: partition indexing 3-5 fall back to 2).
-  int32_t idx = gi.g.mem.partition_indexing;
-  dram_partition_indexing pi = idx == 1 ? DRAM_PART_XOR : idx == 0 ? DRAM_PART_LINEAR : DRAM_PART_IPOLY;
-  dram_addrmap_config mc = {gi.g.mem.addr_mapping, gi.g.mem.n_channels, gi.g.mem.sub_partitions_per_channel, pi};
-  if (dram_addrmap_create(&mc, &gi.map, &d) != SIMTVP_OK) {
-    gi.error = d.message;
-    return false;
-  }
-  gi.turing = gi.g.sim.cc_major == 7 && gi.g.sim.cc_minor == 5;
-  gi.ok = true;
-  return true;
-}
 
 // ---- one row of the table -------------------------------------------------------------------
 
@@ -153,67 +113,6 @@ std::string fmt(const char *f, double a) {
   return b;
 }
 
-// ---- DRAM chains placed with the address decoder ---------------------------------------------
-
-// Sectors (32-byte) of [buf, buf+bytes) grouped by (channel, bank, row).
-struct row_key {
-  uint32_t channel, bank, row;
-  bool operator<(const row_key &o) const {
-    return channel != o.channel ? channel < o.channel : bank != o.bank ? bank < o.bank : row < o.row;
-  }
-};
-
-std::map<row_key, std::vector<uint64_t>> rows_of(const gpu_info &gi, uint64_t buf, uint64_t bytes) {
-  std::map<row_key, std::vector<uint64_t>> m;
-  for (uint64_t a = (buf + 31) & ~uint64_t(31); a + 32 <= buf + bytes; a += 32) {
-    dram_addr d;
-    dram_addrmap_decode(gi.map, a, &d);
-    m[{d.channel, d.bank, d.row}].push_back(a);
-  }
-  return m;
-}
-
-// Every sector of one DRAM row (channel 0, the first bank/row with 64 sectors in the buffer), in
-// an order that is not sequential. 64 loads: pass 0 opens the row, passes 1-3 are row hits.
-std::vector<uint64_t> row_hit_chain(const gpu_info &gi, uint64_t buf, uint64_t bytes, std::string *why) {
-  auto m = rows_of(gi, buf, bytes);
-  for (auto &kv : m) {
-    if (kv.first.channel != 0 || kv.second.size() < 64) continue;
-    std::vector<uint64_t> v(kv.second.begin(), kv.second.begin() + 64);
-    std::vector<uint64_t> out;
-    for (uint32_t i = 0; i < 64; i++) out.push_back(v[(i * 37) % 64]);  // 37 is coprime with 64
-    return out;
-  }
-  *why = "no DRAM row with 64 sectors in the buffer";
-  return {};
-}
-
-// Alternating sectors of two rows of one bank (channel 0): after the first, every access closes
-// the other row (PRE + ACT + RD).
-std::vector<uint64_t> row_miss_chain(const gpu_info &gi, uint64_t buf, uint64_t bytes, std::string *why) {
-  auto m = rows_of(gi, buf, bytes);
-  const std::vector<uint64_t> *a = nullptr;
-  for (auto &kv : m) {
-    if (kv.first.channel != 0 || kv.second.size() < 32) continue;
-    if (!a) {
-      a = &kv.second;
-      continue;
-    }
-    // same bank as a, another row
-    dram_addr da;
-    dram_addrmap_decode(gi.map, (*a)[0], &da);
-    if (kv.first.bank != da.bank || kv.first.row == da.row) continue;
-    std::vector<uint64_t> out;
-    for (uint32_t i = 0; i < 32; i++) {
-      out.push_back((*a)[(i * 7) % 32]);
-      out.push_back(kv.second[(i * 7) % 32]);
-    }
-    return out;
-  }
-  *why = "no two rows of one bank with 32 sectors each in the buffer";
-  return {};
-}
-
 // ---- the measurements -----------------------------------------------------------------------
 
 struct options {
@@ -222,7 +121,7 @@ struct options {
 
 void latency(const gpu_info &gi, const options &op) {
   const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
-  const gpu_config &g = gi.g;
+  const gpu_config &g = gi.g();
   const bool t = gi.turing;
   auto ref = [&](double turing_v, const char *turing_src, double volta_v, const char *volta_src) {
     return t ? reference{turing_v, turing_src} : reference{volta_v, volta_src};
@@ -276,7 +175,7 @@ void latency(const gpu_info &gi, const options &op) {
     r.sim = measure(gi, ov, [&](micro::session &s, std::vector<double> &v) {
       uint64_t buf = s.alloc(dram_bytes);
       std::string why;
-      std::vector<uint64_t> a = hit ? row_hit_chain(gi, buf, dram_bytes, &why) : row_miss_chain(gi, buf, dram_bytes, &why);
+      std::vector<uint64_t> a = hit ? micro::row_hit_chain(gi.setup.map, buf, dram_bytes, &why) : micro::row_miss_chain(gi.setup.map, buf, dram_bytes, &why);
       if (a.empty()) {
         s.fail(why);
         return;
@@ -351,7 +250,7 @@ void latency(const gpu_info &gi, const options &op) {
 
 void bandwidth(const gpu_info &gi, const options &op) {
   const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
-  const gpu_config &g = gi.g;
+  const gpu_config &g = gi.g();
   const uint32_t sms = g.derived.n_cores, threads = g.derived.max_threads_per_core;
   const double mhz = g.derived.core_mhz;
   std::printf("| quantity | unit | simtvp | published | error | set mostly by |\n|---|---|---:|---:|---:|---|\n");
@@ -433,7 +332,7 @@ void bandwidth(const gpu_info &gi, const options &op) {
 
 void launch_overhead(const gpu_info &gi, const options &op) {
   const std::vector<std::string> ov = base_overrides(gi, op.simt, op.dram);
-  const double mhz = gi.g.derived.core_mhz;
+  const double mhz = gi.g().derived.core_mhz;
   std::printf("| quantity | unit | simtvp | published | error | set mostly by |\n|---|---|---:|---:|---:|---|\n");
   std::vector<double> all;
   std::string err;
@@ -461,7 +360,7 @@ void launch_overhead(const gpu_info &gi, const options &op) {
     row r{names[i], "core cycles"};
     r.sim = all.size() == 3 ? all[static_cast<size_t>(i)] : NAN;
     if (i == 2) r.ref = reference{7257.6, "AS-TV"};
-    r.knob = i == 0 ? "-gpgpu_kernel_launch_latency " + std::to_string(gi.g.sim.kernel_launch_latency) + " (not modelled)"
+    r.knob = i == 0 ? "-gpgpu_kernel_launch_latency " + std::to_string(gi.g().sim.kernel_launch_latency) + " (not modelled)"
                     : "driver MMIO, command ring, firmware";
     r.note = err;
     print_row(r);
@@ -526,11 +425,13 @@ int main(int argc, char **argv) {
     else if (c == "qv100") gi.label = "QV100 (configs/SM7_QV100.config)", gi.file = g_src + "/configs/SM7_QV100.config";
     else if (c == "default") gi.label = "default (reduced RTX2060)", gi.file = g_src + "/configs/default.config";
     else gi.label = c, gi.file = c;
-    if (!load_info(gi)) {
-      std::printf("%s: %s\n", c.c_str(), gi.error.c_str());
+    std::string err;
+    if (!micro::load_gpu(gi.file, gi.overrides, &gi.setup, &err)) {
+      std::printf("%s: %s\n", c.c_str(), err.c_str());
       continue;
     }
-    const gpu_config &g = gi.g;
+    gi.turing = gi.g().sim.cc_major == 7 && gi.g().sim.cc_minor == 5;
+    const gpu_config &g = gi.g();
     std::printf("\n## %s: %u SMs, core %.0f MHz, L2 %.0f MHz, DRAM %.0f MHz, %u channels x %u L2 slices, "
                 "peak DRAM %.1f GB/s; SIMT %s, DRAM %s\n\n",
                 gi.label.c_str(), g.derived.n_cores, g.derived.core_mhz, g.derived.l2_mhz, g.derived.dram_mhz,
@@ -548,7 +449,6 @@ int main(int argc, char **argv) {
       std::printf("\n");
       clock_check(gi, op);
     }
-    dram_addrmap_destroy(gi.map);
   }
   std::printf("\nSources:\n");
   for (auto &s : kSources) std::printf("- [%s] %s\n", s[0], s[1]);

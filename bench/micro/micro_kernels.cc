@@ -8,8 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "stats.h"
+
+extern "C" {
+#include "config.h"
+}
 
 namespace micro {
 
@@ -539,6 +544,98 @@ uint64_t alu_chain_cycles(session &s, const char *cls, uint32_t iters, uint32_t 
 
 double alu_chain(session &s, const char *cls, uint32_t iters, uint32_t passes) {
   return static_cast<double>(alu_chain_cycles(s, cls, iters, passes)) / (static_cast<double>(iters) * kAluUnroll);
+}
+
+// ---- configuration and DRAM chains -------------------------------------------------------------
+
+gpu_setup::~gpu_setup() { dram_addrmap_destroy(map); }
+
+bool load_gpu(const std::string &config, const std::vector<std::string> &overrides, gpu_setup *out,
+              std::string *error) {
+  config_registry *r = config_registry_create(nullptr);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  std::string file = config.empty() ? std::string(SIMTVP_SOURCE_DIR) + "/configs/default.config" : config;
+  bool ok = r && gpu_config_register(r, &out->g, &d) == SIMTVP_OK &&
+            config_registry_load_file(r, file.c_str(), &d) == SIMTVP_OK;
+  if (ok && !overrides.empty()) {
+    std::vector<const char *> argv;
+    for (const std::string &o : overrides) argv.push_back(o.c_str());
+    ok = config_registry_parse_args(r, static_cast<int>(argv.size()), argv.data(), &d) == SIMTVP_OK;
+  }
+  ok = ok && gpu_config_finalize(&out->g, r, &d) == SIMTVP_OK;
+  config_registry_destroy(r);
+  if (!ok) {
+    *error = d.message;
+    return false;
+  }
+  const int32_t idx = out->g.mem.partition_indexing;
+  const dram_partition_indexing pi = idx == 0 ? DRAM_PART_LINEAR : idx == 1 ? DRAM_PART_XOR : DRAM_PART_IPOLY;
+  dram_addrmap_config mc = {out->g.mem.addr_mapping, out->g.mem.n_channels, out->g.mem.sub_partitions_per_channel, pi};
+  if (dram_addrmap_create(&mc, &out->map, &d) != SIMTVP_OK) {
+    *error = d.message;
+    return false;
+  }
+  return true;
+}
+
+double peak_dram_gbs(const gpu_config &g) {
+  return g.mem.n_channels * g.mem.chips_per_channel * static_cast<double>(g.dram.bus_width) *
+         g.dram.data_command_freq_ratio * g.derived.dram_mhz * 1e6 / 1e9;
+}
+
+namespace {
+
+struct row_key {
+  uint32_t channel, bank, row;
+  bool operator<(const row_key &o) const {
+    return channel != o.channel ? channel < o.channel : bank != o.bank ? bank < o.bank : row < o.row;
+  }
+};
+
+// Sectors of [buf, buf + bytes) of channel 0, grouped by (bank, row), in address order.
+std::map<row_key, std::vector<uint64_t>> rows_of(const dram_addrmap *map, uint64_t buf, uint64_t bytes) {
+  std::map<row_key, std::vector<uint64_t>> m;
+  for (uint64_t a = (buf + 31) & ~uint64_t(31); a + 32 <= buf + bytes; a += 32) {
+    dram_addr d;
+    dram_addrmap_decode(map, a, &d);
+    if (d.channel == 0) m[{d.channel, d.bank, d.row}].push_back(a);
+  }
+  return m;
+}
+
+}  // namespace
+
+std::vector<uint64_t> row_hit_chain(const dram_addrmap *map, uint64_t buf, uint64_t bytes, std::string *why) {
+  for (auto &kv : rows_of(map, buf, bytes)) {
+    if (kv.second.size() < 64) continue;
+    std::vector<uint64_t> out;
+    for (uint32_t i = 0; i < 64; i++) out.push_back(kv.second[(i * 37) % 64]);  // 37 is coprime with 64
+    return out;
+  }
+  *why = "no DRAM row with 64 sectors in the buffer";
+  return {};
+}
+
+std::vector<uint64_t> row_miss_chain(const dram_addrmap *map, uint64_t buf, uint64_t bytes, std::string *why) {
+  auto m = rows_of(map, buf, bytes);
+  const std::pair<const row_key, std::vector<uint64_t>> *first = nullptr;
+  for (auto &kv : m) {
+    if (kv.second.size() < 32) continue;
+    if (!first) {
+      first = &kv;
+      continue;
+    }
+    if (kv.first.bank != first->first.bank) continue;
+    std::vector<uint64_t> out;
+    for (uint32_t i = 0; i < 32; i++) {
+      out.push_back(first->second[(i * 7) % 32]);
+      out.push_back(kv.second[(i * 7) % 32]);
+    }
+    return out;
+  }
+  *why = "no two rows of one bank with 32 sectors each in the buffer";
+  return {};
 }
 
 }  // namespace micro

@@ -20,6 +20,11 @@
 #include "driver.h"
 #include "simtvp_host.h"
 
+extern "C" {
+#include "dram_addrdec.h"
+#include "gpu_config.h"
+}
+
 namespace micro {
 
 // Loads per loop iteration of the chase kernels and dependent operations per iteration of the
@@ -127,6 +132,33 @@ double alu_chain(session &s, const char *cls, uint32_t iters, uint32_t passes);
 uint64_t chase_global_cycles(session &s, const char *kernel, uint32_t n, uint32_t stride,
                              uint32_t loads, uint32_t passes);
 uint64_t alu_chain_cycles(session &s, const char *cls, uint32_t iters, uint32_t passes);
+
+// ---- the configuration a run uses -----------------------------------------------------------
+
+// A configuration as the platform reads it (file, then overrides) and the memory system's address
+// map built from it (partition indexing 3-5 fall back to 2, as docs/timing.md says).
+struct gpu_setup {
+  gpu_setup() = default;
+  gpu_setup(const gpu_setup &) = delete;
+  gpu_setup &operator=(const gpu_setup &) = delete;
+  ~gpu_setup();
+  gpu_config g{};
+  dram_addrmap *map = nullptr;
+};
+// config empty: configs/default.config.
+bool load_gpu(const std::string &config, const std::vector<std::string> &overrides, gpu_setup *out,
+              std::string *error);
+// Channels x chips x bus bytes x transfers per command clock x command clock, GB/s.
+double peak_dram_gbs(const gpu_config &g);
+
+// DRAM chains placed with the address decoder, inside [buf, buf + bytes) (32-byte sectors):
+// row_hit_chain — the 64 sectors of one row of channel 0, in a non-sequential order (the first
+// access opens the row, the other 63 are row-buffer hits);
+// row_miss_chain — 64 sectors alternating between two rows of one bank of channel 0 (after the
+// first, every access closes the other row: PRE + ACT + RD).
+// Empty (and *why set) when the buffer has no such rows.
+std::vector<uint64_t> row_hit_chain(const dram_addrmap *map, uint64_t buf, uint64_t bytes, std::string *why);
+std::vector<uint64_t> row_miss_chain(const dram_addrmap *map, uint64_t buf, uint64_t bytes, std::string *why);
 
 }  // namespace micro
 
