@@ -142,6 +142,40 @@ simtvp_status simt_core_config_from_gpu(const gpu_config *g, uint32_t sm, simt_c
   return SIMTVP_OK;
 }
 
+/* The variants this build offers, for messages. */
+#ifdef SIMTVP_HAVE_SIMT_AT
+#define SIMT_MODELS_BUILT "func, at, ca"
+#else
+#define SIMT_MODELS_BUILT "func, ca"
+#endif
+
+/* ---- fault reports (simt_core_ports.fault) --------------------------------------------------- */
+
+void simt_report_fault(const simt_core_ports *ports, uint32_t sm, uint32_t kernel_slot, simtvp_status status,
+                       const simtvp_diag *d, const char *text, uint64_t now) {
+  simtvp_msg(&ports->messages, SIMTVP_ERROR, "%s", text);
+  if (!ports->fault) return;
+  simtvp_diag report = *d;
+  report.status = status;
+  snprintf(report.message, sizeof report.message, "%s", text);
+  ports->fault(ports->ctx, sm, kernel_slot, &report, now);
+}
+
+void simt_report_deadlock(const simt_core_ports *ports, uint32_t sm, const simt_kernel *k, const uint32_t cta[3],
+                          uint32_t pc, const char *text, bool warps_follow, uint64_t now) {
+  simtvp_msg(&ports->messages, SIMTVP_ERROR, "%s%s", text, warps_follow ? "; warps:" : "");
+  if (!ports->fault) return;
+  simtvp_diag report;
+  simtvp_diag_clear(&report);
+  simtvp_diag_set(&report, SIMTVP_ERR_DEADLOCK, "%s", text);
+  simtvp_diag_at_thread(&report, k->name ? k->name : "?", cta, NULL);
+  simtvp_diag_at_pc(&report, pc);
+  const ptx_module *m = k->program ? simt_program_module(k->program) : NULL;
+  if (m && pc < m->n_insns)
+    simtvp_diag_at_file(&report, m->source_name ? m->source_name : "?", m->insns[pc].ptx_line, 0);
+  ports->fault(ports->ctx, sm, k->slot, &report, now);
+}
+
 /* ---- facade ---------------------------------------------------------------------------------- */
 
 static const simt_core_ops *ops_for(uint8_t model) {
@@ -162,8 +196,9 @@ simtvp_status simt_core_create(const simt_core_config *config, simt_core_ports p
   if (!ops) {
     simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
                     "-simt_model: SIMT core %u asks for model '%s', which this build does not have "
-                    "(available: func, ca)",
-                    config->sm, config->model <= GPU_FIDELITY_CA ? gpu_fidelity_name((gpu_fidelity)config->model) : "?");
+                    "(available: %s)",
+                    config->sm, config->model <= GPU_FIDELITY_CA ? gpu_fidelity_name((gpu_fidelity)config->model) : "?",
+                    SIMT_MODELS_BUILT);
     simtvp_diag_at_option(diag, "-simt_model");
     return SIMTVP_ERR_UNSUPPORTED;
   }

@@ -169,6 +169,15 @@ typedef struct simt_core_ports {
   void (*cta_done)(void *ctx, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
                    uint64_t now);
   simtvp_msg_port messages;       /* fault and deadlock reports (kernel, CTA, thread, PC) */
+  /* Optional (may be NULL): the structured report of a fault or barrier deadlock that ends a CTA
+   * of the kernel in dispatcher slot kernel_slot, delivered once per CTA when the core finds it
+   * (before that CTA's cta_done; it must not call back into the core). report->status is the
+   * CTA's status; its place fields are, for a fault, every field models/func filled (kernel,
+   * CTA, thread, pc, PTX file:line, address), for a barrier deadlock the kernel, the CTA and the
+   * pc (with its PTX file:line) of the first waiting warp. report->message is the first line of
+   * the text sent through messages. Only the warp that faulted reports; CTAs of the same launch
+   * that stop because the launch already faulted end through cta_done alone. */
+  void (*fault)(void *ctx, uint32_t sm, uint32_t kernel_slot, const simtvp_diag *report, uint64_t now);
 } simt_core_ports;
 
 /* SIMTVP_ERR_CONFIG naming the option for inconsistent values; SIMTVP_ERR_UNSUPPORTED for a

@@ -57,6 +57,11 @@ static void core_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_r
   p->cl->ports.cta_done(p->cl->ports.ctx, sm, slot, r, now);
 }
 
+static void core_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now) {
+  core_port *p = ctx;
+  p->cl->ports.fault(p->cl->ports.ctx, sm, slot, report, now);
+}
+
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
 simtvp_status simt_cluster_create(const simt_cluster_config *config, simt_cluster_ports ports,
@@ -109,7 +114,8 @@ simtvp_status simt_cluster_create(const simt_cluster_config *config, simt_cluste
     cl->core_ports[i].cl = cl;
     cl->core_ports[i].index = i;
     cl->sm_of[i] = config->cores[i].sm;
-    simt_core_ports cp = {&cl->core_ports[i], core_send, core_cta_done, ports.messages};
+    simt_core_ports cp = {&cl->core_ports[i], core_send, core_cta_done, ports.messages,
+                          ports.fault ? core_fault : NULL};
     simtvp_status s = simt_core_create(&config->cores[i], cp, &cl->cores[i], diag);
     if (s != SIMTVP_OK) {
       simt_cluster_destroy(cl);

@@ -43,6 +43,9 @@ typedef struct simt_cluster_ports {
   void (*cta_done)(void *ctx, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
                    uint64_t now);
   simtvp_msg_port messages;
+  /* Optional (may be NULL): a core's structured fault or barrier-deadlock report (see
+   * simt_core_ports.fault), forwarded as the core sends it. */
+  void (*fault)(void *ctx, uint32_t sm, uint32_t kernel_slot, const simtvp_diag *report, uint64_t now);
 } simt_cluster_ports;
 
 /* Creates the cluster and its cores; fails with the first core's diag. */

@@ -39,12 +39,14 @@ static void count(simt_func_core *c, const func_step *st) {
 }
 
 static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta *cta,
-                              const uint32_t id[3]) {
+                              const uint32_t id[3], uint64_t now) {
   gpu_cta_result r = {SIMTVP_OK, 0, 0};
   simtvp_diag d;
   func_step st;
   simtvp_diag_clear(&d);
   uint32_t n = func_cta_warp_count(cta);
+  enum { MAX_WARPS = FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE };
+  uint32_t bar_pc[MAX_WARPS] = {0}; /* the barrier each warp waits at */
   while (!func_cta_done(cta)) {
     bool progress = false;
     for (uint32_t i = 0; i < n && r.status == SIMTVP_OK; i++) {
@@ -53,8 +55,11 @@ static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta 
         simtvp_status s = func_warp_step(w, &st, &d);
         progress = true;
         if (s != SIMTVP_OK) {
-          if (func_warp_get_state(w) == FUNC_WARP_FAULTED)
-            simtvp_msg(&c->ports.messages, SIMTVP_ERROR, "SIMT core %u: %s", c->cfg.sm, d.message);
+          if (func_warp_get_state(w) == FUNC_WARP_FAULTED) {
+            char text[SIMTVP_DIAG_MESSAGE_MAX + 64];
+            snprintf(text, sizeof text, "SIMT core %u: %s", c->cfg.sm, d.message);
+            simt_report_fault(&c->ports, c->cfg.sm, k->slot, s, &d, text, now);
+          }
           r.status = s;
           r.fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0;
           r.pc = d.pc;
@@ -64,16 +69,26 @@ static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta 
         if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(cta, st.barrier_id);
         if (st.kind == FUNC_STEP_EXIT && st.warp_done)
           for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(cta, b);
-        if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the others arrive */
+        if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) { /* let the others arrive */
+          if (i < MAX_WARPS) bar_pc[i] = st.pc;
+          break;
+        }
       }
     }
     if (r.status != SIMTVP_OK) break;
     if (!progress) {
-      simtvp_msg(&c->ports.messages, SIMTVP_ERROR,
-                 "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock: every live warp waits at a "
-                 "barrier that cannot complete",
-                 c->cfg.sm, k->name ? k->name : "?", id[0], id[1], id[2]);
+      char text[512];
+      snprintf(text, sizeof text,
+               "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock: every live warp waits at a "
+               "barrier that cannot complete",
+               c->cfg.sm, k->name ? k->name : "?", id[0], id[1], id[2]);
       r.status = SIMTVP_ERR_DEADLOCK;
+      for (uint32_t i = 0; i < n && i < MAX_WARPS; i++)
+        if (func_warp_get_state(func_cta_warp(cta, i)) == FUNC_WARP_BARRIER) {
+          r.pc = bar_pc[i];
+          break;
+        }
+      simt_report_deadlock(&c->ports, c->cfg.sm, k, id, r.pc, text, false, now);
       break;
     }
   }
@@ -86,7 +101,7 @@ static simtvp_status f_launch_cta(void *state, const simt_kernel *k, const uint3
   func_cta *fc;
   simtvp_status s = func_cta_start(k->launch, cta, c->cfg.sm, 0, &fc, diag);
   if (s != SIMTVP_OK) return s;
-  gpu_cta_result r = run_cta(c, k, fc, cta);
+  gpu_cta_result r = run_cta(c, k, fc, cta, now);
   func_cta_finish(fc);
   c->ports.cta_done(c->ports.ctx, c->cfg.sm, k->slot, &r, now);
   return SIMTVP_OK;

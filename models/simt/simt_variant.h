@@ -69,6 +69,19 @@ typedef struct simt_insn_counters {
 /* Registers them (stats may be NULL: the pointers then point at private scratch). */
 void simt_insn_counters_register(simt_insn_counters *c, stats *st, uint32_t sm, uint64_t *scratch);
 
+/* Fault and deadlock reports, shared by the variants: the text goes through ports->messages
+ * (SIMTVP_ERROR) and, when ports->fault is connected, the structured report (simt.h).
+ * simt_report_fault: a fault models/func reported in d (every place field it filled is kept),
+ * ending a CTA with status; text is the human-readable report (it becomes report->message).
+ * simt_report_deadlock: a barrier deadlock of CTA cta[] of k; pc is the barrier instruction the
+ * first waiting warp waits at (its PTX file:line from k->program's module); thread is (0,0,0);
+ * text is the headline (the report's message), sent with "; warps:" when warps_follow (the
+ * caller then sends one line per warp). */
+void simt_report_fault(const simt_core_ports *ports, uint32_t sm, uint32_t kernel_slot, simtvp_status status,
+                       const simtvp_diag *d, const char *text, uint64_t now);
+void simt_report_deadlock(const simt_core_ports *ports, uint32_t sm, const simt_kernel *k, const uint32_t cta[3],
+                          uint32_t pc, const char *text, bool warps_follow, uint64_t now);
+
 #ifdef __cplusplus
 }
 #endif

@@ -489,6 +489,27 @@ TEST(GpuTiming, FaultInsideACaCoreReachesTheDriverWithKernelCtaThreadPcAndAddres
   EXPECT_NE(r.fault.find("address 0x10"), std::string::npos) << r.fault;
   EXPECT_NE(r.fault.find("control.ptx:14"), std::string::npos) << r.fault;
   EXPECT_NE(r.messages.find("SIMT core"), std::string::npos) << r.messages;
+  // The same as structured fields, which come from the core's report (simt_core_ports.fault),
+  // not from its text: pc 4 is the store on line 14 (the raw string starts with a newline).
+  EXPECT_EQ(r.fault_place, "kernel fault: kernel bad CTA (0,0,0) thread (5,0,0) pc 4 control.ptx:14 address 0x10");
+}
+
+TEST(GpuTiming, FaultInsideAnAtCoreReachesTheDriverWithItsStructuredPlace) {
+#ifndef SIMTVP_HAVE_SIMT_AT
+  GTEST_SKIP() << "this build has no AT SIMT cores (models/simt/at)";
+#endif
+  gt::options o = opts({"-simt_model", "at"});
+  gt::result r = gt::run_body(o, [&](void *dv, std::string &out) {
+    drv *d = static_cast<drv *>(dv);
+    uint64_t p = 0;
+    kernel_run k = launch_ptx(d, kFaultPtx, "bad", {&p}, 2, 64);
+    out = "address=" + std::to_string(k.diag.address) + " " + k.diag.message;
+    return k.sync == SIMTVP_ERR_FAULT ? 0 : 1;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.error << r.messages;
+  EXPECT_EQ(r.error.find("address=16 "), 0u) << r.error;
+  EXPECT_EQ(r.fault_place, "kernel fault: kernel bad CTA (0,0,0) thread (5,0,0) pc 4 control.ptx:14 address 0x10");
+  EXPECT_NE(r.fault.find("SIMT core"), std::string::npos) << r.fault;
 }
 
 TEST(GpuTiming, BarrierDeadlockInACaCoreComesBackAsAnError) {
@@ -500,6 +521,10 @@ TEST(GpuTiming, BarrierDeadlockInACaCoreComesBackAsAnError) {
   });
   ASSERT_EQ(r.exit_code, 0) << r.error << r.messages;
   EXPECT_NE(r.messages.find("barrier deadlock"), std::string::npos) << r.messages;
+  // The structured report: kernel, CTA and the barrier warp 0 waits at (`bar.sync 1, 64`, pc 5
+  // on line 15 of the raw string).
+  EXPECT_EQ(r.fault_place, "deadlock: kernel stuck CTA (0,0,0) thread (0,0,0) pc 5 control.ptx:15");
+  EXPECT_NE(r.fault.find("barrier deadlock"), std::string::npos) << r.fault;
 }
 
 // ---- configuration ------------------------------------------------------------------------------------
@@ -511,8 +536,11 @@ TEST(GpuTiming, BadMemorySystemOptionIsAConfigurationErrorNamingIt) {
   EXPECT_NE(r.error.find("-icnt_flit_size"), std::string::npos) << r.error;
 }
 
-TEST(GpuTiming, ApproximatelyTimedCoresRunCycleAccurateWithAWarningUntilTheyExist) {
+// Every core AT: the kernel runs on the timing side (a build without models/simt/at warns and
+// runs the cores cycle-accurate instead).
+TEST(GpuTiming, ApproximatelyTimedCoresRunAKernelOnTheTimingSide) {
   gt::options o = opts({"-simt_model", "at"});
+  o.kernel_stats = {"gpu_sim_cycle"};
   gt::result r = gt::run_body(o, [](void *dv, std::string &out) {
     drv *d = static_cast<drv *>(dv);
     uint64_t res = 0;
@@ -524,8 +552,12 @@ TEST(GpuTiming, ApproximatelyTimedCoresRunCycleAccurateWithAWarningUntilTheyExis
   });
 #ifndef SIMTVP_HAVE_SIMT_AT
   EXPECT_NE(r.messages.find("-simt_model at"), std::string::npos) << r.messages;
+#else
+  EXPECT_EQ(r.messages.find("-simt_model at"), std::string::npos) << r.messages;
 #endif
   EXPECT_EQ(r.exit_code, 0) << r.error << r.messages;
+  ASSERT_EQ(r.kernel_stats.size(), 1u);
+  EXPECT_GT(r.kernel_stats[0][0], 0u);  // simulated time: not the functional side
 }
 
 }  // namespace

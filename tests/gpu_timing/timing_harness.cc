@@ -353,14 +353,15 @@ void child_scenario(const scenario &s, const options &o, writer &w) {
     }, &diag);
     if (st != SIMTVP_OK && error.empty()) error = std::string("call: ") + diag.message;
   }
-  std::string fault;
+  std::string fault, fault_place;
   if (h) {
     simtvp_diag f;
-    if (simtvp_host_last_fault(h, &f)) fault = f.message;
+    if (simtvp_host_last_fault(h, &f)) fault = f.message, fault_place = place(f);
   }
   w.u64(static_cast<uint64_t>(launch_status));
   w.str(error);
   w.str(fault);
+  w.str(fault_place);
   w.u64(bufs.size());
   for (const auto &b : bufs) w.bytes(b.data(), b.size());
   w.u64(globals.size());
@@ -392,6 +393,19 @@ arg D(double v) {
   return arg{-1, b};
 }
 
+std::string place(const simtvp_diag &d) {
+  std::ostringstream o;
+  o << simtvp_status_name(d.status) << ":";
+  if (d.where & SIMTVP_WHERE_THREAD)
+    o << " kernel " << d.kernel << " CTA (" << d.cta[0] << "," << d.cta[1] << "," << d.cta[2] << ") thread ("
+      << d.thread[0] << "," << d.thread[1] << "," << d.thread[2] << ")";
+  if (d.where & SIMTVP_WHERE_PC) o << " pc " << d.pc;
+  if (d.where & SIMTVP_WHERE_FILE) o << " " << d.file << ":" << d.line;
+  if (d.where & SIMTVP_WHERE_ADDRESS) o << " address 0x" << std::hex << d.address;
+  if (d.where & SIMTVP_WHERE_OPTION) o << " option " << d.option;
+  return o.str();
+}
+
 std::string source_dir() { return SIMTVP_SOURCE_DIR; }
 
 std::string scratch_dir(const std::string &name) {
@@ -417,6 +431,7 @@ result run(const scenario &s, const options &o) {
   r.launch_status = static_cast<int>(rd.u64());
   r.error = rd.str();
   r.fault = rd.str();
+  r.fault_place = rd.str();
   uint64_t n = rd.u64();
   for (uint64_t i = 0; i < n && rd.ok; i++) {
     std::string b = rd.str();
@@ -443,7 +458,7 @@ result run_body(const options &o, const std::function<int(void *drv, std::string
         simtvp_host *h = open_platform(o, &diag, &argv);
         std::string out;
         int status = -1;
-        std::string fault;
+        std::string fault, fault_place;
         drv *d = nullptr;
         if (!h) {
           out = std::string("open: ") + diag.message;
@@ -453,11 +468,12 @@ result run_body(const options &o, const std::function<int(void *drv, std::string
           simtvp_status st = call(h, [&] { status = body(d, out); }, &diag);
           if (st != SIMTVP_OK) out += std::string(" call: ") + diag.message;
           simtvp_diag f;
-          if (simtvp_host_last_fault(h, &f)) fault = f.message;
+          if (simtvp_host_last_fault(h, &f)) fault = f.message, fault_place = place(f);
         }
         w.u64(static_cast<uint64_t>(status));
         w.str(out);
         w.str(fault);
+        w.str(fault_place);
         write_stats(h, o, w);
         if (h) simtvp_host_close(h);
       },
@@ -467,6 +483,7 @@ result run_body(const options &o, const std::function<int(void *drv, std::string
   r.exit_code = static_cast<int>(rd.u64());
   r.error = rd.str();
   r.fault = rd.str();
+  r.fault_place = rd.str();
   read_stats(rd, r);
   if (!rd.ok) r.error = "short message from the child";
   return r;

@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "func_tex.h"
+#include "simtvp_diag.h"
 }
 
 namespace gt {
@@ -92,6 +93,7 @@ struct result {
   std::vector<double> ratios;       // requested ratios over the totals
   std::string messages;             // stderr of the child (warnings, fault reports, dumps)
   std::string fault;                // simtvp_host_last_fault message
+  std::string fault_place;          // its structured fields (place()), "" when there is none
 };
 
 struct options {
@@ -115,6 +117,10 @@ std::vector<uint8_t> initial(const buffer &b, int index);
 
 // Compares two runs' buffers, globals and printf text by the scenario's rules; "" when equal.
 std::string compare(const scenario &s, const result &want, const result &got);
+
+// The structured fields of a fault report, each only when its SIMTVP_WHERE_* bit is set:
+// "kernel fault: kernel bad CTA (0,0,0) thread (5,0,0) pc 4 control.ptx:14 address 0x10".
+std::string place(const simtvp_diag &d);
 
 std::string source_dir();
 std::string scratch_dir(const std::string &name);

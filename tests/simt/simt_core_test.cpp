@@ -111,6 +111,14 @@ TEST(SimtCore, FaultInsideACaCoreNamesKernelCtaThreadAndPc) {
   EXPECT_NE(m.find("(5,0,0)"), std::string::npos) << "thread: " << m;
   EXPECT_NE(m.find("fault.ptx:"), std::string::npos) << "PTX line: " << m;
   EXPECT_NE(m.find("0x10"), std::string::npos) << "address: " << m;
+  // The structured report (simt_core_ports.fault through the cluster) carries every place field
+  // the functional engine filled: the load is pc 10 on line 20 of fault.ptx (9 header lines, 7
+  // of kOutSlot, then setp, bra, mov, ld).
+  const simtvp_diag *f = sh_fault_report(g.h);
+  EXPECT_EQ(place(f), "kernel fault: kernel k CTA (1,0,0) thread (5,0,0) pc 10 fault.ptx:20 address 0x10");
+  if (f) {
+    EXPECT_EQ(std::string(f->message), m);
+  }
 }
 
 TEST(SimtCore, BarrierDeadlockIsReportedWithAWarpDump) {
@@ -126,6 +134,13 @@ TEST(SimtCore, BarrierDeadlockIsReportedWithAWarpDump) {
   EXPECT_NE(m.find("warp 0 (slot 0, sched 0): barrier 0 (pc 5 `bar.sync 0;`)"), std::string::npos) << m;
   EXPECT_NE(m.find("warp 1 (slot 1, sched 1): barrier 1 (pc 3 `bar.sync 1;`)"), std::string::npos) << m;
   EXPECT_NE(m.find("deadlock.ptx:"), std::string::npos) << m;
+  // The structured report: kernel, CTA and the barrier the first waiting warp (warp 0) waits at,
+  // `bar.sync 0` = pc 5 on line 16 (9 header lines, then mov, setp, bra, bar, bra, the label).
+  const simtvp_diag *f = sh_fault_report(g.h);
+  EXPECT_EQ(place(f), "deadlock: kernel k CTA (0,0,0) thread (0,0,0) pc 5 deadlock.ptx:16");
+  if (f) {
+    EXPECT_NE(std::string(f->message).find("barrier deadlock"), std::string::npos) << f->message;
+  }
 }
 
 TEST(SimtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {
@@ -162,6 +177,22 @@ TEST(SimtCore, FuncVariantRunsEachCtaAtLaunchInZeroTime) {
   EXPECT_LT(fn.cycles(), 20u);
   EXPECT_GT(ca.cycles(), 200u);
   EXPECT_EQ(sh_mem_requests(fn.h, MEM_ACC_GLOBAL_R) + sh_mem_requests(fn.h, MEM_ACC_INST_R), 0u);
+}
+
+TEST(SimtCore, FuncVariantSendsStructuredFaultAndDeadlockReports) {
+  // The fault and deadlock kernels of the CA tests above on func cores: the same place fields.
+  Gpu g(kQV100, {"-gpgpu_n_clusters", "2", "-simt_model", "func"});
+  std::string fault = std::string(kOutSlot) +
+                      "  setp.eq.u32 %p1, %r31, 37;\n  @!%p1 bra DONE;\n  mov.u64 %rd2, 0x10;\n"
+                      "  ld.global.u32 %r1, [%rd2];\n  st.global.u32 [%rd1], %r1;\nDONE:\n";
+  ASSERT_EQ(g.load(kernel(fault, true), "fault.ptx"), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.launch("k", 2, 32, {g.alloc(8 * 64)}), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(place(sh_fault_report(g.h)), "kernel fault: kernel k CTA (1,0,0) thread (5,0,0) pc 10 fault.ptx:20 address 0x10");
+  std::string stuck = "  mov.u32 %r28, %tid.x;\n  setp.lt.u32 %p1, %r28, 32;\n  @%p1 bra W0;\n  bar.sync 1;\n"
+                      "  bra.uni OUT;\nW0:\n  bar.sync 0;\nOUT:\n";
+  ASSERT_EQ(g.load(kernel(stuck, true), "deadlock.ptx"), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.launch("k", 1, 64, {g.alloc(8)}), SIMTVP_ERR_DEADLOCK);
+  EXPECT_EQ(place(sh_fault_report(g.h)), "deadlock: kernel k CTA (0,0,0) thread (0,0,0) pc 5 deadlock.ptx:16");
 }
 
 TEST(SimtCore, CoresOfDifferentModelsShareOneGpu) {

@@ -64,6 +64,8 @@ struct simt_harness {
   sh_text printed, messages;
   bool have_error;
   char first_error[SIMTVP_DIAG_MESSAGE_MAX];
+  bool have_report;      /* report: the launch's first structured fault/deadlock report */
+  simtvp_diag report;
   uint64_t *gpu_sim_cycle;
 };
 
@@ -234,6 +236,14 @@ static void cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result
   gpu_disp_cta_done(((simt_harness *)ctx)->disp, sm, slot, r, now);
 }
 
+static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now) {
+  simt_harness *h = ctx;
+  (void)sm, (void)slot, (void)now;
+  if (h->have_report) return;
+  h->have_report = true;
+  h->report = *report;
+}
+
 /* ---- lifecycle --------------------------------------------------------------------------------- */
 
 static simtvp_status load_config(simt_harness *h, simtvp_diag *diag) {
@@ -314,7 +324,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
     if (lif != simt_ldst_default_iface()) cc->ldst.l1d_latency = o->fake_ldst_latency;
     cc->ldst.local_base = sh_alloc(h, 1u << 20); /* a region per core (the LDST maps local memory there) */
   }
-  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}};
+  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault};
   for (uint32_t c = 0; st == SIMTVP_OK && c < h->n_clusters; c++) {
     simt_cluster_config cl = {c, h->n_clusters, h->cores_per_cluster, &h->core_cfgs[c * h->cores_per_cluster],
                               g->core.cluster_ejection_buffer, h->addrmap, h->st};
@@ -393,6 +403,7 @@ uint64_t sh_last_cycles(const simt_harness *h) { return h->last_cycles; }
 uint64_t sh_now(const simt_harness *h) { return h->now; }
 const char *sh_printed(const simt_harness *h) { return h->printed.s ? h->printed.s : ""; }
 const char *sh_messages(const simt_harness *h) { return h->messages.s ? h->messages.s : ""; }
+const simtvp_diag *sh_fault_report(const simt_harness *h) { return h->have_report ? &h->report : NULL; }
 uint64_t sh_mem_misrouted(const simt_harness *h) { return h->misrouted; }
 uint64_t sh_mem_requests(const simt_harness *h, uint32_t kind) { return kind < MEM_ACC_KIND_COUNT ? h->mem_count[kind] : 0; }
 
@@ -510,6 +521,7 @@ simtvp_status sh_launch(simt_harness *h, const char *name, const uint32_t grid[3
   d.grid_id = (uint32_t)h->load_ids;
   h->done = false;
   h->have_error = false;
+  h->have_report = false;
   uint64_t start = h->now;
   stats_kernel_begin(h->st, name, h->load_ids);
   if (!gpu_disp_launch(h->disp, &d, 1, h->now)) {

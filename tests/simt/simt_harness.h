@@ -80,6 +80,9 @@ uint64_t sh_now(const simt_harness *h);
 /* Device printf output and every message the model cores sent (one line each), since create. */
 const char *sh_printed(const simt_harness *h);
 const char *sh_messages(const simt_harness *h);
+/* The first structured fault or barrier-deadlock report (simt_core_ports.fault, through the
+ * clusters) of the last launch; NULL when there was none. */
+const simtvp_diag *sh_fault_report(const simt_harness *h);
 /* Requests the fixed-latency memory answered, by kind (mem_access_kind). */
 uint64_t sh_mem_requests(const simt_harness *h, uint32_t kind);
 /* Requests whose src_node was not their cluster or whose dst_node was not n_clusters + the

@@ -122,6 +122,21 @@ inline const char *kOutSlot =
     "  ld.param.u64 %rd28, [out];\n  mov.u32 %r28, %tid.x;\n  mov.u32 %r29, %ctaid.x;\n  mov.u32 %r30, %ntid.x;\n"
     "  mad.lo.u32 %r31, %r29, %r30, %r28;\n  mul.wide.u32 %rd29, %r31, 8;\n  add.s64 %rd1, %rd28, %rd29;\n";
 
+// The place fields of a structured fault report, each only when its SIMTVP_WHERE_* bit is set:
+// "kernel fault: kernel k CTA (1,0,0) thread (5,0,0) pc 10 fault.ptx:20 address 0x10"; "none" for NULL.
+inline std::string place(const simtvp_diag *d) {
+  if (!d) return "none";
+  std::ostringstream o;
+  o << simtvp_status_name(d->status) << ":";
+  if (d->where & SIMTVP_WHERE_THREAD)
+    o << " kernel " << d->kernel << " CTA (" << d->cta[0] << "," << d->cta[1] << "," << d->cta[2] << ") thread ("
+      << d->thread[0] << "," << d->thread[1] << "," << d->thread[2] << ")";
+  if (d->where & SIMTVP_WHERE_PC) o << " pc " << d->pc;
+  if (d->where & SIMTVP_WHERE_FILE) o << " " << d->file << ":" << d->line;
+  if (d->where & SIMTVP_WHERE_ADDRESS) o << " address 0x" << std::hex << d->address;
+  return o.str();
+}
+
 inline std::string repeat(const std::string &line, int n) {
   std::string s;
   for (int i = 0; i < n; i++) s += line;

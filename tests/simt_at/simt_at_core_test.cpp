@@ -186,6 +186,14 @@ TEST(SimtAtCore, FaultInsideAnAtCoreNamesKernelCtaThreadAndPc) {
   EXPECT_NE(m.find("(5,0,0)"), std::string::npos) << "thread: " << m;
   EXPECT_NE(m.find("fault.ptx:"), std::string::npos) << "PTX line: " << m;
   EXPECT_NE(m.find("0x10"), std::string::npos) << "address: " << m;
+  // The structured report (simt_core_ports.fault through the cluster) carries every place field
+  // the functional engine filled: the load is pc 10 on line 20 of fault.ptx (9 header lines, 7
+  // of kOutSlot, then setp, bra, mov, ld).
+  const simtvp_diag *f = sh_fault_report(g.h);
+  EXPECT_EQ(place(f), "kernel fault: kernel k CTA (1,0,0) thread (5,0,0) pc 10 fault.ptx:20 address 0x10");
+  if (f) {
+    EXPECT_EQ(std::string(f->message), m);
+  }
 }
 
 TEST(SimtAtCore, BarrierDeadlockIsReportedWithAWarpDump) {
@@ -201,6 +209,13 @@ TEST(SimtAtCore, BarrierDeadlockIsReportedWithAWarpDump) {
   EXPECT_NE(m.find("warp 0 (slot 0, sched 0): barrier 0 (pc 5 `bar.sync 0;`)"), std::string::npos) << m;
   EXPECT_NE(m.find("warp 1 (slot 1, sched 1): barrier 1 (pc 3 `bar.sync 1;`)"), std::string::npos) << m;
   EXPECT_NE(m.find("deadlock.ptx:"), std::string::npos) << m;
+  // The structured report: kernel, CTA and the barrier the first waiting warp (warp 0) waits at,
+  // `bar.sync 0` = pc 5 on line 16 (9 header lines, then mov, setp, bra, bar, bra, the label).
+  const simtvp_diag *f = sh_fault_report(g.h);
+  EXPECT_EQ(place(f), "deadlock: kernel k CTA (0,0,0) thread (0,0,0) pc 5 deadlock.ptx:16");
+  if (f) {
+    EXPECT_NE(std::string(f->message).find("barrier deadlock"), std::string::npos) << f->message;
+  }
 }
 
 TEST(SimtAtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {

@@ -16,43 +16,6 @@ constexpr uint64_t kGiB = 1ull << 30;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// The functional engine's fault text ("<file>: <what> in kernel <k>, CTA (x,y,z), thread (x,y,z),
-// pc N (<file>:<line>: `…`)") carries the place; the CA core forwards it as text. Fills the
-// structured fields it finds.
-void parse_fault_place(const char *text, simtvp_diag *d) {
-  const char *k = std::strstr(text, " in kernel ");
-  if (!k) return;
-  k += std::strlen(" in kernel ");
-  const char *comma = std::strstr(k, ", CTA (");
-  if (!comma) return;
-  char kernel[SIMTVP_DIAG_NAME_MAX];
-  size_t n = static_cast<size_t>(comma - k);
-  if (n >= sizeof kernel) n = sizeof kernel - 1;
-  std::memcpy(kernel, k, n);
-  kernel[n] = 0;
-  uint32_t cta[3], thread[3];
-  unsigned long long pc = 0;
-  if (std::sscanf(comma, ", CTA (%u,%u,%u), thread (%u,%u,%u), pc %llu", &cta[0], &cta[1], &cta[2], &thread[0],
-                  &thread[1], &thread[2], &pc) != 7)
-    return;
-  simtvp_diag_at_thread(d, kernel, cta, thread);
-  simtvp_diag_at_pc(d, pc);
-  // " (<file>:<line>: `" after the pc
-  const char *open = std::strstr(comma, " (");
-  const char *tick = open ? std::strstr(open, ": `") : nullptr;
-  if (!tick) return;
-  const char *c = tick - 1;
-  while (c > open + 2 && *c != ':') c--;  // the ':' between file and line
-  if (c <= open + 2) return;
-  char file[SIMTVP_DIAG_NAME_MAX];
-  n = static_cast<size_t>(c - (open + 2));
-  if (n >= sizeof file) n = sizeof file - 1;
-  std::memcpy(file, open + 2, n);
-  file[n] = 0;
-  unsigned line = 0;
-  if (std::sscanf(c + 1, "%u", &line) == 1) simtvp_diag_at_file(d, file, line, 0);
-}
-
 }  // namespace
 
 // ---- construction -------------------------------------------------------------------------------
@@ -183,6 +146,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   sp.ticked = &simt_timing::on_ticked;
   sp.messages.ctx = this;
   sp.messages.emit = &simt_timing::on_message;
+  sp.fault = &simt_timing::on_fault;
   const uint32_t n_clusters = g_.core.n_clusters;
   for (uint32_t c = 0; c < n_clusters; c++) {
     simt_cluster_config cc;
@@ -233,8 +197,19 @@ std::unique_ptr<simt_subsystem> make_simt_timing(sc_core::sc_module_name name, c
 
 void simt_timing::on_message(void *ctx, simtvp_severity severity, const char *text) {
   auto *s = static_cast<simt_timing *>(ctx);
-  if (severity == SIMTVP_ERROR && std::strstr(text, " in kernel ")) s->last_error_ = text;
   simtvp_msg(&s->env_.messages, severity, "%s", text);
+}
+
+// A core's structured report (fault or barrier deadlock), kept for the kernel's first failing
+// CTA; it arrives before that CTA's completion.
+void simt_timing::on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t cycle) {
+  (void)sm, (void)cycle;
+  auto *s = static_cast<simt_timing *>(ctx);
+  if (slot >= s->slots_.size()) return;
+  slot_state &ss = s->slots_[slot];
+  if (ss.have_report || ss.fault_recorded) return;
+  ss.have_report = true;
+  ss.report = *report;
 }
 
 void simt_timing::set_fault(simtvp_status st, const char *fmt, ...) {
@@ -251,16 +226,16 @@ void simt_timing::record_fault(uint32_t slot, const gpu_cta_result &r) {
   slot_state &s = slots_[slot];
   if (s.fault_recorded) return;
   s.fault_recorded = true;
-  if (!last_error_.empty()) {
-    set_fault(r.status, "%s", last_error_.c_str());
-    parse_fault_place(last_error_.c_str(), &fault_);
-    last_error_.clear();
+  if (s.have_report) {
+    fault_ = s.report;
+    fault_.status = r.status;
   } else {
     set_fault(r.status, "kernel %s: a CTA ended with %s (pc %" PRIu64 ")", s.sk.name ? s.sk.name : "?",
               simtvp_status_name(r.status), r.pc);
     simtvp_diag_at_pc(&fault_, r.pc);
   }
-  if (r.status == SIMTVP_ERR_FAULT) simtvp_diag_at_address(&fault_, r.fault_addr);
+  if (r.status == SIMTVP_ERR_FAULT && !(fault_.where & SIMTVP_WHERE_ADDRESS))
+    simtvp_diag_at_address(&fault_, r.fault_addr);
 }
 
 // ---- the dispatcher's port ------------------------------------------------------------------------

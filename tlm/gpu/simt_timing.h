@@ -93,6 +93,8 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
     simtvp_status abort_status = SIMTVP_OK;
     bool fault_recorded = false;
     bool limit_reported = false;
+    bool have_report = false;        // report: a core's structured fault/deadlock report
+    simtvp_diag report{};
   };
 
   simtvp_status build(simtvp_diag *diag);
@@ -114,6 +116,7 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   static void on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t cycle);
   static void on_ticked(void *ctx, uint64_t cycle);
   static void on_message(void *ctx, simtvp_severity severity, const char *text);
+  static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t cycle);
 
   simt_env env_;
   const gpu_config &g_;
@@ -137,7 +140,6 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   simtvp_status status_ = SIMTVP_OK;
   simtvp_diag diag_;
   simtvp_diag fault_;
-  std::string last_error_;          // the last error message of a core (a fault report)
   bool local_warned_ = false;
 };
 

@@ -55,6 +55,7 @@ simtvp_status simt_cluster_shell::create_model(simtvp_diag *diag) {
   p.inject = &simt_cluster_shell::on_inject;
   p.cta_done = &simt_cluster_shell::on_cta_done;
   p.messages = ports_.messages;
+  p.fault = ports_.fault ? &simt_cluster_shell::on_fault : nullptr;
   return simt_cluster_create(&cfg_, p, &model_, diag);
 }
 
@@ -99,6 +100,12 @@ void simt_cluster_shell::on_cta_done(void *ctx, uint32_t sm, uint32_t slot, cons
                                      uint64_t now) {
   auto *self = static_cast<simt_cluster_shell *>(ctx);
   self->ports_.cta_done(self->ports_.ctx, sm, slot, r, now);
+}
+
+void simt_cluster_shell::on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report,
+                                  uint64_t now) {
+  auto *self = static_cast<simt_cluster_shell *>(ctx);
+  self->ports_.fault(self->ports_.ctx, sm, slot, report, now);
 }
 
 // ---- requests waiting for replies (deadlock dumps) -----------------------------------------------

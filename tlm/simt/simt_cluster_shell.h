@@ -48,6 +48,9 @@ struct simt_cluster_shell_ports {
                    uint64_t cycle) = nullptr;
   void (*ticked)(void *ctx, uint64_t cycle) = nullptr; // after every tick (simulation control)
   simtvp_msg_port messages{};
+  // A core's structured fault or barrier-deadlock report (simt_core_ports.fault); may be null.
+  void (*fault)(void *ctx, uint32_t sm, uint32_t kernel_slot, const simtvp_diag *report,
+                uint64_t cycle) = nullptr;
 };
 
 class simt_cluster_shell : public sc_core::sc_module, public clocked {
@@ -98,6 +101,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked {
   };
   static bool on_inject(void *ctx, mem_req *req, uint64_t now);
   static void on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now);
+  static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now);
   simtvp_status create_model(simtvp_diag *diag);
   void track(const mem_req *r, uint64_t cycle);
   void untrack(const mem_req *r);

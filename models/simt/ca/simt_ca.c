@@ -206,19 +206,18 @@ static void check_deadlock(ca_core *c, ca_cta *cta, uint64_t now) {
   }
   if (running || !waiting) return;
   char line[512];
-  simtvp_msg(&c->ports.messages, SIMTVP_ERROR,
-             "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock at cycle %" PRIu64
-             ": every live warp waits at a barrier that cannot complete; warps:",
-             c->cfg.sm, cta->k->name ? cta->k->name : "?", cta->id[0], cta->id[1], cta->id[2], now);
+  snprintf(line, sizeof line,
+           "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock at cycle %" PRIu64
+           ": every live warp waits at a barrier that cannot complete",
+           c->cfg.sm, cta->k->name ? cta->k->name : "?", cta->id[0], cta->id[1], cta->id[2], now);
+  /* the report names the barrier the first waiting warp waits at */
+  gpu_cta_result r = {SIMTVP_ERR_DEADLOCK, 0, c->warps[first].bar_pc};
+  simt_report_deadlock(&c->ports, c->cfg.sm, cta->k, cta->id, c->warps[first].bar_pc, line, true, now);
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     uint32_t slot = cta->warp_slot[i];
     warp_line(c, &c->warps[slot], slot, line, sizeof line);
     simtvp_msg(&c->ports.messages, SIMTVP_ERROR, "%s", line);
   }
-  func_peek pk;
-  gpu_cta_result r = {SIMTVP_ERR_DEADLOCK, 0, 0};
-  if (func_warp_peek(c->warps[first].fw, &pk)) r.pc = pk.pc;
-  else r.pc = c->warps[first].fetch_pc;
   abort_cta(c, cta, &r, now);
 }
 
@@ -248,9 +247,11 @@ static void settle_barriers(ca_core *c, ca_cta *cta, uint64_t now) {
 static void fault_cta(ca_core *c, ca_cta *cta, ca_warp *w, simtvp_status st, const simtvp_diag *d,
                       uint64_t now) {
   /* The warp that faulted reports; others of the launch only see the launch's fault again. */
-  if (func_warp_get_state(w->fw) == FUNC_WARP_FAULTED)
-    simtvp_msg(&c->ports.messages, SIMTVP_ERROR, "SIMT core %u, cycle %" PRIu64 ": %s", c->cfg.sm, now,
-               d->message);
+  if (func_warp_get_state(w->fw) == FUNC_WARP_FAULTED) {
+    char text[SIMTVP_DIAG_MESSAGE_MAX + 64];
+    snprintf(text, sizeof text, "SIMT core %u, cycle %" PRIu64 ": %s", c->cfg.sm, now, d->message);
+    simt_report_fault(&c->ports, c->cfg.sm, cta->k->slot, st, d, text, now);
+  }
   gpu_cta_result r = {st, (d->where & SIMTVP_WHERE_ADDRESS) ? d->address : 0, d->pc};
   abort_cta(c, cta, &r, now);
 }
