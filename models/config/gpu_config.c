@@ -551,9 +551,12 @@ static const config_option sim_options[] = {
     SIM(max_concurrent_kernel, CONFIG_INT, "-gpgpu_max_concurrent_kernel", "8", "kernels",
         "Kernels that may run at once (from different streams)."),
     SIM(kernel_launch_latency, CONFIG_INT, "-gpgpu_kernel_launch_latency", "0", "core cycles",
-        "Delay from a kernel launch to its first CTA."),
+        "Delay from a kernel's start on the GPU to the issue of its first CTA; counts in "
+        "`gpu_sim_cycle`. Timing SIMT side only (the functional side takes no GPU time)."),
     SIM(cta_launch_latency, CONFIG_INT, "-gpgpu_TB_launch_latency", "0", "core cycles",
-        "Delay to launch each CTA."),
+        "Delay from a CTA's issue (its core's slot is taken then) to its start on the core. "
+        "Timing SIMT side only. GPGPU-Sim instead adds the number of CTAs times this value to "
+        "the kernel's start delay."),
     SIM(cc_major, CONFIG_UINT, "-gpgpu_compute_capability_major", "7", "",
         "Compute capability reported to programs (major)."),
     SIM(cc_minor, CONFIG_UINT, "-gpgpu_compute_capability_minor", "0", "",
@@ -612,10 +615,6 @@ static const config_option sim_options[] = {
     CONFIG_OPT_IGNORED(CONFIG_INT, "-trace_sampling_core", "0", "Core traced."),
     CONFIG_OPT_IGNORED(CONFIG_INT, "-trace_sampling_memory_partition", "-1",
                        "Memory partition traced."),
-    CONFIG_OPT_IGNORED(CONFIG_BOOL, "-enable_ptx_file_line_stats", "1",
-                       "Per-PTX-line statistics file."),
-    CONFIG_OPT_IGNORED(CONFIG_STRING, "-ptx_line_stats_filename", "gpgpu_inst_stats.txt",
-                       "Per-PTX-line statistics file name."),
     CONFIG_OPT_IGNORED(CONFIG_BOOL, "-power_simulation_enabled", "0", "GPUWattch/AccelWattch."),
     CONFIG_OPT_IGNORED(CONFIG_STRING, "-gpuwattch_xml_file", "gpuwattch.xml",
                        "GPUWattch configuration."),
@@ -673,7 +672,10 @@ static const config_option fidelity_options[] = {
           "','.",
           NULL, check_dram_override),
     CONFIG_OPT(gpu_fidelity_config, func_threads, CONFIG_UINT, "-func_threads", "1", "threads",
-               "Host threads that execute CTAs in functional mode (results do not depend on it)."),
+               "Host threads that run a kernel's CTAs on the functional SIMT side (`-simt_model "
+               "func`); 1 runs them one by one, deterministically. With more, results that depend "
+               "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
+               "order) may differ from run to run. Timing SIMT sides ignore it."),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -720,6 +722,16 @@ static const config_option output_options[] = {
         0),
     OUT(print_kernel_stats, CONFIG_BOOL, "-stats_print_kernel", "1", "",
         "Print the GPGPU-Sim-style statistics text at the end of each kernel.", 0),
+    OUT(ptx_line_stats, CONFIG_BOOL, "-enable_ptx_file_line_stats", "0", "",
+        "Per-PTX-line profile: warp and thread instructions (and, on timing cores that attribute "
+        "them, stall cycles) per PTX source line and per CUDA source line (.loc), per kernel, in "
+        "`-ptx_line_stats_filename` and the statistics JSON (docs/statistics.md). GPGPU-Sim's "
+        "default is 1; simtvp's is 0 (off costs nothing).",
+        0),
+    OUT(ptx_line_stats_file, CONFIG_STRING, "-ptx_line_stats_filename", "gpgpu_inst_stats.txt", "",
+        "File of the per-PTX-line profile; a relative name is placed in the output directory "
+        "(`simtvp -o`), else the working directory.",
+        0),
 };
 
 #define BLOCK(id, title, desc, table) {id, title, desc, table, sizeof table / sizeof table[0]}
@@ -1066,6 +1078,14 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     return fail(r, "-dram_model_override", diag, "%s", why);
   if (f->func_threads == 0)
     return fail(r, "-func_threads", diag, "at least one host thread is needed");
+  if (cfg->sim.kernel_launch_latency < 0)
+    return fail(r, "-gpgpu_kernel_launch_latency", diag, "a latency must not be negative (%" PRId32 ")",
+                cfg->sim.kernel_launch_latency);
+  if (cfg->sim.cta_launch_latency < 0)
+    return fail(r, "-gpgpu_TB_launch_latency", diag, "a latency must not be negative (%" PRId32 ")",
+                cfg->sim.cta_launch_latency);
+  if (cfg->output.ptx_line_stats && !cfg->output.ptx_line_stats_file[0])
+    return fail(r, "-ptx_line_stats_filename", diag, "a file name is needed with -enable_ptx_file_line_stats 1");
   return SIMTVP_OK;
 }
 

@@ -12,6 +12,7 @@ typedef struct disp_kernel {
   uint8_t *params;       /* max_param_bytes, owned */
   gpu_cta_usage use;
   uint64_t next_cta;     /* linear index of the next CTA to issue */
+  uint64_t issue_from;   /* first cycle at which its CTAs may issue (kernel launch latency) */
   uint64_t ctas_done;
   gpu_kernel_result result;
 } disp_kernel;
@@ -19,6 +20,13 @@ typedef struct disp_kernel {
 typedef struct disp_sm {
   uint32_t threads, warps, ctas, regs, smem;
 } disp_sm;
+
+/* A CTA issued (its core's resources taken) that reaches the core at `due` (CTA launch latency). */
+typedef struct disp_start {
+  uint64_t due;
+  uint32_t slot, sm;
+  uint32_t cta[3];
+} disp_start;
 
 struct gpu_disp {
   gpu_disp_config cfg;
@@ -32,6 +40,11 @@ struct gpu_disp {
   uint64_t issue_cycle;  /* cycle of the last issue round (ctas_per_cycle accounting) */
   uint32_t issued_this_cycle;
   uint64_t pending_at;   /* a CTA finished or a kernel arrived: advance is due at this cycle */
+  uint64_t now;          /* cycle of the latest advance */
+  /* CTAs on their way to a core, in issue order (a constant latency keeps `due` sorted): a ring
+   * of one entry per CTA slot of the GPU, which bounds how many can be issued at once. */
+  disp_start *starts;
+  uint32_t starts_cap, starts_head, starts_n;
   bool in_advance;
   gpu_disp_counters local;
   struct { uint64_t *kernels, *ctas_issued, *ctas_done, *cta_faults; } ctr;
@@ -54,7 +67,9 @@ gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports) {
   d->kernels = calloc(d->cfg.max_kernels, sizeof *d->kernels);
   d->sms = calloc(d->n_sms, sizeof *d->sms);
   d->resident = calloc((size_t)d->n_sms * d->cfg.max_kernels, sizeof *d->resident);
-  if (!d->kernels || !d->sms || !d->resident) {
+  d->starts_cap = d->n_sms * (d->cfg.sm.max_ctas ? d->cfg.sm.max_ctas : 1);
+  d->starts = d->cfg.cta_launch_cycles ? calloc(d->starts_cap, sizeof *d->starts) : NULL;
+  if (!d->kernels || !d->sms || !d->resident || (d->cfg.cta_launch_cycles && !d->starts)) {
     gpu_disp_destroy(d);
     return NULL;
   }
@@ -76,6 +91,7 @@ void gpu_disp_destroy(gpu_disp *d) {
   free(d->kernels);
   free(d->sms);
   free(d->resident);
+  free(d->starts);
   free(d);
 }
 
@@ -86,6 +102,7 @@ void gpu_disp_reset(gpu_disp *d) {
   d->next_pos = 0;
   d->pending_at = UINT64_MAX;
   d->issued_this_cycle = 0;
+  d->starts_head = d->starts_n = 0;
 }
 
 bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uint64_t now) {
@@ -103,6 +120,7 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
   dk->tag = tag;
   dk->use = use;
   dk->next_cta = 0;
+  dk->issue_from = UINT64_MAX; /* set when it begins */
   dk->ctas_done = 0;
   memset(&dk->result, 0, sizeof dk->result);
   dk->k.slot = (uint32_t)(dk - d->kernels);
@@ -135,7 +153,7 @@ static bool issue_one(gpu_disp *d) {
   uint32_t best_pos = 0;
   for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
     disp_kernel *dk = &d->kernels[i];
-    if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas) continue;
+    if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas || dk->issue_from > d->now) continue;
     if (best && best->k.launch_uid < dk->k.launch_uid) continue;
     for (uint32_t j = 0; j < d->n_sms; j++) {
       uint32_t pos = (d->next_pos + j) % d->n_sms;
@@ -161,8 +179,41 @@ static bool issue_one(gpu_disp *d) {
   d->resident[(size_t)sm * d->cfg.max_kernels + best->k.slot]++;
   d->next_pos = (best_pos + 1) % d->n_sms;
   ++*d->ctr.ctas_issued;
-  d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
+  if (d->cfg.cta_launch_cycles) {
+    /* Cannot overflow: every entry holds one of the starts_cap CTA slots fits() hands out. */
+    disp_start *e = &d->starts[(d->starts_head + d->starts_n++) % d->starts_cap];
+    e->due = d->now + d->cfg.cta_launch_cycles;
+    e->slot = best->k.slot;
+    e->sm = sm;
+    memcpy(e->cta, cta, sizeof e->cta);
+  } else {
+    d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
+  }
   return true;
+}
+
+/* Hands the CTAs whose launch latency is over to their cores, in issue order. */
+static bool start_due(gpu_disp *d) {
+  bool any = false;
+  while (d->starts_n && d->starts[d->starts_head].due <= d->now) {
+    disp_start e = d->starts[d->starts_head];
+    d->starts_head = (d->starts_head + 1) % d->starts_cap;
+    d->starts_n--;
+    any = true;
+    d->ports.simt.launch_cta(d->ports.simt.ctx, &d->kernels[e.slot].k, e.sm, e.cta);
+  }
+  return any;
+}
+
+/* Frees the core resources of one CTA of dk on core sm. */
+static void release(gpu_disp *d, disp_kernel *dk, uint32_t sm) {
+  d->resident[(size_t)sm * d->cfg.max_kernels + dk->k.slot]--;
+  disp_sm *s = &d->sms[sm];
+  s->ctas--;
+  s->threads -= dk->use.threads;
+  s->warps -= dk->use.warps;
+  s->regs -= dk->use.regs;
+  s->smem -= dk->use.smem;
 }
 
 void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_result *r,
@@ -173,19 +224,35 @@ void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_re
   dk = &d->kernels[slot];
   res = &d->resident[(size_t)sm * d->cfg.max_kernels + slot];
   if (!dk->active || *res == 0) return; /* not ours: ignore rather than corrupt the books */
-  (*res)--;
-  disp_sm *s = &d->sms[sm];
-  s->ctas--;
-  s->threads -= dk->use.threads;
-  s->warps -= dk->use.warps;
-  s->regs -= dk->use.regs;
-  s->smem -= dk->use.smem;
+  release(d, dk, sm);
   dk->ctas_done++;
   ++*d->ctr.ctas_done;
   if (r && r->status != SIMTVP_OK) {
     ++*d->ctr.cta_faults;
     if (dk->result.status == SIMTVP_OK) dk->result = *r;
   }
+  if (now < d->pending_at) d->pending_at = now;
+}
+
+void gpu_disp_abort(gpu_disp *d, uint32_t slot, const gpu_kernel_result *why, uint64_t now) {
+  if (slot >= d->cfg.max_kernels || !d->kernels[slot].active) return;
+  disp_kernel *dk = &d->kernels[slot];
+  uint64_t dropped = dk->k.n_ctas - dk->next_cta;
+  dk->next_cta = dk->k.n_ctas;
+  /* CTAs on their way to a core never get there: keep the others in order. */
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < d->starts_n; i++) {
+    disp_start e = d->starts[(d->starts_head + i) % d->starts_cap];
+    if (e.slot == slot) {
+      release(d, dk, e.sm);
+      dropped++;
+    } else {
+      d->starts[(d->starts_head + kept++) % d->starts_cap] = e;
+    }
+  }
+  d->starts_n = kept;
+  dk->ctas_done += dropped; /* for retiring the kernel; cta_disp.ctas_done counts CTAs that ran */
+  if (why && why->status != SIMTVP_OK && dk->result.status == SIMTVP_OK) dk->result = *why;
   if (now < d->pending_at) d->pending_at = now;
 }
 
@@ -201,6 +268,7 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
   bool progress;
   if (d->in_advance) return;
   d->in_advance = true;
+  if (now > d->now) d->now = now;
   if (now != d->issue_cycle) {
     d->issue_cycle = now;
     d->issued_this_cycle = 0;
@@ -212,6 +280,7 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
       if (dk->active && !dk->begun) {
         gpu_kernel_result why = {SIMTVP_OK, 0, 0};
         dk->begun = true;
+        dk->issue_from = d->now + d->cfg.kernel_launch_cycles;
         if (d->ports.simt.kernel_begin && !d->ports.simt.kernel_begin(d->ports.simt.ctx, &dk->k, &why)) {
           if (why.status == SIMTVP_OK) why.status = SIMTVP_ERR_FAULT;
           dk->result = why;
@@ -221,6 +290,7 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
         }
       }
     }
+    if (start_due(d)) progress = true;
     while (!d->cfg.ctas_per_cycle || d->issued_this_cycle < d->cfg.ctas_per_cycle) {
       if (!issue_one(d)) break;
       d->issued_this_cycle++;
@@ -238,16 +308,25 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
   d->in_advance = false;
 }
 
+static bool fits_somewhere(const gpu_disp *d, const disp_kernel *dk) {
+  for (uint32_t s = 0; s < d->n_sms; s++)
+    if (fits(d, &d->sms[s], &dk->use)) return true;
+  return false;
+}
+
 uint64_t gpu_disp_next_event(const gpu_disp *d) {
   uint64_t t = d->pending_at;
-  /* With an issue limit, CTAs left over that fit go out next cycle. */
-  if (d->cfg.ctas_per_cycle && d->issued_this_cycle >= d->cfg.ctas_per_cycle) {
-    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
-      const disp_kernel *dk = &d->kernels[i];
-      if (dk->active && dk->begun && dk->next_cta < dk->k.n_ctas) {
-        for (uint32_t s = 0; s < d->n_sms; s++)
-          if (fits(d, &d->sms[s], &dk->use)) return d->issue_cycle + 1 < t ? d->issue_cycle + 1 : t;
-      }
+  if (d->starts_n && d->starts[d->starts_head].due < t) t = d->starts[d->starts_head].due;
+  bool limited = d->cfg.ctas_per_cycle && d->issued_this_cycle >= d->cfg.ctas_per_cycle;
+  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+    const disp_kernel *dk = &d->kernels[i];
+    if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas) continue;
+    if (dk->issue_from > d->now) {
+      /* Its launch latency ends then (whether a CTA fits is decided at that cycle). */
+      if (dk->issue_from < t) t = dk->issue_from;
+    } else if (limited && d->issue_cycle + 1 < t && fits_somewhere(d, dk)) {
+      /* With an issue limit, CTAs left over that fit go out next cycle. */
+      t = d->issue_cycle + 1;
     }
   }
   return t;
@@ -266,6 +345,8 @@ uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm) {
 uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t slot) {
   return sm < d->n_sms && slot < d->cfg.max_kernels ? d->resident[(size_t)sm * d->cfg.max_kernels + slot] : 0;
 }
+
+uint32_t gpu_disp_starting_ctas(const gpu_disp *d) { return d->starts_n; }
 
 gpu_disp_counters gpu_disp_get_counters(const gpu_disp *d) {
   gpu_disp_counters c = {*d->ctr.kernels, *d->ctr.ctas_issued, *d->ctr.ctas_done, *d->ctr.cta_faults};

@@ -7,7 +7,13 @@
  * inside launch_cta and report it at once), timing models connect their cores; both call
  * gpu_disp_cta_done when a CTA finishes. SM numbering: sm = cluster * cores_per_cluster + core.
  * The issue order walks clusters first (cluster 0 core 0, cluster 1 core 0, …, cluster 0 core 1
- * …) so consecutive CTAs spread over clusters as GPGPU-Sim's issue does. */
+ * …) so consecutive CTAs spread over clusters as GPGPU-Sim's issue does.
+ *
+ * Launch latencies (GPGPU-Sim's -gpgpu_kernel_launch_latency and -gpgpu_TB_launch_latency):
+ * a kernel begins (kernel_begin, so it counts as running) at the cycle it is accepted and issues
+ * its first CTA kernel_launch_cycles later; a CTA issued at cycle t holds its core's resources
+ * from t and reaches the core (launch_cta) at t + cta_launch_cycles. Both are exact: next_event
+ * names the cycle, advance does it then. */
 #ifndef SIMTVP_GPU_DISP_H
 #define SIMTVP_GPU_DISP_H
 
@@ -29,6 +35,9 @@ typedef struct gpu_disp_config {
   uint32_t max_kernels;      /* concurrent kernels; 0 = 1 */
   uint32_t ctas_per_cycle;   /* CTAs issued per cycle over the whole GPU; 0 = no limit */
   uint32_t max_param_bytes;  /* parameter buffer copied per kernel; 0 = 32764 */
+  /* (additions) */
+  uint32_t kernel_launch_cycles; /* from a kernel's begin to its first CTA issue; 0 = at once */
+  uint32_t cta_launch_cycles;    /* from a CTA's issue (resources taken) to launch_cta; 0 = at once */
 } gpu_disp_config;
 
 /* The SIMT cores as the dispatcher sees them. */
@@ -68,7 +77,13 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
 /* A CTA of the kernel in `kernel_slot` finished on core sm at cycle now. */
 void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
                        uint64_t now);
-/* Issues CTAs and retires kernels due by now. */
+/* The SIMT side stopped the kernel in `kernel_slot` (a simulation limit, a deadlock): it issues
+ * no further CTAs — those never issued and those still inside their launch latency count as done
+ * with *why (the kernel's result unless a CTA failed before) — and ends at the next advance once
+ * its resident CTAs are reported done. No effect on a free slot. */
+void gpu_disp_abort(gpu_disp *d, uint32_t kernel_slot, const gpu_kernel_result *why, uint64_t now);
+/* Begins accepted kernels, starts CTAs whose launch latency is over, issues CTAs and retires
+ * kernels due by now. */
 void gpu_disp_advance(gpu_disp *d, uint64_t now);
 /* UINT64_MAX when nothing can happen until a CTA finishes or a kernel arrives. */
 uint64_t gpu_disp_next_event(const gpu_disp *d);
@@ -77,6 +92,8 @@ uint32_t gpu_disp_running_kernels(const gpu_disp *d);
 /* CTAs resident on core sm (all kernels), and how many of them belong to kernel_slot. */
 uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm);
 uint32_t gpu_disp_resident_ctas_of(const gpu_disp *d, uint32_t sm, uint32_t kernel_slot);
+/* CTAs issued but not yet handed to their core (inside cta_launch_cycles); included above. */
+uint32_t gpu_disp_starting_ctas(const gpu_disp *d);
 gpu_disp_counters gpu_disp_get_counters(const gpu_disp *d);
 /* Counts into the sink from now on (cta_disp.kernels, cta_disp.ctas_issued, cta_disp.ctas_done,
  * cta_disp.cta_faults); call once, before the first launch. */

@@ -117,6 +117,8 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
   dc.sm.smem_alloc_unit = g->cfg.caps.smem_alloc_unit;
   dc.max_kernels = g->cfg.caps.max_concurrent_kernels;
   dc.ctas_per_cycle = g->cfg.ctas_per_cycle;
+  dc.kernel_launch_cycles = g->cfg.kernel_launch_cycles;
+  dc.cta_launch_cycles = g->cfg.cta_launch_cycles;
   dc.max_param_bytes = g->cfg.caps.max_param_bytes;
   dp.simt = ports.simt;
   dp.kernel_done.ctx = g;
@@ -178,6 +180,10 @@ void gpuctl_mmio_write(gpuctl *g, uint32_t offset, uint32_t bytes, uint32_t valu
 void gpuctl_cta_done(gpuctl *g, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
                      uint64_t now) {
   gpu_disp_cta_done(g->disp, sm, kernel_slot, r, now);
+}
+
+void gpuctl_abort_kernel(gpuctl *g, uint32_t kernel_slot, const gpu_kernel_result *why, uint64_t now) {
+  gpu_disp_abort(g->disp, kernel_slot, why, now);
 }
 
 uint64_t gpuctl_next_event(const gpuctl *g) {

@@ -34,6 +34,9 @@ typedef struct gpuctl_config {
   gpu_cp_config cp;
   gpu_ce_config ce;         /* n_engines 0 = caps.n_copy_engines */
   uint32_t ctas_per_cycle;  /* dispatcher issue limit; 0 = none (functional mode) */
+  /* (additions) launch latencies in control-clock (= core) cycles, gpu_disp_config's */
+  uint32_t kernel_launch_cycles; /* -gpgpu_kernel_launch_latency: kernel begin -> first CTA issue */
+  uint32_t cta_launch_cycles;    /* -gpgpu_TB_launch_latency: CTA issue -> its core gets it */
 } gpuctl_config;
 
 void gpuctl_config_default(gpuctl_config *c);
@@ -59,6 +62,10 @@ void gpuctl_mmio_write(gpuctl *g, uint32_t offset, uint32_t bytes, uint32_t valu
 /* A SIMT core finished a CTA (gpu_disp_cta_done). */
 void gpuctl_cta_done(gpuctl *g, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r,
                      uint64_t now);
+
+/* The SIMT side stopped a kernel (gpu_disp_abort): no further CTAs; it ends once its resident
+ * CTAs are reported. Call gpuctl_advance afterwards. */
+void gpuctl_abort_kernel(gpuctl *g, uint32_t kernel_slot, const gpu_kernel_result *why, uint64_t now);
 
 void gpuctl_advance(gpuctl *g, uint64_t now);
 uint64_t gpuctl_next_event(const gpuctl *g); /* UINT64_MAX when idle */

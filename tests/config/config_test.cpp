@@ -543,8 +543,11 @@ TEST(GpuConfig, AGpgpuSim4ConfigWithOldSpellingsLoadsWithNoUnknownOption) {
   EXPECT_EQ(config_registry_unknown_count(g.r), 0u) << g.msgs.text();
   // Each not-modelled option is noted once, as information.
   EXPECT_EQ(g.msgs.count(SIMTVP_WARNING), 0u);
-  EXPECT_GE(config_registry_not_modelled_count(g.r), 9u);
+  EXPECT_GE(config_registry_not_modelled_count(g.r), 8u);
   EXPECT_NE(g.msgs.text().find("-power_simulation_enabled is accepted"), std::string::npos);
+  // -enable_ptx_file_line_stats is modelled (the per-PTX-line profile) and turned on by the file.
+  EXPECT_TRUE(g.cfg->output.ptx_line_stats);
+  EXPECT_STREQ(g.cfg->output.ptx_line_stats_file, "gpgpu_inst_stats.txt");
   // Old spellings reached the current options.
   EXPECT_EQ(g.cfg->mem.rop_latency, 120u);
   EXPECT_EQ(g.cfg->core.l1d_latency, 28u);
@@ -650,6 +653,35 @@ TEST(GpuConfig, OverrideBeyondTheCoreCountIsAnErrorAtItsFileLine) {
   EXPECT_EQ(g.diag.line, 2u);
   EXPECT_NE(std::string(g.diag.message).find("index 9 is out of range"), std::string::npos)
       << g.diag.message;
+}
+
+TEST(GpuConfig, NegativeLaunchLatencyIsAnErrorAtItsFileLine) {
+  for (const char *opt : {"-gpgpu_kernel_launch_latency", "-gpgpu_TB_launch_latency"}) {
+    Gpu g;
+    ASSERT_EQ(g.load(std::string("-gpgpu_n_clusters 4\n") + opt + " -5\n"), SIMTVP_OK);
+    ASSERT_EQ(g.finalize(), SIMTVP_ERR_CONFIG) << opt;
+    EXPECT_STREQ(g.diag.option, opt);
+    EXPECT_STREQ(g.diag.file, "gpu.config");
+    EXPECT_EQ(g.diag.line, 2u);
+    EXPECT_NE(std::string(g.diag.message).find("must not be negative"), std::string::npos) << g.diag.message;
+  }
+}
+
+TEST(GpuConfig, PtxLineStatisticsAreOffByDefaultAndNamedByTheirOptions) {
+  Gpu g;
+  ASSERT_EQ(g.load("-gpgpu_n_clusters 4\n"), SIMTVP_OK);
+  ASSERT_EQ(g.finalize(), SIMTVP_OK) << g.diag.message;
+  EXPECT_FALSE(g.cfg->output.ptx_line_stats);
+  EXPECT_STREQ(g.cfg->output.ptx_line_stats_file, "gpgpu_inst_stats.txt");
+  Gpu h;
+  ASSERT_EQ(h.load("-enable_ptx_file_line_stats 1\n-ptx_line_stats_filename lines.txt\n"), SIMTVP_OK);
+  ASSERT_EQ(h.finalize(), SIMTVP_OK) << h.diag.message;
+  EXPECT_TRUE(h.cfg->output.ptx_line_stats);
+  EXPECT_STREQ(h.cfg->output.ptx_line_stats_file, "lines.txt");
+  Gpu e;
+  ASSERT_EQ(e.load("-enable_ptx_file_line_stats 1\n-ptx_line_stats_filename \"\"\n"), SIMTVP_OK);
+  ASSERT_EQ(e.finalize(), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(e.diag.option, "-ptx_line_stats_filename");
 }
 
 TEST(GpuConfig, MalformedOverrideIsRejectedWhenSet) {

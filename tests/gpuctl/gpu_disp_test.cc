@@ -1,5 +1,5 @@
 // CTA dispatcher: per-SM limits (hand-computed occupancy), issue order, concurrent kernels,
-// issue rate, completion and fault reporting.
+// issue rate, kernel and CTA launch latencies, completion and fault reporting.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -27,7 +27,8 @@ struct Fake {
 
 class GpuDisp : public ::testing::Test {
  protected:
-  void make(uint32_t max_kernels = 4, uint32_t ctas_per_cycle = 0) {
+  void make(uint32_t max_kernels = 4, uint32_t ctas_per_cycle = 0, uint32_t kernel_latency = 0,
+            uint32_t cta_latency = 0) {
     gpu_disp_config c{};
     c.n_clusters = 2;
     c.cores_per_cluster = 2;
@@ -41,6 +42,8 @@ class GpuDisp : public ::testing::Test {
     c.sm.smem_alloc_unit = 256;
     c.max_kernels = max_kernels;
     c.ctas_per_cycle = ctas_per_cycle;
+    c.kernel_launch_cycles = kernel_latency;
+    c.cta_launch_cycles = cta_latency;
     limits = c.sm;
     gpu_disp_ports p{};
     p.simt.ctx = &f;
@@ -271,6 +274,190 @@ TEST_F(GpuDisp, ParametersAreCopiedAtLaunch) {
   advance(0);
   ASSERT_EQ(f.launched.size(), 1u);
   EXPECT_EQ(f.launched[0].p0, 1);
+}
+
+// ---- launch latencies (-gpgpu_kernel_launch_latency, -gpgpu_TB_launch_latency) ------------------
+
+TEST_F(GpuDisp, KernelLaunchLatencyDelaysTheFirstCtaByExactlyThatManyCycles) {
+  make(4, 0, 100, 0);
+  gpu_launch_desc k = kernel(3, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 10));
+  // Accepted at 10: the kernel begins (runs, for gpu_sim_cycle) at 10, its CTAs issue at
+  // 10 + 100 = 110, not before.
+  EXPECT_EQ(gpu_disp_next_event(d), 10u);
+  advance(10);
+  EXPECT_EQ(f.begun.size(), 1u);
+  EXPECT_TRUE(f.launched.empty());
+  EXPECT_EQ(gpu_disp_next_event(d), 110u);
+  advance(109);
+  EXPECT_TRUE(f.launched.empty());
+  EXPECT_EQ(gpu_disp_next_event(d), 110u);
+  advance(110);
+  ASSERT_EQ(f.launched.size(), 3u);
+  for (const Launched &l : f.launched) EXPECT_EQ(l.at, 110u);
+  EXPECT_EQ(gpu_disp_next_event(d), UINT64_MAX) << "nothing until a CTA finishes";
+}
+
+TEST_F(GpuDisp, EachKernelWaitsItsOwnLaunchLatencyFromItsBegin) {
+  make(4, 0, 50, 0);
+  gpu_launch_desc k = kernel(1, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 1, 0));
+  advance(0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 2, 30));
+  advance(30);
+  // Kernel 1 issues at 0 + 50, kernel 2 at 30 + 50 = 80.
+  EXPECT_EQ(gpu_disp_next_event(d), 50u);
+  advance(50);
+  ASSERT_EQ(f.launched.size(), 1u);
+  EXPECT_EQ(f.launched[0].uid, 1u);
+  EXPECT_EQ(gpu_disp_next_event(d), 80u);
+  advance(80);
+  ASSERT_EQ(f.launched.size(), 2u);
+  EXPECT_EQ(f.launched[1].uid, 2u);
+  EXPECT_EQ(f.launched[1].at, 80u);
+}
+
+TEST_F(GpuDisp, CtaLaunchLatencyHoldsTheCoreSlotFromIssueAndStartsTheCtaLater) {
+  make(4, 0, 0, 7);
+  // 20 KiB of shared memory: 2 CTAs per core, 4 cores → 8 issued at 0, each reaching its core at
+  // 0 + 7 = 7; their slots are taken from 0.
+  gpu_launch_desc k = kernel(10, 128, 20 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  EXPECT_TRUE(f.launched.empty());
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 8u);
+  for (uint32_t sm = 0; sm < 4; sm++) EXPECT_EQ(gpu_disp_resident_ctas(d, sm), 2u) << "sm " << sm;
+  EXPECT_EQ(gpu_disp_next_event(d), 7u);
+  advance(6);
+  EXPECT_TRUE(f.launched.empty());
+  advance(7);
+  ASSERT_EQ(f.launched.size(), 8u);
+  const uint32_t want_sm[4] = {0, 2, 1, 3};  // issue order: clusters first
+  for (uint32_t i = 0; i < 8; i++) {
+    EXPECT_EQ(f.launched[i].at, 7u);
+    EXPECT_EQ(f.launched[i].cta[0], i) << "in issue order";
+    EXPECT_EQ(f.launched[i].sm, want_sm[i % 4]);
+  }
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 0u);
+  // A CTA finishing at 20 frees its slot: CTA 8 is issued at 20 and reaches the core at 27.
+  finish(0, 20);
+  EXPECT_EQ(gpu_disp_next_event(d), 20u);
+  advance(20);
+  EXPECT_EQ(f.launched.size(), 8u);
+  EXPECT_EQ(gpu_disp_resident_ctas(d, f.launched[0].sm), 2u) << "the new CTA holds the slot";
+  EXPECT_EQ(gpu_disp_next_event(d), 27u);
+  advance(27);
+  ASSERT_EQ(f.launched.size(), 9u);
+  EXPECT_EQ(f.launched[8].cta[0], 8u);
+  EXPECT_EQ(f.launched[8].sm, f.launched[0].sm);
+}
+
+TEST_F(GpuDisp, KernelAndCtaLatenciesAdd) {
+  make(4, 0, 50, 5);
+  gpu_launch_desc k = kernel(2, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  // Issue at 0 + 50, start at 50 + 5 = 55.
+  EXPECT_EQ(gpu_disp_next_event(d), 50u);
+  advance(50);
+  EXPECT_TRUE(f.launched.empty());
+  EXPECT_EQ(gpu_disp_next_event(d), 55u);
+  advance(55);
+  ASSERT_EQ(f.launched.size(), 2u);
+  EXPECT_EQ(f.launched[0].at, 55u);
+  // The kernel ends when its last CTA finishes, not before.
+  finish(0, 60);
+  advance(60);
+  EXPECT_TRUE(f.done.empty());
+  finish(1, 61);
+  advance(61);
+  EXPECT_EQ(f.done.size(), 1u);
+}
+
+TEST_F(GpuDisp, IssueLimitAppliesAfterTheKernelLaunchLatency) {
+  make(4, 1, 10, 0);
+  gpu_launch_desc k = kernel(3, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  // One CTA per cycle from 0 + 10: at 10, 11, 12.
+  for (uint64_t t = 10; t <= 12; t++) {
+    EXPECT_EQ(gpu_disp_next_event(d), t);
+    advance(t);
+  }
+  ASSERT_EQ(f.launched.size(), 3u);
+  EXPECT_EQ(f.launched[0].at, 10u);
+  EXPECT_EQ(f.launched[1].at, 11u);
+  EXPECT_EQ(f.launched[2].at, 12u);
+}
+
+TEST_F(GpuDisp, ResetDropsCtasStillOnTheirWayToACore) {
+  make(4, 0, 0, 5);
+  gpu_launch_desc k = kernel(2, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 2u);
+  gpu_disp_reset(d);
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 0u);
+  EXPECT_EQ(gpu_disp_next_event(d), UINT64_MAX);
+  advance(5);
+  EXPECT_TRUE(f.launched.empty());
+}
+
+// A kernel stopped inside its launch latency (e.g. -gpgpu_max_cycle reached) ends at once with the
+// stop's status instead of waiting for the latency and issuing CTAs that would be refused.
+TEST_F(GpuDisp, AbortedKernelEndsWithoutWaitingOutItsLaunchLatency) {
+  make(4, 0, 5000, 0);
+  gpu_launch_desc k = kernel(4, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 9, 0));
+  advance(0);
+  gpu_kernel_result why{SIMTVP_ERR_LIMIT, 0, 0};
+  gpu_disp_abort(d, 0, &why, 3000);  // the kernel is in slot 0
+  EXPECT_EQ(gpu_disp_next_event(d), 3000u);
+  advance(3000);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(f.done[0].first, 9u);
+  EXPECT_EQ(f.done[0].second.status, SIMTVP_ERR_LIMIT);
+  EXPECT_TRUE(f.launched.empty());
+  EXPECT_EQ(f.ended.size(), 1u);
+  EXPECT_EQ(gpu_disp_running_kernels(d), 0u);
+  EXPECT_EQ(gpu_disp_get_counters(d).ctas_done, 0u) << "no CTA ran";
+}
+
+// Stopped with CTAs resident and others inside their CTA launch latency: the latter are dropped
+// (their core slots freed), the kernel ends when the resident ones are reported.
+TEST_F(GpuDisp, AbortDropsCtasOnTheirWayAndWaitsForResidentOnes) {
+  make(4, 0, 0, 10);
+  gpu_launch_desc k = kernel(6, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 1, 0));
+  advance(0);
+  advance(10);  // 6 CTAs reach their cores at 10
+  ASSERT_EQ(f.launched.size(), 6u);
+  gpu_launch_desc k2 = kernel(2, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k2, 2, 12));
+  advance(12);  // kernel 2's CTAs issued at 12, due at 22
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 2u);
+  gpu_kernel_result why{SIMTVP_ERR_DEADLOCK, 0, 0};
+  gpu_disp_abort(d, 1, &why, 15);  // kernel 2 is in slot 1
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 0u);
+  advance(15);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(f.done[0].first, 2u);
+  EXPECT_EQ(f.done[0].second.status, SIMTVP_ERR_DEADLOCK);
+  uint32_t total = 0;
+  for (uint32_t sm = 0; sm < 4; sm++) total += gpu_disp_resident_ctas(d, sm);
+  EXPECT_EQ(total, 6u) << "kernel 1's CTAs only";
+  advance(22);
+  EXPECT_EQ(f.launched.size(), 6u) << "dropped CTAs never reach a core";
+}
+
+TEST_F(GpuDisp, LatenciesOfZeroIssueAndStartInTheAcceptingCycle) {
+  make(4, 0, 0, 0);
+  gpu_launch_desc k = kernel(2, 32, 0);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 3));
+  advance(3);
+  ASSERT_EQ(f.launched.size(), 2u);
+  EXPECT_EQ(f.launched[1].at, 3u);
+  EXPECT_EQ(gpu_disp_starting_ctas(d), 0u);
 }
 
 }  // namespace

@@ -89,6 +89,30 @@ TEST_F(GpuParams, FunctionalSideOnlyWhenEveryCoreIsFunctional) {
   EXPECT_STREQ(p.simt_model, "func");
 }
 
+TEST_F(GpuParams, LaunchLatenciesReachTheTimingSideOnly) {
+  ASSERT_EQ(load({"-gpgpu_kernel_launch_latency", "5000", "-gpgpu_TB_launch_latency", "20"}), SIMTVP_OK)
+      << diag.message;
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_STREQ(p.simt_model, "timing");
+  EXPECT_EQ(p.ctl.kernel_launch_cycles, 5000u);
+  EXPECT_EQ(p.ctl.cta_launch_cycles, 20u);
+  // The functional side runs kernels in zero GPU time: no latencies.
+  ASSERT_EQ(load({"-simt_model", "func", "-gpgpu_kernel_launch_latency", "5000", "-gpgpu_TB_launch_latency", "20"}),
+            SIMTVP_OK);
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_EQ(p.ctl.kernel_launch_cycles, 0u);
+  EXPECT_EQ(p.ctl.cta_launch_cycles, 0u);
+}
+
+TEST_F(GpuParams, FuncThreadsReachTheFunctionalEngine) {
+  ASSERT_EQ(load({"-simt_model", "func"}), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_EQ(p.func.threads, 1u);
+  ASSERT_EQ(load({"-simt_model", "func", "-func_threads", "4"}), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_EQ(p.func.threads, 4u);
+}
+
 TEST_F(GpuParams, NamesFillTheNameRegistersAndLongerOnesAreRefused) {
   ASSERT_EQ(load({"-gpu_name", "01234567890123456789012345678901"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);

@@ -120,12 +120,23 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
    * sides get at most one new CTA per core per cycle over the GPU (GPGPU-Sim's issue loop visits
    * every core once a cycle). */
   p->ctl.ctas_per_cycle = strcmp(p->simt_model, "func") == 0 ? 0 : d->n_cores;
+  /* Launch latencies (core cycles = control-clock cycles), GPGPU-Sim's -gpgpu_kernel_launch_latency
+   * and -gpgpu_TB_launch_latency; checked whatever the side, so a bad file fails either way. The
+   * functional side runs kernels in zero GPU time and gets none (docs/platform.md). */
+  if (cfg->sim.kernel_launch_latency < 0)
+    return bad("-gpgpu_kernel_launch_latency", diag, "the latency must not be negative");
+  if (cfg->sim.cta_launch_latency < 0)
+    return bad("-gpgpu_TB_launch_latency", diag, "the latency must not be negative");
+  if (strcmp(p->simt_model, "func") != 0) {
+    p->ctl.kernel_launch_cycles = (uint32_t)cfg->sim.kernel_launch_latency;
+    p->ctl.cta_launch_cycles = (uint32_t)cfg->sim.cta_launch_latency;
+  }
 
   /* ---- functional engine ---- */
   p->func.n_sms = d->n_cores;
   p->func.max_warps_per_sm = d->max_warps_per_core;
   p->func.stack_bytes = cfg->sim.stack_size_limit > 0 ? (uint32_t)cfg->sim.stack_size_limit : 0;
-  p->func.threads = 1;
+  p->func.threads = cfg->fidelity.func_threads ? cfg->fidelity.func_threads : 1;
   if (cfg->sim.max_insn) /* thread instructions -> warp instructions, per launch */
     p->func.max_warp_insns = (cfg->sim.max_insn + c->warp_size - 1) / c->warp_size;
   /* The device malloc heap sits above device memory with a 64 KiB unmapped gap, so running off

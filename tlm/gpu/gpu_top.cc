@@ -54,6 +54,8 @@ gpu_top *gpu_top::create(sc_core::sc_module_name name, const gpu_config &config,
                gpu_fidelity_name(static_cast<gpu_fidelity>(config.fidelity.simt_model)));
     p.simt_model = "func";
     p.ctl.ctas_per_cycle = 0;  // as gpu_params gives the functional side
+    p.ctl.kernel_launch_cycles = 0;
+    p.ctl.cta_launch_cycles = 0;
   }
   auto *g = new gpu_top(name, config, p, options);
   if (g->build_status_ != SIMTVP_OK) {
@@ -155,6 +157,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   env.func.messages = env.messages;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   env.wake = [this]() { wake_.notify(SC_ZERO_TIME); };
+  env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
+    gpuctl_abort_kernel(ctl_, slot, &why, cycle());
+    wake_.notify(SC_ZERO_TIME);
+  };
   simt_ = find_simt_factory(params_.simt_model)("simt", env, diag);
   if (!simt_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
 
