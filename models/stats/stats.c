@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats_code.h"
 #include "stats_json.h"
 
 #define STATS_CHUNK 1024 /* counter values per chunk */
@@ -65,6 +66,7 @@ typedef struct open_kernel {
   uint32_t n_counters, n_histograms; /* registered at begin */
   uint64_t *counters;                /* values at begin */
   hist_state *histograms;            /* states at begin */
+  uint32_t code_from;                /* per-instruction profile: log position at begin */
 } open_kernel;
 
 typedef struct kernel_record {
@@ -73,6 +75,7 @@ typedef struct kernel_record {
   uint32_t n_counters, n_histograms; /* registered at end */
   uint64_t *counters;                /* deltas */
   hist_state *histograms;            /* deltas (min/max: within the kernel) */
+  code_rows code;                    /* per-instruction profile rows of the kernel */
 } kernel_record;
 
 typedef struct info {
@@ -130,6 +133,8 @@ struct stats {
   uint32_t n_samples, cap_samples;
   uint64_t *sample_values;
   uint64_t n_sample_values, cap_sample_values;
+
+  code_profile *code;  /* per-instruction profile (stats_code_*); never NULL */
 
   bool nomem;          /* an allocation failed: reported by stats_write_json */
   char error[256];     /* first registration problem, reported by stats_write_json */
@@ -245,7 +250,14 @@ static bool item_kernel_scoped(const stats *s, const item *it) {
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
 
-stats *stats_create(void) { return calloc(1, sizeof(stats)); }
+stats *stats_create(void) {
+  stats *s = calloc(1, sizeof(stats));
+  if (s && !(s->code = code_profile_create())) {
+    free(s);
+    s = NULL;
+  }
+  return s;
+}
 
 static void free_hist_states(hist_state *h, uint32_t n) {
   if (!h) return;
@@ -306,8 +318,10 @@ void stats_destroy(stats *s) {
     free(s->kernels[i].name);
     free(s->kernels[i].counters);
     free_hist_states(s->kernels[i].histograms, s->kernels[i].n_histograms);
+    free(s->kernels[i].code.rows);
   }
   free(s->kernels);
+  code_profile_destroy(s->code);
   for (uint32_t i = 0; i < s->n_series_prefixes; i++) free(s->series_prefixes[i]);
   free(s->series_prefixes);
   free(s->series_columns);
@@ -666,6 +680,7 @@ void stats_kernel_begin(stats *s, const char *kernel_name, uint64_t launch_uid) 
     free(k.counters);
     return;
   }
+  k.code_from = code_profile_mark(s->code);
   s->open[s->n_open++] = k;
 }
 
@@ -680,7 +695,8 @@ static void end_open_kernel(stats *s, uint32_t which) {
     r.n_histograms = s->n_histograms;
     r.counters = s->n_counters ? malloc(s->n_counters * sizeof *r.counters) : NULL;
     r.histograms = snapshot_histograms(s, false);
-    bool ok = r.name && (!s->n_counters || r.counters) && (!s->n_histograms || r.histograms);
+    bool ok = r.name && (!s->n_counters || r.counters) && (!s->n_histograms || r.histograms) &&
+              code_profile_take(s->code, o->code_from, &r.code);
     if (ok) {
       for (uint32_t i = 0; i < s->n_counters; i++) {
         uint64_t before = i < o->n_counters ? o->counters[i] : 0;
@@ -704,6 +720,7 @@ static void end_open_kernel(stats *s, uint32_t which) {
       free(r.name);
       free(r.counters);
       free_hist_states(r.histograms, r.n_histograms);
+      free(r.code.rows);
     }
   }
   free(o->name);
@@ -711,6 +728,7 @@ static void end_open_kernel(stats *s, uint32_t which) {
   free_hist_states(o->histograms, o->n_histograms);
   memmove(&s->open[which], &s->open[which + 1], (s->n_open - which - 1) * sizeof *s->open);
   s->n_open--;
+  if (!s->n_open) code_profile_idle(s->code);
 }
 
 void stats_kernel_end(stats *s) {
@@ -1054,7 +1072,7 @@ static void json_time_series(stats_json *w, const stats *s) {
 
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag) {
   if (!s || !out) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "stats_write_json: no sink or stream");
-  if (s->nomem)
+  if (s->nomem || code_profile_nomem(s->code))
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM,
                            "statistics incomplete: an allocation failed while counting");
   if (s->error[0])
@@ -1084,12 +1102,14 @@ simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *di
     stats_json_key(&w, "kernel_launch_uid");
     stats_json_uint(&w, r->uid);
     json_values(&w, s, r);
+    if (code_profile_count(s->code)) code_profile_json(s->code, &r->code, &w);
     stats_json_end_object(&w);
   }
   stats_json_end_array(&w);
   stats_json_key(&w, "totals");
   stats_json_begin_object(&w);
   json_values(&w, s, NULL);
+  if (code_profile_count(s->code)) code_profile_json(s->code, NULL, &w);
   stats_json_end_object(&w);
   json_time_series(&w, s);
   stats_json_end_object(&w);
@@ -1116,4 +1136,39 @@ simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *di
     simtvp_diag_at_file(diag, path, 0, 0);
   }
   return st;
+}
+
+/* ---- per-instruction profile (stats_code.c does the work) ----------------------------------- */
+
+stats_code *stats_code_register(stats *s, const char *ptx_file, const stats_code_loc *locs,
+                                uint32_t n_insns, const char *const *src_files, uint32_t n_src_files) {
+  if (!s) return NULL;
+  return code_profile_register(s->code, ptx_file, locs, n_insns, src_files, n_src_files);
+}
+
+uint32_t stats_code_count(const stats *s) { return s ? code_profile_count(s->code) : 0; }
+
+uint64_t stats_code_line_get(const stats *s, const char *ptx_file, uint32_t ptx_line, int column) {
+  return s ? code_profile_line_get(s->code, NULL, CODE_BY_PTX_LINE, ptx_file, ptx_line, column) : 0;
+}
+
+uint64_t stats_code_kernel_line_get(const stats *s, uint32_t k, const char *ptx_file, uint32_t ptx_line,
+                                    int column) {
+  if (!s || k >= s->n_kernels) return 0;
+  return code_profile_line_get(s->code, &s->kernels[k].code, CODE_BY_PTX_LINE, ptx_file, ptx_line, column);
+}
+
+uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32_t src_line, int column) {
+  return s ? code_profile_line_get(s->code, NULL, CODE_BY_SOURCE_LINE, src_file, src_line, column) : 0;
+}
+
+void stats_write_code_lines(const stats *s, uint32_t k, FILE *out) {
+  if (!s || !out) return;
+  char title[600];
+  if (k == UINT32_MAX) {
+    code_profile_text(s->code, NULL, "totals", out);
+  } else if (k < s->n_kernels) {
+    snprintf(title, sizeof title, "kernel %s launch %" PRIu64, s->kernels[k].name, s->kernels[k].uid);
+    code_profile_text(s->code, &s->kernels[k].code, title, out);
+  }
 }

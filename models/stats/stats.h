@@ -124,6 +124,50 @@ uint32_t stats_sample_count(const stats *s);
 /* JSON to an open stream (stats_write_json opens, writes and closes a file with it). */
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag);
 
+/* ---- per-instruction statistics: the PTX source-line profile (addition) --------------------
+ * GPGPU-Sim's -enable_ptx_file_line_stats. A program registers its instructions once, with the
+ * PTX line of each and, where the PTX has .loc/.file, the CUDA source file and line; whoever
+ * executes them counts per instruction index (one array add per issued warp instruction, in its
+ * own array) and adds the rows here when a launch ends. Rows are folded to PTX lines and to
+ * source lines only at output: the JSON file gets "ptx_lines" and "source_lines" per kernel and in
+ * the totals (docs/statistics.md); stats_write_code_lines writes one kernel's profile as text.
+ * Per-kernel values follow the sink's kernel windows: rows added while a kernel is open count
+ * for it (concurrent kernels' windows overlap, as for every counter). Nothing is written, and the
+ * JSON has no such keys, while no program is registered. */
+enum {
+  STATS_CODE_WARP_INSN = 0,  /* warp instructions executed */
+  STATS_CODE_THREAD_INSN,    /* their active threads (as gpu_sim_insn counts) */
+  STATS_CODE_STALL_CYCLES,   /* cycles warps waited at the instruction (timing cores that tell) */
+  STATS_CODE_COLUMNS
+};
+typedef struct stats_code stats_code;
+typedef struct stats_code_loc {
+  uint32_t ptx_line;    /* line in the PTX text, 0 = unknown */
+  uint32_t src_file;    /* index into src_files (0 or >= n_src_files = none) */
+  uint32_t src_line;    /* CUDA source line (.loc), 0 = none */
+} stats_code_loc;
+/* Registers a program of n_insns instructions: ptx_file names its PTX text, locs[i] places
+ * instruction i, src_files[0..n_src_files) are the .file names (index 0 unused, as in ptx.h).
+ * Everything is copied. NULL when out of memory (reported by stats_write_json). */
+stats_code *stats_code_register(stats *s, const char *ptx_file, const stats_code_loc *locs,
+                                uint32_t n_insns, const char *const *src_files, uint32_t n_src_files);
+/* Adds the values[STATS_CODE_COLUMNS] of instruction `insn` (ignored when out of range). */
+void stats_code_add(stats_code *c, uint32_t insn, const uint64_t *values);
+/* Registered programs (0 = the profile is off). */
+uint32_t stats_code_count(const stats *s);
+/* A column's total over the run, or during one completed kernel, of every instruction on PTX line
+ * `ptx_line` of `ptx_file` (tests and tools); 0 when none. */
+uint64_t stats_code_line_get(const stats *s, const char *ptx_file, uint32_t ptx_line, int column);
+uint64_t stats_code_kernel_line_get(const stats *s, uint32_t kernel_index, const char *ptx_file,
+                                    uint32_t ptx_line, int column);
+/* The same by CUDA source line (.loc). */
+uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32_t src_line, int column);
+/* Text profile of one completed kernel (kernel_index as stats_kernel_name), or of the totals when
+ * kernel_index is UINT32_MAX: a header line, then one line per PTX line with its instructions
+ * (`ptx_file:line source_file:line warp_insn thread_insn stall_cycles`, '-' for no source line),
+ * then the same folded by source line. Lines in file order; lines nothing executed are left out. */
+void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

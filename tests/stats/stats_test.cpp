@@ -504,3 +504,147 @@ TEST(StatsJson, NumbersUseADotWhateverTheProgramsLocale) {
   EXPECT_DOUBLE_EQ(doc["totals"]["ratios"]["r"].number, 1.0 / 3.0);
   EXPECT_EQ(text_value(text, "r"), "0.3333");
 }
+
+// ---- per-instruction profile (PTX source-line statistics) -----------------------------------
+
+namespace {
+
+// A program of 5 instructions: PTX lines 10, 11, 11, 12, 20 of "k.ptx"; instructions 0-2 come from
+// k.cu:3, instruction 3 from k.cu:4, instruction 4 has no .loc.
+stats_code *five_insn_program(stats *s, const char *ptx = "k.ptx") {
+  const stats_code_loc locs[5] = {{10, 1, 3}, {11, 1, 3}, {11, 1, 3}, {12, 1, 4}, {20, 0, 0}};
+  const char *files[2] = {"", "k.cu"};
+  return stats_code_register(s, ptx, locs, 5, files, 2);
+}
+
+void add(stats_code *c, uint32_t insn, uint64_t warp, uint64_t thread, uint64_t stall = 0) {
+  const uint64_t v[STATS_CODE_COLUMNS] = {warp, thread, stall};
+  stats_code_add(c, insn, v);
+}
+
+std::string code_text(const stats *s, uint32_t kernel) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_write_code_lines(s, kernel, f);
+  fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+
+}  // namespace
+
+// Instructions fold to their PTX line (11 holds two) and to their source line (k.cu:3 holds
+// three); per kernel only that kernel's rows count, totals hold both kernels.
+TEST(StatsCode, RowsFoldToPtxLinesAndSourceLinesPerKernelAndInTotal) {
+  Sink k;
+  stats_code *c = five_insn_program(k.s);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(stats_code_count(k.s), 1u);
+  stats_kernel_begin(k.s, "first", 1);
+  add(c, 0, 1, 32);
+  add(c, 1, 2, 64);
+  add(c, 2, 2, 40, 7);
+  stats_kernel_end(k.s);
+  stats_kernel_begin(k.s, "second", 2);
+  add(c, 1, 1, 32);
+  add(c, 3, 4, 128);
+  stats_kernel_end(k.s);
+  // Kernel 0: line 11 = insns 1 + 2 → warp 4, thread 104, stall 7.
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 0, "k.ptx", 11, STATS_CODE_WARP_INSN), 4u);
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 0, "k.ptx", 11, STATS_CODE_THREAD_INSN), 104u);
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 0, "k.ptx", 11, STATS_CODE_STALL_CYCLES), 7u);
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 0, "k.ptx", 12, STATS_CODE_WARP_INSN), 0u);
+  // Kernel 1: line 11 = 1 warp, line 12 = 4.
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 1, "k.ptx", 11, STATS_CODE_WARP_INSN), 1u);
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 1, "k.ptx", 12, STATS_CODE_THREAD_INSN), 128u);
+  // Totals: line 11 = 4 + 1; k.cu:3 = 1 + 2 + 2 + 1 warps, k.cu:4 = 4.
+  EXPECT_EQ(stats_code_line_get(k.s, "k.ptx", 11, STATS_CODE_WARP_INSN), 5u);
+  EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 3, STATS_CODE_WARP_INSN), 6u);
+  EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 3, STATS_CODE_THREAD_INSN), 168u);
+  EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 4, STATS_CODE_WARP_INSN), 4u);
+}
+
+TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlace) {
+  Sink k;
+  stats_code *c = five_insn_program(k.s);
+  stats_kernel_begin(k.s, "_Z1kv", 3);
+  add(c, 4, 1, 1);
+  add(c, 2, 2, 64, 5);
+  add(c, 0, 1, 32);
+  stats_kernel_end(k.s);
+  EXPECT_EQ(code_text(k.s, 0),
+            "# kernel _Z1kv launch 3\n"
+            "# ptx_file:line source_file:line warp_insn thread_insn stall_cycles\n"
+            "k.ptx:10 k.cu:3 1 32 0\n"
+            "k.ptx:11 k.cu:3 2 64 5\n"
+            "k.ptx:20 - 1 1 0\n"
+            "# kernel _Z1kv launch 3, by source line\n"
+            "# source_file:line warp_insn thread_insn stall_cycles\n"
+            "k.cu:3 3 96 5\n");
+  EXPECT_NE(code_text(k.s, UINT32_MAX).find("# totals\n"), std::string::npos);
+}
+
+TEST(StatsCode, SameFileFromTwoRegistrationsFoldsTogether) {
+  Sink k;
+  stats_code *a = five_insn_program(k.s), *b = five_insn_program(k.s);
+  add(a, 0, 1, 1);
+  add(b, 0, 2, 2);
+  EXPECT_EQ(stats_code_line_get(k.s, "k.ptx", 10, STATS_CODE_WARP_INSN), 3u);
+  stats_code *other = five_insn_program(k.s, "other.ptx");
+  add(other, 0, 5, 5);
+  EXPECT_EQ(stats_code_line_get(k.s, "k.ptx", 10, STATS_CODE_WARP_INSN), 3u);
+  EXPECT_EQ(stats_code_line_get(k.s, "other.ptx", 10, STATS_CODE_WARP_INSN), 5u);
+}
+
+TEST(StatsCode, JsonHasPtxAndSourceLinesPerKernelAndInTotals) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  stats_code *c = five_insn_program(k.s);
+  stats_kernel_begin(k.s, "k", 1);
+  add(c, 3, 2, 33, 9);
+  add(c, 4, 1, 1);
+  stats_kernel_end(k.s);
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  const auto &lines = doc["kernels"][0]["ptx_lines"];
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["file"].text, "k.ptx");
+  EXPECT_EQ(lines[0]["line"].u64(), 12u);
+  EXPECT_EQ(lines[0]["source_file"].text, "k.cu");
+  EXPECT_EQ(lines[0]["source_line"].u64(), 4u);
+  EXPECT_EQ(lines[0]["warp_insn"].u64(), 2u);
+  EXPECT_EQ(lines[0]["thread_insn"].u64(), 33u);
+  EXPECT_EQ(lines[0]["stall_cycles"].u64(), 9u);
+  EXPECT_EQ(lines[1]["source_file"].kind, json_reader::Value::Null);
+  const auto &src = doc["totals"]["source_lines"];
+  ASSERT_EQ(src.size(), 1u);
+  EXPECT_EQ(src[0]["file"].text, "k.cu");
+  EXPECT_EQ(src[0]["line"].u64(), 4u);
+  EXPECT_EQ(src[0]["warp_insn"].u64(), 2u);
+}
+
+TEST(StatsCode, JsonHasNoProfileKeysWhileNoProgramIsRegistered) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_insn", "insn", "");
+  stats_kernel_begin(k.s, "k", 1);
+  stats_kernel_end(k.s);
+  json_reader::Value doc = json_reader::parse(json_of(k.s));
+  EXPECT_FALSE(doc["kernels"][0].has("ptx_lines"));
+  EXPECT_FALSE(doc["totals"].has("source_lines"));
+}
+
+// Rows added outside any kernel (a launch torn down by a reset) count in the totals only.
+TEST(StatsCode, RowsOutsideKernelsCountInTotalsOnly) {
+  Sink k;
+  stats_code *c = five_insn_program(k.s);
+  add(c, 0, 1, 1);
+  stats_kernel_begin(k.s, "k", 1);
+  add(c, 0, 2, 2);
+  stats_kernel_end(k.s);
+  add(c, 0, 4, 4);
+  EXPECT_EQ(stats_code_kernel_line_get(k.s, 0, "k.ptx", 10, STATS_CODE_WARP_INSN), 2u);
+  EXPECT_EQ(stats_code_line_get(k.s, "k.ptx", 10, STATS_CODE_WARP_INSN), 7u);
+  add(c, 99, 1, 1);  // out of range: ignored
+  EXPECT_EQ(stats_code_line_get(k.s, "k.ptx", 10, STATS_CODE_WARP_INSN), 7u);
+}
