@@ -6,12 +6,23 @@
 
 #include "gpu_launcher.h"
 
+/* Whole-kernel mode (func_config.threads > 1): the first CTA the dispatcher hands over runs the
+ * whole grid as one func_launch_run on several host threads; that CTA reports the kernel's result,
+ * the others report OK at once. */
+typedef struct whole_run {
+  uint64_t launch_uid; /* the kernel this slot's state belongs to */
+  bool ran;
+} whole_run;
+
 struct gpu_simt_func {
   func_engine *e;
   devmem *mem;
   gpu_launcher *launcher;
   gpu_simt_func_ports ports;
   simtvp_diag fault;
+  bool whole_kernels;
+  whole_run *runs;     /* by dispatcher slot */
+  uint32_t n_runs;
 };
 
 static bool mem_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
@@ -34,7 +45,26 @@ static void report(gpu_simt_func *s, const simtvp_diag *d) {
 static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
   gpu_simt_func *s = ctx;
   simtvp_diag d;
-  if (gpu_launcher_begin(s->launcher, k, why, &d)) return true;
+  if (s->whole_kernels && k->slot >= s->n_runs) {
+    whole_run *r = realloc(s->runs, (size_t)(k->slot + 1) * sizeof *r);
+    if (!r) {
+      simtvp_diag_set(&d, SIMTVP_ERR_NOMEM, "out of host memory");
+      report(s, &d);
+      why->status = SIMTVP_ERR_NOMEM;
+      why->fault_addr = why->pc = 0;
+      return false;
+    }
+    memset(r + s->n_runs, 0, (k->slot + 1 - s->n_runs) * sizeof *r);
+    s->runs = r;
+    s->n_runs = k->slot + 1;
+  }
+  if (gpu_launcher_begin(s->launcher, k, why, &d)) {
+    if (s->whole_kernels) {
+      s->runs[k->slot].launch_uid = k->launch_uid;
+      s->runs[k->slot].ran = false;
+    }
+    return true;
+  }
   report(s, &d);
   return false;
 }
@@ -90,11 +120,36 @@ static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, con
   return r;
 }
 
+/* Runs every CTA of the launch (func_launch_run, func_config.threads host threads); returns the
+ * kernel's first fault or OK. */
+static gpu_cta_result run_grid(gpu_simt_func *s, func_launch *l) {
+  gpu_cta_result r = {SIMTVP_OK, 0, 0};
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  simtvp_status st = func_launch_run(l, &d);
+  if (st != SIMTVP_OK) {
+    report(s, &d);
+    r.status = st;
+    r.fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0;
+    r.pc = d.pc;
+  }
+  return r;
+}
+
 static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
   gpu_simt_func *s = ctx;
   gpu_cta_result r = {SIMTVP_ERR_STATE, 0, 0};
   func_launch *l = gpu_launcher_launch(s->launcher, k->slot);
-  if (l) r = run_cta(s, l, sm, cta);
+  if (l && s->whole_kernels && k->slot < s->n_runs && s->runs[k->slot].launch_uid == k->launch_uid) {
+    whole_run *w = &s->runs[k->slot];
+    r.status = SIMTVP_OK;
+    if (!w->ran) {
+      w->ran = true;
+      r = run_grid(s, l);
+    }
+  } else if (l) {
+    r = run_cta(s, l, sm, cta);
+  }
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
 
@@ -121,6 +176,7 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
   }
   s->mem = mem;
   s->ports = ports;
+  s->whole_kernels = engine && engine->threads > 1;
   s->e = func_create(engine, func_ports, mem, st, diag);
   if (!s->e) {
     free(s);
@@ -140,6 +196,7 @@ void gpu_simt_func_destroy(gpu_simt_func *s) {
   if (!s) return;
   gpu_launcher_destroy(s->launcher);
   func_destroy(s->e);
+  free(s->runs);
   free(s);
 }
 

@@ -6,6 +6,16 @@
  * done at once. Faults, traps and barrier deadlocks end the CTA with their status; the details
  * (kernel, CTA, thread, PC, PTX line, address) go to the message port.
  *
+ * With func_config.threads > 1 (-func_threads) a kernel runs whole instead: the dispatcher still
+ * places its CTAs one by one, but the first one it hands over runs the entire grid as one
+ * func_launch_run spread over the host threads (CTA i on %smid i % n_sms) and reports the
+ * kernel's result (its first fault); the other CTAs are reported done at once. Functional mode
+ * completes CTAs inside launch_cta, so the dispatcher hands a kernel's CTAs over back to back and
+ * the order of memory effects between kernels is unchanged. Results that depend on the order of
+ * CTAs (atomics' return values, float atomic sums, races, printf order) may differ from run to
+ * run; a fault stops the rest of the kernel (one-by-one mode runs the remaining CTAs). With one
+ * thread, CTAs run one by one exactly as before.
+ *
  * Timing models replace this adapter with their SIMT cores on the same port. */
 #ifndef SIMTVP_GPU_SIMT_FUNC_H
 #define SIMTVP_GPU_SIMT_FUNC_H

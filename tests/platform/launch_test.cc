@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,28 +57,54 @@ simtvp_status launch_vector_add(drv *d, uint32_t n, simtvp_diag *diag) {
   return drv_sync(d, diag);
 }
 
-// What a child reports about its one kernel.
-struct kernel_run {
-  bool ok = false;
-  std::string error;
-  uint64_t cycles = 0, insn = 0, ctas = 0;
-};
+// sgemm_tiled C = A x B over m x n x k (16 x 16 threads per CTA, one CTA per 16 x 16 tile of C);
+// A and B from a fixed pattern, C returned in *c.
+simtvp_status launch_sgemm(drv *d, uint32_t m, uint32_t n, uint32_t k, std::vector<float> *c, simtvp_diag *diag) {
+  std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/sgemm.ptx");
+  std::vector<float> a(m * k), b(k * n);
+  for (uint32_t i = 0; i < a.size(); i++) a[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) * 0.25f;
+  for (uint32_t i = 0; i < b.size(); i++) b[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) * 0.5f;
+  c->assign(m * n, 0.0f);
+  uint64_t da, db, dc;
+  drv_module *mod;
+  simtvp_status st;
+  if ((st = drv_mem_alloc(d, a.size() * 4, &da, diag)) || (st = drv_mem_alloc(d, b.size() * 4, &db, diag)) ||
+      (st = drv_mem_alloc(d, c->size() * 4, &dc, diag)) ||
+      (st = drv_memcpy(d, nullptr, drv_device_ptr(da), drv_host_ptr(a.data()), a.size() * 4, diag)) ||
+      (st = drv_memcpy(d, nullptr, drv_device_ptr(db), drv_host_ptr(b.data()), b.size() * 4, diag)) ||
+      (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "sgemm.ptx", &mod, diag)))
+    return st;
+  drv_function *f = drv_module_function(mod, "_Z11sgemm_tilediiifPKfS0_fPf");
+  if (!f) return SIMTVP_ERR_ARG;
+  int mm = static_cast<int>(m), nn = static_cast<int>(n), kk = static_cast<int>(k);
+  float alpha = 1.0f, beta = 0.0f;
+  void *args[] = {&mm, &nn, &kk, &alpha, &da, &db, &beta, &dc};
+  uint8_t params[64];
+  uint32_t used = 0;
+  if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, diag))) return st;
+  uint32_t grid[3] = {(n + 15) / 16, (m + 15) / 16, 1}, block[3] = {16, 16, 1};
+  if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return st;
+  if ((st = drv_memcpy(d, nullptr, drv_host_ptr(c->data()), drv_device_ptr(dc), c->size() * 4, diag))) return st;
+  return drv_sync(d, diag);
+}
 
-// Opens a platform with `overrides` in a child process, runs vector_add over n elements and
-// returns that kernel's gpu_sim_cycle, gpu_sim_insn and CTAs.
-kernel_run run_in_child(const std::vector<std::string> &overrides, uint32_t n) {
-  kernel_run r;
+// Runs body in a forked child on a fresh platform opened with `overrides`; returns what the body
+// put in its payload, or sets *error (the platform's message, or how the child died).
+using child_body = std::function<simtvp_status(simtvp_host *h, drv *d, std::string &payload, simtvp_diag *diag)>;
+
+bool run_child(const std::vector<std::string> &overrides, const child_body &body, std::string *payload,
+               std::string *error) {
   int fds[2];
   if (pipe(fds) != 0) {
-    r.error = "pipe failed";
-    return r;
+    *error = "pipe failed";
+    return false;
   }
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) {
-    r.error = "fork failed";
-    return r;
+    *error = "fork failed";
+    return false;
   }
   if (pid == 0) {
     close(fds[0]);
@@ -91,41 +118,89 @@ kernel_run run_in_child(const std::vector<std::string> &overrides, uint32_t n) {
     o.quiet = true;
     simtvp_diag diag;
     simtvp_diag_clear(&diag);
-    char msg[1100] = "";
-    uint64_t out[4] = {0, 0, 0, 0};  // ok, cycles, insn, ctas
+    std::string out;
     simtvp_host *h = simtvp_host_open(&o, &diag);
     drv *d = nullptr;
     simtvp_status st = h ? simtvp_host_driver(h, &d, &diag) : diag.status;
-    if (st == SIMTVP_OK) call(h, [&] { st = launch_vector_add(d, n, &diag); });
-    if (st == SIMTVP_OK) {
-      stats *s = simtvp_host_stats(h);
-      int found = 0;
-      out[0] = stats_kernel_count(s) == 1;
-      out[1] = stats_kernel_get(s, 0, "gpu_sim_cycle", &found);
-      out[2] = stats_kernel_get(s, 0, "gpu_sim_insn", &found);
-      out[3] = stats_kernel_get(s, 0, "cta_disp.ctas_done", &found);
-    } else {
-      std::snprintf(msg, sizeof msg, "%s", diag.message);
+    if (st == SIMTVP_OK) st = body(h, d, out, &diag);
+    // [ok][message length][message][payload]
+    std::string msg = st == SIMTVP_OK ? "" : diag.message;
+    std::string all(1, st == SIMTVP_OK ? '1' : '0');
+    uint64_t n = msg.size();
+    all.append(reinterpret_cast<const char *>(&n), sizeof n);
+    all += msg;
+    all += out;
+    const char *p = all.data();
+    size_t left = all.size();
+    while (left) {
+      ssize_t w = write(fds[1], p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) _exit(4);
+      p += w;
+      left -= static_cast<size_t>(w);
     }
-    if (write(fds[1], out, sizeof out) != sizeof out || write(fds[1], msg, sizeof msg) != sizeof msg) _exit(4);
-    _exit(0);  // no close: the platform is not torn down in the child
+    _exit(0);  // the platform is not torn down in the child
   }
   close(fds[1]);
-  uint64_t in[4] = {0, 0, 0, 0};
-  char msg[1100] = "";
-  bool got = read(fds[0], in, sizeof in) == sizeof in && read(fds[0], msg, sizeof msg) == sizeof msg;
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    r.error = "the child died (status " + std::to_string(status) + ")";
-    return r;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < 9) {
+    *error = "the child died (status " + std::to_string(status) + ")";
+    return false;
   }
-  r.ok = in[0] == 1;
-  r.error = msg;
-  r.cycles = in[1];
-  r.insn = in[2];
-  r.ctas = in[3];
+  uint64_t n;
+  std::memcpy(&n, data.data() + 1, sizeof n);
+  *error = data.substr(9, n);
+  *payload = data.substr(9 + n);
+  return data[0] == '1';
+}
+
+// What a child reports about its one kernel.
+struct kernel_run {
+  bool ok = false;
+  std::string error;
+  uint64_t cycles = 0, insn = 0, ctas = 0;
+};
+
+// Opens a platform with `overrides` in a child process, runs vector_add over n elements and
+// returns that kernel's gpu_sim_cycle, gpu_sim_insn and CTAs.
+kernel_run run_in_child(const std::vector<std::string> &overrides, uint32_t n) {
+  kernel_run r;
+  std::string payload;
+  r.ok = run_child(
+      overrides,
+      [n](simtvp_host *h, drv *d, std::string &out, simtvp_diag *diag) {
+        simtvp_status st = SIMTVP_OK;
+        call(h, [&] { st = launch_vector_add(d, n, diag); });
+        if (st != SIMTVP_OK) return st;
+        stats *s = simtvp_host_stats(h);
+        int found = 0;
+        uint64_t v[4] = {stats_kernel_count(s), stats_kernel_get(s, 0, "gpu_sim_cycle", &found),
+                         stats_kernel_get(s, 0, "gpu_sim_insn", &found),
+                         stats_kernel_get(s, 0, "cta_disp.ctas_done", &found)};
+        out.assign(reinterpret_cast<const char *>(v), sizeof v);
+        return SIMTVP_OK;
+      },
+      &payload, &r.error);
+  if (r.ok && payload.size() == 4 * sizeof(uint64_t)) {
+    uint64_t v[4];
+    std::memcpy(v, payload.data(), sizeof v);
+    r.ok = v[0] == 1;
+    r.cycles = v[1];
+    r.insn = v[2];
+    r.ctas = v[3];
+  } else {
+    r.ok = false;
+  }
   return r;
 }
 
@@ -198,6 +273,97 @@ TEST(LaunchLatency, NegativeLatencyIsAConfigurationErrorNamingTheOption) {
   kernel_run r = run_in_child(timing({"-gpgpu_TB_launch_latency", "-1"}), 256);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("-gpgpu_TB_launch_latency"), std::string::npos) << r.error;
+}
+
+// ---- -func_threads: whole kernels over several host threads on the functional side ------------
+
+// Counters whose totals must not depend on how many host threads ran the CTAs.
+const char *const kFuncCounters[] = {"gpu_sim_insn",     "func.warp_insn",     "func.thread_insn",
+                                     "func.cta",         "func.load.global",   "func.store.global",
+                                     "func.load.shared", "func.store.shared",  "func.load.param",
+                                     "cta_disp.ctas_done", "cta_disp.ctas_issued", "cta_disp.kernels"};
+
+// SGEMM (96 x 80 x 64: 30 CTAs) and vector_add (5000 elements: 20 CTAs), both independent of the
+// order of their CTAs: the outputs, then the counters' totals and each kernel's gpu_sim_insn.
+std::string order_independent_run(simtvp_host *h, drv *d, simtvp_diag *diag, simtvp_status *st) {
+  std::vector<float> c;
+  *st = SIMTVP_OK;
+  call(h, [&] {
+    if ((*st = launch_sgemm(d, 96, 80, 64, &c, diag))) return;
+    *st = launch_vector_add(d, 5000, diag);
+  });
+  std::string out(reinterpret_cast<const char *>(c.data()), c.size() * sizeof(float));
+  stats *s = simtvp_host_stats(h);
+  int found = 0;
+  for (const char *name : kFuncCounters) out += std::string(name) + "=" + std::to_string(stats_get(s, name, &found)) + "\n";
+  for (uint32_t k = 0; k < stats_kernel_count(s); k++)
+    out += std::string(stats_kernel_name(s, k)) + " gpu_sim_insn=" +
+           std::to_string(stats_kernel_get(s, k, "gpu_sim_insn", &found)) + "\n";
+  return out;
+}
+
+std::string func_run(uint32_t threads, std::string *error) {
+  std::string payload;
+  bool ok = run_child({"-simt_model", "func", "-func_threads", std::to_string(threads)},
+                      [](simtvp_host *h, drv *d, std::string &out, simtvp_diag *diag) {
+                        simtvp_status st;
+                        out = order_independent_run(h, d, diag, &st);
+                        return st;
+                      },
+                      &payload, error);
+  return ok ? payload : "";
+}
+
+TEST(FuncThreads, FourHostThreadsGiveTheSingleThreadResultsAndStatistics) {
+  std::string err1, err4;
+  std::string one = func_run(1, &err1);
+  ASSERT_FALSE(one.empty()) << err1;
+  std::string four = func_run(4, &err4);
+  ASSERT_FALSE(four.empty()) << err4;
+  // Byte-exact outputs, identical counter totals and per-kernel instruction counts.
+  EXPECT_EQ(four.size(), one.size());
+  EXPECT_TRUE(four == one) << "one thread:\n" << one.substr(96 * 80 * 4) << "four threads:\n" << four.substr(96 * 80 * 4);
+  EXPECT_NE(one.find("func.cta=50\n"), std::string::npos) << one.substr(96 * 80 * 4);
+  // SGEMM computed something: C[0][0] = sum over p of A[0][p] * B[p][0].
+  float c00;
+  std::memcpy(&c00, four.data(), sizeof c00);
+  float want = 0;
+  for (uint32_t p = 0; p < 64; p++)
+    want += static_cast<float>(static_cast<int>(p * 7 % 13) - 6) * 0.25f *
+            (static_cast<float>(static_cast<int>(p * 80 * 5 % 11) - 5) * 0.5f);
+  EXPECT_EQ(c00, want);
+}
+
+// A kernel that faults still reports the first fault with its address when its CTAs run on
+// several host threads.
+TEST(FuncThreads, FaultOnAHostThreadIsTheKernelsErrorNamingTheAddress) {
+  std::string payload, error;
+  bool ok = run_child({"-simt_model", "func", "-func_threads", "4"},
+                      [](simtvp_host *h, drv *d, std::string &, simtvp_diag *diag) {
+                        simtvp_status st = SIMTVP_OK;
+                        call(h, [&] {
+                          // vector_add with its output pointing at an unmapped address
+                          std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/vector_add.ptx");
+                          uint64_t a, bad = 0x10;
+                          drv_module *mod;
+                          if ((st = drv_mem_alloc(d, 4096 * 4, &a, diag)) ||
+                              (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, diag)))
+                            return;
+                          drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
+                          int n = 4096;
+                          void *args[] = {&a, &a, &bad, &n};
+                          uint8_t params[64];
+                          uint32_t used = 0;
+                          drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
+                          uint32_t grid[3] = {16, 1, 1}, block[3] = {256, 1, 1};
+                          if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return;
+                          st = drv_sync(d, diag);
+                        });
+                        return st;
+                      },
+                      &payload, &error);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(error.find("0x"), std::string::npos) << error;
 }
 
 }  // namespace
