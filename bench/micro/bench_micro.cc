@@ -36,8 +36,8 @@ const char *kSources[][2] = {
      "Accel-Sim tuner output on a TITAN V (GV100, 80 SMs, HBM2 850 MHz, base clock 1200 MHz): "
      "github.com/accel-sim/accel-sim-framework util/tuner/GPU_Microbenchmark/output.file @66ad690c"},
     {"SF-2070",
-     "sjfeng1999/gpu-arch-microbenchmark README, GeForce RTX 2070 (Turing TU106, the RTX 2060's chip), "
-     "SASS microbenchmarks @00f39161"},
+     "sjfeng1999/gpu-arch-microbenchmark README, GeForce RTX 2070 (Turing; the README names TU104), SASS "
+     "microbenchmarks @00f39161; bandwidth table of the same README as indexed by docs.rs/GitHub search"},
     {"DS",
      "NVIDIA data: RTX 2060 14 Gbps GDDR6 on 192 bits = 336 GB/s, 1365/1680 MHz; Quadro GV100 HBM2 "
      "4096 bits at 850 MHz = 870 GB/s, 1132/1627 MHz"},
@@ -57,6 +57,7 @@ struct gpu_info {
   micro::gpu_setup setup;
   const gpu_config &g() const { return setup.g; }
   bool turing = false;  // which published figures apply
+  double datasheet_gbs = NAN;  // the product's peak DRAM bandwidth [DS], when the file is a full product
   double peak_gbs() const { return micro::peak_dram_gbs(setup.g); }
   // Theoretical L2 bandwidth of the model: one 32-byte sector per slice and L2 cycle, in bytes
   // per core cycle.
@@ -73,12 +74,13 @@ struct row {
   double sim = NAN;
   reference ref;
   std::string knob;   // the option(s) that mostly set the simulated value
-  std::string note;   // error text or remark
+  std::string extra;  // shown after the simulated value (e.g. the absolute figure of a ratio)
+  std::string note;   // why there is no value
 };
 
 void print_row(const row &r) {
-  char sim[32] = "—", pub[32] = "—", err[32] = "—";
-  if (!std::isnan(r.sim)) std::snprintf(sim, sizeof sim, "%.1f", r.sim);
+  char sim[64] = "—", pub[32] = "—", err[32] = "—";
+  if (!std::isnan(r.sim)) std::snprintf(sim, sizeof sim, "%.1f%s%s", r.sim, r.extra.empty() ? "" : " ", r.extra.c_str());
   if (!std::isnan(r.ref.value)) std::snprintf(pub, sizeof pub, "%.1f", r.ref.value);
   if (!std::isnan(r.sim) && !std::isnan(r.ref.value) && r.ref.value != 0)
     std::snprintf(err, sizeof err, "%+.0f%%", 100.0 * (r.sim - r.ref.value) / r.ref.value);
@@ -271,7 +273,7 @@ void bandwidth(const gpu_info &gi, const options &op) {
     }, &r.note, &all);
     r.ref = gi.turing ? reference{100.0 * 391.83 / 448.0, "SF-2070"} : reference{100.0 * 521.05 / 652.8, "AS-TV"};
     r.knob = fmt("peak %.0f GB/s", gi.peak_gbs());
-    if (all.size() > 1) r.note = fmt("(%.0f GB/s)", all[1]);
+    if (all.size() > 1) r.extra = fmt("(%.0f GB/s)", all[1]);
     print_row(r);
   }
   {
@@ -297,7 +299,7 @@ void bandwidth(const gpu_info &gi, const options &op) {
     }, &r.note, &all);
     r.ref = gi.turing ? reference{} : reference{100.0 * 1365.42 / 1536.0, "AS-TV"};
     r.knob = fmt("%.0f B/clk model peak", gi.l2_peak_bpc());
-    if (all.size() > 1) r.note = fmt("(%.0f B/clk)", all[1]);
+    if (all.size() > 1) r.extra = fmt("(%.0f B/clk)", all[1]);
     print_row(r);
   }
   {
@@ -360,7 +362,7 @@ void launch_overhead(const gpu_info &gi, const options &op) {
     row r{names[i], "core cycles"};
     r.sim = all.size() == 3 ? all[static_cast<size_t>(i)] : NAN;
     if (i == 2) r.ref = reference{7257.6, "AS-TV"};
-    r.knob = i == 0 ? "-gpgpu_kernel_launch_latency " + std::to_string(gi.g().sim.kernel_launch_latency) + " (not modelled)"
+    r.knob = i == 0 ? "-gpgpu_kernel_launch_latency " + std::to_string(gi.g().sim.kernel_launch_latency)
                     : "driver MMIO, command ring, firmware";
     r.note = err;
     print_row(r);
@@ -421,8 +423,12 @@ int main(int argc, char **argv) {
   for (const std::string &c : configs) {
     gpu_info gi;
     gi.overrides = sets;
-    if (c == "rtx2060") gi.label = "RTX2060 (configs/SM75_RTX2060.config)", gi.file = g_src + "/configs/SM75_RTX2060.config";
-    else if (c == "qv100") gi.label = "QV100 (configs/SM7_QV100.config)", gi.file = g_src + "/configs/SM7_QV100.config";
+    if (c == "rtx2060")
+      gi.label = "RTX2060 (configs/SM75_RTX2060.config)", gi.file = g_src + "/configs/SM75_RTX2060.config",
+      gi.datasheet_gbs = 336;
+    else if (c == "qv100")
+      gi.label = "QV100 (configs/SM7_QV100.config)", gi.file = g_src + "/configs/SM7_QV100.config",
+      gi.datasheet_gbs = 870;
     else if (c == "default") gi.label = "default (reduced RTX2060)", gi.file = g_src + "/configs/default.config";
     else gi.label = c, gi.file = c;
     std::string err;
@@ -433,24 +439,18 @@ int main(int argc, char **argv) {
     gi.turing = gi.g().sim.cc_major == 7 && gi.g().sim.cc_minor == 5;
     const gpu_config &g = gi.g();
     std::printf("\n## %s: %u SMs, core %.0f MHz, L2 %.0f MHz, DRAM %.0f MHz, %u channels x %u L2 slices, "
-                "peak DRAM %.1f GB/s; SIMT %s, DRAM %s\n\n",
+                "peak DRAM %.1f GB/s%s; SIMT %s, DRAM %s\n\n",
                 gi.label.c_str(), g.derived.n_cores, g.derived.core_mhz, g.derived.l2_mhz, g.derived.dram_mhz,
-                g.mem.n_channels, g.mem.sub_partitions_per_channel, gi.peak_gbs(), op.simt.c_str(), op.dram.c_str());
-    if (what == "all" || what == "latency") latency(gi, op);
-    if (what == "all" || what == "bandwidth") {
-      std::printf("\n");
-      bandwidth(gi, op);
-    }
-    if (what == "all" || what == "launch") {
-      std::printf("\n");
-      launch_overhead(gi, op);
-    }
-    if (what == "all" || what == "clock") {
-      std::printf("\n");
-      clock_check(gi, op);
-    }
+                g.mem.n_channels, g.mem.sub_partitions_per_channel, gi.peak_gbs(),
+                std::isnan(gi.datasheet_gbs) ? "" : fmt(" (data sheet %.0f GB/s [DS])", gi.datasheet_gbs).c_str(),
+                op.simt.c_str(), op.dram.c_str());
+    // Each section ends with a blank line.
+    if (what == "all" || what == "latency") latency(gi, op), std::printf("\n");
+    if (what == "all" || what == "bandwidth") bandwidth(gi, op), std::printf("\n");
+    if (what == "all" || what == "launch") launch_overhead(gi, op), std::printf("\n");
+    if (what == "all" || what == "clock") clock_check(gi, op), std::printf("\n");
   }
-  std::printf("\nSources:\n");
+  std::printf("Sources:\n");
   for (auto &s : kSources) std::printf("- [%s] %s\n", s[0], s[1]);
   return 0;
 }
