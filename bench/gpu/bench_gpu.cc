@@ -3,7 +3,13 @@
 // would), and the AT-vs-CA DRAM comparison on memory-bound kernels. Not a test: it prints the
 // tables of docs/timing.md.
 //
-//   bench_gpu [speed|dram|all] [sgemm_n = 256] [vector_n = 1048576] [repeats = 1]
+//   bench_gpu [speed|dram|all] [sgemm_n = 256] [vector_n = 1048576] [repeats = 1] [configs = all]
+//             [kernels = all] [simt_model = ca]
+//
+// configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
+// sgemm or vector; simt_model: ca (default) or at for every SIMT core. Under callgrind (valgrind --tool=callgrind --trace-children=yes
+// --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
+// around launch and synchronisation), one callgrind.out file per run.
 //
 // speed: tiled SGEMM (tests/kernels/ptx/sgemm.ptx, sgemm_tiled, n x n x n) and vector add
 //   (tests/kernels/ptx/vector_add.ptx) on configs/SM7_QV100.config (80 SMs), the default reduced
@@ -33,6 +39,16 @@
 #include "driver.h"
 #include "simtvp_host.h"
 #include "stats.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define COLLECT_TOGGLE() CALLGRIND_TOGGLE_COLLECT
+#endif
+#endif
+#ifndef COLLECT_TOGGLE
+#define COLLECT_TOGGLE() ((void)0)
+#endif
 
 namespace {
 
@@ -133,12 +149,14 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   double cpu0 = cpu_seconds();
   auto k0 = std::chrono::steady_clock::now();
   simtvp_status sync = SIMTVP_OK;
+  COLLECT_TOGGLE();
   call(h, [&] {
     simtvp_diag dd;
     if (drv_launch(d, nullptr, f, w.grid, w.block, 0, params.data(), used, &dd) != SIMTVP_OK ||
         (sync = drv_sync(d, &dd)) != SIMTVP_OK)
       std::snprintf(r.error, sizeof r.error, "%s", dd.message);
   }, &diag);
+  COLLECT_TOGGLE();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - k0).count();
   r.cpu_s = cpu_seconds() - cpu0;
   r.cycles = stats_get(st, "gpu_sim_cycle", &found) - c0;
@@ -281,21 +299,33 @@ workload reads(uint32_t mode, uint32_t threads, uint32_t loads) {
   return w;
 }
 
-void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats) {
+bool selected(const std::string &list, const char *name) {
+  if (list == "all") return true;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (item == name) return true;
+  return false;
+}
+
+void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &configs, const std::string &kernels,
+           const std::string &model) {
   struct cfg {
-    const char *label, *file;
-  } cfgs[] = {{"QV100 (80 SMs)", "configs/SM7_QV100.config"},
-              {"default (8 SMs)", ""},
-              {"RTX2060 (30 SMs)", "configs/SM75_RTX2060.config"}};
+    const char *label, *file, *key;
+  } cfgs[] = {{"QV100 (80 SMs)", "configs/SM7_QV100.config", "qv100"},
+              {"default (8 SMs)", "", "default"},
+              {"RTX2060 (30 SMs)", "configs/SM75_RTX2060.config", "rtx2060"}};
   std::printf("| configuration | kernel | warp instructions | core cycles | host s | warp-insn/s | cycles/s |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|\n");
   for (const cfg &c : cfgs) {
+    if (!selected(configs, c.key)) continue;
     std::string file = c.file[0] ? g_src + "/" + c.file : "";
     for (int k = 0; k < 2; k++) {
+      if (!selected(kernels, k == 0 ? "sgemm" : "vector")) continue;
       workload w = k == 0 ? sgemm(sgemm_n) : vector_add(vector_n);
       run_result best;
       for (int i = 0; i < repeats; i++) {
-        run_result r = run(file, {"-simt_model", "ca", "-dram_model", "ca", "-device_memory_mb", "1024"}, w);
+        run_result r = run(file, {"-simt_model", model, "-dram_model", "ca", "-device_memory_mb", "1024"}, w);
         if (!r.ok) {
           best = r;
           break;
@@ -347,14 +377,17 @@ int main(int argc, char **argv) {
   uint32_t sgemm_n = argc > 2 ? static_cast<uint32_t>(std::atoi(argv[2])) : 256;
   uint32_t vector_n = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 1048576;
   int repeats = argc > 4 ? std::atoi(argv[4]) : 1;
+  std::string configs = argc > 5 ? argv[5] : "all", kernels = argc > 6 ? argv[6] : "all";
+  std::string model = argc > 7 ? argv[7] : "ca";
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
-  if (what != "speed" && what != "dram" && what != "all") {
-    std::fprintf(stderr, "usage: bench_gpu [speed|dram|all] [sgemm_n] [vector_n] [repeats]\n");
+  if ((what != "speed" && what != "dram" && what != "all") || (model != "ca" && model != "at")) {
+    std::fprintf(stderr, "usage: bench_gpu [speed|dram|all] [sgemm_n] [vector_n] [repeats] "
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [simt_model: ca|at]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
-    std::printf("Timing GPU speed (CA cores, CA DRAM), one host core, kernel only:\n\n");
-    speed(sgemm_n, vector_n, repeats);
+    std::printf("Timing GPU speed (%s cores, CA DRAM), one host core, kernel only:\n\n", model == "ca" ? "CA" : "AT");
+    speed(sgemm_n, vector_n, repeats, configs, kernels, model);
     std::printf("\n");
   }
   if (what == "dram" || what == "all") {

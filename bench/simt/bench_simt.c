@@ -8,6 +8,12 @@
  * GPGPU-Sim's ~11 K); AT >= 3x CA's warp-instructions/s, total cycles within 15% of CA.
  *
  *   bench_simt [sms=4] [sgemm_n=128] [vector_n=262144] [mem_latency=200] [repeats=3] [table_scale=4]
+ *              [select=all]
+ *
+ * select runs part of the speed table: "<ca|at|all>[:<sgemm|vector|all>]" (e.g. "at:sgemm").
+ * Under callgrind (valgrind --tool=callgrind --collect-atstart=no bench_simt ...) only the
+ * simulation of each launch is collected (CALLGRIND_TOGGLE_COLLECT around sh_launch), so the
+ * instruction counts compare model speed without set-up and result checks.
  *
  * Each measurement runs `repeats` times on a fresh GPU; the best run is reported. Times are the
  * process's CPU time (the host is shared; wall time would count other jobs). SGEMM and vector add
@@ -16,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,16 @@
 
 #include "at_workloads.h"
 #include "simt_harness.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define COLLECT_TOGGLE() CALLGRIND_TOGGLE_COLLECT
+#endif
+#endif
+#ifndef COLLECT_TOGGLE
+#define COLLECT_TOGGLE() ((void)0)
+#endif
 
 #define TARGET_WARP_INSN_PER_S 220e3
 #define TARGET_AT_SPEEDUP 3.0
@@ -95,7 +112,10 @@ static result sgemm(const workload *w, int n) {
   const void *args[] = {&m, &m, &m, &one, &dA, &dB, &zero, &dC};
   uint32_t grid[3] = {(uint32_t)n / 16, (uint32_t)n / 16, 1}, block[3] = {16, 16, 1};
   double t0 = host_now();
-  if (sh_launch(h, "_Z11sgemm_tilediiifPKfS0_fPf", grid, block, 0, args, &d) != SIMTVP_OK) die("sgemm", &d);
+  COLLECT_TOGGLE();
+  simtvp_status st = sh_launch(h, "_Z11sgemm_tilediiifPKfS0_fPf", grid, block, 0, args, &d);
+  COLLECT_TOGGLE();
+  if (st != SIMTVP_OK) die("sgemm", &d);
   result r = {host_now() - t0, get(h, "gpgpu_n_tot_w_icount"), get(h, "gpu_sim_insn"), sh_last_cycles(h)};
   sh_read(h, dC, C, nn * 4, &d);
   for (int i = 0; i < n; i += 7)
@@ -125,7 +145,10 @@ static result vector_add(const workload *w, int n) {
   /* as many CTAs as the GPU holds at once (grid-stride loop over the rest) */
   uint32_t grid[3] = {w->sms * 8, 1, 1}, block[3] = {256, 1, 1};
   double t0 = host_now();
-  if (sh_launch(h, "_Z10vector_addPKfS0_Pfi", grid, block, 0, args, &d) != SIMTVP_OK) die("vector_add", &d);
+  COLLECT_TOGGLE();
+  simtvp_status st = sh_launch(h, "_Z10vector_addPKfS0_Pfi", grid, block, 0, args, &d);
+  COLLECT_TOGGLE();
+  if (st != SIMTVP_OK) die("vector_add", &d);
   result r = {host_now() - t0, get(h, "gpgpu_n_tot_w_icount"), get(h, "gpu_sim_insn"), sh_last_cycles(h)};
   sh_read(h, dc, c, (uint64_t)n * 4, &d);
   for (int i = 0; i < n; i++)
@@ -214,9 +237,18 @@ int main(int argc, char **argv) {
   int vn = argc > 3 ? atoi(argv[3]) : 262144;
   int repeats = argc > 5 ? atoi(argv[5]) : 3;
   int scale = argc > 6 ? atoi(argv[6]) : 4;
-  if (sms < 1 || n < 16 || n % 16 || vn < 1 || repeats < 1 || scale < 0) {
+  const char *select = argc > 7 ? argv[7] : "all";
+  const char *colon = strchr(select, ':');
+  size_t mlen = colon ? (size_t)(colon - select) : strlen(select);
+  const char *kern = colon ? colon + 1 : "all";
+  bool run_ca = !strncmp(select, "all", mlen) || !strncmp(select, "ca", mlen);
+  bool run_at = !strncmp(select, "all", mlen) || !strncmp(select, "at", mlen);
+  bool run_sgemm = !strcmp(kern, "all") || !strcmp(kern, "sgemm");
+  bool run_vector = !strcmp(kern, "all") || !strcmp(kern, "vector");
+  if (sms < 1 || n < 16 || n % 16 || vn < 1 || repeats < 1 || scale < 0 || mlen == 0 || !(run_ca || run_at) ||
+      !(run_sgemm || run_vector)) {
     fprintf(stderr, "usage: bench_simt [sms] [sgemm_n (multiple of 16)] [vector_n] [mem_latency] [repeats] "
-                    "[table_scale]\n");
+                    "[table_scale] [select: <ca|at|all>[:<sgemm|vector|all>]]\n");
     return 2;
   }
   printf("bench_simt: CA and AT SIMT cores (configs/SM7_QV100.config), one host core, %u-cycle memory, "
@@ -228,13 +260,16 @@ int main(int argc, char **argv) {
   workload ca = {sms, lat, "ca"}, at = {sms, lat, "at"};
   char size[48];
   snprintf(size, sizeof size, "%dx%dx%d", n, n, n);
-  result rc = best(sgemm, &ca, n, repeats), ra = best(sgemm, &at, n, repeats);
-  report("sgemm_tiled", size, &ca, &rc, NULL);
-  report("sgemm_tiled", size, &at, &ra, &rc);
+  result rc, ra;
+  if (run_sgemm) {
+    if (run_ca) rc = best(sgemm, &ca, n, repeats), report("sgemm_tiled", size, &ca, &rc, NULL);
+    if (run_at) ra = best(sgemm, &at, n, repeats), report("sgemm_tiled", size, &at, &ra, run_ca ? &rc : NULL);
+  }
   snprintf(size, sizeof size, "%d", vn);
-  rc = best(vector_add, &ca, vn, repeats), ra = best(vector_add, &at, vn, repeats);
-  report("vector_add", size, &ca, &rc, NULL);
-  report("vector_add", size, &at, &ra, &rc);
+  if (run_vector) {
+    if (run_ca) rc = best(vector_add, &ca, vn, repeats), report("vector_add", size, &ca, &rc, NULL);
+    if (run_at) ra = best(vector_add, &at, vn, repeats), report("vector_add", size, &at, &ra, run_ca ? &rc : NULL);
+  }
   if (scale > 0) table(sms, 100, (uint32_t)scale, repeats);
   return 0;
 }

@@ -134,10 +134,57 @@ static uint8_t full_chunks(const cache *c, uint64_t line, const uint64_t bytes[2
 
 /* ---- tag array ------------------------------------------------------------------------------ */
 
+/* The line map (cache.map): every allocated line once, by its address. A line only ever lives in
+ * the set of its address, so the map finds what a scan of that set finds. */
+static uint32_t map_home(const cache *c, uint64_t line) {
+  return (uint32_t)(((line >> c->line_log2) * 0x9E3779B97F4A7C15ull) >> 32) & c->map_mask;
+}
+
+static void map_insert(cache *c, uint64_t line, int32_t li) {
+  uint32_t i = map_home(c, line);
+  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
+  c->map[i].line = line;
+  c->map[i].li = li;
+}
+
+static void map_remove(cache *c, uint64_t line) {
+  uint32_t i = map_home(c, line);
+  while (c->map[i].li >= 0 && c->map[i].line != line) i = (i + 1) & c->map_mask;
+  if (c->map[i].li < 0) return;
+  /* backward-shift deletion: probe chains stay unbroken without tombstones */
+  uint32_t hole = i;
+  for (uint32_t j = (i + 1) & c->map_mask; c->map[j].li >= 0; j = (j + 1) & c->map_mask) {
+    uint32_t home = map_home(c, c->map[j].line);
+    bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+    if (movable) {
+      c->map[hole] = c->map[j];
+      hole = j;
+    }
+  }
+  c->map[hole].li = -1;
+}
+
+/* Empties line li (tag invalid, no reservation), keeping the map in step. */
+static void line_clear(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  if (c->map && l->allocated) map_remove(c, l->tag);
+  memset(l, 0, sizeof *l);
+  l->mshr = -1;
+}
+
 int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
-  const cache_line *l = &c->lines[(size_t)set * c->max_assoc];
+  uint32_t first = set * c->max_assoc;
+  if (c->map) {
+    for (uint32_t i = map_home(c, line); c->map[i].li >= 0; i = (i + 1) & c->map_mask)
+      if (c->map[i].line == line) {
+        uint32_t li = (uint32_t)c->map[i].li;
+        return li >= first && li < first + c->assoc ? (int32_t)li : -1;
+      }
+    return -1;
+  }
+  const cache_line *l = &c->lines[first];
   for (uint32_t w = 0; w < c->assoc; w++)
-    if (l[w].allocated && l[w].tag == line) return (int32_t)(set * c->max_assoc + w);
+    if (l[w].allocated && l[w].tag == line) return (int32_t)(first + w);
   return -1;
 }
 
@@ -163,7 +210,8 @@ void cache_touch(cache *c, int32_t li) { c->lines[li].last_use = ++c->stamp; }
 
 void cache_install(cache *c, int32_t li, uint64_t line) {
   cache_line *l = &c->lines[li];
-  memset(l, 0, sizeof *l);
+  line_clear(c, li);
+  if (c->map) map_insert(c, line, li);
   l->tag = line;
   l->allocated = 1;
   l->mshr = -1;
@@ -204,8 +252,7 @@ void cache_evict(cache *c, int32_t li, const mem_req *trigger) {
   cache_line *l = &c->lines[li];
   assert(l->mshr < 0);
   if (l->allocated && l->dirty) queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, trigger);
-  memset(l, 0, sizeof *l);
-  l->mshr = -1;
+  line_clear(c, li);
 }
 
 /* Forgets that the given chunks are dirty (and their dirty bytes). */
@@ -936,8 +983,7 @@ uint32_t cache_invalidate(cache *c) {
       l->valid = l->written = l->dirty = 0;
       continue;
     }
-    memset(l, 0, sizeof *l);
-    l->mshr = -1;
+    line_clear(c, (int32_t)i);
     n++;
   }
   return n;
@@ -952,10 +998,7 @@ simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
   if (c->mshr_live || c->frag_n)
     return simtvp_diag_set(diag, SIMTVP_ERR_STATE,
                            "cache_set_assoc: %u misses still outstanding", c->mshr_live + c->frag_n);
-  for (size_t i = 0; i < n_lines(c); i++) {
-    memset(&c->lines[i], 0, sizeof c->lines[i]);
-    c->lines[i].mshr = -1;
-  }
+  for (size_t i = 0; i < n_lines(c); i++) line_clear(c, (int32_t)i);
   c->assoc = assoc;
   return SIMTVP_OK;
 }
@@ -1083,6 +1126,14 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   ok = ok && c->lines;
   if (ok)
     for (size_t i = 0; i < n_lines(c); i++) c->lines[i].mshr = -1;
+  if (ok && c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* at most half full */
+    size_t slots = 1;
+    while (slots < 2 * n_lines(c)) slots <<= 1;
+    c->map = malloc(slots * sizeof *c->map);
+    ok = c->map != NULL;
+    for (size_t i = 0; ok && i < slots; i++) c->map[i].li = -1;
+    c->map_mask = (uint32_t)(slots - 1);
+  }
   c->run_cap = c->hit_latency + 2;
   c->run_ready = calloc(c->run_cap, sizeof *c->run_ready);
   c->run_count = calloc(c->run_cap, sizeof *c->run_count);
@@ -1156,6 +1207,7 @@ void cache_destroy(cache *c) {
       if (c->waiter[i].req) mem_req_free(c->waiter[i].req);
   cache_tex_destroy(c);
   free(c->lines);
+  free(c->map);
   free(c->run_ready);
   free(c->run_count);
   free(c->bank_used);

@@ -31,6 +31,13 @@ typedef struct cache_line {
   uint8_t dirty;           /* chunks to write back */
 } cache_line;
 
+/* An entry of the line map (struct cache.map). */
+typedef struct cache_line_slot {
+  uint64_t line;
+  int32_t li;
+} cache_line_slot;
+#define CACHE_MAP_MIN_ASSOC 8u
+
 /* A request merged into an MSHR entry, waiting for the chunks in `waits`. */
 typedef struct cache_waiter {
   mem_req *req;
@@ -97,6 +104,11 @@ struct cache {
 
   cache_line *lines;   /* n_sets × max_assoc */
   uint64_t stamp;
+  /* With many ways (max_assoc > CACHE_MAP_MIN_ASSOC; the QV100 L1D has 64): line address →
+   * index into lines[] of the allocated line holding it, open addressing with linear probing
+   * (li -1: empty), so a tag lookup does not scan every way. NULL: lookups scan the set. */
+  cache_line_slot *map;
+  uint32_t map_mask;
 
   /* set index */
   uint64_t (*index_addr)(void *ctx, uint64_t addr);
