@@ -90,6 +90,11 @@ typedef struct func_config {
    * of CTAs (atomics' return values, float atomic sums, racy accesses, printf line order) can
    * differ from run to run. The per-warp interface is unaffected. */
   uint32_t threads;
+  /* (addition) Per-instruction counts for PTX source-line statistics: every launch counts warp
+   * and thread instructions per instruction index (func_launch_pc_counts), and with a stats sink
+   * each program registers its instructions' PTX and source lines (stats_code_register) and each
+   * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
+  bool pc_counts;
 } func_config;
 
 /* Everything that leaves the engine. Every member may be NULL/0. */
@@ -170,6 +175,19 @@ typedef struct func_launch_counts {
   uint64_t ctas_done;
 } func_launch_counts;
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out);
+
+/* (addition) Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
+ * instruction index (*n = the module's n_insns); NULL when counting is off. Functional mode counts
+ * as func_launch_run executes (with several host threads: merged when it returns), the per-warp
+ * interface at each func_warp_step. A timing model may add the cycles warps waited at an
+ * instruction to stall_cycles (from the thread that steps the launch's warps). With a stats sink
+ * the counts go to the program's stats_code when the launch is destroyed. */
+typedef struct func_pc_count {
+  uint64_t warp_insns;   /* warp instructions executed at this index */
+  uint64_t thread_insns; /* their active threads (as func.thread_insn and gpu_sim_insn count) */
+  uint64_t stall_cycles; /* added by timing models; 0 otherwise */
+} func_pc_count;
+func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n);
 
 /* ---- per-warp interface (timing models) ---------------------------------------------------- */
 

@@ -454,6 +454,14 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   l->threads_per_cta = (uint32_t)threads;
   l->warps_per_cta = (uint32_t)((threads + 31) / 32);
   l->n_ctas = ctas;
+  if (e->cfg.pc_counts) {
+    l->counts.pc = calloc((size_t)m->n_insns + 1, sizeof *l->counts.pc);
+    if (!l->counts.pc) {
+      free(l->params);
+      free(l);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    }
+  }
   devmem_tlb_init(&l->tlb, e->mem);
   *out = l;
   return SIMTVP_OK;
@@ -471,12 +479,33 @@ static void cta_free(func_cta *c) {
   free(c);
 }
 
+/* The launch's per-instruction counts go to the program's statistics (nonzero rows only). */
+static void flush_pc_counts(func_launch *l) {
+  const func_pc_count *pc = l->counts.pc;
+  if (!pc || !l->p->line_stats) return;
+  for (uint32_t i = 0; i < l->p->m->n_insns; i++) {
+    if (!pc[i].warp_insns && !pc[i].stall_cycles) continue;
+    uint64_t v[STATS_CODE_COLUMNS];
+    v[STATS_CODE_WARP_INSN] = pc[i].warp_insns;
+    v[STATS_CODE_THREAD_INSN] = pc[i].thread_insns;
+    v[STATS_CODE_STALL_CYCLES] = pc[i].stall_cycles;
+    stats_code_add(l->p->line_stats, i, v);
+  }
+}
+
 void func_launch_destroy(func_launch *l) {
   if (!l) return;
   fx_flush_counts(l);
+  flush_pc_counts(l);
   cta_free(l->pool);
+  free(l->counts.pc);
   free(l->params);
   free(l);
+}
+
+func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n) {
+  if (n) *n = l && l->counts.pc ? l->p->m->n_insns : 0;
+  return l ? l->counts.pc : NULL;
 }
 
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out) {
@@ -616,8 +645,9 @@ uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
 /* ---- execution --------------------------------------------------------------------------------- */
 
 /* The hot loop: executes up to `budget` warp instructions or until the warp stops (barrier wait,
- * exit of every thread, fault). */
-static void run_warp(fx_warp *w, uint32_t budget) {
+ * exit of every thread, fault). Inlined into two callers: pc == NULL (no per-instruction counts,
+ * the loop as it always was) and the counting one, so counting costs nothing when it is off. */
+static inline __attribute__((always_inline)) void run_warp_body(fx_warp *w, uint32_t budget, func_pc_count *pc) {
   fx_counts *c = w->counts;
   w->stop = false;
   uint64_t n = 0, t = 0;
@@ -626,6 +656,10 @@ static void run_warp(fx_warp *w, uint32_t budget) {
     uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
     n++;
     t += w->nactive;
+    if (pc) {
+      pc[w->pc].warp_insns++;
+      pc[w->pc].thread_insns += w->nactive;
+    }
     w->pc++;
     in->fn(w, in, m);
     if (w->pc == w->rpc) fx_stack_reconverge(w);
@@ -634,6 +668,9 @@ static void run_warp(fx_warp *w, uint32_t budget) {
   c->warp_insns += n;
   c->thread_insns += t;
 }
+
+static void run_warp(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, NULL); }
+static void run_warp_counted(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, w->counts->pc); }
 
 static void deadlock(func_cta *c) {
   func_launch *l = c->l;
@@ -662,7 +699,10 @@ static simtvp_status run_cta(func_cta *c) {
       fx_warp *w = &c->warps[wi];
       if (w->state != FUNC_WARP_READY) continue;
       progress = true;
-      run_warp(w, FX_SLICE);
+      if (c->counts->pc)
+        run_warp_counted(w, FX_SLICE);
+      else
+        run_warp(w, FX_SLICE);
       simtvp_status f = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
       if (f != SIMTVP_OK) return f;
     }
@@ -736,6 +776,12 @@ static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) 
       break;
     }
     devmem_tlb_init(&wk[i].tlb, l->e->mem);
+    if (l->counts.pc && !(wk[i].counts.pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *wk[i].counts.pc))) {
+      cta_free(wk[i].cta);
+      wk[i].cta = NULL;
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      break;
+    }
     wk[i].cta->counts = &wk[i].counts;
     wk[i].cta->tlb = &wk[i].tlb;
     if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0) {
@@ -758,6 +804,13 @@ static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) 
       l->counts.loads[s] += c->loads[s];
       l->counts.stores[s] += c->stores[s];
       l->counts.atomics[s] += c->atomics[s];
+    }
+    if (c->pc) {
+      for (uint32_t j = 0; j <= l->p->m->n_insns; j++) {
+        l->counts.pc[j].warp_insns += c->pc[j].warp_insns;
+        l->counts.pc[j].thread_insns += c->pc[j].thread_insns;
+      }
+      free(c->pc);
     }
     cta_free(wk[i].cta);
   }
@@ -839,6 +892,10 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   w->stop = false;
   w->counts->warp_insns++;
   w->counts->thread_insns += w->nactive;
+  if (w->counts->pc) {
+    w->counts->pc[w->pc].warp_insns++;
+    w->counts->pc[w->pc].thread_insns += w->nactive;
+  }
   w->pc++;
   in->fn(w, in, m);
   if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)

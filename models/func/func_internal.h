@@ -156,6 +156,7 @@ typedef struct fx_counts {
   uint64_t warp_insns, thread_insns;
   uint64_t loads[PTX_SPACE_COUNT], stores[PTX_SPACE_COUNT], atomics[PTX_SPACE_COUNT];
   uint64_t ctas_done;
+  func_pc_count *pc;       /* per instruction index (n_insns + 1: the sentinel), NULL = not counted */
 } fx_counts;
 
 struct func_warp {
@@ -224,6 +225,7 @@ struct func_program {
   uint32_t shared_funcs_bytes;  /* .shared of non-entry functions (placed after every entry's) */
   void **allocs;           /* ext data to free */
   uint32_t n_allocs, cap_allocs;
+  stats_code *line_stats;  /* per-instruction statistics (pc_counts with a sink), or NULL */
 };
 
 struct func_launch {

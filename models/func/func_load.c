@@ -443,6 +443,23 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
   return SIMTVP_OK;
 }
 
+/* PTX line statistics: the program's instructions with their PTX line and .loc source place. */
+static simtvp_status register_code(func_program *p, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  stats_code_loc *locs = calloc(m->n_insns ? m->n_insns : 1, sizeof *locs);
+  if (!locs) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  for (uint32_t i = 0; i < m->n_insns; i++) {
+    locs[i].ptx_line = m->insns[i].ptx_line;
+    locs[i].src_file = m->insns[i].loc_file;
+    locs[i].src_line = m->insns[i].loc_line;
+  }
+  p->line_stats = stats_code_register(p->e->st, m->source_name ? m->source_name : "<ptx>", locs, m->n_insns,
+                                m->files, m->n_files);
+  free(locs);
+  if (!p->line_stats) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  return SIMTVP_OK;
+}
+
 simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_placement *pl,
                                 func_program **out, simtvp_diag *diag) {
   *out = NULL;
@@ -489,6 +506,7 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
     for (uint32_t i = 0; i < m->n_functions && st == SIMTVP_OK; i++)
       if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
   }
+  if (st == SIMTVP_OK && e->cfg.pc_counts && e->st) st = register_code(p, diag);
   if (st != SIMTVP_OK) {
     func_program_destroy(p);
     return st;

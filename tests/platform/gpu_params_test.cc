@@ -113,6 +113,15 @@ TEST_F(GpuParams, FuncThreadsReachTheFunctionalEngine) {
   EXPECT_EQ(p.func.threads, 4u);
 }
 
+TEST_F(GpuParams, PtxLineStatisticsTurnOnPerInstructionCountsOnEverySide) {
+  ASSERT_EQ(load(), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_FALSE(p.func.pc_counts);
+  ASSERT_EQ(load({"-enable_ptx_file_line_stats", "1"}), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);
+  EXPECT_TRUE(p.func.pc_counts);
+}
+
 TEST_F(GpuParams, NamesFillTheNameRegistersAndLongerOnesAreRefused) {
   ASSERT_EQ(load({"-gpu_name", "01234567890123456789012345678901"}), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_params_from_config(&cfg, &p, &diag), SIMTVP_OK);

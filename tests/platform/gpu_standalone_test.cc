@@ -4,8 +4,12 @@
 // No simtvp platform, no libsimtvp.so. One simulation per process (CTest runs each case alone).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -136,13 +140,17 @@ class GpuTop : public ::testing::Test {
     const char *files[] = {file.c_str()};
     ASSERT_EQ(gpu_config_register(r, &cfg, &diag), SIMTVP_OK);
     ASSERT_EQ(config_registry_load_file(r, files[0], &diag), SIMTVP_OK) << diag.message;
-    const char *args[] = {"-simt_model", "func", "-device_memory_mb", "64"};
-    ASSERT_EQ(config_registry_parse_args(r, 4, args, &diag), SIMTVP_OK) << diag.message;
+    std::vector<const char *> args = {"-simt_model", "func", "-device_memory_mb", "64"};
+    args.insert(args.end(), more_args.begin(), more_args.end());
+    ASSERT_EQ(config_registry_parse_args(r, static_cast<int>(args.size()), args.data(), &diag), SIMTVP_OK)
+        << diag.message;
     ASSERT_EQ(gpu_config_finalize(&cfg, r, &diag), SIMTVP_OK) << diag.message;
     config_registry_destroy(r);
 
     simtvp::gpu_top_options o;
     o.print = [this](const char *text, size_t len) { printed.append(text, len); };
+    o.st = st;
+    o.out_dir = out_dir;
     gpu = simtvp::gpu_top::create("gpu", cfg, o, &diag);
     ASSERT_NE(gpu, nullptr) << diag.message;
     tb = new testbench("tb");
@@ -163,6 +171,9 @@ class GpuTop : public ::testing::Test {
   simtvp::gpu_top *gpu = nullptr;
   testbench *tb = nullptr;
   std::string printed;
+  std::vector<const char *> more_args;  // options after the default configuration's
+  stats *st = nullptr;                   // the module's statistics sink (options.st)
+  std::string out_dir;                   // options.out_dir
 };
 
 TEST_F(GpuTop, RegistersAnswerOnBar0AndBadAccessesGetTlmErrors) {
@@ -260,6 +271,47 @@ TEST_F(GpuTop, DriverRunsOnATestbenchThatServesDmaFromItsOwnMemory) {
     EXPECT_GT(tb.dma_accesses, 0u);  // rings, parameters, fences and copies all came by DMA
     drv_close(d);
   });
+}
+
+// -enable_ptx_file_line_stats on the module alone: the per-line profile goes to the sink, and the
+// text file to gpu_top_options::out_dir (created when missing). vadd over 1000 elements in 8 CTAs
+// of 128 threads = 32 warps: every warp runs line 11 (ld.param) with 32 threads = 1024; the store
+// on line 28 runs in every warp too, but the last warp has 1000 - 992 = 8 threads in bounds = 1000.
+TEST_F(GpuTop, PtxLineStatisticsGoToTheSinkAndToTheOutputDirectory) {
+  more_args = {"-enable_ptx_file_line_stats", "1", "-ptx_line_stats_filename", "lines.txt"};
+  stats *sink = stats_create();
+  st = sink;
+  out_dir = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/scratch-standalone-" + std::to_string(getpid()) + "/out";
+  run([](testbench &tb) {
+    drv *d = nullptr;
+    simtvp_diag diag;
+    ASSERT_EQ(drv_open(&tb.bus, nullptr, &d, &diag), SIMTVP_OK) << diag.message;
+    const uint32_t n = 1000;
+    uint64_t da;
+    drv_module *mod;
+    ASSERT_EQ(drv_mem_alloc(d, n * 4, &da, &diag), SIMTVP_OK);
+    ASSERT_EQ(drv_module_load_ptx(d, kVaddPtx, sizeof kVaddPtx - 1, "vadd.ptx", &mod, &diag), SIMTVP_OK)
+        << diag.message;
+    drv_function *f = drv_module_function(mod, "vadd");
+    uint32_t nn = n;
+    void *args[] = {&da, &da, &da, &nn};
+    uint8_t params[64];
+    uint32_t used = 0;
+    ASSERT_EQ(drv_function_pack_params(f, args, params, sizeof params, &used, &diag), SIMTVP_OK);
+    uint32_t grid[3] = {8, 1, 1}, block[3] = {128, 1, 1};
+    ASSERT_EQ(drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag), SIMTVP_OK) << diag.message;
+    ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    drv_close(d);
+  });
+  EXPECT_EQ(stats_code_kernel_line_get(sink, 0, "vadd.ptx", 11, STATS_CODE_THREAD_INSN), 1024u);
+  EXPECT_EQ(stats_code_kernel_line_get(sink, 0, "vadd.ptx", 28, STATS_CODE_WARP_INSN), 32u);
+  EXPECT_EQ(stats_code_kernel_line_get(sink, 0, "vadd.ptx", 28, STATS_CODE_THREAD_INSN), 1000u);
+  std::ifstream f(out_dir + "/lines.txt");
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("\n# kernel vadd launch 1\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("\nvadd.ptx:28 - 32 1000 0\n"), std::string::npos) << text.str();
+  // The sink must outlive the module, which the fixture never deletes (one simulation per process).
 }
 
 TEST_F(GpuTop, ResetInputReturnsRegistersToTheirResetValues) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -110,6 +111,7 @@ bool run_child(const std::vector<std::string> &overrides, const child_body &body
     close(fds[0]);
     for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
       unsetenv(v);
+    if (const char *dir = getenv("SIMTVP_OUTDIR_FOR_CHILD")) setenv("SIMTVP_OUTDIR", dir, 1);
     std::vector<const char *> argv;
     for (const std::string &w : overrides) argv.push_back(w.c_str());
     simtvp_host_options o{};
@@ -364,6 +366,132 @@ TEST(FuncThreads, FaultOnAHostThreadIsTheKernelsErrorNamingTheAddress) {
                       &payload, &error);
   EXPECT_FALSE(ok);
   EXPECT_NE(error.find("0x"), std::string::npos) << error;
+}
+
+// ---- PTX source-line statistics (-enable_ptx_file_line_stats) on the whole platform -------------
+
+// tests/platform/fixtures/line_stats.ptx (hand-written, with .loc to k.cu) on 3 CTAs of 64 threads;
+// the hand computation is in tests/func/func_line_stats_test.cpp. Returns the text file written
+// to `file` and, in *counts, per checked line: warp insns, thread insns, stall cycles of the kernel.
+const uint32_t kCheckedLines[] = {21, 30, 32, 42};
+const uint64_t kWantWarp[] = {6, 6, 12, 6}, kWantThread[] = {192, 96, 192, 192};
+
+bool line_stats_run(std::vector<std::string> overrides, const std::string &out_dir, std::string *text,
+                    std::vector<uint64_t> *counts, std::string *error) {
+  std::string payload;
+  bool ok = run_child(
+      overrides,
+      [&](simtvp_host *h, drv *d, std::string &out, simtvp_diag *diag) {
+        simtvp_status st = SIMTVP_OK;
+        call(h, [&] {
+          std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/platform/fixtures/line_stats.ptx");
+          uint64_t buf;
+          drv_module *mod;
+          if ((st = drv_mem_alloc(d, 3 * 64 * 4, &buf, diag)) ||
+              (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "line_stats.ptx", &mod, diag)))
+            return;
+          drv_function *f = drv_module_function(mod, "k");
+          void *args[] = {&buf};
+          uint8_t params[16];
+          uint32_t used = 0;
+          if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, diag))) return;
+          uint32_t grid[3] = {3, 1, 1}, block[3] = {64, 1, 1};
+          if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return;
+          st = drv_sync(d, diag);
+        });
+        if (st != SIMTVP_OK) return st;
+        stats *sk = simtvp_host_stats(h);
+        for (uint32_t line : kCheckedLines)
+          for (int c = 0; c < STATS_CODE_COLUMNS; c++) {
+            uint64_t v = stats_code_kernel_line_get(sk, 0, "line_stats.ptx", line, c);
+            out.append(reinterpret_cast<const char *>(&v), sizeof v);
+          }
+        for (int c = 0; c < STATS_CODE_COLUMNS; c++) {
+          uint64_t v = stats_code_source_line_get(sk, "k.cu", 9, c);
+          out.append(reinterpret_cast<const char *>(&v), sizeof v);
+        }
+        return SIMTVP_OK;
+      },
+      &payload, error);
+  (void)out_dir;
+  counts->assign(payload.size() / sizeof(uint64_t), 0);
+  if (!payload.empty()) std::memcpy(counts->data(), payload.data(), payload.size());
+  *text = ok ? read_file(out_dir + "/gpgpu_inst_stats.txt") : "";
+  return ok;
+}
+
+std::string scratch(const char *name) {
+  std::string d = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/scratch-" + std::to_string(getpid()) + "-" + name;
+  std::string cmd = "rm -rf '" + d + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return d;
+}
+
+void expect_line_counts(const std::vector<uint64_t> &counts) {
+  ASSERT_EQ(counts.size(), (std::size(kCheckedLines) + 1) * STATS_CODE_COLUMNS);
+  for (size_t i = 0; i < std::size(kCheckedLines); i++) {
+    EXPECT_EQ(counts[i * 3 + 0], kWantWarp[i]) << "line " << kCheckedLines[i];
+    EXPECT_EQ(counts[i * 3 + 1], kWantThread[i]) << "line " << kCheckedLines[i];
+    EXPECT_EQ(counts[i * 3 + 2], 0u) << "no core attributes stalls yet";
+  }
+  // k.cu:9 = line 30 (2 instructions) and the 4-line loop: 6 + 48 warp, 96 + 768 thread insns.
+  EXPECT_EQ(counts[12], 54u);
+  EXPECT_EQ(counts[13], 864u);
+}
+
+// The functional side: per-line counts in the statistics, and the text file in the output
+// directory ($SIMTVP_OUTDIR, as `simtvp -o` sets it) with the kernel's section.
+TEST(PtxLineStats, FunctionalRunWritesTheKernelsLinesToTheOutputDirectory) {
+  std::string dir = scratch("func");
+  setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
+  std::string text, error;
+  std::vector<uint64_t> counts;
+  ASSERT_TRUE(line_stats_run({"-simt_model", "func", "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
+      << error;
+  expect_line_counts(counts);
+  EXPECT_NE(text.find("# kernel k launch 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nline_stats.ptx:32 k.cu:9 12 192 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nline_stats.ptx:24 k.cu:5 6 192 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nk.cu:11 36 1152 0\n"), std::string::npos) << text;
+}
+
+// The timing side executes through the same per-warp interface: the same counts.
+TEST(PtxLineStats, TimingRunCountsTheSameLines) {
+  std::string dir = scratch("timing");
+  setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
+  std::string text, error;
+  std::vector<uint64_t> counts;
+  ASSERT_TRUE(line_stats_run({"-simt_model", "ca", "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
+      << error;
+  expect_line_counts(counts);
+  EXPECT_NE(text.find("\nline_stats.ptx:42 k.cu:11 6 192 0\n"), std::string::npos) << text;
+}
+
+TEST(PtxLineStats, OffByDefaultNothingIsCountedOrWritten) {
+  std::string dir = scratch("off");
+  setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
+  std::string text, error;
+  std::vector<uint64_t> counts;
+  ASSERT_TRUE(line_stats_run({"-simt_model", "func"}, dir, &text, &counts, &error)) << error;
+  for (uint64_t v : counts) EXPECT_EQ(v, 0u);
+  EXPECT_EQ(text, "");
+}
+
+// A file that cannot be written is an error naming the option and the path; the kernel is fine.
+TEST(PtxLineStats, UnwritableFileIsAnErrorNamingTheOptionAndPath) {
+  std::string dir = scratch("bad");
+  setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
+  std::string text, error;
+  std::vector<uint64_t> counts;
+  std::string bad = "/proc/simtvp-no-such-dir/lines.txt";
+  testing::internal::CaptureStderr();
+  bool ok = line_stats_run({"-simt_model", "func", "-enable_ptx_file_line_stats", "1", "-ptx_line_stats_filename", bad},
+                           dir, &text, &counts, &error);
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(ok) << error;
+  expect_line_counts(counts);
+  EXPECT_NE(err.find("-ptx_line_stats_filename: cannot write the PTX line statistics to " + bad), std::string::npos)
+      << err;
 }
 
 }  // namespace

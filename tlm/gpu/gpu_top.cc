@@ -2,9 +2,13 @@
 // between them and the model cores' ports. Behaviour lives in models/gpuctl and the SIMT side.
 #include "gpu_top.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gpu_image.h"
@@ -26,6 +30,13 @@ uint64_t ps_of(const sc_time &t) {
 }
 
 sc_time time_of_ps(uint64_t ps) { return sc_time(static_cast<double>(ps), sc_core::SC_PS); }
+
+// mkdir -p of the directory part of path.
+bool make_parent_dirs(const std::string &path) {
+  for (size_t i = 1; i < path.size(); i++)
+    if (path[i] == '/' && mkdir(path.substr(0, i).c_str(), 0777) != 0 && errno != EEXIST) return false;
+  return true;
+}
 
 bool in_thread() {
   sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
@@ -92,6 +103,7 @@ void gpu_top::drive_irq() {
 }
 
 gpu_top::~gpu_top() {
+  if (line_stats_) std::fclose(line_stats_);
   gpuctl_destroy(ctl_);
   simt_.reset();
   devmem_destroy(mem_);
@@ -487,9 +499,41 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     g->count_busy_cycles();
     if (g->kernels_running_) g->kernels_running_--;
     if (g->options_.st) stats_kernel_end_uid(g->options_.st, rec.launch_uid);
+    if (g->config_.output.ptx_line_stats) g->write_line_stats(rec.launch_uid);
     if (g->kernel_hook_) g->kernel_hook_(rec);
   };
   return p;
+}
+
+// ---- PTX source-line statistics ----------------------------------------------------------------
+
+// The kernel that just ended is the sink's last completed one; its per-line profile (counted per
+// instruction by models/func, folded by models/stats) is appended as one section.
+void gpu_top::write_line_stats(uint64_t launch_uid) {
+  stats *st = options_.st;
+  if (!st || line_stats_failed_) return;
+  uint32_t n = stats_kernel_count(st);
+  if (!n || stats_kernel_uid(st, n - 1) != launch_uid) return;
+  if (!line_stats_) {
+    std::string path = config_.output.ptx_line_stats_file;
+    const char *env = std::getenv("SIMTVP_OUTDIR");
+    std::string dir = !options_.out_dir.empty() ? options_.out_dir : env && *env ? env : "";
+    if (path[0] != '/' && !dir.empty()) path = dir + "/" + path;
+    if (!make_parent_dirs(path) || !(line_stats_ = std::fopen(path.c_str(), "w"))) {
+      line_stats_failed_ = true;
+      char text[1200];
+      std::snprintf(text, sizeof text,
+                    "-ptx_line_stats_filename: cannot write the PTX line statistics to %s: %s (the "
+                    "statistics JSON still has them)",
+                    path.c_str(), std::strerror(errno));
+      message(SIMTVP_ERROR, text);
+      return;
+    }
+    std::fprintf(line_stats_, "# simtvp PTX source-line statistics (-enable_ptx_file_line_stats), one "
+                              "section per kernel in completion order\n");
+  }
+  stats_write_code_lines(st, n - 1, line_stats_);
+  std::fflush(line_stats_);
 }
 
 }  // namespace simtvp

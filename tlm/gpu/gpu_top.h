@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,9 @@ struct gpu_top_options {
   bool simt_fallback_to_func = false;
   // Stack of the module's thread, where functional CTAs run and programs are decoded.
   std::size_t stack_bytes = 16u << 20;
+  // (addition) Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set
+  // (what `simtvp -o DIR` sets), else the working directory. Created when missing.
+  std::string out_dir;
 };
 
 // A kernel as the statistics saw it (passed to the kernel-end hook).
@@ -182,6 +186,12 @@ class gpu_top : public sc_core::sc_module {
   std::vector<running> running_;      // by dispatcher slot
   std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> names_; // (image, load_id)
   std::function<void(const gpu_kernel_record &)> kernel_hook_;
+
+  // PTX source-line statistics (-enable_ptx_file_line_stats): one section per kernel, appended to
+  // -ptx_line_stats_filename as each kernel ends (the file is started by the first).
+  void write_line_stats(uint64_t launch_uid);
+  std::FILE *line_stats_ = nullptr;
+  bool line_stats_failed_ = false;
 };
 
 }  // namespace simtvp
