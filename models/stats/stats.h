@@ -163,9 +163,10 @@ uint64_t stats_code_kernel_line_get(const stats *s, uint32_t kernel_index, const
 /* The same by CUDA source line (.loc). */
 uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32_t src_line, int column);
 /* Text profile of one completed kernel (kernel_index as stats_kernel_name), or of the totals when
- * kernel_index is UINT32_MAX: a header line, then one line per PTX line with its instructions
- * (`ptx_file:line source_file:line warp_insn thread_insn stall_cycles`, '-' for no source line),
- * then the same folded by source line. Lines in file order; lines nothing executed are left out. */
+ * kernel_index is UINT32_MAX: '#' header lines, then one line per PTX line with its instructions,
+ * tab-separated (`ptx_file:line source_file:line warp_insn thread_insn stall_cycles`, '-' for no
+ * source line; file names may contain spaces), then the same folded by source line. Lines in file
+ * order; lines nothing executed are left out. */
 void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
 
 #ifdef __cplusplus

@@ -302,22 +302,23 @@ void code_profile_json(const code_profile *p, const code_rows *k, stats_json *w)
 }
 
 void code_profile_text(const code_profile *p, const code_rows *k, const char *title, FILE *out) {
+  /* Tab-separated: file names may hold spaces ("prog fatbin 0 (PTX compute_75)"). */
   uint32_t n;
   line_val *v = fold(p, k, CODE_BY_PTX_LINE, &n);
-  fprintf(out, "# %s\n# ptx_file:line source_file:line warp_insn thread_insn stall_cycles\n", title);
+  fprintf(out, "# %s\n# ptx_file:line\tsource_file:line\twarp_insn\tthread_insn\tstall_cycles\n", title);
   for (uint32_t i = 0; i < n; i++) {
-    fprintf(out, "%s:%" PRIu32 " ", v[i].file, v[i].line);
+    fprintf(out, "%s:%" PRIu32 "\t", v[i].file, v[i].line);
     if (v[i].src_file)
       fprintf(out, "%s:%" PRIu32, v[i].src_file, v[i].src_line);
     else
       fputc('-', out);
-    fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", v[i].v[0], v[i].v[1], v[i].v[2]);
+    fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", v[i].v[0], v[i].v[1], v[i].v[2]);
   }
   free(v);
   v = fold(p, k, CODE_BY_SOURCE_LINE, &n);
-  fprintf(out, "# %s, by source line\n# source_file:line warp_insn thread_insn stall_cycles\n", title);
+  fprintf(out, "# %s, by source line\n# source_file:line\twarp_insn\tthread_insn\tstall_cycles\n", title);
   for (uint32_t i = 0; i < n; i++)
-    fprintf(out, "%s:%" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", v[i].file, v[i].line, v[i].v[0],
+    fprintf(out, "%s:%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", v[i].file, v[i].line, v[i].v[0],
             v[i].v[1], v[i].v[2]);
   free(v);
 }

@@ -310,7 +310,7 @@ TEST_F(GpuTop, PtxLineStatisticsGoToTheSinkAndToTheOutputDirectory) {
   std::stringstream text;
   text << f.rdbuf();
   EXPECT_NE(text.str().find("\n# kernel vadd launch 1\n"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("\nvadd.ptx:28 - 32 1000 0\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("\nvadd.ptx:28\t-\t32\t1000\t0\n"), std::string::npos) << text.str();
   // The sink must outlive the module, which the fixture never deletes (one simulation per process).
 }
 

@@ -450,9 +450,9 @@ TEST(PtxLineStats, FunctionalRunWritesTheKernelsLinesToTheOutputDirectory) {
       << error;
   expect_line_counts(counts);
   EXPECT_NE(text.find("# kernel k launch 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\nline_stats.ptx:32 k.cu:9 12 192 0\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\nline_stats.ptx:24 k.cu:5 6 192 0\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\nk.cu:11 36 1152 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nline_stats.ptx:32\tk.cu:9\t12\t192\t0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nline_stats.ptx:24\tk.cu:5\t6\t192\t0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nk.cu:11\t36\t1152\t0\n"), std::string::npos) << text;
 }
 
 // The timing side executes through the same per-warp interface: the same counts.
@@ -464,7 +464,7 @@ TEST(PtxLineStats, TimingRunCountsTheSameLines) {
   ASSERT_TRUE(line_stats_run({"-simt_model", "ca", "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
       << error;
   expect_line_counts(counts);
-  EXPECT_NE(text.find("\nline_stats.ptx:42 k.cu:11 6 192 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nline_stats.ptx:42\tk.cu:11\t6\t192\t0\n"), std::string::npos) << text;
 }
 
 TEST(PtxLineStats, OffByDefaultNothingIsCountedOrWritten) {

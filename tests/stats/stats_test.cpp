@@ -566,7 +566,7 @@ TEST(StatsCode, RowsFoldToPtxLinesAndSourceLinesPerKernelAndInTotal) {
   EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 4, STATS_CODE_WARP_INSN), 4u);
 }
 
-TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlace) {
+TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlaceTabSeparated) {
   Sink k;
   stats_code *c = five_insn_program(k.s);
   stats_kernel_begin(k.s, "_Z1kv", 3);
@@ -576,13 +576,13 @@ TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlace) {
   stats_kernel_end(k.s);
   EXPECT_EQ(code_text(k.s, 0),
             "# kernel _Z1kv launch 3\n"
-            "# ptx_file:line source_file:line warp_insn thread_insn stall_cycles\n"
-            "k.ptx:10 k.cu:3 1 32 0\n"
-            "k.ptx:11 k.cu:3 2 64 5\n"
-            "k.ptx:20 - 1 1 0\n"
+            "# ptx_file:line\tsource_file:line\twarp_insn\tthread_insn\tstall_cycles\n"
+            "k.ptx:10\tk.cu:3\t1\t32\t0\n"
+            "k.ptx:11\tk.cu:3\t2\t64\t5\n"
+            "k.ptx:20\t-\t1\t1\t0\n"
             "# kernel _Z1kv launch 3, by source line\n"
-            "# source_file:line warp_insn thread_insn stall_cycles\n"
-            "k.cu:3 3 96 5\n");
+            "# source_file:line\twarp_insn\tthread_insn\tstall_cycles\n"
+            "k.cu:3\t3\t96\t5\n");
   EXPECT_NE(code_text(k.s, UINT32_MAX).find("# totals\n"), std::string::npos);
 }
 
