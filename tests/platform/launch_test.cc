@@ -455,16 +455,18 @@ TEST(PtxLineStats, FunctionalRunWritesTheKernelsLinesToTheOutputDirectory) {
   EXPECT_NE(text.find("\nk.cu:11\t36\t1152\t0\n"), std::string::npos) << text;
 }
 
-// The timing side executes through the same per-warp interface: the same counts.
-TEST(PtxLineStats, TimingRunCountsTheSameLines) {
-  std::string dir = scratch("timing");
-  setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
-  std::string text, error;
-  std::vector<uint64_t> counts;
-  ASSERT_TRUE(line_stats_run({"-simt_model", "ca", "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
-      << error;
-  expect_line_counts(counts);
-  EXPECT_NE(text.find("\nline_stats.ptx:42\tk.cu:11\t6\t192\t0\n"), std::string::npos) << text;
+// The timing side's CA and AT cores execute through the same per-warp interface: the same counts.
+TEST(PtxLineStats, TimingRunsCountTheSameLinesOnCaAndAtCores) {
+  for (const char *model : {"ca", "at"}) {
+    std::string dir = scratch(model);
+    setenv("SIMTVP_OUTDIR_FOR_CHILD", dir.c_str(), 1);
+    std::string text, error;
+    std::vector<uint64_t> counts;
+    ASSERT_TRUE(line_stats_run({"-simt_model", model, "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
+        << model << ": " << error;
+    expect_line_counts(counts);
+    EXPECT_NE(text.find("\nline_stats.ptx:42\tk.cu:11\t6\t192\t0\n"), std::string::npos) << model << "\n" << text;
+  }
 }
 
 TEST(PtxLineStats, OffByDefaultNothingIsCountedOrWritten) {
