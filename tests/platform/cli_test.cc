@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -104,6 +105,30 @@ TEST(SimtvpCli, RunsTheBundledSampleWhenGivenNoProgram) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(has(r.out, "PASS")) << r.out;
   EXPECT_TRUE(has(r.out, "simtvp: run summary")) << r.out;
+}
+
+// `simtvp -o DIR` with -enable_ptx_file_line_stats: the per-line profile lands in DIR beside
+// stats.json, one section per kernel of the sample (naive and tiled SGEMM), and the JSON has it.
+TEST(SimtvpCli, PtxLineStatisticsGoToTheOutputDirectory) {
+  std::string dir = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/cli-line-stats";
+  std::system(("rm -rf '" + dir + "'").c_str());
+  result r = run("-q -o '" + dir + "' --set '-simt_model func' --set '-enable_ptx_file_line_stats 1'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  auto slurp = [](const std::string &path) {
+    std::string text;
+    if (FILE *f = std::fopen(path.c_str(), "r")) {
+      char buf[4096];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+      std::fclose(f);
+    }
+    return text;
+  };
+  std::string text = slurp(dir + "/gpgpu_inst_stats.txt");
+  EXPECT_TRUE(has(text, "# kernel _Z11sgemm_naiveiiifPKfS0_fPf launch 1\n")) << text.substr(0, 400);
+  EXPECT_TRUE(has(text, "# kernel _Z11sgemm_tilediiifPKfS0_fPf launch 2\n")) << text.substr(0, 400);
+  EXPECT_TRUE(has(text, "sgemm fatbin 0 (PTX compute_75):")) << text.substr(0, 400);
+  EXPECT_TRUE(has(slurp(dir + "/stats.json"), "\"ptx_lines\": [")) << "stats.json";
 }
 #endif
 
