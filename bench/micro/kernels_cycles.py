@@ -8,7 +8,9 @@ from its all-CA run. docs/correlation.md §5 shows its output.
 
     bench/micro/kernels_cycles.py BUILD_DIR [program ...]
 
-BUILD_DIR is a build directory with lib/libcudart.so.13 (target simtvp_cudart). Setups:
+BUILD_DIR is a build directory with lib/libcudart.so.13 (target simtvp_cudart). `kernels` is the
+number of kernel launches (each pays -gpgpu_kernel_launch_latency: 5000 cycles in the RTX2060 and
+default files, none in the QV100 file). Setups:
 default CA cores + CA DRAM (the reference), default with AT DRAM, default with AT cores, the full
 RTX2060 and the full QV100 (CA/CA). Not a test: nothing is asserted.
 """
@@ -48,7 +50,7 @@ def run(build, program, config, options):
             stats = json.load(f)
     cycles = sum(k["counters"].get("gpu_sim_cycle", 0) for k in stats["kernels"])
     insn = sum(k["counters"].get("gpu_sim_insn", 0) for k in stats["kernels"])
-    return cycles, insn, seconds
+    return cycles, insn, seconds, len(stats["kernels"])
 
 
 def main():
@@ -57,16 +59,17 @@ def main():
         return 2
     build = os.path.abspath(sys.argv[1])
     programs = sys.argv[2:] or PROGRAMS
-    print("| program | " + " | ".join(s[0] for s in SETUPS) + " |")
-    print("|---|" + "---:|" * len(SETUPS))
+    print("| program | kernels | " + " | ".join(s[0] for s in SETUPS) + " |")
+    print("|---|---:|" + "---:|" * len(SETUPS))
     for prog in programs:
-        cells, ref = [], None
+        cells, ref, kernels = [], None, "?"
         for i, (label, config, options) in enumerate(SETUPS):
             r = run(build, prog, config, options)
             if r is None:
                 cells.append("failed")
                 continue
             cycles = r[0]
+            kernels = str(r[3])
             if i == 0:
                 ref = cycles
                 cells.append(f"{cycles:,}")
@@ -74,7 +77,7 @@ def main():
                 cells.append(f"{cycles:,} ({100.0 * (cycles - ref) / ref:+.1f}%)")
             else:
                 cells.append(f"{cycles:,}")
-        print(f"| {prog} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {prog} | {kernels} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
 

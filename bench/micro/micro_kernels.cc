@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -145,12 +146,16 @@ std::string build_module() {
 
   // Streaming reads: each thread keeps four float4 loads in flight (i, i+G, i+2G, i+3G; G = the
   // grid's threads); n4 (float4 elements) must be a multiple of 4G. `reps` passes over the buffer.
+  // Thread 0 of each CTA records %clock64 when the CTA starts and after a barrier at its end:
+  // clk[2 ctaid] and clk[2 ctaid + 1] (u64), so the host can time the grid without the kernel's
+  // launch latency (max end - min start, one wave of CTAs).
   for (const char *flavour : {"ca", "cg"}) {
     std::string ld = std::string("ld.global") + (flavour[1] == 'g' ? ".cg" : "") + ".v4.f32";
     m += std::string(".visible .entry stream_") + flavour +
-         "(.param .u64 in, .param .u64 out, .param .u32 n4, .param .u32 reps)\n{\n";
+         "(.param .u64 in, .param .u64 out, .param .u64 clk, .param .u32 n4, .param .u32 reps)\n{\n";
     m += kRegs;
-    m += "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
+    m += "  mov.u64 %rd11, %clock64;\n"
+         "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
          "  ld.param.u32 %r2, [n4];\n  ld.param.u32 %r1, [reps];\n"
          "  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n  mov.u32 %r5, %tid.x;\n"
          "  mad.lo.s32 %r6, %r3, %r4, %r5;\n  mov.u32 %r7, %nctaid.x;\n  mul.lo.s32 %r7, %r7, %r4;\n"
@@ -169,6 +174,11 @@ std::string build_module() {
          "  @%p1 bra LOOP;\n"
          "  add.s32 %r9, %r9, 1;\n  setp.lt.u32 %p2, %r9, %r1;\n  @%p2 bra REP;\n"
          "  mul.wide.u32 %rd8, %r6, 4;\n  add.s64 %rd9, %rd2, %rd8;\n  st.global.f32 [%rd9], %f20;\n"
+         "  bar.sync 0;\n  mov.u64 %rd12, %clock64;\n"
+         "  setp.ne.u32 %p3, %r5, 0;\n  @%p3 bra DONE;\n"
+         "  ld.param.u64 %rd13, [clk];\n  mul.wide.u32 %rd14, %r3, 16;\n  add.s64 %rd13, %rd13, %rd14;\n"
+         "  st.global.v2.u64 [%rd13], {%rd11, %rd12};\n"
+         "DONE:\n"
          "  ret;\n}\n\n";
   }
 
@@ -448,6 +458,17 @@ std::vector<uint64_t> chase_run(session &s, const char *kernel, uint64_t start, 
 
 }  // namespace
 
+uint64_t grid_span(session &s, uint64_t clk, uint32_t grid) {
+  std::vector<uint64_t> c(2 * static_cast<size_t>(grid), 0);
+  s.read(c.data(), clk, c.size() * 8);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t i = 0; i < grid; i++) {
+    lo = std::min(lo, c[2 * i]);
+    hi = std::max(hi, c[2 * i + 1]);
+  }
+  return hi > lo ? hi - lo : 0;
+}
+
 uint64_t chase_global_cycles(session &s, const char *kernel, uint32_t n, uint32_t stride, uint32_t loads,
                              uint32_t passes) {
   if (!s.load()) return 0;
@@ -506,9 +527,9 @@ double chase_const(session &s, uint32_t n, uint32_t stride, uint32_t loads, uint
   if (warm_l2) {
     // Every sector of cchain into the L2: one warp streams the 16 KB with ld.global.cg (the
     // constant bank lives at the same device addresses).
-    uint64_t scratch = s.alloc(32 * 4);
+    uint64_t scratch = s.alloc(32 * 4), clk = s.alloc(16);
     uint32_t n4 = 2048 * 8 / 16, reps = 1;
-    s.launch("stream_cg", {&kaddr, &scratch, &n4, &reps}, 1, 32);
+    s.launch("stream_cg", {&kaddr, &scratch, &clk, &n4, &reps}, 1, 32);
   }
   std::vector<uint64_t> d = chase_run(s, "chase_const", kaddr, loads, passes);
   return static_cast<double>(d[passes - 1]) / loads;

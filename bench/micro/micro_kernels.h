@@ -4,8 +4,8 @@
 // The kernels are hand-written PTX (one module, micro_module()), in the style of the published
 // microbenchmarks they are compared with (Jia et al. 2018/2019, Accel-Sim's GPU_Microbenchmark):
 // one thread chases pointers or runs a chain of dependent instructions between two reads of
-// %clock64; bandwidth kernels keep many warps busy and are timed with %clock64 (per SM) or with
-// the kernel's gpu_sim_cycle (whole GPU). Unrolled bodies are generated (16 to 64 copies of one
+// %clock64; bandwidth kernels keep many warps busy and are timed with %clock64 (per SM, or from
+// the first CTA's start to the last CTA's end for the whole GPU). Unrolled bodies are generated (16 to 64 copies of one
 // line), so every loop iteration has the same small overhead the papers' unrolled loops have.
 //
 // Every measurement runs in a forked child process (one SystemC simulation per process).
@@ -43,7 +43,8 @@ constexpr uint32_t kMaxPasses = 8;
 //   chase_shared(n, stride, iters, passes, out)  ld.shared.u32 chain the kernel builds itself
 //   alu_<cls>(out, iters, passes)           64 dependent operations per iteration, cls one of
 //                                           iadd imad fadd ffma dfma sfu
-//   stream_ca / stream_cg(in, out, n4, reps)  grid-stride float4 reads, 4 in flight per thread
+//   stream_ca / stream_cg(in, out, clk, n4, reps)  grid-stride float4 reads, 4 in flight per
+//                                           thread; clk[2c], clk[2c+1] = CTA c's start and end
 //   smem_bw(out, iters)                     16 conflict-free ld.shared.u32 per thread and iteration
 //   l1_bw(in, out, n4, iters)               float4 reads of a small per-CTA window (L1D hits)
 //   empty()                                 nothing (launch overhead)
@@ -127,6 +128,9 @@ double chase_const(session &s, uint32_t n, uint32_t stride, uint32_t loads, uint
 double chase_shared(session &s, uint32_t n, uint32_t stride, uint32_t loads, uint32_t passes);
 // Dependent-ALU chain of class `cls`: cycles per operation.
 double alu_chain(session &s, const char *cls, uint32_t iters, uint32_t passes);
+
+// The %clock64 span of a stream kernel's grid from its clk array: max end - min start.
+uint64_t grid_span(session &s, uint64_t clk, uint32_t grid);
 
 // Clock readings of one pass of a chase: the raw %clock64 delta (for the tests).
 uint64_t chase_global_cycles(session &s, const char *kernel, uint32_t n, uint32_t stride,
