@@ -110,19 +110,38 @@ TEST(GpuSimctl, DeadlockAfterDeadlockCyclesWithoutInstructionsOrFinishedCtas) {
   cfg.deadlock_cycles = 100;
   ctl c(cfg);
   gpu_simctl_kernel_begin(c.s, 0);
-  EXPECT_EQ(gpu_simctl_next_check(c.s), 100u);
-  c.insn = 32;
-  EXPECT_EQ(gpu_simctl_check(c.s, 40), GPU_SIMCTL_RUN);  // progress at 40
+  EXPECT_EQ(gpu_simctl_next_check(c.s), GPU_SIMCTL_NEVER);  // no CTA resident yet: not armed
+  gpu_simctl_cta_start(c.s, 0, 1, 40);                       // the window opens at 40
   EXPECT_EQ(gpu_simctl_next_check(c.s), 140u);
-  gpu_simctl_cta_start(c.s, 0, 1, 40);
+  c.insn = 32;
+  EXPECT_EQ(gpu_simctl_check(c.s, 60), GPU_SIMCTL_RUN);  // progress at 60
+  EXPECT_EQ(gpu_simctl_next_check(c.s), 160u);
+  gpu_simctl_cta_start(c.s, 1, 1, 70);
   gpu_simctl_cta_end(c.s, 0, 1, 90);                      // a finished CTA is progress too
   EXPECT_EQ(gpu_simctl_check(c.s, 189), GPU_SIMCTL_RUN);
-  EXPECT_EQ(gpu_simctl_check(c.s, 190), GPU_SIMCTL_DEADLOCK);
+  EXPECT_EQ(gpu_simctl_check(c.s, 190), GPU_SIMCTL_DEADLOCK);  // the CTA on core 1 never moved
   EXPECT_EQ(gpu_simctl_quiet_cycles(c.s, 190), 100u);
   gpu_simctl_stopped(c.s, GPU_SIMCTL_DEADLOCK, 191);       // the window starts again
   EXPECT_TRUE(gpu_simctl_may_start(c.s, nullptr));
   EXPECT_EQ(gpu_simctl_next_check(c.s), 291u);
   EXPECT_EQ(gpu_simctl_stop_status(GPU_SIMCTL_DEADLOCK), SIMTVP_ERR_DEADLOCK);
+}
+
+// A kernel waiting out -gpgpu_kernel_launch_latency (or a CTA inside -gpgpu_TB_launch_latency)
+// has nothing resident and executes nothing: that is not a deadlock.
+TEST(GpuSimctl, NoDeadlockWhileNoCtaIsResident) {
+  gpu_simctl_config cfg{};
+  cfg.deadlock_detect = true;
+  cfg.deadlock_cycles = 40;
+  ctl c(cfg);
+  gpu_simctl_kernel_begin(c.s, 0);
+  EXPECT_EQ(gpu_simctl_check(c.s, 5000), GPU_SIMCTL_RUN);
+  gpu_simctl_cta_start(c.s, 0, 1, 5000);
+  EXPECT_EQ(gpu_simctl_next_check(c.s), 5040u);
+  EXPECT_EQ(gpu_simctl_check(c.s, 5039), GPU_SIMCTL_RUN);
+  gpu_simctl_cta_end(c.s, 0, 1, 5039);                    // done: nothing resident again
+  EXPECT_EQ(gpu_simctl_check(c.s, 9000), GPU_SIMCTL_RUN);
+  EXPECT_EQ(gpu_simctl_next_check(c.s), GPU_SIMCTL_NEVER);
 }
 
 TEST(GpuSimctl, NoKernelNoChecks) {

@@ -14,7 +14,7 @@ struct gpu_simctl {
   uint32_t running;          /* kernels running */
   uint64_t busy_total;       /* busy cycles before busy_since */
   uint64_t busy_since;       /* start of the current busy period (running > 0) */
-  uint64_t ctas_started, ctas_ended;
+  uint64_t ctas_started, ctas_ended; /* resident CTAs = started - ended */
   gpu_simctl_stop sticky;    /* a cycle or instruction limit that stopped the run */
   uint64_t progress;         /* instructions + CTAs ended at the last change */
   uint64_t last_progress;    /* cycle of the last change */
@@ -113,6 +113,12 @@ bool gpu_simctl_may_start(const gpu_simctl *s, gpu_simctl_stop *why) {
 void gpu_simctl_cta_start(gpu_simctl *s, uint32_t sm, uint32_t warps, uint64_t now) {
   if (sm >= s->cfg.n_cores) return;
   account(s, sm, now);
+  /* The deadlock window opens when the first CTA becomes resident: before that a kernel may
+   * legitimately wait (-gpgpu_kernel_launch_latency, -gpgpu_TB_launch_latency). */
+  if (s->ctas_started == s->ctas_ended) {
+    s->progress = *s->cfg.insn + s->ctas_ended;
+    s->last_progress = now;
+  }
   s->cores[sm].warps += warps;
   s->ctas_started++;
 }
@@ -144,7 +150,8 @@ gpu_simctl_stop gpu_simctl_check(gpu_simctl *s, uint64_t now) {
     if (s->cfg.max_cycle && gpu_simctl_busy_cycles(s, now) >= s->cfg.max_cycle) return GPU_SIMCTL_MAX_CYCLE;
     if (s->cfg.max_insn && *s->cfg.insn >= s->cfg.max_insn) return GPU_SIMCTL_MAX_INSN;
   }
-  if (s->cfg.deadlock_detect && now - s->last_progress >= s->cfg.deadlock_cycles) return GPU_SIMCTL_DEADLOCK;
+  if (s->cfg.deadlock_detect && s->ctas_started != s->ctas_ended && now - s->last_progress >= s->cfg.deadlock_cycles)
+    return GPU_SIMCTL_DEADLOCK;
   return GPU_SIMCTL_RUN;
 }
 
@@ -155,7 +162,7 @@ uint64_t gpu_simctl_next_check(const gpu_simctl *s) {
     uint64_t left = s->cfg.max_cycle > s->busy_total ? s->cfg.max_cycle - s->busy_total : 0;
     t = s->busy_since + left;
   }
-  if (s->cfg.deadlock_detect) {
+  if (s->cfg.deadlock_detect && s->ctas_started != s->ctas_ended) {
     uint64_t d = s->last_progress + s->cfg.deadlock_cycles;
     if (d < t) t = d;
   }

@@ -13,8 +13,9 @@
  *   max_cycle  core cycles during which at least one kernel runs (gpu_tot_sim_cycle);
  *   max_insn   thread instructions executed (gpu_tot_sim_insn, the counter the cores bump);
  *   max_cta    CTAs started; once reached, no further CTA starts (the running ones finish);
- *   deadlock   a kernel runs but no thread instruction executed and no CTA finished for
- *              deadlock_cycles core cycles.
+ *   deadlock   a kernel runs and a CTA is resident, but no thread instruction executed and no CTA
+ *              finished for deadlock_cycles core cycles (the window opens when the first CTA
+ *              becomes resident: a kernel waiting out its launch latencies is not deadlocked).
  * A cycle or instruction limit, once reached, stays reached: later kernels are refused. */
 #ifndef SIMTVP_GPU_SIMCTL_H
 #define SIMTVP_GPU_SIMCTL_H

@@ -337,6 +337,7 @@ void simt_timing::launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const 
   s->resident_[static_cast<size_t>(sm) * s->slots_.size() + k->slot]++;
   s->resident_total_++;
   gpu_simctl_cta_start(s->ctl_, sm, ss.warps, s->core_cycle());
+  s->wake_supervisor();  // the first resident CTA opens the deadlock window
   s->shell_of(sm).launch_cta(sm, &ss.sk, cta);
 }
 
@@ -473,6 +474,10 @@ void simt_timing::stop(gpu_simctl_stop why, uint64_t c) {
         env_.cta_done(sm, slot, r);
       }
     }
+  // The dispatcher issues none of the stopped kernels' remaining CTAs (nor those still inside
+  // -gpgpu_TB_launch_latency) and ends them now, without waiting out -gpgpu_kernel_launch_latency.
+  for (uint32_t slot = 0; slot < n_slots; slot++)
+    if (slots_[slot].active && env_.abort_kernel) env_.abort_kernel(slot, gpu_cta_result{status, 0, 0});
 }
 
 void simt_timing::reset() {
