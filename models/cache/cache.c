@@ -585,6 +585,7 @@ static cache_status write_evict(cache *c, mem_req *req, uint64_t now, cache_outc
 
 void cache_write_bypass(cache *c, mem_req *req, uint64_t now, cache_outcome *o) {
   write_evict(c, req, now, o);
+  c->epoch++;
 }
 
 /* Writes in write-back and write-through caches. */
@@ -722,6 +723,7 @@ cache_status cache_access(cache *c, mem_req *req, uint64_t now, cache_outcome *o
     } else {
       forward(c, req, &o);
       o.status = CACHE_MISS;
+      c->epoch++;
     }
     if (out) *out = o;
     return o.status;
@@ -729,6 +731,7 @@ cache_status cache_access(cache *c, mem_req *req, uint64_t now, cache_outcome *o
   if (c->tex) cache_tex_access(c, req, now, &o);
   else if (req->is_write && kind != MEM_ACC_ATOMIC) write_access(c, req, now, &o);
   else read_access(c, req, now, &o);
+  if (o.status != CACHE_RESERVATION_FAIL) c->epoch++; /* a failure changes nothing */
   if (o.status != CACHE_RESERVATION_FAIL && c->n_banks > 1) c->bank_used[cache_bank(c, addr)] = now + 1;
   cache_stats_count(c, kind, o.status, o.sector_miss, o.reason);
   if (out) *out = o;
@@ -841,6 +844,7 @@ static bool fill_line(cache *c, mem_req *reply, uint64_t now) {
 bool cache_fill(cache *c, mem_req *reply, uint64_t now) {
   if (!reply || reply->owner_ctx != (void *)c) return false;
   note_time(c, now);
+  c->epoch++;
   switch (CACHE_TAG_TYPE(reply->owner_tag)) {
     case CACHE_TAG_WRITE_BACK: /* an acknowledgement nobody asked for */
       mem_req_free(reply);
@@ -860,7 +864,17 @@ bool cache_fill(cache *c, mem_req *reply, uint64_t now) {
 mem_req *cache_miss_peek(const cache *c) { return c->miss_queue.head; }
 mem_req *cache_miss_pop(cache *c) {
   c->miss_port_blocked = false;
-  return cache_list_pop(&c->miss_queue);
+  mem_req *r = cache_list_pop(&c->miss_queue);
+  if (r) c->epoch++;
+  return r;
+}
+
+uint64_t cache_state_epoch(const cache *c) { return c->epoch; }
+
+void cache_count_reservation_fail(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t now, uint64_t n) {
+  note_time(c, now);
+  retire_hits(c, now);
+  cache_stats_count_fails(c, kind, reason, n);
 }
 uint32_t cache_miss_queue_length(const cache *c) { return c->miss_queue.len; }
 
@@ -892,10 +906,14 @@ mem_req *cache_reply_pop(cache *c, uint64_t now) {
 void cache_advance(cache *c, uint64_t now) {
   note_time(c, now);
   retire_hits(c, now);
-  if (c->tex) cache_tex_progress(c, now);
+  if (c->tex) {
+    cache_tex_progress(c, now);
+    c->epoch++;
+  }
   if (c->ports.next_level.send) {
     c->miss_port_blocked = false;
     mem_req *r;
+    if (c->miss_queue.head) c->epoch++;
     while ((r = cache_list_pop(&c->miss_queue))) {
       if (!c->ports.next_level.send(c->ports.next_level.ctx, r, now)) {
         list_push_front(&c->miss_queue, r);
@@ -938,6 +956,7 @@ uint64_t cache_next_event(const cache *c) {
 }
 
 bool cache_data_port_free(const cache *c, uint64_t now) { return c->data_port_free_at <= now; }
+uint64_t cache_data_port_free_from(const cache *c) { return c->data_port_free_at; }
 bool cache_fill_port_free(const cache *c, uint64_t now) { return c->fill_port_free_at <= now; }
 
 uint32_t cache_bank(const cache *c, uint64_t addr) {
@@ -960,6 +979,7 @@ static size_t n_lines(const cache *c) { return (size_t)c->spec.n_sets * c->max_a
 
 uint32_t cache_flush(cache *c, uint64_t now) {
   note_time(c, now);
+  c->epoch++;
   uint32_t n = 0;
   for (size_t i = 0; i < n_lines(c); i++) {
     cache_line *l = &c->lines[i];
@@ -976,6 +996,7 @@ uint32_t cache_flush(cache *c, uint64_t now) {
 
 uint32_t cache_invalidate(cache *c) {
   uint32_t n = 0;
+  c->epoch++;
   for (size_t i = 0; i < n_lines(c); i++) {
     cache_line *l = &c->lines[i];
     if (!l->allocated) continue;
@@ -1000,6 +1021,7 @@ simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
                            "cache_set_assoc: %u misses still outstanding", c->mshr_live + c->frag_n);
   for (size_t i = 0; i < n_lines(c); i++) line_clear(c, (int32_t)i);
   c->assoc = assoc;
+  c->epoch++;
   return SIMTVP_OK;
 }
 

@@ -240,9 +240,23 @@ mem_req *cache_reply_pop(cache *c, uint64_t now);
  * the fill port, for ceil(bytes / data_port_bytes) cycles. The owner checks before it accesses. */
 bool cache_data_port_free(const cache *c, uint64_t now);
 bool cache_fill_port_free(const cache *c, uint64_t now);
+/* The first cycle at which the data port is free (for owners that skip cycles). */
+uint64_t cache_data_port_free_from(const cache *c);
 /* Banks: one access per bank per cycle (GPGPU-Sim's L1 latency queue per bank). */
 uint32_t cache_bank(const cache *c, uint64_t addr);
 bool cache_bank_free(const cache *c, uint64_t addr, uint64_t now);
+
+/* Retrying a failed access. A reservation failure repeats while the cache's state stays the
+ * same: cache_state_epoch changes whenever something happens that can change the answer to an
+ * access (an access that is not a reservation failure, a fill, a miss taken off the miss queue, a
+ * flush, an invalidation, a new associativity, texture-cache progress). An owner that retries
+ * the same request at an unchanged epoch may skip the access and count the failure with
+ * cache_count_reservation_fail, which bumps exactly the statistics cache_access would. Texture
+ * caches (F/T MSHR) also change with time alone: the epoch promises nothing for them. */
+uint64_t cache_state_epoch(const cache *c);
+/* n failures of a `kind` request for `reason`, the last one at cycle now (n 1: one retry; more:
+ * retries of skipped cycles counted in bulk). */
+void cache_count_reservation_fail(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t now, uint64_t n);
 
 /* Set that an address maps to (after index_addr and the set-index function). */
 uint32_t cache_set_of(const cache *c, uint64_t addr);

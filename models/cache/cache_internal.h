@@ -146,6 +146,8 @@ struct cache {
   cache_rob_entry *rob;
   uint32_t rob_cap, rob_head, rob_n;
 
+  uint64_t epoch;      /* cache_state_epoch: bumped by every change of state */
+
   /* ports and time */
   cache_ports ports;
   bool miss_port_blocked, reply_port_blocked;
@@ -171,6 +173,8 @@ uint32_t cache_index_of(const cache *c, uint64_t addr);
 void cache_stats_init(cache *c, const cache_config *cfg);
 void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_miss,
                        cache_fail_reason reason);
+/* n reservation failures at once (cache_count_reservation_fail). */
+void cache_stats_count_fails(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t n);
 
 /* cache.c, used by cache_tex.c */
 void cache_list_push(cache_req_list *l, mem_req *r);

@@ -118,7 +118,7 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
 static const char *const bd_names[CACHE_BD_COUNT] = {"HIT", "HIT_RESERVED", "MISS",
                                                      "RESERVATION_FAIL", "SECTOR_MISS"};
 
-static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+static void add_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col, uint64_t n) {
   if (!s->enabled) return;
   uint64_t *p = s->breakdown[kind][col];
   if (!p) {
@@ -127,10 +127,14 @@ static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned c
              s->prefix, mem_access_kind_name((mem_access_kind)kind), bd_names[col]);
     p = s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
   }
-  ++*p;
+  *p += n;
 }
 
-static void bump_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reason reason) {
+static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+  add_breakdown(c, s, kind, col, 1);
+}
+
+static void add_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reason reason, uint64_t n) {
   if (!s->enabled) return;
   uint64_t *p = s->fail[kind][reason];
   if (!p) {
@@ -140,7 +144,23 @@ static void bump_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reas
              s->prefix, mem_access_kind_name((mem_access_kind)kind), cache_fail_reason_name(reason));
     p = s->fail[kind][reason] = reg(c, name, "accesses", "reservation failures by kind and reason");
   }
-  ++*p;
+  *p += n;
+}
+
+static void bump_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reason reason) {
+  add_fail(c, s, kind, reason, 1);
+}
+
+void cache_stats_count_fails(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t n) {
+  if (!n) return;
+  if (kind >= MEM_ACC_KIND_COUNT) kind = MEM_ACC_GLOBAL_R;
+  cache_stat_set *sets[2] = {&c->inst, &c->group};
+  for (int i = 0; i < 2; i++) {
+    cache_stat_set *s = sets[i];
+    *s->reservation_fail += n;
+    if ((unsigned)reason < CACHE_FAIL_COUNT) add_fail(c, s, kind, reason, n);
+    add_breakdown(c, s, kind, CACHE_BD_RESERVATION_FAIL, n);
+  }
 }
 
 void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_miss,

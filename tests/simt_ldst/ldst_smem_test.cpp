@@ -189,7 +189,9 @@ TEST(SimtLdstSmem, NextEventIsExact) {
 
 // The pure cost function, for a few more patterns (degree and cycles).
 TEST(SimtLdstSmem, CostFunctionCountsDistinctWordsPerBank) {
-  ldst_smem_geometry g = {32, 4, 32, 1, false};
+  ldst_smem_geometry g{};
+  g.banks = 32, g.bank_bytes = 4, g.warp_size = 32, g.warp_parts = 1, g.limited_broadcast = false;
+  ldst_smem_geometry_init(&g);
   uint16_t scratch[32] = {0};
   uint64_t addr[32];
   ldst_smem_cost c;

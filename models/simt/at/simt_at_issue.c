@@ -394,11 +394,20 @@ static void classify(at_sched *s, uint64_t t) {
 }
 
 /* Candidates of a scheduler with at most 64 warps: a bit mask of the warps ready by I-buffer and
- * scoreboard at t (bit = position, oldest first), the earliest ready time of the others. */
+ * scoreboard at t (bit = position, oldest first). Four independent partial masks per step keep
+ * the loop free of a long dependency chain (it runs once per scheduler visit). */
 static uint64_t ready_mask(const at_sched *s, uint64_t t) {
-  uint64_t mask = 0;
-  for (uint32_t i = 0; i < s->n; i++) mask |= (uint64_t)(s->ready[i] <= t) << i;
-  return mask;
+  const uint64_t *ready = s->ready;
+  uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+  uint32_t i = 0, n = s->n;
+  for (; i + 4 <= n; i += 4) {
+    m0 |= (uint64_t)(ready[i] <= t) << i;
+    m1 |= (uint64_t)(ready[i + 1] <= t) << (i + 1);
+    m2 |= (uint64_t)(ready[i + 2] <= t) << (i + 2);
+    m3 |= (uint64_t)(ready[i + 3] <= t) << (i + 3);
+  }
+  for (; i < n; i++) m0 |= (uint64_t)(ready[i] <= t) << i;
+  return m0 | m1 | m2 | m3;
 }
 
 /* The earliest ready time after t of the scheduler's warps. */

@@ -103,6 +103,39 @@ static uint32_t phase_degree_limited(at_core *c, const uint32_t *words, uint32_t
   return degree;
 }
 
+/* The lanes of `mask` touch one word each (word = addr >> shift, bank = word & bank_mask, at
+ * most 64 banks): true when no bank must deliver two different words (atomics: two words at
+ * all, they never share). */
+static bool one_word_conflict_free(const uint64_t *addr, uint32_t mask, uint32_t shift, uint32_t bank_mask,
+                                   bool atomic) {
+  uint64_t used = 0;
+  uint32_t first_word[64];
+  if (mask == 0xffffffffu && !atomic) { /* the whole warp: no lane mask to walk */
+    for (uint32_t lane = 0; lane < 32; lane++) {
+      uint32_t w = (uint32_t)(addr[lane] >> shift), b = w & bank_mask;
+      uint64_t bit = 1ull << b;
+      if (used & bit) {
+        if (first_word[b] != w) return false;
+      } else {
+        used |= bit;
+        first_word[b] = w;
+      }
+    }
+    return true;
+  }
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t w = (uint32_t)(addr[__builtin_ctz(m)] >> shift), b = w & bank_mask;
+    uint64_t bit = 1ull << b;
+    if (used & bit) {
+      if (atomic || first_word[b] != w) return false;
+    } else {
+      used |= bit;
+      first_word[b] = w;
+    }
+  }
+  return true;
+}
+
 uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts) {
   uint32_t warp = c->cfg.warp_size, wb = c->smem_bank_bytes;
   uint32_t lane_bytes = st->access_bytes ? st->access_bytes : 4;
@@ -112,22 +145,10 @@ uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts) {
   bool atomic = st->is_atomic, limited = c->cfg.ldst.smem_limited_broadcast && !atomic;
   uint32_t words[AT_SMEM_MAX_WORDS], cycles = 0, phases = 0;
   if (lane_bytes <= wb && per_phase >= warp && c->smem_bank_mask != UINT32_MAX && c->smem_banks <= 64 &&
-      st->mem_mask) {
+      c->smem_shift != UINT32_MAX && st->mem_mask) {
     /* one phase of one word per lane (the common case): conflict-free unless two lanes need
-     * different words of one bank; then the general count below */
-    uint64_t used = 0;
-    uint32_t first_word[64];
-    bool clash = false;
-    for (uint32_t m = st->mem_mask; m && !clash; m &= m - 1) {
-      uint32_t w = word_of(c, st->addr[__builtin_ctz(m)]), b = w & c->smem_bank_mask;
-      if (!((used >> b) & 1u)) {
-        used |= 1ull << b;
-        first_word[b] = w;
-      } else if (first_word[b] != w || atomic) {
-        clash = true;
-      }
-    }
-    if (!clash) {
+     * different words of one bank (atomics: any two lanes one bank); then the general count */
+    if (one_word_conflict_free(st->addr, st->mem_mask, c->smem_shift, c->smem_bank_mask, atomic)) {
       *conflicts = 0;
       return 1;
     }

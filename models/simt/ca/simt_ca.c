@@ -238,6 +238,7 @@ static void settle_barriers(ca_core *c, ca_cta *cta, uint64_t now) {
   }
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     ca_warp *w = &c->warps[cta->warp_slot[i]];
+    w->pk_ok = false; /* released warps are READY again */
     if (w->live && w->wait == CA_WAIT_BARRIER && func_warp_get_state(w->fw) != FUNC_WARP_BARRIER)
       w->wait = CA_WAIT_NONE;
   }
@@ -343,7 +344,10 @@ static void register_stats(ca_core *c) {
 static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
   ca_warp *w = &c->warps[slot];
   const uint64_t *sb = ca_sb_of(c, slot);
-  if (!long_op && w->sb_pc == pc && ca_sb_test(sb, w->sb_reg)) return true;
+  if (!long_op) {
+    if (w->sb_clear_pc == pc) return false;
+    if (w->sb_pc == pc && ca_sb_test(sb, w->sb_reg)) return true;
+  }
   const simt_program *p = prog_of(c, w);
   const simt_insn_info *info = &p->info[pc];
   const uint32_t *r = p->regs + info->regs;
@@ -360,6 +364,7 @@ static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
         break;
       }
     }
+  if (!blocked) w->sb_clear_pc = pc;
   return blocked;
 }
 
@@ -367,28 +372,51 @@ static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
 
 enum { ISS_OK, ISS_PIPE, ISS_GONE };
 
+static int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item, uint64_t now);
+
+/* The checks before an issue, kept small: most tries find the pipeline register full. */
 static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit_out, uint64_t now) {
   ca_warp *w = &c->warps[slot];
   ca_cta *cta = cta_of(c, w);
   const simt_program *p = cta->k->program;
   uint32_t pc = w->ib_pc[0];
-  func_peek pk;
-  if (!func_warp_peek(w->fw, &pk) || pk.pc != pc) { /* out of step with the engine: refetch */
+  if (!w->pk_ok) {
+    func_peek pk;
+    if (!func_warp_peek(w->fw, &pk)) pk.pc = UINT32_MAX;
+    else w->pk_ok = true;
+    w->pk_pc = pk.pc;
+    w->pk_unit = !w->pk_ok ? (uint8_t)NO_UNIT
+                 : pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
+                 : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)NO_UNIT
+                                                                               : c->eff_unit[p->info[pk.pc].unit];
+  }
+  if (!w->pk_ok || w->pk_pc != pc) { /* out of step with the engine: refetch */
     w->ib_n = 0;
-    if (pk.pc < p->m->n_insns) w->fetch_pc = pk.pc;
+    if (w->pk_ok && w->pk_pc < p->m->n_insns) w->fetch_pc = w->pk_pc;
     update_fetch_bit(c, slot);
     return ISS_GONE;
   }
-  const simt_insn_info *info = &p->info[pc];
-  uint8_t unit = pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
-                 : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)NO_UNIT
-                                                                               : c->eff_unit[info->unit];
+  uint8_t unit = w->pk_unit;
   if (prev_unit != NO_UNIT && c->cfg.dual_issue_diff_units && unit == prev_unit) return ISS_PIPE;
   *unit_out = unit;
-  uint32_t item = CA_NONE, id = CA_NONE, step = CA_NONE;
+  uint32_t item = CA_NONE;
   if (unit != NO_UNIT) {
     item = ca_items_free_slot(&c->id_oc_slots[unit], w->part);
     if (item == CA_NONE) return ISS_PIPE;
+  }
+  return issue_warp(c, slot, unit, item, now);
+}
+
+/* Issues the warp's I-buffer head (pc = the engine's) into ID_OC slot `item` of `unit`. */
+static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item,
+                                                uint64_t now) {
+  ca_warp *w = &c->warps[slot];
+  ca_cta *cta = cta_of(c, w);
+  const simt_program *p = cta->k->program;
+  uint32_t pc = w->ib_pc[0];
+  const simt_insn_info *info = &p->info[pc];
+  uint32_t id = CA_NONE, step = CA_NONE;
+  if (unit != NO_UNIT) {
     id = ca_insn_alloc(c);
     if (id == CA_NONE) return ISS_PIPE;
     if (unit == SIMT_UNIT_MEM && (step = ca_step_alloc(c)) == CA_NONE) {
@@ -398,6 +426,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
   }
   func_step *rec = step != CA_NONE ? &c->steps[step] : &c->scratch_step;
   simtvp_diag d;
+  w->pk_ok = false; /* the engine's warp moves on */
   simtvp_status st = func_warp_step(w->fw, rec, &d);
   if (st != SIMTVP_OK) {
     if (step != CA_NONE) ca_step_release(c, step);
@@ -440,6 +469,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
     c->id_oc_slots[unit].v[item] = (uint64_t)id + 1;
     ca_list_push(c, &c->id_oc, id);
     uint64_t *sb = ca_sb_of(c, slot);
+    w->sb_clear_pc = CA_NONE; /* new pending writes */
     for (uint32_t i = 0; i < in->n_dst; i++) {
       ca_sb_set(sb, in->dst[i]);
       if (unit == SIMT_UNIT_MEM) ca_sb_set(sb + c->sb_words, in->dst[i]);
@@ -481,7 +511,7 @@ typedef struct sched_scan {
 } sched_scan;
 
 /* Adds one warp to the classification; true when it could issue now (by the scoreboard). */
-static bool scan_warp(ca_core *c, uint32_t slot, sched_scan *sc) {
+static inline __attribute__((always_inline)) bool scan_warp(ca_core *c, uint32_t slot, sched_scan *sc) {
   const ca_warp *w = &c->warps[slot];
   if (!w->live) return false;
   sc->live = true;
@@ -603,30 +633,66 @@ static void note_issuer(ca_core *c, ca_sched *s, uint32_t slot) {
   }
 }
 
+/* One candidate of a scheduler in priority order: SCHED_NEXT (try the next one), SCHED_ISSUED,
+ * SCHED_STOP (the scheduler stops this cycle: fault, out of step). */
+enum { SCHED_NEXT, SCHED_ISSUED, SCHED_STOP };
+
+static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched *s, uint32_t slot,
+                                                            sched_scan *sc, uint64_t now) {
+  if (!scan_warp(c, slot, sc)) return SCHED_NEXT;
+  uint8_t unit = NO_UNIT;
+  int r = try_issue(c, slot, NO_UNIT, &unit, now);
+  if (r == ISS_PIPE) return SCHED_NEXT;
+  if (r == ISS_GONE) return SCHED_STOP;
+  note_issuer(c, s, slot);
+  /* a second instruction of the same warp (-gpgpu_max_insn_issue_per_warp 2); with
+   * -gpgpu_dual_issue_diff_exec_units it must go to another pipeline */
+  const ca_warp *w = &c->warps[slot];
+  if (c->cfg.max_issue_per_warp > 1 && w->live && w->ib_n && !w->exited && !w->wait &&
+      !sb_blocked(c, slot, w->ib_pc[0], NULL)) {
+    uint8_t second = NO_UNIT;
+    try_issue(c, slot, unit == NO_UNIT ? (uint8_t)0xfe : unit, &second, now);
+  }
+  return SCHED_ISSUED;
+}
+
 static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) {
   ca_sched *s = &c->sched[si];
   if (c->cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
   if (c->cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE) tl_maintain(c, s, false);
-  uint32_t n = sched_order(c, s, order);
   sched_scan sc = {false, false, false, false, false};
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t slot = order[i];
-    if (!scan_warp(c, slot, &sc)) continue;
-    uint8_t unit = NO_UNIT;
-    int r = try_issue(c, slot, NO_UNIT, &unit, now);
-    if (r == ISS_PIPE) continue;
-    if (r == ISS_GONE) break;
-    note_issuer(c, s, slot);
-    /* a second instruction of the same warp (-gpgpu_max_insn_issue_per_warp 2); with
-     * -gpgpu_dual_issue_diff_exec_units it must go to another pipeline */
-    const ca_warp *w = &c->warps[slot];
-    if (c->cfg.max_issue_per_warp > 1 && w->live && w->ib_n && !w->exited && !w->wait &&
-        !sb_blocked(c, slot, w->ib_pc[0], NULL)) {
-      uint8_t second = NO_UNIT;
-      try_issue(c, slot, unit == NO_UNIT ? (uint8_t)0xfe : unit, &second, now);
+  /* the candidates in priority order (sched_order), walked in place for the simple policies;
+   * n counts them as sched_order would. Until a candidate issues or stops the scheduler,
+   * nothing changes the warp lists. */
+  uint32_t n = s->n, r = SCHED_NEXT;
+  switch ((gpu_scheduler_policy)c->cfg.scheduler) {
+  case GPU_SCHED_LRR:
+  case GPU_SCHED_RRR:
+    for (uint32_t i = 0, k = s->rr % (n ? n : 1); i < n && r == SCHED_NEXT; i++, k = k + 1 == n ? 0 : k + 1)
+      r = sched_try(c, s, s->warps[k], &sc, now);
+    break;
+  case GPU_SCHED_OLDEST:
+    for (uint32_t i = 0; i < n && r == SCHED_NEXT; i++) r = sched_try(c, s, s->warps[i], &sc, now);
+    break;
+  case GPU_SCHED_TWO_LEVEL_ACTIVE:
+  case GPU_SCHED_WARP_LIMITING:
+    n = sched_order(c, s, order);
+    for (uint32_t i = 0; i < n && r == SCHED_NEXT; i++) r = sched_try(c, s, order[i], &sc, now);
+    break;
+  case GPU_SCHED_GTO:
+  default: {
+    uint32_t g = s->greedy;
+    /* the last issuer first; it is one of the warps unless it finished since */
+    if (g != CA_NONE) {
+      if (!c->warps[g].live) n++;
+      r = sched_try(c, s, g, &sc, now);
     }
-    return;
+    for (uint32_t i = 0; i < s->n && r == SCHED_NEXT; i++)
+      if (s->warps[i] != g) r = sched_try(c, s, s->warps[i], &sc, now);
+    break;
   }
+  }
+  if (r == SCHED_ISSUED) return;
   /* nothing issued: classify by every warp of the scheduler (the order may hold only some) */
   if (n != s->n) {
     sc = (sched_scan){false, false, false, false, false};
@@ -1019,7 +1085,7 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     w->sched = slot % c->cfg.n_schedulers;
     w->part = c->cfg.sub_core ? w->sched : 0;
     w->age = c->next_age++;
-    w->sb_pc = CA_NONE;
+    w->sb_pc = w->sb_clear_pc = CA_NONE;
     func_peek pk;
     if (func_warp_peek(w->fw, &pk)) {
       w->fetch_pc = pk.pc;

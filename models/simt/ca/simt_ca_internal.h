@@ -49,10 +49,18 @@ typedef struct ca_warp {
   uint32_t bar_id;
   uint32_t bar_pc;    /* the barrier instruction it waits at */
   uint32_t sb_pc, sb_reg; /* the register that last blocked the instruction at sb_pc */
+  uint32_t sb_clear_pc;   /* the instruction at this pc found no pending write since the warp's
+                             last issue (only its own issues add pending writes), CA_NONE */
   uint32_t inflight;     /* issued instructions not yet written back */
   uint32_t inflight_mem; /* of which memory instructions */
   uint64_t age;       /* dynamic warp id: order for GTO / oldest */
   func_warp *fw;
+  /* func_warp_peek's answer for the warp (its pc and the pipeline it routes to), kept while
+   * pk_ok: the engine's warp changes only when stepped or released from a barrier, which clear
+   * it, so a warp retried while its pipeline is full is not peeked again */
+  bool pk_ok;
+  uint8_t pk_unit;
+  uint32_t pk_pc;
 } ca_warp;
 
 typedef struct ca_cta {
@@ -169,6 +177,7 @@ typedef struct ca_core {
   ca_heap_entry *heap;
   uint32_t heap_n, heap_cap;
   uint32_t n_banks;
+  uint32_t bank_mask;   /* banks_per_part - 1 when a power of two, else UINT32_MAX */
   uint64_t *bank_cycle; /* cycle the bank's use count belongs to */
   uint32_t *bank_used;
   uint64_t *bank_conflict_cycle;

@@ -169,7 +169,7 @@ uint64_t ca_heap_top(const ca_core *c) { return c->heap_n ? c->heap[0].at : SIMT
 
 static uint32_t bank_of(const ca_core *c, const ca_insn *in, uint32_t reg) {
   uint32_t r = reg + (c->cfg.reg_bank_use_warp_id ? in->warp : 0u);
-  return in->part * c->banks_per_part + r % c->banks_per_part;
+  return in->part * c->banks_per_part + (c->bank_mask != UINT32_MAX ? r & c->bank_mask : r % c->banks_per_part);
 }
 
 static uint32_t *bank_use(ca_core *c, uint32_t b, uint64_t now) {
@@ -398,6 +398,7 @@ simtvp_status ca_pipe_init(ca_core *c, simtvp_diag *diag) {
   c->wb_ring = calloc(ring, sizeof *c->wb_ring);
   c->wb_mask = ring - 1;
   c->banks_per_part = k->reg_banks / P;
+  c->bank_mask = (c->banks_per_part & (c->banks_per_part - 1)) == 0 ? c->banks_per_part - 1 : UINT32_MAX;
   c->n_banks = k->reg_banks;
   c->bank_cycle = calloc(c->n_banks, sizeof *c->bank_cycle);
   c->bank_used = calloc(c->n_banks, sizeof *c->bank_used);

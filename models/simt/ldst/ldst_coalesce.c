@@ -15,6 +15,18 @@ static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 /* ---- shared memory -------------------------------------------------------------------------- */
 
+void ldst_smem_geometry_init(ldst_smem_geometry *g) {
+  uint32_t wb = g->bank_bytes ? g->bank_bytes : 1;
+  g->word_shift = 0;
+  while ((1u << g->word_shift) < wb) g->word_shift++;
+  g->banks_pow2 = g->banks && !(g->banks & (g->banks - 1));
+  g->bank_mask = g->banks_pow2 ? g->banks - 1 : 0;
+}
+
+static inline uint32_t bank_of_word(const ldst_smem_geometry *g, uint64_t word) {
+  return g->banks_pow2 ? (uint32_t)(word & g->bank_mask) : (uint32_t)(word % g->banks);
+}
+
 /* Distinct-word conflict degree of one phase: the most words any bank must deliver. Lanes that
  * read the same word share it (broadcast); with limited broadcast (compute capability 1.x) only
  * one word per step is shared and every other bank serves one request per step, so the degree is
@@ -27,7 +39,7 @@ static uint32_t phase_degree(const ldst_smem_geometry *g, const uint64_t *words,
      * item index + 1): a conflict-free access costs one comparison per lane */
     uint16_t next[LDST_MAX_RANGES], len[LDST_MAX_RANGES];
     for (uint32_t i = 0; i < n; i++) {
-      uint32_t b = (uint32_t)(words[i] % g->banks);
+      uint32_t b = bank_of_word(g, words[i]);
       uint16_t h = bank_count[b];
       bool known = false;
       if (!atomic)
@@ -38,7 +50,7 @@ static uint32_t phase_degree(const ldst_smem_geometry *g, const uint64_t *words,
       bank_count[b] = (uint16_t)(i + 1);
       if (len[i] > degree) degree = len[i];
     }
-    for (uint32_t i = 0; i < n; i++) bank_count[words[i] % g->banks] = 0;
+    for (uint32_t i = 0; i < n; i++) bank_count[bank_of_word(g, words[i])] = 0;
     return degree;
   }
   /* limited broadcast: the step procedure of the CUDA Programming Guide (compute capability
@@ -53,11 +65,11 @@ static uint32_t phase_degree(const ldst_smem_geometry *g, const uint64_t *words,
     uint32_t first = 0;
     while (served[first]) first++;
     uint64_t bw = words[first];
-    uint32_t bb = (uint32_t)(bw % g->banks);
+    uint32_t bb = bank_of_word(g, bw);
     uint32_t nt = 0;
     for (uint32_t k = first; k < n; k++) {
       if (served[k]) continue;
-      uint32_t b = (uint32_t)(words[k] % g->banks);
+      uint32_t b = bank_of_word(g, words[k]);
       if (words[k] == bw) {
         served[k] = true;
         left--;
@@ -73,6 +85,29 @@ static uint32_t phase_degree(const ldst_smem_geometry *g, const uint64_t *words,
   return degree;
 }
 
+/* The lanes of `mask` each touch one word (word = addr >> shift, bank = word & bank_mask, at most
+ * 64 banks) and no bank must deliver two different words (atomics: two words at all): the phase
+ * is conflict-free. false also when a lane's bytes span two words (the general count decides). */
+static bool one_word_conflict_free(const uint64_t *addr, uint32_t mask, uint32_t shift, uint32_t bank_mask,
+                                   uint32_t lane_bytes, bool atomic) {
+  uint64_t used = 0, first_word[64];
+  const uint64_t span = lane_bytes - 1;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint64_t a = addr[__builtin_ctz(m)];
+    uint64_t w = a >> shift;
+    if (((a + span) >> shift) != w) return false;
+    uint32_t b = (uint32_t)w & bank_mask;
+    uint64_t bit = 1ull << b;
+    if (used & bit) {
+      if (atomic || first_word[b] != w) return false;
+    } else {
+      used |= bit;
+      first_word[b] = w;
+    }
+  }
+  return true;
+}
+
 void ldst_smem_cost_of(const ldst_smem_geometry *g, uint32_t mask, const uint64_t *addr,
                        uint32_t bytes, bool atomic, uint16_t *bank_count, ldst_smem_cost *out) {
   uint32_t wb = g->bank_bytes;
@@ -83,17 +118,27 @@ void ldst_smem_cost_of(const ldst_smem_geometry *g, uint32_t mask, const uint64_
   uint32_t width = max_u32((g->banks * wb) / max_u32(lane_bytes, wb), 1);
   uint32_t per_phase = min_u32(part, width);
   out->cycles = out->phases = out->degree = 0;
+  const uint32_t shift = g->word_shift;
+  /* one word per lane and at most 64 banks (the usual case): a phase is conflict-free when no
+   * bank is asked for two different words (atomics: for two words at all), found with a bank
+   * mask; otherwise, or in general, the per-bank word chains of phase_degree */
+  const bool one_word = lane_bytes <= wb && g->banks_pow2 && g->banks <= 64 && !g->limited_broadcast;
   for (uint32_t first = 0; first < g->warp_size; first += per_phase) {
     uint64_t words[LDST_MAX_RANGES];
     uint32_t n = 0;
     uint32_t last = min_u32(first + per_phase, g->warp_size);
-    for (uint32_t lane = first; lane < last; lane++) {
-      if (!((mask >> lane) & 1u)) continue;
-      uint64_t w0 = addr[lane] / wb, w1 = (addr[lane] + lane_bytes - 1) / wb;
-      for (uint64_t w = w0; w <= w1 && n < LDST_MAX_RANGES; w++) words[n++] = w;
+    uint32_t lanes = mask & ((last - first >= 32 ? ~0u : ((1u << (last - first)) - 1u)) << first);
+    if (!lanes) continue;
+    uint32_t d = 0;
+    if (one_word && one_word_conflict_free(addr, lanes, shift, g->bank_mask, lane_bytes, atomic)) d = 1;
+    if (!d) {
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        uint32_t lane = (uint32_t)__builtin_ctz(m);
+        uint64_t w0 = addr[lane] >> shift, w1 = (addr[lane] + lane_bytes - 1) >> shift;
+        for (uint64_t w = w0; w <= w1 && n < LDST_MAX_RANGES; w++) words[n++] = w;
+      }
+      d = phase_degree(g, words, n, atomic, bank_count);
     }
-    if (!n) continue;
-    uint32_t d = phase_degree(g, words, n, atomic, bank_count);
     out->phases++;
     out->cycles += d;
     out->degree = max_u32(out->degree, d);
@@ -124,7 +169,12 @@ uint32_t ldst_local_ranges(uint64_t base, uint32_t max_threads, uint32_t thread,
 /* ---- coalescing ----------------------------------------------------------------------------- */
 
 /* Bytes [lo, hi) of a 128-byte line into a mem_req byte mask. */
-static void mask_bytes(uint64_t m[2], uint32_t lo, uint32_t hi) {
+static inline void mask_bytes(uint64_t m[2], uint32_t lo, uint32_t hi) {
+  uint32_t len = hi - lo;
+  if (lo < hi && (lo & 63u) + len <= 64u) { /* within one 64-byte half (every aligned word) */
+    m[lo >> 6] |= (len == 64 ? ~0ull : ((1ull << len) - 1)) << (lo & 63u);
+    return;
+  }
   for (uint32_t half = 0; half < 2; half++) {
     uint32_t a = max_u32(lo, half * 64), b = min_u32(hi, half * 64 + 64);
     if (a >= b) continue;

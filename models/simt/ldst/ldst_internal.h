@@ -53,11 +53,18 @@ typedef struct ldst_range {
 
 typedef struct ldst_smem_geometry {
   uint32_t banks;      /* -gpgpu_shmem_num_banks */
-  uint32_t bank_bytes; /* bytes per bank and cycle (4) */
+  uint32_t bank_bytes; /* bytes per bank and cycle (4; a power of two) */
   uint32_t warp_size;
   uint32_t warp_parts; /* -gpgpu_shmem_warp_parts */
   bool limited_broadcast;
+  /* derived by ldst_smem_geometry_init: word = byte >> word_shift; bank = word & bank_mask when
+   * banks is a power of two (banks_pow2), else word % banks */
+  uint32_t word_shift, bank_mask;
+  bool banks_pow2;
 } ldst_smem_geometry;
+
+/* Fills the derived fields from banks and bank_bytes. */
+void ldst_smem_geometry_init(ldst_smem_geometry *g);
 
 typedef struct ldst_smem_cost {
   uint32_t cycles;     /* cycles the access occupies the shared-memory pipeline (>= 1) */

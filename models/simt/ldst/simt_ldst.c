@@ -72,6 +72,12 @@ typedef struct ldst_slot {
   bool smem_data;        /* the shared part returns data (loads, atomics) */
   uint16_t n_acc, next_acc;
   mem_req *held;         /* a request around the L1D the port refused: offered again */
+  /* the L1D refused access fail_acc at fail_epoch (cache_state_epoch) for fail_reason: while the
+   * epoch stays, a retry fails alike and is only counted (no request is built) */
+  bool fail_memo;
+  uint8_t fail_reason;
+  uint16_t fail_acc;
+  uint64_t fail_epoch;
   ldst_access acc[LDST_MAX_ACCESSES];
 } ldst_slot;
 
@@ -383,6 +389,7 @@ simt_ldst *simt_ldst_create(const simt_ldst_config *config, simt_ldst_ports port
   u->smem.warp_size = config->warp_size;
   u->smem.warp_parts = (uint32_t)config->smem_warp_parts;
   u->smem.limited_broadcast = config->smem_limited_broadcast;
+  ldst_smem_geometry_init(&u->smem);
   u->l1d_block = u->l1c_block = u->l1t_block = MEM_LINE_BYTES;
   register_stats(u);
 
@@ -581,22 +588,26 @@ static bool build(simt_ldst *u, ldst_slot *s, uint32_t warp, const func_step *st
   }
   bool writes = atomic ? !load : store; /* reductions need only an acknowledgement */
   uint32_t smask = 0, lmask = 0, gmask = 0, cmask = 0, pmask = 0, tmask = 0;
+  /* lanes by space: every lane in one space unless the access is generic */
+  bool uniform = step->space != PTX_SPACE_GENERIC;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t lane = (uint32_t)__builtin_ctz(m);
-    uint32_t sp = step->space == PTX_SPACE_GENERIC ? step->lane_space[lane] : step->space;
+    uint32_t sp = uniform ? step->space : step->lane_space[lane];
+    uint32_t bits = uniform ? m : 1u << lane;
     switch (sp) {
       case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: smask |= 1u << lane; break;
-      case PTX_SPACE_LOCAL: lmask |= 1u << lane; break;
-      case PTX_SPACE_GLOBAL: gmask |= 1u << lane; break;
-      case PTX_SPACE_CONST: cmask |= 1u << lane; break;
-      case PTX_SPACE_PARAM: pmask |= 1u << lane; break;
-      case PTX_SPACE_TEX: tmask |= 1u << lane; break;
+      case PTX_SPACE_SHARED_CLUSTER: smask |= bits; break;
+      case PTX_SPACE_LOCAL: lmask |= bits; break;
+      case PTX_SPACE_GLOBAL: gmask |= bits; break;
+      case PTX_SPACE_CONST: cmask |= bits; break;
+      case PTX_SPACE_PARAM: pmask |= bits; break;
+      case PTX_SPACE_TEX: tmask |= bits; break;
       default:
         input_error(u, SIMTVP_ERR_ARG, warp, step, "lane %u accesses the %s space, which is not "
                     "memory the unit can time", lane, space_name(sp));
         return false;
     }
+    if (uniform) break; /* m (every remaining lane) is classified */
   }
   if ((cmask | pmask | tmask) && (store || atomic)) {
     input_error(u, SIMTVP_ERR_ARG, warp, step, "%s to the read-only %s space",
@@ -704,6 +715,7 @@ void simt_ldst_issue(simt_ldst *u, uint32_t warp, const func_step *step, uint64_
   s->smem_data = false;
   s->n_acc = s->next_acc = 0;
   s->held = NULL;
+  s->fail_memo = false;
   u->busy_slots++;
   if (!step) {
     input_error(u, SIMTVP_ERR_ARG, warp, NULL, "issued without a step record");
@@ -796,11 +808,23 @@ static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, u
         return STALL_GL_BANK;
       }
       if (u->l1d_banks <= 1 && !cache_data_port_free(c, now)) return STALL_GL_DATA_PORT;
+      cache_outcome o;
+      if (s->fail_memo && s->fail_acc == s->next_acc && s->fail_epoch == cache_state_epoch(c)) {
+        /* nothing changed in the cache since this access failed: it fails alike */
+        cache_count_reservation_fail(c, a->kind, (cache_fail_reason)s->fail_reason, now, 1);
+        memset(&o, 0, sizeof o);
+        o.status = CACHE_RESERVATION_FAIL;
+        o.reason = (cache_fail_reason)s->fail_reason;
+        return never_fits(u, CACHE_L1D, s, a, &o) ? STALL_NONE : STALL_GL_RESOURCE;
+      }
       mem_req *r = make_req(u, s, a);
       if (!r) return STALL_GL_RESOURCE;
-      cache_outcome o;
       if (cache_access(c, r, now, &o) == CACHE_RESERVATION_FAIL) {
         mem_req_free(r);
+        s->fail_memo = true;
+        s->fail_acc = s->next_acc;
+        s->fail_epoch = cache_state_epoch(c);
+        s->fail_reason = (uint8_t)o.reason;
         return never_fits(u, CACHE_L1D, s, a, &o) ? STALL_NONE : STALL_GL_RESOURCE;
       }
       u->bank_used[b] = mark;
@@ -999,6 +1023,48 @@ static void process_response(simt_ldst *u, uint64_t now) {
 
 /* ---- time ----------------------------------------------------------------------------------- */
 
+/* A slot parked on the L1D: its next access failed reservation at a cache epoch that has not
+ * changed (and the cache is not idle, so the failure is not a configuration error), so in every
+ * cycle until something happens in the unit it would fail alike. Such cycles are not simulated:
+ * simt_ldst_next_event ignores the slot, and the next advance counts them (park_account). The
+ * cache's epoch only changes through the unit's own work (fills, misses sent, other accesses),
+ * which simt_ldst_next_event sees. */
+static bool parked(const simt_ldst *u, const ldst_slot *s) {
+  if (!s->busy || s->smem_cycles || !s->fail_memo || s->next_acc >= s->n_acc || s->fail_acc != s->next_acc ||
+      s->acc[s->next_acc].path != LDST_PATH_L1D)
+    return false;
+  const cache *c = u->caches[CACHE_L1D];
+  return s->fail_epoch == cache_state_epoch(c) && (u->miss_held[CACHE_L1D] || !cache_is_idle(c));
+}
+
+/* Cycles [from, to) not simulated: each parked slot retried its access in each of them (the
+ * statistics of try_access and count_stall for those retries). */
+static void park_account(simt_ldst *u, uint64_t from, uint64_t to) {
+  if (to <= from || !u->busy_slots) return;
+  uint64_t n = to - from;
+  bool any = false;
+  for (uint32_t i = 0; i < u->n_slots; i++) {
+    ldst_slot *s = &u->slots[i];
+    if (!parked(u, s)) continue;
+    any = true;
+    cache *c = u->caches[CACHE_L1D];
+    uint64_t port = 0; /* cycles the data port was still busy (a one-bank L1D checks it first) */
+    if (u->l1d_banks <= 1) {
+      uint64_t free = cache_data_port_free_from(c);
+      port = free <= from ? 0 : free >= to ? n : free - from;
+    }
+    *u->st.stall_gl_data_port += port;
+    *u->st.stall_gl_resource += n - port;
+    if (n > port)
+      cache_count_reservation_fail(c, s->acc[s->next_acc].kind, (cache_fail_reason)s->fail_reason, to - 1,
+                                   n - port);
+  }
+  if (any) {
+    *u->st.stall += n; /* gpgpu_n_stall_shd_mem: once per cycle */
+    u->stall_counted = to;
+  }
+}
+
 /* Shared-memory data whose time has come. */
 static void due_events(simt_ldst *u, uint64_t now) {
   while (u->heap_n && u->heap[0].time <= now) {
@@ -1010,6 +1076,7 @@ static void due_events(simt_ldst *u, uint64_t now) {
 
 void simt_ldst_advance(simt_ldst *u, uint64_t now) {
   if (now < u->now) return; /* time never goes back */
+  park_account(u, u->now + 1, now);
   u->now = now;
   process_response(u, now);
   for (int k = 0; k < N_CACHES; k++)
@@ -1048,7 +1115,7 @@ void simt_ldst_advance(simt_ldst *u, uint64_t now) {
 uint64_t simt_ldst_next_event(const simt_ldst *u) {
   uint64_t base = u->now + 1, t = SIMT_LDST_NEVER;
   for (uint32_t i = 0; i < u->n_slots; i++)
-    if (u->slots[i].busy) t = min_u64(t, max_u64(u->slots[i].ready_at, base));
+    if (u->slots[i].busy && !parked(u, &u->slots[i])) t = min_u64(t, max_u64(u->slots[i].ready_at, base));
   if (u->heap_n) t = min_u64(t, max_u64(u->heap[0].time, base));
   if (u->resp_n) t = min_u64(t, max_u64(u->resp[u->resp_head].at + 1, base));
   for (int k = 0; k < N_CACHES; k++) {
@@ -1075,6 +1142,10 @@ bool simt_ldst_idle(const simt_ldst *u) {
 }
 
 uint32_t simt_ldst_flush_l1(simt_ldst *u, uint64_t now) {
+  if (now > u->now + 1) { /* parked slots retried until now */
+    park_account(u, u->now + 1, now);
+    u->now = now - 1;
+  }
   return u->caches[CACHE_L1D] ? cache_flush(u->caches[CACHE_L1D], now) : 0;
 }
 
