@@ -9,7 +9,8 @@
 // configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
 // sgemm or vector; simt_model: ca (default) or at for every SIMT core. Under callgrind (valgrind --tool=callgrind --trace-children=yes
 // --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
-// around launch and synchronisation), one callgrind.out file per run.
+// around launch and synchronisation), one callgrind.out file per run. With BENCH_GPU_OUTDIR set,
+// each run writes its statistics JSON there (run one configuration and kernel at a time).
 //
 // speed: tiled SGEMM (tests/kernels/ptx/sgemm.ptx, sgemm_tiled, n x n x n) and vector add
 //   (tests/kernels/ptx/vector_add.ptx) on configs/SM7_QV100.config (80 SMs), the default reduced
@@ -91,6 +92,8 @@ struct workload {
 
 run_result run_child(const std::string &config, const std::vector<std::string> &overrides, const workload &w) {
   run_result r;
+  // BENCH_GPU_OUTDIR: the run's statistics JSON goes there (golden comparisons of speed changes)
+  const char *out_dir = std::getenv("BENCH_GPU_OUTDIR");
   for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
     unsetenv(v);
   std::vector<const char *> argv;
@@ -100,6 +103,7 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   o.overrides = argv.data();
   o.n_overrides = static_cast<int>(argv.size());
   o.quiet = true;
+  o.out_dir = out_dir;
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   auto t0 = std::chrono::steady_clock::now();

@@ -164,12 +164,38 @@ static void map_remove(cache *c, uint64_t line) {
   c->map[hole].li = -1;
 }
 
-/* Empties line li (tag invalid, no reservation), keeping the map in step. */
+/* The set's replacement order (with the map): unlink line li / append it as the newest. */
+static void order_unlink(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  if (l->older >= 0) c->lines[l->older].newer = l->newer;
+  else o->oldest = l->newer;
+  if (l->newer >= 0) c->lines[l->newer].older = l->older;
+  else o->newest = l->older;
+  l->older = l->newer = -1;
+}
+
+static void order_append(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  l->newer = -1;
+  l->older = o->newest;
+  if (o->newest >= 0) c->lines[o->newest].newer = li;
+  else o->oldest = li;
+  o->newest = li;
+}
+
+/* Empties line li (tag invalid, no reservation), keeping the map and the order in step. */
 static void line_clear(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
-  if (c->map && l->allocated) map_remove(c, l->tag);
+  if (c->map && l->allocated) {
+    map_remove(c, l->tag);
+    order_unlink(c, li);
+    c->order[(uint32_t)li / c->max_assoc].allocated--;
+  }
   memset(l, 0, sizeof *l);
   l->mshr = -1;
+  l->older = l->newer = -1;
 }
 
 int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
@@ -192,6 +218,16 @@ int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
  * allocated (FIFO) line that no pending fill has reserved; -1 when every line is reserved. */
 int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
   const cache_line *l = &c->lines[(size_t)set * c->max_assoc];
+  if (c->order) {
+    const cache_set_order *o = &c->order[set];
+    if (o->allocated < c->assoc) { /* an invalid line: the lowest way */
+      for (uint32_t w = 0; w < c->assoc; w++)
+        if (!l[w].allocated) return (int32_t)(set * c->max_assoc + w);
+    }
+    for (int32_t li = o->oldest; li >= 0; li = c->lines[li].newer)
+      if (allow_reserved || c->lines[li].mshr < 0) return li;
+    return -1;
+  }
   int32_t best = -1;
   uint64_t best_stamp = 0;
   for (uint32_t w = 0; w < c->assoc; w++) {
@@ -206,16 +242,26 @@ int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
   return best < 0 ? -1 : (int32_t)(set * c->max_assoc + (uint32_t)best);
 }
 
-void cache_touch(cache *c, int32_t li) { c->lines[li].last_use = ++c->stamp; }
+void cache_touch(cache *c, int32_t li) {
+  c->lines[li].last_use = ++c->stamp;
+  if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
+    order_unlink(c, li);
+    order_append(c, li);
+  }
+}
 
 void cache_install(cache *c, int32_t li, uint64_t line) {
   cache_line *l = &c->lines[li];
   line_clear(c, li);
-  if (c->map) map_insert(c, line, li);
   l->tag = line;
   l->allocated = 1;
   l->mshr = -1;
   l->alloc_stamp = l->last_use = ++c->stamp;
+  if (c->map) {
+    map_insert(c, line, li);
+    order_append(c, li);
+    c->order[(uint32_t)li / c->max_assoc].allocated++;
+  }
 }
 
 static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint64_t bytes[2],
@@ -1147,13 +1193,15 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->lines = calloc(n_lines(c), sizeof *c->lines);
   ok = ok && c->lines;
   if (ok)
-    for (size_t i = 0; i < n_lines(c); i++) c->lines[i].mshr = -1;
+    for (size_t i = 0; i < n_lines(c); i++) c->lines[i].mshr = c->lines[i].older = c->lines[i].newer = -1;
   if (ok && c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* at most half full */
     size_t slots = 1;
     while (slots < 2 * n_lines(c)) slots <<= 1;
     c->map = malloc(slots * sizeof *c->map);
-    ok = c->map != NULL;
+    c->order = malloc((size_t)sp->n_sets * sizeof *c->order);
+    ok = c->map && c->order;
     for (size_t i = 0; ok && i < slots; i++) c->map[i].li = -1;
+    for (uint32_t i = 0; ok && i < sp->n_sets; i++) c->order[i] = (cache_set_order){-1, -1, 0};
     c->map_mask = (uint32_t)(slots - 1);
   }
   c->run_cap = c->hit_latency + 2;
@@ -1230,6 +1278,7 @@ void cache_destroy(cache *c) {
   cache_tex_destroy(c);
   free(c->lines);
   free(c->map);
+  free(c->order);
   free(c->run_ready);
   free(c->run_count);
   free(c->bank_used);

@@ -29,7 +29,16 @@ typedef struct cache_line {
   uint8_t valid;           /* readable chunks */
   uint8_t written;         /* chunks with written bytes, not readable (lazy fetch-on-read) */
   uint8_t dirty;           /* chunks to write back */
+  int32_t older, newer;    /* with a line map: neighbours in its set's replacement order, -1 */
 } cache_line;
+
+/* With a line map (many ways), each set keeps its allocated lines in replacement order, oldest
+ * first (LRU: by last use; FIFO: by allocation); stamps are unique, so the order is exactly the
+ * one the stamps give and the victim is the first eligible line from the oldest end. */
+typedef struct cache_set_order {
+  int32_t oldest, newest;  /* line indices, -1 when the set holds no line */
+  uint32_t allocated;      /* lines of the set with a valid tag */
+} cache_set_order;
 
 /* An entry of the line map (struct cache.map). */
 typedef struct cache_line_slot {
@@ -109,6 +118,7 @@ struct cache {
    * (li -1: empty), so a tag lookup does not scan every way. NULL: lookups scan the set. */
   cache_line_slot *map;
   uint32_t map_mask;
+  cache_set_order *order; /* per set, with the map */
 
   /* set index */
   uint64_t (*index_addr)(void *ctx, uint64_t addr);
