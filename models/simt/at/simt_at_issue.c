@@ -380,13 +380,15 @@ static int try_warp(at_core *c, at_sched *s, uint32_t slot, uint64_t t, uint64_t
 /* How the scheduler's cycles without issue from t on count (W0_*, simt_sched_stall[*]): by every
  * warp of the scheduler, as the CA core does. */
 static void classify(at_sched *s, uint64_t t) {
-  bool empty = false, valid = false, ready = false;
+  /* per warp (branch-free): waiting at a barrier or fence, or exited (ibt AT_NEVER): nothing;
+   * ready at t; else no decoded instruction yet (empty) or one held by the scoreboard (valid) */
+  unsigned empty = 0, valid = 0, ready = 0;
   for (uint32_t i = 0; i < s->n; i++) {
     uint64_t ib = s->ibt[i];
-    if (ib == AT_NEVER) continue; /* waits at a barrier or fence, or exited */
-    if (s->ready[i] <= t) ready = true;
-    else if (ib > t) empty = true;
-    else valid = true;
+    unsigned live = ib != AT_NEVER, rdy = s->ready[i] <= t, later = ib > t;
+    ready |= live & rdy;
+    empty |= live & !rdy & later;
+    valid |= live & !rdy & !later;
   }
   valid = valid || ready;
   s->bucket = ready ? AT_B_STALL : valid ? AT_B_SCOREBOARD : AT_B_IDLE;
@@ -412,12 +414,15 @@ static uint64_t ready_mask(const at_sched *s, uint64_t t) {
 
 /* The earliest ready time after t of the scheduler's warps. */
 static uint64_t earliest_after(const at_sched *s, uint64_t t) {
-  uint64_t nx = AT_NEVER;
-  for (uint32_t i = 0; i < s->n; i++) {
-    uint64_t rt = s->ready[i];
-    nx = rt <= t || rt > nx ? nx : rt;
+  uint64_t n0 = AT_NEVER, n1 = AT_NEVER;
+  uint32_t i = 0;
+  for (; i + 2 <= s->n; i += 2) {
+    uint64_t a = s->ready[i] > t ? s->ready[i] : AT_NEVER, b = s->ready[i + 1] > t ? s->ready[i + 1] : AT_NEVER;
+    n0 = a < n0 ? a : n0;
+    n1 = b < n1 ? b : n1;
   }
-  return nx;
+  if (i < s->n && s->ready[i] > t && s->ready[i] < n0) n0 = s->ready[i];
+  return n0 < n1 ? n0 : n1;
 }
 
 /* Tries the candidates of `mask` from position `start` on (circularly), lowest first. */

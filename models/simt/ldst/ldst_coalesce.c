@@ -199,6 +199,12 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
   for (uint32_t i = 0; i < n_ranges; i++) {
     uint64_t a = r[i].addr, end = r[i].addr + max_u32(r[i].bytes, 1);
+    if (hit < count && (a & bmask) == out[hit].addr && ((end - 1) & bmask) == out[hit].addr) {
+      /* the usual lane: inside the block the previous one touched */
+      uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
+      mask_bytes(out[hit].byte_mask, off, off + (uint32_t)(end - a));
+      continue;
+    }
     while (a < end) {
       uint64_t block = a & bmask;
       uint64_t piece_end = block + block_bytes < end ? block + block_bytes : end;
