@@ -86,6 +86,7 @@ static uint32_t next_fetch_warp(const ca_core *c, uint32_t after) {
 static void sched_remove(ca_core *c, uint32_t slot) {
   ca_warp *w = &c->warps[slot];
   ca_sched *s = &c->sched[w->sched];
+  s->idle_valid = false;
   for (uint32_t i = 0; i < s->n; i++)
     if (s->warps[i] == slot) {
       memmove(&s->warps[i], &s->warps[i + 1], (s->n - i - 1) * sizeof *s->warps);
@@ -139,7 +140,10 @@ void ca_warp_progress(ca_core *c, uint32_t slot, uint64_t now) {
   ca_warp *w = &c->warps[slot];
   if (!w->live) return;
   bool stores = c->lif->pending_stores(c->ldst, slot) > 0;
-  if (w->wait == CA_WAIT_FENCE && !w->inflight_mem && !stores) w->wait = CA_WAIT_NONE;
+  if (w->wait == CA_WAIT_FENCE && !w->inflight_mem && !stores) {
+    w->wait = CA_WAIT_NONE;
+    ca_sched_touch(c, w->sched);
+  }
   if (w->exited && !w->inflight && !stores) {
     finish_warp(c, slot);
     return;
@@ -165,6 +169,7 @@ static void abort_cta(ca_core *c, ca_cta *cta, const gpu_cta_result *r, uint64_t
     w->exited = true;
     w->ib_n = 0;
     w->wait = CA_WAIT_NONE;
+    ca_sched_touch(c, w->sched);
     update_fetch_bit(c, slot);
   }
   for (uint32_t i = 0; i < cta->n_warps && cta->live; i++) ca_warp_progress(c, cta->warp_slot[i], now);
@@ -239,8 +244,10 @@ static void settle_barriers(ca_core *c, ca_cta *cta, uint64_t now) {
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     ca_warp *w = &c->warps[cta->warp_slot[i]];
     w->pk_ok = false; /* released warps are READY again */
-    if (w->live && w->wait == CA_WAIT_BARRIER && func_warp_get_state(w->fw) != FUNC_WARP_BARRIER)
+    if (w->live && w->wait == CA_WAIT_BARRIER && func_warp_get_state(w->fw) != FUNC_WARP_BARRIER) {
       w->wait = CA_WAIT_NONE;
+      ca_sched_touch(c, w->sched);
+    }
   }
   check_deadlock(c, cta, now);
 }
@@ -659,6 +666,11 @@ static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched 
 static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) {
   ca_sched *s = &c->sched[si];
   if (c->cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
+  if (s->idle_valid) { /* nothing changed since a cycle that issued nothing */
+    ++*c->distro[s->idle_bucket];
+    ++*c->reason[s->idle_reason];
+    return;
+  }
   if (c->cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE) tl_maintain(c, s, false);
   sched_scan sc = {false, false, false, false, false};
   /* the candidates in priority order (sched_order), walked in place for the simple policies;
@@ -693,6 +705,7 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
   }
   }
   if (r == SCHED_ISSUED) return;
+  bool stopped = r == SCHED_STOP;
   /* nothing issued: classify by every warp of the scheduler (the order may hold only some) */
   if (n != s->n) {
     sc = (sched_scan){false, false, false, false, false};
@@ -702,6 +715,13 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
   classify(&sc, &bucket, &reason);
   ++*c->distro[bucket];
   ++*c->reason[reason];
+  /* every warp was looked at and none could issue: so it stays until something changes (the
+   * two-level scheduler changes its active set by itself every cycle) */
+  if (!stopped && c->cfg.scheduler != GPU_SCHED_TWO_LEVEL_ACTIVE) {
+    s->idle_valid = true;
+    s->idle_bucket = bucket;
+    s->idle_reason = reason;
+  }
 }
 
 static void issue_stage(ca_core *c, uint64_t now) {
@@ -740,6 +760,7 @@ static void decode(ca_core *c) {
     for (uint32_t i = 0; i < c->fb_n; i++) w->ib_pc[i] = c->fb_pc + i;
     w->ib_n = (uint8_t)c->fb_n;
     w->fetch_pc = c->fb_pc + c->fb_n;
+    ca_sched_touch(c, w->sched);
   }
   update_fetch_bit(c, c->fb_warp);
 }
@@ -1099,6 +1120,7 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     cta->warp_slot[i] = slot;
     ca_sched *s = &c->sched[w->sched];
     s->warps[s->n++] = slot;
+    s->idle_valid = false;
     c->n_live_warps++;
     update_fetch_bit(c, slot);
   }

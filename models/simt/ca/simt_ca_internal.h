@@ -113,6 +113,12 @@ typedef struct ca_sched {
   uint32_t *active;   /* two-level: active set (slots) */
   uint32_t n_active;
   uint8_t bucket, reason; /* classification of the cycles skipped while quiet */
+  /* The scheduler's last cycle issued nothing and nothing that decides an issue has changed
+   * since (none of its warps' I-buffer, scoreboard, barrier or fence wait, life; no ID_OC slot of
+   * its sub-core freed): the next cycle issues nothing either and counts as idle_bucket /
+   * idle_reason without a scan. Cleared by ca_sched_touch. */
+  bool idle_valid;
+  uint8_t idle_bucket, idle_reason;
 } ca_sched;
 
 typedef struct ca_heap_entry {
@@ -215,6 +221,9 @@ uint64_t ca_heap_top(const ca_core *c);
 /* Destination registers of an instruction are written at cycle now: bank writes, scoreboard
  * release, the warp's in-flight count (also for the LDST unit's completions). */
 void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now);
+
+/* Something that can change scheduler si's next issue happened (see ca_sched.idle_valid). */
+static inline void ca_sched_touch(ca_core *c, uint32_t si) { c->sched[si].idle_valid = false; }
 
 /* simt_ca.c: hooks the pipeline calls */
 void ca_warp_progress(ca_core *c, uint32_t warp, uint64_t now);

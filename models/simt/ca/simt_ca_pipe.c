@@ -193,6 +193,7 @@ void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now) {
     ca_sb_clear(sb + c->sb_words, r);
   }
   ca_warp *w = &c->warps[warp];
+  ca_sched_touch(c, w->sched);
   w->inflight--;
   if (in->unit == SIMT_UNIT_MEM) w->inflight_mem--;
   ca_insn_release(c, id);
@@ -309,6 +310,10 @@ static void oc_allocate(ca_core *c, uint64_t now) {
     if (cu != CA_NONE) {
       c->in_ports[in->set].v[port] = now + 1;
       c->id_oc_slots[in->unit].v[in->item] = 0;
+      /* an ID_OC slot of the sub-core is free again: its schedulers may issue */
+      if (c->n_parts > 1) ca_sched_touch(c, in->part);
+      else
+        for (uint32_t si = 0; si < c->cfg.n_schedulers; si++) ca_sched_touch(c, si);
       c->cus[in->set].v[cu] = (uint64_t)id + 1;
       in->item = cu;
       in->alloc_cycle = now;
