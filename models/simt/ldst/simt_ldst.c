@@ -1121,7 +1121,8 @@ uint64_t simt_ldst_next_event(const simt_ldst *u) {
   for (int k = 0; k < N_CACHES; k++) {
     const cache *c = u->caches[k];
     if (!c) continue;
-    if (u->miss_held[k] || cache_miss_queue_length(c)) t = min_u64(t, base);
+    if (u->miss_held[k]) t = min_u64(t, base);
+    /* a non-empty miss queue makes the cache's next event its last cycle seen (≤ now): base */
     uint64_t e = cache_next_event(c);
     if (e != CACHE_NEVER) t = min_u64(t, max_u64(e, base));
   }
