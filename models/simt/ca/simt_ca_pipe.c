@@ -254,8 +254,13 @@ void ca_execute_stage(ca_core *c, uint64_t now) {
 
 /* ---- operand collector ----------------------------------------------------------------------- */
 
-/* Collector units whose operands are all read move to OC_EX through an output port. */
-static void oc_dispatch(ca_core *c, uint64_t now) {
+/* The collector units, oldest first, in one pass: a unit whose operands were all read by the
+ * end of the last cycle moves to OC_EX through an output port (dispatch); the others get their
+ * register reads granted, each bank serving reg_ports accesses per cycle (writebacks of the
+ * cycle took theirs first). The two use different resources and a unit does one or the other,
+ * so one pass in list order grants exactly what a dispatch pass followed by a read pass does. */
+static void oc_dispatch_and_read(ca_core *c, uint64_t now) {
+  uint32_t ports = c->cfg.reg_ports;
   uint32_t id = c->cu.head;
   while (id != CA_NONE) {
     ca_insn *in = &c->insns[id];
@@ -271,31 +276,23 @@ static void oc_dispatch(ca_core *c, uint64_t now) {
         ca_list_remove(c, &c->cu, id);
         ca_list_push(c, &c->oc_ex, id);
       }
-    }
-    id = next;
-  }
-}
-
-/* Each bank serves reg_ports accesses per cycle, oldest collector unit first. */
-static void oc_read(ca_core *c, uint64_t now) {
-  uint32_t ports = c->cfg.reg_ports;
-  for (uint32_t id = c->cu.head; id != CA_NONE; id = c->insns[id].next) {
-    ca_insn *in = &c->insns[id];
-    if (!in->reads || in->alloc_cycle >= now) continue;
-    uint32_t pending = in->reads;
-    while (pending) {
-      uint32_t i = (uint32_t)__builtin_ctz(pending);
-      pending &= pending - 1;
-      uint32_t b = bank_of(c, in, in->src[i]);
-      uint32_t *used = bank_use(c, b, now);
-      if (*used < ports) {
-        ++*used;
-        in->reads &= ~(1u << i);
-      } else if (c->bank_conflict_cycle[b] != now + 1) {
-        c->bank_conflict_cycle[b] = now + 1;
-        ++*c->bank_conflicts;
+    } else if (in->alloc_cycle < now) {
+      uint32_t pending = in->reads;
+      while (pending) {
+        uint32_t i = (uint32_t)__builtin_ctz(pending);
+        pending &= pending - 1;
+        uint32_t b = bank_of(c, in, in->src[i]);
+        uint32_t *used = bank_use(c, b, now);
+        if (*used < ports) {
+          ++*used;
+          in->reads &= ~(1u << i);
+        } else if (c->bank_conflict_cycle[b] != now + 1) {
+          c->bank_conflict_cycle[b] = now + 1;
+          ++*c->bank_conflicts;
+        }
       }
     }
+    id = next;
   }
 }
 
@@ -326,10 +323,7 @@ static void oc_allocate(ca_core *c, uint64_t now) {
 }
 
 void ca_oc_stage(ca_core *c, uint64_t now) {
-  if (c->cu.n) {
-    oc_dispatch(c, now);
-    oc_read(c, now);
-  }
+  if (c->cu.n) oc_dispatch_and_read(c, now);
   if (c->id_oc.n) oc_allocate(c, now);
 }
 
