@@ -206,8 +206,15 @@ RunResult random_run(uint64_t seed, const char *l1d, int32_t coalesce_arch,
   for (const char *n : {"gpgpu_n_mem_read_global", "gpgpu_n_mem_write_global",
                         "gpgpu_n_mem_read_local", "gpgpu_n_mem_write_local", "gpgpu_n_mem_const",
                         "gpgpu_n_mem_texture", "gpgpu_n_shmem_bkconflict", "gpgpu_n_stall_shd_mem",
-                        "gpgpu_n_cache_bkconflict", "simt_ldst.atomic_requests"})
+                        "gpgpu_n_cache_bkconflict", "simt_ldst.atomic_requests",
+                        "gpgpu_stall_shd_mem[gl_mem][resource_stall]", "gpgpu_stall_shd_mem[gl_mem][coal_stall]",
+                        "gpgpu_stall_shd_mem[gl_mem][data_port_stall]", "gpgpu_stall_shd_mem[c_mem][resource_stall]",
+                        "gpgpu_stall_shd_mem[t_mem][resource_stall]", "gpgpu_stall_shd_mem[s_mem][bk_conf]"})
     r.counters[n] = h.stat(n);
+  if (std::string(l1d) != "none") {
+    r.counters["L1D_total_cache_reservation_fails"] = h.stat("L1D_total_cache_reservation_fails");
+    r.counters["L1D_total_cache_accesses"] = h.stat("L1D_total_cache_accesses");
+  }
   r.cycles = h.now;
   r.advances = h.advances;
   EXPECT_GT(r.counters["gpgpu_n_mem_read_global"], 0u);
@@ -259,6 +266,26 @@ TEST(SimtLdstFlow, AdvancingOnlyAtNextEventChangesNothing) {
     EXPECT_EQ(a.counters, b.counters) << l1d;
     EXPECT_LT(b.advances, a.advances) << l1d;
   }
+}
+
+// An L1D with two MSHR entries and a two-entry miss queue refuses most accesses: a slot whose
+// access failed and whose cache has not changed since is not simulated cycle by cycle (it is
+// parked, simt_ldst_next_event skips it) and its retries are counted in bulk — the same
+// reservation failures, stall cycles and everything else as retrying every cycle.
+TEST(SimtLdstFlow, SlotsParkedOnAFullL1dCountTheSameRetriesAsEveryCycle) {
+  const char *l1d = "N:16:128:4,L:T:m:N:L,A:2:2,2";
+  RunResult a = random_run(17, l1d, 70, false);
+  RunResult b = random_run(17, l1d, 70, true);
+  ASSERT_EQ(a.done.size(), b.done.size());
+  for (size_t i = 0; i < a.done.size(); i++) {
+    EXPECT_EQ(a.done[i].tag, b.done[i].tag);
+    EXPECT_EQ(a.done[i].at, b.done[i].at);
+  }
+  EXPECT_EQ(a.sent_addr, b.sent_addr);
+  EXPECT_EQ(a.counters, b.counters);
+  EXPECT_GT(a.counters["L1D_total_cache_reservation_fails"], a.counters["L1D_total_cache_accesses"] / 4);
+  EXPECT_GT(a.counters["gpgpu_stall_shd_mem[gl_mem][resource_stall]"], 0u);
+  EXPECT_LT(b.advances, a.advances);
 }
 
 // ---- bad configuration --------------------------------------------------------------------------

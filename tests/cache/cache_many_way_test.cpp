@@ -1,0 +1,120 @@
+// Many-way caches (more than 8 ways: a line map finds tags and each set keeps its replacement
+// order) behave exactly as a scan of the set would: victims by LRU / FIFO against a reference
+// model, invalidation and new associativities; and the retry support for owners
+// (cache_state_epoch, cache_count_reservation_fail).
+#include <algorithm>
+#include <random>
+
+#include "cache_test_util.h"
+
+namespace {
+
+// One access that must complete: its fetch (if any) is answered at once, the reply dropped.
+void touch(CacheRig &r, uint64_t addr, uint64_t now) {
+  cache_status st = r.access(r.read(addr), now);
+  ASSERT_NE(CACHE_RESERVATION_FAIL, st) << std::hex << addr;
+  for (mem_req *m : r.drain_misses()) r.fill(m, now);
+  CacheRig::release(r.replies(now));
+}
+
+// Random reads over 160 lines of a one-set, 64-way cache; after each, the resident lines must be
+// those a reference LRU (or FIFO) model of 64 ways holds.
+void check_against_reference(bool lru) {
+  CacheRig r(lru ? "N:1:128:64,L:R:m:N:L,A:256:4,256" : "N:1:128:64,F:R:m:N:L,A:256:4,256");
+  r.build();
+  std::vector<uint64_t> order;  // resident lines, oldest first (by use or by allocation)
+  std::mt19937_64 rng(7);
+  for (uint64_t now = 1; now <= 3000; now++) {
+    uint64_t line = (rng() % 160) * 0x1000;
+    auto it = std::find(order.begin(), order.end(), line);
+    if (it != order.end()) {
+      if (lru) {  // a hit makes it the newest
+        order.erase(it);
+        order.push_back(line);
+      }
+    } else {
+      if (order.size() == 64) order.erase(order.begin());  // the oldest goes
+      order.push_back(line);
+    }
+    touch(r, line, now);
+    if (now % 97 == 0 || now == 3000) {
+      for (uint64_t l = 0; l < 160; l++) {
+        bool want = std::find(order.begin(), order.end(), l * 0x1000) != order.end();
+        ASSERT_EQ(want, r.has_line(l * 0x1000)) << (lru ? "LRU" : "FIFO") << " line " << l << " at " << now;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(CacheManyWays, LruVictimsMatchAReferenceModelOver64Ways) { check_against_reference(true); }
+TEST(CacheManyWays, FifoVictimsMatchAReferenceModelOver64Ways) { check_against_reference(false); }
+
+// Lines reserved by pending misses are never victims; the oldest unreserved one is.
+TEST(CacheManyWays, ReservedLinesAreSkippedAndAFullyReservedSetRefuses) {
+  CacheRig r("N:1:128:16,L:R:m:N:L,A:64:4,64");
+  r.build();
+  for (uint64_t i = 0; i < 16; i++) EXPECT_EQ(CACHE_MISS, r.access(r.read(i * 0x1000), 1));
+  EXPECT_EQ(CACHE_FAIL_LINE_ALLOC, r.refused(r.read(0x100000), 2));  // every way reserved
+  auto m = r.drain_misses();
+  ASSERT_EQ(16u, m.size());
+  r.fill(m[5], 3);  // line 5 is readable now, the others still reserved
+  EXPECT_EQ(CACHE_MISS, r.access(r.read(0x100000), 4));
+  EXPECT_FALSE(r.has_line(5 * 0x1000));
+  EXPECT_TRUE(r.has_line(0x100000));
+  for (size_t i = 0; i < m.size(); i++)
+    if (i != 5) r.fill(m[i], 5);
+  for (mem_req *x : r.drain_misses()) r.fill(x, 5);
+  CacheRig::release(r.replies(5));
+}
+
+TEST(CacheManyWays, InvalidateAndNewAssociativityForgetEveryLine) {
+  CacheRig r("N:2:128:32,L:R:m:N:L,A:128:4,128");
+  r.cfg.max_assoc = 64;
+  r.build();
+  for (uint64_t i = 0; i < 48; i++) touch(r, i * 0x80, 1);
+  EXPECT_TRUE(r.has_line(47 * 0x80));
+  EXPECT_EQ(48u, cache_invalidate(r.c));
+  for (uint64_t i = 0; i < 48; i++) EXPECT_FALSE(r.has_line(i * 0x80));
+  for (uint64_t i = 0; i < 48; i++) touch(r, i * 0x80, 2);  // back in, found again
+  EXPECT_EQ(CACHE_HIT, r.access(r.read(3 * 0x80), 3));
+  CacheRig::release(r.replies(3));
+  ASSERT_EQ(SIMTVP_OK, cache_set_assoc(r.c, 64, &r.diag)) << r.diag.message;
+  EXPECT_FALSE(r.has_line(3 * 0x80));
+  for (uint64_t i = 0; i < 128; i++) touch(r, i * 0x80, 4);  // 64 ways per set now
+  for (uint64_t i = 0; i < 128; i++) EXPECT_TRUE(r.has_line(i * 0x80)) << i;
+}
+
+// A reservation failure changes nothing: the epoch stays, so an owner may count a retry instead
+// of presenting it; the count is the one cache_access makes. Any change of state moves the epoch.
+TEST(CacheRetry, FailuresKeepTheEpochAndCountedRetriesMatchRealOnes) {
+  CacheRig r("N:4:128:2,L:R:m:N:L,A:8:2,2");  // miss queue of 2
+  r.build();
+  uint64_t e0 = cache_state_epoch(r.c);
+  EXPECT_EQ(CACHE_MISS, r.access(r.read(0x0000), 1));
+  EXPECT_NE(e0, cache_state_epoch(r.c));
+  EXPECT_EQ(CACHE_MISS, r.access(r.read(0x0080), 1));
+  uint64_t e1 = cache_state_epoch(r.c);
+  EXPECT_EQ(CACHE_FAIL_MISS_QUEUE_FULL, r.refused(r.read(0x0100), 2));
+  EXPECT_EQ(e1, cache_state_epoch(r.c));
+  const std::string bd = "L1D_cache_stats_fail_breakdown[GLOBAL_ACC_R][MISS_QUEUE_FULL]";
+  uint64_t fails = r.stat("L1D_total_cache_reservation_fails"), by_reason = r.stat(bd),
+           col = r.stat("L1D_cache_stats_breakdown[GLOBAL_ACC_R][RESERVATION_FAIL]");
+  cache_count_reservation_fail(r.c, MEM_ACC_GLOBAL_R, CACHE_FAIL_MISS_QUEUE_FULL, 3, 5);
+  EXPECT_EQ(fails + 5, r.stat("L1D_total_cache_reservation_fails"));
+  EXPECT_EQ(by_reason + 5, r.stat(bd));
+  EXPECT_EQ(col + 5, r.stat("L1D_cache_stats_breakdown[GLOBAL_ACC_R][RESERVATION_FAIL]"));
+  EXPECT_EQ(e1, cache_state_epoch(r.c));
+  mem_req *first = cache_miss_pop(r.c);  // the interconnect takes one: the retry may succeed
+  uint64_t e2 = cache_state_epoch(r.c);
+  EXPECT_NE(e1, e2);
+  r.fill(first, 4);
+  EXPECT_NE(e2, cache_state_epoch(r.c));
+  EXPECT_EQ(CACHE_MISS, r.access(r.read(0x0100), 5));
+  for (mem_req *m : r.drain_misses()) r.fill(m, 6);
+  CacheRig::release(r.replies(6));
+  EXPECT_EQ(CACHE_HIT, r.access(r.read(0x0100), 7));  // the data port: free from then on
+  EXPECT_LE(cache_data_port_free_from(r.c), 8u);
+  CacheRig::release(r.replies(7));
+}
