@@ -37,6 +37,9 @@ struct Case {
   const char *program;
   uint32_t scale;
 };
+// gtest prints a parameter it has no printer for byte by byte, padding included (valgrind then
+// reports uninitialised bytes): name it instead.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.program << " x" << c.scale; }
 
 class SimtAtCompare : public ::testing::TestWithParam<Case> {};
 
