@@ -24,22 +24,22 @@
 //
 // One SystemC simulation per process: every run is a forked child that sends its numbers back.
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "driver.h"
+#include "drv_kernel.h"
+#include "host_platform.h"
 #include "simtvp_host.h"
 #include "stats.h"
+#include "test_files.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -61,23 +61,14 @@ struct run_result {
   double open_s = 0;              // opening the platform
 };
 
-std::string read_file(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 double cpu_seconds() {
   rusage u;
   getrusage(RUSAGE_SELF, &u);
   return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-template <class F>
-simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag) {
-  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
-}
+using test_support::host_call;
+using test_support::read_file;
 
 // What a run does inside the platform: allocate and fill, then the timed part (launch + sync).
 struct workload {
@@ -94,20 +85,15 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   run_result r;
   // BENCH_GPU_OUTDIR: the run's statistics JSON goes there (golden comparisons of speed changes)
   const char *out_dir = std::getenv("BENCH_GPU_OUTDIR");
-  for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
-    unsetenv(v);
-  std::vector<const char *> argv;
-  for (const std::string &s : overrides) argv.push_back(s.c_str());
-  simtvp_host_options o{};
-  o.config_path = config.empty() ? nullptr : config.c_str();
-  o.overrides = argv.data();
-  o.n_overrides = static_cast<int>(argv.size());
-  o.quiet = true;
-  o.out_dir = out_dir;
+  test_support::clear_platform_environment();
+  test_support::platform_options o;
+  o.overrides = overrides;
+  o.config = config;
+  o.out_dir = out_dir ? out_dir : "";
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   auto t0 = std::chrono::steady_clock::now();
-  simtvp_host *h = simtvp_host_open(&o, &diag);
+  simtvp_host *h = test_support::open_platform(o, &diag);
   drv *d = nullptr;
   if (!h || simtvp_host_driver(h, &d, &diag) != SIMTVP_OK) {
     std::snprintf(r.error, sizeof r.error, "%s", diag.message);
@@ -115,9 +101,9 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   }
   r.open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   drv_function *f = nullptr;
-  std::vector<uint8_t> params(4096);
-  uint32_t used = 0;
-  call(h, [&] {
+  std::vector<uint64_t> values(w.arg_buf.size());
+  std::vector<void *> args(values.size());
+  host_call(h, [&] {
     simtvp_diag dd;
     drv_module *mod = nullptr;
     if (drv_module_load_ptx(d, w.ptx.data(), w.ptx.size(), "bench.ptx", &mod, &dd) != SIMTVP_OK) {
@@ -132,13 +118,10 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
       for (size_t j = 0; j < v.size(); j++) v[j] = static_cast<float>(j % 7) - 3.0f;
       drv_memcpy(d, nullptr, drv_device_ptr(addr[i]), drv_host_ptr(v.data()), v.size() * 4, &dd);
     }
-    std::vector<uint64_t> values(w.arg_buf.size());
-    std::vector<void *> ptrs(values.size());
     for (size_t i = 0; i < values.size(); i++) {
       values[i] = w.arg_buf[i] >= 0 ? addr[static_cast<size_t>(w.arg_buf[i])] : w.arg_imm[i];
-      ptrs[i] = &values[i];
+      args[i] = &values[i];
     }
-    drv_function_pack_params(f, ptrs.data(), params.data(), static_cast<uint32_t>(params.size()), &used, &dd);
     drv_sync(d, &dd);
   }, &diag);
   if (r.error[0] || !f) {
@@ -154,9 +137,10 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   auto k0 = std::chrono::steady_clock::now();
   simtvp_status sync = SIMTVP_OK;
   COLLECT_TOGGLE();
-  call(h, [&] {
+  host_call(h, [&] {
     simtvp_diag dd;
-    if (drv_launch(d, nullptr, f, w.grid, w.block, 0, params.data(), used, &dd) != SIMTVP_OK ||
+    test_support::dims grid(w.grid[0], w.grid[1], w.grid[2]), block(w.block[0], w.block[1], w.block[2]);
+    if (test_support::launch(d, f, grid, block, args, &dd) != SIMTVP_OK ||
         (sync = drv_sync(d, &dd)) != SIMTVP_OK)
       std::snprintf(r.error, sizeof r.error, "%s", dd.message);
   }, &diag);
@@ -172,26 +156,15 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
 }
 
 run_result run(const std::string &config, const std::vector<std::string> &overrides, const workload &w) {
-  int fds[2];
+  test_support::child_result c = test_support::run_in_child([&] {
+    run_result r = run_child(config, overrides, w);
+    return std::string(reinterpret_cast<const char *>(&r), sizeof r);
+  });
   run_result r;
-  if (pipe(fds) != 0) return r;
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    run_result c = run_child(config, overrides, w);
-    if (write(fds[1], &c, sizeof c) != static_cast<ssize_t>(sizeof c)) _exit(2);
-    _exit(0);
-  }
-  close(fds[1]);
-  ssize_t n = read(fds[0], &r, sizeof r);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != static_cast<ssize_t>(sizeof r)) {
-    r = run_result{};
-    std::snprintf(r.error, sizeof r.error, "the run died (status %d)", status);
-  }
+  if (c.ok && c.payload.size() == sizeof r)
+    std::memcpy(static_cast<void *>(&r), c.payload.data(), sizeof r);
+  else
+    std::snprintf(r.error, sizeof r.error, "the run died (%s)", c.ok ? "short message" : c.error.c_str());
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "drv_kernel.h"
 #include "gpu_harness.h"
 #include "gpu_simt_func.h"
 
@@ -137,15 +138,6 @@ class DriverFunc : public ::testing::Test {
     gpu_simt_func_destroy(simt);
     devmem_destroy(mem);
   }
-  template <class... T>
-  std::vector<uint8_t> pack(drv_function *f, T *...args) {
-    void *a[] = {args...};
-    drv_function_attrs at;
-    drv_function_get_attrs(d, f, &at);
-    std::vector<uint8_t> buf(at.param_bytes);
-    EXPECT_EQ(drv_function_pack_params(f, a, buf.data(), (uint32_t)buf.size(), nullptr, &diag), SIMTVP_OK);
-    return buf;
-  }
 
   Glue glue;
   devmem *mem = nullptr;
@@ -164,11 +156,9 @@ TEST_F(DriverFunc, VectorAddComputesOnTheFunctionalEngine) {
     b[i] = 0.5f * (float)i + 1.0f;
   }
   uint64_t da, db, dc;
-  ASSERT_EQ(drv_mem_alloc(d, n * 4, &da, &diag), SIMTVP_OK);
-  ASSERT_EQ(drv_mem_alloc(d, n * 4, &db, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::upload(d, a, &da, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::upload(d, b, &db, &diag), SIMTVP_OK);
   ASSERT_EQ(drv_mem_alloc(d, n * 4, &dc, &diag), SIMTVP_OK);
-  ASSERT_EQ(drv_memcpy(d, nullptr, drv_device_ptr(da), drv_host_ptr(a.data()), n * 4, &diag), SIMTVP_OK);
-  ASSERT_EQ(drv_memcpy(d, nullptr, drv_device_ptr(db), drv_host_ptr(b.data()), n * 4, &diag), SIMTVP_OK);
   // cudaMemcpyToSymbol: scale = 3.0 instead of its initial 2.0.
   uint64_t sym, sym_bytes;
   ASSERT_EQ(drv_module_global(mod, "scale", &sym, &sym_bytes, &diag), SIMTVP_OK);
@@ -177,11 +167,8 @@ TEST_F(DriverFunc, VectorAddComputesOnTheFunctionalEngine) {
   drv_function *f = drv_module_function(mod, "vadd");
   ASSERT_NE(f, nullptr);
   uint32_t nn = n;
-  std::vector<uint8_t> params = pack(f, &da, &db, &dc, &nn);
-  uint32_t grid[3] = {(n + 127) / 128, 1, 1}, block[3] = {128, 1, 1};
-  ASSERT_EQ(drv_launch(d, nullptr, f, grid, block, 0, params.data(), (uint32_t)params.size(), &diag), SIMTVP_OK)
-      << diag.message;
-  ASSERT_EQ(drv_memcpy(d, nullptr, drv_host_ptr(c.data()), drv_device_ptr(dc), n * 4, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::launch(d, f, (n + 127) / 128, 128, {&da, &db, &dc, &nn}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(test_support::download(d, dc, &c, &diag), SIMTVP_OK);
   ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
   for (uint32_t i = 0; i < n; i++) ASSERT_EQ(c[i], a[i] + 3.0f * b[i]) << "element " << i;
 }
@@ -191,16 +178,12 @@ TEST_F(DriverFunc, SharedMemoryAndBarrierKernelRunsPerCta) {
   std::vector<uint32_t> in(ctas * threads), out(ctas, 0);
   for (uint32_t i = 0; i < in.size(); i++) in[i] = i % 97;
   uint64_t din, dout;
-  ASSERT_EQ(drv_mem_alloc(d, in.size() * 4, &din, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::upload(d, in, &din, &diag), SIMTVP_OK);
   ASSERT_EQ(drv_mem_alloc(d, ctas * 4, &dout, &diag), SIMTVP_OK);
-  ASSERT_EQ(drv_memcpy(d, nullptr, drv_device_ptr(din), drv_host_ptr(in.data()), in.size() * 4, &diag), SIMTVP_OK);
   drv_function *f = drv_module_function(mod, "bsum");
   ASSERT_NE(f, nullptr);
-  std::vector<uint8_t> params = pack(f, &din, &dout);
-  uint32_t grid[3] = {ctas, 1, 1}, block[3] = {threads, 1, 1};
-  ASSERT_EQ(drv_launch(d, nullptr, f, grid, block, 0, params.data(), (uint32_t)params.size(), &diag), SIMTVP_OK)
-      << diag.message;
-  ASSERT_EQ(drv_memcpy(d, nullptr, drv_host_ptr(out.data()), drv_device_ptr(dout), ctas * 4, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::launch(d, f, ctas, threads, {&din, &dout}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
   ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
   for (uint32_t c = 0; c < ctas; c++) {
     uint32_t want = 0;
@@ -213,9 +196,7 @@ TEST_F(DriverFunc, KernelFaultIsReportedThroughTheGpuErrorPath) {
   drv_function *f = drv_module_function(mod, "bad");
   ASSERT_NE(f, nullptr);
   uint64_t p = 0;
-  std::vector<uint8_t> params = pack(f, &p);
-  uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
-  ASSERT_EQ(drv_launch(d, nullptr, f, grid, block, 0, params.data(), (uint32_t)params.size(), &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::launch(d, f, 1, 32, {&p}, &diag), SIMTVP_OK);
   EXPECT_EQ(drv_sync(d, &diag), SIMTVP_ERR_FAULT);
   EXPECT_NE(std::string(diag.message).find("KERNEL_FAULT"), std::string::npos) << diag.message;
   EXPECT_EQ(diag.address, 16u);

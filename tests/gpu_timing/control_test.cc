@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "driver.h"
+#include "drv_kernel.h"
+#include "ptx_fixtures.h"
+#include "test_files.h"
 #include "timing_harness.h"
 
 extern "C" {
@@ -22,29 +25,13 @@ namespace {
 
 // ---- helpers --------------------------------------------------------------------------------------
 
-struct kernel_run {
-  simtvp_status load = SIMTVP_OK, launch = SIMTVP_OK, sync = SIMTVP_OK;
-  simtvp_diag diag{};
-};
+using test_support::kBarrierDeadlockPtx;
+using test_support::kernel_run;
 
-// Loads ptx, launches `kernel` with args (pointers to the parameter values), waits.
+// Loads ptx (as control.ptx, the name the fault reports give), launches `kernel`, waits.
 kernel_run launch_ptx(drv *d, const char *ptx, const char *kernel, std::vector<void *> args, uint32_t grid,
-                      uint32_t block, drv_module **mod_out = nullptr) {
-  kernel_run r;
-  simtvp_diag_clear(&r.diag);
-  drv_module *mod = nullptr;
-  r.load = drv_module_load_ptx(d, ptx, std::strlen(ptx), "control.ptx", &mod, &r.diag);
-  if (r.load != SIMTVP_OK) return r;
-  if (mod_out) *mod_out = mod;
-  drv_function *f = drv_module_function(mod, kernel);
-  uint8_t params[256];
-  uint32_t used = 0;
-  drv_function_pack_params(f, args.data(), params, sizeof params, &used, nullptr);
-  uint32_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
-  r.launch = drv_launch(d, nullptr, f, g, b, 0, params, used, &r.diag);
-  if (r.launch != SIMTVP_OK) return r;
-  r.sync = drv_sync(d, &r.diag);
-  return r;
+                      uint32_t block) {
+  return test_support::run_kernel(d, ptx, "control.ptx", kernel, grid, block, args);
 }
 
 gt::options opts(std::vector<std::string> extra = {}) {
@@ -172,26 +159,6 @@ DONE:
 }
 )";
 
-// Warp 0 waits at barrier 1 and warp 1 at barrier 2, each for 64 threads: neither can complete.
-const char kBarrierDeadlockPtx[] = R"(
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry stuck()
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<2>;
-  mov.u32 %r1, %tid.x;
-  setp.lt.u32 %p1, %r1, 32;
-  @%p1 bra W0;
-  bar.sync 2, 64;
-  ret;
-W0:
-  bar.sync 1, 64;
-  ret;
-}
-)";
-
 // ---- GPU cycles, statistics, determinism ----------------------------------------------------------
 
 gt::scenario sgemm_scenario() {
@@ -218,7 +185,7 @@ gt::scenario sgemm_scenario() {
 
 TEST(GpuTiming, KernelsTakeCoreCyclesAndTwoRunsWriteIdenticalStatisticsJson) {
   gt::scenario s = sgemm_scenario();
-  std::string dir1 = gt::scratch_dir("det1"), dir2 = gt::scratch_dir("det2");
+  std::string dir1 = test_support::scratch_dir("tests/gpu_timing", "det1"), dir2 = test_support::scratch_dir("tests/gpu_timing", "det2");
   gt::options o1 = opts(), o2 = opts();
   o1.out_dir = dir1;
   o2.out_dir = dir2;
@@ -229,7 +196,7 @@ TEST(GpuTiming, KernelsTakeCoreCyclesAndTwoRunsWriteIdenticalStatisticsJson) {
   ASSERT_EQ(r1.exit_code, 0) << r1.error << r1.messages;
   ASSERT_EQ(r2.exit_code, 0) << r2.error << r2.messages;
   EXPECT_EQ(gt::compare(s, r1, r2), "");
-  std::string j1 = gt::read_file(dir1 + "/stats.json"), j2 = gt::read_file(dir2 + "/stats.json");
+  std::string j1 = test_support::read_file(dir1 + "/stats.json"), j2 = test_support::read_file(dir2 + "/stats.json");
   ASSERT_FALSE(j1.empty());
   EXPECT_EQ(j1, j2) << "two runs of the same program must give the same statistics, bit for bit";
   EXPECT_NE(j1.find("\"timing\""), std::string::npos);  // the SIMT side in the run information
@@ -335,7 +302,7 @@ double peak_gbs(const std::string &file, double *core_mhz) {
 // of it over the whole kernel (start-up and tail included).
 TEST(GpuTiming, StreamingKernelReachesAtLeast85PercentOfPeakDramBandwidthInCaMode) {
   double core_mhz = 0;
-  double peak = peak_gbs(gt::source_dir() + "/configs/default.config", &core_mhz);
+  double peak = peak_gbs(test_support::source_path("configs/default.config"), &core_mhz);
   const uint32_t bytes = 12u << 20, n4 = bytes / 16;
   gt::options o = opts({"-dram_model", "ca"});
   o.kernel_stats = {"gpu_sim_cycle"};

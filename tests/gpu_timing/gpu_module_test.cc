@@ -10,13 +10,11 @@
 #include <vector>
 
 #include <systemc>
-#include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
-#include "config.h"
 #include "driver.h"
+#include "drv_kernel.h"
 #include "gpu_config.h"
+#include "gpu_testbench.h"
 #include "gpu_top.h"
 #include "simt_timing.h"
 
@@ -24,99 +22,16 @@ int sc_main(int, char *[]) { return 0; }
 
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using test_support::gpu_testbench;
 
-constexpr uint64_t kMemBase = 0x80000000ull;
-constexpr uint64_t kMemBytes = 64u << 20;
-
-// MMIO initiator, DMA target with its own memory, interrupt and reset signals.
-struct testbench : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<testbench> mmio{"mmio"};
-  tlm_utils::simple_target_socket<testbench> dma{"dma"};
-  sc_core::sc_signal<bool> irq{"irq"}, rst{"rst"};
-  std::vector<uint8_t> memory = std::vector<uint8_t>(kMemBytes);
-  uint64_t next_free = kMemBase;
-  simtvp::gpu_top *gpu = nullptr;
-  std::function<void(testbench &)> body;
-  drv_bus bus{};
-
-  SC_HAS_PROCESS(testbench);
-  explicit testbench(sc_core::sc_module_name n) : sc_module(n) {
-    dma.register_b_transport(this, &testbench::serve_dma);
-    bus.ctx = this;
-    bus.mmio_read32 = [](void *c, uint32_t off) { return static_cast<testbench *>(c)->access(true, off, 0); };
-    bus.mmio_write32 = [](void *c, uint32_t off, uint32_t v) { static_cast<testbench *>(c)->access(false, off, v); };
-    bus.sysmem_alloc = [](void *c, uint64_t size, uint64_t align, uint64_t *addr) {
-      auto *tb = static_cast<testbench *>(c);
-      uint64_t a = (tb->next_free + align - 1) & ~(align - 1);
-      if (a + size > kMemBase + kMemBytes) return false;
-      tb->next_free = a + size;
-      *addr = a;
-      return true;
-    };
-    bus.sysmem_free = [](void *, uint64_t) {};
-    bus.sysmem_read = [](void *c, uint64_t a, void *dst, uint64_t n) {
-      std::memcpy(dst, static_cast<testbench *>(c)->memory.data() + (a - kMemBase), n);
-    };
-    bus.sysmem_write = [](void *c, uint64_t a, const void *src, uint64_t n) {
-      std::memcpy(static_cast<testbench *>(c)->memory.data() + (a - kMemBase), src, n);
-    };
-    bus.wait_for_interrupt = [](void *c) {
-      auto *tb = static_cast<testbench *>(c);
-      while (!tb->irq.read()) {
-        if (tb->gpu->quiescent()) return false;
-        sc_core::wait(tb->irq.value_changed_event() | tb->gpu->quiescent_event());
-      }
-      return true;
-    };
-    SC_THREAD(run);
-    set_stack_size(16u << 20);
-  }
-  void run() {
-    body(*this);
-    sc_core::sc_stop();
-  }
-  uint32_t access(bool read, uint32_t off, uint32_t v) {
-    tlm::tlm_generic_payload t;
-    t.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-    t.set_address(off);
-    t.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
-    t.set_byte_enable_ptr(nullptr);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_time delay(100, SC_NS);
-    mmio->b_transport(t, delay);
-    wait(delay);
-    return v;
-  }
-  void serve_dma(tlm::tlm_generic_payload &t, sc_time &) {
-    uint64_t a = t.get_address();
-    unsigned n = t.get_data_length();
-    if (a < kMemBase || a - kMemBase > kMemBytes || n > kMemBytes - (a - kMemBase)) {
-      t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-      return;
-    }
-    uint8_t *p = memory.data() + (a - kMemBase);
-    if (t.is_read()) std::memcpy(t.get_data_ptr(), p, n);
-    else if (t.is_write()) std::memcpy(p, t.get_data_ptr(), n);
-    t.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-};
+constexpr uint64_t kMemBytes = 64u << 20;  // the testbench's memory
 
 gpu_config g_cfg;
 
 simtvp::gpu_top *make_gpu(std::vector<const char *> args) {
-  config_registry *r = config_registry_create(nullptr);
   simtvp_diag diag;
-  std::string file = std::string(SIMTVP_SOURCE_DIR) + "/configs/default.config";
-  EXPECT_EQ(gpu_config_register(r, &g_cfg, &diag), SIMTVP_OK);
-  EXPECT_EQ(config_registry_load_file(r, file.c_str(), &diag), SIMTVP_OK) << diag.message;
-  EXPECT_EQ(config_registry_parse_args(r, static_cast<int>(args.size()), args.data(), &diag), SIMTVP_OK)
-      << diag.message;
-  EXPECT_EQ(gpu_config_finalize(&g_cfg, r, &diag), SIMTVP_OK) << diag.message;
-  config_registry_destroy(r);
+  EXPECT_EQ(test_support::load_default_config(&g_cfg, args, &diag), SIMTVP_OK) << diag.message;
   simtvp::gpu_top_options o;
   simtvp::gpu_top *gpu = simtvp::gpu_top::create("gpu", g_cfg, o, &diag);
   EXPECT_NE(gpu, nullptr) << diag.message;
@@ -188,23 +103,13 @@ DONE:
 // Runs `stream` over n floats equal to 1 with grid x 128 threads; returns the per-thread sums.
 std::vector<float> run_stream(drv *d, uint32_t n, uint32_t grid, bool wait, simtvp_status *st) {
   uint64_t in = 0, out = 0;
-  drv_mem_alloc(d, n * 4ull, &in, nullptr);
-  drv_mem_alloc(d, grid * 128 * 4ull, &out, nullptr);
   std::vector<float> ones(n, 1.0f), sums(grid * 128, -1.0f);
-  drv_memcpy(d, nullptr, drv_device_ptr(in), drv_host_ptr(ones.data()), n * 4ull, nullptr);
-  drv_module *mod = nullptr;
+  test_support::upload(d, ones, &in, nullptr);
+  drv_mem_alloc(d, grid * 128 * 4ull, &out, nullptr);
   simtvp_diag diag;
-  *st = drv_module_load_ptx(d, kStreamPtx, sizeof kStreamPtx - 1, "stream.ptx", &mod, &diag);
-  if (*st != SIMTVP_OK) return sums;
-  drv_function *f = drv_module_function(mod, "stream");
-  void *args[] = {&in, &out, &n};
-  uint8_t params[64];
-  uint32_t used = 0;
-  drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
-  uint32_t g[3] = {grid, 1, 1}, b[3] = {128, 1, 1};
-  *st = drv_launch(d, nullptr, f, g, b, 0, params, used, &diag);
+  *st = test_support::load_and_launch(d, kStreamPtx, "stream.ptx", "stream", grid, 128, {&in, &out, &n}, &diag);
   if (*st != SIMTVP_OK || !wait) return sums;
-  drv_memcpy(d, nullptr, drv_host_ptr(sums.data()), drv_device_ptr(out), sums.size() * 4, nullptr);
+  test_support::download(d, out, &sums, nullptr);
   *st = drv_sync(d, &diag);
   return sums;
 }
@@ -215,10 +120,9 @@ std::vector<float> run_stream(drv *d, uint32_t n, uint32_t grid, bool wait, simt
 TEST(GpuTimingAssembly, ResetDuringAMemoryBoundKernelDropsItAndTheNextKernelRunsRight) {
   simtvp::gpu_top *gpu = make_gpu({"-simt_model", "ca", "-device_memory_mb", "64"});
   ASSERT_NE(gpu, nullptr);
-  auto *tb = new testbench("tb");
-  tb->gpu = gpu;
+  auto *tb = new gpu_testbench("tb", kMemBytes, sc_core::SC_ZERO_TIME);
   bool checked = false;
-  tb->body = [&](testbench &t) {
+  tb->body = [&](gpu_testbench &t) {
     drv *d = nullptr;
     simtvp_diag diag;
     ASSERT_EQ(drv_open(&t.bus, nullptr, &d, &diag), SIMTVP_OK) << diag.message;
@@ -245,10 +149,7 @@ TEST(GpuTimingAssembly, ResetDuringAMemoryBoundKernelDropsItAndTheNextKernelRuns
     EXPECT_EQ(total, 100000.0);
     checked = true;
   };
-  tb->mmio.bind(gpu->bar0);
-  gpu->dma.bind(tb->dma);
-  gpu->irq.bind(tb->irq);
-  gpu->rst.bind(tb->rst);
+  tb->attach(gpu, true);
   sc_core::sc_start();
   EXPECT_TRUE(checked);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "test_files.h"
 #include "timing_harness.h"
 
 extern "C" {
@@ -391,7 +392,7 @@ TEST(GpuTimingKernels, MixOfCaAndAtDramChannelsGivesTheSameResults) {
 TEST(GpuTimingKernels, FullQv100BuildsAndRunsWithClearFallbackWarnings) {
   scenario s = sgemm();
   gt::options o = with(kCa, s);
-  o.config = gt::source_dir() + "/configs/SM7_QV100.config";
+  o.config = test_support::source_path("configs/SM7_QV100.config");
   gt::result got = gt::run(s, o);
   ASSERT_EQ(got.exit_code, 0) << got.error << "\n" << got.messages;
   EXPECT_NE(got.messages.find("-gpgpu_memory_partition_indexing 4 (random) is not modelled"), std::string::npos)

@@ -1,20 +1,16 @@
 // timing_harness — see timing_harness.h.
 #include "timing_harness.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "driver.h"
+#include "drv_kernel.h"
+#include "host_platform.h"
 #include "simtvp_host.h"
 #include "stats.h"
+#include "test_files.h"
 
 namespace gt {
 
@@ -118,99 +114,32 @@ std::vector<uint8_t> initial(const buffer &b, int index) {
 
 namespace {
 
-template <class F>
-simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag) {
-  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
-}
-
-std::string read_all(FILE *f) {
-  std::string s;
-  std::fflush(f);
-  std::rewind(f);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-  return s;
-}
-
-// Runs fn in a child process with stdout/stderr captured; fn fills the writer. The parent gets
-// [exit code][captured stdout][captured stderr][payload].
+// Runs fn in a child process with its stdout and stderr captured (result.printed, .messages);
+// what fn writes comes back in *payload.
 result fork_run(const std::function<void(writer &)> &fn, std::string *payload) {
+  test_support::child_result c = test_support::run_in_child(
+      [&] {
+        writer w;
+        fn(w);
+        return w.s;
+      },
+      true);
   result r;
-  int fds[2];
-  if (pipe(fds) != 0) {
-    r.error = "pipe failed";
-    return r;
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    r.error = "fork failed";
-    return r;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    FILE *out = std::tmpfile(), *err = std::tmpfile();
-    if (!out || !err) _exit(3);
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    writer w;
-    fn(w);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    writer all;
-    all.str(read_all(out));
-    all.str(read_all(err));
-    all.str(w.s);
-    const char *p = all.s.data();
-    size_t left = all.s.size();
-    while (left) {
-      ssize_t n = write(fds[1], p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) _exit(4);
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    r.error = "the child process died (status " + std::to_string(status) + ")";
-    return r;
-  }
-  reader rd{data};
-  r.printed = rd.str();
-  r.messages = rd.str();
-  *payload = rd.str();
-  if (!rd.ok) r.error = "short message from the child";
+  r.error = c.error;
+  r.printed = c.out;
+  r.messages = c.err;
+  *payload = c.payload;
   return r;
 }
 
-simtvp_host *open_platform(const options &o, simtvp_diag *diag, std::vector<const char *> *argv) {
-  for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
-    unsetenv(v);
-  argv->clear();
-  for (const std::string &w : o.overrides) argv->push_back(w.c_str());
-  simtvp_host_options ho{};
-  ho.config_path = o.config.empty() ? nullptr : o.config.c_str();
-  ho.out_dir = o.out_dir.empty() ? nullptr : o.out_dir.c_str();
-  ho.overrides = argv->data();
-  ho.n_overrides = static_cast<int>(argv->size());
-  ho.quiet = o.quiet;
-  return simtvp_host_open(&ho, diag);
+simtvp_host *open_platform(const options &o, simtvp_diag *diag) {
+  test_support::clear_platform_environment();
+  test_support::platform_options po;
+  po.overrides = o.overrides;
+  po.config = o.config;
+  po.out_dir = o.out_dir;
+  po.quiet = o.quiet;
+  return test_support::open_platform(po, diag);
 }
 
 // Statistics the parent asked for: [totals][per kernel][ratios].
@@ -258,8 +187,7 @@ void read_stats(reader &rd, result &r) {
 void child_scenario(const scenario &s, const options &o, writer &w) {
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
-  std::vector<const char *> argv;
-  simtvp_host *h = open_platform(o, &diag, &argv);
+  simtvp_host *h = open_platform(o, &diag);
   std::string error;
   int launch_status = 0;
   std::vector<std::vector<uint8_t>> bufs(s.buffers.size());
@@ -270,9 +198,9 @@ void child_scenario(const scenario &s, const options &o, writer &w) {
   } else if (simtvp_host_driver(h, &d, &diag) != SIMTVP_OK) {
     error = std::string("driver: ") + diag.message;
   } else {
-    std::string path = s.ptx[0] == '/' ? s.ptx : source_dir() + "/tests/kernels/ptx/" + s.ptx;
-    std::string text = read_file(path);
-    simtvp_status st = call(h, [&] {
+    std::string path = s.ptx[0] == '/' ? s.ptx : test_support::source_path("tests/kernels/ptx/" + s.ptx);
+    std::string text = test_support::read_file(path);
+    simtvp_status st = test_support::host_call(h, [&] {
       simtvp_diag dd;
       simtvp_diag_clear(&dd);
       drv_module *mod = nullptr;
@@ -325,10 +253,8 @@ void child_scenario(const scenario &s, const options &o, writer &w) {
           values[i] = l.args[i].buf >= 0 ? addr.at(static_cast<size_t>(l.args[i].buf)) : l.args[i].bits;
           ptrs[i] = &values[i];
         }
-        uint8_t params[4096];
-        uint32_t used = 0;
-        if (drv_function_pack_params(f, ptrs.data(), params, sizeof params, &used, &dd) != SIMTVP_OK ||
-            drv_launch(d, nullptr, f, l.grid, l.block, l.smem, params, used, &dd) != SIMTVP_OK) {
+        test_support::dims grid(l.grid[0], l.grid[1], l.grid[2]), block(l.block[0], l.block[1], l.block[2]);
+        if (test_support::launch(d, f, grid, block, ptrs, &dd, l.smem) != SIMTVP_OK) {
           error = "launch " + l.kernel + ": " + dd.message;
           return;
         }
@@ -406,23 +332,6 @@ std::string place(const simtvp_diag &d) {
   return o.str();
 }
 
-std::string source_dir() { return SIMTVP_SOURCE_DIR; }
-
-std::string scratch_dir(const std::string &name) {
-  std::string d = std::string(SIMTVP_BINARY_DIR) + "/tests/gpu_timing/scratch-" + name + "-" +
-                  std::to_string(getpid());
-  std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
-  if (std::system(cmd.c_str()) != 0) return "/tmp";
-  return d;
-}
-
-std::string read_file(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 result run(const scenario &s, const options &o) {
   std::string payload;
   result r = fork_run([&](writer &w) { child_scenario(s, o, w); }, &payload);
@@ -454,8 +363,7 @@ result run_body(const options &o, const std::function<int(void *drv, std::string
       [&](writer &w) {
         simtvp_diag diag;
         simtvp_diag_clear(&diag);
-        std::vector<const char *> argv;
-        simtvp_host *h = open_platform(o, &diag, &argv);
+        simtvp_host *h = open_platform(o, &diag);
         std::string out;
         int status = -1;
         std::string fault, fault_place;
@@ -465,7 +373,7 @@ result run_body(const options &o, const std::function<int(void *drv, std::string
         } else if (simtvp_host_driver(h, &d, &diag) != SIMTVP_OK) {
           out = std::string("driver: ") + diag.message;
         } else {
-          simtvp_status st = call(h, [&] { status = body(d, out); }, &diag);
+          simtvp_status st = test_support::host_call(h, [&] { status = body(d, out); }, &diag);
           if (st != SIMTVP_OK) out += std::string(" call: ") + diag.message;
           simtvp_diag f;
           if (simtvp_host_last_fault(h, &f)) fault = f.message, fault_place = place(f);

@@ -122,10 +122,6 @@ std::string compare(const scenario &s, const result &want, const result &got);
 // "kernel fault: kernel bad CTA (0,0,0) thread (5,0,0) pc 4 control.ptx:14 address 0x10".
 std::string place(const simtvp_diag &d);
 
-std::string source_dir();
-std::string scratch_dir(const std::string &name);
-std::string read_file(const std::string &path);
-
 }  // namespace gt
 
 #endif  // SIMTVP_TESTS_GPU_TIMING_HARNESS_H

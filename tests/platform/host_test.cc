@@ -7,54 +7,39 @@
 // in its own process. Running this binary by hand, pick one case (--gtest_filter).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "driver.h"
+#include "drv_kernel.h"
+#include "host_platform.h"
+#include "ptx_fixtures.h"
 #include "simtvp_host.h"
 #include "stats.h"
+#include "test_files.h"
 
 namespace {
 
-std::string read_file(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string kernel_ptx(const char *name) {
-  return read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/" + name);
-}
+using test_support::host_call;
+using test_support::kBarrierDeadlockPtx;
+using test_support::kernel_ptx;
+using test_support::read_file;
 
 // A scratch directory under the build tree for this test process.
 std::string scratch_dir() {
-  std::string d = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/scratch-" + std::to_string(getpid());
-  std::string cmd = "mkdir -p '" + d + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::string d = test_support::scratch_dir("tests/platform", "host");
+  EXPECT_FALSE(d.empty());
   return d;
-}
-
-// Runs a lambda on the host CPU stub's thread.
-template <class F>
-simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag = nullptr) {
-  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
 }
 
 class SimtvpHost : public ::testing::Test {
  protected:
   void SetUp() override {
     // The environment of a developer's shell must not change what the tests see.
-    for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
-      unsetenv(v);
+    test_support::clear_platform_environment();
     simtvp_diag_clear(&diag);
   }
   void TearDown() override {
@@ -64,16 +49,12 @@ class SimtvpHost : public ::testing::Test {
   // Opens with the given overrides (functional SIMT side unless the test says otherwise).
   void open(std::vector<std::string> overrides = {}, const char *config = nullptr, const char *out_dir = nullptr,
             bool quiet = true) {
-    words = std::move(overrides);
-    argv.clear();
-    for (const std::string &w : words) argv.push_back(w.c_str());
-    simtvp_host_options o{};
-    o.config_path = config;
-    o.out_dir = out_dir;
-    o.overrides = argv.data();
-    o.n_overrides = static_cast<int>(argv.size());
+    test_support::platform_options o;
+    o.overrides = std::move(overrides);
+    o.config = config ? config : "";
+    o.out_dir = out_dir ? out_dir : "";
     o.quiet = quiet;
-    host = simtvp_host_open(&o, &diag);
+    host = test_support::open_platform(o, &diag);
     ASSERT_NE(host, nullptr) << diag.message;
     ASSERT_EQ(simtvp_host_driver(host, &d, &diag), SIMTVP_OK) << diag.message;
   }
@@ -81,8 +62,6 @@ class SimtvpHost : public ::testing::Test {
   simtvp_host *host = nullptr;
   drv *d = nullptr;
   simtvp_diag diag;
-  std::vector<std::string> words;
-  std::vector<const char *> argv;
 };
 
 TEST_F(SimtvpHost, OpensTheBuiltInDefaultConfiguration) {
@@ -133,26 +112,15 @@ TEST_F(SimtvpHost, VectorAddFromCommittedPtxComputesOnTheGpu) {
   }
   std::string ptx = kernel_ptx("vector_add.ptx");
   simtvp_status st = SIMTVP_ERR_STATE;
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               uint64_t da, db, dc;
-              drv_module *mod;
-              if ((st = drv_mem_alloc(d, n * 4, &da, &diag)) || (st = drv_mem_alloc(d, n * 4, &db, &diag)) ||
-                  (st = drv_mem_alloc(d, n * 4, &dc, &diag)))
-                return;
-              if ((st = drv_memcpy(d, nullptr, drv_device_ptr(da), drv_host_ptr(a.data()), n * 4, &diag)) ||
-                  (st = drv_memcpy(d, nullptr, drv_device_ptr(db), drv_host_ptr(b.data()), n * 4, &diag)))
-                return;
-              if ((st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, &diag))) return;
-              drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
-              if (!f) return;
               int nn = n;
-              void *args[] = {&da, &db, &dc, &nn};
-              uint8_t params[64];
-              uint32_t used = 0;
-              if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, &diag))) return;
-              uint32_t grid[3] = {(n + 255) / 256 / 2, 1, 1}, block[3] = {256, 1, 1};
-              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
-              if ((st = drv_memcpy(d, nullptr, drv_host_ptr(c.data()), drv_device_ptr(dc), n * 4, &diag))) return;
+              if ((st = test_support::upload(d, a, &da, &diag)) || (st = test_support::upload(d, b, &db, &diag)) ||
+                  (st = drv_mem_alloc(d, n * 4, &dc, &diag)) ||
+                  (st = test_support::load_and_launch(d, ptx, "vector_add.ptx", "_Z10vector_addPKfS0_Pfi",
+                                                      (n + 255) / 256 / 2, 256, {&da, &db, &dc, &nn}, &diag)) ||
+                  (st = test_support::download(d, dc, &c, &diag)))
+                return;
               st = drv_sync(d, &diag);
             }),
             SIMTVP_OK);
@@ -175,7 +143,7 @@ TEST_F(SimtvpHost, MmioAccessesCostTheirConfiguredLatency) {
   const drv_bus *bus = simtvp_host_bus(host);
   uint32_t id = 0, scratch = 0;
   uint64_t t0 = simtvp_host_time_ps(host);
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               id = bus->mmio_read32(bus->ctx, 0x000);   // ID
               bus->mmio_write32(bus->ctx, 0x10C, 0xCAFEF00D);  // SCRATCH
               bus->mmio_write32(bus->ctx, 0x10C, 0x12345678);
@@ -205,7 +173,7 @@ TEST_F(SimtvpHost, EventsMeasureGpuTimeOfCopies) {
   uint64_t ns[2] = {0, 0};
   simtvp_status st = SIMTVP_OK;
   const uint64_t mib = 1 << 20;
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               uint64_t src, dst;
               drv_event *e0, *e1;
               if ((st = drv_mem_alloc(d, 2 * mib, &src, &diag)) || (st = drv_mem_alloc(d, 2 * mib, &dst, &diag)) ||
@@ -231,18 +199,12 @@ TEST_F(SimtvpHost, DevicePrintfReachesStdout) {
   std::string ptx = kernel_ptx("printf.ptx");
   simtvp_status st = SIMTVP_OK;
   testing::internal::CaptureStdout();
-  ASSERT_EQ(call(host, [&] {
-              drv_module *mod;
-              if ((st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "printf.ptx", &mod, &diag))) return;
-              drv_function *f = drv_module_function(mod, "_Z13device_printfid");
+  ASSERT_EQ(host_call(host, [&] {
               int base = 1234;
               double scale = 0.125;
-              void *args[] = {&base, &scale};
-              uint8_t params[64];
-              uint32_t used = 0;
-              if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, &diag))) return;
-              uint32_t grid[3] = {1, 1, 1}, block[3] = {2, 1, 1};
-              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              if ((st = test_support::load_and_launch(d, ptx, "printf.ptx", "_Z13device_printfid", 1, 2,
+                                                      {&base, &scale}, &diag)))
+                return;
               st = drv_sync(d, &diag);
             }),
             SIMTVP_OK);
@@ -271,17 +233,9 @@ const char kFaultPtx[] = R"(
 TEST_F(SimtvpHost, KernelFaultIsAnErrorNamingTheAddress) {
   open({"-simt_model", "func"});
   simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(call(host, [&] {
-              drv_module *mod;
-              if ((st = drv_module_load_ptx(d, kFaultPtx, sizeof kFaultPtx - 1, "fault.ptx", &mod, &diag))) return;
-              drv_function *f = drv_module_function(mod, "bad");
+  ASSERT_EQ(host_call(host, [&] {
               uint64_t p = 0;
-              void *args[] = {&p};
-              uint8_t params[16];
-              uint32_t used = 0;
-              drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
-              uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
-              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              if ((st = test_support::load_and_launch(d, kFaultPtx, "fault.ptx", "bad", 1, 32, {&p}, &diag))) return;
               st = drv_sync(d, &diag);
             }),
             SIMTVP_OK);
@@ -296,36 +250,12 @@ TEST_F(SimtvpHost, KernelFaultIsAnErrorNamingTheAddress) {
   EXPECT_NE(std::string(fault.message).find("bad"), std::string::npos) << fault.message;
 }
 
-// Warp 0 waits at barrier 1 and warp 1 at barrier 2, each for 64 threads: neither can complete.
-const char kDeadlockPtx[] = R"(
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry stuck()
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<2>;
-  mov.u32 %r1, %tid.x;
-  setp.lt.u32 %p1, %r1, 32;
-  @%p1 bra W0;
-  bar.sync 2, 64;
-  ret;
-W0:
-  bar.sync 1, 64;
-  ret;
-}
-)";
-
 TEST_F(SimtvpHost, BarrierDeadlockComesBackAsAStatus) {
   open({"-simt_model", "func"});
   simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(call(host, [&] {
-              drv_module *mod;
-              if ((st = drv_module_load_ptx(d, kDeadlockPtx, sizeof kDeadlockPtx - 1, "stuck.ptx", &mod, &diag)))
+  ASSERT_EQ(host_call(host, [&] {
+              if ((st = test_support::load_and_launch(d, kBarrierDeadlockPtx, "stuck.ptx", "stuck", 1, 64, {}, &diag)))
                 return;
-              drv_function *f = drv_module_function(mod, "stuck");
-              uint32_t grid[3] = {1, 1, 1}, block[3] = {64, 1, 1};
-              if ((st = drv_launch(d, nullptr, f, grid, block, 0, nullptr, 0, &diag))) return;
               st = drv_sync(d, &diag);
             }),
             SIMTVP_OK);
@@ -335,7 +265,7 @@ TEST_F(SimtvpHost, BarrierDeadlockComesBackAsAStatus) {
   EXPECT_EQ(fault.status, SIMTVP_ERR_DEADLOCK) << fault.message;
   EXPECT_NE(std::string(fault.message).find("barrier"), std::string::npos) << fault.message;
   // The platform stays usable: the next call works.
-  EXPECT_EQ(call(host, [&] { drv_clear_error(d); }), SIMTVP_OK);
+  EXPECT_EQ(host_call(host, [&] { drv_clear_error(d); }), SIMTVP_OK);
 }
 
 TEST_F(SimtvpHost, UnknownOptionInStrictModeNamesTheOptionAndFileLine) {
@@ -435,7 +365,7 @@ TEST_F(SimtvpHost, WaitForInterruptOnAnIdleGpuReportsThatNoneCanCome) {
   const drv_bus *bus = simtvp_host_bus(host);
   bool got = true;
   uint64_t t0 = simtvp_host_time_ps(host);
-  ASSERT_EQ(call(host, [&] { got = bus->wait_for_interrupt(bus->ctx); }), SIMTVP_OK);
+  ASSERT_EQ(host_call(host, [&] { got = bus->wait_for_interrupt(bus->ctx); }), SIMTVP_OK);
   EXPECT_FALSE(got);
   EXPECT_EQ(simtvp_host_time_ps(host), t0);  // returned at once
 }
@@ -444,9 +374,9 @@ TEST_F(SimtvpHost, NestedCallRunsOnTheStubThreadAtOnce) {
   open({"-simt_model", "func", "-host_api_overhead_ns", "100"});
   int depth = 0;
   uint64_t t0 = simtvp_host_time_ps(host);
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               depth = 1;
-              EXPECT_EQ(call(host, [&] { depth = 2; }), SIMTVP_OK);
+              EXPECT_EQ(host_call(host, [&] { depth = 2; }), SIMTVP_OK);
             }),
             SIMTVP_OK);
   EXPECT_EQ(depth, 2);
@@ -458,20 +388,13 @@ TEST_F(SimtvpHost, StatisticsJsonAndConfigurationGoToTheOutputDirectory) {
   open({"-simt_model", "func"}, nullptr, out.c_str());
   std::string ptx = kernel_ptx("vector_add.ptx");
   simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               uint64_t buf;
-              drv_module *mod;
-              if ((st = drv_mem_alloc(d, 1024, &buf, &diag)) ||
-                  (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, &diag)))
-                return;
-              drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
               int n = 256;
-              void *args[] = {&buf, &buf, &buf, &n};
-              uint8_t params[64];
-              uint32_t used = 0;
-              drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
-              uint32_t grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
-              if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, &diag))) return;
+              if ((st = drv_mem_alloc(d, 1024, &buf, &diag)) ||
+                  (st = test_support::load_and_launch(d, ptx, "vector_add.ptx", "_Z10vector_addPKfS0_Pfi", 1, 256,
+                                                      {&buf, &buf, &buf, &n}, &diag)))
+                return;
               st = drv_sync(d, &diag);
             }),
             SIMTVP_OK);
@@ -486,31 +409,11 @@ TEST_F(SimtvpHost, StatisticsJsonAndConfigurationGoToTheOutputDirectory) {
   EXPECT_NE(dump.find("-gpgpu_n_clusters"), std::string::npos);
 }
 
-// Launches vector_add over n elements (one CTA of 256 threads per 256 elements).
-simtvp_status launch_vector_add(drv *d, uint32_t n, simtvp_diag *diag) {
-  std::string ptx = kernel_ptx("vector_add.ptx");
-  uint64_t buf;
-  drv_module *mod;
-  simtvp_status st;
-  if ((st = drv_mem_alloc(d, n * 4, &buf, diag)) ||
-      (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, diag)))
-    return st;
-  drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
-  int nn = static_cast<int>(n);
-  void *args[] = {&buf, &buf, &buf, &nn};
-  uint8_t params[64];
-  uint32_t used = 0;
-  drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
-  uint32_t grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
-  if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return st;
-  return drv_sync(d, diag);
-}
-
 TEST_F(SimtvpHost, KernelStatisticsAndRunSummaryGoToStderrUnlessQuiet) {
   open({"-simt_model", "func"}, nullptr, nullptr, false);
   simtvp_status st = SIMTVP_OK;
   testing::internal::CaptureStderr();
-  ASSERT_EQ(call(host, [&] { st = launch_vector_add(d, 1024, &diag); }), SIMTVP_OK);
+  ASSERT_EQ(host_call(host, [&] { st = test_support::run_vector_add(d, 1024, &diag); }), SIMTVP_OK);
   simtvp_host_close(host);
   host = nullptr;
   std::string err = testing::internal::GetCapturedStderr();
@@ -527,7 +430,7 @@ TEST_F(SimtvpHost, TimeSeriesSamplesWhileTheGpuWorks) {
   open({"-simt_model", "func", "-gpgpu_clock_domains", "1000:1000:1000:1000", "-stats_series_period_ns", "1000",
         "-stats_series_prefixes", "ce.,cp."});
   simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               uint64_t a, b;
               if ((st = drv_mem_alloc(d, 1 << 20, &a, &diag)) || (st = drv_mem_alloc(d, 1 << 20, &b, &diag)) ||
                   (st = drv_memcpy(d, nullptr, drv_device_ptr(a), drv_device_ptr(b), 1 << 20, &diag)))
@@ -540,7 +443,7 @@ TEST_F(SimtvpHost, TimeSeriesSamplesWhileTheGpuWorks) {
   EXPECT_GE(samples, 8u);
   // Nothing is sampled while the GPU is idle: a long idle stretch adds no samples.
   const drv_bus *bus = simtvp_host_bus(host);
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               for (int i = 0; i < 100; i++) (void)bus->mmio_read32(bus->ctx, 0x000);
             }),
             SIMTVP_OK);
@@ -561,8 +464,8 @@ TEST_F(SimtvpHost, CallsFromAnotherThreadAreServedInTurn) {
   open({"-simt_model", "func", "-host_api_overhead_ns", "10"});
   const drv_bus *bus = simtvp_host_bus(host);
   uint32_t ids[2] = {0, 0};
-  std::thread other([&] { call(host, [&] { ids[1] = bus->mmio_read32(bus->ctx, 0x000); }); });
-  call(host, [&] { ids[0] = bus->mmio_read32(bus->ctx, 0x000); });
+  std::thread other([&] { host_call(host, [&] { ids[1] = bus->mmio_read32(bus->ctx, 0x000); }); });
+  host_call(host, [&] { ids[0] = bus->mmio_read32(bus->ctx, 0x000); });
   other.join();
   EXPECT_EQ(ids[0], 0x53565047u);
   EXPECT_EQ(ids[1], 0x53565047u);
@@ -574,7 +477,7 @@ TEST_F(SimtvpHost, HostViewOfSystemMemoryIsWhatTheGpuReadsByDma) {
   const drv_bus *bus = simtvp_host_bus(host);
   uint64_t pinned = 0, dev = 0;
   simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               if (!bus->sysmem_alloc(bus->ctx, 4096, 4096, &pinned)) st = SIMTVP_ERR_NOMEM;
             }),
             SIMTVP_OK);
@@ -583,7 +486,7 @@ TEST_F(SimtvpHost, HostViewOfSystemMemoryIsWhatTheGpuReadsByDma) {
   ASSERT_NE(p, nullptr);
   for (uint32_t i = 0; i < 1024; i++) p[i] = i * 3;
   std::vector<uint32_t> back(1024);
-  ASSERT_EQ(call(host, [&] {
+  ASSERT_EQ(host_call(host, [&] {
               if ((st = drv_mem_alloc(d, 4096, &dev, &diag)) ||
                   (st = drv_memcpy(d, nullptr, drv_device_ptr(dev), drv_system_ptr(pinned), 4096, &diag)) ||
                   (st = drv_memcpy(d, nullptr, drv_host_ptr(back.data()), drv_device_ptr(dev), 4096, &diag)))

@@ -5,87 +5,43 @@
 // happens in a forked child that reports the kernel's statistics through a pipe.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "driver.h"
+#include "drv_kernel.h"
+#include "host_platform.h"
 #include "simtvp_host.h"
 #include "stats.h"
+#include "test_files.h"
 
 namespace {
 
-std::string read_file(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-template <class F>
-simtvp_status call(simtvp_host *h, F &&f, simtvp_diag *diag = nullptr) {
-  return simtvp_host_call(h, [](void *ctx) { (*static_cast<F *>(ctx))(); }, &f, diag);
-}
-
-// vector_add over n elements: one CTA of 256 threads per 256 elements.
-simtvp_status launch_vector_add(drv *d, uint32_t n, simtvp_diag *diag) {
-  std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/vector_add.ptx");
-  uint64_t a, b, c;
-  drv_module *mod;
-  simtvp_status st;
-  if ((st = drv_mem_alloc(d, n * 4, &a, diag)) || (st = drv_mem_alloc(d, n * 4, &b, diag)) ||
-      (st = drv_mem_alloc(d, n * 4, &c, diag)) ||
-      (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, diag)))
-    return st;
-  drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
-  if (!f) return SIMTVP_ERR_ARG;
-  int nn = static_cast<int>(n);
-  void *args[] = {&a, &b, &c, &nn};
-  uint8_t params[64];
-  uint32_t used = 0;
-  if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, diag))) return st;
-  uint32_t grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
-  if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return st;
-  return drv_sync(d, diag);
-}
+using test_support::host_call;
+using test_support::read_file;
 
 // sgemm_tiled C = A x B over m x n x k (16 x 16 threads per CTA, one CTA per 16 x 16 tile of C);
 // A and B from a fixed pattern, C returned in *c.
 simtvp_status launch_sgemm(drv *d, uint32_t m, uint32_t n, uint32_t k, std::vector<float> *c, simtvp_diag *diag) {
-  std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/sgemm.ptx");
   std::vector<float> a(m * k), b(k * n);
   for (uint32_t i = 0; i < a.size(); i++) a[i] = static_cast<float>(static_cast<int>(i * 7 % 13) - 6) * 0.25f;
   for (uint32_t i = 0; i < b.size(); i++) b[i] = static_cast<float>(static_cast<int>(i * 5 % 11) - 5) * 0.5f;
   c->assign(m * n, 0.0f);
   uint64_t da, db, dc;
-  drv_module *mod;
-  simtvp_status st;
-  if ((st = drv_mem_alloc(d, a.size() * 4, &da, diag)) || (st = drv_mem_alloc(d, b.size() * 4, &db, diag)) ||
-      (st = drv_mem_alloc(d, c->size() * 4, &dc, diag)) ||
-      (st = drv_memcpy(d, nullptr, drv_device_ptr(da), drv_host_ptr(a.data()), a.size() * 4, diag)) ||
-      (st = drv_memcpy(d, nullptr, drv_device_ptr(db), drv_host_ptr(b.data()), b.size() * 4, diag)) ||
-      (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "sgemm.ptx", &mod, diag)))
-    return st;
-  drv_function *f = drv_module_function(mod, "_Z11sgemm_tilediiifPKfS0_fPf");
-  if (!f) return SIMTVP_ERR_ARG;
   int mm = static_cast<int>(m), nn = static_cast<int>(n), kk = static_cast<int>(k);
   float alpha = 1.0f, beta = 0.0f;
-  void *args[] = {&mm, &nn, &kk, &alpha, &da, &db, &beta, &dc};
-  uint8_t params[64];
-  uint32_t used = 0;
-  if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, diag))) return st;
-  uint32_t grid[3] = {(n + 15) / 16, (m + 15) / 16, 1}, block[3] = {16, 16, 1};
-  if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return st;
-  if ((st = drv_memcpy(d, nullptr, drv_host_ptr(c->data()), drv_device_ptr(dc), c->size() * 4, diag))) return st;
+  simtvp_status st;
+  if ((st = test_support::upload(d, a, &da, diag)) || (st = test_support::upload(d, b, &db, diag)) ||
+      (st = drv_mem_alloc(d, c->size() * 4, &dc, diag)) ||
+      (st = test_support::load_and_launch(d, test_support::kernel_ptx("sgemm.ptx"), "sgemm.ptx",
+                                          "_Z11sgemm_tilediiifPKfS0_fPf", {(n + 15) / 16, (m + 15) / 16}, {16, 16},
+                                          {&mm, &nn, &kk, &alpha, &da, &db, &beta, &dc}, diag)) ||
+      (st = test_support::download(d, dc, c, diag)))
+    return st;
   return drv_sync(d, diag);
 }
 
@@ -95,68 +51,28 @@ using child_body = std::function<simtvp_status(simtvp_host *h, drv *d, std::stri
 
 bool run_child(const std::vector<std::string> &overrides, const child_body &body, std::string *payload,
                std::string *error) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    *error = "pipe failed";
-    return false;
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    *error = "fork failed";
-    return false;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    for (const char *v : {"SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS", "SIMTVP_STRICT", "SIMTVP_QUIET"})
-      unsetenv(v);
+  test_support::child_result c = test_support::run_in_child([&] {
+    test_support::clear_platform_environment();
     if (const char *dir = getenv("SIMTVP_OUTDIR_FOR_CHILD")) setenv("SIMTVP_OUTDIR", dir, 1);
-    std::vector<const char *> argv;
-    for (const std::string &w : overrides) argv.push_back(w.c_str());
-    simtvp_host_options o{};
-    o.overrides = argv.data();
-    o.n_overrides = static_cast<int>(argv.size());
-    o.quiet = true;
+    test_support::platform_options o;
+    o.overrides = overrides;
     simtvp_diag diag;
     simtvp_diag_clear(&diag);
     std::string out;
-    simtvp_host *h = simtvp_host_open(&o, &diag);
+    simtvp_host *h = test_support::open_platform(o, &diag);
     drv *d = nullptr;
     simtvp_status st = h ? simtvp_host_driver(h, &d, &diag) : diag.status;
     if (st == SIMTVP_OK) st = body(h, d, out, &diag);
-    // [ok][message length][message][payload]
+    // [ok][message length][message][payload]; the platform is not torn down in the child
     std::string msg = st == SIMTVP_OK ? "" : diag.message;
     std::string all(1, st == SIMTVP_OK ? '1' : '0');
     uint64_t n = msg.size();
     all.append(reinterpret_cast<const char *>(&n), sizeof n);
-    all += msg;
-    all += out;
-    const char *p = all.data();
-    size_t left = all.size();
-    while (left) {
-      ssize_t w = write(fds[1], p, left);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) _exit(4);
-      p += w;
-      left -= static_cast<size_t>(w);
-    }
-    _exit(0);  // the platform is not torn down in the child
-  }
-  close(fds[1]);
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < 9) {
-    *error = "the child died (status " + std::to_string(status) + ")";
+    return all + msg + out;
+  });
+  const std::string &data = c.payload;
+  if (!c.ok || data.size() < 9) {
+    *error = c.ok ? "short message from the child" : c.error;
     return false;
   }
   uint64_t n;
@@ -182,7 +98,7 @@ kernel_run run_in_child(const std::vector<std::string> &overrides, uint32_t n) {
       overrides,
       [n](simtvp_host *h, drv *d, std::string &out, simtvp_diag *diag) {
         simtvp_status st = SIMTVP_OK;
-        call(h, [&] { st = launch_vector_add(d, n, diag); });
+        host_call(h, [&] { st = test_support::run_vector_add(d, n, diag); });
         if (st != SIMTVP_OK) return st;
         stats *s = simtvp_host_stats(h);
         int found = 0;
@@ -290,9 +206,9 @@ const char *const kFuncCounters[] = {"gpu_sim_insn",     "func.warp_insn",     "
 std::string order_independent_run(simtvp_host *h, drv *d, simtvp_diag *diag, simtvp_status *st) {
   std::vector<float> c;
   *st = SIMTVP_OK;
-  call(h, [&] {
+  host_call(h, [&] {
     if ((*st = launch_sgemm(d, 96, 80, 64, &c, diag))) return;
-    *st = launch_vector_add(d, 5000, diag);
+    *st = test_support::run_vector_add(d, 5000, diag);
   });
   std::string out(reinterpret_cast<const char *>(c.data()), c.size() * sizeof(float));
   stats *s = simtvp_host_stats(h);
@@ -343,22 +259,15 @@ TEST(FuncThreads, FaultOnAHostThreadIsTheKernelsErrorNamingTheAddress) {
   bool ok = run_child({"-simt_model", "func", "-func_threads", "4"},
                       [](simtvp_host *h, drv *d, std::string &, simtvp_diag *diag) {
                         simtvp_status st = SIMTVP_OK;
-                        call(h, [&] {
+                        host_call(h, [&] {
                           // vector_add with its output pointing at an unmapped address
-                          std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/vector_add.ptx");
                           uint64_t a, bad = 0x10;
-                          drv_module *mod;
-                          if ((st = drv_mem_alloc(d, 4096 * 4, &a, diag)) ||
-                              (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "vector_add.ptx", &mod, diag)))
-                            return;
-                          drv_function *f = drv_module_function(mod, "_Z10vector_addPKfS0_Pfi");
                           int n = 4096;
-                          void *args[] = {&a, &a, &bad, &n};
-                          uint8_t params[64];
-                          uint32_t used = 0;
-                          drv_function_pack_params(f, args, params, sizeof params, &used, nullptr);
-                          uint32_t grid[3] = {16, 1, 1}, block[3] = {256, 1, 1};
-                          if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return;
+                          if ((st = drv_mem_alloc(d, 4096 * 4, &a, diag)) ||
+                              (st = test_support::load_and_launch(d, test_support::kernel_ptx("vector_add.ptx"),
+                                                                  "vector_add.ptx", "_Z10vector_addPKfS0_Pfi", 16, 256,
+                                                                  {&a, &a, &bad, &n}, diag)))
+                            return;
                           st = drv_sync(d, diag);
                         });
                         return st;
@@ -383,20 +292,12 @@ bool line_stats_run(std::vector<std::string> overrides, const std::string &out_d
       overrides,
       [&](simtvp_host *h, drv *d, std::string &out, simtvp_diag *diag) {
         simtvp_status st = SIMTVP_OK;
-        call(h, [&] {
-          std::string ptx = read_file(std::string(SIMTVP_SOURCE_DIR) + "/tests/platform/fixtures/line_stats.ptx");
+        host_call(h, [&] {
+          std::string ptx = read_file(test_support::source_path("tests/platform/fixtures/line_stats.ptx"));
           uint64_t buf;
-          drv_module *mod;
           if ((st = drv_mem_alloc(d, 3 * 64 * 4, &buf, diag)) ||
-              (st = drv_module_load_ptx(d, ptx.data(), ptx.size(), "line_stats.ptx", &mod, diag)))
+              (st = test_support::load_and_launch(d, ptx, "line_stats.ptx", "k", 3, 64, {&buf}, diag)))
             return;
-          drv_function *f = drv_module_function(mod, "k");
-          void *args[] = {&buf};
-          uint8_t params[16];
-          uint32_t used = 0;
-          if ((st = drv_function_pack_params(f, args, params, sizeof params, &used, diag))) return;
-          uint32_t grid[3] = {3, 1, 1}, block[3] = {64, 1, 1};
-          if ((st = drv_launch(d, nullptr, f, grid, block, 0, params, used, diag))) return;
           st = drv_sync(d, diag);
         });
         if (st != SIMTVP_OK) return st;
@@ -420,10 +321,10 @@ bool line_stats_run(std::vector<std::string> overrides, const std::string &out_d
   return ok;
 }
 
+// An output directory that does not exist yet: the platform creates it.
 std::string scratch(const char *name) {
-  std::string d = std::string(SIMTVP_BINARY_DIR) + "/tests/platform/scratch-" + std::to_string(getpid()) + "-" + name;
-  std::string cmd = "rm -rf '" + d + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::string d = test_support::scratch_dir("tests/platform", name, false);
+  EXPECT_FALSE(d.empty());
   return d;
 }
 

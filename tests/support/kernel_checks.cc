@@ -8,10 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
+
+#include "test_files.h"
 
 extern "C" {
 #include "func_tex.h"
@@ -20,16 +20,7 @@ extern "C" {
 
 namespace kernel_checks {
 
-std::string kernels_dir() { return std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/"; }
-
 namespace {
-
-std::string read_file(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The surface the checks use: typed uploads and downloads, launches with 64-bit parameter slots
 // (each parameter takes the size the PTX declares, from the start of its slot).
@@ -38,7 +29,7 @@ struct KernelGpu {
   const simtvp_diag &diag;
 
   KernelGpu(device &d, const char *file) : dev(d), diag(d.diag()) {
-    EXPECT_EQ(dev.load(read_file(kernels_dir() + file), file), SIMTVP_OK) << diag.message;
+    EXPECT_EQ(dev.load(test_support::kernel_ptx(file), file), SIMTVP_OK) << diag.message;
   }
   uint64_t alloc(uint64_t bytes) {
     uint64_t a = 0;

@@ -42,9 +42,6 @@ using factory = std::function<std::unique_ptr<device>(uint32_t stack_bytes)>;
 // Registers every check as test `suite`.<check name>; file and line are the runner's, for gtest.
 void register_all(const char *suite, factory make, const char *file, int line);
 
-// The PTX folder the checks load from (tests/kernels/ptx/, with the trailing slash).
-std::string kernels_dir();
-
 }  // namespace kernel_checks
 
 #endif  // SIMTVP_TESTS_SUPPORT_KERNEL_CHECKS_H
