@@ -89,6 +89,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   go.st = stats_;
   go.messages = messages_;
   go.simt_fallback_to_func = true;
+  go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
   gpu_.reset(gpu_top::create("gpu", config_, go, &build_diag_));
   if (!gpu_) {
     build_status_ = build_diag_.status;

@@ -119,8 +119,7 @@ int run_raw(State &s, void (*fn)(void *), void *arg) {
     void (*fn)(void *);
     void *arg;
   } t{fn, arg};
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = s.plat.call(
       s.plat.ctx,
       [](void *p) {
@@ -148,8 +147,7 @@ int ensure_device(State &s) {
     if (s.init_result != CUDA_SUCCESS) return fail(s.init_result, "%s", s.init_message.c_str());
     return CUDA_SUCCESS;
   }
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   cu_platform_open_fn open = s.opener ? s.opener : default_opener();
   if (!open) {
     s.init_result = CUDA_ERROR_NO_DEVICE;
@@ -223,8 +221,7 @@ int module_unload_locked(State &s, Module *m) {
   }
   for (auto &kv : m->functions) s.functions.remove(kv.second);
   if (m->dm) {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_module_unload(s.d, m->dm, &diag);
     if (st != SIMTVP_OK) result = drv_fail(s, st, diag);
   }
@@ -233,8 +230,7 @@ int module_unload_locked(State &s, Module *m) {
 }
 
 void destroy_ctx_resources(State &s, Ctx *ctx) {
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   if (!s.d) return;
   (void)drv_sync(s.d, &diag);
   flush_deferred_frees(s);
@@ -290,6 +286,24 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
       ++it;
     }
   }
+}
+
+// ---- contexts --------------------------------------------------------------------------------
+
+Ctx *primary_ctx(State &s) {
+  if (!s.primary) {
+    auto c = std::make_unique<Ctx>();
+    c->primary = true;
+    Ctx *p = c.get();
+    s.ctxs.add(std::move(c));
+    s.primary = p;
+  }
+  return s.primary;
+}
+
+Ctx *ctx_or_primary(State &s, cu_ctx *ctx) {
+  Ctx *c = s.ctxs.get(ctx);
+  return c ? c : primary_ctx(s);
 }
 
 }  // namespace cucore
@@ -466,10 +480,8 @@ static bool attribute_value(const drv_device_props &p, int attr, int *v) {
 
 int cucore_device_attribute(int attribute, int *value) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   if (!value) return fail(CUDA_ERROR_INVALID_VALUE, "the value pointer is NULL");
   if (!attribute_value(s.props, attribute, value))
     return fail(CUDA_ERROR_INVALID_VALUE, "device attribute %d is not a CUDA 13 attribute", attribute);
@@ -478,24 +490,12 @@ int cucore_device_attribute(int attribute, int *value) {
 
 // ---- exported: contexts -----------------------------------------------------------------------
 
-static Ctx *primary_locked(State &s) {
-  if (!s.primary) {
-    auto c = std::make_unique<Ctx>();
-    c->primary = true;
-    Ctx *p = c.get();
-    s.ctxs.add(std::move(c));
-    s.primary = p;
-  }
-  return s.primary;
-}
 
 int cucore_primary_ctx(cu_ctx **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
-  *out = reinterpret_cast<cu_ctx *>(primary_locked(s)->handle);
+  if (int r = e.device(s)) return r;
+  *out = reinterpret_cast<cu_ctx *>(primary_ctx(s)->handle);
   return CUDA_SUCCESS;
 }
 
@@ -513,15 +513,13 @@ uint64_t cucore_primary_generation(void) {
 
 int cucore_primary_reset(void) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
-  Ctx *p = primary_locked(s);
+  if (int r = e.device(s)) return r;
+  Ctx *p = primary_ctx(s);
   int result = CUDA_SUCCESS;
   // The driver belongs to the platform and stays open: free what the context owns and clear
   // the device's error state.
-  r = run(s, [&]() -> int {
+  int r = run(s, [&]() -> int {
     destroy_ctx_resources(s, p);
     drv_clear_error(s.d);
     return CUDA_SUCCESS;
@@ -536,10 +534,8 @@ int cucore_primary_reset(void) {
 
 int cucore_ctx_create(unsigned flags, cu_ctx **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the context pointer is NULL");
   auto c = std::make_unique<Ctx>();
   c->flags = flags;
@@ -578,13 +574,10 @@ int cucore_ctx_destroy(cu_ctx *ctx) {
 
 int cucore_synchronize(void) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     flush_deferred_frees(s);
@@ -594,10 +587,8 @@ int cucore_synchronize(void) {
 
 int cucore_mem_info(uint64_t *free_bytes, uint64_t *total_bytes) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   uint64_t f = 0, t = 0;
   drv_mem_info(s.d, &f, &t);
   if (free_bytes) *free_bytes = f;
@@ -609,10 +600,8 @@ int cucore_mem_info(uint64_t *free_bytes, uint64_t *total_bytes) {
 
 int cucore_limit_set(int limit, uint64_t value) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   if (limit < 0 || limit >= 7) return fail(CUDA_ERROR_INVALID_VALUE, "limit %d is not a CUDA limit", limit);
   if (limit == 3 || limit == 4)
     return fail(CUDA_ERROR_UNSUPPORTED_LIMIT,
@@ -626,10 +615,8 @@ int cucore_limit_set(int limit, uint64_t value) {
 
 int cucore_limit_get(int limit, uint64_t *value) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   if (!value) return fail(CUDA_ERROR_INVALID_VALUE, "the value pointer is NULL");
   if (limit < 0 || limit >= 7) return fail(CUDA_ERROR_INVALID_VALUE, "limit %d is not a CUDA limit", limit);
   *value = s.limits[limit];

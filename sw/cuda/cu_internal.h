@@ -180,14 +180,24 @@ int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vfail(int code, const char *fmt, va_list ap);
 void clear_message();
 
+// Opens platform and driver on first use; returns the initialisation result.
+int ensure_device(State &s);
+// ensure_device, then the sticky error: what every call that touches the device checks first.
+int ready(State &s);
+
 // The guard every entry point takes: refuses calls from stream callbacks (they run on the host
-// stub's thread while the caller holds the lock), then locks.
+// stub's thread while the caller holds the lock), then locks. An entry point that uses the device
+// starts `Entry e; State &s = state(); if (int r = e.ready(s)) return r;` (e.device(s) where a
+// sticky error must not stop it, as in destroy and query calls).
 class Entry {
  public:
   Entry();
   ~Entry();
   bool ok() const { return ok_; }
   int refused() const { return CUDA_ERROR_NOT_PERMITTED; }
+  // The refusal, else cucore::ready(s) / ensure_device(s): CUDA_SUCCESS when the call may go on.
+  int ready(State &s) const { return ok_ ? cucore::ready(s) : refused(); }
+  int device(State &s) const { return ok_ ? ensure_device(s) : refused(); }
 
  private:
   bool ok_ = false;
@@ -206,11 +216,6 @@ class Peek {
   std::unique_lock<std::mutex> lock_;
 };
 
-// Opens platform and driver on first use; returns the initialisation result.
-int ensure_device(State &s);
-// ensure_device, then the sticky error: what every call that touches the device checks first.
-int ready(State &s);
-
 // Runs f() -> int on the host stub's thread; a platform failure becomes a sticky error.
 int run_raw(State &s, void (*fn)(void *), void *arg);
 template <class F>
@@ -228,10 +233,26 @@ int run(State &s, F &&f) {
   return st != CUDA_SUCCESS ? st : box.result;
 }
 
+// A diag for one driver call, cleared.
+inline simtvp_diag cleared_diag() {
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  return d;
+}
+
 // Maps a driver status to a CUresult; a failure that the device reported becomes sticky.
 // Call on the stub thread right after the failing driver call, with its diag.
 int drv_fail(State &s, simtvp_status st, const simtvp_diag &diag);
 
+// The context a call names, or the primary context (created on first use) for NULL or a handle
+// that is not a live context.
+Ctx *ctx_or_primary(State &s, cu_ctx *ctx);
+Ctx *primary_ctx(State &s);
+
+// NULL, the legacy and the per-thread default stream.
+inline bool is_default_stream(const cu_stream *handle) {
+  return handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
+}
 // Stream resolution (NULL / legacy / per-thread / live handle) on the stub thread.
 int resolve_stream(State &s, cu_stream *handle, drv_stream **out);
 Stream *find_stream(State &s, cu_stream *handle);

@@ -35,8 +35,7 @@ int resolve_stream(State &s, cu_stream *handle, drv_stream **out) {
   if (handle == CU_STREAM_PER_THREAD) {
     // The per-thread default stream: a blocking stream of the primary context, made on first use.
     if (!s.per_thread) {
-      simtvp_diag diag;
-      simtvp_diag_clear(&diag);
+      simtvp_diag diag = cleared_diag();
       drv_stream *ds = nullptr;
       simtvp_status st = drv_stream_create(s.d, 0, 0, &ds, &diag);
       if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -73,8 +72,7 @@ void flush_deferred_frees(State &s) {
 int managed_to_device(State &s, drv_stream *ds) {
   for (auto &kv : s.managed) {
     if (kv.second.device_owns) continue;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_memcpy(s.d, ds, drv_device_ptr(kv.first),
                                   drv_host_ptr(reinterpret_cast<void *>(kv.first)), kv.second.bytes, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -90,15 +88,13 @@ int managed_to_host(State &s) {
   drv_stream *ds = drv_default_stream(s.d);
   for (auto &kv : s.managed) {
     if (!kv.second.device_owns) continue;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_memcpy(s.d, ds, drv_host_ptr(reinterpret_cast<void *>(kv.first)),
                                   drv_device_ptr(kv.first), kv.second.bytes, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     kv.second.device_owns = false;
   }
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = drv_stream_sync(s.d, ds, &diag);
   return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
 }
@@ -213,8 +209,7 @@ static bool host_side(const drv_ptr &p) { return p.kind == DRV_MEM_HOST; }
 // A host-to-host copy done by the host after the stream's earlier work (CUDA orders it too).
 static int host_copy_2d(State &s, drv_stream *ds, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch,
                         uint64_t width, uint64_t height) {
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = drv_stream_sync(s.d, ds, &diag);
   if (st != SIMTVP_OK) return drv_fail(s, st, diag);
   for (uint64_t r = 0; r < height; r++)
@@ -233,8 +228,7 @@ static int copy_locked(State &s, cu_copy_side dst, uint64_t dpitch, cu_copy_side
   if ((r = side_ptr(s, dst, dbytes, "destination", &d)) != CUDA_SUCCESS) return r;
   if ((r = side_ptr(s, src, sbytes, "source", &sp)) != CUDA_SUCCESS) return r;
   if (host_side(d) && host_side(sp)) return host_copy_2d(s, ds, d.addr, dpitch, sp.addr, spitch, width, height);
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = height == 1 ? drv_memcpy(s.d, ds, d, sp, width, &diag)
                                  : drv_memcpy_2d(s.d, ds, d, dpitch, sp, spitch, width, height, &diag);
   if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -256,8 +250,7 @@ static int memset_locked(State &s, uint64_t dptr, uint64_t pitch, uint32_t value
   if (width == 0 || height == 0) return CUDA_SUCCESS;
   cu_mem_info info;
   classify_locked(s, dptr, &info);
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st;
   if (info.type == CU_MEM_MANAGED && !s.managed[info.base].device_owns) {
     uint64_t end = dptr + pitch * (height - 1) + width * elem;
@@ -286,18 +279,6 @@ static int memset_locked(State &s, uint64_t dptr, uint64_t pitch, uint32_t value
   return CUDA_SUCCESS;
 }
 
-static Ctx *ctx_or_primary(State &s, cu_ctx *ctx) {
-  Ctx *c = s.ctxs.get(ctx);
-  if (c) return c;
-  if (!s.primary) {
-    auto p = std::make_unique<Ctx>();
-    p->primary = true;
-    s.primary = p.get();
-    s.ctxs.add(std::move(p));
-  }
-  return s.primary;
-}
-
 }  // namespace cucore
 
 using namespace cucore;
@@ -312,15 +293,12 @@ void cucore_mem_classify(uint64_t addr, cu_mem_info *info) {
 
 int cucore_mem_alloc(cu_ctx *ctx, uint64_t bytes, uint64_t *dptr) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Ctx *c = ctx_or_primary(s, ctx);
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_mem_alloc(s.d, bytes, dptr, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     s.allocations[*dptr] = Allocation{bytes, c, false};
@@ -330,10 +308,8 @@ int cucore_mem_alloc(cu_ctx *ctx, uint64_t bytes, uint64_t *dptr) {
 
 int cucore_mem_free(uint64_t dptr) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   if (dptr == 0) return CUDA_SUCCESS;
   auto it = s.allocations.find(dptr);
   if (it == s.allocations.end()) {
@@ -347,8 +323,7 @@ int cucore_mem_free(uint64_t dptr) {
   }
   // cudaFree synchronises: kernels may still use the memory.
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);
     int result = st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
     if (it->second.managed) {
@@ -368,15 +343,13 @@ int cucore_mem_free(uint64_t dptr) {
 
 int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Ctx *c = ctx_or_primary(s, ctx);
   uint64_t size = bytes ? (bytes + kPage - 1) & ~(kPage - 1) : kPage;
   uint64_t bus = 0;
-  r = run(s, [&]() -> int {
+  int r = run(s, [&]() -> int {
     if (!s.plat.bus->sysmem_alloc(s.plat.bus->ctx, size, kPage, &bus))
       return fail(CUDA_ERROR_OUT_OF_MEMORY, "pinned memory: the platform's system memory has no %llu free bytes",
                   (unsigned long long)size);
@@ -419,8 +392,7 @@ int cucore_host_free(void *p) {
     return CUDA_SUCCESS;
   }
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);  // a DMA may still read or write it
     s.plat.bus->sysmem_free(s.plat.bus->ctx, bus);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
@@ -429,10 +401,8 @@ int cucore_host_free(void *p) {
 
 int cucore_host_register(void *p, uint64_t bytes, unsigned flags) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   uint64_t a = reinterpret_cast<uint64_t>(p);
   if (!p || bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "cannot register %llu bytes at %p", (unsigned long long)bytes, p);
   auto next = s.pinned.lower_bound(a);
@@ -471,17 +441,14 @@ int cucore_host_unregister(void *p) {
 
 int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "managed allocation of 0 bytes");
   Ctx *c = ctx_or_primary(s, ctx);
   uint64_t a = 0;
-  r = run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_mem_alloc(s.d, bytes, &a, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     // Device memory starts zeroed like the host mirror.
@@ -509,22 +476,19 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
 
 int cucore_managed_adopt(cu_module *module, uint64_t dptr, uint64_t bytes) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   Module *m = s.modules.get(module);
   if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
   if (s.managed.count(dptr)) return CUDA_SUCCESS;
   if (!bytes) return fail(CUDA_ERROR_INVALID_VALUE, "managed variable at 0x%llx has size 0", (unsigned long long)dptr);
-  r = map_managed_pages(s, dptr & ~(kPage - 1), (dptr + bytes + kPage - 1) & ~(kPage - 1));
+  int r = map_managed_pages(s, dptr & ~(kPage - 1), (dptr + bytes + kPage - 1) & ~(kPage - 1));
   if (r != CUDA_SUCCESS) return r;
   s.managed[dptr] = Managed{bytes, false, true, 1};
   m->managed_vars.push_back(dptr);
   // The device copy holds the initialiser: bring it to the host mirror.
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     drv_stream *ds = drv_default_stream(s.d);
     simtvp_status st = drv_memcpy(s.d, ds, drv_host_ptr(reinterpret_cast<void *>(dptr)), drv_device_ptr(dptr),
                                   bytes, &diag);
@@ -535,20 +499,16 @@ int cucore_managed_adopt(cu_module *module, uint64_t dptr, uint64_t bytes) {
 
 int cucore_memcpy(cu_copy_side dst, cu_copy_side src, uint64_t bytes, cu_stream *stream, bool sync) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   return run(s, [&]() -> int { return copy_locked(s, dst, bytes, src, bytes, bytes, 1, stream, sync); });
 }
 
 int cucore_memcpy_2d(cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64_t spitch, uint64_t width,
                      uint64_t height, cu_stream *stream, bool sync) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (height > 1 && (width > dpitch || width > spitch))
     return fail(CUDA_ERROR_INVALID_VALUE, "2-D copy: width %llu exceeds a pitch (destination %llu, source %llu)",
                 (unsigned long long)width, (unsigned long long)dpitch, (unsigned long long)spitch);
@@ -557,10 +517,8 @@ int cucore_memcpy_2d(cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64
 
 int cucore_memset(uint64_t dptr, uint32_t value, uint32_t elem_bytes, uint64_t count, cu_stream *stream, bool sync) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   return run(s, [&]() -> int {
     return memset_locked(s, dptr, count * elem_bytes, value, elem_bytes, count, 1, stream, sync);
   });
@@ -569,10 +527,8 @@ int cucore_memset(uint64_t dptr, uint32_t value, uint32_t elem_bytes, uint64_t c
 int cucore_memset_2d(uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t elem_bytes, uint64_t width_elems,
                      uint64_t height, cu_stream *stream, bool sync) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (height > 1 && width_elems * elem_bytes > pitch)
     return fail(CUDA_ERROR_INVALID_VALUE, "2-D memset: width %llu bytes exceeds the pitch %llu",
                 (unsigned long long)(width_elems * elem_bytes), (unsigned long long)pitch);

@@ -11,25 +11,12 @@ using namespace cucore;
 
 namespace {
 
-Ctx *ctx_of(State &s, cu_ctx *ctx) {
-  Ctx *c = s.ctxs.get(ctx);
-  if (c) return c;
-  if (!s.primary) {
-    auto p = std::make_unique<Ctx>();
-    p->primary = true;
-    s.primary = p.get();
-    s.ctxs.add(std::move(p));
-  }
-  return s.primary;
-}
-
 uint32_t device_sm(const State &s) { return s.props.cc_major * 10 + s.props.cc_minor; }
 
 int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::string &name, cu_module **out) {
   drv_module *dm = nullptr;
   int r = run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_module_load_ptx(s.d, ptx, len, name.c_str(), &dm, &diag);
     if (st == SIMTVP_OK) return CUDA_SUCCESS;
     if (st == SIMTVP_ERR_PARSE || st == SIMTVP_ERR_UNSUPPORTED)
@@ -47,8 +34,7 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
 }
 
 int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out) {
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   size_t index = 0;
   uint32_t sm = device_sm(s);
   if (fatbin_pick_ptx(fb, sm, &index, &diag) != SIMTVP_OK) {
@@ -100,8 +86,7 @@ int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const st
   const uint8_t *p = static_cast<const uint8_t *>(image);
   uint32_t magic = 0;
   if (size == 0 || size >= 4) std::memcpy(&magic, p, 4);
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   if (magic == FATBIN_WRAPPER_MAGIC || magic == FATBIN_CONTAINER_MAGIC) {
     fatbin *fb = nullptr;
     simtvp_status st;
@@ -181,30 +166,24 @@ extern "C" {
 
 int cucore_module_load_ptx(cu_ctx *ctx, const char *ptx, size_t len, const char *name, cu_module **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!ptx || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !ptx ? "the PTX" : "the module");
-  return load_ptx_locked(s, ctx_of(s, ctx), ptx, len, name ? name : "module", out);
+  return load_ptx_locked(s, ctx_or_primary(s, ctx), ptx, len, name ? name : "module", out);
 }
 
 int cucore_module_load_image(cu_ctx *ctx, const void *image, size_t size, const char *name, cu_module **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!image || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !image ? "the image" : "the module");
-  return load_image_locked(s, ctx_of(s, ctx), image, size, name ? name : "module image", out);
+  return load_image_locked(s, ctx_or_primary(s, ctx), image, size, name ? name : "module image", out);
 }
 
 int cucore_module_load_file(cu_ctx *ctx, const char *path, cu_module **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!path || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !path ? "the path" : "the module");
   FILE *f = std::fopen(path, "rb");
   if (!f) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot open module file '%s'", path);
@@ -217,15 +196,13 @@ int cucore_module_load_file(cu_ctx *ctx, const char *path, cu_module **out) {
   if (bad) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot read module file '%s'", path);
   if (bytes.empty()) return fail(CUDA_ERROR_INVALID_IMAGE, "module file '%s' is empty", path);
   bytes.push_back(0);  // text loads see a terminator; binary sizes stay exact below
-  return load_image_locked(s, ctx_of(s, ctx), bytes.data(), bytes.size() - 1, path, out);
+  return load_image_locked(s, ctx_or_primary(s, ctx), bytes.data(), bytes.size() - 1, path, out);
 }
 
 int cucore_module_unload(cu_module *module) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   Module *m = s.modules.get(module);
   if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module (unloaded twice?)", (void *)module);
   return run(s, [&]() -> int { return module_unload_locked(s, m); });
@@ -269,8 +246,7 @@ int cucore_module_global(cu_module *module, const char *name, uint64_t *dptr, ui
   if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
   if (!name) return fail(CUDA_ERROR_INVALID_VALUE, "the name pointer is NULL");
   uint64_t a = 0, n = 0;
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   if (drv_module_global(m->dm, name, &a, &n, &diag) != SIMTVP_OK)
     return fail(CUDA_ERROR_NOT_FOUND, "module %s has no .global or .const variable named '%s'", m->name.c_str(), name);
   if (dptr) *dptr = a;
@@ -324,8 +300,7 @@ int cucore_function_set_max_dynamic_smem(cu_function *f, uint32_t bytes) {
     return fail(CUDA_ERROR_INVALID_VALUE,
                 "%s: %u bytes of dynamic shared memory exceed the opt-in limit %u minus %u static bytes",
                 fn->name.c_str(), bytes, s.props.smem_per_block_optin, at.static_smem_bytes);
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = drv_function_set_max_dynamic_smem(s.d, fn->df, bytes, &diag);
   if (st != SIMTVP_OK) return fail(CUDA_ERROR_INVALID_VALUE, "%s", diag.message);
   fn->max_dynamic_smem = bytes;
@@ -360,15 +335,13 @@ int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t dynamic_sm
 int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3], uint32_t dynamic_smem,
                   cu_stream *stream, void **args, const void *param_buffer, size_t param_bytes) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   Function *fn = s.functions.get(f);
   if (!fn) return fail(CUDA_ERROR_INVALID_HANDLE, "function %p is not a loaded kernel", (void *)f);
   drv_function_attrs at;
   drv_function_get_attrs(s.d, fn->df, &at);
-  r = check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, dynamic_smem);
+  int r = check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, dynamic_smem);
   if (r != CUDA_SUCCESS) return r;
   // The parameter buffer in the kernel's layout (reused: no allocation per launch once grown).
   static thread_local std::vector<uint8_t> params;
@@ -385,8 +358,7 @@ int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3
     for (uint32_t i = 0; i < at.n_params; i++)
       if (!args[i])
         return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: argument %u points to NULL", fn->name.c_str(), i);
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     uint32_t used = 0;
     if (drv_function_pack_params(fn->df, args, params.data(), (uint32_t)params.size(), &used, &diag) != SIMTVP_OK)
       return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: %s", fn->name.c_str(), diag.message);
@@ -396,8 +368,7 @@ int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3
     int rr = resolve_stream(s, stream, &ds);
     if (rr != CUDA_SUCCESS) return rr;
     if ((rr = managed_to_device(s, ds)) != CUDA_SUCCESS) return rr;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_launch(s.d, ds, fn->df, grid, block, dynamic_smem, params.data(),
                                   (uint32_t)params.size(), &diag);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);

@@ -6,25 +6,36 @@ using namespace cucore;
 
 namespace {
 
-Ctx *ctx_of(State &s, cu_ctx *ctx) {
-  Ctx *c = s.ctxs.get(ctx);
-  if (c) return c;
-  if (!s.primary) {
-    auto p = std::make_unique<Ctx>();
-    p->primary = true;
-    s.primary = p.get();
-    s.ctxs.add(std::move(p));
-  }
-  return s.primary;
-}
-
 int stream_wait(State &s, drv_stream *ds) {
-  simtvp_diag diag;
-  simtvp_diag_clear(&diag);
+  simtvp_diag diag = cleared_diag();
   simtvp_status st = drv_stream_sync(s.d, ds, &diag);
   if (st != SIMTVP_OK) return drv_fail(s, st, diag);
   if (!s.deferred_frees.empty() && device_idle(s)) flush_deferred_frees(s);
   return managed_to_host(s);
+}
+
+// cucore_stream_flags / _priority: a field of a live stream; 0 for the default streams.
+template <class T>
+int stream_property(cu_stream *handle, T *out, T Stream::*field, const char *what) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the %s pointer is NULL", what);
+  if (is_default_stream(handle)) {
+    *out = 0;
+    return CUDA_SUCCESS;
+  }
+  Stream *st = s.streams.get(handle);
+  if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)handle);
+  *out = st->*field;
+  return CUDA_SUCCESS;
+}
+
+// The live event behind a handle; nullptr after fail(CUDA_ERROR_INVALID_HANDLE) otherwise.
+Event *live_event(State &s, cu_event *event, const char *note = "") {
+  Event *ev = s.events.get(event);
+  if (!ev) fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event%s", (void *)event, note);
+  return ev;
 }
 
 }  // namespace
@@ -33,16 +44,13 @@ extern "C" {
 
 int cucore_stream_create(cu_ctx *ctx, unsigned flags, int priority, cu_stream **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the stream pointer is NULL");
   if (flags & ~1u) return fail(CUDA_ERROR_INVALID_VALUE, "stream flags 0x%x: only 0x1 (non-blocking) is defined", flags);
-  Ctx *c = ctx_of(s, ctx);
+  Ctx *c = ctx_or_primary(s, ctx);
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     drv_stream *ds = nullptr;
     simtvp_status st = drv_stream_create(s.d, flags & 1u ? DRV_STREAM_NON_BLOCKING : 0, priority, &ds, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -58,17 +66,14 @@ int cucore_stream_create(cu_ctx *ctx, unsigned flags, int priority, cu_stream **
 
 int cucore_stream_destroy(cu_stream *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
+  if (int r = e.device(s)) return r;
+  if (is_default_stream(handle))
     return fail(CUDA_ERROR_INVALID_HANDLE, "the default stream cannot be destroyed");
   Stream *st = s.streams.get(handle);
   if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream (destroyed twice?)", (void *)handle);
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status rs = drv_stream_destroy(s.d, st->ds, &diag);
     s.streams.remove(st->handle);
     return rs == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, rs, diag);
@@ -79,17 +84,15 @@ int cucore_stream_check(cu_stream *handle) {
   Entry e;
   if (!e.ok()) return e.refused();
   State &s = state();
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
+  if (is_default_stream(handle)) return CUDA_SUCCESS;
   if (!s.streams.get(handle)) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)handle);
   return CUDA_SUCCESS;
 }
 
 int cucore_stream_sync(cu_stream *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -99,16 +102,13 @@ int cucore_stream_sync(cu_stream *handle) {
 
 int cucore_stream_query(cu_stream *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
     if (rr != CUDA_SUCCESS) return rr;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     bool idle = false;
     simtvp_status st = drv_stream_query(s.d, ds, &idle, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -117,49 +117,24 @@ int cucore_stream_query(cu_stream *handle) {
 }
 
 int cucore_stream_flags(cu_stream *handle, unsigned *flags) {
-  Entry e;
-  if (!e.ok()) return e.refused();
-  State &s = state();
-  if (!flags) return fail(CUDA_ERROR_INVALID_VALUE, "the flags pointer is NULL");
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD) {
-    *flags = 0;
-    return CUDA_SUCCESS;
-  }
-  Stream *st = s.streams.get(handle);
-  if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)handle);
-  *flags = st->flags;
-  return CUDA_SUCCESS;
+  return stream_property(handle, flags, &Stream::flags, "flags");
 }
 
 int cucore_stream_priority(cu_stream *handle, int *priority) {
-  Entry e;
-  if (!e.ok()) return e.refused();
-  State &s = state();
-  if (!priority) return fail(CUDA_ERROR_INVALID_VALUE, "the priority pointer is NULL");
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD) {
-    *priority = 0;
-    return CUDA_SUCCESS;
-  }
-  Stream *st = s.streams.get(handle);
-  if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream", (void *)handle);
-  *priority = st->priority;
-  return CUDA_SUCCESS;
+  return stream_property(handle, priority, &Stream::priority, "priority");
 }
 
 int cucore_stream_wait_event(cu_stream *handle, cu_event *event) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
-  Event *ev = s.events.get(event);
-  if (!ev) return fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event", (void *)event);
+  if (int r = e.ready(s)) return r;
+  Event *ev = live_event(s, event);
+  if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
     if (rr != CUDA_SUCCESS) return rr;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_stream_wait_event(s.d, ds, ev->de, &diag);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
@@ -167,17 +142,14 @@ int cucore_stream_wait_event(cu_stream *handle, cu_event *event) {
 
 int cucore_stream_callback(cu_stream *handle, void (*fn)(void *), void *data) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!fn) return fail(CUDA_ERROR_INVALID_VALUE, "the host function is NULL");
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
     if (rr != CUDA_SUCCESS) return rr;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_stream_add_callback(s.d, ds, fn, data, &diag);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
@@ -185,18 +157,15 @@ int cucore_stream_callback(cu_stream *handle, void (*fn)(void *), void *data) {
 
 int cucore_event_create(cu_ctx *ctx, unsigned flags, cu_event **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the event pointer is NULL");
   if (flags & ~7u) return fail(CUDA_ERROR_INVALID_VALUE, "event flags 0x%x: only 0x1 (blocking sync), 0x2 (disable timing) and 0x4 (interprocess) are defined", flags);
   if ((flags & 4u) && !(flags & 2u))
     return fail(CUDA_ERROR_INVALID_VALUE, "an interprocess event must also disable timing (flags 0x%x)", flags);
-  Ctx *c = ctx_of(s, ctx);
+  Ctx *c = ctx_or_primary(s, ctx);
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     drv_event *de = nullptr;
     simtvp_status st = drv_event_create(s.d, &de, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -211,12 +180,10 @@ int cucore_event_create(cu_ctx *ctx, unsigned flags, cu_event **out) {
 
 int cucore_event_destroy(cu_event *event) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
-  Event *ev = s.events.get(event);
-  if (!ev) return fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event (destroyed twice?)", (void *)event);
+  if (int r = e.device(s)) return r;
+  Event *ev = live_event(s, event, " (destroyed twice?)");
+  if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   return run(s, [&]() -> int {
     drv_event_destroy(s.d, ev->de);
     s.events.remove(ev->handle);
@@ -226,18 +193,15 @@ int cucore_event_destroy(cu_event *event) {
 
 int cucore_event_record(cu_event *event, cu_stream *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
-  Event *ev = s.events.get(event);
-  if (!ev) return fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event", (void *)event);
+  if (int r = e.ready(s)) return r;
+  Event *ev = live_event(s, event);
+  if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
     if (rr != CUDA_SUCCESS) return rr;
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_event_record(s.d, ev->de, ds, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     ev->recorded = true;
@@ -247,15 +211,12 @@ int cucore_event_record(cu_event *event, cu_stream *handle) {
 
 int cucore_event_query(cu_event *event) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
-  Event *ev = s.events.get(event);
-  if (!ev) return fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event", (void *)event);
+  if (int r = e.ready(s)) return r;
+  Event *ev = live_event(s, event);
+  if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     bool done = false;
     simtvp_status st = drv_event_query(s.d, ev->de, &done, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
@@ -265,15 +226,12 @@ int cucore_event_query(cu_event *event) {
 
 int cucore_event_sync(cu_event *event) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
-  Event *ev = s.events.get(event);
-  if (!ev) return fail(CUDA_ERROR_INVALID_HANDLE, "event %p is not a live event", (void *)event);
+  if (int r = e.ready(s)) return r;
+  Event *ev = live_event(s, event);
+  if (!ev) return CUDA_ERROR_INVALID_HANDLE;
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_event_sync(s.d, ev->de, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     return managed_to_host(s);
@@ -282,10 +240,8 @@ int cucore_event_sync(cu_event *event) {
 
 int cucore_event_elapsed(float *ms, cu_event *start, cu_event *end) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!ms) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Event *a = s.events.get(start), *b = s.events.get(end);
   if (!a || !b)
@@ -297,8 +253,7 @@ int cucore_event_elapsed(float *ms, cu_event *start, cu_event *end) {
   if (!a->recorded || !b->recorded)
     return fail(CUDA_ERROR_INVALID_HANDLE, "the %s event was never recorded", !a->recorded ? "start" : "end");
   return run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+    simtvp_diag diag = cleared_diag();
     bool done_a = false, done_b = false;
     simtvp_status st = drv_event_query(s.d, a->de, &done_a, &diag);
     if (st == SIMTVP_OK) st = drv_event_query(s.d, b->de, &done_b, &diag);

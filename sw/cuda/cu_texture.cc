@@ -8,18 +8,6 @@ using namespace cucore;
 
 namespace {
 
-Ctx *ctx_of(State &s, cu_ctx *ctx) {
-  Ctx *c = s.ctxs.get(ctx);
-  if (c) return c;
-  if (!s.primary) {
-    auto p = std::make_unique<Ctx>();
-    p->primary = true;
-    s.primary = p.get();
-    s.ctxs.add(std::move(p));
-  }
-  return s.primary;
-}
-
 const uint64_t kRowAlign = 256;  // rows start on the device allocator's alignment
 
 }  // namespace
@@ -28,10 +16,8 @@ extern "C" {
 
 int cucore_array_create(cu_ctx *ctx, const cu_array_desc *desc, cu_array **out) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!desc || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !desc ? "the descriptor" : "the array");
   if (desc->channels != 1 && desc->channels != 2 && desc->channels != 4)
     return fail(CUDA_ERROR_INVALID_VALUE, "array with %u channels: 1, 2 or 4 are supported", desc->channels);
@@ -53,10 +39,9 @@ int cucore_array_create(cu_ctx *ctx, const cu_array_desc *desc, cu_array **out) 
   if (total / l != in.layer_pitch || total > s.props.devmem_bytes)
     return fail(CUDA_ERROR_OUT_OF_MEMORY, "array of %ux%ux%u texels, %u layers, does not fit device memory",
                 desc->width, (unsigned)h, (unsigned)d, (unsigned)l);
-  Ctx *c = ctx_of(s, ctx);
-  r = run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+  Ctx *c = ctx_or_primary(s, ctx);
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_mem_alloc(s.d, total, &in.data, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     st = drv_memset(s.d, nullptr, drv_device_ptr(in.data), 0, 1, total, &diag);
@@ -71,10 +56,8 @@ int cucore_array_create(cu_ctx *ctx, const cu_array_desc *desc, cu_array **out) 
 
 int cucore_array_destroy(cu_array *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   Array *a = s.arrays.get(handle);
   if (!a) return fail(CUDA_ERROR_INVALID_HANDLE, "array %p is not a live array (freed twice?)", (void *)handle);
   uint64_t alloc = a->alloc;
@@ -100,16 +83,13 @@ int cucore_array_info(const cu_array *handle, cu_array_info *info) {
 
 int cucore_tex_create(cu_ctx *ctx, const func_tex_desc *desc, uint64_t *handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ready(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.ready(s)) return r;
   if (!desc || !handle) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !desc ? "the descriptor" : "the handle");
-  Ctx *c = ctx_of(s, ctx);
+  Ctx *c = ctx_or_primary(s, ctx);
   uint64_t addr = 0;
-  r = run(s, [&]() -> int {
-    simtvp_diag diag;
-    simtvp_diag_clear(&diag);
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_mem_alloc(s.d, sizeof *desc, &addr, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     drv_stream *ds = drv_default_stream(s.d);
@@ -132,10 +112,8 @@ int cucore_tex_create(cu_ctx *ctx, const func_tex_desc *desc, uint64_t *handle) 
 
 int cucore_tex_destroy(uint64_t handle) {
   Entry e;
-  if (!e.ok()) return e.refused();
   State &s = state();
-  int r = ensure_device(s);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = e.device(s)) return r;
   auto it = s.textures.find(handle);
   if (it == s.textures.end())
     return fail(CUDA_ERROR_INVALID_VALUE, "0x%llx is not a live texture or surface object (destroyed twice?)",

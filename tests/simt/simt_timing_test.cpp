@@ -8,74 +8,17 @@
 // instruction may issue. With one register source: d = t+4, so a dependent chain costs L + 4
 // cycles per instruction. Fetch at cycle t (hit) → decode at t+1 → issue from t+2.
 // Differences between two kernel sizes cancel the fixed start and end of a launch.
-#include "simt_test_util.h"
+#include "simt_timing_util.h"
 
 using namespace simttest;
 
 namespace {
 
-std::vector<const char *> base(std::initializer_list<const char *> more = {}) {
-  std::vector<const char *> v = {
-      "-gpgpu_n_clusters", "1", "-gpgpu_num_sched_per_core", "1", "-gpgpu_sub_core_model", "0",
-      "-gpgpu_perfect_inst_const_cache", "1", "-gpgpu_inst_fetch_throughput", "1",
-      "-gpgpu_max_insn_issue_per_warp", "1", "-gpgpu_scheduler", "gto",
-      "-ptx_opcode_latency_int", "6,13,4,5,145,32", "-ptx_opcode_initiation_int", "1,2,2,2,8,4",
-      "-ptx_opcode_latency_fp", "4,13,4,5,39", "-ptx_opcode_initiation_fp", "1,2,2,2,4",
-      "-ptx_opcode_latency_sfu", "20", "-ptx_opcode_initiation_sfu", "8", "-gpgpu_num_reg_banks", "8",
-      "-gpgpu_reg_file_port_throughput", "4"};
-  v.insert(v.end(), more);
-  return v;
-}
+std::vector<const char *> base(std::initializer_list<const char *> more = {}) { return timing_options("ca", more); }
 
-// Cycles of one launch of kernel(body) with `ctas` CTAs of `threads` threads.
-uint64_t run(const std::vector<const char *> &opts, const std::string &body, uint32_t threads = 32,
-             uint32_t ctas = 1, Gpu **keep = nullptr) {
-  Gpu *g = new Gpu("configs/SM7_QV100.config", opts, SH_LDST_FAKE, 100, 20, 0, keep != nullptr);
-  EXPECT_EQ(g->load(kernel(body)), SIMTVP_OK) << g->diag.message;
-  uint64_t out = g->alloc(8 * threads * ctas);
-  EXPECT_EQ(g->launch("k", ctas, threads, {out}), SIMTVP_OK) << g->diag.message;
-  uint64_t c = g->cycles();
-  if (keep) *keep = g;
-  else delete g;
-  return c;
-}
+TEST(SimtCa, DependentAluChainCostsNTimesLatency) { expect_dependent_chain_costs_latency_plus_4("ca"); }
 
-// n independent adds: each reads %r1 (never written) and writes one of %r2..%r17 in turn.
-std::string indep(int n) {
-  std::string s;
-  for (int i = 0; i < n; i++) s += "  add.s32 %r" + std::to_string(2 + i % 16) + ", %r1, 1;\n";
-  return s;
-}
-
-std::string chain(int n) { return "  mov.u32 %r1, 1;\n" + repeat("  add.s32 %r1, %r1, 1;\n", n); }
-
-// Issue trace of one launch.
-std::vector<Gpu::Issue> trace(const std::vector<const char *> &opts, const std::string &body, uint32_t threads,
-                              bool preds = false) {
-  Gpu g("configs/SM7_QV100.config", opts, SH_LDST_FAKE, 100, 20, 0, true);
-  EXPECT_EQ(g.load(kernel(body, preds)), SIMTVP_OK) << g.diag.message;
-  EXPECT_EQ(g.launch("k", 1, threads, {g.alloc(8 * threads)}), SIMTVP_OK) << g.diag.message;
-  return g.issues;
-}
-
-TEST(SimtCa, DependentAluChainCostsNTimesLatency) {
-  // One warp: fetch at 0, decode 1, mov issues at 2 (no register read: collector 3, OC_EX 4,
-  // unit 5, writeback 5 + 6 = 11); each add.s32 reads one register and waits for the previous
-  // writeback: L_ADD(6) + 4 = 10 cycles. n adds → last at 11 + 10 (n - 1), exit the next cycle,
-  // written back 9 later, kernel done that cycle: 10 n + 12 cycles in all.
-  for (int n : {8, 16, 32}) EXPECT_EQ(run(base(), chain(n)), 10u * n + 12u) << n;
-}
-
-TEST(SimtCa, IndependentWarpsHideTheLatency) {
-  // Four warps with the same chain on one scheduler (register banks by warp: no conflicts): each
-  // still advances at 10 cycles per add, so 4x the instructions cost no more time per add.
-  // Fetches stagger the warps by one cycle (3 cycles), and GTO lets the early warps' exits take
-  // the single issue slot before the last adds of the younger warps (3 more).
-  auto o = base({"-gpgpu_reg_bank_use_warp_id", "1"});
-  uint64_t c8 = run(o, chain(8), 128), c16 = run(o, chain(16), 128);
-  EXPECT_EQ(c16 - c8, 8u * 10u);
-  EXPECT_EQ(c8, run(base(), chain(8)) + 6u);
-}
+TEST(SimtCa, IndependentWarpsHideTheLatency) { expect_independent_warps_hide_the_latency("ca"); }
 
 TEST(SimtCa, ScoreboardStallsCountAsW0Scoreboard) {
   // Each extra dependent add: 9 cycles without issue. The add that empties the two-entry I-buffer
@@ -94,20 +37,7 @@ TEST(SimtCa, ScoreboardStallsCountAsW0Scoreboard) {
 }
 
 TEST(SimtCa, RegisterBankConflictDelaysTheSecondRead) {
-  // 8 banks, one port, bank = register id mod 8: %r1 and %r9 share bank 1, %r1 and %r2 do not.
-  // Two reads from one bank take two cycles: 11 cycles per dependent add instead of 10.
-  auto o = base({"-gpgpu_reg_file_port_throughput", "1"});
-  std::string init = "  mov.u32 %r1, 1;\n  mov.u32 %r9, 1;\n  mov.u32 %r2, 1;\n";
-  Gpu *a, *b;
-  uint64_t conf8 = run(o, init + repeat("  add.s32 %r1, %r1, %r9;\n", 8), 32, 1, &a);
-  uint64_t conf16 = run(o, init + repeat("  add.s32 %r1, %r1, %r9;\n", 16), 32, 1, &b);
-  uint64_t free8 = run(o, init + repeat("  add.s32 %r1, %r1, %r2;\n", 8));
-  uint64_t free16 = run(o, init + repeat("  add.s32 %r1, %r1, %r2;\n", 16));
-  EXPECT_EQ(conf16 - conf8, 8u * 11u);
-  EXPECT_EQ(free16 - free8, 8u * 10u);
-  EXPECT_EQ(b->stat("gpu_reg_bank_conflict_stalls") - a->stat("gpu_reg_bank_conflict_stalls"), 8u);
-  delete a;
-  delete b;
+  expect_register_bank_conflict_delays_the_second_read("ca", true);
 }
 
 TEST(SimtCa, LrrAndGtoIssueInDifferentOrders) {
@@ -128,22 +58,7 @@ TEST(SimtCa, LrrAndGtoIssueInDifferentOrders) {
 }
 
 TEST(SimtCa, BarrierReleasesEveryWarpWhenTheLastArrives) {
-  // pc: 0 mov %tid, 1 setp, 2 @p bra, 3 mov, 4-7 adds (warp 1 only), 8 bar.sync, 9 add, 10 exit.
-  // Warp 0 branches to the barrier and arrives at cycle 24; warp 1 runs the chain and arrives at
-  // 64. Both leave the barrier when the last one arrives: their next instructions issue at 65
-  // (warp 1, the greedy warp) and 66 — not earlier, however long warp 0 has waited.
-  std::string body = "  mov.u32 %r28, %tid.x;\n  setp.lt.u32 %p1, %r28, 32;\n  @%p1 bra SKIP;\n" + chain(4) +
-                     "SKIP:\n  bar.sync 0;\n  add.s32 %r2, %r3, 1;\n";
-  auto t = trace(base(), body, 64, true);
-  auto at = [&](uint32_t warp, uint32_t pc) -> int64_t {
-    for (auto &i : t)
-      if (i.warp == warp && i.pc == pc) return (int64_t)i.cycle;
-    return -1;
-  };
-  EXPECT_EQ(at(0, 8), 24);
-  EXPECT_EQ(at(1, 8), 64);
-  EXPECT_EQ(at(1, 9), 65);
-  EXPECT_EQ(at(0, 9), 66);
+  expect_barrier_releases_every_warp_when_the_last_arrives("ca");
 }
 
 TEST(SimtCa, FirstFetchOfEachLineMissesTheInstructionCache) {
@@ -162,32 +77,9 @@ TEST(SimtCa, FirstFetchOfEachLineMissesTheInstructionCache) {
   delete g;
 }
 
-TEST(SimtCa, InitiationIntervalLimitsThroughput) {
-  // Four warps of independent adds on one INT unit: with II = 1 the single scheduler issues one
-  // per cycle; with II = 4 the unit takes one every 4 cycles and the scheduler stalls meanwhile.
-  // 16 more adds per warp: 64 instructions → 64 cycles, or 256.
-  auto ii1 = base({"-gpgpu_num_int_units", "1"});
-  auto ii4 = base({"-gpgpu_num_int_units", "1", "-ptx_opcode_initiation_int", "4,2,2,2,8,4"});
-  EXPECT_EQ(run(ii1, indep(32), 128) - run(ii1, indep(16), 128), 64u);
-  Gpu *g;
-  uint64_t c32 = run(ii4, indep(32), 128, 1, &g);
-  EXPECT_EQ(c32 - run(ii4, indep(16), 128), 256u);
-  EXPECT_GT(g->stat("Stall"), 0u);
-  EXPECT_EQ(g->stat("Stall"), g->stat("simt_sched_stall[pipe_busy]"));
-  delete g;
-}
+TEST(SimtCa, InitiationIntervalLimitsThroughput) { expect_initiation_interval_limits_throughput("ca"); }
 
-TEST(SimtCa, SfuLatencyAgainstSpLatency) {
-  // Dependent chains: sqrt.approx.f32 on the SFU (latency 20) costs 24 cycles per instruction,
-  // add.f32 on SP (fp ADD latency 4) 8.
-  std::string init = "  mov.f32 %f1, 0f40800000;\n";
-  EXPECT_EQ(run(base(), init + repeat("  sqrt.approx.f32 %f1, %f1;\n", 16)) -
-                run(base(), init + repeat("  sqrt.approx.f32 %f1, %f1;\n", 8)),
-            8u * 24u);
-  EXPECT_EQ(run(base(), init + repeat("  add.f32 %f1, %f1, 0f3F800000;\n", 16)) -
-                run(base(), init + repeat("  add.f32 %f1, %f1, 0f3F800000;\n", 8)),
-            8u * 8u);
-}
+TEST(SimtCa, SfuLatencyAgainstSpLatency) { expect_sfu_latency_against_sp_latency("ca"); }
 
 TEST(SimtCa, DualIssueNeedsTwoDifferentUnits) {
   // Two instructions per warp and cycle, from different units (-gpgpu_dual_issue_diff_exec_units):
@@ -217,15 +109,7 @@ TEST(SimtCa, SubCoreSchedulersUseOnlyTheirOwnUnits) {
   EXPECT_EQ(run(sub, indep(32)) - run(sub, indep(16)), 64u);
 }
 
-TEST(SimtCa, FetchThroughputLimitsASingleWarp) {
-  // One warp of independent adds: it issues its two I-buffer entries, then waits for a fetch.
-  // One fetch per cycle: fetch in the cycle the buffer empties, decode the next, issue the one
-  // after: 2 instructions per 3 cycles. Two fetch+decode steps per cycle refill it the same cycle:
-  // one per cycle. 16 more adds: 24 or 16 cycles.
-  auto f2 = base({"-gpgpu_inst_fetch_throughput", "2"});
-  EXPECT_EQ(run(base(), indep(32)) - run(base(), indep(16)), 24u);
-  EXPECT_EQ(run(f2, indep(32)) - run(f2, indep(16)), 16u);
-}
+TEST(SimtCa, FetchThroughputLimitsASingleWarp) { expect_fetch_throughput_limits_a_single_warp("ca"); }
 
 TEST(SimtCa, FenceWaitsForTheWarpsStores) {
   // st.global issues at t; its two register reads end at t+2, OC_EX at t+3, the fake LDST takes it

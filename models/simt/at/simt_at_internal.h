@@ -13,29 +13,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cache.h"
-#include "simt_program.h"
-#include "simt_variant.h"
+#include "simt_core_base.h"
 
-#define AT_NONE UINT32_MAX
-#define AT_NEVER UINT64_MAX
-#define AT_MAX_CTA_WARPS (FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE)
+#define AT_NONE SIMT_NONE
+#define AT_NEVER SIMT_NEVER
 #define AT_NO_UNIT 0xffu
 #define AT_UNIT_UNKNOWN 0xfeu
 #define AT_MAX_ITEMS 8u /* resources of one kind a sub-core may use (more change nothing here) */
 #define AT_SMEM_MAX_WORDS 256u /* bank words one shared-memory phase may touch */
 
-enum at_wait { AT_WAIT_NONE = 0, AT_WAIT_BARRIER, AT_WAIT_FENCE };
-
-/* Classification of a scheduler-cycle without issue (the CA core's, docs/simt.md §5). */
-enum at_bucket { AT_B_IDLE = 0, AT_B_SCOREBOARD, AT_B_STALL, AT_B_N };
-enum at_reason { AT_R_NO_WARP = 0, AT_R_BARRIER, AT_R_IBUFFER, AT_R_SCOREBOARD, AT_R_PIPE, AT_R_N };
-
 typedef struct at_warp {
   /* what deciding the next issue reads (one cache line) */
   bool live;          /* holds a warp of a resident CTA until the warp is finished */
   bool exited;        /* issues nothing more (every thread exited, or its CTA is aborting) */
-  uint8_t wait;       /* at_wait */
+  uint8_t wait;       /* simt_wait */
   uint8_t unit;       /* pipeline of the next instruction (simt_unit), AT_NO_UNIT: none */
   uint8_t ib_n;       /* instructions in the I-buffer (from ib_time on) */
   uint32_t pc;        /* next instruction */
@@ -65,20 +56,11 @@ typedef struct at_warp {
   func_warp *fw;
 } at_warp;
 
-typedef struct at_cta {
-  bool live;
-  bool aborting;      /* a fault or deadlock ended it: its warps drain, then it is reported */
-  bool check_bars;    /* a barrier may have completed or deadlocked this cycle */
-  const simt_kernel *k;
-  func_cta *fc;
-  uint32_t id[3];
-  uint32_t n_warps, n_finished;
-  uint32_t warp_slot[AT_MAX_CTA_WARPS];
-  uint64_t code_base;
-  gpu_cta_result result;
-  uint8_t *unit_of;   /* pipeline of each instruction of the module, learnt from func_warp_peek */
-  uint32_t unit_cap;
-} at_cta;
+/* Per CTA slot: the pipeline of each instruction of its module, learnt from func_warp_peek. */
+typedef struct at_cta_units {
+  uint8_t *unit_of;
+  uint32_t cap;
+} at_cta_units;
 
 typedef struct at_sched {
   uint32_t *warps;    /* its live warp slots, oldest first */
@@ -109,11 +91,6 @@ typedef struct at_mop {
   uint32_t prev, next; /* memory queue, or free list (next) */
 } at_mop;
 
-typedef struct at_heap_entry {
-  uint64_t at;
-  uint32_t slot;
-} at_heap_entry;
-
 typedef struct at_fetch {
   uint64_t at;        /* fetch cycle */
   uint32_t slot;
@@ -121,34 +98,21 @@ typedef struct at_fetch {
 } at_fetch;
 
 typedef struct at_core {
-  simt_core_config cfg;
-  simt_core_ports ports;
-  const simt_ldst_iface *lif;
-  simt_ldst *ldst;
-  cache *l1i;
-  bool l1i_enabled;   /* a real L1I (not "none") */
-  uint32_t l1i_line;
-  mem_req_pool *pool;
-  bool own_pool;
+  simt_core_base base; /* configuration, ports, L1I, LDST unit, CTAs, shared statistics */
 
-  /* time */
-  uint64_t done_until; /* every cycle < done_until is processed */
+  /* time (base.done_until: every cycle before it is processed) */
   uint64_t next;       /* cached next_event */
   uint64_t ldst_next;  /* the LDST unit's next_event */
   uint64_t l1i_next;   /* the L1I's next_event */
   bool l1i_missq;      /* the L1I's miss queue may hold requests to send */
 
   /* configuration derived at create */
-  uint32_t n_parts, banks_per_part, mem_slots;
-  uint8_t eff_unit[SIMT_UNIT_N];
-  uint8_t set_of_unit[SIMT_UNIT_N];
-  uint32_t lat[SIMT_LAT_N][GPU_OP_N], ii[SIMT_LAT_N][GPU_OP_N];
+  uint32_t banks_per_part, mem_slots;
 
   /* warps, CTAs, schedulers */
   at_warp *warps;
   uint32_t n_live_warps;
-  at_cta *ctas;
-  uint32_t n_ctas;
+  at_cta_units *cta_units; /* per CTA slot */
   at_sched sched[SIMT_MAX_SCHEDULERS];
   uint64_t sched_next[SIMT_MAX_SCHEDULERS]; /* next cycle a scheduler may issue (early, never late) */
   uint32_t *order;     /* a scheduler's candidates in priority order (max_warps entries) */
@@ -183,9 +147,8 @@ typedef struct at_core {
   uint32_t n_smem_slots; /* -gpgpu_mem_unit_ports */
   func_step scratch_step;
 
-  /* warps to finish (exited, written back at .at) */
-  at_heap_entry *heap;
-  uint32_t heap_n, heap_cap;
+  /* warps to finish (exited, written back at the entry's cycle) */
+  simt_heap heap;
 
   /* shared-memory geometry (simt_at_smem.c) */
   uint32_t smem_banks, smem_bank_bytes, smem_parts, smem_shift, smem_bank_mask;
@@ -194,18 +157,8 @@ typedef struct at_core {
   uint16_t *smem_head, *smem_count;
   uint64_t *smem_conflicts; /* gpgpu_n_shmem_bkconflict */
 
-  /* CTA-done reports, delivered when the current call into the core ends */
-  struct { uint32_t slot; gpu_cta_result r; } *reports;
-  uint32_t n_reports, reports_cap;
-
-  /* statistics */
-  simt_insn_counters n;
-  uint64_t *distro[3 + 32]; /* W0_Idle, W0_Scoreboard, Stall, W1..W32 */
-  uint64_t *reason[AT_R_N];
-  uint64_t *cycles, *ctas_done, *ldst_stall;
-  uint64_t *mem_insn[7];
+  /* statistics (the shared ones are base's) */
   uint64_t busy_from;      /* first cycle of the current resident period not yet counted */
-  uint64_t scratch;
 } at_core;
 
 /* simt_at_issue.c: schedulers, issue, the pipeline by times */
@@ -220,7 +173,6 @@ void at_wake(at_core *c, uint32_t slot, uint64_t floor);
 void at_sched_account(at_core *c, at_sched *s, uint64_t t);
 uint32_t at_mop_alloc(at_core *c);
 void at_mop_release(at_core *c, uint32_t id);
-void at_count_mem_insn(at_core *c, const func_step *st);
 
 /* simt_at_smem.c: shared-memory accesses */
 simtvp_status at_smem_init(at_core *c, simtvp_diag *diag);
@@ -233,7 +185,6 @@ uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts);
 void at_fetch_request(at_core *c, uint32_t slot, uint64_t t);
 void at_warp_progress(at_core *c, uint32_t slot, uint64_t now);
 void at_finish_push(at_core *c, uint32_t slot, uint64_t at);
-void at_fault_cta(at_core *c, at_cta *cta, at_warp *w, simtvp_status st, const simtvp_diag *d, uint64_t now);
 void at_set_drain(at_core *c, at_warp *w, bool on);
 
 static inline uint64_t at_max(uint64_t a, uint64_t b) { return a > b ? a : b; }

@@ -30,18 +30,9 @@ static bool res_init(at_res *r, uint32_t n, uint32_t parts) {
   r->n = n;
   r->free = calloc(n ? n : 1, sizeof *r->free);
   if (!r->free) return false;
-  for (uint32_t p = 0; p < parts; p++) {
-    if (n == 0) {
-      r->lo[p] = r->hi[p] = 0;
-    } else if (n >= parts) {
-      r->lo[p] = (uint32_t)((uint64_t)p * n / parts);
-      r->hi[p] = (uint32_t)((uint64_t)(p + 1) * n / parts);
-      if (r->hi[p] - r->lo[p] > AT_MAX_ITEMS) r->hi[p] = r->lo[p] + AT_MAX_ITEMS;
-    } else {
-      r->lo[p] = p % n;
-      r->hi[p] = r->lo[p] + 1;
-    }
-  }
+  simt_base_share(n, parts, r->lo, r->hi);
+  for (uint32_t p = 0; p < parts; p++)
+    if (r->hi[p] - r->lo[p] > AT_MAX_ITEMS) r->hi[p] = r->lo[p] + AT_MAX_ITEMS;
   return true;
 }
 
@@ -59,7 +50,7 @@ static uint64_t bank_read(at_core *c, uint32_t b, uint64_t from) {
     c->bank_cycle[b] = from;
     c->bank_used[b] = 0;
   }
-  if (c->bank_used[b] == c->cfg.reg_ports) {
+  if (c->bank_used[b] == c->base.cfg.reg_ports) {
     c->bank_cycle[b]++;
     c->bank_used[b] = 0;
   }
@@ -82,12 +73,12 @@ static uint64_t res_time(const at_core *c, const at_warp *w) {
 static uint64_t collect(at_core *c, const at_warp *w, uint32_t slot, uint8_t unit, const uint32_t *src,
                         uint32_t n_rf, uint64_t t, uint32_t *ocex_item) {
   uint32_t p = w->part;
-  at_res *id = &c->idoc[unit], *cu = &c->cus[c->set_of_unit[unit]], *ox = &c->ocex[unit];
+  at_res *id = &c->idoc[unit], *cu = &c->cus[c->base.set_of_unit[unit]], *ox = &c->ocex[unit];
   uint32_t i = res_first(id, p), j = res_first(cu, p);
   uint64_t a = at_max(t + 1, cu->free[j]);
   id->free[i] = a;
   uint64_t r = a;
-  uint32_t base = p * c->banks_per_part, warp_off = c->cfg.reg_bank_use_warp_id ? slot : 0u;
+  uint32_t base = p * c->banks_per_part, warp_off = c->base.cfg.reg_bank_use_warp_id ? slot : 0u;
   for (uint32_t k = 0; k < n_rf; k++) {
     uint64_t rt = bank_read(c, base + (src[k] + warp_off) % c->banks_per_part, a + 1);
     if (rt > r) r = rt;
@@ -143,34 +134,6 @@ static void memq_insert(at_core *c, uint32_t id) {
   c->memq_part[m->part]++;
 }
 
-enum { MI_LOAD, MI_STORE, MI_SHMEM, MI_SSTARR, MI_TEX, MI_CONST, MI_PARAM };
-
-static void count_space(at_core *c, uint8_t space, bool store, uint64_t n) {
-  uint32_t k = space == PTX_SPACE_SHARED || space == PTX_SPACE_SHARED_CLUSTER ? MI_SHMEM
-               : space == PTX_SPACE_CONST ? MI_CONST
-               : space == PTX_SPACE_PARAM ? MI_PARAM
-               : space == PTX_SPACE_TEX   ? MI_TEX
-               : store                    ? MI_STORE
-                                          : MI_LOAD;
-  *c->mem_insn[k] += n;
-}
-
-/* gpgpu_n_*_insn: threads that accessed memory, by space, when the instruction enters the LDST
- * unit (the CA core's rule: global and local loads and atomics are loads). */
-void at_count_mem_insn(at_core *c, const func_step *st) {
-  bool store = st->is_store && !st->is_load && !st->is_atomic;
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    *c->mem_insn[MI_TEX] += (uint64_t)__builtin_popcount(st->mem_mask);
-    return;
-  }
-  if (st->space != PTX_SPACE_GENERIC) {
-    count_space(c, st->space, store, (uint64_t)__builtin_popcount(st->mem_mask));
-    return;
-  }
-  for (uint32_t m = st->mem_mask; m; m &= m - 1) count_space(c, st->lane_space[__builtin_ctz(m)], store, 1);
-}
-
 /* ---- warps ----------------------------------------------------------------------------------- */
 
 void at_warp_refresh(at_core *c, uint32_t slot) {
@@ -190,7 +153,7 @@ void at_warp_refresh(at_core *c, uint32_t slot) {
     }
     unit = pk.kind == FUNC_STEP_MEM                                      ? (uint8_t)SIMT_UNIT_MEM
            : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
-                                                                          : c->eff_unit[info->unit];
+                                                                          : c->base.eff_unit[info->unit];
     w->unit_of[w->pc] = unit;
   }
   w->unit = unit;
@@ -237,17 +200,10 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   simtvp_status st = func_warp_step(w->fw, rec, &d);
   if (st != SIMTVP_OK) {
     if (mop != AT_NONE) at_mop_release(c, mop);
-    at_fault_cta(c, &c->ctas[w->cta], w, st, &d, t);
+    simt_base_fault_cta(&c->base, &c->base.ctas[w->cta], w->fw, st, &d, t);
     return ISS_GONE;
   }
-  uint32_t active = (uint32_t)__builtin_popcount(rec->active);
-  *c->n.gpu_sim_insn += active;
-  *c->n.thrd_icount += active;
-  *c->n.core_thread_insn += active;
-  ++*c->n.w_icount;
-  ++*c->n.core_warp_insn;
-  if (active >= 1 && active <= 32) ++*c->distro[2 + active];
-  if (c->cfg.trace.issue) c->cfg.trace.issue(c->cfg.trace.ctx, c->cfg.sm, slot, rec->pc, rec->active, t);
+  simt_base_count_issue(&c->base, slot, rec->pc, rec->active, t);
   w->next_issue = t + 1;
   w->pc = rec->next_pc;
   /* the I-buffer: pop the head; a control hazard flushes what follows; empty → fetch */
@@ -281,9 +237,9 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
       at_res *u = &c->units[unit];
       uint32_t ui = res_first(u, w->part);
       uint64_t e = at_max(o + 1, u->free[ui]);
-      u->free[ui] = e + c->ii[info->lat_row][info->op];
+      u->free[ui] = e + c->base.ii[info->lat_row][info->op];
       c->ocex[unit].free[k] = e;
-      uint64_t wb = e + c->lat[info->lat_row][info->op];
+      uint64_t wb = e + c->base.lat[info->lat_row][info->op];
       for (uint32_t i = 0; i < info->n_dst; i++) w->rr[regs[info->n_src + i]] = wb;
       if (wb > w->last_wb) w->last_wb = wb;
     }
@@ -291,15 +247,15 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   switch (rec->kind) {
   case FUNC_STEP_BARRIER:
     if (rec->barrier_wait) {
-      w->wait = AT_WAIT_BARRIER;
+      w->wait = SIMT_WAIT_BARRIER;
       w->bar_id = rec->barrier_id;
       w->bar_pc = rec->pc;
     }
-    c->ctas[w->cta].check_bars = c->any_check_bars = true;
+    c->base.ctas[w->cta].check_bars = c->any_check_bars = true;
     break;
   case FUNC_STEP_FENCE:
-    if (w->inflight_mem || w->mem_done > t || c->lif->pending_stores(c->ldst, slot)) {
-      w->wait = AT_WAIT_FENCE;
+    if (w->inflight_mem || w->mem_done > t || c->base.lif->pending_stores(c->base.ldst, slot)) {
+      w->wait = SIMT_WAIT_FENCE;
       at_set_drain(c, w, true);
       if (w->mem_done > t) at_finish_push(c, slot, w->mem_done);
     }
@@ -309,7 +265,7 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
   if (rec->warp_done) { /* every thread exited: may complete barriers the others wait at */
     w->exited = true;
     w->ib_n = 0;
-    c->ctas[w->cta].check_bars = c->any_check_bars = true;
+    c->base.ctas[w->cta].check_bars = c->any_check_bars = true;
     at_finish_push(c, slot, at_max(at_max(w->last_wb, w->mem_done), t));
   }
   at_warp_refresh(c, slot);
@@ -321,8 +277,8 @@ static int issue(at_core *c, uint32_t slot, uint64_t t) {
 void at_sched_account(at_core *c, at_sched *s, uint64_t t) {
   if (t <= s->acct_from) return;
   uint64_t n = t - s->acct_from;
-  *c->distro[s->bucket] += n;
-  *c->reason[s->reason] += n;
+  *c->base.distro[s->bucket] += n;
+  *c->base.reason[s->reason] += n;
   s->acct_from = t;
 }
 
@@ -330,7 +286,7 @@ void at_sched_account(at_core *c, at_sched *s, uint64_t t) {
  * core): its candidates in priority order into c->order. */
 static uint32_t limited_order(at_core *c, at_sched *s) {
   uint32_t *out = c->order, n = 0;
-  uint32_t lim = c->cfg.scheduler_params[1] ? c->cfg.scheduler_params[1] : s->n, k = 0;
+  uint32_t lim = c->base.cfg.scheduler_params[1] ? c->base.cfg.scheduler_params[1] : s->n, k = 0;
   bool greedy_in = false;
   for (uint32_t i = 0; i < s->n && k < lim; i++) {
     const at_warp *w = &c->warps[s->warps[i]];
@@ -354,7 +310,7 @@ static void note_issuer(at_core *c, at_sched *s, uint32_t slot) {
 static void dual_issue(at_core *c, uint32_t slot, uint8_t first_unit, uint64_t t) {
   const at_warp *w = &c->warps[slot];
   if (!w->live || w->exited || w->wait || !w->ib_n || w->ib_time > t || w->sb_time > t) return;
-  if (c->cfg.dual_issue_diff_units && first_unit != AT_NO_UNIT && w->unit == first_unit) return;
+  if (c->base.cfg.dual_issue_diff_units && first_unit != AT_NO_UNIT && w->unit == first_unit) return;
   if (res_time(c, w) > t) return;
   issue(c, slot, t);
 }
@@ -373,7 +329,7 @@ static int try_warp(at_core *c, at_sched *s, uint32_t slot, uint64_t t, uint64_t
   int r = issue(c, slot, t);
   if (r != ISS_OK) return r;
   note_issuer(c, s, slot);
-  if (c->cfg.max_issue_per_warp > 1) dual_issue(c, slot, unit, t);
+  if (c->base.cfg.max_issue_per_warp > 1) dual_issue(c, slot, unit, t);
   return ISS_OK;
 }
 
@@ -391,8 +347,12 @@ static void classify(at_sched *s, uint64_t t) {
     valid |= live & !rdy & !later;
   }
   valid = valid || ready;
-  s->bucket = ready ? AT_B_STALL : valid ? AT_B_SCOREBOARD : AT_B_IDLE;
-  s->reason = ready ? AT_R_PIPE : valid ? AT_R_SCOREBOARD : empty ? AT_R_IBUFFER : s->n ? AT_R_BARRIER : AT_R_NO_WARP;
+  s->bucket = ready ? SIMT_B_STALL : valid ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+  s->reason = ready   ? SIMT_R_PIPE
+              : valid ? SIMT_R_SCOREBOARD
+              : empty ? SIMT_R_IBUFFER
+              : s->n  ? SIMT_R_BARRIER
+                      : SIMT_R_NO_WARP;
 }
 
 /* Candidates of a scheduler with at most 64 warps: a bit mask of the warps ready by I-buffer and
@@ -444,9 +404,9 @@ void at_sched_cycle(at_core *c, uint32_t si, uint64_t t) {
   uint64_t next = AT_NEVER, left = 0;
   int r = ISS_PIPE;
   bool many = false; /* next already covers every warp */
-  gpu_scheduler_policy pol = (gpu_scheduler_policy)c->cfg.scheduler;
+  gpu_scheduler_policy pol = (gpu_scheduler_policy)c->base.cfg.scheduler;
   if (pol == GPU_SCHED_TWO_LEVEL_ACTIVE) /* approximated by its inner policy over every warp */
-    pol = c->cfg.scheduler_params[1] == 0 ? GPU_SCHED_LRR : GPU_SCHED_GTO;
+    pol = c->base.cfg.scheduler_params[1] == 0 ? GPU_SCHED_LRR : GPU_SCHED_GTO;
   if (pol == GPU_SCHED_WARP_LIMITING || s->n > 64) {
     uint32_t n = pol == GPU_SCHED_WARP_LIMITING ? limited_order(c, s) : s->n;
     for (uint32_t i = 0; i < n && r == ISS_PIPE; i++) {
@@ -488,55 +448,19 @@ void at_sched_cycle(at_core *c, uint32_t si, uint64_t t) {
   }
   if (!many) next = at_min(next, earliest_after(s, t));
   classify(s, t);
-  ++*c->distro[s->bucket];
-  ++*c->reason[s->reason];
+  ++*c->base.distro[s->bucket];
+  ++*c->base.reason[s->reason];
   s->acct_from = t + 1;
   c->sched_next[si] = r == ISS_GONE ? t + 1 : at_max(next, t + 1);
 }
 
 /* ---- setup ----------------------------------------------------------------------------------- */
 
-static simtvp_status cfg_fail(simtvp_diag *diag, const char *option, const char *fmt, uint32_t sm,
-                              const char *what) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, fmt, sm, what);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
-}
-
-static const char *const unit_names[SIMT_OC_N] = {"sp", "dp", "int", "sfu", "tensor_core", "mem", "gen"};
-
 simtvp_status at_pipe_init(at_core *c, simtvp_diag *diag) {
-  const simt_core_config *k = &c->cfg;
-  uint32_t P = c->n_parts;
-  /* a class without units runs on SP (e.g. Fermi: no DP or INT units) */
-  for (int u = 0; u < SIMT_UNIT_N; u++) {
-    c->eff_unit[u] = (uint8_t)u;
-    if (u != SIMT_UNIT_MEM && u != SIMT_UNIT_SP && k->n_units[u] == 0) c->eff_unit[u] = SIMT_UNIT_SP;
-  }
-  if (k->n_units[SIMT_UNIT_SP] == 0)
-    return cfg_fail(diag, "-gpgpu_num_sp_units", "SIMT core %u: needs at least one SP unit%s", k->sm, "");
-  for (int u = 0; u < SIMT_UNIT_N; u++) {
-    if (c->eff_unit[u] != u) continue;
-    if (k->id_oc_width[u] == 0 || k->oc_ex_width[u] == 0)
-      return cfg_fail(diag, "-gpgpu_pipeline_widths",
-                      "SIMT core %u: the %s pipeline has units but a zero-width ID_OC or OC_EX register",
-                      k->sm, unit_names[u]);
-    uint32_t set = (uint32_t)u;
-    if (k->specialized_oc ? k->oc_units[u] == 0 : k->oc_units[SIMT_OC_GEN] > 0) set = SIMT_OC_GEN;
-    if (k->oc_units[set] == 0)
-      return cfg_fail(diag, "-gpgpu_operand_collector_num_units_gen",
-                      "SIMT core %u: no operand collector unit serves the %s pipeline", k->sm, unit_names[u]);
-    if (k->oc_in_ports[set] == 0 || k->oc_out_ports[set] == 0)
-      return cfg_fail(diag, "-gpgpu_operand_collector_num_in_ports_gen",
-                      "SIMT core %u: the %s operand collectors have no input or output port", k->sm,
-                      unit_names[set]);
-    c->set_of_unit[u] = (uint8_t)set;
-  }
-  if (k->result_buses == 0)
-    return cfg_fail(diag, "-gpgpu_pipeline_widths", "SIMT core %u: EX_WB width (result buses) is 0%s", k->sm, "");
-  if (k->reg_banks == 0 || k->reg_banks < P)
-    return cfg_fail(diag, "-gpgpu_num_reg_banks", "SIMT core %u: needs at least one register bank per sub-core%s",
-                    k->sm, "");
+  const simt_core_config *k = &c->base.cfg;
+  uint32_t P = c->base.n_parts;
+  simtvp_status st = simt_base_init_pipeline(&c->base, diag);
+  if (st != SIMTVP_OK) return st;
   bool ok = true;
   for (int u = 0; u < SIMT_UNIT_N; u++) {
     ok = ok && res_init(&c->idoc[u], k->id_oc_width[u], P);
@@ -544,11 +468,6 @@ simtvp_status at_pipe_init(at_core *c, simtvp_diag *diag) {
     ok = ok && res_init(&c->units[u], u == SIMT_UNIT_MEM ? 1 : k->n_units[u], P);
   }
   for (int s = 0; s < SIMT_OC_N; s++) ok = ok && res_init(&c->cus[s], k->oc_units[s], P);
-  for (int r = 0; r < SIMT_LAT_N; r++)
-    for (int op = 0; op < GPU_OP_N; op++) {
-      c->lat[r][op] = k->latency[r][op] ? k->latency[r][op] : 1;
-      c->ii[r][op] = k->initiation[r][op] ? k->initiation[r][op] : 1;
-    }
   /* memory instructions a sub-core may have between issue and the LDST unit: its ID_OC and
    * OC_EX slots of the memory pipeline and one collector unit */
   uint32_t mem_id = k->id_oc_width[SIMT_UNIT_MEM] / P, mem_ox = k->oc_ex_width[SIMT_UNIT_MEM] / P;

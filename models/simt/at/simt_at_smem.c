@@ -17,7 +17,7 @@
 #include "simt_at_internal.h"
 
 simtvp_status at_smem_init(at_core *c, simtvp_diag *diag) {
-  const simt_ldst_config *l = &c->cfg.ldst;
+  const simt_ldst_config *l = &c->base.cfg.ldst;
   c->smem_banks = l->smem_banks ? l->smem_banks : 32;
   c->smem_bank_bytes = l->smem_bank_bytes ? l->smem_bank_bytes : 4;
   c->smem_parts = l->smem_warp_parts > 0 ? (uint32_t)l->smem_warp_parts : 1;
@@ -28,7 +28,7 @@ simtvp_status at_smem_init(at_core *c, simtvp_diag *diag) {
   c->smem_head = calloc(c->smem_banks, sizeof *c->smem_head);
   c->smem_count = calloc(c->smem_banks, sizeof *c->smem_count);
   if (!c->smem_epoch_of || !c->smem_head || !c->smem_count)
-    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->cfg.sm);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   return SIMTVP_OK;
 }
 
@@ -137,12 +137,12 @@ static bool one_word_conflict_free(const uint64_t *addr, uint32_t mask, uint32_t
 }
 
 uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts) {
-  uint32_t warp = c->cfg.warp_size, wb = c->smem_bank_bytes;
+  uint32_t warp = c->base.cfg.warp_size, wb = c->smem_bank_bytes;
   uint32_t lane_bytes = st->access_bytes ? st->access_bytes : 4;
   uint32_t part = warp / c->smem_parts ? warp / c->smem_parts : 1;
   uint32_t width = (c->smem_banks * wb) / (lane_bytes > wb ? lane_bytes : wb);
   uint32_t per_phase = part < width ? part : width ? width : 1;
-  bool atomic = st->is_atomic, limited = c->cfg.ldst.smem_limited_broadcast && !atomic;
+  bool atomic = st->is_atomic, limited = c->base.cfg.ldst.smem_limited_broadcast && !atomic;
   uint32_t words[AT_SMEM_MAX_WORDS], cycles = 0, phases = 0;
   if (lane_bytes <= wb && per_phase >= warp && c->smem_bank_mask != UINT32_MAX && c->smem_banks <= 64 &&
       c->smem_shift != UINT32_MAX && st->mem_mask) {

@@ -18,36 +18,8 @@
 
 #define NO_UNIT 0xffu
 
-static ca_cta *cta_of(ca_core *c, const ca_warp *w) { return &c->ctas[w->cta]; }
-static const simt_program *prog_of(ca_core *c, const ca_warp *w) { return c->ctas[w->cta].k->program; }
-
-/* ---- reports --------------------------------------------------------------------------------- */
-
-static void queue_report(ca_core *c, uint32_t slot, const gpu_cta_result *r) {
-  if (c->n_reports == c->reports_cap) {
-    uint32_t n = c->reports_cap ? c->reports_cap * 2 : 8;
-    void *p = realloc(c->reports, (size_t)n * sizeof *c->reports);
-    if (!p) { /* cannot queue: report at once */
-      c->ports.cta_done(c->ports.ctx, c->cfg.sm, slot, r, c->done_until ? c->done_until - 1 : 0);
-      return;
-    }
-    c->reports = p;
-    c->reports_cap = n;
-  }
-  c->reports[c->n_reports].slot = slot;
-  c->reports[c->n_reports].r = *r;
-  c->n_reports++;
-}
-
-/* Delivered when a call into the core ends, so the dispatcher may start CTAs from its callback. */
-static void flush_reports(ca_core *c, uint64_t now) {
-  for (uint32_t i = 0; i < c->n_reports; i++) {
-    uint32_t slot = c->reports[i].slot;
-    gpu_cta_result r = c->reports[i].r;
-    c->ports.cta_done(c->ports.ctx, c->cfg.sm, slot, &r, now);
-  }
-  c->n_reports = 0;
-}
+static simt_cta *cta_of(ca_core *c, const ca_warp *w) { return &c->base.ctas[w->cta]; }
+static const simt_program *prog_of(ca_core *c, const ca_warp *w) { return c->base.ctas[w->cta].k->program; }
 
 /* ---- fetch bookkeeping ----------------------------------------------------------------------- */
 
@@ -66,7 +38,7 @@ static bool any_fetch(const ca_core *c) {
 
 /* Next warp slot after `after` (circularly) that may fetch, CA_NONE when none. */
 static uint32_t next_fetch_warp(const ca_core *c, uint32_t after) {
-  uint32_t n = c->cfg.max_warps, start = (after + 1) % n;
+  uint32_t n = c->base.cfg.max_warps, start = (after + 1) % n;
   for (uint32_t k = 0; k <= c->fetch_words; k++) {
     uint32_t word = (start >> 6) + k;
     uint32_t wi = word % c->fetch_words;
@@ -115,15 +87,6 @@ static void set_drain(ca_core *c, ca_warp *w, bool on) {
   else c->n_drain--;
 }
 
-static void finish_cta(ca_core *c, ca_cta *cta) {
-  func_cta_finish(cta->fc);
-  cta->fc = NULL;
-  cta->live = false;
-  c->n_ctas--;
-  ++*c->ctas_done;
-  queue_report(c, cta->k->slot, &cta->result);
-}
-
 static void finish_warp(ca_core *c, uint32_t slot) {
   ca_warp *w = &c->warps[slot];
   set_drain(c, w, false);
@@ -131,34 +94,35 @@ static void finish_warp(ca_core *c, uint32_t slot) {
   w->live = false;
   update_fetch_bit(c, slot);
   c->n_live_warps--;
-  ca_cta *cta = cta_of(c, w);
-  if (++cta->n_finished == cta->n_warps) finish_cta(c, cta);
+  simt_cta *cta = cta_of(c, w);
+  if (++cta->n_finished == cta->n_warps) simt_base_finish_cta(&c->base, cta);
 }
 
 void ca_warp_progress(ca_core *c, uint32_t slot, uint64_t now) {
   (void)now;
   ca_warp *w = &c->warps[slot];
   if (!w->live) return;
-  bool stores = c->lif->pending_stores(c->ldst, slot) > 0;
-  if (w->wait == CA_WAIT_FENCE && !w->inflight_mem && !stores) {
-    w->wait = CA_WAIT_NONE;
+  bool stores = c->base.lif->pending_stores(c->base.ldst, slot) > 0;
+  if (w->wait == SIMT_WAIT_FENCE && !w->inflight_mem && !stores) {
+    w->wait = SIMT_WAIT_NONE;
     ca_sched_touch(c, w->sched);
   }
   if (w->exited && !w->inflight && !stores) {
     finish_warp(c, slot);
     return;
   }
-  set_drain(c, w, w->wait == CA_WAIT_FENCE || (w->exited && !w->inflight));
+  set_drain(c, w, w->wait == SIMT_WAIT_FENCE || (w->exited && !w->inflight));
 }
 
 static void recheck_drains(ca_core *c, uint64_t now) {
-  for (uint32_t s = 0; s < c->cfg.max_warps && c->n_drain; s++)
+  for (uint32_t s = 0; s < c->base.cfg.max_warps && c->n_drain; s++)
     if (c->warps[s].draining) ca_warp_progress(c, s, now);
 }
 
 /* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported once their
  * in-flight instructions and stores have drained. */
-static void abort_cta(ca_core *c, ca_cta *cta, const gpu_cta_result *r, uint64_t now) {
+static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r, uint64_t now) {
+  ca_core *c = (ca_core *)b;
   if (cta->aborting) return;
   cta->aborting = true;
   cta->result = *r;
@@ -168,180 +132,65 @@ static void abort_cta(ca_core *c, ca_cta *cta, const gpu_cta_result *r, uint64_t
     if (!w->live) continue;
     w->exited = true;
     w->ib_n = 0;
-    w->wait = CA_WAIT_NONE;
+    w->wait = SIMT_WAIT_NONE;
     ca_sched_touch(c, w->sched);
     update_fetch_bit(c, slot);
   }
   for (uint32_t i = 0; i < cta->n_warps && cta->live; i++) ca_warp_progress(c, cta->warp_slot[i], now);
 }
 
-static void warp_line(ca_core *c, const ca_warp *w, uint32_t slot, char *buf, size_t n) {
-  const ptx_module *m = simt_program_module(prog_of(c, w));
+/* ---- hooks of the shared code (simt_core_base.h) -------------------------------------------- */
+
+static void warp_view(const simt_core_base *b, uint32_t slot, simt_warp_view *v) {
+  const ca_warp *w = &((const ca_core *)b)->warps[slot];
+  *v = (simt_warp_view){w->live, w->exited, w->wait, w->bar_id, w->bar_pc, w->fw};
+}
+
+static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t n) {
+  const ca_core *c = (const ca_core *)b;
+  const ca_warp *w = &c->warps[slot];
+  const ptx_module *m = simt_program_module(c->base.ctas[w->cta].k->program);
   func_peek pk;
-  const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == CA_WAIT_BARRIER ? "barrier"
-                      : w->wait == CA_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
-  char text[160] = "";
-  int k = snprintf(buf, n, "  warp %u (slot %u, sched %u): %s", w->index, slot, w->sched, state);
-  if (k > 0 && (size_t)k < n && w->wait == CA_WAIT_BARRIER && w->bar_pc < m->n_insns) {
-    ptx_insn_format(m, &m->insns[w->bar_pc], text, sizeof text);
-    k += snprintf(buf + k, n - (size_t)k, " %u (pc %u `%s`)", w->bar_id, w->bar_pc, text);
-  }
+  const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
+                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
+  simt_warp_view v;
+  warp_view(b, slot, &v);
   uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc[0] : w->fetch_pc);
-  text[0] = 0;
-  if (pc < m->n_insns) ptx_insn_format(m, &m->insns[pc], text, sizeof text);
+  int k = simt_warp_line_head(buf, n, m, w->index, slot, w->sched, state, &v, pc);
   if (k > 0 && (size_t)k < n)
-    snprintf(buf + k, n - (size_t)k, ", next pc %u (%s:%u) `%s`, ibuffer %u, in flight %u (mem %u), stores %u",
-             pc, m->source_name ? m->source_name : "?", pc < m->n_insns ? m->insns[pc].ptx_line : 0u, text,
-             w->ib_n, w->inflight, w->inflight_mem, c->lif->pending_stores(c->ldst, slot));
+    snprintf(buf + k, n - (size_t)k, ", ibuffer %u, in flight %u (mem %u), stores %u", w->ib_n, w->inflight,
+             w->inflight_mem, c->base.lif->pending_stores(c->base.ldst, slot));
 }
 
-/* Every live warp of the CTA waits at a barrier that nothing can complete any more. */
-static void check_deadlock(ca_core *c, ca_cta *cta, uint64_t now) {
-  if (cta->aborting || !cta->live) return;
-  uint32_t waiting = 0, running = 0, first = CA_NONE;
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    const ca_warp *w = &c->warps[cta->warp_slot[i]];
-    if (!w->live || w->exited) continue;
-    if (w->wait == CA_WAIT_BARRIER) {
-      waiting++;
-      if (first == CA_NONE) first = cta->warp_slot[i];
-    } else {
-      running++;
-    }
-  }
-  if (running || !waiting) return;
-  char line[512];
-  snprintf(line, sizeof line,
-           "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock at cycle %" PRIu64
-           ": every live warp waits at a barrier that cannot complete",
-           c->cfg.sm, cta->k->name ? cta->k->name : "?", cta->id[0], cta->id[1], cta->id[2], now);
-  /* the report names the barrier the first waiting warp waits at */
-  gpu_cta_result r = {SIMTVP_ERR_DEADLOCK, 0, c->warps[first].bar_pc};
-  simt_report_deadlock(&c->ports, c->cfg.sm, cta->k, cta->id, c->warps[first].bar_pc, line, true, now);
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    uint32_t slot = cta->warp_slot[i];
-    warp_line(c, &c->warps[slot], slot, line, sizeof line);
-    simtvp_msg(&c->ports.messages, SIMTVP_ERROR, "%s", line);
-  }
-  abort_cta(c, cta, &r, now);
+/* Released warps issue from the next cycle; the engine's warp is READY again (its peek changes). */
+static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
+  (void)now;
+  ca_core *c = (ca_core *)b;
+  ca_warp *w = &c->warps[slot];
+  w->pk_ok = false;
+  w->wait = SIMT_WAIT_NONE;
+  ca_sched_touch(c, w->sched);
 }
 
-/* Barriers of the CTA that completed during this issue stage release their warps now; they
- * issue from the next cycle (the hardware releases every warp when the last one arrives). */
-static void settle_barriers(ca_core *c, ca_cta *cta, uint64_t now) {
-  cta->check_bars = false;
-  if (!cta->live || cta->aborting) return;
-  uint32_t ids = 0;
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    const ca_warp *w = &c->warps[cta->warp_slot[i]];
-    if (w->live && w->wait == CA_WAIT_BARRIER) ids |= 1u << w->bar_id;
-  }
-  while (ids) {
-    uint32_t id = (uint32_t)__builtin_ctz(ids);
-    ids &= ids - 1;
-    func_cta_release_barrier(cta->fc, id);
-  }
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    ca_warp *w = &c->warps[cta->warp_slot[i]];
-    w->pk_ok = false; /* released warps are READY again */
-    if (w->live && w->wait == CA_WAIT_BARRIER && func_warp_get_state(w->fw) != FUNC_WARP_BARRIER) {
-      w->wait = CA_WAIT_NONE;
-      ca_sched_touch(c, w->sched);
-    }
-  }
-  check_deadlock(c, cta, now);
+static bool grow_scoreboard(ca_core *c, uint32_t words);
+
+static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *k) {
+  (void)cta_slot;
+  ca_core *c = (ca_core *)b;
+  uint32_t words = (k->program->n_reg_ids + 63) / 64;
+  return words <= c->sb_words || grow_scoreboard(c, words);
 }
 
-static void fault_cta(ca_core *c, ca_cta *cta, ca_warp *w, simtvp_status st, const simtvp_diag *d,
-                      uint64_t now) {
-  /* The warp that faulted reports; others of the launch only see the launch's fault again. */
-  if (func_warp_get_state(w->fw) == FUNC_WARP_FAULTED) {
-    char text[SIMTVP_DIAG_MESSAGE_MAX + 64];
-    snprintf(text, sizeof text, "SIMT core %u, cycle %" PRIu64 ": %s", c->cfg.sm, now, d->message);
-    simt_report_fault(&c->ports, c->cfg.sm, cta->k->slot, st, d, text, now);
-  }
-  gpu_cta_result r = {st, (d->where & SIMTVP_WHERE_ADDRESS) ? d->address : 0, d->pc};
-  abort_cta(c, cta, &r, now);
-}
+static const simt_variant_hooks ca_hooks = {warp_view, fit_kernel, barrier_released, abort_cta, warp_line};
 
 /* ---- statistics ------------------------------------------------------------------------------ */
 
-enum { MI_LOAD, MI_STORE, MI_SHMEM, MI_SSTARR, MI_TEX, MI_CONST, MI_PARAM, MI_N };
-
-static void count_space(ca_core *c, uint8_t space, bool store, uint64_t n) {
-  switch (space) {
-  case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: *c->mem_insn[MI_SHMEM] += n; break;
-  case PTX_SPACE_CONST: *c->mem_insn[MI_CONST] += n; break;
-  case PTX_SPACE_PARAM: *c->mem_insn[MI_PARAM] += n; break;
-  case PTX_SPACE_TEX: *c->mem_insn[MI_TEX] += n; break;
-  default: *c->mem_insn[store ? MI_STORE : MI_LOAD] += n; break;
-  }
-}
-
-void ca_count_mem_insn(ca_core *c, const func_step *st) {
-  bool store = st->is_store && !st->is_load && !st->is_atomic;
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    *c->mem_insn[MI_TEX] += (uint64_t)__builtin_popcount(st->mem_mask);
-    return;
-  }
-  if (st->space != PTX_SPACE_GENERIC) {
-    count_space(c, st->space, store, (uint64_t)__builtin_popcount(st->mem_mask));
-    return;
-  }
-  for (uint32_t m = st->mem_mask; m; m &= m - 1) count_space(c, st->lane_space[__builtin_ctz(m)], store, 1);
-}
-
+/* After the shared statistics (simt_base_init), in this order. */
 static void register_stats(ca_core *c) {
-  stats *st = c->cfg.stats;
-  simt_insn_counters_register(&c->n, st, c->cfg.sm, &c->scratch);
-  if (!st) {
-    for (int i = 0; i < 35; i++) c->distro[i] = &c->scratch;
-    for (int i = 0; i < CA_R_N; i++) c->reason[i] = &c->scratch;
-    for (int i = 0; i < MI_N; i++) c->mem_insn[i] = &c->scratch;
-    c->cycles = c->ctas_done = c->bank_conflicts = c->ldst_stall = &c->scratch;
-    return;
-  }
-  char name[96];
-  c->distro[CA_B_IDLE] = stats_counter(st, "W0_Idle", "cycles",
-                                       "scheduler cycles without issue: no warp had a decoded instruction");
-  c->distro[CA_B_SCOREBOARD] = stats_counter(st, "W0_Scoreboard", "cycles",
-                                             "scheduler cycles without issue: every decoded instruction "
-                                             "waited for a register (scoreboard)");
-  c->distro[CA_B_STALL] = stats_counter(st, "Stall", "cycles",
-                                        "scheduler cycles without issue: a ready instruction found its pipeline busy");
-  for (int i = 1; i <= 32; i++) {
-    snprintf(name, sizeof name, "W%d", i);
-    c->distro[2 + i] = stats_counter(st, name, "insn", "warp instructions issued with this many active threads");
-  }
-  static const char *const rn[CA_R_N] = {"no_warp", "barrier", "ibuffer_empty", "scoreboard", "pipe_busy"};
-  static const char *const rd[CA_R_N] = {
-      "scheduler cycles without issue: the scheduler had no live warp",
-      "scheduler cycles without issue: every live warp waited at a barrier or fence or had exited",
-      "scheduler cycles without issue: the best warp had no decoded instruction (fetch, L1I miss, branch)",
-      "scheduler cycles without issue: the best warp waited for a register (scoreboard)",
-      "scheduler cycles without issue: the best warp was ready but its pipeline was busy"};
-  for (int i = 0; i < CA_R_N; i++) {
-    snprintf(name, sizeof name, "simt_sched_stall[%s]", rn[i]);
-    c->reason[i] = stats_counter(st, name, "cycles", rd[i]);
-  }
-  static const char *const mn[MI_N] = {"gpgpu_n_load_insn",  "gpgpu_n_store_insn",     "gpgpu_n_shmem_insn",
-                                       "gpgpu_n_sstarr_insn", "gpgpu_n_tex_insn",      "gpgpu_n_const_mem_insn",
-                                       "gpgpu_n_param_mem_insn"};
-  static const char *const md[MI_N] = {
-      "thread loads (and atomics) of global and local memory", "thread stores to global and local memory",
-      "thread accesses to shared memory", "thread accesses to shared static arrays (OpenCL; always 0 here)",
-      "thread texture and surface accesses", "thread constant-memory loads", "thread parameter-memory loads"};
-  for (int i = 0; i < MI_N; i++) c->mem_insn[i] = stats_counter(st, mn[i], "insn", md[i]);
-  snprintf(name, sizeof name, "simt_core[%u].cycles", c->cfg.sm);
-  c->cycles = stats_counter(st, name, "cycles", "cycles this SIMT core had a resident CTA");
-  snprintf(name, sizeof name, "simt_core[%u].ctas", c->cfg.sm);
-  c->ctas_done = stats_counter(st, name, "CTAs", "CTAs this SIMT core completed");
-  c->bank_conflicts = stats_counter(st, "gpu_reg_bank_conflict_stalls", "cycles",
-                                    "register-bank cycles in which a read waited for a busy bank");
-  stats_mark_cumulative(st, "gpu_reg_bank_conflict_stalls");
-  c->ldst_stall = stats_counter(st, "simt_stall_ldst_busy", "cycles",
-                                "cycles a memory instruction waited in OC_EX for the LDST unit");
+  c->bank_conflicts = simt_base_counter(&c->base, "gpu_reg_bank_conflict_stalls", "cycles",
+                                        "register-bank cycles in which a read waited for a busy bank");
+  if (c->base.cfg.stats) stats_mark_cumulative(c->base.cfg.stats, "gpu_reg_bank_conflict_stalls");
+  simt_base_register_ldst_stall(&c->base);
 }
 
 /* ---- scoreboard ------------------------------------------------------------------------------ */
@@ -384,7 +233,7 @@ static int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item, ui
 /* The checks before an issue, kept small: most tries find the pipeline register full. */
 static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit_out, uint64_t now) {
   ca_warp *w = &c->warps[slot];
-  ca_cta *cta = cta_of(c, w);
+  simt_cta *cta = cta_of(c, w);
   const simt_program *p = cta->k->program;
   uint32_t pc = w->ib_pc[0];
   if (!w->pk_ok) {
@@ -395,7 +244,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
     w->pk_unit = !w->pk_ok ? (uint8_t)NO_UNIT
                  : pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
                  : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)NO_UNIT
-                                                                               : c->eff_unit[p->info[pk.pc].unit];
+                                                                               : c->base.eff_unit[p->info[pk.pc].unit];
   }
   if (!w->pk_ok || w->pk_pc != pc) { /* out of step with the engine: refetch */
     w->ib_n = 0;
@@ -404,7 +253,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
     return ISS_GONE;
   }
   uint8_t unit = w->pk_unit;
-  if (prev_unit != NO_UNIT && c->cfg.dual_issue_diff_units && unit == prev_unit) return ISS_PIPE;
+  if (prev_unit != NO_UNIT && c->base.cfg.dual_issue_diff_units && unit == prev_unit) return ISS_PIPE;
   *unit_out = unit;
   uint32_t item = CA_NONE;
   if (unit != NO_UNIT) {
@@ -418,7 +267,7 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
 static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item,
                                                 uint64_t now) {
   ca_warp *w = &c->warps[slot];
-  ca_cta *cta = cta_of(c, w);
+  simt_cta *cta = cta_of(c, w);
   const simt_program *p = cta->k->program;
   uint32_t pc = w->ib_pc[0];
   const simt_insn_info *info = &p->info[pc];
@@ -438,17 +287,10 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
   if (st != SIMTVP_OK) {
     if (step != CA_NONE) ca_step_release(c, step);
     if (id != CA_NONE) ca_insn_release(c, id);
-    fault_cta(c, cta, w, st, &d, now);
+    simt_base_fault_cta(&c->base, cta, w->fw, st, &d, now);
     return ISS_GONE;
   }
-  uint32_t active = (uint32_t)__builtin_popcount(rec->active);
-  *c->n.gpu_sim_insn += active;
-  *c->n.thrd_icount += active;
-  *c->n.core_thread_insn += active;
-  ++*c->n.w_icount;
-  ++*c->n.core_warp_insn;
-  if (active >= 1 && active <= 32) ++*c->distro[2 + active];
-  if (c->cfg.trace.issue) c->cfg.trace.issue(c->cfg.trace.ctx, c->cfg.sm, slot, pc, rec->active, now);
+  simt_base_count_issue(&c->base, slot, pc, rec->active, now);
   /* the I-buffer: pop the head; a control hazard flushes what follows */
   w->ib_pc[0] = w->ib_pc[1];
   w->ib_n--;
@@ -462,14 +304,14 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
     in->warp = slot;
     in->pc = pc;
     in->unit = unit;
-    in->set = c->set_of_unit[unit];
+    in->set = c->base.set_of_unit[unit];
     in->part = (uint8_t)w->part;
     in->n_rf = info->n_src_rf;
     in->n_dst = info->n_dst;
     in->src = regs;
     in->dst = regs + info->n_src;
-    in->lat = (uint16_t)c->lat[info->lat_row][info->op];
-    in->ii = (uint16_t)c->ii[info->lat_row][info->op];
+    in->lat = (uint16_t)c->base.lat[info->lat_row][info->op];
+    in->ii = (uint16_t)c->base.ii[info->lat_row][info->op];
     in->item = item;
     in->step = step;
     in->reads = 0;
@@ -487,15 +329,15 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
   switch (rec->kind) {
   case FUNC_STEP_BARRIER:
     if (rec->barrier_wait) {
-      w->wait = CA_WAIT_BARRIER;
+      w->wait = SIMT_WAIT_BARRIER;
       w->bar_id = rec->barrier_id;
       w->bar_pc = pc;
     }
     cta->check_bars = c->any_check_bars = true;
     break;
   case FUNC_STEP_FENCE:
-    if (w->inflight_mem || c->lif->pending_stores(c->ldst, slot)) {
-      w->wait = CA_WAIT_FENCE;
+    if (w->inflight_mem || c->base.lif->pending_stores(c->base.ldst, slot)) {
+      w->wait = SIMT_WAIT_FENCE;
       set_drain(c, w, true);
     }
     break;
@@ -537,9 +379,9 @@ static inline __attribute__((always_inline)) bool scan_warp(ca_core *c, uint32_t
 }
 
 static void classify(const sched_scan *sc, uint8_t *bucket, uint8_t *reason) {
-  *bucket = sc->ready ? CA_B_STALL : sc->valid ? CA_B_SCOREBOARD : CA_B_IDLE;
-  *reason = sc->ready ? CA_R_PIPE : sc->valid ? CA_R_SCOREBOARD : sc->empty ? CA_R_IBUFFER
-            : sc->live ? CA_R_BARRIER : CA_R_NO_WARP;
+  *bucket = sc->ready ? SIMT_B_STALL : sc->valid ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+  *reason = sc->ready ? SIMT_R_PIPE : sc->valid ? SIMT_R_SCOREBOARD : sc->empty ? SIMT_R_IBUFFER
+            : sc->live ? SIMT_R_BARRIER : SIMT_R_NO_WARP;
 }
 
 /* Two-level scheduler (Narasiman et al., MICRO 2011; GPGPU-Sim's two_level_active): an active set
@@ -558,7 +400,7 @@ static bool tl_promotable(const ca_core *c, uint32_t slot) {
 }
 
 static bool tl_maintain(ca_core *c, ca_sched *s, bool dry) {
-  uint32_t cap = c->cfg.scheduler_params[0] ? c->cfg.scheduler_params[0] : 8;
+  uint32_t cap = c->base.cfg.scheduler_params[0] ? c->base.cfg.scheduler_params[0] : 8;
   bool change = false;
   for (uint32_t i = 0; i < s->n_active;) {
     if (tl_demotable(c, s->active[i]) && s->n > s->n_active) {
@@ -584,7 +426,7 @@ static bool tl_maintain(ca_core *c, ca_sched *s, bool dry) {
 /* The scheduler's candidates in priority order. */
 static uint32_t sched_order(ca_core *c, ca_sched *s, uint32_t *out) {
   uint32_t n = 0;
-  switch ((gpu_scheduler_policy)c->cfg.scheduler) {
+  switch ((gpu_scheduler_policy)c->base.cfg.scheduler) {
   case GPU_SCHED_LRR:
   case GPU_SCHED_RRR:
     for (uint32_t i = 0; i < s->n; i++) out[n++] = s->warps[(s->rr + i) % s->n];
@@ -594,7 +436,7 @@ static uint32_t sched_order(ca_core *c, ca_sched *s, uint32_t *out) {
     n = s->n;
     break;
   case GPU_SCHED_TWO_LEVEL_ACTIVE:
-    if (c->cfg.scheduler_params[1] == 0) { /* inner round robin */
+    if (c->base.cfg.scheduler_params[1] == 0) { /* inner round robin */
       for (uint32_t i = 0; i < s->n_active; i++) out[n++] = s->active[(s->rr + i) % s->n_active];
     } else {
       if (s->greedy != CA_NONE && c->warps[s->greedy].tl_active) out[n++] = s->greedy;
@@ -605,7 +447,7 @@ static uint32_t sched_order(ca_core *c, ca_sched *s, uint32_t *out) {
   case GPU_SCHED_WARP_LIMITING: {
     /* static warp limiting: GTO among the oldest params[1] warps that can still issue (warps
      * waiting at a barrier or done do not count, or the limit could starve a barrier) */
-    uint32_t lim = c->cfg.scheduler_params[1] ? c->cfg.scheduler_params[1] : s->n, k = 0;
+    uint32_t lim = c->base.cfg.scheduler_params[1] ? c->base.cfg.scheduler_params[1] : s->n, k = 0;
     bool greedy_in = false;
     for (uint32_t i = 0; i < s->n && k < lim; i++) {
       const ca_warp *w = &c->warps[s->warps[i]];
@@ -630,7 +472,7 @@ static uint32_t sched_order(ca_core *c, ca_sched *s, uint32_t *out) {
 
 static void note_issuer(ca_core *c, ca_sched *s, uint32_t slot) {
   s->greedy = slot;
-  gpu_scheduler_policy pol = (gpu_scheduler_policy)c->cfg.scheduler;
+  gpu_scheduler_policy pol = (gpu_scheduler_policy)c->base.cfg.scheduler;
   if (pol == GPU_SCHED_LRR) {
     for (uint32_t i = 0; i < s->n; i++)
       if (s->warps[i] == slot) s->rr = i + 1;
@@ -655,7 +497,7 @@ static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched 
   /* a second instruction of the same warp (-gpgpu_max_insn_issue_per_warp 2); with
    * -gpgpu_dual_issue_diff_exec_units it must go to another pipeline */
   const ca_warp *w = &c->warps[slot];
-  if (c->cfg.max_issue_per_warp > 1 && w->live && w->ib_n && !w->exited && !w->wait &&
+  if (c->base.cfg.max_issue_per_warp > 1 && w->live && w->ib_n && !w->exited && !w->wait &&
       !sb_blocked(c, slot, w->ib_pc[0], NULL)) {
     uint8_t second = NO_UNIT;
     try_issue(c, slot, unit == NO_UNIT ? (uint8_t)0xfe : unit, &second, now);
@@ -665,19 +507,19 @@ static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched 
 
 static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) {
   ca_sched *s = &c->sched[si];
-  if (c->cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
+  if (c->base.cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
   if (s->idle_valid) { /* nothing changed since a cycle that issued nothing */
-    ++*c->distro[s->idle_bucket];
-    ++*c->reason[s->idle_reason];
+    ++*c->base.distro[s->idle_bucket];
+    ++*c->base.reason[s->idle_reason];
     return;
   }
-  if (c->cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE) tl_maintain(c, s, false);
+  if (c->base.cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE) tl_maintain(c, s, false);
   sched_scan sc = {false, false, false, false, false};
   /* the candidates in priority order (sched_order), walked in place for the simple policies;
    * n counts them as sched_order would. Until a candidate issues or stops the scheduler,
    * nothing changes the warp lists. */
   uint32_t n = s->n, r = SCHED_NEXT;
-  switch ((gpu_scheduler_policy)c->cfg.scheduler) {
+  switch ((gpu_scheduler_policy)c->base.cfg.scheduler) {
   case GPU_SCHED_LRR:
   case GPU_SCHED_RRR:
     for (uint32_t i = 0, k = s->rr % (n ? n : 1); i < n && r == SCHED_NEXT; i++, k = k + 1 == n ? 0 : k + 1)
@@ -713,11 +555,11 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
   }
   uint8_t bucket, reason;
   classify(&sc, &bucket, &reason);
-  ++*c->distro[bucket];
-  ++*c->reason[reason];
+  ++*c->base.distro[bucket];
+  ++*c->base.reason[reason];
   /* every warp was looked at and none could issue: so it stays until something changes (the
    * two-level scheduler changes its active set by itself every cycle) */
-  if (!stopped && c->cfg.scheduler != GPU_SCHED_TWO_LEVEL_ACTIVE) {
+  if (!stopped && c->base.cfg.scheduler != GPU_SCHED_TWO_LEVEL_ACTIVE) {
     s->idle_valid = true;
     s->idle_bucket = bucket;
     s->idle_reason = reason;
@@ -726,16 +568,16 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
 
 static void issue_stage(ca_core *c, uint64_t now) {
   uint32_t order[256];
-  uint32_t *buf = c->cfg.max_warps <= 256 ? order : NULL;
+  uint32_t *buf = c->base.cfg.max_warps <= 256 ? order : NULL;
   uint32_t *heap_buf = NULL;
-  if (!buf) buf = heap_buf = malloc(c->cfg.max_warps * sizeof *buf);
+  if (!buf) buf = heap_buf = malloc(c->base.cfg.max_warps * sizeof *buf);
   if (!buf) return;
-  for (uint32_t s = 0; s < c->cfg.n_schedulers; s++) sched_cycle(c, s, buf, now);
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) sched_cycle(c, s, buf, now);
   free(heap_buf);
   if (!c->any_check_bars) return;
   c->any_check_bars = false;
-  for (uint32_t i = 0; i < c->cfg.max_ctas; i++)
-    if (c->ctas[i].check_bars) settle_barriers(c, &c->ctas[i], now);
+  for (uint32_t i = 0; i < c->base.cfg.max_ctas; i++)
+    if (c->base.ctas[i].check_bars) simt_base_settle_barriers(&c->base, &c->base.ctas[i], now);
 }
 
 /* ---- fetch and decode ------------------------------------------------------------------------ */
@@ -743,7 +585,7 @@ static void issue_stage(ca_core *c, uint64_t now) {
 /* An L1I fill (or, around a disabled L1I, the fetch itself) came back for the warp. */
 static void fetch_returned(ca_core *c, mem_req *r, bool served) {
   uint32_t slot = r->warp;
-  if (slot < c->cfg.max_warps && c->warps[slot].live) {
+  if (slot < c->base.cfg.max_warps && c->warps[slot].live) {
     c->warps[slot].imiss = false;
     if (served) c->warps[slot].fill_ready = true;
     update_fetch_bit(c, slot);
@@ -770,16 +612,16 @@ static void fetch(ca_core *c, uint64_t now) {
   uint32_t slot = next_fetch_warp(c, c->last_fetched);
   if (slot == CA_NONE) return;
   ca_warp *w = &c->warps[slot];
-  const ca_cta *cta = cta_of(c, w);
+  const simt_cta *cta = cta_of(c, w);
   const ptx_module *m = simt_program_module(cta->k->program);
   uint32_t pc = w->fetch_pc;
   uint64_t addr = cta->code_base + (uint64_t)pc * FUNC_INSN_BYTES;
   uint32_t n = 1;
   if (pc + 1 < m->n_insns && m->insns[pc + 1].function == m->insns[pc].function &&
-      (addr % c->l1i_line) + 2 * FUNC_INSN_BYTES <= c->l1i_line)
+      (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line)
     n = 2;
   c->last_fetched = slot;
-  if (!c->l1i || w->fill_ready) {
+  if (!c->base.l1i || w->fill_ready) {
     w->fill_ready = false;
     c->fb_valid = true;
     c->fb_warp = slot, c->fb_pc = pc, c->fb_n = n;
@@ -787,24 +629,24 @@ static void fetch(ca_core *c, uint64_t now) {
     update_fetch_bit(c, slot);
     return;
   }
-  mem_req *req = mem_req_alloc(c->pool);
+  mem_req *req = mem_req_alloc(c->base.pool);
   if (!req) return;
   req->addr = addr;
   req->size = n * FUNC_INSN_BYTES;
   req->kind = MEM_ACC_INST_R;
   req->needs_reply = true;
-  req->sm = (uint16_t)c->cfg.sm;
-  req->cluster = (uint16_t)c->cfg.cluster;
+  req->sm = (uint16_t)c->base.cfg.sm;
+  req->cluster = (uint16_t)c->base.cfg.cluster;
   req->warp = (uint16_t)slot;
   req->owner_tag = pc;
-  cache_status st = cache_access(c->l1i, req, now, NULL);
+  cache_status st = cache_access(c->base.l1i, req, now, NULL);
   if (st == CACHE_RESERVATION_FAIL) {
     mem_req_free(req);
     return;
   }
   if (st == CACHE_HIT) {
     mem_req *r;
-    while ((r = cache_reply_pop(c->l1i, now))) {
+    while ((r = cache_reply_pop(c->base.l1i, now))) {
       if (r != req) {
         fetch_returned(c, r, false);
         continue;
@@ -821,14 +663,14 @@ static void fetch(ca_core *c, uint64_t now) {
 }
 
 static void fetch_stage(ca_core *c, uint64_t now) {
-  if (c->l1i) {
+  if (c->base.l1i) {
     mem_req *r;
-    while ((r = cache_miss_peek(c->l1i))) {
-      if (!c->ports.send(c->ports.ctx, r, now)) break;
-      cache_miss_pop(c->l1i);
+    while ((r = cache_miss_peek(c->base.l1i))) {
+      if (!c->base.ports.send(c->base.ports.ctx, r, now)) break;
+      cache_miss_pop(c->base.l1i);
     }
   }
-  for (uint32_t i = 0; i < c->cfg.fetch_throughput; i++) {
+  for (uint32_t i = 0; i < c->base.cfg.fetch_throughput; i++) {
     decode(c);
     fetch(c, now);
   }
@@ -838,27 +680,27 @@ static void fetch_stage(ca_core *c, uint64_t now) {
 
 static void simulate(ca_core *c, uint64_t t) {
   c->quiet = false;
-  if (c->n_ctas) ++*c->cycles;
+  if (c->base.n_ctas) ++*c->base.cycles;
   ca_writeback_stage(c, t);
   if (c->n_drain) recheck_drains(c, t);
   if (c->oc_ex.n) ca_execute_stage(c, t);
   ca_oc_stage(c, t);
-  if (c->n_ctas) issue_stage(c, t);
+  if (c->base.n_ctas) issue_stage(c, t);
   fetch_stage(c, t);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 static uint64_t compute_next(ca_core *c, uint64_t t) {
-  if (c->cfg.every_cycle && c->n_ctas) return t + 1;
+  if (c->base.cfg.every_cycle && c->base.n_ctas) return t + 1;
   if (c->id_oc.n || c->cu.n || c->oc_ex.n || c->fb_valid || any_fetch(c)) return t + 1;
-  if (c->l1i && cache_miss_peek(c->l1i)) return t + 1;
-  uint64_t n = min_u64(ca_heap_top(c), c->lif->next_event(c->ldst));
-  if (c->l1i) n = min_u64(n, cache_next_event(c->l1i));
+  if (c->base.l1i && cache_miss_peek(c->base.l1i)) return t + 1;
+  uint64_t n = min_u64(simt_heap_top(&c->heap), c->base.lif->next_event(c->base.ldst));
+  if (c->base.l1i) n = min_u64(n, cache_next_event(c->base.l1i));
   if (n <= t + 1) return t + 1;
-  for (uint32_t si = 0; si < c->cfg.n_schedulers && c->n_ctas; si++) {
+  for (uint32_t si = 0; si < c->base.cfg.n_schedulers && c->base.n_ctas; si++) {
     ca_sched *s = &c->sched[si];
-    if (c->cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE && tl_maintain(c, s, true)) return t + 1;
+    if (c->base.cfg.scheduler == GPU_SCHED_TWO_LEVEL_ACTIVE && tl_maintain(c, s, true)) return t + 1;
     sched_scan sc = {false, false, false, false, false};
     for (uint32_t i = 0; i < s->n; i++) scan_warp(c, s->warps[i], &sc);
     if (sc.ready) return t + 1;
@@ -870,27 +712,27 @@ static uint64_t compute_next(ca_core *c, uint64_t t) {
 
 /* Cycles skipped while quiet count as the frozen classification says. */
 static void account(ca_core *c, uint64_t cycles) {
-  if (!cycles || !c->n_ctas) return;
-  *c->cycles += cycles;
-  for (uint32_t si = 0; si < c->cfg.n_schedulers; si++) {
+  if (!cycles || !c->base.n_ctas) return;
+  *c->base.cycles += cycles;
+  for (uint32_t si = 0; si < c->base.cfg.n_schedulers; si++) {
     ca_sched *s = &c->sched[si];
-    *c->distro[s->bucket] += cycles;
-    *c->reason[s->reason] += cycles;
-    if (c->cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (uint32_t)((s->rr + cycles) % s->n);
+    *c->base.distro[s->bucket] += cycles;
+    *c->base.reason[s->reason] += cycles;
+    if (c->base.cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (uint32_t)((s->rr + cycles) % s->n);
   }
 }
 
 static void run_until(ca_core *c, uint64_t end) {
-  while (c->done_until <= end) {
-    uint64_t t = c->next > c->done_until ? c->next : c->done_until;
+  while (c->base.done_until <= end) {
+    uint64_t t = c->next > c->base.done_until ? c->next : c->base.done_until;
     if (t > end) {
-      account(c, end + 1 - c->done_until);
-      c->done_until = end + 1;
+      account(c, end + 1 - c->base.done_until);
+      c->base.done_until = end + 1;
       break;
     }
-    account(c, t - c->done_until);
+    account(c, t - c->base.done_until);
     simulate(c, t);
-    c->done_until = t + 1;
+    c->base.done_until = t + 1;
     c->next = compute_next(c, t);
   }
 }
@@ -901,13 +743,9 @@ static void catch_up(ca_core *c, uint64_t now) {
   c->quiet = false;
 }
 
-/* ---- LDST ports ------------------------------------------------------------------------------ */
+/* ---- LDST port ------------------------------------------------------------------------------- */
 
-static bool ldst_send(void *ctx, mem_req *req, uint64_t now) {
-  ca_core *c = ctx;
-  return c->ports.send(c->ports.ctx, req, now);
-}
-
+/* Memory instruction `tag` completed in the LDST unit: its destinations are written now. */
 static void ldst_complete(void *ctx, uint32_t warp, uint64_t tag, uint64_t now) {
   ca_core *c = ctx;
   (void)warp;
@@ -922,58 +760,25 @@ static void ca_destroy(void *state);
 static simtvp_status ca_create(const simt_core_config *cfg, simt_core_ports ports, void **state,
                                simtvp_diag *diag) {
   *state = NULL;
-  if (cfg->warp_size != FUNC_WARP_SIZE) {
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: warp size %u: the functional engine runs %u-thread warps",
-                    cfg->sm, cfg->warp_size, FUNC_WARP_SIZE);
-    simtvp_diag_at_option(diag, "-gpgpu_shader_core_pipeline");
-    return SIMTVP_ERR_CONFIG;
-  }
-  if (cfg->n_schedulers < 1 || cfg->n_schedulers > SIMT_MAX_SCHEDULERS || cfg->max_warps < 1) {
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: %u schedulers: expected 1 to %u (and at least one warp slot)",
-                    cfg->sm, cfg->n_schedulers, SIMT_MAX_SCHEDULERS);
-    simtvp_diag_at_option(diag, "-gpgpu_num_sched_per_core");
-    return SIMTVP_ERR_CONFIG;
-  }
-  if (cfg->max_ctas < 1 || cfg->fetch_throughput < 1 || cfg->max_issue_per_warp < 1 || cfg->max_issue_per_warp > 2) {
-    const char *opt = cfg->max_ctas < 1 ? "-gpgpu_shader_cta" : cfg->fetch_throughput < 1
-                      ? "-gpgpu_inst_fetch_throughput" : "-gpgpu_max_insn_issue_per_warp";
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: %s must be at least 1 (issue per warp: 1 or 2)",
-                    cfg->sm, opt);
-    simtvp_diag_at_option(diag, opt);
-    return SIMTVP_ERR_CONFIG;
-  }
-  const simt_ldst_iface *lif = cfg->ldst_iface ? cfg->ldst_iface : simt_ldst_default_iface();
-  if (!lif) {
-    simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
-                    "SIMT core %u: this build has no LDST unit (models/simt/ldst); give simt_core_config.ldst_iface",
-                    cfg->sm);
-    return SIMTVP_ERR_UNSUPPORTED;
-  }
   ca_core *c = calloc(1, sizeof *c);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
-  c->cfg = *cfg;
-  c->ports = ports;
-  c->lif = lif;
-  if (c->cfg.reg_ports == 0) c->cfg.reg_ports = 1;
-  c->n_parts = cfg->sub_core ? cfg->n_schedulers : 1;
+  simtvp_status st = simt_base_init(&c->base, cfg, ports, &ca_hooks, diag);
+  if (st != SIMTVP_OK) {
+    free(c);
+    return st;
+  }
   c->next = SIMT_NEVER;
   c->last_fetched = cfg->max_warps - 1;
   register_stats(c);
-  simtvp_status st = ca_pipe_init(c, diag);
+  st = ca_pipe_init(c, diag);
   if (st != SIMTVP_OK) {
     ca_destroy(c);
     return st;
   }
-  c->pool = cfg->pool;
-  if (!c->pool) {
-    c->pool = mem_req_pool_create();
-    c->own_pool = true;
-  }
   c->warps = calloc(cfg->max_warps, sizeof *c->warps);
-  c->ctas = calloc(cfg->max_ctas, sizeof *c->ctas);
   c->fetch_words = (cfg->max_warps + 63) / 64;
   c->need_fetch = calloc(c->fetch_words, sizeof *c->need_fetch);
-  bool ok = c->pool && c->warps && c->ctas && c->need_fetch;
+  bool ok = c->warps && c->need_fetch;
   for (uint32_t s = 0; ok && s < cfg->n_schedulers; s++) {
     c->sched[s].warps = calloc(cfg->max_warps, sizeof *c->sched[s].warps);
     c->sched[s].active = calloc(cfg->max_warps, sizeof *c->sched[s].active);
@@ -984,41 +789,10 @@ static simtvp_status ca_create(const simt_core_config *cfg, simt_core_ports port
     ca_destroy(c);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   }
-  char name[64];
-  c->l1i_line = 128;
-  if (!cfg->perfect_l1i) {
-    cache_config cc;
-    memset(&cc, 0, sizeof cc);
-    st = cache_spec_parse(cfg->l1i ? cfg->l1i : "none", "-gpgpu_cache:il1", &cc.spec, diag);
-    if (st == SIMTVP_OK) {
-      snprintf(name, sizeof name, "L1I_cache_core[%u]", cfg->sm);
-      cc.level = CACHE_LEVEL_L1;
-      cc.hit_latency = 0; /* a hit fills the fetch buffer at once (decode next cycle) */
-      cc.stats = cfg->stats;
-      cc.name = name;
-      cc.stats_group = "L1I";
-      cc.pool = c->pool;
-      st = cache_create(&cc, &c->l1i, diag);
-      if (st == SIMTVP_OK && !cc.spec.disabled) c->l1i_line = cc.spec.line_bytes;
-    }
-    if (st != SIMTVP_OK) {
-      ca_destroy(c);
-      return st;
-    }
-  }
-  simt_ldst_config lc = cfg->ldst;
-  lc.sm = cfg->sm;
-  lc.cluster = cfg->cluster;
-  lc.warp_size = cfg->warp_size;
-  lc.max_warps = cfg->max_warps;
-  lc.max_threads = cfg->max_threads;
-  lc.stats = cfg->stats;
-  lc.pool = c->pool;
-  simt_ldst_ports lp = {c, ldst_send, ldst_complete};
-  c->ldst = lif->create(&lc, lp, diag);
-  if (!c->ldst) {
+  st = simt_base_attach(&c->base, ldst_complete, diag);
+  if (st != SIMTVP_OK) {
     ca_destroy(c);
-    return diag && diag->status != SIMTVP_OK ? diag->status : SIMTVP_ERR_CONFIG;
+    return st;
   }
   *state = c;
   return SIMTVP_OK;
@@ -1027,28 +801,22 @@ static simtvp_status ca_create(const simt_core_config *cfg, simt_core_ports port
 static void ca_destroy(void *state) {
   ca_core *c = state;
   if (!c) return;
-  for (uint32_t i = 0; c->ctas && i < c->cfg.max_ctas; i++)
-    if (c->ctas[i].live && c->ctas[i].fc) func_cta_finish(c->ctas[i].fc);
-  if (c->ldst) c->lif->destroy(c->ldst);
-  if (c->l1i) cache_destroy(c->l1i);
+  simt_base_destroy(&c->base);
   ca_pipe_free(c);
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) {
     free(c->sched[s].warps);
     free(c->sched[s].active);
   }
   free(c->warps);
-  free(c->ctas);
   free(c->need_fetch);
   free(c->sb);
-  free(c->reports);
-  if (c->own_pool) mem_req_pool_destroy(c->pool);
   free(c);
 }
 
 static bool grow_scoreboard(ca_core *c, uint32_t words) {
-  uint64_t *sb = calloc((size_t)c->cfg.max_warps * 2 * words, sizeof *sb);
+  uint64_t *sb = calloc((size_t)c->base.cfg.max_warps * 2 * words, sizeof *sb);
   if (!sb) return false;
-  for (uint32_t w = 0; w < c->cfg.max_warps && c->sb; w++) {
+  for (uint32_t w = 0; w < c->base.cfg.max_warps && c->sb; w++) {
     memcpy(sb + (size_t)w * 2 * words, c->sb + (size_t)w * 2 * c->sb_words, c->sb_words * sizeof *sb);
     memcpy(sb + (size_t)w * 2 * words + words, c->sb + (size_t)w * 2 * c->sb_words + c->sb_words,
            c->sb_words * sizeof *sb);
@@ -1063,48 +831,20 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
                                    simtvp_diag *diag) {
   ca_core *c = state;
   catch_up(c, now);
-  simtvp_status st = SIMTVP_OK;
-  uint32_t ci = 0;
-  while (ci < c->cfg.max_ctas && c->ctas[ci].live) ci++;
-  uint32_t first = 0;
-  while (first < c->cfg.max_warps && c->warps[first].live) first++;
-  uint32_t words = (k->program->n_reg_ids + 63) / 64;
-  if (ci == c->cfg.max_ctas || first == c->cfg.max_warps) {
-    st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: no free %s slot for CTA (%u,%u,%u) of %s", c->cfg.sm,
-                         ci == c->cfg.max_ctas ? "CTA" : "warp", id[0], id[1], id[2], k->name ? k->name : "?");
-  } else if (words > c->sb_words && !grow_scoreboard(c, words)) {
-    st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->cfg.sm);
-  }
-  func_cta *fc = NULL;
-  if (st == SIMTVP_OK) st = func_cta_start(k->launch, id, c->cfg.sm, first, &fc, diag);
-  uint32_t nw = fc ? func_cta_warp_count(fc) : 0, slots[CA_MAX_CTA_WARPS], got = 0;
-  for (uint32_t s = first; st == SIMTVP_OK && s < c->cfg.max_warps && got < nw; s++)
-    if (!c->warps[s].live) slots[got++] = s;
-  if (st == SIMTVP_OK && got < nw) {
-    func_cta_finish(fc);
-    st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: CTA (%u,%u,%u) of %s needs %u warp slots, %u are free",
-                         c->cfg.sm, id[0], id[1], id[2], k->name ? k->name : "?", nw, got);
-  }
+  uint32_t ci, nw, slots[SIMT_MAX_CTA_WARPS];
+  simtvp_status st = simt_base_start_cta(&c->base, k, id, &ci, slots, &nw, diag);
   if (st != SIMTVP_OK) return st;
-  ca_cta *cta = &c->ctas[ci];
-  memset(cta, 0, sizeof *cta);
-  cta->live = true;
-  cta->k = k;
-  cta->fc = fc;
-  memcpy(cta->id, id, sizeof cta->id);
-  cta->n_warps = nw;
-  cta->result.status = SIMTVP_OK;
-  c->n_ctas++;
+  simt_cta *cta = &c->base.ctas[ci];
   for (uint32_t i = 0; i < nw; i++) {
     uint32_t slot = slots[i];
     ca_warp *w = &c->warps[slot];
     memset(w, 0, sizeof *w);
     w->live = true;
-    w->fw = func_cta_warp(fc, i);
+    w->fw = func_cta_warp(cta->fc, i);
     w->cta = ci;
     w->index = i;
-    w->sched = slot % c->cfg.n_schedulers;
-    w->part = c->cfg.sub_core ? w->sched : 0;
+    w->sched = slot % c->base.cfg.n_schedulers;
+    w->part = c->base.cfg.sub_core ? w->sched : 0;
     w->age = c->next_age++;
     w->sb_pc = w->sb_clear_pc = CA_NONE;
     func_peek pk;
@@ -1116,8 +856,8 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     }
     memset(ca_sb_of(c, slot), 0, 2 * c->sb_words * sizeof *c->sb);
     /* each running kernel's parameters get their own 64 KiB of the parameter window */
-    if (c->lif->set_param_base) c->lif->set_param_base(c->ldst, slot, FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u);
-    cta->warp_slot[i] = slot;
+    if (c->base.lif->set_param_base)
+      c->base.lif->set_param_base(c->base.ldst, slot, FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u);
     ca_sched *s = &c->sched[w->sched];
     s->warps[s->n++] = slot;
     s->idle_valid = false;
@@ -1125,7 +865,7 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     update_fetch_bit(c, slot);
   }
   for (uint32_t i = 0; i < nw && cta->live; i++) ca_warp_progress(c, slots[i], now);
-  flush_reports(c, now);
+  simt_base_flush_reports(&c->base, now);
   return SIMTVP_OK;
 }
 
@@ -1133,24 +873,24 @@ static bool ca_mem_reply(void *state, mem_req *reply, uint64_t now) {
   ca_core *c = state;
   catch_up(c, now);
   if (reply->kind == MEM_ACC_INST_R) {
-    if (c->l1i && cache_fill(c->l1i, reply, now)) {
+    if (c->base.l1i && cache_fill(c->base.l1i, reply, now)) {
       mem_req *r;
-      while ((r = cache_reply_pop(c->l1i, now))) fetch_returned(c, r, false);
+      while ((r = cache_reply_pop(c->base.l1i, now))) fetch_returned(c, r, false);
     } else {
       fetch_returned(c, reply, true);
     }
     return true;
   }
-  if (!c->lif->reply(c->ldst, reply, now)) return false;
+  if (!c->base.lif->reply(c->base.ldst, reply, now)) return false;
   if (c->n_drain) recheck_drains(c, now);
-  flush_reports(c, now);
+  simt_base_flush_reports(&c->base, now);
   return true;
 }
 
 static void ca_advance(void *state, uint64_t now) {
   ca_core *c = state;
   run_until(c, now);
-  flush_reports(c, now);
+  simt_base_flush_reports(&c->base, now);
 }
 
 static uint64_t ca_next_event(const void *state) {
@@ -1160,48 +900,27 @@ static uint64_t ca_next_event(const void *state) {
 
 static bool ca_idle(const void *state) {
   const ca_core *c = state;
-  return !c->n_ctas && !c->id_oc.n && !c->cu.n && !c->oc_ex.n && !c->heap_n && !c->fb_valid &&
-         c->lif->idle(c->ldst) && (!c->l1i || cache_is_idle(c->l1i));
+  return !c->base.n_ctas && !c->id_oc.n && !c->cu.n && !c->oc_ex.n && !c->heap.n && !c->fb_valid &&
+         simt_base_memory_idle(&c->base);
 }
 
-static uint32_t ca_resident(const void *state) { return ((const ca_core *)state)->n_ctas; }
+static uint32_t ca_resident(const void *state) { return ((const ca_core *)state)->base.n_ctas; }
 
 static uint32_t ca_flush(void *state, uint64_t now) {
   ca_core *c = state;
   catch_up(c, now);
-  return c->lif->flush_l1(c->ldst, now);
+  return c->base.lif->flush_l1(c->base.ldst, now);
 }
 
 static void ca_dump(const void *state, void (*line)(void *ctx, const char *text), void *ctx) {
-  ca_core *c = (ca_core *)state;
+  const ca_core *c = state;
   char buf[512];
   snprintf(buf, sizeof buf,
            "SIMT core %u (ca) at cycle %" PRIu64 ": %u CTAs, %u warps; ID_OC %u, collectors %u, OC_EX %u, "
            "executing %u, fetch buffer %s",
-           c->cfg.sm, c->done_until ? c->done_until - 1 : 0, c->n_ctas, c->n_live_warps, c->id_oc.n, c->cu.n,
-           c->oc_ex.n, c->heap_n, c->fb_valid ? "full" : "empty");
-  line(ctx, buf);
-  for (uint32_t i = 0; i < c->cfg.max_ctas; i++) {
-    const ca_cta *cta = &c->ctas[i];
-    if (!cta->live) continue;
-    snprintf(buf, sizeof buf, " CTA (%u,%u,%u) of %s (slot %u)%s: %u/%u warps finished", cta->id[0], cta->id[1],
-             cta->id[2], cta->k->name ? cta->k->name : "?", i, cta->aborting ? " aborting" : "", cta->n_finished,
-             cta->n_warps);
-    line(ctx, buf);
-    for (uint32_t j = 0; j < cta->n_warps; j++) {
-      uint32_t slot = cta->warp_slot[j];
-      if (!c->warps[slot].live) continue;
-      warp_line(c, &c->warps[slot], slot, buf, sizeof buf);
-      line(ctx, buf);
-    }
-  }
-  if (c->l1i) {
-    cache_occupancy o;
-    cache_get_occupancy(c->l1i, &o);
-    snprintf(buf, sizeof buf, " L1I: %u MSHR entries, %u in the miss queue", o.mshr_entries, o.miss_queue);
-    line(ctx, buf);
-  }
-  c->lif->dump(c->ldst, line, ctx);
+           c->base.cfg.sm, c->base.done_until ? c->base.done_until - 1 : 0, c->base.n_ctas, c->n_live_warps,
+           c->id_oc.n, c->cu.n, c->oc_ex.n, c->heap.n, c->fb_valid ? "full" : "empty");
+  simt_base_dump(&c->base, buf, line, ctx);
 }
 
 const simt_core_ops simt_ca_ops = {"ca",       ca_create,     ca_destroy, ca_launch_cta, ca_mem_reply,

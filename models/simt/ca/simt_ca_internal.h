@@ -9,26 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cache.h"
-#include "simt_program.h"
-#include "simt_variant.h"
+#include "simt_core_base.h"
 
-#define CA_NONE UINT32_MAX
-#define CA_MAX_CTA_WARPS (FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE)
+#define CA_NONE SIMT_NONE
 #define CA_IBUF 2u /* I-buffer entries per warp (GPGPU-Sim: two) */
-
-enum ca_wait { CA_WAIT_NONE = 0, CA_WAIT_BARRIER, CA_WAIT_FENCE };
-
-/* Classification of a scheduler-cycle without issue (shader_cycle_distro) and its reason. */
-enum ca_bucket { CA_B_IDLE = 0, CA_B_SCOREBOARD, CA_B_STALL, CA_B_N };
-enum ca_reason {
-  CA_R_NO_WARP = 0,   /* the scheduler has no live warp */
-  CA_R_BARRIER,       /* every live warp waits at a barrier or fence, or has exited */
-  CA_R_IBUFFER,       /* a warp has no decoded instruction (fetch, L1I miss, control hazard) */
-  CA_R_SCOREBOARD,    /* a warp has one, blocked by a pending register write */
-  CA_R_PIPE,          /* a warp is ready but its pipeline register / unit is busy */
-  CA_R_N
-};
 
 typedef struct ca_warp {
   bool live;          /* holds a warp of a resident CTA until the warp is finished */
@@ -38,7 +22,7 @@ typedef struct ca_warp {
   bool in_fetch;      /* in the fetch buffer, decoded next */
   bool draining;      /* counted in n_drain: waits for its stores (exited, or at a fence) */
   bool tl_active;     /* two-level scheduler: in the active set */
-  uint8_t wait;       /* ca_wait */
+  uint8_t wait;       /* simt_wait */
   uint8_t ib_n;       /* valid I-buffer entries; ib_pc[0] is the head */
   uint32_t ib_pc[CA_IBUF];
   uint32_t fetch_pc;  /* instruction after the I-buffer: the next one to fetch */
@@ -62,19 +46,6 @@ typedef struct ca_warp {
   uint8_t pk_unit;
   uint32_t pk_pc;
 } ca_warp;
-
-typedef struct ca_cta {
-  bool live;
-  bool aborting;      /* a fault or deadlock ended it: waits for its in-flight work, then reports */
-  const simt_kernel *k;
-  func_cta *fc;
-  uint32_t id[3];
-  uint32_t n_warps, n_finished;
-  bool check_bars;    /* a barrier may have completed or deadlocked during this issue stage */
-  uint32_t warp_slot[CA_MAX_CTA_WARPS];
-  uint64_t code_base; /* fetch address of instruction 0 */
-  gpu_cta_result result;
-} ca_cta;
 
 /* An issued instruction on its way through the pipeline (or in the LDST unit). Lives in exactly
  * one stage list (ID_OC, collector, OC_EX) until it enters an execution unit. */
@@ -121,38 +92,19 @@ typedef struct ca_sched {
   uint8_t idle_bucket, idle_reason;
 } ca_sched;
 
-typedef struct ca_heap_entry {
-  uint64_t at;
-  uint32_t insn;
-} ca_heap_entry;
-
 typedef struct ca_core {
-  simt_core_config cfg;
-  simt_core_ports ports;
-  const simt_ldst_iface *lif;
-  simt_ldst *ldst;
-  cache *l1i;
-  uint32_t l1i_line;
-  mem_req_pool *pool;
-  bool own_pool;
+  simt_core_base base; /* configuration, ports, L1I, LDST unit, CTAs, shared statistics */
 
-  /* time */
-  uint64_t done_until; /* cycles < done_until are simulated or accounted */
+  /* time (base.done_until: cycles before it are simulated or accounted) */
   uint64_t next;       /* next cycle to simulate */
   bool quiet;          /* sched[].bucket/reason describe the skipped cycles */
 
   /* configuration derived at create */
-  uint32_t n_parts;
   uint32_t banks_per_part;
-  uint8_t eff_unit[SIMT_UNIT_N];
-  uint8_t set_of_unit[SIMT_UNIT_N];
-  uint32_t lat[SIMT_LAT_N][GPU_OP_N], ii[SIMT_LAT_N][GPU_OP_N];
 
-  /* warps, CTAs, schedulers */
+  /* warps, schedulers */
   ca_warp *warps;
   uint32_t n_live_warps;
-  ca_cta *ctas;
-  uint32_t n_ctas;
   ca_sched sched[SIMT_MAX_SCHEDULERS];
   uint64_t next_age;
   uint32_t n_drain;     /* warps that wait for stores (exited or at a fence) */
@@ -180,8 +132,7 @@ typedef struct ca_core {
   ca_items units[SIMT_UNIT_N];
   uint32_t *wb_ring;    /* completions per cycle (result buses) */
   uint32_t wb_mask;
-  ca_heap_entry *heap;
-  uint32_t heap_n, heap_cap;
+  simt_heap heap;       /* execution units' completions (cycle, insn) */
   uint32_t n_banks;
   uint32_t bank_mask;   /* banks_per_part - 1 when a power of two, else UINT32_MAX */
   uint64_t *bank_cycle; /* cycle the bank's use count belongs to */
@@ -189,18 +140,10 @@ typedef struct ca_core {
   uint64_t *bank_conflict_cycle;
   uint64_t ldst_stall_cycle;
 
-  /* CTA-done reports, delivered when the current call into the core ends */
-  struct { uint32_t slot; gpu_cta_result r; } *reports;
-  uint32_t n_reports, reports_cap;
   bool any_check_bars; /* some CTA has check_bars set */
 
-  /* statistics */
-  simt_insn_counters n;
-  uint64_t *distro[3 + 32]; /* W0_Idle, W0_Scoreboard, Stall, W1..W32 */
-  uint64_t *reason[CA_R_N];
-  uint64_t *cycles, *ctas_done, *bank_conflicts, *ldst_stall;
-  uint64_t *mem_insn[8];
-  uint64_t scratch;
+  /* statistics of its own (the shared ones are base's) */
+  uint64_t *bank_conflicts;
 } ca_core;
 
 /* simt_ca_pipe.c: operand collector, execution units, writeback */
@@ -217,7 +160,6 @@ uint32_t ca_items_free_slot(const ca_items *it, uint32_t part);
 void ca_writeback_stage(ca_core *c, uint64_t now);
 void ca_execute_stage(ca_core *c, uint64_t now);
 void ca_oc_stage(ca_core *c, uint64_t now);
-uint64_t ca_heap_top(const ca_core *c);
 /* Destination registers of an instruction are written at cycle now: bank writes, scoreboard
  * release, the warp's in-flight count (also for the LDST unit's completions). */
 void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now);
@@ -227,7 +169,6 @@ static inline void ca_sched_touch(ca_core *c, uint32_t si) { c->sched[si].idle_v
 
 /* simt_ca.c: hooks the pipeline calls */
 void ca_warp_progress(ca_core *c, uint32_t warp, uint64_t now);
-void ca_count_mem_insn(ca_core *c, const func_step *st);
 
 static inline bool ca_sb_test(const uint64_t *bm, uint32_t id) { return (bm[id >> 6] >> (id & 63)) & 1u; }
 static inline void ca_sb_set(uint64_t *bm, uint32_t id) { bm[id >> 6] |= 1ull << (id & 63); }

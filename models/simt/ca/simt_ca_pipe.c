@@ -89,17 +89,7 @@ static bool items_init(ca_items *it, uint32_t n, uint32_t parts) {
   it->n = n;
   it->v = calloc(n ? n : 1, sizeof *it->v);
   if (!it->v) return false;
-  for (uint32_t p = 0; p < parts; p++) {
-    if (n == 0) {
-      it->lo[p] = it->hi[p] = 0;
-    } else if (n >= parts) {
-      it->lo[p] = (uint32_t)((uint64_t)p * n / parts);
-      it->hi[p] = (uint32_t)((uint64_t)(p + 1) * n / parts);
-    } else {
-      it->lo[p] = p % n;
-      it->hi[p] = it->lo[p] + 1;
-    }
-  }
+  simt_base_share(n, parts, it->lo, it->hi);
   return true;
 }
 
@@ -123,52 +113,10 @@ static uint32_t free_unit(const ca_items *it, uint32_t part, uint64_t now) {
   return CA_NONE;
 }
 
-/* ---- completion heap ------------------------------------------------------------------------- */
-
-static bool heap_push(ca_core *c, uint64_t at, uint32_t id) {
-  if (c->heap_n == c->heap_cap) {
-    uint32_t n = c->heap_cap ? c->heap_cap * 2 : 64;
-    ca_heap_entry *h = realloc(c->heap, (size_t)n * sizeof *h);
-    if (!h) return false;
-    c->heap = h;
-    c->heap_cap = n;
-  }
-  uint32_t i = c->heap_n++;
-  /* ties in insertion order are irrelevant: same-cycle completions are independent */
-  while (i > 0) {
-    uint32_t parent = (i - 1) / 2;
-    if (c->heap[parent].at <= at) break;
-    c->heap[i] = c->heap[parent];
-    i = parent;
-  }
-  c->heap[i].at = at;
-  c->heap[i].insn = id;
-  return true;
-}
-
-static uint32_t heap_pop(ca_core *c) {
-  uint32_t top = c->heap[0].insn;
-  ca_heap_entry last = c->heap[--c->heap_n];
-  uint32_t i = 0;
-  for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, m = i;
-    uint64_t at = last.at;
-    if (l < c->heap_n && c->heap[l].at < at) m = l, at = c->heap[l].at;
-    if (r < c->heap_n && c->heap[r].at < at) m = r;
-    if (m == i) break;
-    c->heap[i] = c->heap[m];
-    i = m;
-  }
-  if (c->heap_n) c->heap[i] = last;
-  return top;
-}
-
-uint64_t ca_heap_top(const ca_core *c) { return c->heap_n ? c->heap[0].at : SIMT_NEVER; }
-
 /* ---- register banks -------------------------------------------------------------------------- */
 
 static uint32_t bank_of(const ca_core *c, const ca_insn *in, uint32_t reg) {
-  uint32_t r = reg + (c->cfg.reg_bank_use_warp_id ? in->warp : 0u);
+  uint32_t r = reg + (c->base.cfg.reg_bank_use_warp_id ? in->warp : 0u);
   return in->part * c->banks_per_part + (c->bank_mask != UINT32_MAX ? r & c->bank_mask : r % c->banks_per_part);
 }
 
@@ -201,13 +149,13 @@ void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now) {
 }
 
 void ca_writeback_stage(ca_core *c, uint64_t now) {
-  while (c->heap_n && c->heap[0].at <= now) {
-    uint64_t at = c->heap[0].at;
-    uint32_t id = heap_pop(c);
+  while (c->heap.n && c->heap.v[0].at <= now) {
+    uint64_t at = c->heap.v[0].at;
+    uint32_t id = simt_heap_pop(&c->heap);
     c->wb_ring[at & c->wb_mask]--;
     ca_insn_retire(c, id, now);
   }
-  c->lif->advance(c->ldst, now);
+  c->base.lif->advance(c->base.ldst, now);
 }
 
 /* ---- execute --------------------------------------------------------------------------------- */
@@ -218,10 +166,10 @@ void ca_execute_stage(ca_core *c, uint64_t now) {
     ca_insn *in = &c->insns[id];
     uint32_t next = in->next;
     if (in->unit == SIMT_UNIT_MEM) {
-      if (!c->lif->can_issue(c->ldst, now)) {
+      if (!c->base.lif->can_issue(c->base.ldst, now)) {
         if (c->ldst_stall_cycle != now + 1) {
           c->ldst_stall_cycle = now + 1;
-          ++*c->ldst_stall;
+          ++*c->base.ldst_stall;
         }
         id = next;
         continue;
@@ -230,19 +178,19 @@ void ca_execute_stage(ca_core *c, uint64_t now) {
       ca_list_remove(c, &c->oc_ex, id);
       c->oc_ex_slots[SIMT_UNIT_MEM].v[in->item] = 0;
       in->step = CA_NONE;
-      ca_count_mem_insn(c, &c->steps[step]);
+      simt_base_count_mem_insn(&c->base, &c->steps[step]);
       /* may complete at once (ports.complete → ca_insn_retire): in is not touched after */
-      c->lif->issue(c->ldst, warp, &c->steps[step], id, now);
+      c->base.lif->issue(c->base.ldst, warp, &c->steps[step], id, now);
       ca_step_release(c, step);
     } else {
       uint32_t u = free_unit(&c->units[in->unit], in->part, now);
       uint64_t at = now + in->lat;
-      if (u != CA_NONE && c->wb_ring[at & c->wb_mask] < c->cfg.result_buses) {
+      if (u != CA_NONE && c->wb_ring[at & c->wb_mask] < c->base.cfg.result_buses) {
         ca_list_remove(c, &c->oc_ex, id);
         c->oc_ex_slots[in->unit].v[in->item] = 0;
         c->units[in->unit].v[u] = now + in->ii;
         c->wb_ring[at & c->wb_mask]++;
-        if (!heap_push(c, at, id)) { /* out of host memory: complete at once rather than lose it */
+        if (!simt_heap_push(&c->heap, at, id)) { /* out of host memory: complete at once rather than lose it */
           c->wb_ring[at & c->wb_mask]--;
           ca_insn_retire(c, id, now);
         }
@@ -260,7 +208,7 @@ void ca_execute_stage(ca_core *c, uint64_t now) {
  * cycle took theirs first). The two use different resources and a unit does one or the other,
  * so one pass in list order grants exactly what a dispatch pass followed by a read pass does. */
 static void oc_dispatch_and_read(ca_core *c, uint64_t now) {
-  uint32_t ports = c->cfg.reg_ports;
+  uint32_t ports = c->base.cfg.reg_ports;
   uint32_t id = c->cu.head;
   while (id != CA_NONE) {
     ca_insn *in = &c->insns[id];
@@ -308,9 +256,9 @@ static void oc_allocate(ca_core *c, uint64_t now) {
       c->in_ports[in->set].v[port] = now + 1;
       c->id_oc_slots[in->unit].v[in->item] = 0;
       /* an ID_OC slot of the sub-core is free again: its schedulers may issue */
-      if (c->n_parts > 1) ca_sched_touch(c, in->part);
+      if (c->base.n_parts > 1) ca_sched_touch(c, in->part);
       else
-        for (uint32_t si = 0; si < c->cfg.n_schedulers; si++) ca_sched_touch(c, si);
+        for (uint32_t si = 0; si < c->base.cfg.n_schedulers; si++) ca_sched_touch(c, si);
       c->cus[in->set].v[cu] = (uint64_t)id + 1;
       in->item = cu;
       in->alloc_cycle = now;
@@ -329,51 +277,14 @@ void ca_oc_stage(ca_core *c, uint64_t now) {
 
 /* ---- setup ----------------------------------------------------------------------------------- */
 
-static simtvp_status cfg_fail(simtvp_diag *diag, const char *option, const char *fmt, uint32_t sm,
-                              const char *what) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, fmt, sm, what);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
-}
-
-static const char *const unit_names[SIMT_OC_N] = {"sp", "dp", "int", "sfu", "tensor_core", "mem", "gen"};
-
 simtvp_status ca_pipe_init(ca_core *c, simtvp_diag *diag) {
-  const simt_core_config *k = &c->cfg;
-  uint32_t P = c->n_parts;
+  const simt_core_config *k = &c->base.cfg;
+  uint32_t P = c->base.n_parts;
   c->id_oc.head = c->id_oc.tail = CA_NONE;
   c->cu = c->oc_ex = c->id_oc;
   c->insn_free = CA_NONE;
-  /* execution units: a class without units runs on SP (e.g. Fermi: no DP or INT units) */
-  for (int u = 0; u < SIMT_UNIT_N; u++) {
-    c->eff_unit[u] = (uint8_t)u;
-    if (u != SIMT_UNIT_MEM && u != SIMT_UNIT_SP && k->n_units[u] == 0) c->eff_unit[u] = SIMT_UNIT_SP;
-  }
-  if (k->n_units[SIMT_UNIT_SP] == 0)
-    return cfg_fail(diag, "-gpgpu_num_sp_units", "SIMT core %u: needs at least one SP unit%s", k->sm, "");
-  for (int u = 0; u < SIMT_UNIT_N; u++) {
-    if (c->eff_unit[u] != u) continue;
-    if (k->id_oc_width[u] == 0 || k->oc_ex_width[u] == 0)
-      return cfg_fail(diag, "-gpgpu_pipeline_widths",
-                      "SIMT core %u: the %s pipeline has units but a zero-width ID_OC or OC_EX register",
-                      k->sm, unit_names[u]);
-    /* operand collector set: specialized sets when enabled and configured, else generic */
-    uint32_t set = (uint32_t)u;
-    if (k->specialized_oc ? k->oc_units[u] == 0 : k->oc_units[SIMT_OC_GEN] > 0) set = SIMT_OC_GEN;
-    if (k->oc_units[set] == 0)
-      return cfg_fail(diag, "-gpgpu_operand_collector_num_units_gen",
-                      "SIMT core %u: no operand collector unit serves the %s pipeline", k->sm, unit_names[u]);
-    if (k->oc_in_ports[set] == 0 || k->oc_out_ports[set] == 0)
-      return cfg_fail(diag, "-gpgpu_operand_collector_num_in_ports_gen",
-                      "SIMT core %u: the %s operand collectors have no input or output port", k->sm,
-                      unit_names[set]);
-    c->set_of_unit[u] = (uint8_t)set;
-  }
-  if (k->result_buses == 0)
-    return cfg_fail(diag, "-gpgpu_pipeline_widths", "SIMT core %u: EX_WB width (result buses) is 0%s", k->sm, "");
-  if (k->reg_banks == 0 || k->reg_banks < P)
-    return cfg_fail(diag, "-gpgpu_num_reg_banks",
-                    "SIMT core %u: needs at least one register bank per sub-core%s", k->sm, "");
+  simtvp_status st = simt_base_init_pipeline(&c->base, diag);
+  if (st != SIMTVP_OK) return st;
   bool ok = true;
   for (int u = 0; u < SIMT_UNIT_N; u++) {
     ok = ok && items_init(&c->id_oc_slots[u], k->id_oc_width[u], P);
@@ -387,11 +298,8 @@ simtvp_status ca_pipe_init(ca_core *c, simtvp_diag *diag) {
   }
   uint32_t max_lat = 1;
   for (int r = 0; r < SIMT_LAT_N; r++)
-    for (int op = 0; op < GPU_OP_N; op++) {
-      c->lat[r][op] = k->latency[r][op] ? k->latency[r][op] : 1;
-      c->ii[r][op] = k->initiation[r][op] ? k->initiation[r][op] : 1;
-      if (c->lat[r][op] > max_lat) max_lat = c->lat[r][op];
-    }
+    for (int op = 0; op < GPU_OP_N; op++)
+      if (c->base.lat[r][op] > max_lat) max_lat = c->base.lat[r][op];
   uint32_t ring = 1;
   while (ring <= max_lat + 1) ring <<= 1;
   c->wb_ring = calloc(ring, sizeof *c->wb_ring);
@@ -425,5 +333,5 @@ void ca_pipe_free(ca_core *c) {
   free(c->insns);
   free(c->steps);
   free(c->step_free);
-  free(c->heap);
+  free(c->heap.v);
 }

@@ -1,0 +1,452 @@
+/* simt_core_base — the code the CA and AT SIMT cores share (simt_core_base.h): checks and setup,
+ * CTA records, reports, faults, barriers and deadlocks, statistics, the dump. */
+#include "simt_core_base.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- lifetime --------------------------------------------------------------------------------- */
+
+uint64_t *simt_base_counter(simt_core_base *b, const char *name, const char *unit, const char *description) {
+  return b->cfg.stats ? stats_counter(b->cfg.stats, name, unit, description) : &b->scratch;
+}
+
+/* The names and descriptions of docs/simt.md §5; the order is the statistics' output order. */
+static void register_stats(simt_core_base *b) {
+  simt_insn_counters_register(&b->n, b->cfg.stats, b->cfg.sm, &b->scratch);
+  char name[96];
+  b->distro[SIMT_B_IDLE] = simt_base_counter(b, "W0_Idle", "cycles",
+                                             "scheduler cycles without issue: no warp had a decoded instruction");
+  b->distro[SIMT_B_SCOREBOARD] = simt_base_counter(b, "W0_Scoreboard", "cycles",
+                                                   "scheduler cycles without issue: every decoded instruction "
+                                                   "waited for a register (scoreboard)");
+  b->distro[SIMT_B_STALL] = simt_base_counter(b, "Stall", "cycles",
+                                              "scheduler cycles without issue: a ready instruction found its pipeline busy");
+  for (int i = 1; i <= 32; i++) {
+    snprintf(name, sizeof name, "W%d", i);
+    b->distro[2 + i] = simt_base_counter(b, name, "insn", "warp instructions issued with this many active threads");
+  }
+  static const char *const rn[SIMT_R_N] = {"no_warp", "barrier", "ibuffer_empty", "scoreboard", "pipe_busy"};
+  static const char *const rd[SIMT_R_N] = {
+      "scheduler cycles without issue: the scheduler had no live warp",
+      "scheduler cycles without issue: every live warp waited at a barrier or fence or had exited",
+      "scheduler cycles without issue: the best warp had no decoded instruction (fetch, L1I miss, branch)",
+      "scheduler cycles without issue: the best warp waited for a register (scoreboard)",
+      "scheduler cycles without issue: the best warp was ready but its pipeline was busy"};
+  for (int i = 0; i < SIMT_R_N; i++) {
+    snprintf(name, sizeof name, "simt_sched_stall[%s]", rn[i]);
+    b->reason[i] = simt_base_counter(b, name, "cycles", rd[i]);
+  }
+  static const char *const mn[SIMT_MI_N] = {"gpgpu_n_load_insn",  "gpgpu_n_store_insn",     "gpgpu_n_shmem_insn",
+                                            "gpgpu_n_sstarr_insn", "gpgpu_n_tex_insn",      "gpgpu_n_const_mem_insn",
+                                            "gpgpu_n_param_mem_insn"};
+  static const char *const md[SIMT_MI_N] = {
+      "thread loads (and atomics) of global and local memory", "thread stores to global and local memory",
+      "thread accesses to shared memory", "thread accesses to shared static arrays (OpenCL; always 0 here)",
+      "thread texture and surface accesses", "thread constant-memory loads", "thread parameter-memory loads"};
+  for (int i = 0; i < SIMT_MI_N; i++) b->mem_insn[i] = simt_base_counter(b, mn[i], "insn", md[i]);
+  snprintf(name, sizeof name, "simt_core[%u].cycles", b->cfg.sm);
+  b->cycles = simt_base_counter(b, name, "cycles", "cycles this SIMT core had a resident CTA");
+  snprintf(name, sizeof name, "simt_core[%u].ctas", b->cfg.sm);
+  b->ctas_done = simt_base_counter(b, name, "CTAs", "CTAs this SIMT core completed");
+  b->ldst_stall = &b->scratch;
+}
+
+void simt_base_register_ldst_stall(simt_core_base *b) {
+  b->ldst_stall = simt_base_counter(b, "simt_stall_ldst_busy", "cycles",
+                                    "cycles a memory instruction waited in OC_EX for the LDST unit");
+}
+
+static simtvp_status config_error(simtvp_diag *diag, simtvp_status st, const char *option) {
+  if (option) simtvp_diag_at_option(diag, option);
+  return st;
+}
+
+simtvp_status simt_base_init(simt_core_base *b, const simt_core_config *cfg, simt_core_ports ports,
+                             const simt_variant_hooks *hooks, simtvp_diag *diag) {
+  if (cfg->warp_size != FUNC_WARP_SIZE) {
+    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: warp size %u: the functional engine runs %u-thread warps",
+                    cfg->sm, cfg->warp_size, FUNC_WARP_SIZE);
+    return config_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_shader_core_pipeline");
+  }
+  if (cfg->n_schedulers < 1 || cfg->n_schedulers > SIMT_MAX_SCHEDULERS || cfg->max_warps < 1) {
+    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: %u schedulers: expected 1 to %u (and at least one warp slot)",
+                    cfg->sm, cfg->n_schedulers, SIMT_MAX_SCHEDULERS);
+    return config_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_num_sched_per_core");
+  }
+  if (cfg->max_ctas < 1 || cfg->fetch_throughput < 1 || cfg->max_issue_per_warp < 1 || cfg->max_issue_per_warp > 2) {
+    const char *opt = cfg->max_ctas < 1 ? "-gpgpu_shader_cta" : cfg->fetch_throughput < 1
+                      ? "-gpgpu_inst_fetch_throughput" : "-gpgpu_max_insn_issue_per_warp";
+    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: %s must be at least 1 (issue per warp: 1 or 2)",
+                    cfg->sm, opt);
+    return config_error(diag, SIMTVP_ERR_CONFIG, opt);
+  }
+  const simt_ldst_iface *lif = cfg->ldst_iface ? cfg->ldst_iface : simt_ldst_default_iface();
+  if (!lif)
+    return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
+                           "SIMT core %u: this build has no LDST unit (models/simt/ldst); give simt_core_config.ldst_iface",
+                           cfg->sm);
+  b->cfg = *cfg;
+  b->ports = ports;
+  b->hooks = hooks;
+  b->lif = lif;
+  if (b->cfg.reg_ports == 0) b->cfg.reg_ports = 1;
+  b->n_parts = cfg->sub_core ? cfg->n_schedulers : 1;
+  register_stats(b);
+  return SIMTVP_OK;
+}
+
+static simtvp_status pipe_error(simtvp_diag *diag, const char *option, const char *fmt, uint32_t sm, const char *what) {
+  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, fmt, sm, what);
+  return config_error(diag, SIMTVP_ERR_CONFIG, option);
+}
+
+static const char *const unit_names[SIMT_OC_N] = {"sp", "dp", "int", "sfu", "tensor_core", "mem", "gen"};
+
+simtvp_status simt_base_init_pipeline(simt_core_base *b, simtvp_diag *diag) {
+  const simt_core_config *k = &b->cfg;
+  /* execution units: a class without units runs on SP (e.g. Fermi: no DP or INT units) */
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    b->eff_unit[u] = (uint8_t)u;
+    if (u != SIMT_UNIT_MEM && u != SIMT_UNIT_SP && k->n_units[u] == 0) b->eff_unit[u] = SIMT_UNIT_SP;
+  }
+  if (k->n_units[SIMT_UNIT_SP] == 0)
+    return pipe_error(diag, "-gpgpu_num_sp_units", "SIMT core %u: needs at least one SP unit%s", k->sm, "");
+  for (int u = 0; u < SIMT_UNIT_N; u++) {
+    if (b->eff_unit[u] != u) continue;
+    if (k->id_oc_width[u] == 0 || k->oc_ex_width[u] == 0)
+      return pipe_error(diag, "-gpgpu_pipeline_widths",
+                        "SIMT core %u: the %s pipeline has units but a zero-width ID_OC or OC_EX register", k->sm,
+                        unit_names[u]);
+    /* operand collector set: specialized sets when enabled and configured, else generic */
+    uint32_t set = (uint32_t)u;
+    if (k->specialized_oc ? k->oc_units[u] == 0 : k->oc_units[SIMT_OC_GEN] > 0) set = SIMT_OC_GEN;
+    if (k->oc_units[set] == 0)
+      return pipe_error(diag, "-gpgpu_operand_collector_num_units_gen",
+                        "SIMT core %u: no operand collector unit serves the %s pipeline", k->sm, unit_names[u]);
+    if (k->oc_in_ports[set] == 0 || k->oc_out_ports[set] == 0)
+      return pipe_error(diag, "-gpgpu_operand_collector_num_in_ports_gen",
+                        "SIMT core %u: the %s operand collectors have no input or output port", k->sm,
+                        unit_names[set]);
+    b->set_of_unit[u] = (uint8_t)set;
+  }
+  if (k->result_buses == 0)
+    return pipe_error(diag, "-gpgpu_pipeline_widths", "SIMT core %u: EX_WB width (result buses) is 0%s", k->sm, "");
+  if (k->reg_banks == 0 || k->reg_banks < b->n_parts)
+    return pipe_error(diag, "-gpgpu_num_reg_banks", "SIMT core %u: needs at least one register bank per sub-core%s",
+                      k->sm, "");
+  for (int r = 0; r < SIMT_LAT_N; r++)
+    for (int op = 0; op < GPU_OP_N; op++) {
+      b->lat[r][op] = k->latency[r][op] ? k->latency[r][op] : 1;
+      b->ii[r][op] = k->initiation[r][op] ? k->initiation[r][op] : 1;
+    }
+  return SIMTVP_OK;
+}
+
+void simt_base_share(uint32_t n, uint32_t parts, uint32_t *lo, uint32_t *hi) {
+  for (uint32_t p = 0; p < parts; p++) {
+    if (n == 0) {
+      lo[p] = hi[p] = 0;
+    } else if (n >= parts) {
+      lo[p] = (uint32_t)((uint64_t)p * n / parts);
+      hi[p] = (uint32_t)((uint64_t)(p + 1) * n / parts);
+    } else {
+      lo[p] = p % n;
+      hi[p] = lo[p] + 1;
+    }
+  }
+}
+
+simtvp_status simt_base_attach(simt_core_base *b,
+                               void (*complete)(void *ctx, uint32_t warp, uint64_t tag, uint64_t now),
+                               simtvp_diag *diag) {
+  const simt_core_config *cfg = &b->cfg;
+  b->pool = cfg->pool;
+  if (!b->pool) {
+    b->pool = mem_req_pool_create();
+    b->own_pool = true;
+  }
+  b->ctas = calloc(cfg->max_ctas, sizeof *b->ctas);
+  if (!b->pool || !b->ctas) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  b->l1i_line = 128;
+  if (!cfg->perfect_l1i) {
+    char name[64];
+    cache_config cc;
+    memset(&cc, 0, sizeof cc);
+    simtvp_status st = cache_spec_parse(cfg->l1i ? cfg->l1i : "none", "-gpgpu_cache:il1", &cc.spec, diag);
+    if (st != SIMTVP_OK) return st;
+    snprintf(name, sizeof name, "L1I_cache_core[%u]", cfg->sm);
+    cc.level = CACHE_LEVEL_L1;
+    cc.hit_latency = 0; /* a hit fills the fetch buffer at once (decode next cycle) */
+    cc.stats = cfg->stats;
+    cc.name = name;
+    cc.stats_group = "L1I";
+    cc.pool = b->pool;
+    st = cache_create(&cc, &b->l1i, diag);
+    if (st != SIMTVP_OK) return st;
+    if (!cc.spec.disabled) {
+      b->l1i_line = cc.spec.line_bytes;
+      b->l1i_enabled = true;
+    }
+  }
+  simt_ldst_config lc = cfg->ldst;
+  lc.sm = cfg->sm;
+  lc.cluster = cfg->cluster;
+  lc.warp_size = cfg->warp_size;
+  lc.max_warps = cfg->max_warps;
+  lc.max_threads = cfg->max_threads;
+  lc.stats = cfg->stats;
+  lc.pool = b->pool;
+  simt_ldst_ports lp = {b, simt_base_ldst_send, complete};
+  b->ldst = b->lif->create(&lc, lp, diag);
+  if (!b->ldst) return diag && diag->status != SIMTVP_OK ? diag->status : SIMTVP_ERR_CONFIG;
+  return SIMTVP_OK;
+}
+
+void simt_base_destroy(simt_core_base *b) {
+  for (uint32_t i = 0; b->ctas && i < b->cfg.max_ctas; i++)
+    if (b->ctas[i].live && b->ctas[i].fc) func_cta_finish(b->ctas[i].fc);
+  if (b->ldst) b->lif->destroy(b->ldst);
+  if (b->l1i) cache_destroy(b->l1i);
+  free(b->ctas);
+  free(b->reports);
+  if (b->own_pool) mem_req_pool_destroy(b->pool);
+}
+
+/* ---- CTAs ------------------------------------------------------------------------------------- */
+
+static bool warp_live(const simt_core_base *b, uint32_t slot) {
+  simt_warp_view v;
+  b->hooks->warp_view(b, slot, &v);
+  return v.live;
+}
+
+simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const uint32_t id[3], uint32_t *cta_slot,
+                                  uint32_t slots[SIMT_MAX_CTA_WARPS], uint32_t *n_warps, simtvp_diag *diag) {
+  const simt_core_config *cfg = &b->cfg;
+  simtvp_status st = SIMTVP_OK;
+  uint32_t ci = 0;
+  while (ci < cfg->max_ctas && b->ctas[ci].live) ci++;
+  uint32_t first = 0;
+  while (first < cfg->max_warps && warp_live(b, first)) first++;
+  if (ci == cfg->max_ctas || first == cfg->max_warps) {
+    st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: no free %s slot for CTA (%u,%u,%u) of %s", cfg->sm,
+                         ci == cfg->max_ctas ? "CTA" : "warp", id[0], id[1], id[2], k->name ? k->name : "?");
+  } else if (!b->hooks->fit_kernel(b, ci, k)) {
+    st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  }
+  func_cta *fc = NULL;
+  if (st == SIMTVP_OK) st = func_cta_start(k->launch, id, cfg->sm, first, &fc, diag);
+  uint32_t nw = fc ? func_cta_warp_count(fc) : 0, got = 0;
+  for (uint32_t s = first; st == SIMTVP_OK && s < cfg->max_warps && got < nw; s++)
+    if (!warp_live(b, s)) slots[got++] = s;
+  if (st == SIMTVP_OK && got < nw) {
+    func_cta_finish(fc);
+    st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: CTA (%u,%u,%u) of %s needs %u warp slots, %u are free",
+                         cfg->sm, id[0], id[1], id[2], k->name ? k->name : "?", nw, got);
+  }
+  if (st != SIMTVP_OK) return st;
+  simt_cta *cta = &b->ctas[ci];
+  memset(cta, 0, sizeof *cta);
+  cta->live = true;
+  cta->k = k;
+  cta->fc = fc;
+  memcpy(cta->id, id, sizeof cta->id);
+  cta->n_warps = nw;
+  cta->result.status = SIMTVP_OK;
+  for (uint32_t i = 0; i < nw; i++) cta->warp_slot[i] = slots[i];
+  b->n_ctas++;
+  *cta_slot = ci;
+  *n_warps = nw;
+  return SIMTVP_OK;
+}
+
+static void queue_report(simt_core_base *b, uint32_t slot, const gpu_cta_result *r) {
+  if (b->n_reports == b->reports_cap) {
+    uint32_t n = b->reports_cap ? b->reports_cap * 2 : 8;
+    void *p = realloc(b->reports, (size_t)n * sizeof *b->reports);
+    if (!p) { /* cannot queue: report at once */
+      b->ports.cta_done(b->ports.ctx, b->cfg.sm, slot, r, b->done_until ? b->done_until - 1 : 0);
+      return;
+    }
+    b->reports = p;
+    b->reports_cap = n;
+  }
+  b->reports[b->n_reports].slot = slot;
+  b->reports[b->n_reports].r = *r;
+  b->n_reports++;
+}
+
+void simt_base_finish_cta(simt_core_base *b, simt_cta *cta) {
+  func_cta_finish(cta->fc);
+  cta->fc = NULL;
+  cta->live = false;
+  b->n_ctas--;
+  ++*b->ctas_done;
+  queue_report(b, cta->k->slot, &cta->result);
+}
+
+void simt_base_flush_reports(simt_core_base *b, uint64_t now) {
+  for (uint32_t i = 0; i < b->n_reports; i++) {
+    uint32_t slot = b->reports[i].slot;
+    gpu_cta_result r = b->reports[i].r;
+    b->ports.cta_done(b->ports.ctx, b->cfg.sm, slot, &r, now);
+  }
+  b->n_reports = 0;
+}
+
+/* Every live warp of the CTA (v: their views, in CTA order) waits at a barrier that nothing can
+ * complete any more: the report, then hooks.abort_cta. */
+static void check_deadlock(simt_core_base *b, simt_cta *cta, const simt_warp_view *v, uint64_t now) {
+  uint32_t waiting = 0, running = 0, first_pc = 0;
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    if (!v[i].live || v[i].exited) continue;
+    if (v[i].wait == SIMT_WAIT_BARRIER) {
+      if (!waiting++) first_pc = v[i].bar_pc;
+    } else {
+      running++;
+    }
+  }
+  if (running || !waiting) return;
+  char line[512];
+  snprintf(line, sizeof line,
+           "SIMT core %u: kernel %s CTA (%u,%u,%u): barrier deadlock at cycle %" PRIu64
+           ": every live warp waits at a barrier that cannot complete",
+           b->cfg.sm, cta->k->name ? cta->k->name : "?", cta->id[0], cta->id[1], cta->id[2], now);
+  /* the report names the barrier the first waiting warp waits at */
+  gpu_cta_result r = {SIMTVP_ERR_DEADLOCK, 0, first_pc};
+  simt_report_deadlock(&b->ports, b->cfg.sm, cta->k, cta->id, first_pc, line, true, now);
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    b->hooks->warp_line(b, cta->warp_slot[i], line, sizeof line);
+    simtvp_msg(&b->ports.messages, SIMTVP_ERROR, "%s", line);
+  }
+  b->hooks->abort_cta(b, cta, &r, now);
+}
+
+void simt_base_settle_barriers(simt_core_base *b, simt_cta *cta, uint64_t now) {
+  cta->check_bars = false;
+  if (!cta->live || cta->aborting) return;
+  simt_warp_view v[SIMT_MAX_CTA_WARPS];
+  uint32_t ids = 0;
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    b->hooks->warp_view(b, cta->warp_slot[i], &v[i]);
+    if (v[i].live && v[i].wait == SIMT_WAIT_BARRIER) ids |= 1u << v[i].bar_id;
+  }
+  if (!ids) return; /* no warp waits: nothing to release, no deadlock */
+  while (ids) {
+    uint32_t id = (uint32_t)__builtin_ctz(ids);
+    ids &= ids - 1;
+    func_cta_release_barrier(cta->fc, id);
+  }
+  for (uint32_t i = 0; i < cta->n_warps; i++)
+    if (v[i].live && v[i].wait == SIMT_WAIT_BARRIER && func_warp_get_state(v[i].fw) != FUNC_WARP_BARRIER) {
+      b->hooks->barrier_released(b, cta->warp_slot[i], now);
+      v[i].wait = SIMT_WAIT_NONE; /* the hook's doing: the views stay the warps' */
+    }
+  check_deadlock(b, cta, v, now);
+}
+
+void simt_base_fault_cta(simt_core_base *b, simt_cta *cta, func_warp *fw, simtvp_status st, const simtvp_diag *d,
+                         uint64_t now) {
+  /* the warp that faulted reports; others of the launch only see the launch's fault again */
+  if (func_warp_get_state(fw) == FUNC_WARP_FAULTED) {
+    char text[SIMTVP_DIAG_MESSAGE_MAX + 64];
+    snprintf(text, sizeof text, "SIMT core %u, cycle %" PRIu64 ": %s", b->cfg.sm, now, d->message);
+    simt_report_fault(&b->ports, b->cfg.sm, cta->k->slot, st, d, text, now);
+  }
+  gpu_cta_result r = {st, (d->where & SIMTVP_WHERE_ADDRESS) ? d->address : 0, d->pc};
+  b->hooks->abort_cta(b, cta, &r, now);
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+
+bool simt_base_ldst_send(void *ctx, mem_req *req, uint64_t now) {
+  simt_core_base *b = ctx;
+  return b->ports.send(b->ports.ctx, req, now);
+}
+
+bool simt_base_memory_idle(const simt_core_base *b) {
+  return b->lif->idle(b->ldst) && (!b->l1i || cache_is_idle(b->l1i));
+}
+
+static void count_space(simt_core_base *b, uint8_t space, bool store, uint64_t n) {
+  switch (space) {
+  case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: *b->mem_insn[SIMT_MI_SHMEM] += n; break;
+  case PTX_SPACE_CONST: *b->mem_insn[SIMT_MI_CONST] += n; break;
+  case PTX_SPACE_PARAM: *b->mem_insn[SIMT_MI_PARAM] += n; break;
+  case PTX_SPACE_TEX: *b->mem_insn[SIMT_MI_TEX] += n; break;
+  default: *b->mem_insn[store ? SIMT_MI_STORE : SIMT_MI_LOAD] += n; break;
+  }
+}
+
+void simt_base_count_mem_insn(simt_core_base *b, const func_step *st) {
+  bool store = st->is_store && !st->is_load && !st->is_atomic;
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
+    *b->mem_insn[SIMT_MI_TEX] += (uint64_t)__builtin_popcount(st->mem_mask);
+    return;
+  }
+  if (st->space != PTX_SPACE_GENERIC) {
+    count_space(b, st->space, store, (uint64_t)__builtin_popcount(st->mem_mask));
+    return;
+  }
+  for (uint32_t m = st->mem_mask; m; m &= m - 1) count_space(b, st->lane_space[__builtin_ctz(m)], store, 1);
+}
+
+/* ---- dump ------------------------------------------------------------------------------------- */
+
+void simt_base_dump(const simt_core_base *b, const char *headline, void (*line)(void *ctx, const char *text),
+                    void *ctx) {
+  char buf[512];
+  line(ctx, headline);
+  for (uint32_t i = 0; i < b->cfg.max_ctas; i++) {
+    const simt_cta *cta = &b->ctas[i];
+    if (!cta->live) continue;
+    snprintf(buf, sizeof buf, " CTA (%u,%u,%u) of %s (slot %u)%s: %u/%u warps finished", cta->id[0], cta->id[1],
+             cta->id[2], cta->k->name ? cta->k->name : "?", i, cta->aborting ? " aborting" : "", cta->n_finished,
+             cta->n_warps);
+    line(ctx, buf);
+    for (uint32_t j = 0; j < cta->n_warps; j++) {
+      uint32_t slot = cta->warp_slot[j];
+      if (!warp_live(b, slot)) continue;
+      b->hooks->warp_line(b, slot, buf, sizeof buf);
+      line(ctx, buf);
+    }
+  }
+  if (b->l1i) {
+    cache_occupancy o;
+    cache_get_occupancy(b->l1i, &o);
+    snprintf(buf, sizeof buf, " L1I: %u MSHR entries, %u in the miss queue", o.mshr_entries, o.miss_queue);
+    line(ctx, buf);
+  }
+  b->lif->dump(b->ldst, line, ctx);
+}
+
+int simt_warp_line_head(char *buf, size_t n, const ptx_module *m, uint32_t index, uint32_t slot, uint32_t sched,
+                        const char *state, const simt_warp_view *v, uint32_t pc) {
+  char text[160] = "";
+  int k = snprintf(buf, n, "  warp %u (slot %u, sched %u): %s", index, slot, sched, state);
+  if (k > 0 && (size_t)k < n && v->wait == SIMT_WAIT_BARRIER && v->bar_pc < m->n_insns) {
+    ptx_insn_format(m, &m->insns[v->bar_pc], text, sizeof text);
+    k += snprintf(buf + k, n - (size_t)k, " %u (pc %u `%s`)", v->bar_id, v->bar_pc, text);
+  }
+  text[0] = 0;
+  if (pc < m->n_insns) ptx_insn_format(m, &m->insns[pc], text, sizeof text);
+  if (k > 0 && (size_t)k < n)
+    k += snprintf(buf + k, n - (size_t)k, ", next pc %u (%s:%u) `%s`", pc, m->source_name ? m->source_name : "?",
+                  pc < m->n_insns ? m->insns[pc].ptx_line : 0u, text);
+  return k;
+}
+
+/* ---- completion heap -------------------------------------------------------------------------- */
+
+bool simt_heap_grow(simt_heap *h) {
+  uint32_t n = h->cap ? h->cap * 2 : 64;
+  simt_heap_entry *v = realloc(h->v, (size_t)n * sizeof *v);
+  if (!v) return false;
+  h->v = v;
+  h->cap = n;
+  return true;
+}
