@@ -235,6 +235,10 @@ bool simt_core_mem_reply(simt_core *c, mem_req *reply, uint64_t now) {
   return c->ops->mem_reply(c->state, reply, now);
 }
 
+bool simt_core_mem_reply_at(simt_core *c, mem_req *reply, uint64_t at) {
+  return c->ops->mem_reply_at && c->ops->mem_reply_at(c->state, reply, at);
+}
+
 void simt_core_advance(simt_core *c, uint64_t now) { c->ops->advance(c->state, now); }
 uint64_t simt_core_next_event(const simt_core *c) { return c->ops->next_event(c->state); }
 bool simt_core_idle(const simt_core *c) { return c->ops->idle(c->state); }

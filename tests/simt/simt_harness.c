@@ -324,7 +324,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
     if (lif != simt_ldst_default_iface()) cc->ldst.l1d_latency = o->fake_ldst_latency;
     cc->ldst.local_base = sh_alloc(h, 1u << 20); /* a region per core (the LDST maps local memory there) */
   }
-  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault};
+  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault, NULL};
   for (uint32_t c = 0; st == SIMTVP_OK && c < h->n_clusters; c++) {
     simt_cluster_config cl = {c, h->n_clusters, h->cores_per_cluster, &h->core_cfgs[c * h->cores_per_cluster],
                               g->core.cluster_ejection_buffer, h->addrmap, h->st};

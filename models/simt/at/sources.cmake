@@ -2,5 +2,5 @@
 # simtvp_simt library (models/simt/CMakeLists.txt includes this file when it exists).
 set(SIMTVP_SIMT_AT_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/simt_at.c
-  ${CMAKE_CURRENT_LIST_DIR}/simt_at_issue.c
+  ${CMAKE_CURRENT_LIST_DIR}/simt_at_mem.c
   ${CMAKE_CURRENT_LIST_DIR}/simt_at_smem.c)

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "cache.h"
-#include "ldst_internal.h"
+#include "ldst_coalesce.h"
 
 /* owner_tag of the unit's own requests: acknowledgements of writes name the warp (the instruction
  * may be gone); data replies name the in-flight record. */
