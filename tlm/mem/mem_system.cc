@@ -78,14 +78,8 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
 
   // Address mapping.
   cfg->addr_mapping = g.mem.addr_mapping;
-  switch (g.mem.partition_indexing) {
-    case 0: cfg->indexing = DRAM_PART_LINEAR; break;
-    case 1: cfg->indexing = DRAM_PART_XOR; break;
-    case 2: cfg->indexing = DRAM_PART_IPOLY; break;
-    default:
-      return config_error(diag, SIMTVP_ERR_UNSUPPORTED, "-gpgpu_memory_partition_indexing",
-                          "supported values are 0 (linear), 1 (xor), 2 (ipoly)");
-  }
+  s = dram_partition_indexing_from_option(g.mem.partition_indexing, msg, &cfg->indexing, diag);
+  if (s != SIMTVP_OK) return s;
 
   // DRAM channels.
   dram_config &dc = cfg->dram;

@@ -52,7 +52,9 @@ struct mem_system_config {
 // Fills cfg from a finalized gpu_config: clocks, node counts, the crossbar (-network_mode 2; 3 =
 // perfect, 4 = fixed; 1 (intersim) is not modelled and uses the crossbar, reported through msg),
 // partitions (mempart_config_from_gpu), DRAM channels (timing, bus, scheduler, queues, refresh,
-// -dram_model / -dram_model_override per channel) and the address mapping. Errors name the option.
+// -dram_model / -dram_model_override per channel), the address mapping and the partition indexing
+// (dram_partition_indexing_from_option: 3-5 fall back to ipoly, reported through msg). Errors name
+// the option.
 // Everything the blocks would refuse when the mem_system is built (node counts, interconnect and
 // partition parameters, DRAM timing, address map) is checked here, so a configuration that
 // passes builds.
