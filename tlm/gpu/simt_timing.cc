@@ -102,20 +102,9 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   // Clock domains: the core's here, interconnect/L2/DRAM in the memory system.
   core_drv_ = std::make_unique<domain_driver>("core_clock", clock_domain("core", g_.derived.core_mhz));
 
-  // The memory system. Partition indexings the address decoder does not model fall back to the
-  // hashing that is (the shipped QV100 file asks for 4, random).
-  mem_cfg_ = std::make_unique<gpu_config>(g_);
-  int32_t &indexing = mem_cfg_->mem.partition_indexing;
-  if (indexing >= 3 && indexing <= 5) {
-    static const char *const names[] = {"pae", "random", "custom"};
-    simtvp_msg(&env_.messages, SIMTVP_WARNING,
-               "-gpgpu_memory_partition_indexing %d (%s) is not modelled by the memory system: using 2 (ipoly "
-               "hashing), which also spreads strided traffic over the channels",
-               indexing, names[indexing - 3]);
-    indexing = 2;
-  }
+  // The memory system (its fallbacks are warned about through the messages).
   mem_system_config mc;
-  simtvp_status status = mem_system_config_from_gpu(*mem_cfg_, st, &env_.messages, &mc, diag);
+  simtvp_status status = mem_system_config_from_gpu(g_, st, &env_.messages, &mc, diag);
   if (status != SIMTVP_OK) return status;
   mem_ = std::make_unique<mem_system>("mem", mc);
   if (!mem_->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;

@@ -74,7 +74,6 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   const gpu_config &g_;
   gpu_simt_timing *side_ = nullptr;
   std::unique_ptr<domain_driver> core_drv_;
-  std::unique_ptr<gpu_config> mem_cfg_;  // what the memory system is built from (kept alive)
   std::unique_ptr<mem_system> mem_;
   std::vector<std::unique_ptr<simt_cluster_shell>> clusters_;
   supervisor_clock supervisor_;
