@@ -373,7 +373,7 @@ void launch_overhead(const gpu_info &gi, const options &op) {
   }
 }
 
-// %clock64 on the timing side answers the core clock domain's cycle (models/gpuctl/gpu_simt_timing.c): the
+// %clock64 on the timing side answers the core clock domain's cycle (tlm/gpu/simt_timing.cc): the
 // span of the warm pass of a 1024-add chain must be the CA core's hand count, 1024 x (L + 4)
 // (docs/simt.md "Timing of one instruction") plus 9 cycles of prologue and epilogue (the loop
 // counter's own latency before the first add, the read of the result before the second clock

@@ -63,20 +63,6 @@ static gpu_launcher *make_launcher(gpu_simt_timing *t, simtvp_diag *diag) {
   return gpu_launcher_create(t->engine, store, &attach, diag);
 }
 
-/* The engine's ports: %clock64 is the core cycle, the rest is the shell's. */
-static uint64_t engine_clock(void *ctx, uint32_t sm) {
-  (void)sm;
-  return now_of(ctx);
-}
-static uint64_t engine_globaltimer(void *ctx) {
-  const func_ports *f = &((gpu_simt_timing *)ctx)->cfg.func;
-  return f->globaltimer ? f->globaltimer(f->ctx) : 0;
-}
-static void engine_print(void *ctx, const char *text, size_t len) {
-  const func_ports *f = &((gpu_simt_timing *)ctx)->cfg.func;
-  if (f->print) f->print(f->ctx, text, len);
-}
-
 gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_simt_timing_ports ports,
                                         simtvp_diag *diag) {
   gpu_simt_timing *t = calloc(1, sizeof *t);
@@ -106,12 +92,8 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
   }
 
   /* The functional engine the cores execute through, and the launcher with the cores' decode. */
-  func_ports fp = {0};
-  fp.ctx = t;
-  fp.clock = engine_clock;
-  fp.globaltimer = engine_globaltimer;
-  fp.print = engine_print;
-  fp.messages = cfg->func.messages.emit ? cfg->func.messages : ports.messages;
+  func_ports fp = cfg->func;
+  if (!fp.messages.emit) fp.messages = ports.messages;
   t->engine = func_create(&p->func, &fp, cfg->mem, t->st, diag);
   if (t->engine) t->launcher = make_launcher(t, diag);
   if (!t->launcher) {

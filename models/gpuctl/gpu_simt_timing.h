@@ -55,8 +55,9 @@ typedef struct gpu_simt_timing_config {
   devmem *mem;               /* the device-memory store: program images are read from it */
   stats *st;                 /* statistics sink; NULL: a private one (simulation control reads the
                               * cores' instruction counter) */
-  func_ports func;           /* the functional engine's globaltimer, print and messages; %clock64
-                              * is answered with ports.now (its clock field is not used) */
+  func_ports func;           /* the functional engine's ports as the shell answers them: clock
+                              * (%clock64) the core clock's cycle, globaltimer the simulated ns,
+                              * print; messages without emit: ports.messages */
 } gpu_simt_timing_config;
 
 /* What leaves the side. Every function is called with ctx; none may be NULL unless it says so. */

@@ -89,6 +89,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   tc.mem = env_.mem;
   tc.st = env_.st;
   tc.func.ctx = this;
+  tc.func.clock = [](void *ctx, uint32_t) { return static_cast<simt_timing *>(ctx)->core_cycle(); };
   tc.func.globaltimer = [](void *) { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9); };
   tc.func.print = [](void *ctx, const char *text, size_t len) {
     auto *s = static_cast<simt_timing *>(ctx);
