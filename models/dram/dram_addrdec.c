@@ -75,9 +75,7 @@ static int field_of(char c) {
 
 static simtvp_status fail(simtvp_diag *diag, simtvp_status st, const char *option, const char *msg,
                           const char *detail) {
-  simtvp_diag_set(diag, st, "%s: %s%s%s", option, msg, detail ? ": " : "", detail ? detail : "");
-  simtvp_diag_at_option(diag, option);
-  return st;
+  return simtvp_diag_option_error(diag, st, option, "%s%s%s", msg, detail ? ": " : "", detail ? detail : "");
 }
 
 /* Fills the runs of every field from the parsed map (field[i]: address bit i). */

@@ -106,12 +106,11 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
   t->local_region_bytes = (uint64_t)d->max_threads_per_core * GPU_SIMT_TIMING_LOCAL_BYTES_PER_THREAD;
   t->local_base = align_up(p->heap_base + p->heap_bytes + (64u << 10), GIB);
   if (t->local_base + t->n_cores * t->local_region_bytes > FUNC_WINDOW_LO) {
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG,
-                    "-device_memory_mb: device memory (%" PRIu64 " MiB) leaves no room for the SIMT cores' "
-                    "local memory (%u cores x %" PRIu64 " MiB) below the generic-address windows at 0x%llx",
-                    g->host.device_memory_mb, t->n_cores, t->local_region_bytes >> 20,
-                    (unsigned long long)FUNC_WINDOW_LO);
-    simtvp_diag_at_option(diag, "-device_memory_mb");
+    simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_mb",
+                             "device memory (%" PRIu64 " MiB) leaves no room for the SIMT cores' local memory "
+                             "(%u cores x %" PRIu64 " MiB) below the generic-address windows at 0x%llx",
+                             g->host.device_memory_mb, t->n_cores, t->local_region_bytes >> 20,
+                             (unsigned long long)FUNC_WINDOW_LO);
     gpu_simt_timing_destroy(t);
     return NULL;
   }
