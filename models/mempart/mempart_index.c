@@ -9,9 +9,7 @@
 #define OPT_MAPPING "-gpgpu_mem_addr_mapping"
 
 static simtvp_status bad_map(simtvp_diag *diag, const char *why) {
-  simtvp_diag_set(diag, SIMTVP_ERR_PARSE, "%s: %s", OPT_MAPPING, why);
-  simtvp_diag_at_option(diag, OPT_MAPPING);
-  return SIMTVP_ERR_PARSE;
+  return simtvp_diag_option_error(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "%s", why);
 }
 
 simtvp_status mempart_index_init(mempart_index *ix, const char *mapping, uint32_t n_channels,
@@ -21,11 +19,8 @@ simtvp_status mempart_index_init(mempart_index *ix, const char *mapping, uint32_
     ix->identity = true;
     return SIMTVP_OK;
   }
-  if (n_channels == 0) {
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem: needs at least one channel");
-    simtvp_diag_at_option(diag, "-gpgpu_n_mem");
-    return SIMTVP_ERR_CONFIG;
-  }
+  if (n_channels == 0)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem", "needs at least one channel");
   ix->n_channels = n_channels;
   config_addr_mapping map;
   char why[96];

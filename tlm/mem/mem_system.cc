@@ -10,9 +10,7 @@ namespace {
 
 simtvp_status config_error(simtvp_diag *diag, simtvp_status st, const char *option,
                            const std::string &why) {
-  simtvp_diag_set(diag, st, "%s: %s", option, why.c_str());
-  simtvp_diag_at_option(diag, option);
-  return st;
+  return simtvp_diag_option_error(diag, st, option, "%s", why.c_str());
 }
 
 uint32_t ns_to_cycles(double ns, double mhz) {
