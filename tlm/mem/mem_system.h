@@ -84,6 +84,9 @@ class mem_system : public sc_core::sc_module {
   void set_trace(std::ostream *os);
   // True when no request is held anywhere in the memory system.
   bool idle() const;
+  // The state for a deadlock dump, one line per call: packets in the interconnect, per partition
+  // the requests at the DRAM controller and the non-empty sub-partition queues.
+  void dump(void (*line)(void *ctx, const char *text), void *ctx);
 
  private:
   mem_system_config cfg_;
