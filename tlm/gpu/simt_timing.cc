@@ -1,10 +1,9 @@
 // simt_timing — the SystemC shell of the timing SIMT side (simt_timing.h): builds the clusters,
 // the memory system and the core clock's driver, binds them, and forwards between them and the
-// model core (models/gpuctl/gpu_simt_timing), which decides. The deadlock dump is written here.
+// model core (models/gpuctl/gpu_simt_timing), which decides. The deadlock dump collects the
+// clusters' and the memory system's own dumps.
 #include "simt_timing.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <string>
 
 namespace simtvp {
@@ -190,44 +189,7 @@ void simt_timing::dump_state(simtvp_severity severity) {
     cl->dump(dump_line, &sink);
   }
   if (!idle.empty()) simtvp_msg(&env_.messages, severity, "idle SIMT clusters (nothing resident): %s", idle.c_str());
-  dump_memory(severity);
-}
-
-void simt_timing::dump_memory(simtvp_severity severity) {
-  char buf[400];
-  icnt_stats is;
-  icnt_get_stats(mem_->icnt().model(), &is);
-  uint32_t held = 0;
-  for (uint32_t n = 0; n < mem_->icnt().nodes(); n++) held += mem_->icnt().in(n).size();
-  std::snprintf(buf, sizeof buf,
-                "memory system at interconnect cycle %" PRIu64 ": %" PRIu64 " packets in the interconnect (%" PRIu64
-                " injected, %" PRIu64 " ejected), %u waiting at its inputs; idle: %s",
-                mem_->icnt_driver().current_cycle(), is.packets_injected - is.packets_ejected, is.packets_injected,
-                is.packets_ejected, held, mem_->idle() ? "yes" : "no");
-  simtvp_msg(&env_.messages, severity, "%s", buf);
-  for (uint32_t ch = 0; ch < mem_->channels(); ch++) {
-    mempart_shell &ps = mem_->partition(ch);
-    dram_stats ds;
-    dram_get_stats(mem_->dram(ch).model(), &ds);
-    std::snprintf(buf, sizeof buf,
-                  " partition %u (%s): %u requests at the DRAM controller (%s), %" PRIu64 " completed; "
-                  "DRAM scheduler queue max %" PRIu64,
-                  ch, mempart_is_idle(ps.model()) ? "idle" : "busy", ps.to_dram().open(),
-                  dram_model_name(mem_->dram(ch).model()), ds.n_req, ds.mrqq_max);
-    simtvp_msg(&env_.messages, severity, "%s", buf);
-    for (uint32_t sub = 0; sub < ps.sub_partitions(); sub++) {
-      mempart_occupancy o;
-      mempart_get_occupancy(ps.model(), sub, &o);
-      if (!o.rop && !o.icnt_to_l2 && !o.l2_to_dram && !o.dram_to_l2 && !o.l2_to_icnt && ps.from_icnt(sub).empty())
-        continue;
-      std::snprintf(buf, sizeof buf,
-                    "  sub-partition %u: ROP %u, icnt->L2 %u, L2->DRAM %u, DRAM->L2 %u, L2->icnt %u, "
-                    "DRAM latency queue %u; %u waiting in its input link",
-                    ch * ps.sub_partitions() + sub, o.rop, o.icnt_to_l2, o.l2_to_dram, o.dram_to_l2, o.l2_to_icnt,
-                    o.dram_latency, ps.from_icnt(sub).size());
-      simtvp_msg(&env_.messages, severity, "%s", buf);
-    }
-  }
+  mem_->dump(dump_line, &sink);
 }
 
 }  // namespace simtvp

@@ -67,7 +67,6 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   };
 
   simtvp_status build(simtvp_diag *diag);
-  void dump_memory(simtvp_severity severity);
   gpu_simt_timing_ports model_ports();
 
   simt_env env_;
