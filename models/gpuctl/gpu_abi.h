@@ -39,7 +39,8 @@ extern "C" {
 typedef enum gpu_access { GPU_ACC_RO = 0, GPU_ACC_RW, GPU_ACC_W1C, GPU_ACC_WO } gpu_access;
 
 /* Where a register's reset value comes from: the table (FIX) or the GPU configuration (CFG; the
- * table value is the default configuration's). */
+ * table value is the register block's own default, gpu_caps_default, which a configuration
+ * replaces). */
 typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
 
 /* ---- global registers ---------------------------------------------------------------------- */

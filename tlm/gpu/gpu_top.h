@@ -5,8 +5,8 @@
 //
 // Inside: the control side as one model core (models/gpuctl: registers, command processor running
 // firmware/cp, copy engines, CTA dispatcher), the device-memory store (models/func devmem, mapped
-// [devmem_base, +devmem_bytes) at reset) and the SIMT side behind simt_subsystem (functional now;
-// timing sides plug in by configuration). The module sleeps until the control side's next event
+// [devmem_base, +devmem_bytes) at reset) and the SIMT side behind simt_subsystem (functional or
+// timing, chosen by configuration). The module sleeps until the control side's next event
 // (control-clock cycles <-> sc_time); a BAR0 access is performed at the time its annotation says.
 //
 // Timing at the boundary (docs/platform.md "Timing annotations"):
@@ -56,7 +56,7 @@ struct gpu_top_options {
   bool simt_fallback_to_func = false;
   // Stack of the module's thread, where functional CTAs run and programs are decoded.
   std::size_t stack_bytes = 16u << 20;
-  // (addition) Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set
+  // Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set
   // (what `simtvp -o DIR` sets), else the working directory. Created when missing.
   std::string out_dir;
 };
