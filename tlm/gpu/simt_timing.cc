@@ -119,22 +119,10 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     return SIMTVP_ERR_CONFIG;
   }
   core_cfgs_.resize(n_cores_);
-  bool at_warned = false;
   for (uint32_t sm = 0; sm < n_cores_; sm++) {
     simt_core_config &cc = core_cfgs_[sm];
     st = simt_core_config_from_gpu(&g_, sm, &cc, diag);
     if (st != SIMTVP_OK) return st;
-#ifndef SIMTVP_HAVE_SIMT_AT
-    if (cc.model == GPU_FIDELITY_AT) {
-      if (!at_warned)
-        simtvp_msg(&env_.messages, SIMTVP_WARNING,
-                   "-simt_model at: the approximately timed SIMT core is not built yet; the cores asked "
-                   "to be AT run cycle-accurate (ca)");
-      at_warned = true;
-      cc.model = GPU_FIDELITY_CA;
-    }
-#endif
-    (void)at_warned;
     cc.stats = st_;
     cc.ldst.local_base = local_base(sm);
   }
