@@ -9,7 +9,7 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
                              domain_driver &driver)
     : sc_core::sc_module(name) {
   mempart_config c = cfg;
-  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram};
+  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram, nullptr};
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   if (mempart_create(&c, &mp_, &diag) != SIMTVP_OK) {
