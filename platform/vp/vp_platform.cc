@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "gpu_abi.h"
+
 namespace simtvp {
 
 using sc_core::sc_time;

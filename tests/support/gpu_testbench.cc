@@ -66,6 +66,7 @@ void gpu_testbench::attach(simtvp::gpu_top *g, bool bind_reset, bool bind_clock)
   debug.bind(debug_check.target_socket);
   debug_check.initiator_socket.bind(g->devmem_dbg);
   g->irq.bind(irq);
+  links = simtvp::check_links(*g);
   if (bind_reset) g->rst.bind(rst);
   if (bind_clock) {
     g->clk.bind(clk);

@@ -3,8 +3,9 @@
 // from the testbench's own memory, interrupt, reset and clock signals, and a drv_bus made of them
 // so that sw/driver runs on the testbench's thread. No simtvp platform, no libsimtvp.so.
 //
-// Both sockets go through a TLM-2.0 base-protocol checker (tlm/common tlm_checker.h): a protocol
-// violation at the GPU's boundary stops the simulation and fails the test.
+// Every socket at the GPU's boundary goes through a TLM-2.0 base-protocol checker (tlm/common
+// tlm_checker.h), and every GPU-internal link of a timing GPU is checked too (check_links): a
+// protocol violation stops the simulation and fails the test.
 //
 // The CPU side can be any loosely-timed initiator: MMIO annotated with any delay (zero included),
 // temporally decoupled under a tlm_quantumkeeper, through b_transport or nb_transport_fw, from the
@@ -27,6 +28,7 @@
 #include "driver.h"
 #include "gpu_top.h"
 #include "kernel_checks.h"
+#include "link.h"
 #include "tlm_checker.h"
 
 struct gpu_config;
@@ -64,6 +66,7 @@ struct gpu_testbench : sc_core::sc_module, tlm::tlm_mm_interface {
   bool grant_dmi = false;        // the DMA target offers DMI over all of memory (read and write)
   bool dmi_hint_only = false;    // it sets the DMI hint but refuses get_direct_mem_ptr
   uint64_t dmi_requests = 0, dmi_grants = 0;
+  simtvp::link_checks links;     // the GPU's internal links, checked from attach() on
 
   SC_HAS_PROCESS(gpu_testbench);
   gpu_testbench(sc_core::sc_module_name n, uint64_t memory_bytes, sc_core::sc_time dma_latency);

@@ -23,6 +23,7 @@
 #include "gpu_regs.h"
 #include "gpuctl.h"
 #include "simt_subsystem.h"
+#include "simtvp_version.h"
 
 namespace simtvp {
 
@@ -82,7 +83,7 @@ std::string config_dir() {
   return "";
 }
 
-const char *version() { return SIMTVP_VERSION; }
+const char *version() { return SIMTVP_VERSION_STRING; }
 
 namespace {
 
