@@ -319,13 +319,14 @@ bool icnt_can_inject(const icnt *n, uint32_t src, const mem_req *req) {
   return n->ops->can_inject(n, src, req->dst_node, subnet_of(n, req), req->is_reply ? 1 : 0, icnt_flits(n, req));
 }
 
-bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) {
+static bool inject(icnt *n, uint32_t src, mem_req *req, uint64_t now, bool force) {
   if (src >= n->nodes || req->dst_node >= n->nodes) return false;
   uint32_t s = subnet_of(n, req), flits = icnt_flits(n, req);
   /* everything before `now` happens first (an approximately-timed network times the packet now,
    * whatever cycle it enters at) */
   if (!n->cfg.timed && now > n->t) icnt_advance(n, now - 1);
-  if (!n->ops->can_inject(n, src, req->dst_node, s, req->is_reply ? 1 : 0, flits) || (!n->free && !pool_grow(n))) {
+  if ((!force && !n->ops->can_inject(n, src, req->dst_node, s, req->is_reply ? 1 : 0, flits)) ||
+      (!n->free && !pool_grow(n))) {
     n->refused[s * n->nodes + src] = true;
     *n->c.refused += 1;
     return false;
@@ -347,6 +348,12 @@ bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) {
   *n->c.flits_injected += flits;
   n->ops->inject(n, p, n->cfg.timed ? now : icnt_max(now, n->t));
   return true;
+}
+
+bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) { return inject(n, src, req, now, false); }
+
+bool icnt_inject_timed(icnt *n, uint32_t src, mem_req *req, uint64_t at) {
+  return n->cfg.timed && inject(n, src, req, at, true);
 }
 
 static icnt_packet *eject_head(const icnt *n, uint32_t node, uint64_t now, uint32_t *subnet) {

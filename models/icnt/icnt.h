@@ -116,6 +116,10 @@ bool icnt_is_timed(const icnt *n);
  * is_reply) injected at `now` has fully arrived, its ports reserved and its statistics counted,
  * without a packet record (an approximately-timed neighbour's timed transport). */
 uint64_t icnt_traverse(icnt *n, uint32_t src, const mem_req *req, uint64_t now);
+/* Approximately timed only: injects req at src at cycle `at` (≥ now; a timed neighbour's item)
+ * without refusal: it waits in its destination's ejection buffer from its computed arrival on,
+ * for icnt_peek/icnt_pop as any packet. false: not a timed network (or out of host memory). */
+bool icnt_inject_timed(icnt *n, uint32_t src, mem_req *req, uint64_t at);
 /* The next cycle at which something can happen, ICNT_NEVER when idle or blocked. */
 uint64_t icnt_next_event(const icnt *n);
 void icnt_get_stats(const icnt *n, icnt_stats *out);

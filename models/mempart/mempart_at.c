@@ -301,7 +301,6 @@ static uint8_t fetch_sectors(const mpa_sub *s, uint8_t chunks) {
 
 static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t now, uint64_t *reply_at) {
   mpa_sub *s = &mp->sub[i];
-  note_now(mp, now);
   uint64_t a = max64(now, s->accept_free);
   s->accept_free = a + 1;
   ++*mp->c[C_REQUESTS];
@@ -385,6 +384,7 @@ static bool at_can_accept(const void *impl, uint32_t sub, uint64_t now) {
 static bool at_push(void *impl, uint32_t sub, mem_req *req, uint64_t now) {
   mp_at *mp = impl;
   if (sub >= mp->cfg.n_sub) return false;
+  note_now(mp, now);
   uint64_t at;
   if (serve(mp, sub, req, now, &at) == MEMPART_DONE && req->needs_reply) reply(mp, sub, req, at);
   return true;
@@ -392,7 +392,7 @@ static bool at_push(void *impl, uint32_t sub, mem_req *req, uint64_t now) {
 
 static mempart_timed_status at_access_timed(void *impl, uint32_t sub, mem_req *req, uint64_t now,
                                             uint64_t *reply_at) {
-  mp_at *mp = impl;
+  mp_at *mp = impl; /* `now` may lie ahead of the partition's time: nothing is sent before it */
   assert(sub < mp->cfg.n_sub);
   mempart_timed_status st = serve(mp, sub < mp->cfg.n_sub ? sub : 0, req, now, reply_at);
   if (st == MEMPART_DONE && req->needs_reply) {

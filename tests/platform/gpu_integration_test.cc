@@ -492,11 +492,13 @@ TEST(GpuTopInstances, TwoTimingGpusInOneSimulationRunIndependently) {
 
 class GpuTopChecks : public ::testing::TestWithParam<const char *> {};
 
-// Every GPU-internal link (cluster ⇄ interconnect ⇄ partition ⇄ DRAM) of a CA or an AT GPU checked
-// by the protocol checker through reduction and vector add: no violation, every transaction ended.
+// Every GPU-internal link (cluster ⇄ interconnect ⇄ partition ⇄ DRAM) of an all-CA or an all-AT
+// GPU (AT interconnect and partitions: timed transport between them) checked by the protocol
+// checker through vector add: no violation, every transaction ended.
 TEST_P(GpuTopChecks, EveryInternalLinkOfTheTimingGpuFollowsTheBaseProtocol) {
   const std::string model = GetParam();
-  simtvp::gpu_top *gpu = make_gpu("gpu", {"-simt_model", model.c_str(), "-dram_model", model.c_str()});
+  const char *m = model.c_str();
+  simtvp::gpu_top *gpu = make_gpu("gpu", {"-simt_model", m, "-dram_model", m, "-icnt_model", m, "-mempart_model", m});
   ASSERT_NE(gpu, nullptr);
   simtvp::link_checks links = simtvp::check_links(*gpu);
   auto *tb = new gpu_testbench("tb", kMemBytes, sc_time(50, SC_NS));

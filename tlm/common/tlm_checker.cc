@@ -303,7 +303,8 @@ void tlm_protocol_monitor::bw_return(tlm::tlm_generic_payload &gp, const tlm::tl
 
 void tlm_protocol_monitor::b_call(tlm::tlm_generic_payload &gp, const sc_time &) {
   calls_++;
-  if (in_method_process()) violation(&gp, "11.1.1.4 b", "b_transport called from a method process");
+  if (!b_from_methods_ && in_method_process())
+    violation(&gp, "11.1.1.4 b", "b_transport called from a method process");
   if (gp.has_mm() && gp.get_ref_count() == 0)
     violation(&gp, "14.5 t", "transaction with a memory manager and a reference count of 0 passed to b_transport");
   txn &t = txns_[&gp];

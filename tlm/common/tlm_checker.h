@@ -49,6 +49,10 @@ class tlm_protocol_monitor {
   const std::string &name() const { return name_; }
   // Where violations go (besides violations()); empty = SC_REPORT_ERROR.
   void set_handler(std::function<void(const tlm_violation &)> handler) { handler_ = std::move(handler); }
+  // For a hop whose targets never wait in b_transport (by their own contract): b_transport from a
+  // method process is then no violation (IEEE 1666-2011 11.1.1.4 b keeps it to threads because a
+  // target may wait).
+  void allow_b_transport_from_methods(bool allow) { b_from_methods_ = allow; }
   const std::vector<tlm_violation> &violations() const { return violations_; }
   uint64_t calls() const { return calls_; }        // interface calls checked
   uint64_t transactions() const { return begun_; } // transactions begun (b_transport or BEGIN_REQ)
@@ -109,6 +113,7 @@ class tlm_protocol_monitor {
   const tlm::tlm_generic_payload *request_open_ = nullptr;   // BEGIN_REQ sent, END_REQ not yet
   const tlm::tlm_generic_payload *response_open_ = nullptr;  // BEGIN_RESP sent, END_RESP not yet
   uint64_t calls_ = 0, begun_ = 0;
+  bool b_from_methods_ = false;
   sc_dt::uint64 dmi_address_ = 0;                 // the DMI request in progress
   tlm::tlm_command dmi_command_ = tlm::TLM_IGNORE_COMMAND;
   sc_core::sc_time dbg_time_;                      // the debug call in progress
