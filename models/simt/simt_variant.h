@@ -56,9 +56,7 @@ typedef struct simt_core_ops {
 
 extern const simt_core_ops simt_func_ops;
 extern const simt_core_ops simt_ca_ops;
-#ifdef SIMTVP_HAVE_SIMT_AT
 extern const simt_core_ops simt_at_ops;
-#endif
 
 /* Shared by the variants: the instruction and thread counters every variant bumps. */
 typedef struct simt_insn_counters {
