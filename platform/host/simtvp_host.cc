@@ -92,7 +92,11 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) 
   simtvp_msg_port msg{};
   msg.ctx = &settings;
   msg.emit = [](void *ctx, simtvp_severity sev, const char *text) {
-    if (sev == SIMTVP_INFO && static_cast<simtvp::vp_settings *>(ctx)->quiet) return;
+    auto *s = static_cast<simtvp::vp_settings *>(ctx);
+    if (sev == SIMTVP_INFO && s->quiet) return;
+    // The `simtvp` command checked this configuration before starting the program and reported
+    // its warnings then: once is enough.
+    if (sev != SIMTVP_ERROR && s->config_checked) return;
     std::fprintf(stderr, "simtvp: %s: %s\n", sev == SIMTVP_INFO ? "info" : sev == SIMTVP_WARNING ? "warning" : "error", text);
   };
   if (simtvp::vp_load_config(settings, &msg, config.get(), &registry, diag) != SIMTVP_OK) {
@@ -257,6 +261,7 @@ simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *c
   host->simulating = std::this_thread::get_id();
   simtvp_status st = run_request(host, diag);
   host->simulating = std::thread::id();
+  host->platform->yield_terminal();  // the program may print now: no progress line in its way
   return st;
 }
 

@@ -124,6 +124,44 @@ TEST(Stats, RatioWithZeroDenominatorIsNan) {
   EXPECT_TRUE(std::isnan(stats_get_ratio(k.s, "a_per_b", nullptr)));
 }
 
+// The text never says nan: a ratio over zero and the mean of an empty histogram print 0.
+TEST(Stats, TextPrintsZeroNotNanForUndefinedRatiosAndEmptyHistograms) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_insn", "x", "");
+  stats_counter(k.s, "gpu_sim_cycle", "x", "");
+  stats_ratio(k.s, "gpu_ipc", "", "gpu_sim_insn", "gpu_sim_cycle");
+  stats_counter(k.s, "L1D_total_cache_misses", "x", "");
+  stats_counter(k.s, "L1D_total_cache_accesses", "x", "");
+  stats_ratio(k.s, "L1D_total_cache_miss_rate", "", "L1D_total_cache_misses", "L1D_total_cache_accesses");
+  stats_histogram_register(k.s, "lat", "cycles", "", 10, 2);
+  stats_kernel_begin(k.s, "k", 1);
+  stats_kernel_end(k.s);
+  std::string text = capture(stats_print_kernel, k.s) + capture(stats_print_totals, k.s);
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu_ipc =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("L1D_total_cache_miss_rate =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("lat_avg =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(json_of(k.s).find("\"gpu_ipc\": null"), std::string::npos);
+}
+
+TEST(Stats, CountersCanBeFoundAndListedWithoutRegisteringAnything) {
+  Sink k;
+  uint64_t *a = stats_counter(k.s, "a", "x", "the a");
+  stats_counter(k.s, "b[0].n", "x", "");
+  stats_sum(k.s, "b_total", "x", "all b", "b[*].n");
+  EXPECT_EQ(stats_counter_find(k.s, "a"), a);
+  EXPECT_EQ(stats_counter_find(k.s, "b_total"), nullptr);  // a sum, not a counter
+  EXPECT_EQ(stats_counter_find(k.s, "nope"), nullptr);
+  EXPECT_EQ(stats_counter_count(k.s), 2u);  // find registered nothing
+  EXPECT_STREQ(stats_counter_name(k.s, 1), "b[0].n");
+  EXPECT_EQ(stats_counter_value(k.s, 0), a);
+  EXPECT_EQ(stats_counter_value(k.s, 2), nullptr);
+  EXPECT_STREQ(stats_item_description(k.s, "a"), "the a");
+  EXPECT_STREQ(stats_item_description(k.s, "b_total"), "all b");
+  EXPECT_EQ(stats_item_description(k.s, "nope"), nullptr);
+}
+
 TEST(Stats, HistogramTracksCountSumMinMaxAndBuckets) {
   Sink k;
   stats_histogram *h = stats_histogram_register(k.s, "mem_latency", "cycles", "", 10, 4);

@@ -198,6 +198,13 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     auto *g = static_cast<gpu_top *>(ctx);
     // Written by the module's own method only: the port has one driver whichever process (the
     // module's thread, a b_transport caller) changed the level.
+    if (!g->observers_.empty() && level != g->irq_level_) {
+      gpu_event e{};
+      e.kind = gpu_event::irq;
+      e.begin = e.end = sc_core::sc_time_stamp();
+      e.level = level;
+      g->notify(e);
+    }
     g->irq_level_ = level;
     if (g->elaborated_) g->irq_changed_.notify(SC_ZERO_TIME);
   };
@@ -430,7 +437,39 @@ void gpu_top::count_busy_cycles() {
   busy_mark_ = now;
 }
 
+void gpu_top::add_observer(std::function<void(const gpu_event &)> observer) {
+  if (observers_.empty()) gpuctl_set_trace(ctl_, gpu_trace_port{this, &gpu_top::control_trace});
+  observers_.push_back(std::move(observer));
+}
+
+void gpu_top::control_trace(void *ctx, const gpu_trace_event *t) {
+  auto *g = static_cast<gpu_top *>(ctx);
+  gpu_event e{};
+  switch (t->kind) {
+  case GPU_TRACE_COPY: e.kind = gpu_event::copy; break;
+  case GPU_TRACE_CP_WORK: e.kind = gpu_event::cp_work; break;
+  default: e.kind = gpu_event::cp_packet; break;
+  }
+  e.begin = g->time_of(t->begin);
+  e.end = g->time_of(t->end);
+  e.what = t->what;
+  e.channel = t->channel;
+  e.opcode = t->opcode;
+  e.op = t->op;
+  g->notify(e);
+}
+
 void gpu_top::cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r) {
+  if (!observers_.empty()) {
+    gpu_event e{};
+    e.kind = gpu_event::cta_end;
+    e.begin = e.end = sc_core::sc_time_stamp();
+    e.sm = sm;
+    e.slot = kernel_slot;
+    e.uid = kernel_slot < running_.size() ? running_[kernel_slot].launch_uid : 0;
+    e.status = r.status;
+    notify(e);
+  }
   gpuctl_cta_done(ctl_, sm, kernel_slot, &r, cycle());
   wake_.notify(SC_ZERO_TIME);
 }
@@ -475,13 +514,41 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     r.begin = sc_core::sc_time_stamp();
     r.begin_cycle = g->cycle();
     r.name = g->kernel_name(*k);
+    for (int i = 0; i < 3; i++) {
+      r.shape.grid[i] = k->desc.grid[i];
+      r.shape.block[i] = k->desc.block[i];
+    }
+    r.shape.smem_bytes = k->desc.smem_static + k->desc.smem_dynamic;
+    r.shape.regs_per_thread = k->desc.regs_per_thread;
+    r.shape.stream_id = k->desc.stream_id;
+    r.shape.n_ctas = k->n_ctas;
     g->count_busy_cycles();
     g->kernels_running_++;
     if (g->options_.st) stats_kernel_begin(g->options_.st, r.name.c_str(), k->launch_uid);
+    if (!g->observers_.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::kernel_begin;
+      e.begin = e.end = r.begin;
+      e.uid = k->launch_uid;
+      e.slot = k->slot;
+      e.name = &r.name;
+      e.kernel = k;
+      g->notify(e);
+    }
     return true;
   };
   p.launch_cta = [](void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
     auto *g = static_cast<gpu_top *>(ctx);
+    if (!g->observers_.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::cta_begin;
+      e.begin = e.end = sc_core::sc_time_stamp();
+      e.uid = k->launch_uid;
+      e.slot = k->slot;
+      e.sm = sm;
+      for (int i = 0; i < 3; i++) e.cta[i] = cta[i];
+      g->notify(e);
+    }
     g->simt_inner_.launch_cta(g->simt_inner_.ctx, k, sm, cta);
   };
   p.kernel_end = [](void *ctx, const gpu_kernel *k) {
@@ -489,7 +556,7 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     if (g->simt_inner_.kernel_end) g->simt_inner_.kernel_end(g->simt_inner_.ctx, k);
     if (k->slot >= g->running_.size() || g->running_[k->slot].launch_uid != k->launch_uid) return;
     running &r = g->running_[k->slot];
-    gpu_kernel_record rec;
+    gpu_kernel_record rec = r.shape;
     rec.name = r.name;
     rec.launch_uid = r.launch_uid;
     rec.begin = r.begin;
@@ -500,6 +567,15 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     if (g->kernels_running_) g->kernels_running_--;
     if (g->options_.st) stats_kernel_end_uid(g->options_.st, rec.launch_uid);
     if (g->config_.output.ptx_line_stats) g->write_line_stats(rec.launch_uid);
+    if (!g->observers_.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::kernel_end;
+      e.begin = e.end = rec.end;
+      e.uid = rec.launch_uid;
+      e.slot = k->slot;
+      e.name = &rec.name;
+      g->notify(e);
+    }
     if (g->kernel_hook_) g->kernel_hook_(rec);
   };
   return p;

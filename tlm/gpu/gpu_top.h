@@ -67,6 +67,37 @@ struct gpu_kernel_record {
   uint64_t launch_uid;  // dispatcher's launch number, from 1
   sc_core::sc_time begin, end;
   uint64_t core_cycles; // gpu_sim_cycle of the kernel
+  // (additions) the launch's shape and where it came from
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  uint32_t smem_bytes = 0, regs_per_thread = 0, stream_id = 0;
+  uint64_t n_ctas = 0;
+};
+
+// (addition) What happened on the GPU, for timelines, progress lines and reports. Observers are
+// passive: they are told after the fact and change nothing the GPU does, so statistics are the
+// same with and without them.
+struct gpu_event {
+  enum kind_t : uint8_t {
+    kernel_begin,  // at begin: uid, slot, name, kernel (grid, block …)
+    kernel_end,    // at begin: uid, slot, name
+    cta_begin,     // at begin: the CTA reached core `sm`: uid, cta[3]
+    cta_end,       // at begin: a CTA of kernel uid finished on core sm: status
+    copy,          // [begin, end): a copy-engine operation: op
+    cp_work,       // [begin, end): the command processor handled an event: what (gpu_trace_cp_what)
+    cp_packet,     // at begin: the firmware decoded a packet: channel, opcode (gpu_abi.h)
+    irq,           // at begin: the interrupt output changes to level
+  };
+  kind_t kind;
+  sc_core::sc_time begin, end;  // end == begin for instants
+  uint64_t uid = 0;             // kernel launch uid
+  uint32_t slot = 0, sm = 0;
+  uint32_t cta[3] = {0, 0, 0};
+  uint32_t what = 0, channel = 0, opcode = 0;
+  bool level = false;
+  simtvp_status status = SIMTVP_OK;
+  const std::string *name = nullptr;  // kernel_begin / kernel_end
+  const gpu_kernel *kernel = nullptr; // kernel_begin
+  const gpu_copy_op *op = nullptr;    // copy
 };
 
 class gpu_top : public sc_core::sc_module {
@@ -103,6 +134,9 @@ class gpu_top : public sc_core::sc_module {
 
   // Called at every kernel end, after its statistics are recorded.
   void on_kernel_end(std::function<void(const gpu_kernel_record &)> hook) { kernel_hook_ = std::move(hook); }
+  // (addition) Adds a passive observer of gpu_event (kernels, CTAs, copies, command-processor
+  // work and packets, interrupts). Observers are called in the order they were added.
+  void add_observer(std::function<void(const gpu_event &)> observer);
 
   const gpu_params &params() const { return params_; }
   const char *simt_model() const { return simt_->model_name(); }
@@ -182,10 +216,16 @@ class gpu_top : public sc_core::sc_module {
     uint64_t launch_uid = 0, begin_cycle = 0;
     sc_core::sc_time begin;
     std::string name;
+    gpu_kernel_record shape;  // grid, block … (the additions of gpu_kernel_record)
   };
   std::vector<running> running_;      // by dispatcher slot
   std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> names_; // (image, load_id)
   std::function<void(const gpu_kernel_record &)> kernel_hook_;
+  std::vector<std::function<void(const gpu_event &)>> observers_;
+  void notify(const gpu_event &e) {
+    for (auto &o : observers_) o(e);
+  }
+  static void control_trace(void *ctx, const gpu_trace_event *e);
 
   // PTX source-line statistics (-enable_ptx_file_line_stats): one section per kernel, appended to
   // -ptx_line_stats_filename as each kernel ends (the file is started by the first).
