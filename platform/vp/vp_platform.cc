@@ -90,9 +90,24 @@ constexpr uint64_t kProgressPeriodPs = 1000000ull;     // 1 us of simulated time
 void vp_platform::emit(void *ctx, simtvp_severity severity, const char *text) {
   auto *p = static_cast<vp_platform *>(ctx);
   if (severity == SIMTVP_INFO && p->settings_.quiet) return;
-  p->yield_terminal();
+  // A failed device assert() was printed in CUDA's words on stderr when it happened (the
+  // program's own message); the SIMT side's fault report of it would say the same again.
+  if (severity == SIMTVP_ERROR && std::strstr(text, ": device assertion `")) return;
+  if (p->progress_) p->progress_->clear();
   std::fflush(stdout);  // keep the program's output and ours in order on a terminal
-  std::fprintf(stderr, "simtvp: %s: %s\n", severity_name(severity), text);
+  // Errors go through the fold (a deadlock dump of many alike CTAs becomes a few lines); anything
+  // else first lets out what the fold holds.
+  std::vector<std::string> lines = severity == SIMTVP_ERROR ? p->fold_.feed(text) : p->fold_.flush();
+  for (const std::string &l : lines) std::fprintf(stderr, "simtvp: error: %s\n", l.c_str());
+  if (severity != SIMTVP_ERROR) std::fprintf(stderr, "simtvp: %s: %s\n", severity_name(severity), text);
+}
+
+void vp_platform::flush_messages() {
+  std::vector<std::string> lines = fold_.flush();
+  if (lines.empty()) return;
+  std::fflush(stdout);
+  for (const std::string &l : lines) std::fprintf(stderr, "simtvp: error: %s\n", l.c_str());
+  std::fflush(stderr);
 }
 
 void vp_platform::print_text(FILE *out, const std::string &text) {

@@ -21,6 +21,7 @@
 #include "gpu_config.h"
 #include "gpu_top.h"
 #include "host_cpu.h"
+#include "message_fold.h"
 #include "progress.h"
 #include "series.h"
 #include "stats.h"
@@ -69,7 +70,10 @@ class vp_platform : public sc_core::sc_module {
 
   // (additions) Control returns to the program: the progress line (if one is on the terminal) is
   // erased so that the program's own output starts on a clean line.
-  void yield_terminal() { if (progress_) progress_->clear(); }
+  void yield_terminal() {
+    if (progress_) progress_->clear();
+    flush_messages();
+  }
   // Kernels that began so far (the `simtvp` command's "no CUDA call" note and abnormal exits).
   uint32_t kernels_begun() const { return timeline_.kernels_begun(); }
   // The outputs of finish() that need no simulation (statistics JSON and text, report, trace),
@@ -89,6 +93,8 @@ class vp_platform : public sc_core::sc_module {
   void poll_progress();
   simtvp_status write_files(simtvp_diag *diag);  // JSON, config dump, report, trace
   void print_text(FILE *out, const std::string &text);
+  void flush_messages();  // what message_fold still holds
+  report::message_fold fold_;
 
   // Kernels running now (by launch uid): what the progress line shows.
   struct live_kernel {

@@ -162,6 +162,17 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
       std::fflush(stdout);
     }
   };
+  // A failed device assert() is the program's own message, on stderr as CUDA prints it.
+  env.func.assertion = [](void *ctx, const char *text, size_t len) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    if (g->options_.assertion) {
+      g->options_.assertion(text, len);
+    } else {
+      std::fflush(stdout);
+      std::fwrite(text, 1, len, stderr);
+      std::fflush(stderr);
+    }
+  };
   env.messages.ctx = this;
   env.messages.emit = [](void *ctx, simtvp_severity sev, const char *text) {
     static_cast<gpu_top *>(ctx)->message(sev, text);

@@ -51,6 +51,8 @@ struct gpu_top_options {
   simtvp_msg_port messages = {};        // fault reports and warnings; null emit = SC_REPORT_*
   // Device printf output (already formatted). Empty = written to the process's stdout.
   std::function<void(const char *text, std::size_t len)> print;
+  // (addition) A failed device assert() in CUDA's words. Empty = written to the process's stderr.
+  std::function<void(const char *text, std::size_t len)> assertion;
   // When the configuration asks for a timing SIMT side this build does not have: run the cores
   // functionally with a warning (true) or fail with SIMTVP_ERR_UNSUPPORTED naming -simt_model.
   bool simt_fallback_to_func = false;

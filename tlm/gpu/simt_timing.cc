@@ -79,6 +79,13 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     auto *s = static_cast<simt_timing *>(ctx);
     if (s->env_.func.print) s->env_.func.print(s->env_.func.ctx, text, len);
   };
+  fp.assertion = [](void *ctx, const char *text, size_t len) {
+    auto *s = static_cast<simt_timing *>(ctx);
+    if (s->env_.func.assertion)
+      s->env_.func.assertion(s->env_.func.ctx, text, len);
+    else if (s->env_.func.print)
+      s->env_.func.print(s->env_.func.ctx, text, len);
+  };
   fp.messages = env_.func.messages.emit ? env_.func.messages : env_.messages;
   engine_ = func_create(&p.func, &fp, env_.mem, st_, diag);
   if (!engine_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
