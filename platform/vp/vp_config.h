@@ -26,6 +26,7 @@ struct vp_settings {
   std::string trace_path;              // $SIMTVP_TRACE: timeline trace (Chrome trace-event JSON); empty = none
   bool config_checked = false;         // $SIMTVP_CONFIG_CHECKED=1: the `simtvp` command already reported the
                                        // configuration's warnings; loading it again says nothing
+  bool check_only = false;             // built to be checked (simtvp --check): no outputs, no summary
 };
 
 // Options first, then the environment: SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS (words, with

@@ -93,6 +93,7 @@ void vp_platform::emit(void *ctx, simtvp_severity severity, const char *text) {
   // A failed device assert() was printed in CUDA's words on stderr when it happened (the
   // program's own message); the SIMT side's fault report of it would say the same again.
   if (severity == SIMTVP_ERROR && std::strstr(text, ": device assertion `")) return;
+  if (severity != SIMTVP_INFO) p->problems_++;
   if (p->progress_) p->progress_->clear();
   std::fflush(stdout);  // keep the program's output and ours in order on a terminal
   // Errors go through the fold (a deadlock dump of many alike CTAs becomes a few lines); anything
@@ -150,8 +151,8 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
 
   // What the run shows besides statistics: progress (unless quiet), and with -o or a trace the
   // timeline and the report's samples. All passive.
-  record_ = !settings_.out_dir.empty() || !settings_.trace_path.empty();
-  report::progress::mode_t mode = report::progress_mode_for(stderr, settings_.quiet);
+  record_ = !settings_.check_only && (!settings_.out_dir.empty() || !settings_.trace_path.empty());
+  report::progress::mode_t mode = report::progress_mode_for(stderr, settings_.quiet || settings_.check_only);
   if (mode != report::progress::off) {
     progress_ = std::make_unique<report::progress>(mode, stderr, config_.output.liveness_message_freq, wall_seconds);
     if (progress_->mode() == report::progress::off) progress_.reset();
@@ -537,6 +538,11 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
 
 simtvp_status vp_platform::finish(simtvp_diag *diag) {
   if (finished_) return SIMTVP_OK;
+  if (settings_.check_only) {  // built to be checked: nothing ran, nothing to write or summarise
+    finished_ = true;
+    flush_messages();
+    return SIMTVP_OK;
+  }
   simtvp_status st = write_files(diag);
   finished_ = true;
   yield_terminal();

@@ -76,6 +76,8 @@ class vp_platform : public sc_core::sc_module {
   }
   // Kernels that began so far (the `simtvp` command's "no CUDA call" note and abnormal exits).
   uint32_t kernels_begun() const { return timeline_.kernels_begun(); }
+  // Warnings and errors printed so far (simtvp --check counts them).
+  uint32_t problems() const { return problems_; }
   // The outputs of finish() that need no simulation (statistics JSON and text, report, trace),
   // for a process that ends abnormally (a crash after kernels ran): written once, at most.
   void write_outputs_now();
@@ -114,6 +116,7 @@ class vp_platform : public sc_core::sc_module {
   bool stats_txt_failed_ = false;
   std::vector<report::kernel_figures> figures_;
   bool outputs_written_ = false;
+  uint32_t problems_ = 0;
 
   vp_settings settings_;
   gpu_config config_;
