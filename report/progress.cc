@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdlib>
 
 #include "demangle.h"
@@ -56,8 +57,10 @@ void progress::print(const progress_state &s) {
   } else {
     std::fprintf(out_, "%s\n", liveness_line(s, elapsed).c_str());
     std::fflush(out_);
-    // The next line one period after this one was due (no burst after a long poll-free stretch).
-    while (next_ <= now) next_ += period_s_;
+    // The next line at the first period boundary after now (no burst after a long poll-free
+    // stretch, and no loop over periods however small the period).
+    next_ += period_s_ * (std::floor((now - next_) / period_s_) + 1);
+    if (next_ <= now) next_ = now + period_s_;
   }
 }
 

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     cudaMalloc(&dev, 64 * 64 * sizeof(int));
     if (!std::strcmp(mode, "assert")) checked<<<2, 32>>>(dev);
     else if (!std::strcmp(mode, "fault")) wild<<<2, 32>>>(dev);
-    else stuck<<<2, 64>>>(dev);
+    else stuck<<<8, 64>>>(dev);
     cudaError_t e = cudaDeviceSynchronize();
     std::printf("synchronize: %s\n", cudaGetErrorName(e));
     int host[16];
