@@ -276,9 +276,9 @@ int run_program(std::vector<char *> &args, bool quiet) {
   sigaction(SIGINT, &ign, &old_int);
   sigaction(SIGQUIT, &ign, &old_quit);
   int err = 0;
-  ssize_t got;
-  do got = read(exec_err[0], &err, sizeof err);
-  while (got < 0 && errno == EINTR);
+  ssize_t got, exec_failed;
+  do exec_failed = read(exec_err[0], &err, sizeof err);
+  while (exec_failed < 0 && errno == EINTR);
   close(exec_err[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -291,7 +291,7 @@ int run_program(std::vector<char *> &args, bool quiet) {
   char buf[512];
   while ((got = read(report[0], buf, sizeof buf)) > 0) said.append(buf, static_cast<size_t>(got));
   close(report[0]);
-  if (got == sizeof err && err) {
+  if (exec_failed == sizeof err && err) {
     std::fprintf(stderr, "simtvp: cannot run '%s': %s\n", args[0], std::strerror(err));
     return 2;
   }
