@@ -45,7 +45,7 @@ class timeline {
  public:
   // At most this many CTA and DRAM intervals are kept (a run of millions of CTAs would otherwise
   // take gigabytes); beyond it they are counted in dropped() and the trace says so.
-  explicit timeline(uint64_t max_spans = 4000000) : max_spans_(max_spans) {}
+  explicit timeline(uint64_t max_spans = 2000000) : max_spans_(max_spans) {}
 
   void kernel_begin(const kernel_span &k);                  // uid, name, shape, begin_ps
   void kernel_end(uint64_t uid, uint64_t at_ps, uint64_t cycles);

@@ -604,6 +604,46 @@ TEST(StatsCode, RowsFoldToPtxLinesAndSourceLinesPerKernelAndInTotal) {
   EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 4, STATS_CODE_WARP_INSN), 4u);
 }
 
+// stats_code_lines gives the same folded lines as the text and JSON, for reports.
+TEST(StatsCode, LinesCanBeListedPerKernelAndInTotal) {
+  Sink k;
+  stats_code *c = five_insn_program(k.s);
+  stats_kernel_begin(k.s, "first", 1);
+  add(c, 1, 2, 64);
+  add(c, 2, 2, 40, 7);
+  add(c, 3, 1, 32);
+  stats_kernel_end(k.s);
+  struct line {
+    std::string file, src;
+    uint32_t line;
+    uint64_t warp, stall;
+  };
+  auto list = [&](uint32_t kernel, int by_source) {
+    std::vector<line> v;
+    stats_code_lines(k.s, kernel, by_source,
+                     [](void *ctx, const stats_code_line *l) {
+                       static_cast<std::vector<line> *>(ctx)->push_back(
+                           {l->file, l->src_file ? std::string(l->src_file) + ":" + std::to_string(l->src_line) : "",
+                            l->line, l->v[STATS_CODE_WARP_INSN], l->v[STATS_CODE_STALL_CYCLES]});
+                     },
+                     &v);
+    return v;
+  };
+  std::vector<line> ptx = list(0, 0);
+  ASSERT_EQ(ptx.size(), 2u);  // line 11 (insns 1 and 2) and line 12 (insn 3)
+  EXPECT_EQ(ptx[0].file, "k.ptx");
+  EXPECT_EQ(ptx[0].line, 11u);
+  EXPECT_EQ(ptx[0].warp, 4u);
+  EXPECT_EQ(ptx[0].stall, 7u);
+  EXPECT_EQ(ptx[0].src, "k.cu:3");
+  EXPECT_EQ(list(UINT32_MAX, 0).size(), 2u);
+  std::vector<line> src = list(0, 1);
+  ASSERT_FALSE(src.empty());
+  EXPECT_EQ(src[0].file, "k.cu");
+  EXPECT_EQ(src[0].src, "");
+  EXPECT_TRUE(list(5, 0).empty());  // no such kernel
+}
+
 TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlaceTabSeparated) {
   Sink k;
   stats_code *c = five_insn_program(k.s);
