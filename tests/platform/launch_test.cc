@@ -337,9 +337,13 @@ void expect_line_counts(const std::vector<uint64_t> &counts, bool timing = false
     EXPECT_EQ(counts[i * 3 + 0], kWantWarp[i]) << "line " << kCheckedLines[i];
     EXPECT_EQ(counts[i * 3 + 1], kWantThread[i]) << "line " << kCheckedLines[i];
     stalls += counts[i * 3 + 2];
-    if (!timing) EXPECT_EQ(counts[i * 3 + 2], 0u) << "no stalls without timing";
+    if (!timing) {
+      EXPECT_EQ(counts[i * 3 + 2], 0u) << "no stalls without timing";
+    }
   }
-  if (timing) EXPECT_GT(stalls, 0u) << "the timing cores attribute stall cycles";
+  if (timing) {
+    EXPECT_GT(stalls, 0u) << "the timing cores attribute stall cycles";
+  }
   // k.cu:9 = line 30 (2 instructions) and the 4-line loop: 6 + 48 warp, 96 + 768 thread insns.
   EXPECT_EQ(counts[12], 54u);
   EXPECT_EQ(counts[13], 864u);
