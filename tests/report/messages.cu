@@ -8,8 +8,9 @@
 //   exit      one kernel, then exit(3) without freeing anything
 //   nocuda    prints and exits 0 without a single CUDA call
 //   ok        one kernel, checked; exit 0
-// Built with: nvcc -cudart shared -gencode arch=compute_75,code=[sm_75,compute_75] -lineinfo
-//             -o bin/messages messages.cu     (committed: the suite runs without nvcc)
+// Built with (committed: the suite runs without nvcc):
+//   nvcc -cudart shared -gencode 'arch=compute_75,code=[sm_75,compute_75]' -lineinfo \
+//        -Xlinker --strip-all -o bin/messages messages.cu
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>

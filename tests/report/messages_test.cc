@@ -118,7 +118,7 @@ TEST(SimtvpMessages, ADeviceAssertIsReportedAsTheProgramsOwnAssertion) {
   result r = run("-q -- '" + kProgram + "' assert", dir);
   EXPECT_EQ(r.code(), 1);
   // As CUDA prints it, on stderr; simtvp adds no error of its own about it.
-  EXPECT_TRUE(has(r.err, "messages.cu:24: void checked(int *): block: [1,0,0], thread: [3,0,0] Assertion "
+  EXPECT_TRUE(has(r.err, "messages.cu:25: void checked(int *): block: [1,0,0], thread: [3,0,0] Assertion "
                          "`!(blockIdx.x == 1 && threadIdx.x == 3)` failed.\n"))
       << r.err;
   EXPECT_FALSE(has(r.out, "Assertion")) << r.out;
