@@ -94,6 +94,13 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     auto *s = static_cast<simt_timing *>(ctx);
     if (s->env_.func.print) s->env_.func.print(s->env_.func.ctx, text, len);
   };
+  tc.func.assertion = [](void *ctx, const char *text, size_t len) {
+    auto *s = static_cast<simt_timing *>(ctx);
+    if (s->env_.func.assertion)
+      s->env_.func.assertion(s->env_.func.ctx, text, len);
+    else if (s->env_.func.print)
+      s->env_.func.print(s->env_.func.ctx, text, len);
+  };
   tc.func.messages = env_.func.messages;
   side_ = gpu_simt_timing_create(&tc, model_ports(), diag);
   if (!side_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
