@@ -63,7 +63,7 @@ void stats_print_totals(const stats *s, FILE *out);
 /* Everything (per kernel, totals, histograms, time series) as one JSON document. */
 simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *diag);
 
-/* ---- additions (additive to the contract above) ------------------------------------------- */
+/* ---- text layout, references, profiles ------------------------------------------------ */
 
 /* Text layout. stats_print_kernel prints `kernel_name`, `kernel_launch_uid` and the kernel-scoped
  * items as that kernel's values; stats_print_totals prints kernel-scoped items under their gpu_tot_
