@@ -212,6 +212,16 @@ CUCORE_API int cucore_module_load_ptx(cu_ctx *ctx, const char *ptx, size_t len, 
 CUCORE_API int cucore_module_load_image(cu_ctx *ctx, const void *image, size_t size,
                                         const char *name, cu_module **out);
 CUCORE_API int cucore_module_load_file(cu_ctx *ctx, const char *path, cu_module **out);
+/* A library (cuLibraryLoadData / cuLibraryLoadFromFile): the image (as cucore_module_load_image
+ * takes it; path non-NULL loads a file instead) loaded into no context. It lives until
+ * cucore_module_unload, across context destruction and primary-context resets, like CUDA's
+ * context-independent libraries; its functions are the library's kernels (CUkernel). */
+CUCORE_API int cucore_library_load(const void *image, size_t size, const char *path, const char *name,
+                                   cu_module **out);
+CUCORE_API bool cucore_module_is_library(const cu_module *m);
+/* The module's kernels (.entry names, valid while it is loaded): up to capacity into names
+ * (may be NULL), *count = all of them. */
+CUCORE_API int cucore_module_kernels(cu_module *m, const char **names, uint32_t capacity, uint32_t *count);
 CUCORE_API int cucore_module_unload(cu_module *m);
 CUCORE_API bool cucore_module_valid(const cu_module *m);
 /* CUDA_ERROR_NOT_FOUND when the module has no .entry of that name. */
@@ -227,6 +237,9 @@ CUCORE_API int cucore_function_attrs(cu_function *f, drv_function_attrs *attrs,
                                      uint32_t *max_dynamic_smem);
 CUCORE_API int cucore_function_set_max_dynamic_smem(cu_function *f, uint32_t bytes);
 CUCORE_API int cucore_function_param_count(cu_function *f, uint32_t *count);
+/* Offset and size of parameter i in the kernel's parameter buffer; CUDA_ERROR_INVALID_VALUE when
+ * i is not a parameter. */
+CUCORE_API int cucore_function_param(cu_function *f, uint32_t i, uint32_t *offset, uint32_t *bytes);
 CUCORE_API int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t dynamic_smem,
                                 uint32_t *blocks_per_sm);
 

@@ -94,6 +94,12 @@ struct Module {
   std::string name;
   std::map<std::string, uintptr_t> functions;  // name -> function handle
   std::vector<uint64_t> managed_vars;            // __managed__ variables adopted from this module
+  // A library (cucore_library_load, no context) is placed at its first use, as CUDA's lazy
+  // loading does: until then dm is NULL and its image waits here. A failed placement is kept
+  // and reported on every later use.
+  std::vector<uint8_t> pending_image;
+  int load_error = CUDA_SUCCESS;
+  std::string load_message;
 };
 
 struct Function {

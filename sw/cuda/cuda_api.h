@@ -19,6 +19,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUlib_st *CUlibrary;
+typedef struct CUkern_st *CUkernel;
 typedef unsigned long long CUdeviceptr;
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
@@ -41,6 +43,8 @@ CUresult cuDeviceGetUuid_v2(void *uuid, CUdevice dev);
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev);
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
 CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev);
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
 CUresult cuCtxCreate_v3(CUcontext *pctx, void *paramsArray, int numParams, unsigned int flags,
@@ -59,6 +63,17 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 CUresult cuCtxSynchronize(void);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
+CUresult cuCtxSynchronize_v2(CUcontext ctx);
+CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
+CUresult cuCtxGetFlags(unsigned int *flags);
+CUresult cuCtxSetFlags(unsigned int flags);
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+CUresult cuCtxGetCacheConfig(int *pconfig);
+CUresult cuCtxSetCacheConfig(int config);
+CUresult cuCtxGetSharedMemConfig(int *pConfig);
+CUresult cuCtxSetSharedMemConfig(int config);
+CUresult cuCtxResetPersistingL2Cache(void);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
@@ -72,6 +87,7 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image);
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
     int *options, void **optionValues);
 CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
+CUresult cuModuleGetLoadingMode(int *mode);
 CUresult cuModuleUnload(CUmodule hmod);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name);
@@ -103,6 +119,14 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p);
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
+CUresult cuMemHostUnregister(void *p);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
@@ -127,6 +151,8 @@ CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short
 CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
     size_t Height);
 CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr);
+CUresult cuPointerGetAttributes(unsigned int numAttributes, int *attributes, void **data,
+    CUdeviceptr ptr);
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags);
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority);
 CUresult cuStreamDestroy_v2(CUstream hStream);
@@ -149,6 +175,96 @@ CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId);
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device);
+CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, void **pGreenCtx);
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, void **pGreenCtx);
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+    CUstream hStream);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+    CUstream hStream);
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+    CUstream hStream);
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N);
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N);
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N,
+    CUstream hStream);
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+    size_t Width, size_t Height);
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+    size_t Width, size_t Height);
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+    size_t Width, size_t Height);
+CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+    size_t Height, CUstream hStream);
+CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+    size_t Height, CUstream hStream);
+CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+    size_t Height, CUstream hStream);
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+    size_t Width, size_t Height, CUstream hStream);
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+    size_t Width, size_t Height, CUstream hStream);
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+    size_t Width, size_t Height, CUstream hStream);
+CUresult cuStreamSynchronize_ptsz(CUstream hStream);
+CUresult cuStreamQuery_ptsz(CUstream hStream);
+CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags);
+CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
+CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
+CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData,
+    unsigned int flags);
+CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData);
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+    unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
+
+/* ---- entry points by name ---------------------------------------------------------------------- */
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+    unsigned long long flags, int *symbolStatus);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+    unsigned long long flags);
+
+/* ---- private tables of the runtime ------------------------------------------------------------- */
+CUresult cuGetExportTable(const void **ppExportTable, const void *pExportTableId);
+
+/* ---- libraries and kernels --------------------------------------------------------------------- */
+CUresult cuLibraryLoadData(CUlibrary *library, const void *code, void *jitOptions,
+    void **jitOptionsValues, unsigned int numJitOptions, void *libraryOptions,
+    void **libraryOptionValues, unsigned int numLibraryOptions);
+CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, void *jitOptions,
+    void **jitOptionsValues, unsigned int numJitOptions, void *libraryOptions,
+    void **libraryOptionValues, unsigned int numLibraryOptions);
+CUresult cuLibraryUnload(CUlibrary library);
+CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
+CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
+CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib);
+CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
+CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
+CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
+CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
+CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
+CUresult cuKernelGetName(const char **name, CUkernel hfunc);
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+    size_t *paramSize);
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+    size_t *paramSize);
+CUresult cuKernelGetAttribute(int *pi, int attrib, CUkernel kernel, CUdevice dev);
+CUresult cuKernelSetAttribute(int attrib, int val, CUkernel kernel, CUdevice dev);
+CUresult cuKernelSetCacheConfig(CUkernel kernel, int config, CUdevice dev);
 
 /* END GENERATED DECLARATIONS */
 

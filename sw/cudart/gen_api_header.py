@@ -20,7 +20,9 @@ if which == 'cudart':
     macro = 'CUDART_EXPORT'
 else:
     header = 'cuda/cuda_api.h'
-    groups = [('cuda/cuda_api.cc', 'driver API')]
+    groups = [('cuda/cuda_api.cc', 'driver API'), ('cuda/cuda_entry.cc', 'entry points by name'),
+              ('cuda/cuda_private_tables.cc', 'private tables of the runtime'),
+              ('cuda/cuda_library.cc', 'libraries and kernels')]
     macro = 'CU_EXPORT'
 
 
