@@ -12,7 +12,9 @@ namespace cucore {
 
 namespace {
 
-thread_local std::string tl_message;
+// A plain buffer, not a std::string: NVIDIA's statically linked runtime calls the driver from its
+// exit handlers, after the main thread's thread_local objects were destroyed.
+thread_local char tl_message[1536];
 thread_local bool tl_inside = false;  // inside a cucore_ call (or on the stub thread for one)
 
 cu_platform_open_fn default_opener();
@@ -28,9 +30,7 @@ State &state() {
 }
 
 int vfail(int code, const char *fmt, va_list ap) {
-  char buf[1536];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  tl_message = buf;
+  std::vsnprintf(tl_message, sizeof tl_message, fmt, ap);
   return code;
 }
 
@@ -42,7 +42,7 @@ int fail(int code, const char *fmt, ...) {
   return code;
 }
 
-void clear_message() { tl_message.clear(); }
+void clear_message() { tl_message[0] = 0; }
 
 Entry::Entry() {
   if (tl_inside) {
@@ -322,7 +322,7 @@ bool cucore_set_platform_opener(cu_platform_open_fn open) {
   return true;
 }
 
-const char *cucore_last_message(void) { return tl_message.c_str(); }
+const char *cucore_last_message(void) { return tl_message; }
 
 int cucore_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -334,7 +334,7 @@ int cucore_fail(int code, const char *fmt, ...) {
 
 void cucore_report(const char *api, const char *code_name) {
   if (getenv("SIMTVP_CUDA_QUIET")) return;
-  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message.empty() ? "failed" : tl_message.c_str(),
+  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message[0] ? tl_message : "failed",
                code_name);
 }
 

@@ -11,7 +11,30 @@
 
 namespace {
 bool g_initialized = false;  // cuInit succeeded (or the runtime opened the device)
-thread_local std::vector<cu_ctx *> tl_ctx_stack;
+// The thread's context stack. Trivially destructible: NVIDIA's statically linked runtime calls the
+// driver from its exit handlers, after the thread's thread_local objects were destroyed.
+struct CtxStack {
+  enum { kDepth = 64 };
+  cu_ctx *entries[kDepth];
+  unsigned size;
+  bool empty() const { return size == 0; }
+  cu_ctx *&back() { return entries[size - 1]; }
+  bool push_back(cu_ctx *c) {
+    if (size == kDepth) return false;
+    entries[size++] = c;
+    return true;
+  }
+  void pop_back() { size--; }
+  cu_ctx **begin() { return entries; }
+  cu_ctx **end() { return entries + size; }
+};
+thread_local CtxStack tl_ctx_stack;
+
+CUresult push_context(const char *api, cu_ctx *c) {
+  if (tl_ctx_stack.push_back(c)) return CUDA_SUCCESS;
+  cucore_fail(CUDA_ERROR_INVALID_VALUE, "more than %d contexts pushed on this thread", (int)CtxStack::kDepth);
+  return cuapi::report(api, CUDA_ERROR_INVALID_VALUE);
+}
 }  // namespace
 
 bool cuapi::initialized() { return g_initialized || cucore_props() != nullptr; }
@@ -210,7 +233,10 @@ static CUresult ctx_create(const char *api, CUcontext *pctx, unsigned flags, CUd
   cu_ctx *c = nullptr;
   r = report(api, cucore_ctx_create(flags, &c));
   if (r != CUDA_SUCCESS) return r;
-  tl_ctx_stack.push_back(c);
+  if ((r = push_context(api, c)) != CUDA_SUCCESS) {
+    cucore_ctx_destroy(c);
+    return r;
+  }
   *pctx = reinterpret_cast<CUcontext>(c);
   return CUDA_SUCCESS;
 }
@@ -267,7 +293,7 @@ CU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
   NEED_INIT("cuCtxSetCurrent");
   cu_ctx *c = reinterpret_cast<cu_ctx *>(ctx);
   if (c && !cucore_ctx_valid(c)) return fail("cuCtxSetCurrent", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
-  if (tl_ctx_stack.empty()) tl_ctx_stack.push_back(c);
+  if (tl_ctx_stack.empty()) tl_ctx_stack.push_back(c);  // cannot be full
   else tl_ctx_stack.back() = c;
   if (!c) tl_ctx_stack.pop_back();
   return CUDA_SUCCESS;
@@ -277,8 +303,7 @@ CU_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   NEED_INIT("cuCtxPushCurrent");
   cu_ctx *c = reinterpret_cast<cu_ctx *>(ctx);
   if (!c || !cucore_ctx_valid(c)) return fail("cuCtxPushCurrent", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
-  tl_ctx_stack.push_back(c);
-  return CUDA_SUCCESS;
+  return push_context("cuCtxPushCurrent", c);
 }
 CU_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx) { return cuCtxPushCurrent_v2(ctx); }
 
@@ -845,14 +870,16 @@ CU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCo
               ByteCount, hStream, false);
 }
 
+// Memsets of device memory are asynchronous with respect to the host (CUDA's memset
+// synchronisation rules), the forms without a stream included: they are ordered on the NULL stream.
 CU_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  return memset("cuMemsetD8", dstDevice, uc, 1, N, nullptr, true);
+  return memset("cuMemsetD8", dstDevice, uc, 1, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  return memset("cuMemsetD16", dstDevice, us, 2, N, nullptr, true);
+  return memset("cuMemsetD16", dstDevice, us, 2, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  return memset("cuMemsetD32", dstDevice, ui, 4, N, nullptr, true);
+  return memset("cuMemsetD32", dstDevice, ui, 4, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
   return memset("cuMemsetD8Async", dstDevice, uc, 1, N, hStream, false);
@@ -864,15 +891,15 @@ CU_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size
   return memset("cuMemsetD32Async", dstDevice, ui, 4, N, hStream, false);
 }
 CU_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
                                     size_t Height) {
-  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
                                     size_t Height) {
-  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, nullptr, false);
 }
 
 CU_EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
@@ -1134,13 +1161,13 @@ CU_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t B
               ByteCount, PTSZ(hStream), false);
 }
 CU_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  return memset("cuMemsetD8", dstDevice, uc, 1, N, PTDS, true);
+  return memset("cuMemsetD8", dstDevice, uc, 1, N, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  return memset("cuMemsetD16", dstDevice, us, 2, N, PTDS, true);
+  return memset("cuMemsetD16", dstDevice, us, 2, N, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  return memset("cuMemsetD32", dstDevice, ui, 4, N, PTDS, true);
+  return memset("cuMemsetD32", dstDevice, ui, 4, N, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
   return memset("cuMemsetD8Async", dstDevice, uc, 1, N, PTSZ(hStream), false);
@@ -1153,15 +1180,15 @@ CU_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
 }
 CU_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
                                        size_t Height) {
-  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, PTDS, true);
+  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
                                         size_t Height) {
-  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, PTDS, true);
+  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
                                         size_t Height) {
-  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, PTDS, true);
+  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, PTDS, false);
 }
 CU_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
                                      size_t Height, CUstream hStream) {

@@ -21,6 +21,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUlib_st *CUlibrary;
 typedef struct CUkern_st *CUkernel;
+typedef struct CUarray_st *CUarray;
 typedef unsigned long long CUdeviceptr;
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
@@ -265,6 +266,43 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOff
 CUresult cuKernelGetAttribute(int *pi, int attrib, CUkernel kernel, CUdevice dev);
 CUresult cuKernelSetAttribute(int attrib, int val, CUkernel kernel, CUdevice dev);
 CUresult cuKernelSetCacheConfig(CUkernel kernel, int config, CUdevice dev);
+
+/* ---- arrays, copies with arrays, texture and surface objects ----------------------------------- */
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const void *pAllocateArray);
+CUresult cuArrayCreate_v2(CUarray *pHandle, const void *pAllocateArray);
+CUresult cuArrayDestroy(CUarray hArray);
+CUresult cuArray3DGetDescriptor_v2(void *pArrayDescriptor, CUarray hArray);
+CUresult cuArrayGetDescriptor_v2(void *pArrayDescriptor, CUarray hArray);
+CUresult cuMemcpy2D_v2(const void *pCopy);
+CUresult cuMemcpy2DUnaligned_v2(const void *pCopy);
+CUresult cuMemcpy2DAsync_v2(const void *pCopy, CUstream hStream);
+CUresult cuMemcpy3D_v2(const void *pCopy);
+CUresult cuMemcpy3DAsync_v2(const void *pCopy, CUstream hStream);
+CUresult cuMemcpy2D_v2_ptds(const void *pCopy);
+CUresult cuMemcpy2DUnaligned_v2_ptds(const void *pCopy);
+CUresult cuMemcpy2DAsync_v2_ptsz(const void *pCopy, CUstream hStream);
+CUresult cuMemcpy3D_v2_ptds(const void *pCopy);
+CUresult cuMemcpy3DAsync_v2_ptsz(const void *pCopy, CUstream hStream);
+CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
+CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+    size_t ByteCount);
+CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+    size_t ByteCount);
+CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset,
+    size_t ByteCount);
+CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost,
+    size_t ByteCount, CUstream hStream);
+CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount,
+    CUstream hStream);
+CUresult cuTexObjectCreate(unsigned long long *pTexObject, const void *pResDesc,
+    const void *pTexDesc, const void *pResViewDesc);
+CUresult cuSurfObjectCreate(unsigned long long *pSurfObject, const void *pResDesc);
+CUresult cuTexObjectDestroy(unsigned long long texObject);
+CUresult cuSurfObjectDestroy(unsigned long long surfObject);
+CUresult cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject);
+CUresult cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject);
+CUresult cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject);
 
 /* END GENERATED DECLARATIONS */
 

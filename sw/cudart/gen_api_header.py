@@ -22,7 +22,8 @@ else:
     header = 'cuda/cuda_api.h'
     groups = [('cuda/cuda_api.cc', 'driver API'), ('cuda/cuda_entry.cc', 'entry points by name'),
               ('cuda/cuda_private_tables.cc', 'private tables of the runtime'),
-              ('cuda/cuda_library.cc', 'libraries and kernels')]
+              ('cuda/cuda_library.cc', 'libraries and kernels'),
+              ('cuda/cuda_texture.cc', 'arrays, copies with arrays, texture and surface objects')]
     macro = 'CU_EXPORT'
 
 
