@@ -248,6 +248,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
       s.allocations.erase(a->alloc);
       s.arrays.remove(a->handle);
     }
+  destroy_ctx_graph_execs(s, ctx);
   for (Module *m : s.modules.all())
     if (m->ctx == ctx) (void)module_unload_locked(s, m);
   for (Event *e : s.events.all())
@@ -257,6 +258,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
     }
   for (Stream *st : s.streams.all())
     if (st->ctx == ctx) {
+      capture_forget_stream(s, st);
       (void)drv_stream_destroy(s.d, st->ds, &diag);
       if (s.per_thread == st) s.per_thread = nullptr;
       s.streams.remove(st->handle);
@@ -576,6 +578,7 @@ int cucore_synchronize(void) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "synchronising the device")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);

@@ -268,6 +268,49 @@ uint32_t max_dyn_of(State &s, Function *f, const drv_function_attrs &at) {
 
 }  // namespace
 
+namespace cucore {
+
+int check_kernel_launch(State &s, Function *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem) {
+  drv_function_attrs at;
+  drv_function_get_attrs(s.d, fn->df, &at);
+  return check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, smem);
+}
+
+int pack_kernel_args(State &s, Function *fn, void **args, const void *buffer, size_t bytes, std::vector<uint8_t> *out,
+                     std::vector<uint32_t> *offsets) {
+  drv_function_attrs at;
+  drv_function_get_attrs(s.d, fn->df, &at);
+  out->assign(at.param_bytes, 0);
+  if (offsets) {
+    offsets->clear();
+    for (uint32_t i = 0; i < at.n_params; i++) {
+      uint32_t off = 0, n = 0;
+      drv_function_param(fn->df, i, &off, &n);
+      offsets->push_back(off);
+    }
+  }
+  if (buffer) {
+    if (bytes < at.param_bytes)
+      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: parameter buffer of %zu bytes, the kernel needs %u",
+                  fn->name.c_str(), bytes, at.param_bytes);
+    std::memcpy(out->data(), buffer, at.param_bytes);
+    return CUDA_SUCCESS;
+  }
+  if (!at.n_params) return CUDA_SUCCESS;
+  if (!args)
+    return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: no arguments given for its %u parameters", fn->name.c_str(),
+                at.n_params);
+  for (uint32_t i = 0; i < at.n_params; i++)
+    if (!args[i]) return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: argument %u points to NULL", fn->name.c_str(), i);
+  simtvp_diag diag = cleared_diag();
+  uint32_t used = 0;
+  if (drv_function_pack_params(fn->df, args, out->data(), (uint32_t)out->size(), &used, &diag) != SIMTVP_OK)
+    return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: %s", fn->name.c_str(), diag.message);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace cucore
+
 extern "C" {
 
 int cucore_module_load_ptx(cu_ctx *ctx, const char *ptx, size_t len, const char *name, cu_module **out) {
@@ -499,29 +542,23 @@ int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3
   if (int r = e.ready(s)) return r;
   Function *fn = s.functions.get(f);
   if (!fn) return fail(CUDA_ERROR_INVALID_HANDLE, "function %p is not a loaded kernel", (void *)f);
-  drv_function_attrs at;
-  drv_function_get_attrs(s.d, fn->df, &at);
-  int r = check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, dynamic_smem);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = check_kernel_launch(s, fn, grid, block, dynamic_smem)) return r;
   // The parameter buffer in the kernel's layout (reused: no allocation per launch once grown).
   static thread_local std::vector<uint8_t> params;
-  params.assign(at.param_bytes, 0);
-  if (param_buffer) {
-    if (param_bytes < at.param_bytes)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: parameter buffer of %zu bytes, the kernel needs %u",
-                  fn->name.c_str(), param_bytes, at.param_bytes);
-    std::memcpy(params.data(), param_buffer, at.param_bytes);
-  } else if (at.n_params) {
-    if (!args)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: no arguments given for its %u parameters",
-                  fn->name.c_str(), at.n_params);
-    for (uint32_t i = 0; i < at.n_params; i++)
-      if (!args[i])
-        return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: argument %u points to NULL", fn->name.c_str(), i);
-    simtvp_diag diag = cleared_diag();
-    uint32_t used = 0;
-    if (drv_function_pack_params(fn->df, args, params.data(), (uint32_t)params.size(), &used, &diag) != SIMTVP_OK)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: %s", fn->name.c_str(), diag.message);
+  if (int r = pack_kernel_args(s, fn, args, param_buffer, param_bytes, &params, nullptr)) return r;
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, stream, &capturing)) return r;
+  if (capturing) {
+    NodeParams p;
+    p.type = CU_GRAPH_NODE_KERNEL;
+    p.func = fn->handle;
+    for (int i = 0; i < 3; i++) {
+      p.grid[i] = grid[i];
+      p.block[i] = block[i];
+    }
+    p.smem = dynamic_smem;
+    if (int r = pack_kernel_args(s, fn, args, param_buffer, param_bytes, &p.args, &p.arg_offsets)) return r;
+    return capture_add(s, capturing, std::move(p));
   }
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;

@@ -1039,7 +1039,7 @@ CU_EXPORT CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callba
   NEED_CONTEXT("cuStreamAddCallback");
   if (!callback || flags != 0) return fail("cuStreamAddCallback", CUDA_ERROR_INVALID_VALUE, "bad argument");
   StreamCallback *cb = new StreamCallback{callback, hStream, userData};
-  CUresult r = report("cuStreamAddCallback", cucore_stream_callback(stream_of(hStream), run_stream_callback, cb));
+  CUresult r = report("cuStreamAddCallback", cucore_stream_add_callback(stream_of(hStream), run_stream_callback, cb));
   if (r != CUDA_SUCCESS) delete cb;
   return r;
 }

@@ -16,7 +16,8 @@ if which == 'cudart':
               ('cudart/cudart_register.cc', 'registration (nvcc-generated code), launches, kernels'),
               ('cudart/cudart_device.cc', 'devices'), ('cudart/cudart_memory.cc', 'memory'),
               ('cudart/cudart_stream.cc', 'streams and events'),
-              ('cudart/cudart_texture.cc', 'arrays, textures, surfaces')]
+              ('cudart/cudart_texture.cc', 'arrays, textures, surfaces'),
+              ('cudart/cudart_graph.cc', 'graphs and stream capture')]
     macro = 'CUDART_EXPORT'
 else:
     header = 'cuda/cuda_api.h'
