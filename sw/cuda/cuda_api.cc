@@ -998,7 +998,7 @@ CU_EXPORT CUresult cuStreamQuery(CUstream hStream) {
 CU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
   NEED_CONTEXT("cuStreamWaitEvent");
   if (Flags & ~1u) return fail("cuStreamWaitEvent", CUDA_ERROR_INVALID_VALUE, "unknown flags");
-  return report("cuStreamWaitEvent", cucore_stream_wait_event(stream_of(hStream), event_of(hEvent)));
+  return report("cuStreamWaitEvent", cucore_stream_wait_event_flags(stream_of(hStream), event_of(hEvent), Flags));
 }
 CU_EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) {
   NEED_CONTEXT("cuStreamGetFlags");
@@ -1064,7 +1064,7 @@ CU_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
 CU_EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
   NEED_CONTEXT("cuEventRecordWithFlags");
   if (flags & ~1u) return fail("cuEventRecordWithFlags", CUDA_ERROR_INVALID_VALUE, "unknown flags");
-  return report("cuEventRecordWithFlags", cucore_event_record(event_of(hEvent), stream_of(hStream)));
+  return report("cuEventRecordWithFlags", cucore_event_record_flags(event_of(hEvent), stream_of(hStream), flags));
 }
 CU_EXPORT CUresult cuEventQuery(CUevent hEvent) {
   NEED_CONTEXT("cuEventQuery");

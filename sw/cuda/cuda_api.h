@@ -22,6 +22,9 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUlib_st *CUlibrary;
 typedef struct CUkern_st *CUkernel;
 typedef struct CUarray_st *CUarray;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
 typedef unsigned long long CUdeviceptr;
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
@@ -303,6 +306,151 @@ CUresult cuSurfObjectDestroy(unsigned long long surfObject);
 CUresult cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject);
 CUresult cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject);
 CUresult cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject);
+
+/* ---- graphs and stream capture ----------------------------------------------------------------- */
+CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
+CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode,
+    CUgraph hClonedGraph);
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
+CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, const void *nodeParams);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, const void *nodeParams);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const void *nodeParams);
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const void *nodeParams);
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+    const void *nodeParams);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+    const void *nodeParams);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, const void *copyParams, CUcontext ctx);
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const void *nodeParams);
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+    const void *copyParams, CUcontext ctx);
+CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, const void *memsetParams,
+    CUcontext ctx);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const void *nodeParams);
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+    const void *memsetParams, CUcontext ctx);
+CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, const void *nodeParams);
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const void *nodeParams);
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+    const void *nodeParams);
+CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies);
+CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
+CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode,
+    CUevent event);
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph);
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+    CUgraph childGraph);
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+    size_t numDependencies, void *nodeParams);
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+    const CUgraphNode *dependencies, const void *dependencyData, size_t numDependencies,
+    void *nodeParams);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphNodeGetType(CUgraphNode hNode, int *type);
+CUresult cuGraphDestroyNode(CUgraphNode hNode);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, void *edgeData,
+    size_t *numEdges);
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges);
+CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies,
+    size_t *numDependencies);
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, void *edgeData,
+    size_t *numDependencies);
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes,
+    size_t *numDependentNodes);
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes,
+    void *edgeData, size_t *numDependentNodes);
+CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+    size_t numDependencies);
+CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+    const void *edgeData, size_t numDependencies);
+CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+    size_t numDependencies);
+CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from,
+    const CUgraphNode *to, const void *edgeData, size_t numDependencies);
+CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+    char *logBuffer, size_t bufferSize);
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+    char *logBuffer, size_t bufferSize);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+    unsigned long long flags);
+CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+    void *instantiateParams);
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+    void *instantiateParams);
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, unsigned long long *flags);
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, void *resultInfo);
+CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+    int *updateResult_out);
+CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
+CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
+CUresult cuStreamBeginCapture(CUstream hStream);
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, int mode);
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+    const CUgraphNode *dependencies, const void *dependencyData, size_t numDependencies, int mode);
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
+    const CUgraphNode *dependencies, const void *dependencyData, size_t numDependencies, int mode);
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus);
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, int *captureStatus);
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+    const void **edgeData_out, size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+    const void **edgeData_out, size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+    size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+    size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out);
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, int *captureStatus_out,
+    unsigned long long *id_out);
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+    const void *dependencyData, size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+    const void *dependencyData, size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
+    size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies,
+    size_t numDependencies, unsigned int flags);
+CUresult cuThreadExchangeStreamCaptureMode(int *mode);
 
 /* END GENERATED DECLARATIONS */
 

@@ -38,6 +38,26 @@ inline cu_event *event_of(CUevent e) { return reinterpret_cast<cu_event *>(e); }
 inline cu_module *module_of(CUmodule m) { return reinterpret_cast<cu_module *>(m); }
 inline cu_function *function_of(CUfunction f) { return reinterpret_cast<cu_function *>(f); }
 
+// CUDA_MEMCPY3D as cuda.h lays it out (cuMemcpy3D, copy graph nodes). Memory types: 1 host,
+// 2 device, 3 array, 4 unified.
+struct CudaMemcpy3D {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  void *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  void *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+};
+
 }  // namespace cuapi
 
 // The checks at the top of almost every call: initialised, a live current context.

@@ -194,23 +194,6 @@ struct Memcpy2d {
   size_t dstPitch;
   size_t WidthInBytes, Height;
 };
-struct Memcpy3d {
-  size_t srcXInBytes, srcY, srcZ, srcLOD;
-  int srcMemoryType;
-  const void *srcHost;
-  CUdeviceptr srcDevice;
-  CUarray srcArray;
-  void *reserved0;
-  size_t srcPitch, srcHeight;
-  size_t dstXInBytes, dstY, dstZ, dstLOD;
-  int dstMemoryType;
-  void *dstHost;
-  CUdeviceptr dstDevice;
-  CUarray dstArray;
-  void *reserved1;
-  size_t dstPitch, dstHeight;
-  size_t WidthInBytes, Height, Depth;
-};
 
 CUresult copy2d(const char *api, const void *params, CUstream stream, bool sync) {
   if (!params) return fail(api, CUDA_ERROR_INVALID_VALUE, "the copy parameters are NULL");
@@ -222,7 +205,7 @@ CUresult copy2d(const char *api, const void *params, CUstream stream, bool sync)
 
 CUresult copy3d(const char *api, const void *params, CUstream stream, bool sync) {
   if (!params) return fail(api, CUDA_ERROR_INVALID_VALUE, "the copy parameters are NULL");
-  const Memcpy3d &p = *static_cast<const Memcpy3d *>(params);
+  const CudaMemcpy3D &p = *static_cast<const CudaMemcpy3D *>(params);
   if (p.srcLOD || p.dstLOD) return fail(api, CUDA_ERROR_NOT_SUPPORTED, "mipmap levels are not supported by simtvp");
   Side s{p.srcXInBytes, p.srcY, p.srcZ, p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray, p.srcPitch, p.srcHeight};
   Side d{p.dstXInBytes, p.dstY, p.dstZ, p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray, p.dstPitch, p.dstHeight};

@@ -24,7 +24,8 @@ else:
     groups = [('cuda/cuda_api.cc', 'driver API'), ('cuda/cuda_entry.cc', 'entry points by name'),
               ('cuda/cuda_private_tables.cc', 'private tables of the runtime'),
               ('cuda/cuda_library.cc', 'libraries and kernels'),
-              ('cuda/cuda_texture.cc', 'arrays, copies with arrays, texture and surface objects')]
+              ('cuda/cuda_texture.cc', 'arrays, copies with arrays, texture and surface objects'),
+              ('cuda/cuda_graph.cc', 'graphs and stream capture')]
     macro = 'CU_EXPORT'
 
 

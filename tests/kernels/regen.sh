@@ -42,7 +42,7 @@ default_gencode=(-gencode 'arch=compute_75,code=[sm_75,compute_75]')
 # The programs whose static build is committed (each ~700 KB: NVIDIA's runtime is inside): SGEMM,
 # streams/events/host functions, arrays and texture objects, CUDA graphs. The build makes the static
 # form of every program when nvcc is present (tests/kernels/CMakeLists.txt).
-static_programs=" sgemm streams_events texture "
+static_programs=" sgemm streams_events texture graphs "
 
 # ptxas -v without the line that changes on every run.
 ptxas_report() { # <sm> <ptx> <out>
