@@ -170,6 +170,7 @@ typedef struct CUkern_st *cudaKernel_t;
 typedef struct CUlib_st *cudaLibrary_t;
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
+#define CUDART_CB
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
@@ -244,6 +245,10 @@ enum cudaSharedMemConfig {
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01 /* inside a capture: an event record node */
+#define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01   /* inside a capture: an event wait node */
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
