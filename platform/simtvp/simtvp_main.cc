@@ -1,8 +1,8 @@
-// simtvp — runs an unmodified CUDA program (built with nvcc -cudart shared) on the simtvp virtual
+// simtvp — runs an unmodified CUDA program (built with nvcc, either runtime) on the simtvp virtual
 // platform: checks the configuration, sets up the environment the CUDA runtime reads
 // (SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS, SIMTVP_STRICT, SIMTVP_QUIET, and LD_LIBRARY_PATH
-// so the program loads simtvp's libcudart.so.13 from build/lib), and executes the program, whose
-// exit status becomes simtvp's. `simtvp --help` is the manual; docs/platform.md has more.
+// so the program loads simtvp's libcudart.so.13 / libcuda.so.1 from build/lib), and executes the
+// program, whose exit status becomes simtvp's. `simtvp --help` is the manual; docs/platform.md has more.
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ namespace {
 const char kUsage[] =
     "usage: simtvp [options] [--] [PROGRAM [ARGS...]]\n"
     "\n"
-    "Runs an unmodified CUDA program (built with nvcc -cudart shared) on the simtvp virtual\n"
+    "Runs an unmodified CUDA program (built with nvcc, either runtime) on the simtvp virtual\n"
     "platform: a SystemC model of a host CPU, a system bus and memory, and a GPU that executes\n"
     "the program's kernels. Without PROGRAM it runs the bundled sample:\n"
     "  %s\n"
