@@ -713,6 +713,13 @@ int capture_wait_event(State &s, cu_stream *handle, Stream *st, Event *ev, unsig
                 ec->why.c_str());
   if (!st) {
     // A stream that waits for a captured event joins that capture (a fork).
+    if (handle == CU_STREAM_PER_THREAD && !s.per_thread) {
+      int r = run(s, [&]() -> int {
+        drv_stream *ds = nullptr;
+        return resolve_stream(s, handle, &ds);
+      });
+      if (r != CUDA_SUCCESS) return r;
+    }
     Stream *joiner = stream_object(s, handle);
     if (!joiner) {
       invalidate(*ec, "the legacy stream waited for one of its events");
@@ -749,7 +756,11 @@ int capture_wait_event(State &s, cu_stream *handle, Stream *st, Event *ev, unsig
   return CUDA_SUCCESS;
 }
 
-int check_not_captured(Event *ev, const char *what) {
+int check_not_captured(State &s, Event *ev, const char *what) {
+  if (ev->capture && !capture_by_id(s, ev->capture)) {  // its capture ended: never recorded on the GPU
+    ev->capture = 0;
+    ev->capture_nodes.clear();
+  }
   if (!ev->capture) return CUDA_SUCCESS;
   return fail(CUDA_ERROR_CAPTURED_EVENT,
               "event %p was last recorded in a capturing stream: it stands for graph nodes and cannot be %s",
@@ -764,8 +775,15 @@ void destroy_ctx_graph_execs(State &s, Ctx *ctx) {
 void capture_forget_stream(State &s, Stream *st) {
   if (!st->capture) return;
   Capture *c = capture_by_id(s, st->capture);
-  if (c && c->origin == st->handle) invalidate(*c, "its stream was destroyed");
   st->capture = 0;
+  st->capture_deps.clear();
+  if (!c || c->origin != st->handle) return;
+  // Nobody can end a capture whose stream is gone: it ends here, its own graph with it.
+  uint64_t id = c->id;
+  Graph *g = s.graphs.get(reinterpret_cast<cu_graph *>(c->graph));
+  if (g && c->own_graph) destroy_graph(s, g);
+  end_capture_streams(s, id);
+  s.captures.erase(id);
 }
 
 }  // namespace cucore
@@ -823,8 +841,14 @@ int cucore_graph_add_node(cu_graph *graph, cu_graph_node *const *deps, size_t n_
   if (int r = collect_deps(s, g, deps, n_deps, &d)) return r;
   NodeParams p;
   if (int r = make_params(s, *in, &p)) return r;
+  // The node's own copy of a child graph, made before the node exists (a graph may be added to
+  // itself: the copy is of what it was).
+  Graph *copy = in->type == CU_GRAPH_NODE_GRAPH ? clone_graph(s, graph_of(s, in->child), nullptr) : nullptr;
   GraphNode *n = new_node(s, g, std::move(p), d);
-  if (in->type == CU_GRAPH_NODE_GRAPH) n->p.child = clone_graph(s, graph_of(s, in->child), n)->handle;
+  if (copy) {
+    copy->parent = n;
+    n->p.child = copy->handle;
+  }
   *out = reinterpret_cast<cu_graph_node *>(n->handle);
   return CUDA_SUCCESS;
 }

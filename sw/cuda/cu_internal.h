@@ -390,7 +390,7 @@ int capture_guard(State &s, const char *what);
 int capture_event_record(State &s, Stream *st, Event *ev, unsigned flags);
 int capture_wait_event(State &s, cu_stream *handle, Stream *st, Event *ev, unsigned flags, bool *handled);
 // CUDA_ERROR_CAPTURED_EVENT for an event last recorded in a capture.
-int check_not_captured(Event *ev, const char *what);
+int check_not_captured(State &s, Event *ev, const char *what);
 // The stream object behind a handle (the per-thread stream once made), nullptr for the legacy stream.
 Stream *stream_object(State &s, cu_stream *handle);
 // Forgets the graphs' and captures' references to a stream or event that goes away.

@@ -260,7 +260,7 @@ int cucore_event_query(cu_event *event) {
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
-  if (int r = check_not_captured(ev, "queried")) return r;
+  if (int r = check_not_captured(s, ev, "queried")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     bool done = false;
@@ -276,7 +276,7 @@ int cucore_event_sync(cu_event *event) {
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
-  if (int r = check_not_captured(ev, "synchronised with")) return r;
+  if (int r = check_not_captured(s, ev, "synchronised with")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_event_sync(s.d, ev->de, &diag);

@@ -847,3 +847,41 @@ TEST(CudartCapture, GraphLaunchIsCapturedAsAChildGraph) {
   cudaStreamDestroy(s);
   cudaFree(d);
 }
+
+// Destroying the stream that began a capture ends it: nothing stays bound by a capture that
+// nobody can end, and an event recorded in it reads as never recorded afterwards.
+TEST(CudartCapture, DestroyingTheCapturingStreamEndsTheCapture) {
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t e;
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+  EXPECT_EQ(cudaEventSynchronize(e), cudaErrorCapturedEvent);
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  void *p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 64), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(e), cudaSuccess);
+  cudaGetLastError();
+  cudaFree(p);
+  cudaEventDestroy(e);
+}
+
+// A graph added to itself as a child holds a copy of what it was.
+TEST(CudartGraph, AGraphMayBeItsOwnChild) {
+  cudaGraph_t g;
+  ASSERT_EQ(cudaGraphCreate(&g, 0), cudaSuccess);
+  cudaGraphNode_t e, child;
+  ASSERT_EQ(cudaGraphAddEmptyNode(&e, g, nullptr, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphAddChildGraphNode(&child, g, &e, 1, g), cudaSuccess);
+  cudaGraph_t inside;
+  ASSERT_EQ(cudaGraphChildGraphNodeGetGraph(child, &inside), cudaSuccess);
+  EXPECT_EQ(node_count(inside), 1u);
+  EXPECT_EQ(node_count(g), 2u);
+  cudaGraphExec_t x;
+  ASSERT_EQ(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(x, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaGraphExecDestroy(x);
+  cudaGraphDestroy(g);
+}
