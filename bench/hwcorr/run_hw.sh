@@ -3,9 +3,11 @@
 # suite with nvcc for sm_90 (plus the GPU's own architecture when it is not sm_90), runs every
 # program of suite.txt on the GPU several times and writes CSV files.
 #
-#   bench/hwcorr/run_hw.sh [--dry-run] [--tier sim|all] [--timeout S] [--jobs N] OUTDIR
+#   bench/hwcorr/run_hw.sh [--dry-run] [--quick] [--tier sim|all] [--timeout S] [--jobs N] OUTDIR
 #
 #   --dry-run   build only (no GPU needed): checks the sources compile with this toolkit
+#   --quick     fewest repetitions (kernels -r 2, hw_micro -r 1, tests/kernels once) and no warm-up:
+#               a check of the whole pipeline, e.g. against simtvp's libraries instead of a GPU
 #   --tier      sim: only the runs simtvp is compared on; all (default): the larger hw sizes too
 #   --timeout   seconds per program run (default 60)
 #   --jobs      parallel nvcc invocations (default: the number of CPUs)
@@ -19,8 +21,9 @@
 #   machine.csv   key,value: GPU, clocks, driver and CUDA versions, nvidia-smi state before/after
 #   kernels.csv   one row per kernel launch (our kernels, with %globaltimer and %clock64 stamps;
 #                 tests/kernels programs, cudaEvent only)
-#   micro.csv     one row per microbenchmark quantity and repetition (hw_micro)
-#   checks.csv    program,size,verdict,detail per program run (PASS/FAIL/TIMEOUT/CRASH)
+#   micro.csv     one row per microbenchmark quantity, size (hw_micro's label) and repetition
+#   checks.csv    program,size,verdict,detail per program run (PASS, FAIL, TIMEOUT, NOTIMED: a
+#                 tests/kernels program whose launches the launch timer did not see)
 #   summary.txt   durations and counts;  logs/  every run's output;  bin/  the binaries built
 #                 (so simtvp can run exactly these: compare --bin OUTDIR/bin)
 set -uo pipefail
@@ -32,10 +35,11 @@ usage() {
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-dry=0 tier=all per_run=60 jobs=$(nproc 2>/dev/null || echo 4) out=
+dry=0 quick=0 tier=all per_run=60 jobs=$(nproc 2>/dev/null || echo 4) out=
 while (($#)); do
   case $1 in
     --dry-run) dry=1 ;;
+    --quick) quick=1 ;;
     --tier) tier=${2:-}; shift ;;
     --timeout) per_run=${2:-}; shift ;;
     --jobs) jobs=${2:-}; shift ;;
@@ -109,8 +113,14 @@ for p in "${!programs[@]}"; do
   esac
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
 done
+# The launch timer's definitions must carry the version node of this toolkit's libcudart (the
+# programs' references name it: libcudart.so.13 for CUDA 13).
+rt=$(cd "$cuda/lib64" 2>/dev/null && ls libcudart.so.[0-9]* 2>/dev/null | head -n 1)
+rt=${rt:-libcudart.so.13}
+rt=$(sed -E 's/^(libcudart\.so\.[0-9]+).*/\1/' <<<"$rt")
+sed "s/^libcudart\.so\.13 {/$rt {/" "$here/src/launch_timer.map" >"$logs/launch_timer.map"
 timeout 300 "$NVCC" -O2 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall -shared -o "$bin/libhwcorr_launch_timer.so" \
-  "$here/src/launch_timer.cc" -Xlinker --version-script="$here/src/launch_timer.map" -cudart shared -ldl \
+  "$here/src/launch_timer.cc" -Xlinker --version-script="$logs/launch_timer.map" -cudart shared -ldl \
   >"$logs/build.launch_timer.txt" 2>&1 || { echo "build failed: launch timer"; cat "$logs/build.launch_timer.txt"; exit 2; }
 wait
 [[ -e $logs/build.failed ]] && { echo "run_hw.sh: build failed" >&2; exit 2; }
@@ -164,11 +174,14 @@ run_one() { # <program> <label> <rep> <args...>: one process, its lines appended
   (cd "$bin" && env "${env[@]}" timeout -k 5 "$per_run" "./$p" "$@") >"$logf" 2>&1
   rc=$?
   [[ $p == tk_* ]] && cat "$logf.hwc" >>"$logf"
-  grep -E '^(HWC|HWM),' "$logf" >>"$raw"
+  # HWM lines (hw_micro) get the run's label as their second field: hw_micro runs at two sizes.
+  sed -n -e '/^HWC,/p' -e "s/^HWM,/HWM,$label,/p" "$logf" >>"$raw"
   n_runs=$((n_runs + 1))
   local verdict detail=-
   if ((rc == 124 || rc == 137)); then
     verdict=TIMEOUT detail="killed after $per_run s"
+  elif [[ $p == tk_* && ! -s $logf.hwc ]]; then
+    verdict=NOTIMED detail="exit status $rc; the launch timer saw no launch"
   elif ((rc != 0)); then
     verdict=FAIL detail=$(grep -m1 -E '^HWC_CHECK' "$logf" | cut -d, -f5- | tr ',' ' ')
     [[ -n $detail ]] || detail="exit status $rc: $(grep -v -E '^(HWC|HWM)' "$logf" | tail -n 1 | tr ',' ' ')"
@@ -181,15 +194,20 @@ run_one() { # <program> <label> <rep> <args...>: one process, its lines appended
 
 # Bring the GPU out of its idle clocks before anything is timed (its first repetition is discarded
 # anyway; this keeps the clock ramp out of the small programs' warm ones).
-(cd "$bin" && timeout 60 ./gemm -n 1024 -r 2 >/dev/null 2>&1)
+reps_kernel=6 reps_micro=3 runs_tk=3
+if ((quick)); then
+  reps_kernel=2 reps_micro=1 runs_tk=1
+else
+  (cd "$bin" && timeout 60 ./gemm -n 1024 -r 2 >/dev/null 2>&1)
+fi
 for line in "${runs[@]}"; do
   read -r t p label args <<<"$line"
   [[ $tier == all || $t == sim ]] || continue
   read -r -a argv <<<"${args:-}"
   case $p in
-    tk_*) for rep in 0 1 2; do run_one "$p" "$label" "$rep"; done ;;
-    hw_micro) run_one "$p" "$label" 0 "${argv[@]}" -r 3 ;;
-    *) run_one "$p" "$label" 0 "${argv[@]}" -r 6 ;;
+    tk_*) for ((rep = 0; rep < runs_tk; rep++)); do run_one "$p" "$label" "$rep"; done ;;
+    hw_micro) run_one "$p" "$label" 0 "${argv[@]}" -r "$reps_micro" ;;
+    *) run_one "$p" "$label" 0 "${argv[@]}" -r "$reps_kernel" ;;
   esac
 done
 smi smi_after_
@@ -212,8 +230,8 @@ awk -F, -v gpu="$gpu" -v drv="$drv" -v rtv="$rtv" '
     }
   }' "$raw" >"$out/kernels.csv"
 awk -F, -v gpu="$gpu" -v drv="$drv" -v rtv="$rtv" '
-  BEGIN { print "gpu,cuda_driver,cuda_runtime,quantity,unit,value,rep" }
-  $1 == "HWM" { printf "%s,%s,%s,%s,%s,%s,%s\n", gpu, drv, rtv, $2, $3, $4, $5 }' "$raw" >"$out/micro.csv"
+  BEGIN { print "gpu,cuda_driver,cuda_runtime,size,quantity,unit,value,rep" }
+  $1 == "HWM" { printf "%s,%s,%s,%s,%s,%s,%s,%s\n", gpu, drv, rtv, $2, $3, $4, $5, $6 }' "$raw" >"$out/micro.csv"
 
 t_end=$(date +%s)
 {

@@ -26,8 +26,9 @@ The synthetic data, and the figures the tests expect, computed by hand:
   3100 ns at the GPU side's clock (2000 MHz, the median of its calibrations) = 6200 cycles; simtvp
   9300 ns at 1000 MHz = 9300 cycles: error +50 %. All five: MAE = (10 + 10 + 0 + 25 + 50) / 5 = 19 %.
 
-  Microbenchmarks: l1d_hit_latency GPU 40, 40, 41 -> 40, simtvp 25 -> -37.5 % (outside 15 %);
-  l2_hit_latency GPU 200, simtvp 190 -> -5 % (inside).
+  Microbenchmarks (size s): l1d_hit_latency GPU 40, 40, 41 -> 40, simtvp 25 -> -37.5 % (outside
+  15 %); l2_hit_latency GPU 200, simtvp 190 -> -5 % (inside); the GPU's size-l row has no simtvp
+  counterpart.
 """
 import contextlib
 import csv
@@ -72,9 +73,9 @@ def write_csv(path, fields, rows):
             w.writerow(r)
 
 
-def micro_row(quantity, value, rep):
-    return {"gpu": "g", "cuda_driver": "1", "cuda_runtime": "1", "quantity": quantity, "unit": "cycles",
-            "value": value, "rep": rep}
+def micro_row(quantity, value, rep, size="s"):
+    return {"gpu": "g", "cuda_driver": "1", "cuda_runtime": "1", "size": size, "quantity": quantity,
+            "unit": "cycles", "value": value, "rep": rep}
 
 
 def make_sides(tmp):
@@ -92,7 +93,7 @@ def make_sides(tmp):
     write_csv(os.path.join(hw, "kernels.csv"), KERNEL_HEADER, rows)
     write_csv(os.path.join(hw, "micro.csv"), compare.MICRO_FIELDS,
               [micro_row("l1d_hit_latency", v, r) for r, v in enumerate((40, 40, 41))] +
-              [micro_row("l2_hit_latency", 200, 0)])
+              [micro_row("l2_hit_latency", 200, 0), micro_row("l2_hit_latency", 260, 0, "l")])
     write_csv(os.path.join(hw, "machine.csv"), ["key", "value"], [{"key": "gpu_name", "value": "Synthetic GPU"}])
 
     rows = [kernel_row("sim", "alpha", "clock_calib", "64", 0, 1, 1500, 1000, 1000, 1000)]
@@ -178,8 +179,9 @@ class CompareTest(unittest.TestCase):
         self.assertAlmostEqual(m["l2_hit_latency"]["error"], -0.05)
         with open(os.path.join(self.out, "comparison.md")) as f:
             md = f.read()
-        self.assertIn("| l1d_hit_latency | cycles | 40.00 | 25.00 | -37.5% | no |", md)
-        self.assertIn("| l2_hit_latency | cycles | 200.00 | 190.00 | -5.0% | yes |", md)
+        self.assertIn("| l1d_hit_latency | s | cycles | 40.00 | 25.00 | -37.5% | no |", md)
+        self.assertIn("| l2_hit_latency | s | cycles | 200.00 | 190.00 | -5.0% | yes |", md)
+        self.assertEqual(len(micro), 2)  # the GPU-only size l is not compared
 
     def test_tables_and_scatter_plot_are_written(self):
         self.run_compare()
@@ -231,6 +233,17 @@ class CompareTest(unittest.TestCase):
         with self.assertRaises(compare.Error) as e:
             self.run_compare()
         self.assertIn(f"{path}:4: column event_ns: 'ten' is not a number", str(e.exception))
+
+    def test_a_gpu_of_another_shape_than_the_configuration_is_flagged(self):
+        write_csv(os.path.join(self.hw, "machine.csv"), ["key", "value"],
+                  [{"key": "gpu_name", "value": "Synthetic GPU"}, {"key": "sm_count", "value": "114"}])
+        write_csv(os.path.join(self.sim, "machine.csv"), ["key", "value"], [{"key": "sm_count", "value": "132"}])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.run_compare()
+        with open(os.path.join(self.out, "comparison.md")) as f:
+            self.assertIn("the GPU has 114 SMs, the simulated configuration 132", f.read())
+        self.assertIn("the GPU has 114 SMs", err.getvalue())
 
     def test_a_malformed_program_output_line_is_rejected(self):
         with self.assertRaises(compare.Error):
