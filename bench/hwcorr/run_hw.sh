@@ -171,7 +171,7 @@ run_one() { # <program> <label> <rep> <args...>: one process, its lines appended
       HWCORR_REP="$rep")
     : >"$logf.hwc"
   fi
-  (cd "$bin" && env "${env[@]}" timeout -k 5 "$per_run" "./$p" "$@") >"$logf" 2>&1
+  (cd "$bin" && env ${env[@]+"${env[@]}"} timeout -k 5 "$per_run" "./$p" "$@") >"$logf" 2>&1
   rc=$?
   [[ $p == tk_* ]] && cat "$logf.hwc" >>"$logf"
   # HWM lines (hw_micro) get the run's label as their second field: hw_micro runs at two sizes.
@@ -206,8 +206,8 @@ for line in "${runs[@]}"; do
   read -r -a argv <<<"${args:-}"
   case $p in
     tk_*) for ((rep = 0; rep < runs_tk; rep++)); do run_one "$p" "$label" "$rep"; done ;;
-    hw_micro) run_one "$p" "$label" 0 "${argv[@]}" -r "$reps_micro" ;;
-    *) run_one "$p" "$label" 0 "${argv[@]}" -r "$reps_kernel" ;;
+    hw_micro) run_one "$p" "$label" 0 ${argv[@]+"${argv[@]}"} -r "$reps_micro" ;;
+    *) run_one "$p" "$label" 0 ${argv[@]+"${argv[@]}"} -r "$reps_kernel" ;;
   esac
 done
 smi smi_after_
