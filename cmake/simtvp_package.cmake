@@ -31,6 +31,7 @@ set(SIMTVP_PUBLIC_HEADERS
   ${PROJECT_SOURCE_DIR}/tlm/common/tlm_checker.h     # the TLM-2.0 base-protocol checker
   ${PROJECT_SOURCE_DIR}/sw/driver/driver.h           # the register-level driver
   ${PROJECT_SOURCE_DIR}/models/gpuctl/gpu_abi.h      # registers, rings, packets (docs/gpu-abi.md)
+  ${PROJECT_SOURCE_DIR}/models/mmu/mmu_pte.h         # the page-table format gpu_abi.h uses (docs/vm.md)
   ${PROJECT_SOURCE_DIR}/platform/host/simtvp_host.h  # the platform behind libcudart/libcuda
   ${PROJECT_SOURCE_DIR}/models/stats/stats.h         # the statistics sink
   ${PROJECT_SOURCE_DIR}/models/common/simtvp_diag.h  # statuses and diagnostics

@@ -142,14 +142,22 @@ static void complete_rejected(cpfw *fw, uint32_t c) {
   fw->ch[c].state = CP_IDLE;
 }
 
+/* The address space channel c's packets translate through (CH_PDB as it is now). */
+static uint64_t channel_pdb(cpfw *fw, uint32_t c) {
+  return gpu_pdb_from_regs(rd(fw, GPU_CH_REG(c, GPU_REG_CH_PDB_LO)), rd(fw, GPU_CH_REG(c, GPU_REG_CH_PDB_HI)));
+}
+
 static void decode_copy(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op, uint32_t flags) {
   cp_channel *ch = &fw->ch[c];
   gpu_copy_op *o = &ch->copy;
   memset(o, 0, sizeof *o);
   o->kind = GPU_COPY_COPY;
+  o->pdb = channel_pdb(fw, c);
   if (op == GPU_OP_COPY) {
     o->src_aperture = (flags & GPU_COPY_F_SRC_SYSMEM) ? GPU_APERTURE_SYSMEM : GPU_APERTURE_DEVMEM;
     o->dst_aperture = (flags & GPU_COPY_F_DST_SYSMEM) ? GPU_APERTURE_SYSMEM : GPU_APERTURE_DEVMEM;
+    o->src_phys = (flags & GPU_COPY_F_SRC_PHYS) != 0;
+    o->dst_phys = (flags & GPU_COPY_F_DST_PHYS) != 0;
     o->src = u64(p, GPU_COPY_SRC_LO);
     o->dst = u64(p, GPU_COPY_DST_LO);
     o->width = u64(p, GPU_COPY_BYTES_LO);
@@ -157,6 +165,8 @@ static void decode_copy(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op, ui
   } else {
     o->src_aperture = (flags & GPU_COPY_2D_F_SRC_SYSMEM) ? GPU_APERTURE_SYSMEM : GPU_APERTURE_DEVMEM;
     o->dst_aperture = (flags & GPU_COPY_2D_F_DST_SYSMEM) ? GPU_APERTURE_SYSMEM : GPU_APERTURE_DEVMEM;
+    o->src_phys = (flags & GPU_COPY_2D_F_SRC_PHYS) != 0;
+    o->dst_phys = (flags & GPU_COPY_2D_F_DST_PHYS) != 0;
     o->src = u64(p, GPU_COPY_2D_SRC_LO);
     o->dst = u64(p, GPU_COPY_2D_DST_LO);
     o->src_pitch = p[GPU_COPY_2D_SRC_PITCH];
@@ -183,6 +193,8 @@ static void decode_memset(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op, 
   o->kind = GPU_COPY_MEMSET;
   o->elem_bytes = (uint8_t)(1u << elem_code);
   o->dst_aperture = (flags & GPU_MEMSET_F_DST_SYSMEM) ? GPU_APERTURE_SYSMEM : GPU_APERTURE_DEVMEM;
+  o->dst_phys = (flags & GPU_MEMSET_F_DST_PHYS) != 0;
+  o->pdb = channel_pdb(fw, c);
   o->dst = u64(p, GPU_MEMSET_DST_LO);
   o->value = p[GPU_MEMSET_VALUE];
   o->dst_pitch = p[GPU_MEMSET_PITCH];
@@ -230,6 +242,7 @@ static void decode_launch(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op) 
   d->stream_id = p[GPU_LAUNCH_STREAM_ID];
   d->grid_id = p[GPU_LAUNCH_GRID_ID];
   d->channel = c;
+  d->pdb = channel_pdb(fw, c);
   if ((uint64_t)d->smem_static + d->smem_dynamic > l->smem_per_block_optin)
     PKT_ERR(GPU_ERR_LAUNCH_LIMIT, GPU_LAUNCH_SMEM_DYNAMIC);
   if (d->regs_per_thread > 255) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_LAUNCH_REGS_PER_THREAD);
@@ -241,8 +254,9 @@ static void decode_launch(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op) 
                          d->smem_static + d->smem_dynamic);
   if (gpu_occupancy(&l->sm, &use, NULL) == 0) PKT_ERR(GPU_ERR_LAUNCH_LIMIT, GPU_LAUNCH_BLOCK_X);
   /* The image header must be readable and name the entry. */
-  if (!fw->hal.devmem_read(fw->hal.ctx, d->image_addr, &h, sizeof h)) {
-    error(fw, GPU_ERR_DEVMEM_FAULT, c, op, d->image_addr, 0);
+  uint32_t xlate_fault = 0;
+  if (!fw->hal.devmem_read(fw->hal.ctx, d->pdb, d->image_addr, &h, sizeof h, &xlate_fault)) {
+    error(fw, GPU_ERR_DEVMEM_FAULT, c, op, d->image_addr, xlate_fault);
     complete_rejected(fw, c);
     return;
   }
@@ -495,7 +509,7 @@ void cpfw_on_copy_done(cpfw *fw, uint32_t tag, const gpu_copy_result *r) {
   ch = &fw->ch[tag];
   if (!r->ok) {
     error(fw, r->fault_aperture == GPU_APERTURE_SYSMEM ? GPU_ERR_DMA_FAULT : GPU_ERR_DEVMEM_FAULT,
-          tag, gpu_pkt_opcode(ch->header), r->fault_addr, 0);
+          tag, gpu_pkt_opcode(ch->header), r->fault_addr, r->fault_kind);
   }
   complete(fw, tag);
   schedule(fw);

@@ -30,8 +30,10 @@ typedef struct cp_hal {
   /* DMA to system memory (ring fetch, parameters, semaphores); false = the access failed. */
   bool (*sysmem_read)(void *ctx, uint64_t addr, void *dst, uint32_t len);
   bool (*sysmem_write)(void *ctx, uint64_t addr, const void *src, uint32_t len);
-  /* Device memory read (program-image header checks); false = the access failed. */
-  bool (*devmem_read)(void *ctx, uint64_t addr, void *dst, uint32_t len);
+  /* Device memory read (program-image header checks) at a virtual address of address space pdb
+   * (a channel's CH_PDB; not VALID: physical); false = the access failed, *fault = the MMU's
+   * fault kind (0 when the memory itself failed). */
+  bool (*devmem_read)(void *ctx, uint64_t pdb, uint64_t addr, void *dst, uint32_t len, uint32_t *fault);
   /* Starts an operation on a free copy engine; false when every engine is busy (the firmware
    * retries after the next cpfw_on_copy_done). Completion: cpfw_on_copy_done(tag). */
   bool (*copy_start)(void *ctx, const gpu_copy_op *op, uint32_t tag);

@@ -345,18 +345,39 @@ void devmem_tlb_init(devmem_tlb *tlb, const devmem *dm) {
   tlb->generation = dm ? dm->generation : 0;
 }
 
-void devmem_tlb_sync(devmem_tlb *tlb) {
-  if (tlb->generation != tlb->dm->generation) {
-    memset(tlb->tag, 0, sizeof tlb->tag);
-    tlb->generation = tlb->dm->generation;
+void devmem_tlb_init_xlate(devmem_tlb *tlb, const devmem *dm, const devmem_xlate *x) {
+  devmem_tlb_init(tlb, dm);
+  if (x && x->page) {
+    tlb->xlate = x;
+    tlb->xgeneration = x->generation ? *x->generation : 0;
   }
 }
 
-uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page) {
-  uint8_t *host = devmem_page(tlb->dm, page);
+void devmem_tlb_sync(devmem_tlb *tlb) {
+  uint64_t xg = tlb->xlate && tlb->xlate->generation ? *tlb->xlate->generation : 0;
+  if (tlb->generation != tlb->dm->generation || xg != tlb->xgeneration) {
+    memset(tlb->tag, 0, sizeof tlb->tag);
+    memset(tlb->wtag, 0, sizeof tlb->wtag);
+    tlb->generation = tlb->dm->generation;
+    tlb->xgeneration = xg;
+  }
+}
+
+static uint8_t *tlb_fill(devmem_tlb *tlb, uint64_t page, bool write) {
+  bool writable = true;
+  uint8_t *host;
+  tlb->fault = 0;
+  if (tlb->xlate)
+    host = tlb->xlate->page(tlb->xlate->ctx, page, write, &writable, &tlb->fault);
+  else
+    host = devmem_page(tlb->dm, page);
   if (!host) return NULL;
   uint32_t slot = (uint32_t)(page ^ (page >> 6)) & (DEVMEM_TLB_ENTRIES - 1u);
   tlb->tag[slot] = page + 1;
+  tlb->wtag[slot] = writable ? page + 1 : 0;
   tlb->host[slot] = host;
   return host;
 }
+
+uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page) { return tlb_fill(tlb, page, false); }
+uint8_t *devmem_tlb_fill_w(devmem_tlb *tlb, uint64_t page) { return tlb_fill(tlb, page, true); }

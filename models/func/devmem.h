@@ -67,6 +67,22 @@ uint8_t *devmem_page(const devmem *dm, uint64_t page);
 /* Counter that changes whenever a page is unmapped: translation caches compare it. */
 uint64_t devmem_generation(const devmem *dm);
 
+/* ---- virtual memory in front of the store ------------------------------------------------- */
+
+/* A translation of virtual pages to host addresses of their data (GPU virtual memory: the GPU's
+ * MMU walks the page tables; models/gpuctl provides it). page() returns the host address of the
+ * 4 KiB virtual page `vpage` (address >> DEVMEM_PAGE_BITS) for a read, or for a write when `write`
+ * — *writable says whether writes are allowed too — or NULL with *fault set to the translator's
+ * reason (an mmu_fault number, mmu_pte.h). `generation` changes whenever translations may have
+ * changed. describe() (may be NULL) writes one line saying why an address does not translate,
+ * for fault messages. */
+typedef struct devmem_xlate {
+  void *ctx;
+  uint8_t *(*page)(void *ctx, uint64_t vpage, bool write, bool *writable, uint32_t *fault);
+  const uint64_t *generation;
+  void (*describe)(void *ctx, uint64_t addr, bool write, char *buf, size_t n);
+} devmem_xlate;
+
 /* ---- translation cache for hot paths ------------------------------------------------------ */
 
 #define DEVMEM_TLB_ENTRIES 64u
@@ -76,20 +92,36 @@ typedef struct devmem_tlb {
   uint64_t generation;
   uint64_t tag[DEVMEM_TLB_ENTRIES]; /* page number + 1 (0 = empty) */
   uint8_t *host[DEVMEM_TLB_ENTRIES];
+  /* with a translation (devmem_tlb_init_xlate): pages are virtual */
+  const devmem_xlate *xlate;
+  uint64_t xgeneration;
+  uint64_t wtag[DEVMEM_TLB_ENTRIES]; /* page number + 1 when writes are allowed too */
+  uint32_t fault;                    /* why the last fill failed (the translator's code; 0: the
+                                        store has no such page) */
 } devmem_tlb;
 
 void devmem_tlb_init(devmem_tlb *tlb, const devmem *dm);
-/* Empties the cache when pages were unmapped since it was filled (call before a batch of
- * lookups, e.g. once per warp instruction). */
+/* A cache of virtual pages translated by x (x must outlive the cache; NULL = devmem_tlb_init). */
+void devmem_tlb_init_xlate(devmem_tlb *tlb, const devmem *dm, const devmem_xlate *x);
+/* Empties the cache when pages were unmapped (or translations changed) since it was filled (call
+ * before a batch of lookups, e.g. once per warp instruction). */
 void devmem_tlb_sync(devmem_tlb *tlb);
 uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page);
+uint8_t *devmem_tlb_fill_w(devmem_tlb *tlb, uint64_t page);
 
-/* Host pointer of device byte `addr`, NULL when unmapped. The access [addr, addr+n) must not cross
- * a page boundary (aligned accesses of up to 4 KiB never do). */
+/* Host pointer of device byte `addr` for a read, NULL when unmapped (tlb->fault says why). The
+ * access [addr, addr+n) must not cross a page boundary (aligned accesses of up to 4 KiB never do). */
 static inline uint8_t *devmem_tlb_translate(devmem_tlb *tlb, uint64_t addr) {
   uint64_t page = addr >> DEVMEM_PAGE_BITS;
   uint32_t slot = (uint32_t)(page ^ (page >> 6)) & (DEVMEM_TLB_ENTRIES - 1u);
   uint8_t *host = tlb->tag[slot] == page + 1 ? tlb->host[slot] : devmem_tlb_fill(tlb, page);
+  return host ? host + (addr & DEVMEM_PAGE_MASK) : NULL;
+}
+/* The same for a write (or atomic): read-only pages do not translate. */
+static inline uint8_t *devmem_tlb_translate_w(devmem_tlb *tlb, uint64_t addr) {
+  uint64_t page = addr >> DEVMEM_PAGE_BITS;
+  uint32_t slot = (uint32_t)(page ^ (page >> 6)) & (DEVMEM_TLB_ENTRIES - 1u);
+  uint8_t *host = tlb->wtag[slot] == page + 1 ? tlb->host[slot] : devmem_tlb_fill_w(tlb, page);
   return host ? host + (addr & DEVMEM_PAGE_MASK) : NULL;
 }
 

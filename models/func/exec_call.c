@@ -212,7 +212,7 @@ static bool read_generic(fx_warp *w, uint32_t lane, uint64_t g, void *dst, uint3
     memcpy(dst, w->l->params + off, n);
     return true;
   default:
-    return devmem_read(w->l->e->mem, g, dst, n, NULL) == SIMTVP_OK;
+    return fx_dev_read(w, g, dst, n, NULL);
   }
 }
 

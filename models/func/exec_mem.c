@@ -69,9 +69,13 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
   switch (space) {
   case PTX_SPACE_GLOBAL:
   case PTX_SPACE_CONST: {
-    uint8_t *h = devmem_tlb_translate(w->tlb, a);
-    if (!h) bad_addr(w, in, lane, space, a, bytes, write, "address is not mapped in device memory");
-    else if (write && space == PTX_SPACE_CONST) {
+    bool w_ok = write && space == PTX_SPACE_GLOBAL; /* a const store is refused below */
+    uint8_t *h = w_ok ? devmem_tlb_translate_w(w->tlb, a) : devmem_tlb_translate(w->tlb, a);
+    if (!h) {
+      char why[400];
+      fx_describe_unmapped(w, a, write, why, sizeof why);
+      bad_addr(w, in, lane, space, a, bytes, write, why);
+    } else if (write && space == PTX_SPACE_CONST) {
       bad_addr(w, in, lane, space, a, bytes, write, "constant memory is read-only");
       return NULL;
     }
@@ -352,7 +356,8 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
 }
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped). */
-static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m, uint32_t align, uint64_t *a) {
+static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m, uint32_t align, uint64_t *a,
+                                       bool write) {
   const uint64_t *R = FX_R64(w, in->o[1]);
   uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0;
   for (unsigned i = 0; i < 32; i++) {
@@ -362,7 +367,7 @@ static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m
     diff |= x ^ a0;
   }
   if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
-  uint8_t *h = devmem_tlb_translate(w->tlb, a0);
+  uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a0) : devmem_tlb_translate(w->tlb, a0);
   return h ? h - (a0 & DEVMEM_PAGE_MASK) : NULL;
 }
 
@@ -370,7 +375,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint32_t r[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a, false))) {
     ld_scalar32(w, in, m);
     return;
   }
@@ -382,7 +387,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32], r[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 8, a))) {
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 8, a, false))) {
     ld_scalar64(w, in, m);
     return;
   }
@@ -394,7 +399,7 @@ static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a, true))) {
     st_scalar32(w, in, m);
     return;
   }

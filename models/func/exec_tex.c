@@ -28,7 +28,7 @@ typedef struct fx_tex {
 /* ---- descriptors and texels ----------------------------------------------------------------------- */
 
 static bool read_desc(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t handle, func_tex_desc *t) {
-  if (devmem_read(w->l->e->mem, handle, t, sizeof *t, NULL) != SIMTVP_OK || t->magic != FUNC_TEX_MAGIC) {
+  if (!fx_dev_read(w, handle, t, sizeof *t, NULL) || t->magic != FUNC_TEX_MAGIC) {
     fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, handle,
              "0x%" PRIx64 " is not a texture or surface object (no descriptor there)", handle);
     return false;
@@ -60,7 +60,7 @@ static bool fetch_raw(fx_warp *w, const fx_insn *in, uint32_t lane, const func_t
   /* The step record gets the lane's first texel read (timing models time the texture access by
    * it); tex_h marks the lane's slot UINT64_MAX before sampling. */
   if (w->rec && w->rec->addr[lane] == UINT64_MAX) w->rec->addr[lane] = a;
-  if (devmem_read(w->l->e->mem, a, buf, n, NULL) != SIMTVP_OK) {
+  if (!fx_dev_read(w, a, buf, n, NULL)) {
     fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "texel (%d,%d,%d) at 0x%" PRIx64 " is not mapped", x, y, z, a);
     return false;
   }
@@ -383,16 +383,16 @@ static void surf_h(fx_warp *w, const fx_insn *in, uint32_t m) {
       continue;
     }
     if (w->rec) w->rec->addr[lane] = a;
-    simtvp_status st;
+    bool st;
     if (store) {
       for (uint32_t k = 0; k < x->vec; k++) {
         uint64_t v = x->bytes == 8 ? FX_R64(w, x->dst[k])[lane] : FX_R32(w, x->dst[k])[lane];
         memcpy(buf + k * x->bytes, &v, x->bytes);
       }
-      st = devmem_write(w->l->e->mem, a, buf, bytes, NULL);
+      st = fx_dev_write(w, a, buf, bytes, NULL);
     } else {
-      st = devmem_read(w->l->e->mem, a, buf, bytes, NULL);
-      if (st == SIMTVP_OK)
+      st = fx_dev_read(w, a, buf, bytes, NULL);
+      if (st)
         for (uint32_t k = 0; k < x->vec; k++) {
           if (x->dst_skip[k]) continue;
           uint64_t v = fx_load_le(buf + k * x->bytes, x->bytes, false);
@@ -400,7 +400,7 @@ static void surf_h(fx_warp *w, const fx_insn *in, uint32_t m) {
           else FX_R32(w, x->dst[k])[lane] = (uint32_t)v;
         }
     }
-    if (st != SIMTVP_OK) {
+    if (!st) {
       fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "surface %s at 0x%" PRIx64 " is not mapped", store ? "store" : "load", a);
       return;
     }

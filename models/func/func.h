@@ -162,6 +162,10 @@ typedef struct func_launch_params {
   const void *params;           /* kernel parameter buffer (copied), laid out per func_program_param */
   uint32_t param_bytes;
   uint64_t grid_id;             /* %gridid */
+  /* GPU virtual memory (may be NULL): global and const addresses of the launch are virtual and
+   * translated by it (devmem.h devmem_xlate; copied, its ctx must outlive the launch). NULL:
+   * they address the store directly. */
+  const devmem_xlate *xlate;
 } func_launch_params;
 
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,

@@ -149,6 +149,42 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
   fx_unlock(l);
 }
 
+/* ---- device memory on slow paths ---------------------------------------------------------------- */
+
+static bool dev_access(fx_warp *w, uint64_t addr, uint8_t *buf, uint64_t n, bool write, uint64_t *bad) {
+  devmem_tlb_sync(w->tlb);
+  while (n) {
+    uint64_t k = DEVMEM_PAGE_BYTES - (addr & DEVMEM_PAGE_MASK);
+    if (k > n) k = n;
+    uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, addr) : devmem_tlb_translate(w->tlb, addr);
+    if (!h) {
+      if (bad) *bad = addr;
+      return false;
+    }
+    if (write) memcpy(h, buf, k);
+    else memcpy(buf, h, k);
+    addr += k;
+    buf += k;
+    n -= k;
+  }
+  return true;
+}
+
+bool fx_dev_read(fx_warp *w, uint64_t addr, void *dst, uint64_t n, uint64_t *bad) {
+  return dev_access(w, addr, dst, n, false, bad);
+}
+
+bool fx_dev_write(fx_warp *w, uint64_t addr, const void *src, uint64_t n, uint64_t *bad) {
+  return dev_access(w, addr, (uint8_t *)(uintptr_t)src, n, true, bad);
+}
+
+void fx_describe_unmapped(fx_warp *w, uint64_t addr, bool write, char *buf, size_t n) {
+  const devmem_xlate *x = w->tlb->xlate;
+  if (x && x->describe) x->describe(x->ctx, addr, write, buf, n);
+  else if (x) snprintf(buf, n, "GPU page fault: the address does not translate");
+  else snprintf(buf, n, "address is not mapped in device memory");
+}
+
 /* ---- special registers ------------------------------------------------------------------------- */
 
 uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane) {
@@ -462,7 +498,8 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
       return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
     }
   }
-  devmem_tlb_init(&l->tlb, e->mem);
+  if (lp->xlate && lp->xlate->page) l->xlate = *lp->xlate;
+  devmem_tlb_init_xlate(&l->tlb, e->mem, l->xlate.page ? &l->xlate : NULL);
   *out = l;
   return SIMTVP_OK;
 }
@@ -775,7 +812,7 @@ static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) 
       st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
       break;
     }
-    devmem_tlb_init(&wk[i].tlb, l->e->mem);
+    devmem_tlb_init_xlate(&wk[i].tlb, l->e->mem, l->xlate.page ? &l->xlate : NULL);
     if (l->counts.pc && !(wk[i].counts.pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *wk[i].counts.pc))) {
       cta_free(wk[i].cta);
       wk[i].cta = NULL;

@@ -245,6 +245,7 @@ struct func_launch {
   fx_counts counts, flushed;
   simtvp_status fault;
   simtvp_diag fault_diag;
+  devmem_xlate xlate;      /* the launch's address translation (page == NULL: none) */
   devmem_tlb tlb;
   func_cta *pool;          /* CTA reused by func_launch_run */
   uint32_t live_ctas;
@@ -341,6 +342,13 @@ void fx_addr_gen(const fx_warp *w, const fx_insn *in, uint32_t m, uint64_t *addr
  * (fault raised) on any bad lane. */
 bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr, uint32_t space,
                 uint32_t bytes, uint32_t align, bool write, uint8_t **host);
+/* Reads/writes device memory at a global (virtual) address through the warp's translation cache,
+ * page by page (slow paths: printf strings, texture descriptors and texels). false when a page
+ * does not translate; *bad gets the first such address. */
+bool fx_dev_read(fx_warp *w, uint64_t addr, void *dst, uint64_t n, uint64_t *bad);
+bool fx_dev_write(fx_warp *w, uint64_t addr, const void *src, uint64_t n, uint64_t *bad);
+/* Why a global address does not translate (the translator's description, or the store's). */
+void fx_describe_unmapped(fx_warp *w, uint64_t addr, bool write, char *buf, size_t n);
 /* Thread local memory of lane i. */
 static inline uint8_t *fx_lane_local(const fx_warp *w, uint32_t lane) {
   return w->local + (size_t)lane * w->local_stride;

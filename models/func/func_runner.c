@@ -259,7 +259,7 @@ simtvp_status func_runner_launch(func_runner *r, const char *name, const uint32_
     memcpy(buf + off, args[i], n);
   }
   func_launch_params lp = {k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
-                           dynamic_smem, buf, pbytes, ++r->launches};
+                           dynamic_smem, buf, pbytes, ++r->launches, NULL};
   func_launch *l;
   simtvp_status st = func_launch_create(r->e, mod->p, &lp, &l, diag);
   free(buf);

@@ -18,12 +18,14 @@
 
 #include <stdint.h>
 
+#include "mmu_pte.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define GPU_ABI_VERSION_MAJOR 1u
-#define GPU_ABI_VERSION_MINOR 0u
+#define GPU_ABI_VERSION_MINOR 1u /* 1.1: virtual memory (MMU, fault buffer) */
 #define GPU_ABI_VERSION ((GPU_ABI_VERSION_MAJOR << 16) | GPU_ABI_VERSION_MINOR)
 #define GPU_ID_VALUE 0x53565047u /* "GPVS" in little-endian bytes: simtvp GPU */
 #define GPU_BAR0_BYTES 0x10000u  /* BAR0 aperture; offsets not in the tables are unmapped */
@@ -94,6 +96,15 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MAX_CONCURRENT_KERNELS, 0x0A0, RO, 32, CFG, 0xFFFFFFFFu,                                       \
     "Kernels (from different channels) the CTA dispatcher runs at once.")                          \
   ROW(MAX_PARAM_BYTES, 0x0A4, RO, 32764, CFG, 0xFFFFFFFFu, "Largest kernel parameter buffer, bytes.") \
+  ROW(MMU_CAPS, 0x0A8, RO, 0x00343074u, FIX, 0x00FFFFFFu,                                            \
+    "MMU: LEVELS [3:0] page-table levels, PAGE_4K [4] and PAGE_2M [5] page sizes, REPLAYABLE [6] " \
+    "fault buffer and replay, VA_BITS [15:8], PA_BITS [23:16] (see Virtual memory).")              \
+  ROW(HEAP_BASE_LO, 0x0AC, RO, 0, CFG, 0xFFFFFFFFu,                                                  \
+    "Device malloc heap the GPU keeps (physical address; software maps it at the same virtual "    \
+    "address in every address space), bits [31:0].")                                               \
+  ROW(HEAP_BASE_HI, 0x0B0, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap, bits [63:32].")             \
+  ROW(HEAP_SIZE_LO, 0x0B4, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap bytes, bits [31:0] (0: none).") \
+  ROW(HEAP_SIZE_HI, 0x0B8, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap bytes, bits [63:32].")       \
   ROW(CTRL, 0x100, RW, 0, FIX, 0x1u, "Global control: ENABLE [0] lets the command processor run.")  \
   ROW(STATUS, 0x104, RO, 0x1u, FIX, 0x3u,                                                            \
     "Global status: IDLE [0] no work queued or running; ERROR [1] ERR_STATUS is not zero.")        \
@@ -103,10 +114,10 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(TIMER_LO, 0x110, RO, 0, FIX, 0xFFFFFFFFu,                                                      \
     "Global timer, nanoseconds, bits [31:0]; reading it latches TIMER_HI.")                        \
   ROW(TIMER_HI, 0x114, RO, 0, FIX, 0xFFFFFFFFu, "Global timer bits [63:32] as latched by TIMER_LO.") \
-  ROW(INTR_STATUS, 0x200, W1C, 0, FIX, 0x3u,                                                         \
-    "Interrupt causes: COMPLETION [0], ERROR [1]. Write 1 to acknowledge (clear).")                \
-  ROW(INTR_ENABLE, 0x204, RW, 0, FIX, 0x3u, "Causes that drive the interrupt line (bits as INTR_STATUS).") \
-  ROW(INTR_PENDING, 0x208, RO, 0, FIX, 0x3u,                                                         \
+  ROW(INTR_STATUS, 0x200, W1C, 0, FIX, 0x7u,                                                         \
+    "Interrupt causes: COMPLETION [0], ERROR [1], MMU_FAULT [2]. Write 1 to acknowledge (clear).") \
+  ROW(INTR_ENABLE, 0x204, RW, 0, FIX, 0x7u, "Causes that drive the interrupt line (bits as INTR_STATUS).") \
+  ROW(INTR_PENDING, 0x208, RO, 0, FIX, 0x7u,                                                         \
     "INTR_STATUS & INTR_ENABLE: the line is asserted while this is not zero.")                     \
   ROW(ERR_STATUS, 0x300, W1C, 0, FIX, 0x3Fu,                                                         \
     "Error classes seen since last cleared (see fields). Write 1 to clear; the capture registers " \
@@ -120,7 +131,38 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(ERR_ADDR_HI, 0x30C, RO, 0, FIX, 0xFFFFFFFFu, "Address of the first error, bits [63:32].")      \
   ROW(ERR_INFO, 0x310, RO, 0, FIX, 0xFFFFFFFFu,                                                      \
     "More about the first error: offending dword index, written value, or grid id (see error table).") \
-  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")
+  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")                \
+  ROW(MMU_INVAL_PDB_LO, 0x400, RW, 0, FIX, 0xFFFFF007u,                                              \
+    "Address space MMU_INVALIDATE acts on, bits [31:0] in the PDB format (as CH_PDB_LO); 0 with "  \
+    "MMU_INVAL_PDB_HI 0 = every address space.")                                                   \
+  ROW(MMU_INVAL_PDB_HI, 0x404, RW, 0, FIX, 0x000FFFFFu, "Address space to invalidate, bits [51:32].") \
+  ROW(MMU_INVAL_VA_LO, 0x408, RW, 0, FIX, 0xFFFFF000u,                                               \
+    "First virtual address MMU_INVALIDATE acts on, bits [31:12].")                                 \
+  ROW(MMU_INVAL_VA_HI, 0x40C, RW, 0, FIX, 0x0000FFFFu, "First virtual address, bits [47:32].")       \
+  ROW(MMU_INVAL_PAGES, 0x410, RW, 0, FIX, 0xFFFFFFFFu,                                               \
+    "4 KiB pages from MMU_INVAL_VA to invalidate; 0 = the whole address space.")                   \
+  ROW(MMU_INVALIDATE, 0x414, WO, 0, FIX, 0x1u,                                                       \
+    "Write TRIGGER [0]: every TLB and translation cache of the GPU drops the translations of the "  \
+    "range; accesses issued after the write walk the page tables again.")                          \
+  ROW(FAULT_BUF_BASE_LO, 0x420, RW, 0, FIX, 0xFFFFFF00u,                                             \
+    "Replayable-fault buffer in system memory, bits [31:0]; 256-byte aligned.")                    \
+  ROW(FAULT_BUF_BASE_HI, 0x424, RW, 0, FIX, 0xFFFFFFFFu, "Fault buffer base, bits [63:32].")         \
+  ROW(FAULT_BUF_ENTRIES, 0x428, RW, 0, FIX, 0x0001FFFFu,                                             \
+    "Fault buffer size in 32-byte entries, at most 65536; 0 = no buffer (replayable faults are "   \
+    "fatal).")                                                                                     \
+  ROW(FAULT_BUF_GET, 0x42C, RW, 0, FIX, 0x0000FFFFu,                                                 \
+    "Index of the next entry software reads (software advances it past the entries it consumed).") \
+  ROW(FAULT_BUF_PUT, 0x430, RO, 0, FIX, 0x0000FFFFu,                                                 \
+    "Index where the GPU writes the next entry. Empty when GET == PUT; the GPU keeps one entry "   \
+    "free.")                                                                                       \
+  ROW(FAULT_STATUS, 0x434, W1C, 0, FIX, 0x1u,                                                        \
+    "OVERFLOW [0]: a replayable fault found the buffer full and was not written (it is recorded "  \
+    "again when its access replays). Write 1 to clear.")                                           \
+  ROW(MMU_REPLAY, 0x438, WO, 0, FIX, 0x3u,                                                           \
+    "Write REPLAY [0]: every access waiting on a replayable fault retries; CANCEL [1]: they fail "  \
+    "instead (a fatal fault of their kernel).")                                                    \
+  ROW(FAULT_PENDING, 0x43C, RO, 0, FIX, 0xFFFFFFFFu,                                                 \
+    "Distinct pages with accesses waiting for MMU_REPLAY.")
 
 /* ---- per-channel registers --------------------------------------------------------------- */
 #define GPU_CH_BASE 0x1000u   /* channel c's block starts at GPU_CH_BASE + c * GPU_CH_STRIDE */
@@ -148,7 +190,12 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "packet of this channel was rejected since it was enabled.")                                   \
   ROW(CH_FENCE_LO, 0x1C, RO, 0, 0xFFFFFFFFu, "Value of the channel's last FENCE packet, bits [31:0].") \
   ROW(CH_FENCE_HI, 0x20, RO, 0, 0xFFFFFFFFu, "Value of the channel's last FENCE packet, bits [63:32].") \
-  ROW(CH_PKT_COUNT, 0x24, RO, 0, 0xFFFFFFFFu, "Packets completed since the channel was enabled.")
+  ROW(CH_PKT_COUNT, 0x24, RO, 0, 0xFFFFFFFFu, "Packets completed since the channel was enabled.")   \
+  ROW(CH_PDB_LO, 0x28, RW, 0, 0xFFFFF007u,                                                           \
+    "Page-directory base of the channel's address space (mmu_pte.h PDB format): VALID [0] "        \
+    "translation on, APERTURE [2:1] where the root table is, ADDR [31:12]. Each packet uses the "  \
+    "value at the moment it starts; VALID 0 = physical addresses.")                               \
+  ROW(CH_PDB_HI, 0x2C, RW, 0, 0x000FFFFFu, "Page-directory base, ADDR bits [51:32].")
 
 /* ---- register fields ---------------------------------------------------------------------- */
 /* X(register, field, lsb, width, description) */
@@ -167,6 +214,17 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(DOORBELL, CHANNEL, 0, 8, "channel whose PUT moved")                                            \
   ROW(INTR_STATUS, COMPLETION, 0, 1, "a packet with the INTR flag, or an INTERRUPT packet, completed") \
   ROW(INTR_STATUS, ERROR, 1, 1, "an error was captured (ERR_STATUS)")                                \
+  ROW(INTR_STATUS, MMU_FAULT, 2, 1, "a replayable fault was written to the fault buffer (or overflowed)") \
+  ROW(MMU_CAPS, LEVELS, 0, 4, "page-table levels (4)")                                               \
+  ROW(MMU_CAPS, PAGE_4K, 4, 1, "4 KiB pages (level-0 leaves)")                                       \
+  ROW(MMU_CAPS, PAGE_2M, 5, 1, "2 MiB pages (level-1 leaves with PS)")                               \
+  ROW(MMU_CAPS, REPLAYABLE, 6, 1, "replayable faults: fault buffer, MMU_REPLAY")                     \
+  ROW(MMU_CAPS, VA_BITS, 8, 8, "virtual address bits (48)")                                          \
+  ROW(MMU_CAPS, PA_BITS, 16, 8, "physical address bits (52)")                                        \
+  ROW(MMU_INVALIDATE, TRIGGER, 0, 1, "drop the translations of the range")                           \
+  ROW(FAULT_STATUS, OVERFLOW, 0, 1, "a fault found the buffer full")                                 \
+  ROW(MMU_REPLAY, REPLAY, 0, 1, "waiting accesses retry")                                            \
+  ROW(MMU_REPLAY, CANCEL, 1, 1, "waiting accesses fail")                                             \
   ROW(ERR_STATUS, PACKET, 0, 1, "malformed or rejected packet")                                      \
   ROW(ERR_STATUS, REG, 1, 1, "illegal register access")                                              \
   ROW(ERR_STATUS, RING, 2, 1, "bad ring configuration or doorbell")                                  \
@@ -179,7 +237,10 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(CH_CTRL, ENABLE, 0, 1, "channel fetches packets")                                              \
   ROW(CH_STATUS, BUSY, 0, 1, "work pending or in flight")                                            \
   ROW(CH_STATUS, WAITING, 1, 1, "blocked in SEM_WAIT")                                               \
-  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")
+  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")                                              \
+  ROW(CH_PDB_LO, VALID, 0, 1, "translation on")                                                      \
+  ROW(CH_PDB_LO, APERTURE, 1, 2, "aperture of the root table (0 VIDMEM, 1 SYSMEM)")                 \
+  ROW(CH_PDB_LO, ADDR, 12, 20, "root table address bits [31:12]")
 
 /* ---- error codes (ERR_CODE.CODE) --------------------------------------------------------- */
 /* X(name, code, ERR_STATUS class, meaning of ERR_ADDR, meaning of ERR_INFO, description) */
@@ -209,7 +270,8 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "doorbell for a channel that does not exist or is disabled, or PUT >= SIZE (ignored)")         \
   ROW(DMA_FAULT, 15, DMA, "system address", "dword index or 0",                                      \
     "system memory did not answer (ring fetch, parameters, semaphore, copy); the packet is dropped") \
-  ROW(DEVMEM_FAULT, 16, DEVMEM, "device address", "0", "device memory access failed (copy, memset, image)") \
+  ROW(DEVMEM_FAULT, 16, DEVMEM, "device address", "0, or the MMU fault kind when translation failed", \
+    "device memory access failed or did not translate (copy, memset, image)")                     \
   ROW(KERNEL_FAULT, 17, KERNEL, "faulting address", "grid id",                                       \
     "a kernel accessed memory it may not (its remaining CTAs still run)")                          \
   ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed")
@@ -315,10 +377,15 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
 #define GPU_ABI_PKT_FLAGS(ROW)                                                                       \
   ROW(COPY, SRC_SYSMEM, 1, 1, "source is system memory (else device memory)")                        \
   ROW(COPY, DST_SYSMEM, 2, 1, "destination is system memory (else device memory)")                   \
+  ROW(COPY, SRC_PHYS, 3, 1, "a device-memory source address is physical (not translated)")           \
+  ROW(COPY, DST_PHYS, 4, 1, "a device-memory destination address is physical (not translated)")      \
   ROW(COPY_2D, SRC_SYSMEM, 1, 1, "source is system memory")                                          \
   ROW(COPY_2D, DST_SYSMEM, 2, 1, "destination is system memory")                                     \
+  ROW(COPY_2D, SRC_PHYS, 3, 1, "a device-memory source address is physical")                         \
+  ROW(COPY_2D, DST_PHYS, 4, 1, "a device-memory destination address is physical")                    \
   ROW(MEMSET, DST_SYSMEM, 2, 1, "destination is system memory")                                      \
   ROW(MEMSET, ELEM, 3, 2, "element size: 0 = 1 byte, 1 = 2 bytes, 2 = 4 bytes (3 invalid)")          \
+  ROW(MEMSET, DST_PHYS, 5, 1, "a device-memory destination address is physical")                     \
   ROW(FENCE, SYSMEM, 1, 1, "also write VALUE to ADDR")                                               \
   ROW(FENCE, TIMESTAMP, 2, 1, "write {VALUE u64, timer ns u64} to ADDR (needs SYSMEM, 16 bytes)")    \
   ROW(FENCE, VALUE32, 3, 1, "write only VALUE [31:0] (4 bytes)")                                     \
@@ -374,6 +441,29 @@ static inline uint32_t gpu_err_class_mask(gpu_err e) {
   switch (e) { GPU_ABI_ERRORS(GPU_X_ERR_CLASS) default: return 0; }
 #undef GPU_X_ERR_CLASS
 }
+
+/* ---- virtual memory -----------------------------------------------------------------------------
+ * Device-memory addresses in packets and kernels are virtual: the GPU translates them through the
+ * page tables of the channel's CH_PDB (mmu_pte.h has the format) unless the PDB is not VALID or a
+ * *_PHYS flag says the address is physical. Software changes tables, then writes MMU_INVALIDATE.
+ * An access that faults on an entry with REPLAY waits; the GPU writes one entry per distinct page
+ * (per address space) into the fault buffer, raises INTR_STATUS.MMU_FAULT, and software services
+ * the faults and writes MMU_REPLAY. */
+typedef struct gpu_fault_entry {
+  uint64_t va;           /* faulting virtual address (the first faulting byte of the access) */
+  uint64_t timestamp_ns; /* global timer when the fault was recorded */
+  uint32_t channel;      /* channel whose work faulted (whose CH_PDB it translated through) */
+  uint32_t grid_id;      /* LAUNCH.GRID_ID of the kernel */
+  uint16_t sm;           /* SIMT core */
+  uint8_t access;        /* mmu_access: 0 read, 1 write, 2 atomic */
+  uint8_t kind;          /* mmu_fault: 3 replayable-absent, 4 replayable-write */
+  uint32_t valid;        /* 1 when the GPU wrote the entry (software may clear it) */
+} gpu_fault_entry;
+#define GPU_FAULT_ENTRY_BYTES 32u
+#define GPU_FAULT_BUF_MAX_ENTRIES 65536u
+
+/* The PDB of a channel as its two registers hold it. */
+static inline uint64_t gpu_pdb_from_regs(uint32_t lo, uint32_t hi) { return ((uint64_t)hi << 32) | lo; }
 
 /* Semaphore written by FENCE with TIMESTAMP. */
 typedef struct gpu_semaphore_ts {

@@ -202,6 +202,72 @@ void gpu_abi_write_markdown(FILE *o) {
         "- `SEM_WAIT` reads the semaphore when reached and then every poll period until the condition\n"
         "  holds (`CH_STATUS.WAITING` meanwhile). `>=` compares unsigned 64-bit (32-bit with `VALUE32`).\n\n", o);
 
+  /* ---- virtual memory ---- */
+  fprintf(o, "## Virtual memory\n\n"
+             "Device-memory addresses in packets (`COPY`, `COPY_2D`, `MEMSET`, `LAUNCH.IMAGE`) and every\n"
+             "global, constant and texture address a kernel uses are **virtual**: the GPU's MMU translates\n"
+             "them through the page tables of the channel's `CH_PDB` (the value when the packet starts),\n"
+             "unless the PDB is not `VALID` (the channel uses physical addresses) or a `*_PHYS` flag says a\n"
+             "copy's device address is physical. `MMU_CAPS` reads 0x%08X: %u levels, 4 KiB and 2 MiB\n"
+             "pages, replayable faults, %u-bit virtual and %u-bit physical addresses. docs/vm.md explains\n"
+             "how sw/driver uses this.\n\n",
+          0x00343074u, MMU_LEVELS, MMU_VA_BITS, MMU_PA_BITS);
+  fputs("### Page tables (models/mmu/mmu_pte.h)\n\n"
+        "Four levels of 4 KiB tables of 512 little-endian 64-bit entries; the PDB is an entry that points\n"
+        "at the level-3 table.\n\n"
+        "| level | virtual address bits | entry points at |\n|---|---|---|\n"
+        "| 3 | [47:39] | a level-2 table |\n| 2 | [38:30] | a level-1 table |\n"
+        "| 1 | [29:21] | a level-0 table, or with `PS` a 2 MiB page |\n| 0 | [20:12] | a 4 KiB page |\n\n", o);
+  fprintf(o, "| bits | field | meaning |\n|---|---|---|\n"
+             "| [0] | `VALID` | the entry points somewhere; 0: an access that reaches it faults |\n"
+             "| [2:1] | `APERTURE` | %u VIDMEM (device memory), %u SYSMEM (a system-bus address: the access "
+             "leaves through the DMA initiator), 2-3 reserved; for a PDE: where the next table is |\n"
+             "| [3] | `PS` | level 1 only: the entry maps a 2 MiB page (ADDR 2 MiB aligned) |\n"
+             "| [4] | `RO` | read-only page: a write or atomic faults |\n"
+             "| [5] | `REPLAY` | a fault on this entry (not `VALID`, or a write to an `RO` page) is replayable |\n"
+             "| [6] | `VOL` | volatile: the GPU's caches do not keep the page |\n"
+             "| [11:7] | reserved | 0 (a set bit is a malformed entry: fatal) |\n"
+             "| [51:12] | `ADDR` | physical address bits [51:12] of the next table or the page |\n"
+             "| [63:52] | software | ignored by the GPU |\n\n",
+          MMU_APERTURE_VIDMEM, MMU_APERTURE_SYSMEM);
+  fputs("A fault that is not replayable (an entry not `VALID` without `REPLAY`, a write to an `RO` page\n"
+        "without `REPLAY`, a malformed entry, an address at or above 2^48, a table that cannot be read)\n"
+        "is fatal: a kernel's access is a `KERNEL_FAULT` whose report names kernel, CTA, thread, PC and\n"
+        "address; a copy's is a `DEVMEM_FAULT` whose `ERR_INFO` holds the fault kind (1 invalid,\n"
+        "2 protection, 5 malformed, 6 range, 7 table-read).\n\n"
+        "### Invalidation\n\n"
+        "The GPU's TLBs and translation caches keep translations until software invalidates them: set\n"
+        "`MMU_INVAL_PDB` (0 = every address space), `MMU_INVAL_VA` and `MMU_INVAL_PAGES` (0 = every\n"
+        "address), then write `MMU_INVALIDATE.TRIGGER`. Accesses issued after the write walk the tables\n"
+        "again. Entries that were not `VALID` are never cached, so making a page valid needs no\n"
+        "invalidation; changing or removing a valid one does.\n\n"
+        "### Replayable faults\n\n"
+        "An access that faults on an entry with `REPLAY` waits (its warp stalls; a functional kernel\n"
+        "pauses). The GPU records one entry per distinct (address space, 4 KiB page) until the next\n"
+        "replay at `FAULT_BUF_PUT` of the fault buffer (`FAULT_BUF_BASE`, `FAULT_BUF_ENTRIES` entries of\n"
+        "32 bytes in system memory), advances `FAULT_BUF_PUT` and raises `INTR_STATUS.MMU_FAULT`; later\n"
+        "accesses to a pending page only wait (`FAULT_PENDING` counts the pages). With the buffer full\n"
+        "(one entry is kept free) the entry is dropped and `FAULT_STATUS.OVERFLOW` set; the access faults\n"
+        "again after the replay. Software reads entries from `FAULT_BUF_GET` to `FAULT_BUF_PUT`,\n"
+        "advances `FAULT_BUF_GET`, services the faults (maps pages, invalidates), and writes\n"
+        "`MMU_REPLAY.REPLAY`: every waiting access retries (and faults again if its page is still not\n"
+        "there). `MMU_REPLAY.CANCEL` makes the waiting accesses fatal instead. Without a buffer\n"
+        "(`FAULT_BUF_ENTRIES` 0) replayable faults are fatal.\n\n", o);
+  fprintf(o, "Fault-buffer entry (%u bytes, little-endian):\n\n| offset | field | meaning |\n|---|---|---|\n",
+          GPU_FAULT_ENTRY_BYTES);
+#define F(field, what) fprintf(o, "| %u | `%s` | %s |\n", (unsigned)offsetof(gpu_fault_entry, field), #field, what);
+  F(va, "faulting virtual address (u64)")
+  F(timestamp_ns, "global timer when the fault was recorded (u64)")
+  F(channel, "channel whose work faulted (u32)")
+  F(grid_id, "`LAUNCH.GRID_ID` of the kernel (u32)")
+  F(sm, "SIMT core (u16)")
+  F(access, "0 read, 1 write, 2 atomic (u8)")
+  F(kind, "3 replayable-absent (not `VALID`), 4 replayable-write (`RO`) (u8)")
+  F(valid, "1: written by the GPU (u32; software may clear it)")
+#undef F
+  fputs("\nThe device malloc heap (`HEAP_BASE`, `HEAP_SIZE`) is physical memory the GPU keeps for\n"
+        "in-kernel `malloc`; software maps it at the same virtual address in every address space.\n\n", o);
+
   fprintf(o, "## Program image\n\n"
              "`LAUNCH.IMAGE` points at a program image in device memory, written by the driver's module\n"
              "loader (models/gpuctl/gpu_image.h builds and loads it). It starts with this header (all\n"

@@ -86,21 +86,46 @@ bool gpu_ce_submit(gpu_ce *ce, const gpu_copy_op *op, uint32_t tag, uint64_t now
   return false;
 }
 
-static const gpu_mem_port *port_of(const gpu_ce *ce, uint8_t aperture) {
-  return aperture == GPU_APERTURE_SYSMEM ? &ce->ports.sysmem : &ce->ports.devmem;
-}
-
-static void fault(gpu_copy_result *r, uint8_t aperture, uint64_t addr) {
+static void fault(gpu_copy_result *r, uint8_t aperture, uint64_t addr, uint32_t kind) {
   r->ok = false;
   r->fault_aperture = aperture;
   r->fault_addr = addr;
+  r->fault_kind = kind;
+}
+
+/* Moves n bytes between buf and one side of op at addr; false fills r with the failed address. */
+static bool side_access(gpu_ce *ce, const gpu_copy_op *op, bool dst_side, uint64_t addr, uint8_t *buf,
+                        uint64_t n, gpu_copy_result *r) {
+  uint8_t aperture = dst_side ? op->dst_aperture : op->src_aperture;
+  bool write = dst_side;
+  if (aperture == GPU_APERTURE_SYSMEM || !ce->ports.vmem.read) {
+    const gpu_mem_port *p = aperture == GPU_APERTURE_SYSMEM ? &ce->ports.sysmem : &ce->ports.devmem;
+    if (write ? p->write(p->ctx, addr, buf, n) : p->read(p->ctx, addr, buf, n)) return true;
+    fault(r, aperture, addr, 0);
+    return false;
+  }
+  uint64_t pdb = (dst_side ? op->dst_phys : op->src_phys) ? 0 : op->pdb;
+  while (n) { /* page by page: a fault names its page */
+    uint64_t k = MMU_PAGE_BYTES - (addr & (MMU_PAGE_BYTES - 1));
+    if (k > n) k = n;
+    uint32_t kind = 0;
+    bool ok = write ? ce->ports.vmem.write(ce->ports.vmem.ctx, pdb, addr, buf, k, &kind)
+                    : ce->ports.vmem.read(ce->ports.vmem.ctx, pdb, addr, buf, k, &kind);
+    if (!ok) {
+      fault(r, aperture, addr, kind);
+      return false;
+    }
+    addr += k;
+    buf += k;
+    n -= k;
+  }
+  return true;
 }
 
 /* Moves the bytes of op; fills r. */
 static void execute(gpu_ce *ce, const gpu_copy_op *op, gpu_copy_result *r) {
-  const gpu_mem_port *dst = port_of(ce, op->dst_aperture);
-  const gpu_mem_port *src = port_of(ce, op->src_aperture);
   uint64_t chunk = ce->cfg.chunk_bytes;
+  memset(r, 0, sizeof *r);
   r->ok = true;
   if (op->kind == GPU_COPY_MEMSET) {
     /* The pattern repeats every elem_bytes; rows start element-aligned and chunks are multiples
@@ -112,14 +137,8 @@ static void execute(gpu_ce *ce, const gpu_copy_op *op, gpu_copy_result *r) {
     uint64_t s = op->src + row * op->src_pitch, d = op->dst + row * op->dst_pitch;
     for (uint64_t done = 0; done < op->width; done += chunk) {
       uint64_t n = op->width - done < chunk ? op->width - done : chunk;
-      if (op->kind == GPU_COPY_COPY && !src->read(src->ctx, s + done, ce->bounce, n)) {
-        fault(r, op->src_aperture, s + done);
-        return;
-      }
-      if (!dst->write(dst->ctx, d + done, ce->bounce, n)) {
-        fault(r, op->dst_aperture, d + done);
-        return;
-      }
+      if (op->kind == GPU_COPY_COPY && !side_access(ce, op, false, s + done, ce->bounce, n, r)) return;
+      if (!side_access(ce, op, true, d + done, ce->bounce, n, r)) return;
     }
   }
 }

@@ -7,7 +7,8 @@
  * cycles of the control clock, where latency is the larger and bandwidth the smaller of the
  * memories it touches (system memory: the host link; device memory: DRAM as the copy engine sees
  * it). Data moves when the operation completes, in chunks through one bounce buffer (no
- * allocation per operation). A failed access ends the operation with the fault address. */
+ * allocation per operation). A failed access ends the operation with the fault address (and,
+ * when a device address did not translate, the MMU's fault kind). */
 #ifndef SIMTVP_GPU_CE_H
 #define SIMTVP_GPU_CE_H
 
@@ -34,7 +35,11 @@ typedef struct gpu_ce_config {
 
 typedef struct gpu_ce_ports {
   gpu_mem_port sysmem;
-  gpu_mem_port devmem;
+  gpu_mem_port devmem;  /* physical device memory */
+  /* Translated device memory (the GPU's MMU, optional): DEVMEM sides of an operation go through
+   * it with the operation's pdb (or physical when that side's *_phys is set), page by page, so a
+   * translation fault names its page. Without it DEVMEM addresses are physical. */
+  gpu_vmem_port vmem;
   /* An operation finished at cycle `now`; the engine is free again before this is called, so the
    * receiver may submit the next operation from inside. */
   struct {

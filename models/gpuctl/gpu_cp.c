@@ -55,9 +55,11 @@ static bool hal_sysmem_write(void *ctx, uint64_t addr, const void *src, uint32_t
   ++*cp->ctr.dma_accesses;
   return cp->ports.sysmem.write(cp->ports.sysmem.ctx, addr, src, len);
 }
-static bool hal_devmem_read(void *ctx, uint64_t addr, void *dst, uint32_t len) {
+static bool hal_devmem_read(void *ctx, uint64_t pdb, uint64_t addr, void *dst, uint32_t len, uint32_t *fault) {
   gpu_cp *cp = ctx;
   cp->cur += cp->cfg.dma_cycles;
+  if (cp->ports.vmem.read) return cp->ports.vmem.read(cp->ports.vmem.ctx, pdb, addr, dst, len, fault);
+  if (fault) *fault = 0;
   return cp->ports.devmem.read(cp->ports.devmem.ctx, addr, dst, len);
 }
 static bool hal_copy_start(void *ctx, const gpu_copy_op *op, uint32_t tag) {

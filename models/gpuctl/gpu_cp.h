@@ -40,7 +40,8 @@ typedef struct gpu_cp_ports {
                   uint32_t info);
   } regs;
   gpu_mem_port sysmem;
-  gpu_mem_port devmem;
+  gpu_mem_port devmem;  /* physical device memory */
+  gpu_vmem_port vmem;   /* translated device memory (optional; the program-image header read) */
   /* The engines (gpu_ce_submit, gpu_disp_launch): false when none is free. */
   struct {
     void *ctx;

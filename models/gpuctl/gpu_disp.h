@@ -50,6 +50,16 @@ typedef struct gpu_simt_port {
   void (*launch_cta)(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]);
   /* Every CTA of k finished; k is gone after this returns. May be NULL. */
   void (*kernel_end)(void *ctx, const gpu_kernel *k);
+  /* The GPU's MMU (gpu_hw.h gpu_mmu_port), handed over once when the control side is built
+   * (gpuctl_create); *mmu is valid until then and is copied. May be NULL (no translation: device
+   * addresses are physical). */
+  void (*mmu_attach)(void *ctx, const gpu_mmu_port *mmu);
+  /* Software invalidated translations of [va, va + bytes) of pdb (0: every address space; bytes
+   * 0: all addresses) at control cycle now (timing TLBs drop them). May be NULL. */
+  void (*mmu_invalidate)(void *ctx, uint64_t pdb, uint64_t va, uint64_t bytes, uint64_t now);
+  /* Software serviced the replayable faults: every access waiting on one retries (cancel: fails
+   * as a fatal fault of its kernel) at control cycle now. May be NULL. */
+  void (*mmu_replay)(void *ctx, bool cancel, uint64_t now);
 } gpu_simt_port;
 
 typedef struct gpu_disp_ports {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mmu.h"
 #include "simtvp_diag.h"
 
 #ifdef __cplusplus
@@ -23,6 +24,43 @@ typedef struct gpu_mem_port {
   bool (*read)(void *ctx, uint64_t addr, void *dst, uint64_t len);
   bool (*write)(void *ctx, uint64_t addr, const void *src, uint64_t len);
 } gpu_mem_port;
+
+/* Device memory as the GPU's address spaces see it: addresses are virtual, translated by the
+ * GPU's MMU through `pdb` (mmu_pte.h; a PDB without VALID means physical addresses). false = the
+ * access failed; *fault (may be NULL) gets the mmu_fault that stopped it, or MMU_FAULT_NONE when
+ * the memory behind a translated address did not answer. */
+typedef struct gpu_vmem_port {
+  void *ctx;
+  bool (*read)(void *ctx, uint64_t pdb, uint64_t va, void *dst, uint64_t len, uint32_t *fault);
+  bool (*write)(void *ctx, uint64_t pdb, uint64_t va, const void *src, uint64_t len, uint32_t *fault);
+} gpu_vmem_port;
+
+/* A replayable fault as a SIMT core reports it to the MMU (gpu_abi.h gpu_fault_entry). */
+typedef struct gpu_mmu_fault_info {
+  uint64_t va;       /* faulting virtual address */
+  uint32_t channel;  /* the kernel's channel */
+  uint32_t grid_id;
+  uint32_t sm;
+  uint8_t access;    /* mmu_access */
+  uint8_t kind;      /* mmu_fault (a replayable one) */
+} gpu_mmu_fault_info;
+
+/* The GPU's MMU as the SIMT sides use it (models/gpuctl gpu_mmu implements it): translations for
+ * the functional engine, the memory behind them, and replayable faults. */
+typedef struct gpu_mmu_port {
+  void *ctx;
+  /* Walks va in address space pdb (not VALID: physical, identity); fills *t. */
+  mmu_fault (*translate)(void *ctx, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t);
+  /* Host address of the physical page holding pa in `aperture` (the data store behind it), NULL
+   * when nothing backs it there. */
+  uint8_t *(*host_page)(void *ctx, uint32_t aperture, uint64_t pa);
+  /* Changes whenever software invalidated translations (MMU_INVALIDATE): caches compare it. */
+  const uint64_t *generation;
+  /* Records a replayable fault at cycle now; true = the access waits for a replay (the entry was
+   * written, the page was already pending, or the buffer overflowed), false = no fault buffer:
+   * the fault is fatal. */
+  bool (*fault)(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uint64_t now);
+} gpu_mmu_port;
 
 /* ---- copy engine ----------------------------------------------------------------------------- */
 
@@ -41,12 +79,15 @@ typedef struct gpu_copy_op {
   uint64_t src_pitch, dst_pitch; /* bytes between row starts (ignored when height is 1) */
   uint64_t width;        /* bytes per row (MEMSET: a multiple of elem_bytes) */
   uint64_t height;       /* rows, ≥ 1 */
+  uint64_t pdb;          /* address space of DEVMEM sides (the channel's CH_PDB; not VALID: physical) */
+  uint8_t src_phys, dst_phys; /* that side's DEVMEM address is physical (COPY *_PHYS flags) */
 } gpu_copy_op;
 
 typedef struct gpu_copy_result {
   bool ok;
   uint8_t fault_aperture; /* gpu_aperture of the failed access when !ok */
   uint64_t fault_addr;    /* first address of the failed access */
+  uint32_t fault_kind;    /* mmu_fault when a DEVMEM address did not translate, else 0 */
 } gpu_copy_result;
 
 /* ---- kernels and CTAs ------------------------------------------------------------------------ */
@@ -63,6 +104,7 @@ typedef struct gpu_launch_desc {
   uint32_t channel, stream_id, grid_id;
   const uint8_t *params;
   uint32_t param_bytes;
+  uint64_t pdb;          /* the channel's address space (CH_PDB) when the launch started */
 } gpu_launch_desc;
 
 /* A kernel as the SIMT cores see it while it runs (owned by the dispatcher; valid from

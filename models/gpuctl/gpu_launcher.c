@@ -1,6 +1,8 @@
 /* gpu_launcher — program images and launches of running kernels (see gpu_launcher.h). */
 #include "gpu_launcher.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,15 +19,26 @@ typedef struct cached_image {
   uint32_t users; /* running kernels that use it: never evicted while > 0 */
 } cached_image;
 
+/* What a launch translates its global addresses through (devmem_xlate.ctx). */
+typedef struct launch_xlate {
+  const gpu_mmu_port *mmu;
+  uint64_t pdb;
+} launch_xlate;
+
+/* The physical address a translation gave has no memory behind it (not an mmu_fault). */
+#define XLATE_NO_MEMORY 100u
+
 typedef struct running_kernel {
   uint64_t launch_uid;
   func_launch *launch; /* NULL when the kernel was refused or has ended */
   cached_image *image;
+  launch_xlate *xlate; /* with an MMU: the launch's translation context */
 } running_kernel;
 
 struct gpu_launcher {
   func_engine *e;
   gpu_mem_port devmem;
+  gpu_mmu_port mmu;    /* mmu.translate NULL: none */
   gpu_launcher_attach attach;
   cached_image cache[IMAGE_CACHE];
   uint64_t uses;
@@ -41,11 +54,79 @@ static void drop_image(gpu_launcher *l, cached_image *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* The decoded image at addr (loaded once per address and load_id). */
-static cached_image *image_of(gpu_launcher *l, uint64_t addr, simtvp_diag *d) {
+/* ---- translation (GPU virtual memory) -------------------------------------------------------- */
+
+static uint8_t *xl_page(void *ctx, uint64_t vpage, bool write, bool *writable, uint32_t *fault) {
+  launch_xlate *x = ctx;
+  mmu_translation t;
+  mmu_fault f = x->mmu->translate(x->mmu->ctx, x->pdb, vpage << MMU_PAGE_BITS,
+                                  write ? MMU_ACCESS_WRITE : MMU_ACCESS_READ, &t);
+  if (f != MMU_FAULT_NONE) {
+    *fault = (uint32_t)f;
+    return NULL;
+  }
+  uint8_t *h = x->mmu->host_page ? x->mmu->host_page(x->mmu->ctx, t.aperture, t.pa) : NULL;
+  if (!h) {
+    *fault = XLATE_NO_MEMORY;
+    return NULL;
+  }
+  *writable = !(t.entry & MMU_PTE_RO);
+  return h;
+}
+
+static void xl_describe(void *ctx, uint64_t addr, bool write, char *buf, size_t n) {
+  launch_xlate *x = ctx;
+  mmu_translation t;
+  mmu_access acc = write ? MMU_ACCESS_WRITE : MMU_ACCESS_READ;
+  mmu_fault f = x->mmu->translate(x->mmu->ctx, x->pdb, addr, acc, &t);
+  char what[300];
+  if (f != MMU_FAULT_NONE) {
+    snprintf(buf, n, "GPU page fault (%s): %s", mmu_fault_name(f), mmu_describe_fault(&t, addr, acc, what, sizeof what));
+  } else {
+    snprintf(buf, n, "GPU page fault: 0x%" PRIx64 " translates to %s 0x%" PRIx64 ", where no memory is%s", addr,
+             mmu_aperture_name(t.aperture), t.pa,
+             t.aperture == MMU_APERTURE_SYSMEM ? " the functional engine can reach" : "");
+  }
+}
+
+/* Device memory at a virtual address of pdb (the program image), through the MMU. */
+typedef struct va_reader {
+  const gpu_mmu_port *mmu;
+  uint64_t pdb;
+} va_reader;
+
+static bool va_read(void *ctx, uint64_t va, void *dst, uint64_t len) {
+  va_reader *r = ctx;
+  uint8_t *out = dst;
+  while (len) {
+    uint64_t k = MMU_PAGE_BYTES - (va & (MMU_PAGE_BYTES - 1));
+    if (k > len) k = len;
+    mmu_translation t;
+    if (r->mmu->translate(r->mmu->ctx, r->pdb, va, MMU_ACCESS_READ, &t) != MMU_FAULT_NONE) return false;
+    uint8_t *h = r->mmu->host_page ? r->mmu->host_page(r->mmu->ctx, t.aperture, t.pa) : NULL;
+    if (!h) return false;
+    memcpy(out, h + (t.pa & (MMU_PAGE_BYTES - 1)), k);
+    va += k;
+    out += k;
+    len -= k;
+  }
+  return true;
+}
+
+void gpu_launcher_set_mmu(gpu_launcher *l, const gpu_mmu_port *mmu) {
+  if (mmu && mmu->translate) l->mmu = *mmu;
+  else memset(&l->mmu, 0, sizeof l->mmu);
+}
+
+const gpu_mmu_port *gpu_launcher_mmu(const gpu_launcher *l) { return l->mmu.translate ? &l->mmu : NULL; }
+
+/* ---- images ---------------------------------------------------------------------------------- */
+
+/* The decoded image at addr (loaded once per address and load_id), read through mem. */
+static cached_image *image_of(gpu_launcher *l, const gpu_mem_port *mem, uint64_t addr, simtvp_diag *d) {
   gpu_image_header h;
   cached_image *victim = NULL;
-  if (!l->devmem.read(l->devmem.ctx, addr, &h, sizeof h)) {
+  if (!mem->read(mem->ctx, addr, &h, sizeof h)) {
     simtvp_diag_set(d, SIMTVP_ERR_FAULT, "program image at 0x%llx: device memory not readable",
                     (unsigned long long)addr);
     simtvp_diag_at_address(d, addr);
@@ -69,7 +150,7 @@ static cached_image *image_of(gpu_launcher *l, uint64_t addr, simtvp_diag *d) {
   }
   drop_image(l, victim);
   gpu_image *img;
-  if (gpu_image_load(&l->devmem, addr, &img, d) != SIMTVP_OK) return NULL;
+  if (gpu_image_load(mem, addr, &img, d) != SIMTVP_OK) return NULL;
   func_placement pl;
   memset(&pl, 0, sizeof pl);
   pl.global_base = img->header.global_base;
@@ -130,7 +211,26 @@ bool gpu_launcher_begin(gpu_launcher *l, const gpu_kernel *k, gpu_kernel_result 
   if (rk->launch) gpu_launcher_end(l, k); /* a slot is reused only after kernel_end */
   rk->launch_uid = k->launch_uid;
   rk->launch = NULL;
-  rk->image = image_of(l, k->desc.image_addr, d);
+  va_reader reader = {&l->mmu, k->desc.pdb};
+  gpu_mem_port vport = {&reader, va_read, NULL};
+  devmem_xlate xl;
+  memset(&xl, 0, sizeof xl);
+  if (l->mmu.translate) {
+    if (!rk->xlate && !(rk->xlate = calloc(1, sizeof *rk->xlate))) {
+      simtvp_diag_set(d, SIMTVP_ERR_NOMEM, "kernel slot %u: out of host memory", k->slot);
+      why->status = SIMTVP_ERR_NOMEM;
+      why->fault_addr = k->desc.image_addr;
+      why->pc = 0;
+      return false;
+    }
+    rk->xlate->mmu = &l->mmu;
+    rk->xlate->pdb = k->desc.pdb;
+    xl.ctx = rk->xlate;
+    xl.page = xl_page;
+    xl.generation = l->mmu.generation;
+    xl.describe = xl_describe;
+  }
+  rk->image = image_of(l, l->mmu.translate ? &vport : &l->devmem, k->desc.image_addr, d);
   if (rk->image) {
     func_launch_params lp;
     memset(&lp, 0, sizeof lp);
@@ -141,6 +241,7 @@ bool gpu_launcher_begin(gpu_launcher *l, const gpu_kernel *k, gpu_kernel_result 
     lp.params = k->desc.params;
     lp.param_bytes = k->desc.param_bytes;
     lp.grid_id = k->desc.grid_id;
+    lp.xlate = l->mmu.translate ? &xl : NULL;
     if (func_launch_create(l->e, rk->image->prog, &lp, &rk->launch, d) == SIMTVP_OK) {
       rk->image->users++;
       return true;
@@ -202,8 +303,10 @@ gpu_launcher *gpu_launcher_create(func_engine *engine, gpu_mem_port devmem,
 
 void gpu_launcher_destroy(gpu_launcher *l) {
   if (!l) return;
-  for (uint32_t i = 0; i < l->n_running; i++)
+  for (uint32_t i = 0; i < l->n_running; i++) {
     if (l->running[i].launch) func_launch_destroy(l->running[i].launch);
+    free(l->running[i].xlate);
+  }
   for (int i = 0; i < IMAGE_CACHE; i++) drop_image(l, &l->cache[i]);
   free(l->running);
   free(l);

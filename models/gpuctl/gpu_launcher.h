@@ -1,6 +1,8 @@
 /* gpu_launcher — what every SIMT side of the GPU (functional adapter, AT and CA timing cores)
  * needs between the CTA dispatcher and models/func: at kernel_begin it reads the kernel's program
- * image from device memory (cached by image address and load_id, so a module is decoded once),
+ * image from device memory (cached by image address and load_id, so a module is decoded once;
+ * with the GPU's MMU attached, through the kernel's address space, and the launch's global
+ * accesses are then translated by that MMU too: docs/vm.md),
  * builds the func program with the image's placement (.global/.const bases, code_base) and
  * creates the func_launch for the dispatcher slot; at kernel_end it destroys that launch. Cores
  * look a running kernel up by its slot.
@@ -37,6 +39,12 @@ typedef struct gpu_launcher_attach {
 gpu_launcher *gpu_launcher_create(func_engine *engine, gpu_mem_port devmem,
                                   const gpu_launcher_attach *attach, simtvp_diag *diag);
 void gpu_launcher_destroy(gpu_launcher *l);
+/* Attaches the GPU's MMU (gpu_simt_port.mmu_attach): later kernels read their image and translate
+ * their global addresses through the kernel's PDB (gpu_launch_desc.pdb). Without it, device
+ * addresses are physical. */
+void gpu_launcher_set_mmu(gpu_launcher *l, const gpu_mmu_port *mmu);
+/* The attached MMU (NULL when none). */
+const gpu_mmu_port *gpu_launcher_mmu(const gpu_launcher *l);
 
 /* kernel_begin: loads (or finds) the image of k, creates its launch in slot k->slot. false when
  * the image cannot be read or decoded or the launch cannot be created: *why gets the status,

@@ -141,5 +141,7 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->heap_base = (p->heap_base + DEVMEM_PAGE_MASK) & ~DEVMEM_PAGE_MASK;
   p->func.heap_base = p->heap_bytes ? p->heap_base : 0;
   p->func.heap_bytes = p->heap_bytes;
+  c->heap_base = p->func.heap_base;
+  c->heap_bytes = p->heap_bytes;
   return SIMTVP_OK;
 }

@@ -160,6 +160,10 @@ static uint32_t cfg_value(const gpu_caps *c, uint32_t offset) {
   case GPU_REG_N_COPY_ENGINES: return c->n_copy_engines;
   case GPU_REG_MAX_CONCURRENT_KERNELS: return c->max_concurrent_kernels;
   case GPU_REG_MAX_PARAM_BYTES: return c->max_param_bytes;
+  case GPU_REG_HEAP_BASE_LO: return (uint32_t)c->heap_base;
+  case GPU_REG_HEAP_BASE_HI: return (uint32_t)(c->heap_base >> 32);
+  case GPU_REG_HEAP_SIZE_LO: return (uint32_t)c->heap_bytes;
+  case GPU_REG_HEAP_SIZE_HI: return (uint32_t)(c->heap_bytes >> 32);
   default:
     if (offset >= GPU_REG_NAME0 && offset <= GPU_REG_NAME7) {
       uint32_t i = (offset - GPU_REG_NAME0), v = 0;
@@ -209,7 +213,8 @@ void gpu_regs_destroy(gpu_regs *r) { free(r); }
 
 void gpu_regs_raise(gpu_regs *r, uint32_t bits) {
   r->global[GPU_REG_INTR_STATUS / 4] |=
-      bits & (GPU_FIELD_MASK(GPU_INTR_STATUS_COMPLETION) | GPU_FIELD_MASK(GPU_INTR_STATUS_ERROR));
+      bits & (GPU_FIELD_MASK(GPU_INTR_STATUS_COMPLETION) | GPU_FIELD_MASK(GPU_INTR_STATUS_ERROR) |
+              GPU_FIELD_MASK(GPU_INTR_STATUS_MMU_FAULT));
   update_irq(r);
 }
 
@@ -301,7 +306,8 @@ void gpu_regs_host_write(gpu_regs *r, uint32_t offset, uint32_t bytes, uint32_t 
   if (!ri->per_channel && (ri->offset == GPU_REG_INTR_STATUS || ri->offset == GPU_REG_INTR_ENABLE))
     update_irq(r);
   if (r->ports.notify.written &&
-      ((!ri->per_channel && (ri->offset == GPU_REG_CTRL || ri->offset == GPU_REG_DOORBELL)) ||
+      ((!ri->per_channel && (ri->offset == GPU_REG_CTRL || ri->offset == GPU_REG_DOORBELL ||
+                             ri->offset == GPU_REG_MMU_INVALIDATE || ri->offset == GPU_REG_MMU_REPLAY)) ||
        (ri->per_channel && ri->offset == GPU_CH_BASE + GPU_REG_CH_CTRL)))
     r->ports.notify.written(r->ports.notify.ctx, offset, notify_value);
 }

@@ -34,6 +34,7 @@ typedef struct gpu_caps {
   uint32_t core_clock_khz, mem_clock_khz;
   uint64_t devmem_base, devmem_bytes;
   uint32_t n_channels, n_copy_engines, max_concurrent_kernels, max_param_bytes;
+  uint64_t heap_base, heap_bytes; /* the device malloc heap (HEAP_BASE/HEAP_SIZE); 0 bytes: none */
 } gpu_caps;
 
 /* The defaults of gpu_abi.h's CFG column (30 SMs of compute capability 7.5, an RTX 2060-class
@@ -45,8 +46,9 @@ simtvp_status gpu_caps_check(const gpu_caps *caps, simtvp_diag *diag);
 typedef struct gpu_regs_ports {
   /* The interrupt line changed level. */
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq;
-  /* The host wrote a register the command processor watches (CTRL, DOORBELL, CH_CTRL); value is
-   * the register's new content (DOORBELL: the value written). */
+  /* The host wrote a register the command processor or the MMU watches (CTRL, DOORBELL, CH_CTRL,
+   * MMU_INVALIDATE, MMU_REPLAY); value is the register's new content (write-only registers: the
+   * value written). */
   struct { void *ctx; void (*written)(void *ctx, uint32_t offset, uint32_t value); } notify;
   /* Global timer in nanoseconds (TIMER_LO/HI). */
   struct { void *ctx; uint64_t (*now_ns)(void *ctx); } timer;

@@ -153,12 +153,19 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
 
+static void mmu_attach(void *ctx, const gpu_mmu_port *mmu) {
+  gpu_simt_func *s = ctx;
+  gpu_launcher_set_mmu(s->launcher, mmu);
+}
+
 gpu_simt_port gpu_simt_func_port(gpu_simt_func *s) {
   gpu_simt_port p;
+  memset(&p, 0, sizeof p);
   p.ctx = s;
   p.kernel_begin = kernel_begin;
   p.launch_cta = launch_cta;
   p.kernel_end = kernel_end;
+  p.mmu_attach = mmu_attach;
   return p;
 }
 

@@ -334,8 +334,19 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   if (k->slot < t->n_slots) t->slots[k->slot].active = false;
 }
 
+static void mmu_attach(void *ctx, const gpu_mmu_port *mmu) {
+  gpu_simt_timing *t = ctx;
+  gpu_launcher_set_mmu(t->launcher, mmu);
+}
+
 gpu_simt_port gpu_simt_timing_port(gpu_simt_timing *t) {
-  gpu_simt_port p = {t, kernel_begin, launch_cta, kernel_end};
+  gpu_simt_port p;
+  memset(&p, 0, sizeof p);
+  p.ctx = t;
+  p.kernel_begin = kernel_begin;
+  p.launch_cta = launch_cta;
+  p.kernel_end = kernel_end;
+  p.mmu_attach = mmu_attach;
   return p;
 }
 

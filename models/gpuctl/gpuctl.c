@@ -11,6 +11,7 @@ struct gpuctl {
   gpu_cp *cp;
   gpu_ce *ce;
   gpu_disp *disp;
+  gpu_mmu *mmu;
   uint64_t now;  /* latest cycle seen (mmio or advance): the timer's time */
   gpu_trace_port trace;
 };
@@ -41,8 +42,12 @@ static void irq_set(void *ctx, bool level) {
 }
 static void reg_notify(void *ctx, uint32_t offset, uint32_t value) {
   gpuctl *g = ctx;
-  gpu_cp_reg_written(g->cp, offset, value, g->now);
+  if (offset == GPU_REG_MMU_INVALIDATE || offset == GPU_REG_MMU_REPLAY)
+    gpu_mmu_reg_written(g->mmu, offset, value, g->now);
+  else
+    gpu_cp_reg_written(g->cp, offset, value, g->now);
 }
+static uint64_t mmu_timer_ns(void *ctx, uint64_t now) { return gpuctl_cycles_to_ns((gpuctl *)ctx, now); }
 static uint64_t timer_ns(void *ctx) {
   gpuctl *g = ctx;
   return gpuctl_cycles_to_ns(g, g->now);
@@ -110,9 +115,32 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
   rp.timer.now_ns = timer_ns;
   g->regs = gpu_regs_create(&g->cfg.caps, rp);
 
+  gpu_mmu_ports mp;
+  memset(&mp, 0, sizeof mp);
+  mp.devmem = ports.devmem;
+  mp.sysmem = ports.sysmem;
+  mp.host_page.ctx = ports.host_page.ctx;
+  mp.host_page.vidmem = ports.host_page.vidmem;
+  mp.host_page.sysmem = ports.host_page.sysmem;
+  mp.regs.ctx = g;
+  mp.regs.read = cp_reg_read;
+  mp.regs.write = cp_reg_write;
+  mp.regs.raise = cp_raise;
+  mp.timer.ctx = g;
+  mp.timer.ns = mmu_timer_ns;
+  g->mmu = gpu_mmu_create(mp);
+  if (g->mmu) {
+    gpu_mmu_set_simt(g->mmu, ports.simt.ctx, ports.simt.mmu_invalidate, ports.simt.mmu_replay);
+    if (ports.simt.mmu_attach) {
+      gpu_mmu_port mport = gpu_mmu_simt_port(g->mmu);
+      ports.simt.mmu_attach(ports.simt.ctx, &mport);
+    }
+  }
+
   memset(&cep, 0, sizeof cep);
   cep.sysmem = ports.sysmem;
   cep.devmem = ports.devmem;
+  if (g->mmu) cep.vmem = gpu_mmu_vmem_port(g->mmu);
   cep.done.ctx = g;
   cep.done.done = ce_done;
   g->ce = gpu_ce_create(&g->cfg.ce, cep);
@@ -147,12 +175,13 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
     cpp.regs.error = cp_error;
     cpp.sysmem = ports.sysmem;
     cpp.devmem = ports.devmem;
+    if (g->mmu) cpp.vmem = gpu_mmu_vmem_port(g->mmu);
     cpp.engines.ctx = g;
     cpp.engines.copy_start = cp_copy_start;
     cpp.engines.launch_start = cp_launch_start;
     g->cp = gpu_cp_create(&g->cfg.cp, cpp);
   }
-  if (!g->regs || !g->ce || !g->disp || !g->cp) {
+  if (!g->regs || !g->ce || !g->disp || !g->cp || !g->mmu) {
     gpuctl_destroy(g);
     simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "gpuctl: out of host memory");
     return NULL;
@@ -166,6 +195,7 @@ void gpuctl_destroy(gpuctl *g) {
   gpu_ce_destroy(g->ce);
   gpu_disp_destroy(g->disp);
   gpu_regs_destroy(g->regs);
+  gpu_mmu_destroy(g->mmu);
   free(g);
 }
 
@@ -174,6 +204,7 @@ void gpuctl_reset(gpuctl *g) {
   gpu_ce_reset(g->ce);
   gpu_disp_reset(g->disp);
   gpu_cp_reset(g->cp);
+  gpu_mmu_reset(g->mmu);
 }
 
 static void set_now(gpuctl *g, uint64_t now) {
@@ -224,6 +255,7 @@ void gpuctl_register_stats(gpuctl *g, stats *st) {
   gpu_ce_register_stats(g->ce, st);
   gpu_cp_register_stats(g->cp, st);
   gpu_disp_register_stats(g->disp, st);
+  gpu_mmu_register_stats(g->mmu, st);
 }
 
 bool gpuctl_irq_level(const gpuctl *g) { return gpu_regs_irq_level(g->regs); }
@@ -242,3 +274,4 @@ gpu_regs *gpuctl_regs(gpuctl *g) { return g->regs; }
 gpu_cp *gpuctl_cp(gpuctl *g) { return g->cp; }
 gpu_ce *gpuctl_ce(gpuctl *g) { return g->ce; }
 gpu_disp *gpuctl_disp(gpuctl *g) { return g->disp; }
+gpu_mmu *gpuctl_mmu(gpuctl *g) { return g->mmu; }

@@ -1,5 +1,7 @@
 /* gpuctl — the GPU's control side as one model core: the BAR0 register block, the command
- * processor running firmware/cp, the copy engines and the CTA dispatcher, wired together.
+ * processor running firmware/cp, the copy engines, the CTA dispatcher and the MMU (gpu_mmu.h:
+ * every engine's device addresses are translated through the channel's page tables), wired
+ * together.
  *
  * This is what the GPU top module's shell instantiates (DESIGN.md §2): it translates BAR0
  * b_transport calls into gpuctl_mmio_read/write, the DMA initiator socket into the sysmem port,
@@ -19,6 +21,7 @@
 #include "gpu_cp.h"
 #include "gpu_disp.h"
 #include "gpu_hw.h"
+#include "gpu_mmu.h"
 #include "gpu_regs.h"
 #include "simtvp_diag.h"
 
@@ -45,6 +48,13 @@ typedef struct gpuctl_ports {
   gpu_mem_port sysmem;      /* DMA initiator: system memory */
   gpu_mem_port devmem;      /* device-memory store (models/func's devmem in functional mode) */
   gpu_simt_port simt;       /* SIMT cores */
+  /* Host addresses of physical pages (optional): what the SIMT side's functional engine reads and
+   * writes directly (gpu_mmu_ports.host_page). */
+  struct {
+    void *ctx;
+    uint8_t *(*vidmem)(void *ctx, uint64_t pa);
+    uint8_t *(*sysmem)(void *ctx, uint64_t pa);
+  } host_page;
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
 } gpuctl_ports;
 
@@ -86,6 +96,7 @@ gpu_regs *gpuctl_regs(gpuctl *g);
 gpu_cp *gpuctl_cp(gpuctl *g);
 gpu_ce *gpuctl_ce(gpuctl *g);
 gpu_disp *gpuctl_disp(gpuctl *g);
+gpu_mmu *gpuctl_mmu(gpuctl *g);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,7 @@ static void run_deferred(drv *d, drv_deferred *x) {
     d->bus.sysmem_write(d->bus.ctx, x->bus_addr, &one, sizeof one);
     break;
   }
-  case DRV_DEFER_FREE_DEVMEM: drv_heap_free(d->heap, x->bus_addr); break;
+  case DRV_DEFER_FREE_DEVMEM: drv_mem_release(d, x->bus_addr); break;
   default: break;
   }
 }
@@ -120,7 +120,7 @@ static void service_interrupt(drv *d) {
   poll_channels(d);
 }
 
-/* Waits until channel ch completed fence value v. */
+/* Waits until channel ch completed fence value v; then reports the sticky error, if any. */
 static simtvp_status wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *diag) {
   poll_channels(d);
   while (ch->completed < v) {
@@ -331,6 +331,7 @@ static void free_all(drv *d) {
     }
   }
   if (d->sems_bus) d->bus.sysmem_free(d->bus.ctx, d->sems_bus);
+  drv_vm_close(d);
   free(d->ch);
   while (d->streams) {
     drv_stream *s = d->streams;
@@ -379,7 +380,9 @@ simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, 
     free(d);
     return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "drv_open: GPU reports %u channels", n);
   }
-  d->heap = drv_heap_create(d->props.devmem_base, d->props.devmem_bytes, DRV_MEM_ALIGN);
+  /* Device memory: the allocator's range, and page tables at the top (drv_vm.c). */
+  drv_vm_layout(d);
+  d->heap = drv_heap_create(d->vm.user_base, d->vm.user_end - d->vm.user_base, DRV_MEM_ALIGN);
   d->ch = calloc(d->n_ch, sizeof *d->ch);
   if (!d->heap || !d->ch) {
     free_all(d);
@@ -422,6 +425,14 @@ simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, 
   d->default_stream.is_default = true;
   d->next_channel = 1;
   d->next_grid_id = 1;
+  /* Page tables: the default address space, bound to every channel before any work. */
+  simtvp_status vst = drv_vm_open(d, diag);
+  if (vst != SIMTVP_OK) {
+    for (uint32_t c = 0; c < d->n_ch; c++) drv_wr(d, GPU_CH_REG(c, GPU_REG_CH_CTRL), 0);
+    drv_wr(d, GPU_REG_CTRL, 0);
+    free_all(d);
+    return vst;
+  }
   *out = d;
   return SIMTVP_OK;
 }
@@ -446,14 +457,20 @@ uint64_t drv_gpu_time_ns(drv *d) {
 /* ---- device memory ---------------------------------------------------------------------------- */
 
 simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag) {
-  if (!drv_heap_alloc(d->heap, size, dptr)) {
-    simtvp_diag_set(diag, SIMTVP_ERR_LIMIT,
-                    "out of device memory: %llu bytes requested, largest free block %llu, %llu of %llu bytes free",
-                    (unsigned long long)size, (unsigned long long)drv_heap_largest_free(d->heap),
-                    (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
-    return SIMTVP_ERR_LIMIT;
+  if (drv_heap_alloc(d->heap, size, dptr)) {
+    /* Mapped in the default address space before anyone can use it. */
+    simtvp_status st = drv_vm_map_alloc(d, *dptr, size ? size : DRV_MEM_ALIGN, diag);
+    if (st != SIMTVP_OK) {
+      drv_heap_free(d->heap, *dptr);
+      *dptr = 0;
+    }
+    return st;
   }
-  return SIMTVP_OK;
+  simtvp_diag_set(diag, SIMTVP_ERR_LIMIT,
+                  "out of device memory: %llu bytes requested, largest free block %llu, %llu of %llu bytes free",
+                  (unsigned long long)size, (unsigned long long)drv_heap_largest_free(d->heap),
+                  (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
+  return SIMTVP_ERR_LIMIT;
 }
 
 simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
@@ -461,12 +478,19 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   for (drv_module *m = d->modules; m; m = m->next)
     if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
       goto bad;
-  if (drv_heap_free(d->heap, dptr)) return SIMTVP_OK;
+  if (drv_mem_release(d, dptr)) return SIMTVP_OK;
 bad:
   simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_mem_free: 0x%llx is not the start of a device allocation",
                   (unsigned long long)dptr);
   simtvp_diag_at_address(diag, dptr);
   return SIMTVP_ERR_ARG;
+}
+
+bool drv_mem_release(drv *d, uint64_t dptr) {
+  uint64_t base, size;
+  if (!drv_heap_lookup(d->heap, dptr, &base, &size) || base != dptr || !drv_heap_free(d->heap, dptr)) return false;
+  drv_vm_unmap_alloc(d, dptr, size ? size : DRV_MEM_ALIGN);
+  return true;
 }
 
 void drv_mem_info(const drv *d, uint64_t *free_bytes, uint64_t *total_bytes) {
@@ -499,10 +523,12 @@ drv_stream *drv_default_stream(drv *d) { return &d->default_stream; }
 simtvp_status drv_stream_create(drv *d, uint32_t flags, int priority, drv_stream **out, simtvp_diag *diag) {
   drv_stream *s = calloc(1, sizeof *s);
   if (!s) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "drv_stream_create: out of host memory");
-  /* Channel 0 belongs to the default stream; others share channels 1.. round robin. */
+  /* Channel 0 belongs to the default stream; others share channels 1.. round robin (without the
+   * last one, the paging channel, when there are three or more). */
   if (d->n_ch > 1) {
+    uint32_t n = d->vm.paging_shared ? d->n_ch : d->n_ch - 1;
     s->ch = &d->ch[d->next_channel];
-    d->next_channel = d->next_channel + 1 < d->n_ch ? d->next_channel + 1 : 1;
+    d->next_channel = d->next_channel + 1 < n ? d->next_channel + 1 : 1;
   } else {
     s->ch = &d->ch[0];
   }
@@ -922,4 +948,23 @@ simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uin
   p[GPU_LAUNCH_STREAM_ID] = s->id;
   p[GPU_LAUNCH_GRID_ID] = d->next_grid_id++;
   return submit(d, s, p, GPU_PKT_LAUNCH_DWORDS, &x, param_bytes ? 1 : 0, diag);
+}
+
+/* ---- services for drv_vm.c and drv_module.c ------------------------------------------------- */
+
+bool drv_sys_alloc(drv *d, uint64_t size, uint64_t align, uint64_t *bus) { return sys_alloc(d, size, align, bus); }
+simtvp_status drv_ring_emit(drv *d, drv_channel *ch, const uint32_t *p, uint32_t n, simtvp_diag *diag) {
+  return ring_emit(d, ch, p, n, diag);
+}
+simtvp_status drv_emit_fence(drv *d, drv_channel *ch, simtvp_diag *diag) { return emit_fence(d, ch, diag); }
+void drv_kick(drv *d, drv_channel *ch) { kick(d, ch); }
+simtvp_status drv_wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *diag) {
+  /* The driver's own work (page tables): an earlier asynchronous error is not this work's failure;
+   * it stays sticky for the caller's next wait. */
+  simtvp_status st = wait_fence(d, ch, v, diag);
+  if (st != SIMTVP_OK && st != SIMTVP_ERR_DEADLOCK && ch->completed >= v) {
+    if (diag) simtvp_diag_clear(diag);
+    return SIMTVP_OK;
+  }
+  return st;
 }

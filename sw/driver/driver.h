@@ -3,8 +3,10 @@
  * Programs the GPU model the way a kernel-mode driver programs real hardware (docs/gpu-abi.md):
  * BAR0 registers, one command ring per hardware channel in system memory, a doorbell, fences
  * (semaphore releases into system memory) and interrupts. On top of that it manages device memory
- * (a VA space with 256-byte alignment), loads PTX modules into device memory (the pre-decoded
- * program image and the module's .global/.const segments), and offers streams and events.
+ * (a VA space with 256-byte alignment), builds the GPU's page tables (every channel translates
+ * through an address space the driver owns: docs/vm.md), loads PTX modules into device memory (the
+ * pre-decoded program image and the module's .global/.const segments), and offers streams and
+ * events.
  *
  * The driver reaches the hardware only through drv_bus, so the same code runs on the SystemC host
  * stub, on the tests' direct harness, or on a customer's CPU model. docs/driver.md explains the
@@ -67,6 +69,9 @@ typedef struct drv_config {
   uint32_t ring_bytes;        /* command ring per channel, power of two ≥ 4096; 0 = 64 KiB */
   uint32_t param_arena_bytes; /* kernel-parameter arena per channel in system memory; 0 = 256 KiB */
   simtvp_msg_port messages;   /* warnings (PTX parser remarks …); ctx/emit may be NULL */
+  /* Device memory kept for page tables (docs/vm.md), taken from the top of device memory; 0 =
+   * 1/64 of device memory, at least 1 MiB and at most 64 MiB (never more than a quarter). */
+  uint64_t page_table_bytes;
 } drv_config;
 
 /* What the GPU reports about itself (read from its identification/capability registers). */
@@ -120,6 +125,52 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag);
 void drv_mem_info(const drv *d, uint64_t *free_bytes, uint64_t *total_bytes);
 /* The live allocation (or module segment) containing dptr: false when none. */
 bool drv_mem_lookup(const drv *d, uint64_t dptr, uint64_t *base, uint64_t *size);
+
+/* ---- GPU virtual memory (docs/vm.md) ------------------------------------------------------ */
+/* Every channel translates its device addresses through the page tables of an address space
+ * (gpu_abi.h CH_PDB). The default address space maps every device allocation at its own address
+ * (virtual = physical) and the GPU's device malloc heap; drv_mem_alloc/free keep it up to date.
+ * More address spaces can be made, filled with drv_vas_map and bound to a stream's channel. Every
+ * change is written to the tables (copy engine, paging channel) and the GPU's TLBs invalidated
+ * before the call returns. */
+typedef struct drv_vas drv_vas;
+
+enum {
+  DRV_MAP_RO = 1u << 0,     /* read-only: writes and atomics fault */
+  DRV_MAP_VOL = 1u << 1,    /* volatile: the GPU's caches do not keep the pages */
+  DRV_MAP_SYSMEM = 1u << 2, /* pa is a system-memory bus address (SYSMEM aperture) */
+  DRV_MAP_SMALL = 1u << 3   /* 4 KiB pages only (else 2 MiB pages where both addresses allow) */
+};
+
+drv_vas *drv_default_vas(drv *d);
+/* An empty address space (the device malloc heap mapped). */
+simtvp_status drv_vas_create(drv *d, drv_vas **out, simtvp_diag *diag);
+/* Frees its tables; SIMTVP_ERR_STATE while a channel translates through it. */
+simtvp_status drv_vas_destroy(drv *d, drv_vas *v, simtvp_diag *diag);
+/* Maps [va, va + bytes) to [pa, pa + bytes) (4 KiB aligned, bytes > 0), replacing what was there.
+ * SIMTVP_ERR_ARG naming the address for a bad range, SIMTVP_ERR_LIMIT when the page-table memory
+ * (drv_config.page_table_bytes) is exhausted. */
+simtvp_status drv_vas_map(drv *d, drv_vas *v, uint64_t va, uint64_t pa, uint64_t bytes, uint32_t flags,
+                          simtvp_diag *diag);
+/* Removes the translations of [va, va + bytes): accesses there fault. */
+simtvp_status drv_vas_unmap(drv *d, drv_vas *v, uint64_t va, uint64_t bytes, simtvp_diag *diag);
+/* What the driver's tables say: true and the leaf entry (mmu_pte.h) and page size (12 or 21)
+ * when va is mapped; false when not (*entry = the not-present entry found, 0 when none). */
+bool drv_vas_lookup(const drv_vas *v, uint64_t va, uint64_t *entry, uint32_t *page_bits);
+/* The page-directory base channels bound to it hold (CH_PDB). */
+uint64_t drv_vas_pdb(const drv_vas *v);
+/* Binds the channel of stream s (NULL: the default stream) to v (NULL: the default address
+ * space) after its queued work completed; streams sharing the channel translate through v too. */
+simtvp_status drv_stream_set_vas(drv *d, drv_stream *s, drv_vas *v, simtvp_diag *diag);
+
+typedef struct drv_vm_stats {
+  uint64_t tables;        /* page tables in use (4 KiB each) */
+  uint64_t pte_writes;    /* entries changed */
+  uint64_t table_writes;  /* copy-engine writes of dirty table ranges */
+  uint64_t table_bytes;   /* bytes they wrote */
+  uint64_t invalidates;   /* MMU_INVALIDATE writes */
+} drv_vm_stats;
+void drv_vm_get_stats(const drv *d, drv_vm_stats *out);
 
 /* ---- addresses for copies ---------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include "driver.h"
 #include "drv_heap.h"
 #include "gpu_abi.h"
+#include "mmu_pte.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,48 @@ typedef struct drv_channel {
   uint64_t *waited;      /* [n_channels]: highest fence of that channel this one already waits for */
   drv_deferred *defer;   /* FIFO ordered by fence */
   uint32_t defer_head, defer_len, defer_cap;
+  const struct drv_vas *vas; /* the address space its CH_PDB names */
 } drv_channel;
+
+/* ---- virtual memory (drv_vm.c) ---- */
+
+/* One page table: its frame in device memory and the driver's shadow of its 512 entries. */
+typedef struct drv_pt {
+  uint64_t pa;
+  uint32_t level;
+  bool dirty;                      /* entries [dirty_lo, dirty_hi] must be written */
+  uint32_t dirty_lo, dirty_hi;
+  struct drv_pt *next_dirty;
+  uint64_t e[MMU_TABLE_ENTRIES];
+  struct drv_pt *child[MMU_TABLE_ENTRIES]; /* the table a PDE points at (NULL for leaves) */
+} drv_pt;
+
+struct drv_vas {
+  drv_pt *root;
+  uint64_t pdb;
+  struct drv_vas *next;
+};
+
+typedef struct drv_inval {
+  uint64_t pdb, va, bytes; /* bytes 0: the whole address space */
+} drv_inval;
+
+typedef struct drv_vm {
+  uint64_t pt_base, pt_bytes;      /* page-table pool (top of device memory) */
+  uint32_t *free_frames, n_free, n_frames;
+  uint64_t user_base, user_end;    /* the allocator's range: [devmem_base, pt_base) */
+  uint64_t chunk_base;             /* 2 MiB chunks of it, mapped while referenced */
+  uint32_t *chunk_refs, n_chunks;
+  uint64_t heap_base, heap_bytes;  /* the GPU's device malloc heap */
+  struct drv_vas *vas_default, *vases;
+  struct drv_channel *paging;      /* where page-table writes (and migrations) go */
+  bool paging_shared;              /* fewer than 3 channels: streams use it too */
+  drv_pt *dirty;
+  drv_inval *inval;
+  uint32_t n_inval, cap_inval;
+  bool inval_all;
+  drv_vm_stats stats;
+} drv_vm;
 
 struct drv_stream {
   drv_channel *ch;
@@ -101,12 +143,28 @@ struct drv {
   drv_module *modules;
   bool has_error;        /* sticky asynchronous error */
   simtvp_diag error;
+  drv_vm vm;
 };
 
-/* driver.c services used by drv_module.c */
+/* driver.c services used by drv_module.c and drv_vm.c */
 simtvp_status drv_sticky(const drv *d, simtvp_diag *diag);
 uint32_t drv_rd(drv *d, uint32_t off);
 void drv_wr(drv *d, uint32_t off, uint32_t v);
+bool drv_sys_alloc(drv *d, uint64_t size, uint64_t align, uint64_t *bus);
+simtvp_status drv_ring_emit(drv *d, drv_channel *ch, const uint32_t *p, uint32_t n, simtvp_diag *diag);
+simtvp_status drv_emit_fence(drv *d, drv_channel *ch, simtvp_diag *diag);
+void drv_kick(drv *d, drv_channel *ch);
+simtvp_status drv_wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *diag);
+/* Releases a device allocation: the heap block and its chunks' mappings. */
+bool drv_mem_release(drv *d, uint64_t dptr);
+
+/* drv_vm.c */
+void drv_vm_layout(drv *d);                            /* before the heap is made: the table pool */
+simtvp_status drv_vm_open(drv *d, simtvp_diag *diag);  /* channels up: default address space, PDBs */
+void drv_vm_close(drv *d);
+simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag);
+simtvp_status drv_vm_map_alloc(drv *d, uint64_t addr, uint64_t size, simtvp_diag *diag);
+void drv_vm_unmap_alloc(drv *d, uint64_t addr, uint64_t size);
 
 #ifdef __cplusplus
 }

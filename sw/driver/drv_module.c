@@ -143,9 +143,9 @@ static simtvp_status fill_segments(const drv_module *mod, const gpu_image_header
 }
 
 static void release_device(drv *d, drv_module *mod) {
-  if (mod->image_addr) drv_heap_free(d->heap, mod->image_addr);
-  if (mod->global_base) drv_heap_free(d->heap, mod->global_base);
-  if (mod->const_base) drv_heap_free(d->heap, mod->const_base);
+  if (mod->image_addr) drv_mem_release(d, mod->image_addr);
+  if (mod->global_base) drv_mem_release(d, mod->global_base);
+  if (mod->const_base) drv_mem_release(d, mod->const_base);
 }
 
 simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_ownership, drv_module **out,

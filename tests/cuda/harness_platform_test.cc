@@ -59,7 +59,9 @@ simtvp_status open_harness(cu_platform *out, simtvp_diag *diag) {
   if (!g.simt) return diag->status;
   gpu_mem_port dp = gpu_simt_func_devmem_port(g.simt);
   gpu_simt_port port = gpu_simt_func_port(g.simt);
-  g.h = gh_create_with(&c, &dp, &port);
+  g.h = gh_create_with_pages(&c, &dp, &port, g.mem, [](void *ctx, uint64_t pa) {
+    return devmem_page(static_cast<devmem *>(ctx), pa >> DEVMEM_PAGE_BITS);
+  });
   simtvp_status st = drv_open(&g.h->bus, nullptr, &g.d, diag);
   if (st != SIMTVP_OK) return st;
   std::memset(out, 0, sizeof *out);

@@ -126,7 +126,9 @@ class DriverFunc : public ::testing::Test {
     ASSERT_NE(simt, nullptr) << diag.message;
     gpu_mem_port dp = gpu_simt_func_devmem_port(simt);
     gpu_simt_port port = gpu_simt_func_port(simt);
-    h = gh_create_with(&c, &dp, &port);
+    h = gh_create_with_pages(&c, &dp, &port, mem, [](void *ctx, uint64_t pa) {
+    return devmem_page(static_cast<devmem *>(ctx), pa >> DEVMEM_PAGE_BITS);
+  });
     glue.h = h;
     ASSERT_EQ(drv_open(&h->bus, nullptr, &d, &diag), SIMTVP_OK) << diag.message;
     ASSERT_EQ(drv_module_load_ptx(d, kPtx, sizeof kPtx - 1, "kernels.ptx", &mod, &diag), SIMTVP_OK)

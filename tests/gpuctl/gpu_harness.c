@@ -205,8 +205,20 @@ void gh_default_config(gpuctl_config *c) {
 
 gpu_harness *gh_create(const gpuctl_config *config) { return gh_create_with(config, NULL, NULL); }
 
+static uint8_t *own_page(void *ctx, uint64_t pa) {
+  gpu_harness *h = ctx;
+  if (pa < h->dev_base || pa - h->dev_base >= h->dev_bytes) return NULL;
+  return h->dev + (pa - h->dev_base);
+}
+
 gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *devmem,
                             const gpu_simt_port *simt) {
+  return gh_create_with_pages(config, devmem, simt, NULL, NULL);
+}
+
+gpu_harness *gh_create_with_pages(const gpuctl_config *config, const gpu_mem_port *devmem,
+                                  const gpu_simt_port *simt, void *page_ctx,
+                                  uint8_t *(*vidmem_page)(void *ctx, uint64_t pa)) {
   gpuctl_config c;
   gpuctl_ports p;
   simtvp_diag diag;
@@ -234,7 +246,13 @@ gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *dev
   p.simt.kernel_end = simt_end;
   p.irq.ctx = h;
   p.irq.set = irq_set;
-  if (devmem) p.devmem = *devmem;
+  p.host_page.ctx = h;
+  p.host_page.vidmem = own_page;
+  if (devmem) {
+    p.devmem = *devmem;
+    p.host_page.ctx = page_ctx;
+    p.host_page.vidmem = vidmem_page;
+  }
   if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);
   h->g = gpuctl_create(&c, p, &diag);

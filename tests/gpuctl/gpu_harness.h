@@ -76,6 +76,11 @@ gpu_harness *gh_create(const gpuctl_config *config);
  * external devmem, gh_dev_ptr is not available. */
 gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *devmem,
                             const gpu_simt_port *simt);
+/* Same, with the host address of a physical device page in the external store (what a
+ * functional SIMT side reads through the MMU: gpuctl_ports.host_page.vidmem). */
+gpu_harness *gh_create_with_pages(const gpuctl_config *config, const gpu_mem_port *devmem,
+                                  const gpu_simt_port *simt, void *page_ctx,
+                                  uint8_t *(*vidmem_page)(void *ctx, uint64_t pa));
 void gh_destroy(gpu_harness *h);
 
 /* Host-side helpers. */

@@ -345,6 +345,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
   };
   ports.simt = wrap_simt_port(s.simt->port());
+  ports.host_page.ctx = s.mem;
+  ports.host_page.vidmem = [](void *ctx, uint64_t pa) {
+    return devmem_page(static_cast<devmem *>(ctx), pa >> DEVMEM_PAGE_BITS);
+  };
   ports.irq.ctx = this;
   ports.irq.set = [](void *ctx, bool level) {
     auto *g = static_cast<gpu_top *>(ctx);
@@ -736,15 +740,21 @@ const std::string &gpu_top::kernel_name(const gpu_kernel &k) {
   static const std::string unknown = "(unknown kernel)";
   state &s = *s_;
   gpu_image_header h;
-  if (devmem_read(s.mem, k.desc.image_addr, &h, sizeof h, nullptr) != SIMTVP_OK) return unknown;
+  gpu_mmu *mmu = gpuctl_mmu(s.ctl);
+  if (!gpu_mmu_read(mmu, k.desc.pdb, k.desc.image_addr, &h, sizeof h, nullptr)) return unknown;
   auto key = std::make_pair(k.desc.image_addr, h.load_id);
   auto it = s.names.find(key);
   if (it == s.names.end()) {
     if (s.names.size() >= 256) s.names.clear();  // modules come and go; keep the cache small
     std::vector<std::string> names;
-    gpu_mem_port port{s.mem,
+    struct reader {
+      gpu_mmu *mmu;
+      uint64_t pdb;
+    } rd{mmu, k.desc.pdb};
+    gpu_mem_port port{&rd,
                       [](void *ctx, uint64_t a, void *dst, uint64_t n) {
-                        return devmem_read(static_cast<devmem *>(ctx), a, dst, n, nullptr) == SIMTVP_OK;
+                        auto *r = static_cast<reader *>(ctx);
+                        return gpu_mmu_read(r->mmu, r->pdb, a, dst, n, nullptr);
                       },
                       nullptr};
     gpu_image *img = nullptr;
@@ -761,8 +771,22 @@ const std::string &gpu_top::kernel_name(const gpu_kernel &k) {
 
 gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
   s_->simt_inner = inner;
-  gpu_simt_port p;
+  gpu_simt_port p{};
   p.ctx = this;
+  p.mmu_attach = [](void *ctx, const gpu_mmu_port *mmu) {
+    state &s = *static_cast<gpu_top *>(ctx)->s_;
+    if (s.simt_inner.mmu_attach) s.simt_inner.mmu_attach(s.simt_inner.ctx, mmu);
+  };
+  p.mmu_invalidate = [](void *ctx, uint64_t pdb, uint64_t va, uint64_t bytes, uint64_t now) {
+    state &s = *static_cast<gpu_top *>(ctx)->s_;
+    if (s.simt_inner.mmu_invalidate) s.simt_inner.mmu_invalidate(s.simt_inner.ctx, pdb, va, bytes, now);
+  };
+  p.mmu_replay = [](void *ctx, bool cancel, uint64_t now) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    state &s = *g->s_;
+    if (s.simt_inner.mmu_replay) s.simt_inner.mmu_replay(s.simt_inner.ctx, cancel, now);
+    s.wake.notify(SC_ZERO_TIME);
+  };
   p.kernel_begin = [](void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
     auto *g = static_cast<gpu_top *>(ctx);
     state &s = *g->s_;

@@ -44,6 +44,22 @@ class simt_func final : public simt_subsystem {
       s->inner_.kernel_end(s->inner_.ctx, k);
       if (s->thread_insn_) *s->gpu_sim_insn_ += *s->thread_insn_ - before;
     };
+    p.mmu_attach = [](void *ctx, const gpu_mmu_port *mmu) {
+      auto *s = static_cast<simt_func *>(ctx);
+      s->mmu_ = *mmu;
+      s->have_mmu_ = true;
+      if (s->inner_.mmu_attach) s->inner_.mmu_attach(s->inner_.ctx, mmu);
+    };
+    p.mmu_invalidate = [](void *ctx, uint64_t pdb, uint64_t va, uint64_t bytes, uint64_t now) {
+      auto *s = static_cast<simt_func *>(ctx);
+      if (s->inner_.mmu_invalidate) s->inner_.mmu_invalidate(s->inner_.ctx, pdb, va, bytes, now);
+    };
+    p.mmu_replay = [](void *ctx, bool cancel, uint64_t now) {
+      auto *s = static_cast<simt_func *>(ctx);
+      uint64_t before = s->thread_insn_ ? *s->thread_insn_ : 0;
+      if (s->inner_.mmu_replay) s->inner_.mmu_replay(s->inner_.ctx, cancel, now);
+      if (s->thread_insn_) *s->gpu_sim_insn_ += *s->thread_insn_ - before;
+    };
     return p;
   }
   // Nothing is in flight between calls, but launches of kernels the dispatcher forgot would stay:
@@ -52,6 +68,7 @@ class simt_func final : public simt_subsystem {
     gpu_simt_func_destroy(side_);
     side_ = create(nullptr);
     inner_ = side_ ? gpu_simt_func_port(side_) : gpu_simt_port{};
+    if (side_ && have_mmu_ && inner_.mmu_attach) inner_.mmu_attach(inner_.ctx, &mmu_);
   }
   bool idle() const override { return true; }
   const char *model_name() const override { return "func"; }
@@ -71,6 +88,8 @@ class simt_func final : public simt_subsystem {
   simt_env env_;
   gpu_simt_func *side_ = nullptr;
   gpu_simt_port inner_{};
+  gpu_mmu_port mmu_{};     // the control side's MMU, re-attached to a side made by reset()
+  bool have_mmu_ = false;
   uint64_t *thread_insn_ = nullptr, *gpu_sim_insn_ = nullptr;
 };
 
