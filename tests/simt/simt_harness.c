@@ -352,7 +352,10 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   dc.max_kernels = 1;
   gpu_disp_ports dp;
   memset(&dp, 0, sizeof dp);
-  dp.simt = (gpu_simt_port){h, kernel_begin, launch_cta, kernel_end};
+  dp.simt.ctx = h;
+  dp.simt.kernel_begin = kernel_begin;
+  dp.simt.launch_cta = launch_cta;
+  dp.simt.kernel_end = kernel_end;
   dp.kernel_done.ctx = h;
   dp.kernel_done.done = kernel_done;
   h->disp = gpu_disp_create(&dc, dp);
