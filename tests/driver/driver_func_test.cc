@@ -206,4 +206,84 @@ TEST_F(DriverFunc, KernelFaultIsReportedThroughTheGpuErrorPath) {
   drv_clear_error(d);
 }
 
+// GPU virtual memory (docs/vm.md): a kernel translates its global addresses through the address
+// space of its channel. Space v maps the first 32 MiB of device memory at their own addresses
+// (module image and buffers), plus virtual page 0x200000000000 onto the page that holds `out`.
+class DriverFuncVm : public DriverFunc {
+ protected:
+  static constexpr uint64_t kVa = 0x200000000000ull;
+  void make_space(uint32_t out_flags) {
+    ASSERT_EQ(drv_mem_alloc(d, 2 * 4096, &dout, &diag), SIMTVP_OK);
+    out_page = (dout + 4095) & ~4095ull;
+    ASSERT_EQ(drv_vas_create(d, &v, &diag), SIMTVP_OK) << diag.message;
+    ASSERT_EQ(drv_vas_map(d, v, 0x100000000000ull, 0x100000000000ull, 32ull << 20, 0, &diag), SIMTVP_OK)
+        << diag.message;
+    ASSERT_EQ(drv_vas_map(d, v, kVa, out_page, 4096, out_flags, &diag), SIMTVP_OK) << diag.message;
+    ASSERT_EQ(drv_stream_set_vas(d, nullptr, v, &diag), SIMTVP_OK) << diag.message;
+  }
+  void TearDown() override {
+    if (v) {
+      drv_clear_error(d);
+      EXPECT_EQ(drv_stream_set_vas(d, nullptr, nullptr, &diag), SIMTVP_OK) << diag.message;
+      EXPECT_EQ(drv_vas_destroy(d, v, &diag), SIMTVP_OK) << diag.message;
+    }
+    DriverFunc::TearDown();
+  }
+  drv_vas *v = nullptr;
+  uint64_t dout = 0, out_page = 0;
+};
+
+TEST_F(DriverFuncVm, KernelStoresLandWhereItsChannelsAddressSpaceMapsThem) {
+  make_space(0);
+  const uint32_t ctas = 4, threads = 64;
+  std::vector<uint32_t> in(ctas * threads), out(ctas, 0);
+  for (uint32_t i = 0; i < in.size(); i++) in[i] = i;
+  uint64_t din;
+  ASSERT_EQ(test_support::upload(d, in, &din, &diag), SIMTVP_OK);
+  drv_function *f = drv_module_function(mod, "bsum");
+  uint64_t va = kVa;  // the kernel writes out[c] at kVa + 4c: physically out_page + 4c
+  ASSERT_EQ(test_support::launch(d, f, ctas, threads, {&din, &va}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_set_vas(d, nullptr, nullptr, &diag), SIMTVP_OK);  // back to identity
+  ASSERT_EQ(test_support::download(d, out_page, &out, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t c = 0; c < ctas; c++) {
+    uint32_t want = 0;  // sum of c*64 .. c*64+63
+    for (uint32_t t = 0; t < threads; t++) want += c * threads + t;
+    EXPECT_EQ(out[c], want) << "CTA " << c;
+  }
+}
+
+TEST_F(DriverFuncVm, StoreToAReadOnlyPageIsAProtectionFaultNamingKernelCtaThreadAndPc) {
+  make_space(DRV_MAP_RO);
+  std::vector<uint32_t> in(64, 1);
+  uint64_t din;
+  ASSERT_EQ(test_support::upload(d, in, &din, &diag), SIMTVP_OK);
+  drv_function *f = drv_module_function(mod, "bsum");
+  uint64_t va = kVa + 8;
+  const uint32_t ctas = 3;  // CTA 2's thread 0 stores at kVa + 8 + 8 = kVa + 16 (like the others)
+  ASSERT_EQ(test_support::launch(d, f, ctas, 64, {&din, &va}, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_sync(d, &diag), SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::string(diag.message).find("KERNEL_FAULT"), std::string::npos) << diag.message;
+  const simtvp_diag *k = gpu_simt_func_last_fault(simt);
+  std::string m = k->message;
+  EXPECT_EQ(k->status, SIMTVP_ERR_FAULT);
+  EXPECT_NE(m.find("GPU page fault (protection)"), std::string::npos) << m;
+  EXPECT_NE(m.find("in kernel bsum, CTA ("), std::string::npos) << m;
+  EXPECT_NE(m.find("thread (0,0,0)"), std::string::npos) << m;
+  EXPECT_NE(m.find(", pc "), std::string::npos) << m;
+  EXPECT_NE(m.find("st.global.u32"), std::string::npos) << m;
+  // The faulting address is the virtual one, one of kVa + 8 + 4c.
+  EXPECT_GE(k->address, kVa + 8);
+  EXPECT_LE(k->address, kVa + 16);
+  EXPECT_EQ((k->address - kVa) % 4, 0u);
+  // Nothing was written: the page still holds what the allocation held (reads are allowed).
+  std::vector<uint32_t> out(4, 0xFFFFFFFFu);
+  drv_clear_error(d);
+  ASSERT_EQ(drv_stream_set_vas(d, nullptr, nullptr, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::download(d, out_page, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t w : out) EXPECT_NE(w, 64u) << "no CTA's sum reached the read-only page";
+}
+
 }  // namespace
