@@ -96,9 +96,10 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MAX_CONCURRENT_KERNELS, 0x0A0, RO, 32, CFG, 0xFFFFFFFFu,                                       \
     "Kernels (from different channels) the CTA dispatcher runs at once.")                          \
   ROW(MAX_PARAM_BYTES, 0x0A4, RO, 32764, CFG, 0xFFFFFFFFu, "Largest kernel parameter buffer, bytes.") \
-  ROW(MMU_CAPS, 0x0A8, RO, 0x00343074u, FIX, 0x00FFFFFFu,                                            \
+  ROW(MMU_CAPS, 0x0A8, RO, 0x00343034u, FIX, 0x00FFFFFFu,                                            \
     "MMU: LEVELS [3:0] page-table levels, PAGE_4K [4] and PAGE_2M [5] page sizes, REPLAYABLE [6] " \
-    "fault buffer and replay, VA_BITS [15:8], PA_BITS [23:16] (see Virtual memory).")              \
+    "accesses wait on replayable faults (0 in this version), VA_BITS [15:8], PA_BITS [23:16] (see " \
+    "Virtual memory).")                                                                             \
   ROW(HEAP_BASE_LO, 0x0AC, RO, 0, CFG, 0xFFFFFFFFu,                                                  \
     "Device malloc heap the GPU keeps (physical address; software maps it at the same virtual "    \
     "address in every address space), bits [31:0].")                                               \
@@ -218,7 +219,7 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MMU_CAPS, LEVELS, 0, 4, "page-table levels (4)")                                               \
   ROW(MMU_CAPS, PAGE_4K, 4, 1, "4 KiB pages (level-0 leaves)")                                       \
   ROW(MMU_CAPS, PAGE_2M, 5, 1, "2 MiB pages (level-1 leaves with PS)")                               \
-  ROW(MMU_CAPS, REPLAYABLE, 6, 1, "replayable faults: fault buffer, MMU_REPLAY")                     \
+  ROW(MMU_CAPS, REPLAYABLE, 6, 1, "accesses wait on replayable faults (0 in this version)")        \
   ROW(MMU_CAPS, VA_BITS, 8, 8, "virtual address bits (48)")                                          \
   ROW(MMU_CAPS, PA_BITS, 16, 8, "physical address bits (52)")                                        \
   ROW(MMU_INVALIDATE, TRIGGER, 0, 1, "drop the translations of the range")                           \
@@ -446,7 +447,8 @@ static inline uint32_t gpu_err_class_mask(gpu_err e) {
  * Device-memory addresses in packets and kernels are virtual: the GPU translates them through the
  * page tables of the channel's CH_PDB (mmu_pte.h has the format) unless the PDB is not VALID or a
  * *_PHYS flag says the address is physical. Software changes tables, then writes MMU_INVALIDATE.
- * An access that faults on an entry with REPLAY waits; the GPU writes one entry per distinct page
+ * With MMU_CAPS.REPLAYABLE (0 in this version: such faults are fatal) an access that faults on an
+ * entry with REPLAY waits; the GPU writes one entry per distinct page
  * (per address space) into the fault buffer, raises INTR_STATUS.MMU_FAULT, and software services
  * the faults and writes MMU_REPLAY. */
 typedef struct gpu_fault_entry {
