@@ -34,6 +34,8 @@
   (((store) ? LDST_TAG_STORE : 0ull) | ((uint64_t)((warp) & 0xffffu) << 32) | (uint64_t)(insn))
 #define LDST_TAG_WARP(t) ((uint32_t)(((t) >> 32) & 0xffffu))
 #define LDST_TAG_INSN(t) ((uint32_t)((t)&0xffffffffu))
+/* a page-walk read of dispatch slot LDST_TAG_INSN(t) */
+#define LDST_TAG_WALK (1ull << 62)
 
 /* In-flight records per warp slot (loads and atomics waiting for data): a structural limit; the
  * unit refuses issue while the table is full. */
@@ -78,8 +80,19 @@ typedef struct ldst_slot {
   uint8_t fail_reason;
   uint16_t fail_acc;
   uint64_t fail_epoch;
+  /* translation (GPU virtual memory): accesses below xl_done carry physical addresses */
+  uint16_t xl_done;
+  uint8_t xl_state;      /* XL_IDLE, XL_L2 (waiting for the L2 TLB until ready_at), XL_WALK */
+  bool walk_waiting;     /* a walk read is out */
+  uint8_t walk_next;     /* walk read to send next */
+  uint64_t walk_start;
+  uint64_t xl_entry;     /* the leaf the L2 TLB gave */
+  uint8_t xl_bits;
+  mmu_translation walk;
   ldst_access acc[LDST_MAX_ACCESSES];
 } ldst_slot;
+
+enum { XL_IDLE = 0, XL_L2, XL_WALK };
 
 typedef struct ldst_event {
   uint64_t time;
@@ -149,6 +162,11 @@ struct simt_ldst {
 
   ldst_stats st;
   uint64_t sink; /* counters point here when there is no stats sink */
+
+  /* translation (cfg.mmu.walk set) */
+  mmu_tlb *l1_tlb;
+  uint64_t *pdb;             /* per warp slot */
+  uint64_t *tlb_walks, *tlb_walk_cycles, *tlb_l2_waits;
 
   simtvp_status error;
   simtvp_diag error_diag;
@@ -392,6 +410,21 @@ simt_ldst *simt_ldst_create(const simt_ldst_config *config, simt_ldst_ports port
   ldst_smem_geometry_init(&u->smem);
   u->l1d_block = u->l1c_block = u->l1t_block = MEM_LINE_BYTES;
   register_stats(u);
+  if (config->mmu.walk) {
+    mmu_tlb_config tc = {config->l1_tlb_entries, config->l1_tlb_assoc, "l1_tlb", config->stats, "-gpgpu_tlb_l1"};
+    u->l1_tlb = mmu_tlb_create(&tc, diag);
+    u->pdb = calloc(config->max_warps, sizeof *u->pdb);
+    if (!u->l1_tlb || !u->pdb) {
+      if (u->l1_tlb && diag) config_error(diag, SIMTVP_ERR_NOMEM, NULL, "simt_ldst_create: out of memory");
+      simt_ldst_destroy(u);
+      return NULL;
+    }
+    u->tlb_walks = counter(u, "tlb.walks", "walks", "page walks of L2 TLB misses (per-SM L1 TLB, shared L2 TLB)");
+    u->tlb_walk_cycles = counter(u, "tlb.walk_cycles", "cycles",
+                                 "core cycles from a walk's start to its leaf (all walks; / tlb.walks = latency)");
+    u->tlb_l2_waits = counter(u, "tlb.l2_hit_waits", "accesses", "L1 TLB misses that hit the L2 TLB");
+    if (config->stats) stats_ratio(config->stats, "tlb.walk_latency", "core cycles per page walk", "tlb.walk_cycles", "tlb.walks");
+  }
 
   simtvp_status st = make_cache(u, CACHE_L1D, config->l1d, "-gpgpu_cache:dl1", "L1D", "dl1",
                                 config->l1d_latency, diag);
@@ -430,7 +463,22 @@ void simt_ldst_destroy(simt_ldst *u) {
   free(u->param_base);
   free(u->bank_count);
   free(u->bank_used);
+  mmu_tlb_destroy(u->l1_tlb);
+  free(u->pdb);
   free(u);
+}
+
+void simt_ldst_set_pdb(simt_ldst *u, uint32_t warp, uint64_t pdb) {
+  if (warp >= u->cfg.max_warps) {
+    input_error(u, SIMTVP_ERR_ARG, warp, NULL, "simt_ldst_set_pdb: warp slot out of range (the core has %u)",
+                u->cfg.max_warps);
+    return;
+  }
+  if (u->pdb) u->pdb[warp] = pdb;
+}
+
+uint32_t simt_ldst_tlb_invalidate(simt_ldst *u, uint64_t pdb, uint64_t va, uint64_t bytes) {
+  return u->l1_tlb ? mmu_tlb_invalidate(u->l1_tlb, pdb, va, bytes) : 0;
 }
 
 void simt_ldst_set_param_base(simt_ldst *u, uint32_t warp, uint64_t base) {
@@ -703,6 +751,9 @@ void simt_ldst_issue(simt_ldst *u, uint32_t warp, const func_step *step, uint64_
   s->n_acc = s->next_acc = 0;
   s->held = NULL;
   s->fail_memo = false;
+  s->xl_done = 0;
+  s->xl_state = XL_IDLE;
+  s->walk_waiting = false;
   u->busy_slots++;
   if (!step) {
     input_error(u, SIMTVP_ERR_ARG, warp, NULL, "issued without a step record");
@@ -883,6 +934,127 @@ static void release_slot(simt_ldst *u, ldst_slot *s, uint64_t now) {
   settle(u, s->insn, now);
 }
 
+/* ---- translation (GPU virtual memory) ------------------------------------------------------- */
+
+static bool needs_translation(const simt_ldst *u, const ldst_slot *s, const ldst_access *a) {
+  if (!u->l1_tlb || !mmu_pte_valid(u->pdb[s->warp])) return false;
+  return a->kind == MEM_ACC_GLOBAL_R || a->kind == MEM_ACC_GLOBAL_W || a->kind == MEM_ACC_ATOMIC;
+}
+
+/* The access now carries its physical address (VIDMEM pages; SYSMEM ones keep the virtual one). */
+static void apply_translation(ldst_slot *s, uint64_t leaf, uint8_t page_bits) {
+  ldst_access *a = &s->acc[s->next_acc];
+  if (mmu_pte_aperture(leaf) == MMU_APERTURE_VIDMEM) {
+    uint64_t off = (1ull << page_bits) - 1;
+    a->addr = (mmu_pte_addr(leaf) & ~off) | (a->addr & off);
+  }
+  s->xl_done = (uint16_t)(s->next_acc + 1);
+  s->xl_state = XL_IDLE;
+}
+
+/* Sends the slot's next walk read (one offer per cycle on the path around the L1D). */
+static void walk_send(simt_ldst *u, ldst_slot *s, uint64_t now) {
+  if (u->bypass_used == now + 1) {
+    s->ready_at = now + 1;
+    return;
+  }
+  u->bypass_used = now + 1;
+  mem_req *r = mem_req_alloc(u->pool);
+  if (r) {
+    uint64_t ea = s->walk.read_addr[s->walk_next];
+    uint32_t off = (uint32_t)(ea & (MEM_LINE_BYTES - 1));
+    r->addr = ea & ~31ull;
+    r->size = 32;
+    r->kind = MEM_ACC_GLOBAL_R;
+    r->is_write = false;
+    r->needs_reply = true;
+    r->sector_mask = (uint8_t)(1u << (off / 32));
+    r->byte_mask[0] = r->byte_mask[1] = 0;
+    r->byte_mask[off / 64] = 0xffull << (off % 64);
+    r->sm = (uint16_t)u->cfg.sm;
+    r->cluster = (uint16_t)u->cfg.cluster;
+    r->warp = (uint16_t)s->warp;
+    r->owner_ctx = u;
+    r->owner_tag = LDST_TAG_WALK | (uint64_t)(s - u->slots);
+    if (u->ports.send(u->ports.ctx, r, now)) {
+      s->walk_waiting = true;
+      s->ready_at = SIMT_LDST_NEVER; /* the reply wakes the slot */
+      return;
+    }
+    mem_req_free(r);
+  }
+  s->ready_at = now + 1;
+}
+
+/* Translates the slot's next access; false = it waits (ready_at says until when). */
+static bool translate(simt_ldst *u, ldst_slot *s, uint64_t now) {
+  ldst_access *a = &s->acc[s->next_acc];
+  if (!needs_translation(u, s, a)) {
+    s->xl_done = (uint16_t)(s->next_acc + 1);
+    return true;
+  }
+  uint64_t pdb = u->pdb[s->warp];
+  switch (s->xl_state) {
+    case XL_L2: /* the L2 TLB's answer arrived */
+      apply_translation(s, s->xl_entry, s->xl_bits);
+      return true;
+    case XL_WALK:
+      if (!s->walk_waiting) walk_send(u, s, now);
+      return false;
+    default: break;
+  }
+  mmu_tlb_hit hit;
+  if (mmu_tlb_lookup(u->l1_tlb, pdb, a->addr, &hit)) {
+    apply_translation(s, hit.entry, hit.page_bits);
+    return true;
+  }
+  if (u->cfg.l2_tlb && mmu_tlb_lookup(u->cfg.l2_tlb, pdb, a->addr, &hit)) {
+    ++*u->tlb_l2_waits;
+    mmu_tlb_fill(u->l1_tlb, pdb, a->addr, hit.page_bits, hit.entry);
+    if (!u->cfg.l2_tlb_latency) {
+      apply_translation(s, hit.entry, hit.page_bits);
+      return true;
+    }
+    s->xl_entry = hit.entry;
+    s->xl_bits = hit.page_bits;
+    s->xl_state = XL_L2;
+    s->ready_at = now + u->cfg.l2_tlb_latency;
+    return false;
+  }
+  /* a page walk: the entries' addresses from the tables, their reads timed through memory */
+  if (u->cfg.mmu.walk(u->cfg.mmu.ctx, pdb, a->addr, &s->walk) != MMU_FAULT_NONE || !s->walk.n_reads) {
+    /* the functional engine reports faults; timing lets the access pass untranslated */
+    s->xl_done = (uint16_t)(s->next_acc + 1);
+    return true;
+  }
+  ++*u->tlb_walks;
+  s->xl_state = XL_WALK;
+  s->walk_next = 0;
+  s->walk_waiting = false;
+  s->walk_start = now;
+  walk_send(u, s, now);
+  return false;
+}
+
+/* A walk read came back: the next one, or the leaf fills the TLBs and the access goes on. */
+static void walk_reply(simt_ldst *u, mem_req *r, uint64_t now) {
+  uint32_t i = LDST_TAG_INSN(r->owner_tag);
+  mem_req_free(r);
+  ldst_slot *s = i < u->n_slots ? &u->slots[i] : NULL;
+  if (!s || !s->busy || s->xl_state != XL_WALK || !s->walk_waiting) {
+    input_error(u, SIMTVP_ERR_STATE, s ? s->warp : 0, NULL, "page-walk reply for dispatch slot %u, which is not walking", i);
+    return;
+  }
+  s->walk_waiting = false;
+  s->ready_at = now;
+  if (++s->walk_next < s->walk.n_reads) return; /* the slot sends the next read this cycle */
+  uint64_t pdb = u->pdb[s->warp], va = s->acc[s->next_acc].addr;
+  if (u->cfg.l2_tlb) mmu_tlb_fill(u->cfg.l2_tlb, pdb, va, s->walk.page_bits, s->walk.entry);
+  mmu_tlb_fill(u->l1_tlb, pdb, va, s->walk.page_bits, s->walk.entry);
+  *u->tlb_walk_cycles += now - s->walk_start;
+  apply_translation(s, s->walk.entry, s->walk.page_bits);
+}
+
 /* One cycle of one dispatch slot. */
 static void slot_cycle(simt_ldst *u, ldst_slot *s, uint64_t now) {
   if (s->smem_cycles) {
@@ -908,6 +1080,7 @@ static void slot_cycle(simt_ldst *u, ldst_slot *s, uint64_t now) {
     }
   }
   while (s->next_acc < s->n_acc) {
+    if (s->next_acc >= s->xl_done && !translate(u, s, now)) return;
     ldst_stall why = try_access(u, s, &s->acc[s->next_acc], now);
     if (why != STALL_NONE) {
       count_stall(u, why, now);
@@ -924,6 +1097,10 @@ static void slot_cycle(simt_ldst *u, ldst_slot *s, uint64_t now) {
 /* A reply to one of the unit's own requests (data, or the acknowledgement of a write). */
 static void own_reply(simt_ldst *u, mem_req *r, uint64_t now) {
   uint64_t t = r->owner_tag;
+  if (t & LDST_TAG_WALK) {
+    walk_reply(u, r, now);
+    return;
+  }
   if (t & LDST_TAG_STORE) {
     uint32_t w = LDST_TAG_WARP(t);
     if (w < u->cfg.max_warps && u->pending_stores[w]) {

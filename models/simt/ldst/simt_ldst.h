@@ -30,6 +30,7 @@
 
 #include "func.h"
 #include "mem_req.h"
+#include "mmu.h"
 #include "simtvp_diag.h"
 #include "stats.h"
 
@@ -71,6 +72,23 @@ typedef struct simt_ldst_config {
   mem_req_pool *pool;          /* requests the unit creates; NULL = the unit owns a pool */
   uint32_t l1c_latency;        /* L1C hit latency, core cycles (0: in the cycle of the access) */
   uint32_t l1t_latency;        /* L1T hit latency, core cycles (0: in the cycle of the access) */
+  /* GPU virtual memory (docs/vm.md "Timing TLBs"). walk NULL: no translation stage (global
+   * addresses are used as they are and translation costs no time). Otherwise every global
+   * access (loads, stores, atomics) of a warp whose PDB is VALID (simt_ldst_set_pdb) is
+   * translated before it enters the L1D or leaves the unit: a hit in the unit's L1 TLB costs no
+   * cycle; a miss looks up the shared L2 TLB (l2_tlb, may be NULL) and waits l2_tlb_latency
+   * cycles on a hit; a miss there walks the page tables: walk() gives the entries' addresses
+   * (functionally) and the unit reads each, root first, as a 32-byte global read through the
+   * memory system (the L2), one after the other; the leaf then fills both TLBs. Requests carry
+   * the physical address of VIDMEM pages (SYSMEM pages keep the virtual one). */
+  struct {
+    void *ctx;
+    mmu_fault (*walk)(void *ctx, uint64_t pdb, uint64_t va, mmu_translation *t);
+  } mmu;
+  uint32_t l1_tlb_entries;     /* per-unit L1 TLB (0: none, every access asks the L2 TLB) */
+  uint32_t l1_tlb_assoc;       /* ways (0: fully associative) */
+  mmu_tlb *l2_tlb;             /* the shared L2 TLB (its owner creates, invalidates, destroys it) */
+  uint32_t l2_tlb_latency;     /* core cycles of an L1 TLB miss that hits the L2 TLB */
 } simt_ldst_config;
 
 typedef struct simt_ldst_ports {
@@ -132,6 +150,13 @@ void simt_ldst_set_param_base(simt_ldst *u, uint32_t warp, uint64_t base);
  * warp, PC and PTX line. A bad issue is completed without memory traffic so the core never
  * hangs; an issue into a full stage is dropped (no completion). */
 simtvp_status simt_ldst_status(const simt_ldst *u, simtvp_diag *diag);
+
+/* GPU virtual memory: the address space (mmu_pte.h PDB) warp slot `warp`'s global accesses
+ * translate through (set when a CTA is placed; default 0 = physical). */
+void simt_ldst_set_pdb(simt_ldst *u, uint32_t warp, uint64_t pdb);
+/* MMU_INVALIDATE: the L1 TLB drops pdb's (0: every PDB's) translations in [va, va + bytes)
+ * (bytes 0: all); returns how many. */
+uint32_t simt_ldst_tlb_invalidate(simt_ldst *u, uint64_t pdb, uint64_t va, uint64_t bytes);
 
 /* Why the memory stage could not accept or progress, for the core's stall counters and deadlock
  * dumps: one line per held instruction and queued request. */
