@@ -218,6 +218,18 @@ static const config_option core_options[] = {
     CORE_X(mem_unit_ports, CONFIG_INT, "-gpgpu_mem_unit_ports", "1", "ports",
            "Memory transactions the LD/ST unit may start per core cycle.", NULL,
            "-mem_unit_ports"),
+    CORE(tlb_l1_entries, CONFIG_UINT, "-gpgpu_tlb_l1_entries", "0", "entries",
+         "Per-core L1 TLB of the timing cores (docs/vm.md); 0 with -gpgpu_tlb_l2_entries 0 = "
+         "translation costs no time. Hits cost no cycle."),
+    CORE(tlb_l1_assoc, CONFIG_UINT, "-gpgpu_tlb_l1_assoc", "0", "ways",
+         "Ways of the L1 TLB; 0 = fully associative."),
+    CORE(tlb_l2_entries, CONFIG_UINT, "-gpgpu_tlb_l2_entries", "0", "entries",
+         "GPU-wide L2 TLB shared by every core; its misses walk the page tables with one read per "
+         "level through the memory system."),
+    CORE(tlb_l2_assoc, CONFIG_UINT, "-gpgpu_tlb_l2_assoc", "0", "ways",
+         "Ways of the L2 TLB; 0 = fully associative."),
+    CORE(tlb_l2_latency, CONFIG_UINT, "-gpgpu_tlb_l2_latency", "10", "core cycles",
+         "Cycles an L1 TLB miss that hits the L2 TLB waits."),
     CORE(perfect_mem, CONFIG_BOOL, "-gpgpu_perfect_mem", "0", "",
          "Perfect memory: every access hits, no cache misses."),
     CORE(local_mem_map, CONFIG_BOOL, "-gpgpu_local_mem_map", "1", "",

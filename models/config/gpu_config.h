@@ -86,6 +86,9 @@ typedef struct gpu_core_config {
   int32_t shmem_warp_parts;        /* -gpgpu_shmem_warp_parts */
   uint32_t smem_latency;           /* -gpgpu_smem_latency, core cycles */
   int32_t mem_unit_ports;          /* -gpgpu_mem_unit_ports */
+  uint32_t tlb_l1_entries, tlb_l1_assoc; /* -gpgpu_tlb_l1_entries/_assoc (docs/vm.md) */
+  uint32_t tlb_l2_entries, tlb_l2_assoc; /* -gpgpu_tlb_l2_entries/_assoc */
+  uint32_t tlb_l2_latency;         /* -gpgpu_tlb_l2_latency, core cycles */
   bool perfect_mem;                /* -gpgpu_perfect_mem */
   bool local_mem_map;              /* -gpgpu_local_mem_map */
   /* Register file and operand collector. */

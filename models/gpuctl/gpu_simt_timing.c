@@ -40,6 +40,7 @@ struct gpu_simt_timing {
   uint32_t n_slots, n_cores, n_clusters, cores_per_cluster;
   uint64_t local_base, local_region_bytes;
   gpu_simctl_stop pending_stop;
+  mmu_tlb *l2_tlb;      /* the shared L2 TLB (-gpgpu_tlb_*: docs/vm.md), NULL when translation is untimed */
   bool local_warned;
   simtvp_diag fault;
 };
@@ -49,6 +50,20 @@ static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 static uint64_t now_of(const gpu_simt_timing *t) { return t->ports.now(t->ports.ctx); }
 
 /* ---- construction ---------------------------------------------------------------------------- */
+
+/* The LDST units' page walks and translation generation: the MMU the launcher has (mmu_attach). */
+static mmu_fault tlb_walk(void *ctx, uint64_t pdb, uint64_t va, mmu_translation *tr) {
+  const gpu_mmu_port *m = gpu_launcher_mmu(((gpu_simt_timing *)ctx)->launcher);
+  if (!m) {
+    memset(tr, 0, sizeof *tr);
+    return tr->fault = MMU_FAULT_INVALID;
+  }
+  return m->translate(m->ctx, pdb, va, MMU_ACCESS_READ, tr);
+}
+static uint64_t tlb_generation(void *ctx) {
+  const gpu_mmu_port *m = gpu_launcher_mmu(((gpu_simt_timing *)ctx)->launcher);
+  return m && m->generation ? *m->generation : 0;
+}
 
 static bool read_store(void *ctx, uint64_t a, void *dst, uint64_t n) {
   return devmem_read((devmem *)ctx, a, dst, n, NULL) == SIMTVP_OK;
@@ -115,6 +130,15 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
     return NULL;
   }
 
+  /* GPU virtual memory timing: with a TLB configured, one L2 TLB shared by every core. */
+  bool tlbs = g->core.tlb_l1_entries || g->core.tlb_l2_entries;
+  if (tlbs) {
+    mmu_tlb_config tc = {g->core.tlb_l2_entries, g->core.tlb_l2_assoc, "l2_tlb", t->st, "-gpgpu_tlb_l2_entries"};
+    if (!(t->l2_tlb = mmu_tlb_create(&tc, diag))) {
+      gpu_simt_timing_destroy(t);
+      return NULL;
+    }
+  }
   /* Per-core fidelity and configuration from the options. */
   for (uint32_t sm = 0; sm < t->n_cores; sm++) {
     simt_core_config *cc = &t->core_cfgs[sm];
@@ -124,6 +148,12 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
     }
     cc->stats = t->st;
     cc->ldst.local_base = gpu_simt_timing_local_base(t, sm);
+    if (tlbs) {
+      cc->ldst.mmu.ctx = t;
+      cc->ldst.mmu.walk = tlb_walk;
+      cc->ldst.mmu.generation = tlb_generation;
+      cc->ldst.l2_tlb = t->l2_tlb;
+    }
   }
   return t;
 }
@@ -149,6 +179,7 @@ void gpu_simt_timing_destroy(gpu_simt_timing *t) {
   gpu_launcher_destroy(t->launcher);
   if (t->engine) func_destroy(t->engine);
   if (t->own_stats) stats_destroy(t->own_stats);
+  mmu_tlb_destroy(t->l2_tlb);
   free(t->core_cfgs);
   free(t->resident);
   free(t->slots);
@@ -272,6 +303,7 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
   s->sk.name = m && k->desc.entry < m->n_functions ? m->functions[k->desc.entry].name : "?";
   s->sk.launch = gpu_launcher_launch(t->launcher, k->slot);
   s->sk.program = gpu_launcher_attachment(t->launcher, k->slot);
+  s->sk.pdb = gpu_launcher_mmu(t->launcher) ? k->desc.pdb : 0;
   uint32_t ws = t->cfg.gpu->derived.warp_size ? t->cfg.gpu->derived.warp_size : 32;
   s->warps = (k->threads_per_cta + ws - 1) / ws;
   uint64_t local = (uint64_t)k->desc.local_bytes + t->cfg.params->func.stack_bytes;
@@ -339,6 +371,14 @@ static void mmu_attach(void *ctx, const gpu_mmu_port *mmu) {
   gpu_launcher_set_mmu(t->launcher, mmu);
 }
 
+/* MMU_INVALIDATE: the L2 TLB drops the range now; the cores' L1 TLBs empty themselves when they
+ * see the MMU's generation move. */
+static void mmu_invalidate(void *ctx, uint64_t pdb, uint64_t va, uint64_t bytes, uint64_t now) {
+  gpu_simt_timing *t = ctx;
+  (void)now;
+  if (t->l2_tlb) mmu_tlb_invalidate(t->l2_tlb, pdb, va, bytes);
+}
+
 gpu_simt_port gpu_simt_timing_port(gpu_simt_timing *t) {
   gpu_simt_port p;
   memset(&p, 0, sizeof p);
@@ -347,6 +387,7 @@ gpu_simt_port gpu_simt_timing_port(gpu_simt_timing *t) {
   p.launch_cta = launch_cta;
   p.kernel_end = kernel_end;
   p.mmu_attach = mmu_attach;
+  p.mmu_invalidate = mmu_invalidate;
   return p;
 }
 

@@ -19,7 +19,7 @@ static const simt_ldst_iface real_ldst = {
     simt_ldst_create,       simt_ldst_destroy,    simt_ldst_can_issue, simt_ldst_issue,
     simt_ldst_reply,        simt_ldst_advance,    simt_ldst_next_event, simt_ldst_pending_stores,
     simt_ldst_idle,         simt_ldst_flush_l1,   simt_ldst_invalidate_l1, simt_ldst_dump,
-    simt_ldst_set_param_base};
+    simt_ldst_set_param_base, simt_ldst_set_pdb};
 const simt_ldst_iface *simt_ldst_default_iface(void) { return &real_ldst; }
 
 /* ---- shared counters ------------------------------------------------------------------------- */
@@ -135,6 +135,10 @@ simtvp_status simt_core_config_from_gpu(const gpu_config *g, uint32_t sm, simt_c
   l->response_buffer = c->ldst_response_buffer;
   l->mem_unit_ports = c->mem_unit_ports;
   l->local_base = 0;
+  /* the translation stage: the GPU assembly gives mmu and l2_tlb when a TLB is configured */
+  l->l1_tlb_entries = c->tlb_l1_entries;
+  l->l1_tlb_assoc = c->tlb_l1_assoc;
+  l->l2_tlb_latency = c->tlb_l2_latency;
   return SIMTVP_OK;
 }
 

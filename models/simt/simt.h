@@ -70,6 +70,8 @@ typedef struct simt_ldst_iface {
   void (*dump)(const simt_ldst *u, void (*line)(void *ctx, const char *text), void *ctx);
   /* optional (may be NULL): where warp `warp`'s kernel parameters are cached */
   void (*set_param_base)(simt_ldst *u, uint32_t warp, uint64_t base);
+  /* optional (may be NULL): the address space warp `warp`'s global accesses translate through */
+  void (*set_pdb)(simt_ldst *u, uint32_t warp, uint64_t pdb);
 } simt_ldst_iface;
 
 /* The interface of models/simt/ldst when this build has it, else NULL. */
@@ -154,6 +156,7 @@ typedef struct simt_kernel {
   const char *name;               /* entry name, for messages */
   func_launch *launch;
   const simt_program *program;    /* decode of the launch's module (ignored by func) */
+  uint64_t pdb;                   /* the kernel's address space (CH_PDB; 0: physical addresses) */
 } simt_kernel;
 
 /* ---- the core ------------------------------------------------------------------------------- */

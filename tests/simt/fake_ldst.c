@@ -170,10 +170,10 @@ uint64_t fake_ldst_issued(const simt_ldst *u) { return u->issued; }
 
 static const simt_ldst_iface fake = {f_create,   f_destroy,        f_can_issue, f_issue, f_reply,
                                      f_advance,  f_next_event,     f_pending_stores,
-                                     f_idle,     f_flush,          f_invalidate, f_dump, NULL};
+                                     f_idle,     f_flush,          f_invalidate, f_dump, NULL, NULL};
 static const simt_ldst_iface fake_traffic = {t_create,  f_destroy,    f_can_issue,      f_issue,
                                              f_reply,   f_advance,    f_next_event,     f_pending_stores,
-                                             f_idle,    f_flush,      f_invalidate,     f_dump, NULL};
+                                             f_idle,    f_flush,      f_invalidate,     f_dump, NULL, NULL};
 
 const simt_ldst_iface *fake_ldst_iface(void) { return &fake; }
 const simt_ldst_iface *fake_ldst_traffic_iface(void) { return &fake_traffic; }

@@ -858,6 +858,7 @@ static simtvp_status ca_launch_cta(void *state, const simt_kernel *k, const uint
     /* each running kernel's parameters get their own 64 KiB of the parameter window */
     if (c->base.lif->set_param_base)
       c->base.lif->set_param_base(c->base.ldst, slot, FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u);
+    if (c->base.lif->set_pdb) c->base.lif->set_pdb(c->base.ldst, slot, k->pdb);
     ca_sched *s = &c->sched[w->sched];
     s->warps[s->n++] = slot;
     s->idle_valid = false;

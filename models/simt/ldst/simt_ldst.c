@@ -167,6 +167,7 @@ struct simt_ldst {
   mmu_tlb *l1_tlb;
   uint64_t *pdb;             /* per warp slot */
   uint64_t *tlb_walks, *tlb_walk_cycles, *tlb_l2_waits;
+  uint64_t tlb_generation;   /* cfg.mmu.generation() when the L1 TLB was last in step */
 
   simtvp_status error;
   simtvp_diag error_diag;
@@ -994,6 +995,13 @@ static bool translate(simt_ldst *u, ldst_slot *s, uint64_t now) {
     return true;
   }
   uint64_t pdb = u->pdb[s->warp];
+  if (u->cfg.mmu.generation) {
+    uint64_t g = u->cfg.mmu.generation(u->cfg.mmu.ctx);
+    if (g != u->tlb_generation) {
+      mmu_tlb_invalidate(u->l1_tlb, 0, 0, 0);
+      u->tlb_generation = g;
+    }
+  }
   switch (s->xl_state) {
     case XL_L2: /* the L2 TLB's answer arrived */
       apply_translation(s, s->xl_entry, s->xl_bits);

@@ -80,10 +80,13 @@ typedef struct simt_ldst_config {
    * cycles on a hit; a miss there walks the page tables: walk() gives the entries' addresses
    * (functionally) and the unit reads each, root first, as a 32-byte global read through the
    * memory system (the L2), one after the other; the leaf then fills both TLBs. Requests carry
-   * the physical address of VIDMEM pages (SYSMEM pages keep the virtual one). */
+   * the physical address of VIDMEM pages (SYSMEM pages keep the virtual one). generation (may be
+   * NULL) is the MMU's translation generation: when it changed since the last lookup (software
+   * wrote MMU_INVALIDATE), the L1 TLB is emptied first (the L2 TLB's owner invalidates it). */
   struct {
     void *ctx;
     mmu_fault (*walk)(void *ctx, uint64_t pdb, uint64_t va, mmu_translation *t);
+    uint64_t (*generation)(void *ctx);
   } mmu;
   uint32_t l1_tlb_entries;     /* per-unit L1 TLB (0: none, every access asks the L2 TLB) */
   uint32_t l1_tlb_assoc;       /* ways (0: fully associative) */
