@@ -358,6 +358,34 @@ TIMING_KERNEL_TEST(transpose)
 TIMING_KERNEL_TEST(warp_vote)
 TIMING_KERNEL_TEST(wmma)
 
+// GPU virtual memory timing (docs/vm.md): with per-core L1 TLBs and the shared L2 TLB, kernels
+// compute the same, and take longer. vector_add's three 16 KiB buffers lie in the first 2 MiB
+// chunk of device memory, which the driver maps with one 2 MiB page: each of the 8 cores of the
+// default configuration runs two of the 16 CTAs and misses its L1 TLB exactly once (its LDST unit
+// has one dispatch slot, which waits for the translation) and hits from then on; every L1 miss either hits the L2 TLB or
+// walks (cores that miss before the first walk's leaf arrived walk too), three reads per walk.
+TEST(GpuTimingKernels, TlbsAndPageWalksCostCyclesAndChangeNoResult) {
+  const std::vector<std::string> tlbs = {"-simt_model", "ca", "-gpgpu_tlb_l1_entries", "16", "-gpgpu_tlb_l1_assoc",
+                                         "4", "-gpgpu_tlb_l2_entries", "512", "-gpgpu_tlb_l2_assoc", "16"};
+  expect_same_as_functional(vector_add(), tlbs);
+  gt::options o = with(tlbs, vector_add());
+  o.stats = {"gpu_sim_cycle", "l1_tlb.misses", "l1_tlb.hits", "l2_tlb.hits", "l2_tlb.misses", "tlb.walks",
+             "tlb.walk_cycles"};
+  gt::result got = gt::run(vector_add(), o);
+  ASSERT_EQ(got.exit_code, 0) << got.error << "\n" << got.messages;
+  gt::result base = gt::run(vector_add(), with(kCa, vector_add()));
+  ASSERT_EQ(base.exit_code, 0) << base.error;
+  ASSERT_EQ(got.stats.size(), 7u);
+  EXPECT_EQ(got.stats[1], 8u) << "one L1 TLB miss per core";
+  EXPECT_GT(got.stats[2], 0u) << "L1 TLB hits";
+  EXPECT_EQ(got.stats[3] + got.stats[4], got.stats[1]) << "every L1 miss asks the L2 TLB";
+  EXPECT_EQ(got.stats[5], got.stats[4]) << "every L2 miss walks";
+  EXPECT_GE(got.stats[5], 1u);
+  EXPECT_GT(got.stats[6], 3u * got.stats[5]) << "a walk's three reads go through the memory system";
+  EXPECT_GT(got.stats[0], base.stats[0]) << "translation costs cycles";
+}
+
+
 TEST(GpuTimingKernels, printfMatchesTheFunctionalGpu) {
   scenario s = printf_kernel();
   expect_same_as_functional(s, kCa);
