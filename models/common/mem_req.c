@@ -17,6 +17,10 @@ struct mem_req_pool {
   mem_req *free_list;
   uint64_t next_id;
   size_t outstanding;
+  /* Shared pools (mem_req_pool_set_shared): requests freed by other host threads are pushed on
+   * `returned` (lock-free; only the owner takes them, all at once, when free_list runs dry). */
+  bool shared;
+  mem_req *returned;
 };
 
 mem_req_pool *mem_req_pool_create(void) { return calloc(1, sizeof(mem_req_pool)); }
@@ -45,6 +49,8 @@ static bool pool_grow(mem_req_pool *pool) {
 }
 
 mem_req *mem_req_alloc(mem_req_pool *pool) {
+  if (!pool->free_list && pool->shared)
+    pool->free_list = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
   if (!pool->free_list && !pool_grow(pool)) return NULL;
   mem_req *r = pool->free_list;
   pool->free_list = r->next;
@@ -52,19 +58,47 @@ mem_req *mem_req_alloc(mem_req_pool *pool) {
   r->id = pool->next_id++;
   r->pool = pool;
   r->sm = r->cluster = r->warp = UINT16_MAX;
-  pool->outstanding++;
+  if (pool->shared)
+    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_RELAXED);
+  else
+    pool->outstanding++;
   return r;
 }
 
 void mem_req_free(mem_req *req) {
   if (!req) return;
   mem_req_pool *pool = req->pool;
+  if (pool->shared) {
+    mem_req *head = __atomic_load_n(&pool->returned, __ATOMIC_RELAXED);
+    do {
+      req->next = head;
+    } while (!__atomic_compare_exchange_n(&pool->returned, &head, req, true, __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+    __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_RELAXED);
+    return;
+  }
   req->next = pool->free_list;
   pool->free_list = req;
   pool->outstanding--;
 }
 
-size_t mem_req_pool_outstanding(const mem_req_pool *pool) { return pool->outstanding; }
+size_t mem_req_pool_outstanding(const mem_req_pool *pool) {
+  return __atomic_load_n(&pool->outstanding, __ATOMIC_RELAXED);
+}
+
+void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
+  if (!pool || pool->shared == shared) return;
+  if (!shared) { /* back to one thread: the returned requests join the free list */
+    mem_req *r = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
+    while (r) {
+      mem_req *next = r->next;
+      r->next = pool->free_list;
+      pool->free_list = r;
+      r = next;
+    }
+  }
+  pool->shared = shared;
+}
 
 const char *mem_access_kind_name(mem_access_kind kind) {
   static const char *const names[MEM_ACC_KIND_COUNT] = {

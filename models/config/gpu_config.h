@@ -220,6 +220,7 @@ typedef struct gpu_fidelity_config {
   int32_t dram_model;              /* -dram_model at|ca (all channels) */
   char dram_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -dram_model_override "0:ca,1-3:at" */
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
+  uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */

@@ -21,6 +21,11 @@
 // The owner is woken (clocked::wake_after) whenever something arrives or a withheld phase ends;
 // after a refused send, retry_next_edge() tells the owner to ask for the next edge itself.
 //
+// In a parallel tick (clocked::deferring(), domain_driver::set_workers) an end changes only its
+// own state at once — a send is accepted or refused as it would be, a popped item leaves the
+// inbox — and every phase that reaches the other end (BEGIN_REQ, END_REQ, BEGIN_RESP, END_RESP)
+// is sent in the serial phase, at the same simulated time, in the block's call order.
+//
 // The inbox holds `capacity` items (default 1): one item of buffering on the wire, in front of the
 // receiving model's own queues. With it a link moves one item per edge when nothing is full.
 #ifndef SIMTVP_TLM_LINK_H
@@ -156,6 +161,8 @@ class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
+  void transfer(mem_req *r);
+  static void deferred_transfer(void *self, const void *, size_t, uint64_t r);
   payload_pool &pool_;
   detail::tx_state tx_;
   tlm::tlm_generic_payload *open_ = nullptr; // transaction whose END_REQ is awaited
@@ -182,6 +189,8 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
 
  private:
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
   detail::rx_queue rx_;
 };
 
@@ -213,6 +222,10 @@ class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
 
  private:
   bool take_response(tlm::tlm_generic_payload &gp, const sc_core::sc_time &at);
+  void transfer(mem_req *r);
+  static void deferred_transfer(void *self, const void *, size_t, uint64_t r);
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
   payload_pool &pool_;
   detail::tx_state tx_;
   detail::rx_queue rx_;
@@ -245,6 +258,11 @@ class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
 
  private:
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
+  void response(tlm::tlm_generic_payload *gp, mem_req *r);
+  static void deferred_response(void *self, const void *gp, size_t, uint64_t r);
+  static void deferred_unknown(void *self, const void *, size_t, uint64_t id);
   detail::rx_queue rx_;
   detail::tx_state tx_;
   detail::open_map open_;

@@ -67,8 +67,14 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     st_ = own_stats_;
   }
 
+  // Parallel simulation (-sim_threads): one pool for every clock domain's parallel phases.
+  const uint32_t threads = g_.fidelity.sim_threads ? g_.fidelity.sim_threads : 1;
+  if (threads > 1) workers_ = std::make_unique<worker_pool>(threads);
+
   // Functional engine: the cores execute through its per-warp interface. %clock64 is the core's
-  // cycle, %globaltimer the simulated time.
+  // cycle, %globaltimer the simulated time. Its SMs count apart (sm_threads) with any thread count,
+  // so the func.* statistics are the same for every -sim_threads; device printf output and
+  // warnings from a parallel tick go out in the serial phase, in a one-thread run's order.
   func_ports fp{};
   fp.ctx = this;
   fp.clock = [](void *ctx, uint32_t) { return static_cast<simt_timing *>(ctx)->core_cycle(); };
@@ -77,10 +83,20 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   };
   fp.print = [](void *ctx, const char *text, size_t len) {
     auto *s = static_cast<simt_timing *>(ctx);
-    if (s->env_.func.print) s->env_.func.print(s->env_.func.ctx, text, len);
+    if (!s->env_.func.print) return;
+    if (clocked *b = clocked::current_parallel())
+      b->serially([](void *c, const void *t, size_t n, uint64_t) {
+        auto *side = static_cast<simt_timing *>(c);
+        side->env_.func.print(side->env_.func.ctx, static_cast<const char *>(t), n);
+      }, s, text, len);
+    else
+      s->env_.func.print(s->env_.func.ctx, text, len);
   };
-  fp.messages = env_.func.messages.emit ? env_.func.messages : env_.messages;
-  engine_ = func_create(&p.func, &fp, env_.mem, st_, diag);
+  func_messages_.set_target(env_.func.messages.emit ? env_.func.messages : env_.messages);
+  fp.messages = func_messages_.port();
+  func_config fc = p.func;
+  fc.sm_threads = true;
+  engine_ = func_create(&fc, &fp, env_.mem, st_, diag);
   if (!engine_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   gpu_launcher_attach attach{nullptr, simt_program_build, simt_program_free};
   launcher_ = gpu_launcher_create(engine_, store_port(), &attach, diag);
@@ -104,6 +120,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   mem_system_config mc;
   simtvp_status st = mem_system_config_from_gpu(*mem_cfg_, st_, &env_.messages, &mc, diag);
   if (st != SIMTVP_OK) return st;
+  mc.workers = workers_.get();
   mem_ = std::make_unique<mem_system>("mem", mc);
   if (!mem_->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
 
@@ -157,8 +174,8 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     cc.ejection_buffer = g_.core.cluster_ejection_buffer;
     cc.addrmap = mem_->addrmap();
     cc.stats = st_;
-    clusters_.push_back(
-        std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(), *core_drv_, cc, sp));
+    clusters_.push_back(std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(),
+                                                             *core_drv_, cc, sp, workers_ != nullptr));
     if (!clusters_.back()->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
     bind(clusters_.back()->to_icnt, mem_->cluster_in(c));
     bind(mem_->cluster_out(c), clusters_.back()->from_icnt);
@@ -179,6 +196,12 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   if (st != SIMTVP_OK) return st;
   supervisor_.side = this;
   core_drv_->add(supervisor_);
+  if (workers_) {
+    core_drv_->set_workers(workers_.get());
+    // Deferred statistics registrations and the watched counters (gpu_sim_insn for simulation
+    // control) are brought up to date after every parallel phase, before the supervisor ticks.
+    core_drv_->on_parallel_phase_end([](void *st) { stats_shards_sync(static_cast<stats *>(st)); }, st_);
+  }
 
   uint32_t n_slots = p.ctl.caps.max_concurrent_kernels ? p.ctl.caps.max_concurrent_kernels : 1;
   slots_.assign(n_slots, slot_state{});

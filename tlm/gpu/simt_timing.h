@@ -35,6 +35,7 @@
 #include "mem_system.h"
 #include "simt_cluster_shell.h"
 #include "simt_subsystem.h"
+#include "worker_pool.h"
 
 extern "C" {
 #include "gpu_launcher.h"
@@ -125,6 +126,10 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   func_engine *engine_ = nullptr;
   gpu_launcher *launcher_ = nullptr;
   gpu_simctl *ctl_ = nullptr;
+  // -sim_threads > 1: the host threads of every domain driver's parallel phases (docs/timing.md
+  // "Parallel simulation"); declared before the drivers, so it outlives them.
+  std::unique_ptr<worker_pool> workers_;
+  serial_messages func_messages_;  // the functional engine's warnings, in serial order
   std::unique_ptr<domain_driver> core_drv_;
   std::unique_ptr<gpu_config> mem_cfg_;  // what the memory system is built from (kept alive)
   std::unique_ptr<mem_system> mem_;

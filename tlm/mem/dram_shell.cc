@@ -1,14 +1,21 @@
 // dram_shell — the DRAM-controller shell (dram_shell.h).
 #include "dram_shell.h"
 
+extern "C" {
+#include "stats.h"
+}
+
 namespace simtvp {
 
-dram_shell::dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver)
-    : sc_core::sc_module(name) {
+dram_shell::dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver,
+                       bool parallel)
+    : sc_core::sc_module(name), parallel_(parallel) {
   in_ = std::make_unique<req_in>("in", *this, 0);
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
-  if (dram_create(&cfg, dram_ports{this, &dram_shell::on_complete}, &d_, &diag) != SIMTVP_OK) {
+  dram_config c = cfg;
+  if (parallel_ && c.stats) c.stats = stats_shard_create(c.stats, deferring_flag());
+  if (dram_create(&c, dram_ports{this, &dram_shell::on_complete}, &d_, &diag) != SIMTVP_OK) {
     SC_REPORT_ERROR(this->name(), diag.message);
     return;
   }

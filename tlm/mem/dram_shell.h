@@ -25,7 +25,10 @@ namespace simtvp {
 class dram_shell : public sc_core::sc_module, public clocked {
  public:
   // Errors in cfg (unknown model, bad timing …): SC_REPORT_ERROR with the model's diag.
-  dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver);
+  // parallel: ticked with the other channels on worker threads (docs/tlm.md §3), statistics
+  // through a shard of cfg.stats.
+  dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver,
+             bool parallel = false);
   ~dram_shell() override;
 
   req_in &from_mempart() { return *in_; } // target socket "in"
@@ -34,10 +37,12 @@ class dram_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  bool tick_in_parallel() const override { return parallel_; }
 
  private:
   static bool on_complete(void *ctx, mem_req *req, uint64_t now);
 
+  bool parallel_ = false;
   dram *d_ = nullptr;
   std::unique_ptr<req_in> in_;
   uint64_t cycle_ = 0;

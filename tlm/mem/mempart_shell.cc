@@ -1,15 +1,25 @@
 // mempart_shell — the memory-partition shell (mempart_shell.h).
 #include "mempart_shell.h"
 
+extern "C" {
+#include "stats.h"
+}
+
 #include <string>
 
 namespace simtvp {
 
 mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg,
-                             domain_driver &driver)
-    : sc_core::sc_module(name) {
+                             domain_driver &driver, bool parallel)
+    : sc_core::sc_module(name), parallel_(parallel), messages_(cfg.msg) {
   mempart_config c = cfg;
   c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram};
+  if (parallel_) {
+    if (c.stats) c.stats = stats_shard_create(c.stats, deferring_flag());
+    if (!c.pool) c.pool = req_pool_ = mem_req_pool_create();
+    mem_req_pool_set_shared(c.pool, true);
+    c.msg = messages_.port();
+  }
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   if (mempart_create(&c, &mp_, &diag) != SIMTVP_OK) {
@@ -29,6 +39,7 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
 
 mempart_shell::~mempart_shell() {
   if (mp_) mempart_destroy(mp_);
+  mem_req_pool_destroy(req_pool_);
 }
 
 void mempart_shell::set_trace(std::ostream *os) {

@@ -32,7 +32,11 @@ namespace simtvp {
 class mempart_shell : public sc_core::sc_module, public clocked {
  public:
   // cfg.ports is the shell's. Errors in cfg: SC_REPORT_ERROR with the model's diag.
-  mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver);
+  // parallel: ticked with the other partitions on worker threads (docs/tlm.md §3): statistics
+  // through a shard of cfg.stats, the partition's requests from a pool other threads may free
+  // into, messages in the serial phase.
+  mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver,
+                bool parallel = false);
   ~mempart_shell() override;
 
   uint32_t sub_partitions() const { return static_cast<uint32_t>(from_icnt_.size()); }
@@ -44,11 +48,15 @@ class mempart_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  bool tick_in_parallel() const override { return parallel_; }
 
  private:
   static bool on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t now);
   static bool on_dram(void *ctx, mem_req *req, uint64_t now);
 
+  bool parallel_ = false;
+  serial_messages messages_;
+  mem_req_pool *req_pool_ = nullptr;  // parallel: the partition's own requests (shared pool)
   mempart *mp_ = nullptr;
   payload_pool pool_;
   std::vector<std::unique_ptr<msg_in>> from_icnt_;

@@ -1,0 +1,144 @@
+// worker_pool — host threads for the parallel phases of domain drivers (worker_pool.h).
+#include "worker_pool.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SIMTVP_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define SIMTVP_CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define SIMTVP_CPU_RELAX() ((void)0)
+#endif
+
+namespace simtvp {
+
+namespace {
+
+// How long a thread keeps polling before it sleeps: phases follow each other every few
+// microseconds while the GPU is busy, and a sleep/wake costs tens of microseconds; an idle pool
+// must not burn a core for long, and on a machine with fewer free cores than threads a poller
+// yields its core to whoever can run.
+constexpr int kPauseSpins = 2000;
+constexpr auto kYieldSpinFor = std::chrono::microseconds(300);
+
+// Polls `done` until it is true: pause, then yield, then (false) give up so the caller sleeps.
+template <typename Done>
+bool poll(Done done) {
+  for (int i = 0; i < kPauseSpins; i++) {
+    if (done()) return true;
+    SIMTVP_CPU_RELAX();
+  }
+  auto until = std::chrono::steady_clock::now() + kYieldSpinFor;
+  do {
+    for (int i = 0; i < 64; i++) {
+      if (done()) return true;
+      std::this_thread::yield();
+    }
+  } while (std::chrono::steady_clock::now() < until);
+  return done();
+}
+
+}  // namespace
+
+worker_pool::worker_pool(unsigned threads) {
+  for (unsigned i = 1; i < threads; i++) workers_.emplace_back(&worker_pool::worker_main, this);
+}
+
+worker_pool::~worker_pool() {
+  {
+    std::lock_guard<std::mutex> lk(m_);
+    stop_.store(true, std::memory_order_seq_cst);
+  }
+  start_cv_.notify_all();
+  for (std::thread &t : workers_) t.join();
+}
+
+void worker_pool::work(uint64_t t) {
+  for (;;) {
+    if (next_of(t) >= count_of(t)) return;
+    // The claim fails when another thread claimed first or a newer run was published.
+    if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acquire, std::memory_order_acquire))
+      continue;  // t was reloaded
+    const size_t n = count_of(t);
+    fn_(ctx_, next_of(t));
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n &&
+        caller_sleeping_.load(std::memory_order_seq_cst)) {
+      std::lock_guard<std::mutex> lk(m_);
+      end_cv_.notify_one();
+    }
+    t++;
+  }
+}
+
+void worker_pool::run(size_t n, item_fn fn, void *ctx) {
+  if (n == 0) return;
+  runs_++;
+  if (workers_.empty() || n == 1) {
+    for (size_t i = 0; i < n; i++) fn(ctx, i);
+    return;
+  }
+  for (size_t from = 0; from < n; from += kMaxItems) {  // more items than a ticket holds: in turns
+    size_t m = std::min<size_t>(n - from, kMaxItems);
+    if (from == 0) {
+      run_chunk(m, fn, ctx);
+    } else {
+      struct offset {
+        item_fn fn;
+        void *ctx;
+        size_t from;
+      } o{fn, ctx, from};
+      run_chunk(m, [](void *c, size_t i) {
+        auto *p = static_cast<offset *>(c);
+        p->fn(p->ctx, p->from + i);
+      }, &o);
+    }
+  }
+}
+
+void worker_pool::run_chunk(size_t n, item_fn fn, void *ctx) {
+  // No item of the previous run is unfinished, so no thread reads these until it claims one of
+  // this run (the ticket's release store publishes them).
+  fn_ = fn;
+  ctx_ = ctx;
+  done_.store(0, std::memory_order_relaxed);
+  const uint64_t t = (static_cast<uint64_t>(++generation_) << 32) | (static_cast<uint64_t>(n) << kItemBits);
+  ticket_.store(t, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lk(m_);
+    start_cv_.notify_all();
+  }
+  work(t);
+  // Wait until the items other threads claimed are finished (never for a thread that claimed none).
+  auto all_done = [&] { return done_.load(std::memory_order_acquire) == n; };
+  if (!poll(all_done)) {
+    std::unique_lock<std::mutex> lk(m_);
+    caller_sleeping_.store(true, std::memory_order_seq_cst);
+    end_cv_.wait(lk, all_done);
+    caller_sleeping_.store(false, std::memory_order_relaxed);
+  }
+}
+
+void worker_pool::worker_main() {
+  uint32_t seen = 0;  // the generation before the first run (a thread may start after it began)
+  for (;;) {
+    uint64_t t = 0;
+    auto published = [&] {
+      t = ticket_.load(std::memory_order_seq_cst);
+      return gen_of(t) != seen || stop_.load(std::memory_order_relaxed);
+    };
+    if (!poll(published)) {
+      std::unique_lock<std::mutex> lk(m_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      start_cv_.wait(lk, published);
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (stop_.load(std::memory_order_relaxed)) return;
+    seen = gen_of(t);
+    work(t);
+  }
+}
+
+}  // namespace simtvp
