@@ -13,17 +13,25 @@ typedef struct mem_req_chunk {
 } mem_req_chunk;
 
 struct mem_req_pool {
+  /* The owner's (allocation). */
   mem_req_chunk *chunks;
   mem_req *free_list;
   uint64_t next_id;
-  size_t outstanding;
-  /* Shared pools (mem_req_pool_set_shared): requests freed by other host threads are pushed on
-   * `returned` (lock-free; only the owner takes them, all at once, when free_list runs dry). */
+  size_t outstanding;  /* one thread: allocated and not freed */
+  size_t allocated;    /* shared: allocated since the pool became shared (outstanding at that point included) */
   bool shared;
-  mem_req *returned;
+  /* Shared pools (mem_req_pool_set_shared): every free is pushed on `returned` (lock-free; only the
+   * owner takes them, all at once, when free_list runs dry). On a cache line of their own, so the
+   * owner's allocations do not bounce with other threads' frees. */
+  _Alignas(64) mem_req *returned;
+  size_t freed;
 };
 
-mem_req_pool *mem_req_pool_create(void) { return calloc(1, sizeof(mem_req_pool)); }
+mem_req_pool *mem_req_pool_create(void) {
+  mem_req_pool *pool = aligned_alloc(64, sizeof(mem_req_pool)); /* the returned list's own line */
+  if (pool) memset(pool, 0, sizeof *pool);
+  return pool;
+}
 
 void mem_req_pool_destroy(mem_req_pool *pool) {
   if (!pool) return;
@@ -59,7 +67,7 @@ mem_req *mem_req_alloc(mem_req_pool *pool) {
   r->pool = pool;
   r->sm = r->cluster = r->warp = UINT16_MAX;
   if (pool->shared)
-    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_RELAXED);
+    pool->allocated++;
   else
     pool->outstanding++;
   return r;
@@ -74,7 +82,7 @@ void mem_req_free(mem_req *req) {
       req->next = head;
     } while (!__atomic_compare_exchange_n(&pool->returned, &head, req, true, __ATOMIC_RELEASE,
                                           __ATOMIC_RELAXED));
-    __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&pool->freed, 1, __ATOMIC_RELAXED);
     return;
   }
   req->next = pool->free_list;
@@ -83,12 +91,16 @@ void mem_req_free(mem_req *req) {
 }
 
 size_t mem_req_pool_outstanding(const mem_req_pool *pool) {
-  return __atomic_load_n(&pool->outstanding, __ATOMIC_RELAXED);
+  if (pool->shared) return pool->allocated - __atomic_load_n(&pool->freed, __ATOMIC_RELAXED);
+  return pool->outstanding;
 }
 
 void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
   if (!pool || pool->shared == shared) return;
-  if (!shared) { /* back to one thread: the returned requests join the free list */
+  if (shared) {
+    pool->allocated = pool->outstanding;
+    pool->freed = 0;
+  } else { /* back to one thread: the returned requests join the free list */
     mem_req *r = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
     while (r) {
       mem_req *next = r->next;
@@ -96,6 +108,7 @@ void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
       pool->free_list = r;
       r = next;
     }
+    pool->outstanding = pool->allocated - pool->freed;
   }
   pool->shared = shared;
 }

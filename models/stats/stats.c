@@ -150,6 +150,7 @@ struct stats {
   struct shard_pair *watched;        /* private slots of watched counters */
   uint32_t n_watched, cap_watched;
   bool folding;                      /* a fold is running (registration from it is not a read) */
+  uint32_t pending_shards;           /* shards with deferred registrations (atomic: set in phases) */
 };
 
 typedef struct shard_pair {
@@ -1386,6 +1387,7 @@ static shard_pending *shard_pend(stats *s, int kind, const char *a, const char *
   shard_state *sh = s->shard;
   stats *parent = sh->parent;
   if (!GROW(parent, sh->pending, sh->cap_pending, sh->n_pending + 1)) return NULL;
+  if (sh->n_pending == 0) __atomic_fetch_add(&parent->pending_shards, 1, __ATOMIC_RELAXED);
   shard_pending *p = &sh->pending[sh->n_pending++];
   *p = (shard_pending){kind, dup_or_null(parent, a), dup_or_null(parent, b), dup_or_null(parent, c),
                        dup_or_null(parent, d), NULL, NULL};
@@ -1586,8 +1588,11 @@ static void shard_replay(stats *s) {
 
 void stats_shards_sync(stats *parent) {
   if (!parent || parent->shard) return;
-  for (uint32_t i = 0; i < parent->n_shards; i++)
-    if (parent->shards[i]->shard->n_pending) shard_replay(parent->shards[i]);
+  if (parent->pending_shards) { /* (rare: lazily registered names) */
+    for (uint32_t i = 0; i < parent->n_shards; i++)
+      if (parent->shards[i]->shard->n_pending) shard_replay(parent->shards[i]);
+    parent->pending_shards = 0;
+  }
   for (uint32_t i = 0; i < parent->n_watched; i++) {
     shard_pair *w = &parent->watched[i];
     if (*w->priv) {

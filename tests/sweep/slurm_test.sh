@@ -67,7 +67,7 @@ SPEC
 
 # 1. The same sweep on both back ends.
 timeout 120 "$sweep" run "$work/small.toml" -o "$work/local" -j 2 || fail "local back end"
-timeout 240 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.5 ||
+timeout 240 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.2 ||
   fail "slurm back end"
 cmp "$work/local/table.csv" "$work/slurm/table.csv" || fail "table.csv differs between local and slurm"
 python3 - "$work" <<'PY' || fail "table.json / job records"
@@ -87,7 +87,7 @@ print("tables equal; 2 array jobs; every task ran with its resources")
 PY
 
 # 2. Run again: everything finished, nothing submitted.
-out=$(timeout 60 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.5 2>&1) ||
+out=$(timeout 60 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.2 2>&1) ||
   fail "second slurm run: $out"
 echo "$out" | grep -q "8 finished earlier (skipped).*0 to run" || fail "second run did not skip: $out"
 [ "$(python3 -c "import json;print(len(json.load(open('$work/slurm/slurm/submissions.json'))))")" = 2 ] ||
@@ -97,7 +97,7 @@ echo "$out" | grep -q "8 finished earlier (skipped).*0 to run" || fail "second r
 job="$work/slurm/jobs/vector_add.gpgpu_n_clusters=4.at"
 rm "$job/status.json"
 head -c 100 "$job/stats.json" > "$job/stats.tmp" && mv "$job/stats.tmp" "$job/stats.json"
-out=$(timeout 120 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.5 2>&1) ||
+out=$(timeout 120 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.2 2>&1) ||
   fail "resumed slurm run: $out"
 echo "$out" | grep -q "7 finished earlier (skipped).*1 to run" || fail "resume did not redo one job: $out"
 echo "$out" | grep -q "array job [0-9]*, 1 tasks" || fail "resume did not submit exactly one task: $out"
@@ -131,7 +131,7 @@ out=$("$sweep" status "$work/gate.toml" -o "$work/gate" 2>&1)
 echo "$out" | grep -q "^pending  gated  Slurm task [0-9]*_0 ended CANCELLED" ||
   fail "the cancelled task is not reported with Slurm's state: $out"
 touch "$work/release"
-out=$(timeout 120 "$sweep" run "$work/gate.toml" --backend slurm -o "$work/gate" --poll 0.5 2>&1) ||
+out=$(timeout 120 "$sweep" run "$work/gate.toml" --backend slurm -o "$work/gate" --poll 0.2 2>&1) ||
   fail "the cancelled job did not run again: $out"
 
 echo "PASS: slurm and local tables equal; resume and cancellation behave"
