@@ -44,7 +44,8 @@ bool poll(Done done) {
 }  // namespace
 
 worker_pool::worker_pool(unsigned threads) {
-  for (unsigned i = 1; i < threads; i++) workers_.emplace_back(&worker_pool::worker_main, this);
+  ranges_ = std::make_unique<range[]>(threads ? threads : 1);
+  for (unsigned i = 1; i < threads; i++) workers_.emplace_back(&worker_pool::worker_main, this, i);
 }
 
 worker_pool::~worker_pool() {
@@ -56,20 +57,27 @@ worker_pool::~worker_pool() {
   for (std::thread &t : workers_) t.join();
 }
 
-void worker_pool::work(uint64_t t) {
-  for (;;) {
-    if (next_of(t) >= count_of(t)) return;
-    // The claim fails when another thread claimed first or a newer run was published.
-    if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acquire, std::memory_order_acquire))
-      continue;  // t was reloaded
-    const size_t n = count_of(t);
-    fn_(ctx_, next_of(t));
-    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n &&
-        caller_sleeping_.load(std::memory_order_seq_cst)) {
-      std::lock_guard<std::mutex> lk(m_);
-      end_cv_.notify_one();
+void worker_pool::work(uint32_t gen, unsigned self) {
+  const unsigned threads = this->threads();
+  size_t finished = 0;
+  for (unsigned k = 0; k < threads; k++) {
+    std::atomic<uint64_t> &w = ranges_[(self + k) % threads].word;
+    uint64_t t = w.load(std::memory_order_acquire);
+    // A claim fails when another thread claimed first; a word of another run (gen differs) has
+    // nothing for this one.
+    while (gen_of(t) == gen && next_of(t) < end_of(t)) {
+      if (!w.compare_exchange_weak(t, t + (uint64_t{1} << kItemBits), std::memory_order_acquire,
+                                   std::memory_order_acquire))
+        continue;
+      fn_(ctx_, next_of(t));
+      finished++;
+      t += uint64_t{1} << kItemBits;
     }
-    t++;
+  }
+  if (finished && done_.fetch_add(finished, std::memory_order_acq_rel) + finished == n_ &&
+      caller_sleeping_.load(std::memory_order_seq_cst)) {
+    std::lock_guard<std::mutex> lk(m_);
+    end_cv_.notify_one();
   }
 }
 
@@ -80,7 +88,7 @@ void worker_pool::run(size_t n, item_fn fn, void *ctx) {
     for (size_t i = 0; i < n; i++) fn(ctx, i);
     return;
   }
-  for (size_t from = 0; from < n; from += kMaxItems) {  // more items than a ticket holds: in turns
+  for (size_t from = 0; from < n; from += kMaxItems) {  // more items than a range holds: in turns
     size_t m = std::min<size_t>(n - from, kMaxItems);
     if (from == 0) {
       run_chunk(m, fn, ctx);
@@ -99,18 +107,24 @@ void worker_pool::run(size_t n, item_fn fn, void *ctx) {
 }
 
 void worker_pool::run_chunk(size_t n, item_fn fn, void *ctx) {
-  // No item of the previous run is unfinished, so no thread reads these until it claims one of
-  // this run (the ticket's release store publishes them).
+  // Every item of the previous run is finished, so no thread reads these until it claims an item
+  // of this run (the range words and the ticket, stored after them, publish them).
   fn_ = fn;
   ctx_ = ctx;
+  n_ = n;
   done_.store(0, std::memory_order_relaxed);
-  const uint64_t t = (static_cast<uint64_t>(++generation_) << 32) | (static_cast<uint64_t>(n) << kItemBits);
-  ticket_.store(t, std::memory_order_seq_cst);
+  const uint32_t gen = ++generation_;
+  const unsigned threads = this->threads();
+  for (unsigned r = 0; r < threads; r++) {
+    uint64_t begin = n * r / threads, end = n * (r + 1) / threads;
+    ranges_[r].word.store((uint64_t{gen} << 32) | (begin << kItemBits) | end, std::memory_order_release);
+  }
+  ticket_.store(gen, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
     std::lock_guard<std::mutex> lk(m_);
     start_cv_.notify_all();
   }
-  work(t);
+  work(gen, 0);
   // Wait until the items other threads claimed are finished (never for a thread that claimed none).
   auto all_done = [&] { return done_.load(std::memory_order_acquire) == n; };
   if (!poll(all_done)) {
@@ -121,13 +135,13 @@ void worker_pool::run_chunk(size_t n, item_fn fn, void *ctx) {
   }
 }
 
-void worker_pool::worker_main() {
+void worker_pool::worker_main(unsigned self) {
   uint32_t seen = 0;  // the generation before the first run (a thread may start after it began)
   for (;;) {
-    uint64_t t = 0;
+    uint32_t gen = 0;
     auto published = [&] {
-      t = ticket_.load(std::memory_order_seq_cst);
-      return gen_of(t) != seen || stop_.load(std::memory_order_relaxed);
+      gen = static_cast<uint32_t>(ticket_.load(std::memory_order_seq_cst));
+      return gen != seen || stop_.load(std::memory_order_relaxed);
     };
     if (!poll(published)) {
       std::unique_lock<std::mutex> lk(m_);
@@ -136,8 +150,8 @@ void worker_pool::worker_main() {
       sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
     if (stop_.load(std::memory_order_relaxed)) return;
-    seen = gen_of(t);
-    work(t);
+    seen = gen;
+    work(gen, self);
   }
 }
 

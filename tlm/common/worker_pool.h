@@ -2,17 +2,20 @@
 // "Parallel simulation", docs/tlm.md §3).
 //
 // run(n, fn, ctx) calls fn(ctx, i) for every i in [0, n) on the pool's threads and on the calling
-// thread, and returns when every call has returned. Items are claimed one at a time from a shared
-// ticket (run generation, item count, next item in one atomic word), so a slow block does not hold
-// up the others and a thread the host has not scheduled yet is never waited for: the caller takes
-// the items nobody claimed. Which thread runs which item does not matter to the result (the
-// blocks of one phase are independent). One run at a time: the SystemC kernel runs one process at
-// a time and only its thread calls run().
+// thread, and returns when every call has returned. The items are split into one contiguous range
+// per thread (the same blocks go to the same thread run after run, so their state stays in that
+// core's caches); a thread takes its own range's items one at a time, then takes what is left of
+// the others' (a slow block does not hold up the rest, and a thread the host has not scheduled is
+// never waited for: the others take its items). Each range is one atomic word (run generation,
+// next item, end) on a cache line of its own, so a claim is an uncontended compare-and-swap and a
+// thread that wakes late cannot claim an item of a run that is over. Which thread runs which item
+// does not matter to the result (the blocks of one phase are independent). One run at a time: the
+// SystemC kernel runs one process at a time and only its thread calls run().
 //
 // Synchronisation is what a simulation needs thousands of times per simulated microsecond: a run
-// costs one atomic store to publish and one atomic per item. Threads spin briefly for work and for
-// the end of a run, then sleep on a condition variable, so an idle pool (or a machine with fewer
-// free cores than threads) costs no CPU time.
+// costs a store per range and one to publish, and each thread reports its finished items once.
+// Threads spin briefly for work and for the end of a run, then sleep on a condition variable, so an
+// idle pool (or a machine with fewer free cores than threads) costs no CPU time.
 #ifndef SIMTVP_TLM_WORKER_POOL_H
 #define SIMTVP_TLM_WORKER_POOL_H
 
@@ -20,6 +23,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -44,20 +48,26 @@ class worker_pool {
   uint64_t runs() const { return runs_; }
 
  private:
-  // ticket_: generation (high 32 bits) | item count (16) | next item (16).
+  // A range word: generation (high 32 bits) | next item (16) | end (16).
   static constexpr uint64_t kItemBits = 16, kMaxItems = (1u << kItemBits) - 1;
   static uint32_t gen_of(uint64_t t) { return static_cast<uint32_t>(t >> 32); }
-  static size_t count_of(uint64_t t) { return static_cast<size_t>((t >> kItemBits) & kMaxItems); }
-  static size_t next_of(uint64_t t) { return static_cast<size_t>(t & kMaxItems); }
-  void worker_main();
-  void work(uint64_t t);   // claims and runs items of the run `t` belongs to until none is left
+  static size_t next_of(uint64_t t) { return static_cast<size_t>((t >> kItemBits) & kMaxItems); }
+  static size_t end_of(uint64_t t) { return static_cast<size_t>(t & kMaxItems); }
+  struct alignas(64) range {
+    std::atomic<uint64_t> word{0};
+  };
+  void worker_main(unsigned self);
+  // Runs items of run `gen`: own range first, then the others'; adds the count to done_ once.
+  void work(uint32_t gen, unsigned self);
   void run_chunk(size_t n, item_fn fn, void *ctx);
 
   std::vector<std::thread> workers_;
-  // The current run: written before its ticket is published, read only after claiming an item.
+  std::unique_ptr<range[]> ranges_;              // one per thread (0: the caller)
+  // The current run: written before it is published, read only after claiming an item.
   item_fn fn_ = nullptr;
   void *ctx_ = nullptr;
-  alignas(64) std::atomic<uint64_t> ticket_{0};
+  size_t n_ = 0;
+  alignas(64) std::atomic<uint64_t> ticket_{0};  // the current run's generation (publishes it)
   alignas(64) std::atomic<size_t> done_{0};      // items of the current run finished
   std::atomic<bool> stop_{false};
   std::mutex m_;
