@@ -2,7 +2,8 @@
 // tests/kernels/bin, on the default configuration with every core and channel cycle-accurate, and
 // a few configurations and fidelity mixes besides, runs as `simtvp -q -o DIR --set '-sim_threads
 // N'` with N = 1, 2 and 4; the statistics JSON files must be equal byte for byte, and so must the
-// program's output (device printf included) and exit status. (The golden statistics of
+// program's output (device printf included), simtvp's messages and the exit status — also when
+// simulation control stops the run (cycle, instruction and CTA limits). (The golden statistics of
 // tests/golden check that one thread gives the results it always gave.)
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ struct thread_case {
   const char *name;
   const char *program;  // tests/kernels/bin/<program>
   const char *options;  // simtvp options before the program
+  int status = 0;       // the program's exit status (a simulation limit stops it with 2)
 };
 void PrintTo(const thread_case &c, std::ostream *os) { *os << c.name; }
 
@@ -52,6 +54,11 @@ const thread_case kCases[] = {
     {"mixed_transpose", "transpose",
      "--set '-simt_model_override 0-3:ca,4-5:at,6-7:func' --set '-dram_model_override 0:at'"},
     {"rtx2060_12_scan", "scan", "-c SM75_RTX2060 --set '-gpgpu_n_clusters 12'"},
+    // Simulation control reads what the clusters count: each stop at the same cycle. The first
+    // stops inside reduction's one-CTA kernel (a lone cluster ticks at most edges).
+    {"max_insn_in_a_one_cta_kernel", "reduction", "--set '-gpgpu_max_insn 366336'", 2},
+    {"max_cycle", "sgemm", "--set '-gpgpu_max_cycle 20000'", 2},
+    {"max_cta", "sgemm", "--set '-gpgpu_max_cta 10'", 2},
 };
 
 std::string read_file(const std::string &path) {
@@ -63,7 +70,7 @@ std::string read_file(const std::string &path) {
 
 struct run_output {
   int status = -1;
-  std::string stats, stdout_text, log;
+  std::string stats, stdout_text, stderr_text, log;
 };
 
 run_output run(const thread_case &c, unsigned threads) {
@@ -78,7 +85,8 @@ run_output run(const thread_case &c, unsigned threads) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   r.stats = read_file(out + "/stats.json");
   r.stdout_text = read_file(out + "/stdout.txt");
-  r.log = cmd + "\n" + read_file(out + "/stderr.txt");
+  r.stderr_text = read_file(out + "/stderr.txt");
+  r.log = cmd + "\n" + r.stderr_text;
   return r;
 }
 
@@ -87,15 +95,16 @@ class SimThreads : public ::testing::TestWithParam<thread_case> {};
 TEST_P(SimThreads, StatisticsAndOutputAreTheSameForOneTwoAndFourThreads) {
   const thread_case &c = GetParam();
   run_output one = run(c, 1);
-  ASSERT_EQ(one.status, 0) << one.log;
+  ASSERT_EQ(one.status, c.status) << one.log;
   ASSERT_FALSE(one.stats.empty()) << one.log;
   for (unsigned n : {2u, 4u}) {
     run_output many = run(c, n);
-    ASSERT_EQ(many.status, 0) << many.log;
+    ASSERT_EQ(many.status, c.status) << many.log;
     EXPECT_TRUE(many.stats == one.stats)
         << c.program << " " << c.options << ": stats.json with -sim_threads " << n
         << " differs from one thread (tests/parallel/out/" << c.name << "_1 and _" << n << ")";
     EXPECT_EQ(many.stdout_text, one.stdout_text) << "program output with -sim_threads " << n;
+    EXPECT_EQ(many.stderr_text, one.stderr_text) << "messages with -sim_threads " << n;
   }
 }
 

@@ -122,13 +122,13 @@ void domain_driver::run() {
     for (size_t k = 0; k < due_.size();) {
       slot &s = slots_[due_[k]];
       if (pool_ && s.block->tick_in_parallel()) {
+        // A run of parallel blocks: one phase (a lone block is ticked on this thread, the same
+        // way: deferred work after the listeners, so what it reads is what it reads in a phase).
         size_t e = k + 1;
         while (e < due_.size() && slots_[due_[e]].block->tick_in_parallel()) e++;
-        if (e - k >= 2) {
-          tick_parallel(k, e, c);
-          k = e;
-          continue;
-        }
+        tick_parallel(k, e, c);
+        k = e;
+        continue;
       }
       tick_one(s, c);
       k++;
@@ -184,18 +184,22 @@ void domain_driver::tick_parallel(size_t from, size_t to, uint64_t c) {
     s.block->deferring_ = true;
   }
   ticks_ += to - from;
-  parallel_ticks_ += to - from;
-  parallel_phases_++;
+  if (to - from >= 2) {
+    parallel_ticks_ += to - from;
+    parallel_phases_++;
+  }
   phase_slots_ = &due_[from];
   phase_cycle_ = c;
-  pool_->run(to - from, &domain_driver::parallel_item, this);
+  pool_->run(to - from, &domain_driver::parallel_item, this);  // (one item: on this thread)
+  // What the blocks share (statistics read by simulation control) is brought up to date first,
+  // so the deferred work sees the whole edge's counts, as its last block would in a serial run.
+  for (const phase_listener &l : phase_end_) l.fn(l.ctx);
   for (size_t k = from; k < to; k++) {
     slot &s = slots_[due_[k]];
     s.block->deferring_ = false;
     s.block->run_deferred();
     after_tick(s, c);
   }
-  for (const phase_listener &l : phase_end_) l.fn(l.ctx);
 }
 
 }  // namespace simtvp

@@ -142,8 +142,10 @@ class domain_driver : public sc_core::sc_module {
   // Parallel phases run and the ticks in them (benchmarks, tests).
   uint64_t parallel_phases() const { return parallel_phases_; }
   uint64_t parallel_ticks() const { return parallel_ticks_; }
-  // fn(ctx) runs on the simulation thread after every parallel phase of this driver, once the
-  // phase's deferred work is done (e.g. bringing shared statistics up to date for readers).
+  // fn(ctx) runs on the simulation thread after every run of parallel blocks this driver ticked
+  // (a parallel phase, or a lone due block ticked on the simulation thread the same way), before
+  // their deferred work and before the blocks registered after them tick (e.g. bringing shared
+  // statistics up to date for readers). Only while workers are set.
   void on_parallel_phase_end(void (*fn)(void *ctx), void *ctx) { phase_end_.push_back({fn, ctx}); }
 
  private:
