@@ -87,6 +87,10 @@ size_t mem_req_pool_outstanding(const mem_req_pool *pool);
  * stack the owner takes over when its free list runs dry. Allocation stays the owner's (one thread
  * at a time); request ids are the same either way. Set while no other thread uses the pool. */
 void mem_req_pool_set_shared(mem_req_pool *pool, bool shared);
+/* Grows the pool now to hold n requests at once, as if n had been allocated and freed (ids
+ * advance by n), so a block's steady state never reaches malloc. false when host memory ran out
+ * (the pool keeps what it got). */
+bool mem_req_pool_reserve(mem_req_pool *pool, size_t n);
 
 const char *mem_access_kind_name(mem_access_kind kind);
 

@@ -1035,36 +1035,61 @@ bool config_check_clock_domains(const char *value, char *why, size_t n) {
   return true;
 }
 
-bool config_check_addr_mapping(const char *value, char *why, size_t n) {
-  if (!*value) return true; /* empty: the memory-partition block's own default mapping */
-  const char *p = value;
+bool config_addr_mapping_parse(const char *text, config_addr_mapping *out, char *why, size_t n) {
+  memset(out, 0, sizeof *out);
+  const char *p = text;
+  while (*p == ' ' || *p == '\t' || *p == '"') p++;
   if (strncmp(p, "dramid@", 7) == 0) {
     p += 7;
     if (!isdigit((unsigned char)*p)) {
       snprintf(why, n, "expected a bit number after 'dramid@'");
       return false;
     }
-    while (isdigit((unsigned char)*p)) p++;
+    uint32_t bit = 0;
+    while (isdigit((unsigned char)*p) && bit < 1000) bit = bit * 10 + (uint32_t)(*p++ - '0');
+    if (bit >= 64) {
+      snprintf(why, n, "the dramid bit must be below 64");
+      return false;
+    }
     if (*p != ';') {
       snprintf(why, n, "expected ';' after 'dramid@<bit>'");
       return false;
     }
     p++;
+    out->by_division = true;
+    out->dramid_bit = bit;
   }
-  int bits = 0;
-  for (; *p; p++) {
-    if (*p == '.') continue;
-    if (!strchr("0DBRCS", *p)) {
+  int count = 0;
+  bool channel_bits = false;
+  for (; *p && *p != '"'; p++) {
+    char c = (char)toupper((unsigned char)*p);
+    if (c == '.' || isspace((unsigned char)c)) continue;
+    if (!strchr("0DBRCS", c)) {
       snprintf(why, n, "character '%c' is not one of 0 D B R C S (or '.')", *p);
       return false;
     }
-    bits++;
+    if (count == 64) {
+      snprintf(why, n, "the map has more than 64 bit characters");
+      return false;
+    }
+    out->field[63 - count++] = c;
+    channel_bits |= c == 'D';
   }
-  if (bits == 0 || bits > 64) {
-    snprintf(why, n, "the mask has %d bit characters; expected 1 to 64", bits);
+  if (count != 64) {
+    snprintf(why, n, "the map has %d bit characters; expected 64", count);
+    return false;
+  }
+  if (out->by_division && channel_bits) {
+    snprintf(why, n, "D bits cannot be combined with dramid@N");
     return false;
   }
   return true;
+}
+
+bool config_check_addr_mapping(const char *value, char *why, size_t n) {
+  if (!*value) return true; /* no mapping given */
+  config_addr_mapping m;
+  return config_addr_mapping_parse(value, &m, why, n);
 }
 
 /* Counts fields of s separated by sep (no empty fields allowed); -1 when a field is empty. */

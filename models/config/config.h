@@ -174,8 +174,25 @@ bool config_check_uint_list(const char *value, char *why, size_t why_size);
 bool config_check_uint_colon_list(const char *value, char *why, size_t why_size);
 /* Four positive frequencies in MHz: "<core>:<icnt>:<l2>:<dram>". */
 bool config_check_clock_domains(const char *value, char *why, size_t why_size);
-/* GPGPU-Sim address mapping: [dramid@<n>;]<mask of 0 D B R C S characters, '.' ignored>. */
+/* GPGPU-Sim address mapping (-gpgpu_mem_addr_mapping, config_addr_mapping_parse); empty is
+ * allowed (no mapping given). */
 bool config_check_addr_mapping(const char *value, char *why, size_t why_size);
+
+/* -gpgpu_mem_addr_mapping read once (GPGPU-Sim manual §2.5.2 "Address decoding"): the one parser
+ * of the option, for its check here, the DRAM address decoder (models/dram dram_addrdec) and the
+ * L2 slices' index address (models/mempart). The text is "[dramid@N;]<map>", surrounding quotes
+ * and white space ignored: the map has exactly 64 characters, most significant bit first, each
+ * one of D (channel), B (bank), R (row), C (column), S (burst: byte within a column access), 0
+ * (unused), either case; '.' and white space between them are ignored. "dramid@N;" (N < 64)
+ * places the channel at bit N by division (channel = (addr >> N) mod channels) and may not be
+ * combined with D characters. */
+typedef struct config_addr_mapping {
+  bool by_division;    /* dramid@N */
+  uint32_t dramid_bit; /* N */
+  char field[64];      /* field[i]: what address bit i feeds, 'D' 'B' 'R' 'C' 'S' or '0' */
+} config_addr_mapping;
+/* false with why (without the option's name) when the text is malformed. */
+bool config_addr_mapping_parse(const char *text, config_addr_mapping *out, char *why, size_t why_size);
 
 /* strtod that always reads '.' as the decimal point (option files must not depend on a locale
  * the program may have set). */

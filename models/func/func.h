@@ -90,7 +90,7 @@ typedef struct func_config {
    * of CTAs (atomics' return values, float atomic sums, racy accesses, printf line order) can
    * differ from run to run. The per-warp interface is unaffected. */
   uint32_t threads;
-  /* (addition) Per-instruction counts for PTX source-line statistics: every launch counts warp
+  /* Per-instruction counts for PTX source-line statistics: every launch counts warp
    * and thread instructions per instruction index (func_launch_pc_counts), and with a stats sink
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
@@ -185,7 +185,7 @@ typedef struct func_launch_counts {
 } func_launch_counts;
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out);
 
-/* (addition) Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
+/* Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
  * instruction index (*n = the module's n_insns); NULL when counting is off. Functional mode counts
  * as func_launch_run executes (with several host threads: merged when it returns), the per-warp
  * interface at each func_warp_step. A timing model may add the cycles warps waited at an

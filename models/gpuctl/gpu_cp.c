@@ -15,6 +15,7 @@ typedef struct cp_event {
   union {
     gpu_copy_result copy;
     gpu_kernel_result kernel;
+    cpfw_ring ring; /* REG on a CH_CTRL: the channel's ring registers at the write */
   } r;
 } cp_event;
 
@@ -102,6 +103,13 @@ static void push(gpu_cp *cp, const cp_event *e) {
   cp->q_len++;
 }
 
+static bool is_ch_ctrl(uint32_t offset) {
+  return offset >= GPU_CH_BASE && offset < GPU_CH_BASE + GPU_MAX_CHANNELS * GPU_CH_STRIDE &&
+         (offset - GPU_CH_BASE) % GPU_CH_STRIDE == GPU_REG_CH_CTRL;
+}
+
+static uint32_t reg(gpu_cp *cp, uint32_t offset) { return cp->ports.regs.read(cp->ports.regs.ctx, offset); }
+
 void gpu_cp_reg_written(gpu_cp *cp, uint32_t offset, uint32_t value, uint64_t now) {
   cp_event e;
   memset(&e, 0, sizeof e);
@@ -109,6 +117,16 @@ void gpu_cp_reg_written(gpu_cp *cp, uint32_t offset, uint32_t value, uint64_t no
   e.kind = EV_REG;
   e.a = offset;
   e.b = value;
+  if (is_ch_ctrl(offset)) {
+    /* The host interface latches the ring registers with the CH_CTRL write: the firmware handles
+     * the event later (after the events queued before it), and the host may have moved PUT by
+     * then (cp_fw.h, cpfw_on_channel_ctrl). */
+    uint32_t c = (offset - GPU_CH_BASE) / GPU_CH_STRIDE;
+    e.r.ring.base = reg(cp, GPU_CH_REG(c, GPU_REG_CH_BASE_LO)) |
+                    ((uint64_t)reg(cp, GPU_CH_REG(c, GPU_REG_CH_BASE_HI)) << 32);
+    e.r.ring.size = reg(cp, GPU_CH_REG(c, GPU_REG_CH_SIZE));
+    e.r.ring.put = reg(cp, GPU_CH_REG(c, GPU_REG_CH_PUT));
+  }
   push(cp, &e);
 }
 
@@ -155,7 +173,12 @@ void gpu_cp_advance(gpu_cp *cp, uint64_t now) {
       cp->q_head = (cp->q_head + 1) % cp->q_cap;
       cp->q_len--;
       switch (e.kind) {
-      case EV_REG: cpfw_on_reg_write(cp->fw, e.a, e.b); break;
+      case EV_REG:
+        if (is_ch_ctrl(e.a))
+          cpfw_on_channel_ctrl(cp->fw, (e.a - GPU_CH_BASE) / GPU_CH_STRIDE, e.b, &e.r.ring);
+        else
+          cpfw_on_reg_write(cp->fw, e.a, e.b);
+        break;
       case EV_COPY: cpfw_on_copy_done(cp->fw, e.a, &e.r.copy); break;
       default: cpfw_on_launch_done(cp->fw, e.a, &e.r.kernel); break;
       }

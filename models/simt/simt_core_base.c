@@ -180,6 +180,7 @@ simtvp_status simt_base_attach(simt_core_base *b,
     snprintf(name, sizeof name, "L1I_cache_core[%u]", cfg->sm);
     cc.level = CACHE_LEVEL_L1;
     cc.hit_latency = 0; /* a hit fills the fetch buffer at once (decode next cycle) */
+    cc.timed = complete == NULL; /* a variant that times its memory path itself */
     cc.stats = cfg->stats;
     cc.name = name;
     cc.stats_group = "L1I";
@@ -191,6 +192,7 @@ simtvp_status simt_base_attach(simt_core_base *b,
       b->l1i_enabled = true;
     }
   }
+  if (!complete) return SIMTVP_OK; /* the variant has its own memory path (at) */
   simt_ldst_config lc = cfg->ldst;
   lc.sm = cfg->sm;
   lc.cluster = cfg->cluster;
@@ -368,7 +370,7 @@ bool simt_base_ldst_send(void *ctx, mem_req *req, uint64_t now) {
 }
 
 bool simt_base_memory_idle(const simt_core_base *b) {
-  return b->lif->idle(b->ldst) && (!b->l1i || cache_is_idle(b->l1i));
+  return (!b->ldst || b->lif->idle(b->ldst)) && (!b->l1i || cache_is_idle(b->l1i));
 }
 
 static void count_space(simt_core_base *b, uint8_t space, bool store, uint64_t n) {
@@ -421,7 +423,7 @@ void simt_base_dump(const simt_core_base *b, const char *headline, void (*line)(
     snprintf(buf, sizeof buf, " L1I: %u MSHR entries, %u in the miss queue", o.mshr_entries, o.miss_queue);
     line(ctx, buf);
   }
-  b->lif->dump(b->ldst, line, ctx);
+  if (b->ldst) b->lif->dump(b->ldst, line, ctx);
 }
 
 int simt_warp_line_head(char *buf, size_t n, const ptx_module *m, uint32_t index, uint32_t slot, uint32_t sched,

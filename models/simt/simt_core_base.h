@@ -142,7 +142,8 @@ simtvp_status simt_base_init_pipeline(simt_core_base *b, simtvp_diag *diag);
  * when there are enough, else resource p mod n (docs/simt.md "Sub-cores"). */
 void simt_base_share(uint32_t n, uint32_t parts, uint32_t *lo, uint32_t *hi);
 /* The memory pool, CTA slots, the L1I (after the variant's statistics: its counters follow) and
- * the LDST unit, whose completions go to complete(ctx = b). */
+ * the LDST unit, whose completions go to complete(ctx = b). complete NULL: the variant times its
+ * memory path itself (the AT core): no LDST unit, and the L1I is created for timed use. */
 simtvp_status simt_base_attach(simt_core_base *b,
                                void (*complete)(void *ctx, uint32_t warp, uint64_t tag, uint64_t now),
                                simtvp_diag *diag);

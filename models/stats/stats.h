@@ -124,7 +124,7 @@ uint32_t stats_sample_count(const stats *s);
 /* JSON to an open stream (stats_write_json opens, writes and closes a file with it). */
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag);
 
-/* ---- per-instruction statistics: the PTX source-line profile (addition) --------------------
+/* ---- per-instruction statistics: the PTX source-line profile ------------------------------
  * GPGPU-Sim's -enable_ptx_file_line_stats. A program registers its instructions once, with the
  * PTX line of each and, where the PTX has .loc/.file, the CUDA source file and line; whoever
  * executes them counts per instruction index (one array add per issued warp instruction, in its

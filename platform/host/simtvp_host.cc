@@ -16,8 +16,13 @@
 #include <string>
 #include <thread>
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <systemc>
 
+#include "gpu_params.h"
+#include "gpu_top.h"
 #include "vp_config.h"
 #include "vp_platform.h"
 
@@ -183,6 +188,28 @@ void close_locked(simtvp_host *h) {
 }  // namespace
 
 extern "C" {
+
+const char *simtvp_host_config_dir(void) {
+  static const std::string dir = simtvp::config_dir();
+  return dir.c_str();
+}
+
+const char *simtvp_host_runtime_dir(void) {
+  static const std::string dir = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&simtvp_host_runtime_dir), &info) || !info.dli_fname) return std::string();
+    std::string lib = info.dli_fname;
+    size_t slash = lib.rfind('/');
+    if (slash == std::string::npos) return std::string();
+    lib.resize(slash);
+    for (const std::string &d : {lib + "/" SIMTVP_LIB_TO_RUNTIME, lib})  // installed, then build tree
+      if (access((d + "/libcudart.so.13").c_str(), R_OK) == 0) return d;
+    return std::string();
+  }();
+  return dir.c_str();
+}
+
+const char *simtvp_host_version(void) { return simtvp::version(); }
 
 // libsystemc refers to sc_main; simtvp never calls it (the platform is driven by sc_start from
 // simtvp_host_call).

@@ -98,6 +98,16 @@ void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t byte
  * overrides, strict), without building anything: errors name the option and file:line. */
 simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag);
 
+/* Where simtvp's files are, found from this library's own location (an installed tree, else the
+ * build tree it was built in); "" when there is none. Valid for the life of the process.
+ *   config_dir:  the shipped GPU configurations ($SIMTVP_CONFIG_DIR when set; installed
+ *                <prefix>/share/simtvp/configs; else the source tree's configs/)
+ *   runtime_dir: libcudart.so.13 and libcuda.so.1 (installed <libdir>/simtvp; the build tree's lib/)
+ * simtvp_host_version: the simtvp version, "0.1.0". */
+const char *simtvp_host_config_dir(void);
+const char *simtvp_host_runtime_dir(void);
+const char *simtvp_host_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,19 +57,25 @@ const char kUsage[] =
     "  simtvp ./vector_add 100000\n"
     "  simtvp --config SM75_RTX2060 -o out --set '-simt_model func' -- ./app -n 4\n";
 
+// The folder of libcudart.so.13 and libcuda.so.1 the program must load (the installed
+// <libdir>/simtvp, or build/lib), found by libsimtvp from its own location.
 std::string lib_dir() {
-  // build/bin/simtvp -> build/lib, when simtvp's libraries are there (a build tree or an install
-  // with bin/ and lib/ side by side); else the directory this was built for.
+  const char *d = simtvp_host_runtime_dir();
+  return *d ? d : SIMTVP_LIBRARY_DIR;
+}
+
+// The sample run when no program is given: installed beside the command (<libexecdir>/simtvp),
+// else the one this was built with.
+std::string default_app() {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
     self[n] = '\0';
     std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
-    std::string lib = dir.substr(0, dir.rfind('/')) + "/lib";
-    if (access((lib + "/libsimtvp.so").c_str(), R_OK) == 0) return lib;
+    std::string installed = dir.substr(0, dir.rfind('/')) + "/" SIMTVP_BIN_TO_SAMPLE;
+    if (access(installed.c_str(), X_OK) == 0) return installed;
   }
-  return SIMTVP_LIBRARY_DIR;
+  return SIMTVP_DEFAULT_APP;
 }
 
 std::string absolute(const std::string &path) {
@@ -89,7 +95,7 @@ int usage_error(const char *fmt, const char *what) {
 // The configurations shipped in configs/, by name.
 std::string shipped_configs() {
   std::string names;
-  if (DIR *d = opendir(SIMTVP_CONFIG_DIR)) {
+  if (DIR *d = opendir(simtvp_host_config_dir())) {
     std::vector<std::string> all;
     while (dirent *e = readdir(d)) {
       std::string n = e->d_name;
@@ -106,13 +112,13 @@ std::string shipped_configs() {
 std::string resolve_config(const std::string &name) {
   if (access(name.c_str(), R_OK) == 0 || name.find('/') != std::string::npos) return name;
   for (const char *suffix : {"", ".config"}) {
-    std::string p = std::string(SIMTVP_CONFIG_DIR) + "/" + name + suffix;
+    std::string p = std::string(simtvp_host_config_dir()) + "/" + name + suffix;
     if (access(p.c_str(), R_OK) == 0) return p;
   }
   return name;
 }
 
-void print_usage() { std::printf(kUsage, SIMTVP_DEFAULT_APP, shipped_configs().c_str(), lib_dir().c_str()); }
+void print_usage() { std::printf(kUsage, default_app().c_str(), shipped_configs().c_str(), lib_dir().c_str()); }
 
 int list_options() {
   config_registry *r = config_registry_create(nullptr);
@@ -163,7 +169,7 @@ int main(int argc, char **argv) {
       print_usage();
       return 0;
     } else if (a == "--version") {
-      std::printf("simtvp 0.1.0\n");
+      std::printf("simtvp %s\n", simtvp_host_version());
       return 0;
     } else if (a == "--list-options") {
       return list_options();
@@ -236,13 +242,13 @@ int main(int argc, char **argv) {
 
   // The program and its environment.
   std::vector<char *> args;
-  std::string default_app = SIMTVP_DEFAULT_APP;
+  std::string sample = default_app();
   if (i < argc) {
     for (int k = i; k < argc; k++) args.push_back(argv[k]);
   } else {
-    if (access(default_app.c_str(), X_OK) != 0)
-      return usage_error("no program given, and the bundled sample %s cannot be run", default_app.c_str());
-    args.push_back(&default_app[0]);
+    if (access(sample.c_str(), X_OK) != 0)
+      return usage_error("no program given, and the bundled sample %s cannot be run", sample.c_str());
+    args.push_back(&sample[0]);
   }
   args.push_back(nullptr);
   if (!config.empty()) setenv("SIMTVP_CONFIG", config.c_str(), 1);

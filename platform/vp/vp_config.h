@@ -48,8 +48,9 @@ simtvp_status vp_check_platform_options(const gpu_config *config, const config_r
 // option was set (file:line) to the structured fields and the message.
 void vp_diag_place(const config_registry *registry, simtvp_diag *diag);
 
-// The built-in default configuration: the path of configs/default.config when the source tree is
-// there, and the same text with its includes inlined (embedded at build time).
+// The built-in default configuration: the path of default.config among the shipped
+// configurations (installed share/simtvp/configs, else the source tree's configs/), and the same
+// text with its includes inlined (embedded at build time) for when neither is there.
 const char *vp_default_config_path();
 const char *vp_default_config_text();
 

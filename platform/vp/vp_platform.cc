@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "gpu_abi.h"
+
 namespace simtvp {
 
 using sc_core::sc_time;
@@ -88,7 +90,6 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   gpu_top_options go;
   go.st = stats_;
   go.messages = messages_;
-  go.simt_fallback_to_func = true;
   go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
   gpu_.reset(gpu_top::create("gpu", config_, go, &build_diag_));
   if (!gpu_) {

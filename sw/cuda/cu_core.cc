@@ -649,17 +649,9 @@ extern "C" const char *cu_result_string(int code) {
 
 // ---- default platform -----------------------------------------------------------------------------
 
-#ifdef SIMTVP_CUDA_HAVE_HOST
 extern "C" simtvp_status cucore_open_simtvp_platform(cu_platform *out, simtvp_diag *diag);
 namespace cucore {
 namespace {
 cu_platform_open_fn default_opener() { return cucore_open_simtvp_platform; }
 }  // namespace
 }  // namespace cucore
-#else
-namespace cucore {
-namespace {
-cu_platform_open_fn default_opener() { return nullptr; }
-}  // namespace
-}  // namespace cucore
-#endif

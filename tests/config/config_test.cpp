@@ -514,6 +514,35 @@ TEST(ConfigChecks, AddressMappingTakesDramidAndAMaskOfKnownLetters) {
   EXPECT_FALSE(config_check_addr_mapping("dramid@x;0000", why, sizeof why));
   EXPECT_FALSE(config_check_addr_mapping("dramid@8;0000XRRR", why, sizeof why));
   EXPECT_FALSE(config_check_addr_mapping(std::string(65, 'R').c_str(), why, sizeof why));
+  EXPECT_FALSE(config_check_addr_mapping(std::string(63, 'R').c_str(), why, sizeof why));
+  EXPECT_TRUE(config_check_addr_mapping(("\"" + std::string(60, 'r') + "ddss\"").c_str(), why, sizeof why));
+  EXPECT_FALSE(config_check_addr_mapping(("dramid@8;" + std::string(62, 'R') + "DS").c_str(), why, sizeof why));
+  EXPECT_NE(std::string(why).find("dramid"), std::string::npos) << why;
+}
+
+// The one parser of -gpgpu_mem_addr_mapping (models/dram and models/mempart read it through it):
+// bit 63 first, '.' and white space skipped, lower case read as upper case.
+TEST(ConfigChecks, AddressMappingParserGivesTheFieldOfEveryAddressBit) {
+  char why[256];
+  config_addr_mapping m;
+  ASSERT_TRUE(config_addr_mapping_parse(
+      "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS", &m, why,
+      sizeof why)) << why;
+  EXPECT_TRUE(m.by_division);
+  EXPECT_EQ(m.dramid_bit, 8u);
+  const char *expect_low = "SSSSSCCCBCCCBBBR";  // bits 0..15
+  for (int i = 0; i < 16; i++) EXPECT_EQ(m.field[i], expect_low[i]) << "bit " << i;
+  EXPECT_EQ(m.field[27], 'R');
+  EXPECT_EQ(m.field[28], '0');
+  EXPECT_EQ(m.field[63], '0');
+  ASSERT_TRUE(config_addr_mapping_parse(" 0000000000000000 00000000000000000000000000000000rrbbccddcccsssss ", &m,
+                                        why, sizeof why)) << why;
+  EXPECT_FALSE(m.by_division);
+  EXPECT_EQ(m.field[5], 'C');
+  EXPECT_EQ(m.field[8], 'D');
+  EXPECT_EQ(m.field[15], 'R');
+  EXPECT_FALSE(config_addr_mapping_parse("dramid@64;0", &m, why, sizeof why));
+  EXPECT_NE(std::string(why).find("below 64"), std::string::npos) << why;
 }
 
 // ---- gpu_config ---------------------------------------------------------------------------

@@ -15,11 +15,18 @@
 //     the model reports them.
 // Per tick: pending CTA starts → replies that arrived → simt_cluster_advance(cycle).
 //
+// Timed transport (docs/tlm.md): when the interconnect behind to_icnt takes it, the cores'
+// requests are timed through the memory system at once (the reply's arrival cycle comes back to
+// the core, or the memory system keeps the request and replies later); replies timed by the
+// memory system arrive on from_icnt by timed transport and are delivered for their cycle.
+//
 // Parallel ticking (`parallel` = true, the timing GPU's -sim_threads > 1; docs/tlm.md §3): the
 // shell ticks on a worker thread with the other clusters; its cores count through a statistics
 // shard of their sink, its request pools accept frees from other threads, and CTA completions,
 // fault reports, messages and the per-tick note to the owner are delivered in the serial phase
-// in the order a one-thread run gives them.
+// in the order a one-thread run gives them. Not behind a timed interconnect: a request timed at
+// once needs the memory system's answer inside the tick, so such a cluster ticks on the
+// simulation thread.
 //
 // Lifecycle: rebuild() replaces the model core by a fresh one (a stop or a GPU reset drops the
 // resident CTAs). Each model generation gets its own request pool; replies to requests of an
@@ -59,7 +66,7 @@ struct simt_cluster_shell_ports {
                 uint64_t cycle) = nullptr;
 };
 
-class simt_cluster_shell : public sc_core::sc_module, public clocked {
+class simt_cluster_shell : public sc_core::sc_module, public clocked, public timed_target {
   payload_pool pool_;  // before the links that use it
 
  public:
@@ -95,7 +102,9 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
-  bool tick_in_parallel() const override { return parallel_; }
+  bool tick_in_parallel() const override { return parallel_ && !to_icnt.timed(); }
+  // Timed replies on from_icnt (an approximately-timed interconnect): delivered for their cycle.
+  bool timed_transport(uint32_t link_id, mem_req *r, sc_core::sc_time &delay) override;
 
  private:
   struct pending_cta {
@@ -108,6 +117,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked {
     uint64_t sent = 0;
   };
   static bool on_inject(void *ctx, mem_req *req, uint64_t now);
+  static uint64_t on_inject_timed(void *ctx, mem_req *req, uint64_t at);
   static void on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now);
   static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now);
   simtvp_status create_model(simtvp_diag *diag);
