@@ -331,6 +331,7 @@ static bool fetch(cpfw *fw, uint32_t c) {
     error(fw, GPU_ERR_PKT_RESERVED, c, op, ch->pkt_addr, p[0]);
     return true;
   }
+  if (fw->hal.packet) fw->hal.packet(fw->hal.ctx, c, op);
   switch (op) {
   case GPU_OP_NOP:
   case GPU_OP_INTERRUPT:

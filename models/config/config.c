@@ -125,6 +125,61 @@ static bool insert_name(config_registry *r, const char *name, uint32_t index) {
   return true;
 }
 
+/* ---- suggestions for misspelt names ------------------------------------------------------------ */
+
+/* Optimal-string-alignment distance (insertions, deletions, substitutions and swaps of neighbours
+ * cost 1; letters compare case-insensitively), or limit + 1 once it exceeds limit. */
+size_t config_edit_distance(const char *a, const char *b, size_t limit) {
+  size_t la = strlen(a), lb = strlen(b);
+  if ((la > lb ? la - lb : lb - la) > limit) return limit + 1;
+  if (la > 200 || lb > 200) return limit + 1;
+  size_t rows[3][201];
+  size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    size_t best = cur[0];
+    for (size_t j = 1; j <= lb; j++) {
+      int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+      size_t v = prev[j - 1] + (ca != cb);
+      if (prev[j] + 1 < v) v = prev[j] + 1;
+      if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+      if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+          prev2[j - 2] + 1 < v)
+        v = prev2[j - 2] + 1;
+      cur[j] = v;
+      if (v < best) best = v;
+    }
+    if (best > limit) return limit + 1;
+    size_t *t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return prev[lb] <= limit ? prev[lb] : limit + 1;
+}
+
+size_t config_suggest_limit(const char *name) {
+  size_t n = strlen(name);
+  return n < 6 ? 1 : n < 16 ? 2 : 3;
+}
+
+const char *config_registry_suggest(const config_registry *r, const char *name) {
+  if (!r || !name || !*name) return NULL;
+  size_t limit = config_suggest_limit(name), best = limit + 1;
+  const char *found = NULL;
+  /* Registration order (not the hash table's) so that ties resolve the same way everywhere. */
+  for (uint32_t i = 0; i < r->n_entries; i++) {
+    const char *cand = r->entries[i].opt->name;
+    size_t d = config_edit_distance(name, cand, best < limit ? best : limit);
+    if (d < best) {
+      best = d;
+      found = cand;
+    }
+  }
+  return found;
+}
+
 const char *config_type_name(config_type type) {
   switch (type) {
   case CONFIG_INT: return "int";
@@ -476,13 +531,16 @@ static simtvp_status set_value(config_registry *r, const char *name, const char 
   int index = find_entry(r, name);
   if (index < 0) {
     r->unknown_count++;
+    const char *near = config_registry_suggest(r, name);
+    char hint[160] = "";
+    if (near) snprintf(hint, sizeof hint, "; did you mean %s?", near);
     if (r->strict) {
-      simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: unknown option %s", where, name);
+      simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: unknown option %s%s", where, name, hint);
       simtvp_diag_at_file(diag, file, line, 0);
       simtvp_diag_at_option(diag, name);
       return SIMTVP_ERR_CONFIG;
     }
-    simtvp_msg(&r->msg, SIMTVP_WARNING, "%s: unknown option %s (ignored)", where, name);
+    simtvp_msg(&r->msg, SIMTVP_WARNING, "%s: unknown option %s (ignored)%s", where, name, hint);
     return SIMTVP_OK;
   }
   entry *e = &r->entries[index];

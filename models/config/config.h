@@ -143,6 +143,16 @@ bool config_registry_origin(const config_registry *r, const char *name, const ch
  * loading (consistency checks). */
 void config_registry_diag_at(const config_registry *r, const char *name, simtvp_diag *diag);
 
+/* (addition) The registered option nearest to a misspelt name (case-insensitive edit distance:
+ * insertions, deletions, substitutions, swapped neighbours), or NULL when none is near enough
+ * (distance at most config_suggest_limit(name): 1 below 6 characters, 2 below 16, else 3).
+ * Unknown-option messages end with "; did you mean -name?" when there is one. */
+const char *config_registry_suggest(const config_registry *r, const char *name);
+/* The edit distance above, or limit + 1 when it is larger (also for names of other kinds, such as
+ * configuration files). */
+size_t config_edit_distance(const char *a, const char *b, size_t limit);
+size_t config_suggest_limit(const char *name);
+
 /* Counts of what loading saw so far (tests; a summary line in the CLI). */
 uint32_t config_registry_unknown_count(const config_registry *r);
 uint32_t config_registry_not_modelled_count(const config_registry *r);

@@ -169,7 +169,10 @@ simtvp_status simt_base_attach(simt_core_base *b,
     b->own_pool = true;
   }
   b->ctas = calloc(cfg->max_ctas, sizeof *b->ctas);
-  if (!b->pool || !b->ctas) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  b->warp_pcc = calloc(cfg->max_warps, sizeof *b->warp_pcc);
+  b->warp_ready = calloc(cfg->max_warps, sizeof *b->warp_ready);
+  if (!b->pool || !b->ctas || !b->warp_pcc || !b->warp_ready)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   b->l1i_line = 128;
   if (!cfg->perfect_l1i) {
     char name[64];
@@ -214,6 +217,8 @@ void simt_base_destroy(simt_core_base *b) {
   if (b->l1i) cache_destroy(b->l1i);
   free(b->ctas);
   free(b->reports);
+  free(b->warp_pcc);
+  free(b->warp_ready);
   if (b->own_pool) mem_req_pool_destroy(b->pool);
 }
 
@@ -258,7 +263,13 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   memcpy(cta->id, id, sizeof cta->id);
   cta->n_warps = nw;
   cta->result.status = SIMTVP_OK;
-  for (uint32_t i = 0; i < nw; i++) cta->warp_slot[i] = slots[i];
+  uint32_t n_pc = 0;
+  func_pc_count *pcc = func_launch_pc_counts(k->launch, &n_pc);
+  for (uint32_t i = 0; i < nw; i++) {
+    cta->warp_slot[i] = slots[i];
+    b->warp_pcc[slots[i]] = n_pc ? pcc : NULL;  /* the profile: stalls from the CTA's arrival */
+    b->warp_ready[slots[i]] = b->done_until;
+  }
   b->n_ctas++;
   *cta_slot = ci;
   *n_warps = nw;
@@ -282,6 +293,7 @@ static void queue_report(simt_core_base *b, uint32_t slot, const gpu_cta_result 
 }
 
 void simt_base_finish_cta(simt_core_base *b, simt_cta *cta) {
+  for (uint32_t i = 0; i < cta->n_warps; i++) b->warp_pcc[cta->warp_slot[i]] = NULL;
   func_cta_finish(cta->fc);
   cta->fc = NULL;
   cta->live = false;

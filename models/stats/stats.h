@@ -121,6 +121,17 @@ stats_histogram *stats_histogram_find(const stats *s, const char *name);
 void stats_series_include(stats *s, const char *prefix);
 uint32_t stats_sample_count(const stats *s);
 
+/* Counters in registration order, for report writers that follow a chosen few without looking
+ * names up each time: a counter's name and its live value pointer (valid for the sink's lifetime).
+ * stats_counter_find gives the live value of a registered counter (not a sum) and NULL otherwise;
+ * unlike stats_counter it never registers anything. stats_item_description: the description of a
+ * counter, sum, ratio or histogram, NULL when absent. */
+uint32_t stats_counter_count(const stats *s);
+const char *stats_counter_name(const stats *s, uint32_t index);
+const uint64_t *stats_counter_value(const stats *s, uint32_t index);
+const uint64_t *stats_counter_find(const stats *s, const char *name);
+const char *stats_item_description(const stats *s, const char *name);
+
 /* JSON to an open stream (stats_write_json opens, writes and closes a file with it). */
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag);
 
@@ -169,6 +180,20 @@ uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32
  * order; lines nothing executed are left out. */
 void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
 
+/* (addition) The profile folded to lines, for reports: fn is called once per executed PTX line
+ * (by_source 0; src_file/src_line are the line's source place or NULL/0) or source line (by_source
+ * 1; src_file NULL), in file and line order, for one completed kernel or for the totals
+ * (kernel_index UINT32_MAX). Nothing when the profile is off. */
+typedef struct stats_code_line {
+  const char *file;
+  uint32_t line;
+  const char *src_file;
+  uint32_t src_line;
+  uint64_t v[STATS_CODE_COLUMNS];
+} stats_code_line;
+void stats_code_lines(const stats *s, uint32_t kernel_index, int by_source,
+                      void (*fn)(void *ctx, const stats_code_line *line), void *ctx);
+
 /* ---- shards: blocks that count on several host threads at once (addition) -----------------
  * A shard is a `stats *` that a block registers with and counts through exactly as with its sink,
  * for blocks ticked on several host threads (the timing GPU's -sim_threads, docs/timing.md
@@ -183,7 +208,8 @@ void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
  *     stats_shards_sync, in shard creation order (create the shards in the blocks' order).
  * Folding: every read of the parent (kernel boundaries, samples, get, printing, JSON) first folds
  * every shard. A counter the parent's own users registered (they hold its pointer and read it
- * directly, e.g. simulation control reading gpu_sim_insn) is "watched": stats_shards_sync adds
+ * directly, e.g. simulation control reading gpu_sim_insn; stats_counter_find and
+ * stats_counter_value hand out live pointers too) is "watched": stats_shards_sync adds
  * the shards' private slots of watched counters into it — call it after every parallel phase
  * (cheap: only those slots). Reading a shard (stats_get on it) answers from the parent as last
  * folded. A shard lives as long as its parent (stats_destroy on a shard does nothing). */

@@ -108,6 +108,22 @@ const char *simtvp_host_config_dir(void);
 const char *simtvp_host_runtime_dir(void);
 const char *simtvp_host_version(void);
 
+/* Loads the configuration as simtvp_host_check_options does and builds the whole platform from it
+ * (without running anything), so that everything a run would report about it — unknown options,
+ * accepted-but-not-modelled ones, and what the GPU's blocks fall back to (network mode, partition
+ * indexing …) — is printed now, on stderr. *problems (may be NULL) counts the warnings and errors
+ * printed. The process's one SystemC simulation is used up: nothing can run after this. */
+simtvp_status simtvp_host_check_build(const simtvp_host_options *options, uint32_t *problems,
+                                      simtvp_diag *diag);
+
+/* When $SIMTVP_REPORT_FD names an open file descriptor (the `simtvp` command sets it for the
+ * program it runs), the platform writes one line to it when it opens ("open"), when it closes
+ * ("closed <kernels>") and when the program dies of a signal after it opened ("crash <signal>
+ * <kernels> <outputs written 0/1>"): so the command can tell that a program made no CUDA call, and
+ * what happened to the statistics of one that crashed. At a fatal signal (SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGABRT, whose handler was the default) in the program's own code, the platform writes
+ * its outputs (statistics JSON and text, report, trace) before the program dies. */
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,6 +100,9 @@ vp_settings vp_settings_resolve(const simtvp_host_options *o) {
       if (o->overrides && o->overrides[i]) s.overrides.push_back(o->overrides[i]);
   s.strict = (o && o->strict) || env_flag("SIMTVP_STRICT");
   s.quiet = (o && o->quiet) || env_flag("SIMTVP_QUIET");
+  if (const char *t = env("SIMTVP_STATS")) s.stats_text = t;
+  if (const char *t = env("SIMTVP_TRACE")) s.trace_path = t;
+  s.config_checked = env_flag("SIMTVP_CONFIG_CHECKED");
   return s;
 }
 
@@ -166,6 +169,7 @@ simtvp_status vp_check_platform_options(const gpu_config *c, const config_regist
       {"-host_bus_bandwidth_gbs", c->host.bus_bandwidth_gbs, true},
       {"-host_irq_latency_ns", c->host.irq_latency_ns, false},
       {"-host_api_overhead_ns", c->host.api_overhead_ns, false},
+      {"-liveness_message_freq", c->output.liveness_message_freq, false},
   };
   for (const auto &k : checks) {
     bool ok = k.positive ? k.value > 0.0 : k.value >= 0.0;

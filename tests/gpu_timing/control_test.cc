@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -215,6 +216,7 @@ TEST(GpuTiming, KernelsTakeCoreCyclesAndTwoRunsWriteIdenticalStatisticsJson) {
 }
 
 TEST(GpuTiming, KernelEndPrintsGpgpuSimStatisticsWithCyclesAndOccupancy) {
+  setenv("SIMTVP_STATS", "full", 1);  // GPGPU-Sim's text (the default is the short summary)
   gt::scenario s = sgemm_scenario();
   s.launches.resize(1);
   gt::options o = opts();

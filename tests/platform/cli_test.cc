@@ -34,7 +34,7 @@ bool has(const std::string &text, const std::string &what) { return text.find(wh
 TEST(SimtvpCli, HelpDocumentsEveryOption) {
   result r = run("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char *opt : {"--config", "--outdir", "--strict", "--set", "--quiet", "--check", "--list-options",
+  for (const char *opt : {"--config", "--outdir", "--trace", "--stats", "--strict", "--set", "--quiet", "--check", "--list-options",
                           "--help", "--version", "SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS",
                           "LD_LIBRARY_PATH", "Exit status", "tests/kernels/bin/sgemm"})
     EXPECT_TRUE(has(r.out, opt)) << opt;

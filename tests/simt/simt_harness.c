@@ -281,6 +281,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   fc.stack_bytes = o->stack_bytes;
   fc.heap_bytes = 8u << 20;
   fc.heap_base = sh_alloc(h, fc.heap_bytes);
+  fc.pc_counts = g->output.ptx_line_stats; /* -enable_ptx_file_line_stats: the PTX line profile */
   func_ports fp;
   memset(&fp, 0, sizeof fp);
   fp.ctx = h;

@@ -147,10 +147,12 @@ struct gpu_top::state {
     uint64_t launch_uid = 0, begin_cycle = 0;
     sc_time begin;
     std::string name;
+    gpu_kernel_record shape;  // grid, block … (the launch's shape, copied into the record)
   };
   std::vector<running> runs;  // by dispatcher slot
   std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> names;  // (image, load_id)
   std::function<void(const gpu_kernel_record &)> kernel_hook;
+  std::vector<std::function<void(const gpu_event &)>> observers;  // passive (add_observer)
 
   // PTX source-line statistics (-enable_ptx_file_line_stats): one section per kernel, appended to
   // -ptx_line_stats_filename as each kernel ends (the file is started by the first).
@@ -301,6 +303,17 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
       std::fflush(stdout);
     }
   };
+  // A failed device assert() is the program's own message, on stderr as CUDA prints it.
+  env.func.assertion = [](void *ctx, const char *text, size_t len) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    if (g->s_->options.assertion) {
+      g->s_->options.assertion(text, len);
+    } else {
+      std::fflush(stdout);
+      std::fwrite(text, 1, len, stderr);
+      std::fflush(stderr);
+    }
+  };
   env.messages.ctx = this;
   env.messages.emit = [](void *ctx, simtvp_severity sev, const char *text) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
@@ -337,6 +350,13 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     auto *g = static_cast<gpu_top *>(ctx);
     // Written by the module's own method only: the port has one driver whichever process (the
     // module's thread, a b_transport caller) changed the level.
+    if (!g->s_->observers.empty() && level != g->s_->irq_level) {
+      gpu_event e{};
+      e.kind = gpu_event::irq;
+      e.begin = e.end = sc_core::sc_time_stamp();
+      e.level = level;
+      g->notify(e);
+    }
     g->s_->irq_level = level;
     if (g->s_->elaborated) g->s_->irq_changed.notify(SC_ZERO_TIME);
   };
@@ -671,7 +691,43 @@ void gpu_top::count_busy_cycles() {
   s.busy_mark = now;
 }
 
+void gpu_top::add_observer(std::function<void(const gpu_event &)> observer) {
+  if (s_->observers.empty()) gpuctl_set_trace(s_->ctl, gpu_trace_port{this, &gpu_top::control_trace});
+  s_->observers.push_back(std::move(observer));
+}
+
+void gpu_top::notify(const gpu_event &e) {
+  for (auto &o : s_->observers) o(e);
+}
+
+void gpu_top::control_trace(void *ctx, const gpu_trace_event *t) {
+  auto *g = static_cast<gpu_top *>(ctx);
+  gpu_event e{};
+  switch (t->kind) {
+  case GPU_TRACE_COPY: e.kind = gpu_event::copy; break;
+  case GPU_TRACE_CP_WORK: e.kind = gpu_event::cp_work; break;
+  default: e.kind = gpu_event::cp_packet; break;
+  }
+  e.begin = g->time_of(t->begin);
+  e.end = g->time_of(t->end);
+  e.what = t->what;
+  e.channel = t->channel;
+  e.opcode = t->opcode;
+  e.op = t->op;
+  g->notify(e);
+}
+
 void gpu_top::cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r) {
+  if (!s_->observers.empty()) {
+    gpu_event e{};
+    e.kind = gpu_event::cta_end;
+    e.begin = e.end = sc_core::sc_time_stamp();
+    e.sm = sm;
+    e.slot = kernel_slot;
+    e.uid = kernel_slot < s_->runs.size() ? s_->runs[kernel_slot].launch_uid : 0;
+    e.status = r.status;
+    notify(e);
+  }
   gpuctl_cta_done(s_->ctl, sm, kernel_slot, &r, cycle());
   s_->wake.notify(SC_ZERO_TIME);
 }
@@ -718,13 +774,41 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     r.begin = sc_core::sc_time_stamp();
     r.begin_cycle = g->cycle();
     r.name = g->kernel_name(*k);
+    for (int i = 0; i < 3; i++) {
+      r.shape.grid[i] = k->desc.grid[i];
+      r.shape.block[i] = k->desc.block[i];
+    }
+    r.shape.smem_bytes = k->desc.smem_static + k->desc.smem_dynamic;
+    r.shape.regs_per_thread = k->desc.regs_per_thread;
+    r.shape.stream_id = k->desc.stream_id;
+    r.shape.n_ctas = k->n_ctas;
     g->count_busy_cycles();
     s.kernels_running++;
     if (s.options.st) stats_kernel_begin(s.options.st, r.name.c_str(), k->launch_uid);
+    if (!s.observers.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::kernel_begin;
+      e.begin = e.end = r.begin;
+      e.uid = k->launch_uid;
+      e.slot = k->slot;
+      e.name = &r.name;
+      e.kernel = k;
+      g->notify(e);
+    }
     return true;
   };
   p.launch_cta = [](void *ctx, const gpu_kernel *k, uint32_t sm, const uint32_t cta[3]) {
     auto *g = static_cast<gpu_top *>(ctx);
+    if (!g->s_->observers.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::cta_begin;
+      e.begin = e.end = sc_core::sc_time_stamp();
+      e.uid = k->launch_uid;
+      e.slot = k->slot;
+      e.sm = sm;
+      for (int i = 0; i < 3; i++) e.cta[i] = cta[i];
+      g->notify(e);
+    }
     g->s_->simt_inner.launch_cta(g->s_->simt_inner.ctx, k, sm, cta);
   };
   p.kernel_end = [](void *ctx, const gpu_kernel *k) {
@@ -733,7 +817,7 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     if (s.simt_inner.kernel_end) s.simt_inner.kernel_end(s.simt_inner.ctx, k);
     if (k->slot >= s.runs.size() || s.runs[k->slot].launch_uid != k->launch_uid) return;
     state::running &r = s.runs[k->slot];
-    gpu_kernel_record rec;
+    gpu_kernel_record rec = r.shape;
     rec.name = r.name;
     rec.launch_uid = r.launch_uid;
     rec.begin = r.begin;
@@ -744,6 +828,15 @@ gpu_simt_port gpu_top::wrap_simt_port(gpu_simt_port inner) {
     if (s.kernels_running) s.kernels_running--;
     if (s.options.st) stats_kernel_end_uid(s.options.st, rec.launch_uid);
     if (s.config.output.ptx_line_stats) g->write_line_stats(rec.launch_uid);
+    if (!s.observers.empty()) {
+      gpu_event e{};
+      e.kind = gpu_event::kernel_end;
+      e.begin = e.end = rec.end;
+      e.uid = rec.launch_uid;
+      e.slot = k->slot;
+      e.name = &rec.name;
+      g->notify(e);
+    }
     if (s.kernel_hook) s.kernel_hook(rec);
   };
   return p;

@@ -50,6 +50,8 @@ struct devmem;
 struct gpu_kernel;
 struct gpu_cta_result;
 struct gpu_simt_port;
+struct gpu_trace_event;
+struct gpu_copy_op;
 
 namespace simtvp {
 
@@ -61,6 +63,8 @@ struct gpu_top_options {
   simtvp_msg_port messages = {};        // fault reports and warnings; null emit = SC_REPORT_*
   // Device printf output (already formatted). Empty = written to the process's stdout.
   std::function<void(const char *text, std::size_t len)> print;
+  // A failed device assert() in CUDA's words. Empty = written to the process's stderr.
+  std::function<void(const char *text, std::size_t len)> assertion;
   // Stack of the module's thread, where functional CTAs run and programs are decoded.
   std::size_t stack_bytes = 16u << 20;
   // Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set (what
@@ -95,6 +99,37 @@ struct gpu_kernel_record {
   uint64_t launch_uid;  // dispatcher's launch number, from 1
   sc_core::sc_time begin, end;
   uint64_t core_cycles; // gpu_sim_cycle of the kernel
+  // the launch's shape and where it came from
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  uint32_t smem_bytes = 0, regs_per_thread = 0, stream_id = 0;
+  uint64_t n_ctas = 0;
+};
+
+// What happened on the GPU, for timelines, progress lines and reports. Observers are
+// passive: they are told after the fact and change nothing the GPU does, so statistics are the
+// same with and without them.
+struct gpu_event {
+  enum kind_t : uint8_t {
+    kernel_begin,  // at begin: uid, slot, name, kernel (grid, block …)
+    kernel_end,    // at begin: uid, slot, name
+    cta_begin,     // at begin: the CTA reached core `sm`: uid, cta[3]
+    cta_end,       // at begin: a CTA of kernel uid finished on core sm: status
+    copy,          // [begin, end): a copy-engine operation: op
+    cp_work,       // [begin, end): the command processor handled an event: what (gpu_trace_cp_what)
+    cp_packet,     // at begin: the firmware decoded a packet: channel, opcode (gpu_abi.h)
+    irq,           // at begin: the interrupt output changes to level
+  };
+  kind_t kind;
+  sc_core::sc_time begin, end;  // end == begin for instants
+  uint64_t uid = 0;             // kernel launch uid
+  uint32_t slot = 0, sm = 0;
+  uint32_t cta[3] = {0, 0, 0};
+  uint32_t what = 0, channel = 0, opcode = 0;
+  bool level = false;
+  simtvp_status status = SIMTVP_OK;
+  const std::string *name = nullptr;  // kernel_begin / kernel_end
+  const gpu_kernel *kernel = nullptr; // kernel_begin
+  const gpu_copy_op *op = nullptr;    // copy
 };
 
 // What the DMA initiator did (tests, integrators checking their DMI).
@@ -151,6 +186,9 @@ class gpu_top : public sc_core::sc_module {
 
   // Called at every kernel end, after its statistics are recorded.
   void on_kernel_end(std::function<void(const gpu_kernel_record &)> hook);
+  // Adds a passive observer of gpu_event (kernels, CTAs, copies, command-processor work and
+  // packets, interrupts). Observers are called in the order they were added.
+  void add_observer(std::function<void(const gpu_event &)> observer);
 
   // The configured core clock (the control clock when clk is unbound), Hz.
   uint64_t core_clock_hz() const;
@@ -203,6 +241,8 @@ class gpu_top : public sc_core::sc_module {
   void cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r);
   void message(simtvp_severity severity, const char *text);
   void count_busy_cycles();
+  void notify(const gpu_event &e);
+  static void control_trace(void *ctx, const gpu_trace_event *e);
   void write_line_stats(uint64_t launch_uid);
 
   std::unique_ptr<state> s_;
