@@ -201,6 +201,9 @@ typedef struct func_pc_count {
   uint64_t stall_cycles; /* added by timing models; 0 otherwise */
 } func_pc_count;
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n);
+/* (addition) The array a CTA's warps count in (the launch's, or with sm_threads its SM's): where a
+ * timing model adds stall_cycles for the CTA's warps. NULL when counting is off. */
+func_pc_count *func_cta_pc_counts(func_cta *cta, uint32_t *n);
 
 /* ---- per-warp interface (timing models) ---------------------------------------------------- */
 

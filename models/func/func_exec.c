@@ -600,6 +600,12 @@ func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n) {
   return l ? l->counts.pc : NULL;
 }
 
+func_pc_count *func_cta_pc_counts(func_cta *cta, uint32_t *n) {
+  func_pc_count *pc = cta && cta->counts ? cta->counts->pc : NULL;
+  if (n) *n = pc ? cta->l->p->m->n_insns : 0;
+  return pc;
+}
+
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out) {
   if (l) sum_sm_counts((func_launch *)l);
   memset(out, 0, sizeof *out);

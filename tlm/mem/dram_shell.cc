@@ -29,8 +29,13 @@ dram_shell::~dram_shell() {
 bool dram_shell::on_complete(void *ctx, mem_req *req, uint64_t) {
   auto *s = static_cast<dram_shell *>(ctx);
   if (!s->in_->respond(req)) return false;
-  if (s->busy_hook_ && s->held_ && --s->held_ == 0) s->busy_hook_(false);
+  if (s->busy_hook_ && s->held_ && --s->held_ == 0) s->serially(&dram_shell::deliver_busy, s, nullptr, 0, 0);
   return true;
+}
+
+// The observer is outside the block: after a parallel tick, in the serial phase (same time).
+void dram_shell::deliver_busy(void *ctx, const void *, size_t, uint64_t busy) {
+  static_cast<dram_shell *>(ctx)->busy_hook_(busy != 0);
 }
 
 void dram_shell::tick(uint64_t c) {
@@ -39,7 +44,7 @@ void dram_shell::tick(uint64_t c) {
   if (mem_req *r = in_->peek())
     if (dram_push(d_, r, c)) {
       in_->pop();
-      if (busy_hook_ && held_++ == 0) busy_hook_(true);
+      if (busy_hook_ && held_++ == 0) serially(&dram_shell::deliver_busy, this, nullptr, 0, 1);
     }
   dram_advance(d_, c);
 }

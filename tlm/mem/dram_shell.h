@@ -47,6 +47,7 @@ class dram_shell : public sc_core::sc_module, public clocked {
 
  private:
   static bool on_complete(void *ctx, mem_req *req, uint64_t now);
+  static void deliver_busy(void *ctx, const void *, size_t, uint64_t busy);
 
   bool parallel_ = false;
   dram *d_ = nullptr;
