@@ -28,8 +28,24 @@ void link_end::trace(const char *event, const mem_req *r) const {
 }
 
 void link_end::activity(const sc_time &t) {
+  clocked *cur = clocked::current_parallel();
+  if (cur && cur != &owner_) {  // the other end's parallel tick: our owner's worklist and driver later
+    cur->serially(&link_end::deferred_activity, this, &t, sizeof t, 0);
+    return;
+  }
   owner_.link_activity(id_);
   owner_.wake_after(t);
+}
+
+void link_end::deferred_activity(void *self, const void *t, size_t, uint64_t) {
+  sc_time at;
+  std::memcpy(static_cast<void *>(&at), t, sizeof at);
+  static_cast<link_end *>(self)->activity(at);
+}
+
+bool link_end::direct_with(const link_end *peer) const {
+  return peer && !trace_ && !peer->trace_ && !monitor_ && !peer->monitor_ && owner_.driver() &&
+         peer->owner_.driver() && peer->owner_.driver() != owner_.driver();
 }
 
 void link_end::error(const std::string &what) const {
@@ -181,7 +197,7 @@ bool msg_out::send(mem_req *r) {
   }
   n_.transfers++;
   tx_.awaiting_end = true;
-  if (owner_.deferring()) {  // a parallel tick: the transfer happens in the serial phase
+  if (owner_.deferring() && !direct_with(peer_)) {  // the transfer waits for the serial phase
     owner_.serially(&msg_out::deferred_transfer, this, nullptr, 0, reinterpret_cast<uintptr_t>(r));
     return true;
   }
@@ -415,7 +431,7 @@ bool req_out::send(mem_req *r) {
   n_.transfers++;
   open_++;
   tx_.awaiting_end = true;
-  if (owner_.deferring()) {  // a parallel tick: the transfer happens in the serial phase
+  if (owner_.deferring() && !direct_with(peer_)) {  // the transfer waits for the serial phase
     owner_.serially(&req_out::deferred_transfer, this, nullptr, 0, reinterpret_cast<uintptr_t>(r));
     return true;
   }
@@ -617,7 +633,7 @@ bool req_in::respond(mem_req *r) {
   }
   n_.transfers++;
   tx_.awaiting_end = true;
-  if (owner_.deferring()) {  // a parallel tick: the response goes in the serial phase
+  if (owner_.deferring() && !direct_with(peer_)) {  // the response waits for the serial phase
     owner_.serially(&req_in::deferred_response, this, &gp, sizeof gp, reinterpret_cast<uintptr_t>(r));
     return true;
   }

@@ -21,10 +21,14 @@
 // The owner is woken (clocked::wake_after) whenever something arrives or a withheld phase ends;
 // after a refused send, retry_next_edge() tells the owner to ask for the next edge itself.
 //
-// In a parallel tick (clocked::deferring(), domain_driver::set_workers) an end changes only its
-// own state at once — a send is accepted or refused as it would be, a popped item leaves the
-// inbox — and every phase that reaches the other end (BEGIN_REQ, END_REQ, BEGIN_RESP, END_RESP)
-// is sent in the serial phase, at the same simulated time, in the block's call order.
+// In a parallel tick (clocked::deferring(), domain_driver::set_workers) a send or a response goes
+// to the other end at once when that end's block belongs to another clock domain (whose driver
+// is not running) and nobody traces or checks the link: the call touches only the two ends, and
+// the receiver's wake-up (its owner's worklist and driver) waits for the serial phase. Otherwise,
+// and for the phases that release the other end's payloads (a withheld END_REQ/END_RESP admitted
+// by a pop), the end changes only its own state at once — a send is accepted or refused as it
+// would be, a popped item leaves the inbox — and the phases that reach the other end are sent in
+// the serial phase, at the same simulated time, in the block's call order.
 //
 // The inbox holds `capacity` items (default 1): one item of buffering on the wire, in front of the
 // receiving model's own queues. With it a link moves one item per edge when nothing is full.
@@ -71,7 +75,11 @@ class link_end {
 
  protected:
   void trace(const char *event, const mem_req *r) const;
-  void activity(const sc_core::sc_time &t); // tells the owner, wakes it after t
+  // Tells the owner, wakes it after t (from another block's parallel tick: in its serial phase).
+  void activity(const sc_core::sc_time &t);
+  static void deferred_activity(void *self, const void *t, size_t, uint64_t);
+  // A call into `peer` may be made from this end's parallel tick (see the file comment).
+  bool direct_with(const link_end *peer) const;
   void error(const std::string &what) const;
   // nb_transport calls and backward-path handling through the monitor when checks are on.
   tlm::tlm_sync_enum call_fw(tlm::tlm_initiator_socket<> &socket, tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
@@ -263,6 +271,8 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
 
 // ---- request/response links -----------------------------------------------------------------------
 
+class req_in;
+
 class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
  public:
   link_out_socket socket;
@@ -299,6 +309,8 @@ class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
   detail::rx_queue rx_;
   uint32_t open_ = 0;
   tlm::tlm_generic_payload *awaiting_ = nullptr; // transaction whose END_REQ is awaited
+  friend void bind(req_out &from, req_in &to);
+  req_in *peer_ = nullptr;
 };
 
 class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
@@ -335,6 +347,8 @@ class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
   detail::tx_state tx_;
   detail::open_map open_;
   tlm::tlm_generic_payload *responding_ = nullptr; // BEGIN_RESP sent, END_RESP awaited
+  friend void bind(req_out &from, req_in &to);
+  req_out *peer_ = nullptr;
 };
 
 // Binds a sending end to a receiving end.
@@ -342,7 +356,11 @@ inline void bind(msg_out &from, msg_in &to) {
   from.socket.bind(to.socket);
   from.peer_ = &to;
 }
-inline void bind(req_out &from, req_in &to) { from.socket.bind(to.socket); }
+inline void bind(req_out &from, req_in &to) {
+  from.socket.bind(to.socket);
+  from.peer_ = &to;
+  to.peer_ = &from;
+}
 
 // The links whose checks check_links() turned on.
 struct link_checks {

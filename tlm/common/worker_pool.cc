@@ -18,24 +18,21 @@ namespace simtvp {
 namespace {
 
 // How long a thread keeps polling before it sleeps: phases follow each other every few
-// microseconds while the GPU is busy, and a sleep/wake costs tens of microseconds; an idle pool
-// must not burn a core for long, and on a machine with fewer free cores than threads a poller
-// yields its core to whoever can run.
-constexpr int kPauseSpins = 2000;
-constexpr auto kYieldSpinFor = std::chrono::microseconds(300);
+// microseconds while the GPU is busy, and a sleep/wake costs tens of microseconds, so a thread
+// spins (with the CPU's pause hint) for up to a millisecond; an idle pool then sleeps and costs
+// nothing. No sched_yield: on a loaded host a yield can give the core away for a whole time slice,
+// and the others would then take this thread's blocks.
+constexpr int kPausesPerCheck = 1024;
+constexpr auto kSpinFor = std::chrono::microseconds(1000);
 
-// Polls `done` until it is true: pause, then yield, then (false) give up so the caller sleeps.
+// Polls `done` until it is true; false when the spin time ran out (the caller then sleeps).
 template <typename Done>
 bool poll(Done done) {
-  for (int i = 0; i < kPauseSpins; i++) {
-    if (done()) return true;
-    SIMTVP_CPU_RELAX();
-  }
-  auto until = std::chrono::steady_clock::now() + kYieldSpinFor;
+  auto until = std::chrono::steady_clock::now() + kSpinFor;
   do {
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < kPausesPerCheck; i++) {
       if (done()) return true;
-      std::this_thread::yield();
+      SIMTVP_CPU_RELAX();
     }
   } while (std::chrono::steady_clock::now() < until);
   return done();

@@ -47,14 +47,17 @@ void dram_shell::tick(uint64_t c) {
       if (busy_hook_ && held_++ == 0) serially(&dram_shell::deliver_busy, this, nullptr, 0, 1);
     }
   dram_advance(d_, c);
+  // For next_tick, computed on the thread that ticked the channel (its deferred work, the
+  // responses, does not touch the controller).
+  uint64_t next = dram_next_event(d_);
+  model_next_ = next == DRAM_NEVER ? never : next;
 }
 
 uint64_t dram_shell::next_tick() const {
   if (in_->retry_next_edge()) return cycle_ + 1;
   if (const mem_req *r = in_->front())
     if (dram_can_accept(d_, r->is_write)) return cycle_ + 1;
-  uint64_t next = dram_next_event(d_);
-  return next == DRAM_NEVER ? never : next;
+  return model_next_;
 }
 
 }  // namespace simtvp

@@ -50,6 +50,7 @@ class dram_shell : public sc_core::sc_module, public clocked {
   static void deliver_busy(void *ctx, const void *, size_t, uint64_t busy);
 
   bool parallel_ = false;
+  uint64_t model_next_ = never;  // dram_next_event after the last tick
   dram *d_ = nullptr;
   std::unique_ptr<req_in> in_;
   uint64_t cycle_ = 0;

@@ -93,6 +93,10 @@ void mempart_shell::tick(uint64_t c) {
   if (mem_req *r = to_dram_->peek_response())
     if (mempart_dram_return(mp_, r, c)) to_dram_->pop_response();
   mempart_advance(mp_, c);
+  // For next_tick, computed on the thread that ticked the partition (its deferred work does not
+  // touch the model).
+  uint64_t next = mempart_next_event(mp_);
+  model_next_ = next == MEMPART_NEVER ? never : next;
 }
 
 uint64_t mempart_shell::next_tick() const {
@@ -105,8 +109,7 @@ uint64_t mempart_shell::next_tick() const {
   if (to_dram_->retry_next_edge()) return c1;
   if (const mem_req *r = to_dram_->front_response())
     if (mempart_can_return(mp_, r)) return c1;
-  uint64_t next = mempart_next_event(mp_);
-  return next == MEMPART_NEVER ? never : next;
+  return model_next_;
 }
 
 }  // namespace simtvp

@@ -62,6 +62,7 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
   static bool on_dram(void *ctx, mem_req *req, uint64_t now);
 
   bool parallel_ = false;
+  uint64_t model_next_ = never;  // mempart_next_event after the last tick
   serial_messages messages_;
   mem_req_pool *req_pool_ = nullptr;  // parallel: the partition's own requests (shared pool)
   mempart *mp_ = nullptr;

@@ -258,13 +258,17 @@ void simt_cluster_shell::tick(uint64_t c) {
   // 3. The cores (they send on to_icnt and report CTAs from inside).
   simt_cluster_advance(model_, c);
   if (ports_.ticked) serially(&simt_cluster_shell::deliver_ticked, this, nullptr, 0, c);
+  // The model's next event, for next_tick: computed here, inside a parallel tick on the thread
+  // that holds the cores' state; what runs between here and next_tick (the tick's deferred work)
+  // does not touch the model.
+  model_next_ = simt_cluster_next_event(model_);
 }
 
 uint64_t simt_cluster_shell::next_tick() const {
   if (!model_) return never;
   if (!pending_.empty() || to_icnt.retry_next_edge()) return cycle_ + 1;
   if (from_icnt.front()) return cycle_ + 1;  // a reply waits (the FIFO drains one per cycle)
-  return simt_cluster_next_event(model_);
+  return model_next_;
 }
 
 // ---- dump ------------------------------------------------------------------------------------------

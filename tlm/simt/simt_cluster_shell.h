@@ -143,6 +143,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
   simtvp_diag diag_;
   uint64_t cycle_ = 0;
   bool parallel_ = false;
+  uint64_t model_next_ = never;  // simt_cluster_next_event after the last tick
   serial_messages messages_;  // the model's messages (deferred in parallel ticks)
 };
 
