@@ -20,14 +20,25 @@ namespace {
 // How long a thread keeps polling before it sleeps: phases follow each other every few
 // microseconds while the GPU is busy, and a sleep/wake costs tens of microseconds, so a thread
 // spins (with the CPU's pause hint) for up to a millisecond; an idle pool then sleeps and costs
-// nothing. No sched_yield: on a loaded host a yield can give the core away for a whole time slice,
-// and the others would then take this thread's blocks.
+// nothing. No sched_yield while there is a core per thread: on a loaded host a yield can give the
+// core away for a whole time slice, and the others would then take this thread's blocks. With
+// more threads than cores a spinning thread would hold the core another thread needs: it yields,
+// briefly, then sleeps.
 constexpr int kPausesPerCheck = 1024;
 constexpr auto kSpinFor = std::chrono::microseconds(1000);
+constexpr auto kOversubscribedSpinFor = std::chrono::microseconds(50);
 
 // Polls `done` until it is true; false when the spin time ran out (the caller then sleeps).
 template <typename Done>
-bool poll(Done done) {
+bool poll(Done done, bool oversubscribed) {
+  if (oversubscribed) {
+    auto until = std::chrono::steady_clock::now() + kOversubscribedSpinFor;
+    do {
+      if (done()) return true;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < until);
+    return done();
+  }
   auto until = std::chrono::steady_clock::now() + kSpinFor;
   do {
     for (int i = 0; i < kPausesPerCheck; i++) {
@@ -41,6 +52,8 @@ bool poll(Done done) {
 }  // namespace
 
 worker_pool::worker_pool(unsigned threads) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  oversubscribed_ = cores && threads > cores;
   ranges_ = std::make_unique<range[]>(threads ? threads : 1);
   for (unsigned i = 1; i < threads; i++) workers_.emplace_back(&worker_pool::worker_main, this, i);
 }
@@ -124,7 +137,7 @@ void worker_pool::run_chunk(size_t n, item_fn fn, void *ctx) {
   work(gen, 0);
   // Wait until the items other threads claimed are finished (never for a thread that claimed none).
   auto all_done = [&] { return done_.load(std::memory_order_acquire) == n; };
-  if (!poll(all_done)) {
+  if (!poll(all_done, oversubscribed_)) {
     std::unique_lock<std::mutex> lk(m_);
     caller_sleeping_.store(true, std::memory_order_seq_cst);
     end_cv_.wait(lk, all_done);
@@ -140,7 +153,7 @@ void worker_pool::worker_main(unsigned self) {
       gen = static_cast<uint32_t>(ticket_.load(std::memory_order_seq_cst));
       return gen != seen || stop_.load(std::memory_order_relaxed);
     };
-    if (!poll(published)) {
+    if (!poll(published, oversubscribed_)) {
       std::unique_lock<std::mutex> lk(m_);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       start_cv_.wait(lk, published);

@@ -75,6 +75,7 @@ class worker_pool {
   std::atomic<unsigned> sleepers_{0};            // workers waiting on start_cv_
   std::atomic<bool> caller_sleeping_{false};     // run() waiting on end_cv_
   uint32_t generation_ = 0;                      // the caller's
+  bool oversubscribed_ = false;                  // more threads than the host's cores
   uint64_t runs_ = 0;
 };
 
