@@ -585,6 +585,11 @@ void func_launch_destroy(func_launch *l) {
   fx_flush_counts(l);
   flush_pc_counts(l);
   cta_free(l->pool);
+  while (l->free_ctas) {
+    func_cta *c = l->free_ctas;
+    l->free_ctas = c->next_free;
+    cta_free(c);
+  }
   free(l->counts.pc);
   if (l->sm_counts)
     for (uint32_t i = 0; i < l->n_sm; i++) free(l->sm_counts[i].pc);
@@ -709,7 +714,14 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
   if (ctaid[0] >= l->grid[0] || ctaid[1] >= l->grid[1] || ctaid[2] >= l->grid[2])
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "CTA (%u,%u,%u) is outside grid (%u,%u,%u)", ctaid[0],
                            ctaid[1], ctaid[2], l->grid[0], l->grid[1], l->grid[2]);
-  func_cta *c = cta_alloc(l);
+  /* A finished CTA of this launch is reused as it is: cta_init sets everything a CTA starts with
+   * (like func_launch_run's pool); local memory keeps what the last CTA left there, as on hardware
+   * (uninitialised), and costs no clearing per CTA. */
+  fx_lock(l);
+  func_cta *c = l->free_ctas;
+  if (c) l->free_ctas = c->next_free;
+  fx_unlock(l);
+  if (!c) c = cta_alloc(l);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
   if (l->sm_counts) { /* this SM's counters and translation cache (its host thread's alone) */
     fx_counts *sc = &l->sm_counts[sm % l->n_sm];
@@ -739,7 +751,10 @@ void func_cta_finish(func_cta *cta) {
   if (cta->live == 0) l->counts.ctas_done++;
   l->live_ctas--;
   fx_flush_counts(l);
-  cta_free(cta);
+  fx_lock(l);
+  cta->next_free = l->free_ctas;
+  l->free_ctas = cta;
+  fx_unlock(l);
 }
 
 uint32_t func_cta_warp_count(const func_cta *cta) { return cta->n_warps; }
