@@ -529,10 +529,12 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     l->n_sm = e->cfg.n_sms;
     l->sm_counts = calloc(l->n_sm, sizeof *l->sm_counts);
     l->sm_tlb = calloc(l->n_sm, sizeof *l->sm_tlb);
-    if (!l->sm_counts || !l->sm_tlb ||
+    l->sm_free = calloc(l->n_sm, sizeof *l->sm_free);
+    if (!l->sm_counts || !l->sm_tlb || !l->sm_free ||
         (e->n_live == e->cap_live && !grow_live(e))) {
       free(l->sm_counts);
       free(l->sm_tlb);
+      free(l->sm_free);
       free(l->counts.pc);
       free(l->params);
       free(l);
@@ -590,6 +592,14 @@ void func_launch_destroy(func_launch *l) {
     l->free_ctas = c->next_free;
     cta_free(c);
   }
+  for (uint32_t i = 0; l->sm_free && i < l->n_sm; i++) {
+    while (l->sm_free[i]) {
+      func_cta *c = l->sm_free[i];
+      l->sm_free[i] = c->next_free;
+      cta_free(c);
+    }
+  }
+  free(l->sm_free);
   free(l->counts.pc);
   if (l->sm_counts)
     for (uint32_t i = 0; i < l->n_sm; i++) free(l->sm_counts[i].pc);
@@ -717,10 +727,18 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
   /* A finished CTA of this launch is reused as it is: cta_init sets everything a CTA starts with
    * (like func_launch_run's pool); local memory keeps what the last CTA left there, as on hardware
    * (uninitialised), and costs no clearing per CTA. */
-  fx_lock(l);
-  func_cta *c = l->free_ctas;
-  if (c) l->free_ctas = c->next_free;
-  fx_unlock(l);
+  func_cta *c;
+  if (l->sm_counts) { /* sm_threads: each SM reuses its own, so which CTA comes back is the same
+                         whatever thread ran the others (and needs no lock) */
+    func_cta **list = &l->sm_free[sm % l->n_sm];
+    c = *list;
+    if (c) *list = c->next_free;
+  } else {
+    fx_lock(l);
+    c = l->free_ctas;
+    if (c) l->free_ctas = c->next_free;
+    fx_unlock(l);
+  }
   if (!c) c = cta_alloc(l);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
   if (l->sm_counts) { /* this SM's counters and translation cache (its host thread's alone) */
@@ -742,10 +760,12 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
 void func_cta_finish(func_cta *cta) {
   if (!cta) return;
   func_launch *l = cta->l;
-  if (l->sm_counts) { /* counted per SM; flushed at kernel boundaries */
+  if (l->sm_counts) { /* counted per SM (flushed at kernel boundaries); kept for its SM's next CTA */
     if (cta->live == 0) cta->counts->ctas_done++;
     __atomic_fetch_sub(&l->live_ctas, 1, __ATOMIC_RELAXED);
-    cta_free(cta);
+    func_cta **list = &l->sm_free[cta->sm % l->n_sm];
+    cta->next_free = *list;
+    *list = cta;
     return;
   }
   if (cta->live == 0) l->counts.ctas_done++;

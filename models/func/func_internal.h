@@ -256,6 +256,7 @@ struct func_launch {
    * launch's `counts` are their sum as of the last flush. */
   fx_counts *sm_counts;
   devmem_tlb *sm_tlb;
+  func_cta **sm_free;      /* finished CTAs kept for reuse, per SM */
   uint32_t n_sm;
   uint32_t live_index;     /* in the engine's list of live launches */
 };
