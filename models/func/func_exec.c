@@ -1018,6 +1018,9 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
   return true;
 }
 
+uint32_t func_warp_pc(const func_warp *w) { return w->pc; }
+uint32_t func_warp_active(const func_warp *w) { return w->active; }
+
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   func_launch *l = w->l;
   if (w->state != FUNC_WARP_READY)
