@@ -7,10 +7,12 @@
 // tests/golden check that one thread gives the results it always gave.)
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +34,7 @@ const thread_case kCases[] = {
     {"const_globals", "const_globals", ""},
     {"daxpy", "daxpy", ""},
     {"dynamic_smem", "dynamic_smem", ""},
+    {"graphs", "graphs", ""},
     {"histogram", "histogram", ""},
     {"printf", "printf", ""},
     {"recursion", "recursion", ""},
@@ -51,6 +54,13 @@ const thread_case kCases[] = {
      "--set '-simt_model at' --set '-dram_model at' --set '-icnt_model at' --set '-mempart_model at'"},
     {"at_everywhere_streams_events", "streams_events",
      "--set '-simt_model at' --set '-dram_model at' --set '-icnt_model at' --set '-mempart_model at'"},
+    // AT cores behind a cycle-accurate interconnect tick in parallel (behind an AT one they tick on
+    // the simulation thread): the golden runs' mixes and QV100 with AT cores and memory partitions.
+    {"at_cores_sgemm", "sgemm", "--set '-simt_model at'"},
+    {"at_cores_histogram", "histogram", "--set '-simt_model at'"},
+    {"qv100_16_at_cores_and_memory_vector_add", "vector_add",
+     "-c SM7_QV100 --set '-gpgpu_n_clusters 16' --set '-simt_model at' --set '-dram_model at' "
+     "--set '-mempart_model at'"},
     {"mixed_transpose", "transpose",
      "--set '-simt_model_override 0-3:ca,4-5:at,6-7:func' --set '-dram_model_override 0:at'"},
     {"rtx2060_12_scan", "scan", "-c SM75_RTX2060 --set '-gpgpu_n_clusters 12'"},
@@ -106,6 +116,24 @@ TEST_P(SimThreads, StatisticsAndOutputAreTheSameForOneTwoAndFourThreads) {
     EXPECT_EQ(many.stdout_text, one.stdout_text) << "program output with -sim_threads " << n;
     EXPECT_EQ(many.stderr_text, one.stderr_text) << "messages with -sim_threads " << n;
   }
+}
+
+// "Every tests/kernels program": a program added there without a case here fails this test.
+TEST(SimThreadsCases, CoverEveryProgramOfTestsKernels) {
+  const std::string dir = std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/bin";
+  DIR *d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr) << dir;
+  std::set<std::string> listed;
+  for (const thread_case &c : kCases) listed.insert(c.program);
+  unsigned programs = 0;
+  while (struct dirent *e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name[0] == '.' || name.find('.') != std::string::npos) continue;  // fixtures, not programs
+    programs++;
+    EXPECT_TRUE(listed.count(name)) << "tests/kernels/bin/" << name << " has no -sim_threads case in kCases";
+  }
+  closedir(d);
+  EXPECT_GT(programs, 0u) << dir;
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SimThreads, ::testing::ValuesIn(kCases),
