@@ -411,6 +411,18 @@ def stat_matches(pattern, name):
 # Jobs
 # ---------------------------------------------------------------------------------------------
 
+def sim_threads_of(sets):
+    """The host threads a job's simtvp uses: the last `-sim_threads N` among its --set strings
+    (later ones win, as in simtvp), else 1. A bad value counts as 1 (simtvp --check rejects it)."""
+    threads = 1
+    for s in sets:
+        words = s.split()
+        for i, w in enumerate(words[:-1]):
+            if w == "-sim_threads":
+                threads = int(words[i + 1]) if words[i + 1].isdigit() and int(words[i + 1]) > 0 else 1
+    return threads
+
+
 def plan_jobs(spec, out):
     """Every combination, in a fixed order: program, config, options (in file order), fidelity."""
     combos = [[]]
@@ -440,6 +452,9 @@ def plan_jobs(spec, out):
                         dims["fidelity"] = fid["name"]
                         sets += fid["set"]
                         slurm.update(fid["slurm"])
+                    threads = sim_threads_of(sets)
+                    if threads > 1 and "cpus_per_task" not in slurm:
+                        slurm["cpus_per_task"] = str(threads)  # a core per simulation thread
                     name = ".".join(parts)
                     folder = name if len(name) <= 150 else (
                         name[:140] + "." + hashlib.sha1(name.encode()).hexdigest()[:8])
@@ -456,7 +471,7 @@ def plan_jobs(spec, out):
                     cmd = [spec.simtvp, "-q", "-o", job_dir] + gpu_args + ["--", prog["path"]] + prog["args"]
                     job = {"index": len(jobs), "name": name, "dir": job_dir, "dims": dims,
                            "args": prog["args"], "command": cmd, "env": prog["env"],
-                           "timeout": prog["timeout"], "slurm": slurm,
+                           "timeout": prog["timeout"], "slurm": slurm, "threads": threads,
                            "gpu_args": gpu_args}
                     job["fingerprint"] = hashlib.sha256(json.dumps(
                         {"command": cmd, "env": prog["env"]}, sort_keys=True).encode()).hexdigest()
@@ -555,6 +570,8 @@ def run_job(job, procs=None, lock=None, stopping=None):
             reason = "no readable stats.json (did the program run a kernel through simtvp's runtime?)"
     status = {"fingerprint": job["fingerprint"], "state": "failed" if reason else "ok",
               "returncode": rc, "reason": reason, "wall_s": round(time.time() - started, 3),
+              "threads": job.get("threads", 1),
+              "start_unix": round(started, 3), "end_unix": round(time.time(), 3),
               "host": socket.gethostname(), "slurm": slurm_task_info(),
               "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     write_json_atomic(os.path.join(d, "status.json"), status)
@@ -617,12 +634,27 @@ def write_plan(out, spec, jobs):
 # ---------------------------------------------------------------------------------------------
 
 def run_local(spec, jobs, n_workers, log):
+    """A pool of n_workers host cores: a job takes as many as its simtvp has simulation threads
+    (-sim_threads, at most n_workers), so -j 4 runs four one-thread jobs or two 2-thread ones at
+    once; jobs start in plan order as cores come free."""
     procs, lock, stopping = set(), threading.Lock(), threading.Event()
     done = [0]
     total = len(jobs)
+    n_workers = max(1, n_workers)
+    free = [n_workers]
+    cores = threading.Condition()
 
     def one(job):
-        st = run_job(job, procs, lock, stopping)
+        need = min(max(1, job.get("threads", 1)), n_workers)
+        with cores:
+            cores.wait_for(lambda: free[0] >= need or stopping.is_set())
+            free[0] -= need
+        try:
+            st = run_job(job, procs, lock, stopping)
+        finally:
+            with cores:
+                free[0] += need
+                cores.notify_all()
         with lock:
             done[0] += 1
             what = "ok" if st["state"] == "ok" else f"FAILED ({st['reason']})"
@@ -632,7 +664,7 @@ def run_local(spec, jobs, n_workers, log):
     def stop(signum, frame):
         raise KeyboardInterrupt
     old = signal.signal(signal.SIGTERM, stop)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, n_workers))
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=n_workers)
     try:
         futures = [pool.submit(one, j) for j in jobs]
         for f in concurrent.futures.as_completed(futures):
@@ -641,6 +673,8 @@ def run_local(spec, jobs, n_workers, log):
         pool.shutdown(wait=False, cancel_futures=True)
         with lock:
             stopping.set()
+            with cores:
+                cores.notify_all()
             for p in list(procs):
                 try:
                     p.terminate()
@@ -1259,7 +1293,9 @@ def cmd_list(a):
     spec = Spec(a.spec, load_spec_file(a.spec), a.simtvp)
     out = output_dir(spec, a.output)
     for j in plan_jobs(spec, out):
-        print(f"{j['name']}\n    {' '.join(shlex.quote(x) for x in j['command'])}")
+        res = " ".join(sbatch_resources(j["slurm"]))
+        print(f"{j['name']}\n    {' '.join(shlex.quote(x) for x in j['command'])}\n"
+              f"    host threads: {j['threads']}; slurm: {res or '(defaults)'}")
     return 0
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SweepSlurm: simtvp-sweep's Slurm back end against a real single-node Slurm cluster on localhost
-# (slurm_cluster.sh): a small sweep (2 programs × 2 cluster counts × 2 fidelities = 8 jobs, two
-# resource requests → two array jobs) runs through sbatch and its collected table must equal the
-# local back end's byte for byte; a second run submits nothing; a job made half-written is the only
+# (slurm_cluster.sh): a small sweep (2 programs × 2 cluster counts × 2 fidelities = 8 jobs; the AT
+# fidelity runs on 2 simulation threads and so asks for 2 CPUs: four resource requests → four
+# array jobs) runs through sbatch and its collected table must equal the local back end's byte for
+# byte; a second run submits nothing; a job made half-written is the only
 # one submitted again; a cancelled task is reported with Slurm's verdict. Exit 77 (skipped) when
 # Debian's slurm-wlm and munge are not installed.
 #
@@ -33,6 +34,9 @@ if [ $rc -eq 77 ]; then rm -rf "$work"; exit 77; fi
 [ $rc -eq 0 ] || { rm -rf "$work"; echo "FAIL: the test cluster did not start" >&2; exit 1; }
 export SLURM_CONF=$conf
 trap cleanup INT TERM
+# The AT jobs run with -sim_threads 2 (a CPU per thread) where the node has two CPUs.
+threads=2
+[ "$(nproc)" -ge 2 ] || threads=1
 
 cat > "$work/small.toml" <<SPEC
 name = "slurm-test"
@@ -54,7 +58,7 @@ set = ["-simt_model ca"]
 
 [[fidelity]]
 name = "at"
-set = ["-simt_model at", "-dram_model at"]
+set = ["-simt_model at", "-dram_model at", "-sim_threads $threads"]
 
 [table]
 statistics = ["gpu_sim_cycle", "gpu_sim_insn", "gpu_ipc", "L2_total_cache_misses", "DRAM[*].dram_eff"]
@@ -62,7 +66,6 @@ statistics = ["gpu_sim_cycle", "gpu_sim_insn", "gpu_ipc", "L2_total_cache_misses
 [slurm]
 time = "00:05:00"
 mem = "500M"
-cpus_per_task = 1
 SPEC
 
 # 1. The same sweep on both back ends.
@@ -70,27 +73,32 @@ timeout 120 "$sweep" run "$work/small.toml" -o "$work/local" -j 2 || fail "local
 timeout 240 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.2 ||
   fail "slurm back end"
 cmp "$work/local/table.csv" "$work/slurm/table.csv" || fail "table.csv differs between local and slurm"
-python3 - "$work" <<'PY' || fail "table.json / job records"
+python3 - "$work" "$threads" <<'PY' || fail "table.json / job records"
 import json, sys
-w = sys.argv[1]
+w, threads = sys.argv[1], int(sys.argv[2])
 loc, slu = (json.load(open(f"{w}/{b}/table.json")) for b in ("local", "slurm"))
 assert loc == slu, "table.json differs between the back ends"
 assert len(loc["rows"]) == 12, f"expected 12 rows (4 vector_add jobs x 1 kernel + 4 streams_events x 2), got {len(loc['rows'])}"
 subs = json.load(open(f"{w}/slurm/slurm/submissions.json"))
-assert len(subs) == 2, f"expected two array jobs (two resource requests), got {len(subs)}"
+arrays = 4 if threads > 1 else 2
+assert len(subs) == arrays, f"expected {arrays} array jobs (resource requests), got {len(subs)}"
 for job in json.load(open(f"{w}/slurm/plan.json"))["jobs"]:
     st = json.load(open(job["dir"] + "/status.json"))
     assert st["state"] == "ok", job["name"]
     mem = "300" if job["name"].startswith("streams_events") else "500"
     assert st["slurm"].get("mem_per_node_mb") == mem, f"{job['name']}: ran with {st['slurm']}, wanted mem {mem}M"
-print("tables equal; 2 array jobs; every task ran with its resources")
+    if job["name"].endswith(".at") and threads > 1:
+        assert st["slurm"].get("cpus_per_task") == "2", f"{job['name']}: ran with {st['slurm']}, wanted 2 CPUs"
+        assert st["threads"] == 2, job["name"]
+print(f"tables equal; {arrays} array jobs; every task ran with its resources")
 PY
 
 # 2. Run again: everything finished, nothing submitted.
 out=$(timeout 60 "$sweep" run "$work/small.toml" --backend slurm -o "$work/slurm" --poll 0.2 2>&1) ||
   fail "second slurm run: $out"
 echo "$out" | grep -q "8 finished earlier (skipped).*0 to run" || fail "second run did not skip: $out"
-[ "$(python3 -c "import json;print(len(json.load(open('$work/slurm/slurm/submissions.json'))))")" = 2 ] ||
+arrays=$([ "$threads" -gt 1 ] && echo 4 || echo 2)
+[ "$(python3 -c "import json;print(len(json.load(open('$work/slurm/slurm/submissions.json'))))")" = "$arrays" ] ||
   fail "the second run submitted something"
 
 # 3. A half-written job (no status, stats.json cut short) is the only one submitted again.

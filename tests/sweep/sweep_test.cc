@@ -412,6 +412,70 @@ timeout = 0.5
   EXPECT_NE(status.output.find("ok       vector_add"), std::string::npos) << status.output;
 }
 
+double status_number(const std::string &status_json, const std::string &key) {
+  std::smatch m;
+  if (!std::regex_search(status_json, m, std::regex("\"" + key + "\": ?([-0-9.e+]+)"))) return -1;
+  return std::stod(m[1]);
+}
+
+// -sim_threads as a sweep dimension: the statistics do not depend on it (docs/timing.md §12); a
+// job takes a core per simulation thread from the local pool (-j 2: two 2-thread jobs never run
+// at once) and asks Slurm for as many CPUs unless the sweep file says otherwise.
+TEST_F(SweepLocal, SimThreadsJobsTakeACorePerThreadAndGiveTheSameStatistics) {
+  std::string s = spec("threads.toml", R"(
+name = "threads"
+[[program]]
+path = "@SRC@/tests/kernels/bin/sgemm"
+args = ["64", "64", "64"]
+slurm = { mem = "1G" }
+[[program]]
+path = "@SRC@/tests/kernels/bin/vector_add"
+args = ["8192"]
+slurm = { cpus_per_task = 4 }
+[options]
+"-sim_threads" = [1, 2]
+[table]
+statistics = ["gpu_sim_cycle", "gpu_sim_insn", "gpu_ipc", "L2_total_cache_accesses", "DRAM[*].dram_eff"]
+)");
+  const std::string out = work_ + "/out";
+  result list = sweep("list '" + s + "' -o '" + out + "'");
+  ASSERT_EQ(list.status, 0) << list.output;
+  EXPECT_NE(list.output.find("sgemm.sim_threads=1\n"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("host threads: 1; slurm: --mem=1G\n"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("host threads: 2; slurm: --mem=1G --cpus-per-task=2\n"), std::string::npos)
+      << list.output;
+  EXPECT_NE(list.output.find("host threads: 2; slurm: --cpus-per-task=4\n"), std::string::npos)
+      << "an explicit cpus_per_task wins\n" << list.output;
+
+  result r = sweep("run '" + s + "' -o '" + out + "' -j 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto rows = read_table(out + "/table.csv");
+  ASSERT_EQ(rows.size(), 6u) << "sgemm: 2 kernels x 2 thread counts, vector_add: 1 x 2";
+  std::map<std::string, std::map<std::string, std::string>> one_thread;  // program/kernel -> row
+  for (const auto &row : rows)
+    if (row.at("sim_threads") == "1") one_thread[row.at("program") + "/" + row.at("kernel_index")] = row;
+  ASSERT_EQ(one_thread.size(), 3u);
+  for (const auto &row : rows) {
+    if (row.at("sim_threads") != "2") continue;
+    const auto &base = one_thread.at(row.at("program") + "/" + row.at("kernel_index"));
+    for (const auto &[column, value] : base) {
+      if (column == "job" || column == "sim_threads") continue;
+      EXPECT_EQ(row.at(column), value) << column << " of " << row.at("job");
+    }
+  }
+
+  // Both 2-thread jobs need the whole -j 2 pool: one ran after the other.
+  std::string a = read_file(out + "/jobs/sgemm.sim_threads=2/status.json");
+  std::string b = read_file(out + "/jobs/vector_add.sim_threads=2/status.json");
+  EXPECT_EQ(status_number(a, "threads"), 2);
+  EXPECT_EQ(status_number(b, "threads"), 2);
+  double a0 = status_number(a, "start_unix"), a1 = status_number(a, "end_unix");
+  double b0 = status_number(b, "start_unix"), b1 = status_number(b, "end_unix");
+  ASSERT_GT(a0, 0);
+  ASSERT_GT(b0, 0);
+  EXPECT_TRUE(a1 <= b0 || b1 <= a0) << "sgemm [" << a0 << ", " << a1 << "], vector_add [" << b0 << ", " << b1 << "]";
+}
+
 // Every mistake in a sweep file names the file and the place; nothing runs.
 struct spec_error {
   const char *name;
