@@ -7,7 +7,9 @@
 // load average it started and ended under.
 //
 //   bench_sim_threads [threads = 1,2] [kernels = sgemm,vector] [sgemm_n = 256] [vector_n = 1048576]
-//                     [repeats = 1] [config = qv100|default|rtx2060]
+//                     [repeats = 1] [config = qv100|default|rtx2060] [fidelity = ca|at]
+// (fidelity at: AT cores, memory partitions and DRAM behind the CA interconnect, so the clusters
+// still tick in parallel; docs/timing.md §12.)
 //
 // One SystemC simulation per process: every run is a forked child that sends its numbers back.
 #include <sys/resource.h>
@@ -31,6 +33,7 @@
 namespace {
 
 std::string g_src = SIMTVP_SOURCE_DIR;
+std::string g_fidelity = "ca";  // every core, partition and channel: ca or at
 
 struct result {
   bool ok = false;
@@ -65,8 +68,8 @@ result run_child(const std::string &config, unsigned threads, const kernel &k) {
   test_support::clear_platform_environment();
   test_support::platform_options o;
   o.config = config;
-  o.overrides = {"-simt_model", "ca", "-dram_model", "ca", "-device_memory_mb", "1024", "-sim_threads",
-                 std::to_string(threads)};
+  o.overrides = {"-simt_model", g_fidelity, "-dram_model", g_fidelity, "-mempart_model", g_fidelity,
+                 "-device_memory_mb", "1024", "-sim_threads", std::to_string(threads)};
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   simtvp_host *h = test_support::open_platform(o, &diag);
@@ -186,6 +189,7 @@ int main(int argc, char **argv) {
   uint32_t vector_n = argc > 4 ? static_cast<uint32_t>(std::atoi(argv[4])) : 1048576;
   int repeats = argc > 5 ? std::atoi(argv[5]) : 1;
   std::string config = argc > 6 ? argv[6] : "qv100";
+  g_fidelity = argc > 7 ? argv[7] : "ca";
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
   std::string file = config == "qv100"     ? g_src + "/configs/SM7_QV100.config"
                      : config == "rtx2060" ? g_src + "/configs/SM75_RTX2060.config"
@@ -193,14 +197,14 @@ int main(int argc, char **argv) {
                                            : std::string("?");
   std::vector<unsigned> threads;
   for (const std::string &t : thread_list) threads.push_back(static_cast<unsigned>(std::atoi(t.c_str())));
-  if (file == "?" || threads.empty() || repeats < 1) {
+  if (file == "?" || threads.empty() || repeats < 1 || (g_fidelity != "ca" && g_fidelity != "at")) {
     std::fprintf(stderr, "usage: bench_sim_threads [threads=1,2] [kernels=sgemm,vector] [sgemm_n] [vector_n] "
-                         "[repeats] [config=qv100|default|rtx2060]\n");
+                         "[repeats] [config=qv100|default|rtx2060] [fidelity=ca|at]\n");
     return 2;
   }
-  std::printf("Parallel timing simulation (-sim_threads), %s configuration, CA cores and DRAM, kernel only;\n"
-              "best wall time of %d run(s); load average at start: %s\n\n",
-              config.c_str(), repeats, load_average().c_str());
+  std::printf("Parallel timing simulation (-sim_threads), %s configuration, %s cores, partitions and DRAM, "
+              "kernel only;\nbest wall time of %d run(s); load average at start: %s\n\n",
+              config.c_str(), g_fidelity == "at" ? "AT" : "CA", repeats, load_average().c_str());
   std::printf("| kernel | threads | core cycles | warp instructions | host wall s | host CPU s | speed-up |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   bool identical = true;
