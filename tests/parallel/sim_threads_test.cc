@@ -118,6 +118,30 @@ TEST_P(SimThreads, StatisticsAndOutputAreTheSameForOneTwoAndFourThreads) {
   }
 }
 
+// A bad thread count is a configuration error naming the option; the program does not run.
+TEST(SimThreadsOption, BadThreadCountsAreConfigurationErrorsNamingTheOption) {
+  const struct {
+    const char *value, *message;
+  } bad[] = {
+      {"0", "-sim_threads: at least one host thread is needed"},
+      {"2000", "-sim_threads: at most 1024 host threads"},
+      {"two", "-sim_threads: bad value 'two': not an unsigned integer"},
+  };
+  for (const auto &b : bad) {
+    const std::string out = std::string(SIMTVP_BINARY_DIR) + "/tests/parallel/out/bad_threads";
+    ASSERT_EQ(std::system(("rm -rf '" + out + "' && mkdir -p '" + out + "'").c_str()), 0);
+    std::string cmd = "env -u SIMTVP_OPTIONS '" + std::string(SIMTVP_CLI) + "' -q -o '" + out +
+                      "' --set '-sim_threads " + b.value + "' '" + SIMTVP_SOURCE_DIR +
+                      "/tests/kernels/bin/vector_add' 1024 > '" + out + "/stdout.txt' 2> '" + out + "/stderr.txt'";
+    int st = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1) << b.value;
+    std::string err = read_file(out + "/stderr.txt");
+    EXPECT_NE(err.find("configuration error"), std::string::npos) << err;
+    EXPECT_NE(err.find(b.message), std::string::npos) << err;
+    EXPECT_EQ(read_file(out + "/stdout.txt").find("PASS"), std::string::npos) << "the program ran";
+  }
+}
+
 // "Every tests/kernels program": a program added there without a case here fails this test.
 TEST(SimThreadsCases, CoverEveryProgramOfTestsKernels) {
   const std::string dir = std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/bin";
