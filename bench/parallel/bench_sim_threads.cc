@@ -133,12 +133,16 @@ result run(const std::string &config, unsigned threads, const kernel &k) {
   test_support::child_result c = test_support::run_in_child([&] {
     result r = run_child(config, threads, k);
     return std::string(reinterpret_cast<const char *>(&r), sizeof r);
-  });
+  }, true);
   result r;
   if (c.ok && c.payload.size() == sizeof r)
     std::memcpy(static_cast<void *>(&r), c.payload.data(), sizeof r);
   else
     std::snprintf(r.error, sizeof r.error, "the run died (%s)", c.ok ? "short message" : c.error.c_str());
+  // The configuration's warnings are the same for every run: shown once (and with any failure).
+  static bool shown = false;
+  if (!shown || !r.ok) std::fputs(c.err.c_str(), stderr);
+  shown = true;
   return r;
 }
 
