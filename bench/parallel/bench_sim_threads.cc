@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
               config.c_str(), g_fidelity == "at" ? "AT" : "CA", repeats, load_average().c_str());
   std::printf("| kernel | threads | core cycles | warp instructions | host wall s | host CPU s | speed-up |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
-  bool identical = true;
+  bool identical = true, failed = false;
   for (const std::string &kn : kernels) {
     kernel k = kn == "sgemm" ? sgemm(sgemm_n) : vector_add(vector_n);
     std::string label = kn == "sgemm" ? "tiled SGEMM " + std::to_string(sgemm_n) + "³"
@@ -230,6 +230,7 @@ int main(int argc, char **argv) {
       }
       if (!best.ok) {
         std::printf("| %s | %u | failed: %s |\n", label.c_str(), t, best.error);
+        failed = true;
         continue;
       }
       if (!first.ok) first = best;
@@ -244,5 +245,5 @@ int main(int argc, char **argv) {
   }
   std::printf("\nLoad average at end: %s. Cycles, warp instructions and L2 accesses %s for every thread count.\n",
               load_average().c_str(), identical ? "are the same" : "DIFFER");
-  return identical ? 0 : 1;
+  return identical && !failed ? 0 : 1;
 }
