@@ -688,6 +688,13 @@ static const config_option fidelity_options[] = {
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
                "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
                "order) may differ from run to run. Timing SIMT sides ignore it."),
+    CONFIG_OPT(gpu_fidelity_config, sim_threads, CONFIG_UINT, "-sim_threads", "1", "threads",
+               "Host threads that advance the timing GPU: the SIMT clusters, memory partitions and "
+               "DRAM channels of a clock domain due at the same edge are ticked in parallel. The "
+               "statistics are the same, bit for bit, for every thread count (docs/timing.md "
+               "\"Parallel simulation\" lists the one exception: CTAs on different SMs racing on "
+               "the same global address in the same core cycle). The functional SIMT side ignores "
+               "it (`-func_threads`)."),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -1208,6 +1215,10 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     return fail(r, "-mempart_model_override", diag, "%s", why);
   if (f->func_threads == 0)
     return fail(r, "-func_threads", diag, "at least one host thread is needed");
+  if (f->sim_threads == 0)
+    return fail(r, "-sim_threads", diag, "at least one host thread is needed");
+  if (f->sim_threads > 1024)
+    return fail(r, "-sim_threads", diag, "at most 1024 host threads");
   if (cfg->sim.kernel_launch_latency < 0)
     return fail(r, "-gpgpu_kernel_launch_latency", diag, "a latency must not be negative (%" PRId32 ")",
                 cfg->sim.kernel_launch_latency);

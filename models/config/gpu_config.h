@@ -223,6 +223,7 @@ typedef struct gpu_fidelity_config {
   int32_t mempart_model;           /* -mempart_model at|ca (all memory partitions) */
   char mempart_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -mempart_model_override "0-3:ca" */
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
+  uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
