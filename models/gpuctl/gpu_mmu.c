@@ -85,7 +85,9 @@ mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access ac
     return MMU_FAULT_NONE;
   }
   mmu_mem_port port = {m, read_entry};
-  ++*m->c.walks;
+  /* the functional engine's per-SM translation caches fill from several host threads under
+   * -sim_threads: the count is the same, only the increments must not be lost */
+  __atomic_fetch_add(m->c.walks, 1, __ATOMIC_RELAXED);
   return mmu_walk(&port, pdb, va, access, t);
 }
 

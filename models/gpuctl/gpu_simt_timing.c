@@ -109,7 +109,11 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
   /* The functional engine the cores execute through, and the launcher with the cores' decode. */
   func_ports fp = cfg->func;
   if (!fp.messages.emit) fp.messages = ports.messages;
-  t->engine = func_create(&p->func, &fp, cfg->mem, t->st, diag);
+  /* The SMs count apart (models/func sm_threads) for every -sim_threads, so the func.* statistics
+   * are the same whether the clusters tick on one host thread or several (docs/timing.md §12). */
+  func_config fc = p->func;
+  fc.sm_threads = true;
+  t->engine = func_create(&fc, &fp, cfg->mem, t->st, diag);
   if (t->engine) t->launcher = make_launcher(t, diag);
   if (!t->launcher) {
     gpu_simt_timing_destroy(t);
@@ -132,6 +136,16 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
 
   /* GPU virtual memory timing: with a TLB configured, one L2 TLB shared by every core. */
   bool tlbs = g->core.tlb_l1_entries || g->core.tlb_l2_entries;
+  if (tlbs && g->fidelity.sim_threads > 1) {
+    /* the L2 TLB is shared by every core and filled as walks end: with cores ticking on several
+     * host threads its contents (and so the statistics) would depend on thread timing */
+    simtvp_diag_option_error(diag, SIMTVP_ERR_UNSUPPORTED, "-gpgpu_tlb_l1_entries",
+                             "timing TLBs (-gpgpu_tlb_l1_entries %u, -gpgpu_tlb_l2_entries %u) need -sim_threads 1 "
+                             "(it is %u): the shared L2 TLB is not yet safe to use from several host threads",
+                             g->core.tlb_l1_entries, g->core.tlb_l2_entries, g->fidelity.sim_threads);
+    gpu_simt_timing_destroy(t);
+    return NULL;
+  }
   if (tlbs) {
     mmu_tlb_config tc = {g->core.tlb_l2_entries, g->core.tlb_l2_assoc, "l2_tlb", t->st, "-gpgpu_tlb_l2_entries"};
     if (!(t->l2_tlb = mmu_tlb_create(&tc, diag))) {

@@ -502,6 +502,16 @@ TEST(GpuTiming, BadMemorySystemOptionIsAConfigurationErrorNamingIt) {
   EXPECT_NE(r.error.find("-icnt_flit_size"), std::string::npos) << r.error;
 }
 
+// Timing TLBs share one L2 TLB between the cores: not with several simulation threads yet
+// (docs/vm.md); the refusal names the option and the thread count.
+TEST(GpuTiming, TimingTlbsWithSeveralSimulationThreadsAreRefusedNamingBoth) {
+  gt::options o = opts({"-simt_model", "ca", "-gpgpu_tlb_l1_entries", "16", "-sim_threads", "2"});
+  gt::result r = gt::run_body(o, [](void *, std::string &) { return 0; });
+  ASSERT_EQ(r.error.find("open: "), 0u) << r.error;
+  EXPECT_NE(r.error.find("-gpgpu_tlb_l1_entries 16"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("-sim_threads 1 (it is 2)"), std::string::npos) << r.error;
+}
+
 // Every core AT: the kernel runs on the timing side (a build without models/simt/at warns and
 // runs the cores cycle-accurate instead).
 TEST(GpuTiming, ApproximatelyTimedCoresRunAKernelOnTheTimingSide) {
