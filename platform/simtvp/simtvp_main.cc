@@ -54,6 +54,12 @@ const char kUsage[] =
     "      --check           load the configuration and build the GPU from it, report every\n"
     "                        warning a run would give, then exit (status 0 when it can run)\n"
     "      --list-options    print every GPU option: name, type, default, unit, description\n"
+    "      --debug           run the program under the interactive GPU debugger: breakpoints on\n"
+    "                        kernels, PTX and source lines, CTAs and threads; watchpoints on\n"
+    "                        global memory; stepping warps; registers, SIMT stack, memory\n"
+    "                        (commands on the terminal; `help` lists them; docs/debugger.md)\n"
+    "      --debug-script FILE  the debugger's commands from FILE (then from the terminal, if\n"
+    "                        there is one); implies --debug\n"
     "  -h, --help            this text\n"
     "      --version         the simtvp version\n"
     "\n"
@@ -62,7 +68,7 @@ const char kUsage[] =
     "-liveness_message_freq seconds), per-kernel statistics, warnings and the run summary to\n"
     "stderr. The program sees these environment variables (the CUDA runtime reads them):\n"
     "  SIMTVP_CONFIG  SIMTVP_OUTDIR  SIMTVP_OPTIONS  SIMTVP_STRICT  SIMTVP_QUIET\n"
-    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_CONFIG_CHECKED\n"
+    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_CONFIG_CHECKED  SIMTVP_DEBUG  SIMTVP_DEBUG_SCRIPT\n"
     "  LD_LIBRARY_PATH  with %s first (simtvp's libcudart.so.13, libcuda.so.1)\n"
     "\n"
     "Exit status: the program's (a program killed by a signal kills simtvp with it, after a\n"
@@ -73,7 +79,8 @@ const char kUsage[] =
     "  simtvp ./vector_add 100000\n"
     "  simtvp --config SM75_RTX2060 -o out --set '-simt_model func' -- ./app -n 4\n"
     "  simtvp -c ~/accel-sim/gpu-simulator/gpgpu-sim/configs/tested-cfgs/SM7_QV100 ./app\n"
-    "  simtvp -o out --trace out/trace.json ./app      (then open out/report.html)\n";
+    "  simtvp -o out --trace out/trace.json ./app      (then open out/report.html)\n"
+    "  simtvp --debug ./vector_add                     (then: break vector_add.cu:7, continue)\n";
 
 // The folder of libcudart.so.13 and libcuda.so.1 the program must load (the installed
 // <libdir>/simtvp, or build/lib), found by libsimtvp from its own location.
@@ -337,9 +344,9 @@ int run_program(std::vector<char *> &args, bool quiet) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string config, outdir, trace, stats_mode;
+  std::string config, outdir, trace, stats_mode, debug_script;
   std::vector<std::string> sets;
-  bool strict = false, quiet = false, check = false;
+  bool strict = false, quiet = false, check = false, debug = false;
   int i = 1;
   for (; i < argc; i++) {
     std::string a = argv[i];
@@ -395,6 +402,16 @@ int main(int argc, char **argv) {
       quiet = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--debug") {
+      debug = true;
+    } else if (a == "--debug-script" || a.rfind("--debug-script=", 0) == 0) {
+      const char *v = a == "--debug-script" ? value("--debug-script") : nullptr;
+      std::string f = a == "--debug-script" ? (v ? v : "") : a.substr(15);
+      if (f.empty()) return usage_error("%s needs a file of debugger commands", "--debug-script");
+      if (access(f.c_str(), R_OK) != 0)
+        return usage_error("--debug-script %s: cannot read it", f.c_str());
+      debug_script = absolute(f);
+      debug = true;
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '%s'", a.c_str());
     } else {
@@ -490,6 +507,8 @@ int main(int argc, char **argv) {
   if (!stats_mode.empty()) setenv("SIMTVP_STATS", stats_mode.c_str(), 1);
   if (!trace.empty()) setenv("SIMTVP_TRACE", trace.c_str(), 1);
   setenv("SIMTVP_CONFIG_CHECKED", "1", 1);  // its warnings were printed above: once is enough
+  if (debug) setenv("SIMTVP_DEBUG", "1", 1);
+  if (!debug_script.empty()) setenv("SIMTVP_DEBUG_SCRIPT", debug_script.c_str(), 1);
   std::string ld = lib_dir();
   if (const char *old = std::getenv("LD_LIBRARY_PATH"))
     if (*old) ld += std::string(":") + old;

@@ -132,6 +132,16 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     return;
   }
 
+  // The debugger (simtvp --debug), whose port the GPU's functional engine gets.
+  if (settings_.debug && !settings_.check_only) {
+    std::string why;
+    debugger_ = debug_frontend::from_environment(program_invocation_short_name, &why);
+    if (!debugger_ && !why.empty()) {
+      build_status_ = simtvp_diag_set(&build_diag_, SIMTVP_ERR_ARG, "%s", why.c_str());
+      return;
+    }
+  }
+
   // GPU first: its statistics lead the text output.
   gpu_top_options go;
   go.st = stats_;
@@ -142,6 +152,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     std::fflush(stdout);
   };
   go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
+  if (debugger_) go.debugger = debugger_->port();
   gpu_.reset(gpu_top::create("gpu", config_, go, &build_diag_));
   if (!gpu_) {
     build_status_ = build_diag_.status;
@@ -152,7 +163,9 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   // What the run shows besides statistics: progress (unless quiet), and with -o or a trace the
   // timeline and the report's samples. All passive.
   record_ = !settings_.check_only && (!settings_.out_dir.empty() || !settings_.trace_path.empty());
-  report::progress::mode_t mode = report::progress_mode_for(stderr, settings_.quiet || settings_.check_only);
+  // (No progress line under the debugger: its prompt and output own the terminal.)
+  report::progress::mode_t mode =
+      report::progress_mode_for(stderr, settings_.quiet || settings_.check_only || debugger_ != nullptr);
   if (mode != report::progress::off) {
     progress_ = std::make_unique<report::progress>(mode, stderr, config_.output.liveness_message_freq, wall_seconds);
     if (progress_->mode() == report::progress::off) progress_.reset();
@@ -223,6 +236,9 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     SC_THREAD(sample);
   }
   if (progress_ || record_) SC_THREAD(ticker);
+  // Everything is built: the debugger's first commands (breakpoints, watchpoints), before the
+  // program's first kernel.
+  if (debugger_) debugger_->start();
 }
 
 vp_platform::~vp_platform() {
@@ -538,6 +554,7 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
 
 simtvp_status vp_platform::finish(simtvp_diag *diag) {
   if (finished_) return SIMTVP_OK;
+  if (debugger_) debugger_->finish();
   if (settings_.check_only) {  // built to be checked: nothing ran, nothing to write or summarise
     finished_ = true;
     flush_messages();

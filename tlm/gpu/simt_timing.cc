@@ -102,6 +102,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
       s->env_.func.print(s->env_.func.ctx, text, len);
   };
   tc.func.messages = env_.func.messages;
+  tc.func.debug = env_.func.debug;
   side_ = gpu_simt_timing_create(&tc, model_ports(), diag);
   if (!side_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   stats *st = gpu_simt_timing_stats(side_);
