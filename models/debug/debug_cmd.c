@@ -1069,6 +1069,7 @@ bool dbg_execute(dbg *d, const char *line) {
       dbg_out(d, "directory: at most %d directories.\n", DBG_MAX_DIRS);
     } else {
       snprintf(d->dirs[d->n_dirs++], DBG_NAME, "%s", c.rest[1]);
+      dbg_out(d, "Source files are looked up in %s too.\n", d->dirs[d->n_dirs - 1]);
     }
   } else {
     dbg_out(d, "Unknown command '%s'. Try `help`.\n", c.tok[0]);

@@ -121,10 +121,13 @@ bool debug_frontend::read_line(const char *prompt, char *buf, size_t size) {
       return false;
     }
     size_t n = std::strlen(buf);
-    if (n && buf[n - 1] != '\n' && !std::feof(in)) {  // longer than a line may be: drop the rest
+    if (n + 1 == size && buf[n - 1] != '\n' && !std::feof(in)) {  // longer than a line may be: not run
       int ch;
       while ((ch = std::fgetc(in)) != EOF && ch != '\n') {
       }
+      std::fprintf(stdout, "A command line is at most %zu characters: this one is not run.\n", size - 2);
+      std::fflush(stdout);
+      continue;
     }
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = '\0';
     if (!interactive && (buf[0] == '#' || buf[0] == '\0')) continue;  // a script's comments and blank lines

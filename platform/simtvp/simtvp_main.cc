@@ -44,6 +44,8 @@ const char kUsage[] =
     "      --trace FILE      write the timeline as a Chrome trace-event / Perfetto JSON file:\n"
     "                        kernels, CTAs per SM, copies, command-processor packets,\n"
     "                        interrupts, DRAM channels, in simulated time (ui.perfetto.dev)\n"
+    "      --vcd FILE        write the same timeline as waveforms (Value Change Dump, 1 ps):\n"
+    "                        irq, kernels, CTAs per SM, copy engine, command processor, DRAM\n"
     "      --stats MODE      statistics text on stderr: summary (default: a short block per\n"
     "                        kernel and a table at the end), full (GPGPU-Sim's name = value\n"
     "                        lines, byte-compatible with its scripts), none\n"
@@ -68,7 +70,7 @@ const char kUsage[] =
     "-liveness_message_freq seconds), per-kernel statistics, warnings and the run summary to\n"
     "stderr. The program sees these environment variables (the CUDA runtime reads them):\n"
     "  SIMTVP_CONFIG  SIMTVP_OUTDIR  SIMTVP_OPTIONS  SIMTVP_STRICT  SIMTVP_QUIET\n"
-    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_CONFIG_CHECKED  SIMTVP_DEBUG  SIMTVP_DEBUG_SCRIPT\n"
+    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_VCD  SIMTVP_CONFIG_CHECKED  SIMTVP_DEBUG  SIMTVP_DEBUG_SCRIPT\n"
     "  LD_LIBRARY_PATH  with %s first (simtvp's libcudart.so.13, libcuda.so.1)\n"
     "\n"
     "Exit status: the program's (a program killed by a signal kills simtvp with it, after a\n"
@@ -344,7 +346,7 @@ int run_program(std::vector<char *> &args, bool quiet) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string config, outdir, trace, stats_mode, debug_script;
+  std::string config, outdir, trace, vcd, stats_mode, debug_script;
   std::vector<std::string> sets;
   bool strict = false, quiet = false, check = false, debug = false;
   int i = 1;
@@ -390,6 +392,13 @@ int main(int argc, char **argv) {
       trace = v;
     } else if (a.rfind("--trace=", 0) == 0) {
       trace = a.substr(8);
+    } else if (a == "--vcd") {
+      const char *v = value("--vcd");
+      if (!v) return usage_error("%s needs a file name, e.g. --vcd run.vcd", a.c_str());
+      vcd = v;
+    } else if (a.rfind("--vcd=", 0) == 0) {
+      vcd = a.substr(6);
+      if (vcd.empty()) return usage_error("%s needs a file name, e.g. --vcd run.vcd", "--vcd");
     } else if (a == "--stats" || a.rfind("--stats=", 0) == 0) {
       const char *v = a == "--stats" ? value("--stats") : nullptr;
       std::string m = a == "--stats" ? (v ? v : "") : a.substr(8);
@@ -444,6 +453,7 @@ int main(int argc, char **argv) {
   }
   if (!outdir.empty()) outdir = absolute(outdir);
   if (!trace.empty()) trace = absolute(trace);
+  if (!vcd.empty()) vcd = absolute(vcd);
   std::vector<const char *> wv;
   for (const std::string &w : words) wv.push_back(w.c_str());
   simtvp_host_options o{};
@@ -506,6 +516,7 @@ int main(int argc, char **argv) {
   if (quiet) setenv("SIMTVP_QUIET", "1", 1);
   if (!stats_mode.empty()) setenv("SIMTVP_STATS", stats_mode.c_str(), 1);
   if (!trace.empty()) setenv("SIMTVP_TRACE", trace.c_str(), 1);
+  if (!vcd.empty()) setenv("SIMTVP_VCD", vcd.c_str(), 1);
   setenv("SIMTVP_CONFIG_CHECKED", "1", 1);  // its warnings were printed above: once is enough
   if (debug) setenv("SIMTVP_DEBUG", "1", 1);
   if (!debug_script.empty()) setenv("SIMTVP_DEBUG_SCRIPT", debug_script.c_str(), 1);

@@ -14,6 +14,7 @@
 #include "html_report.h"
 #include "simt_timing.h"
 #include "trace_json.h"
+#include "trace_vcd.h"
 
 namespace simtvp {
 
@@ -162,7 +163,8 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
 
   // What the run shows besides statistics: progress (unless quiet), and with -o or a trace the
   // timeline and the report's samples. All passive.
-  record_ = !settings_.check_only && (!settings_.out_dir.empty() || !settings_.trace_path.empty());
+  record_ = !settings_.check_only &&
+            (!settings_.out_dir.empty() || !settings_.trace_path.empty() || !settings_.vcd_path.empty());
   // (No progress line under the debugger: its prompt and output own the terminal.)
   report::progress::mode_t mode =
       report::progress_mode_for(stderr, settings_.quiet || settings_.check_only || debugger_ != nullptr);
@@ -547,6 +549,20 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
     if (f && std::fclose(f) != 0) ok = false;
     if (!ok && st == SIMTVP_OK)
       st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "--trace %s: cannot write the trace: %s", settings_.trace_path.c_str(),
+                           std::strerror(errno));
+  }
+  if (!settings_.vcd_path.empty()) {
+    size_t slash = settings_.vcd_path.rfind('/');
+    if (slash != std::string::npos && slash > 0) make_dirs(settings_.vcd_path.substr(0, slash));
+    FILE *f = std::fopen(settings_.vcd_path.c_str(), "w");
+    report::vcd_info vi;
+    vi.gpu = info.gpu;
+    vi.config = info.config;
+    vi.simt_model = info.simt_model;
+    bool ok = f && report::write_trace_vcd(f, timeline_, vi);
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok && st == SIMTVP_OK)
+      st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "--vcd %s: cannot write the waveforms: %s", settings_.vcd_path.c_str(),
                            std::strerror(errno));
   }
   return st;

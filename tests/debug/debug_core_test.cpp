@@ -77,6 +77,7 @@ struct Session {
   std::deque<std::string> input;
   std::string out;
   bool killed = false;
+  std::string source_dir;  // non-empty: source files exist only there (demo.cu), not at /src
   dbg *d = nullptr;
 
   explicit Session(std::vector<std::string> lines) : input(lines.begin(), lines.end()) {
@@ -95,8 +96,9 @@ struct Session {
       snprintf(buf, size, "demo(float*, int)");  // as if it were a C++ kernel
       return true;
     };
-    p.source_line = [](void *, const char *path, uint32_t line, char *buf, size_t size) {
-      if (std::strcmp(path, "/src/demo.cu") != 0 || line < 5 || line > 10) return false;
+    p.source_line = [](void *ctx, const char *path, uint32_t line, char *buf, size_t size) {
+      const std::string &dir = static_cast<Session *>(ctx)->source_dir;
+      if ((dir.empty() ? std::string("/src/demo.cu") : dir + "/demo.cu") != path || line < 5 || line > 10) return false;
       snprintf(buf, size, "source line %u", line);
       return true;
     };
@@ -306,6 +308,39 @@ TEST(DebugCore, RegistersPredicatesWarpsCtasKernelsAndListing) {
   EXPECT_TRUE(s.has("%r2 = 0x00000002         2\n")) << s.out;
 }
 
+// `list` around a PTX line, a source line and a pc; source text appears once `directory` names
+// where the file is (the PTX names /src/demo.cu, which does not exist here).
+TEST(DebugCore, ListPlacesAndSourceDirectories) {
+  Session s({"break kernel demo", "continue", "directory", "list demo.cu:8", "directory /elsewhere", "directory",
+             "list demo.cu:8", "list *3", "list " + std::to_string(line_of("ret;")), "list demo.cu:99",
+             "list *999", "list foo bar", "continue"});
+  s.source_dir = "/elsewhere";
+  expect_results(run_functional(&s));
+  uint32_t ld = line_of("ld.shared.f32");
+  EXPECT_TRUE(s.has("(simtvp-dbg) directory\nSource files are looked up as named in the PTX, then in the working "
+                    "directory.\n")) << s.out;
+  // before `directory`: the source line's place, not its text
+  EXPECT_TRUE(s.has("(simtvp-dbg) list demo.cu:8\n")) << s.out;
+  size_t first = s.out.find("(simtvp-dbg) list demo.cu:8\n"), dir = s.out.find("(simtvp-dbg) directory /elsewhere");
+  ASSERT_LT(first, dir);
+  EXPECT_EQ(s.out.substr(first, dir - first).find("source line 8"), std::string::npos) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) directory /elsewhere\nSource files are looked up in /elsewhere too.\n")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) directory\n/elsewhere\n")) << s.out;
+  // after it: pc 14 (the line's first instruction) in the middle of ten, with the text
+  std::string after = s.out.substr(dir);
+  EXPECT_NE(after.find("   pc 14  ptx:" + std::to_string(ld) + "  demo.cu:8   ld.shared.f32 %f2, [%r7];\n"
+                       "       8\tsource line 8\n"), std::string::npos) << s.out;
+  EXPECT_NE(after.find("(simtvp-dbg) list *3\n=> pc 0  ptx:"), std::string::npos) << s.out;  // focus pc marked
+  EXPECT_NE(after.find("   pc 20  ptx:" + std::to_string(line_of("ret;")) + "  demo.cu:10   ret;\n"), std::string::npos)
+      << s.out;
+  EXPECT_NE(after.find("(simtvp-dbg) list demo.cu:99\nNo instruction at demo.cu:99 in kernel 1's module.\n"),
+            std::string::npos) << s.out;
+  EXPECT_NE(after.find("(simtvp-dbg) list *999\npc 999 is outside the module (21 instructions).\n"),
+            std::string::npos) << s.out;
+  EXPECT_NE(after.find("(simtvp-dbg) list foo bar\nlist: expected LINE, FILE:LINE or *PC.\n"), std::string::npos)
+      << s.out;
+}
+
 TEST(DebugCore, CtaAndThreadBreakpointsStopWhenTheyStart) {
   Session s({"break cta 1,0,0", "break thread 40,0,0 cta 0,0,0", "continue", "continue", "continue"});
   expect_results(run_functional(&s));
@@ -480,13 +515,19 @@ TEST(DebugCoreCa, StopsStepsAndWatchesWithoutChangingTheTiming) {
   CaRun plain = run_ca(nullptr);
   expect_results(plain.out);
   Session s({"break kernel demo", "continue", "watch/f $param0+4*3", "break demo.cu:8 cta 1,0,0", "continue",
-             "info ctas", "step 2", "continue", "info warps all", "continue", "continue", "continue"});
+             "info ctas", "cta 0,0,0", "print %ctaid.x", "cta 1,0,0", "print %ctaid.x", "step 2", "continue",
+             "info warps all", "continue", "continue", "continue"});
   CaRun debugged = run_ca(&s);
   expect_results(debugged.out);
   // Both CTAs are resident at once on the two SMs, and nothing moved while the debugger held them.
   EXPECT_TRUE(s.has("CTA (0,0,0)  kernel 1 demo(float*, int)  SM 0  warps 2")) << s.out;
   EXPECT_TRUE(s.has("* CTA (1,0,0)  kernel 1 demo(float*, int)  SM ")) << s.out;
   EXPECT_TRUE(s.has("\nBreakpoint 3, demo.cu:8")) << s.out;
+  // the focus moves to the other resident CTA and back
+  EXPECT_TRUE(s.has("(simtvp-dbg) cta 0,0,0\n[kernel 1 demo(float*, int), CTA (0,0,0), warp ")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) print %ctaid.x\n%ctaid.x = 0 (0x0)\n(simtvp-dbg) cta 1,0,0\n[kernel 1 demo(float*, int), "
+                    "CTA (1,0,0), warp ")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) print %ctaid.x\n%ctaid.x = 1 (0x1)\n")) << s.out;
   EXPECT_TRUE(s.has("thread (3,0,0), SM 0\n")) << s.out;
   EXPECT_TRUE(s.has("Old value = 0\nNew value = 6\n")) << s.out;
   EXPECT_EQ(plain.cycles, debugged.cycles);

@@ -124,8 +124,8 @@ TEST(DebugSession, KernelBreakpointStepsRegistersAndWatchpointOnVectorAdd) {
         "  #0  pc 8 (line ",
         ")  reconverge at function exit  lanes 0xffffffff\n",
         "(simtvp-dbg) watch/f $param2+4*1000\nWatchpoint 2: 0x",
-        // element 1000 is thread 488 = CTA 3, thread 104 (warp 3, lane 8), in its second grid-stride pass? no:
-        // 4 CTAs x 128 = 512 threads, so i = 1000 is thread 488 = CTA 3, thread (104,0,0), second pass
+        // 4 CTAs x 128 = 512 threads: i = 1000 is grid thread 488 (its second grid-stride pass),
+        // CTA 3, thread (104,0,0): warp 3, lane 8
         " written by kernel 1 vector_add(float const*, float const*, float*, int), CTA (3,0,0), warp 3, "
         "thread (104,0,0), SM ",
         "Old value = 0\nNew value = ",
@@ -215,6 +215,19 @@ TEST(DebugSession, KillEndsTheProgramWithStatusOne) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(has(r.out, "(simtvp-dbg) kill\nEnding the program.\n")) << r.out;
   EXPECT_FALSE(has(r.out, "PASS vector_add")) << r.out;
+}
+
+// A line longer than the debugger reads is reported and not run (not cut and run as something
+// else); the session goes on with the next line.
+TEST(DebugSession, ACommandLineTooLongIsNotRun) {
+  std::string script = std::string(SIMTVP_BINARY_DIR) + "/tests/debug/long.gdb";
+  std::ofstream(script) << "break kernel vector_add\ncontinue\nprint " << std::string(2000, '1')
+                        << "\nprint %ctaid.x\ncontinue\n";
+  result r = run("-q --set -simt_model=func --debug-script " + script + " " + kKernels + "/bin/vector_add 1024");
+  EXPECT_EQ(r.status, 0) << r.out;
+  expect_in_order(r.out, {"A command line is at most 1022 characters: this one is not run.\n",
+                          "(simtvp-dbg) print %ctaid.x\n%ctaid.x = 0 (0x0)\n", "PASS vector_add"});
+  EXPECT_FALSE(has(r.out, "(simtvp-dbg) print 111")) << r.out;
 }
 
 TEST(DebugSession, AScriptThatCannotBeReadIsAnError) {
