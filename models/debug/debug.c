@@ -107,6 +107,7 @@ static bool point_at_pc(const dbg_point *p, const dbg_launch *L, uint32_t pc) {
   if (p->kind == DBG_BP_PTX)
     return m->insns[pc].ptx_line == p->line && (!p->file[0] || dbg_file_matches(m->source_name, p->file));
   if (p->kind == DBG_BP_SOURCE) return source_stretch_start(m, pc, p->file, p->line);
+  if (p->kind == DBG_BP_PC) return pc == p->pc;
   return false;
 }
 
@@ -115,7 +116,9 @@ static void resolve(dbg *d, dbg_launch *L) {
   memset(L->at_pc, 0, L->m->n_insns ? L->m->n_insns : 1);
   for (uint32_t i = 0; i < d->n_pts; i++) {
     const dbg_point *p = &d->pts[i];
-    if (!p->enabled || (p->kind != DBG_BP_PTX && p->kind != DBG_BP_SOURCE) || !point_kernel_ok(p, L)) continue;
+    if (!p->enabled || (p->kind != DBG_BP_PTX && p->kind != DBG_BP_SOURCE && p->kind != DBG_BP_PC) ||
+        !point_kernel_ok(p, L))
+      continue;
     for (uint32_t pc = 0; pc < L->m->n_insns; pc++)
       if (point_at_pc(p, L, pc)) L->at_pc[pc] = 1;
   }

@@ -10,7 +10,7 @@
  * instruction's functional execution in functional and timing modes alike; nothing advances
  * while it waits, so timing state is untouched when it continues.
  *
- * What it does: breakpoints on a kernel (mangled or demangled name, or launch number), on a PTX
+ * What it does: breakpoints on a kernel (mangled or demangled name, or launch number), on a pc, a PTX
  * line or a CUDA source line (the .loc/.file information of the PTX), on a CTA or a thread
  * (each optionally restricted to a kernel, CTA and thread); watchpoints on global memory (stop
  * after a warp instruction that wrote there, naming warp, thread, pc and line, old and new

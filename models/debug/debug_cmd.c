@@ -313,7 +313,7 @@ static bool parse_filters(dbg *d, cmdline *c, uint32_t i, dbg_point *p) {
 
 static void cmd_break(dbg *d, cmdline *c) {
   if (c->n < 2) {
-    dbg_out(d, "break: where? kernel NAME|N, LINE (PTX), FILE:LINE (source), FILE.ptx:LINE, cta X,Y,Z or "
+    dbg_out(d, "break: where? kernel NAME|N, LINE (PTX), FILE:LINE (source), FILE.ptx:LINE, *PC, cta X,Y,Z or "
                "thread X,Y,Z, then optional filters kernel/cta/thread.\n");
     return;
   }
@@ -355,6 +355,19 @@ static void cmd_break(dbg *d, cmdline *c) {
     tmp.kind = DBG_BP_THREAD;
     if (!parse_coords(d, c, &i, tmp.thread)) return;
     tmp.has_thread = true;
+  } else if (w[0] == '*') {
+    uint64_t pc;
+    if (!w[1]) {
+      dbg_out(d, "break: '*' needs a pc: break *PC (the module-wide instruction index that `list` shows).\n");
+      return;
+    }
+    if (!eval(d, w + 1, &pc)) return;
+    if (pc > UINT32_MAX) {
+      dbg_out(d, "break: pc %llu is not an instruction.\n", (unsigned long long)pc);
+      return;
+    }
+    tmp.kind = DBG_BP_PC;
+    tmp.pc = (uint32_t)pc;
   } else if (is_number(w)) {
     tmp.kind = DBG_BP_PTX;
     tmp.line = (uint32_t)strtoul(w, NULL, 10);
@@ -394,9 +407,9 @@ static void cmd_break(dbg *d, cmdline *c) {
   d->n_pts++;
   char what[DBG_NAME * 2];
   dbg_describe_point(p, what, sizeof what);
-  static const char *const kinds[] = {"kernel ", "PTX ", "source line ", "start of ", "start of "};
+  static const char *const kinds[] = {"kernel ", "PTX ", "source line ", "start of ", "start of ", "", ""};
   dbg_out(d, "Breakpoint %u: %s%s", p->id, kinds[p->kind], what);
-  if (p->kind == DBG_BP_PTX || p->kind == DBG_BP_SOURCE) {
+  if (p->kind == DBG_BP_PTX || p->kind == DBG_BP_SOURCE || p->kind == DBG_BP_PC) {
     /* say where it is in the running kernels, if any */
     dbg_resolve_all(d);
     uint32_t launches, n = dbg_point_resolved(d, p, &launches);
@@ -957,6 +970,7 @@ static const char kHelp[] =
     "  break kernel NAME|N          at a kernel launch (PTX or demangled name, or launch number)\n"
     "  break LINE | FILE.ptx:LINE   at every instruction of a PTX line\n"
     "  break FILE:LINE              at a CUDA source line (needs PTX with .loc: nvcc -lineinfo)\n"
+    "  break *PC                    at every execution of the instruction at pc PC (as `list` shows)\n"
     "  break cta X,Y,Z | thread X,Y,Z   when a CTA / a thread starts\n"
     "      filters after any of them: kernel NAME|N, cta X,Y,Z, thread X,Y,Z\n"
     "  watch[/FMT] ADDRESS [BYTES]  stop after a warp writes global memory there (1,2,4,8 bytes)\n"

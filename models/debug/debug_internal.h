@@ -19,7 +19,8 @@ enum {
   DBG_BP_SOURCE,     /* the first instruction of each stretch of a source line (.loc) */
   DBG_BP_CTA,        /* the first instruction a CTA executes */
   DBG_BP_THREAD,     /* the first instruction a thread executes (once per CTA) */
-  DBG_WATCH          /* a warp instruction wrote global memory there */
+  DBG_WATCH,         /* a warp instruction wrote global memory there */
+  DBG_BP_PC          /* every execution of the instruction at a module-wide pc */
 };
 
 typedef struct dbg_point {
@@ -30,6 +31,7 @@ typedef struct dbg_point {
   uint64_t launch_no;     /* kernel by launch number (name empty) */
   char file[DBG_NAME];    /* DBG_BP_PTX: module filter ("" = any); DBG_BP_SOURCE: source file */
   uint32_t line;
+  uint32_t pc;            /* DBG_BP_PC */
   bool has_cta, has_thread;
   uint32_t cta[3], thread[3];
   /* DBG_WATCH */

@@ -398,6 +398,7 @@ static const char *kind_name(uint8_t k) {
   case DBG_BP_SOURCE: return "source line";
   case DBG_BP_CTA: return "cta";
   case DBG_BP_THREAD: return "thread";
+  case DBG_BP_PC: return "pc";
   default: return "watchpoint";
   }
 }
@@ -413,6 +414,7 @@ void dbg_describe_point(const dbg_point *p, char *buf, size_t size) {
     break;
   case DBG_BP_PTX: PUT("%s%sline %u", p->file, p->file[0] ? " " : "", p->line); break;
   case DBG_BP_SOURCE: PUT("%s:%u", p->file, p->line); break;
+  case DBG_BP_PC: PUT("pc %u", p->pc); break;
   case DBG_WATCH: PUT("0x%llx, %u bytes, /%c", (unsigned long long)p->addr, p->bytes, p->fmt); break;
   default: break;
   }

@@ -204,6 +204,21 @@ TEST(DebugCore, PtxLineBreakpointInANamedModuleOnly) {
   EXPECT_EQ(s.count("\nBreakpoint 2, "), 2u) << s.out;  // thread 1 of each CTA
 }
 
+// `break *PC`: every execution of one instruction (pc 14, the ld.shared of line 8), here filtered
+// to CTA 0, whose two warps both reach it; a pc that no instruction has stays pending.
+TEST(DebugCore, PcBreakpointStopsAtEveryExecutionOfTheInstruction) {
+  Session s({"break *14 cta 0,0,0", "break *999", "break *", "continue", "info breakpoints", "continue", "continue"});
+  expect_results(run_functional(&s));
+  uint32_t ld = line_of("ld.shared.f32");
+  EXPECT_TRUE(s.has("(simtvp-dbg) break *14 cta 0,0,0\nBreakpoint 1: pc 14 cta (0,0,0)\n")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) break *999\nBreakpoint 2: pc 999\n")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) break *\nbreak: '*' needs a pc: break *PC")) << s.out;
+  EXPECT_EQ(s.count("\nBreakpoint 1, demo.cu:8, ptx:" + std::to_string(ld) + "\n"), 2u) << s.out;
+  EXPECT_TRUE(s.has("CTA (0,0,0), warp 0, thread (0,0,0), lane 0, SM 0]\n=> pc 14  ptx:")) << s.out;
+  EXPECT_TRUE(s.has("CTA (0,0,0), warp 1, thread (32,0,0), lane 0, SM 0]\n=> pc 14  ptx:")) << s.out;
+  EXPECT_TRUE(s.has("1    pc           y   1     pc 14 cta (0,0,0)\n2    pc           y   0     pc 999\n")) << s.out;
+}
+
 TEST(DebugCore, SourceLineBreakpointStopsOncePerWarpThatReachesIt) {
   // line 8 is reached by CTA 0's two warps and CTA 1's two (its second warp with lanes 0-3 only)
   Session s({"break demo.cu:8", "continue", "continue", "continue", "continue", "info stack", "info predicates",
