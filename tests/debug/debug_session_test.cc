@@ -58,6 +58,7 @@ void expect_in_order(const std::string &out, const std::vector<std::string> &lin
 const char *const kModes[][2] = {{"func", "-simt_model=func"},
                                  {"func, 4 threads", "-simt_model=func --set -func_threads=4"},
                                  {"ca", "-simt_model=ca"},
+                                 {"ca, -sim_threads 2 (one with a debugger)", "-simt_model=ca --set -sim_threads=2"},
                                  {"at", "-simt_model=at"}};
 
 // The source-level session of sessions/vector_add_source.gdb; the same stops and values on every
