@@ -145,6 +145,12 @@ void dbg_resolve_all(dbg *d) {
   for (uint32_t i = 0; i < d->n_launches; i++) resolve(d, d->launches[i]);
 }
 
+uint32_t dbg_warp_pc(const dbg *d, const func_warp *w) {
+  func_warp_info wi;
+  func_warp_get_info(w, &wi);
+  return wi.state == FUNC_WARP_FAULTED && w == d->fault_warp ? d->fault_pc : wi.pc;
+}
+
 dbg_point *dbg_point_by_id(dbg *d, uint32_t id) {
   for (uint32_t i = 0; i < d->n_pts; i++)
     if (d->pts[i].id == id) return &d->pts[i];
@@ -292,6 +298,7 @@ static void cta_end(dbg *d, func_cta *c) {
   }
   if (d->focus && func_warp_cta(d->focus) == c) d->focus = NULL;
   if (d->step_warp && func_warp_cta(d->step_warp) == c) d->step_warp = NULL;
+  if (d->fault_warp && func_warp_cta(d->fault_warp) == c) d->fault_warp = NULL;
 }
 
 /* ---- the stop decision ----------------------------------------------------------------------------- */
@@ -425,6 +432,8 @@ static void on_after(void *ctx, func_warp *w, const func_step *rec) {
   if (wi.state == FUNC_WARP_FAULTED) {
     if (L->fault_shown) return;
     L->fault_shown = true;
+    d->fault_warp = w;
+    d->fault_pc = rec->pc;
     simtvp_diag diag;
     func_launch_fault(L->l, &diag);
     dbg_out(d, "\nKernel fault: %s\n", diag.message);

@@ -175,11 +175,7 @@ static uint64_t parse_primary(expr *e) {
     e->s = s;
     if (!d->focus || !d->focus_L) return expr_fail(e, "'%s' needs a warp in focus (no kernel is stopped).\n", name);
     uint64_t v;
-    if (!strcmp(name, "$pc")) {
-      func_warp_info wi;
-      func_warp_get_info(d->focus, &wi);
-      return wi.pc;
-    }
+    if (!strcmp(name, "$pc")) return dbg_warp_pc(d, d->focus);
     if (!strncmp(name, "$param", 6)) {
       char *end;
       unsigned long k = strtoul(name + 6, &end, 10);
@@ -743,10 +739,12 @@ static const dbg_launch *list_launch(dbg *d) {
 static void list_range(dbg *d, const dbg_launch *L, uint32_t first, uint32_t n) {
   const ptx_module *m = L->m;
   uint32_t focus_pc = UINT32_MAX;
+  bool faulted = false;
   if (d->focus && d->focus_L == L) {
     func_warp_info wi;
     func_warp_get_info(d->focus, &wi);
-    if (wi.state != FUNC_WARP_DONE) focus_pc = wi.pc;
+    if (wi.state != FUNC_WARP_DONE) focus_pc = dbg_warp_pc(d, d->focus);
+    faulted = wi.state == FUNC_WARP_FAULTED;
   }
   char prev[DBG_NAME] = "";
   for (uint32_t pc = first; pc < first + n && pc < m->n_insns; pc++) {
@@ -754,7 +752,7 @@ static void list_range(dbg *d, const dbg_launch *L, uint32_t first, uint32_t n) 
     dbg_source_place(L, pc, true, src, sizeof src);
     bool new_line = src[0] && strcmp(src, prev) != 0;
     snprintf(prev, sizeof prev, "%s", src);
-    dbg_show_pc(d, L, pc, pc == focus_pc ? "=>" : "  ", new_line);
+    dbg_show_pc(d, L, pc, pc != focus_pc ? "  " : faulted ? "!!" : "=>", new_line);
   }
   d->list_next = first + n;
   d->list_m = m;
@@ -776,7 +774,7 @@ static void cmd_list(dbg *d, cmdline *c) {
     if (d->focus && d->focus_L == L) {
       func_warp_info wi;
       func_warp_get_info(d->focus, &wi);
-      center = wi.pc;
+      center = dbg_warp_pc(d, d->focus);
     } else {
       center = m->functions[L->lp.kernel].first_insn;
     }

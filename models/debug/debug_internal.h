@@ -88,6 +88,8 @@ struct dbg {
   uint32_t focus_lane;
   dbg_launch *focus_L;
   bool focus_after;        /* stopped after focus's instruction (watchpoint, fault) */
+  func_warp *fault_warp;   /* the warp that faulted last, and the instruction that faulted */
+  uint32_t fault_pc;
 
   /* stepping */
   func_warp *step_warp;
@@ -126,6 +128,8 @@ bool dbg_kernel_matches(const dbg_launch *L, const char *want, uint64_t launch_n
  * after a '/'). */
 bool dbg_file_matches(const char *path, const char *want);
 dbg_point *dbg_point_by_id(dbg *d, uint32_t id);
+/* Where warp w is: its next instruction, or for a warp that faulted the instruction that did. */
+uint32_t dbg_warp_pc(const dbg *d, const func_warp *w);
 
 /* ---- debug_cmd.c ---- */
 /* Reads and executes commands until one resumes (or input ends: then detaches). */

@@ -92,7 +92,7 @@ void dbg_show_stop(dbg *d) {
     dbg_out(d, "(the warp has exited)\n");
     return;
   }
-  dbg_show_pc(d, d->focus_L, wi.pc, wi.state == FUNC_WARP_FAULTED ? "!!" : "=>", true);
+  dbg_show_pc(d, d->focus_L, dbg_warp_pc(d, d->focus), wi.state == FUNC_WARP_FAULTED ? "!!" : "=>", true);
   if (wi.state == FUNC_WARP_BARRIER) dbg_out(d, "(waiting at barrier %u)\n", wi.barrier);
 }
 
@@ -313,7 +313,7 @@ static void warp_row(dbg *d, func_warp *w, const dbg_launch *L, bool show_cta) {
     dbg_out(d, "%c %s%-4u %-10s\n", w == d->focus ? '*' : ' ', cta, wi.index, state);
   else
     dbg_out(d, "%c %s%-4u %-10s pc %-5u line %-5u lanes 0x%08x\n", w == d->focus ? '*' : ' ', cta, wi.index, state,
-            wi.pc, line_of(L->m, wi.pc), wi.active);
+            dbg_warp_pc(d, w), line_of(L->m, dbg_warp_pc(d, w)), wi.active);
 }
 
 void dbg_show_warps(dbg *d, bool all) {
@@ -464,7 +464,7 @@ void dbg_show_where(dbg *d) {
   }
   /* frame 0 at the warp's pc, then the call entries of the SIMT stack, innermost first */
   uint32_t frame = 0;
-  show_frame(d, d->focus_L, frame++, wi.pc);
+  show_frame(d, d->focus_L, frame++, dbg_warp_pc(d, d->focus));
   for (uint32_t i = wi.stack_depth; i-- > 0;) {
     func_stack_entry e;
     if (func_warp_stack_entry(d->focus, i, &e) && e.call) show_frame(d, d->focus_L, frame++, e.call_pc);

@@ -466,7 +466,7 @@ TEST(DebugCore, ADebuggedRunComputesAndCountsWhatAPlainRunDoes) {
 
 TEST(DebugCore, FaultStopsWithTheReport) {
   // out points nowhere: the store faults; the debugger stops at the faulting warp
-  Session s({"continue", "print %r5", "continue"});
+  Session s({"continue", "print %r5", "print $pc", "where", "list", "info warps", "continue"});
   func_runner_config rc{};
   rc.debug = dbg_func_port(s.d);
   simtvp_diag diag;
@@ -480,8 +480,15 @@ TEST(DebugCore, FaultStopsWithTheReport) {
   EXPECT_EQ(func_runner_launch(r, "demo", grid, block, 0, args, &diag), SIMTVP_ERR_FAULT);
   func_runner_destroy(r);
   EXPECT_TRUE(s.has("\nKernel fault: ")) << s.out;
-  EXPECT_TRUE(s.has("!! pc ")) << s.out;
+  // the faulting instruction (the st.global at pc 19), not the one after it, everywhere
+  std::string st = "pc 19  ptx:" + std::to_string(line_of("st.global.f32"));
+  EXPECT_TRUE(s.has("]\n!! " + st + "  demo.cu:8   st.global.f32 [%rd4], %f3;\n")) << s.out;
   EXPECT_TRUE(s.has("%r5 = 0x00000000         0\n")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) print $pc\n$pc = 19")) << s.out;
+  EXPECT_TRUE(s.has("(simtvp-dbg) where\n#0  pc 19 in demo(float*, int)  ptx:" + std::to_string(line_of("st.global.f32"))))
+      << s.out;
+  EXPECT_TRUE(s.has("\n!! " + st + "  demo.cu:8   st.global.f32 [%rd4], %f3;\n   pc 20")) << s.out;  // list
+  EXPECT_TRUE(s.has("* 0    faulted    pc 19 ")) << s.out;
 }
 
 TEST(DebugCore, RequiredPortsAreChecked) {

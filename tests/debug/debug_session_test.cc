@@ -188,6 +188,28 @@ TEST(DebugSession, ADebuggedTimingRunHasTheStatisticsOfAPlainOne) {
   }
 }
 
+// A kernel fault (tests/report/bin/messages fault: an out-of-bounds store in every thread) stops
+// the debugger at the faulting warp, before the platform reports it, on every model; the program
+// then goes on and sees the error as without a debugger.
+TEST(DebugSession, AKernelFaultStopsAtTheFaultingInstructionOnEveryModel) {
+  std::string script = std::string(SIMTVP_BINARY_DIR) + "/tests/debug/fault.gdb";
+  std::ofstream(script) << "continue\nprint %tid\nwhere\ncontinue\n";
+  for (const char *model : {"func", "ca", "at"}) {
+    SCOPED_TRACE(model);
+    result r = run(std::string("-q -c default --set -simt_model=") + model + " --debug-script " + script + " " + kSource +
+                   "/tests/report/bin/messages fault");
+    expect_in_order(r.out, {
+        "\nKernel fault: messages fatbin 0 (PTX compute_75): store of 4 bytes at global address 0x",
+        "address is not mapped in device memory in kernel _Z4wildPi, CTA (0,0,0), thread (0,0,0), pc 52",
+        "[kernel 1 wild(int*), CTA (0,0,0), warp 0, thread (0,0,0), lane 0, SM 0, at ",
+        "!! pc 52  ptx:150  messages.cu:29   st.global.u32 [%rd4], %r7;\n",
+        "(simtvp-dbg) print %tid\n%tid = (0,0,0)\n",
+        "(simtvp-dbg) where\n#0  pc 52 in wild(int*)  ptx:150  messages.cu:29",
+        "(simtvp-dbg) continue\nContinuing.\n",
+        "synchronize: cudaErrorIllegalAddress\n"});
+  }
+}
+
 TEST(DebugSession, CommandsComeFromStdinWhenThereIsNoScript) {
   std::string cmd = "printf 'break kernel 1\\ncontinue\\nprint %%ctaid\\ncontinue\\n' | ";
   result r = run("-q --set -simt_model=func --debug " + kKernels + "/bin/vector_add 1024", "");
