@@ -1019,7 +1019,14 @@ bool dbg_execute(dbg *d, const char *line) {
   while (isspace((unsigned char)*line)) line++;
   if (!*line) {
     /* an empty line repeats a step, as in gdb */
-    if (!strncmp(d->last_cmd, "s", 1) && d->in_repl && !d->cfg.echo) return dbg_execute(d, d->last_cmd);
+    size_t w = strcspn(d->last_cmd, " \t");
+    bool was_step = (w == 1 && d->last_cmd[0] == 's') || (w == 2 && !strncmp(d->last_cmd, "si", 2)) ||
+                    (w == 4 && !strncmp(d->last_cmd, "step", 4)) || (w == 5 && !strncmp(d->last_cmd, "stepi", 5));
+    if (was_step && d->in_repl && !d->cfg.echo) {
+      char again[DBG_LINE]; /* a copy: dbg_execute writes last_cmd from its line */
+      snprintf(again, sizeof again, "%s", d->last_cmd);
+      return dbg_execute(d, again);
+    }
     return false;
   }
   if (*line == '#') return false;

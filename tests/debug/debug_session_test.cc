@@ -5,7 +5,12 @@
 // reported.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -229,6 +234,70 @@ TEST(DebugSession, CommandsComeFromStdinWhenThereIsNoScript) {
   expect_in_order(out, {"(simtvp-dbg) break kernel 1\nBreakpoint 1: kernel launch 1\n",
                         "\nBreakpoint 1, kernel 1 vector_add", "(simtvp-dbg) print %ctaid\n%ctaid = (0,0,0)\n",
                         "PASS vector_add"});
+}
+
+// On a terminal (a pseudo-terminal here): the prompt is shown, commands are not written again
+// (the terminal echoes them), and an empty line repeats a step.
+TEST(DebugSession, OnATerminalThePromptShowsAndAnEmptyLineRepeatsAStep) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  std::string slave = ptsname(master);
+  std::string cmd = "cd '" + kKernels + "' && SIMTVP_CONFIG='" + kSource + "/configs/SM75_RTX2060.config' exec '" +
+                    SIMTVP_CLI + "' -q --set -simt_model=func --debug bin/vector_add 1024";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setsid();
+    int fd = open(slave.c_str(), O_RDWR);
+    if (fd < 0) _exit(127);
+    ioctl(fd, TIOCSCTTY, 0);
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(master);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), (char *)nullptr);
+    _exit(127);
+  }
+  std::string out;
+  // Reads until `what` appears after `from` (or the program ends); a guard against a hang only.
+  auto read_until = [&](const std::string &what, size_t from) {
+    for (int tries = 0; tries < 1200 && out.find(what, from) == std::string::npos; tries++) {
+      pollfd p{master, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      ssize_t n = read(master, buf, sizeof buf);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out.find(what, from) != std::string::npos;
+  };
+  auto say = [&](const std::string &line) {
+    size_t from = out.size();
+    ASSERT_EQ(write(master, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    ASSERT_TRUE(read_until("(simtvp-dbg) ", from + line.size())) << out;
+  };
+  ASSERT_TRUE(read_until("(simtvp-dbg) ", 0)) << out;
+  say("break kernel 1\n");
+  say("continue\n");
+  say("step\n");
+  say("\n");
+  size_t from = out.size();
+  ASSERT_EQ(write(master, "continue\n", 9), 9);
+  read_until("[the program is done with the GPU", from);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(master);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  // the terminal turns "\n" into "\r\n"
+  std::string text;
+  for (char c : out)
+    if (c != '\r') text += c;
+  expect_in_order(text, {"(simtvp-dbg) break kernel 1\nBreakpoint 1: kernel launch 1\n", "(simtvp-dbg) continue\n",
+                         "=> pc 0  ptx:", "(simtvp-dbg) step\n=> pc 1  ptx:", "(simtvp-dbg) \n=> pc 2  ptx:",
+                         "(simtvp-dbg) continue\n", "PASS vector_add"});
+  EXPECT_EQ(text.find("(simtvp-dbg) (simtvp-dbg)"), std::string::npos) << text;  // no second prompt per line
 }
 
 TEST(DebugSession, KillEndsTheProgramWithStatusOne) {
