@@ -1106,6 +1106,7 @@ void dbg_repl(dbg *d) {
       d->step_warp = NULL;
       break;
     }
+    d->interrupt = 0; /* a Ctrl-C typed at the prompt cancelled that line only */
     if (d->cfg.echo) dbg_out(d, "(simtvp-dbg) %s\n", line);
     if (dbg_execute(d, line)) break;
   }

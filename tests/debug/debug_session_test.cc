@@ -236,33 +236,39 @@ TEST(DebugSession, CommandsComeFromStdinWhenThereIsNoScript) {
                         "PASS vector_add"});
 }
 
-// On a terminal (a pseudo-terminal here): the prompt is shown, commands are not written again
-// (the terminal echoes them), and an empty line repeats a step.
-TEST(DebugSession, OnATerminalThePromptShowsAndAnEmptyLineRepeatsAStep) {
-  int master = posix_openpt(O_RDWR | O_NOCTTY);
-  ASSERT_GE(master, 0);
-  ASSERT_EQ(grantpt(master), 0);
-  ASSERT_EQ(unlockpt(master), 0);
-  std::string slave = ptsname(master);
-  std::string cmd = "cd '" + kKernels + "' && SIMTVP_CONFIG='" + kSource + "/configs/SM75_RTX2060.config' exec '" +
-                    SIMTVP_CLI + "' -q --set -simt_model=func --debug bin/vector_add 1024";
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setsid();
-    int fd = open(slave.c_str(), O_RDWR);
-    if (fd < 0) _exit(127);
-    ioctl(fd, TIOCSCTTY, 0);
-    dup2(fd, 0);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(master);
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), (char *)nullptr);
-    _exit(127);
-  }
+// `simtvp ARGS` in tests/kernels on a pseudo-terminal (stdin, stdout and stderr), as a user at a
+// terminal runs it.
+struct Terminal {
+  int master = -1;
+  pid_t pid = -1;
   std::string out;
-  // Reads until `what` appears after `from` (or the program ends); a guard against a hang only.
-  auto read_until = [&](const std::string &what, size_t from) {
+
+  explicit Terminal(const std::string &args) {
+    master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return;
+    std::string slave = ptsname(master);
+    std::string cmd = "cd '" + kKernels + "' && SIMTVP_CONFIG='" + kSource + "/configs/SM75_RTX2060.config' exec '" +
+                      SIMTVP_CLI + "' " + args;
+    pid = fork();
+    if (pid == 0) {
+      setsid();
+      int fd = open(slave.c_str(), O_RDWR);
+      if (fd < 0) _exit(127);
+      ioctl(fd, TIOCSCTTY, 0);
+      dup2(fd, 0);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(master);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), (char *)nullptr);
+      _exit(127);
+    }
+  }
+  ~Terminal() {
+    if (master >= 0) close(master);
+  }
+  // Reads until `what` appears after `from` (or the program ends); the bound guards against a
+  // hang only.
+  bool read_until(const std::string &what, size_t from) {
     for (int tries = 0; tries < 1200 && out.find(what, from) == std::string::npos; tries++) {
       pollfd p{master, POLLIN, 0};
       if (poll(&p, 1, 100) <= 0) continue;
@@ -272,32 +278,60 @@ TEST(DebugSession, OnATerminalThePromptShowsAndAnEmptyLineRepeatsAStep) {
       out.append(buf, static_cast<size_t>(n));
     }
     return out.find(what, from) != std::string::npos;
-  };
-  auto say = [&](const std::string &line) {
+  }
+  // Types `keys`, then waits for `until` after them.
+  bool type(const std::string &keys, const std::string &until = "(simtvp-dbg) ") {
     size_t from = out.size();
-    ASSERT_EQ(write(master, line.data(), line.size()), static_cast<ssize_t>(line.size()));
-    ASSERT_TRUE(read_until("(simtvp-dbg) ", from + line.size())) << out;
-  };
-  ASSERT_TRUE(read_until("(simtvp-dbg) ", 0)) << out;
-  say("break kernel 1\n");
-  say("continue\n");
-  say("step\n");
-  say("\n");
-  size_t from = out.size();
-  ASSERT_EQ(write(master, "continue\n", 9), 9);
-  read_until("[the program is done with the GPU", from);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(master);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
-  // the terminal turns "\n" into "\r\n"
-  std::string text;
-  for (char c : out)
-    if (c != '\r') text += c;
+    if (write(master, keys.data(), keys.size()) != static_cast<ssize_t>(keys.size())) return false;
+    return read_until(until, from + (keys.size() > 1 ? keys.size() : 0));
+  }
+  int wait() {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // The output without the terminal's carriage returns.
+  std::string text() const {
+    std::string t;
+    for (char c : out)
+      if (c != '\r') t += c;
+    return t;
+  }
+};
+
+// On a terminal: the prompt is shown, commands are not written again (the terminal echoes them),
+// and an empty line repeats a step.
+TEST(DebugSession, OnATerminalThePromptShowsAndAnEmptyLineRepeatsAStep) {
+  Terminal t("-q --set -simt_model=func --debug bin/vector_add 1024");
+  ASSERT_GT(t.pid, 0);
+  ASSERT_TRUE(t.read_until("(simtvp-dbg) ", 0)) << t.out;
+  ASSERT_TRUE(t.type("break kernel 1\n")) << t.out;
+  ASSERT_TRUE(t.type("continue\n")) << t.out;
+  ASSERT_TRUE(t.type("step\n")) << t.out;
+  ASSERT_TRUE(t.type("\n")) << t.out;
+  t.type("continue\n", "[the program is done with the GPU");
+  EXPECT_EQ(t.wait(), 0) << t.out;
+  std::string text = t.text();
   expect_in_order(text, {"(simtvp-dbg) break kernel 1\nBreakpoint 1: kernel launch 1\n", "(simtvp-dbg) continue\n",
                          "=> pc 0  ptx:", "(simtvp-dbg) step\n=> pc 1  ptx:", "(simtvp-dbg) \n=> pc 2  ptx:",
                          "(simtvp-dbg) continue\n", "PASS vector_add"});
   EXPECT_EQ(text.find("(simtvp-dbg) (simtvp-dbg)"), std::string::npos) << text;  // no second prompt per line
+}
+
+// Ctrl-C while kernels run stops at the next warp instruction (simtvp itself ignores it while its
+// program runs). The SGEMM of 512x512x512 runs for seconds under the debugger: the interrupt comes
+// long before it ends.
+TEST(DebugSession, CtrlCOnATerminalStopsTheRunningKernel) {
+  Terminal t("-q --set -simt_model=func --debug bin/sgemm 512 512 512");
+  ASSERT_GT(t.pid, 0);
+  ASSERT_TRUE(t.read_until("(simtvp-dbg) ", 0)) << t.out;
+  ASSERT_TRUE(t.type("continue\n", "Continuing.")) << t.out;
+  ASSERT_TRUE(t.type("\x03")) << t.out;
+  ASSERT_TRUE(t.type("info focus\n")) << t.out;
+  t.type("kill\n", "Ending the program.");
+  EXPECT_EQ(t.wait(), 1) << t.out;
+  expect_in_order(t.text(), {"(simtvp-dbg) continue\nContinuing.\n", "\nInterrupted.\n[kernel 1 sgemm_naive(",
+                             "=> pc ", "(simtvp-dbg) info focus\n[kernel 1 sgemm_naive(", "(simtvp-dbg) kill\n"});
 }
 
 TEST(DebugSession, KillEndsTheProgramWithStatusOne) {
