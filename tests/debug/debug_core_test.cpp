@@ -78,6 +78,7 @@ struct Session {
   std::string out;
   bool killed = false;
   std::string source_dir;  // non-empty: source files exist only there (demo.cu), not at /src
+  bool interrupt_on_continue = false;  // a Ctrl-C as soon as the debugger says "Continuing."
   dbg *d = nullptr;
 
   explicit Session(std::vector<std::string> lines) : input(lines.begin(), lines.end()) {
@@ -90,7 +91,14 @@ struct Session {
       s->input.pop_front();
       return true;
     };
-    p.write = [](void *ctx, const char *text, size_t len) { static_cast<Session *>(ctx)->out.append(text, len); };
+    p.write = [](void *ctx, const char *text, size_t len) {
+      auto *s = static_cast<Session *>(ctx);
+      s->out.append(text, len);
+      if (s->interrupt_on_continue && std::string(text, len).find("Continuing.") != std::string::npos) {
+        s->interrupt_on_continue = false;
+        dbg_interrupt(s->d);
+      }
+    };
     p.demangle = [](void *, const char *name, char *buf, size_t size) {
       if (std::strcmp(name, "demo") != 0) return false;
       snprintf(buf, size, "demo(float*, int)");  // as if it were a C++ kernel
@@ -441,9 +449,14 @@ TEST(DebugCore, DetachAndKill) {
 
 TEST(DebugCore, InterruptStopsAtTheNextInstruction) {
   Session s({"continue", "where", "continue"});
-  dbg_interrupt(s.d);
+  s.interrupt_on_continue = true;
   expect_results(run_functional(&s));
   EXPECT_TRUE(s.has("\nInterrupted.\n[kernel 1 demo(float*, int), CTA (0,0,0), warp 0")) << s.out;
+  // one typed at the prompt cancels only the line being typed: the next continue runs on
+  Session p({"continue"});
+  dbg_interrupt(p.d);
+  expect_results(run_functional(&p));
+  EXPECT_FALSE(p.has("Interrupted.")) << p.out;
 }
 
 TEST(DebugCore, HelpListsTheCommands) {
