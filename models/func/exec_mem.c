@@ -42,6 +42,21 @@ void fx_addr_gen(const fx_warp *w, const fx_insn *in, uint32_t m, uint64_t *addr
     for (unsigned i = 0; i < 32; i++) addr[i] = off;
     break;
   }
+  /* Shared, local and parameter addresses are 32 bits wide on the hardware: [%r4+68] with
+   * %r4 = -64 is address 4, not 0x100000004 (the sum wraps). A tagged parameter address keeps
+   * its tag (the thread's own .param frame). Generic, global and const addresses are 64-bit. */
+  switch (in->space) {
+  case PTX_SPACE_SHARED:
+  case PTX_SPACE_LOCAL:
+  case FX_SPACE_KPARAM:
+    for (unsigned i = 0; i < 32; i++) addr[i] = (uint32_t)addr[i];
+    break;
+  case FX_SPACE_TPARAM:
+    for (unsigned i = 0; i < 32; i++) addr[i] = (addr[i] & FX_PARAM_LOCAL_TAG) | (uint32_t)addr[i];
+    break;
+  default:
+    break;
+  }
 }
 
 bool fx_local_check(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t addr, uint32_t bytes) {
@@ -309,7 +324,8 @@ static const uint32_t lane_bit[32] = {
     1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
     1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
 
-/* Shared offsets of the lanes: false when any active lane is misaligned, out of bounds or wraps. */
+/* Shared offsets of the lanes (32-bit sums that wrap, as fx_addr_gen's): false when any active
+ * lane is misaligned or out of bounds. */
 static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m, uint32_t *a) {
   const uint32_t *R = FX_R32(w, in->o[1]);
   uint32_t off = (uint32_t)in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, over = 0;
@@ -318,7 +334,7 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
     uint32_t x = (m & lane_bit[i]) ? R[i] + off : a0;
     a[i] = x;
     bad |= x & 3u;
-    over |= (uint32_t)(x > lim) | (uint32_t)(x < off);
+    over |= (uint32_t)(x > lim);
   }
   return !(bad | over) && size >= 4;
 }
@@ -533,7 +549,7 @@ static simtvp_status build_ld(fx_build *b) {
   if (wide) in->flags |= LD_WIDE;
   if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
   else if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = ld_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = ld_shared32_r32;
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
     else in->fn = ld_scalar32;
   } else if (n == 8 && wide) {
@@ -623,7 +639,7 @@ static simtvp_status build_st(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = st_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = st_shared32_r32;
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
     else in->fn = st_scalar32;
   } else {

@@ -585,6 +585,8 @@ static bool add_fixup(ptx_parser *p, const ptx_token *t, uint32_t insn, uint32_t
   return true;
 }
 
+static bool immediate_operand(ptx_parser *p, ptx_operand *o);
+
 /* A name used as an operand: register, special register, variable, function, branch-target list,
  * or (in a branch) a label. */
 static bool name_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, uint32_t slot, bool in_pool) {
@@ -638,6 +640,9 @@ static bool name_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, uint32_t sl
     ptx_next(p);
     return true;
   }
+  /* WARP_SZ, PTX's predefined warp-size identifier (nvcc emits it for warpSize): an immediate, also
+   * inside a constant expression (ptx_const_expr knows it) */
+  if (ptx_is_word(&t, "WARP_SZ")) return immediate_operand(p, o);
   /* %tid, %ntid … without a component name the whole vector; only .x/.y/.z forms are supported */
   if (is_branch_like((ptx_opcode)c->in.opcode) && t.s[0] != '%') {
     o->kind = PTX_OPND_LABEL;
@@ -716,7 +721,7 @@ static bool address_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, ptx_oper
   ptx_next(p);
   o->kind = PTX_OPND_ADDR;
   bool has_base = false;
-  if (p->tok.kind == PTX_TOK_WORD) {
+  if (p->tok.kind == PTX_TOK_WORD && !ptx_is_word(&p->tok, "WARP_SZ")) {
     const ptx_token t = p->tok;
     ptx_binding tmp;
     const ptx_binding *b = ptx_lookup(p, t.s, t.len, &tmp);

@@ -462,7 +462,7 @@ static bool parse_init_leaf(ptx_parser *p, init_state *st) {
     return true;
   }
   if (!finish_run(p, st, false)) return false;
-  if (t.kind == PTX_TOK_WORD) {
+  if (t.kind == PTX_TOK_WORD && !ptx_is_word(&t, "WARP_SZ")) {
     uint32_t target;
     bool is_func, generic;
     int64_t addend;
