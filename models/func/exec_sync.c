@@ -102,16 +102,10 @@ static simtvp_status build_fence(fx_build *b) {
   return SIMTVP_OK;
 }
 
-static simtvp_status build_unsupported(fx_build *b) {
-  return fx_unsupported(b, "not implemented by the functional engine (asynchronous copies / mbarrier)");
-}
-
 void fx_register_sync(fx_builder *t) {
   t[PTX_OP_BAR] = build_bar;
   t[PTX_OP_BARRIER] = build_bar;
   t[PTX_OP_BAR_WARP_SYNC] = build_fence;
   t[PTX_OP_MEMBAR] = build_fence;
   t[PTX_OP_FENCE] = build_fence;
-  t[PTX_OP_CP_ASYNC] = build_unsupported;
-  t[PTX_OP_MBARRIER] = build_unsupported;
 }

@@ -262,6 +262,10 @@ typedef struct func_step {
   bool barrier_complete;     /* this arrival completed the barrier: call func_cta_release_barrier */
   /* exit */
   bool warp_done;            /* every thread of the warp has exited */
+  /* (addition) the warp found what it waits for not yet there (an mbarrier test_wait/try_wait
+   * that returned false) and spins: a runner that steps one warp at a time should let the others
+   * run now (func_launch_run ends the warp's time slice) */
+  bool yield;
 } func_step;
 
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that

@@ -887,6 +887,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->barrier_id = 0;
     rec->barrier_wait = rec->barrier_complete = false;
     rec->warp_done = false;
+    rec->yield = false;
   }
   w->rec = rec;
   w->stop = false;
@@ -905,6 +906,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->next_pc = w->pc;
     rec->next_active = w->active;
     rec->warp_done = w->state == FUNC_WARP_DONE;
+    rec->yield = w->state == FUNC_WARP_READY && w->stop;
   }
   if (l->fault != SIMTVP_OK) {
     if (diag) *diag = l->fault_diag;

@@ -74,6 +74,9 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_launcher_end(s->launcher, k);
 }
 
+/* Warp instructions a warp runs before the next warp's turn (func_launch_run's time slice). */
+#define RUN_SLICE 4096u
+
 /* Runs one CTA to completion; returns its result. */
 static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, const uint32_t cta[3]) {
   gpu_cta_result r = {SIMTVP_OK, 0, 0};
@@ -91,7 +94,9 @@ static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, con
     bool progress = false;
     for (uint32_t i = 0; i < n && r.status == SIMTVP_OK; i++) {
       func_warp *w = func_cta_warp(c, i);
-      while (func_warp_get_state(w) == FUNC_WARP_READY) {
+      /* a warp runs until it waits at a barrier, spins on a wait (yield) or has run a time slice,
+       * so warps waiting on each other's memory progress (as func_launch_run's slices) */
+      for (uint32_t slice = 0; slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY; slice++) {
         func_step st;
         simtvp_status ss = func_warp_step(w, &st, &d);
         progress = true;
@@ -103,7 +108,11 @@ static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, con
           break;
         }
         if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c, st.barrier_id);
+        /* a warp's exit completes the barriers that waited only for it */
+        if (st.warp_done)
+          for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(c, b);
         if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
+        if (st.yield) break;
       }
     }
     if (r.status != SIMTVP_OK) break;
