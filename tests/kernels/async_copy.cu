@@ -9,7 +9,8 @@
 //   warp_reduce:      __reduce_{add,min,max,and,or,xor}_sync (redux.sync) over full and partial
 //                     member masks.
 // Values are small integers (as float or int), so every result is exact and checked bit for bit.
-// Build: nvcc -cudart shared -gencode 'arch=compute_80,code=[sm_80,compute_80]' async_copy.cu
+// Built for compute capability 8.0 (runs on configs/SM80_A100.config):
+// simtvp-arch: 80
 // Usage: async_copy [n=5000] [blocks=4]
 #include <cooperative_groups.h>
 #include <cuda/barrier>

@@ -455,6 +455,54 @@ void wmma_tensor_core_gemm_is_exact(KernelGpu &g) {
     }
 }
 
+// async_copy.cu (sm_80): the two-stage cp.async pipeline, the block-wide memcpy_async on an
+// mbarrier with arrive_and_wait phases, and redux.sync over full and partial masks; the host
+// model is the program's own.
+void async_copies_mbarriers_and_redux_are_exact(KernelGpu &g) {
+  const int n = 1500, blocks = 3, tile = 256;
+  std::vector<float> in((n + 3) / 4 * 4, 0.0f);
+  for (int i = 0; i < n; i++) in[i] = (float)(i * 7 % 201) - 100.0f;
+  uint64_t din = g.upload(in), dout = g.alloc(n * 4);
+  ASSERT_EQ(g.launch("_Z15pipelined_scalePKfPfi", blocks, 64, {din, dout, (uint64_t)n}), SIMTVP_OK) << g.diag.message;
+  auto out = g.download<float>(dout, n);
+  for (int i = 0; i < n; i++) ASSERT_EQ(out[i], 2.0f * in[i] + in[i / tile * tile]) << i;
+
+  const int rounds = 3, m = blocks * 256;
+  std::vector<int32_t> hi(m), want(m);
+  for (int i = 0; i < m; i++) hi[i] = i * 37 % 1000;
+  for (int b = 0; b < blocks; b++) {
+    std::vector<int32_t> cur(hi.begin() + b * 256, hi.begin() + (b + 1) * 256), nxt(256);
+    for (int r = 0; r < rounds; r++) {
+      for (int t = 0; t < 256; t++) nxt[t] = cur[t] + cur[(t + 1) % 256];
+      cur = nxt;
+    }
+    std::copy(cur.begin(), cur.end(), want.begin() + b * 256);
+  }
+  uint64_t dii = g.upload(hi), dio = g.alloc(m * 4);
+  ASSERT_EQ(g.launch("_Z12barrier_copyPKiPii", blocks, 256, {dii, dio, (uint64_t)rounds}), SIMTVP_OK)
+      << g.diag.message;
+  auto got = g.download<int32_t>(dio, m);
+  for (int i = 0; i < m; i++) ASSERT_EQ(got[i], want[i]) << i;
+
+  std::vector<uint32_t> v(64);
+  for (int i = 0; i < 64; i++) v[i] = (uint32_t)(i * 2654435761u % 4096) | (i == 5 ? 0x80000000u : 0u);
+  uint64_t dv = g.upload(v), dr = g.alloc(24 * 4);
+  ASSERT_EQ(g.launch("_Z11warp_reducePKjPj", 1, 64, {dv, dr}), SIMTVP_OK) << g.diag.message;
+  auto r = g.download<uint32_t>(dr, 24);
+  for (int w = 0; w < 2; w++) {
+    uint32_t add = 0, a = ~0u, o = 0, x = 0, umin = ~0u, umax = 0, eadd = 0, ea = ~0u, eo = 0, ex = 0;
+    int32_t smin = INT32_MAX, smax = INT32_MIN;
+    for (int l = 0; l < 32; l++) {
+      uint32_t e = v[w * 32 + l];
+      add += e, a &= e, o |= e, x ^= e;
+      smin = std::min(smin, (int32_t)e), smax = std::max(smax, (int32_t)e);
+      if (l % 2 == 0) eadd += e, ea &= e, eo |= e, ex ^= e, umin = std::min(umin, e), umax = std::max(umax, e);
+    }
+    const uint32_t expect[12] = {add, (uint32_t)smin, (uint32_t)smax, a, o, x, eadd, umin, umax, ea, eo, ex};
+    for (int k = 0; k < 12; k++) EXPECT_EQ(r[w * 12 + k], expect[k]) << "warp " << w << " result " << k;
+  }
+}
+
 // Texture and surface objects as the runtime creates them: a func_tex_desc in device memory, the
 // handle being its address (func_tex.h); the host model is texture.cu's.
 uint64_t make_desc(KernelGpu &g, uint64_t data, int w, int h, uint8_t addr_mode, uint8_t filter, uint8_t normalized) {
@@ -577,6 +625,7 @@ const check kChecks[] = {
     {"WmmaTensorCoreGemmIsExact", "wmma.ptx", 0, wmma_tensor_core_gemm_is_exact},
     {"TextureObjectsFilterAndSurfacesStore", "texture.ptx", 0, texture_objects_filter_and_surfaces_store},
     {"TextureHandleThatIsNotADescriptorFaults", "texture.ptx", 0, texture_handle_that_is_not_a_descriptor_faults},
+    {"AsyncCopiesMbarriersAndReduxAreExact", "async_copy.ptx", 0, async_copies_mbarriers_and_redux_are_exact},
 };
 
 class check_test : public ::testing::Test {
