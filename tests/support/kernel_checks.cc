@@ -503,6 +503,76 @@ void async_copies_mbarriers_and_redux_are_exact(KernelGpu &g) {
   }
 }
 
+// mma_tensor.cu (sm_80): the ldmatrix + mma.sync m16n8k16 GEMM (f16 in, f32 accumulate), one mma
+// per further type (bf16, tf32, s8 .satfinite, f64) and movmatrix; the host model is the
+// program's own (small integers: exact).
+void mma_sync_and_ldmatrix_are_exact(KernelGpu &g) {
+  const int m = 32, n = 16, k = 48;
+  auto h = [](float f) {
+    _Float16 x = (_Float16)f;
+    uint16_t u;
+    std::memcpy(&u, &x, 2);
+    return u;
+  };
+  std::vector<uint16_t> A(m * k), B(n * k);
+  std::vector<float> Af(m * k), Bf(n * k), D(m * n);
+  for (int i = 0; i < m * k; i++) Af[i] = (float)(i * 5 % 9 - 4), A[i] = h(Af[i]);
+  for (int i = 0; i < n * k; i++) Bf[i] = (float)(i * 7 % 9 - 4), B[i] = h(Bf[i]);
+  for (int i = 0; i < m * n; i++) D[i] = (float)(i % 21 - 10);
+  uint64_t dA = g.upload(A), dB = g.upload(B), dD = g.upload(D);
+  const int tiles = (m / 16) * (n / 8);
+  ASSERT_EQ(g.launch("_Z9hgemm_mmaPK6__halfS1_Pfiii", (tiles + 3) / 4, 128,
+                     {dA, dB, dD, (uint64_t)m, (uint64_t)n, (uint64_t)k}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto got = g.download<float>(dD, m * n);
+  for (int r = 0; r < m; r++)
+    for (int c = 0; c < n; c++) {
+      float want = D[r * n + c];
+      for (int p = 0; p < k; p++) want += Af[r * k + p] * Bf[c * k + p];
+      ASSERT_EQ(got[r * n + c], want) << r << "," << c;
+    }
+
+  struct Mats {
+    int32_t a[16 * 32], b[32 * 8], c[16 * 8];
+  } mm;
+  for (int i = 0; i < 16 * 32; i++) mm.a[i] = i * 37 % 201 - 100;
+  for (int i = 0; i < 32 * 8; i++) mm.b[i] = i * 53 % 201 - 100;
+  for (int i = 0; i < 16 * 8; i++) mm.c[i] = i * 11 % 101 - 50;
+  const int32_t c_base = INT32_MAX - 150000;
+  uint64_t dm = g.upload(std::vector<Mats>{mm}), dout = g.alloc(32 * 20 * 4);
+  ASSERT_EQ(g.launch("_Z9mma_typesPK4MatsPji", 1, 32, {dm, dout, (uint64_t)(uint32_t)c_base}), SIMTVP_OK)
+      << g.diag.message;
+  auto o = g.download<uint32_t>(dout, 32 * 20);
+  auto dot = [&](int r, int c, int K) {
+    int64_t s = 0;
+    for (int p = 0; p < K; p++) s += (int64_t)mm.a[r * 32 + p] * mm.b[p * 8 + c];
+    return s;
+  };
+  for (int l = 0; l < 32; l++) {
+    const uint32_t *w = &o[l * 20];
+    const int gr = l / 4, t = l % 4;
+    for (int i = 0; i < 4; i++) {
+      const int r = gr + 8 * (i / 2), c = 2 * t + i % 2;
+      float bf, tf;
+      std::memcpy(&bf, &w[i], 4);
+      std::memcpy(&tf, &w[4 + i], 4);
+      EXPECT_EQ(bf, (float)(mm.c[r * 8 + c] + dot(r, c, 16))) << "bf16 lane " << l << " d" << i;
+      EXPECT_EQ(tf, (float)(mm.c[r * 8 + c] + dot(r, c, 8))) << "tf32 lane " << l << " d" << i;
+      int64_t s8 = (int64_t)c_base + mm.c[r * 8 + c] + dot(r, c, 32);
+      EXPECT_EQ((int32_t)w[8 + i], (int32_t)std::min<int64_t>(std::max<int64_t>(s8, INT32_MIN), INT32_MAX))
+          << "s8 lane " << l << " d" << i;
+    }
+    for (int i = 0; i < 2; i++) {
+      uint64_t bits = (uint64_t)w[12 + 2 * i] | (uint64_t)w[13 + 2 * i] << 32;
+      double d;
+      std::memcpy(&d, &bits, 8);
+      EXPECT_EQ(d, (double)(mm.c[gr * 8 + 2 * t + i] + dot(gr, 2 * t + i, 4))) << "f64 lane " << l;
+    }
+    EXPECT_EQ(w[16], (uint32_t)(10 * (2 * t) + gr) | (uint32_t)(10 * (2 * t + 1) + gr) << 16) << "movmatrix lane " << l;
+  }
+}
+
 // Texture and surface objects as the runtime creates them: a func_tex_desc in device memory, the
 // handle being its address (func_tex.h); the host model is texture.cu's.
 uint64_t make_desc(KernelGpu &g, uint64_t data, int w, int h, uint8_t addr_mode, uint8_t filter, uint8_t normalized) {
@@ -626,6 +696,7 @@ const check kChecks[] = {
     {"TextureObjectsFilterAndSurfacesStore", "texture.ptx", 0, texture_objects_filter_and_surfaces_store},
     {"TextureHandleThatIsNotADescriptorFaults", "texture.ptx", 0, texture_handle_that_is_not_a_descriptor_faults},
     {"AsyncCopiesMbarriersAndReduxAreExact", "async_copy.ptx", 0, async_copies_mbarriers_and_redux_are_exact},
+    {"MmaSyncAndLdmatrixAreExact", "mma_tensor.ptx", 0, mma_sync_and_ldmatrix_are_exact},
 };
 
 class check_test : public ::testing::Test {
