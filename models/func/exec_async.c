@@ -24,6 +24,7 @@
 #include <inttypes.h>
 
 #include "func_internal.h"
+#include "func_tensormap.h"
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
 
@@ -455,7 +456,326 @@ static simtvp_status build_cp_async(fx_build *b) {
   return st;
 }
 
+/* ---- cp.async.bulk ---------------------------------------------------------------------------- */
+
+/* Operand addressing of a bulk copy besides the destination (in the fx_insn itself). */
+typedef struct fx_bulk {
+  fx_insn src;      /* source address */
+  fx_insn mbar;     /* mbarrier (global/shared -> shared forms), am/space 0 when none */
+  bool has_mbar;
+  uint8_t src_space, dst_space; /* PTX_SPACE_GLOBAL or PTX_SPACE_SHARED */
+} fx_bulk;
+
+/* Host pointer to [a, a + n) of the executing CTA's shared memory; NULL after a fault. */
+static uint8_t *shared_span(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t a, uint64_t n, bool write) {
+  uint8_t *hp[32];
+  uint64_t addr[32];
+  for (unsigned i = 0; i < 32; i++) addr[i] = a;
+  if (!fx_resolve(w, in, 1u << lane, addr, PTX_SPACE_SHARED, 1, 1, write, hp)) return NULL;
+  if (a + n > w->cta->smem_bytes || a + n < a) {
+    fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a,
+             "cp.async.bulk of %" PRIu64 " bytes at shared address 0x%" PRIx64 " runs past the CTA's %u bytes of "
+             "shared memory", n, a, w->cta->smem_bytes);
+    return NULL;
+  }
+  return hp[lane];
+}
+
+/* The step record a timing model sees for a bulk copy: the source (the destination for a copy
+ * out of shared memory is the global write) as up to 32 pseudo-lanes of 32 bytes — the first
+ * KiB of the copy; the LDST unit moves at most 32 bytes per lane. */
+static void bulk_record(fx_warp *w, uint64_t base, uint64_t n, uint8_t space, bool load) {
+  func_step *r = w->rec;
+  if (!r) return;
+  uint32_t lanes = (uint32_t)((n + 31) / 32);
+  if (lanes > 32) lanes = 32;
+  r->space = space;
+  r->access_bytes = 32;
+  r->mem_mask = lanes >= 32 ? FX_FULL : (1u << lanes) - 1u;
+  for (uint32_t i = 0; i < lanes; i++) r->addr[i] = base + 32ull * i;
+  r->is_load = load;
+  r->is_store = !load;
+  r->is_atomic = false;
+}
+
+/* cp.async.bulk: o[2] size; dst through `in`, src and mbar through the ext */
+H(bulk_h) {
+  const fx_bulk *x = in->ext;
+  uint64_t dst[32], src[32], mb[32];
+  if (!m) {
+    if (w->rec) w->rec->is_load = true;
+    return;
+  }
+  fx_addr_gen(w, in, m, dst);
+  fx_addr_gen(w, &x->src, m, src);
+  if (x->has_mbar) fx_addr_gen(w, &x->mbar, m, mb);
+  devmem *dm = w->l->e->mem;
+  FX_FOR_LANES(i, m) {
+    uint32_t n = FX_R32(w, in->o[2])[i];
+    if (n % 16 || (dst[i] | src[i]) % 16) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, (dst[i] | src[i]) % 16 ? ((dst[i] % 16) ? dst[i] : src[i]) : 0,
+               "cp.async.bulk of %u bytes from 0x%" PRIx64 " to 0x%" PRIx64
+               ": size and addresses must be multiples of 16", n, src[i], dst[i]);
+      return;
+    }
+    uint8_t *from = NULL, *to = NULL;
+    if (x->src_space == PTX_SPACE_SHARED && !(from = shared_span(w, in, i, src[i], n, false))) return;
+    if (x->dst_space == PTX_SPACE_SHARED && !(to = shared_span(w, in, i, dst[i], n, true))) return;
+    simtvp_diag d;
+    simtvp_status st = SIMTVP_OK;
+    if (from && to) memmove(to, from, n);
+    else if (to) st = devmem_read(dm, src[i], to, n, &d);
+    else st = devmem_write(dm, dst[i], from, n, &d);
+    if (st != SIMTVP_OK) {
+      uint64_t bad = to ? src[i] : dst[i];
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, bad,
+               "cp.async.bulk of %u bytes: global range 0x%" PRIx64 "..0x%" PRIx64 " is not mapped in device memory",
+               n, bad, bad + n);
+      return;
+    }
+    if (x->has_mbar) { /* completes n bytes of transactions on the destination CTA's mbarrier */
+      uint64_t *obj = (uint64_t *)(void *)shared_span(w, in, i, mb[i], 8, true);
+      if (!obj) return;
+      if (mb[i] % 8) {
+        fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, mb[i], "cp.async.bulk: mbarrier address 0x%" PRIx64 " is not "
+                 "8-byte aligned", mb[i]);
+        return;
+      }
+      uint64_t v = *obj;
+      if (!mb_valid(w, in, i, mb[i], v) || !mb_add_tx(w, in, i, mb[i], &v, -(int64_t)n)) return;
+      *obj = mb_settle(v);
+    }
+  }
+  uint32_t f = (uint32_t)__builtin_ctz(m), n0 = FX_R32(w, in->o[2])[f];
+  if (x->src_space == PTX_SPACE_GLOBAL) bulk_record(w, src[f], n0, PTX_SPACE_GLOBAL, true);
+  else if (x->dst_space == PTX_SPACE_GLOBAL) bulk_record(w, dst[f], n0, PTX_SPACE_GLOBAL, false);
+  else bulk_record(w, src[f], n0, PTX_SPACE_SHARED, true);
+  if (x->src_space == PTX_SPACE_GLOBAL) w->counts->loads[PTX_SPACE_GLOBAL]++;
+  if (x->dst_space == PTX_SPACE_GLOBAL) w->counts->stores[PTX_SPACE_GLOBAL]++;
+  else w->counts->stores[PTX_SPACE_SHARED]++;
+}
+
+static simtvp_status shadow_operand(fx_build *b, const ptx_operand *op, uint8_t space, fx_insn *out) {
+  ptx_insn tmp = *b->pi;
+  tmp.space = space;
+  fx_build bs = *b;
+  bs.pi = &tmp;
+  bs.out = out;
+  return fx_mem_operand(&bs, op, 1);
+}
+
+static simtvp_status build_bulk(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  in->cls = FX_C_MEM;
+  if (pi->mods & PTX_MOD_MULTICAST)
+    return fx_unsupported(b, "cp.async.bulk .multicast::cluster is not supported (one destination CTA is)");
+  uint8_t dsp = pi->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : pi->space;
+  uint8_t ssp = pi->geom == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : pi->geom;
+  bool g2s = dsp == PTX_SPACE_SHARED && ssp == PTX_SPACE_GLOBAL, s2s = dsp == PTX_SPACE_SHARED && ssp == PTX_SPACE_SHARED;
+  bool s2g = dsp == PTX_SPACE_GLOBAL && ssp == PTX_SPACE_SHARED;
+  if (!g2s && !s2s && !s2g)
+    return fx_unsupported(b, "cp.async.bulk copies global -> shared, shared -> shared::cluster or shared -> global "
+                             "(name both state spaces)");
+  uint32_t nops = pi->nops - ((pi->mods & PTX_MOD_CACHE_HINT) ? 1 : 0);
+  if (nops < (s2g ? 3u : 4u)) return fx_unsupported(b, s2g ? "needs [dst], [src], size" : "needs [dst], [src], size, [mbar]");
+  fx_bulk *x = fx_alloc(b->p, sizeof *x);
+  if (!x) return simtvp_diag_set(b->diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  x->src_space = ssp;
+  x->dst_space = dsp;
+  simtvp_status st = shadow_operand(b, &pi->ops[0], dsp, in);
+  if (st == SIMTVP_OK) st = shadow_operand(b, &pi->ops[1], ssp, &x->src);
+  if (st == SIMTVP_OK) st = fx_src(b, 2, PTX_TYPE_U32, &in->o[2]);
+  if (st == SIMTVP_OK && !s2g) {
+    x->has_mbar = true;
+    st = shadow_operand(b, &pi->ops[3], PTX_SPACE_SHARED, &x->mbar);
+  }
+  if (st != SIMTVP_OK) return st;
+  in->ext = x;
+  in->fn = bulk_h;
+  return SIMTVP_OK;
+}
+
+/* ---- cp.async.bulk.tensor (tile mode) ------------------------------------------------------- */
+
+typedef struct fx_tensor_copy {
+  fx_insn tmap;      /* tensor-map address */
+  fx_insn smem;      /* shared-memory side: destination (load) or source (store) */
+  fx_insn mbar;      /* load: the mbarrier */
+  uint32_t coord[FUNC_TMAP_MAX_RANK]; /* frame offsets of the coordinate registers */
+  uint8_t rank;
+  bool store;        /* shared -> global */
+} fx_tensor_copy;
+
+/* Shared address of box element `linear` (bytes from the box start) under a swizzle mode: the
+ * 16-byte unit index within each 128-byte row XOR-ed with the row number (bits 7..9 of the
+ * address), over 32, 64 or 128 bytes (CU_TENSOR_MAP_SWIZZLE_32B/64B/128B). */
+static inline uint64_t swizzled(uint64_t addr, uint32_t mode) {
+  if (!mode) return addr;
+  uint64_t mask = (1ull << mode) - 1; /* 1, 3 or 7 units */
+  return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+H(tensor_copy_h) {
+  const fx_tensor_copy *x = in->ext;
+  if (!m) {
+    if (w->rec) w->rec->is_load = true;
+    return;
+  }
+  uint64_t ta[32], sa[32], mb[32];
+  uint8_t *hp[32];
+  fx_addr_gen(w, &x->tmap, m, ta);
+  fx_addr_gen(w, &x->smem, m, sa);
+  if (!x->store) fx_addr_gen(w, &x->mbar, m, mb);
+  devmem *dm = w->l->e->mem;
+  uint64_t rec_addr = 0, rec_bytes = 0;
+  FX_FOR_LANES(i, m) {
+    func_tensor_map t;
+    if (!fx_resolve(w, in, 1u << i, ta, x->tmap.space, FUNC_TMAP_BYTES, 64, false, hp)) return;
+    memcpy(&t, hp[i], sizeof t);
+    if (t.magic != FUNC_TMAP_MAGIC) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, ta[i],
+               "cp.async.bulk.tensor: 0x%" PRIx64 " does not hold a tensor map (cuTensorMapEncodeTiled)", ta[i]);
+      return;
+    }
+    if (t.rank != x->rank) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, ta[i],
+               "cp.async.bulk.tensor.%ud: the tensor map at 0x%" PRIx64 " has rank %u", x->rank, ta[i], t.rank);
+      return;
+    }
+    int64_t c[FUNC_TMAP_MAX_RANK];
+    uint32_t n[FUNC_TMAP_MAX_RANK];
+    uint64_t total = t.elem_bytes;
+    for (uint32_t d = 0; d < t.rank; d++) {
+      c[d] = (int32_t)FX_R32(w, x->coord[d])[i];
+      n[d] = (t.box[d] + t.elem_stride[d] - 1) / t.elem_stride[d];
+      total *= n[d];
+    }
+    if (sa[i] % 128) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, sa[i],
+               "cp.async.bulk.tensor: shared address 0x%" PRIx64 " is not 128-byte aligned", sa[i]);
+      return;
+    }
+    uint8_t *box = shared_span(w, in, i, sa[i], total, !x->store);
+    if (!box) return;
+    uint8_t fill[8] = {0};
+    if (t.oob_nan) { /* the canonical NaN of the element type */
+      static const uint8_t f16[2] = {0xff, 0x7f}, f32[4] = {0xff, 0xff, 0xff, 0x7f},
+                           f64[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+      memcpy(fill, t.elem_bytes == 2 ? f16 : t.elem_bytes == 4 ? f32 : f64, t.elem_bytes);
+    }
+    /* every box element in order (dimension 0 fastest) */
+    uint32_t k[FUNC_TMAP_MAX_RANK] = {0};
+    for (uint64_t e = 0; e < total / t.elem_bytes; e++) {
+      bool inside = true;
+      uint64_t g = t.global_address;
+      for (uint32_t d = 0; d < t.rank; d++) {
+        int64_t coord = c[d] + (int64_t)k[d] * t.elem_stride[d];
+        if (coord < 0 || coord >= (int64_t)t.dim[d]) inside = false;
+        g += (uint64_t)coord * (d == 0 ? t.elem_bytes : t.stride[d - 1]);
+      }
+      uint8_t *s = box + (swizzled(sa[i] + e * t.elem_bytes, t.swizzle) - sa[i]);
+      simtvp_diag d;
+      if (x->store) {
+        if (inside && devmem_write(dm, g, s, t.elem_bytes, &d) != SIMTVP_OK) {
+          fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, g, "cp.async.bulk.tensor: tensor element at 0x%" PRIx64
+                   " is not mapped in device memory", g);
+          return;
+        }
+      } else if (!inside) {
+        memcpy(s, fill, t.elem_bytes);
+      } else if (devmem_read(dm, g, s, t.elem_bytes, &d) != SIMTVP_OK) {
+        fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, g, "cp.async.bulk.tensor: tensor element at 0x%" PRIx64
+                 " is not mapped in device memory", g);
+        return;
+      }
+      for (uint32_t d2 = 0; d2 < t.rank && ++k[d2] == n[d2]; d2++) k[d2] = 0;
+    }
+    if (!x->store) { /* the whole box counts as transactions, out-of-bounds elements too */
+      if (mb[i] % 8) {
+        fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, mb[i], "cp.async.bulk.tensor: mbarrier address 0x%" PRIx64
+                 " is not 8-byte aligned", mb[i]);
+        return;
+      }
+      uint64_t *obj = (uint64_t *)(void *)shared_span(w, in, i, mb[i], 8, true);
+      if (!obj) return;
+      uint64_t v = *obj;
+      if (!mb_valid(w, in, i, mb[i], v) || !mb_add_tx(w, in, i, mb[i], &v, -(int64_t)total)) return;
+      *obj = mb_settle(v);
+    }
+    if (!rec_bytes) {
+      rec_addr = t.global_address;
+      for (uint32_t d = 0; d < t.rank; d++) {
+        int64_t coord = c[d] < 0 ? 0 : c[d];
+        rec_addr += (uint64_t)coord * (d == 0 ? t.elem_bytes : t.stride[d - 1]);
+      }
+      rec_bytes = total;
+    }
+  }
+  bulk_record(w, rec_addr, rec_bytes, PTX_SPACE_GLOBAL, !x->store);
+  if (x->store) w->counts->stores[PTX_SPACE_GLOBAL]++;
+  else w->counts->loads[PTX_SPACE_GLOBAL]++;
+}
+
+simtvp_status fx_build_tensor_copy(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  in->cls = FX_C_MEM;
+  if (pi->mods & PTX_MOD_IM2COL) return fx_unsupported(b, "cp.async.bulk.tensor .im2col is not supported (.tile is)");
+  if (pi->mods & PTX_MOD_MULTICAST)
+    return fx_unsupported(b, "cp.async.bulk.tensor .multicast::cluster is not supported (one destination CTA is)");
+  uint8_t dsp = pi->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : pi->space;
+  uint8_t ssp = pi->geom == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : pi->geom;
+  bool load = dsp == PTX_SPACE_SHARED && ssp == PTX_SPACE_GLOBAL, store = dsp == PTX_SPACE_GLOBAL && ssp == PTX_SPACE_SHARED;
+  if (!load && !store)
+    return fx_unsupported(b, "cp.async.bulk.tensor copies global -> shared or shared -> global (name both spaces)");
+  fx_tensor_copy *x = fx_alloc(b->p, sizeof *x);
+  if (!x) return simtvp_diag_set(b->diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  x->rank = pi->vec;
+  x->store = store;
+  if (x->rank < 1 || x->rank > FUNC_TMAP_MAX_RANK) return fx_unsupported(b, "cp.async.bulk.tensor needs .1d to .5d");
+  /* operands: load [dst], [tmap], {coords}, [mbar]; store [tmap], {coords}, [src] */
+  uint32_t t = load ? 1 : 0;
+  if (pi->nops < t + 3 || pi->ops[t + 1].kind != PTX_OPND_VEC)
+    return fx_unsupported(b, "cp.async.bulk.tensor needs [tensorMap, {coordinates}]");
+  const ptx_operand *coords = &pi->ops[t + 1];
+  if (coords->count != x->rank) return fx_unsupported(b, "the coordinate vector must have one register per dimension");
+  const ptx_operand *el = fx_vec_elems(b, coords);
+  simtvp_status st = SIMTVP_OK;
+  for (uint32_t d = 0; d < x->rank && st == SIMTVP_OK; d++) st = fx_src_op(b, &el[d], PTX_TYPE_S32, &x->coord[d]);
+  /* the tensor map: a generic (or .param/.const/.global) address */
+  if (st == SIMTVP_OK) st = shadow_operand(b, &pi->ops[t], PTX_SPACE_GENERIC, &x->tmap);
+  if (st == SIMTVP_OK) st = shadow_operand(b, &pi->ops[load ? 0 : 2], PTX_SPACE_SHARED, &x->smem);
+  if (st == SIMTVP_OK && load) st = shadow_operand(b, &pi->ops[3], PTX_SPACE_SHARED, &x->mbar);
+  if (st != SIMTVP_OK) return st;
+  in->ext = x;
+  in->fn = tensor_copy_h;
+  return SIMTVP_OK;
+}
+
+static simtvp_status build_cp_async_dispatch(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  switch (pi->sub_op) {
+  case PTX_CP_ASYNC_BULK: return build_bulk(b);
+  case PTX_CP_ASYNC_BULK_COMMIT_GROUP:
+    in->cls = FX_C_ALU;
+    in->fn = cp_async_nop_h;
+    return SIMTVP_OK;
+  case PTX_CP_ASYNC_BULK_WAIT_GROUP:
+    in->cls = FX_C_FENCE; /* timing: the warp waits for its memory instructions */
+    in->fn = cp_async_nop_h;
+    return SIMTVP_OK;
+  case PTX_CP_ASYNC_BULK_PREFETCH: /* a hint: nothing to compute */
+    in->cls = FX_C_NOP;
+    in->fn = cp_async_nop_h;
+    return SIMTVP_OK;
+  case PTX_CP_ASYNC_BULK_TENSOR: return fx_build_tensor_copy(b);
+  default: return build_cp_async(b);
+  }
+}
+
 void fx_register_async(fx_builder *t) {
-  t[PTX_OP_CP_ASYNC] = build_cp_async;
+  t[PTX_OP_CP_ASYNC] = build_cp_async_dispatch;
   t[PTX_OP_MBARRIER] = build_mbarrier;
 }

@@ -419,6 +419,8 @@ void fx_register_wmma(fx_builder *t);
 void fx_register_tex(fx_builder *t);
 void fx_register_async(fx_builder *t);
 void fx_register_mma(fx_builder *t);
+/* cp.async.bulk.tensor (exec_async.c) */
+simtvp_status fx_build_tensor_copy(fx_build *b);
 
 /* Builtins (exec_call.c). */
 void fx_builtin_call(fx_warp *w, const fx_insn *in, const fx_call *c, uint32_t m);

@@ -62,7 +62,9 @@
   X(PROXY, "proxy") X(ALIAS, "alias") X(ASYNC, "async") X(MBARRIER_INIT, "mbarrier_init")          \
   X(MASK, "mask") X(L1, "L1") X(L2, "L2") X(UNIFIED, "unified") X(NORETURN, "noreturn")          \
   X(FRACTIONAL, "fractional") X(RANGE, "range") X(CVT, "cvt") X(TEXREF, "texref")                  \
-  X(SAMPLERREF, "samplerref") X(SURFREF, "surfref") X(BULK_GROUP, "bulk_group")
+  X(SAMPLERREF, "samplerref") X(SURFREF, "surfref") X(BULK_GROUP, "bulk_group")                 \
+  X(TENSOR, "tensor") X(TILE, "tile") X(IM2COL, "im2col") X(READ, "read") X(PREFETCH, "prefetch")  \
+  X(G4D, "4d") X(G5D, "5d")
 
 enum {
   MW_NONE = 0,
@@ -269,6 +271,7 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     for (uint32_t i = 0; i + 1 < len; i++)
       if (s[i] == ':' && s[i + 1] == ':') {
         if (len == 14 && memcmp(s, "L2::cache_hint", 14) == 0) in->mods |= PTX_MOD_CACHE_HINT;
+        if (len == 18 && memcmp(s, "multicast::cluster", 18) == 0) in->mods |= PTX_MOD_MULTICAST;
         return true;
       }
     return ptx_error_tok(p, &c->optok, "unknown modifier '.%.*s' on %s", (int)(len > 40 ? 40 : len), s,
@@ -342,8 +345,11 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
                  : w == MW_SHARED_CLUSTER ? PTX_SPACE_SHARED_CLUSTER
                  : w == MW_LOCAL ? PTX_SPACE_LOCAL
                  : w == MW_CONST ? PTX_SPACE_CONST : PTX_SPACE_PARAM;
-    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CVTA || op == PTX_OP_CP_REDUCE_ASYNC_BULK))
-      return true; /* source space */
+    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CP_REDUCE_ASYNC_BULK)) {
+      in->geom = sp; /* source space (ptx.h: geom of the asynchronous copies) */
+      return true;
+    }
+    if (in->space && op == PTX_OP_CVTA) return true; /* source space */
     if (op == PTX_OP_FENCE) return true;                                        /* fence.proxy.async.shared::cta */
     return set_once(p, c, &in->space, sp, s, len);
   }
@@ -442,8 +448,16 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
   case MW_FINITE: case MW_INFINITE: case MW_NUMBER: case MW_NOTANUMBER: case MW_NORMAL: case MW_SUBNORMAL:
     if (op != PTX_OP_TESTP) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, (uint8_t)(PTX_TESTP_FINITE + (w - MW_FINITE)), s, len);
+  case MW_G4D: case MW_G5D:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->vec = (uint8_t)(w == MW_G4D ? 4 : 5);
+    return true;
   case MW_G1D: case MW_G2D: case MW_G3D: case MW_A1D: case MW_A2D: case MW_CUBE: case MW_ACUBE:
   case MW_G2DMS: case MW_A2DMS:
+    if ((op == PTX_OP_CP_ASYNC || op == PTX_OP_CP_REDUCE_ASYNC_BULK) && w <= MW_G3D) {
+      in->vec = (uint8_t)(1 + (w - MW_G1D)); /* tensor dimensions */
+      return true;
+    }
     if (!tex) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->geom, (uint8_t)(PTX_GEOM_1D + (w - MW_G1D)), s, len);
   case MW_LEVEL:
@@ -473,6 +487,10 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
   case MW_TRANS: in->mods |= PTX_MOD_TRANS; return true;
   case MW_COMMIT_GROUP: case MW_WAIT_GROUP: case MW_WAIT_ALL: case MW_BULK:
     if (op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
+    if (in->sub_op == PTX_CP_ASYNC_BULK && (w == MW_COMMIT_GROUP || w == MW_WAIT_GROUP)) {
+      in->sub_op = w == MW_COMMIT_GROUP ? PTX_CP_ASYNC_BULK_COMMIT_GROUP : PTX_CP_ASYNC_BULK_WAIT_GROUP;
+      return true;
+    }
     return set_once(p, c, &in->sub_op, w == MW_COMMIT_GROUP ? PTX_CP_ASYNC_COMMIT_GROUP : w == MW_WAIT_GROUP ? PTX_CP_ASYNC_WAIT_GROUP : w == MW_WAIT_ALL ? PTX_CP_ASYNC_WAIT_ALL : PTX_CP_ASYNC_BULK, s, len);
   case MW_MBARRIER:
     if (op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
@@ -519,6 +537,7 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     return true;
   case MW_L1: case MW_L2:
     if (op == PTX_OP_DISCARD) return true;
+    if (op == PTX_OP_CP_ASYNC && in->sub_op == PTX_CP_ASYNC_BULK_PREFETCH) return true; /* prefetch.L2 */
     if (op != PTX_OP_PREFETCH && op != PTX_OP_PREFETCHU) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, w == MW_L1 ? 1 : 2, s, len);
   case MW_UNIFIED: in->mods |= PTX_MOD_UNIFIED; return true;
@@ -530,6 +549,31 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     return set_once(p, c, &in->sub_op, w == MW_TEXREF ? 1 : w == MW_SAMPLERREF ? 2 : 3, s, len);
   case MW_BULK_GROUP:
     if (op != PTX_OP_CP_REDUCE_ASYNC_BULK && op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
+    return true;
+  case MW_TENSOR:
+    if (op == PTX_OP_CP_REDUCE_ASYNC_BULK) {
+      in->mods |= PTX_MOD_TENSOR;
+      return true;
+    }
+    if (op != PTX_OP_CP_ASYNC || (in->sub_op != PTX_CP_ASYNC_BULK && in->sub_op != PTX_CP_ASYNC_BULK_PREFETCH))
+      return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_TENSOR;
+    if (in->sub_op == PTX_CP_ASYNC_BULK) in->sub_op = PTX_CP_ASYNC_BULK_TENSOR;
+    return true;
+  case MW_PREFETCH:
+    if (op != PTX_OP_CP_ASYNC || in->sub_op != PTX_CP_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->sub_op = PTX_CP_ASYNC_BULK_PREFETCH;
+    return true;
+  case MW_TILE:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    return true;
+  case MW_IM2COL:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_IM2COL;
+    return true;
+  case MW_READ:
+    if (op != PTX_OP_CP_ASYNC || in->sub_op != PTX_CP_ASYNC_BULK_WAIT_GROUP) return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_READ;
     return true;
   case MW_NORETURN: in->mods |= PTX_MOD_NORETURN; return true;
   default: return bad_modifier(p, c, s, len);
@@ -752,7 +796,10 @@ static bool address_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, ptx_oper
   } else {
     return ptx_error_tok(p, &open, "empty address");
   }
-  if (ptx_is_punct(&p->tok, ',') && extra && is_tex_like((ptx_opcode)c->in.opcode)) {
+  const ptx_opcode aop = (ptx_opcode)c->in.opcode;
+  const bool tensor_copy = (aop == PTX_OP_CP_ASYNC || aop == PTX_OP_CP_REDUCE_ASYNC_BULK) &&
+                           (c->in.mods & PTX_MOD_TENSOR); /* [tensorMap, {coordinates}] */
+  if (ptx_is_punct(&p->tok, ',') && extra && (is_tex_like(aop) || tensor_copy)) {
     ptx_next(p);
     opnd_init(extra);
     if (!parse_operand(p, c, extra, 0, false, depth + 1)) return false;

@@ -795,6 +795,7 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
       }
       if (ptx_is_word(&t, ".maxntid")) memcpy(f->maxntid, v, sizeof v);
       else if (ptx_is_word(&t, ".reqntid")) memcpy(f->reqntid, v, sizeof v);
+      else memcpy(f->reqnctapercluster, v, sizeof v);
     } else if (ptx_is_word(&t, ".minnctapersm") || ptx_is_word(&t, ".maxnreg") || ptx_is_word(&t, ".maxnctapersm") ||
                ptx_is_word(&t, ".maxclusterrank")) {
       ptx_next(p);
@@ -802,10 +803,12 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
       if (!expect_uint(p, t.s, UINT32_MAX, &x)) return false;
       if (ptx_is_word(&t, ".minnctapersm")) f->minnctapersm = (uint32_t)x;
       else if (ptx_is_word(&t, ".maxnreg")) f->maxnreg = (uint32_t)x;
+      else if (ptx_is_word(&t, ".maxclusterrank")) f->maxclusterrank = (uint32_t)x;
     } else if (ptx_is_word(&t, ".noreturn")) {
       f->flags |= PTX_FN_NORETURN;
       ptx_next(p);
     } else if (ptx_is_word(&t, ".explicitcluster") || ptx_is_word(&t, ".blocksareclusters")) {
+      if (ptx_is_word(&t, ".explicitcluster")) f->explicitcluster = true;
       ptx_next(p);
     } else if (ptx_is_word(&t, ".pragma")) {
       ptx_next(p);
@@ -1111,7 +1114,10 @@ static bool parse_function(ptx_parser *p, uint32_t linkage, bool entry) {
     for (int i = 0; i < 3; i++) {
       if (tmpf.maxntid[i]) f->maxntid[i] = tmpf.maxntid[i];
       if (tmpf.reqntid[i]) f->reqntid[i] = tmpf.reqntid[i];
+      if (tmpf.reqnctapercluster[i]) f->reqnctapercluster[i] = tmpf.reqnctapercluster[i];
     }
+    if (tmpf.maxclusterrank) f->maxclusterrank = tmpf.maxclusterrank;
+    if (tmpf.explicitcluster) f->explicitcluster = true;
     if (tmpf.minnctapersm) f->minnctapersm = tmpf.minnctapersm;
     if (tmpf.maxnreg) f->maxnreg = tmpf.maxnreg;
     f->flags |= tmpf.flags & PTX_FN_NORETURN;

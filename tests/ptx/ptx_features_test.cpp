@@ -285,6 +285,50 @@ TEST(PtxFeatures, NewerSm90InstructionsDecode) {
   EXPECT_EQ(cvt->nops, 3u);
 }
 
+// nvcc 13 output of fixtures/hopper_sm90.cu: cluster directives are kept on the function; bulk and
+// tensor copies decode with their source space (geom), dimensions (vec) and the tensor-map operand
+// split into [tensorMap] and {coordinates}; bulk groups have their own commit/wait.
+TEST(PtxFeatures, ClustersBulkAndTensorCopiesDecode) {
+  auto r = parse(read_fixture("hopper_sm90.ptx"));
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  const ptx_function *dsm = fn(m, "_Z3dsmPi");
+  ASSERT_TRUE(dsm);
+  EXPECT_TRUE(dsm->explicitcluster);
+  EXPECT_EQ(dsm->reqnctapercluster[0], 2u);
+  EXPECT_EQ(dsm->reqnctapercluster[1], 1u);
+  EXPECT_EQ(fn(m, "_Z4bulkPKiPi")->reqnctapercluster[0], 0u);
+  const ptx_function *tma = fn(m, "_Z3tma14CUtensorMap_stPi");
+  const ptx_insn *tc = find_where(m, tma, [](const ptx_insn &i) {
+    return i.opcode == PTX_OP_CP_ASYNC && i.sub_op == PTX_CP_ASYNC_BULK_TENSOR;
+  });
+  ASSERT_TRUE(tc);
+  EXPECT_EQ(tc->vec, 2u);
+  EXPECT_EQ(tc->space, PTX_SPACE_SHARED_CLUSTER);
+  EXPECT_EQ(tc->geom, PTX_SPACE_GLOBAL);
+  EXPECT_TRUE(tc->mods & PTX_MOD_TENSOR);
+  ASSERT_EQ(tc->nops, 4u);
+  EXPECT_EQ(tc->ops[1].kind, PTX_OPND_ADDR);
+  EXPECT_EQ(tc->ops[2].kind, PTX_OPND_VEC);
+  EXPECT_EQ(tc->ops[2].count, 2u);
+  EXPECT_EQ(tc->ops[3].kind, PTX_OPND_ADDR);
+  EXPECT_EQ(format(m, *tc).rfind("cp.async.bulk.tensor.shared::cluster.global.2d", 0), 0u) << format(m, *tc);
+  const ptx_function *bulk = fn(m, "_Z4bulkPKiPi");
+  auto bulk_op = [&](uint8_t sub) {
+    return find_where(m, bulk, [sub](const ptx_insn &i) { return i.opcode == PTX_OP_CP_ASYNC && i.sub_op == sub; });
+  };
+  const ptx_insn *g2s = bulk_op(PTX_CP_ASYNC_BULK);
+  ASSERT_TRUE(g2s);
+  EXPECT_EQ(g2s->geom, PTX_SPACE_GLOBAL);
+  EXPECT_EQ(g2s->nops, 4u);
+  EXPECT_TRUE(bulk_op(PTX_CP_ASYNC_BULK_COMMIT_GROUP));
+  const ptx_insn *wg = bulk_op(PTX_CP_ASYNC_BULK_WAIT_GROUP);
+  ASSERT_TRUE(wg);
+  EXPECT_TRUE(wg->mods & PTX_MOD_READ);
+  EXPECT_TRUE(find_where(m, bulk, [](const ptx_insn &i) { return i.opcode == PTX_OP_ELECT; }));
+  EXPECT_TRUE(find_where(m, dsm, [](const ptx_insn &i) { return i.opcode == PTX_OP_MAPA; }));
+}
+
 TEST(PtxFeatures, SparseTextureFetchHasAResidencyPredicate) {
   auto r = parse(kernel(".reg .pred %p<2>;\n.reg .f32 %f<9>;\n.reg .b64 %rd<2>;\n"
                         "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];\nret;"));
