@@ -472,10 +472,12 @@ static uint8_t *shared_span(fx_warp *w, const fx_insn *in, uint32_t lane, uint64
   uint64_t addr[32];
   for (unsigned i = 0; i < 32; i++) addr[i] = a;
   if (!fx_resolve(w, in, 1u << lane, addr, PTX_SPACE_SHARED, 1, 1, write, hp)) return NULL;
-  if (a + n > w->cta->smem_bytes || a + n < a) {
+  uint64_t off;
+  func_cta *c = fx_cluster_cta(w, a, &off); /* the executing CTA, or one of its cluster (mapa) */
+  if (!c || off + n > c->smem_bytes || off + n < off) {
     fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a,
-             "cp.async.bulk of %" PRIu64 " bytes at shared address 0x%" PRIx64 " runs past the CTA's %u bytes of "
-             "shared memory", n, a, w->cta->smem_bytes);
+             "%" PRIu64 " bytes at shared address 0x%" PRIx64 " run past the %u bytes of the CTA's shared memory", n,
+             a, c ? c->smem_bytes : 0);
     return NULL;
   }
   return hp[lane];

@@ -66,6 +66,7 @@ extern "C" {
 #define FUNC_WARP_SIZE 32u
 #define FUNC_MAX_CTA_THREADS 1024u
 #define FUNC_NUM_BARRIERS 16u
+#define FUNC_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (8 portable, 16 with the non-portable opt-in) */
 
 typedef struct func_engine func_engine;
 typedef struct func_program func_program;
@@ -158,6 +159,10 @@ typedef struct func_launch_params {
   const void *params;           /* kernel parameter buffer (copied), laid out per func_program_param */
   uint32_t param_bytes;
   uint64_t grid_id;             /* %gridid */
+  /* (addition) Thread block cluster dimensions (sm_90): CTAs per cluster in x, y, z, each dividing
+   * the grid's; 0,0,0 = the kernel's .reqnctapercluster, or clusters of one CTA. Functional mode
+   * runs the CTAs of a cluster together; in per-warp mode the caller starts them together. */
+  uint32_t cluster[3];
 } func_launch_params;
 
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
