@@ -168,6 +168,8 @@ typedef struct func_launch_params {
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
                                  func_launch **out, simtvp_diag *diag);
 void func_launch_destroy(func_launch *l);
+/* (addition) CTAs per thread block cluster of the launch (1 without clusters). */
+uint32_t func_launch_cluster_size(const func_launch *l);
 
 /* Functional mode: executes every CTA of the launch (in linear CTA order, one host thread).
  * Returns SIMTVP_OK or the first fault (diag filled); afterwards the launch is finished. */

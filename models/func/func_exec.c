@@ -587,6 +587,8 @@ void func_launch_destroy(func_launch *l) {
   free(l);
 }
 
+uint32_t func_launch_cluster_size(const func_launch *l) { return l ? l->cluster_size : 1; }
+
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n) {
   if (n) *n = l && l->counts.pc ? l->p->m->n_insns : 0;
   return l ? l->counts.pc : NULL;

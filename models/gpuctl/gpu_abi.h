@@ -241,7 +241,7 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
 /* X(name, opcode, dwords including header (0 = any >= 1), description) */
 #define GPU_ABI_PACKETS(ROW)                                                                         \
   ROW(NOP, 0x00, 0, "Does nothing; any length (padding, tests).")                                    \
-  ROW(LAUNCH, 0x01, 19,                                                                              \
+  ROW(LAUNCH, 0x01, 20,                                                                              \
     "Launch a kernel: the command processor fetches the parameters, checks the image header and "  \
     "the per-CTA resources, and hands the grid to the CTA dispatcher; completes when every CTA "   \
     "finished.")                                                                                   \
@@ -279,6 +279,9 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(LAUNCH, PARAM_BYTES, 16, "parameter buffer size, <= MAX_PARAM_BYTES")                          \
   ROW(LAUNCH, STREAM_ID, 17, "software stream id (statistics and traces)")                           \
   ROW(LAUNCH, GRID_ID, 18, "software grid id (%gridid, statistics, fault reports)")                  \
+  ROW(LAUNCH, CLUSTER, 19,                                                                           \
+    "thread block cluster: CTAs per cluster in X [7:0], Y [15:8], Z [23:16]; 0 = clusters of one "  \
+    "CTA; each divides the grid's, at most 16 CTAs in all, all resident at once")                 \
   ROW(COPY, SRC_LO, 1, "source address [31:0]")                                                      \
   ROW(COPY, SRC_HI, 2, "source address [63:32]")                                                     \
   ROW(COPY, DST_LO, 3, "destination address [31:0]")                                                 \

@@ -15,6 +15,7 @@ typedef struct disp_kernel {
   uint64_t issue_from;   /* first cycle at which its CTAs may issue (kernel launch latency) */
   uint64_t ctas_done;
   gpu_kernel_result result;
+  uint32_t cluster_size; /* CTAs issued together (thread block clusters), 1 without */
 } disp_kernel;
 
 typedef struct disp_sm {
@@ -128,6 +129,9 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
   dk->k.n_ctas = (uint64_t)desc->grid[0] * desc->grid[1] * desc->grid[2];
   dk->k.threads_per_cta = threads;
   dk->k.desc = *desc;
+  for (int i = 0; i < 3; i++)
+    if (!dk->k.desc.cluster[i]) dk->k.desc.cluster[i] = 1;
+  dk->cluster_size = dk->k.desc.cluster[0] * dk->k.desc.cluster[1] * dk->k.desc.cluster[2];
   if (desc->param_bytes) memcpy(dk->params, desc->params, desc->param_bytes);
   dk->k.desc.params = dk->params;
   ++*d->ctr.kernels;
@@ -147,7 +151,46 @@ static uint32_t sm_at(const gpu_disp *d, uint32_t pos) {
   return cluster * d->cfg.cores_per_cluster + core;
 }
 
-/* The oldest active kernel with CTAs left that fits some SM: issue one CTA. */
+/* CTA coordinates of the i-th CTA a kernel issues: linear order, or, with clusters, cluster after
+ * cluster (CTAs of one cluster by rank, x fastest) so a cluster's CTAs issue together. */
+static void cta_of_index(const disp_kernel *dk, uint64_t i, uint32_t cta[3]) {
+  const uint32_t *g = dk->k.desc.grid, *c = dk->k.desc.cluster;
+  if (dk->cluster_size == 1) {
+    cta[0] = (uint32_t)(i % g[0]);
+    cta[1] = (uint32_t)((i / g[0]) % g[1]);
+    cta[2] = (uint32_t)(i / ((uint64_t)g[0] * g[1]));
+    return;
+  }
+  uint64_t q = i / dk->cluster_size, ncx = g[0] / c[0], ncy = g[1] / c[1];
+  uint32_t r = (uint32_t)(i % dk->cluster_size);
+  cta[0] = (uint32_t)(q % ncx) * c[0] + r % c[0];
+  cta[1] = (uint32_t)((q / ncx) % ncy) * c[1] + (r / c[0]) % c[1];
+  cta[2] = (uint32_t)(q / (ncx * ncy)) * c[2] + r / (c[0] * c[1]);
+}
+
+/* Whether the next cluster of dk fits now: cluster_size CTAs placed one after the other from
+ * round-robin position `from`, filling each SM before the next (the books are tried on copies). */
+static bool cluster_fits(const gpu_disp *d, const disp_kernel *dk, uint32_t from) {
+  uint32_t placed = 0;
+  for (uint32_t j = 0; j < d->n_sms && placed < dk->cluster_size; j++) {
+    disp_sm s = d->sms[sm_at(d, (from + j) % d->n_sms)];
+    while (placed < dk->cluster_size && fits(d, &s, &dk->use)) {
+      s.ctas++;
+      s.threads += dk->use.threads;
+      s.warps += dk->use.warps;
+      s.regs += dk->use.regs;
+      s.smem += dk->use.smem;
+      placed++;
+    }
+  }
+  return placed == dk->cluster_size;
+}
+
+/* Places one CTA of `best` (its next) on the SM at round-robin position best_pos. */
+static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos);
+
+/* The oldest active kernel with CTAs left that fits some SM: issue one CTA, or with clusters
+ * every CTA of its next cluster at once (all fit, or none is issued). */
 static bool issue_one(gpu_disp *d) {
   disp_kernel *best = NULL;
   uint32_t best_pos = 0;
@@ -157,7 +200,7 @@ static bool issue_one(gpu_disp *d) {
     if (best && best->k.launch_uid < dk->k.launch_uid) continue;
     for (uint32_t j = 0; j < d->n_sms; j++) {
       uint32_t pos = (d->next_pos + j) % d->n_sms;
-      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use)) {
+      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use) && (dk->cluster_size == 1 || cluster_fits(d, dk, pos))) {
         best = dk;
         best_pos = pos;
         break;
@@ -165,12 +208,28 @@ static bool issue_one(gpu_disp *d) {
     }
   }
   if (!best) return false;
+  if (best->cluster_size == 1) {
+    place(d, best, best_pos);
+    return true;
+  }
+  /* a cluster: its CTAs in rank order on the SMs from best_pos on, filling each before moving on */
+  for (uint32_t n = 0, pos = best_pos; n < best->cluster_size;) {
+    if (fits(d, &d->sms[sm_at(d, pos)], &best->use)) {
+      place(d, best, pos);
+      n++;
+    } else {
+      pos = (pos + 1) % d->n_sms;
+    }
+  }
+  return true;
+}
+
+static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos) {
   uint32_t sm = sm_at(d, best_pos);
   disp_sm *s = &d->sms[sm];
-  const uint32_t *g = best->k.desc.grid;
   uint64_t i = best->next_cta++;
-  uint32_t cta[3] = {(uint32_t)(i % g[0]), (uint32_t)((i / g[0]) % g[1]),
-                     (uint32_t)(i / ((uint64_t)g[0] * g[1]))};
+  uint32_t cta[3];
+  cta_of_index(best, i, cta);
   s->ctas++;
   s->threads += best->use.threads;
   s->warps += best->use.warps;
@@ -189,7 +248,6 @@ static bool issue_one(gpu_disp *d) {
   } else {
     d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
   }
-  return true;
 }
 
 /* Hands the CTAs whose launch latency is over to their cores, in issue order. */

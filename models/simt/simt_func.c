@@ -105,6 +105,11 @@ static simtvp_status f_launch_cta(void *state, const simt_kernel *k, const uint3
                                   uint64_t now, simtvp_diag *diag) {
   simt_func_core *c = state;
   func_cta *fc;
+  if (func_launch_cluster_size(k->launch) > 1)
+    return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
+                           "SIMT core %u (func): kernel %s uses thread block clusters, whose CTAs must run "
+                           "together; a func core runs each CTA alone to completion (use CA or AT cores, or "
+                           "the functional GPU)", c->cfg.sm, k->name ? k->name : "?");
   simtvp_status s = func_cta_start(k->launch, cta, c->cfg.sm, 0, &fc, diag);
   if (s != SIMTVP_OK) return s;
   gpu_cta_result r = run_cta(c, k, fc, cta, now);
