@@ -230,7 +230,7 @@ static void decode_launch(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op) 
   d->param_bytes = p[GPU_LAUNCH_PARAM_BYTES];
   d->stream_id = p[GPU_LAUNCH_STREAM_ID];
   d->grid_id = p[GPU_LAUNCH_GRID_ID];
-  uint32_t cl = p[GPU_LAUNCH_CLUSTER], csize = 1;
+  uint32_t cl = (gpu_pkt_flags(p[0]) & GPU_LAUNCH_F_CLUSTER) ? p[GPU_LAUNCH_CLUSTER] : 0, csize = 1;
   if (cl >> 24) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_LAUNCH_CLUSTER);
   for (int i = 0; i < 3; i++) {
     uint32_t n = (cl >> (8 * i)) & 0xFFu;
@@ -327,6 +327,8 @@ static bool fetch(cpfw *fw, uint32_t c) {
     skip_to_put(ch);
     return true;
   }
+  /* LAUNCH with the CLUSTER flag carries one more dword */
+  if (op == GPU_OP_LAUNCH && (flags & GPU_LAUNCH_F_CLUSTER)) fixed++;
   if (fixed && dwords != fixed) {
     error(fw, GPU_ERR_PKT_SIZE, c, op, ch->pkt_addr, p[0]);
     skip_to_put(ch);

@@ -518,7 +518,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   l->explicit_cluster = given || compiled;
   l->cluster_size = l->cluster[0] * l->cluster[1] * l->cluster[2];
   const char *bad = NULL;
-  if (pf->explicitcluster && !l->explicit_cluster) bad = "the kernel (.explicitcluster) needs cluster dimensions";
+  if ((pf->flags & PTX_FN_EXPLICIT_CLUSTER) && !l->explicit_cluster) bad = "the kernel (.explicitcluster) needs cluster dimensions";
   else if (l->cluster_size > FUNC_MAX_CLUSTER_CTAS) bad = "a cluster has at most 16 CTAs";
   else if (lp->grid[0] % l->cluster[0] || lp->grid[1] % l->cluster[1] || lp->grid[2] % l->cluster[2])
     bad = "the cluster dimensions must divide the grid's";

@@ -113,6 +113,15 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
                                        desc->smem_static + desc->smem_dynamic);
   if (gpu_occupancy(&d->cfg.sm, &use, NULL) == 0 || desc->param_bytes > d->cfg.max_param_bytes)
     return false;
+  uint64_t csize = 1;
+  for (int i = 0; i < 3; i++) {
+    uint32_t c = desc->cluster[i] ? desc->cluster[i] : 1;
+    if (desc->grid[i] % c) return false;
+    csize *= c;
+  }
+  /* a cluster's CTAs must be resident together (the command processor checks this first) */
+  if (csize > GPU_MAX_CLUSTER_CTAS || (uint64_t)gpu_occupancy(&d->cfg.sm, &use, NULL) * d->n_sms < csize)
+    return false;
   for (uint32_t i = 0; i < d->cfg.max_kernels && !dk; i++)
     if (!d->kernels[i].active) dk = &d->kernels[i];
   if (!dk) return false;
@@ -168,19 +177,27 @@ static void cta_of_index(const disp_kernel *dk, uint64_t i, uint32_t cta[3]) {
   cta[2] = (uint32_t)(q / (ncx * ncy)) * c[2] + r / (c[0] * c[1]);
 }
 
-/* Whether the next cluster of dk fits now: cluster_size CTAs placed one after the other from
- * round-robin position `from`, filling each SM before the next (the books are tried on copies). */
-static bool cluster_fits(const gpu_disp *d, const disp_kernel *dk, uint32_t from) {
-  uint32_t placed = 0;
-  for (uint32_t j = 0; j < d->n_sms && placed < dk->cluster_size; j++) {
-    disp_sm s = d->sms[sm_at(d, (from + j) % d->n_sms)];
-    while (placed < dk->cluster_size && fits(d, &s, &dk->use)) {
-      s.ctas++;
-      s.threads += dk->use.threads;
-      s.warps += dk->use.warps;
-      s.regs += dk->use.regs;
-      s.smem += dk->use.smem;
-      placed++;
+/* Plans where the next cluster of dk goes: its CTAs in rank order, one per SM round robin from
+ * position `from` (as hardware spreads a cluster over the SMs of a GPC), an SM taking more than
+ * one only when the others are full. Fills pos[0 .. cluster_size) and returns true when every CTA
+ * fits now (the books are tried on copies; nothing is changed). */
+static bool plan_cluster(const gpu_disp *d, const disp_kernel *dk, uint32_t from, uint32_t *pos) {
+  uint32_t placed = 0, misses = 0;
+  for (uint32_t p = from; placed < dk->cluster_size && misses < d->n_sms; p = (p + 1) % d->n_sms) {
+    disp_sm s = d->sms[sm_at(d, p)];
+    for (uint32_t i = 0; i < placed; i++)
+      if (pos[i] == p) {
+        s.ctas++;
+        s.threads += dk->use.threads;
+        s.warps += dk->use.warps;
+        s.regs += dk->use.regs;
+        s.smem += dk->use.smem;
+      }
+    if (fits(d, &s, &dk->use)) {
+      pos[placed++] = p;
+      misses = 0;
+    } else {
+      misses++;
     }
   }
   return placed == dk->cluster_size;
@@ -193,14 +210,21 @@ static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos);
  * every CTA of its next cluster at once (all fit, or none is issued). */
 static bool issue_one(gpu_disp *d) {
   disp_kernel *best = NULL;
-  uint32_t best_pos = 0;
+  uint32_t best_pos = 0, plan[GPU_MAX_CLUSTER_CTAS], best_plan[GPU_MAX_CLUSTER_CTAS];
   for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
     disp_kernel *dk = &d->kernels[i];
     if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas || dk->issue_from > d->now) continue;
     if (best && best->k.launch_uid < dk->k.launch_uid) continue;
+    if (dk->cluster_size > 1) {
+      if (plan_cluster(d, dk, d->next_pos, plan)) {
+        best = dk;
+        memcpy(best_plan, plan, dk->cluster_size * sizeof plan[0]);
+      }
+      continue;
+    }
     for (uint32_t j = 0; j < d->n_sms; j++) {
       uint32_t pos = (d->next_pos + j) % d->n_sms;
-      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use) && (dk->cluster_size == 1 || cluster_fits(d, dk, pos))) {
+      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use)) {
         best = dk;
         best_pos = pos;
         break;
@@ -212,15 +236,7 @@ static bool issue_one(gpu_disp *d) {
     place(d, best, best_pos);
     return true;
   }
-  /* a cluster: its CTAs in rank order on the SMs from best_pos on, filling each before moving on */
-  for (uint32_t n = 0, pos = best_pos; n < best->cluster_size;) {
-    if (fits(d, &d->sms[sm_at(d, pos)], &best->use)) {
-      place(d, best, pos);
-      n++;
-    } else {
-      pos = (pos + 1) % d->n_sms;
-    }
-  }
+  for (uint32_t n = 0; n < best->cluster_size; n++) place(d, best, best_plan[n]);
   return true;
 }
 

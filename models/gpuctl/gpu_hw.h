@@ -68,6 +68,9 @@ typedef struct gpu_launch_desc {
   uint32_t cluster[3];
 } gpu_launch_desc;
 
+/* (addition) The most CTAs a thread block cluster may have (Hopper's non-portable limit). */
+#define GPU_MAX_CLUSTER_CTAS 16
+
 /* A kernel as the SIMT cores see it while it runs (owned by the dispatcher; valid from
  * kernel_begin to kernel_end). */
 typedef struct gpu_kernel {

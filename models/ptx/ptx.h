@@ -471,7 +471,8 @@ enum {
   PTX_FN_WEAK = 1u << 3,
   PTX_FN_PROTOTYPE = 1u << 4, /* a .callprototype */
   PTX_FN_NORETURN = 1u << 5,
-  PTX_FN_EXTERN = 1u << 6
+  PTX_FN_EXTERN = 1u << 6,
+  PTX_FN_EXPLICIT_CLUSTER = 1u << 7 /* .explicitcluster: must be launched with cluster dimensions */
 };
 
 /* Resource use of a function (per thread unless said otherwise), for occupancy. */
@@ -502,10 +503,10 @@ typedef struct ptx_function {
   uint32_t maxntid[3], reqntid[3]; /* 0 = not given */
   uint32_t minnctapersm, maxnreg;  /* 0 = not given */
   uint32_t decl_line;
-  /* added after the first release: thread block clusters (sm_90) */
-  uint32_t reqnctapercluster[3];   /* .reqnctapercluster (__cluster_dims__); 0 = not given */
-  uint32_t maxclusterrank;         /* .maxclusterrank; 0 = not given */
-  bool explicitcluster;            /* .explicitcluster: must be launched with cluster dimensions */
+  /* added after the first release, in what was padding (program images keep their size):
+   * thread block clusters (sm_90); .explicitcluster is PTX_FN_EXPLICIT_CLUSTER */
+  uint8_t reqnctapercluster[3];    /* .reqnctapercluster (__cluster_dims__); 0 = not given */
+  uint8_t maxclusterrank;          /* .maxclusterrank; 0 = not given */
 } ptx_function;
 
 typedef struct ptx_module {

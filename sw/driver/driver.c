@@ -880,7 +880,7 @@ simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, c
                                  const void *params, uint32_t param_bytes, simtvp_diag *diag) {
   const drv_device_props *pr = &d->props;
   const drv_module *m = f->mod;
-  uint32_t p[GPU_PKT_LAUNCH_DWORDS];
+  uint32_t p[GPU_PKT_LAUNCH_DWORDS + 1];
   uint64_t threads = 1, param_bus = 0;
   drv_deferred x;
   s = stream_of(d, s);
@@ -945,7 +945,10 @@ simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, c
     x.kind = DRV_DEFER_FREE_SYSMEM;
     x.bus_addr = param_bus;
   }
-  p[0] = gpu_pkt_header(GPU_OP_LAUNCH, GPU_PKT_LAUNCH_DWORDS, 0);
+  /* the CLUSTER dword only for cluster launches: other launches keep the 19-dword packet */
+  bool with_cluster = csize > 1 || given || needs;
+  uint32_t n_dwords = GPU_PKT_LAUNCH_DWORDS + (with_cluster ? 1 : 0);
+  p[0] = gpu_pkt_header(GPU_OP_LAUNCH, n_dwords, with_cluster ? GPU_LAUNCH_F_CLUSTER : 0);
   p[GPU_LAUNCH_IMAGE_LO] = (uint32_t)m->image_addr;
   p[GPU_LAUNCH_IMAGE_HI] = (uint32_t)(m->image_addr >> 32);
   p[GPU_LAUNCH_ENTRY] = f->index;
@@ -962,6 +965,6 @@ simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, c
   p[GPU_LAUNCH_PARAM_BYTES] = param_bytes;
   p[GPU_LAUNCH_STREAM_ID] = s->id;
   p[GPU_LAUNCH_GRID_ID] = d->next_grid_id++;
-  p[GPU_LAUNCH_CLUSTER] = csize > 1 || given || needs ? cluster[0] | cluster[1] << 8 | cluster[2] << 16 : 0;
-  return submit(d, s, p, GPU_PKT_LAUNCH_DWORDS, &x, param_bytes ? 1 : 0, diag);
+  if (with_cluster) p[GPU_LAUNCH_CLUSTER] = cluster[0] | cluster[1] << 8 | cluster[2] << 16;
+  return submit(d, s, p, n_dwords, &x, param_bytes ? 1 : 0, diag);
 }

@@ -294,7 +294,7 @@ TEST(PtxFeatures, ClustersBulkAndTensorCopiesDecode) {
   const ptx_module *m = r->m.get();
   const ptx_function *dsm = fn(m, "_Z3dsmPi");
   ASSERT_TRUE(dsm);
-  EXPECT_TRUE(dsm->explicitcluster);
+  EXPECT_TRUE(dsm->flags & PTX_FN_EXPLICIT_CLUSTER);
   EXPECT_EQ(dsm->reqnctapercluster[0], 2u);
   EXPECT_EQ(dsm->reqnctapercluster[1], 1u);
   EXPECT_EQ(fn(m, "_Z4bulkPKiPi")->reqnctapercluster[0], 0u);
