@@ -247,6 +247,7 @@ typedef struct gpu_output_config {
   /* (additions) */
   bool ptx_line_stats;                        /* -enable_ptx_file_line_stats */
   char ptx_line_stats_file[GPU_CONFIG_STRING_MAX]; /* -ptx_line_stats_filename */
+  double liveness_message_freq;               /* -liveness_message_freq, wall seconds, 0 = none */
 } gpu_output_config;
 
 /* Values gpu_config_finalize computes from the options above. */

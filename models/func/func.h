@@ -91,7 +91,7 @@ typedef struct func_config {
    * of CTAs (atomics' return values, float atomic sums, racy accesses, printf line order) can
    * differ from run to run. The per-warp interface is unaffected. */
   uint32_t threads;
-  /* (addition) Per-instruction counts for PTX source-line statistics: every launch counts warp
+  /* Per-instruction counts for PTX source-line statistics: every launch counts warp
    * and thread instructions per instruction index (func_launch_pc_counts), and with a stats sink
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
@@ -108,6 +108,10 @@ typedef struct func_ports {
   /* Device printf output (already formatted); NULL: discarded. */
   void (*print)(void *ctx, const char *text, size_t len);
   simtvp_msg_port messages; /* warnings (e.g. unsupported-but-ignored modifiers) */
+  /* (addition) A failed device assert(), in CUDA's words ("file:line: function: block: [x,y,z],
+   * thread: [x,y,z] Assertion `expr` failed.\n"), which CUDA prints on stderr; NULL: through
+   * print. The launch then faults with SIMTVP_ERR_TRAP as before. */
+  void (*assertion)(void *ctx, const char *text, size_t len);
 } func_ports;
 
 /* The engine holds the devmem and stats pointers (not owned); stats may be NULL. */
@@ -183,7 +187,7 @@ typedef struct func_launch_counts {
 } func_launch_counts;
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out);
 
-/* (addition) Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
+/* Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
  * instruction index (*n = the module's n_insns); NULL when counting is off. Functional mode counts
  * as func_launch_run executes (with several host threads: merged when it returns), the per-warp
  * interface at each func_warp_step. A timing model may add the cycles warps waited at an

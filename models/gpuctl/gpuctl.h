@@ -77,6 +77,10 @@ uint64_t gpuctl_cycles_to_ns(const gpuctl *g, uint64_t cycles);
 /* Registers every block's counters with the sink (ce.*, cp.*, cta_disp.*); call once, before work. */
 void gpuctl_register_stats(gpuctl *g, stats *st);
 
+/* (addition) Timeline of the control side (gpu_hw.h gpu_trace_event): copy-engine operations,
+ * command-processor work and decoded packets go to port. Passive; off by default. */
+void gpuctl_set_trace(gpuctl *g, gpu_trace_port port);
+
 /* The blocks inside (tests, statistics, traces). */
 gpu_regs *gpuctl_regs(gpuctl *g);
 gpu_cp *gpuctl_cp(gpuctl *g);

@@ -169,9 +169,7 @@ static const icnt_topo_ops ideal_ops = {ideal_create,     ideal_destroy,    idea
 /* ---- lifetime ------------------------------------------------------------------------------------- */
 
 static simtvp_status cfg_error(simtvp_diag *diag, const char *option, const char *what) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: %s", option, what);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
+  return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, option, "%s", what);
 }
 
 static void register_stats(icnt *n) {

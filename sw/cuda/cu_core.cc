@@ -334,6 +334,22 @@ int cucore_fail(int code, const char *fmt, ...) {
 
 void cucore_report(const char *api, const char *code_name) {
   if (getenv("SIMTVP_CUDA_QUIET")) return;
+  // A kernel's fault (or a stopped simulation) becomes the device's sticky error and every later
+  // call returns it: the platform already printed the fault in full (kernel, CTA, thread, PC,
+  // place) when it happened, so the first call that returns it says so in one line and the later
+  // ones say nothing.
+  {
+    Peek guard;  // locks unless this thread is inside a call already
+    State &s = state();
+    if (s.sticky != CUDA_SUCCESS && !s.sticky_message.empty() &&
+        tl_message.find(s.sticky_message) != std::string::npos) {
+      if (s.sticky_reported) return;
+      s.sticky_reported = true;
+      std::fprintf(stderr, "simtvp: %s: %s: the device's error above; later calls return it too (until "
+                           "cudaDeviceReset)\n", api, code_name);
+      return;
+    }
+  }
   std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message.empty() ? "failed" : tl_message.c_str(),
                code_name);
 }
@@ -528,6 +544,7 @@ int cucore_primary_reset(void) {
   s.per_thread = nullptr;
   s.sticky = CUDA_SUCCESS;
   s.sticky_message.clear();
+  s.sticky_reported = false;
   s.primary_generation++;
   return result;
 }
@@ -568,6 +585,7 @@ int cucore_ctx_destroy(cu_ctx *ctx) {
   if (last && !s.primary) {
     s.sticky = CUDA_SUCCESS;
     s.sticky_message.clear();
+    s.sticky_reported = false;
   }
   return r;
 }
@@ -649,17 +667,9 @@ extern "C" const char *cu_result_string(int code) {
 
 // ---- default platform -----------------------------------------------------------------------------
 
-#ifdef SIMTVP_CUDA_HAVE_HOST
 extern "C" simtvp_status cucore_open_simtvp_platform(cu_platform *out, simtvp_diag *diag);
 namespace cucore {
 namespace {
 cu_platform_open_fn default_opener() { return cucore_open_simtvp_platform; }
 }  // namespace
 }  // namespace cucore
-#else
-namespace cucore {
-namespace {
-cu_platform_open_fn default_opener() { return nullptr; }
-}  // namespace
-}  // namespace cucore
-#endif

@@ -154,6 +154,7 @@ struct State {
   drv_device_props props{};
   int sticky = CUDA_SUCCESS;
   std::string sticky_message;
+  bool sticky_reported = false;  // cucore_report said it once; later calls that return it are quiet
   Ctx *primary = nullptr;
   uint64_t primary_generation = 0;
 

@@ -507,7 +507,6 @@ TEST_F(Driver, WaitingForWorkThatCanNeverFinishReportsDeadlockInsteadOfHanging) 
   d = nullptr;
 }
 
-#ifdef SIMTVP_TEST_HAVE_PTX
 TEST_F(Driver, PtxModuleLoadsThroughTheParser) {
   open();
   static const char kPtx[] =
@@ -533,6 +532,5 @@ TEST_F(Driver, PtxModuleLoadsThroughTheParser) {
   EXPECT_NE(drv_module_load_ptx(d, kBad, sizeof kBad - 1, "bad.ptx", &mod, &diag), SIMTVP_OK);
   EXPECT_NE(std::string(diag.message).find("bad.ptx"), std::string::npos) << diag.message;
 }
-#endif
 
 }  // namespace

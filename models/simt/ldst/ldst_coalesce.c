@@ -6,7 +6,7 @@
  *   - the two coalescing rules: compute capability 1.2/1.3 segments (-gpgpu_coalesce_arch 13) and
  *     the sector rule of later parts (GPGPU-Sim 4.x: 128-byte lines, 32-byte sectors).
  * Nothing here allocates; every bound is a compile-time constant of ldst_internal.h. */
-#include "ldst_internal.h"
+#include "ldst_coalesce.h"
 
 #include <string.h>
 
