@@ -14,6 +14,7 @@
 #include "test_files.h"
 
 extern "C" {
+#include "func_tensormap.h"
 #include "func_tex.h"
 #include "ptx.h"
 }
@@ -666,6 +667,72 @@ void texture_handle_that_is_not_a_descriptor_faults(KernelGpu &g) {
 
 // ---- registration ------------------------------------------------------------------------------
 
+// hopper.cu (sm_90): cluster_exchange (__cluster_dims__(2,1,1): distributed shared memory and
+// barrier.cluster), bulk_scale (cp.async.bulk both ways on an mbarrier, elect.sync), tma_tile
+// (cp.async.bulk.tensor through tensor maps encoded here as cuTensorMapEncodeTiled would, with
+// out-of-bounds zero fill) and stmatrix_transpose; the host model is the program's own.
+// (cluster_histogram needs a launch-time cluster attribute: tests/kernels runs it.)
+void clusters_bulk_and_tensor_copies_are_exact(KernelGpu &g) {
+  const int blocks = 8;
+  uint64_t dout = g.alloc(blocks * 64 * 4);
+  ASSERT_EQ(g.launch("_Z16cluster_exchangePi", blocks, 64, {dout}), SIMTVP_OK) << g.diag.message;
+  auto out = g.download<int32_t>(dout, blocks * 64);
+  for (int b = 0; b < blocks; b++)
+    for (int t = 0; t < 64; t++) {
+      const int rank = b % 2, want = (rank ^ 1) * 100 + t + 2000 + 10000 * rank + 100000 * (b / 2);
+      ASSERT_EQ(out[b * 64 + t], want) << "cluster_exchange block " << b << " thread " << t;
+    }
+
+  const int bb = 4;
+  std::vector<int32_t> in(bb * 256);
+  for (int i = 0; i < bb * 256; i++) in[i] = i * 37 % 1000 - 500;
+  uint64_t din = g.upload(in), dbo = g.alloc(bb * 256 * 4), del = g.upload(std::vector<int32_t>(bb, -1));
+  ASSERT_EQ(g.launch("_Z10bulk_scalePKiPiS1_", bb, 256, {din, dbo, del}), SIMTVP_OK) << g.diag.message;
+  auto bo = g.download<int32_t>(dbo, bb * 256);
+  for (int i = 0; i < bb * 256; i++) ASSERT_EQ(bo[i], 2 * in[i]) << "bulk_scale " << i;
+  auto el = g.download<int32_t>(del, bb);
+  for (int b = 0; b < bb; b++) EXPECT_EQ(el[b], 0) << "elect.sync picks the lowest lane, block " << b;
+
+  // a 40 x 24 int tensor, rows 48 ints apart; 3 x 2 tiles of 16 x 16 read at (+4, +3)
+  const int w = 40, h = 24, pitch = 48, gx = 3, gy = 2, ox = 4, oy = 3;
+  std::vector<int32_t> t(pitch * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < pitch; x++) t[y * pitch + x] = x < w ? 1000 * y + x : -1;
+  uint64_t dt = g.upload(t), dback = g.upload(std::vector<int32_t>(pitch * h, 0)), dtiles = g.alloc(gx * gy * 256 * 4);
+  alignas(64) func_tensor_map src, dst;  // CUtensorMap is 64-byte aligned (the encoder checks)
+  uint64_t dims[2] = {(uint64_t)w, (uint64_t)h}, strides[1] = {pitch * 4};
+  uint32_t box[2] = {16, 16}, estr[2] = {1, 1};
+  simtvp_diag diag;
+  ASSERT_EQ(func_tensor_map_encode_tiled(&src, FUNC_TMAP_S32, 2, dt, dims, strides, box, estr, 0, 0, 0, 0, &diag),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(func_tensor_map_encode_tiled(&dst, FUNC_TMAP_S32, 2, dback, dims, strides, box, estr, 0, 0, 0, 0, &diag),
+            SIMTVP_OK) << diag.message;
+  int32_t px = ox, py = oy;
+  const void *args[] = {&src, &dst, &dtiles, &px, &py};
+  uint32_t grid[3] = {gx, gy, 1}, block[3] = {256, 1, 1};
+  ASSERT_EQ(g.dev.launch("_Z8tma_tile14CUtensorMap_stS_Piii", grid, block, 0, args), SIMTVP_OK) << g.diag.message;
+  auto tiles = g.download<int32_t>(dtiles, gx * gy * 256);
+  auto back = g.download<int32_t>(dback, pitch * h);
+  for (int by = 0; by < gy; by++)
+    for (int bx = 0; bx < gx; bx++)
+      for (int e = 0; e < 256; e++) {
+        const int x = 16 * bx + ox + e % 16, y = 16 * by + oy + e / 16;
+        const int want = x < w && y < h ? 1000 * y + x : 0;
+        ASSERT_EQ(tiles[(by * gx + bx) * 256 + e], want) << "tma_tile (" << bx << "," << by << ") element " << e;
+        const int sx = 16 * bx + e % 16, sy = 16 * by + e / 16;  // where the tile + 1 went back
+        if (sx < w && sy < h) {
+          ASSERT_EQ(back[sy * pitch + sx], want + 1) << "stored back at " << sx << "," << sy;
+        }
+      }
+  for (int y = 0; y < h; y++)
+    for (int x = w; x < pitch; x++) ASSERT_EQ(back[y * pitch + x], 0) << "the row padding stays untouched";
+
+  uint64_t dm = g.alloc(64 * 2);
+  ASSERT_EQ(g.launch("_Z18stmatrix_transposePt", 1, 32, {dm}), SIMTVP_OK) << g.diag.message;
+  auto m = g.download<uint16_t>(dm, 64);
+  for (int i = 0; i < 64; i++) ASSERT_EQ(m[i], 10 * (i % 8) + i / 8) << "stmatrix.trans " << i;
+}
+
 struct check {
   const char *name;  // the test's name
   const char *ptx;   // file under tests/kernels/ptx
@@ -697,6 +764,7 @@ const check kChecks[] = {
     {"TextureHandleThatIsNotADescriptorFaults", "texture.ptx", 0, texture_handle_that_is_not_a_descriptor_faults},
     {"AsyncCopiesMbarriersAndReduxAreExact", "async_copy.ptx", 0, async_copies_mbarriers_and_redux_are_exact},
     {"MmaSyncAndLdmatrixAreExact", "mma_tensor.ptx", 0, mma_sync_and_ldmatrix_are_exact},
+    {"ClustersBulkAndTensorCopiesAreExact", "hopper.ptx", 0, clusters_bulk_and_tensor_copies_are_exact},
 };
 
 class check_test : public ::testing::Test {
