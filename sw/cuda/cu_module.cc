@@ -409,7 +409,9 @@ int cucore_launch_cluster(cu_function *f, const uint32_t grid[3], const uint32_t
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_launch_cluster(s.d, ds, fn->df, grid, block, cluster, dynamic_smem, params.data(),
                                           (uint32_t)params.size(), &diag);
-    if (st == SIMTVP_ERR_ARG && std::strstr(diag.message, "cluster"))
+    // the driver's cluster checks say "cluster" after "launch of <kernel>: " (kernel names may too)
+    const char *why = std::strstr(diag.message, ": ");
+    if (st == SIMTVP_ERR_ARG && why && std::strstr(why, "cluster"))
       return fail(CUDA_ERROR_INVALID_CLUSTER_SIZE, "%s", diag.message);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });

@@ -913,6 +913,12 @@ simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, c
     if (!cluster[i] && (given || compiled[0] || compiled[1] || compiled[2])) cluster[i] = 1;
     csize *= cluster[i] ? cluster[i] : 1;
   }
+  if (given && (compiled[0] || compiled[1] || compiled[2]))
+    for (int i = 0; i < 3; i++)
+      if (cluster[i] != (compiled[i] ? compiled[i] : 1))
+        return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: cluster dimensions (%u,%u,%u) differ from the "
+                               "kernel's __cluster_dims__ (%u,%u,%u), which a launch cannot change", f->attrs.name,
+                               cluster[0], cluster[1], cluster[2], compiled[0], compiled[1], compiled[2]);
   if (needs || given) {
     if (pr->cc_major < 9)
       return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: thread block clusters need compute capability 9.0; "
