@@ -428,9 +428,246 @@ static simtvp_status build_movmatrix(fx_build *b) {
   return st;
 }
 
+/* ---- wgmma (sm_90a): warpgroup-level MMA --------------------------------------------------------
+ * wgmma.mma_async.sync.aligned.m64nNkK: the four warps of a warpgroup (warps 4g .. 4g+3 of the CTA)
+ * compute D (64 x N) = A (64 x K) x B (K x N) + D together; warp r of the group owns rows
+ * 16 r .. 16 r + 15, so each warp's part depends only on A's rows it owns, B and its own
+ * accumulators, and the engine computes it when the warp executes the instruction (the copy is
+ * complete at once: wgmma.fence, commit_group and wait_group have nothing to wait for).
+ *
+ * Fragments (PTX ISA "Register fragments and shared memory matrix layouts" of wgmma): D of warp r
+ * is the m16n8 accumulator fragment of mma repeated for every 8 columns: element i of lane l is
+ * row 16 r + l/4 + 8 ((i/2) & 1), column 8 (i/4) + 2 (l%4) + (i&1) (f16 D: two per register). A in
+ * registers is the A fragment of mma.m16n8k16 (f16/bf16), m16n8k8 (tf32) or m16n8k32 (8-bit).
+ *
+ * A and B in shared memory are given by 64-bit matrix descriptors: start address bits 0-13,
+ * leading-dimension byte offset (LBO) bits 16-29, stride-dimension byte offset (SBO) bits 32-45
+ * (each in 16-byte units), base offset bits 49-51, layout bits 62-63 (0 interleave, 1 128-byte,
+ * 2 64-byte, 3 32-byte swizzle). The matrix is made of 8 x 16-byte core matrices; an element's byte
+ * address in the canonical layouts (the same CUTLASS's make_gmma_desc describes), with e the element
+ * size, i its M (or N) index and k its K index, W = 1, 2, 4, 8 the 16-byte units of a swizzle row:
+ *   K-major:  interleave: (i%8)*16 + (i/8)*SBO + (k*e/16)*LBO + k*e%16
+ *             swizzled:   (i%8)*16W + (i/8)*SBO + k*e            (k*e < 32: one wgmma's K)
+ *   MN-major: interleave: i*e%16 + (i*e/16)*SBO + (k%8)*16 + (k/8)*LBO
+ *             swizzled:   i*e%(16W) + (i*e/(16W))*LBO + (k%8)*16W + (k/8)*SBO
+ * then start + that, and for a swizzle its 16-byte unit index (bits 4..) XOR-ed with bits 7.. of
+ * the address (Swizzle<log2 W, 4, 3>). The base offset (for patterns not aligned to their repeat)
+ * must be 0. imm-trans-a/b = 1 selects MN-major (16-bit types only); imm-scale-a/b = -1 negates
+ * A or B; scale-d = false ignores D's old value. */
+
+typedef struct fx_wgmma {
+  uint32_t N, K;
+  uint8_t dtype, atype, btype;
+  bool satfinite, a_regs, trans_a, trans_b, neg_a, neg_b;
+  uint32_t nd, dregs;          /* accumulator elements per lane (N/2), registers holding them */
+  uint32_t d[128];             /* accumulator registers (read and written) */
+  uint32_t a[4];               /* A fragment registers, or a[0] = A descriptor (64-bit) */
+  uint32_t bdesc;              /* B descriptor (64-bit register or constant row) */
+  uint32_t scale_d, scale_neg; /* predicate word and its negation mask */
+} fx_wgmma;
+
+/* Byte offset in the CTA's shared memory of element (i, k) of a descriptor's matrix; false (and a
+ * fault) when it lies outside. */
+static bool wg_elem(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t desc, bool mn_major, uint32_t e,
+                    uint32_t i, uint32_t k, uint64_t *at) {
+  uint64_t start = (desc & 0x3fffu) << 4, lbo = ((desc >> 16) & 0x3fffu) << 4, sbo = ((desc >> 32) & 0x3fffu) << 4;
+  uint32_t layout = (uint32_t)(desc >> 62), W = layout == 0 ? 1 : layout == 1 ? 8 : layout == 2 ? 4 : 2;
+  uint64_t off;
+  if (!mn_major) {
+    uint32_t kb = k * e;
+    if (W == 1) off = (i % 8) * 16u + (i / 8) * sbo + (kb / 16) * lbo + kb % 16;
+    else off = (i % 8) * 16u * W + (i / 8) * sbo + kb;
+  } else {
+    uint32_t ib = i * e;
+    if (W == 1) off = ib % 16 + (ib / 16) * sbo + (k % 8) * 16u + (k / 8) * lbo;
+    else off = ib % (16 * W) + (ib / (16 * W)) * lbo + (k % 8) * 16u * W + (k / 8) * sbo;
+  }
+  uint64_t a = start + off;
+  if (W > 1) a ^= ((a >> 7) & (W - 1)) << 4;
+  if (a + e > w->cta->smem_bytes) {
+    fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a,
+             "wgmma: matrix descriptor 0x%016" PRIx64 " reaches shared-memory offset 0x%" PRIx64
+             ", beyond the CTA's %u bytes", desc, a, w->cta->smem_bytes);
+    return false;
+  }
+  *at = a;
+  return true;
+}
+
+static uint64_t wg_load(const fx_warp *w, uint64_t at, uint32_t e) {
+  uint64_t v = 0;
+  memcpy(&v, w->cta->smem + at, e);
+  return v;
+}
+
+H(wgmma_h) {
+  if (!m) return;
+  const fx_wgmma *x = in->ext;
+  const uint32_t lane0 = (uint32_t)__builtin_ctz(m), rank = w->index & 3, K = x->K, N = x->N;
+  const uint32_t ab = elem_bits(x->atype), bb = elem_bits(x->btype);
+  static _Thread_local uint32_t A[16 * 32], B[32 * 256];
+  fx_mma frag = {.M = 16, .N = 8, .K = K, .atype = x->atype, .btype = x->btype};
+  if (x->a_regs) {
+    for (uint32_t l = 0; l < 32; l++)
+      for (uint32_t i = 0; i < 16 * K / 32; i++) {
+        uint32_t r, c;
+        frag_pos(&frag, OP_A, l, i, &r, &c);
+        A[r * K + c] = (uint32_t)frag_get(w, x->a, ab, l, i);
+      }
+  } else {
+    uint64_t desc = FX_R64(w, x->a[0])[lane0], at;
+    for (uint32_t r = 0; r < 16; r++)
+      for (uint32_t k = 0; k < K; k++) {
+        if (!wg_elem(w, in, lane0, desc, x->trans_a, ab / 8, 16 * rank + r, k, &at)) return;
+        A[r * K + k] = (uint32_t)wg_load(w, at, ab / 8);
+      }
+  }
+  uint64_t bdesc = FX_R64(w, x->bdesc)[lane0], at;
+  for (uint32_t n = 0; n < N; n++)
+    for (uint32_t k = 0; k < K; k++) {
+      if (!wg_elem(w, in, lane0, bdesc, x->trans_b, bb / 8, n, k, &at)) return;
+      B[k * N + n] = (uint32_t)wg_load(w, at, bb / 8);
+    }
+  bool keep = ((FX_P(w, x->scale_d)[0] ^ x->scale_neg) >> lane0) & 1u;
+  const uint32_t db = elem_bits(x->dtype);
+  uint32_t out[128][32];
+  FX_FOR_LANES(l, m) {
+    uint32_t g = l >> 2, t = l & 3;
+    for (uint32_t i = 0; i < x->nd; i++) {
+      uint32_t r = g + 8 * ((i >> 1) & 1), c = 8 * (i >> 2) + 2 * t + (i & 1);
+      uint32_t reg = db == 16 ? i / 2 : i, shift = db == 16 ? 16 * (i & 1) : 0;
+      uint32_t old = (FX_R32(w, x->d[reg])[l] >> shift) & (db == 16 ? 0xffffu : 0xffffffffu), v;
+      if (x->dtype == PTX_TYPE_S32) {
+        int64_t acc = keep ? (int32_t)old : 0;
+        for (uint32_t k = 0; k < K; k++) acc += int_of(A[r * K + k], x->atype) * int_of(B[k * N + c], x->btype);
+        if (x->satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+        v = (uint32_t)acc;
+      } else {
+        float acc = keep ? (float)real_of(old, x->dtype) : 0.0f;
+        for (uint32_t k = 0; k < K; k++) {
+          float a = (float)real_of(A[r * K + k], x->atype), bv = (float)real_of(B[k * N + c], x->btype);
+          acc = __builtin_fmaf(x->neg_a ? -a : a, x->neg_b ? -bv : bv, acc);
+        }
+        v = x->dtype == PTX_TYPE_F16 ? alu_cvt_rn_f16_f32(alu_f32_bits(acc), 0) : alu_f32_bits(acc);
+      }
+      if (db == 16) {
+        if (!(i & 1)) out[reg][l] = 0;
+        out[reg][l] |= v << shift;
+      } else {
+        out[reg][l] = v;
+      }
+    }
+  }
+  for (uint32_t k = 0; k < x->dregs; k++) {
+    uint32_t *d = FX_R32(w, x->d[k]);
+    FX_FOR_LANES(l, m) d[l] = out[k][l];
+  }
+}
+
+H(wgmma_nop_h) { (void)w, (void)in, (void)m; }
+
+static simtvp_status build_wgmma_sync(fx_build *b) {
+  fx_insn *in = b->out;
+  /* wait_group: timing models let the warp wait for its outstanding work */
+  in->cls = b->pi->opcode == PTX_OP_WGMMA_WAIT_GROUP ? FX_C_FENCE : FX_C_ALU;
+  in->fn = wgmma_nop_h;
+  return SIMTVP_OK;
+}
+
+static simtvp_status build_wgmma(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  fx_wgmma *x = fx_alloc(b->p, sizeof *x);
+  if (!x) return simtvp_diag_set(b->diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  in->cls = FX_C_ALU; /* the timing decode puts wgmma on the tensor cores */
+  x->N = 8u * pi->vec;
+  x->K = pi->geom;
+  x->dtype = pi->type, x->atype = pi->type2, x->btype = pi->type3;
+  x->satfinite = (pi->mods & PTX_MOD_SATFINITE) != 0;
+  uint32_t d = x->dtype, a = x->atype, bt = x->btype;
+  bool f16 = a == PTX_TYPE_F16 && bt == PTX_TYPE_F16 && (d == PTX_TYPE_F16 || d == PTX_TYPE_F32) && x->K == 16;
+  bool bf16 = a == PTX_TYPE_BF16 && bt == PTX_TYPE_BF16 && d == PTX_TYPE_F32 && x->K == 16;
+  bool tf32 = a == PTX_TYPE_TF32 && bt == PTX_TYPE_TF32 && d == PTX_TYPE_F32 && x->K == 8;
+  bool f8 = (a == PTX_TYPE_E4M3 || a == PTX_TYPE_E5M2) && (bt == PTX_TYPE_E4M3 || bt == PTX_TYPE_E5M2) &&
+            (d == PTX_TYPE_F16 || d == PTX_TYPE_F32) && x->K == 32;
+  bool i8 = (a == PTX_TYPE_S8 || a == PTX_TYPE_U8) && (bt == PTX_TYPE_S8 || bt == PTX_TYPE_U8) && d == PTX_TYPE_S32 &&
+            x->K == 32;
+  if (!x->N || !(f16 || bf16 || tf32 || f8 || i8))
+    return fx_unsupported(b, "wgmma shape and types (f16/bf16 k16, tf32 k8, e4m3/e5m2 k32, s8/u8 k32 are supported)");
+  if (x->satfinite && !i8) return fx_unsupported(b, "wgmma .satfinite is for integer types");
+  if (pi->nops < 4) return fx_unsupported(b, "wgmma.mma_async needs d, a, b-desc, scale-d");
+  /* the immediates after scale-d */
+  int64_t imm[4] = {0};
+  uint32_t n_imm = 0;
+  if (pi->nops == 5) {
+    const ptx_operand *v = &pi->ops[4], *el = fx_vec_elems(b, v);
+    n_imm = v->count;
+    for (uint32_t i = 0; i < n_imm && i < 4; i++) imm[i] = el[i].value;
+  }
+  const ptx_operand *ao = &pi->ops[1];
+  x->a_regs = ao->kind == PTX_OPND_VEC;
+  bool sixteen = f16 || bf16;
+  uint32_t want = i8 ? 0 : sixteen ? (x->a_regs ? 3 : 4) : 2;
+  if (n_imm != want) {
+    char why[120];
+    snprintf(why, sizeof why, "this wgmma form takes %u immediates after scale-d (imm-scale-a, imm-scale-b%s), not %u",
+             want, !sixteen ? "" : x->a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b", n_imm);
+    return fx_unsupported(b, why);
+  }
+  if (want >= 2) {
+    if ((imm[0] != 1 && imm[0] != -1) || (imm[1] != 1 && imm[1] != -1))
+      return fx_unsupported(b, "imm-scale-a and imm-scale-b are 1 or -1");
+    x->neg_a = imm[0] == -1, x->neg_b = imm[1] == -1;
+  }
+  if (want == 4) x->trans_a = imm[2] != 0, x->trans_b = imm[3] != 0;
+  if (want == 3) x->trans_b = imm[2] != 0;
+  if ((want == 4 && (uint64_t)imm[2] > 1) || (want >= 3 && (uint64_t)imm[want - 1] > 1))
+    return fx_unsupported(b, "imm-trans-a and imm-trans-b are 0 or 1");
+  /* accumulators: N/2 per lane, in N/2 32-bit registers (N/4 for f16) */
+  x->nd = x->N / 2;
+  x->dregs = d == PTX_TYPE_F16 ? x->N / 4 : x->N / 2;
+  const ptx_operand *dv = &pi->ops[0];
+  if (dv->kind != PTX_OPND_VEC || dv->count != x->dregs) {
+    char why[96];
+    snprintf(why, sizeof why, "this wgmma shape and type has %u accumulator registers", x->dregs);
+    return fx_unsupported(b, why);
+  }
+  const ptx_operand *el = fx_vec_elems(b, dv);
+  simtvp_status st = SIMTVP_OK;
+  for (uint32_t i = 0; i < x->dregs && st == SIMTVP_OK; i++) {
+    if (el[i].kind != PTX_OPND_REG || el[i].rclass != PTX_RC_B32)
+      return fx_unsupported(b, "wgmma accumulators are 32-bit registers");
+    st = fx_dst_op(b, &el[i], &x->d[i]);
+  }
+  if (st == SIMTVP_OK) {
+    if (x->a_regs) {
+      if (ao->count != 4) return fx_unsupported(b, "wgmma's A fragment is 4 registers");
+      const ptx_operand *ae = fx_vec_elems(b, ao);
+      for (uint32_t i = 0; i < 4 && st == SIMTVP_OK; i++) {
+        if (ae[i].kind != PTX_OPND_REG || ae[i].rclass != PTX_RC_B32)
+          return fx_unsupported(b, "wgmma's A fragment is 32-bit registers");
+        st = fx_src_op(b, &ae[i], PTX_TYPE_B32, &x->a[i]);
+      }
+    } else {
+      st = fx_src(b, 1, PTX_TYPE_U64, &x->a[0]);
+    }
+  }
+  if (st == SIMTVP_OK) st = fx_src(b, 2, PTX_TYPE_U64, &x->bdesc);
+  if (st == SIMTVP_OK) st = fx_pred_src(b, &pi->ops[3], &x->scale_d, &x->scale_neg);
+  if (st != SIMTVP_OK) return st;
+  if ((x->trans_a || x->trans_b) && !sixteen) return fx_unsupported(b, "wgmma transposes only 16-bit types");
+  in->ext = x;
+  in->fn = wgmma_h;
+  return SIMTVP_OK;
+}
+
 void fx_register_mma(fx_builder *t) {
   t[PTX_OP_MMA] = build_mma;
   t[PTX_OP_LDMATRIX] = build_ldst_matrix;
   t[PTX_OP_STMATRIX] = build_ldst_matrix;
   t[PTX_OP_MOVMATRIX] = build_movmatrix;
+  t[PTX_OP_WGMMA_MMA_ASYNC] = build_wgmma;
+  t[PTX_OP_WGMMA_FENCE] = build_wgmma_sync;
+  t[PTX_OP_WGMMA_COMMIT_GROUP] = build_wgmma_sync;
+  t[PTX_OP_WGMMA_WAIT_GROUP] = build_wgmma_sync;
 }

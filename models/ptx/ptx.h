@@ -56,6 +56,11 @@
  *   wmma.mma / mma       d(VEC), a(VEC), b(VEC), c(VEC)
  *                        type = D, type2 = C, type3 = A, type4 = B (f16 forms that name only D and C
  *                        get A = B = f16); PTX_MOD_ROW_A/ROW_B = layouts; geom = shape
+ *   wgmma.mma_async      d(VEC), a(REG desc | VEC), b(REG desc), scale-d(PRED | IMM)[, VEC of the
+ *                        immediates imm-scale-a, imm-scale-b[, imm-trans-a], imm-trans-b as written]
+ *                        type = D, type2 = A, type3 = B; shape m64nNkK: geom = K, vec = N / 8;
+ *                        PTX_MOD_SATFINITE.  wgmma.fence / commit_group: no operands;
+ *                        wgmma.wait_group N (IMM)
  *   ldmatrix             d(VEC), [addr]           vec = .x1/.x2/.x4; geom = shape; PTX_MOD_TRANS
  *   stmatrix             [addr], a(VEC)           as ldmatrix;  movmatrix d, a (PTX_MOD_TRANS)
  *   mapa                 d, a, cta-rank           space = SHARED_CLUSTER or GENERIC

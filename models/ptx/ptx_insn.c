@@ -185,6 +185,9 @@ static opcode_shape shape_of(ptx_opcode op) {
   case PTX_OP_MMA: return (opcode_shape){4, 6};
   case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE: return (opcode_shape){2, 3};
   case PTX_OP_WMMA_MMA: return (opcode_shape){4, 4};
+  case PTX_OP_WGMMA_MMA_ASYNC: return (opcode_shape){4, 5};
+  case PTX_OP_WGMMA_FENCE: case PTX_OP_WGMMA_COMMIT_GROUP: return (opcode_shape){0, 0};
+  case PTX_OP_WGMMA_WAIT_GROUP: return (opcode_shape){1, 1};
   default: return (opcode_shape){0, PTX_MAX_OPERANDS};
   }
 }
@@ -197,6 +200,7 @@ bool ptx_insn_has_dest(const ptx_insn *in) {
   case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_CP_ASYNC: case PTX_OP_NANOSLEEP:
   case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_STACKRESTORE: case PTX_OP_STMATRIX:
   case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY: case PTX_OP_CP_REDUCE_ASYNC_BULK:
+  case PTX_OP_WGMMA_FENCE: case PTX_OP_WGMMA_COMMIT_GROUP: case PTX_OP_WGMMA_WAIT_GROUP:
     return false;
   case PTX_OP_BAR: case PTX_OP_BARRIER:
     return in->sub_op == PTX_BAR_RED_POPC || in->sub_op == PTX_BAR_RED_AND || in->sub_op == PTX_BAR_RED_OR;
@@ -256,6 +260,22 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
       if (ch == 'p') in->mods |= PTX_MOD_FORMATTED;
       return true;
     }
+  }
+  /* wgmma shapes m64nNkK (N = 8 .. 256 in steps of 8, K = 8, 16, 32 or 256): geom = K, vec = N / 8 */
+  if (op == PTX_OP_WGMMA_MMA_ASYNC && len > 4 && memcmp(s, "m64n", 4) == 0) {
+    uint32_t n = 0, k = 0, i = 4;
+    while (i < len && s[i] >= '0' && s[i] <= '9' && n < 1000) n = n * 10 + (uint32_t)(s[i++] - '0');
+    if (i < len && s[i] == 'k') {
+      i++;
+      while (i < len && s[i] >= '0' && s[i] <= '9' && k < 1000) k = k * 10 + (uint32_t)(s[i++] - '0');
+    }
+    if (i != len || n == 0 || n > 256 || n % 8 || (k != 8 && k != 16 && k != 32 && k != 256))
+      return ptx_error_tok(p, &c->optok, "'.%.*s' is not a wgmma shape (m64nNkK, N a multiple of 8 up to 256)",
+                           (int)(len > 40 ? 40 : len), s);
+    if (in->geom) return ptx_error_tok(p, &c->optok, "wgmma.mma_async has two shapes");
+    in->geom = (uint8_t)k;
+    in->vec = (uint8_t)(n / 8);
+    return true;
   }
   const ptx_name_slot *ts = table_find(&p->types, s, len);
   if (ts) {
@@ -1143,6 +1163,27 @@ bool ptx_parse_instruction(ptx_parser *p) {
       bool has_extra = false;
       opnd_init(&o);
       uint32_t slot = in->nops;
+      if (op == PTX_OP_WGMMA_MMA_ASYNC && slot == 4) {
+        /* wgmma's trailing immediates (imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b) become
+         * one VEC operand: ptx_insn keeps PTX_MAX_OPERANDS slots */
+        ptx_operand imms[4];
+        uint32_t n = 0;
+        const ptx_token first = p->tok;
+        for (;;) {
+          if (n == 4) return ptx_error_tok(p, &first, "wgmma.mma_async takes at most 4 immediates after scale-d");
+          opnd_init(&imms[n]);
+          if (!parse_operand(p, &c, &imms[n], 0, false, 1)) return false;
+          if (imms[n].kind != PTX_OPND_IMM)
+            return ptx_error_tok(p, &first, "imm-scale-a, imm-scale-b, imm-trans-a and imm-trans-b are immediates");
+          n++;
+          if (!ptx_accept(p, ',')) break;
+        }
+        o.kind = PTX_OPND_VEC;
+        o.count = (uint8_t)n;
+        o.index = ptx_add_operands(p, imms, n);
+        if (!push_op(p, &c, &o)) return false;
+        break;
+      }
       if (ptx_is_punct(&p->tok, '[')) {
         if (!address_operand(p, &c, &o, &extra, &has_extra, 0)) return false;
       } else if (!parse_operand(p, &c, &o, slot, false, 0)) {

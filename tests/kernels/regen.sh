@@ -51,12 +51,12 @@ else
   names=()
   for source in *.cu; do names+=("${source%.cu}"); done
 fi
-# A program that needs a newer GPU says so in a line `// simtvp-arch: 80` (or 90) of its source; it
+# A program that needs a newer GPU says so in a line `// simtvp-arch: 80` (or 90, 90a) of its source; it
 # is then built for that architecture alone (sm_XX SASS + compute_XX PTX) and run on the matching
 # configuration (tests/kernels/CMakeLists.txt reads the same line).
 arch_of() { # <name>
   local a
-  a=$(sed -n 's|^// simtvp-arch: \([0-9][0-9]*\)$|\1|p' "$1.cu" | head -n 1)
+  a=$(sed -n 's|^// simtvp-arch: \([0-9][0-9]*a\{0,1\}\)$|\1|p' "$1.cu" | head -n 1)
   echo "${a:-75}"
 }
 for name in "${names[@]}"; do

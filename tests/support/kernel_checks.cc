@@ -733,6 +733,40 @@ void clusters_bulk_and_tensor_copies_are_exact(KernelGpu &g) {
   for (int i = 0; i < 64; i++) ASSERT_EQ(m[i], 10 * (i % 8) + i / 8) << "stmatrix.trans " << i;
 }
 
+// warpgroup_mma.cu (sm_90a): wgmma m64n64k16 f16 from 128-byte-swizzled shared memory (CUTLASS's
+// K-major SW128 tiles) and m64n32k16 bf16 with A in registers and B interleaved; the host model is
+// the program's own (small integers: exact).
+void warpgroup_mma_is_exact(KernelGpu &g) {
+  const int K = 128;
+  std::vector<int> ai(64 * K), bi(64 * K);
+  std::vector<uint16_t> ha(64 * K), hb(64 * K), ba(64 * K), bb(64 * K);
+  for (int i = 0; i < 64 * K; i++) {
+    ai[i] = (i * 7 + 3) % 9 - 4, bi[i] = (i * 5 + 1) % 7 - 3;
+    _Float16 x = (_Float16)ai[i], y = (_Float16)bi[i];
+    std::memcpy(&ha[i], &x, 2);
+    std::memcpy(&hb[i], &y, 2);
+    ba[i] = (uint16_t)(fbits((float)ai[i]) >> 16), bb[i] = (uint16_t)(fbits((float)bi[i]) >> 16);
+  }
+  uint64_t da = g.upload(ha), db = g.upload(hb), dba = g.upload(ba), dbb = g.upload(bb), dc = g.alloc(64 * 64 * 4);
+  ASSERT_EQ(g.launch("_Z10gemm_sw128PK6__halfS1_Pfi", 1, 128, {da, db, dc, (uint64_t)K}), SIMTVP_OK) << g.diag.message;
+  auto c = g.download<float>(dc, 64 * 64);
+  for (int r = 0; r < 64; r++)
+    for (int n = 0; n < 64; n++) {
+      int want = 0;
+      for (int k = 0; k < K; k++) want += ai[r * K + k] * bi[n * K + k];
+      ASSERT_EQ(c[r * 64 + n], (float)want) << "gemm_sw128 C[" << r << "][" << n << "]";
+    }
+  ASSERT_EQ(g.launch("_Z15gemm_interleavePK13__nv_bfloat16S1_Pfi", 1, 128, {dba, dbb, dc, (uint64_t)K}), SIMTVP_OK)
+      << g.diag.message;
+  c = g.download<float>(dc, 64 * 32);
+  for (int r = 0; r < 64; r++)
+    for (int n = 0; n < 32; n++) {
+      int want = 1;
+      for (int k = 0; k < K; k++) want += ai[r * K + k] * bi[n * K + k];
+      ASSERT_EQ(c[r * 32 + n], (float)want) << "gemm_interleave C[" << r << "][" << n << "]";
+    }
+}
+
 struct check {
   const char *name;  // the test's name
   const char *ptx;   // file under tests/kernels/ptx
@@ -765,6 +799,7 @@ const check kChecks[] = {
     {"AsyncCopiesMbarriersAndReduxAreExact", "async_copy.ptx", 0, async_copies_mbarriers_and_redux_are_exact},
     {"MmaSyncAndLdmatrixAreExact", "mma_tensor.ptx", 0, mma_sync_and_ldmatrix_are_exact},
     {"ClustersBulkAndTensorCopiesAreExact", "hopper.ptx", 0, clusters_bulk_and_tensor_copies_are_exact},
+    {"WarpgroupMmaIsExact", "warpgroup_mma.ptx", 0, warpgroup_mma_is_exact},
 };
 
 class check_test : public ::testing::Test {
