@@ -143,7 +143,7 @@ bool config_registry_origin(const config_registry *r, const char *name, const ch
  * loading (consistency checks). */
 void config_registry_diag_at(const config_registry *r, const char *name, simtvp_diag *diag);
 
-/* (addition) The registered option nearest to a misspelt name (case-insensitive edit distance:
+/* The registered option nearest to a misspelt name (case-insensitive edit distance:
  * insertions, deletions, substitutions, swapped neighbours), or NULL when none is near enough
  * (distance at most config_suggest_limit(name): 1 below 6 characters, 2 below 16, else 3).
  * Unknown-option messages end with "; did you mean -name?" when there is one. */

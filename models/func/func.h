@@ -108,7 +108,7 @@ typedef struct func_ports {
   /* Device printf output (already formatted); NULL: discarded. */
   void (*print)(void *ctx, const char *text, size_t len);
   simtvp_msg_port messages; /* warnings (e.g. unsupported-but-ignored modifiers) */
-  /* (addition) A failed device assert(), in CUDA's words ("file:line: function: block: [x,y,z],
+  /* A failed device assert(), in CUDA's words ("file:line: function: block: [x,y,z],
    * thread: [x,y,z] Assertion `expr` failed.\n"), which CUDA prints on stderr; NULL: through
    * print. The launch then faults with SIMTVP_ERR_TRAP as before. */
   void (*assertion)(void *ctx, const char *text, size_t len);

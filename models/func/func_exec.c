@@ -582,6 +582,11 @@ void func_launch_destroy(func_launch *l) {
   cta_free_cluster(l, l->pool);
   for (uint32_t i = 0; i < l->n_active; i++) free(l->active[i]);
   free(l->active);
+  while (l->free_ctas) {
+    func_cta *c = l->free_ctas;
+    l->free_ctas = c->next_free;
+    cta_free(c);
+  }
   free(l->counts.pc);
   free(l->params);
   free(l);
@@ -770,10 +775,20 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
   if (ctaid[0] >= l->grid[0] || ctaid[1] >= l->grid[1] || ctaid[2] >= l->grid[2])
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "CTA (%u,%u,%u) is outside grid (%u,%u,%u)", ctaid[0],
                            ctaid[1], ctaid[2], l->grid[0], l->grid[1], l->grid[2]);
-  func_cta *c = cta_alloc(l);
+  /* A finished CTA of this launch is reused as it is: cta_init sets everything a CTA starts with
+   * (like func_launch_run's pool); local memory keeps what the last CTA left there, as on hardware
+   * (uninitialised), and costs no clearing per CTA. */
+  fx_lock(l);
+  func_cta *c = l->free_ctas;
+  if (c) l->free_ctas = c->next_free;
+  fx_unlock(l);
+  if (!c) c = cta_alloc(l);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
   cta_init(c, ctaid, sm, first_warp_slot);
-  if (!cluster_attach(l, c)) {
+  fx_lock(l);
+  bool attached = cluster_attach(l, c);
+  fx_unlock(l);
+  if (!attached) {
     cta_free(c);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a cluster");
   }
@@ -788,8 +803,11 @@ void func_cta_finish(func_cta *cta) {
   if (cta->live == 0) l->counts.ctas_done++;
   l->live_ctas--;
   fx_flush_counts(l);
+  fx_lock(l);
   cluster_detach(l, cta);
-  cta_free(cta);
+  cta->next_free = l->free_ctas;
+  l->free_ctas = cta;
+  fx_unlock(l);
 }
 
 uint32_t func_cta_warp_count(const func_cta *cta) { return cta->n_warps; }

@@ -235,6 +235,7 @@ struct func_cta {
   fx_cluster *cluster;     /* the cluster it belongs to (one of one CTA without clusters) */
   uint32_t rank;           /* %cluster_ctarank */
   fx_cluster own;          /* the cluster of a per-warp CTA launched without clusters */
+  func_cta *next_free;     /* the launch's list of finished CTAs kept for reuse */
 };
 
 struct func_program {
@@ -278,6 +279,8 @@ struct func_launch {
   devmem_tlb tlb;
   func_cta **pool;         /* a cluster's CTAs, reused by func_launch_run */
   fx_cluster pool_cluster;
+  func_cta *free_ctas;     /* CTAs that finished (func_cta_finish), reused by func_cta_start: a
+                              launch allocates only as many CTAs as ever ran at once */
   uint32_t live_ctas;
   void *lock;              /* pthread mutex while several host threads run the launch, else NULL */
 };

@@ -73,7 +73,7 @@ gpu_cp_counters gpu_cp_get_counters(const gpu_cp *cp);
 /* Counts into the sink from now on (cp.events, cp.dma_accesses, cp.busy_cycles); call once. */
 void gpu_cp_register_stats(gpu_cp *cp, stats *st);
 
-/* (addition) Timeline: every handled event (GPU_TRACE_CP_WORK) and every packet the firmware
+/* Timeline: every handled event (GPU_TRACE_CP_WORK) and every packet the firmware
  * decodes (GPU_TRACE_PACKET) go to port. Passive; off by default. */
 void gpu_cp_set_trace(gpu_cp *cp, gpu_trace_port port);
 

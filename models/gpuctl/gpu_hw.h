@@ -90,7 +90,7 @@ typedef struct gpu_cta_result {
 
 typedef gpu_cta_result gpu_kernel_result; /* the first non-OK CTA result, or OK */
 
-/* ---- timeline (addition) ----------------------------------------------------------------------- */
+/* ---- timeline --------------------------------------------------------------------------------- */
 
 /* What the control side did, for traces and reports. A trace port is optional and passive: it is
  * told after the fact and changes nothing (statistics stay identical with and without it). Times

@@ -63,7 +63,7 @@ void stats_print_totals(const stats *s, FILE *out);
 /* Everything (per kernel, totals, histograms, time series) as one JSON document. */
 simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *diag);
 
-/* ---- additions (additive to the contract above) ------------------------------------------- */
+/* ---- text layout, references, profiles ------------------------------------------------ */
 
 /* Text layout. stats_print_kernel prints `kernel_name`, `kernel_launch_uid` and the kernel-scoped
  * items as that kernel's values; stats_print_totals prints kernel-scoped items under their gpu_tot_
@@ -180,7 +180,7 @@ uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32
  * order; lines nothing executed are left out. */
 void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
 
-/* (addition) The profile folded to lines, for reports: fn is called once per executed PTX line
+/* The profile folded to lines, for reports: fn is called once per executed PTX line
  * (by_source 0; src_file/src_line are the line's source place or NULL/0) or source line (by_source
  * 1; src_file NULL), in file and line order, for one completed kernel or for the totals
  * (kernel_index UINT32_MAX). Nothing when the profile is off. */

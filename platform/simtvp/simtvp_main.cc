@@ -1,8 +1,8 @@
-// simtvp — runs an unmodified CUDA program (built with nvcc -cudart shared) on the simtvp virtual
+// simtvp — runs an unmodified CUDA program (built with nvcc, either runtime) on the simtvp virtual
 // platform: checks the configuration, sets up the environment the CUDA runtime reads
 // (SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS, SIMTVP_STRICT, SIMTVP_QUIET, and LD_LIBRARY_PATH
-// so the program loads simtvp's libcudart.so.13 from build/lib), and executes the program, whose
-// exit status becomes simtvp's. `simtvp --help` is the manual; docs/platform.md has more.
+// so the program loads simtvp's libcudart.so.13 / libcuda.so.1 from build/lib), and executes the
+// program, whose exit status becomes simtvp's. `simtvp --help` is the manual; docs/platform.md has more.
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,7 +28,7 @@ namespace {
 const char kUsage[] =
     "usage: simtvp [options] [--] [PROGRAM [ARGS...]]\n"
     "\n"
-    "Runs an unmodified CUDA program (built with nvcc -cudart shared) on the simtvp virtual\n"
+    "Runs an unmodified CUDA program (built with nvcc, either runtime) on the simtvp virtual\n"
     "platform: a SystemC model of a host CPU, a system bus and memory, and a GPU that executes\n"
     "the program's kernels. Without PROGRAM it runs the bundled sample:\n"
     "  %s\n"
@@ -327,9 +327,9 @@ int run_program(std::vector<char *> &args, bool quiet) {
   }
   if (!opened && !quiet)
     std::fprintf(stderr,
-                 "simtvp: note: '%s' made no CUDA call: nothing ran on the simulated GPU (a program linked "
-                 "with the static CUDA runtime, nvcc -cudart static, does not load simtvp's "
-                 "libcudart.so.13: build it with nvcc -cudart shared)\n",
+                 "simtvp: note: '%s' made no CUDA call: nothing ran on the simulated GPU (a program that "
+                 "loads libcuda.so.1 or libcudart.so.13 from a fixed path, not through the library "
+                 "search path, gets NVIDIA's libraries instead of simtvp's)\n",
                  args[0]);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

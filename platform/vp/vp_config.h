@@ -21,7 +21,6 @@ struct vp_settings {
   std::string out_dir;                // empty = no output files
   std::vector<std::string> overrides; // "-option" "value" words, applied after the file
   bool strict = false, quiet = false;
-  // (additions)
   std::string stats_text = "summary";  // $SIMTVP_STATS: statistics text on stderr: summary | full | none
   std::string trace_path;              // $SIMTVP_TRACE: timeline trace (Chrome trace-event JSON); empty = none
   bool config_checked = false;         // $SIMTVP_CONFIG_CHECKED=1: the `simtvp` command already reported the

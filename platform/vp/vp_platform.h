@@ -68,7 +68,7 @@ class vp_platform : public sc_core::sc_module {
   // The message port the platform prints through ("simtvp: warning: …" on stderr).
   const simtvp_msg_port &messages() const { return messages_; }
 
-  // (additions) Control returns to the program: the progress line (if one is on the terminal) is
+  // Control returns to the program: the progress line (if one is on the terminal) is
   // erased so that the program's own output starts on a clean line.
   void yield_terminal() {
     if (progress_) progress_->clear();

@@ -12,7 +12,9 @@ namespace cucore {
 
 namespace {
 
-thread_local std::string tl_message;
+// A plain buffer, not a std::string: NVIDIA's statically linked runtime calls the driver from its
+// exit handlers, after the main thread's thread_local objects were destroyed.
+thread_local char tl_message[1536];
 thread_local bool tl_inside = false;  // inside a cucore_ call (or on the stub thread for one)
 
 cu_platform_open_fn default_opener();
@@ -28,9 +30,7 @@ State &state() {
 }
 
 int vfail(int code, const char *fmt, va_list ap) {
-  char buf[1536];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  tl_message = buf;
+  std::vsnprintf(tl_message, sizeof tl_message, fmt, ap);
   return code;
 }
 
@@ -42,7 +42,7 @@ int fail(int code, const char *fmt, ...) {
   return code;
 }
 
-void clear_message() { tl_message.clear(); }
+void clear_message() { tl_message[0] = 0; }
 
 Entry::Entry() {
   if (tl_inside) {
@@ -248,6 +248,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
       s.allocations.erase(a->alloc);
       s.arrays.remove(a->handle);
     }
+  destroy_ctx_graph_execs(s, ctx);
   for (Module *m : s.modules.all())
     if (m->ctx == ctx) (void)module_unload_locked(s, m);
   for (Event *e : s.events.all())
@@ -257,6 +258,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
     }
   for (Stream *st : s.streams.all())
     if (st->ctx == ctx) {
+      capture_forget_stream(s, st);
       (void)drv_stream_destroy(s.d, st->ds, &diag);
       if (s.per_thread == st) s.per_thread = nullptr;
       s.streams.remove(st->handle);
@@ -322,7 +324,7 @@ bool cucore_set_platform_opener(cu_platform_open_fn open) {
   return true;
 }
 
-const char *cucore_last_message(void) { return tl_message.c_str(); }
+const char *cucore_last_message(void) { return tl_message; }
 
 int cucore_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -342,7 +344,7 @@ void cucore_report(const char *api, const char *code_name) {
     Peek guard;  // locks unless this thread is inside a call already
     State &s = state();
     if (s.sticky != CUDA_SUCCESS && !s.sticky_message.empty() &&
-        tl_message.find(s.sticky_message) != std::string::npos) {
+        std::strstr(tl_message, s.sticky_message.c_str())) {
       if (s.sticky_reported) return;
       s.sticky_reported = true;
       std::fprintf(stderr, "simtvp: %s: %s: the device's error above; later calls return it too (until "
@@ -350,7 +352,7 @@ void cucore_report(const char *api, const char *code_name) {
       return;
     }
   }
-  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message.empty() ? "failed" : tl_message.c_str(),
+  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message[0] ? tl_message : "failed",
                code_name);
 }
 
@@ -594,6 +596,7 @@ int cucore_synchronize(void) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "synchronising the device")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);

@@ -20,7 +20,6 @@ using namespace cli;
 
 namespace {
 
-#if SIMTVP_TEST_HAVE_CUDART
 
 std::vector<std::string> lines(const std::string &text) {
   std::vector<std::string> v;
@@ -180,6 +179,5 @@ TEST(SimtvpReport, LoadsInHeadlessChromiumWithEveryChartAndNoScriptError) {
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
-#endif
 
 }  // namespace

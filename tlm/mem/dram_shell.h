@@ -36,7 +36,7 @@ class dram_shell : public sc_core::sc_module, public clocked {
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
 
-  // (addition) Passive observer for timelines: told when the channel turns busy (it holds a
+  // Passive observer for timelines: told when the channel turns busy (it holds a
   // request: accepted and not yet returned) and when it turns idle again, at that DRAM edge
   // (sc_time_stamp()). Changes nothing.
   void on_busy_change(std::function<void(bool busy)> hook) { busy_hook_ = std::move(hook); }
