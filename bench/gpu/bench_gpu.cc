@@ -9,7 +9,8 @@
 // configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
 // sgemm or vector; fidelity (speed only): ca (default: every block CA), at (every block AT),
 // at-cores (AT SIMT cores, CA memory), at-mem (CA cores, AT interconnect/partitions/DRAM) or func
-// (the functional SIMT side: no timing; the floor any timing model's speed stands on). Under callgrind (valgrind --tool=callgrind --trace-children=yes
+// (the functional SIMT side: no timing; the floor any timing model's speed stands on), or a mix
+// block=model,… of simt, icnt, mempart and dram (the others CA). Under callgrind (valgrind --tool=callgrind --trace-children=yes
 // --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
 // around launch and synchronisation), one callgrind.out file per run. With BENCH_GPU_OUTDIR set,
 // each run writes its statistics JSON there (run one configuration and kernel at a time).
@@ -352,6 +353,18 @@ const fidelity_mix kMixes[] = {
 
 // speed's simt_model argument: ca (all CA), at (all AT), at-cores, at-mem.
 std::vector<std::string> mix_options(const std::string &model) {
+  if (model.find('=') != std::string::npos) { /* block=model,…: simt, icnt, mempart, dram */
+    std::vector<std::string> o = kMixes[0].options;
+    std::stringstream ss(model);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      size_t eq = item.find('=');
+      std::string key = "-" + item.substr(0, eq) + "_model";
+      for (size_t i = 0; i + 1 < o.size(); i += 2)
+        if (o[i] == key) o[i + 1] = item.substr(eq + 1);
+    }
+    return o;
+  }
   if (model == "at") return kMixes[3].options;
   if (model == "at-cores") return kMixes[2].options;
   if (model == "at-mem") return kMixes[1].options;
@@ -437,14 +450,15 @@ int main(int argc, char **argv) {
   std::string configs = argc > 5 ? argv[5] : "all", kernels = argc > 6 ? argv[6] : "all";
   std::string model = argc > 7 ? argv[7] : "ca";
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
-  if ((what != "speed" && what != "dram" && what != "fidelity" && what != "all") || (model != "ca" && model != "at" && model != "at-cores" && model != "at-mem" && model != "func")) {
+  if ((what != "speed" && what != "dram" && what != "fidelity" && what != "all") || (model != "ca" && model != "at" && model != "at-cores" && model != "at-mem" && model != "func" &&
+                                    model.find('=') == std::string::npos)) {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
     std::printf("Timing GPU speed (%s), one host core, kernel only:\n\n",
-                model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : "CA cores, AT memory");
+                model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : model == "at-mem" ? "CA cores, AT memory" : model.c_str());
     speed(sgemm_n, vector_n, repeats, configs, kernels, model);
     std::printf("\n");
   }

@@ -234,6 +234,10 @@ typedef struct func_peek {
 } func_peek;
 /* false when the warp is not READY. */
 bool func_warp_peek(const func_warp *w, func_peek *out);
+/* The warp's next pc and the lanes active there (valid while it is READY): the cheap part of a
+ * peek, for timing models that step instructions without a record. */
+uint32_t func_warp_pc(const func_warp *w);
+uint32_t func_warp_active(const func_warp *w);
 
 typedef enum func_step_kind {
   FUNC_STEP_ALU = 0,   /* register-only work (incl. warp shuffles, votes, special registers) */

@@ -3,10 +3,12 @@
  * pop when the top entry reaches it), call frames, barriers, faults, the functional-mode run loop
  * and the per-warp step interface (func.h). */
 #define _XOPEN_SOURCE 700 /* recursive pthread mutexes */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "func_internal.h"
 
@@ -543,6 +545,27 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   return SIMTVP_OK;
 }
 
+/* A CTA's local memory (every thread's stack and .local): zero-filled. Large areas are mapped
+ * from the system, which hands out zero pages as they are first touched, so a CTA whose threads
+ * use a few bytes of their 1 KiB stacks costs no clearing of the rest. */
+#define FX_LOCAL_MAP_BYTES (64u << 10)
+
+static void *local_alloc(size_t bytes) {
+  if (bytes >= FX_LOCAL_MAP_BYTES) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  return calloc(1, bytes ? bytes : 1);
+}
+
+static void local_free(void *p, size_t bytes) {
+  if (!p) return;
+  if (bytes >= FX_LOCAL_MAP_BYTES) munmap(p, bytes);
+  else free(p);
+}
+
+static size_t local_bytes(const func_cta *c) { return (size_t)c->n_warps * 32 * c->local_per_thread; }
+
 static void cta_free(func_cta *c) {
   if (!c) return;
   for (uint32_t i = 0; i < c->n_warps; i++) {
@@ -551,7 +574,7 @@ static void cta_free(func_cta *c) {
   }
   free(c->warps);
   free(c->smem);
-  free(c->local);
+  local_free(c->local, local_bytes(c));
   free(c);
 }
 
@@ -623,7 +646,7 @@ static func_cta *cta_alloc(func_launch *l) {
   c->local_per_thread = l->local_per_thread;
   c->warps = calloc(c->n_warps, sizeof *c->warps);
   c->smem = calloc(1, c->smem_bytes ? c->smem_bytes : 1);
-  c->local = calloc((size_t)c->n_warps * 32, c->local_per_thread ? c->local_per_thread : 1);
+  c->local = local_alloc(local_bytes(c));
   if (!c->warps || !c->smem || !c->local) {
     cta_free(c);
     return NULL;
@@ -1071,6 +1094,9 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
   out->kind = w->code[w->pc].cls;
   return true;
 }
+
+uint32_t func_warp_pc(const func_warp *w) { return w->pc; }
+uint32_t func_warp_active(const func_warp *w) { return w->active; }
 
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   func_launch *l = w->l;
