@@ -770,6 +770,47 @@ void warpgroup_mma_is_exact(KernelGpu &g) {
     }
 }
 
+// early_exit.cu: whole and partial warps return before __syncthreads in a tree reduction (the
+// barrier counts only warps that have not exited), warps that exit after the others wait at the
+// barrier (the last exit completes it), and warpSize (PTX WARP_SZ) with a shared pointer that
+// starts before the array, read at [p + 64] while p holds a negative 32-bit address.
+void early_exits_before_barriers_warp_size_and_shared_wrap(KernelGpu &g) {
+  const int threads = 256, n = 1000, blocks = 4, total = blocks * threads;  // last block: 232 threads
+  std::vector<int32_t> in(total);
+  for (int i = 0; i < total; i++) in[i] = (i * 37) % 101;
+  uint64_t din = g.upload(in), dout = g.upload(std::vector<int32_t>(total, -1));
+  ASSERT_EQ(g.launch("_Z14exit_then_syncPKiPii", blocks, threads, {din, dout, (uint64_t)n}), SIMTVP_OK)
+      << g.diag.message;
+  auto sums = g.download<int32_t>(dout, blocks);
+  for (int b = 0; b < blocks; b++) {
+    int32_t want = 0;
+    for (int i = b * threads; i < std::min(n, (b + 1) * threads); i++) want += in[i];
+    EXPECT_EQ(sums[b], want) << "block " << b;
+  }
+  // 40 threads stay (a full warp and 8 lanes of the next); the others sum 64 inputs, then exit.
+  const int live = 40, work = 64;
+  ASSERT_EQ(g.launch("_Z14late_exit_syncPKiPiii", blocks, threads, {din, dout, (uint64_t)live, (uint64_t)work}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto late = g.download<int32_t>(dout, total);
+  for (int i = 0; i < total; i++) {
+    const int t = i % threads;
+    int32_t want = 0;
+    if (t >= live)
+      for (int k = 0; k < work; k++) want += in[(i + k) % total];
+    else
+      want = in[i - t + (t ^ 1)];
+    ASSERT_EQ(late[i], want) << "thread " << i;
+  }
+  // out[i] = s[t] + 2 * s[t + 1] (s[256] = 0) + 32 * (t / 32), through p = s + t - 16 (2 taps).
+  ASSERT_EQ(g.launch("_Z14halo_warp_sizePKiPiii", blocks, threads, {din, dout, 16, 2}), SIMTVP_OK) << g.diag.message;
+  auto halo = g.download<int32_t>(dout, total);
+  for (int i = 0; i < total; i++) {
+    const int t = i % threads;
+    ASSERT_EQ(halo[i], in[i] + 2 * (t + 1 < threads ? in[i + 1] : 0) + 32 * (t / 32)) << "thread " << i;
+  }
+}
+
 struct check {
   const char *name;  // the test's name
   const char *ptx;   // file under tests/kernels/ptx
@@ -803,6 +844,8 @@ const check kChecks[] = {
     {"MmaSyncAndLdmatrixAreExact", "mma_tensor.ptx", 0, mma_sync_and_ldmatrix_are_exact},
     {"ClustersBulkAndTensorCopiesAreExact", "hopper.ptx", 0, clusters_bulk_and_tensor_copies_are_exact},
     {"WarpgroupMmaIsExact", "warpgroup_mma.ptx", 0, warpgroup_mma_is_exact},
+    {"EarlyExitsBeforeBarriersWarpSizeAndSharedWrap", "early_exit.ptx", 0,
+     early_exits_before_barriers_warp_size_and_shared_wrap},
 };
 
 class check_test : public ::testing::Test {
