@@ -10,7 +10,12 @@
 //   gemm_interleave: the same product for a 64 x 32 C with bf16 inputs in the non-swizzled
 //                    (interleaved) layout: 8 x 16-byte core matrices, LBO between the two core
 //                    matrices along K, SBO between 8-row groups; A comes from registers (the mma
-//                    A fragment of each warp's 16 rows).
+//                    A fragment of each warp's 16 rows);
+//   reg_rebalance:   warp specialisation as CUTLASS's sm90 kernels do it: 3 warpgroups
+//                    (__launch_bounds__(384, 1): 168 registers each at entry); the producer
+//                    releases registers (setmaxnreg.dec 40) and stages the input in shared memory,
+//                    the two consumers take them (setmaxnreg.inc 232: 128 x 128 released = 2 x
+//                    128 x 64 taken) and compute out[t] = 3 s[t] + s[255 - t].
 // Inputs are small integers, so every result is exact and checked bit for bit on the host.
 // Built for compute capability 9.0a (runs on configs/SM90_H100.config):
 // simtvp-arch: 90a
@@ -123,6 +128,22 @@ __global__ void gemm_interleave(const __nv_bfloat16 *A, const __nv_bfloat16 *B, 
   }
 }
 
+__global__ void __launch_bounds__(384, 1) reg_rebalance(const int *in, int *out) {
+  __shared__ int s[256];
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    for (int e = threadIdx.x; e < 256; e += 128) s[e] = in[blockIdx.x * 256 + e];
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (wg > 0) {
+    const int t = threadIdx.x - 128;
+    out[blockIdx.x * 256 + t] = s[t] * 3 + s[255 - t];
+  }
+}
+
 int main(int argc, char **argv) {
   const int k_tiles = arg_int(argc, argv, 1, 2), K = 64 * k_tiles;
   char what[200] = "";
@@ -174,8 +195,24 @@ int main(int argc, char **argv) {
         std::snprintf(what, sizeof what, "gemm_interleave C[%d][%d] = %g, want %d", r, n, hc[r * 32 + n], want);
       }
     }
+
+  // 2 CTAs of 3 warpgroups; the input is ai's first 512 values
+  int *dri, *dro, ro[512];
+  CHECK_CUDA(cudaMalloc(&dri, 512 * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&dro, 512 * sizeof(int)));
+  CHECK_CUDA(cudaMemcpy(dri, ai, 512 * sizeof(int), cudaMemcpyHostToDevice));
+  reg_rebalance<<<2, 384>>>(dri, dro);
+  CHECK_LAUNCH();
+  CHECK_CUDA(cudaMemcpy(ro, dro, 512 * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 512 && pass; i++) {
+    const int b = i / 256, t = i % 256, want = 3 * ai[i] + ai[b * 256 + 255 - t];
+    if (ro[i] != want) {
+      pass = false;
+      std::snprintf(what, sizeof what, "reg_rebalance out[%d] = %d, want %d", i, ro[i], want);
+    }
+  }
   if (pass)
     std::snprintf(what, sizeof what, "wgmma m64n64k16 f16 (128B swizzle) and m64n32k16 bf16 (interleaved, A in "
-                  "registers) exact (K=%d)", K);
+                  "registers) exact (K=%d); setmaxnreg warp specialisation", K);
   return verdict("warpgroup_mma", pass, "%s", what);
 }

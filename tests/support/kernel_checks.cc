@@ -767,7 +767,13 @@ void warpgroup_mma_is_exact(KernelGpu &g) {
       int want = 1;
       for (int k = 0; k < K; k++) want += ai[r * K + k] * bi[n * K + k];
       ASSERT_EQ(c[r * 32 + n], (float)want) << "gemm_interleave C[" << r << "][" << n << "]";
-    }
+    }  // reg_rebalance: setmaxnreg.dec 40 / .inc 232 by warpgroup; out[t] = 3 in[t] + in[255 - t] per CTA
+  std::vector<int> rin(ai.begin(), ai.begin() + 512);
+  uint64_t dri = g.upload(rin), dro = g.alloc(512 * 4);
+  ASSERT_EQ(g.launch("_Z13reg_rebalancePKiPi", 2, 384, {dri, dro}), SIMTVP_OK) << g.diag.message;
+  auto ro = g.download<int>(dro, 512);
+  for (int i = 0; i < 512; i++)
+    ASSERT_EQ(ro[i], 3 * rin[i] + rin[i / 256 * 256 + 255 - i % 256]) << "reg_rebalance out[" << i << "]";
 }
 
 // early_exit.cu: whole and partial warps return before __syncthreads in a tree reduction (the
