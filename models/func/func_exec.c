@@ -570,6 +570,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   memcpy(l->block, lp->block, sizeof l->block);
   l->dynamic_smem = lp->dynamic_smem;
   l->grid_id = lp->grid_id;
+  l->launch_uid = lp->launch_uid;
   l->param_bytes = lp->param_bytes;
   l->params = malloc(lp->param_bytes ? lp->param_bytes : 1);
   if (!l->params) {
@@ -637,6 +638,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     e->live[e->n_live++] = l;
   }
   *out = l;
+  if (e->ports.debug.launch) e->ports.debug.launch(e->ports.debug.ctx, l, true);
   return SIMTVP_OK;
 }
 
@@ -695,6 +697,7 @@ static void flush_pc_counts(func_launch *l) {
 
 void func_launch_destroy(func_launch *l) {
   if (!l) return;
+  if (l->e->ports.debug.launch) l->e->ports.debug.launch(l->e->ports.debug.ctx, l, false);
   func_engine *e = l->e;
   if (l->sm_counts) { /* a kernel boundary: every running launch is brought up to date */
     e->live[l->live_index] = e->live[--e->n_live];
@@ -838,6 +841,8 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->state = FUNC_WARP_READY;
     w->stop = false;
   }
+  const func_debug_port *dbg = &l->e->ports.debug;
+  if (dbg->cta) dbg->cta(dbg->ctx, c, true);
 }
 
 /* Coordinates of CTA `rank` of cluster `q` (both linear, x fastest). */
@@ -967,6 +972,8 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
 void func_cta_finish(func_cta *cta) {
   if (!cta) return;
   func_launch *l = cta->l;
+  const func_debug_port *dbg = &l->e->ports.debug;
+  if (dbg->cta) dbg->cta(dbg->ctx, cta, false);
   if (l->sm_counts) { /* counted per SM (flushed at kernel boundaries); kept for its SM's next CTA */
     if (cta->live == 0) cta->counts->ctas_done++;
     __atomic_fetch_sub(&l->live_ctas, 1, __ATOMIC_RELAXED);
@@ -1034,6 +1041,14 @@ static inline __attribute__((always_inline)) void run_warp_body(fx_warp *w, uint
 
 static void run_warp(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, NULL); }
 static void run_warp_counted(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, w->counts->pc); }
+/* With a debugger attached: the same instructions in the same order, each through
+ * func_warp_step (which calls the debugger and counts), leaving where run_warp_body would. */
+static void run_warp_debugged(fx_warp *w, uint32_t budget) {
+  while (budget--) {
+    func_step rec;
+    if (func_warp_step(w, &rec, NULL) != SIMTVP_OK || w->stop) break;
+  }
+}
 
 static void deadlock(func_cta *c) {
   func_launch *l = c->l;
@@ -1068,7 +1083,9 @@ static simtvp_status run_cluster(func_cta **cs, uint32_t n) {
         fx_warp *w = &c->warps[wi];
         if (w->state != FUNC_WARP_READY) continue;
         progress = true;
-        if (counts->pc)
+        if (l->e->ports.debug.before)
+          run_warp_debugged(w, FX_SLICE);
+        else if (counts->pc)
           run_warp_counted(w, FX_SLICE);
         else
           run_warp(w, FX_SLICE);
@@ -1221,7 +1238,8 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
   }
   l->auto_release = true;
   devmem_tlb_sync(&l->tlb);
-  uint32_t threads = l->sm_counts ? 1 : l->e->cfg.threads; /* sm_threads: counted as SM 0 */
+  /* one host thread with a debugger attached (it is driven by one), or counted per SM */
+  uint32_t threads = l->sm_counts || l->e->ports.debug.before ? 1 : l->e->cfg.threads;
   simtvp_status st = SIMTVP_OK;
   /* next_cta counts clusters here (a cluster of one CTA without clusters) */
   if (threads > 1 && l->n_clusters - l->next_cta > 1) {
@@ -1245,6 +1263,8 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
   }
   while (l->next_cta < l->n_clusters) {
     st = run_cluster_id(l, l->pool, &l->pool_cluster, l->next_cta++);
+    if (l->e->ports.debug.cta)
+      for (uint32_t r = 0; r < l->cluster_size; r++) l->e->ports.debug.cta(l->e->ports.debug.ctx, l->pool[r], false);
     if (st != SIMTVP_OK) break;
   }
   fx_flush_counts(l);
@@ -1273,6 +1293,12 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   if (l->fault != SIMTVP_OK) {
     if (diag) *diag = l->fault_diag;
     return l->fault;
+  }
+  const func_debug_port *dbg = &l->e->ports.debug;
+  func_step own;
+  if (dbg->before) {
+    dbg->before(dbg->ctx, w); /* may stop here for as long as its user likes */
+    if (!rec) rec = &own;     /* the debugger sees what the instruction did */
   }
   devmem_tlb_sync(w->tlb);
   const fx_insn *in = &w->code[w->pc];
@@ -1312,9 +1338,102 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->warp_done = w->state == FUNC_WARP_DONE;
     rec->yield = w->state == FUNC_WARP_READY && w->stop;
   }
+  if (dbg->after) dbg->after(dbg->ctx, w, rec);
   if (l->fault != SIMTVP_OK) {
     if (diag) *diag = l->fault_diag;
     return l->fault;
   }
   return SIMTVP_OK;
+}
+
+/* ---- inspection -------------------------------------------------------------------------------- */
+
+func_engine *func_launch_engine(const func_launch *l) { return l->e; }
+const func_program *func_launch_program(const func_launch *l) { return l->p; }
+
+void func_launch_get_params(const func_launch *l, func_launch_params *out) {
+  memset(out, 0, sizeof *out);
+  out->kernel = l->kf->index;
+  memcpy(out->grid, l->grid, sizeof out->grid);
+  memcpy(out->block, l->block, sizeof out->block);
+  out->dynamic_smem = l->dynamic_smem;
+  out->params = l->params;
+  out->param_bytes = l->param_bytes;
+  out->grid_id = l->grid_id;
+  out->launch_uid = l->launch_uid;
+}
+
+simtvp_status func_launch_fault(const func_launch *l, simtvp_diag *diag) {
+  simtvp_status st = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
+  if (diag) {
+    if (st != SIMTVP_OK) *diag = l->fault_diag;
+    else simtvp_diag_clear(diag);
+  }
+  return st;
+}
+
+func_launch *func_cta_launch(const func_cta *cta) { return cta->l; }
+
+void func_cta_place(const func_cta *cta, uint32_t ctaid[3], uint32_t *sm, uint32_t *first_warp_slot) {
+  if (ctaid) memcpy(ctaid, cta->ctaid, sizeof cta->ctaid);
+  if (sm) *sm = cta->sm;
+  if (first_warp_slot) *first_warp_slot = cta->warp_slot;
+}
+
+bool func_cta_read_shared(const func_cta *cta, uint64_t off, void *dst, uint64_t n) {
+  if (off > cta->smem_bytes || n > cta->smem_bytes - off) return false;
+  memcpy(dst, cta->smem + off, n);
+  return true;
+}
+
+func_cta *func_warp_cta(const func_warp *w) { return w->cta; }
+
+void func_warp_get_info(const func_warp *w, func_warp_info *out) {
+  memset(out, 0, sizeof *out);
+  out->index = w->index;
+  out->state = w->state;
+  out->pc = w->pc;
+  out->active = w->active;
+  out->valid = w->valid;
+  out->exited = w->exited;
+  out->barrier = w->bar_id;
+  out->function = w->fn->index;
+  out->stack_depth = w->depth;
+  out->call_depth = w->call_depth;
+}
+
+void func_warp_thread(const func_warp *w, uint32_t lane, uint32_t tid[3]) {
+  lane &= 31u;
+  for (int d = 0; d < 3; d++) tid[d] = w->tid[d][lane];
+}
+
+bool func_warp_stack_entry(const func_warp *w, uint32_t i, func_stack_entry *out) {
+  if (i >= w->depth) return false;
+  const fx_sentry *e = &w->stack[i];
+  /* the top entry's pc lives in the warp until something pushes over it */
+  out->pc = i + 1 == w->depth ? w->pc : e->pc;
+  out->rpc = e->rpc == FX_NONE ? UINT32_MAX : e->rpc;
+  out->mask = e->mask;
+  out->call = e->kind == FX_SE_CALL;
+  out->call_pc = out->call && e->call ? (uint32_t)(e->call - w->l->p->code) : 0;
+  return true;
+}
+
+bool func_warp_read_reg(const func_warp *w, uint32_t rclass, uint32_t index, uint32_t lane, uint64_t value[2]) {
+  const fx_func *f = w->fn;
+  if (rclass >= PTX_RC_COUNT || lane >= 32 || index >= f->pf->n_regs[rclass]) return false;
+  value[0] = value[1] = 0;
+  switch (rclass) {
+  case PTX_RC_PRED: value[0] = (*(const uint32_t *)(w->regs + f->off_pred + 4u * index) >> lane) & 1u; break;
+  case PTX_RC_B32: value[0] = ((const uint32_t *)(w->regs + f->off_b32 + FX_ROW32 * index))[lane]; break;
+  case PTX_RC_B64: value[0] = ((const uint64_t *)(w->regs + f->off_b64 + FX_ROW64 * index))[lane]; break;
+  default: memcpy(value, w->regs + f->off_b128 + FX_ROW128 * index + 16u * lane, 16); break;
+  }
+  return true;
+}
+
+bool func_warp_read_local(const func_warp *w, uint32_t lane, uint64_t off, void *dst, uint64_t n) {
+  if (lane >= 32 || off > w->local_stride || n > w->local_stride - off) return false;
+  memcpy(dst, fx_lane_local(w, lane) + off, n);
+  return true;
 }

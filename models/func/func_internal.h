@@ -260,7 +260,7 @@ struct func_launch {
   fx_func *kf;
   uint32_t grid[3], block[3];
   uint32_t dynamic_smem;
-  uint64_t grid_id;
+  uint64_t grid_id, launch_uid;
   uint8_t *params;
   uint32_t param_bytes;
   uint32_t smem_bytes, dyn_smem_base;

@@ -88,6 +88,7 @@ func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *d
   ports.ctx = r->cfg.print ? r->cfg.print_ctx : r;
   ports.print = r->cfg.print ? r->cfg.print : default_print;
   ports.messages = r->cfg.messages;
+  ports.debug = r->cfg.debug;
   r->gpu_sim_insn = stats_counter(r->st, "gpu_sim_insn", "insn",
                                   "thread instructions executed (functional runner: every one)");
   r->e = func_create(&ec, &ports, r->mem, r->st, diag);
@@ -266,7 +267,7 @@ simtvp_status func_runner_launch_cluster(func_runner *r, const char *name, const
     memcpy(buf + off, args[i], n);
   }
   func_launch_params lp = {k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
-                           dynamic_smem, buf, pbytes, ++r->launches, {cluster[0], cluster[1], cluster[2]}};
+                           dynamic_smem, buf, pbytes, ++r->launches, {cluster[0], cluster[1], cluster[2]}, r->launches};
   func_launch *l;
   simtvp_status st = func_launch_create(r->e, mod->p, &lp, &l, diag);
   free(buf);

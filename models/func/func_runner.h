@@ -31,6 +31,7 @@ typedef struct func_runner_config {
   void *print_ctx;
   FILE *out;
   simtvp_msg_port messages;    /* parser warnings */
+  func_debug_port debug;       /* a debugger (models/debug); zeros = none */
 } func_runner_config;
 
 func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *diag);

@@ -289,6 +289,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   fp.print = on_print;
   fp.messages.ctx = h;
   fp.messages.emit = on_message;
+  fp.debug = o->debug;
   h->e = func_create(&fc, &fp, h->mem, h->st, diag);
   if (!h->e) {
     sh_destroy(h);

@@ -319,6 +319,7 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
   };
   env.func.messages = env.messages;
+  if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
