@@ -266,8 +266,11 @@ simtvp_status func_runner_launch_cluster(func_runner *r, const char *name, const
     }
     memcpy(buf + off, args[i], n);
   }
+  /* grid id and launch number: one increment, before the initialiser (whose expressions are
+   * evaluated in no fixed order) */
+  const uint64_t uid = ++r->launches;
   func_launch_params lp = {k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
-                           dynamic_smem, buf, pbytes, ++r->launches, {cluster[0], cluster[1], cluster[2]}, r->launches};
+                           dynamic_smem, buf, pbytes, uid, {cluster[0], cluster[1], cluster[2]}, uid};
   func_launch *l;
   simtvp_status st = func_launch_create(r->e, mod->p, &lp, &l, diag);
   free(buf);
