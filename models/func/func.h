@@ -66,6 +66,7 @@ extern "C" {
 #define FUNC_WARP_SIZE 32u
 #define FUNC_MAX_CTA_THREADS 1024u
 #define FUNC_NUM_BARRIERS 16u
+#define FUNC_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (8 portable, 16 with the non-portable opt-in) */
 
 typedef struct func_engine func_engine;
 typedef struct func_program func_program;
@@ -194,6 +195,10 @@ typedef struct func_launch_params {
   const void *params;           /* kernel parameter buffer (copied), laid out per func_program_param */
   uint32_t param_bytes;
   uint64_t grid_id;             /* %gridid */
+  /* (addition) Thread block cluster dimensions (sm_90): CTAs per cluster in x, y, z, each dividing
+   * the grid's; 0,0,0 = the kernel's .reqnctapercluster, or clusters of one CTA. Functional mode
+   * runs the CTAs of a cluster together; in per-warp mode the caller starts them together. */
+  uint32_t cluster[3];
   uint64_t launch_uid;          /* the GPU's launch number (from 1; 0 = none): debuggers show it */
   /* GPU virtual memory (may be NULL): global and const addresses of the launch are virtual and
    * translated by it (devmem.h devmem_xlate; copied, its ctx must outlive the launch). NULL:
@@ -204,6 +209,8 @@ typedef struct func_launch_params {
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
                                  func_launch **out, simtvp_diag *diag);
 void func_launch_destroy(func_launch *l);
+/* (addition) CTAs per thread block cluster of the launch (1 without clusters). */
+uint32_t func_launch_cluster_size(const func_launch *l);
 
 /* Functional mode: executes every CTA of the launch (in linear CTA order, one host thread).
  * Returns SIMTVP_OK or the first fault (diag filled); afterwards the launch is finished. */
@@ -310,6 +317,10 @@ typedef struct func_step {
   bool barrier_complete;     /* this arrival completed the barrier: call func_cta_release_barrier */
   /* exit */
   bool warp_done;            /* every thread of the warp has exited */
+  /* (addition) the warp found what it waits for not yet there (an mbarrier test_wait/try_wait
+   * that returned false) and spins: a runner that steps one warp at a time should let the others
+   * run now (func_launch_run ends the warp's time slice) */
+  bool yield;
 } func_step;
 
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
