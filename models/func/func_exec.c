@@ -711,14 +711,17 @@ static simtvp_status run_cta(func_cta *c) {
       return l->fault;
     }
     if (limit && c->counts->warp_insns > limit) {
-      for (uint32_t wi = 0; wi < c->n_warps; wi++)
-        if (c->warps[wi].state == FUNC_WARP_READY) {
-          fx_warp *w = &c->warps[wi];
-          fx_fault(w, &l->p->code[w->pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0,
-                   SIMTVP_ERR_LIMIT, false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded",
-                   limit);
-          break;
-        }
+      /* The report names a ready warp where there is one, else a live one (every live warp may be
+       * waiting at a barrier when the limit is crossed), so it is never empty. */
+      fx_warp *w = NULL;
+      for (uint32_t wi = 0; wi < c->n_warps && !w; wi++)
+        if (c->warps[wi].state == FUNC_WARP_READY) w = &c->warps[wi];
+      for (uint32_t wi = 0; wi < c->n_warps && !w; wi++)
+        if (c->live & (1u << wi)) w = &c->warps[wi];
+      if (!w) w = &c->warps[0];
+      uint32_t pc = w->state == FUNC_WARP_BARRIER && w->pc ? w->pc - 1 : w->pc;
+      fx_fault(w, &l->p->code[pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0, SIMTVP_ERR_LIMIT,
+               false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded", limit);
       return l->fault != SIMTVP_OK ? l->fault : SIMTVP_ERR_LIMIT;
     }
   }

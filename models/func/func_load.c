@@ -262,9 +262,25 @@ simtvp_status fx_mem_operand(fx_build *b, const ptx_operand *op, uint32_t slot) 
 
 /* ---- layout ----------------------------------------------------------------------------------- */
 
+/* Bounds on what one function may ask for (a module from a program image is checked for
+ * consistency, not for size): a warp's register frame and a thread's local frame. Far above what
+ * nvcc emits (a kernel with 100k virtual 32-bit registers has a 13 MB frame). */
+#define FX_MAX_WARP_FRAME (256u << 20)
+#define FX_MAX_LOCAL_FRAME (64u << 20)
+
+static simtvp_status too_big(const fx_func *f, simtvp_diag *diag, const char *what, uint64_t bytes,
+                             uint64_t limit) {
+  return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "function %s needs %llu bytes of %s, more than the %llu this "
+                         "engine allows", f->pf->name ? f->pf->name : "?", (unsigned long long)bytes, what,
+                         (unsigned long long)limit);
+}
+
 static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *diag) {
   const ptx_module *m = p->m;
   const ptx_function *pf = f->pf;
+  uint64_t need = align_up(4ull * pf->n_regs[PTX_RC_PRED], 128) + (uint64_t)FX_ROW32 * pf->n_regs[PTX_RC_B32] +
+                  (uint64_t)FX_ROW64 * pf->n_regs[PTX_RC_B64] + (uint64_t)FX_ROW128 * pf->n_regs[PTX_RC_B128] + 128;
+  if (need > FX_MAX_WARP_FRAME) return too_big(f, diag, "registers per warp", need, FX_MAX_WARP_FRAME);
   uint32_t off = 0;
   f->off_pred = 0;
   off += 4u * pf->n_regs[PTX_RC_PRED];
@@ -280,7 +296,9 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
   f->frame_bytes = off + 128; /* the PT block */
 
   /* local frame: parameters and return values (device functions only) */
-  uint32_t n = f->is_entry ? 0 : pf->n_params + pf->n_rets;
+  uint64_t n64 = f->is_entry ? 0 : (uint64_t)pf->n_params + pf->n_rets;
+  if (n64 > (1u << 16)) return too_big(f, diag, "parameters and return values (count)", n64, 1u << 16);
+  uint32_t n = (uint32_t)n64;
   f->n_params = f->is_entry ? 0 : pf->n_params;
   f->n_rets = f->is_entry ? 0 : pf->n_rets;
   f->param_off = calloc(n ? n : 1, sizeof *f->param_off);
@@ -298,6 +316,8 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
     f->param_size[i] = (uint32_t)s->size;
     p->sym_addr[sym] = lm;
     lm += s->size;
+    if (s->size > FX_MAX_LOCAL_FRAME || lm > FX_MAX_LOCAL_FRAME)
+      return too_big(f, diag, "parameters and return values", lm, FX_MAX_LOCAL_FRAME);
   }
   f->lm_depot = (uint32_t)align_up(lm, 16);
   uint64_t depot = pf->res.local_bytes, callp = pf->res.call_param_bytes, shared = 0;
@@ -312,6 +332,11 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
         !(sy->flags & PTX_SYM_EXTERN) && sy->offset + sy->size > shared)
       shared = sy->offset + sy->size;
   }
+  uint64_t lm_bytes = align_up(align_up(align_up(lm, 16) + depot, 16) + callp, 16);
+  if (lm > FX_MAX_LOCAL_FRAME || depot > FX_MAX_LOCAL_FRAME || callp > FX_MAX_LOCAL_FRAME ||
+      lm_bytes > FX_MAX_LOCAL_FRAME)
+    return too_big(f, diag, "local memory per thread", lm_bytes, FX_MAX_LOCAL_FRAME);
+  if (shared > UINT32_MAX / 4) return too_big(f, diag, "shared memory", shared, UINT32_MAX / 4);
   f->lm_callp = (uint32_t)align_up(f->lm_depot + depot, 16);
   f->lm_bytes = (uint32_t)align_up(f->lm_callp + callp, 16);
   f->shared_bytes = (uint32_t)shared;

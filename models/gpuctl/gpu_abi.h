@@ -192,7 +192,7 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(LAUNCH_LIMIT, 6, PACKET, "packet", "dword index",                                              \
     "one CTA needs more threads, warps, registers or shared memory than an SM has; launch skipped") \
   ROW(LAUNCH_IMAGE, 7, PACKET, "image address", "entry",                                             \
-    "program image header bad (magic, version) or entry not in it; launch skipped")                \
+    "program image malformed (header, or any table on decoding) or entry not in it; launch skipped") \
   ROW(REG_RO_WRITE, 8, REG, "register offset", "value written", "write to a read-only register (ignored)") \
   ROW(REG_WO_READ, 9, REG, "register offset", "-", "read of a write-only register (returns 0)")      \
   ROW(REG_UNMAPPED, 10, REG, "register offset", "value written (0 for reads)",                        \
@@ -210,7 +210,11 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(DEVMEM_FAULT, 16, DEVMEM, "device address", "0", "device memory access failed (copy, memset, image)") \
   ROW(KERNEL_FAULT, 17, KERNEL, "faulting address", "grid id",                                       \
     "a kernel accessed memory it may not (its remaining CTAs still run)")                          \
-  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed")
+  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed") \
+  ROW(KERNEL_MISALIGNED, 19, KERNEL, "faulting address", "grid id",                                  \
+    "a kernel accessed memory at an address not aligned to the access size")                       \
+  ROW(KERNEL_STOPPED, 20, KERNEL, "0", "grid id",                                                    \
+    "the kernel was stopped: instruction or cycle limit, or the deadlock watchdog")
 
 /* ---- packets --------------------------------------------------------------------------------- */
 /* Ring: SIZE bytes of little-endian dwords at BASE. Software writes packets at PUT (wrapping to

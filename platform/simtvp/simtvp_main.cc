@@ -265,6 +265,14 @@ int main(int argc, char **argv) {
   if (const char *old = std::getenv("LD_LIBRARY_PATH"))
     if (*old) ld += std::string(":") + old;
   setenv("LD_LIBRARY_PATH", ld.c_str(), 1);
+  // A sanitizer build's libraries need the sanitizer runtime loaded first; the program itself is
+  // not instrumented, so it is preloaded (empty in ordinary builds).
+  if (*SIMTVP_PRELOAD_RUNTIME) {
+    std::string pre = SIMTVP_PRELOAD_RUNTIME;
+    if (const char *old = std::getenv("LD_PRELOAD"))
+      if (*old) pre += std::string(":") + old;
+    setenv("LD_PRELOAD", pre.c_str(), 1);
+  }
 
   execvp(args[0], args.data());
   int err = errno;

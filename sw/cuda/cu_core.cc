@@ -12,7 +12,11 @@ namespace cucore {
 
 namespace {
 
-thread_local std::string tl_message;
+// The last error message of this thread. A plain array, not a std::string: a thread_local with a
+// destructor is destroyed before the process's atexit handlers run, and nvcc's exit handler
+// (__cudaUnregisterFatBinary) still reaches fail() through the module unload.
+constexpr size_t kMessageBytes = 1536;
+thread_local char tl_message[kMessageBytes];
 thread_local bool tl_inside = false;  // inside a cucore_ call (or on the stub thread for one)
 
 cu_platform_open_fn default_opener();
@@ -28,9 +32,7 @@ State &state() {
 }
 
 int vfail(int code, const char *fmt, va_list ap) {
-  char buf[1536];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  tl_message = buf;
+  std::vsnprintf(tl_message, sizeof tl_message, fmt, ap);
   return code;
 }
 
@@ -42,7 +44,7 @@ int fail(int code, const char *fmt, ...) {
   return code;
 }
 
-void clear_message() { tl_message.clear(); }
+void clear_message() { tl_message[0] = 0; }
 
 Entry::Entry() {
   if (tl_inside) {
@@ -81,6 +83,7 @@ static int map_status(simtvp_status st) {
     case SIMTVP_ERR_IO: return CUDA_ERROR_FILE_NOT_FOUND;
     case SIMTVP_ERR_NOMEM: return CUDA_ERROR_OUT_OF_MEMORY;
     case SIMTVP_ERR_STATE: return CUDA_ERROR_LAUNCH_FAILED;
+    case SIMTVP_ERR_MISALIGNED: return CUDA_ERROR_MISALIGNED_ADDRESS;
   }
   return CUDA_ERROR_UNKNOWN;
 }
@@ -98,10 +101,14 @@ int drv_fail(State &s, simtvp_status st, const simtvp_diag &diag) {
     simtvp_diag fault;
     simtvp_diag_clear(&fault);
     std::string m = dev.message;
-    if ((dev.status == SIMTVP_ERR_FAULT || dev.status == SIMTVP_ERR_TRAP) && s.plat.last_fault &&
-        s.plat.last_fault(s.plat.ctx, &fault) && fault.message[0])
+    if ((dev.status == SIMTVP_ERR_FAULT || dev.status == SIMTVP_ERR_TRAP ||
+         dev.status == SIMTVP_ERR_MISALIGNED || dev.status == SIMTVP_ERR_LIMIT) &&
+        s.plat.last_fault && s.plat.last_fault(s.plat.ctx, &fault) && fault.message[0])
       m = fault.message + std::string(" (") + dev.message + ")";
     int code = map_status(dev.status);
+    // A kernel stopped by an instruction or cycle limit or by the watchdog is CUDA's launch
+    // timeout (702), as a kernel killed by the display watchdog is on hardware.
+    if (dev.status == SIMTVP_ERR_LIMIT || dev.status == SIMTVP_ERR_DEADLOCK) code = CUDA_ERROR_LAUNCH_TIMEOUT;
     // A trap is CUDA's "unspecified launch failure"; a failed device assert() is its own code.
     if (dev.status == SIMTVP_ERR_TRAP)
       code = m.find("assertion") != std::string::npos ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED;
@@ -133,7 +140,9 @@ int run_raw(State &s, void (*fn)(void *), void *arg) {
       },
       &t, &diag);
   if (st == SIMTVP_OK) return CUDA_SUCCESS;
-  int code = st == SIMTVP_ERR_DEADLOCK ? CUDA_ERROR_LAUNCH_TIMEOUT : CUDA_ERROR_LAUNCH_FAILED;
+  // Stopped by the watchdog or a cycle/instruction limit: CUDA's launch timeout (702).
+  int code = st == SIMTVP_ERR_DEADLOCK || st == SIMTVP_ERR_LIMIT ? CUDA_ERROR_LAUNCH_TIMEOUT
+                                                                  : CUDA_ERROR_LAUNCH_FAILED;
   std::string m = std::string("the simulation stopped: ") + diag.message;
   make_sticky(s, code, m);
   return fail(code, "%s", m.c_str());
@@ -322,7 +331,7 @@ bool cucore_set_platform_opener(cu_platform_open_fn open) {
   return true;
 }
 
-const char *cucore_last_message(void) { return tl_message.c_str(); }
+const char *cucore_last_message(void) { return tl_message; }
 
 int cucore_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -334,7 +343,7 @@ int cucore_fail(int code, const char *fmt, ...) {
 
 void cucore_report(const char *api, const char *code_name) {
   if (getenv("SIMTVP_CUDA_QUIET")) return;
-  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message.empty() ? "failed" : tl_message.c_str(),
+  std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message[0] ? tl_message : "failed",
                code_name);
 }
 

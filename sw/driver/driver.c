@@ -108,6 +108,8 @@ static void service_interrupt(drv *d) {
       simtvp_status s = SIMTVP_ERR_STATE;
       if (c == GPU_ERR_KERNEL_FAULT || c == GPU_ERR_DMA_FAULT || c == GPU_ERR_DEVMEM_FAULT) s = SIMTVP_ERR_FAULT;
       if (c == GPU_ERR_KERNEL_TRAP) s = SIMTVP_ERR_TRAP;
+      if (c == GPU_ERR_KERNEL_MISALIGNED) s = SIMTVP_ERR_MISALIGNED;
+      if (c == GPU_ERR_KERNEL_STOPPED) s = SIMTVP_ERR_LIMIT;
       simtvp_diag_set(&d->error, s, "GPU error %s (code %u) on channel %u, %s packet, address 0x%llx, info 0x%x",
                       gpu_err_name(c), c, chn, op || c <= GPU_ERR_LAUNCH_IMAGE ? gpu_op_name(op) : "no",
                       (unsigned long long)addr, info);

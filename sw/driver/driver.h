@@ -16,7 +16,9 @@
  * Errors: every call that can fail returns a simtvp_status and fills the optional simtvp_diag.
  * SIMTVP_ERR_ARG: bad argument (invalid configuration, unknown pointer …);
  * SIMTVP_ERR_NOMEM / SIMTVP_ERR_LIMIT: out of host / device memory;
- * SIMTVP_ERR_FAULT, SIMTVP_ERR_TRAP: a kernel or copy faulted on the GPU (sticky, see drv_device_error);
+ * SIMTVP_ERR_FAULT, SIMTVP_ERR_TRAP, SIMTVP_ERR_MISALIGNED: a kernel or copy faulted on the GPU
+ * (sticky, see drv_device_error); SIMTVP_ERR_LIMIT from drv_device_error: a kernel was stopped by
+ * a limit or the watchdog;
  * SIMTVP_ERR_STATE: the GPU reported a command error (malformed packet, illegal register access);
  * SIMTVP_ERR_DEADLOCK: the driver waits for work that can never complete (the bus says no
  * interrupt can come). */

@@ -511,6 +511,34 @@ TEST_F(Cuda, KernelFaultIsStickyUntilTheContextGoes) {
   cuCtxDestroy_v2(fresh);
 }
 
+// Regression (issue 14, bug 1): nvcc's exit handler unloads modules after the runtime's own
+// exit handler has closed the platform, so that unload fails; its message used to be stored in a
+// thread_local std::string that the C++ runtime destroys before any atexit handler runs — a
+// use-after-free at every exit of a program that had hit a CUDA error (seen by ASan; the
+// ASan+UBSan stage of .ci/run runs this test).
+static CUmodule exit_module = nullptr;
+
+static void unload_at_exit() {
+  CUresult r = cuModuleUnload(exit_module);
+  bool named = std::strstr(cucore_last_message(), "shutting down") != nullptr;
+  std::_Exit(r == CUDA_ERROR_DEINITIALIZED && named ? 0 : 3);
+}
+
+TEST(CudaExit, ModuleUnloadAfterShutdownFailsWithItsMessage) {
+  EXPECT_EXIT(
+      {
+        std::atexit(unload_at_exit);  // registered first, so it runs after the runtime's handler
+        CUcontext c;
+        if (cuInit(0) != CUDA_SUCCESS || cuCtxCreate_v2(&c, 0, 0) != CUDA_SUCCESS) std::_Exit(4);
+        std::vector<char> text = read_file(fixture("cudart_test_kernels.ptx"));
+        if (cuModuleLoadData(&exit_module, text.data()) != CUDA_SUCCESS) std::_Exit(5);
+        CUdeviceptr p;
+        cuMemAlloc_v2(&p, 1ull << 60);  // an error first: the message buffer is in use
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 TEST_F(Cuda, LimitsRoundTrip) {
   size_t v = 0;
   ASSERT_EQ(cuCtxSetLimit(2, 1 << 22), CUDA_SUCCESS);  // CU_LIMIT_MALLOC_HEAP_SIZE

@@ -69,7 +69,7 @@ TEST(FuncFault, MisalignedAccessIsAFault) {
   Gpu g;
   uint64_t buf = g.alloc(256);
   auto f = run_bad(g, one_thread_kernel("ld.global.v2.u32 {%r3, %r4}, [%rd2+4];"), buf);
-  EXPECT_EQ(f.st, SIMTVP_ERR_FAULT);
+  EXPECT_EQ(f.st, SIMTVP_ERR_MISALIGNED) << "CUDA's own code (716), not an illegal address";
   expect_place(f.d, 16, true, buf + 4);
   EXPECT_NE(std::strstr(f.d.message, "misaligned"), nullptr) << f.d.message;
 }
@@ -178,6 +178,41 @@ $spin:
   EXPECT_EQ(g.launch("bad", 1, 32, {0, 0}), SIMTVP_ERR_LIMIT);
   EXPECT_NE(std::strstr(g.diag.message, "instruction limit"), nullptr) << g.diag.message;
   EXPECT_EQ(g.diag.line, 7u);
+}
+
+// Regression (issue 14, bug 4): the limit used to be reported with an empty message when no warp
+// was ready at the check. Here warp 0 waits at a 64-thread barrier that warp 1 never reaches:
+// warp 1 loops 3 x 100 instructions and exits, crossing the limit of 100 in the same sweep, so the
+// only live warp is the one at the barrier.
+TEST(FuncFault, InstructionLimitWithEveryLiveWarpAtABarrierNamesThatWarp) {
+  func_config c{};
+  c.max_warp_insns = 100;
+  Gpu g(c);
+  std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry bad(.param .u64 out, .param .u64 ptr)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bar.sync 1, 64;
+  @%p1 ret;
+  mov.u32 %r2, 0;
+$loop:
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p2, %r2, 100;
+  @%p2 bra $loop;
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx, "bad.ptx"), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.launch("bad", 1, 64, {0, 0}), SIMTVP_ERR_LIMIT);
+  EXPECT_EQ(g.diag.status, SIMTVP_ERR_LIMIT);
+  EXPECT_NE(std::strstr(g.diag.message, "instruction limit of 100"), nullptr) << g.diag.message;
+  EXPECT_TRUE(g.diag.where & SIMTVP_WHERE_THREAD);
+  EXPECT_EQ(g.diag.thread[0], 0u) << "warp 0, the one at the barrier";
+  EXPECT_EQ(g.diag.line, 10u) << "the bar.sync it waits at";
 }
 
 TEST(FuncFault, BarrierIdOutOfRangeIsAFault) {
