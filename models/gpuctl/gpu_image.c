@@ -403,7 +403,7 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
   memcpy(&h, bytes, sizeof h);
   if (h.layout_offset > total || total - h.layout_offset < sizeof l || h.layout_offset % 16 != 0) {
     free(bytes);
-    return bad(diag, addr, "layout table outside the image");
+    return bad(diag, addr, "layout table outside the image or misaligned");
   }
   memcpy(&l, bytes + h.layout_offset, sizeof l);
   if (l.sizeof_function != sizeof(ptx_function) || l.sizeof_symbol != sizeof(ptx_symbol) ||
@@ -427,7 +427,7 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
       l.functions.count != h.n_functions || l.strings.count == 0 ||
       bytes[l.strings.offset + l.strings.count - 1] != 0) {
     free(bytes);
-    return bad(diag, addr, "a section lies outside the image");
+    return bad(diag, addr, "a section lies outside the image or is misaligned");
   }
   L = calloc(1, sizeof *L);
   if (L) {

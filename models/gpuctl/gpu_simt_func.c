@@ -21,6 +21,7 @@ struct gpu_simt_func {
   gpu_simt_func_ports ports;
   simtvp_diag fault;
   bool whole_kernels;
+  uint64_t max_warp_insns; /* func_config's limit, per launch (0: none) */
   whole_run *runs;     /* by dispatcher slot */
   uint32_t n_runs;
 };
@@ -74,9 +75,28 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_launcher_end(s->launcher, k);
 }
 
+/* The launch's warp instructions so far against func_config.max_warp_insns, which func_launch_run
+ * enforces itself but the per-warp interface used here does not: false (and d filled) past it. */
+static bool within_limit(const gpu_simt_func *s, func_launch *l, const func_step *last, const char *kernel,
+                         const uint32_t cta[3], uint32_t warp, simtvp_diag *d) {
+  func_launch_counts c;
+  func_launch_get_counts(l, &c);
+  if (c.warp_insns <= s->max_warp_insns) return true;
+  const ptx_insn *in = last->insn;
+  simtvp_diag_set(d, SIMTVP_ERR_LIMIT,
+                  "instruction limit of %llu warp instructions exceeded in kernel %s, CTA (%u,%u,%u), warp %u, "
+                  "pc %u (PTX line %u)",
+                  (unsigned long long)s->max_warp_insns, kernel, cta[0], cta[1], cta[2], warp, last->pc,
+                  in ? in->ptx_line : 0);
+  simtvp_diag_at_pc(d, last->pc);
+  return false;
+}
+
 /* Runs one CTA to completion; returns its result. */
-static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, const uint32_t cta[3]) {
+static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, const char *kernel, uint32_t sm,
+                              const uint32_t cta[3]) {
   gpu_cta_result r = {SIMTVP_OK, 0, 0};
+  uint32_t steps = 0;
   simtvp_diag d;
   func_cta *c;
   simtvp_diag_clear(&d);
@@ -100,6 +120,12 @@ static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, con
           r.status = ss;
           r.fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0;
           r.pc = d.pc;
+          break;
+        }
+        if (s->max_warp_insns && ++steps % 4096u == 0 && !within_limit(s, l, &st, kernel, cta, i, &d)) {
+          report(s, &d);
+          r.status = SIMTVP_ERR_LIMIT;
+          r.pc = st.pc;
           break;
         }
         if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c, st.barrier_id);
@@ -148,7 +174,11 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
       r = run_grid(s, l);
     }
   } else if (l) {
-    r = run_cta(s, l, sm, cta);
+    const ptx_module *m = gpu_launcher_module(s->launcher, k->slot);
+    const char *name = m && k->desc.entry < m->n_functions && m->functions[k->desc.entry].name
+                           ? m->functions[k->desc.entry].name
+                           : "?";
+    r = run_cta(s, l, name, sm, cta);
   }
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
@@ -177,6 +207,7 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
   s->mem = mem;
   s->ports = ports;
   s->whole_kernels = engine && engine->threads > 1;
+  s->max_warp_insns = engine ? engine->max_warp_insns : 0;
   s->e = func_create(engine, func_ports, mem, st, diag);
   if (!s->e) {
     free(s);

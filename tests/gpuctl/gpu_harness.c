@@ -49,7 +49,7 @@ static bool simt_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
     r->begun_at = h->now;
   }
   if (h->refuse_kernels) {
-    why->status = SIMTVP_ERR_FAULT;
+    why->status = h->refuse_status != SIMTVP_OK ? h->refuse_status : SIMTVP_ERR_FAULT;
     why->fault_addr = k->desc.image_addr;
     why->pc = 0;
     return false;

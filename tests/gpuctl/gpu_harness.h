@@ -64,6 +64,7 @@ struct gpu_harness {
   gh_kernel kernels[GH_MAX_KERNELS];
   uint32_t n_kernels;
   bool refuse_kernels;  /* kernel_begin returns false */
+  simtvp_status refuse_status; /* the status of that refusal (SIMTVP_OK: SIMTVP_ERR_FAULT) */
   bool hang_ctas;       /* CTAs never finish (deadlock tests) */
   drv_bus bus;
 };
