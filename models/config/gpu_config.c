@@ -572,6 +572,11 @@ static const config_option sim_options[] = {
     SIM(runtime_pending_launch_count_limit, CONFIG_INT,
         "-gpgpu_runtime_pending_launch_count_limit", "2048", "launches",
         "Device-runtime pending launches (cudaLimitDevRuntimePendingLaunchCount)."),
+    SIM(memcheck, CONFIG_BOOL, "-memcheck", "0", "",
+        "simtvp: the memory checker (`simtvp --memcheck`): an access outside the program's live "
+        "allocations, into a freed one or misaligned stops the kernel with a report naming the "
+        "nearest allocation; allocations still live at exit are reported as leaks. "
+        "docs/memcheck.md."),
     /* Functional-simulator, debugging, tracing, visualiser and power options of GPGPU-Sim. */
     CONFIG_OPT_IGNORED(CONFIG_INT, "-gpgpu_ptx_instruction_classification", "0",
                        "Per-kernel instruction classification output."),

@@ -211,6 +211,7 @@ typedef struct gpu_sim_config {
   int32_t heap_size_limit;         /* -gpgpu_heap_size_limit, bytes */
   int32_t runtime_sync_depth_limit; /* -gpgpu_runtime_sync_depth_limit */
   int32_t runtime_pending_launch_count_limit; /* -gpgpu_runtime_pending_launch_count_limit */
+  bool memcheck;                   /* -memcheck: the memory checker (docs/memcheck.md) */
 } gpu_sim_config;
 
 /* simtvp: fidelity of each block instance. */

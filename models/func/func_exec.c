@@ -137,10 +137,13 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
   char text[160] = "";
   if (pi) ptx_insn_format(m, pi, text, sizeof text);
   const char *file = m->source_name ? m->source_name : "<ptx>";
+  char source[200] = ""; /* the CUDA source line when the PTX carries .loc (nvcc -lineinfo / -G) */
+  if (pi && pi->loc_line && pi->loc_file < m->n_files && m->files[pi->loc_file] && m->files[pi->loc_file][0])
+    snprintf(source, sizeof source, ", source %s:%u", m->files[pi->loc_file], pi->loc_line);
   simtvp_diag_set(d, status,
-                  "%s: %s in kernel %s, CTA (%u,%u,%u), thread (%u,%u,%u), pc %u (%s:%u: `%s`)",
+                  "%s: %s in kernel %s, CTA (%u,%u,%u), thread (%u,%u,%u), pc %u (%s:%u: `%s`%s)",
                   file, what, kname, w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], thread[0],
-                  thread[1], thread[2], pc, file, pi ? pi->ptx_line : 0, text);
+                  thread[1], thread[2], pc, file, pi ? pi->ptx_line : 0, text, source);
   simtvp_diag_at_thread(d, kname, w->cta->ctaid, thread);
   simtvp_diag_at_pc(d, pc);
   if (pi) simtvp_diag_at_file(d, file, pi->ptx_line, pi->ptx_column);

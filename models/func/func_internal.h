@@ -226,6 +226,7 @@ struct func_program {
   void **allocs;           /* ext data to free */
   uint32_t n_allocs, cap_allocs;
   stats_code *line_stats;  /* per-instruction statistics (pc_counts with a sink), or NULL */
+  fx_fn *mc_inner;         /* memcheck: the handler each checked instruction wraps (else NULL) */
 };
 
 struct func_launch {
@@ -310,6 +311,11 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
     __attribute__((format(printf, 7, 8)))
 #endif
     ;
+
+/* ---- memory checker (memcheck.c) ---------------------------------------------------------- */
+
+/* Wraps the handler of every ld/ldu/st/atom/red of p with the checker (func_config.memcheck). */
+simtvp_status fx_memcheck_wrap(func_program *p, simtvp_diag *diag);
 
 /* ---- SIMT stack ------------------------------------------------------------------------------ */
 

@@ -532,6 +532,7 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
       if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
   }
   if (st == SIMTVP_OK && e->cfg.pc_counts && e->st) st = register_code(p, diag);
+  if (st == SIMTVP_OK && e->cfg.memcheck) st = fx_memcheck_wrap(p, diag);
   if (st != SIMTVP_OK) {
     func_program_destroy(p);
     return st;
@@ -554,6 +555,7 @@ void func_program_destroy(func_program *p) {
   }
   for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
   free(p->allocs);
+  free(p->mc_inner);
   free(p->code);
   free(p->funcs);
   free(p->sym_addr);

@@ -39,6 +39,9 @@ const char kUsage[] =
     "  -s, --set 'OPT VAL'   set one GPU option after the file, e.g. --set '-gpgpu_n_clusters 4'\n"
     "                        or --set -simt_model=func (repeatable; later settings win)\n"
     "  -q, --quiet           no per-kernel statistics text and no run summary on stderr\n"
+    "      --memcheck        the memory checker (-memcheck 1): an access outside the program's\n"
+    "                        allocations, into a freed one or misaligned stops the kernel with a\n"
+    "                        report naming the nearest allocation; leaks are listed at exit\n"
     "      --check           load and check the configuration, then exit (status 0 when fine)\n"
     "      --list-options    print every GPU option: name, type, default, unit, description\n"
     "  -h, --help            this text\n"
@@ -191,6 +194,8 @@ int main(int argc, char **argv) {
       quiet = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--memcheck") {
+      sets.push_back("-memcheck 1");
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '%s'", a.c_str());
     } else {

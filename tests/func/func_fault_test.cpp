@@ -286,4 +286,65 @@ TEST(FuncFault, GuardedOffMemoryInstructionsTouchNothing) {
   EXPECT_EQ(c.loads[PTX_SPACE_GLOBAL] + c.stores[PTX_SPACE_GLOBAL] + c.atomics[PTX_SPACE_GLOBAL] + c.loads[PTX_SPACE_SHARED], 0u);
 }
 
+// ---- the memory checker (func_config.memcheck) on the functional runner's allocations --------
+
+func_config memcheck_config() {
+  func_config c{};
+  c.memcheck = true;
+  return c;
+}
+
+TEST(FuncMemcheck, StorePastTheEndOfABlockInsideItsMappingIsReported) {
+  Gpu g(memcheck_config());
+  uint64_t buf = g.alloc(1000);  // mapped to the page end: the 24 bytes after it are padding
+  auto f = run_bad(g, one_thread_kernel("st.global.u32 [%rd2+1000], %r1;"), buf);
+  EXPECT_EQ(f.st, SIMTVP_ERR_FAULT);
+  expect_place(f.d, 16, true, buf + 1000);
+  EXPECT_NE(std::strstr(f.d.message, "memcheck: invalid global write of 4 bytes at"), nullptr) << f.d.message;
+  EXPECT_NE(std::strstr(f.d.message, "out of bounds: right after the end of a 1000-byte block at"), nullptr)
+      << f.d.message;
+  Gpu plain;  // without the checker the padding is mapped memory: nothing to see
+  uint64_t b2 = plain.alloc(1000);
+  EXPECT_EQ(run_bad(plain, one_thread_kernel("st.global.u32 [%rd2+1000], %r1;"), b2).st, SIMTVP_OK);
+}
+
+TEST(FuncMemcheck, VectorLoadStraddlingTheEndIsReported) {
+  Gpu g(memcheck_config());
+  uint64_t buf = g.alloc(1000);
+  auto f = run_bad(g, one_thread_kernel("ld.global.v4.u32 {%r3, %r4, %r5, %r6}, [%rd2+992];"), buf);
+  EXPECT_EQ(f.st, SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::strstr(f.d.message, "invalid global read of 16 bytes"), nullptr) << f.d.message;
+  EXPECT_NE(std::strstr(f.d.message, "its last 8 bytes lie past the end of a 1000-byte block"), nullptr) << f.d.message;
+}
+
+TEST(FuncMemcheck, AtomicThroughAGenericAddressIsChecked) {
+  Gpu g(memcheck_config());
+  uint64_t buf = g.alloc(1000);
+  auto f = run_bad(g, one_thread_kernel("atom.add.u32 %r3, [%rd2+1004], 1;"), buf);
+  EXPECT_EQ(f.st, SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::strstr(f.d.message, "invalid global atomic of 4 bytes"), nullptr) << f.d.message;
+  EXPECT_NE(std::strstr(f.d.message, "4 bytes past the end of a 1000-byte block"), nullptr) << f.d.message;
+}
+
+TEST(FuncMemcheck, InBoundsAccessesAndModuleGlobalsPass) {
+  Gpu g(memcheck_config());
+  uint64_t buf = g.alloc(1000);
+  auto f = run_bad(g, one_thread_kernel("st.global.u32 [%rd2+996], %r1;\n  ld.global.u32 %r3, [gv+4];\n"
+                                        "  st.global.u32 [gv], %r3;",
+                                        ".global .align 4 .u32 gv[2];"),
+                   buf);
+  EXPECT_EQ(f.st, SIMTVP_OK) << f.d.message;
+}
+
+TEST(FuncMemcheck, AccessToAFreedBlockIsAUseAfterFree) {
+  Gpu g(memcheck_config());
+  uint64_t buf = g.alloc(256);
+  ASSERT_EQ(func_runner_free(g.r, buf, &g.diag), SIMTVP_OK);
+  uint64_t keep = g.alloc(256);  // a later block elsewhere
+  (void)keep;
+  auto f = run_bad(g, one_thread_kernel("ld.global.u32 %r3, [%rd2+16];"), buf);
+  EXPECT_EQ(f.st, SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::strstr(f.d.message, "use after free: 16 bytes into a 256-byte block at"), nullptr) << f.d.message;
+}
+
 }  // namespace

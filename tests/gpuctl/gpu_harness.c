@@ -21,15 +21,53 @@ static bool sys_write(void *ctx, uint64_t a, const void *src, uint64_t n) {
   memcpy(h->sys + (a - h->sys_base), src, n);
   return true;
 }
+/* With the MMU on: every page of [a, a+n) is touched by a declared block. */
+static bool dev_mapped(const gpu_harness *h, uint64_t a, uint64_t n) {
+  if (!h->mmu_on || n == 0) return true;
+  for (uint64_t p = a >> 12; p <= (a + n - 1) >> 12; p++) {
+    bool hit = false;
+    for (uint32_t i = 0; i < h->n_blocks && !hit; i++) {
+      uint64_t lo = h->blocks[i].addr, hi = lo + h->blocks[i].size;
+      hit = h->blocks[i].size && lo >> 12 <= p && (hi - 1) >> 12 >= p;
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+static void mmu_enable(void *ctx, bool on) { ((gpu_harness *)ctx)->mmu_on = on; }
+static bool mmu_map(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+  gpu_harness *h = ctx;
+  (void)tag;
+  (void)flags;
+  for (uint32_t i = 0; i < h->n_blocks; i++)
+    if (addr < h->blocks[i].addr + h->blocks[i].size && h->blocks[i].addr < addr + size) return false;
+  if (h->n_blocks == sizeof h->blocks / sizeof h->blocks[0]) return false;
+  h->blocks[h->n_blocks].addr = addr;
+  h->blocks[h->n_blocks].size = size;
+  h->n_blocks++;
+  return true;
+}
+static bool mmu_unmap(void *ctx, uint64_t addr) {
+  gpu_harness *h = ctx;
+  for (uint32_t i = 0; i < h->n_blocks; i++)
+    if (h->blocks[i].addr == addr) {
+      h->blocks[i] = h->blocks[--h->n_blocks];
+      return true;
+    }
+  return false;
+}
+
 static bool dev_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
   gpu_harness *h = ctx;
   if (a < h->dev_base || a - h->dev_base > h->dev_bytes || n > h->dev_bytes - (a - h->dev_base)) return false;
+  if (!dev_mapped(h, a, n)) return false;
   memcpy(dst, h->dev + (a - h->dev_base), n);
   return true;
 }
 static bool dev_write(void *ctx, uint64_t a, const void *src, uint64_t n) {
   gpu_harness *h = ctx;
   if (a < h->dev_base || a - h->dev_base > h->dev_bytes || n > h->dev_bytes - (a - h->dev_base)) return false;
+  if (!dev_mapped(h, a, n)) return false;
   memcpy(h->dev + (a - h->dev_base), src, n);
   return true;
 }
@@ -234,6 +272,10 @@ gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *dev
   p.simt.kernel_end = simt_end;
   p.irq.ctx = h;
   p.irq.set = irq_set;
+  p.mmu.ctx = h;
+  p.mmu.enable = mmu_enable;
+  p.mmu.map = mmu_map;
+  p.mmu.unmap = mmu_unmap;
   if (devmem) p.devmem = *devmem;
   if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);

@@ -52,6 +52,10 @@ struct gpu_harness {
   /* device memory */
   uint8_t *dev;
   uint64_t dev_base, dev_bytes;
+  /* device-memory map (MMU registers): with mmu_on, only pages of declared blocks are accessible */
+  bool mmu_on;
+  uint32_t n_blocks;
+  struct { uint64_t addr, size; } blocks[4096];
   bool irq;
   uint64_t irq_rises;
   /* fake SIMT side */

@@ -138,6 +138,7 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->func.stack_bytes = cfg->sim.stack_size_limit > 0 ? (uint32_t)cfg->sim.stack_size_limit : 0;
   p->func.threads = cfg->fidelity.func_threads ? cfg->fidelity.func_threads : 1;
   p->func.pc_counts = cfg->output.ptx_line_stats; /* PTX source-line statistics, every side */
+  p->func.memcheck = cfg->sim.memcheck;
   if (cfg->sim.max_insn) /* thread instructions -> warp instructions, per launch */
     p->func.max_warp_insns = (cfg->sim.max_insn + c->warp_size - 1) / c->warp_size;
   /* The device malloc heap sits above device memory with a 64 KiB unmapped gap, so running off

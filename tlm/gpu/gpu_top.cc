@@ -128,8 +128,59 @@ simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
     simtvp_status st = devmem_map(mem_, c.devmem_base + off, n, diag);
     if (st != SIMTVP_OK) return st;
   }
-  if (params_.heap_bytes) return devmem_map(mem_, params_.heap_base, params_.heap_bytes, diag);
-  return SIMTVP_OK;
+  if (!params_.heap_bytes) return SIMTVP_OK;
+  // The device malloc heap is the GPU's own block (kernels reach it; the memory checker knows it).
+  simtvp_status st = devmem_map(mem_, params_.heap_base, params_.heap_bytes, diag);
+  if (st != SIMTVP_OK) return st;
+  return devmem_block_add(mem_, params_.heap_base, params_.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, diag);
+}
+
+// MMU_CTRL.ENABLE (gpu-abi.md "Device memory map"): on, device memory holds only the declared
+// blocks' pages (contents dropped); off, all of it is mapped again.
+void gpu_top::mmu_enable(bool on) {
+  if (on == mmu_on_) return;
+  mmu_on_ = on;
+  const gpu_caps &c = params_.ctl.caps;
+  devmem_unmap(mem_, c.devmem_base, c.devmem_bytes);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  simtvp_status st = SIMTVP_OK;
+  if (!on) {
+    for (uint64_t off = 0; off < c.devmem_bytes && st == SIMTVP_OK; off += kMapChunk)
+      st = devmem_map(mem_, c.devmem_base + off, std::min(kMapChunk, c.devmem_bytes - off), &d);
+  } else {  // blocks declared before: their pages again
+    st = devmem_blocks_map(mem_, &d);
+  }
+  if (st != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
+}
+
+uint32_t gpu_top::report_leaks() {
+  if (!params_.func.memcheck) return 0;
+  uint32_t n, leaks = 0;
+  uint64_t bytes = 0;
+  const devmem_block *b = devmem_blocks(mem_, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (b[i].flags & DEVMEM_BLOCK_INTERNAL) continue;
+    char site[200] = "";
+    if (b[i].tag) {
+      char name[160] = "";
+      if (options_.site_name && options_.site_name(b[i].tag, name, sizeof name) > 0)
+        std::snprintf(site, sizeof site, ", allocated at %s", name);
+      else
+        std::snprintf(site, sizeof site, ", allocated at host 0x%" PRIx64, b[i].tag);
+    }
+    char text[400];
+    std::snprintf(text, sizeof text, "memcheck: leak: %" PRIu64 " bytes at 0x%" PRIx64 " (allocation #%u%s) were never freed",
+                  b[i].size, b[i].addr, b[i].serial, site);
+    message(SIMTVP_WARNING, text);
+    leaks++;
+    bytes += b[i].size;
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "memcheck: %u allocation%s (%" PRIu64 " bytes) leaked", leaks, leaks == 1 ? "" : "s",
+                bytes);
+  message(leaks ? SIMTVP_WARNING : SIMTVP_INFO, text);
+  return leaks;
 }
 
 simtvp_status gpu_top::build(simtvp_diag *diag) {
@@ -167,6 +218,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
   };
   env.func.messages = env.messages;
+  if (options_.site_name)
+    env.func.site_name = [](void *ctx, uint64_t tag, char *buf, size_t size) {
+      return static_cast<gpu_top *>(ctx)->options_.site_name(tag, buf, size);
+    };
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   env.wake = [this]() { wake_.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
@@ -191,6 +246,20 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   };
   ports.devmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
     return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
+  };
+  ports.mmu.ctx = this;
+  ports.mmu.enable = [](void *ctx, bool on) { static_cast<gpu_top *>(ctx)->mmu_enable(on); };
+  ports.mmu.map = [](void *ctx, uint64_t a, uint64_t n, uint64_t tag, uint32_t flags) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    simtvp_diag d;
+    simtvp_diag_clear(&d);
+    uint32_t f = ((flags & GPU_MMU_INTERNAL) ? (uint32_t)DEVMEM_BLOCK_INTERNAL : 0u) |
+                 ((flags & GPU_MMU_CODE) ? (uint32_t)DEVMEM_BLOCK_CODE : 0u);
+    return devmem_block_add(g->mem_, a, n, tag, f, &d) == SIMTVP_OK;
+  };
+  ports.mmu.unmap = [](void *ctx, uint64_t a) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    return devmem_block_remove(g->mem_, a, g->mmu_on_);
   };
   ports.simt = wrap_simt_port(simt_->port());
   ports.irq.ctx = this;
@@ -297,8 +366,12 @@ void gpu_top::hardware_reset() {
       if (options_.st) stats_kernel_end_uid(options_.st, r.launch_uid);
       r.launch_uid = 0;
     }
-  // Device memory reads as zero again.
+  // Device memory reads as zero again; no block is live, the MMU is off (MMU_CTRL resets to 0).
   const gpu_caps &c = params_.ctl.caps;
+  uint32_t n_blocks;
+  while (devmem_blocks(mem_, &n_blocks), n_blocks)
+    devmem_block_remove(mem_, devmem_blocks(mem_, &n_blocks)[0].addr, false);
+  mmu_on_ = false;
   devmem_unmap(mem_, c.devmem_base, c.devmem_bytes);
   if (params_.heap_bytes) devmem_unmap(mem_, params_.heap_base, params_.heap_bytes);
   simtvp_diag d;

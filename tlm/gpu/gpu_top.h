@@ -59,6 +59,9 @@ struct gpu_top_options {
   // (addition) Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set
   // (what `simtvp -o DIR` sets), else the working directory. Created when missing.
   std::string out_dir;
+  // (addition) Names an allocation site (the tag the driver declared a block with) in memory-checker
+  // reports, e.g. "app+0x11a9"; returns the length written. Empty = printed as a number.
+  std::function<std::size_t(uint64_t tag, char *buf, std::size_t size)> site_name;
 };
 
 // A kernel as the statistics saw it (passed to the kernel-end hook).
@@ -115,6 +118,10 @@ class gpu_top : public sc_core::sc_module {
   // The model cores inside (tests, traces).
   gpuctl *control() { return ctl_; }
   devmem *memory() { return mem_; }
+  // With -memcheck: reports every live block the program allocated (not the driver's own) as a
+  // leak through the message port and returns how many there were (0 without -memcheck). Call at
+  // the end of the run, after the driver closed.
+  uint32_t report_leaks();
 
   SC_HAS_PROCESS(gpu_top);
 
@@ -145,12 +152,14 @@ class gpu_top : public sc_core::sc_module {
   const std::string &kernel_name(const gpu_kernel &k);
   void cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r);
   void message(simtvp_severity severity, const char *text);
+  void mmu_enable(bool on);
 
   const gpu_config config_;
   gpu_params params_;
   gpu_top_options options_;
   gpuctl *ctl_ = nullptr;
   devmem *mem_ = nullptr;
+  bool mmu_on_ = false;  // MMU_CTRL.ENABLE: only declared blocks are mapped
   std::unique_ptr<simt_subsystem> simt_;
   gpu_simt_port simt_inner_{};
 
