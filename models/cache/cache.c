@@ -1192,6 +1192,10 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   bool ok = true;
   c->lines = calloc(n_lines(c), sizeof *c->lines);
   ok = ok && c->lines;
+  if (cfg->timed) {
+    c->ready = calloc(n_lines(c) * c->n_chunks, sizeof *c->ready);
+    ok = ok && c->ready;
+  }
   if (ok)
     for (size_t i = 0; i < n_lines(c); i++) c->lines[i].mshr = c->lines[i].older = c->lines[i].newer = -1;
   if (ok && c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* at most half full */
@@ -1277,6 +1281,7 @@ void cache_destroy(cache *c) {
       if (c->waiter[i].req) mem_req_free(c->waiter[i].req);
   cache_tex_destroy(c);
   free(c->lines);
+  free(c->ready);
   free(c->map);
   free(c->order);
   free(c->run_ready);

@@ -166,6 +166,8 @@ typedef struct cache_config {
   uint64_t (*index_addr)(void *ctx, uint64_t addr);
   void *index_ctx;
   cache_ports ports;
+  /* Timed use (cache_timed_*, approximately-timed owners): keeps a ready cycle per sector. */
+  bool timed;
 } cache_config;
 
 /* Creates a cache; on bad configuration returns the status, fills diag and sets *out = NULL. */
@@ -257,6 +259,35 @@ uint64_t cache_state_epoch(const cache *c);
 /* n failures of a `kind` request for `reason`, the last one at cycle now (n 1: one retry; more:
  * retries of skipped cycles counted in bulk). */
 void cache_count_reservation_fail(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t now, uint64_t n);
+
+/* ---- timed use (approximately-timed owners; docs/cache.md "Timed use") ----------------------------
+ * The owner decides hit or miss at the moment of the access and keeps time itself: the cache holds
+ * per sector the cycle from which it is readable. A cache created with cache_config.timed is used
+ * only through these calls (plus flush/invalidate/lookups); nothing is ever refused, no request is
+ * queued or allocated, and the statistics are counted under the same names as cache_access. */
+typedef struct cache_timed_result {
+  cache_status status;   /* HIT, HIT_RESERVED (every sector present, one still on its way), MISS */
+  uint64_t ready;        /* HIT: now; HIT_RESERVED: the cycle its last sector is readable, or
+                            CACHE_NEVER when that fill is not timed yet; MISS: CACHE_NEVER */
+  uint64_t pending_ready;/* MISS: latest ready cycle of the needed sectors already on their way (0) */
+  uint64_t line;         /* line address of the access */
+  uint8_t fetch;         /* MISS: chunks to fetch from the next level (then cache_timed_fill) */
+  bool forward;          /* the access itself goes to the next level (write-through, write-evict,
+                            no-write-allocate miss, read-only bypass, a disabled cache) */
+  uint8_t wb_chunks;     /* an evicted (or write-evicted) line's dirty chunks to write back … */
+  uint64_t wb_line;      /* … of this line */
+} cache_timed_result;
+
+/* Presents req (one line; kind, is_write, sector/byte masks as for cache_access) at cycle now. */
+void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out);
+/* The chunks of `line` fetched after a MISS are readable from cycle t. */
+void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t);
+/* Chunks (sectors; the one chunk of a normal cache) of its line that req touches. */
+uint8_t cache_req_chunks_of(const cache *c, const mem_req *req);
+/* Ready cycle of the chunks of the line holding addr; CACHE_NEVER when one is absent or untimed. */
+uint64_t cache_timed_ready(const cache *c, uint64_t addr, uint8_t chunks);
+/* Reports every dirty line through write_back and empties the cache; returns the lines written back. */
+uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line, uint8_t chunks), void *ctx);
 
 /* Set that an address maps to (after index_addr and the set-index function). */
 uint32_t cache_set_of(const cache *c, uint64_t addr);

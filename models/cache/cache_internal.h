@@ -168,6 +168,10 @@ struct cache {
   mem_req_pool *pool;
   bool own_pool;
 
+  /* timed use (cache_timed.c): per line and chunk, the cycle it is readable (CACHE_NEVER: on its
+   * way, not timed yet); NULL unless cache_config.timed */
+  uint64_t *ready;
+
   /* statistics */
   stats *stats;
   cache_stat_set inst, group;

@@ -676,6 +676,20 @@ static const config_option fidelity_options[] = {
           "Per-channel exceptions to `-dram_model`, `<channel>[-<channel>]:<model>` separated by "
           "','.",
           NULL, check_dram_override),
+    FID_X(icnt_model, CONFIG_ENUM, "-icnt_model", "ca",
+          "Fidelity of the interconnect: `ca` steps flits through the configured topology; `at` "
+          "computes each packet's arrival when it is injected, from the topology's latencies and "
+          "each port's bandwidth (docs/icnt.md). One instance: the whole network.",
+          dram_models, NULL),
+    FID_X(mempart_model, CONFIG_ENUM, "-mempart_model", "ca",
+          "Fidelity of every memory partition (L2 slices, their queues, the DRAM-side arbiter): "
+          "`ca` moves requests queue by queue each cycle; `at` computes their service times when "
+          "they arrive (docs/mempart.md).",
+          dram_models, NULL),
+    FID_X(mempart_model_override, CONFIG_STRING, "-mempart_model_override", "",
+          "Per-partition exceptions to `-mempart_model`, `<channel>[-<channel>]:<model>` "
+          "separated by ','.",
+          NULL, check_dram_override),
     CONFIG_OPT(gpu_fidelity_config, func_threads, CONFIG_UINT, "-func_threads", "1", "threads",
                "Host threads that run a kernel's CTAs on the functional SIMT side (`-simt_model "
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
@@ -1081,6 +1095,9 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
   if (!gpu_config_resolve_overrides(f->dram_model_override, dram_models, (uint8_t)f->dram_model,
                                     d->dram_model_of_channel, m->n_channels, why, sizeof why))
     return fail(r, "-dram_model_override", diag, "%s", why);
+  if (!gpu_config_resolve_overrides(f->mempart_model_override, dram_models, (uint8_t)f->mempart_model,
+                                    d->mempart_model_of_channel, m->n_channels, why, sizeof why))
+    return fail(r, "-mempart_model_override", diag, "%s", why);
   if (f->func_threads == 0)
     return fail(r, "-func_threads", diag, "at least one host thread is needed");
   if (cfg->sim.kernel_launch_latency < 0)

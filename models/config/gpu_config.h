@@ -220,6 +220,9 @@ typedef struct gpu_fidelity_config {
   char simt_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -simt_model_override "0-3:ca,7:func" */
   int32_t dram_model;              /* -dram_model at|ca (all channels) */
   char dram_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -dram_model_override "0:ca,1-3:at" */
+  int32_t icnt_model;              /* -icnt_model at|ca (the interconnect) */
+  int32_t mempart_model;           /* -mempart_model at|ca (all memory partitions) */
+  char mempart_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -mempart_model_override "0-3:ca" */
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
 } gpu_fidelity_config;
 
@@ -266,6 +269,7 @@ typedef struct gpu_config_derived {
   uint32_t write_queue_size, write_queue_high, write_queue_low; /* entries */
   uint8_t simt_model_of_core[GPU_CONFIG_MAX_CORES];       /* gpu_fidelity */
   uint8_t dram_model_of_channel[GPU_CONFIG_MAX_CHANNELS]; /* gpu_fidelity */
+  uint8_t mempart_model_of_channel[GPU_CONFIG_MAX_CHANNELS]; /* gpu_fidelity */
 } gpu_config_derived;
 
 typedef struct gpu_config {

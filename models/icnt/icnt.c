@@ -144,9 +144,9 @@ static simtvp_status ideal_create(icnt *n, simtvp_diag *diag) {
   return SIMTVP_OK;
 }
 static void ideal_destroy(icnt *n) { (void)n; }
-static bool ideal_can_inject(const icnt *n, uint32_t src, uint32_t subnet, uint32_t cls,
+static bool ideal_can_inject(const icnt *n, uint32_t src, uint32_t dst, uint32_t subnet, uint32_t cls,
                              uint32_t flits) {
-  (void)n, (void)src, (void)subnet, (void)cls, (void)flits;
+  (void)n, (void)src, (void)dst, (void)subnet, (void)cls, (void)flits;
   return true; /* infinite bandwidth, infinite buffers */
 }
 static void ideal_inject(icnt *n, icnt_packet *p, uint64_t when) {
@@ -251,7 +251,8 @@ simtvp_status icnt_create(const icnt_config *cfg, icnt **out, simtvp_diag *diag)
   n->subnets = cfg->subnets;
   n->cols = cfg->mesh_cols ? cfg->mesh_cols : (uint32_t)ceil(sqrt((double)nodes));
   n->rows = (nodes + n->cols - 1) / n->cols;
-  n->ops = cfg->topology == ICNT_XBAR ? &icnt_xbar_ops
+  n->ops = cfg->timed                   ? &icnt_at_ops
+           : cfg->topology == ICNT_XBAR ? &icnt_xbar_ops
            : cfg->topology == ICNT_MESH ? &icnt_mesh_ops
                                         : &ideal_ops;
   n->eject = calloc((size_t)n->subnets * nodes, sizeof *n->eject);
@@ -301,6 +302,7 @@ void icnt_destroy(icnt *n) {
 /* ---- ports ---------------------------------------------------------------------------------------- */
 
 uint32_t icnt_nodes(const icnt *n) { return n->nodes; }
+bool icnt_is_timed(const icnt *n) { return n->cfg.timed; }
 
 uint32_t icnt_flits(const icnt *n, const mem_req *req) {
   uint32_t bytes = mem_req_wire_bytes(req);
@@ -314,14 +316,17 @@ static uint32_t subnet_of(const icnt *n, const mem_req *req) {
 
 bool icnt_can_inject(const icnt *n, uint32_t src, const mem_req *req) {
   if (src >= n->nodes || req->dst_node >= n->nodes) return false;
-  return n->ops->can_inject(n, src, subnet_of(n, req), req->is_reply ? 1 : 0, icnt_flits(n, req));
+  return n->ops->can_inject(n, src, req->dst_node, subnet_of(n, req), req->is_reply ? 1 : 0, icnt_flits(n, req));
 }
 
-bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) {
+static bool inject(icnt *n, uint32_t src, mem_req *req, uint64_t now, bool force) {
   if (src >= n->nodes || req->dst_node >= n->nodes) return false;
   uint32_t s = subnet_of(n, req), flits = icnt_flits(n, req);
-  if (now > n->t) icnt_advance(n, now - 1); /* everything before `now` happens first */
-  if (!n->ops->can_inject(n, src, s, req->is_reply ? 1 : 0, flits) || (!n->free && !pool_grow(n))) {
+  /* everything before `now` happens first (an approximately-timed network times the packet now,
+   * whatever cycle it enters at) */
+  if (!n->cfg.timed && now > n->t) icnt_advance(n, now - 1);
+  if ((!force && !n->ops->can_inject(n, src, req->dst_node, s, req->is_reply ? 1 : 0, flits)) ||
+      (!n->free && !pool_grow(n))) {
     n->refused[s * n->nodes + src] = true;
     *n->c.refused += 1;
     return false;
@@ -341,8 +346,14 @@ bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) {
   req->src_node = (uint16_t)src;
   *n->c.packets_injected += 1;
   *n->c.flits_injected += flits;
-  n->ops->inject(n, p, icnt_max(now, n->t));
+  n->ops->inject(n, p, n->cfg.timed ? now : icnt_max(now, n->t));
   return true;
+}
+
+bool icnt_inject(icnt *n, uint32_t src, mem_req *req, uint64_t now) { return inject(n, src, req, now, false); }
+
+bool icnt_inject_timed(icnt *n, uint32_t src, mem_req *req, uint64_t at) {
+  return n->cfg.timed && inject(n, src, req, at, true);
 }
 
 static icnt_packet *eject_head(const icnt *n, uint32_t node, uint64_t now, uint32_t *subnet) {

@@ -70,6 +70,8 @@ typedef struct icnt_config {
   uint32_t n_vcs;            /* mesh: virtual channels per port (>= 2 when subnets == 1) */
   uint32_t vc_buffer_flits;  /* mesh: flits per virtual-channel buffer (>= largest packet) */
   bool per_link_stats;       /* count flits per link ("icnt.link[...]") */
+  bool timed;                /* -icnt_model at: approximately timed (icnt_at.c): arrivals computed at
+                                injection from the topology's latencies and per-port bandwidth */
   uint32_t hist_bucket_width; /* packet-latency histogram: cycles per bucket */
   uint32_t hist_buckets;      /* and number of buckets (plus overflow) */
   struct stats *stats;        /* counters are registered here when non-NULL */
@@ -108,6 +110,16 @@ mem_req *icnt_peek(const icnt *n, uint32_t node, uint64_t now);
 mem_req *icnt_pop(icnt *n, uint32_t node, uint64_t now);
 /* Does everything due up to and including cycle now. */
 void icnt_advance(icnt *n, uint64_t now);
+/* -icnt_model at (icnt_config.timed). */
+bool icnt_is_timed(const icnt *n);
+/* Approximately timed only: the cycle a packet for req (src → req->dst_node, its subnet by
+ * is_reply) injected at `now` has fully arrived, its ports reserved and its statistics counted,
+ * without a packet record (an approximately-timed neighbour's timed transport). */
+uint64_t icnt_traverse(icnt *n, uint32_t src, const mem_req *req, uint64_t now);
+/* Approximately timed only: injects req at src at cycle `at` (≥ now; a timed neighbour's item)
+ * without refusal: it waits in its destination's ejection buffer from its computed arrival on,
+ * for icnt_peek/icnt_pop as any packet. false: not a timed network (or out of host memory). */
+bool icnt_inject_timed(icnt *n, uint32_t src, mem_req *req, uint64_t at);
 /* The next cycle at which something can happen, ICNT_NEVER when idle or blocked. */
 uint64_t icnt_next_event(const icnt *n);
 void icnt_get_stats(const icnt *n, icnt_stats *out);

@@ -4,6 +4,7 @@
 #define SIMTVP_ICNT_INTERNAL_H
 
 #include "icnt.h"
+#include "stats.h"
 
 typedef struct icnt_packet {
   mem_req *req;
@@ -31,8 +32,8 @@ typedef struct icnt_topo_ops {
   simtvp_status (*create)(icnt *n, simtvp_diag *diag);
   void (*destroy)(icnt *n);
   /* Room for `flits` more at the injection port of src on subnet s, for class cls (0 request,
-   * 1 reply)? */
-  bool (*can_inject)(const icnt *n, uint32_t src, uint32_t subnet, uint32_t cls, uint32_t flits);
+   * 1 reply), toward node dst? */
+  bool (*can_inject)(const icnt *n, uint32_t src, uint32_t dst, uint32_t subnet, uint32_t cls, uint32_t flits);
   void (*inject)(icnt *n, icnt_packet *p, uint64_t when);
   /* Earliest cycle >= n->t at which cycle() can move a packet, ICNT_NEVER if none. */
   uint64_t (*next_event)(const icnt *n);
@@ -79,6 +80,7 @@ struct icnt {
 
 extern const icnt_topo_ops icnt_xbar_ops;
 extern const icnt_topo_ops icnt_mesh_ops;
+extern const icnt_topo_ops icnt_at_ops; /* -icnt_model at, any topology (icnt_at.c) */
 
 /* Shared helpers the topologies call. */
 bool icnt_eject_room(const icnt *n, uint32_t subnet, uint32_t node, uint32_t flits);

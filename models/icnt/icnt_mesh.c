@@ -179,8 +179,9 @@ static void mesh_destroy(icnt *n) {
   n->topo = NULL;
 }
 
-static bool mesh_can_inject(const icnt *n, uint32_t src, uint32_t subnet, uint32_t cls,
+static bool mesh_can_inject(const icnt *n, uint32_t src, uint32_t dst, uint32_t subnet, uint32_t cls,
                             uint32_t flits) {
+  (void)dst;
   const mesh *m = n->topo;
   uint32_t lo, hi;
   vc_range(n, m, P_LOCAL, n->subnets == 1 ? cls : 0, &lo, &hi);

@@ -102,9 +102,9 @@ static void xbar_destroy(icnt *n) {
   n->topo = NULL;
 }
 
-static bool xbar_can_inject(const icnt *n, uint32_t src, uint32_t subnet, uint32_t cls,
+static bool xbar_can_inject(const icnt *n, uint32_t src, uint32_t dst, uint32_t subnet, uint32_t cls,
                             uint32_t flits) {
-  (void)cls;
+  (void)cls, (void)dst;
   const xbar *x = n->topo;
   uint32_t used = x->sub[subnet].in_flits[src], limit = n->cfg.in_buffer_limit;
   return !limit || used == 0 || used + flits <= limit; /* an empty buffer takes any packet */

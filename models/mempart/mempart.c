@@ -19,6 +19,7 @@
 #include "dram_addrdec.h"
 #include "gpu_config.h"
 #include "mempart_index.h"
+#include "mempart_variant.h"
 #include "stats.h"
 
 /* ---- queues ---------------------------------------------------------------------------------- */
@@ -130,7 +131,9 @@ enum {
   C_STALL_ICNT2SH, C_STALL_DRAM_PORT, C_MISROUTED, C_LAT_MAX, C_LAT_SUM, C_COUNT
 };
 
-struct mempart {
+typedef struct mp_ca mp_ca;
+
+struct mp_ca {
   mempart_config cfg;
   mempart_index index;
   bool has_l2;
@@ -151,12 +154,14 @@ struct mempart {
   bool misroute_reported;
 };
 
+static void ca_destroy(mp_ca *mp);
+
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* gpu_stall_dramfull / gpu_stall_icnt2sh: GPU-wide names in the sink (every partition adds to the
  * same counter); the partition keeps its own share too. */
-static void add_stall(mempart *mp, int which, uint64_t cycles) {
+static void add_stall(mp_ca *mp, int which, uint64_t cycles) {
   *mp->c[which] += cycles;
   uint64_t *shared = which == C_STALL_DRAMFULL ? mp->shared_dramfull : mp->shared_icnt2sh;
   if (shared) *shared += cycles;
@@ -178,7 +183,7 @@ static void note_len(mp_sub *s, int q) {
 }
 
 /* Adds the occupancy of cycles [acc_t, upto) with the current queue lengths. */
-static void account(mempart *mp, uint64_t upto) {
+static void account(mp_ca *mp, uint64_t upto) {
   if (upto <= mp->acc_t) return;
   uint64_t span = upto - mp->acc_t;
   *mp->c[C_CYCLES] += span;
@@ -192,7 +197,7 @@ static void account(mempart *mp, uint64_t upto) {
 
 /* ---- next event -------------------------------------------------------------------------------- */
 
-static bool sub_can_take_from_icnt(const mempart *mp, const mp_sub *s, uint64_t at) {
+static bool sub_can_take_from_icnt(const mp_ca *mp, const mp_sub *s, uint64_t at) {
   (void)mp;
   return s->last_accept != at && delay_room(&s->rop) && !fifo_full(&s->i2l);
 }
@@ -204,7 +209,7 @@ static bool l2_has_replies(const cache *l2) {
 }
 
 /* Can the head of ICNT→L2 move on at the next cycle (ignoring data-port timing, which is polled)? */
-static bool l2_stage_ready(const mempart *mp, const mp_sub *s) {
+static bool l2_stage_ready(const mp_ca *mp, const mp_sub *s) {
   const mem_req *r = s->i2l.head;
   if (!r || s->l2_stalled) return false;
   if (mp->cfg.l2_ideal) return !r->needs_reply || !fifo_full(&s->l2i);
@@ -213,7 +218,7 @@ static bool l2_stage_ready(const mempart *mp, const mp_sub *s) {
   return !fifo_full(&s->l2i);
 }
 
-static uint64_t compute_next(const mempart *mp) {
+static uint64_t compute_next(const mp_ca *mp) {
   uint64_t t = mp->t, ev = MEMPART_NEVER;
   if (mp->lat.len && !mp->dram_blocked) ev = max_u64(t, delay_head_ready(&mp->lat));
   if (delay_room(&mp->lat))
@@ -236,7 +241,7 @@ static uint64_t compute_next(const mempart *mp) {
 
 /* ---- stages ------------------------------------------------------------------------------------ */
 
-static void stage_dram_send(mempart *mp, uint64_t c) {
+static void stage_dram_send(mp_ca *mp, uint64_t c) {
   if (!mp->lat.len || mp->dram_blocked || delay_head_ready(&mp->lat) > c) return;
   mem_req *r = mp->lat.req[mp->lat.head];
   r->next = NULL;
@@ -256,7 +261,7 @@ static void stage_dram_send(mempart *mp, uint64_t c) {
   ++*mp->c[r->is_write ? C_DRAM_WRITES : C_DRAM_READS];
 }
 
-static void stage_arbitrate(mempart *mp, uint64_t c) {
+static void stage_arbitrate(mp_ca *mp, uint64_t c) {
   if (!delay_room(&mp->lat)) return;
   uint32_t n = mp->cfg.n_sub;
   for (uint32_t k = 0; k < n; k++) {
@@ -270,7 +275,7 @@ static void stage_arbitrate(mempart *mp, uint64_t c) {
   }
 }
 
-static void stage_reply_out(mempart *mp, uint32_t i, mp_sub *s, uint64_t c) {
+static void stage_reply_out(mp_ca *mp, uint32_t i, mp_sub *s, uint64_t c) {
   if (!s->l2i.head || s->reply_blocked) return;
   mem_req *r = fifo_pop(&s->l2i); /* unlinked first: the receiver may use r->next */
   r->is_reply = true;
@@ -317,7 +322,7 @@ static void stage_dram_to_l2(mp_sub *s, uint64_t c) {
   note_len(s, Q_L2I);
 }
 
-static void stage_miss_out(mempart *mp, mp_sub *s) {
+static void stage_miss_out(mp_ca *mp, mp_sub *s) {
   if (!s->l2 || fifo_full(&s->l2d) || !cache_miss_peek(s->l2)) return;
   mem_req *r = cache_miss_pop(s->l2);
   r->partition = mp->cfg.partition; /* write-backs carry no route of their own */
@@ -327,7 +332,7 @@ static void stage_miss_out(mempart *mp, mp_sub *s) {
   s->l2_stalled = false; /* the miss queue has room again */
 }
 
-static void stage_l2_access(mempart *mp, mp_sub *s, uint64_t c) {
+static void stage_l2_access(mp_ca *mp, mp_sub *s, uint64_t c) {
   mem_req *r = s->i2l.head;
   if (!r || s->l2_stalled) return;
   if (mp->cfg.l2_ideal) { /* every access hits */
@@ -368,7 +373,7 @@ static void stage_rop(mp_sub *s, uint64_t c) {
   note_len(s, Q_I2L);
 }
 
-static void run_cycle(mempart *mp, uint64_t c) {
+static void run_cycle(mp_ca *mp, uint64_t c) {
   account(mp, c);
   stage_dram_send(mp, c);
   stage_arbitrate(mp, c);
@@ -383,7 +388,7 @@ static void run_cycle(mempart *mp, uint64_t c) {
   }
 }
 
-void mempart_advance(mempart *mp, uint64_t now) {
+static void ca_advance(mp_ca *mp, uint64_t now) {
   if (now == MEMPART_NEVER) now = MEMPART_NEVER - 1;
   while (mp->next <= now) {
     uint64_t c = mp->next;
@@ -396,11 +401,11 @@ void mempart_advance(mempart *mp, uint64_t now) {
   mp->next = compute_next(mp);
 }
 
-uint64_t mempart_next_event(const mempart *mp) { return mp->next; }
+static uint64_t ca_next_event(const mp_ca *mp) { return mp->next; }
 
 /* An input at cycle `now`: completes every cycle before it; returns the cycle it acts at. */
-static uint64_t catch_up(mempart *mp, uint64_t now) {
-  if (now > mp->t) mempart_advance(mp, now - 1);
+static uint64_t catch_up(mp_ca *mp, uint64_t now) {
+  if (now > mp->t) ca_advance(mp, now - 1);
   uint64_t at = max_u64(now, mp->t);
   account(mp, at);
   return at;
@@ -408,12 +413,12 @@ static uint64_t catch_up(mempart *mp, uint64_t now) {
 
 /* ---- inputs ------------------------------------------------------------------------------------ */
 
-bool mempart_can_accept(const mempart *mp, uint32_t sub, uint64_t now) {
+static bool ca_can_accept(const mp_ca *mp, uint32_t sub, uint64_t now) {
   if (sub >= mp->cfg.n_sub) return false;
   return sub_can_take_from_icnt(mp, &mp->sub[sub], max_u64(now, mp->t));
 }
 
-static void check_route(mempart *mp, const mp_sub *s, const mem_req *req) {
+static void check_route(mp_ca *mp, const mp_sub *s, const mem_req *req) {
   if (!mp->cfg.addrmap) return;
   dram_addr a;
   dram_addrmap_decode(mp->cfg.addrmap, req->addr, &a);
@@ -430,7 +435,7 @@ static void check_route(mempart *mp, const mp_sub *s, const mem_req *req) {
              (unsigned)req->sm, a.channel, a.sub_partition, mp->cfg.partition);
 }
 
-bool mempart_push(mempart *mp, uint32_t sub, mem_req *req, uint64_t now) {
+static bool ca_push(mp_ca *mp, uint32_t sub, mem_req *req, uint64_t now) {
   assert(sub < mp->cfg.n_sub && "sub-partition index out of range");
   if (sub >= mp->cfg.n_sub) return false;
   uint64_t at = catch_up(mp, now);
@@ -462,18 +467,18 @@ static bool ends_at_dram(const mem_req *req) {
   return req->is_write && (!req->needs_reply || req->kind == MEM_ACC_L2_WRBK);
 }
 
-static mp_sub *return_sub(const mempart *mp, const mem_req *req) {
+static mp_sub *return_sub(const mp_ca *mp, const mem_req *req) {
   uint32_t first = mp->cfg.partition * mp->cfg.n_sub;
   assert(req->sub_partition >= first && req->sub_partition < first + mp->cfg.n_sub);
   uint32_t i = req->sub_partition - first;
   return &mp->sub[i < mp->cfg.n_sub ? i : 0];
 }
 
-bool mempart_can_return(const mempart *mp, const mem_req *req) {
+static bool ca_can_return(const mp_ca *mp, const mem_req *req) {
   return ends_at_dram(req) || !fifo_full(&return_sub(mp, req)->d2l);
 }
 
-bool mempart_dram_return(mempart *mp, mem_req *req, uint64_t now) {
+static bool ca_dram_return(mp_ca *mp, mem_req *req, uint64_t now) {
   catch_up(mp, now);
   if (ends_at_dram(req)) {
     mem_req_free(req); /* written: nobody waits for it */
@@ -487,14 +492,14 @@ bool mempart_dram_return(mempart *mp, mem_req *req, uint64_t now) {
   return true;
 }
 
-void mempart_reply_ready(mempart *mp, uint32_t sub, uint64_t now) {
+static void ca_reply_ready(mp_ca *mp, uint32_t sub, uint64_t now) {
   if (sub >= mp->cfg.n_sub) return;
   catch_up(mp, now);
   mp->sub[sub].reply_blocked = false;
   mp->next = compute_next(mp);
 }
 
-void mempart_dram_ready(mempart *mp, uint64_t now) {
+static void ca_dram_ready(mp_ca *mp, uint64_t now) {
   catch_up(mp, now);
   mp->dram_blocked = false;
   mp->next = compute_next(mp);
@@ -502,7 +507,7 @@ void mempart_dram_ready(mempart *mp, uint64_t now) {
 
 /* ---- maintenance and inspection ----------------------------------------------------------------- */
 
-uint32_t mempart_flush_l2(mempart *mp, uint64_t now) {
+static uint32_t ca_flush_l2(mp_ca *mp, uint64_t now) {
   uint64_t at = catch_up(mp, now);
   uint32_t n = 0;
   for (uint32_t i = 0; i < mp->cfg.n_sub; i++)
@@ -511,22 +516,22 @@ uint32_t mempart_flush_l2(mempart *mp, uint64_t now) {
   return n;
 }
 
-uint32_t mempart_invalidate_l2(mempart *mp) {
+static uint32_t ca_invalidate_l2(mp_ca *mp) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < mp->cfg.n_sub; i++)
     if (mp->sub[i].l2) n += cache_invalidate(mp->sub[i].l2);
   return n;
 }
 
-uint64_t mempart_index_addr(const mempart *mp, uint64_t addr) {
+static uint64_t ca_index_addr(const mp_ca *mp, uint64_t addr) {
   return mempart_index_apply(&mp->index, addr);
 }
 
-const cache *mempart_l2(const mempart *mp, uint32_t sub) {
+static const cache *ca_l2(const mp_ca *mp, uint32_t sub) {
   return sub < mp->cfg.n_sub ? mp->sub[sub].l2 : NULL;
 }
 
-void mempart_get_occupancy(const mempart *mp, uint32_t sub, mempart_occupancy *occ) {
+static void ca_get_occupancy(const mp_ca *mp, uint32_t sub, mempart_occupancy *occ) {
   memset(occ, 0, sizeof *occ);
   occ->dram_latency = mp->lat.len;
   if (sub >= mp->cfg.n_sub) return;
@@ -538,7 +543,7 @@ void mempart_get_occupancy(const mempart *mp, uint32_t sub, mempart_occupancy *o
   occ->l2_to_icnt = s->l2i.len;
 }
 
-bool mempart_is_idle(const mempart *mp) {
+static bool ca_is_idle(const mp_ca *mp) {
   if (mp->lat.len) return false;
   for (uint32_t i = 0; i < mp->cfg.n_sub; i++) {
     const mp_sub *s = &mp->sub[i];
@@ -549,7 +554,7 @@ bool mempart_is_idle(const mempart *mp) {
   return true;
 }
 
-void mempart_get_stats(const mempart *mp, mempart_stats *o) {
+static void ca_get_stats(const mp_ca *mp, mempart_stats *o) {
   o->cycles = *mp->c[C_CYCLES];
   o->requests = *mp->c[C_REQUESTS];
   o->replies = *mp->c[C_REPLIES];
@@ -616,7 +621,7 @@ simtvp_status mempart_config_from_gpu(const gpu_config *g, uint32_t partition,
 /* ---- create / destroy --------------------------------------------------------------------------- */
 
 static uint64_t index_hook(void *ctx, uint64_t addr) {
-  return mempart_index_apply(&((const mempart *)ctx)->index, addr);
+  return mempart_index_apply(&((const mp_ca *)ctx)->index, addr);
 }
 
 static simtvp_status config_error(simtvp_diag *diag, const char *option, const char *why) {
@@ -625,13 +630,13 @@ static simtvp_status config_error(simtvp_diag *diag, const char *option, const c
   return SIMTVP_ERR_CONFIG;
 }
 
-static uint64_t *counter(mempart *mp, uint32_t slot, const char *name, const char *unit,
+static uint64_t *counter(mp_ca *mp, uint32_t slot, const char *name, const char *unit,
                          const char *desc) {
   if (!mp->cfg.stats) return &mp->local[slot];
   return stats_counter(mp->cfg.stats, name, unit, desc);
 }
 
-static void register_stats(mempart *mp, uint32_t n_local) {
+static void register_stats(mp_ca *mp, uint32_t n_local) {
   char n[160], d[160];
   uint32_t p = mp->cfg.partition;
   stats *st = mp->cfg.stats;
@@ -697,7 +702,8 @@ static void register_stats(mempart *mp, uint32_t n_local) {
   (void)n_local;
 }
 
-simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_diag *diag) {
+static simtvp_status ca_create(const mempart_config *cfg, void **impl, simtvp_diag *diag) {
+  mp_ca **out = (mp_ca **)impl;
   *out = NULL;
   if (!cfg) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "mempart_create: no configuration");
   if (!cfg->ports.reply || !cfg->ports.dram)
@@ -722,7 +728,7 @@ simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_di
                           "an L2 slice needs associative MSHRs (A or S), not the texture FIFO");
   }
 
-  mempart *mp = calloc(1, sizeof *mp);
+  mp_ca *mp = calloc(1, sizeof *mp);
   if (!mp) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   mp->cfg = *cfg;
   mp->has_l2 = has_l2;
@@ -757,7 +763,7 @@ simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_di
     ok = delay_init(&s->rop, cfg->rop_latency + 2); /* one request enters per cycle */
   }
   if (!ok) {
-    mempart_destroy(mp);
+    ca_destroy(mp);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   }
   register_stats(mp, n_local);
@@ -778,7 +784,7 @@ simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_di
     cc.index_ctx = mp;
     st = cache_create(&cc, &s->l2, diag);
     if (st != SIMTVP_OK) {
-      mempart_destroy(mp);
+      ca_destroy(mp);
       return st;
     }
   }
@@ -786,7 +792,7 @@ simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_di
   return SIMTVP_OK;
 }
 
-void mempart_destroy(mempart *mp) {
+static void ca_destroy(mp_ca *mp) {
   if (!mp) return;
   if (mp->sub) {
     for (uint32_t i = 0; i < mp->cfg.n_sub; i++) {
@@ -807,3 +813,27 @@ void mempart_destroy(mempart *mp) {
   free(mp->local);
   free(mp);
 }
+
+/* ---- the ops table ------------------------------------------------------------------------------ */
+
+static void w_destroy(void *i) { ca_destroy(i); }
+static bool w_can_accept(const void *i, uint32_t sub, uint64_t now) { return ca_can_accept(i, sub, now); }
+static bool w_push(void *i, uint32_t sub, mem_req *r, uint64_t now) { return ca_push(i, sub, r, now); }
+static bool w_dram_return(void *i, mem_req *r, uint64_t now) { return ca_dram_return(i, r, now); }
+static bool w_can_return(const void *i, const mem_req *r) { return ca_can_return(i, r); }
+static void w_reply_ready(void *i, uint32_t sub, uint64_t now) { ca_reply_ready(i, sub, now); }
+static void w_dram_ready(void *i, uint64_t now) { ca_dram_ready(i, now); }
+static void w_advance(void *i, uint64_t now) { ca_advance(i, now); }
+static uint64_t w_next_event(const void *i) { return ca_next_event(i); }
+static uint32_t w_flush_l2(void *i, uint64_t now) { return ca_flush_l2(i, now); }
+static uint32_t w_invalidate_l2(void *i) { return ca_invalidate_l2(i); }
+static uint64_t w_index_addr(const void *i, uint64_t a) { return ca_index_addr(i, a); }
+static const cache *w_l2(const void *i, uint32_t sub) { return ca_l2(i, sub); }
+static void w_get_occupancy(const void *i, uint32_t sub, mempart_occupancy *o) { ca_get_occupancy(i, sub, o); }
+static bool w_is_idle(const void *i) { return ca_is_idle(i); }
+static void w_get_stats(const void *i, mempart_stats *o) { ca_get_stats(i, o); }
+
+const mempart_ops mempart_ca_ops = {"ca",          ca_create,      w_destroy,    w_can_accept, w_push,
+                                    w_dram_return, w_can_return,   w_reply_ready, w_dram_ready, w_advance,
+                                    w_next_event,  w_flush_l2,     w_invalidate_l2, w_index_addr, w_l2,
+                                    w_get_occupancy, w_is_idle,    w_get_stats,  NULL};

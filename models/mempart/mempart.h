@@ -59,9 +59,15 @@ typedef struct mempart_ports {
   /* A request for the DRAM controller. false = refused: the partition keeps it at the head of
    * the DRAM latency queue until mempart_dram_ready. */
   bool (*dram)(void *ctx, mem_req *req, uint64_t now);
+  /* Optional, approximately-timed partitions only: a reply whose departure from sub-partition
+   * `sub` is known now to be cycle `at` (≥ now) is handed over at once instead of through `reply`
+   * at that cycle (an approximately-timed interconnect times it onward). false: not taken, it goes
+   * through `reply` at `at`. */
+  bool (*reply_timed)(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t now);
 } mempart_ports;
 
 typedef struct mempart_config {
+  const char *model;          /* "ca" (NULL: ca) or "at" (-mempart_model; docs/mempart.md) */
   uint32_t partition;         /* channel index (mem_req.partition; statistics names) */
   uint32_t n_sub;             /* -gpgpu_n_sub_partition_per_mchannel: L2 slices (power of two) */
   const char *l2;             /* -gpgpu_cache:dl2 of each slice; NULL or "none": no L2 */
@@ -104,6 +110,26 @@ typedef struct mempart mempart;
 simtvp_status mempart_create(const mempart_config *cfg, mempart **out, simtvp_diag *diag);
 /* Frees the partition; requests it still holds are returned to their pools. */
 void mempart_destroy(mempart *mp);
+/* "ca" or "at". */
+const char *mempart_model_name(const mempart *mp);
+/* The model names a -mempart_model / -mempart_model_override value may use, for messages. */
+#define MEMPART_MODELS "ca, at"
+
+/* ---- timed access (approximately-timed partitions) --------------------------------------------
+ * An approximately-timed neighbour (the AT interconnect's timed transport) hands a request over
+ * and learns at once when its reply leaves: */
+typedef enum mempart_timed_status {
+  MEMPART_DONE = 0,   /* *reply_at: the cycle the reply leaves the sub-partition; req is now the
+                         reply (is_reply set, dst_node = src_node), the caller's again. A request
+                         that needs no reply is the partition's (freed or sent on to the DRAM):
+                         *reply_at is the cycle the L2 took it. */
+  MEMPART_DEFERRED    /* the partition keeps req (an L2 miss waits for the DRAM); its reply leaves
+                         later through ports.reply_timed or ports.reply */
+} mempart_timed_status;
+/* true for "at" partitions (mempart_access_timed may be used). */
+bool mempart_is_timed(const mempart *mp);
+mempart_timed_status mempart_access_timed(mempart *mp, uint32_t sub, mem_req *req, uint64_t now,
+                                          uint64_t *reply_at);
 
 /* Would sub-partition `sub` take a request at cycle `now`? (one per cycle, ROP and ICNT→L2 room) */
 bool mempart_can_accept(const mempart *mp, uint32_t sub, uint64_t now);

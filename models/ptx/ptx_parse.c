@@ -117,7 +117,7 @@ static uint64_t align_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / 
 static bool is_directive(const ptx_token *t) { return t->kind == PTX_TOK_WORD && t->len > 1 && t->s[0] == '.'; }
 
 static bool expect_uint(ptx_parser *p, const char *what, uint64_t max, uint64_t *out) {
-  int64_t v;
+  int64_t v = 0;
   const ptx_token t = p->tok;
   if (!ptx_const_expr(p, &v)) return false;
   if (v < 0 || (uint64_t)v > max)
@@ -167,7 +167,7 @@ static bool parse_target(ptx_parser *p) {
 }
 
 static bool parse_address_size(ptx_parser *p) {
-  uint64_t v;
+  uint64_t v = 0;
   const ptx_token t = p->tok;
   if (!expect_uint(p, ".address_size", 64, &v)) return false;
   if (v != 32 && v != 64) return ptx_error_tok(p, &t, ".address_size must be 32 or 64");
@@ -178,7 +178,7 @@ static bool parse_address_size(ptx_parser *p) {
 static bool parse_file(ptx_parser *p) {
   uint32_t line = p->tok.line;
   const ptx_token nt = p->tok;
-  uint64_t n;
+  uint64_t n = 0;
   if (!expect_uint(p, ".file number", UINT32_MAX, &n)) return false;
   if (p->tok.kind != PTX_TOK_STRING) return ptx_error_tok(p, &p->tok, "expected a file name string after .file %llu", (unsigned long long)n);
   const ptx_token name = p->tok;
@@ -200,7 +200,7 @@ static bool parse_file(ptx_parser *p) {
 
 static bool parse_loc(ptx_parser *p) {
   uint32_t line = p->tok.line;
-  uint64_t file, src_line, col = 0;
+  uint64_t file = 0, src_line = 0, col = 0;
   if (!expect_uint(p, ".loc file", UINT32_MAX, &file)) return false;
   if (!expect_uint(p, ".loc line", UINT32_MAX, &src_line)) return false;
   if (p->tok.kind == PTX_TOK_NUMBER && p->tok.line == line && !expect_uint(p, ".loc column", UINT32_MAX, &col))
@@ -257,7 +257,7 @@ static bool parse_decl_attrs(ptx_parser *p, decl_attrs *a, bool is_param, bool a
       ptx_next(p);
     } else if (ptx_is_word(&t, ".align")) {
       ptx_next(p);
-      uint64_t v;
+      uint64_t v = 0;
       const ptx_token at = p->tok;
       if (!expect_uint(p, ".align", 1u << 20, &v)) return false;
       if (v == 0 || (v & (v - 1))) return ptx_error_tok(p, &at, ".align must be a power of two");
@@ -315,7 +315,7 @@ static bool parse_dims(ptx_parser *p, uint64_t *count, bool *unsized) {
       if (ndims) return ptx_error_tok(p, &open, "only the first array dimension may be left out");
       *unsized = true;
     } else {
-      uint64_t d;
+      uint64_t d = 0;
       if (!expect_uint(p, "array size", PTX_LIMIT_VAR_BYTES, &d)) return false;
       if (*count > PTX_LIMIT_VAR_BYTES / (d ? d : 1)) return ptx_limit(p, NULL, "array size");
       *count *= d;
@@ -416,7 +416,7 @@ static bool parse_init_address(ptx_parser *p, uint32_t *target, bool *is_func, b
   if (ptx_is_punct(&p->tok, '+') || ptx_is_punct(&p->tok, '-')) {
     bool neg = p->tok.c == '-';
     ptx_next(p);
-    int64_t v;
+    int64_t v = 0;
     if (!ptx_const_expr(p, &v)) return false;
     *addend = neg ? (int64_t)(0 - (uint64_t)v) : v;
   }
@@ -494,7 +494,7 @@ static bool parse_init_leaf(ptx_parser *p, init_state *st) {
   }
   uint64_t bits;
   if (is_float) {
-    double d;
+    double d = 0;
     float f;
     if (num.is_f32) {
       uint32_t b32 = (uint32_t)num.bits ^ (neg ? 0x80000000u : 0);
@@ -519,7 +519,7 @@ static bool parse_init_leaf(ptx_parser *p, init_state *st) {
       else return ptx_error_tok(p, &t, "floating-point initialiser for a .%s variable", ptx_type_name(st->type));
     }
   } else {
-    int64_t v;
+    int64_t v = 0;
     if (!ptx_const_expr(p, &v)) return false;
     switch (st->type) {
     case PTX_TYPE_F64: {
@@ -593,7 +593,7 @@ static bool parse_var_decl(ptx_parser *p, ptx_space space, uint16_t flags, const
     s.decl_line = name.line;
     if (s.size > PTX_LIMIT_VAR_BYTES) return ptx_limit(p, &name, "variable size");
     /* module-scope .extern: a later definition of the same name replaces it */
-    uint32_t idx;
+    uint32_t idx = 0;
     ptx_binding tmp;
     const ptx_binding *prev = p->fn == PTX_NONE ? ptx_lookup(p, name.s, name.len, &tmp) : NULL;
     bool redefine = prev && prev->kind == PTX_BIND_SYM && (p->syms.v[prev->index].flags & PTX_SYM_EXTERN);
@@ -661,7 +661,7 @@ static bool parse_reg_decl(ptx_parser *p) {
     uint32_t count = 1;
     bool range = false;
     if (ptx_accept(p, '<')) {
-      uint64_t n;
+      uint64_t n = 0;
       if (!expect_uint(p, "register count", PTX_LIMIT_REG_RANGE, &n)) return false;
       if (!ptx_expect(p, '>', "after the register count")) return false;
       count = (uint32_t)n;
@@ -735,7 +735,7 @@ static bool parse_params(ptx_parser *p, uint32_t fn, int kind, ptx_u32_vec *out,
         s.offset = align_up(off, s.align);
         off = s.offset + s.size;
       }
-      uint32_t idx;
+      uint32_t idx = 0;
       if (!push_symbol(p, &s, &idx)) return false;
       if (!is_reg && kind != PARAM_PROTO && !(name.len == 1 && name.s[0] == '_') &&
           !ptx_bind(p, &name, (ptx_binding){PTX_BIND_SYM, 0, 0, idx, 0}))
@@ -788,7 +788,7 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
       ptx_next(p);
       uint32_t v[3] = {1, 1, 1};
       for (int i = 0; i < 3; i++) {
-        uint64_t x;
+        uint64_t x = 0;
         if (!expect_uint(p, "thread count", UINT32_MAX, &x)) return false;
         v[i] = (uint32_t)x;
         if (!ptx_accept(p, ',')) break;
@@ -798,7 +798,7 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
     } else if (ptx_is_word(&t, ".minnctapersm") || ptx_is_word(&t, ".maxnreg") || ptx_is_word(&t, ".maxnctapersm") ||
                ptx_is_word(&t, ".maxclusterrank")) {
       ptx_next(p);
-      uint64_t x;
+      uint64_t x = 0;
       if (!expect_uint(p, t.s, UINT32_MAX, &x)) return false;
       if (ptx_is_word(&t, ".minnctapersm")) f->minnctapersm = (uint32_t)x;
       else if (ptx_is_word(&t, ".maxnreg")) f->maxnreg = (uint32_t)x;
@@ -830,7 +830,7 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
 /* label: .callprototype [(.param …)] _ (.param …); — inside a function or at module scope */
 bool ptx_parse_callprototype(ptx_parser *p, const ptx_token *label) {
   ptx_next(p); /* .callprototype */
-  uint32_t fi;
+  uint32_t fi = 0;
   const char *name = intern(p, label);
   if (!name || !new_function(p, name, PTX_FN_PROTOTYPE | PTX_FN_DECL_ONLY, label->line, &fi)) return false;
   ptx_u32_vec rets = {0};
@@ -1058,7 +1058,7 @@ static bool parse_function(ptx_parser *p, uint32_t linkage, bool entry) {
     ptx_next(p);
   }
   reset_function_state(p);
-  uint32_t fi;
+  uint32_t fi = 0;
   if (!new_function(p, "", flags | PTX_FN_DECL_ONLY, dir.line, &fi)) return false;
   const uint32_t tentative = fi;
   if (!push_scope(p)) return false;

@@ -465,3 +465,79 @@ TEST(IcntStats, CountersHistogramAndLinks) {
   }
   stats_destroy(s);
 }
+
+// ---- the approximately-timed interconnect (-icnt_model at, models/icnt/icnt_at.c) --------------
+
+namespace {
+icnt_config Timed(icnt_config c) {
+  c.timed = true;
+  return c;
+}
+}  // namespace
+
+TEST(IcntAt, UnloadedCrossbarLatencyIsTheCaCrossbars) {
+  icnt_config c = Xbar(2, 2);
+  c.latency = 3;
+  Net net(Timed(c));
+  ASSERT_EQ(net.status(), SIMTVP_OK) << net.diag().message;
+  EXPECT_TRUE(icnt_is_timed(net.n()));
+  ASSERT_TRUE(net.Inject(0, 2, 10));             // 10 + 3 + 1 - 1 = 13, as IcntXbar.Unloaded...
+  ASSERT_TRUE(net.Inject(1, 3, 10, 128, true));  // 10 + 3 + 4 - 1 = 16
+  net.Run();
+  ASSERT_EQ(net.arrivals().size(), 2u);
+  EXPECT_EQ(net.arrivals()[0].at, 13u);
+  EXPECT_EQ(net.arrivals()[1].at, 16u);
+}
+
+TEST(IcntAt, UnloadedMeshLatencyIsTheCaMeshs) {
+  Net net(Timed(Mesh(16, 2)));
+  ASSERT_TRUE(net.Inject(0, 15, 0));             // (6 + 1) × 2 + 1 - 1 = 14
+  ASSERT_TRUE(net.Inject(4, 12, 0, 128, true));  // 3 × 2 + 4 - 1 = 9
+  net.Run();
+  std::map<uint32_t, uint64_t> at;
+  for (const auto &a : net.arrivals()) at[a.node] = a.at;
+  EXPECT_EQ(at[15], 14u);
+  EXPECT_EQ(at[12], 9u);
+}
+
+TEST(IcntAt, TwoSourcesToOneDestinationShareItsPort) {
+  // Four-flit writes from nodes 0 and 1 to node 2, all at cycle 0: the output streams one flit
+  // per cycle, so they complete 4 cycles apart: 0 + 1 + 4 - 1 = 4, then 8.
+  Net net(Timed(Xbar(2, 2)));
+  ASSERT_TRUE(net.Inject(0, 2, 0, 128, true));
+  ASSERT_TRUE(net.Inject(1, 2, 0, 128, true));
+  net.Run();
+  ASSERT_EQ(net.arrivals().size(), 2u);
+  EXPECT_EQ(net.arrivals()[0].at, 4u);
+  EXPECT_EQ(net.arrivals()[1].at, 8u);
+}
+
+TEST(IcntAt, FullEjectionBufferRefusesInjectionTowardIt) {
+  icnt_config c = Xbar(2, 2);
+  c.out_buffer_limit = 2;
+  Net net(Timed(c), /*auto_pop=*/false);
+  ASSERT_TRUE(net.Inject(0, 2, 0));
+  ASSERT_TRUE(net.Inject(0, 2, 0));
+  EXPECT_FALSE(net.Inject(0, 2, 0)); // node 2 holds two flits nobody popped: back-pressure
+  EXPECT_TRUE(net.Inject(0, 3, 0));  // another destination is not affected
+  net.RunTo(10);
+  EXPECT_EQ(net.PopAll(2, 10), 2u);
+  EXPECT_TRUE(net.Inject(0, 2, 10));
+}
+
+TEST(IcntAt, TraverseTimesAPacketWithoutARecordAndCountsIt) {
+  icnt_config c = Xbar(2, 2);
+  c.latency = 3;
+  stats *st = stats_create();
+  c.stats = st;
+  Net net(Timed(c));
+  mem_req *r = net.Make(2, 128, true, false); // 4 flits
+  EXPECT_EQ(icnt_traverse(net.n(), 0, r, 20), 20u + 3 + 4 - 1);
+  EXPECT_EQ(icnt_traverse(net.n(), 1, r, 20), 20u + 4 + 3 + 4 - 1); // behind the first at node 2
+  mem_req_free(r);
+  int found = 0;
+  EXPECT_EQ(stats_get(st, "icnt.packets_ejected", &found), 2u);
+  EXPECT_EQ(stats_get(st, "icnt.flits_injected", &found), 8u);
+  EXPECT_EQ(icnt_next_event(net.n()), ICNT_NEVER); // nothing left inside
+  stats_destroy(st);
+}

@@ -35,6 +35,10 @@ struct gpu_ext : tlm::tlm_extension<gpu_ext> {
   uint8_t sector_mask = 0;
   uint16_t sm = UINT16_MAX, cluster = UINT16_MAX, warp = UINT16_MAX;
   uint16_t src_node = 0, dst_node = 0;
+  // Timed transport (b_transport between approximately-timed blocks, docs/tlm.md "Timed
+  // transport"): set by the target when it keeps the request and its reply comes later on the
+  // ordinary path instead of in the returned delay.
+  bool deferred = false;
 
   // Points at r and copies its descriptive fields.
   void set(mem_req *r);

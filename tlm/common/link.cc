@@ -255,9 +255,35 @@ tlm::tlm_sync_enum msg_in::nb_transport_fw(tlm::tlm_generic_payload &gp, tlm::tl
   return tlm::TLM_ACCEPTED;
 }
 
-void msg_in::b_transport(tlm::tlm_generic_payload &gp, sc_time &) {
-  error("GPU-internal links use nb_transport (AT base protocol), not b_transport");
-  gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+void msg_in::b_transport(tlm::tlm_generic_payload &gp, sc_time &t) {
+  mem_req *r = gpu_req_of(gp);
+  if (!timed_ || !r) {
+    error(!r ? "b_transport without a GPU payload extension (gpu_ext with a mem_req)"
+             : "b_transport on a link whose receiver is event driven (AT base protocol only)");
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  trace("TIMED", r);
+  n_.transfers++;
+  bool done = timed_->timed_transport(id_, r, t);
+  gp.get_extension<gpu_ext>()->deferred = !done;
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---- timed transport (msg_out) ---------------------------------------------------------------------
+
+bool msg_out::timed() const { return peer_ && peer_->timed(); }
+
+bool msg_out::transport(mem_req *r, sc_time &delay) {
+  tlm::tlm_generic_payload *gp = pool_.acquire(r);
+  gpu_ext *ext = gp->get_extension<gpu_ext>();
+  ext->deferred = false;
+  trace("TIMED", r);
+  n_.transfers++;
+  socket->b_transport(*gp, delay);
+  bool done = !ext->deferred && gp->is_response_ok();
+  gp->release();
+  return done;
 }
 
 // ---- req_out -------------------------------------------------------------------------------------

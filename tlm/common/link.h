@@ -133,7 +133,26 @@ class open_map {
 
 }  // namespace detail
 
+// ---- timed transport -----------------------------------------------------------------------------
+// Between approximately-timed blocks a message link also carries b_transport (TLM-2.0 loosely-timed
+// style, docs/tlm.md "Timed transport"): the sender hands the item over at sc_time_stamp() + delay
+// and the receiving block computes at once when the transaction is complete, returned in delay —
+// no event, no phase, no wait. A receiver that cannot complete it (its own next hop is event
+// driven) keeps the request and says so; the reply then comes back on the ordinary links.
+
+// Implemented by the shell of a block that can time an item at once.
+class timed_target {
+ public:
+  virtual ~timed_target() = default;
+  // The item arrives on link `link_id` at sc_time_stamp() + delay. true: done, delay = when the
+  // transaction completes (a request that needs a reply: when the reply, carried in the same
+  // mem_req, is back at the sender's side of the link); false: the receiver keeps the request.
+  virtual bool timed_transport(uint32_t link_id, mem_req *r, sc_core::sc_time &delay) = 0;
+};
+
 // ---- message links -------------------------------------------------------------------------------
+
+class msg_in;
 
 class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
  public:
@@ -150,12 +169,19 @@ class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
   bool retry_next_edge() const { return tx_.refused && !tx_.awaiting_end; }
   // The last transfer's END_REQ has not come yet (it will wake the owner if a send was refused).
   bool awaiting() const { return tx_.awaiting_end; }
+  // The receiving end takes timed transport (its block is approximately timed).
+  bool timed() const;
+  // Timed transport of r arriving at sc_time_stamp() + delay (timed() must hold): true, delay =
+  // completion (see timed_target); false: the receiver kept r, its reply comes on the links.
+  bool transport(mem_req *r, sc_core::sc_time &delay);
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
                                      sc_core::sc_time &t) override;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
+  friend void bind(msg_out &from, msg_in &to);
+  msg_in *peer_ = nullptr;
   payload_pool &pool_;
   detail::tx_state tx_;
   tlm::tlm_generic_payload *open_ = nullptr; // transaction whose END_REQ is awaited
@@ -174,6 +200,9 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
   const mem_req *front() const { return rx_.front(); }
   bool empty() const { return rx_.empty() && !rx_.has_withheld; }
   uint32_t size() const { return rx_.size() + (rx_.has_withheld ? 1u : 0u); }
+  // Accept timed transport (b_transport), handled by t (nullptr: refuse it, the default).
+  void set_timed(timed_target *t) { timed_ = t; }
+  bool timed() const { return timed_ != nullptr; }
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
                                      sc_core::sc_time &t) override;
@@ -183,6 +212,7 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
 
  private:
   detail::rx_queue rx_;
+  timed_target *timed_ = nullptr;
 };
 
 // ---- request/response links -----------------------------------------------------------------------
@@ -252,7 +282,10 @@ class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
 };
 
 // Binds a sending end to a receiving end.
-inline void bind(msg_out &from, msg_in &to) { from.socket.bind(to.socket); }
+inline void bind(msg_out &from, msg_in &to) {
+  from.socket.bind(to.socket);
+  from.peer_ = &to;
+}
 inline void bind(req_out &from, req_in &to) { from.socket.bind(to.socket); }
 
 }  // namespace simtvp

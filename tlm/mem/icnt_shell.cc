@@ -21,6 +21,8 @@ icnt_shell::icnt_shell(sc_core::sc_module_name name, const icnt_config &cfg, dom
     out_.push_back(
         std::make_unique<msg_out>(("out_" + std::to_string(i)).c_str(), *this, n + i, pool_));
   }
+  if (icnt_is_timed(net_))
+    for (auto &l : in_) l->set_timed(this);
   inject_marked_.assign(n, 0);
   eject_marked_.assign(n, 0);
   inject_blocked_.assign(n, 0);
@@ -99,6 +101,33 @@ void icnt_shell::tick(uint64_t c) {
     if (out_[node]->send(r)) icnt_pop(net_, node, c);
     if (icnt_peek(net_, node, c)) mark_eject(node); // more to go (now or when out is free)
   }
+}
+
+bool icnt_shell::timed_transport(uint32_t node, mem_req *r, sc_core::sc_time &delay) {
+  const clock_domain &clk = domain();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const uint64_t t = clk.cycle_after(now + delay);
+  const bool reply = r->is_reply, wants_reply = r->needs_reply;
+  const uint32_t dst = r->dst_node;
+  r->src_node = static_cast<uint16_t>(node);
+  msg_out &o = *out_[dst];
+  if (!o.timed()) { // an event-driven destination takes it from the ejection buffer
+    icnt_inject_timed(net_, node, r, t);
+    uint64_t next = icnt_next_event(net_);
+    if (next != ICNT_NEVER) wake_at(next);
+    return reply; // a reply has been handed over; a request's reply comes on the links
+  }
+  sc_core::sc_time d = clk.time_of(icnt_traverse(net_, node, r, t)) - now;
+  bool done = o.transport(r, d);
+  if (reply) return true;
+  if (!done) return false; // the destination keeps the request
+  if (!wants_reply) {      // a write the destination took (and owns)
+    delay = d;
+    return true;
+  }
+  // r is now the reply, leaving the destination at now + d, back to `node`.
+  delay = clk.time_of(icnt_traverse(net_, dst, r, clk.cycle_after(now + d))) - now;
+  return true;
 }
 
 uint64_t icnt_shell::next_tick() const {

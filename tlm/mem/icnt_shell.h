@@ -8,6 +8,13 @@
 // the sender); the network advances; packets that have arrived at node n leave on out(n), one per
 // edge, and stay in the network's ejection buffer while out(n) is busy — back-pressure into the
 // network. The shell holds no GPU logic: routing is the model's, req->dst_node the sender's.
+//
+// With an approximately-timed network (-icnt_model at) the in(node) links also take timed
+// transport: the packet is timed through the network at once (icnt_traverse) and handed on by
+// timed transport when the destination takes it (an AT partition or cluster), the reply of a
+// request coming back in the same call; toward an event-driven destination it waits in the
+// network's ejection buffer and leaves on out(node) as any packet (the sender is told the
+// request was kept: its reply comes on the links).
 #ifndef SIMTVP_TLM_MEM_ICNT_SHELL_H
 #define SIMTVP_TLM_MEM_ICNT_SHELL_H
 
@@ -26,7 +33,7 @@ extern "C" {
 
 namespace simtvp {
 
-class icnt_shell : public sc_core::sc_module, public clocked {
+class icnt_shell : public sc_core::sc_module, public clocked, public timed_target {
  public:
   // cfg.ports is the shell's; cfg.stats is used as given. Errors in cfg: SC_REPORT_ERROR.
   icnt_shell(sc_core::sc_module_name name, const icnt_config &cfg, domain_driver &driver);
@@ -42,6 +49,8 @@ class icnt_shell : public sc_core::sc_module, public clocked {
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
   void link_activity(uint32_t link_id) override;
+  // Timed transport on in(node) (an approximately-timed network only, docs/tlm.md).
+  bool timed_transport(uint32_t node, mem_req *r, sc_core::sc_time &delay) override;
 
  private:
   static void on_arrived(void *ctx, uint32_t node, uint64_t now);

@@ -63,6 +63,7 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   cfg->icnt.in_buffer_limit = g.icnt.in_buffer_limit;
   cfg->icnt.out_buffer_limit = g.icnt.out_buffer_limit;
   cfg->icnt.arbiter = g.icnt.arbiter_algo ? ICNT_ARB_ISLIP : ICNT_ARB_RR;
+  cfg->icnt.timed = g.fidelity.icnt_model == GPU_FIDELITY_AT;
   cfg->icnt.stats = st;
 
   // Partitions.
@@ -71,6 +72,9 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   if (s != SIMTVP_OK) return s;
   cfg->partition.stats = st;
   if (msg) cfg->partition.msg = *msg;
+  cfg->mempart_model.clear();
+  for (uint32_t ch = 0; ch < cfg->n_channels; ch++)
+    cfg->mempart_model.push_back(d.mempart_model_of_channel[ch] == GPU_FIDELITY_AT ? "at" : "ca");
 
   // Address mapping.
   cfg->addr_mapping = g.mem.addr_mapping;
@@ -135,6 +139,7 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   }
   if (s == SIMTVP_OK) {
     mempart_config pc = cfg->partition;
+    pc.model = cfg->mempart_model.empty() ? pc.model : cfg->mempart_model[0].c_str();
     pc.partition = 0;
     pc.n_sub = cfg->n_sub;
     pc.addr_mapping = cfg->addr_mapping.c_str();
@@ -175,6 +180,7 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     pc.addr_mapping = cfg_.addr_mapping.c_str();
     pc.n_channels = cfg_.n_channels;
     pc.addrmap = map_;
+    if (p < cfg_.mempart_model.size()) pc.model = cfg_.mempart_model[p].c_str();
     if (!pc.stats) pc.stats = cfg_.st;
     parts_.push_back(
         std::make_unique<mempart_shell>(("partition_" + std::to_string(p)).c_str(), pc, *l2_drv_));

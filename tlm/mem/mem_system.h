@@ -43,6 +43,7 @@ struct mem_system_config {
   mempart_config partition{};         // template: partition index, ports set per channel
   dram_config dram{};                 // template: channel, addrmap set per channel
   std::vector<std::string> dram_model; // per channel ("ca" / "at"); empty: dram.model for all
+  std::vector<std::string> mempart_model; // per channel ("ca" / "at"); empty: partition.model for all
   std::string addr_mapping;           // -gpgpu_mem_addr_mapping
   dram_partition_indexing indexing = DRAM_PART_LINEAR;
   stats *st = nullptr;                // statistics sink for every block (may be null)

@@ -9,7 +9,7 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
                              domain_driver &driver)
     : sc_core::sc_module(name) {
   mempart_config c = cfg;
-  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram};
+  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram, &mempart_shell::on_reply_timed};
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   if (mempart_create(&c, &mp_, &diag) != SIMTVP_OK) {
@@ -24,6 +24,8 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
         std::make_unique<msg_out>(("to_icnt_" + std::to_string(s)).c_str(), *this, n + s, pool_));
   }
   to_dram_ = std::make_unique<req_out>("to_dram", *this, 2 * n, pool_);
+  if (mempart_is_timed(mp_))
+    for (auto &l : from_icnt_) l->set_timed(this);
   driver.add(*this);
 }
 
@@ -43,6 +45,28 @@ bool mempart_shell::on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t) {
 
 bool mempart_shell::on_dram(void *ctx, mem_req *req, uint64_t) {
   return static_cast<mempart_shell *>(ctx)->to_dram_->send(req);
+}
+
+bool mempart_shell::on_reply_timed(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t) {
+  auto *self = static_cast<mempart_shell *>(ctx);
+  msg_out &o = *self->to_icnt_[sub];
+  if (!o.timed()) return false;
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), t = self->domain().time_of(at);
+  sc_core::sc_time d = t > now ? t - now : sc_core::SC_ZERO_TIME;
+  o.transport(req, d);
+  return true;
+}
+
+bool mempart_shell::timed_transport(uint32_t sub, mem_req *r, sc_core::sc_time &delay) {
+  const clock_domain &clk = domain();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  uint64_t at = 0;
+  mempart_timed_status st = mempart_access_timed(mp_, sub, r, clk.cycle_after(now + delay), &at);
+  uint64_t next = mempart_next_event(mp_); // misses wait for the DRAM: their requests leave later
+  if (next != MEMPART_NEVER) wake_at(next);
+  if (st == MEMPART_DEFERRED) return false;
+  delay = clk.time_of(at) - now;
+  return true;
 }
 
 void mempart_shell::tick(uint64_t c) {

@@ -11,6 +11,10 @@
 // (mempart_dram_return), then mempart_advance; the model's ports send on the links. A refused
 // push leaves the request in the link (END_REQ withheld once its inbox is full); a refused DRAM
 // return withholds END_RESP.
+//
+// An approximately-timed partition (-mempart_model at) also takes timed transport on from_icnt(s)
+// (mempart_access_timed: a hit's reply goes back in the same call, a miss is kept) and sends the
+// replies it times later by timed transport on to_icnt(s) when the interconnect takes it.
 #ifndef SIMTVP_TLM_MEM_MEMPART_SHELL_H
 #define SIMTVP_TLM_MEM_MEMPART_SHELL_H
 
@@ -29,7 +33,7 @@ extern "C" {
 
 namespace simtvp {
 
-class mempart_shell : public sc_core::sc_module, public clocked {
+class mempart_shell : public sc_core::sc_module, public clocked, public timed_target {
  public:
   // cfg.ports is the shell's. Errors in cfg: SC_REPORT_ERROR with the model's diag.
   mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver);
@@ -44,9 +48,12 @@ class mempart_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  // Timed transport on from_icnt(sub) (an approximately-timed partition only).
+  bool timed_transport(uint32_t sub, mem_req *r, sc_core::sc_time &delay) override;
 
  private:
   static bool on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t now);
+  static bool on_reply_timed(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t now);
   static bool on_dram(void *ctx, mem_req *req, uint64_t now);
 
   mempart *mp_ = nullptr;

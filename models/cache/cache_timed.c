@@ -1,0 +1,248 @@
+/* cache_timed — the cache used by approximately-timed owners (docs/cache.md "Timed use"): the AT
+ * SIMT core's L1s and the AT memory partition's L2 slices decide hit or miss at the moment of the
+ * access and keep, per sector, the cycle from which it is readable, instead of moving requests
+ * through MSHRs, a miss queue and a hit pipeline.
+ *
+ * Same tag array, set-index functions, replacement order and statistics as the cycle-accurate use
+ * (cache.c), so hit rates appear under the same names. What differs, by design:
+ *   - a fetched sector is part of the line at once, readable from the cycle the owner reports with
+ *     cache_timed_fill (CACHE_NEVER until it knows); a later access to it is a pending hit
+ *     (HIT_RESERVED) that completes when the fill does — the MSHR merge, without an MSHR;
+ *   - nothing is refused: a set whose lines all wait for fills still gives up its oldest line (a
+ *     fill that finds its line gone is dropped), and MSHR and miss-queue limits are the owner's
+ *     business (their effect is time, which the owner models);
+ *   - on-fill and streaming allocation allocate at the miss, like on-miss allocation.
+ * Write policies follow the manual's table as cache.c does: write-back marks sectors dirty and
+ * evictions report a write-back; write-through and write-evict forward the write; the
+ * write-allocate variants allocate (fetching what a write does not cover only for fetch-on-write). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_internal.h"
+
+static inline uint64_t line_addr(const cache *c, uint64_t addr) {
+  return addr & ~((uint64_t)c->spec.line_bytes - 1);
+}
+
+static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
+
+/* The latest ready time of the chunks `m` of line li. */
+static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
+  const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
+  uint64_t t = 0;
+  for (; m; m &= (uint8_t)(m - 1)) {
+    uint64_t x = r[__builtin_ctz(m)];
+    if (x > t) t = x;
+  }
+  return t;
+}
+
+static void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
+  uint64_t *r = ready_of(c, li);
+  for (; m; m &= (uint8_t)(m - 1)) r[__builtin_ctz(m)] = t;
+}
+
+/* A line for `line` in `set` (the victim's dirty chunks reported as a write-back). */
+static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_result *out) {
+  int32_t victim = cache_pick_victim(c, set, true);
+  cache_line *v = &c->lines[victim];
+  if (v->allocated && v->dirty) {
+    out->wb_line = v->tag;
+    out->wb_chunks = v->dirty;
+    ++*c->inst.write_back;
+    ++*c->group.write_back;
+  }
+  cache_install(c, victim, line);
+  return victim;
+}
+
+static void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
+  cache_stats_count(c, req->kind, st, sector_miss, CACHE_FAIL_NONE);
+}
+
+static void forwarded(cache *c, cache_timed_result *out) {
+  out->forward = true;
+  ++*c->inst.forwarded;
+  ++*c->group.forwarded;
+}
+
+/* Reads (and atomics, which leave their sectors dirty). */
+static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
+  uint64_t line = line_addr(c, req->addr);
+  uint32_t set = cache_index_of(c, req->addr);
+  uint8_t need = cache_req_chunks(c, req);
+  int32_t li = cache_find_line(c, set, line);
+  uint8_t present = li >= 0 ? c->lines[li].valid : 0;
+  uint8_t missing = need & (uint8_t)~present;
+  out->line = line;
+  if (!missing) {
+    cache_touch(c, li);
+    uint64_t r = chunks_ready(c, li, need);
+    out->status = r <= now ? CACHE_HIT : CACHE_HIT_RESERVED;
+    out->ready = r <= now ? now : r;
+    if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
+    count(c, req, out->status, false);
+    return;
+  }
+  bool sector_miss = li >= 0;
+  if (li < 0) li = allocate(c, set, line, out);
+  else cache_touch(c, li);
+  uint8_t fetch = c->sector ? missing : c->all_chunks;
+  c->lines[li].valid |= fetch;
+  set_ready(c, li, fetch, CACHE_NEVER);
+  if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
+  out->status = CACHE_MISS;
+  out->fetch = fetch;
+  out->ready = CACHE_NEVER;
+  /* sectors it needs that were already on their way */
+  uint8_t old = need & present;
+  if (old) out->pending_ready = chunks_ready(c, li, old);
+  count(c, req, CACHE_MISS, sector_miss);
+}
+
+typedef enum { EFF_BACK, EFF_THROUGH, EFF_EVICT } eff_policy;
+
+static eff_policy effective_policy(const cache *c, const mem_req *req) {
+  switch (c->spec.write_policy) {
+    case CACHE_WP_WRITE_BACK:
+      return EFF_BACK;
+    case CACHE_WP_WRITE_THROUGH:
+      return EFF_THROUGH;
+    case CACHE_WP_LOCAL_WB_GLOBAL_WT:
+      return (req->kind == MEM_ACC_LOCAL_W || req->kind == MEM_ACC_L1_WRBK) ? EFF_BACK : EFF_EVICT;
+    default:
+      return EFF_EVICT;
+  }
+}
+
+static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
+  uint64_t line = line_addr(c, req->addr);
+  uint32_t set = cache_index_of(c, req->addr);
+  uint8_t need = cache_req_chunks(c, req);
+  int32_t li = cache_find_line(c, set, line);
+  uint8_t present = li >= 0 ? c->lines[li].valid : 0;
+  uint8_t absent = need & (uint8_t)~present;
+  eff_policy eff = effective_policy(c, req);
+  out->line = line;
+  out->ready = now;
+  if (eff == EFF_EVICT) { /* the write goes on; the sectors it writes leave the cache */
+    cache_status st = absent ? CACHE_MISS : CACHE_HIT;
+    if (li >= 0) {
+      cache_line *l = &c->lines[li];
+      uint8_t drop_dirty = l->dirty & need;
+      if (drop_dirty) {
+        out->wb_line = l->tag;
+        out->wb_chunks = drop_dirty;
+        ++*c->inst.write_back;
+        ++*c->group.write_back;
+      }
+      l->valid &= (uint8_t)~need;
+      l->dirty &= (uint8_t)~need;
+      if (!l->valid && !l->dirty) cache_evict(c, li, NULL);
+    }
+    out->status = st;
+    forwarded(c, out);
+    count(c, req, st, st == CACHE_MISS && li >= 0);
+    return;
+  }
+  bool back = eff == EFF_BACK;
+  if (!absent) { /* write hit (on sectors present or on their way) */
+    cache_touch(c, li);
+    if (back) c->lines[li].dirty |= need;
+    else forwarded(c, out);
+    out->status = CACHE_HIT;
+    count(c, req, CACHE_HIT, false);
+    return;
+  }
+  cache_write_alloc wa = c->spec.write_alloc;
+  bool sector_miss = li >= 0;
+  out->status = CACHE_MISS;
+  if (wa == CACHE_WA_NO_WRITE_ALLOCATE) {
+    forwarded(c, out);
+    count(c, req, CACHE_MISS, sector_miss);
+    return;
+  }
+  if (li < 0) li = allocate(c, set, line, out);
+  else cache_touch(c, li);
+  cache_line *l = &c->lines[li];
+  if (wa == CACHE_WA_WRITE_ALLOCATE) { /* GPGPU-Sim 3.x: the write goes on, the line is fetched */
+    uint8_t fetch = c->sector ? absent : c->all_chunks;
+    l->valid |= fetch;
+    set_ready(c, li, fetch, CACHE_NEVER);
+    out->fetch = fetch;
+    forwarded(c, out);
+  } else if (wa == CACHE_WA_FETCH_ON_WRITE && !c->sector) { /* a partial line needs the rest */
+    l->valid |= c->all_chunks;
+    set_ready(c, li, c->all_chunks, CACHE_NEVER);
+    out->fetch = c->all_chunks;
+    if (back) l->dirty |= need;
+    else forwarded(c, out);
+  } else { /* fetch-on-write of whole sectors, lazy fetch-on-read: written sectors are valid */
+    l->valid |= absent;
+    set_ready(c, li, absent, now);
+    if (back) l->dirty |= need;
+    else forwarded(c, out);
+  }
+  count(c, req, CACHE_MISS, sector_miss);
+}
+
+void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
+  memset(out, 0, sizeof *out);
+  out->ready = now;
+  if (c->spec.disabled || !c->ready) { /* "none": everything goes to the next level */
+    out->status = CACHE_MISS;
+    out->line = req->addr & ~(uint64_t)(MEM_LINE_BYTES - 1);
+    out->forward = true;
+    return;
+  }
+  bool write = req->is_write && req->kind != MEM_ACC_ATOMIC;
+  if (write && c->spec.write_policy == CACHE_WP_READ_ONLY) {
+    timed_write(c, req, now, out); /* bypass: invalidates what it writes */
+    return;
+  }
+  if (write) timed_write(c, req, now, out);
+  else timed_read(c, req, now, out);
+}
+
+void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
+  if (!c->ready) return;
+  uint32_t set = cache_index_of(c, line);
+  int32_t li = cache_find_line(c, set, line_addr(c, line));
+  if (li < 0) return; /* evicted while the fetch was on its way */
+  uint8_t m = chunks & c->lines[li].valid;
+  uint64_t *r = ready_of(c, li);
+  for (; m; m &= (uint8_t)(m - 1)) {
+    uint32_t k = (uint32_t)__builtin_ctz(m);
+    if (r[k] == CACHE_NEVER) r[k] = t; /* a later refetch of a dropped sector is not this fill */
+  }
+  ++*c->inst.fill;
+  ++*c->group.fill;
+}
+
+uint64_t cache_timed_ready(const cache *c, uint64_t addr, uint8_t chunks) {
+  if (!c->ready) return CACHE_NEVER;
+  uint32_t set = cache_index_of(c, addr);
+  int32_t li = cache_find_line(c, set, line_addr(c, addr));
+  if (li < 0 || (chunks & (uint8_t)~c->lines[li].valid)) return CACHE_NEVER;
+  return chunks_ready(c, li, chunks);
+}
+
+uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line, uint8_t chunks), void *ctx) {
+  uint32_t n = 0;
+  size_t lines = (size_t)c->spec.n_sets * c->max_assoc;
+  for (size_t i = 0; i < lines; i++) {
+    cache_line *l = &c->lines[i];
+    if (!l->allocated) continue;
+    if (l->dirty) {
+      if (write_back) write_back(ctx, l->tag, l->dirty);
+      ++*c->inst.write_back;
+      ++*c->group.write_back;
+      n++;
+      l->dirty = 0;
+    }
+    cache_evict(c, (int32_t)i, NULL);
+  }
+  return n;
+}
+
+uint8_t cache_req_chunks_of(const cache *c, const mem_req *req) { return cache_req_chunks(c, req); }

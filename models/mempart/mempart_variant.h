@@ -1,0 +1,36 @@
+/* mempart_variant — private to models/mempart: the ops table behind mempart.h that each fidelity
+ * variant of the memory partition implements (ca: mempart.c, the queues of the manual stepped
+ * cycle by cycle; at: mempart_at.c, service times computed at arrival). The public functions of
+ * mempart.h dispatch through it; a caller never knows which variant it holds. */
+#ifndef SIMTVP_MEMPART_VARIANT_H
+#define SIMTVP_MEMPART_VARIANT_H
+
+#include "mempart.h"
+
+typedef struct mempart_ops {
+  const char *name;
+  simtvp_status (*create)(const mempart_config *cfg, void **impl, simtvp_diag *diag);
+  void (*destroy)(void *impl);
+  bool (*can_accept)(const void *impl, uint32_t sub, uint64_t now);
+  bool (*push)(void *impl, uint32_t sub, mem_req *req, uint64_t now);
+  bool (*dram_return)(void *impl, mem_req *req, uint64_t now);
+  bool (*can_return)(const void *impl, const mem_req *req);
+  void (*reply_ready)(void *impl, uint32_t sub, uint64_t now);
+  void (*dram_ready)(void *impl, uint64_t now);
+  void (*advance)(void *impl, uint64_t now);
+  uint64_t (*next_event)(const void *impl);
+  uint32_t (*flush_l2)(void *impl, uint64_t now);
+  uint32_t (*invalidate_l2)(void *impl);
+  uint64_t (*index_addr)(const void *impl, uint64_t addr);
+  const struct cache *(*l2)(const void *impl, uint32_t sub);
+  void (*get_occupancy)(const void *impl, uint32_t sub, mempart_occupancy *occ);
+  bool (*is_idle)(const void *impl);
+  void (*get_stats)(const void *impl, mempart_stats *out);
+  /* NULL for variants that only work by events (ca) */
+  mempart_timed_status (*access_timed)(void *impl, uint32_t sub, mem_req *req, uint64_t now, uint64_t *reply_at);
+} mempart_ops;
+
+extern const mempart_ops mempart_ca_ops;
+extern const mempart_ops mempart_at_ops;
+
+#endif /* SIMTVP_MEMPART_VARIANT_H */
