@@ -236,6 +236,7 @@ typedef struct gpu_host_config {
   double irq_latency_ns;           /* -host_irq_latency_ns */
   double api_overhead_ns;          /* -host_api_overhead_ns */
   uint64_t device_memory_mb;       /* -device_memory_mb, MiB */
+  uint64_t device_memory_base;     /* -device_memory_base: first device address */
   char gpu_name[GPU_CONFIG_STRING_MAX]; /* -gpu_name */
 } gpu_host_config;
 

@@ -232,5 +232,25 @@ void gpu_abi_write_markdown(FILE *o) {
         "and a function pointer's value is the address of the function's first instruction. The full\n"
         "instruction records and the rest of the module follow the layout table in the struct layout of\n"
         "models/ptx/ptx.h on an LP64 little-endian host; the layout table records their sizes and a\n"
-        "loader refuses a mismatch.\n", o);
+        "loader refuses a mismatch. Before the GPU trusts an image it checks every index, count, range\n"
+        "and enumeration in it (operands against their function's registers, branch targets inside\n"
+        "their function, symbols inside their segments, sections inside the image and 16-byte\n"
+        "aligned …); an image that fails is refused with `LAUNCH_IMAGE`.\n\n", o);
+
+  fputs("## Device memory map\n\n"
+        "After reset all of device memory is accessible (`MMU_CTRL.ENABLE` = 0), which suits simple\n"
+        "software. A driver that sets `ENABLE` declares its allocations instead: each one is a *block*\n"
+        "written as `MMU_ADDR`, `MMU_SIZE` (bytes, any alignment) and `MMU_TAG` (the software's, e.g.\n"
+        "the allocation's call site; memory-checker reports print it) followed by `MMU_OP` with `CMD`\n"
+        "1 (map); `CMD` 2 with `MMU_ADDR` ends the block that starts there. The GPU makes accessible\n"
+        "exactly the 4 KiB pages that live blocks touch: a kernel, copy or the command processor\n"
+        "reaching any other address gets the usual fault (`KERNEL_FAULT`, `DEVMEM_FAULT`), and a page\n"
+        "comes back zero-filled when it is mapped again. Blocks may not overlap; a refused `MMU_OP`\n"
+        "(bad command, outside device memory, overlap, no block at the address) raises `MMU_OP` and\n"
+        "changes nothing. `INTERNAL` marks the software's own blocks (module data: never reported as a\n"
+        "program's leak), `CODE` a program image (only instruction fetch belongs there). Setting\n"
+        "`ENABLE` drops the contents of device memory; set it before the first block. Ending a block\n"
+        "while work that uses it is in flight is the software's error (the driver frees after a sync).\n"
+        "The GPU's memory checker (`-memcheck`) checks kernel accesses against the blocks byte by\n"
+        "byte.\n", o);
 }

@@ -86,6 +86,12 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   if (cfg->host.device_memory_mb == 0 || cfg->host.device_memory_mb > (1ull << 30))
     return bad("-device_memory_mb", diag, "device memory must be between 1 MiB and 1 PiB");
   c->devmem_bytes = cfg->host.device_memory_mb << 20;
+  c->devmem_base = cfg->host.device_memory_base;
+  if (c->devmem_base % (64u << 10) || c->devmem_base < (1ull << 32) ||
+      c->devmem_base > FUNC_WINDOW_LO || FUNC_WINDOW_LO - c->devmem_base < c->devmem_bytes + (2ull << 30))
+    return bad("-device_memory_base", diag,
+               "must be 64 KiB aligned, at least 4 GiB, and leave the device memory (and the device heap "
+               "above it) below the generic-address windows at 0x7ff000000000");
   c->max_concurrent_kernels =
       cfg->sim.max_concurrent_kernel > 0 ? (uint32_t)cfg->sim.max_concurrent_kernel : 1;
   if (gpu_caps_check(c, diag) != SIMTVP_OK) return diag ? diag->status : SIMTVP_ERR_CONFIG;
