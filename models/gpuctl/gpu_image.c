@@ -2,6 +2,7 @@
 #include "gpu_image.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,14 @@ static simtvp_status badf(const img_check *c, const char *fmt, ...) {
 
 static bool in_range(uint64_t first, uint64_t n, uint64_t total) { return first <= total && n <= total - first; }
 
+/* A bool field of a record read from the image holds 0 or 1 (any other byte is not a bool: reading
+ * it as one is undefined), checked as a byte before the field is ever read. */
+static bool bool_ok(const void *record, size_t offset) {
+  uint8_t v;
+  memcpy(&v, (const uint8_t *)record + offset, 1);
+  return v <= 1;
+}
+
 static bool reg_ok(const ptx_function *f, uint32_t rclass, uint32_t index) {
   return rclass < PTX_RC_COUNT && index < f->n_regs[rclass];
 }
@@ -369,6 +378,8 @@ static simtvp_status check_module(const ptx_module *m, uint64_t addr, simtvp_dia
   }
   for (uint32_t i = 0; i < m->n_relocs; i++) {
     const ptx_reloc *r = &m->relocs[i];
+    if (!bool_ok(r, offsetof(ptx_reloc, is_function)) || !bool_ok(r, offsetof(ptx_reloc, generic)))
+      return badf(&c, "relocation %u: a flag is neither 0 nor 1", i);
     if (r->symbol >= m->n_symbols || r->target >= (r->is_function ? m->n_functions : m->n_symbols) ||
         (r->bytes != 4 && r->bytes != 8) || !in_range(r->offset, r->bytes, m->symbols[r->symbol < m->n_symbols ? r->symbol : 0].size))
       return badf(&c, "relocation %u: symbol %u, target %u%s, %u bytes at offset %llu do not fit the module", i,
@@ -377,6 +388,7 @@ static simtvp_status check_module(const ptx_module *m, uint64_t addr, simtvp_dia
   }
   for (uint32_t i = 0; i < m->n_blocks; i++) {
     const ptx_block *b = &m->blocks[i];
+    if (!bool_ok(b, offsetof(ptx_block, exits))) return badf(&c, "block %u: `exits` is neither 0 nor 1", i);
     if (!in_range(b->first_insn, b->n_insns, m->n_insns) || !in_range(b->first_succ, b->n_succ, m->n_succ_list) ||
         (b->succ[0] != PTX_NONE && b->succ[0] >= m->n_blocks) || (b->succ[1] != PTX_NONE && b->succ[1] >= m->n_blocks) ||
         (b->ipdom != PTX_NONE && b->ipdom >= m->n_blocks))
