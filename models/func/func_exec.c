@@ -435,6 +435,10 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
                            "launch of %s: parameter buffer has %u bytes, the kernel needs %u",
                            kf->pf->name, lp->param_bytes, need);
+  /* CUDA's largest parameter buffer is 32764 bytes; far more is a caller's bug, not a kernel */
+  if (lp->param_bytes > FX_MAX_KERNEL_PARAMS)
+    return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "launch of %s: %u bytes of parameters, more than the %u the "
+                           "engine takes", kf->pf->name, lp->param_bytes, FX_MAX_KERNEL_PARAMS);
   func_launch *l = calloc(1, sizeof *l);
   if (!l) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   l->e = e;

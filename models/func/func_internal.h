@@ -35,6 +35,10 @@
 #define FX_ROW64 (32u * 8u)
 #define FX_ROW128 (32u * 16u)
 
+/* A kernel's parameter space: CUDA's largest is 32764 bytes; the engine takes up to 1 MiB (a
+ * program image may claim any size; func_program_load refuses more). */
+#define FX_MAX_KERNEL_PARAMS (1u << 20)
+
 /* Tag on a param-space address that designates the thread's own .param frame (function and
  * call-site parameters, which live in local memory) rather than the kernel parameter buffer. */
 #define FX_PARAM_LOCAL_TAG (1ull << 62)

@@ -319,6 +319,16 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
     if (s->size > FX_MAX_LOCAL_FRAME || lm > FX_MAX_LOCAL_FRAME)
       return too_big(f, diag, "parameters and return values", lm, FX_MAX_LOCAL_FRAME);
   }
+  if (f->is_entry) { /* the launch copies the parameter space: bound it here, not at launch */
+    uint64_t kp = pf->res.param_bytes;
+    for (uint32_t i = 0; i < pf->n_params; i++) {
+      const ptx_symbol *s = &m->symbols[m->param_list[pf->first_param + i]];
+      uint64_t end = s->offset + s->size;
+      if (end < s->offset) end = UINT64_MAX;
+      if (end > kp) kp = end;
+    }
+    if (kp > FX_MAX_KERNEL_PARAMS) return too_big(f, diag, "kernel parameters", kp, FX_MAX_KERNEL_PARAMS);
+  }
   f->lm_depot = (uint32_t)align_up(lm, 16);
   uint64_t depot = pf->res.local_bytes, callp = pf->res.call_param_bytes, shared = 0;
   for (uint32_t s = 0; s < m->n_symbols; s++) {

@@ -11,7 +11,7 @@
  *                 device memory), offset u16 — so copies and fences often name real memory
  *   tag % 6 == 4  run: cycles u16 x 64
  *   tag % 6 == 5  PUT and the doorbell of ring (tag >> 3) & 1
- * Afterwards the GPU runs until idle or 10^6 cycles. */
+ * Afterwards the GPU runs until idle or 2 x 10^5 cycles. */
 #include <stdint.h>
 #include <string.h>
 
@@ -55,7 +55,10 @@ static void bell(gpu_harness *h, rings *rg, uint32_t c) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  gpu_harness *h = gh_create(NULL);
+  gpuctl_config cfg;
+  gh_default_config(&cfg);
+  cfg.caps.devmem_bytes = 1u << 20; /* small: every input builds a fresh GPU */
+  gpu_harness *h = gh_create(&cfg);
   h->cta_cycles = 50;
   rings rg = {{0, 0}, {0, 0}};
   gh_mmio_write(h, GPU_REG_INTR_ENABLE, 3);
@@ -103,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
   }
-  gh_run(h, 1000000);
+  gh_run(h, 200000);
   gh_destroy(h);
   return 0;
 }

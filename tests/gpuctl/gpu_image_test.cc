@@ -231,6 +231,37 @@ TEST(GpuImage, EveryByteCorruptionIsRefusedOrLoadsSafely) {
   devmem_destroy(mem);
 }
 
+// The fuzz finding tests/fuzz/regressions/image/param_bytes_4GiB: a consistent image whose kernel
+// claims ~4 GiB of parameters. The image is well formed; the functional engine refuses the kernel
+// at load (the launch would copy that much), naming the function.
+TEST(GpuImage, KernelWithGigabytesOfParametersIsRefusedAtLoad) {
+  for (int which = 0; which < 2; which++) {
+    TestModule t;
+    if (which == 0) t.functions[1].res.param_bytes = 0xFFFFFFF0u;  // the declared size
+    else t.symbols[1].size = 0xFFFFFFF0u;                              // one parameter's size
+    uint64_t n = gpu_image_size(&t.m);
+    std::vector<uint8_t> buf(n);
+    ASSERT_EQ(gpu_image_build(&t.m, 0x1000, 0x2000, buf.data(), n, nullptr), SIMTVP_OK);
+    gpu_image *img = nullptr;
+    simtvp_diag d;
+    simtvp_diag_clear(&d);
+    ASSERT_EQ(gpu_image_load_bytes(buf.data(), n, 0, &img, &d), SIMTVP_OK) << d.message;
+    devmem *mem = devmem_create();
+    func_config cfg{};
+    func_engine *e = func_create(&cfg, nullptr, mem, nullptr, nullptr);
+    func_placement pl{};
+    func_program *p = nullptr;
+    simtvp_diag_clear(&d);
+    EXPECT_EQ(func_program_load(e, img->module, &pl, &p, &d), SIMTVP_ERR_LIMIT) << which;
+    EXPECT_NE(std::string(d.message).find("function kern needs"), std::string::npos) << d.message;
+    EXPECT_NE(std::string(d.message).find("bytes of kernel parameters, more than the 1048576"), std::string::npos)
+        << d.message;
+    func_destroy(e);
+    devmem_destroy(mem);
+    gpu_image_free(img);
+  }
+}
+
 TEST(GpuImage, TooSmallBufferIsAnArgumentError) {
   TestModule t;
   std::vector<uint8_t> buf(64);
