@@ -1,4 +1,4 @@
-/* bench_func — speed of the functional engine (issue 2 §6): thread instructions per second of
+/* bench_func — speed of the functional engine: thread instructions per second of
  * functional execution on one host core for a shared-memory tiled SGEMM (target >= 200 M/s) and
  * vector add (target >= 50 M/s). The kernels are platform/simtvp-func/demo.cu (demo.ptx bundled).
  * GPGPU-Sim's functional mode runs about 8 M thread-instructions/s on this class of machine.

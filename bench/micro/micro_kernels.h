@@ -45,6 +45,9 @@ constexpr uint32_t kMaxPasses = 8;
 //                                           iadd imad fadd ffma dfma sfu
 //   stream_ca / stream_cg(in, out, clk, n4, reps)  grid-stride float4 reads, 4 in flight per
 //                                           thread; clk[2c], clk[2c+1] = CTA c's start and end
+//   stream_ca_gt / stream_cg_gt(...)        the same with %globaltimer (ns) instead of %clock64:
+//                                           whole-GPU spans on real GPUs, whose SMs' %clock64
+//                                           counters are not synchronised (bench/hwcorr)
 //   smem_bw(out, iters)                     16 conflict-free ld.shared.u32 per thread and iteration
 //   l1_bw(in, out, n4, iters)               float4 reads of a small per-CTA window (L1D hits)
 //   empty()                                 nothing (launch overhead)

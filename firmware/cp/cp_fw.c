@@ -331,6 +331,7 @@ static bool fetch(cpfw *fw, uint32_t c) {
     error(fw, GPU_ERR_PKT_RESERVED, c, op, ch->pkt_addr, p[0]);
     return true;
   }
+  if (fw->hal.packet) fw->hal.packet(fw->hal.ctx, c, op);
   switch (op) {
   case GPU_OP_NOP:
   case GPU_OP_INTERRUPT:
@@ -427,17 +428,16 @@ static void schedule(cpfw *fw) {
 
 /* ---- events ---------------------------------------------------------------------------------- */
 
-static void channel_enable(cpfw *fw, uint32_t c, bool on) {
+static void channel_enable(cpfw *fw, uint32_t c, bool on, const cpfw_ring *ring) {
   cp_channel *ch = &fw->ch[c];
   if (!on) {
     ch->enabled = false;
     return;
   }
   if (ch->enabled) return;
-  ch->base = rd(fw, GPU_CH_REG(c, GPU_REG_CH_BASE_LO)) |
-             ((uint64_t)rd(fw, GPU_CH_REG(c, GPU_REG_CH_BASE_HI)) << 32);
-  ch->size = rd(fw, GPU_CH_REG(c, GPU_REG_CH_SIZE));
-  ch->put = rd(fw, GPU_CH_REG(c, GPU_REG_CH_PUT));
+  ch->base = ring->base;
+  ch->size = ring->size;
+  ch->put = ring->put;
   if (!is_pow2(ch->size) || ch->size < 4096u || ch->size > (16u << 20) || (ch->base & 0xFF) ||
       ch->put >= ch->size) {
     error(fw, GPU_ERR_RING_CONFIG, c, 0, ch->base, ch->size);
@@ -469,11 +469,23 @@ void cpfw_on_reg_write(cpfw *fw, uint32_t offset, uint32_t value) {
     doorbell(fw, GPU_FIELD_GET(GPU_DOORBELL_CHANNEL, value));
   } else if (offset >= GPU_CH_BASE && offset < GPU_CH_BASE + fw->n_channels * GPU_CH_STRIDE &&
              (offset - GPU_CH_BASE) % GPU_CH_STRIDE == GPU_REG_CH_CTRL) {
-    channel_enable(fw, (offset - GPU_CH_BASE) / GPU_CH_STRIDE,
-                   GPU_FIELD_GET(GPU_CH_CTRL_ENABLE, value) != 0);
+    uint32_t c = (offset - GPU_CH_BASE) / GPU_CH_STRIDE;
+    cpfw_ring ring;
+    ring.base = rd(fw, GPU_CH_REG(c, GPU_REG_CH_BASE_LO)) |
+                ((uint64_t)rd(fw, GPU_CH_REG(c, GPU_REG_CH_BASE_HI)) << 32);
+    ring.size = rd(fw, GPU_CH_REG(c, GPU_REG_CH_SIZE));
+    ring.put = rd(fw, GPU_CH_REG(c, GPU_REG_CH_PUT));
+    cpfw_on_channel_ctrl(fw, c, value, &ring);
+    return;
   } else if (offset != GPU_REG_CTRL) {
     return;
   }
+  schedule(fw);
+}
+
+void cpfw_on_channel_ctrl(cpfw *fw, uint32_t channel, uint32_t value, const cpfw_ring *ring) {
+  if (channel >= fw->n_channels) return;
+  channel_enable(fw, channel, GPU_FIELD_GET(GPU_CH_CTRL_ENABLE, value) != 0, ring);
   schedule(fw);
 }
 

@@ -35,8 +35,23 @@ void cpfw_destroy(cpfw *fw);
 void cpfw_reset(cpfw *fw);
 
 /* The host wrote a register the firmware watches (CTRL, DOORBELL, CH_CTRL); value is the
- * register's new content. Other offsets are ignored. */
+ * register's new content. Other offsets are ignored. A CH_CTRL write reads the channel's ring
+ * registers now (cpfw_on_channel_ctrl with what they hold when the firmware runs). */
 void cpfw_on_reg_write(cpfw *fw, uint32_t offset, uint32_t value);
+
+/* A channel's ring registers as the host had programmed them (CH_BASE_LO/HI, CH_SIZE, CH_PUT). */
+typedef struct cpfw_ring {
+  uint64_t base;
+  uint32_t size, put;
+} cpfw_ring;
+
+/* The host wrote CH_CTRL of `channel` (value: the register's new content) while the ring
+ * registers held *ring. A host interface that latches them at the write calls this instead of
+ * cpfw_on_reg_write: the firmware may run long after the write (a host that writes with zero
+ * delay enables a channel, advances PUT and rings the doorbell before the firmware has handled
+ * the enable), and ENABLE 0->1 must start the ring at the PUT of the enable (GET = PUT), not at
+ * the PUT the host wrote since. */
+void cpfw_on_channel_ctrl(cpfw *fw, uint32_t channel, uint32_t value, const cpfw_ring *ring);
 /* A copy engine finished the operation started with `tag`. */
 void cpfw_on_copy_done(cpfw *fw, uint32_t tag, const gpu_copy_result *result);
 /* The CTA dispatcher finished the kernel started with `tag`. */

@@ -48,6 +48,9 @@ typedef struct cp_hal {
   /* Calls cpfw_on_timer once, `cycles` cycles of the command processor's clock from now (semaphore
    * polling). A later request replaces an earlier one. */
   void (*wake_after)(void *ctx, uint32_t cycles);
+  /* (optional: NULL = none) The firmware decoded a well-formed packet of `opcode` on
+   * `channel` and starts executing it — for timelines and traces; changes nothing. */
+  void (*packet)(void *ctx, uint32_t channel, uint32_t opcode);
 } cp_hal;
 
 #ifdef __cplusplus

@@ -1253,20 +1253,7 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     cache_destroy(c);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "cache_create: out of memory");
   }
-  if (c->own_pool) { /* so that the steady state never reaches malloc */
-    mem_req *chain = NULL;
-    for (size_t i = 0; i < warm; i++) {
-      mem_req *r = mem_req_alloc(c->pool);
-      if (!r) break;
-      r->next = chain;
-      chain = r;
-    }
-    while (chain) {
-      mem_req *n = chain->next;
-      mem_req_free(chain);
-      chain = n;
-    }
-  }
+  if (c->own_pool) mem_req_pool_reserve(c->pool, warm); /* the steady state never reaches malloc */
   *out = c;
   return SIMTVP_OK;
 }

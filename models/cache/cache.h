@@ -274,6 +274,8 @@ typedef struct cache_timed_result {
   uint8_t fetch;         /* MISS: chunks to fetch from the next level (then cache_timed_fill) */
   bool forward;          /* the access itself goes to the next level (write-through, write-evict,
                             no-write-allocate miss, read-only bypass, a disabled cache) */
+  bool data_port;        /* the access used the data array (a read hit, a write into the cache):
+                            it holds the data port ceil(size / port width) cycles, as cache_access */
   uint8_t wb_chunks;     /* an evicted (or write-evicted) line's dirty chunks to write back … */
   uint64_t wb_line;      /* … of this line */
 } cache_timed_result;

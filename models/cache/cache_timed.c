@@ -80,6 +80,7 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
     uint64_t r = chunks_ready(c, li, need);
     out->status = r <= now ? CACHE_HIT : CACHE_HIT_RESERVED;
     out->ready = r <= now ? now : r;
+    out->data_port = out->status == CACHE_HIT;
     if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
     count(c, req, out->status, false);
     return;
@@ -148,6 +149,7 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
   bool back = eff == EFF_BACK;
   if (!absent) { /* write hit (on sectors present or on their way) */
     cache_touch(c, li);
+    out->data_port = true;
     if (back) c->lines[li].dirty |= need;
     else forwarded(c, out);
     out->status = CACHE_HIT;
@@ -180,6 +182,7 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
   } else { /* fetch-on-write of whole sectors, lazy fetch-on-read: written sectors are valid */
     l->valid |= absent;
     set_ready(c, li, absent, now);
+    out->data_port = back;
     if (back) l->dirty |= need;
     else forwarded(c, out);
   }

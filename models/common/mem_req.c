@@ -66,6 +66,23 @@ void mem_req_free(mem_req *req) {
 
 size_t mem_req_pool_outstanding(const mem_req_pool *pool) { return pool->outstanding; }
 
+bool mem_req_pool_reserve(mem_req_pool *pool, size_t n) {
+  mem_req *chain = NULL;
+  size_t got = 0;
+  for (; got < n; got++) {
+    mem_req *r = mem_req_alloc(pool);
+    if (!r) break;
+    r->next = chain;
+    chain = r;
+  }
+  while (chain) {
+    mem_req *next = chain->next;
+    mem_req_free(chain);
+    chain = next;
+  }
+  return got == n;
+}
+
 const char *mem_access_kind_name(mem_access_kind kind) {
   static const char *const names[MEM_ACC_KIND_COUNT] = {
       "GLOBAL_ACC_R", "LOCAL_ACC_R", "CONST_ACC_R",      "TEXTURE_ACC_R",

@@ -82,6 +82,10 @@ mem_req *mem_req_alloc(mem_req_pool *pool);
 void mem_req_free(mem_req *req);
 /* Requests currently handed out (for leak checks in tests and deadlock dumps). */
 size_t mem_req_pool_outstanding(const mem_req_pool *pool);
+/* Grows the pool now to hold n requests at once, as if n had been allocated and freed (ids
+ * advance by n), so a block's steady state never reaches malloc. false when host memory ran out
+ * (the pool keeps what it got). */
+bool mem_req_pool_reserve(mem_req_pool *pool, size_t n);
 
 const char *mem_access_kind_name(mem_access_kind kind);
 

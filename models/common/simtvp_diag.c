@@ -39,6 +39,19 @@ void simtvp_diag_at_file(simtvp_diag *diag, const char *file, uint32_t line, uin
   diag->where |= SIMTVP_WHERE_FILE;
 }
 
+simtvp_status simtvp_diag_option_error(simtvp_diag *diag, simtvp_status status, const char *option,
+                                       const char *fmt, ...) {
+  if (!diag) return status;
+  char text[SIMTVP_DIAG_MESSAGE_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  simtvp_diag_set(diag, status, "%s: %s", option, text);
+  simtvp_diag_at_option(diag, option);
+  return status;
+}
+
 void simtvp_diag_at_option(simtvp_diag *diag, const char *option) {
   if (!diag) return;
   copy_name(diag->option, option);

@@ -68,6 +68,13 @@ simtvp_status simtvp_diag_set(simtvp_diag *diag, simtvp_status status, const cha
 #endif
     ;
 simtvp_status simtvp_diag_vset(simtvp_diag *diag, simtvp_status status, const char *fmt, va_list ap);
+/* A configuration error: message "<option>: <text>" and the option field set; returns status. */
+simtvp_status simtvp_diag_option_error(simtvp_diag *diag, simtvp_status status, const char *option,
+                                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* Structured place setters (no-ops on a NULL diag). */
 void simtvp_diag_at_file(simtvp_diag *diag, const char *file, uint32_t line, uint32_t column);

@@ -125,6 +125,61 @@ static bool insert_name(config_registry *r, const char *name, uint32_t index) {
   return true;
 }
 
+/* ---- suggestions for misspelt names ------------------------------------------------------------ */
+
+/* Optimal-string-alignment distance (insertions, deletions, substitutions and swaps of neighbours
+ * cost 1; letters compare case-insensitively), or limit + 1 once it exceeds limit. */
+size_t config_edit_distance(const char *a, const char *b, size_t limit) {
+  size_t la = strlen(a), lb = strlen(b);
+  if ((la > lb ? la - lb : lb - la) > limit) return limit + 1;
+  if (la > 200 || lb > 200) return limit + 1;
+  size_t rows[3][201];
+  size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    size_t best = cur[0];
+    for (size_t j = 1; j <= lb; j++) {
+      int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+      size_t v = prev[j - 1] + (ca != cb);
+      if (prev[j] + 1 < v) v = prev[j] + 1;
+      if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+      if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+          prev2[j - 2] + 1 < v)
+        v = prev2[j - 2] + 1;
+      cur[j] = v;
+      if (v < best) best = v;
+    }
+    if (best > limit) return limit + 1;
+    size_t *t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return prev[lb] <= limit ? prev[lb] : limit + 1;
+}
+
+size_t config_suggest_limit(const char *name) {
+  size_t n = strlen(name);
+  return n < 6 ? 1 : n < 16 ? 2 : 3;
+}
+
+const char *config_registry_suggest(const config_registry *r, const char *name) {
+  if (!r || !name || !*name) return NULL;
+  size_t limit = config_suggest_limit(name), best = limit + 1;
+  const char *found = NULL;
+  /* Registration order (not the hash table's) so that ties resolve the same way everywhere. */
+  for (uint32_t i = 0; i < r->n_entries; i++) {
+    const char *cand = r->entries[i].opt->name;
+    size_t d = config_edit_distance(name, cand, best < limit ? best : limit);
+    if (d < best) {
+      best = d;
+      found = cand;
+    }
+  }
+  return found;
+}
+
 const char *config_type_name(config_type type) {
   switch (type) {
   case CONFIG_INT: return "int";
@@ -476,13 +531,16 @@ static simtvp_status set_value(config_registry *r, const char *name, const char 
   int index = find_entry(r, name);
   if (index < 0) {
     r->unknown_count++;
+    const char *near = config_registry_suggest(r, name);
+    char hint[160] = "";
+    if (near) snprintf(hint, sizeof hint, "; did you mean %s?", near);
     if (r->strict) {
-      simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: unknown option %s", where, name);
+      simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: unknown option %s%s", where, name, hint);
       simtvp_diag_at_file(diag, file, line, 0);
       simtvp_diag_at_option(diag, name);
       return SIMTVP_ERR_CONFIG;
     }
-    simtvp_msg(&r->msg, SIMTVP_WARNING, "%s: unknown option %s (ignored)", where, name);
+    simtvp_msg(&r->msg, SIMTVP_WARNING, "%s: unknown option %s (ignored)%s", where, name, hint);
     return SIMTVP_OK;
   }
   entry *e = &r->entries[index];
@@ -1035,36 +1093,61 @@ bool config_check_clock_domains(const char *value, char *why, size_t n) {
   return true;
 }
 
-bool config_check_addr_mapping(const char *value, char *why, size_t n) {
-  if (!*value) return true; /* empty: the memory-partition block's own default mapping */
-  const char *p = value;
+bool config_addr_mapping_parse(const char *text, config_addr_mapping *out, char *why, size_t n) {
+  memset(out, 0, sizeof *out);
+  const char *p = text;
+  while (*p == ' ' || *p == '\t' || *p == '"') p++;
   if (strncmp(p, "dramid@", 7) == 0) {
     p += 7;
     if (!isdigit((unsigned char)*p)) {
       snprintf(why, n, "expected a bit number after 'dramid@'");
       return false;
     }
-    while (isdigit((unsigned char)*p)) p++;
+    uint32_t bit = 0;
+    while (isdigit((unsigned char)*p) && bit < 1000) bit = bit * 10 + (uint32_t)(*p++ - '0');
+    if (bit >= 64) {
+      snprintf(why, n, "the dramid bit must be below 64");
+      return false;
+    }
     if (*p != ';') {
       snprintf(why, n, "expected ';' after 'dramid@<bit>'");
       return false;
     }
     p++;
+    out->by_division = true;
+    out->dramid_bit = bit;
   }
-  int bits = 0;
-  for (; *p; p++) {
-    if (*p == '.') continue;
-    if (!strchr("0DBRCS", *p)) {
+  int count = 0;
+  bool channel_bits = false;
+  for (; *p && *p != '"'; p++) {
+    char c = (char)toupper((unsigned char)*p);
+    if (c == '.' || isspace((unsigned char)c)) continue;
+    if (!strchr("0DBRCS", c)) {
       snprintf(why, n, "character '%c' is not one of 0 D B R C S (or '.')", *p);
       return false;
     }
-    bits++;
+    if (count == 64) {
+      snprintf(why, n, "the map has more than 64 bit characters");
+      return false;
+    }
+    out->field[63 - count++] = c;
+    channel_bits |= c == 'D';
   }
-  if (bits == 0 || bits > 64) {
-    snprintf(why, n, "the mask has %d bit characters; expected 1 to 64", bits);
+  if (count != 64) {
+    snprintf(why, n, "the map has %d bit characters; expected 64", count);
+    return false;
+  }
+  if (out->by_division && channel_bits) {
+    snprintf(why, n, "D bits cannot be combined with dramid@N");
     return false;
   }
   return true;
+}
+
+bool config_check_addr_mapping(const char *value, char *why, size_t n) {
+  if (!*value) return true; /* no mapping given */
+  config_addr_mapping m;
+  return config_addr_mapping_parse(value, &m, why, n);
 }
 
 /* Counts fields of s separated by sep (no empty fields allowed); -1 when a field is empty. */

@@ -143,6 +143,16 @@ bool config_registry_origin(const config_registry *r, const char *name, const ch
  * loading (consistency checks). */
 void config_registry_diag_at(const config_registry *r, const char *name, simtvp_diag *diag);
 
+/* The registered option nearest to a misspelt name (case-insensitive edit distance:
+ * insertions, deletions, substitutions, swapped neighbours), or NULL when none is near enough
+ * (distance at most config_suggest_limit(name): 1 below 6 characters, 2 below 16, else 3).
+ * Unknown-option messages end with "; did you mean -name?" when there is one. */
+const char *config_registry_suggest(const config_registry *r, const char *name);
+/* The edit distance above, or limit + 1 when it is larger (also for names of other kinds, such as
+ * configuration files). */
+size_t config_edit_distance(const char *a, const char *b, size_t limit);
+size_t config_suggest_limit(const char *name);
+
 /* Counts of what loading saw so far (tests; a summary line in the CLI). */
 uint32_t config_registry_unknown_count(const config_registry *r);
 uint32_t config_registry_not_modelled_count(const config_registry *r);
@@ -174,8 +184,25 @@ bool config_check_uint_list(const char *value, char *why, size_t why_size);
 bool config_check_uint_colon_list(const char *value, char *why, size_t why_size);
 /* Four positive frequencies in MHz: "<core>:<icnt>:<l2>:<dram>". */
 bool config_check_clock_domains(const char *value, char *why, size_t why_size);
-/* GPGPU-Sim address mapping: [dramid@<n>;]<mask of 0 D B R C S characters, '.' ignored>. */
+/* GPGPU-Sim address mapping (-gpgpu_mem_addr_mapping, config_addr_mapping_parse); empty is
+ * allowed (no mapping given). */
 bool config_check_addr_mapping(const char *value, char *why, size_t why_size);
+
+/* -gpgpu_mem_addr_mapping read once (GPGPU-Sim manual §2.5.2 "Address decoding"): the one parser
+ * of the option, for its check here, the DRAM address decoder (models/dram dram_addrdec) and the
+ * L2 slices' index address (models/mempart). The text is "[dramid@N;]<map>", surrounding quotes
+ * and white space ignored: the map has exactly 64 characters, most significant bit first, each
+ * one of D (channel), B (bank), R (row), C (column), S (burst: byte within a column access), 0
+ * (unused), either case; '.' and white space between them are ignored. "dramid@N;" (N < 64)
+ * places the channel at bit N by division (channel = (addr >> N) mod channels) and may not be
+ * combined with D characters. */
+typedef struct config_addr_mapping {
+  bool by_division;    /* dramid@N */
+  uint32_t dramid_bit; /* N */
+  char field[64];      /* field[i]: what address bit i feeds, 'D' 'B' 'R' 'C' 'S' or '0' */
+} config_addr_mapping;
+/* false with why (without the option's name) when the text is malformed. */
+bool config_addr_mapping_parse(const char *text, config_addr_mapping *out, char *why, size_t why_size);
 
 /* strtod that always reads '.' as the decimal point (option files must not depend on a locale
  * the program may have set). */

@@ -609,8 +609,6 @@ static const config_option sim_options[] = {
                        "Latencies of the device-runtime API calls."),
     CONFIG_OPT_IGNORED(CONFIG_STRING, "-gpgpu_runtime_stat", "10000:0",
                        "Periodic statistics on stdout (simtvp: `-stats_series_period_ns`)."),
-    CONFIG_OPT_IGNORED(CONFIG_UINT64, "-liveness_message_freq", "1",
-                       "Seconds between liveness messages."),
     CONFIG_OPT_IGNORED(CONFIG_INT, "-gpgpu_cflog_interval", "0", "Control-flow logger interval."),
     CONFIG_OPT_IGNORED(CONFIG_BOOL, "-visualizer_enabled", "1", "AerialVision log output."),
     CONFIG_OPT_IGNORED(CONFIG_STRING, "-visualizer_outputfile", "", "AerialVision log file."),
@@ -755,6 +753,12 @@ static const config_option output_options[] = {
     OUT(ptx_line_stats_file, CONFIG_STRING, "-ptx_line_stats_filename", "gpgpu_inst_stats.txt", "",
         "File of the per-PTX-line profile; a relative name is placed in the output directory "
         "(`simtvp -o`), else the working directory.",
+        0),
+    OUT(liveness_message_freq, CONFIG_DOUBLE, "-liveness_message_freq", "1", "s",
+        "Progress while kernels run, on stderr: when stderr is not a terminal, a GPGPU-Sim-style "
+        "line (cycles, instructions, IPC, simulation rate, elapsed time, kernel and CTAs done) "
+        "every this many wall-clock seconds (fractions allowed; 0 = none); on a terminal one line "
+        "redrawn in place instead. Never with `-q`; never changes a statistic.",
         0),
 };
 

@@ -246,9 +246,9 @@ typedef struct gpu_output_config {
   uint64_t series_period_ns;                  /* -stats_series_period_ns, 0 = off */
   char series_prefixes[GPU_CONFIG_STRING_MAX]; /* -stats_series_prefixes, "" = all */
   bool print_kernel_stats;                    /* -stats_print_kernel */
-  /* (additions) */
   bool ptx_line_stats;                        /* -enable_ptx_file_line_stats */
   char ptx_line_stats_file[GPU_CONFIG_STRING_MAX]; /* -ptx_line_stats_filename */
+  double liveness_message_freq;               /* -liveness_message_freq, wall seconds, 0 = none */
 } gpu_output_config;
 
 /* Values gpu_config_finalize computes from the options above. */

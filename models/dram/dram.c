@@ -171,9 +171,7 @@ void dram_derive(const dram_config *cfg, dram_derived *d) {
 }
 
 static simtvp_status config_error(simtvp_diag *diag, const char *option, const char *what) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: %s", option, what);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
+  return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, option, "%s", what);
 }
 
 simtvp_status dram_config_check(const dram_config *cfg, simtvp_diag *diag) {

@@ -1,5 +1,6 @@
-/* dram_addrdec — GPGPU-Sim-style address decoding (-gpgpu_mem_addr_mapping) and partition
- * indexing (linear / xor / ipoly). See dram_addrdec.h for the format and the hash definitions.
+/* dram_addrdec — GPGPU-Sim-style address decoding (-gpgpu_mem_addr_mapping, read by
+ * config_addr_mapping_parse) and partition indexing (linear / xor / ipoly over simtvp_gf2's
+ * polynomials). See dram_addrdec.h for the format and the hash definitions.
  *
  * The map is compiled once into runs of contiguous bits per field, so decoding an address costs a
  * handful of shifts and masks per field (a hot path: every request is decoded at the partition and
@@ -9,6 +10,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config.h"
+#include "simtvp_gf2.h"
 
 #define OPT_MAPPING "-gpgpu_mem_addr_mapping"
 
@@ -40,12 +44,6 @@ struct dram_addrmap {
   uint32_t ipoly_term[64];
 };
 
-/* Irreducible (primitive) polynomials over GF(2) by degree, x^k term included: the standard
- * table of primitive trinomials/pentanomials (e.g. x^4+x+1 = 0x13). */
-static const uint32_t k_irreducible[17] = {
-    0x0,    0x3,    0x7,    0xB,    0x13,   0x25,   0x43,   0x83,   0x11D,
-    0x211,  0x409,  0x805,  0x1053, 0x201B, 0x4443, 0x8003, 0x1100B};
-
 static uint32_t ceil_log2(uint32_t n) {
   uint32_t k = 0;
   while ((1ull << k) < n) k++;
@@ -66,28 +64,25 @@ static uint64_t extract(const field_map *f, uint64_t addr) {
 
 static int field_of(char c) {
   switch (c) {
-    case 'D': case 'd': return FIELD_D;
-    case 'B': case 'b': return FIELD_B;
-    case 'R': case 'r': return FIELD_R;
-    case 'C': case 'c': return FIELD_C;
-    case 'S': case 's': return FIELD_S;
+    case 'D': return FIELD_D;
+    case 'B': return FIELD_B;
+    case 'R': return FIELD_R;
+    case 'C': return FIELD_C;
+    case 'S': return FIELD_S;
     default: return -1;
   }
 }
 
 static simtvp_status fail(simtvp_diag *diag, simtvp_status st, const char *option, const char *msg,
                           const char *detail) {
-  simtvp_diag_set(diag, st, "%s: %s%s%s", option, msg, detail ? ": " : "", detail ? detail : "");
-  simtvp_diag_at_option(diag, option);
-  return st;
+  return simtvp_diag_option_error(diag, st, option, "%s%s%s", msg, detail ? ": " : "", detail ? detail : "");
 }
 
-/* Fills the runs of every field from the 64 map characters (index 0 = bit 63). */
-static simtvp_status compile_map(dram_addrmap *m, const char *bits64, simtvp_diag *diag) {
+/* Fills the runs of every field from the parsed map (field[i]: address bit i). */
+static simtvp_status compile_map(dram_addrmap *m, const config_addr_mapping *map, simtvp_diag *diag) {
   for (int f = 0; f < FIELD_COUNT; f++) m->fields[f].highest = -1;
   for (int bit = 0; bit < 64; bit++) {
-    char c = bits64[63 - bit];
-    int f = field_of(c);
+    int f = field_of(map->field[bit]);
     if (f < 0) continue;
     field_map *fm = &m->fields[f];
     bit_run *last = fm->n_runs ? &fm->runs[fm->n_runs - 1] : NULL;
@@ -126,62 +121,20 @@ simtvp_status dram_addrmap_create(const dram_addrmap_config *cfg, dram_addrmap *
   m->channel_bits_k = ceil_log2(cfg->n_channels);
   m->indexing = cfg->indexing;
 
-  const char *p = cfg->mapping;
-  while (*p == ' ' || *p == '\t' || *p == '"') p++;
-  if (strncmp(p, "dramid@", 7) == 0) {
-    p += 7;
-    if (*p < '0' || *p > '9') {
-      free(m);
-      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "dramid@ needs a bit number", p);
-    }
-    uint32_t n = 0;
-    while (*p >= '0' && *p <= '9' && n < 1000) n = n * 10 + (uint32_t)(*p++ - '0');
-    if (n >= 64 || *p != ';') {
-      free(m);
-      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
-                  n >= 64 ? "dramid bit must be below 64" : "expected ';' after dramid@N", NULL);
-    }
-    p++;
-    m->by_division = true;
-    m->dramid_bit = n;
-  }
-  char bits[64];
-  int count = 0;
-  for (; *p && *p != '"'; p++) {
-    char c = *p;
-    if (c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    if (c != '0' && field_of(c) < 0) {
-      char detail[48];
-      detail[0] = '\'';
-      detail[1] = c;
-      detail[2] = '\'';
-      detail[3] = 0;
-      free(m);
-      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
-                  "unknown map character (use D B R C S 0 .)", detail);
-    }
-    if (count == 64) {
-      free(m);
-      return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "map has more than 64 bit characters", NULL);
-    }
-    bits[count++] = c;
-  }
-  if (count != 64) {
+  config_addr_mapping map;
+  char why[96];
+  if (!config_addr_mapping_parse(cfg->mapping, &map, why, sizeof why)) {
     free(m);
-    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "map must have exactly 64 bit characters",
-                NULL);
+    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, why, NULL);
   }
-  simtvp_status st = compile_map(m, bits, diag);
+  m->by_division = map.by_division;
+  m->dramid_bit = map.dramid_bit;
+  simtvp_status st = compile_map(m, &map, diag);
   if (st != SIMTVP_OK) {
     free(m);
     return st;
   }
   uint32_t dbits = m->fields[FIELD_D].bits;
-  if (m->by_division && dbits) {
-    free(m);
-    return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "D bits cannot be combined with dramid@N",
-                NULL);
-  }
   if (!m->by_division && (1ull << dbits) != cfg->n_channels) {
     free(m);
     return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem",
@@ -194,25 +147,14 @@ simtvp_status dram_addrmap_create(const dram_addrmap_config *cfg, dram_addrmap *
     return fail(diag, SIMTVP_ERR_PARSE, OPT_MAPPING,
                 "at most 32 row, 32 column and 16 bank bits are supported", NULL);
   }
-  if (m->indexing == DRAM_PART_IPOLY && m->channel_bits_k > 16) {
+  if (m->indexing == DRAM_PART_IPOLY && m->channel_bits_k > SIMTVP_GF2_MAX_DEGREE) {
     free(m);
     return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_memory_partition_indexing",
                 "ipoly supports up to 65536 channels", NULL);
   }
-  if (m->indexing == DRAM_PART_IPOLY && m->channel_bits_k > 0) {
-    /* term[i] = x^(i+k) mod P: bit i of the address above the channel field contributes it. */
-    uint32_t k = m->channel_bits_k, poly = k_irreducible[k];
-    uint64_t r = 1; /* x^0 */
-    for (uint32_t i = 0; i < k; i++) {
-      r <<= 1;
-      if (r & (1ull << k)) r ^= poly;
-    }
-    for (int i = 0; i < 64; i++) {
-      m->ipoly_term[i] = (uint32_t)r;
-      r <<= 1;
-      if (r & (1ull << k)) r ^= poly;
-    }
-  }
+  if (m->indexing == DRAM_PART_IPOLY) /* bit i of the address above the channel field: x^(i+k) */
+    for (uint32_t i = 0; i < 64; i++)
+      m->ipoly_term[i] = simtvp_gf2_xpow_mod(i + m->channel_bits_k, m->channel_bits_k);
   *out = m;
   return SIMTVP_OK;
 }
@@ -258,3 +200,23 @@ uint32_t dram_addrmap_bank_bits(const dram_addrmap *m) { return m->fields[FIELD_
 uint32_t dram_addrmap_row_bits(const dram_addrmap *m) { return m->fields[FIELD_R].bits; }
 uint32_t dram_addrmap_column_bits(const dram_addrmap *m) { return m->fields[FIELD_C].bits; }
 uint32_t dram_addrmap_channels(const dram_addrmap *m) { return m->n_channels; }
+
+simtvp_status dram_partition_indexing_from_option(int32_t option, const simtvp_msg_port *msg,
+                                                  dram_partition_indexing *out, simtvp_diag *diag) {
+  static const char *const fallback_names[] = {"pae", "random", "custom"};
+  switch (option) {
+    case 0: *out = DRAM_PART_LINEAR; return SIMTVP_OK;
+    case 1: *out = DRAM_PART_XOR; return SIMTVP_OK;
+    case 2: *out = DRAM_PART_IPOLY; return SIMTVP_OK;
+    case 3: case 4: case 5:
+      simtvp_msg(msg, SIMTVP_WARNING,
+                 "-gpgpu_memory_partition_indexing %d (%s) is not modelled by the memory system: using 2 (ipoly "
+                 "hashing), which also spreads strided traffic over the channels",
+                 (int)option, fallback_names[option - 3]);
+      *out = DRAM_PART_IPOLY;
+      return SIMTVP_OK;
+    default:
+      return fail(diag, SIMTVP_ERR_CONFIG, "-gpgpu_memory_partition_indexing",
+                  "supported values are 0 (linear), 1 (xor), 2 (ipoly); 3-5 fall back to 2", NULL);
+  }
+}

@@ -15,7 +15,9 @@
  *   ipoly   channel ^ ((u · x^k) mod P_k(x)) over GF(2), u = the address above the channel field,
  *           P_k an irreducible polynomial of degree k (x^4+x+1 for 16 channels …).
  * For n not a power of two the remapped value is kept only when it is < n (which keeps the map
- * one-to-one). Sub-partition = channel × n_sub + (bank mod n_sub), as GPGPU-Sim numbers L2 slices. */
+ * one-to-one). Sub-partition = channel × n_sub + (bank mod n_sub), as GPGPU-Sim numbers L2 slices.
+ *
+ * The map text is read by config_addr_mapping_parse (models/config), the option's one parser. */
 #ifndef SIMTVP_DRAM_ADDRDEC_H
 #define SIMTVP_DRAM_ADDRDEC_H
 
@@ -32,6 +34,13 @@ typedef enum dram_partition_indexing {
   DRAM_PART_XOR = 1,    /* 1 */
   DRAM_PART_IPOLY = 2   /* 2 */
 } dram_partition_indexing;
+
+/* -gpgpu_memory_partition_indexing -> the indexing the decoder models: 0-2 as they are; 3 (pae),
+ * 4 (random) and 5 (custom) are not modelled and fall back to 2 (ipoly), which also spreads
+ * strided traffic, with a warning through msg (may be NULL); anything else is SIMTVP_ERR_CONFIG
+ * naming the option. The one place that decides, for the memory system and every harness. */
+simtvp_status dram_partition_indexing_from_option(int32_t option, const simtvp_msg_port *msg,
+                                                  dram_partition_indexing *out, simtvp_diag *diag);
 
 typedef struct dram_addrmap_config {
   const char *mapping;          /* -gpgpu_mem_addr_mapping text */

@@ -459,7 +459,11 @@ static void builtin_lanes(fx_warp *w, const fx_insn *in, const fx_call *c, uint3
                        "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                        line, func, w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], w->tid[0][lane],
                        w->tid[1][lane], w->tid[2][lane], msg);
-      if (e->ports.print && n > 0) e->ports.print(e->ports.ctx, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+      size_t len = n > 0 ? ((size_t)n < sizeof text ? (size_t)n : sizeof text - 1) : 0;
+      if (e->ports.assertion && len)
+        e->ports.assertion(e->ports.ctx, text, len);
+      else if (e->ports.print && len)
+        e->ports.print(e->ports.ctx, text, len);
       fx_fault(w, in, lane, SIMTVP_ERR_TRAP, false, 0, "device assertion `%s` failed at %s:%u in %s", msg, file,
                line, func);
       return;

@@ -90,7 +90,7 @@ typedef struct func_config {
    * of CTAs (atomics' return values, float atomic sums, racy accesses, printf line order) can
    * differ from run to run. The per-warp interface is unaffected. */
   uint32_t threads;
-  /* (addition) Per-instruction counts for PTX source-line statistics: every launch counts warp
+  /* Per-instruction counts for PTX source-line statistics: every launch counts warp
    * and thread instructions per instruction index (func_launch_pc_counts), and with a stats sink
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
@@ -113,9 +113,13 @@ typedef struct func_ports {
   /* Device printf output (already formatted); NULL: discarded. */
   void (*print)(void *ctx, const char *text, size_t len);
   simtvp_msg_port messages; /* warnings (e.g. unsupported-but-ignored modifiers) */
-  /* (addition) Names a block's allocation site (devmem_block.tag) for memory-checker reports, e.g.
+  /* Names a block's allocation site (devmem_block.tag) for memory-checker reports, e.g.
    * "app+0x11a9"; returns the length written. NULL: the tag is printed as a number. */
   size_t (*site_name)(void *ctx, uint64_t tag, char *buf, size_t size);
+  /* A failed device assert(), in CUDA's words ("file:line: function: block: [x,y,z],
+   * thread: [x,y,z] Assertion `expr` failed.\n"), which CUDA prints on stderr; NULL: through
+   * print. The launch then faults with SIMTVP_ERR_TRAP as before. */
+  void (*assertion)(void *ctx, const char *text, size_t len);
 } func_ports;
 
 /* The engine holds the devmem and stats pointers (not owned); stats may be NULL. */
@@ -185,7 +189,7 @@ typedef struct func_launch_counts {
 } func_launch_counts;
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out);
 
-/* (addition) Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
+/* Per-instruction counts of a launch (func_config.pc_counts), indexed by module-wide
  * instruction index (*n = the module's n_insns); NULL when counting is off. Functional mode counts
  * as func_launch_run executes (with several host threads: merged when it returns), the per-warp
  * interface at each func_warp_step. A timing model may add the cycles warps waited at an
@@ -232,6 +236,10 @@ typedef struct func_peek {
 } func_peek;
 /* false when the warp is not READY. */
 bool func_warp_peek(const func_warp *w, func_peek *out);
+/* The warp's next pc and the lanes active there (valid while it is READY): the cheap part of a
+ * peek, for timing models that step instructions without a record. */
+uint32_t func_warp_pc(const func_warp *w);
+uint32_t func_warp_active(const func_warp *w);
 
 typedef enum func_step_kind {
   FUNC_STEP_ALU = 0,   /* register-only work (incl. warp shuffles, votes, special registers) */

@@ -3,10 +3,12 @@
  * pop when the top entry reaches it), call frames, barriers, faults, the functional-mode run loop
  * and the per-warp step interface (func.h). */
 #define _XOPEN_SOURCE 700 /* recursive pthread mutexes */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "func_internal.h"
 
@@ -285,7 +287,7 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
   fx_func *caller = w->fn;
   const fx_call *c = in->ext;
   size_t new_top = (w->rs_top + caller->frame_bytes + 63) & ~(size_t)63;
-  size_t need = new_top + callee->frame_bytes;
+  size_t need = new_top + callee->frame_bytes + FX_ROW128; /* slack: see cta_alloc */
   if (need > w->rs_cap) {
     size_t cap = w->rs_cap * 2 > need ? w->rs_cap * 2 : need;
     uint8_t *n = realloc(w->rs, cap);
@@ -474,6 +476,27 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   return SIMTVP_OK;
 }
 
+/* A CTA's local memory (every thread's stack and .local): zero-filled. Large areas are mapped
+ * from the system, which hands out zero pages as they are first touched, so a CTA whose threads
+ * use a few bytes of their 1 KiB stacks costs no clearing of the rest. */
+#define FX_LOCAL_MAP_BYTES (64u << 10)
+
+static void *local_alloc(size_t bytes) {
+  if (bytes >= FX_LOCAL_MAP_BYTES) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  return calloc(1, bytes ? bytes : 1);
+}
+
+static void local_free(void *p, size_t bytes) {
+  if (!p) return;
+  if (bytes >= FX_LOCAL_MAP_BYTES) munmap(p, bytes);
+  else free(p);
+}
+
+static size_t local_bytes(const func_cta *c) { return (size_t)c->n_warps * 32 * c->local_per_thread; }
+
 static void cta_free(func_cta *c) {
   if (!c) return;
   for (uint32_t i = 0; i < c->n_warps; i++) {
@@ -482,7 +505,7 @@ static void cta_free(func_cta *c) {
   }
   free(c->warps);
   free(c->smem);
-  free(c->local);
+  local_free(c->local, local_bytes(c));
   free(c);
 }
 
@@ -505,6 +528,11 @@ void func_launch_destroy(func_launch *l) {
   fx_flush_counts(l);
   flush_pc_counts(l);
   cta_free(l->pool);
+  while (l->free_ctas) {
+    func_cta *c = l->free_ctas;
+    l->free_ctas = c->next_free;
+    cta_free(c);
+  }
   free(l->counts.pc);
   free(l->params);
   free(l);
@@ -539,7 +567,7 @@ static func_cta *cta_alloc(func_launch *l) {
   c->local_per_thread = l->local_per_thread;
   c->warps = calloc(c->n_warps, sizeof *c->warps);
   c->smem = calloc(1, c->smem_bytes ? c->smem_bytes : 1);
-  c->local = calloc((size_t)c->n_warps * 32, c->local_per_thread ? c->local_per_thread : 1);
+  c->local = local_alloc(local_bytes(c));
   if (!c->warps || !c->smem || !c->local) {
     cta_free(c);
     return NULL;
@@ -549,7 +577,9 @@ static func_cta *cta_alloc(func_launch *l) {
     fx_warp *w = &c->warps[i];
     w->cap = 16;
     w->stack = malloc(w->cap * sizeof *w->stack);
-    w->rs_cap = frame * 2;
+    /* One 128-bit row of slack past any frame: a register operand of a class narrower than its
+     * instruction writes (a corrupted program image; the parser never makes one) stays inside. */
+    w->rs_cap = frame * 2 + FX_ROW128;
     w->rs = calloc(1, w->rs_cap);
     if (!w->stack || !w->rs) {
       cta_free(c);
@@ -617,7 +647,14 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
   if (ctaid[0] >= l->grid[0] || ctaid[1] >= l->grid[1] || ctaid[2] >= l->grid[2])
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "CTA (%u,%u,%u) is outside grid (%u,%u,%u)", ctaid[0],
                            ctaid[1], ctaid[2], l->grid[0], l->grid[1], l->grid[2]);
-  func_cta *c = cta_alloc(l);
+  /* A finished CTA of this launch is reused as it is: cta_init sets everything a CTA starts with
+   * (like func_launch_run's pool); local memory keeps what the last CTA left there, as on hardware
+   * (uninitialised), and costs no clearing per CTA. */
+  fx_lock(l);
+  func_cta *c = l->free_ctas;
+  if (c) l->free_ctas = c->next_free;
+  fx_unlock(l);
+  if (!c) c = cta_alloc(l);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
   cta_init(c, ctaid, sm, first_warp_slot);
   l->live_ctas++;
@@ -631,7 +668,10 @@ void func_cta_finish(func_cta *cta) {
   if (cta->live == 0) l->counts.ctas_done++;
   l->live_ctas--;
   fx_flush_counts(l);
-  cta_free(cta);
+  fx_lock(l);
+  cta->next_free = l->free_ctas;
+  l->free_ctas = cta;
+  fx_unlock(l);
 }
 
 uint32_t func_cta_warp_count(const func_cta *cta) { return cta->n_warps; }
@@ -870,6 +910,9 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
   out->kind = w->code[w->pc].cls;
   return true;
 }
+
+uint32_t func_warp_pc(const func_warp *w) { return w->pc; }
+uint32_t func_warp_active(const func_warp *w) { return w->active; }
 
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   func_launch *l = w->l;

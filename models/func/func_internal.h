@@ -214,6 +214,7 @@ struct func_cta {
   bool started;
   struct fx_counts *counts; /* counts and translation cache of the host thread running the CTA */
   devmem_tlb *tlb;
+  func_cta *next_free;     /* the launch's list of finished CTAs kept for reuse */
 };
 
 struct func_program {
@@ -252,6 +253,8 @@ struct func_launch {
   simtvp_diag fault_diag;
   devmem_tlb tlb;
   func_cta *pool;          /* CTA reused by func_launch_run */
+  func_cta *free_ctas;     /* CTAs that finished (func_cta_finish), reused by func_cta_start: a
+                              launch allocates only as many CTAs as ever ran at once */
   uint32_t live_ctas;
   void *lock;              /* pthread mutex while several host threads run the launch, else NULL */
 };

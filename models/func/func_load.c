@@ -143,6 +143,11 @@ simtvp_status fx_src_op(fx_build *b, const ptx_operand *op, ptx_type type, uint3
   fx_func *f = b->f;
   switch (op->kind) {
   case PTX_OPND_REG:
+    /* A predicate (a 4-byte lane mask) read as 64-bit rows would be misaligned and read past it:
+     * the parser never emits one, a program image may. (Wider reads of narrower rows stay inside
+     * the frame: cta_alloc leaves a row of slack.) */
+    if (op->rclass == PTX_RC_PRED && type != PTX_TYPE_NONE && type_bits(type) > 32)
+      return fx_unsupported(b, "a predicate register as a 64-bit source");
     switch (op->rclass) {
     case PTX_RC_PRED: *off = f->off_pred + 4u * op->index; return SIMTVP_OK;
     case PTX_RC_B32: *off = f->off_b32 + FX_ROW32 * op->index; return SIMTVP_OK;

@@ -1,7 +1,7 @@
 /* func_runner — a standalone functional GPU for tests, debugging and benchmarks: load PTX, place
  * buffers in device memory, launch kernels on the functional engine (func.h) with a grid, block,
  * dynamic shared memory and parameters, read results back, print statistics. It stands in for the
- * CUDA runtime where no platform is needed (issue 2 §4); the CLI `simtvp-func` is built on it.
+ * CUDA runtime where no platform is needed; the CLI `simtvp-func` is built on it.
  *
  * Device memory layout: every buffer gets its own mapping, placed so that it ends at the end of
  * its last page (rounded up to 256 bytes, CUDA's alignment) and is followed by an unmapped guard

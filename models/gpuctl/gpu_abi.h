@@ -39,7 +39,8 @@ extern "C" {
 typedef enum gpu_access { GPU_ACC_RO = 0, GPU_ACC_RW, GPU_ACC_W1C, GPU_ACC_WO } gpu_access;
 
 /* Where a register's reset value comes from: the table (FIX) or the GPU configuration (CFG; the
- * table value is the default configuration's). */
+ * table value is the register block's own default, gpu_caps_default, which a configuration
+ * replaces). */
 typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
 
 /* ---- global registers ---------------------------------------------------------------------- */
@@ -152,7 +153,8 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "Byte offset of the next dword the command processor reads. Ring is empty when GET == PUT; "   \
     "software keeps at least 4 bytes free so a full ring never looks empty.")                      \
   ROW(CH_CTRL, 0x14, RW, 0, 0x1u,                                                                    \
-    "ENABLE [0]: 0->1 checks BASE/SIZE and sets GET = PUT; 1->0 stops fetching (work in flight "  \
+    "ENABLE [0]: 0->1 checks BASE/SIZE and sets GET = PUT, as they are at this write (the "        \
+    "command processor may handle it later); 1->0 stops fetching (work in flight "                 \
     "completes).")                                                                                 \
   ROW(CH_STATUS, 0x18, RO, 0, 0x7u,                                                                  \
     "BUSY [0] packets pending or in flight; WAITING [1] blocked on a semaphore; ERROR [2] a "       \

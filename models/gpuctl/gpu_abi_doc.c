@@ -100,7 +100,8 @@ void gpu_abi_write_markdown(FILE *o) {
         "| WO | write-only (an action): a read returns 0 and is reported (`REG_WO_READ`) |\n\n"
         "Every access must be 32 bits wide and 4-byte aligned (`REG_ACCESS_SIZE`); an offset with no\n"
         "register is reported (`REG_UNMAPPED`) and reads 0. Reset values marked *cfg* come from the GPU\n"
-        "configuration (the default configuration's value in parentheses).\n\n", o);
+        "configuration; in parentheses the register block's own defaults (`gpu_caps_default`: 30 SMs of\n"
+        "compute capability 7.5, an RTX 2060-class organisation), which a configuration replaces.\n\n", o);
 
   fputs("## Global registers\n\n| offset | name | access | reset | defined bits | description |\n"
         "|---|---|---|---|---|---|\n", o);

@@ -15,6 +15,7 @@ typedef struct cp_event {
   union {
     gpu_copy_result copy;
     gpu_kernel_result kernel;
+    cpfw_ring ring; /* REG on a CH_CTRL: the channel's ring registers at the write */
   } r;
 } cp_event;
 
@@ -27,6 +28,7 @@ struct gpu_cp {
   uint64_t busy_until;
   uint64_t cur;           /* firmware's clock while it runs: event time + cost so far */
   uint64_t timer_at;      /* UINT64_MAX when not armed */
+  gpu_trace_port trace;   /* timeline (optional) */
   gpu_cp_counters local;
   struct { uint64_t *events, *dma_accesses, *busy_cycles; } ctr;
 };
@@ -78,6 +80,17 @@ static void hal_wake_after(void *ctx, uint32_t cycles) {
   gpu_cp *cp = ctx;
   cp->timer_at = cp->cur + (cycles ? cycles : 1);
 }
+static void hal_packet(void *ctx, uint32_t channel, uint32_t opcode) {
+  gpu_cp *cp = ctx;
+  if (!cp->trace.event) return;
+  gpu_trace_event e;
+  memset(&e, 0, sizeof e);
+  e.kind = GPU_TRACE_PACKET;
+  e.channel = channel;
+  e.opcode = opcode;
+  e.begin = e.end = cp->cur;
+  cp->trace.event(cp->trace.ctx, &e);
+}
 
 /* ---- event queue --------------------------------------------------------------------------- */
 
@@ -102,6 +115,13 @@ static void push(gpu_cp *cp, const cp_event *e) {
   cp->q_len++;
 }
 
+static bool is_ch_ctrl(uint32_t offset) {
+  return offset >= GPU_CH_BASE && offset < GPU_CH_BASE + GPU_MAX_CHANNELS * GPU_CH_STRIDE &&
+         (offset - GPU_CH_BASE) % GPU_CH_STRIDE == GPU_REG_CH_CTRL;
+}
+
+static uint32_t reg(gpu_cp *cp, uint32_t offset) { return cp->ports.regs.read(cp->ports.regs.ctx, offset); }
+
 void gpu_cp_reg_written(gpu_cp *cp, uint32_t offset, uint32_t value, uint64_t now) {
   cp_event e;
   memset(&e, 0, sizeof e);
@@ -109,6 +129,16 @@ void gpu_cp_reg_written(gpu_cp *cp, uint32_t offset, uint32_t value, uint64_t no
   e.kind = EV_REG;
   e.a = offset;
   e.b = value;
+  if (is_ch_ctrl(offset)) {
+    /* The host interface latches the ring registers with the CH_CTRL write: the firmware handles
+     * the event later (after the events queued before it), and the host may have moved PUT by
+     * then (cp_fw.h, cpfw_on_channel_ctrl). */
+    uint32_t c = (offset - GPU_CH_BASE) / GPU_CH_STRIDE;
+    e.r.ring.base = reg(cp, GPU_CH_REG(c, GPU_REG_CH_BASE_LO)) |
+                    ((uint64_t)reg(cp, GPU_CH_REG(c, GPU_REG_CH_BASE_HI)) << 32);
+    e.r.ring.size = reg(cp, GPU_CH_REG(c, GPU_REG_CH_SIZE));
+    e.r.ring.put = reg(cp, GPU_CH_REG(c, GPU_REG_CH_PUT));
+  }
   push(cp, &e);
 }
 
@@ -149,26 +179,54 @@ void gpu_cp_advance(gpu_cp *cp, uint64_t now) {
     uint64_t start = t;
     cp->cur += cp->cfg.event_cycles;
     ++*cp->ctr.events;
+    uint8_t what;
+    uint32_t reg = 0;
     if (cp->q_len && cp->q[cp->q_head].at <= t &&
         (cp->timer_at == UINT64_MAX || cp->q[cp->q_head].at <= cp->timer_at)) {
       cp_event e = cp->q[cp->q_head];
       cp->q_head = (cp->q_head + 1) % cp->q_cap;
       cp->q_len--;
       switch (e.kind) {
-      case EV_REG: cpfw_on_reg_write(cp->fw, e.a, e.b); break;
-      case EV_COPY: cpfw_on_copy_done(cp->fw, e.a, &e.r.copy); break;
-      default: cpfw_on_launch_done(cp->fw, e.a, &e.r.kernel); break;
+      case EV_REG:
+        what = GPU_TRACE_CP_REG_WRITE;
+        reg = e.a;
+        if (is_ch_ctrl(e.a))
+          cpfw_on_channel_ctrl(cp->fw, (e.a - GPU_CH_BASE) / GPU_CH_STRIDE, e.b, &e.r.ring);
+        else
+          cpfw_on_reg_write(cp->fw, e.a, e.b);
+        break;
+      case EV_COPY:
+        what = GPU_TRACE_CP_COPY_DONE;
+        cpfw_on_copy_done(cp->fw, e.a, &e.r.copy);
+        break;
+      default:
+        what = GPU_TRACE_CP_LAUNCH_DONE;
+        cpfw_on_launch_done(cp->fw, e.a, &e.r.kernel);
+        break;
       }
     } else {
+      what = GPU_TRACE_CP_TIMER;
       cp->timer_at = UINT64_MAX;
       cpfw_on_timer(cp->fw);
     }
     cp->busy_until = cp->cur;
     *cp->ctr.busy_cycles += cp->cur - start;
+    if (cp->trace.event) {
+      gpu_trace_event te;
+      memset(&te, 0, sizeof te);
+      te.kind = GPU_TRACE_CP_WORK;
+      te.what = what;
+      te.opcode = reg;
+      te.begin = start;
+      te.end = cp->cur;
+      cp->trace.event(cp->trace.ctx, &te);
+    }
   }
 }
 
 uint64_t gpu_cp_next_event(const gpu_cp *cp) { return next_time(cp); }
+
+void gpu_cp_set_trace(gpu_cp *cp, gpu_trace_port port) { cp->trace = port; }
 
 bool gpu_cp_idle(const gpu_cp *cp) { return cp->q_len == 0 && cpfw_idle(cp->fw); }
 
@@ -206,6 +264,7 @@ gpu_cp *gpu_cp_create(const gpu_cp_config *config, gpu_cp_ports ports) {
   hal.raise_intr = hal_raise;
   hal.report_error = hal_error;
   hal.wake_after = hal_wake_after;
+  hal.packet = hal_packet;
   fc.sem_poll_cycles = config->sem_poll_cycles;
   cp->fw = cpfw_create(&hal, &fc);
   if (!cp->fw) {

@@ -58,7 +58,9 @@ gpu_cp *gpu_cp_create(const gpu_cp_config *config, gpu_cp_ports ports);
 void gpu_cp_destroy(gpu_cp *cp);
 void gpu_cp_reset(gpu_cp *cp); /* drops queued events and reboots the firmware */
 
-/* Event inputs (queued; handled by gpu_cp_advance). */
+/* Event inputs (queued; handled by gpu_cp_advance). A CH_CTRL write latches the channel's ring
+ * registers (read through the regs port now), so the firmware enables the ring the host had
+ * programmed at the write even when it handles the event after later host writes. */
 void gpu_cp_reg_written(gpu_cp *cp, uint32_t offset, uint32_t value, uint64_t now);
 void gpu_cp_copy_done(gpu_cp *cp, uint32_t tag, const gpu_copy_result *r, uint64_t now);
 void gpu_cp_launch_done(gpu_cp *cp, uint32_t tag, const gpu_kernel_result *r, uint64_t now);
@@ -70,6 +72,10 @@ bool gpu_cp_idle(const gpu_cp *cp);
 gpu_cp_counters gpu_cp_get_counters(const gpu_cp *cp);
 /* Counts into the sink from now on (cp.events, cp.dma_accesses, cp.busy_cycles); call once. */
 void gpu_cp_register_stats(gpu_cp *cp, stats *st);
+
+/* Timeline: every handled event (GPU_TRACE_CP_WORK) and every packet the firmware
+ * decodes (GPU_TRACE_PACKET) go to port. Passive; off by default. */
+void gpu_cp_set_trace(gpu_cp *cp, gpu_trace_port port);
 
 #ifdef __cplusplus
 }

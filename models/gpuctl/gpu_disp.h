@@ -35,7 +35,6 @@ typedef struct gpu_disp_config {
   uint32_t max_kernels;      /* concurrent kernels; 0 = 1 */
   uint32_t ctas_per_cycle;   /* CTAs issued per cycle over the whole GPU; 0 = no limit */
   uint32_t max_param_bytes;  /* parameter buffer copied per kernel; 0 = 32764 */
-  /* (additions) */
   uint32_t kernel_launch_cycles; /* from a kernel's begin to its first CTA issue; 0 = at once */
   uint32_t cta_launch_cycles;    /* from a CTA's issue (resources taken) to launch_cta; 0 = at once */
 } gpu_disp_config;

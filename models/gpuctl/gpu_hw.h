@@ -98,6 +98,38 @@ typedef struct gpu_cta_result {
 
 typedef gpu_cta_result gpu_kernel_result; /* the first non-OK CTA result, or OK */
 
+/* ---- timeline --------------------------------------------------------------------------------- */
+
+/* What the control side did, for traces and reports. A trace port is optional and passive: it is
+ * told after the fact and changes nothing (statistics stay identical with and without it). Times
+ * are control-clock cycles. */
+typedef enum gpu_trace_kind {
+  GPU_TRACE_COPY = 0, /* a copy-engine operation occupies an engine for [begin, end): op */
+  GPU_TRACE_CP_WORK,  /* the command processor handled one event in [begin, end): what */
+  GPU_TRACE_PACKET    /* the firmware decoded a packet at cycle begin: channel, opcode */
+} gpu_trace_kind;
+
+typedef enum gpu_trace_cp_what {
+  GPU_TRACE_CP_REG_WRITE = 0, /* a host register write (doorbell, control) */
+  GPU_TRACE_CP_COPY_DONE,     /* a copy-engine completion */
+  GPU_TRACE_CP_LAUNCH_DONE,   /* a kernel completion */
+  GPU_TRACE_CP_TIMER          /* the firmware's timer (semaphore polling) */
+} gpu_trace_cp_what;
+
+typedef struct gpu_trace_event {
+  uint8_t kind;             /* gpu_trace_kind */
+  uint8_t what;             /* CP_WORK: gpu_trace_cp_what */
+  uint32_t channel, opcode; /* PACKET: ring channel and gpu_abi.h opcode; CP_WORK REG_WRITE: the
+                               register offset in opcode */
+  uint64_t begin, end;      /* end == begin for instants */
+  const gpu_copy_op *op;    /* COPY: the operation (valid during the call) */
+} gpu_trace_event;
+
+typedef struct gpu_trace_port {
+  void *ctx;
+  void (*event)(void *ctx, const gpu_trace_event *e); /* NULL = off */
+} gpu_trace_port;
+
 /* ---- per-SM resources and occupancy ---------------------------------------------------------- */
 
 typedef struct gpu_sm_limits {

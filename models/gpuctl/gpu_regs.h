@@ -36,7 +36,8 @@ typedef struct gpu_caps {
   uint32_t n_channels, n_copy_engines, max_concurrent_kernels, max_param_bytes;
 } gpu_caps;
 
-/* The defaults of gpu_abi.h's CFG column (a GTX 1080 Ti-class GPU with 30 SMs). */
+/* The defaults of gpu_abi.h's CFG column (30 SMs of compute capability 7.5, an RTX 2060-class
+ * organisation); gpu_params_from_config replaces them with a configuration's. */
 void gpu_caps_default(gpu_caps *caps);
 /* Checks ranges (channels 1..64, non-zero warp size …); SIMTVP_ERR_CONFIG naming the field. */
 simtvp_status gpu_caps_check(const gpu_caps *caps, simtvp_diag *diag);

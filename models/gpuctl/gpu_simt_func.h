@@ -14,7 +14,7 @@
  * the order of memory effects between kernels is unchanged. Results that depend on the order of
  * CTAs (atomics' return values, float atomic sums, races, printf order) may differ from run to
  * run; a fault stops the rest of the kernel (one-by-one mode runs the remaining CTAs). With one
- * thread, CTAs run one by one exactly as before.
+ * thread, CTAs run one by one.
  *
  * Timing models replace this adapter with their SIMT cores on the same port. */
 #ifndef SIMTVP_GPU_SIMT_FUNC_H

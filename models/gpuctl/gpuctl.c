@@ -12,6 +12,7 @@ struct gpuctl {
   gpu_ce *ce;
   gpu_disp *disp;
   uint64_t now;  /* latest cycle seen (mmio or advance): the timer's time */
+  gpu_trace_port trace;
 };
 
 void gpuctl_config_default(gpuctl_config *c) {
@@ -86,7 +87,19 @@ static void cp_error(void *ctx, gpu_err code, uint32_t ch, uint32_t op, uint64_t
   gpu_regs_error(((gpuctl *)ctx)->regs, code, ch, op, addr, info);
 }
 static bool cp_copy_start(void *ctx, const gpu_copy_op *op, uint32_t tag, uint64_t now) {
-  return gpu_ce_submit(((gpuctl *)ctx)->ce, op, tag, now);
+  gpuctl *g = ctx;
+  if (!gpu_ce_submit(g->ce, op, tag, now)) return false;
+  if (g->trace.event) {
+    /* Submitted on a free engine: it runs now .. now + its cycles (gpu_ce.h). */
+    gpu_trace_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = GPU_TRACE_COPY;
+    e.begin = now;
+    e.end = now + gpu_ce_op_cycles(g->ce, op);
+    e.op = op;
+    g->trace.event(g->trace.ctx, &e);
+  }
+  return true;
 }
 static bool cp_launch_start(void *ctx, const gpu_launch_desc *d, uint32_t tag, uint64_t now) {
   return gpu_disp_launch(((gpuctl *)ctx)->disp, d, tag, now);
@@ -251,6 +264,11 @@ bool gpuctl_irq_level(const gpuctl *g) { return gpu_regs_irq_level(g->regs); }
 bool gpuctl_idle(const gpuctl *g) {
   return gpu_cp_idle(g->cp) && gpu_ce_busy_engines(g->ce) == 0 &&
          gpu_disp_running_kernels(g->disp) == 0;
+}
+
+void gpuctl_set_trace(gpuctl *g, gpu_trace_port port) {
+  g->trace = port;
+  gpu_cp_set_trace(g->cp, port);
 }
 
 gpu_regs *gpuctl_regs(gpuctl *g) { return g->regs; }

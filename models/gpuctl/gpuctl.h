@@ -34,7 +34,7 @@ typedef struct gpuctl_config {
   gpu_cp_config cp;
   gpu_ce_config ce;         /* n_engines 0 = caps.n_copy_engines */
   uint32_t ctas_per_cycle;  /* dispatcher issue limit; 0 = none (functional mode) */
-  /* (additions) launch latencies in control-clock (= core) cycles, gpu_disp_config's */
+  /* launch latencies in control-clock (= core) cycles, gpu_disp_config's */
   uint32_t kernel_launch_cycles; /* -gpgpu_kernel_launch_latency: kernel begin -> first CTA issue */
   uint32_t cta_launch_cycles;    /* -gpgpu_TB_launch_latency: CTA issue -> its core gets it */
 } gpuctl_config;
@@ -77,6 +77,10 @@ uint64_t gpuctl_cycles_to_ns(const gpuctl *g, uint64_t cycles);
 
 /* Registers every block's counters with the sink (ce.*, cp.*, cta_disp.*); call once, before work. */
 void gpuctl_register_stats(gpuctl *g, stats *st);
+
+/* Timeline of the control side (gpu_hw.h gpu_trace_event): copy-engine operations,
+ * command-processor work and decoded packets go to port. Passive; off by default. */
+void gpuctl_set_trace(gpuctl *g, gpu_trace_port port);
 
 /* The blocks inside (tests, statistics, traces). */
 gpu_regs *gpuctl_regs(gpuctl *g);

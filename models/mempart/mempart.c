@@ -625,9 +625,7 @@ static uint64_t index_hook(void *ctx, uint64_t addr) {
 }
 
 static simtvp_status config_error(simtvp_diag *diag, const char *option, const char *why) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: %s", option, why);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
+  return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, option, "%s", why);
 }
 
 static uint64_t *counter(mp_ca *mp, uint32_t slot, const char *name, const char *unit,

@@ -1,16 +1,15 @@
 /* mempart_index — the L2 slices' index address (channel and sub-partition bits removed); see
- * mempart_index.h. The map text is read only for the positions of its D and B characters; the
- * DRAM block's dram_addrmap_create is what validates a map in full. */
+ * mempart_index.h. The map is read by config_addr_mapping_parse, as the DRAM decoder reads it. */
 #include "mempart_index.h"
 
 #include <string.h>
 
+#include "config.h"
+
 #define OPT_MAPPING "-gpgpu_mem_addr_mapping"
 
 static simtvp_status bad_map(simtvp_diag *diag, const char *why) {
-  simtvp_diag_set(diag, SIMTVP_ERR_PARSE, "%s: %s", OPT_MAPPING, why);
-  simtvp_diag_at_option(diag, OPT_MAPPING);
-  return SIMTVP_ERR_PARSE;
+  return simtvp_diag_option_error(diag, SIMTVP_ERR_PARSE, OPT_MAPPING, "%s", why);
 }
 
 simtvp_status mempart_index_init(mempart_index *ix, const char *mapping, uint32_t n_channels,
@@ -20,44 +19,22 @@ simtvp_status mempart_index_init(mempart_index *ix, const char *mapping, uint32_
     ix->identity = true;
     return SIMTVP_OK;
   }
-  if (n_channels == 0) {
-    simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem: needs at least one channel");
-    simtvp_diag_at_option(diag, "-gpgpu_n_mem");
-    return SIMTVP_ERR_CONFIG;
-  }
+  if (n_channels == 0)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem", "needs at least one channel");
   ix->n_channels = n_channels;
-  const char *p = mapping;
-  while (*p == ' ' || *p == '\t' || *p == '"') p++;
-  if (strncmp(p, "dramid@", 7) == 0) {
-    p += 7;
-    uint32_t n = 0;
-    if (*p < '0' || *p > '9') return bad_map(diag, "dramid@ needs a bit number");
-    while (*p >= '0' && *p <= '9' && n < 1000) n = n * 10 + (uint32_t)(*p++ - '0');
-    if (n >= 64 || *p != ';') return bad_map(diag, "expected dramid@N; with N below 64");
-    p++;
-    ix->by_division = true;
-    ix->dramid_bit = n;
-  }
-  /* bit_of[i] = the character for address bit i */
-  char bit_of[64];
-  int count = 0;
-  for (; *p && *p != '"'; p++) {
-    char c = *p;
-    if (c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    if (count == 64) return bad_map(diag, "map has more than 64 bit characters");
-    bit_of[63 - count] = c;
-    count++;
-  }
-  if (count != 64) return bad_map(diag, "map must have exactly 64 bit characters");
-
+  config_addr_mapping map;
+  char why[96];
+  if (!config_addr_mapping_parse(mapping, &map, why, sizeof why)) return bad_map(diag, why);
+  ix->by_division = map.by_division;
+  ix->dramid_bit = map.dramid_bit;
   bool remove[64] = {false};
   uint32_t sub_bits = 0;
   while ((1u << sub_bits) < n_sub) sub_bits++;
   uint32_t banks_seen = 0;
   for (int bit = 0; bit < 64; bit++) {
-    char c = bit_of[bit];
-    if (c == 'D' || c == 'd') remove[bit] = true;
-    if (c == 'B' || c == 'b') {
+    char c = map.field[bit];
+    if (c == 'D') remove[bit] = true;
+    if (c == 'B') {
       if (banks_seen < sub_bits) remove[bit] = true; /* the lowest bank bits pick the slice */
       banks_seen++;
     }

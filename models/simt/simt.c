@@ -15,16 +15,12 @@ struct simt_core {
 
 /* ---- LDST interface -------------------------------------------------------------------------- */
 
-#ifdef SIMTVP_HAVE_SIMT_LDST
 static const simt_ldst_iface real_ldst = {
     simt_ldst_create,       simt_ldst_destroy,    simt_ldst_can_issue, simt_ldst_issue,
     simt_ldst_reply,        simt_ldst_advance,    simt_ldst_next_event, simt_ldst_pending_stores,
     simt_ldst_idle,         simt_ldst_flush_l1,   simt_ldst_invalidate_l1, simt_ldst_dump,
     simt_ldst_set_param_base};
 const simt_ldst_iface *simt_ldst_default_iface(void) { return &real_ldst; }
-#else
-const simt_ldst_iface *simt_ldst_default_iface(void) { return NULL; }
-#endif
 
 /* ---- shared counters ------------------------------------------------------------------------- */
 
@@ -142,12 +138,8 @@ simtvp_status simt_core_config_from_gpu(const gpu_config *g, uint32_t sm, simt_c
   return SIMTVP_OK;
 }
 
-/* The variants this build offers, for messages. */
-#ifdef SIMTVP_HAVE_SIMT_AT
+/* The variants, for messages. */
 #define SIMT_MODELS_BUILT "func, at, ca"
-#else
-#define SIMT_MODELS_BUILT "func, ca"
-#endif
 
 /* ---- fault reports (simt_core_ports.fault) --------------------------------------------------- */
 
@@ -182,9 +174,7 @@ static const simt_core_ops *ops_for(uint8_t model) {
   switch (model) {
   case GPU_FIDELITY_FUNC: return &simt_func_ops;
   case GPU_FIDELITY_CA: return &simt_ca_ops;
-#ifdef SIMTVP_HAVE_SIMT_AT
   case GPU_FIDELITY_AT: return &simt_at_ops;
-#endif
   default: return NULL;
   }
 }
@@ -233,6 +223,10 @@ simtvp_status simt_core_launch_cta(simt_core *c, const simt_kernel *k, const uin
 
 bool simt_core_mem_reply(simt_core *c, mem_req *reply, uint64_t now) {
   return c->ops->mem_reply(c->state, reply, now);
+}
+
+bool simt_core_mem_reply_at(simt_core *c, mem_req *reply, uint64_t at) {
+  return c->ops->mem_reply_at && c->ops->mem_reply_at(c->state, reply, at);
 }
 
 void simt_core_advance(simt_core *c, uint64_t now) { c->ops->advance(c->state, now); }

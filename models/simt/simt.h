@@ -178,7 +178,18 @@ typedef struct simt_core_ports {
    * the text sent through messages. Only the warp that faulted reports; CTAs of the same launch
    * that stop because the launch already faulted end through cta_done alone. */
   void (*fault)(void *ctx, uint32_t sm, uint32_t kernel_slot, const simtvp_diag *report, uint64_t now);
+  /* Optional (may be NULL): timed memory (an approximately-timed memory system, docs/timing.md
+   * "Timed transport"). The request enters the memory system at cycle `at` (≥ the current cycle);
+   * returns the cycle its reply arrives back at the core (a request that needs no reply: the cycle
+   * the memory system took it; the request is then the memory system's), SIMT_MEM_DEFERRED when
+   * the memory system kept it (its reply comes through simt_core_mem_reply or
+   * simt_core_mem_reply_at), or SIMT_MEM_UNTIMED when the path cannot time it (nothing taken:
+   * use send). */
+  uint64_t (*send_timed)(void *ctx, mem_req *req, uint64_t at);
 } simt_core_ports;
+
+#define SIMT_MEM_UNTIMED UINT64_MAX
+#define SIMT_MEM_DEFERRED (UINT64_MAX - 1)
 
 /* SIMTVP_ERR_CONFIG naming the option for inconsistent values; SIMTVP_ERR_UNSUPPORTED for a
  * model this build does not have. */
@@ -196,6 +207,10 @@ simtvp_status simt_core_launch_cta(simt_core *c, const simt_kernel *k, const uin
 /* A reply for one of the core's requests (instruction fill or LDST traffic). false = cannot take
  * it this cycle (the LDST response buffer is full): the caller keeps it and retries. */
 bool simt_core_mem_reply(simt_core *c, mem_req *reply, uint64_t now);
+/* A reply whose arrival cycle `at` is known before it comes (timed transport); the core takes it
+ * at `at` however far ahead that is. false: this variant cannot (the caller delivers it with
+ * simt_core_mem_reply at `at`). */
+bool simt_core_mem_reply_at(simt_core *c, mem_req *reply, uint64_t at);
 /* Simulates every cycle up to and including now. Call it whenever now ≥ simt_core_next_event,
  * and before handing the core anything at a later cycle. */
 void simt_core_advance(simt_core *c, uint64_t now);

@@ -24,14 +24,55 @@ struct simt_cluster {
   uint64_t advanced_to;  /* cycle + 1 of the last advance */
   uint64_t *injected, *inject_refused, *fifo_full;
   uint64_t scratch;
+  /* timed replies for cores that cannot take them ahead: (cycle, arrival order), earliest first */
+  struct timed_reply { uint64_t at, seq; mem_req *req; } *timed;
+  uint32_t n_timed, timed_cap;
+  uint64_t timed_seq;
 };
+
+static bool timed_before(const struct timed_reply *a, const struct timed_reply *b) {
+  return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static bool timed_push(simt_cluster *cl, uint64_t at, mem_req *req) {
+  if (cl->n_timed == cl->timed_cap) {
+    uint32_t cap = cl->timed_cap ? cl->timed_cap * 2 : 16;
+    struct timed_reply *v = realloc(cl->timed, cap * sizeof *v);
+    if (!v) return false;
+    cl->timed = v;
+    cl->timed_cap = cap;
+  }
+  struct timed_reply it = {at, cl->timed_seq++, req};
+  uint32_t i = cl->n_timed++;
+  while (i > 0 && timed_before(&it, &cl->timed[(i - 1) / 2])) {
+    cl->timed[i] = cl->timed[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  cl->timed[i] = it;
+  return true;
+}
+
+static mem_req *timed_pop(simt_cluster *cl) {
+  mem_req *top = cl->timed[0].req;
+  struct timed_reply last = cl->timed[--cl->n_timed];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    const struct timed_reply *best = &last;
+    if (l < cl->n_timed && timed_before(&cl->timed[l], best)) m = l, best = &cl->timed[l];
+    if (r < cl->n_timed && timed_before(&cl->timed[r], best)) m = r;
+    if (m == i) break;
+    cl->timed[i] = cl->timed[m];
+    i = m;
+  }
+  if (cl->n_timed) cl->timed[i] = last;
+  return top;
+}
 
 /* ---- injection ------------------------------------------------------------------------------- */
 
-static bool core_send(void *ctx, mem_req *req, uint64_t now) {
-  core_port *p = ctx;
-  simt_cluster *cl = p->cl;
-  if (cl->refused_at == now + 1) return false; /* the port already said no this cycle */
+/* Route: the sub-partition of the address, the interconnect nodes. */
+static void route(const simt_cluster *cl, mem_req *req) {
   uint32_t sub = 0, part = 0;
   if (cl->cfg.addrmap) {
     dram_addr a;
@@ -43,6 +84,13 @@ static bool core_send(void *ctx, mem_req *req, uint64_t now) {
   req->sub_partition = sub;
   req->src_node = (uint16_t)cl->cfg.cluster;
   req->dst_node = (uint16_t)(cl->cfg.n_clusters + sub);
+}
+
+static bool core_send(void *ctx, mem_req *req, uint64_t now) {
+  core_port *p = ctx;
+  simt_cluster *cl = p->cl;
+  if (cl->refused_at == now + 1) return false; /* the port already said no this cycle */
+  route(cl, req);
   if (!cl->ports.inject(cl->ports.ctx, req, now)) {
     cl->refused_at = now + 1;
     ++*cl->inject_refused;
@@ -50,6 +98,17 @@ static bool core_send(void *ctx, mem_req *req, uint64_t now) {
   }
   ++*cl->injected;
   return true;
+}
+
+/* Timed injection (an approximately-timed interconnect behind the cluster's port): the cores
+ * share the port as with send, but the memory system times the request at once. */
+static uint64_t core_send_timed(void *ctx, mem_req *req, uint64_t at) {
+  core_port *p = ctx;
+  simt_cluster *cl = p->cl;
+  route(cl, req);
+  uint64_t r = cl->ports.inject_timed(cl->ports.ctx, req, at);
+  if (r != SIMT_MEM_UNTIMED) ++*cl->injected;
+  return r;
 }
 
 static void core_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now) {
@@ -115,7 +174,7 @@ simtvp_status simt_cluster_create(const simt_cluster_config *config, simt_cluste
     cl->core_ports[i].index = i;
     cl->sm_of[i] = config->cores[i].sm;
     simt_core_ports cp = {&cl->core_ports[i], core_send, core_cta_done, ports.messages,
-                          ports.fault ? core_fault : NULL};
+                          ports.fault ? core_fault : NULL, ports.inject_timed ? core_send_timed : NULL};
     simtvp_status s = simt_core_create(&config->cores[i], cp, &cl->cores[i], diag);
     if (s != SIMTVP_OK) {
       simt_cluster_destroy(cl);
@@ -128,6 +187,8 @@ simtvp_status simt_cluster_create(const simt_cluster_config *config, simt_cluste
 
 void simt_cluster_destroy(simt_cluster *cl) {
   if (!cl) return;
+  for (uint32_t i = 0; i < cl->n_timed; i++) mem_req_free(cl->timed[i].req);
+  free(cl->timed);
   for (uint32_t i = 0; i < cl->fifo_n; i++) mem_req_free(cl->fifo[(cl->fifo_head + i) % cl->fifo_cap]);
   for (uint32_t i = 0; cl->cores && i < cl->cfg.n_cores; i++) simt_core_destroy(cl->cores[i]);
   free(cl->cores);
@@ -172,7 +233,18 @@ bool simt_cluster_deliver(simt_cluster *cl, mem_req *reply, uint64_t now) {
   return true;
 }
 
+void simt_cluster_deliver_at(simt_cluster *cl, mem_req *reply, uint64_t at) {
+  uint32_t i = index_of(cl, reply->sm);
+  if (i != UINT32_MAX && simt_core_mem_reply_at(cl->cores[i], reply, at)) return;
+  if (!timed_push(cl, at, reply)) mem_req_free(reply); /* out of host memory */
+}
+
 void simt_cluster_advance(simt_cluster *cl, uint64_t now) {
+  /* timed replies that are due join the response FIFO (a full FIFO keeps them waiting) */
+  while (cl->n_timed && cl->timed[0].at <= now && cl->fifo_n < cl->fifo_cap) {
+    cl->fifo[(cl->fifo_head + cl->fifo_n) % cl->fifo_cap] = timed_pop(cl);
+    cl->fifo_n++;
+  }
   /* one reply per cycle from the response FIFO to its core */
   if (cl->fifo_n && cl->advanced_to <= now) {
     mem_req *r = cl->fifo[cl->fifo_head];
@@ -203,6 +275,10 @@ void simt_cluster_advance(simt_cluster *cl, uint64_t now) {
 
 uint64_t simt_cluster_next_event(const simt_cluster *cl) {
   uint64_t t = cl->fifo_n ? cl->advanced_to : SIMT_NEVER;
+  if (cl->n_timed && cl->fifo_n < cl->fifo_cap) {
+    uint64_t due = cl->timed[0].at > cl->advanced_to ? cl->timed[0].at : cl->advanced_to;
+    if (due < t) t = due;
+  }
   for (uint32_t i = 0; i < cl->cfg.n_cores; i++) {
     uint64_t e = simt_core_next_event(cl->cores[i]);
     if (e < t) t = e;
@@ -211,7 +287,7 @@ uint64_t simt_cluster_next_event(const simt_cluster *cl) {
 }
 
 bool simt_cluster_idle(const simt_cluster *cl) {
-  if (cl->fifo_n) return false;
+  if (cl->fifo_n || cl->n_timed) return false;
   for (uint32_t i = 0; i < cl->cfg.n_cores; i++)
     if (!simt_core_idle(cl->cores[i])) return false;
   return true;

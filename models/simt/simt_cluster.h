@@ -46,6 +46,10 @@ typedef struct simt_cluster_ports {
   /* Optional (may be NULL): a core's structured fault or barrier-deadlock report (see
    * simt_core_ports.fault), forwarded as the core sends it. */
   void (*fault)(void *ctx, uint32_t sm, uint32_t kernel_slot, const simtvp_diag *report, uint64_t now);
+  /* Optional (may be NULL): timed injection (simt_core_ports.send_timed): the request, routed,
+   * enters the interconnect at cycle `at`; returns the cycle its reply is back at the cluster,
+   * SIMT_MEM_DEFERRED, or SIMT_MEM_UNTIMED (nothing taken). */
+  uint64_t (*inject_timed)(void *ctx, mem_req *req, uint64_t at);
 } simt_cluster_ports;
 
 /* Creates the cluster and its cores; fails with the first core's diag. */
@@ -65,6 +69,10 @@ simtvp_status simt_cluster_launch_cta(simt_cluster *cl, uint32_t sm, const simt_
 /* A reply from the interconnect for one of the cluster's cores. false = the response FIFO is
  * full this cycle (counted as gpu_stall_icnt2sh). */
 bool simt_cluster_deliver(simt_cluster *cl, mem_req *reply, uint64_t now);
+/* A reply that arrives at cycle `at` (timed transport; at may lie ahead): a core that takes timed
+ * replies (simt_core_mem_reply_at) gets it at once; for the others the cluster keeps it and
+ * delivers it through its response FIFO from `at` on. */
+void simt_cluster_deliver_at(simt_cluster *cl, mem_req *reply, uint64_t at);
 
 void simt_cluster_advance(simt_cluster *cl, uint64_t now);
 uint64_t simt_cluster_next_event(const simt_cluster *cl);

@@ -169,7 +169,10 @@ simtvp_status simt_base_attach(simt_core_base *b,
     b->own_pool = true;
   }
   b->ctas = calloc(cfg->max_ctas, sizeof *b->ctas);
-  if (!b->pool || !b->ctas) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  b->warp_pcc = calloc(cfg->max_warps, sizeof *b->warp_pcc);
+  b->warp_ready = calloc(cfg->max_warps, sizeof *b->warp_ready);
+  if (!b->pool || !b->ctas || !b->warp_pcc || !b->warp_ready)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   b->l1i_line = 128;
   if (!cfg->perfect_l1i) {
     char name[64];
@@ -180,6 +183,7 @@ simtvp_status simt_base_attach(simt_core_base *b,
     snprintf(name, sizeof name, "L1I_cache_core[%u]", cfg->sm);
     cc.level = CACHE_LEVEL_L1;
     cc.hit_latency = 0; /* a hit fills the fetch buffer at once (decode next cycle) */
+    cc.timed = complete == NULL; /* a variant that times its memory path itself */
     cc.stats = cfg->stats;
     cc.name = name;
     cc.stats_group = "L1I";
@@ -191,6 +195,7 @@ simtvp_status simt_base_attach(simt_core_base *b,
       b->l1i_enabled = true;
     }
   }
+  if (!complete) return SIMTVP_OK; /* the variant has its own memory path (at) */
   simt_ldst_config lc = cfg->ldst;
   lc.sm = cfg->sm;
   lc.cluster = cfg->cluster;
@@ -212,6 +217,8 @@ void simt_base_destroy(simt_core_base *b) {
   if (b->l1i) cache_destroy(b->l1i);
   free(b->ctas);
   free(b->reports);
+  free(b->warp_pcc);
+  free(b->warp_ready);
   if (b->own_pool) mem_req_pool_destroy(b->pool);
 }
 
@@ -256,7 +263,13 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   memcpy(cta->id, id, sizeof cta->id);
   cta->n_warps = nw;
   cta->result.status = SIMTVP_OK;
-  for (uint32_t i = 0; i < nw; i++) cta->warp_slot[i] = slots[i];
+  uint32_t n_pc = 0;
+  func_pc_count *pcc = func_launch_pc_counts(k->launch, &n_pc);
+  for (uint32_t i = 0; i < nw; i++) {
+    cta->warp_slot[i] = slots[i];
+    b->warp_pcc[slots[i]] = n_pc ? pcc : NULL;  /* the profile: stalls from the CTA's arrival */
+    b->warp_ready[slots[i]] = b->done_until;
+  }
   b->n_ctas++;
   *cta_slot = ci;
   *n_warps = nw;
@@ -280,6 +293,7 @@ static void queue_report(simt_core_base *b, uint32_t slot, const gpu_cta_result 
 }
 
 void simt_base_finish_cta(simt_core_base *b, simt_cta *cta) {
+  for (uint32_t i = 0; i < cta->n_warps; i++) b->warp_pcc[cta->warp_slot[i]] = NULL;
   func_cta_finish(cta->fc);
   cta->fc = NULL;
   cta->live = false;
@@ -368,7 +382,7 @@ bool simt_base_ldst_send(void *ctx, mem_req *req, uint64_t now) {
 }
 
 bool simt_base_memory_idle(const simt_core_base *b) {
-  return b->lif->idle(b->ldst) && (!b->l1i || cache_is_idle(b->l1i));
+  return (!b->ldst || b->lif->idle(b->ldst)) && (!b->l1i || cache_is_idle(b->l1i));
 }
 
 static void count_space(simt_core_base *b, uint8_t space, bool store, uint64_t n) {
@@ -421,7 +435,7 @@ void simt_base_dump(const simt_core_base *b, const char *headline, void (*line)(
     snprintf(buf, sizeof buf, " L1I: %u MSHR entries, %u in the miss queue", o.mshr_entries, o.miss_queue);
     line(ctx, buf);
   }
-  b->lif->dump(b->ldst, line, ctx);
+  if (b->ldst) b->lif->dump(b->ldst, line, ctx);
 }
 
 int simt_warp_line_head(char *buf, size_t n, const ptx_module *m, uint32_t index, uint32_t slot, uint32_t sched,

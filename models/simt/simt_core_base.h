@@ -121,6 +121,12 @@ struct simt_core_base {
   uint64_t *cycles, *ctas_done;
   uint64_t *ldst_stall;      /* registered by the variant (simt_base_register_ldst_stall) */
   uint64_t scratch;
+
+  /* PTX line profile (-enable_ptx_file_line_stats): per warp slot, the launch's per-instruction
+   * counts (NULL: off) and the first cycle at which the warp could issue its next instruction;
+   * the cycles until it does are that instruction's stall_cycles (docs/statistics.md §4). */
+  func_pc_count **warp_pcc;
+  uint64_t *warp_ready;
 };
 
 /* ---- lifetime --------------------------------------------------------------------------------- */
@@ -142,7 +148,8 @@ simtvp_status simt_base_init_pipeline(simt_core_base *b, simtvp_diag *diag);
  * when there are enough, else resource p mod n (docs/simt.md "Sub-cores"). */
 void simt_base_share(uint32_t n, uint32_t parts, uint32_t *lo, uint32_t *hi);
 /* The memory pool, CTA slots, the L1I (after the variant's statistics: its counters follow) and
- * the LDST unit, whose completions go to complete(ctx = b). */
+ * the LDST unit, whose completions go to complete(ctx = b). complete NULL: the variant times its
+ * memory path itself (the AT core): no LDST unit, and the L1I is created for timed use. */
 simtvp_status simt_base_attach(simt_core_base *b,
                                void (*complete)(void *ctx, uint32_t warp, uint64_t tag, uint64_t now),
                                simtvp_diag *diag);
@@ -180,6 +187,11 @@ static inline void simt_base_count_issue(simt_core_base *b, uint32_t slot, uint3
   ++*b->n.core_warp_insn;
   if (n >= 1 && n <= 32) ++*b->distro[2 + n];
   if (b->cfg.trace.issue) b->cfg.trace.issue(b->cfg.trace.ctx, b->cfg.sm, slot, pc, active, now);
+  func_pc_count *pcc = b->warp_pcc ? b->warp_pcc[slot] : NULL;
+  if (pcc) {
+    if (now > b->warp_ready[slot]) pcc[pc].stall_cycles += now - b->warp_ready[slot];
+    b->warp_ready[slot] = now + 1;
+  }
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */

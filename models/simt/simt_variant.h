@@ -50,13 +50,13 @@ typedef struct simt_core_ops {
   uint32_t (*resident_ctas)(const void *state);
   uint32_t (*flush_l1)(void *state, uint64_t now);
   void (*dump)(const void *state, void (*line)(void *ctx, const char *text), void *ctx);
+  /* optional (NULL: the caller delivers timed replies when they are due) */
+  bool (*mem_reply_at)(void *state, mem_req *reply, uint64_t at);
 } simt_core_ops;
 
 extern const simt_core_ops simt_func_ops;
 extern const simt_core_ops simt_ca_ops;
-#ifdef SIMTVP_HAVE_SIMT_AT
 extern const simt_core_ops simt_at_ops;
-#endif
 
 /* Shared by the variants: the instruction and thread counters every variant bumps. */
 typedef struct simt_insn_counters {

@@ -558,6 +558,33 @@ static bool value_of(const stats *s, const char *name, const kernel_record *k, u
   return false;
 }
 
+uint32_t stats_counter_count(const stats *s) { return s ? s->n_counters : 0; }
+
+const char *stats_counter_name(const stats *s, uint32_t index) {
+  return s && index < s->n_counters ? s->counters[index].name : NULL;
+}
+
+const uint64_t *stats_counter_value(const stats *s, uint32_t index) {
+  return s && index < s->n_counters ? s->counters[index].value : NULL;
+}
+
+const uint64_t *stats_counter_find(const stats *s, const char *name) {
+  const slot *e = s && name ? table_find(s, name) : NULL;
+  return e && e->kind == ITEM_COUNTER ? s->counters[e->index].value : NULL;
+}
+
+const char *stats_item_description(const stats *s, const char *name) {
+  const slot *e = s && name ? table_find(s, name) : NULL;
+  if (!e) return NULL;
+  switch (e->kind) {
+  case ITEM_COUNTER: return s->counters[e->index].description;
+  case ITEM_RATIO: return s->ratios[e->index].description;
+  case ITEM_SUM: return s->sums[e->index].description;
+  case ITEM_HISTOGRAM: return s->histograms[e->index]->description;
+  }
+  return NULL;
+}
+
 uint64_t stats_get(const stats *s, const char *name, int *found) {
   uint64_t v = 0;
   bool ok = s && value_of(s, name, NULL, &v);
@@ -812,12 +839,11 @@ static number_text fixed4(double v) {
   return t;
 }
 
+/* A ratio over a zero denominator (a cache nothing accessed, IPC of a kernel without cycles) prints
+ * as 0 so that the text holds no nan/inf for scripts to trip over; the JSON file writes null. */
 static void print_ratio_value(FILE *out, const char *name, double v, bool ok) {
   if (!ok) return;
-  if (isnan(v))
-    fprintf(out, "%s = nan\n", name);
-  else
-    fprintf(out, "%s = %s\n", name, fixed4(v).text);
+  fprintf(out, "%s = %s\n", name, fixed4(isfinite(v) ? v : 0.0).text);
 }
 
 /* Histogram as name_count / _sum / _min / _max / _avg lines and one line of buckets. */
@@ -830,7 +856,7 @@ static void print_histogram(FILE *out, const char *name, const stats_histogram *
   if (st->count)
     fprintf(out, "%s_avg = %s\n", name, fixed4((double)st->sum / (double)st->count).text);
   else
-    fprintf(out, "%s_avg = nan\n", name);
+    fprintf(out, "%s_avg = %s\n", name, fixed4(0.0).text);
   fprintf(out, "%s =", name);
   for (uint32_t j = 0; j < h->n_buckets; j++)
     fprintf(out, " %" PRIu64 ":%" PRIu64, (uint64_t)j * h->bucket_width, st->buckets[j]);
@@ -1171,4 +1197,14 @@ void stats_write_code_lines(const stats *s, uint32_t k, FILE *out) {
     snprintf(title, sizeof title, "kernel %s launch %" PRIu64, s->kernels[k].name, s->kernels[k].uid);
     code_profile_text(s->code, &s->kernels[k].code, title, out);
   }
+}
+
+void stats_code_lines(const stats *s, uint32_t k, int by_source, void (*fn)(void *ctx, const stats_code_line *line),
+                      void *ctx) {
+  if (!s || !fn) return;
+  code_key key = by_source ? CODE_BY_SOURCE_LINE : CODE_BY_PTX_LINE;
+  if (k == UINT32_MAX)
+    code_profile_each(s->code, NULL, key, fn, ctx);
+  else if (k < s->n_kernels)
+    code_profile_each(s->code, &s->kernels[k].code, key, fn, ctx);
 }

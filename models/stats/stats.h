@@ -63,7 +63,7 @@ void stats_print_totals(const stats *s, FILE *out);
 /* Everything (per kernel, totals, histograms, time series) as one JSON document. */
 simtvp_status stats_write_json(const stats *s, const char *path, simtvp_diag *diag);
 
-/* ---- additions (additive to the contract above) ------------------------------------------- */
+/* ---- text layout, references, profiles ------------------------------------------------ */
 
 /* Text layout. stats_print_kernel prints `kernel_name`, `kernel_launch_uid` and the kernel-scoped
  * items as that kernel's values; stats_print_totals prints kernel-scoped items under their gpu_tot_
@@ -121,10 +121,21 @@ stats_histogram *stats_histogram_find(const stats *s, const char *name);
 void stats_series_include(stats *s, const char *prefix);
 uint32_t stats_sample_count(const stats *s);
 
+/* Counters in registration order, for report writers that follow a chosen few without looking
+ * names up each time: a counter's name and its live value pointer (valid for the sink's lifetime).
+ * stats_counter_find gives the live value of a registered counter (not a sum) and NULL otherwise;
+ * unlike stats_counter it never registers anything. stats_item_description: the description of a
+ * counter, sum, ratio or histogram, NULL when absent. */
+uint32_t stats_counter_count(const stats *s);
+const char *stats_counter_name(const stats *s, uint32_t index);
+const uint64_t *stats_counter_value(const stats *s, uint32_t index);
+const uint64_t *stats_counter_find(const stats *s, const char *name);
+const char *stats_item_description(const stats *s, const char *name);
+
 /* JSON to an open stream (stats_write_json opens, writes and closes a file with it). */
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag);
 
-/* ---- per-instruction statistics: the PTX source-line profile (addition) --------------------
+/* ---- per-instruction statistics: the PTX source-line profile ------------------------------
  * GPGPU-Sim's -enable_ptx_file_line_stats. A program registers its instructions once, with the
  * PTX line of each and, where the PTX has .loc/.file, the CUDA source file and line; whoever
  * executes them counts per instruction index (one array add per issued warp instruction, in its
@@ -168,6 +179,20 @@ uint64_t stats_code_source_line_get(const stats *s, const char *src_file, uint32
  * source line; file names may contain spaces), then the same folded by source line. Lines in file
  * order; lines nothing executed are left out. */
 void stats_write_code_lines(const stats *s, uint32_t kernel_index, FILE *out);
+
+/* The profile folded to lines, for reports: fn is called once per executed PTX line
+ * (by_source 0; src_file/src_line are the line's source place or NULL/0) or source line (by_source
+ * 1; src_file NULL), in file and line order, for one completed kernel or for the totals
+ * (kernel_index UINT32_MAX). Nothing when the profile is off. */
+typedef struct stats_code_line {
+  const char *file;
+  uint32_t line;
+  const char *src_file;
+  uint32_t src_line;
+  uint64_t v[STATS_CODE_COLUMNS];
+} stats_code_line;
+void stats_code_lines(const stats *s, uint32_t kernel_index, int by_source,
+                      void (*fn)(void *ctx, const stats_code_line *line), void *ctx);
 
 #ifdef __cplusplus
 }

@@ -322,3 +322,20 @@ void code_profile_text(const code_profile *p, const code_rows *k, const char *ti
             v[i].v[1], v[i].v[2]);
   free(v);
 }
+
+void code_profile_each(const code_profile *p, const code_rows *k, code_key key,
+                       void (*fn)(void *ctx, const stats_code_line *line), void *ctx) {
+  if (!p || !fn) return;
+  uint32_t n;
+  line_val *v = fold(p, k, key, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    stats_code_line l;
+    l.file = v[i].file;
+    l.line = v[i].line;
+    l.src_file = v[i].src_file;
+    l.src_line = v[i].src_line;
+    memcpy(l.v, v[i].v, sizeof l.v);
+    fn(ctx, &l);
+  }
+  free(v);
+}

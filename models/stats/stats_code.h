@@ -51,4 +51,8 @@ uint64_t code_profile_line_get(const code_profile *p, const code_rows *k, code_k
 void code_profile_json(const code_profile *p, const code_rows *k, stats_json *w);
 void code_profile_text(const code_profile *p, const code_rows *k, const char *title, FILE *out);
 
+/* Calls fn for each folded line (stats_code_lines in stats.h). */
+void code_profile_each(const code_profile *p, const code_rows *k, code_key key,
+                       void (*fn)(void *ctx, const stats_code_line *line), void *ctx);
+
 #endif /* SIMTVP_STATS_CODE_H */

@@ -6,6 +6,10 @@
 // never rebuilt after it was closed. Every call into the simulation is serialised by a mutex.
 #include "simtvp_host.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -16,8 +20,13 @@
 #include <string>
 #include <thread>
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <systemc>
 
+#include "gpu_params.h"
+#include "gpu_top.h"
 #include "vp_config.h"
 #include "vp_platform.h"
 
@@ -76,7 +85,81 @@ simtvp_status from_exception(simtvp_diag *diag, const char *where) {
   }
 }
 
-simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) {
+// ---- the `simtvp` command's report descriptor ($SIMTVP_REPORT_FD) and fatal signals -----------
+
+int report_fd() {
+  static int fd = [] {
+    const char *v = std::getenv("SIMTVP_REPORT_FD");
+    if (!v || !*v) return -1;
+    char *end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    if (*end || n < 0 || n > 65535 || fcntl(static_cast<int>(n), F_GETFD) == -1) return -1;
+    return static_cast<int>(n);
+  }();
+  return fd;
+}
+
+// One line, with write(2) only (also from a signal handler).
+void report_line(const char *what, long a = -1, long b = -1, long c = -1) {
+  int fd = report_fd();
+  if (fd < 0) return;
+  char buf[96];
+  size_t n = 0;
+  for (const char *p = what; *p && n < 60; p++) buf[n++] = *p;
+  for (long v : {a, b, c}) {
+    if (v < 0) continue;
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v && k < 20);
+    buf[n++] = ' ';
+    while (k) buf[n++] = digits[--k];
+  }
+  buf[n++] = '\n';
+  ssize_t w = write(fd, buf, n);
+  (void)w;
+}
+
+const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
+// A fatal signal in the program's own code after the platform opened: the outputs so far are
+// written (statistics, report, trace), then the signal takes its default course. Best effort —
+// what the handler calls is not async-signal-safe, so a crash inside malloc may prevent it; a
+// crash while the simulation runs (inside simtvp itself) writes nothing.
+void on_fatal_signal(int sig) {
+  static volatile sig_atomic_t entered = 0;
+  if (!entered) {
+    entered = 1;
+    simtvp_host *h = g_host;
+    long kernels = 0, written = 0;
+    if (h && h->platform && h->simulating.load() == std::thread::id()) {
+      kernels = h->platform->kernels_begun();
+      h->platform->yield_terminal();
+      h->platform->write_outputs_now();
+      written = 1;
+    }
+    report_line("crash", sig, kernels, written);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);  // delivered when the handler returns (the signal is blocked meanwhile)
+}
+
+void install_fatal_handlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, bool check_only = false,
+                         uint32_t *config_problems = nullptr) {
   if (g_host || g_systemc_used) {
     simtvp_diag_set(diag, SIMTVP_ERR_STATE,
                     g_host ? "simtvp_host_open: a platform is already open in this process (one per "
@@ -86,13 +169,28 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) 
     return nullptr;
   }
   simtvp::vp_settings settings = simtvp::vp_settings_resolve(options);
+  if (check_only) {
+    settings.check_only = true;
+    settings.config_checked = false;
+    settings.out_dir.clear();
+    settings.trace_path.clear();
+  }
   // Configuration first: an error leaves SystemC untouched, so a corrected open can follow.
   auto config = std::make_unique<gpu_config>();
   config_registry *registry = nullptr;
+  struct msg_ctx {
+    simtvp::vp_settings *s;
+    uint32_t *problems;
+  } mc{&settings, config_problems};
   simtvp_msg_port msg{};
-  msg.ctx = &settings;
+  msg.ctx = &mc;
   msg.emit = [](void *ctx, simtvp_severity sev, const char *text) {
-    if (sev == SIMTVP_INFO && static_cast<simtvp::vp_settings *>(ctx)->quiet) return;
+    auto *m = static_cast<msg_ctx *>(ctx);
+    if (sev == SIMTVP_INFO && m->s->quiet) return;
+    // The `simtvp` command checked this configuration before starting the program and reported
+    // its warnings then: once is enough.
+    if (sev != SIMTVP_ERROR && m->s->config_checked) return;
+    if (sev != SIMTVP_INFO && m->problems) ++*m->problems;
     std::fprintf(stderr, "simtvp: %s: %s\n", sev == SIMTVP_INFO ? "info" : sev == SIMTVP_WARNING ? "warning" : "error", text);
   };
   if (simtvp::vp_load_config(settings, &msg, config.get(), &registry, diag) != SIMTVP_OK) {
@@ -124,6 +222,10 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag) 
     // Elaboration and initialisation; the stub's thread then waits for the first request (an
     // event notified before this first start would be lost).
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    if (!check_only) {
+      report_line("open");
+      install_fatal_handlers();
+    }
   } catch (...) {
     if (set_env) unsetenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");
     from_exception(diag, "simtvp_host_open");
@@ -174,6 +276,7 @@ void close_locked(simtvp_host *h) {
   simtvp_diag_clear(&d);
   if (h->platform->finish(&d) != SIMTVP_OK) std::fprintf(stderr, "simtvp: error: %s\n", d.message);
   std::fflush(stderr);
+  report_line("closed", h->platform->kernels_begun());
   // The simulation never runs again in this process: the platform's modules (and with them the
   // model cores, device memory and system memory) go now.
   delete h->platform;
@@ -183,6 +286,28 @@ void close_locked(simtvp_host *h) {
 }  // namespace
 
 extern "C" {
+
+const char *simtvp_host_config_dir(void) {
+  static const std::string dir = simtvp::config_dir();
+  return dir.c_str();
+}
+
+const char *simtvp_host_runtime_dir(void) {
+  static const std::string dir = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&simtvp_host_runtime_dir), &info) || !info.dli_fname) return std::string();
+    std::string lib = info.dli_fname;
+    size_t slash = lib.rfind('/');
+    if (slash == std::string::npos) return std::string();
+    lib.resize(slash);
+    for (const std::string &d : {lib + "/" SIMTVP_LIB_TO_RUNTIME, lib})  // installed, then build tree
+      if (access((d + "/libcudart.so.13").c_str(), R_OK) == 0) return d;
+    return std::string();
+  }();
+  return dir.c_str();
+}
+
+const char *simtvp_host_version(void) { return simtvp::version(); }
 
 // libsystemc refers to sc_main; simtvp never calls it (the platform is driven by sc_start from
 // simtvp_host_call).
@@ -257,6 +382,7 @@ simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *c
   host->simulating = std::this_thread::get_id();
   simtvp_status st = run_request(host, diag);
   host->simulating = std::thread::id();
+  host->platform->yield_terminal();  // the program may print now: no progress line in its way
   return st;
 }
 
@@ -309,6 +435,23 @@ bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {
   if (f.status == SIMTVP_OK) return false;
   if (out) *out = f;
   return true;
+}
+
+simtvp_status simtvp_host_check_build(const simtvp_host_options *options, uint32_t *problems, simtvp_diag *diag) {
+  uint32_t config_problems = 0;
+  simtvp_host *h = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_open_lock);
+    h = open_locked(options, diag, true, &config_problems);
+    if (h) {
+      h->refs = 1;
+      g_host = h;
+    }
+  }
+  if (problems) *problems = config_problems + (h ? h->platform->problems() : 0);
+  if (!h) return diag && diag->status != SIMTVP_OK ? diag->status : SIMTVP_ERR_CONFIG;
+  simtvp_host_close(h);
+  return SIMTVP_OK;
 }
 
 simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag) {

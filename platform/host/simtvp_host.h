@@ -98,6 +98,32 @@ void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t byte
  * overrides, strict), without building anything: errors name the option and file:line. */
 simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag);
 
+/* Where simtvp's files are, found from this library's own location (an installed tree, else the
+ * build tree it was built in); "" when there is none. Valid for the life of the process.
+ *   config_dir:  the shipped GPU configurations ($SIMTVP_CONFIG_DIR when set; installed
+ *                <prefix>/share/simtvp/configs; else the source tree's configs/)
+ *   runtime_dir: libcudart.so.13 and libcuda.so.1 (installed <libdir>/simtvp; the build tree's lib/)
+ * simtvp_host_version: the simtvp version, "0.1.0". */
+const char *simtvp_host_config_dir(void);
+const char *simtvp_host_runtime_dir(void);
+const char *simtvp_host_version(void);
+
+/* Loads the configuration as simtvp_host_check_options does and builds the whole platform from it
+ * (without running anything), so that everything a run would report about it — unknown options,
+ * accepted-but-not-modelled ones, and what the GPU's blocks fall back to (network mode, partition
+ * indexing …) — is printed now, on stderr. *problems (may be NULL) counts the warnings and errors
+ * printed. The process's one SystemC simulation is used up: nothing can run after this. */
+simtvp_status simtvp_host_check_build(const simtvp_host_options *options, uint32_t *problems,
+                                      simtvp_diag *diag);
+
+/* When $SIMTVP_REPORT_FD names an open file descriptor (the `simtvp` command sets it for the
+ * program it runs), the platform writes one line to it when it opens ("open"), when it closes
+ * ("closed <kernels>") and when the program dies of a signal after it opened ("crash <signal>
+ * <kernels> <outputs written 0/1>"): so the command can tell that a program made no CUDA call, and
+ * what happened to the statistics of one that crashed. At a fatal signal (SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGABRT, whose handler was the default) in the program's own code, the platform writes
+ * its outputs (statistics JSON and text, report, trace) before the program dies. */
+
 #ifdef __cplusplus
 }
 #endif

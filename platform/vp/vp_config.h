@@ -21,10 +21,16 @@ struct vp_settings {
   std::string out_dir;                // empty = no output files
   std::vector<std::string> overrides; // "-option" "value" words, applied after the file
   bool strict = false, quiet = false;
+  std::string stats_text = "summary";  // $SIMTVP_STATS: statistics text on stderr: summary | full | none
+  std::string trace_path;              // $SIMTVP_TRACE: timeline trace (Chrome trace-event JSON); empty = none
+  bool config_checked = false;         // $SIMTVP_CONFIG_CHECKED=1: the `simtvp` command already reported the
+                                       // configuration's warnings; loading it again says nothing
+  bool check_only = false;             // built to be checked (simtvp --check): no outputs, no summary
 };
 
 // Options first, then the environment: SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS (words, with
-// '…' or "…" quoting, applied before options->overrides), SIMTVP_STRICT=1, SIMTVP_QUIET=1.
+// '…' or "…" quoting, applied before options->overrides), SIMTVP_STRICT=1, SIMTVP_QUIET=1,
+// SIMTVP_STATS, SIMTVP_TRACE, SIMTVP_CONFIG_CHECKED=1.
 vp_settings vp_settings_resolve(const simtvp_host_options *options);
 
 // Splits option text into words ('…' literal, "…" with \" and \\ escapes); false on an
@@ -48,8 +54,9 @@ simtvp_status vp_check_platform_options(const gpu_config *config, const config_r
 // option was set (file:line) to the structured fields and the message.
 void vp_diag_place(const config_registry *registry, simtvp_diag *diag);
 
-// The built-in default configuration: the path of configs/default.config when the source tree is
-// there, and the same text with its includes inlined (embedded at build time).
+// The built-in default configuration: the path of default.config among the shipped
+// configurations (installed share/simtvp/configs, else the source tree's configs/), and the same
+// text with its includes inlined (embedded at build time) for when neither is there.
 const char *vp_default_config_path();
 const char *vp_default_config_text();
 

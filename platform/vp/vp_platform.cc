@@ -10,6 +10,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "demangle.h"
+#include "gpu_abi.h"
+#include "html_report.h"
+#include "simt_timing.h"
+#include "trace_json.h"
+
 namespace simtvp {
 
 using sc_core::sc_time;
@@ -63,13 +69,55 @@ std::string human_rate(double per_second) {
   return buf;
 }
 
+uint64_t now_ps() {
+  sc_time t = sc_core::sc_time_stamp();
+  return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
+}
+
+uint64_t ps_of(const sc_time &t) {
+  return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
+}
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A GPU that counts no instruction for this long (simulated) while kernels run is stuck or waits:
+// the ticker stops waking until the next kernel event, so that "no event left" is still detected.
+constexpr uint64_t kTickerGivesUpPs = 10000000000ull;  // 10 ms
+constexpr uint64_t kProgressPeriodPs = 1000000ull;     // 1 us of simulated time between polls
+
 }  // namespace
 
 void vp_platform::emit(void *ctx, simtvp_severity severity, const char *text) {
   auto *p = static_cast<vp_platform *>(ctx);
   if (severity == SIMTVP_INFO && p->settings_.quiet) return;
+  // A failed device assert() was printed in CUDA's words on stderr when it happened (the
+  // program's own message); the SIMT side's fault report of it would say the same again.
+  if (severity == SIMTVP_ERROR && std::strstr(text, ": device assertion `")) return;
+  if (severity != SIMTVP_INFO) p->problems_++;
+  if (p->progress_) p->progress_->clear();
   std::fflush(stdout);  // keep the program's output and ours in order on a terminal
-  std::fprintf(stderr, "simtvp: %s: %s\n", severity_name(severity), text);
+  // Errors go through the fold (a deadlock dump of many alike CTAs becomes a few lines); anything
+  // else first lets out what the fold holds.
+  std::vector<std::string> lines = severity == SIMTVP_ERROR ? p->fold_.feed(text) : p->fold_.flush();
+  for (const std::string &l : lines) std::fprintf(stderr, "simtvp: error: %s\n", l.c_str());
+  if (severity != SIMTVP_ERROR) std::fprintf(stderr, "simtvp: %s: %s\n", severity_name(severity), text);
+}
+
+void vp_platform::flush_messages() {
+  std::vector<std::string> lines = fold_.flush();
+  if (lines.empty()) return;
+  std::fflush(stdout);
+  for (const std::string &l : lines) std::fprintf(stderr, "simtvp: error: %s\n", l.c_str());
+  std::fflush(stderr);
+}
+
+void vp_platform::print_text(FILE *out, const std::string &text) {
+  yield_terminal();
+  std::fflush(stdout);
+  std::fputs(text.c_str(), out);
+  std::fflush(out);
 }
 
 vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settings,
@@ -89,7 +137,11 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   gpu_top_options go;
   go.st = stats_;
   go.messages = messages_;
-  go.simt_fallback_to_func = true;
+  go.print = [this](const char *text, std::size_t len) {  // device printf: after the progress line goes
+    yield_terminal();
+    std::fwrite(text, 1, len, stdout);
+    std::fflush(stdout);
+  };
   go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
   // Allocation sites are host return addresses (the CUDA runtime runs in this process): name
   // them "object+offset", which addr2line turns into a source line.
@@ -111,6 +163,23 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     return;
   }
   gpu_->on_kernel_end([this](const gpu_kernel_record &k) { kernel_ended(k); });
+
+  // What the run shows besides statistics: progress (unless quiet), and with -o or a trace the
+  // timeline and the report's samples. All passive.
+  record_ = !settings_.check_only && (!settings_.out_dir.empty() || !settings_.trace_path.empty());
+  report::progress::mode_t mode = report::progress_mode_for(stderr, settings_.quiet || settings_.check_only);
+  if (mode != report::progress::off) {
+    progress_ = std::make_unique<report::progress>(mode, stderr, config_.output.liveness_message_freq, wall_seconds);
+    if (progress_->mode() == report::progress::off) progress_.reset();
+  }
+  if (record_) series_ = std::make_unique<report::series>();
+  insn_ = stats_counter_find(stats_, "gpu_sim_insn");
+  sim_cycle_ = stats_counter_find(stats_, "gpu_sim_cycle");
+  gpu_->add_observer([this](const gpu_event &e) { observe(e); });
+  if (record_)
+    if (auto *t = dynamic_cast<simt_timing *>(&gpu_->simt_side()))
+      for (uint32_t ch = 0; ch < config_.mem.n_channels; ch++)
+        t->memory().dram(ch).on_busy_change([this, ch](bool busy) { timeline_.dram_busy(ch, busy, now_ps()); });
 
   mem_ = std::make_unique<sys_mem>("sysmem", kSysmemBytes);
   if (!mem_->ok()) {
@@ -168,9 +237,11 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     }
     SC_THREAD(sample);
   }
+  if (progress_ || record_) SC_THREAD(ticker);
 }
 
 vp_platform::~vp_platform() {
+  if (stats_txt_) std::fclose(stats_txt_);
   host_.reset();
   gpu_.reset();
   bus_.reset();
@@ -201,21 +272,233 @@ void vp_platform::sample() {
   }
 }
 
-void vp_platform::kernel_ended(const gpu_kernel_record &) {
-  if (settings_.quiet || !config_.output.print_kernel_stats) return;
-  // GPGPU-Sim's layout: the kernel's own values, then the totals so far (gpu_tot_* and every
-  // cumulative counter), which scripts diff between kernels.
-  std::fflush(stdout);
-  stats_print_kernel(stats_, stderr);
-  stats_print_totals(stats_, stderr);
-  std::fflush(stderr);
+void vp_platform::observe(const gpu_event &e) {
+  switch (e.kind) {
+  case gpu_event::kernel_begin: {
+    kernels_seen_++;
+    live_kernel k;
+    k.uid = e.uid;
+    k.n_ctas = e.kernel ? e.kernel->n_ctas : 0;
+    k.begin_cycle = boundary_cycle_ = gpu_->cycle();
+    k.insn_at_begin = insn_ ? *insn_ : 0;
+    k.display = report::demangle(e.name ? *e.name : std::string());
+    live_.push_back(k);
+    report::kernel_span ks;
+    ks.uid = e.uid;
+    ks.name = e.name ? *e.name : std::string();
+    if (e.kernel) {
+      for (int i = 0; i < 3; i++) {
+        ks.grid[i] = e.kernel->desc.grid[i];
+        ks.block[i] = e.kernel->desc.block[i];
+      }
+      ks.smem_bytes = e.kernel->desc.smem_static + e.kernel->desc.smem_dynamic;
+      ks.regs_per_thread = e.kernel->desc.regs_per_thread;
+      ks.stream_id = e.kernel->desc.stream_id;
+      ks.n_ctas = e.kernel->n_ctas;
+    }
+    ks.begin_ps = ps_of(e.begin);
+    timeline_.kernel_begin(ks);  // always: the summary shows grid and block
+    if (series_) {
+      if (series_->columns().empty()) series_->attach(stats_);
+      series_->sample(ks.begin_ps);
+    }
+    kernel_event_.notify(sc_core::SC_ZERO_TIME);
+    poll_progress();
+    break;
+  }
+  case gpu_event::kernel_end:
+    for (size_t i = 0; i < live_.size(); i++)
+      if (live_[i].uid == e.uid) {
+        live_.erase(live_.begin() + static_cast<long>(i));
+        break;
+      }
+    boundary_cycle_ = gpu_->cycle();
+    if (series_) series_->sample(ps_of(e.begin));
+    kernel_event_.notify(sc_core::SC_ZERO_TIME);
+    break;
+  case gpu_event::cta_begin:
+    if (record_) timeline_.cta_begin(e.uid, e.sm, ps_of(e.begin));
+    break;
+  case gpu_event::cta_end:
+    for (live_kernel &k : live_)
+      if (k.uid == e.uid) k.ctas_done++;
+    if (record_) timeline_.cta_end(e.uid, e.sm, ps_of(e.begin), static_cast<uint32_t>(e.status));
+    poll_progress();  // functional mode: simulated time stands still while CTAs run
+    break;
+  case gpu_event::copy:
+    if (record_ && e.op)
+      timeline_.copy(ps_of(e.begin), ps_of(e.end), e.op->width * e.op->height, e.op->kind, e.op->src_aperture,
+                     e.op->dst_aperture);
+    break;
+  case gpu_event::cp_work:
+    if (record_) timeline_.cp_work(ps_of(e.begin), ps_of(e.end), e.what, e.opcode);
+    break;
+  case gpu_event::cp_packet:
+    if (record_) timeline_.packet(ps_of(e.begin), e.channel, e.opcode);
+    break;
+  case gpu_event::irq:
+    if (record_) timeline_.irq(ps_of(e.begin), e.level);
+    break;
+  }
 }
 
-simtvp_status vp_platform::finish(simtvp_diag *diag) {
-  if (finished_) return SIMTVP_OK;
-  finished_ = true;
-  gpu_->report_leaks();
+void vp_platform::poll_progress() {
+  if (!progress_ || !progress_->due()) return;
+  report::progress_state st;
+  st.kernel_index = kernels_seen_;
+  st.running = static_cast<uint32_t>(live_.size());
+  uint64_t insn = insn_ ? *insn_ : 0, now = gpu_->cycle();
+  if (!live_.empty()) {
+    const live_kernel &k = live_.back();
+    st.kernel_index = static_cast<uint32_t>(k.uid);
+    st.kernel = k.display;
+    st.kernel_cycles = now - k.begin_cycle;
+    st.kernel_insn = insn - k.insn_at_begin;
+    st.ctas_done = k.ctas_done;
+    st.ctas_total = k.n_ctas;
+  }
+  st.total_insn = insn;
+  st.total_cycles = (sim_cycle_ ? *sim_cycle_ : 0) + (live_.empty() ? 0 : now - boundary_cycle_);
+  progress_->print(st);
+}
+
+void vp_platform::ticker() {
+  uint64_t last_insn = 0, still_since = 0;
+  for (;;) {
+    if (live_.empty()) {
+      wait(kernel_event_);
+      still_since = now_ps();
+      continue;
+    }
+    uint64_t period = series_ ? series_->period_ps() : kProgressPeriodPs;
+    uint64_t now = now_ps();
+    uint64_t next = (now / period + 1) * period;
+    wait(sc_time(static_cast<double>(next - now), sc_core::SC_PS), kernel_event_);
+    if (live_.empty()) continue;
+    now = now_ps();
+    if (series_ && !series_->columns().empty()) series_->sample(now);
+    poll_progress();
+    uint64_t insn = insn_ ? *insn_ : 0;
+    if (insn != last_insn) {
+      last_insn = insn;
+      still_since = now;
+    } else if (now - still_since > kTickerGivesUpPs) {
+      wait(kernel_event_);
+      still_since = now_ps();
+    }
+  }
+}
+
+void vp_platform::kernel_ended(const gpu_kernel_record &rec) {
+  timeline_.kernel_end(rec.launch_uid, ps_of(rec.end), rec.core_cycles);
+  uint32_t n = stats_kernel_count(stats_), k = n;
+  for (uint32_t i = n; i-- > 0;)
+    if (stats_kernel_uid(stats_, i) == rec.launch_uid) {
+      k = i;
+      break;
+    }
+  if (k == n) return;
+  figures_.push_back(report::kernel_figures_of(stats_, k, &timeline_));
+  // OUTDIR/stats.txt: GPGPU-Sim's full text, kernel by kernel, whatever stderr shows.
+  if (!settings_.out_dir.empty() && !stats_txt_ && !stats_txt_failed_) {
+    std::string path = settings_.out_dir + "/stats.txt";
+    if (!make_dirs(settings_.out_dir) || !(stats_txt_ = std::fopen(path.c_str(), "w"))) {
+      stats_txt_failed_ = true;
+      char text[1200];
+      std::snprintf(text, sizeof text, "cannot write %s: %s", path.c_str(), std::strerror(errno));
+      emit(this, SIMTVP_ERROR, text);
+    }
+  }
+  if (stats_txt_) {
+    stats_print_kernel(stats_, stats_txt_);
+    stats_print_totals(stats_, stats_txt_);
+    std::fflush(stats_txt_);
+  }
+  if (settings_.quiet || !config_.output.print_kernel_stats) return;
+  if (settings_.stats_text == "full") {
+    // GPGPU-Sim's layout: the kernel's own values, then the totals so far (gpu_tot_* and every
+    // cumulative counter), which scripts diff between kernels.
+    yield_terminal();
+    std::fflush(stdout);
+    stats_print_kernel(stats_, stderr);
+    stats_print_totals(stats_, stderr);
+    std::fflush(stderr);
+  } else if (settings_.stats_text != "none") {
+    print_text(stderr, report::kernel_block(figures_.back()));
+  }
+}
+
+// The report's facts about the configuration.
+namespace {
+
+report::html_info report_info(const gpu_config &c, const config_registry *r, const vp_settings &settings,
+                              const char *simt_model) {
+  report::html_info info;
+  const char *prog = program_invocation_short_name;
+  info.title = prog && *prog ? prog : "program";
+  info.gpu = c.host.gpu_name;
+  info.config = settings.config_name;
+  info.simt_model = simt_model;
+  info.version = "simtvp 0.1.0";
+  info.core_mhz = c.derived.core_mhz;
+  info.warp_size = c.derived.warp_size ? c.derived.warp_size : 32;
+  info.max_warps_per_sm = c.derived.max_warps_per_core;
+  info.dram_peak_gbs = static_cast<double>(c.mem.n_channels) * c.mem.chips_per_channel * c.dram.bus_width *
+                       c.dram.data_command_freq_ratio * c.derived.dram_mhz * 1e6 / 1e9;
+  bool timing = std::strcmp(simt_model, "func") != 0;
+  for (uint32_t i = 0; i < c.derived.n_cores && i < GPU_CONFIG_MAX_CORES; i++)
+    info.sm_model.push_back(timing ? gpu_fidelity_name(static_cast<gpu_fidelity>(c.derived.simt_model_of_core[i]))
+                                   : "func");
+  if (timing)
+    for (uint32_t i = 0; i < c.mem.n_channels && i < GPU_CONFIG_MAX_CHANNELS; i++)
+      info.dram_model.push_back(gpu_fidelity_name(static_cast<gpu_fidelity>(c.derived.dram_model_of_channel[i])));
+  char buf[640];
+  auto param = [&](const char *label, const std::string &v) { info.params.emplace_back(label, v); };
+  std::snprintf(buf, sizeof buf, "%u clusters x %u cores = %u SMs, %u warps of %u threads per SM", c.core.n_clusters,
+                c.core.n_cores_per_cluster, c.derived.n_cores, c.derived.max_warps_per_core, c.derived.warp_size);
+  param("SIMT cores", buf);
+  std::snprintf(buf, sizeof buf, "core %.0f, interconnect %.0f, L2 %.0f, DRAM %.0f MHz", c.derived.core_mhz,
+                c.derived.icnt_mhz, c.derived.l2_mhz, c.derived.dram_mhz);
+  param("clocks", buf);
+  param("L1D (-gpgpu_cache:dl1)", c.core.l1d);
+  std::snprintf(buf, sizeof buf, "%u channels x %u sub-partitions, each %s", c.mem.n_channels,
+                c.mem.sub_partitions_per_channel, c.mem.l2);
+  param("L2 (-gpgpu_cache:dl2)", buf);
+  std::snprintf(buf, sizeof buf, "%u chips x %u bytes per channel, peak %.1f GB/s", c.mem.chips_per_channel,
+                c.dram.bus_width, info.dram_peak_gbs);
+  param("DRAM", buf);
+  for (size_t i = 0; r && i < config_registry_count(r); i++) {
+    const config_block *b = nullptr;
+    const config_option *o = config_registry_option(r, i, &b);
+    const char *file = nullptr;
+    uint32_t line = 0;
+    bool set = false;
+    if (!o || !config_registry_origin(r, o->name, &file, &line, &set) || !set) continue;
+    const char *v = config_registry_value(r, o->name);
+    std::string where = file ? std::string(file) + (line ? ":" + std::to_string(line) : std::string()) : "program";
+    info.options.push_back({o->name, v ? v : "", where});
+    if (o->flags & CONFIG_NOT_MODELLED) info.not_modelled.push_back(o->name);
+  }
+  return info;
+}
+
+}  // namespace
+
+void vp_platform::write_outputs_now() {
+  if (finished_ || outputs_written_) return;
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  if (write_files(&d) != SIMTVP_OK) std::fprintf(stderr, "simtvp: error: %s\n", d.message);
+}
+
+simtvp_status vp_platform::write_files(simtvp_diag *diag) {
+  if (outputs_written_) return SIMTVP_OK;
+  outputs_written_ = true;
   simtvp_status st = SIMTVP_OK;
+  uint64_t end = now_ps();
+  timeline_.close(end);
+  if (series_ && !series_->columns().empty()) series_->sample(end);
+  if (stats_txt_) std::fflush(stats_txt_);
   std::string json;
   if (config_.output.stats_json[0])
     json = config_.output.stats_json;
@@ -238,6 +521,49 @@ simtvp_status vp_platform::finish(simtvp_diag *diag) {
     if (slash != std::string::npos && slash > 0) make_dirs(json.substr(0, slash));
     st = stats_write_json(stats_, json.c_str(), diag);
   }
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  report::html_info info = report_info(config_, registry_, settings_, gpu_->simt_model());
+  info.wall_s = wall;
+  info.sim_ps = end;
+  if (!settings_.out_dir.empty() && st == SIMTVP_OK) {
+    std::string path = settings_.out_dir + "/report.html";
+    FILE *f = std::fopen(path.c_str(), "w");
+    bool ok = f && report::write_html_report(f, stats_, timeline_, series_.get(), info);
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok)
+      st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "%s: cannot write the report: %s", path.c_str(), std::strerror(errno));
+  }
+  if (!settings_.trace_path.empty()) {
+    size_t slash = settings_.trace_path.rfind('/');
+    if (slash != std::string::npos && slash > 0) make_dirs(settings_.trace_path.substr(0, slash));
+    FILE *f = std::fopen(settings_.trace_path.c_str(), "w");
+    report::trace_info ti;
+    ti.gpu = info.gpu;
+    ti.config = info.config;
+    ti.simt_model = info.simt_model;
+    ti.core_mhz = info.core_mhz;
+    bool ok = f && report::write_trace_json(f, timeline_, series_.get(), ti);
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok && st == SIMTVP_OK)
+      st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "--trace %s: cannot write the trace: %s", settings_.trace_path.c_str(),
+                           std::strerror(errno));
+  }
+  return st;
+}
+
+simtvp_status vp_platform::finish(simtvp_diag *diag) {
+  if (finished_) return SIMTVP_OK;
+  if (settings_.check_only) {  // built to be checked: nothing ran, nothing to write or summarise
+    finished_ = true;
+    flush_messages();
+    return SIMTVP_OK;
+  }
+  gpu_->report_leaks();  // the memory checker's leaks (nothing when it is off)
+  simtvp_status st = write_files(diag);
+  finished_ = true;
+  yield_terminal();
+  if (!settings_.quiet && settings_.stats_text == "summary" && !figures_.empty())
+    print_text(stderr, report::kernel_table(figures_));
   if (!settings_.quiet) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     double sim = sc_core::sc_time_stamp().to_seconds();

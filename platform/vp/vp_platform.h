@@ -21,7 +21,12 @@
 #include "gpu_config.h"
 #include "gpu_top.h"
 #include "host_cpu.h"
+#include "message_fold.h"
+#include "progress.h"
+#include "series.h"
 #include "stats.h"
+#include "summary.h"
+#include "timeline.h"
 #include "sys_bus.h"
 #include "sys_mem.h"
 #include "vp_config.h"
@@ -63,12 +68,55 @@ class vp_platform : public sc_core::sc_module {
   // The message port the platform prints through ("simtvp: warning: …" on stderr).
   const simtvp_msg_port &messages() const { return messages_; }
 
+  // Control returns to the program: the progress line (if one is on the terminal) is
+  // erased so that the program's own output starts on a clean line.
+  void yield_terminal() {
+    if (progress_) progress_->clear();
+    flush_messages();
+  }
+  // Kernels that began so far (the `simtvp` command's "no CUDA call" note and abnormal exits).
+  uint32_t kernels_begun() const { return timeline_.kernels_begun(); }
+  // Warnings and errors printed so far (simtvp --check counts them).
+  uint32_t problems() const { return problems_; }
+  // The outputs of finish() that need no simulation (statistics JSON and text, report, trace),
+  // for a process that ends abnormally (a crash after kernels ran): written once, at most.
+  void write_outputs_now();
+
   SC_HAS_PROCESS(vp_platform);
 
  private:
   void sample();  // time series: every -stats_series_period_ns while the GPU is busy
   void kernel_ended(const gpu_kernel_record &k);
   static void emit(void *ctx, simtvp_severity severity, const char *text);
+  // Observers of the GPU (timeline, progress bookkeeping, report samples) — passive.
+  void observe(const gpu_event &e);
+  // Wakes at fixed simulated instants while a kernel runs: report samples and progress polls.
+  void ticker();
+  void poll_progress();
+  simtvp_status write_files(simtvp_diag *diag);  // JSON, config dump, report, trace
+  void print_text(FILE *out, const std::string &text);
+  void flush_messages();  // what message_fold still holds
+  report::message_fold fold_;
+
+  // Kernels running now (by launch uid): what the progress line shows.
+  struct live_kernel {
+    uint64_t uid = 0, n_ctas = 0, ctas_done = 0, begin_cycle = 0, insn_at_begin = 0;
+    std::string display;
+  };
+  std::vector<live_kernel> live_;
+  uint32_t kernels_seen_ = 0;
+  uint64_t boundary_cycle_ = 0;
+  const uint64_t *insn_ = nullptr, *sim_cycle_ = nullptr;
+  sc_core::sc_event kernel_event_;
+  report::timeline timeline_;
+  std::unique_ptr<report::series> series_;
+  std::unique_ptr<report::progress> progress_;
+  bool record_ = false;     // timeline and series wanted (-o or --trace)
+  std::FILE *stats_txt_ = nullptr;
+  bool stats_txt_failed_ = false;
+  std::vector<report::kernel_figures> figures_;
+  bool outputs_written_ = false;
+  uint32_t problems_ = 0;
 
   vp_settings settings_;
   gpu_config config_;

@@ -12,11 +12,9 @@ namespace cucore {
 
 namespace {
 
-// The last error message of this thread. A plain array, not a std::string: a thread_local with a
-// destructor is destroyed before the process's atexit handlers run, and nvcc's exit handler
-// (__cudaUnregisterFatBinary) still reaches fail() through the module unload.
-constexpr size_t kMessageBytes = 1536;
-thread_local char tl_message[kMessageBytes];
+// A plain buffer, not a std::string: NVIDIA's statically linked runtime calls the driver from its
+// exit handlers, after the main thread's thread_local objects were destroyed.
+thread_local char tl_message[1536];
 thread_local bool tl_inside = false;  // inside a cucore_ call (or on the stub thread for one)
 
 cu_platform_open_fn default_opener();
@@ -257,6 +255,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
       s.allocations.erase(a->alloc);
       s.arrays.remove(a->handle);
     }
+  destroy_ctx_graph_execs(s, ctx);
   for (Module *m : s.modules.all())
     if (m->ctx == ctx) (void)module_unload_locked(s, m);
   for (Event *e : s.events.all())
@@ -266,6 +265,7 @@ void destroy_ctx_resources(State &s, Ctx *ctx) {
     }
   for (Stream *st : s.streams.all())
     if (st->ctx == ctx) {
+      capture_forget_stream(s, st);
       (void)drv_stream_destroy(s.d, st->ds, &diag);
       if (s.per_thread == st) s.per_thread = nullptr;
       s.streams.remove(st->handle);
@@ -343,6 +343,22 @@ int cucore_fail(int code, const char *fmt, ...) {
 
 void cucore_report(const char *api, const char *code_name) {
   if (getenv("SIMTVP_CUDA_QUIET")) return;
+  // A kernel's fault (or a stopped simulation) becomes the device's sticky error and every later
+  // call returns it: the platform already printed the fault in full (kernel, CTA, thread, PC,
+  // place) when it happened, so the first call that returns it says so in one line and the later
+  // ones say nothing.
+  {
+    Peek guard;  // locks unless this thread is inside a call already
+    State &s = state();
+    if (s.sticky != CUDA_SUCCESS && !s.sticky_message.empty() &&
+        std::strstr(tl_message, s.sticky_message.c_str())) {
+      if (s.sticky_reported) return;
+      s.sticky_reported = true;
+      std::fprintf(stderr, "simtvp: %s: %s: the device's error above; later calls return it too (until "
+                           "cudaDeviceReset)\n", api, code_name);
+      return;
+    }
+  }
   std::fprintf(stderr, "simtvp: %s: %s (%s)\n", api, tl_message[0] ? tl_message : "failed",
                code_name);
 }
@@ -537,6 +553,7 @@ int cucore_primary_reset(void) {
   s.per_thread = nullptr;
   s.sticky = CUDA_SUCCESS;
   s.sticky_message.clear();
+  s.sticky_reported = false;
   s.primary_generation++;
   return result;
 }
@@ -577,6 +594,7 @@ int cucore_ctx_destroy(cu_ctx *ctx) {
   if (last && !s.primary) {
     s.sticky = CUDA_SUCCESS;
     s.sticky_message.clear();
+    s.sticky_reported = false;
   }
   return r;
 }
@@ -585,6 +603,7 @@ int cucore_synchronize(void) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "synchronising the device")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sync(s.d, &diag);
@@ -658,17 +677,9 @@ extern "C" const char *cu_result_string(int code) {
 
 // ---- default platform -----------------------------------------------------------------------------
 
-#ifdef SIMTVP_CUDA_HAVE_HOST
 extern "C" simtvp_status cucore_open_simtvp_platform(cu_platform *out, simtvp_diag *diag);
 namespace cucore {
 namespace {
 cu_platform_open_fn default_opener() { return cucore_open_simtvp_platform; }
 }  // namespace
 }  // namespace cucore
-#else
-namespace cucore {
-namespace {
-cu_platform_open_fn default_opener() { return nullptr; }
-}  // namespace
-}  // namespace cucore
-#endif

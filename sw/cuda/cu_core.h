@@ -188,6 +188,9 @@ CUCORE_API int cucore_stream_wait_event(cu_stream *s, cu_event *ev);
 /* fn(data) runs on the host once the stream's earlier work completed; later work waits for it.
  * It runs inside a later synchronising or querying call (docs/cudart.md). */
 CUCORE_API int cucore_stream_callback(cu_stream *s, void (*fn)(void *data), void *data);
+/* The same for cudaStreamAddCallback / cuStreamAddCallback, which a stream capture refuses
+ * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; cudaLaunchHostFunc is captured as a host node). */
+CUCORE_API int cucore_stream_add_callback(cu_stream *s, void (*fn)(void *data), void *data);
 
 /* flags: 2 = disable timing (cudaEventDisableTiming / CU_EVENT_DISABLE_TIMING). */
 CUCORE_API int cucore_event_create(cu_ctx *ctx, unsigned flags, cu_event **out);
@@ -212,6 +215,16 @@ CUCORE_API int cucore_module_load_ptx(cu_ctx *ctx, const char *ptx, size_t len, 
 CUCORE_API int cucore_module_load_image(cu_ctx *ctx, const void *image, size_t size,
                                         const char *name, cu_module **out);
 CUCORE_API int cucore_module_load_file(cu_ctx *ctx, const char *path, cu_module **out);
+/* A library (cuLibraryLoadData / cuLibraryLoadFromFile): the image (as cucore_module_load_image
+ * takes it; path non-NULL loads a file instead) loaded into no context. It lives until
+ * cucore_module_unload, across context destruction and primary-context resets, like CUDA's
+ * context-independent libraries; its functions are the library's kernels (CUkernel). */
+CUCORE_API int cucore_library_load(const void *image, size_t size, const char *path, const char *name,
+                                   cu_module **out);
+CUCORE_API bool cucore_module_is_library(const cu_module *m);
+/* The module's kernels (.entry names, valid while it is loaded): up to capacity into names
+ * (may be NULL), *count = all of them. */
+CUCORE_API int cucore_module_kernels(cu_module *m, const char **names, uint32_t capacity, uint32_t *count);
 CUCORE_API int cucore_module_unload(cu_module *m);
 CUCORE_API bool cucore_module_valid(const cu_module *m);
 /* CUDA_ERROR_NOT_FOUND when the module has no .entry of that name. */
@@ -227,6 +240,9 @@ CUCORE_API int cucore_function_attrs(cu_function *f, drv_function_attrs *attrs,
                                      uint32_t *max_dynamic_smem);
 CUCORE_API int cucore_function_set_max_dynamic_smem(cu_function *f, uint32_t bytes);
 CUCORE_API int cucore_function_param_count(cu_function *f, uint32_t *count);
+/* Offset and size of parameter i in the kernel's parameter buffer; CUDA_ERROR_INVALID_VALUE when
+ * i is not a parameter. */
+CUCORE_API int cucore_function_param(cu_function *f, uint32_t i, uint32_t *offset, uint32_t *bytes);
 CUCORE_API int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t dynamic_smem,
                                 uint32_t *blocks_per_sm);
 
@@ -269,6 +285,136 @@ CUCORE_API int cucore_array_info(const cu_array *a, cu_array_info *info);
 CUCORE_API int cucore_tex_create(cu_ctx *ctx, const func_tex_desc *desc, uint64_t *handle);
 CUCORE_API int cucore_tex_destroy(uint64_t handle);
 CUCORE_API int cucore_tex_get(uint64_t handle, func_tex_desc *desc);
+
+/* ---- CUDA graphs and stream capture (cu_graph.cc) -------------------------------------------------
+ * One graph model for both APIs (a cudaGraph_t is a CUgraph). A graph is nodes with dependencies; an
+ * executable graph (cucore_graph_instantiate) is a snapshot in topological order whose launch queues
+ * every node's operation on driver streams — the launch stream and, for independent branches, the
+ * executable graph's own streams joined by events — exactly as stream work is queued (command-ring
+ * packets). A capturing stream records the operations it is given as nodes instead of running them.
+ * docs/cudart.md "CUDA graphs". */
+
+typedef struct cu_graph cu_graph;
+typedef struct cu_graph_node cu_graph_node;
+typedef struct cu_graph_exec cu_graph_exec;
+
+/* Node types in CUDA's numbering (cudaGraphNodeType / CUgraphNodeType). */
+enum {
+  CU_GRAPH_NODE_KERNEL = 0,
+  CU_GRAPH_NODE_MEMCPY = 1,
+  CU_GRAPH_NODE_MEMSET = 2,
+  CU_GRAPH_NODE_HOST = 3,
+  CU_GRAPH_NODE_GRAPH = 4,
+  CU_GRAPH_NODE_EMPTY = 5,
+  CU_GRAPH_NODE_WAIT_EVENT = 6,
+  CU_GRAPH_NODE_EVENT_RECORD = 7
+};
+
+/* One side of a copy node: memory (addr of row 0 of slice 0, what it is as classified or forced,
+ * row pitch, rows per slice) or an array; plus the offset of the copied region. */
+typedef struct cu_copy_node_side {
+  cu_array *array;          /* non-NULL: an array side (addr, type, pitch, height unused) */
+  uint64_t addr;
+  cu_mem_type type;
+  uint64_t pitch, height;   /* bytes per row, rows per slice (0: the copy's width / height) */
+  uint64_t x_bytes, y, z;   /* offset of the region */
+} cu_copy_node_side;
+
+typedef struct cu_copy_node_params {
+  cu_copy_node_side src, dst;
+  uint64_t width_bytes, height, depth;
+  int api_kind; /* kept for the API layer (the runtime's cudaMemcpyKind), unused by the core */
+} cu_copy_node_params;
+
+typedef struct cu_memset_node_params {
+  uint64_t dst, pitch;
+  uint32_t value, elem_bytes;  /* 1, 2 or 4 */
+  uint64_t width, height;      /* elements per row, rows */
+} cu_memset_node_params;
+
+/* Kernel arguments as a launch takes them (args[i] -> parameter i, or a packed buffer); the node
+ * keeps a copy. Reading a node back gives args pointing into that copy. */
+typedef struct cu_kernel_node_params {
+  cu_function *func;
+  uint32_t grid[3], block[3], smem;
+  void **args;
+  const void *param_buffer;
+  size_t param_bytes;
+} cu_kernel_node_params;
+
+typedef struct cu_graph_node_params {
+  int type; /* CU_GRAPH_NODE_* */
+  cu_kernel_node_params kernel;
+  cu_copy_node_params copy;
+  cu_memset_node_params memset;
+  void (*host_fn)(void *data);
+  void *host_data;
+  cu_graph *child;   /* CU_GRAPH_NODE_GRAPH: copied into the node (cucore_graph_child gives the copy) */
+  cu_event *event;   /* WAIT_EVENT, EVENT_RECORD */
+} cu_graph_node_params;
+
+CUCORE_API int cucore_graph_create(cu_graph **out);
+CUCORE_API int cucore_graph_destroy(cu_graph *g);
+CUCORE_API int cucore_graph_clone(cu_graph *g, cu_graph **out);
+CUCORE_API bool cucore_graph_valid(const cu_graph *g);
+/* Adds a node after the given dependencies (nodes of g). Parameters are checked and copied. */
+CUCORE_API int cucore_graph_add_node(cu_graph *g, cu_graph_node *const *deps, size_t n_deps,
+                                     const cu_graph_node_params *params, cu_graph_node **out);
+CUCORE_API int cucore_graph_node_params(cu_graph_node *n, cu_graph_node_params *out);
+/* Replaces a node's parameters (same type). */
+CUCORE_API int cucore_graph_node_set_params(cu_graph_node *n, const cu_graph_node_params *params);
+CUCORE_API int cucore_graph_node_type(cu_graph_node *n, int *type);
+CUCORE_API int cucore_graph_node_owner(cu_graph_node *n, cu_graph **g);
+CUCORE_API int cucore_graph_destroy_node(cu_graph_node *n);
+/* Lists (nodes NULL: count only; else up to *count entries, the rest NULL, *count = entries
+ * written): nodes in creation order, root nodes, edges, a node's dependencies and dependents. */
+CUCORE_API int cucore_graph_nodes(cu_graph *g, bool roots_only, cu_graph_node **nodes, size_t *count);
+CUCORE_API int cucore_graph_edges(cu_graph *g, cu_graph_node **from, cu_graph_node **to, size_t *count);
+CUCORE_API int cucore_graph_node_edges(cu_graph_node *n, bool dependents, cu_graph_node **nodes, size_t *count);
+CUCORE_API int cucore_graph_add_dependencies(cu_graph *g, cu_graph_node *const *from, cu_graph_node *const *to,
+                                             size_t n, bool remove);
+/* The node of a clone that was made from node `original` of the graph cloned. */
+CUCORE_API int cucore_graph_find_in_clone(cu_graph *clone, cu_graph_node *original, cu_graph_node **out);
+/* Writes the graph in Graphviz DOT to path. */
+CUCORE_API int cucore_graph_debug_dot(cu_graph *g, const char *path, unsigned flags);
+
+CUCORE_API int cucore_graph_instantiate(cu_graph *g, unsigned long long flags, cu_graph_exec **out,
+                                        cu_graph_node **error_node);
+CUCORE_API int cucore_graph_exec_destroy(cu_graph_exec *x);
+CUCORE_API int cucore_graph_exec_flags(cu_graph_exec *x, unsigned long long *flags);
+CUCORE_API int cucore_graph_launch(cu_graph_exec *x, cu_stream *stream);
+/* Checks that x could run in stream now (simtvp uploads nothing ahead). */
+CUCORE_API int cucore_graph_upload(cu_graph_exec *x, cu_stream *stream);
+/* cudaGraphExecUpdate: the parameters of g's nodes into x, paired in creation order; *result is a
+ * cudaGraphExecUpdateResult and error_node / error_from name the offending node. */
+CUCORE_API int cucore_graph_exec_update(cu_graph_exec *x, cu_graph *g, int *result, cu_graph_node **error_node,
+                                        cu_graph_node **error_from);
+/* New parameters for the instance of node n (of the graph x came from) in x. */
+CUCORE_API int cucore_graph_exec_node_set_params(cu_graph_exec *x, cu_graph_node *n,
+                                                 const cu_graph_node_params *params);
+
+/* cudaGraphNodeSetEnabled / GetEnabled: enable (1) or disable (0) the instance of kernel, memcpy or
+ * memset node n in x (a disabled node does nothing but still orders its dependents); set < 0 only
+ * queries. */
+CUCORE_API int cucore_graph_exec_node_enabled(cu_graph_exec *x, cu_graph_node *n, int set, unsigned *enabled);
+
+/* Stream capture. Modes: CUDA's numbering (global 0, thread-local 1, relaxed 2). into != NULL:
+ * capture into that graph after deps (cudaStreamBeginCaptureToGraph). */
+CUCORE_API int cucore_stream_begin_capture(cu_stream *s, int mode, cu_graph *into, cu_graph_node *const *deps,
+                                           size_t n_deps);
+CUCORE_API int cucore_stream_end_capture(cu_stream *s, cu_graph **out);
+/* status: 0 none, 1 active, 2 invalidated; the other results only while active (deps stays
+ * valid until the next operation on s). */
+CUCORE_API int cucore_stream_capture_info(cu_stream *s, int *status, unsigned long long *id, cu_graph **graph,
+                                          cu_graph_node *const **deps, size_t *n_deps);
+/* flags: 0 add, 1 set (cudaStreamAddCaptureDependencies / cudaStreamSetCaptureDependencies). */
+CUCORE_API int cucore_stream_update_capture_dependencies(cu_stream *s, cu_graph_node *const *deps, size_t n,
+                                                         unsigned flags);
+CUCORE_API int cucore_thread_exchange_capture_mode(int *mode);
+/* Event record / stream wait with CUDA's flags (cudaEventRecordExternal / cudaEventWaitExternal = 1:
+ * inside a capture, an event node of the graph). */
+CUCORE_API int cucore_event_record_flags(cu_event *ev, cu_stream *s, unsigned flags);
+CUCORE_API int cucore_stream_wait_event_flags(cu_stream *s, cu_event *ev, unsigned flags);
 
 /* ---- limits ----------------------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +34,9 @@ enum HandleTag : uintptr_t {
   TAG_MODULE = 0x30,
   TAG_FUNCTION = 0xf7,
   TAG_ARRAY = 0xa7,
+  TAG_GRAPH = 0x6a,
+  TAG_GRAPH_NODE = 0x4e,
+  TAG_GRAPH_EXEC = 0xe8,
 };
 
 template <class T, HandleTag Tag>
@@ -69,12 +73,19 @@ struct Ctx {
   unsigned flags = 0;
 };
 
+struct GraphNode;
+
 struct Stream {
   uintptr_t handle = 0;
   drv_stream *ds = nullptr;
   unsigned flags = 0;
   int priority = 0;
   Ctx *ctx = nullptr;
+  // Stream capture (cu_graph.cc): the capture this stream takes part in (0: none) and the nodes
+  // its next operation will depend on.
+  uint64_t capture = 0;
+  std::vector<GraphNode *> capture_deps;
+  std::vector<cu_graph_node *> capture_deps_view;  // what cucore_stream_capture_info hands out
 };
 
 struct Event {
@@ -83,6 +94,9 @@ struct Event {
   unsigned flags = 0;
   bool recorded = false;
   Ctx *ctx = nullptr;
+  // Last recorded in a capturing stream: the capture and the nodes the record stood for.
+  uint64_t capture = 0;
+  std::vector<GraphNode *> capture_nodes;
 };
 
 struct Function;
@@ -94,6 +108,12 @@ struct Module {
   std::string name;
   std::map<std::string, uintptr_t> functions;  // name -> function handle
   std::vector<uint64_t> managed_vars;            // __managed__ variables adopted from this module
+  // A library (cucore_library_load, no context) is placed at its first use, as CUDA's lazy
+  // loading does: until then dm is NULL and its image waits here. A failed placement is kept
+  // and reported on every later use.
+  std::vector<uint8_t> pending_image;
+  int load_error = CUDA_SUCCESS;
+  std::string load_message;
 };
 
 struct Function {
@@ -138,6 +158,84 @@ struct Texture {
   Ctx *ctx = nullptr;
 };
 
+// ---- graphs (cu_graph.cc) -------------------------------------------------------------------------
+
+// A node's parameters, copied from what the program gave.
+struct NodeParams {
+  int type = CU_GRAPH_NODE_EMPTY;
+  uintptr_t func = 0;  // kernel: function handle
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, smem = 0;
+  std::vector<uint8_t> args;          // kernel: packed in the kernel's parameter layout
+  std::vector<uint32_t> arg_offsets;  // kernel: where each parameter starts in args
+  cu_copy_node_params copy{};
+  cu_memset_node_params memset{};
+  void (*host_fn)(void *) = nullptr;
+  void *host_data = nullptr;
+  uintptr_t event = 0;
+  uintptr_t child = 0;  // graph node: the node's own copy of the child graph
+};
+
+struct Graph {
+  uintptr_t handle = 0;
+  std::vector<GraphNode *> nodes;          // creation order
+  std::map<uintptr_t, uintptr_t> clone_of;  // a clone: node of the graph cloned -> node of this one
+  GraphNode *parent = nullptr;              // a child graph: the node that owns it
+  bool internal = false;                    // an executable graph's snapshot
+};
+
+struct GraphNode {
+  uintptr_t handle = 0;
+  Graph *graph = nullptr;
+  NodeParams p;
+  std::vector<GraphNode *> deps, dependents;
+  std::vector<void *> arg_ptrs;  // kernel: pointers into p.args, for reading the node back
+};
+
+// A copy node with pageable host memory moves it through system memory in stream order: a host
+// callback (on the host CPU stub) copies between the program's memory and the staging buffer.
+struct HostCopy {
+  const drv_bus *bus = nullptr;
+  uint64_t staging = 0;  // bus address, slices of width x height packed
+  cu_copy_node_params copy{};
+  int direction = 0;     // 1: host source -> staging, 2: staging -> host destination, 3: host -> host
+};
+
+struct ExecNode {
+  NodeParams p;
+  uintptr_t origin = 0;       // the snapshot node it instantiates
+  int lane = 0;
+  std::vector<size_t> deps;   // all its dependencies (indices into GraphExec::nodes)
+  std::vector<size_t> waits;  // those on other lanes: it waits for their done events
+  drv_event *done = nullptr;  // recorded after it when a node of another lane waits for it
+  uint64_t staging = 0, staging_bytes = 0;
+  HostCopy in, out;           // the callbacks' closures (stable: ExecNodes are not moved)
+  bool enabled = true;        // cudaGraphNodeSetEnabled
+};
+
+struct GraphExec {
+  uintptr_t handle = 0;
+  std::vector<std::unique_ptr<ExecNode>> nodes;  // topological order
+  std::map<uintptr_t, size_t> index_of;         // snapshot node -> its instance (top level and children)
+  std::vector<drv_stream *> lanes;               // lanes[0]: the launch stream (set per launch)
+  drv_event *start = nullptr;                    // the launch stream's position, for the other lanes
+  std::vector<drv_event *> lane_end;             // each other lane's end, for the launch stream
+  unsigned long long flags = 0;
+  uintptr_t snapshot = 0;                        // the graph as instantiated (a clone), for updates
+  bool touches_memory = false;                   // any kernel, copy or memset node
+  Ctx *ctx = nullptr;
+};
+
+struct Capture {
+  uint64_t id = 0;
+  uintptr_t graph = 0;
+  bool own_graph = true;  // made by the capture: destroyed when the capture fails
+  uintptr_t origin = 0;   // the stream that began it
+  int mode = 0;           // CU_CAPTURE_MODE_*
+  std::thread::id thread;
+  bool invalidated = false;
+  std::string why;
+};
+
 // ---- state -------------------------------------------------------------------------------------
 
 enum { N_LIMITS = 8 };
@@ -154,6 +252,7 @@ struct State {
   drv_device_props props{};
   int sticky = CUDA_SUCCESS;
   std::string sticky_message;
+  bool sticky_reported = false;  // cucore_report said it once; later calls that return it are quiet
   Ctx *primary = nullptr;
   uint64_t primary_generation = 0;
 
@@ -169,6 +268,11 @@ struct State {
   std::map<uint64_t, uint32_t> managed_pages;  // host page -> users
   std::map<uint64_t, Texture> textures;        // descriptor address -> texture/surface object
   std::vector<uint64_t> deferred_frees;        // descriptors freed once the device is idle
+  HandleTable<Graph, TAG_GRAPH> graphs;
+  HandleTable<GraphNode, TAG_GRAPH_NODE> graph_nodes;
+  HandleTable<GraphExec, TAG_GRAPH_EXEC> graph_execs;
+  std::map<uint64_t, Capture> captures;        // active (or invalidated, not yet ended) captures
+  uint64_t next_capture = 1;
   Stream *per_thread = nullptr;                // cudaStreamPerThread (one host thread assumed)
   uint64_t limits[N_LIMITS] = {};
 };
@@ -263,6 +367,37 @@ int managed_to_host(State &s);                     // after a synchronisation wi
 bool device_idle(State &s);                        // every stream drained (stub thread)
 void flush_deferred_frees(State &s);               // stub thread, device idle
 void unmap_managed_pages(State &s, uint64_t first, uint64_t last);  // page range [first, last)
+
+// Kernel launches (cu_module.cc): the configuration checks of a launch, and the kernel's parameter
+// buffer from CUDA-style args or a packed buffer (offsets: where each parameter starts).
+int check_kernel_launch(State &s, Function *f, const uint32_t grid[3], const uint32_t block[3], uint32_t smem);
+int pack_kernel_args(State &s, Function *f, void **args, const void *buffer, size_t bytes,
+                     std::vector<uint8_t> *out, std::vector<uint32_t> *offsets);
+
+// Stream capture (cu_graph.cc). For an operation on stream `handle`: CUDA_SUCCESS with *capturing
+// = the stream when it captures (the operation becomes a node: capture_add), nullptr when the
+// operation runs as usual; or the capture error (an operation on the legacy stream while a
+// blocking stream captures, an invalidated capture).
+int capture_route(State &s, cu_stream *handle, Stream **capturing);
+// Adds a node for an operation of a capturing stream after its dependencies.
+int capture_add(State &s, Stream *st, NodeParams &&p);
+// An operation a capture does not allow on that stream (synchronisation, a stream callback):
+// invalidates the capture and fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED naming `what`.
+int capture_unsupported(State &s, Stream *st, const char *what);
+// "Potentially unsafe" calls (allocation, device synchronisation …) are refused while a capture
+// this thread must respect is active (CUDA's capture modes), invalidating it.
+int capture_guard(State &s, const char *what);
+// Record / wait of events in capturing streams.
+int capture_event_record(State &s, Stream *st, Event *ev, unsigned flags);
+int capture_wait_event(State &s, cu_stream *handle, Stream *st, Event *ev, unsigned flags, bool *handled);
+// CUDA_ERROR_CAPTURED_EVENT for an event last recorded in a capture.
+int check_not_captured(State &s, Event *ev, const char *what);
+// The stream object behind a handle (the per-thread stream once made), nullptr for the legacy stream.
+Stream *stream_object(State &s, cu_stream *handle);
+// Forgets the graphs' and captures' references to a stream or event that goes away.
+void capture_forget_stream(State &s, Stream *st);
+// Destroys the executable graphs of a context (stub thread; resource teardown).
+void destroy_ctx_graph_execs(State &s, Ctx *ctx);
 
 // Resource teardown of one context (cu_core.cc): streams, events, modules, arrays, memory.
 void destroy_ctx_resources(State &s, Ctx *ctx);

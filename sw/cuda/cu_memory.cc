@@ -281,6 +281,43 @@ static int memset_locked(State &s, uint64_t dptr, uint64_t pitch, uint32_t value
   return CUDA_SUCCESS;
 }
 
+// Stream capture of copies and memsets: kCaptured when the operation became a node of a capturing
+// stream's graph, CUDA_SUCCESS when it runs as usual, or the capture error. Synchronous forms are
+// "potentially unsafe" during a capture and refused on a capturing stream.
+static const int kCaptured = -1;
+
+static int capture_copy(State &s, cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64_t spitch,
+                        uint64_t width, uint64_t height, cu_stream *stream, bool sync) {
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, stream, &capturing)) return r;
+  if (!capturing) return sync ? capture_guard(s, "a synchronous copy") : CUDA_SUCCESS;
+  if (sync) return capture_unsupported(s, capturing, "a synchronous copy");
+  if (width == 0 || height == 0) return kCaptured;
+  NodeParams p;
+  p.type = CU_GRAPH_NODE_MEMCPY;
+  p.copy.src = cu_copy_node_side{nullptr, src.addr, src.type, spitch, height, 0, 0, 0};
+  p.copy.dst = cu_copy_node_side{nullptr, dst.addr, dst.type, dpitch, height, 0, 0, 0};
+  p.copy.width_bytes = width;
+  p.copy.height = height;
+  p.copy.depth = 1;
+  int r = capture_add(s, capturing, std::move(p));
+  return r == CUDA_SUCCESS ? kCaptured : r;
+}
+
+static int capture_memset(State &s, uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t elem, uint64_t width,
+                          uint64_t height, cu_stream *stream, bool sync) {
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, stream, &capturing)) return r;
+  if (!capturing) return sync ? capture_guard(s, "a synchronous memset") : CUDA_SUCCESS;
+  if (sync) return capture_unsupported(s, capturing, "a synchronous memset");
+  if (width == 0 || height == 0) return kCaptured;
+  NodeParams p;
+  p.type = CU_GRAPH_NODE_MEMSET;
+  p.memset = cu_memset_node_params{dptr, pitch, value, elem, width, height};
+  int r = capture_add(s, capturing, std::move(p));
+  return r == CUDA_SUCCESS ? kCaptured : r;
+}
+
 }  // namespace cucore
 
 using namespace cucore;
@@ -317,6 +354,7 @@ int cucore_mem_alloc(cu_ctx *ctx, uint64_t bytes, uint64_t *dptr) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "allocating device memory")) return r;
   if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Ctx *c = ctx_or_primary(s, ctx);
   uint64_t site = program_site();
@@ -334,6 +372,7 @@ int cucore_mem_free(uint64_t dptr) {
   State &s = state();
   if (int r = e.device(s)) return r;
   if (dptr == 0) return CUDA_SUCCESS;
+  if (int r = capture_guard(s, "freeing device memory (it synchronises)")) return r;
   auto it = s.allocations.find(dptr);
   if (it == s.allocations.end()) {
     uint64_t base = 0, size = 0;
@@ -368,6 +407,7 @@ int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "allocating pinned host memory")) return r;
   if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Ctx *c = ctx_or_primary(s, ctx);
   uint64_t size = bytes ? (bytes + kPage - 1) & ~(kPage - 1) : kPage;
@@ -466,6 +506,7 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_guard(s, "allocating managed memory")) return r;
   if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "managed allocation of 0 bytes");
   Ctx *c = ctx_or_primary(s, ctx);
@@ -524,6 +565,7 @@ int cucore_memcpy(cu_copy_side dst, cu_copy_side src, uint64_t bytes, cu_stream 
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_copy(s, dst, bytes, src, bytes, bytes, 1, stream, sync)) return r == kCaptured ? 0 : r;
   return run(s, [&]() -> int { return copy_locked(s, dst, bytes, src, bytes, bytes, 1, stream, sync); });
 }
 
@@ -535,6 +577,7 @@ int cucore_memcpy_2d(cu_copy_side dst, uint64_t dpitch, cu_copy_side src, uint64
   if (height > 1 && (width > dpitch || width > spitch))
     return fail(CUDA_ERROR_INVALID_VALUE, "2-D copy: width %llu exceeds a pitch (destination %llu, source %llu)",
                 (unsigned long long)width, (unsigned long long)dpitch, (unsigned long long)spitch);
+  if (int r = capture_copy(s, dst, dpitch, src, spitch, width, height, stream, sync)) return r == kCaptured ? 0 : r;
   return run(s, [&]() -> int { return copy_locked(s, dst, dpitch, src, spitch, width, height, stream, sync); });
 }
 
@@ -542,6 +585,8 @@ int cucore_memset(uint64_t dptr, uint32_t value, uint32_t elem_bytes, uint64_t c
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  if (int r = capture_memset(s, dptr, count * elem_bytes, value, elem_bytes, count, 1, stream, sync))
+    return r == kCaptured ? 0 : r;
   return run(s, [&]() -> int {
     return memset_locked(s, dptr, count * elem_bytes, value, elem_bytes, count, 1, stream, sync);
   });
@@ -555,6 +600,8 @@ int cucore_memset_2d(uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t ele
   if (height > 1 && width_elems * elem_bytes > pitch)
     return fail(CUDA_ERROR_INVALID_VALUE, "2-D memset: width %llu bytes exceeds the pitch %llu",
                 (unsigned long long)(width_elems * elem_bytes), (unsigned long long)pitch);
+  if (int r = capture_memset(s, dptr, pitch, value, elem_bytes, width_elems, height, stream, sync))
+    return r == kCaptured ? 0 : r;
   return run(s, [&]() -> int {
     return memset_locked(s, dptr, pitch, value, elem_bytes, width_elems, height, stream, sync);
   });

@@ -6,6 +6,7 @@
 
 #include "cu_internal.h"
 #include "fatbin.h"
+#include "ptx.h"
 
 using namespace cucore;
 
@@ -13,7 +14,9 @@ namespace {
 
 uint32_t device_sm(const State &s) { return s.props.cc_major * 10 + s.props.cc_minor; }
 
-int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::string &name, cu_module **out) {
+// The loaders below create a module, or with `into` place a library's pending image in it.
+int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::string &name, cu_module **out,
+                    Module *into = nullptr) {
   drv_module *dm = nullptr;
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
@@ -25,6 +28,11 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
     return drv_fail(s, st, diag);
   });
   if (r != CUDA_SUCCESS) return r;
+  if (into) {
+    into->dm = dm;
+    *out = reinterpret_cast<cu_module *>(into->handle);
+    return CUDA_SUCCESS;
+  }
   auto m = std::make_unique<Module>();
   m->dm = dm;
   m->ctx = c;
@@ -33,7 +41,8 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   return CUDA_SUCCESS;
 }
 
-int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out) {
+int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out,
+                       Module *into) {
   simtvp_diag diag = cleared_diag();
   size_t index = 0;
   uint32_t sm = device_sm(s);
@@ -71,7 +80,7 @@ int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bo
     return fail(CUDA_ERROR_INVALID_IMAGE, "%s: cannot read its PTX: %s", name.c_str(), diag.message);
   char label[64];
   std::snprintf(label, sizeof label, " (PTX compute_%u)", entry ? entry->arch : 0);
-  int r = load_ptx_locked(s, c, text, len, name + label, out);
+  int r = load_ptx_locked(s, c, text, len, name + label, out, into);
   std::free(text);
   return r;
 }
@@ -82,7 +91,8 @@ bool looks_like_text(const uint8_t *p, size_t n) {
   return true;
 }
 
-int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const std::string &name, cu_module **out) {
+int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const std::string &name, cu_module **out,
+                      Module *into = nullptr) {
   const uint8_t *p = static_cast<const uint8_t *>(image);
   uint32_t magic = 0;
   if (size == 0 || size >= 4) std::memcpy(&magic, p, 4);
@@ -106,7 +116,7 @@ int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const st
     if (st != SIMTVP_OK) return fail(CUDA_ERROR_INVALID_IMAGE, "%s: not a readable fatbin: %s", name.c_str(), diag.message);
     int32_t version = 0;
     if (magic == FATBIN_WRAPPER_MAGIC) std::memcpy(&version, p + 4, 4);
-    int r = load_fatbin_locked(s, c, fb, name, version == 2, out);
+    int r = load_fatbin_locked(s, c, fb, name, version == 2, out, into);
     fatbin_destroy(fb);
     return r;
   }
@@ -118,7 +128,103 @@ int load_image_locked(State &s, Ctx *c, const void *image, size_t size, const st
   while (len && p[len - 1] == 0) len--;
   if (!looks_like_text(p, len))
     return fail(CUDA_ERROR_INVALID_IMAGE, "%s is neither PTX text, a fatbin nor a fatbin wrapper", name.c_str());
-  return load_ptx_locked(s, c, static_cast<const char *>(image), len, name, out);
+  return load_ptx_locked(s, c, static_cast<const char *>(image), len, name, out, into);
+}
+
+// A module file's bytes plus a terminating NUL (text loads see a terminator; binary sizes stay
+// exact as size() - 1).
+int read_file(const char *path, std::vector<uint8_t> *bytes) {
+  FILE *f = std::fopen(path, "rb");
+  if (!f) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot open module file '%s'", path);
+  uint8_t buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes->insert(bytes->end(), buf, buf + n);
+  bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot read module file '%s'", path);
+  if (bytes->empty()) return fail(CUDA_ERROR_INVALID_IMAGE, "module file '%s' is empty", path);
+  bytes->push_back(0);
+  return CUDA_SUCCESS;
+}
+
+// The bytes of an image as cucore_module_load_image reads them, so a library can keep a copy:
+// a fatbin wrapper stays a wrapper over a copied container (its version says whether it is
+// device-linked), a container is one container unless the size says more, text runs to its NUL.
+int copy_image(const void *image, size_t size, const std::string &name, std::vector<uint8_t> *out) {
+  const uint8_t *p = static_cast<const uint8_t *>(image);
+  uint32_t magic = 0;
+  if (size == 0 || size >= 4) std::memcpy(&magic, p, 4);
+  auto container_bytes = [&](const uint8_t *c, size_t *n) -> int {
+    uint32_t m = 0;
+    uint64_t payload = 0;
+    std::memcpy(&m, c, 4);
+    std::memcpy(&payload, c + 8, 8);
+    if (m != FATBIN_CONTAINER_MAGIC || payload > FATBIN_DEFAULT_MAX_SIZE)
+      return fail(CUDA_ERROR_INVALID_IMAGE, "%s: not a readable fatbin (container magic 0x%08x, %llu bytes)",
+                  name.c_str(), m, (unsigned long long)payload);
+    *n = 16 + (size_t)payload;
+    return CUDA_SUCCESS;
+  };
+  if (magic == FATBIN_WRAPPER_MAGIC) {
+    // {magic, version, data, filename}: keep the 8-byte head and the container it points to.
+    const uint8_t *data = nullptr;
+    std::memcpy(&data, p + 8, sizeof data);
+    size_t n = 0;
+    if (!data) return fail(CUDA_ERROR_INVALID_IMAGE, "%s: fatbin wrapper without data", name.c_str());
+    if (int r = container_bytes(data, &n)) return r;
+    out->assign(p, p + 8);
+    out->insert(out->end(), data, data + n);
+    return CUDA_SUCCESS;
+  }
+  if (magic == FATBIN_CONTAINER_MAGIC) {
+    size_t n = size;
+    if (n == 0)
+      if (int r = container_bytes(p, &n)) return r;
+    out->assign(p, p + n);
+    return CUDA_SUCCESS;
+  }
+  if ((size == 0 || size >= 4) && std::memcmp(p, "\x7f" "ELF", 4) == 0)
+    return fail(CUDA_ERROR_NOT_SUPPORTED,
+                "%s is a cubin (SASS machine code): simtvp executes PTX; load the PTX text or a fatbin that "
+                "embeds PTX instead", name.c_str());
+  size_t n = size ? size : std::strlen(static_cast<const char *>(image));
+  out->assign(p, p + n);
+  return CUDA_SUCCESS;
+}
+
+// Places a library's pending image (its first use); the outcome of a failed placement stays.
+int ensure_loaded(State &s, Module *m) {
+  if (m->dm) return CUDA_SUCCESS;
+  if (m->load_error != CUDA_SUCCESS) return fail(m->load_error, "%s", m->load_message.c_str());
+  if (int r = ready(s)) return r;
+  std::vector<uint8_t> &img = m->pending_image;
+  cu_module *self = nullptr;
+  uint32_t magic = 0;
+  if (img.size() >= 4) std::memcpy(&magic, img.data(), 4);
+  int r;
+  if (magic == FATBIN_WRAPPER_MAGIC) {
+    // Rebuild a wrapper over the copied container (the loader takes the size from its header).
+    struct {
+      int32_t magic, version;
+      const void *data, *filename;
+    } wrapper;
+    std::memcpy(&wrapper, img.data(), 8);
+    wrapper.data = img.data() + 8;
+    wrapper.filename = nullptr;
+    r = load_image_locked(s, nullptr, &wrapper, 0, m->name, &self, m);
+  } else {
+    img.push_back(0);  // text sees a terminator; the size stays exact
+    r = load_image_locked(s, nullptr, img.data(), img.size() - 1, m->name, &self, m);
+    img.pop_back();
+  }
+  if (r == CUDA_SUCCESS) {
+    std::vector<uint8_t>().swap(img);
+  } else if (r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE ||
+             r == CUDA_ERROR_NOT_SUPPORTED) {
+    m->load_error = r;  // the image is at fault: every later use says so (device errors are retried)
+    m->load_message = cucore_last_message();
+  }
+  return r;
 }
 
 // Launch-configuration checks with the code CUDA gives each (the driver repeats them).
@@ -162,6 +268,49 @@ uint32_t max_dyn_of(State &s, Function *f, const drv_function_attrs &at) {
 
 }  // namespace
 
+namespace cucore {
+
+int check_kernel_launch(State &s, Function *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem) {
+  drv_function_attrs at;
+  drv_function_get_attrs(s.d, fn->df, &at);
+  return check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, smem);
+}
+
+int pack_kernel_args(State &s, Function *fn, void **args, const void *buffer, size_t bytes, std::vector<uint8_t> *out,
+                     std::vector<uint32_t> *offsets) {
+  drv_function_attrs at;
+  drv_function_get_attrs(s.d, fn->df, &at);
+  out->assign(at.param_bytes, 0);
+  if (offsets) {
+    offsets->clear();
+    for (uint32_t i = 0; i < at.n_params; i++) {
+      uint32_t off = 0, n = 0;
+      drv_function_param(fn->df, i, &off, &n);
+      offsets->push_back(off);
+    }
+  }
+  if (buffer) {
+    if (bytes < at.param_bytes)
+      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: parameter buffer of %zu bytes, the kernel needs %u",
+                  fn->name.c_str(), bytes, at.param_bytes);
+    std::memcpy(out->data(), buffer, at.param_bytes);
+    return CUDA_SUCCESS;
+  }
+  if (!at.n_params) return CUDA_SUCCESS;
+  if (!args)
+    return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: no arguments given for its %u parameters", fn->name.c_str(),
+                at.n_params);
+  for (uint32_t i = 0; i < at.n_params; i++)
+    if (!args[i]) return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: argument %u points to NULL", fn->name.c_str(), i);
+  simtvp_diag diag = cleared_diag();
+  uint32_t used = 0;
+  if (drv_function_pack_params(fn->df, args, out->data(), (uint32_t)out->size(), &used, &diag) != SIMTVP_OK)
+    return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: %s", fn->name.c_str(), diag.message);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace cucore
+
 extern "C" {
 
 int cucore_module_load_ptx(cu_ctx *ctx, const char *ptx, size_t len, const char *name, cu_module **out) {
@@ -185,18 +334,56 @@ int cucore_module_load_file(cu_ctx *ctx, const char *path, cu_module **out) {
   State &s = state();
   if (int r = e.ready(s)) return r;
   if (!path || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !path ? "the path" : "the module");
-  FILE *f = std::fopen(path, "rb");
-  if (!f) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot open module file '%s'", path);
   std::vector<uint8_t> bytes;
-  uint8_t buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-  bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) return fail(CUDA_ERROR_FILE_NOT_FOUND, "cannot read module file '%s'", path);
-  if (bytes.empty()) return fail(CUDA_ERROR_INVALID_IMAGE, "module file '%s' is empty", path);
-  bytes.push_back(0);  // text loads see a terminator; binary sizes stay exact below
+  if (int r = read_file(path, &bytes)) return r;
   return load_image_locked(s, ctx_or_primary(s, ctx), bytes.data(), bytes.size() - 1, path, out);
+}
+
+int cucore_library_load(const void *image, size_t size, const char *path, const char *name, cu_module **out) {
+  Entry e;
+  State &s = state();
+  if (int r = e.ready(s)) return r;
+  if ((!image && !path) || !out)
+    return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !out ? "the library" : "the image");
+  std::string label = path ? path : name ? name : "library image";
+  std::vector<uint8_t> bytes;
+  if (path) {
+    if (int r = read_file(path, &bytes)) return r;
+    bytes.pop_back();
+    image = bytes.data();
+    size = bytes.size();
+  }
+  auto m = std::make_unique<Module>();
+  if (int r = copy_image(image, size, label, &m->pending_image)) return r;
+  m->name = label;
+  *out = reinterpret_cast<cu_module *>(s.modules.add(std::move(m)));
+  return CUDA_SUCCESS;
+}
+
+bool cucore_module_is_library(const cu_module *module) {
+  State &s = state();
+  Peek peek;
+  Module *m = s.modules.get(module);
+  return m && !m->ctx;
+}
+
+int cucore_module_kernels(cu_module *module, const char **names, uint32_t capacity, uint32_t *count) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  Module *m = s.modules.get(module);
+  if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
+  if (int r = ensure_loaded(s, m)) return r;
+  const ptx_module *pm = drv_module_ptx(m->dm);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < pm->n_functions; i++) {
+    const ptx_function *f = &pm->functions[i];
+    if (!(f->flags & PTX_FN_ENTRY) || (f->flags & PTX_FN_DECL_ONLY)) continue;
+    if (names && n < capacity) names[n] = f->name;
+    n++;
+  }
+  if (count) *count = n;
+  return CUDA_SUCCESS;
 }
 
 int cucore_module_unload(cu_module *module) {
@@ -221,6 +408,7 @@ int cucore_module_function(cu_module *module, const char *name, cu_function **ou
   Module *m = s.modules.get(module);
   if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
   if (!name || !out) return fail(CUDA_ERROR_INVALID_VALUE, "%s pointer is NULL", !name ? "the name" : "the function");
+  if (int r = ensure_loaded(s, m)) return r;
   auto it = m->functions.find(name);
   if (it != m->functions.end()) {
     *out = reinterpret_cast<cu_function *>(it->second);
@@ -245,6 +433,7 @@ int cucore_module_global(cu_module *module, const char *name, uint64_t *dptr, ui
   Module *m = s.modules.get(module);
   if (!m) return fail(CUDA_ERROR_INVALID_HANDLE, "module %p is not a loaded module", (void *)module);
   if (!name) return fail(CUDA_ERROR_INVALID_VALUE, "the name pointer is NULL");
+  if (int r = ensure_loaded(s, m)) return r;
   uint64_t a = 0, n = 0;
   simtvp_diag diag = cleared_diag();
   if (drv_module_global(m->dm, name, &a, &n, &diag) != SIMTVP_OK)
@@ -320,6 +509,20 @@ int cucore_function_param_count(cu_function *f, uint32_t *count) {
   return CUDA_SUCCESS;
 }
 
+int cucore_function_param(cu_function *f, uint32_t i, uint32_t *offset, uint32_t *bytes) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  Function *fn = s.functions.get(f);
+  if (!fn) return fail(CUDA_ERROR_INVALID_HANDLE, "function %p is not a loaded kernel", (void *)f);
+  uint32_t off = 0, n = 0;
+  if (!drv_function_param(fn->df, i, &off, &n))
+    return fail(CUDA_ERROR_INVALID_VALUE, "%s has no parameter %u", fn->name.c_str(), i);
+  if (offset) *offset = off;
+  if (bytes) *bytes = n;
+  return CUDA_SUCCESS;
+}
+
 int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t dynamic_smem, uint32_t *blocks_per_sm) {
   Entry e;
   if (!e.ok()) return e.refused();
@@ -339,29 +542,23 @@ int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3
   if (int r = e.ready(s)) return r;
   Function *fn = s.functions.get(f);
   if (!fn) return fail(CUDA_ERROR_INVALID_HANDLE, "function %p is not a loaded kernel", (void *)f);
-  drv_function_attrs at;
-  drv_function_get_attrs(s.d, fn->df, &at);
-  int r = check_launch(s, fn, at, max_dyn_of(s, fn, at), grid, block, dynamic_smem);
-  if (r != CUDA_SUCCESS) return r;
+  if (int r = check_kernel_launch(s, fn, grid, block, dynamic_smem)) return r;
   // The parameter buffer in the kernel's layout (reused: no allocation per launch once grown).
   static thread_local std::vector<uint8_t> params;
-  params.assign(at.param_bytes, 0);
-  if (param_buffer) {
-    if (param_bytes < at.param_bytes)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: parameter buffer of %zu bytes, the kernel needs %u",
-                  fn->name.c_str(), param_bytes, at.param_bytes);
-    std::memcpy(params.data(), param_buffer, at.param_bytes);
-  } else if (at.n_params) {
-    if (!args)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: no arguments given for its %u parameters",
-                  fn->name.c_str(), at.n_params);
-    for (uint32_t i = 0; i < at.n_params; i++)
-      if (!args[i])
-        return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: argument %u points to NULL", fn->name.c_str(), i);
-    simtvp_diag diag = cleared_diag();
-    uint32_t used = 0;
-    if (drv_function_pack_params(fn->df, args, params.data(), (uint32_t)params.size(), &used, &diag) != SIMTVP_OK)
-      return fail(CUDA_ERROR_INVALID_VALUE, "launch of %s: %s", fn->name.c_str(), diag.message);
+  if (int r = pack_kernel_args(s, fn, args, param_buffer, param_bytes, &params, nullptr)) return r;
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, stream, &capturing)) return r;
+  if (capturing) {
+    NodeParams p;
+    p.type = CU_GRAPH_NODE_KERNEL;
+    p.func = fn->handle;
+    for (int i = 0; i < 3; i++) {
+      p.grid[i] = grid[i];
+      p.block[i] = block[i];
+    }
+    p.smem = dynamic_smem;
+    if (int r = pack_kernel_args(s, fn, args, param_buffer, param_bytes, &p.args, &p.arg_offsets)) return r;
+    return capture_add(s, capturing, std::move(p));
   }
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;

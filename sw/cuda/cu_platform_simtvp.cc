@@ -1,6 +1,5 @@
 // cu_platform_simtvp.cc — the core's default platform: simtvp's SystemC platform through
-// platform/host/simtvp_host.h (libsimtvp). Built only when the platform target exists.
-#ifdef SIMTVP_CUDA_HAVE_HOST
+// platform/host/simtvp_host.h (libsimtvp).
 #include <cstdlib>
 #include <cstring>
 
@@ -48,4 +47,3 @@ extern "C" __attribute__((visibility("default"))) simtvp_status cucore_open_simt
   out->name = "simtvp";
   return SIMTVP_OK;
 }
-#endif

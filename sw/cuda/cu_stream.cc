@@ -72,6 +72,7 @@ int cucore_stream_destroy(cu_stream *handle) {
     return fail(CUDA_ERROR_INVALID_HANDLE, "the default stream cannot be destroyed");
   Stream *st = s.streams.get(handle);
   if (!st) return fail(CUDA_ERROR_INVALID_HANDLE, "stream %p is not a live stream (destroyed twice?)", (void *)handle);
+  capture_forget_stream(s, st);
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status rs = drv_stream_destroy(s.d, st->ds, &diag);
@@ -93,6 +94,9 @@ int cucore_stream_sync(cu_stream *handle) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, handle, &capturing)) return r;
+  if (capturing) return capture_unsupported(s, capturing, "synchronising the capturing stream");
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -104,6 +108,9 @@ int cucore_stream_query(cu_stream *handle) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, handle, &capturing)) return r;
+  if (capturing) return capture_unsupported(s, capturing, "querying the capturing stream");
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -125,11 +132,21 @@ int cucore_stream_priority(cu_stream *handle, int *priority) {
 }
 
 int cucore_stream_wait_event(cu_stream *handle, cu_event *event) {
+  return cucore_stream_wait_event_flags(handle, event, 0);
+}
+
+int cucore_stream_wait_event_flags(cu_stream *handle, cu_event *event, unsigned flags) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (flags & ~1u) return fail(CUDA_ERROR_INVALID_VALUE, "stream wait flags 0x%x: only 0x1 (external) is defined", flags);
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, handle, &capturing)) return r;
+  bool handled = false;
+  if (int r = capture_wait_event(s, handle, capturing, ev, flags, &handled)) return r;
+  if (handled) return CUDA_SUCCESS;
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -140,11 +157,23 @@ int cucore_stream_wait_event(cu_stream *handle, cu_event *event) {
   });
 }
 
-int cucore_stream_callback(cu_stream *handle, void (*fn)(void *), void *data) {
+static int stream_callback(cu_stream *handle, void (*fn)(void *), void *data, bool capturable) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
   if (!fn) return fail(CUDA_ERROR_INVALID_VALUE, "the host function is NULL");
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, handle, &capturing)) return r;
+  if (capturing) {
+    if (!capturable)
+      return capture_unsupported(s, capturing, "a stream callback (cudaStreamAddCallback; cudaLaunchHostFunc is "
+                                               "captured as a host node)");
+    NodeParams p;
+    p.type = CU_GRAPH_NODE_HOST;
+    p.host_fn = fn;
+    p.host_data = data;
+    return capture_add(s, capturing, std::move(p));
+  }
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -153,6 +182,14 @@ int cucore_stream_callback(cu_stream *handle, void (*fn)(void *), void *data) {
     simtvp_status st = drv_stream_add_callback(s.d, ds, fn, data, &diag);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
+}
+
+int cucore_stream_callback(cu_stream *handle, void (*fn)(void *), void *data) {
+  return stream_callback(handle, fn, data, true);
+}
+
+int cucore_stream_add_callback(cu_stream *handle, void (*fn)(void *), void *data) {
+  return stream_callback(handle, fn, data, false);
 }
 
 int cucore_event_create(cu_ctx *ctx, unsigned flags, cu_event **out) {
@@ -191,12 +228,18 @@ int cucore_event_destroy(cu_event *event) {
   });
 }
 
-int cucore_event_record(cu_event *event, cu_stream *handle) {
+int cucore_event_record(cu_event *event, cu_stream *handle) { return cucore_event_record_flags(event, handle, 0); }
+
+int cucore_event_record_flags(cu_event *event, cu_stream *handle, unsigned flags) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (flags & ~1u) return fail(CUDA_ERROR_INVALID_VALUE, "event record flags 0x%x: only 0x1 (external) is defined", flags);
+  Stream *capturing = nullptr;
+  if (int r = capture_route(s, handle, &capturing)) return r;
+  if (capturing) return capture_event_record(s, capturing, ev, flags);
   return run(s, [&]() -> int {
     drv_stream *ds = nullptr;
     int rr = resolve_stream(s, handle, &ds);
@@ -205,6 +248,8 @@ int cucore_event_record(cu_event *event, cu_stream *handle) {
     simtvp_status st = drv_event_record(s.d, ev->de, ds, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     ev->recorded = true;
+    ev->capture = 0;
+    ev->capture_nodes.clear();
     return CUDA_SUCCESS;
   });
 }
@@ -215,6 +260,7 @@ int cucore_event_query(cu_event *event) {
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (int r = check_not_captured(s, ev, "queried")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     bool done = false;
@@ -230,6 +276,7 @@ int cucore_event_sync(cu_event *event) {
   if (int r = e.ready(s)) return r;
   Event *ev = live_event(s, event);
   if (!ev) return CUDA_ERROR_INVALID_HANDLE;
+  if (int r = check_not_captured(s, ev, "synchronised with")) return r;
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_event_sync(s.d, ev->de, &diag);

@@ -6,51 +6,47 @@
 #include <cstring>
 #include <vector>
 
-#include "cu_core.h"
-#include "cuda_api.h"
-
-#define CU_EXPORT extern "C" __attribute__((visibility("default")))
+#include "cuda_api_internal.h"
+#include "cuda_entry.h"
 
 namespace {
-
 bool g_initialized = false;  // cuInit succeeded (or the runtime opened the device)
-thread_local std::vector<cu_ctx *> tl_ctx_stack;
-
-CUresult report(const char *api, int code) {
-  if (code != CUDA_SUCCESS && code != CUDA_ERROR_NOT_READY && code != CUDA_ERROR_DEINITIALIZED) {
-    const char *n = cu_result_name(code);
-    cucore_report(api, n ? n : "CUDA_ERROR_UNKNOWN");
+// The thread's context stack. Trivially destructible: NVIDIA's statically linked runtime calls the
+// driver from its exit handlers, after the thread's thread_local objects were destroyed.
+struct CtxStack {
+  enum { kDepth = 64 };
+  cu_ctx *entries[kDepth];
+  unsigned size;
+  bool empty() const { return size == 0; }
+  cu_ctx *&back() { return entries[size - 1]; }
+  bool push_back(cu_ctx *c) {
+    if (size == kDepth) return false;
+    entries[size++] = c;
+    return true;
   }
-  return code;
+  void pop_back() { size--; }
+  cu_ctx **begin() { return entries; }
+  cu_ctx **end() { return entries + size; }
+};
+thread_local CtxStack tl_ctx_stack;
+
+CUresult push_context(const char *api, cu_ctx *c) {
+  if (tl_ctx_stack.push_back(c)) return CUDA_SUCCESS;
+  cucore_fail(CUDA_ERROR_INVALID_VALUE, "more than %d contexts pushed on this thread", (int)CtxStack::kDepth);
+  return cuapi::report(api, CUDA_ERROR_INVALID_VALUE);
 }
+}  // namespace
 
-CUresult fail(const char *api, int code, const char *what) {
-  cucore_fail(code, "%s", what);
-  return report(api, code);
-}
+bool cuapi::initialized() { return g_initialized || cucore_props() != nullptr; }
 
-bool initialized() { return g_initialized || cucore_props() != nullptr; }
-
-// The context current on this thread; a program that initialised through the runtime uses the
-// primary context without making it current, as with NVIDIA's libraries.
-cu_ctx *current() {
+cu_ctx *cuapi::current() {
   if (!tl_ctx_stack.empty() && tl_ctx_stack.back()) return tl_ctx_stack.back();
   return cucore_primary_peek();
 }
 
-// The checks at the top of almost every call: initialised, a live current context.
-#define NEED_CONTEXT(api)                                                                          \
-  do {                                                                                             \
-    if (!initialized()) return fail(api, CUDA_ERROR_NOT_INITIALIZED, "cuInit has not been called"); \
-    cu_ctx *c_ = current();                                                                        \
-    if (!c_ || !cucore_ctx_valid(c_))                                                              \
-      return fail(api, CUDA_ERROR_INVALID_CONTEXT, "no current context (cuCtxCreate, cuCtxSetCurrent)"); \
-  } while (0)
+using namespace cuapi;
 
-#define NEED_INIT(api)                                                                             \
-  do {                                                                                             \
-    if (!initialized()) return fail(api, CUDA_ERROR_NOT_INITIALIZED, "cuInit has not been called"); \
-  } while (0)
+namespace {
 
 CUresult check_device(const char *api, CUdevice dev) {
   if (dev != 0) {
@@ -59,11 +55,6 @@ CUresult check_device(const char *api, CUdevice dev) {
   }
   return CUDA_SUCCESS;
 }
-
-cu_stream *stream_of(CUstream s) { return reinterpret_cast<cu_stream *>(s); }
-cu_event *event_of(CUevent e) { return reinterpret_cast<cu_event *>(e); }
-cu_module *module_of(CUmodule m) { return reinterpret_cast<cu_module *>(m); }
-cu_function *function_of(CUfunction f) { return reinterpret_cast<cu_function *>(f); }
 
 cu_copy_side device_side(CUdeviceptr p) { return cu_copy_side{p, CU_MEM_DEVICE}; }
 cu_copy_side host_side(const void *p) {
@@ -131,7 +122,7 @@ CU_EXPORT CUresult cuInit(unsigned int Flags) {
 
 CU_EXPORT CUresult cuDriverGetVersion(int *driverVersion) {
   if (!driverVersion) return fail("cuDriverGetVersion", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
-  *driverVersion = 13000;
+  *driverVersion = cuentry::kDriverVersion;
   return CUDA_SUCCESS;
 }
 
@@ -208,6 +199,30 @@ CU_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice de
   return CUDA_SUCCESS;
 }
 
+// The PCI location matches the device attributes (domain 0, bus 1, device 0).
+CU_EXPORT CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev) {
+  NEED_INIT("cuDeviceGetPCIBusId");
+  if (!pciBusId || len <= 0) return fail("cuDeviceGetPCIBusId", CUDA_ERROR_INVALID_VALUE, "bad buffer");
+  CUresult r = check_device("cuDeviceGetPCIBusId", dev);
+  if (r != CUDA_SUCCESS) return r;
+  std::snprintf(pciBusId, (size_t)len, "0000:01:00.0");
+  return CUDA_SUCCESS;
+}
+
+CU_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId) {
+  NEED_INIT("cuDeviceGetByPCIBusId");
+  if (!dev || !pciBusId) return fail("cuDeviceGetByPCIBusId", CUDA_ERROR_INVALID_VALUE, "a NULL pointer");
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  int n = std::sscanf(pciBusId, "%x:%x:%x.%x", &domain, &bus, &device, &function);
+  if (n < 3) n = std::sscanf(pciBusId, "%x:%x.%x", &bus, &device, &function) == 3 ? 4 : 0;
+  if (n < 3 || domain != 0 || bus != 1 || device != 0) {
+    cucore_fail(CUDA_ERROR_INVALID_DEVICE, "no device at PCI bus id '%s' (simtvp's GPU is 0000:01:00.0)", pciBusId);
+    return report("cuDeviceGetByPCIBusId", CUDA_ERROR_INVALID_DEVICE);
+  }
+  *dev = 0;
+  return CUDA_SUCCESS;
+}
+
 // ---- contexts --------------------------------------------------------------------------------------
 
 static CUresult ctx_create(const char *api, CUcontext *pctx, unsigned flags, CUdevice dev) {
@@ -218,7 +233,10 @@ static CUresult ctx_create(const char *api, CUcontext *pctx, unsigned flags, CUd
   cu_ctx *c = nullptr;
   r = report(api, cucore_ctx_create(flags, &c));
   if (r != CUDA_SUCCESS) return r;
-  tl_ctx_stack.push_back(c);
+  if ((r = push_context(api, c)) != CUDA_SUCCESS) {
+    cucore_ctx_destroy(c);
+    return r;
+  }
   *pctx = reinterpret_cast<CUcontext>(c);
   return CUDA_SUCCESS;
 }
@@ -254,6 +272,7 @@ CU_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, void *ctxCreateParams, unsign
 CU_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx) {
   NEED_INIT("cuCtxDestroy");
   cu_ctx *c = reinterpret_cast<cu_ctx *>(ctx);
+  if (cucore_ctx_valid(c)) cuentry::context_storage_release(ctx);
   CUresult r = report("cuCtxDestroy", cucore_ctx_destroy(c));
   if (r != CUDA_SUCCESS) return r;
   for (auto &e : tl_ctx_stack)
@@ -274,7 +293,7 @@ CU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
   NEED_INIT("cuCtxSetCurrent");
   cu_ctx *c = reinterpret_cast<cu_ctx *>(ctx);
   if (c && !cucore_ctx_valid(c)) return fail("cuCtxSetCurrent", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
-  if (tl_ctx_stack.empty()) tl_ctx_stack.push_back(c);
+  if (tl_ctx_stack.empty()) tl_ctx_stack.push_back(c);  // cannot be full
   else tl_ctx_stack.back() = c;
   if (!c) tl_ctx_stack.pop_back();
   return CUDA_SUCCESS;
@@ -284,8 +303,7 @@ CU_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   NEED_INIT("cuCtxPushCurrent");
   cu_ctx *c = reinterpret_cast<cu_ctx *>(ctx);
   if (!c || !cucore_ctx_valid(c)) return fail("cuCtxPushCurrent", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
-  tl_ctx_stack.push_back(c);
-  return CUDA_SUCCESS;
+  return push_context("cuCtxPushCurrent", c);
 }
 CU_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx) { return cuCtxPushCurrent_v2(ctx); }
 
@@ -333,6 +351,88 @@ CU_EXPORT CUresult cuCtxGetLimit(size_t *pvalue, int limit) {
   return r;
 }
 
+// CUDA 13's cuCtxGetDevice / cuCtxSynchronize name the context (NULL: the current one).
+static cu_ctx *ctx_or_current(CUcontext ctx) { return ctx ? reinterpret_cast<cu_ctx *>(ctx) : current(); }
+
+CU_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
+  NEED_INIT("cuCtxGetDevice");
+  if (!device) return fail("cuCtxGetDevice", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  cu_ctx *c = ctx_or_current(ctx);
+  if (!c || !cucore_ctx_valid(c)) return fail("cuCtxGetDevice", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+// Contexts share the one device, so synchronising one waits for the device.
+CU_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {
+  NEED_INIT("cuCtxSynchronize");
+  cu_ctx *c = ctx_or_current(ctx);
+  if (!c || !cucore_ctx_valid(c)) return fail("cuCtxSynchronize", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
+  return report("cuCtxSynchronize", cucore_synchronize());
+}
+
+CU_EXPORT CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId) {
+  NEED_INIT("cuCtxGetId");
+  if (!ctxId) return fail("cuCtxGetId", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  cu_ctx *c = ctx_or_current(ctx);
+  if (!c || !cucore_ctx_valid(c)) return fail("cuCtxGetId", CUDA_ERROR_INVALID_CONTEXT, "not a live context");
+  *ctxId = (unsigned long long)reinterpret_cast<uintptr_t>(c);  // handles are serial numbers, never reused
+  return CUDA_SUCCESS;
+}
+
+// Context flags (scheduling policy, CU_CTX_MAP_HOST …) are recorded by nothing: reported as 0.
+CU_EXPORT CUresult cuCtxGetFlags(unsigned int *flags) {
+  NEED_CONTEXT("cuCtxGetFlags");
+  if (!flags) return fail("cuCtxGetFlags", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  *flags = 0;
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuCtxSetFlags(unsigned int flags) {
+  NEED_CONTEXT("cuCtxSetFlags");
+  if (flags & ~0x1fu) return fail("cuCtxSetFlags", CUDA_ERROR_INVALID_VALUE, "unknown context flags");
+  return CUDA_SUCCESS;
+}
+
+// Priorities are recorded, not scheduled: the range is [0, 0] (docs/driver.md).
+CU_EXPORT CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
+  NEED_CONTEXT("cuCtxGetStreamPriorityRange");
+  if (leastPriority) *leastPriority = 0;
+  if (greatestPriority) *greatestPriority = 0;
+  return CUDA_SUCCESS;
+}
+
+// Cache and shared-memory preferences are accepted and reported back (the GPU model's L1/shared
+// split comes from its configuration).
+static int g_cache_config = 0, g_smem_config = 0;
+CU_EXPORT CUresult cuCtxGetCacheConfig(int *pconfig) {
+  NEED_CONTEXT("cuCtxGetCacheConfig");
+  if (!pconfig) return fail("cuCtxGetCacheConfig", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  *pconfig = g_cache_config;
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuCtxSetCacheConfig(int config) {
+  NEED_CONTEXT("cuCtxSetCacheConfig");
+  if (config < 0 || config > 3) return fail("cuCtxSetCacheConfig", CUDA_ERROR_INVALID_VALUE, "unknown cache config");
+  g_cache_config = config;
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuCtxGetSharedMemConfig(int *pConfig) {
+  NEED_CONTEXT("cuCtxGetSharedMemConfig");
+  if (!pConfig) return fail("cuCtxGetSharedMemConfig", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  *pConfig = g_smem_config;
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuCtxSetSharedMemConfig(int config) {
+  NEED_CONTEXT("cuCtxSetSharedMemConfig");
+  if (config < 0 || config > 2) return fail("cuCtxSetSharedMemConfig", CUDA_ERROR_INVALID_VALUE, "unknown bank size");
+  g_smem_config = config;
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuCtxResetPersistingL2Cache(void) {
+  NEED_CONTEXT("cuCtxResetPersistingL2Cache");
+  return CUDA_SUCCESS;  // nothing persists in the modelled L2 beyond ordinary caching
+}
+
 CU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   NEED_INIT("cuDevicePrimaryCtxRetain");
   if (!pctx) return fail("cuDevicePrimaryCtxRetain", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
@@ -353,7 +453,9 @@ CU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrim
 CU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   NEED_INIT("cuDevicePrimaryCtxReset");
   CUresult r = check_device("cuDevicePrimaryCtxReset", dev);
-  return r != CUDA_SUCCESS ? r : report("cuDevicePrimaryCtxReset", cucore_primary_reset());
+  if (r != CUDA_SUCCESS) return r;
+  if (cu_ctx *primary = cucore_primary_peek()) cuentry::context_storage_release(reinterpret_cast<CUcontext>(primary));
+  return report("cuDevicePrimaryCtxReset", cucore_primary_reset());
 }
 CU_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return cuDevicePrimaryCtxReset_v2(dev); }
 
@@ -424,6 +526,14 @@ CU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
   CUresult r = report("cuModuleLoadFatBinary", cucore_module_load_image(current(), fatCubin, 0, "fatbin", &m));
   if (r == CUDA_SUCCESS) *module = reinterpret_cast<CUmodule>(m);
   return r;
+}
+
+// The driver parses and places a module when it is loaded (no lazy loading inside the driver).
+CU_EXPORT CUresult cuModuleGetLoadingMode(int *mode) {
+  NEED_INIT("cuModuleGetLoadingMode");
+  if (!mode) return fail("cuModuleGetLoadingMode", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  *mode = 1;  // CU_MODULE_EAGER_LOADING
+  return CUDA_SUCCESS;
 }
 
 CU_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
@@ -674,6 +784,64 @@ CU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
   return r;
 }
 
+CU_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) {
+  NEED_CONTEXT("cuMemHostGetFlags");
+  if (!pFlags) return fail("cuMemHostGetFlags", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  cu_mem_info info;
+  cucore_mem_classify(reinterpret_cast<uint64_t>(p), &info);
+  if (info.type != CU_MEM_PINNED) {
+    cucore_fail(CUDA_ERROR_INVALID_VALUE, "%p is not page-locked host memory", p);
+    return report("cuMemHostGetFlags", CUDA_ERROR_INVALID_VALUE);
+  }
+  *pFlags = info.flags;
+  return CUDA_SUCCESS;
+}
+
+CU_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags) {
+  NEED_CONTEXT("cuMemHostRegister");
+  if (Flags & ~0xfu) return fail("cuMemHostRegister", CUDA_ERROR_INVALID_VALUE, "unknown flags");
+  if (Flags & 0x4u)  // CU_MEMHOSTREGISTER_IOMEMORY
+    return fail("cuMemHostRegister", CUDA_ERROR_NOT_SUPPORTED, "registering I/O memory is not supported by simtvp");
+  return report("cuMemHostRegister", cucore_host_register(p, bytesize, Flags));
+}
+CU_EXPORT CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags) {
+  return cuMemHostRegister_v2(p, bytesize, Flags);
+}
+CU_EXPORT CUresult cuMemHostUnregister(void *p) {
+  NEED_CONTEXT("cuMemHostUnregister");
+  return report("cuMemHostUnregister", cucore_host_unregister(p));
+}
+
+// Stream-ordered allocation: the memory is allocated at once (valid in stream order too); the
+// free waits for the stream's earlier work, which may still use it.
+static CUresult mem_alloc_async(const char *api, CUdeviceptr *dptr, size_t bytesize, cu_stream *stream) {
+  NEED_CONTEXT(api);
+  if (!dptr) return fail(api, CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  CUresult r = report(api, cucore_stream_check(stream));
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t a = 0;
+  r = report(api, cucore_mem_alloc(current(), bytesize, &a));
+  if (r == CUDA_SUCCESS) *dptr = a;
+  return r;
+}
+static CUresult mem_free_async(const char *api, CUdeviceptr dptr, cu_stream *stream) {
+  NEED_CONTEXT(api);
+  CUresult r = report(api, cucore_stream_sync(stream));
+  return r != CUDA_SUCCESS ? r : report(api, cucore_mem_free(dptr));
+}
+CU_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
+  return mem_alloc_async("cuMemAllocAsync", dptr, bytesize, stream_of(hStream));
+}
+CU_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
+  return mem_alloc_async("cuMemAllocAsync", dptr, bytesize, stream_ptsz(hStream));
+}
+CU_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  return mem_free_async("cuMemFreeAsync", dptr, stream_of(hStream));
+}
+CU_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
+  return mem_free_async("cuMemFreeAsync", dptr, stream_ptsz(hStream));
+}
+
 CU_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount) {
   return copy("cuMemcpyHtoD", device_side(dstDevice), host_side(srcHost), ByteCount, nullptr, true);
 }
@@ -702,14 +870,16 @@ CU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCo
               ByteCount, hStream, false);
 }
 
+// Memsets of device memory are asynchronous with respect to the host (CUDA's memset
+// synchronisation rules), the forms without a stream included: they are ordered on the NULL stream.
 CU_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-  return memset("cuMemsetD8", dstDevice, uc, 1, N, nullptr, true);
+  return memset("cuMemsetD8", dstDevice, uc, 1, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-  return memset("cuMemsetD16", dstDevice, us, 2, N, nullptr, true);
+  return memset("cuMemsetD16", dstDevice, us, 2, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-  return memset("cuMemsetD32", dstDevice, ui, 4, N, nullptr, true);
+  return memset("cuMemsetD32", dstDevice, ui, 4, N, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
   return memset("cuMemsetD8Async", dstDevice, uc, 1, N, hStream, false);
@@ -721,15 +891,15 @@ CU_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size
   return memset("cuMemsetD32Async", dstDevice, ui, 4, N, hStream, false);
 }
 CU_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height) {
-  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
                                     size_t Height) {
-  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, nullptr, false);
 }
 CU_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
                                     size_t Height) {
-  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, nullptr, true);
+  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, nullptr, false);
 }
 
 CU_EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
@@ -756,6 +926,42 @@ CU_EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr 
     case 12: *static_cast<size_t *>(data) = (size_t)info.size; return CUDA_SUCCESS;
     default: return fail("cuPointerGetAttribute", CUDA_ERROR_NOT_SUPPORTED, "this pointer attribute is not supported by simtvp");
   }
+}
+
+CU_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes, int *attributes, void **data, CUdeviceptr ptr) {
+  NEED_INIT("cuPointerGetAttributes");
+  if (numAttributes && (!attributes || !data))
+    return fail("cuPointerGetAttributes", CUDA_ERROR_INVALID_VALUE, "attributes given without their arrays");
+  cu_mem_info info;
+  cucore_mem_classify(ptr, &info);
+  for (unsigned i = 0; i < numAttributes; i++) {
+    void *out = data[i];
+    if (!out) continue;
+    switch (attributes[i]) {
+      // Unlike the single query, an address the driver does not know is not an error here: its
+      // attributes read as "unregistered host memory".
+      case 1: *static_cast<CUcontext *>(out) = info.type == CU_MEM_PAGEABLE ? nullptr : reinterpret_cast<CUcontext>(current()); break;
+      case 2: *static_cast<unsigned *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.type == CU_MEM_PINNED ? 1 : 2; break;
+      case 3: *static_cast<CUdeviceptr *>(out) = info.type == CU_MEM_DEVICE || info.type == CU_MEM_MANAGED ? ptr : 0; break;
+      case 4: *static_cast<void **>(out) = info.type == CU_MEM_PINNED || info.type == CU_MEM_MANAGED ? reinterpret_cast<void *>(ptr) : nullptr; break;
+      case 6: *static_cast<int *>(out) = 1; break;  // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+      case 7: *static_cast<unsigned long long *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.base; break;  // BUFFER_ID
+      case 8: *static_cast<int *>(out) = info.type == CU_MEM_MANAGED; break;
+      case 9: *static_cast<int *>(out) = info.type == CU_MEM_PAGEABLE ? -2 : 0; break;  // DEVICE_ORDINAL
+      case 10: *static_cast<int *>(out) = 0; break;  // IS_LEGACY_CUDA_IPC_CAPABLE
+      case 11: *static_cast<CUdeviceptr *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.base; break;
+      case 12: *static_cast<size_t *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : (size_t)info.size; break;
+      case 13: *static_cast<int *>(out) = info.type != CU_MEM_PAGEABLE; break;  // MAPPED
+      case 15: *static_cast<unsigned long long *>(out) = 0; break;  // ALLOWED_HANDLE_TYPES
+      case 16: *static_cast<int *>(out) = 0; break;  // IS_GPU_DIRECT_RDMA_CAPABLE
+      case 17: *static_cast<unsigned *>(out) = 3; break;  // ACCESS_FLAGS: read-write
+      case 18: *static_cast<void **>(out) = nullptr; break;  // MEMPOOL_HANDLE
+      default:
+        cucore_fail(CUDA_ERROR_INVALID_VALUE, "pointer attribute %d is not supported by simtvp", attributes[i]);
+        return report("cuPointerGetAttributes", CUDA_ERROR_INVALID_VALUE);
+    }
+  }
+  return CUDA_SUCCESS;
 }
 
 // ---- streams and events ----------------------------------------------------------------------------
@@ -792,7 +998,7 @@ CU_EXPORT CUresult cuStreamQuery(CUstream hStream) {
 CU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
   NEED_CONTEXT("cuStreamWaitEvent");
   if (Flags & ~1u) return fail("cuStreamWaitEvent", CUDA_ERROR_INVALID_VALUE, "unknown flags");
-  return report("cuStreamWaitEvent", cucore_stream_wait_event(stream_of(hStream), event_of(hEvent)));
+  return report("cuStreamWaitEvent", cucore_stream_wait_event_flags(stream_of(hStream), event_of(hEvent), Flags));
 }
 CU_EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) {
   NEED_CONTEXT("cuStreamGetFlags");
@@ -833,7 +1039,7 @@ CU_EXPORT CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callba
   NEED_CONTEXT("cuStreamAddCallback");
   if (!callback || flags != 0) return fail("cuStreamAddCallback", CUDA_ERROR_INVALID_VALUE, "bad argument");
   StreamCallback *cb = new StreamCallback{callback, hStream, userData};
-  CUresult r = report("cuStreamAddCallback", cucore_stream_callback(stream_of(hStream), run_stream_callback, cb));
+  CUresult r = report("cuStreamAddCallback", cucore_stream_add_callback(stream_of(hStream), run_stream_callback, cb));
   if (r != CUDA_SUCCESS) delete cb;
   return r;
 }
@@ -858,7 +1064,7 @@ CU_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
 CU_EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
   NEED_CONTEXT("cuEventRecordWithFlags");
   if (flags & ~1u) return fail("cuEventRecordWithFlags", CUDA_ERROR_INVALID_VALUE, "unknown flags");
-  return report("cuEventRecordWithFlags", cucore_event_record(event_of(hEvent), stream_of(hStream)));
+  return report("cuEventRecordWithFlags", cucore_event_record_flags(event_of(hEvent), stream_of(hStream), flags));
 }
 CU_EXPORT CUresult cuEventQuery(CUevent hEvent) {
   NEED_CONTEXT("cuEventQuery");
@@ -874,4 +1080,166 @@ CU_EXPORT CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, C
 }
 CU_EXPORT CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
   return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
+// ---- stream identities --------------------------------------------------------------------------
+
+static CUresult stream_get_id(const char *api, cu_stream *s, unsigned long long *streamId) {
+  NEED_CONTEXT(api);
+  if (!streamId) return fail(api, CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  CUresult r = report(api, cucore_stream_check(s));
+  if (r == CUDA_SUCCESS) *streamId = (unsigned long long)reinterpret_cast<uintptr_t>(s);  // 0: legacy NULL stream
+  return r;
+}
+CU_EXPORT CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId) {
+  return stream_get_id("cuStreamGetId", stream_of(hStream), streamId);
+}
+CU_EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId) {
+  return stream_get_id("cuStreamGetId", stream_ptsz(hStream), streamId);
+}
+
+static CUresult stream_get_device(const char *api, cu_stream *s, CUdevice *device) {
+  NEED_CONTEXT(api);
+  if (!device) return fail(api, CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  CUresult r = report(api, cucore_stream_check(s));
+  if (r == CUDA_SUCCESS) *device = 0;
+  return r;
+}
+CU_EXPORT CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) {
+  return stream_get_device("cuStreamGetDevice", stream_of(hStream), device);
+}
+CU_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) {
+  return stream_get_device("cuStreamGetDevice", stream_ptsz(hStream), device);
+}
+
+// No green contexts: *pGreenCtx is NULL.
+CU_EXPORT CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, void **pGreenCtx) {
+  if (pGreenCtx) *pGreenCtx = nullptr;
+  return cuStreamGetCtx(hStream, pCtx);
+}
+CU_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) {
+  return cuStreamGetCtx(reinterpret_cast<CUstream>(stream_ptsz(hStream)), pctx);
+}
+CU_EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, void **pGreenCtx) {
+  return cuStreamGetCtx_v2(reinterpret_cast<CUstream>(stream_ptsz(hStream)), pCtx, pGreenCtx);
+}
+
+// ---- per-thread default stream variants (_ptds: synchronous calls, _ptsz: calls with a stream) ----
+// What nvcc's --default-stream per-thread (or CUDA_API_PER_THREAD_DEFAULT_STREAM) compiles to, and
+// what the static runtime calls for cudaStreamPerThread work: the same operation with the NULL
+// stream meaning this thread's default stream.
+
+#define PTSZ(h) reinterpret_cast<CUstream>(stream_ptsz(h))
+#define PTDS reinterpret_cast<CUstream>(CU_STREAM_PER_THREAD)
+
+CU_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount) {
+  return copy("cuMemcpyHtoD", device_side(dstDevice), host_side(srcHost), ByteCount, PTDS, true);
+}
+CU_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  return copy("cuMemcpyDtoH", host_side(dstHost), device_side(srcDevice), ByteCount, PTDS, true);
+}
+CU_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  return copy("cuMemcpyDtoD", device_side(dstDevice), device_side(srcDevice), ByteCount, PTDS, true);
+}
+CU_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                            CUstream hStream) {
+  return copy("cuMemcpyHtoDAsync", device_side(dstDevice), host_side(srcHost), ByteCount, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
+  return copy("cuMemcpyDtoHAsync", host_side(dstHost), device_side(srcDevice), ByteCount, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                            CUstream hStream) {
+  return copy("cuMemcpyDtoDAsync", device_side(dstDevice), device_side(srcDevice), ByteCount, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  return copy("cuMemcpy", host_side(reinterpret_cast<void *>(dst)), host_side(reinterpret_cast<void *>(src)), ByteCount,
+              PTDS, true);
+}
+CU_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
+  return copy("cuMemcpyAsync", host_side(reinterpret_cast<void *>(dst)), host_side(reinterpret_cast<void *>(src)),
+              ByteCount, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  return memset("cuMemsetD8", dstDevice, uc, 1, N, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  return memset("cuMemsetD16", dstDevice, us, 2, N, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  return memset("cuMemsetD32", dstDevice, ui, 4, N, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  return memset("cuMemsetD8Async", dstDevice, uc, 1, N, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
+  return memset("cuMemsetD16Async", dstDevice, us, 2, N, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
+  return memset("cuMemsetD32Async", dstDevice, ui, 4, N, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+                                       size_t Height) {
+  return memset_2d("cuMemsetD2D8", dstDevice, dstPitch, uc, 1, Width, Height, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+                                        size_t Height) {
+  return memset_2d("cuMemsetD2D16", dstDevice, dstPitch, us, 2, Width, Height, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+                                        size_t Height) {
+  return memset_2d("cuMemsetD2D32", dstDevice, dstPitch, ui, 4, Width, Height, PTDS, false);
+}
+CU_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+                                     size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D8Async", dstDevice, dstPitch, uc, 1, Width, Height, hStream, false);
+}
+CU_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+                                      size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D16Async", dstDevice, dstPitch, us, 2, Width, Height, hStream, false);
+}
+CU_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+                                      size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D32Async", dstDevice, dstPitch, ui, 4, Width, Height, hStream, false);
+}
+CU_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+                                          size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D8Async", dstDevice, dstPitch, uc, 1, Width, Height, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+                                           size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D16Async", dstDevice, dstPitch, us, 2, Width, Height, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+                                           size_t Height, CUstream hStream) {
+  return memset_2d("cuMemsetD2D32Async", dstDevice, dstPitch, ui, 4, Width, Height, PTSZ(hStream), false);
+}
+CU_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream) { return cuStreamSynchronize(PTSZ(hStream)); }
+CU_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream) { return cuStreamQuery(PTSZ(hStream)); }
+CU_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  return cuStreamWaitEvent(PTSZ(hStream), hEvent, Flags);
+}
+CU_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) {
+  return cuStreamGetFlags(PTSZ(hStream), flags);
+}
+CU_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) {
+  return cuStreamGetPriority(PTSZ(hStream), priority);
+}
+CU_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData,
+                                           unsigned int flags) {
+  return cuStreamAddCallback(PTSZ(hStream), callback, userData, flags);
+}
+CU_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData) {
+  return cuLaunchHostFunc(PTSZ(hStream), fn, userData);
+}
+CU_EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return cuEventRecord(hEvent, PTSZ(hStream)); }
+CU_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  return cuEventRecordWithFlags(hEvent, PTSZ(hStream), flags);
+}
+CU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                                 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                                 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                                 void **kernelParams) {
+  return cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                                   PTSZ(hStream), kernelParams);
 }

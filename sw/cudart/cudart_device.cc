@@ -37,6 +37,49 @@ CUDART_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion) {
   return cudaSuccess;
 }
 
+// ---- driver entry points and export tables (through libcuda.so.1's cuGetProcAddress) ----------------
+
+extern "C" int cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags,
+                                   int *symbolStatus);
+extern "C" int cuGetExportTable(const void **ppExportTable, const void *pExportTableId);
+
+// cudaEnableDefault (0) means the per-thread default stream for the _ptsz entry points, the legacy
+// stream otherwise; the driver's flags have the same numbering (cudaEnableLegacyStream 1,
+// cudaEnablePerThreadDefaultStream 2). *driverStatus: cudaDriverEntryPointQueryResult, the driver's
+// numbering too (0 found, 1 symbol not found, 2 version not sufficient).
+static cudaError_t entry_point(const char *api, const char *symbol, void **funcPtr, unsigned version,
+                               unsigned long long flags, int *driverStatus, bool per_thread) {
+  if (!symbol || !funcPtr) return fail(api, cudaErrorInvalidValue, "%s pointer is NULL", !symbol ? "the symbol" : "the result");
+  if (flags > 2) return fail(api, cudaErrorInvalidValue, "flags 0x%llx", flags);
+  if (flags == 0) flags = per_thread ? 2 : 1;
+  int status = 1;
+  int c = cuGetProcAddress_v2(symbol, funcPtr, (int)version, flags, &status);
+  if (driverStatus) *driverStatus = status;
+  return ret_cu(api, c);
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                  int *driverStatus) {
+  return entry_point("cudaGetDriverEntryPoint", symbol, funcPtr, 13000, flags, driverStatus, false);
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                       int *driverStatus) {
+  return entry_point("cudaGetDriverEntryPoint_ptsz", symbol, funcPtr, 13000, flags, driverStatus, true);
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                                           unsigned long long flags, int *driverStatus) {
+  return entry_point("cudaGetDriverEntryPointByVersion", symbol, funcPtr, cudaVersion, flags, driverStatus, false);
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
+                                                                unsigned int cudaVersion, unsigned long long flags,
+                                                                int *driverStatus) {
+  return entry_point("cudaGetDriverEntryPointByVersion_ptsz", symbol, funcPtr, cudaVersion, flags, driverStatus, true);
+}
+// The driver's private tables (NVIDIA's libraries ask the runtime for them).
+CUDART_EXPORT cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId) {
+  if (!ppExportTable || !pExportTableId) return fail("cudaGetExportTable", cudaErrorInvalidValue, "a NULL pointer");
+  return ret_cu("cudaGetExportTable", cuGetExportTable(ppExportTable, pExportTableId));
+}
+
 CUDART_EXPORT cudaError_t cudaGetDeviceCount(int *count) {
   if (!count) return fail("cudaGetDeviceCount", cudaErrorInvalidValue, "the result pointer is NULL");
   int c = cucore_init();

@@ -1,6 +1,6 @@
 // cudart_stream.cc — streams, events, host functions and stream callbacks; the per-thread
-// default stream entry points (_ptsz); stream capture queries (docs/cudart.md "Streams and
-// events").
+// default stream entry points (_ptsz) (docs/cudart.md "Streams and events"). Stream capture:
+// cudart_graph.cc.
 #include "cudart_internal.h"
 
 using namespace rt;
@@ -35,7 +35,7 @@ cudaError_t add_callback(const char *api, cu_stream *s, cudaStream_t handle, cud
   if (!fn) return fail(api, cudaErrorInvalidValue, "the callback is NULL");
   if (flags != 0) return fail(api, cudaErrorInvalidValue, "flags 0x%x (must be 0)", flags);
   Callback *cb = new Callback{fn, handle, data};
-  int c = cucore_stream_callback(s, run_callback, cb);
+  int c = cucore_stream_add_callback(s, run_callback, cb);
   if (c != CUDA_SUCCESS) delete cb;
   return ret_cu(api, c);
 }
@@ -45,14 +45,15 @@ cudaError_t host_func(const char *api, cu_stream *s, cudaHostFn_t fn, void *data
   return ret_cu(api, cucore_stream_callback(s, fn, data));
 }
 
+// flags: cudaEventWaitExternal / cudaEventRecordExternal (1) make event nodes inside a capture.
 cudaError_t wait_event(const char *api, cu_stream *s, cudaEvent_t event, unsigned flags) {
   if (flags & ~1u) return fail(api, cudaErrorInvalidValue, "flags 0x%x", flags);
-  return ret_cu(api, cucore_stream_wait_event(s, event_of(event)));
+  return ret_cu(api, cucore_stream_wait_event_flags(s, event_of(event), flags));
 }
 
 cudaError_t record(const char *api, cudaEvent_t event, cu_stream *s, unsigned flags) {
   if (flags & ~1u) return fail(api, cudaErrorInvalidValue, "flags 0x%x", flags);
-  return ret_cu(api, cucore_event_record(event_of(event), s));
+  return ret_cu(api, cucore_event_record_flags(event_of(event), s, flags));
 }
 
 }  // namespace
@@ -132,24 +133,6 @@ CUDART_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long lo
   int c = cucore_stream_check(stream_of(hStream));
   if (c == CUDA_SUCCESS) *streamId = hStream == nullptr ? 0 : (unsigned long long)(uintptr_t)hStream;
   return ret_cu("cudaStreamGetId", c);
-}
-
-// Stream capture (CUDA graphs) is not supported: nothing is ever capturing.
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream, int *pCaptureStatus) {
-  if (!pCaptureStatus) return fail("cudaStreamIsCapturing", cudaErrorInvalidValue, "the result pointer is NULL");
-  int c = cucore_stream_check(stream_of(stream));
-  if (c == CUDA_SUCCESS) *pCaptureStatus = 0;  // cudaStreamCaptureStatusNone
-  return ret_cu("cudaStreamIsCapturing", c);
-}
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, int *pCaptureStatus) {
-  if (!pCaptureStatus) return fail("cudaStreamIsCapturing_ptsz", cudaErrorInvalidValue, "the result pointer is NULL");
-  int c = cucore_stream_check(stream_ptsz(stream));
-  if (c == CUDA_SUCCESS) *pCaptureStatus = 0;
-  return ret_cu("cudaStreamIsCapturing_ptsz", c);
-}
-CUDART_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode) {
-  if (!mode) return fail("cudaThreadExchangeStreamCaptureMode", cudaErrorInvalidValue, "the mode pointer is NULL");
-  return cudaSuccess;  // nothing captures, so the mode has no effect
 }
 
 // ---- events ---------------------------------------------------------------------------------------

@@ -170,6 +170,7 @@ typedef struct CUkern_st *cudaKernel_t;
 typedef struct CUlib_st *cudaLibrary_t;
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
+#define CUDART_CB
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
@@ -244,6 +245,10 @@ enum cudaSharedMemConfig {
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01 /* inside a capture: an event record node */
+#define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01   /* inside a capture: an event wait node */
 #define cudaDeviceScheduleAuto 0x00
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
@@ -540,6 +545,131 @@ struct cudaTextureDesc {
   float maxMipmapLevelClamp;
   int disableTrilinearOptimization;
   int seamlessCubemap;
+};
+
+/* ---- graphs and stream capture ------------------------------------------------------------------ */
+
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamUpdateCaptureDependenciesFlags { cudaStreamAddCaptureDependencies = 0, cudaStreamSetCaptureDependencies = 1 };
+
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0,
+  cudaGraphNodeTypeMemcpy = 1,
+  cudaGraphNodeTypeMemset = 2,
+  cudaGraphNodeTypeHost = 3,
+  cudaGraphNodeTypeGraph = 4,
+  cudaGraphNodeTypeEmpty = 5,
+  cudaGraphNodeTypeWaitEvent = 6,
+  cudaGraphNodeTypeEventRecord = 7,
+  cudaGraphNodeTypeExtSemaphoreSignal = 8,
+  cudaGraphNodeTypeExtSemaphoreWait = 9,
+  cudaGraphNodeTypeMemAlloc = 10,
+  cudaGraphNodeTypeMemFree = 11,
+  cudaGraphNodeTypeConditional = 13,
+  cudaGraphNodeTypeCount
+};
+
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0,
+  cudaGraphExecUpdateError = 1,
+  cudaGraphExecUpdateErrorTopologyChanged = 2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+  cudaGraphExecUpdateErrorFunctionChanged = 4,
+  cudaGraphExecUpdateErrorParametersChanged = 5,
+  cudaGraphExecUpdateErrorNotSupported = 6,
+  cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+  cudaGraphExecUpdateErrorAttributesChanged = 8
+};
+
+typedef enum cudaGraphInstantiateResult {
+  cudaGraphInstantiateSuccess = 0,
+  cudaGraphInstantiateError = 1,
+  cudaGraphInstantiateInvalidStructure = 2,
+  cudaGraphInstantiateNodeOperationNotSupported = 3,
+  cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+  cudaGraphInstantiateConditionalHandleUnused = 5
+} cudaGraphInstantiateResult;
+
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+
+struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void *userData;
+};
+
+typedef struct cudaGraphEdgeData_st {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+} cudaGraphEdgeData;
+
+typedef struct cudaGraphInstantiateParams_st {
+  unsigned long long flags;
+  cudaStream_t uploadStream;
+  cudaGraphNode_t errNode_out;
+  cudaGraphInstantiateResult result_out;
+} cudaGraphInstantiateParams;
+
+typedef struct cudaGraphExecUpdateResultInfo_st {
+  enum cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+
+/* cudaGraphAddNode / cudaGraphNodeSetParams: the node types simtvp has, in CUDA 13's layout
+ * (256 bytes: type, 3 reserved ints, a 232-byte union, a reserved long long). */
+struct cudaMemcpyNodeParams {
+  int flags;
+  int reserved[3];
+  struct cudaMemcpy3DParms copyParams;
+};
+struct cudaChildGraphNodeParams {
+  cudaGraph_t graph;
+  int ownership; /* enum cudaGraphChildGraphNodeOwnership: 0 clone */
+};
+struct cudaGraphNodeParams {
+  enum cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    struct cudaKernelNodeParams kernel;    /* cudaKernelNodeParamsV2: the same fields */
+    struct cudaMemcpyNodeParams memcpy;
+    struct cudaMemsetParams memset;        /* cudaMemsetParamsV2 */
+    struct cudaHostNodeParams host;        /* cudaHostNodeParamsV2 */
+    struct cudaChildGraphNodeParams graph;
+    cudaEvent_t event;                     /* cudaEventWaitNodeParams, cudaEventRecordNodeParams */
+  };
+  long long reserved2;
 };
 
 #ifdef __cplusplus

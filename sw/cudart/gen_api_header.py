@@ -16,11 +16,16 @@ if which == 'cudart':
               ('cudart/cudart_register.cc', 'registration (nvcc-generated code), launches, kernels'),
               ('cudart/cudart_device.cc', 'devices'), ('cudart/cudart_memory.cc', 'memory'),
               ('cudart/cudart_stream.cc', 'streams and events'),
-              ('cudart/cudart_texture.cc', 'arrays, textures, surfaces')]
+              ('cudart/cudart_texture.cc', 'arrays, textures, surfaces'),
+              ('cudart/cudart_graph.cc', 'graphs and stream capture')]
     macro = 'CUDART_EXPORT'
 else:
     header = 'cuda/cuda_api.h'
-    groups = [('cuda/cuda_api.cc', 'driver API')]
+    groups = [('cuda/cuda_api.cc', 'driver API'), ('cuda/cuda_entry.cc', 'entry points by name'),
+              ('cuda/cuda_private_tables.cc', 'private tables of the runtime'),
+              ('cuda/cuda_library.cc', 'libraries and kernels'),
+              ('cuda/cuda_texture.cc', 'arrays, copies with arrays, texture and surface objects'),
+              ('cuda/cuda_graph.cc', 'graphs and stream capture')]
     macro = 'CU_EXPORT'
 
 

@@ -9,17 +9,10 @@
 #include "gpu_image.h"
 #include "ptx.h"
 
-static void destroy_ptx(const ptx_module *m) {
-#ifdef SIMTVP_DRIVER_HAVE_PTX
-  ptx_module_destroy((ptx_module *)m);
-#else
-  (void)m; /* cannot happen: owned modules come from ptx_parse, which this build lacks */
-#endif
-}
+static void destroy_ptx(const ptx_module *m) { ptx_module_destroy((ptx_module *)m); }
 
 simtvp_status drv_module_load_ptx(drv *d, const char *ptx, size_t len, const char *name,
                                   drv_module **out, simtvp_diag *diag) {
-#ifdef SIMTVP_DRIVER_HAVE_PTX
   const simtvp_msg_port *warn = d->cfg.messages.emit ? &d->cfg.messages : NULL;
   ptx_module *m = ptx_parse(ptx, len, name ? name : "<ptx>", warn, diag);
   simtvp_status st;
@@ -28,12 +21,6 @@ simtvp_status drv_module_load_ptx(drv *d, const char *ptx, size_t len, const cha
   st = drv_module_load_parsed(d, m, true, out, diag);
   if (st != SIMTVP_OK) ptx_module_destroy(m);
   return st;
-#else
-  (void)d, (void)ptx, (void)len, (void)name;
-  *out = NULL;
-  return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
-                         "drv_module_load_ptx: this build of the driver has no PTX parser (models/ptx)");
-#endif
 }
 
 static uint32_t threads_limit(const drv *d, const ptx_function *f, uint32_t regs) {

@@ -301,6 +301,34 @@ TEST(ConfigRegistry, UnknownOptionIsAnErrorInStrictMode) {
       << t.diag.message;
 }
 
+TEST(ConfigRegistry, MisspeltOptionGetsTheNearestNameAsASuggestion) {
+  Registry t;
+  ASSERT_EQ(t.load("-t_uintt 1\n-T_INT 2\n-t_nit 3\n-completely_different 4\n", "my.config"), SIMTVP_OK);
+  ASSERT_EQ(t.msgs.count(SIMTVP_WARNING), 4u) << t.msgs.text();
+  EXPECT_EQ(t.msgs.all[0].second, "my.config:1: unknown option -t_uintt (ignored); did you mean -t_uint?");
+  EXPECT_EQ(t.msgs.all[1].second, "my.config:2: unknown option -T_INT (ignored); did you mean -t_int?");
+  EXPECT_EQ(t.msgs.all[2].second, "my.config:3: unknown option -t_nit (ignored); did you mean -t_int?");
+  EXPECT_EQ(t.msgs.all[3].second, "my.config:4: unknown option -completely_different (ignored)");
+  config_registry_set_strict(t.r, true);
+  ASSERT_EQ(t.load("-t_bol 1\n", "my.config"), SIMTVP_ERR_CONFIG);
+  EXPECT_NE(std::string(t.diag.message).find("unknown option -t_bol; did you mean -t_bool?"), std::string::npos)
+      << t.diag.message;
+}
+
+TEST(ConfigRegistry, SuggestionsOnTheRealOptionTable) {
+  config_registry *r = config_registry_create(nullptr);
+  auto cfg = std::make_unique<gpu_config>();
+  simtvp_diag diag;
+  ASSERT_EQ(gpu_config_register(r, cfg.get(), &diag), SIMTVP_OK);
+  EXPECT_STREQ(config_registry_suggest(r, "-gpgpu_n_clusterz"), "-gpgpu_n_clusters");
+  EXPECT_STREQ(config_registry_suggest(r, "-gpgpu_n_cores_per_clutser"), "-gpgpu_n_cores_per_cluster");
+  EXPECT_EQ(config_registry_suggest(r, "-xyz"), nullptr);
+  config_registry_destroy(r);
+  EXPECT_EQ(config_edit_distance("abcd", "abdc", 5), 1u);   // one swap of neighbours
+  EXPECT_EQ(config_edit_distance("kitten", "sitting", 5), 3u);
+  EXPECT_EQ(config_edit_distance("kitten", "sitting", 2), 3u);  // limit + 1 once beyond the limit
+}
+
 TEST(ConfigRegistry, MalformedValueIsAnErrorNamingOptionValueAndPlace) {
   struct Case {
     const char *text;
@@ -514,6 +542,35 @@ TEST(ConfigChecks, AddressMappingTakesDramidAndAMaskOfKnownLetters) {
   EXPECT_FALSE(config_check_addr_mapping("dramid@x;0000", why, sizeof why));
   EXPECT_FALSE(config_check_addr_mapping("dramid@8;0000XRRR", why, sizeof why));
   EXPECT_FALSE(config_check_addr_mapping(std::string(65, 'R').c_str(), why, sizeof why));
+  EXPECT_FALSE(config_check_addr_mapping(std::string(63, 'R').c_str(), why, sizeof why));
+  EXPECT_TRUE(config_check_addr_mapping(("\"" + std::string(60, 'r') + "ddss\"").c_str(), why, sizeof why));
+  EXPECT_FALSE(config_check_addr_mapping(("dramid@8;" + std::string(62, 'R') + "DS").c_str(), why, sizeof why));
+  EXPECT_NE(std::string(why).find("dramid"), std::string::npos) << why;
+}
+
+// The one parser of -gpgpu_mem_addr_mapping (models/dram and models/mempart read it through it):
+// bit 63 first, '.' and white space skipped, lower case read as upper case.
+TEST(ConfigChecks, AddressMappingParserGivesTheFieldOfEveryAddressBit) {
+  char why[256];
+  config_addr_mapping m;
+  ASSERT_TRUE(config_addr_mapping_parse(
+      "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS", &m, why,
+      sizeof why)) << why;
+  EXPECT_TRUE(m.by_division);
+  EXPECT_EQ(m.dramid_bit, 8u);
+  const char *expect_low = "SSSSSCCCBCCCBBBR";  // bits 0..15
+  for (int i = 0; i < 16; i++) EXPECT_EQ(m.field[i], expect_low[i]) << "bit " << i;
+  EXPECT_EQ(m.field[27], 'R');
+  EXPECT_EQ(m.field[28], '0');
+  EXPECT_EQ(m.field[63], '0');
+  ASSERT_TRUE(config_addr_mapping_parse(" 0000000000000000 00000000000000000000000000000000rrbbccddcccsssss ", &m,
+                                        why, sizeof why)) << why;
+  EXPECT_FALSE(m.by_division);
+  EXPECT_EQ(m.field[5], 'C');
+  EXPECT_EQ(m.field[8], 'D');
+  EXPECT_EQ(m.field[15], 'R');
+  EXPECT_FALSE(config_addr_mapping_parse("dramid@64;0", &m, why, sizeof why));
+  EXPECT_NE(std::string(why).find("below 64"), std::string::npos) << why;
 }
 
 // ---- gpu_config ---------------------------------------------------------------------------

@@ -617,12 +617,13 @@ TEST_F(Cuda, LimitsRoundTrip) {
 TEST(CudaExports, UnimplementedEntryPointsReturnNotSupported) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(lib, nullptr);
-  typedef CUresult (*graph_create_fn)(void **, unsigned);
-  auto create = reinterpret_cast<graph_create_fn>(dlsym(lib, "cuGraphCreate"));
+  typedef CUresult (*pool_create_fn)(void **, const void *);
+  auto create = reinterpret_cast<pool_create_fn>(dlsym(lib, "cuMemPoolCreate"));
   ASSERT_NE(create, nullptr);
-  void *g;
-  std::string err = stderr_of([&] { EXPECT_EQ(create(&g, 0), CUDA_ERROR_NOT_SUPPORTED); });
-  EXPECT_NE(err.find("cuGraphCreate is not supported by simtvp"), std::string::npos) << err;
+  void *pool;
+  char props[88] = {};
+  std::string err = stderr_of([&] { EXPECT_EQ(create(&pool, props), CUDA_ERROR_NOT_SUPPORTED); });
+  EXPECT_NE(err.find("cuMemPoolCreate is not supported by simtvp"), std::string::npos) << err;
   dlclose(lib);
 }
 

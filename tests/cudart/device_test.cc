@@ -203,15 +203,16 @@ TEST(CudartError, FailedDeviceAssertIsStickyAssert) {
 
 TEST(CudartError, UnsupportedApiReturnsNotSupportedAndNamesItselfOnce) {
   // Declared here as the CUDA headers do; simtvp implements it as a reporting entry point.
-  typedef cudaError_t (*graph_create_fn)(void **, unsigned);
+  typedef cudaError_t (*pool_create_fn)(void **, const void *);
   void *lib = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(lib, nullptr);
-  auto create = reinterpret_cast<graph_create_fn>(dlsym(lib, "cudaGraphCreate"));
+  auto create = reinterpret_cast<pool_create_fn>(dlsym(lib, "cudaMemPoolCreate"));
   ASSERT_NE(create, nullptr);
-  void *graph = nullptr;
-  std::string err = stderr_of([&] { EXPECT_EQ(create(&graph, 0), cudaErrorNotSupported); });
-  EXPECT_NE(err.find("cudaGraphCreate is not supported by simtvp"), std::string::npos) << err;
-  err = stderr_of([&] { EXPECT_EQ(create(&graph, 0), cudaErrorNotSupported); });
+  void *pool = nullptr;
+  char props[88] = {};
+  std::string err = stderr_of([&] { EXPECT_EQ(create(&pool, props), cudaErrorNotSupported); });
+  EXPECT_NE(err.find("cudaMemPoolCreate is not supported by simtvp"), std::string::npos) << err;
+  err = stderr_of([&] { EXPECT_EQ(create(&pool, props), cudaErrorNotSupported); });
   EXPECT_EQ(err, "");  // said once
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   dlclose(lib);
@@ -263,6 +264,19 @@ TEST(CudartLayout, StructuresMatchCuda13) {
   EXPECT_EQ(offsetof(cudaResourceDesc, res.linear.sizeInBytes), 40u);
   EXPECT_EQ(offsetof(cudaResourceDesc, res.pitch2D.pitchInBytes), 56u);
   EXPECT_EQ(offsetof(cudaResourceDesc, flags), 136u);
+  EXPECT_EQ(sizeof(cudaKernelNodeParams), 56u);
+  EXPECT_EQ(offsetof(cudaKernelNodeParams, extra), 48u);
+  EXPECT_EQ(sizeof(cudaMemsetParams), 40u);
+  EXPECT_EQ(sizeof(cudaHostNodeParams), 16u);
+  EXPECT_EQ(sizeof(cudaMemcpy3DParms), 160u);
+  EXPECT_EQ(sizeof(cudaGraphNodeParams), 256u);
+  EXPECT_EQ(offsetof(cudaGraphNodeParams, kernel), 16u);
+  EXPECT_EQ(offsetof(cudaGraphNodeParams, memcpy.copyParams), 32u);
+  EXPECT_EQ(offsetof(cudaGraphNodeParams, reserved2), 248u);
+  EXPECT_EQ(sizeof(cudaGraphInstantiateParams), 32u);
+  EXPECT_EQ(offsetof(cudaGraphInstantiateParams, result_out), 24u);
+  EXPECT_EQ(sizeof(cudaGraphExecUpdateResultInfo), 24u);
+  EXPECT_EQ(sizeof(cudaGraphEdgeData), 8u);
   EXPECT_EQ(sizeof(cudaTextureDesc), 72u);
   EXPECT_EQ(offsetof(cudaTextureDesc, borderColor), 24u);
   EXPECT_EQ(offsetof(cudaTextureDesc, normalizedCoords), 40u);

@@ -1,14 +1,16 @@
 // DramAddrdec — -gpgpu_mem_addr_mapping decoding on hand-decoded addresses, partition indexing
-// (linear / xor / ipoly), channel counts that are not powers of two, sub-partitions, and
-// malformed maps.
+// (linear / xor / ipoly, the fallback of unmodelled ones), channel counts that are not powers of
+// two, sub-partitions, malformed maps; the IPOLY polynomials.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 extern "C" {
 #include "dram_addrdec.h"
+#include "simtvp_gf2.h"
 }
 
 namespace {
@@ -170,4 +172,72 @@ TEST(DramAddrdec, MalformedMapsNameTheOption) {
   Map bad_sub(kEightChannels, 8, 3);
   EXPECT_EQ(bad_sub.st, SIMTVP_ERR_CONFIG);
   EXPECT_STREQ(bad_sub.diag.option, "-gpgpu_n_sub_partition_per_mchannel");
+}
+
+// The L2 slices (models/mempart mempart_index) and this decoder read the map with the same
+// parser: whatever it refuses, both refuse; lower-case letters read as upper case.
+TEST(DramAddrdec, LowerCaseMapLettersDecodeAsUpperCase) {
+  Map upper(kEightChannels, 8);
+  Map lower("00000000.00000000.00000000.00000000.rrrrrrrr.rrrrrrrr.bbbbcccc.dddsssss", 8);
+  ASSERT_EQ(lower.st, SIMTVP_OK) << lower.diag.message;
+  for (uint64_t a : {0x12345678ull, 0xfedcba98ull, 0x1000ull}) {
+    dram_addr u = upper.Decode(a), l = lower.Decode(a);
+    EXPECT_EQ(u.channel, l.channel);
+    EXPECT_EQ(u.bank, l.bank);
+    EXPECT_EQ(u.row, l.row);
+    EXPECT_EQ(u.column, l.column);
+    EXPECT_EQ(u.burst, l.burst);
+  }
+}
+
+// -gpgpu_memory_partition_indexing: 0-2 are modelled; 3 (pae), 4 (random), 5 (custom) fall back
+// to 2 with one warning each time; anything else is an error naming the option.
+TEST(DramAddrdec, UnmodelledPartitionIndexingsFallBackToIpolyWithAWarning) {
+  std::vector<std::string> said;
+  simtvp_msg_port msg = {&said, [](void *ctx, simtvp_severity, const char *m) {
+                           static_cast<std::vector<std::string> *>(ctx)->push_back(m);
+                         }};
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  const dram_partition_indexing modelled[] = {DRAM_PART_LINEAR, DRAM_PART_XOR, DRAM_PART_IPOLY};
+  for (int32_t v = 0; v <= 2; v++) {
+    dram_partition_indexing out = DRAM_PART_XOR;
+    ASSERT_EQ(dram_partition_indexing_from_option(v, &msg, &out, &diag), SIMTVP_OK);
+    EXPECT_EQ(out, modelled[v]);
+  }
+  EXPECT_TRUE(said.empty());
+  const char *names[] = {"pae", "random", "custom"};
+  for (int32_t v = 3; v <= 5; v++) {
+    dram_partition_indexing out = DRAM_PART_LINEAR;
+    ASSERT_EQ(dram_partition_indexing_from_option(v, &msg, &out, &diag), SIMTVP_OK);
+    EXPECT_EQ(out, DRAM_PART_IPOLY);
+    ASSERT_EQ(said.size(), static_cast<size_t>(v - 2));
+    EXPECT_NE(said.back().find(std::string("-gpgpu_memory_partition_indexing ") + std::to_string(v) + " (" +
+                               names[v - 3] + ") is not modelled by the memory system: using 2 (ipoly"),
+              std::string::npos)
+        << said.back();
+  }
+  dram_partition_indexing out;
+  EXPECT_EQ(dram_partition_indexing_from_option(6, nullptr, &out, &diag), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(diag.option, "-gpgpu_memory_partition_indexing");
+  EXPECT_EQ(dram_partition_indexing_from_option(-1, nullptr, &out, &diag), SIMTVP_ERR_CONFIG);
+}
+
+// The IPOLY polynomials (models/common simtvp_gf2, shared with the caches' 'P' set index) are
+// primitive: x has order 2^k - 1 modulo P_k, so x^(2^k - 1) = 1 and no smaller power is 1; and
+// x^k mod P_k is P_k without its x^k term.
+TEST(SimtvpGf2, EveryPolynomialIsPrimitiveAndResiduesReduceModuloIt) {
+  for (uint32_t k = 1; k <= SIMTVP_GF2_MAX_DEGREE; k++) {
+    const uint32_t p = simtvp_gf2_poly(k);
+    ASSERT_EQ(p >> k, 1u) << "degree " << k;
+    EXPECT_EQ(simtvp_gf2_xpow_mod(k, k), p ^ (1u << k)) << "degree " << k;
+    const uint32_t order = (1u << k) - 1;
+    EXPECT_EQ(simtvp_gf2_xpow_mod(order, k), 1u) << "degree " << k;
+    for (uint32_t d = 1; d < order; d++) {
+      if (order % d != 0) continue;
+      EXPECT_NE(simtvp_gf2_xpow_mod(d, k), 1u) << "degree " << k << ", x^" << d;
+    }
+  }
+  EXPECT_EQ(simtvp_gf2_xpow_mod(5, 0), 0u);
+  EXPECT_EQ(simtvp_gf2_poly(SIMTVP_GF2_MAX_DEGREE + 1), 0u);
 }

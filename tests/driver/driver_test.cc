@@ -507,7 +507,6 @@ TEST_F(Driver, WaitingForWorkThatCanNeverFinishReportsDeadlockInsteadOfHanging) 
   d = nullptr;
 }
 
-#ifdef SIMTVP_TEST_HAVE_PTX
 TEST_F(Driver, PtxModuleLoadsThroughTheParser) {
   open();
   static const char kPtx[] =
@@ -533,7 +532,6 @@ TEST_F(Driver, PtxModuleLoadsThroughTheParser) {
   EXPECT_NE(drv_module_load_ptx(d, kBad, sizeof kBad - 1, "bad.ptx", &mod, &diag), SIMTVP_OK);
   EXPECT_NE(std::string(diag.message).find("bad.ptx"), std::string::npos) << diag.message;
 }
-#endif
 
 // The device-memory map: the driver turns it on at open and declares every allocation (its own
 // module blocks too); freeing ends the block, and a copy into freed memory faults on the GPU.

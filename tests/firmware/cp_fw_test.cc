@@ -464,6 +464,31 @@ TEST_F(CpFw, ImageTheSimtSideCannotDecodeIsALaunchImageError) {
   EXPECT_EQ(fence_reg(0), 9u) << "the channel continues";
 }
 
+// A host whose register writes take no time (a loosely-timed CPU model annotating zero delay)
+// enables a channel, writes two packets, moves PUT and rings the doorbell, all at one cycle, while
+// the command processor still has earlier events queued (each costs event_cycles). The enable must
+// start the ring at the PUT of the enable write (0), not at the PUT the firmware finds when it
+// gets to the enable event (after both packets): otherwise GET = PUT skips them and the fence
+// never comes.
+TEST_F(CpFw, ZeroTimeHostStartsTheRingAtThePutOfTheEnableWrite) {
+  h->mmio_cycles = 0;
+  const uint64_t r = gh_sys_alloc(h, kRing);
+  put[2] = 0;
+  ring[2] = r;
+  wr(GPU_REG_SCRATCH, 0);
+  enable(2, r, kRing);                                   // CH_CTRL event queued at this cycle
+  push(2, fence(sem, 9, GPU_FENCE_F_SYSMEM), false);     // no doorbell yet
+  push(2, fence(sem + 8, 10, GPU_FENCE_F_SYSMEM));       // PUT moved, doorbell, same cycle
+  const uint64_t at = h->now;
+  run();
+  EXPECT_EQ(fence_reg(2), 10u) << "both packets ran";
+  uint32_t v = 0;
+  memcpy(&v, gh_sys_ptr(h, sem), 4);
+  EXPECT_EQ(v, 9u);
+  EXPECT_EQ(rd(GPU_REG_ERR_STATUS), 0u);
+  EXPECT_GT(h->now, at) << "the firmware handled the events after the writes";
+}
+
 TEST_F(CpFw, GlobalEnableGatesFetching) {
   wr(GPU_REG_CTRL, 0);
   push(0, fence(sem, 4, GPU_FENCE_F_SYSMEM));

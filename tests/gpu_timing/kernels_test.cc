@@ -372,11 +372,8 @@ TEST(GpuTimingKernels, MixOfCaAndFuncCoresGivesTheSameResults) {
   expect_same_as_functional(reduction(), {"-simt_model", "ca", "-simt_model_override", "0:func,2:func,5:func"});
 }
 
-// Cores 0-3 approximately timed, 4-7 cycle-accurate (when this build has AT SIMT cores).
+// Cores 0-3 approximately timed, 4-7 cycle-accurate.
 TEST(GpuTimingKernels, MixOfCaAndAtCoresGivesTheSameResults) {
-#ifndef SIMTVP_HAVE_SIMT_AT
-  GTEST_SKIP() << "this build has no AT SIMT core (models/simt/at)";
-#endif
   expect_same_as_functional(sgemm(), {"-simt_model", "ca", "-simt_model_override", "0-3:at"});
   expect_same_as_functional(scan(), {"-simt_model", "ca", "-simt_model_override", "0-3:at"});
 }

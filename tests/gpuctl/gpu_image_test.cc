@@ -262,6 +262,47 @@ TEST(GpuImage, KernelWithGigabytesOfParametersIsRefusedAtLoad) {
   }
 }
 
+// The fuzz finding tests/fuzz/regressions/image/pred_read_as_u64: an image's add.u64 whose source
+// is a predicate register (a 4-byte lane mask), which the engine read as 8-byte rows (misaligned,
+// and past the register). The parser never emits one; the loader refuses it, naming the place.
+TEST(GpuImage, PredicateReadAsA64BitSourceIsRefusedAtLoad) {
+  const char ptx[] =
+      ".version 8.5\n.target sm_75\n.address_size 64\n"
+      ".visible .entry k(.param .u64 p)\n{\n"
+      "  .reg .pred %p<2>;\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<3>;\n"
+      "  ld.param.u64 %rd1, [p];\n"
+      "  add.u64 %rd2, %rd1, %rd1;\n"
+      "  st.global.u64 [%rd1], %rd2;\n  ret;\n}\n";
+  {
+    const uint8_t narrow = PTX_RC_PRED;
+    simtvp_diag d;
+    simtvp_diag_clear(&d);
+    ptx_module *m = ptx_parse(ptx, sizeof ptx - 1, "k.ptx", nullptr, &d);
+    ASSERT_NE(m, nullptr) << d.message;
+    ptx_insn *add = nullptr;
+    for (uint32_t i = 0; i < m->n_insns; i++)
+      if (m->insns[i].ptx_line == 10) add = const_cast<ptx_insn *>(&m->insns[i]);
+    ASSERT_NE(add, nullptr);
+    ASSERT_EQ(add->ops[2].kind, PTX_OPND_REG);
+    add->ops[2].rclass = narrow;  // what a corrupted image holds; index 0 exists in both classes
+    add->ops[2].index = 1;  // %p1: its mask sits at a 4 (mod 8) offset
+    devmem *mem = devmem_create();
+    func_config cfg{};
+    func_engine *e = func_create(&cfg, nullptr, mem, nullptr, nullptr);
+    func_placement pl{};
+    func_program *p = nullptr;
+    simtvp_diag_clear(&d);
+    EXPECT_EQ(func_program_load(e, m, &pl, &p, &d), SIMTVP_ERR_UNSUPPORTED) << (int)narrow;
+    EXPECT_NE(std::string(d.message).find("k.ptx:10:"), std::string::npos) << d.message;
+    EXPECT_NE(std::string(d.message).find("a predicate register as a 64-bit source"), std::string::npos)
+        << d.message;
+    if (p) func_program_destroy(p);
+    func_destroy(e);
+    devmem_destroy(mem);
+    ptx_module_destroy(m);
+  }
+}
+
 TEST(GpuImage, TooSmallBufferIsAnArgumentError) {
   TestModule t;
   std::vector<uint8_t> buf(64);

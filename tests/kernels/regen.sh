@@ -6,6 +6,9 @@
 #                                         default: PTX compressed with zstd)
 #   tests/kernels/bin/<name>              nvcc -cudart shared, same targets, stripped: a real nvcc
 #                                         program that loads libcudart.so.13 dynamically
+#   tests/kernels/bin_static/<name>       plain nvcc (the static runtime, nvcc's default), same targets,
+#                                         stripped, for the programs in static_programs below: NVIDIA's
+#                                         runtime inside the program, served by simtvp's libcuda.so.1
 #   tests/kernels/ptxas/<name>.sm_75.txt  ptxas -v on the PTX: registers, shared, stack per kernel
 #   tests/kernels/host/host_kernels.*     the fatbin (and its C array, via bin2c) and PTX used by the
 #                                         hand-written host programs
@@ -36,6 +39,11 @@ echo "regen.sh: $("$NVCC" --version | tail -n 2 | head -n 1)"
 # sm_75 SASS plus compute_75 PTX: what nvcc 13 builds when no architecture is given.
 default_gencode=(-gencode 'arch=compute_75,code=[sm_75,compute_75]')
 
+# The programs whose static build is committed (each ~700 KB: NVIDIA's runtime is inside): SGEMM,
+# streams/events/host functions, arrays and texture objects, CUDA graphs. The build makes the static
+# form of every program when nvcc is present (tests/kernels/CMakeLists.txt).
+static_programs=" sgemm streams_events texture graphs "
+
 # ptxas -v without the line that changes on every run.
 ptxas_report() { # <sm> <ptx> <out>
   "$PTXAS" -v -arch="sm_$1" "$2" -o /dev/null 2>&1 | grep -v 'Compile time' >"$3"
@@ -43,7 +51,7 @@ ptxas_report() { # <sm> <ptx> <out>
 
 # ---- tests/kernels: the project's CUDA programs ----------------------------------------------------
 cd "$here"
-mkdir -p ptx fatbin bin ptxas
+mkdir -p ptx fatbin bin bin_static ptxas
 if (($#)); then
   names=("$@")
 else
@@ -56,6 +64,9 @@ for name in "${names[@]}"; do
   "$NVCC" -ptx -arch=compute_75 -o "ptx/$name.ptx" "$name.cu"
   "$NVCC" --fatbin "${default_gencode[@]}" -o "fatbin/$name.fatbin" "$name.cu"
   "$NVCC" -cudart shared "${default_gencode[@]}" -Xlinker --strip-all -o "bin/$name" "$name.cu"
+  if [[ $static_programs == *" $name "* ]]; then
+    "$NVCC" "${default_gencode[@]}" -Xlinker --strip-all -o "bin_static/$name" "$name.cu"
+  fi
   ptxas_report 75 "ptx/$name.ptx" "ptxas/$name.sm_75.txt"
 done
 (($#)) && exit 0
@@ -98,5 +109,5 @@ ptxas_report 90 "$base.compute_90.ptx" "$base.sm_90.ptxas.txt"
 
 echo "regen.sh: done; update the sizes in docs/fixtures.md if they changed:"
 cd "$root"
-ls -l tests/kernels/bin tests/kernels/fatbin tests/kernels/host/*.fatbin tests/fatbin/fixtures/*.fatbin |
+ls -l tests/kernels/bin tests/kernels/bin_static tests/kernels/fatbin tests/kernels/host/*.fatbin tests/fatbin/fixtures/*.fatbin |
   awk 'NF > 5 { print "  " $5 "\t" $NF }'

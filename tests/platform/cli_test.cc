@@ -34,7 +34,7 @@ bool has(const std::string &text, const std::string &what) { return text.find(wh
 TEST(SimtvpCli, HelpDocumentsEveryOption) {
   result r = run("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char *opt : {"--config", "--outdir", "--strict", "--set", "--quiet", "--check", "--list-options",
+  for (const char *opt : {"--config", "--outdir", "--trace", "--stats", "--strict", "--set", "--quiet", "--check", "--list-options",
                           "--help", "--version", "SIMTVP_CONFIG", "SIMTVP_OUTDIR", "SIMTVP_OPTIONS",
                           "LD_LIBRARY_PATH", "Exit status", "tests/kernels/bin/sgemm"})
     EXPECT_TRUE(has(r.out, opt)) << opt;
@@ -98,7 +98,6 @@ TEST(SimtvpCli, ProgramGetsTheRuntimeEnvironmentAndItsExitStatusIsSimtvps) {
   EXPECT_TRUE(has(r.out, "L=" + std::string(SIMTVP_BINARY_DIR) + "/lib")) << r.out;
 }
 
-#if SIMTVP_TEST_HAVE_CUDART
 // The bundled sample (tests/kernels/bin/sgemm by default) on the platform with the CUDA runtime.
 TEST(SimtvpCli, RunsTheBundledSampleWhenGivenNoProgram) {
   result r = run("--set '-simt_model func'");
@@ -130,6 +129,5 @@ TEST(SimtvpCli, PtxLineStatisticsGoToTheOutputDirectory) {
   EXPECT_TRUE(has(text, "sgemm fatbin 0 (PTX compute_75):")) << text.substr(0, 400);
   EXPECT_TRUE(has(slurp(dir + "/stats.json"), "\"ptx_lines\": [")) << "stats.json";
 }
-#endif
 
 }  // namespace

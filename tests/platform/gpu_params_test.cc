@@ -1,4 +1,4 @@
-// tlm/gpu gpu_params: what the GPU's capability registers, control-side timing and functional
+// models/gpuctl gpu_params: what the GPU's capability registers, control-side timing and functional
 // engine get from a configuration, and the cycle <-> time conversions of the GPU module.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,6 @@
 #include "config.h"
 #include "gpu_config.h"
 #include "gpu_params.h"
-
-int sc_main(int, char *[]) { return 0; }  // libsystemc (linked through simtvp_tlm_gpu) refers to it
 
 namespace {
 

@@ -328,12 +328,21 @@ std::string scratch(const char *name) {
   return d;
 }
 
-void expect_line_counts(const std::vector<uint64_t> &counts) {
+// timing: the CA and AT cores attribute stall cycles (tests/simt checks their values against the
+// issue trace); the functional side has none.
+void expect_line_counts(const std::vector<uint64_t> &counts, bool timing = false) {
   ASSERT_EQ(counts.size(), (std::size(kCheckedLines) + 1) * STATS_CODE_COLUMNS);
+  uint64_t stalls = 0;
   for (size_t i = 0; i < std::size(kCheckedLines); i++) {
     EXPECT_EQ(counts[i * 3 + 0], kWantWarp[i]) << "line " << kCheckedLines[i];
     EXPECT_EQ(counts[i * 3 + 1], kWantThread[i]) << "line " << kCheckedLines[i];
-    EXPECT_EQ(counts[i * 3 + 2], 0u) << "no core attributes stalls yet";
+    stalls += counts[i * 3 + 2];
+    if (!timing) {
+      EXPECT_EQ(counts[i * 3 + 2], 0u) << "no stalls without timing";
+    }
+  }
+  if (timing) {
+    EXPECT_GT(stalls, 0u) << "the timing cores attribute stall cycles";
   }
   // k.cu:9 = line 30 (2 instructions) and the 4-line loop: 6 + 48 warp, 96 + 768 thread insns.
   EXPECT_EQ(counts[12], 54u);
@@ -365,8 +374,8 @@ TEST(PtxLineStats, TimingRunsCountTheSameLinesOnCaAndAtCores) {
     std::vector<uint64_t> counts;
     ASSERT_TRUE(line_stats_run({"-simt_model", model, "-enable_ptx_file_line_stats", "1"}, dir, &text, &counts, &error))
         << model << ": " << error;
-    expect_line_counts(counts);
-    EXPECT_NE(text.find("\nline_stats.ptx:42\tk.cu:11\t6\t192\t0\n"), std::string::npos) << model << "\n" << text;
+    expect_line_counts(counts, true);
+    EXPECT_NE(text.find("\nline_stats.ptx:42\tk.cu:11\t6\t192\t"), std::string::npos) << model << "\n" << text;
   }
 }
 

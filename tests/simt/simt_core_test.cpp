@@ -65,25 +65,6 @@ TEST(SimtCore, CoresOfDifferentModelsShareOneGpu) {
 
 TEST(SimtCore, DisabledInstructionCacheFetchesFromMemory) { expect_fetches_from_memory_without_l1i("ca"); }
 
-TEST(SimtCore, AtModelIsReportedAsNotBuilt) {
-#ifdef SIMTVP_HAVE_SIMT_AT
-  GTEST_SKIP() << "this build has the at model (models/simt/at; its tests are tests/simt_at)";
-#endif
-  std::vector<const char *> args = {"-gpgpu_n_clusters", "1", "-simt_model", "at"};
-  sh_options o{};
-  std::string file = source(kQV100);
-  o.config_file = file.c_str();
-  o.args = args.data();
-  o.n_args = (int)args.size();
-  o.quiet = true;
-  simt_harness *h = nullptr;
-  simtvp_diag d{};
-  EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_ERR_UNSUPPORTED);
-  EXPECT_EQ(h, nullptr);
-  EXPECT_STREQ(d.option, "-simt_model");
-  EXPECT_NE(std::string(d.message).find("'at'"), std::string::npos) << d.message;
-}
-
 TEST(SimtCore, InconsistentConfigurationsNameTheOption) { expect_config_errors_name_the_option("ca"); }
 
 TEST(SimtCore, ClusterSetsNodesFromTheAddressAndRoutesRepliesBack) {

@@ -281,6 +281,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   fc.stack_bytes = o->stack_bytes;
   fc.heap_bytes = 8u << 20;
   fc.heap_base = sh_alloc(h, fc.heap_bytes);
+  fc.pc_counts = g->output.ptx_line_stats; /* -enable_ptx_file_line_stats: the PTX line profile */
   func_ports fp;
   memset(&fp, 0, sizeof fp);
   fp.ctx = h;
@@ -295,11 +296,13 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   }
   gpu_launcher_attach att = {NULL, simt_program_build, simt_program_free};
   h->launcher = gpu_launcher_create(h->e, (gpu_mem_port){h, mem_read, mem_write}, &att, diag);
-  /* address decoding for the clusters' destinations (indexing beyond ipoly: linear here) */
+  /* address decoding for the clusters' destinations, the partition indexing as the memory
+   * system decides it */
   dram_addrmap_config ac = {g->mem.addr_mapping, g->mem.n_channels, g->mem.sub_partitions_per_channel,
-                            g->mem.partition_indexing <= DRAM_PART_IPOLY ? (dram_partition_indexing)g->mem.partition_indexing
-                                                                          : DRAM_PART_LINEAR};
-  if (dram_addrmap_create(&ac, &h->addrmap, NULL) != SIMTVP_OK) h->addrmap = NULL;
+                            DRAM_PART_LINEAR};
+  if (dram_partition_indexing_from_option(g->mem.partition_indexing, NULL, &ac.indexing, NULL) != SIMTVP_OK ||
+      dram_addrmap_create(&ac, &h->addrmap, NULL) != SIMTVP_OK)
+    h->addrmap = NULL;
   h->n_clusters = g->core.n_clusters;
   h->cores_per_cluster = g->core.n_cores_per_cluster;
   uint32_t n_cores = g->derived.n_cores;
@@ -324,7 +327,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
     if (lif != simt_ldst_default_iface()) cc->ldst.l1d_latency = o->fake_ldst_latency;
     cc->ldst.local_base = sh_alloc(h, 1u << 20); /* a region per core (the LDST maps local memory there) */
   }
-  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault};
+  simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault, NULL};
   for (uint32_t c = 0; st == SIMTVP_OK && c < h->n_clusters; c++) {
     simt_cluster_config cl = {c, h->n_clusters, h->cores_per_cluster, &h->core_cfgs[c * h->cores_per_cluster],
                               g->core.cluster_ejection_buffer, h->addrmap, h->st};

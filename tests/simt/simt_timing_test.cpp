@@ -8,6 +8,10 @@
 // instruction may issue. With one register source: d = t+4, so a dependent chain costs L + 4
 // cycles per instruction. Fetch at cycle t (hit) → decode at t+1 → issue from t+2.
 // Differences between two kernel sizes cancel the fixed start and end of a launch.
+#include <map>
+#include <set>
+
+#include "ptx.h"
 #include "simt_timing_util.h"
 
 using namespace simttest;
@@ -123,5 +127,67 @@ TEST(SimtCa, FenceWaitsForTheWarpsStores) {
   EXPECT_EQ(t[st + 1].cycle, t[st].cycle + 2);
   EXPECT_EQ(t[st + 2].cycle, t[st].cycle + 24);
 }
+
+// The PTX line profile's stall cycles (-enable_ptx_file_line_stats): an instruction's stall is the
+// cycles its warp waited after its previous issue (docs/statistics.md §4). As in the fence case
+// above: membar.gl issues 2 cycles after st.global (1 cycle of stall: t+1 is the earliest), the add
+// behind it at t+24 (21 cycles of stall: it could have issued at t+3). Lines of kernel(): 8 header
+// lines, the 7 of kOutSlot, then st (16), membar (17), add (18).
+TEST(SimtCa, LineProfileStallsAreTheCyclesAWarpWaitedToIssue) {
+  std::string body = std::string(kOutSlot) + "  st.global.u32 [%rd1], %r1;\n  membar.gl;\n  add.s32 %r2, %r3, 1;\n";
+  Gpu *g = nullptr;
+  run(base({"-enable_ptx_file_line_stats", "1"}), body, 32, 1, &g);
+  stats *st = sh_stats(g->h);
+  EXPECT_EQ(stats_code_line_get(st, "test.ptx", 17, STATS_CODE_STALL_CYCLES), 1u);
+  EXPECT_EQ(stats_code_line_get(st, "test.ptx", 18, STATS_CODE_STALL_CYCLES), 21u);
+  EXPECT_EQ(stats_code_line_get(st, "test.ptx", 18, STATS_CODE_WARP_INSN), 1u);
+  delete g;
+}
+
+// Both timing cores: every instruction after a warp's first has, as stall cycles, the gap to the
+// warp's previous issue minus one, exactly as the issue trace shows; off, nothing is counted.
+void expect_stalls_follow_the_trace(const char *model) {
+  std::string body = std::string(kOutSlot) + "  ld.global.u32 %r1, [%rd1];\n  add.s32 %r2, %r1, 1;\n"
+                     "  mul.lo.s32 %r3, %r2, %r2;\n  st.global.u32 [%rd1], %r3;\n";
+  std::string ptx = kernel(body);
+  Gpu g("configs/SM7_QV100.config", timing_options(model, {"-enable_ptx_file_line_stats", "1"}), SH_LDST_FAKE, 100,
+        20, 0, true);
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.launch("k", 2, 64, {g.alloc(8 * 128)}), SIMTVP_OK) << g.diag.message;
+  simtvp_diag d;
+  ptx_module *m = ptx_parse(ptx.data(), ptx.size(), "test.ptx", nullptr, &d);
+  ASSERT_NE(m, nullptr);
+  std::map<uint32_t, uint64_t> expect;  // PTX line -> stall cycles
+  std::set<uint32_t> first_lines;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> last;  // (sm, warp slot) -> previous issue
+  for (const Gpu::Issue &i : g.issues) {
+    uint32_t line = m->insns[i.pc].ptx_line;
+    auto key = std::make_pair(i.sm, i.warp);
+    auto it = last.find(key);
+    if (it == last.end())
+      first_lines.insert(line);
+    else
+      expect[line] += i.cycle - it->second - 1;
+    last[key] = i.cycle;
+  }
+  ptx_module_destroy(m);
+  ASSERT_FALSE(expect.empty());
+  uint64_t total = 0;
+  for (auto &e : expect) {
+    if (first_lines.count(e.first)) continue;  // its first instruction also waited for the CTA's arrival
+    EXPECT_EQ(stats_code_line_get(sh_stats(g.h), "test.ptx", e.first, STATS_CODE_STALL_CYCLES), e.second)
+        << model << " line " << e.first;
+    total += e.second;
+  }
+  EXPECT_GT(total, 0u) << model;
+
+  Gpu off("configs/SM7_QV100.config", timing_options(model, {}), SH_LDST_FAKE, 100, 20, 0, false);
+  ASSERT_EQ(off.load(ptx), SIMTVP_OK);
+  ASSERT_EQ(off.launch("k", 2, 64, {off.alloc(8 * 128)}), SIMTVP_OK);
+  EXPECT_EQ(stats_code_count(sh_stats(off.h)), 0u);
+}
+
+TEST(SimtCa, LineProfileStallsFollowTheIssueTrace) { expect_stalls_follow_the_trace("ca"); }
+TEST(SimtAt, LineProfileStallsFollowTheIssueTrace) { expect_stalls_follow_the_trace("at"); }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include "ldst_harness.h"
 
 extern "C" {
-#include "ldst_internal.h"
+#include "ldst_coalesce.h"
 }
 
 using namespace ldst_test;

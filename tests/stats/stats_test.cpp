@@ -124,6 +124,44 @@ TEST(Stats, RatioWithZeroDenominatorIsNan) {
   EXPECT_TRUE(std::isnan(stats_get_ratio(k.s, "a_per_b", nullptr)));
 }
 
+// The text never says nan: a ratio over zero and the mean of an empty histogram print 0.
+TEST(Stats, TextPrintsZeroNotNanForUndefinedRatiosAndEmptyHistograms) {
+  Sink k;
+  stats_counter(k.s, "gpu_sim_insn", "x", "");
+  stats_counter(k.s, "gpu_sim_cycle", "x", "");
+  stats_ratio(k.s, "gpu_ipc", "", "gpu_sim_insn", "gpu_sim_cycle");
+  stats_counter(k.s, "L1D_total_cache_misses", "x", "");
+  stats_counter(k.s, "L1D_total_cache_accesses", "x", "");
+  stats_ratio(k.s, "L1D_total_cache_miss_rate", "", "L1D_total_cache_misses", "L1D_total_cache_accesses");
+  stats_histogram_register(k.s, "lat", "cycles", "", 10, 2);
+  stats_kernel_begin(k.s, "k", 1);
+  stats_kernel_end(k.s);
+  std::string text = capture(stats_print_kernel, k.s) + capture(stats_print_totals, k.s);
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu_ipc =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("L1D_total_cache_miss_rate =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("lat_avg =       0.0000\n"), std::string::npos) << text;
+  EXPECT_NE(json_of(k.s).find("\"gpu_ipc\": null"), std::string::npos);
+}
+
+TEST(Stats, CountersCanBeFoundAndListedWithoutRegisteringAnything) {
+  Sink k;
+  uint64_t *a = stats_counter(k.s, "a", "x", "the a");
+  stats_counter(k.s, "b[0].n", "x", "");
+  stats_sum(k.s, "b_total", "x", "all b", "b[*].n");
+  EXPECT_EQ(stats_counter_find(k.s, "a"), a);
+  EXPECT_EQ(stats_counter_find(k.s, "b_total"), nullptr);  // a sum, not a counter
+  EXPECT_EQ(stats_counter_find(k.s, "nope"), nullptr);
+  EXPECT_EQ(stats_counter_count(k.s), 2u);  // find registered nothing
+  EXPECT_STREQ(stats_counter_name(k.s, 1), "b[0].n");
+  EXPECT_EQ(stats_counter_value(k.s, 0), a);
+  EXPECT_EQ(stats_counter_value(k.s, 2), nullptr);
+  EXPECT_STREQ(stats_item_description(k.s, "a"), "the a");
+  EXPECT_STREQ(stats_item_description(k.s, "b_total"), "all b");
+  EXPECT_EQ(stats_item_description(k.s, "nope"), nullptr);
+}
+
 TEST(Stats, HistogramTracksCountSumMinMaxAndBuckets) {
   Sink k;
   stats_histogram *h = stats_histogram_register(k.s, "mem_latency", "cycles", "", 10, 4);
@@ -564,6 +602,46 @@ TEST(StatsCode, RowsFoldToPtxLinesAndSourceLinesPerKernelAndInTotal) {
   EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 3, STATS_CODE_WARP_INSN), 6u);
   EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 3, STATS_CODE_THREAD_INSN), 168u);
   EXPECT_EQ(stats_code_source_line_get(k.s, "k.cu", 4, STATS_CODE_WARP_INSN), 4u);
+}
+
+// stats_code_lines gives the same folded lines as the text and JSON, for reports.
+TEST(StatsCode, LinesCanBeListedPerKernelAndInTotal) {
+  Sink k;
+  stats_code *c = five_insn_program(k.s);
+  stats_kernel_begin(k.s, "first", 1);
+  add(c, 1, 2, 64);
+  add(c, 2, 2, 40, 7);
+  add(c, 3, 1, 32);
+  stats_kernel_end(k.s);
+  struct line {
+    std::string file, src;
+    uint32_t line;
+    uint64_t warp, stall;
+  };
+  auto list = [&](uint32_t kernel, int by_source) {
+    std::vector<line> v;
+    stats_code_lines(k.s, kernel, by_source,
+                     [](void *ctx, const stats_code_line *l) {
+                       static_cast<std::vector<line> *>(ctx)->push_back(
+                           {l->file, l->src_file ? std::string(l->src_file) + ":" + std::to_string(l->src_line) : "",
+                            l->line, l->v[STATS_CODE_WARP_INSN], l->v[STATS_CODE_STALL_CYCLES]});
+                     },
+                     &v);
+    return v;
+  };
+  std::vector<line> ptx = list(0, 0);
+  ASSERT_EQ(ptx.size(), 2u);  // line 11 (insns 1 and 2) and line 12 (insn 3)
+  EXPECT_EQ(ptx[0].file, "k.ptx");
+  EXPECT_EQ(ptx[0].line, 11u);
+  EXPECT_EQ(ptx[0].warp, 4u);
+  EXPECT_EQ(ptx[0].stall, 7u);
+  EXPECT_EQ(ptx[0].src, "k.cu:3");
+  EXPECT_EQ(list(UINT32_MAX, 0).size(), 2u);
+  std::vector<line> src = list(0, 1);
+  ASSERT_FALSE(src.empty());
+  EXPECT_EQ(src[0].file, "k.cu");
+  EXPECT_EQ(src[0].src, "");
+  EXPECT_TRUE(list(5, 0).empty());  // no such kernel
 }
 
 TEST(StatsCode, TextListsExecutedLinesInFileOrderWithTheirSourcePlaceTabSeparated) {

@@ -232,7 +232,7 @@ TEST(TlmCommonLink, OpenTransactionMapSurvivesGrowthAndRemoval) {
   EXPECT_EQ(m.take(&reqs[0]), nullptr);
 }
 
-TEST(TlmMemConfig, FromGpuConfigNamesUnsupportedOptions) {
+TEST(TlmMemConfig, FromGpuConfigFallsBackWithWarningsAndNamesBadOptions) {
   gpu_config g;
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
@@ -242,17 +242,18 @@ TEST(TlmMemConfig, FromGpuConfigNamesUnsupportedOptions) {
   ASSERT_EQ(config_registry_load_file(r, path.c_str(), &diag), SIMTVP_OK) << diag.message;
   ASSERT_EQ(gpu_config_finalize(&g, r, &diag), SIMTVP_OK) << diag.message;
   mem_system_config cfg;
-  // The QV100 file asks for -gpgpu_memory_partition_indexing 4 (random): not modelled.
-  EXPECT_EQ(mem_system_config_from_gpu(g, nullptr, nullptr, &cfg, &diag), SIMTVP_ERR_UNSUPPORTED);
-  EXPECT_STREQ(diag.option, "-gpgpu_memory_partition_indexing");
-  g.mem.partition_indexing = 2;
   std::vector<std::string> warnings;
   simtvp_msg_port msg = {&warnings, [](void *ctx, simtvp_severity, const char *m) {
                            static_cast<std::vector<std::string> *>(ctx)->push_back(m);
                          }};
+  // The QV100 file asks for -network_mode 1 (intersim) and -gpgpu_memory_partition_indexing 4
+  // (random), neither modelled: the crossbar and ipoly hashing run instead, each said once.
   ASSERT_EQ(mem_system_config_from_gpu(g, nullptr, &msg, &cfg, &diag), SIMTVP_OK) << diag.message;
-  ASSERT_EQ(warnings.size(), 1u); // -network_mode 1 (intersim) runs on the crossbar
+  ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("-network_mode 1"), std::string::npos);
+  EXPECT_NE(warnings[1].find("-gpgpu_memory_partition_indexing 4 (random) is not modelled"), std::string::npos)
+      << warnings[1];
+  EXPECT_EQ(cfg.indexing, DRAM_PART_IPOLY);
   EXPECT_EQ(cfg.n_channels, 32u);
   EXPECT_EQ(cfg.n_sub, 2u);
   EXPECT_EQ(cfg.n_clusters, 80u);
@@ -263,6 +264,10 @@ TEST(TlmMemConfig, FromGpuConfigNamesUnsupportedOptions) {
   EXPECT_TRUE(cfg.dram.dual_bus);
   EXPECT_EQ(cfg.dram_model.size(), 32u);
   EXPECT_EQ(cfg.dram_model[5], "ca");
+  g.mem.partition_indexing = 9;  // no GPGPU-Sim version has it
+  EXPECT_EQ(mem_system_config_from_gpu(g, nullptr, nullptr, &cfg, &diag), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(diag.option, "-gpgpu_memory_partition_indexing");
+  g.mem.partition_indexing = 2;
   strcpy(g.dram.timing, "nbk=16:CCD=x");
   EXPECT_EQ(mem_system_config_from_gpu(g, nullptr, nullptr, &cfg, &diag), SIMTVP_ERR_PARSE);
   EXPECT_STREQ(diag.option, "-gpgpu_dram_timing_opt");

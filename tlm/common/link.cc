@@ -35,6 +35,61 @@ void link_end::error(const std::string &what) const {
   SC_REPORT_ERROR("simtvp/link", msg.c_str());
 }
 
+void link_end::enable_protocol_checks(std::function<void(const tlm_violation &)> handler) {
+  if (!monitor_) monitor_ = std::make_unique<tlm_protocol_monitor>(name_);
+  monitor_->set_handler(std::move(handler));
+  // Timed transport is called from the domain drivers' method processes: its receivers compute at
+  // once and never wait (timed_target), so the rule that keeps b_transport to threads (a target
+  // may wait) does not apply to it.
+  monitor_->allow_b_transport_from_methods(true);
+}
+
+tlm::tlm_sync_enum link_end::call_fw(tlm::tlm_initiator_socket<> &socket, tlm::tlm_generic_payload &gp,
+                                     tlm::tlm_phase &phase, sc_time &t) {
+  if (!monitor_) return socket->nb_transport_fw(gp, phase, t);
+  const tlm::tlm_phase sent = phase;
+  monitor_->fw_call(gp, phase, t);
+  tlm::tlm_sync_enum s = socket->nb_transport_fw(gp, phase, t);
+  monitor_->fw_return(gp, sent, phase, t, s);
+  return s;
+}
+
+// ---- check_links ---------------------------------------------------------------------------------
+
+size_t link_checks::violations() const {
+  size_t n = 0;
+  for (const tlm_protocol_monitor *m : monitors) n += m->violations().size();
+  return n;
+}
+
+uint64_t link_checks::transactions() const {
+  uint64_t n = 0;
+  for (const tlm_protocol_monitor *m : monitors) n += m->transactions();
+  return n;
+}
+
+size_t link_checks::open_transactions() const {
+  size_t n = 0;
+  for (const tlm_protocol_monitor *m : monitors) n += m->open_transactions();
+  return n;
+}
+
+namespace {
+void find_links(sc_core::sc_object &o, const std::function<void(const tlm_violation &)> &handler, link_checks &out) {
+  if (auto *s = dynamic_cast<link_out_socket *>(&o)) {
+    s->end().enable_protocol_checks(handler);
+    out.monitors.push_back(s->end().protocol_monitor());
+  }
+  for (sc_core::sc_object *child : o.get_child_objects()) find_links(*child, handler, out);
+}
+}  // namespace
+
+link_checks check_links(sc_core::sc_object &root, std::function<void(const tlm_violation &)> handler) {
+  link_checks out;
+  find_links(root, handler, out);
+  return out;
+}
+
 namespace detail {
 
 // ---- rx_queue ------------------------------------------------------------------------------------
@@ -110,7 +165,7 @@ tlm::tlm_generic_payload *open_map::take(const mem_req *r) {
 // ---- msg_out -------------------------------------------------------------------------------------
 
 msg_out::msg_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool)
-    : link_end(owner, id, name), socket(name), pool_(pool) {
+    : link_end(owner, id, name), socket(name, *this), pool_(pool) {
   socket.bind(*this);
   name_ = socket.name(); // hierarchical: messages name the place
 }
@@ -129,7 +184,7 @@ bool msg_out::send(mem_req *r) {
   open_ = gp;
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time d = SC_ZERO_TIME;
-  tlm::tlm_sync_enum st = socket->nb_transport_fw(*gp, ph, d);
+  tlm::tlm_sync_enum st = call_fw(socket, *gp, ph, d);
   if (st == tlm::TLM_COMPLETED) { // taken at once: the transfer is over
     tx_.end(now + d);
     open_ = nullptr;
@@ -141,7 +196,7 @@ bool msg_out::send(mem_req *r) {
       tx_.end(now + d);
       ph = tlm::END_RESP;
       d = SC_ZERO_TIME;
-      socket->nb_transport_fw(*gp, ph, d);
+      call_fw(socket, *gp, ph, d);
       open_ = nullptr;
       gp->release();
     } else {
@@ -161,6 +216,10 @@ bool msg_out::take_ready() {
 
 tlm::tlm_sync_enum msg_out::nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
                                             sc_time &t) {
+  return checked_bw(gp, ph, t, [&] { return backward(gp, ph, t); });
+}
+
+tlm::tlm_sync_enum msg_out::backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph, sc_time &t) {
   const sc_time at = sc_time_stamp() + t;
   if (ph == tlm::END_REQ) {
     if (&gp == open_ && tx_.awaiting_end) tx_.end(at);
@@ -280,7 +339,9 @@ bool msg_out::transport(mem_req *r, sc_time &delay) {
   ext->deferred = false;
   trace("TIMED", r);
   n_.transfers++;
+  if (monitor_) monitor_->b_call(*gp, delay);
   socket->b_transport(*gp, delay);
+  if (monitor_) monitor_->b_return(*gp, delay);
   bool done = !ext->deferred && gp->is_response_ok();
   gp->release();
   return done;
@@ -290,7 +351,7 @@ bool msg_out::transport(mem_req *r, sc_time &delay) {
 
 req_out::req_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool,
                  uint32_t response_capacity)
-    : link_end(owner, id, name), socket(name), pool_(pool), rx_(response_capacity) {
+    : link_end(owner, id, name), socket(name, *this), pool_(pool), rx_(response_capacity) {
   socket.bind(*this);
   name_ = socket.name(); // hierarchical: messages name the place
 }
@@ -310,7 +371,7 @@ bool req_out::send(mem_req *r) {
   awaiting_ = gp;
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time d = SC_ZERO_TIME;
-  tlm::tlm_sync_enum st = socket->nb_transport_fw(*gp, ph, d);
+  tlm::tlm_sync_enum st = call_fw(socket, *gp, ph, d);
   if (st == tlm::TLM_UPDATED && ph == tlm::END_REQ) {
     tx_.end(now + d);
     awaiting_ = nullptr;
@@ -319,7 +380,7 @@ bool req_out::send(mem_req *r) {
     awaiting_ = nullptr;
     ph = tlm::END_RESP;
     d = SC_ZERO_TIME;
-    socket->nb_transport_fw(*gp, ph, d);
+    call_fw(socket, *gp, ph, d);
     if (!take_response(*gp, now)) {
       error("an immediate response found the response inbox full");
       open_--;
@@ -374,7 +435,7 @@ void req_out::pop_response() {
   trace("END_RESP", w.req);
   tlm::tlm_phase ph = tlm::END_RESP;
   sc_time d = SC_ZERO_TIME;
-  socket->nb_transport_fw(*gp, ph, d);
+  call_fw(socket, *gp, ph, d);
   open_--;
   gp->release();
   activity(w.arrival);
@@ -382,6 +443,10 @@ void req_out::pop_response() {
 
 tlm::tlm_sync_enum req_out::nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
                                             sc_time &t) {
+  return checked_bw(gp, ph, t, [&] { return backward(gp, ph, t); });
+}
+
+tlm::tlm_sync_enum req_out::backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph, sc_time &t) {
   const sc_time at = sc_time_stamp() + t;
   if (ph == tlm::END_REQ) {
     if (&gp == awaiting_) {

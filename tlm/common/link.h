@@ -27,6 +27,8 @@
 #define SIMTVP_TLM_LINK_H
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -36,6 +38,7 @@
 
 #include "domain_driver.h"
 #include "gpu_payload.h"
+#include "tlm_checker.h"
 
 namespace simtvp {
 
@@ -56,17 +59,46 @@ class link_end {
   // Every phase on this end is written to os ("<time> <name> <event> req=<id> 0x<addr> <kind>");
   // nullptr turns it off.
   void set_trace(std::ostream *os) { trace_ = os; }
+  // Base-protocol checks of this end's hop (tlm_checker.h); the sending end of a link sees every
+  // call on it, so check_links() enables them there. handler: as tlm_protocol_monitor's.
+  void enable_protocol_checks(std::function<void(const tlm_violation &)> handler = {});
+  const tlm_protocol_monitor *protocol_monitor() const { return monitor_.get(); }
 
  protected:
   void trace(const char *event, const mem_req *r) const;
   void activity(const sc_core::sc_time &t); // tells the owner, wakes it after t
   void error(const std::string &what) const;
+  // nb_transport calls and backward-path handling through the monitor when checks are on.
+  tlm::tlm_sync_enum call_fw(tlm::tlm_initiator_socket<> &socket, tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
+                             sc_core::sc_time &t);
+  template <class F>
+  tlm::tlm_sync_enum checked_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase, sc_core::sc_time &t, F handle) {
+    if (!monitor_) return handle();
+    const tlm::tlm_phase sent = phase;
+    monitor_->bw_call(gp, phase, t);
+    tlm::tlm_sync_enum s = handle();
+    monitor_->bw_return(gp, sent, phase, t, s);
+    return s;
+  }
 
   clocked &owner_;
   uint32_t id_;
   std::string name_;
   std::ostream *trace_ = nullptr;
   link_counters n_;
+  std::unique_ptr<tlm_protocol_monitor> monitor_;
+};
+
+// The initiator socket of a sending link end (msg_out, req_out): knows its end, so that checks
+// can be attached to every link under a module (check_links).
+class link_out_socket : public tlm::tlm_initiator_socket<> {
+ public:
+  link_out_socket(const char *name, link_end &end) : tlm::tlm_initiator_socket<>(name), end_(end) {}
+  link_end &end() const { return end_; }
+  const char *kind() const override { return "simtvp::link_out_socket"; }
+
+ private:
+  link_end &end_;
 };
 
 namespace detail {
@@ -156,7 +188,7 @@ class msg_in;
 
 class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
  public:
-  tlm::tlm_initiator_socket<> socket;
+  link_out_socket socket;
   msg_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool);
 
   bool can_send() const { return tx_.can_send(sc_core::sc_time_stamp()); }
@@ -180,6 +212,7 @@ class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
+  tlm::tlm_sync_enum backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase, sc_core::sc_time &t);
   friend void bind(msg_out &from, msg_in &to);
   msg_in *peer_ = nullptr;
   payload_pool &pool_;
@@ -219,7 +252,7 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
 
 class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
  public:
-  tlm::tlm_initiator_socket<> socket;
+  link_out_socket socket;
   req_out(const char *name, clocked &owner, uint32_t id, payload_pool &pool,
           uint32_t response_capacity = 1);
 
@@ -242,6 +275,7 @@ class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
+  tlm::tlm_sync_enum backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase, sc_core::sc_time &t);
   bool take_response(tlm::tlm_generic_payload &gp, const sc_core::sc_time &at);
   payload_pool &pool_;
   detail::tx_state tx_;
@@ -287,6 +321,21 @@ inline void bind(msg_out &from, msg_in &to) {
   from.peer_ = &to;
 }
 inline void bind(req_out &from, req_in &to) { from.socket.bind(to.socket); }
+
+// The links whose checks check_links() turned on.
+struct link_checks {
+  std::vector<const tlm_protocol_monitor *> monitors;
+  size_t links() const { return monitors.size(); }
+  size_t violations() const;     // over every link
+  uint64_t transactions() const; // transactions begun, over every link
+  size_t open_transactions() const;
+};
+
+// Turns on base-protocol checks (tlm_checker.h) on every GPU-internal link whose sending end lies
+// under root in the module hierarchy (a gpu_top, a mem_system, a whole simulation's top module),
+// after elaboration's construction and before or while the simulation runs. Every violation goes
+// to handler (default: SC_REPORT_ERROR, which stops the simulation).
+link_checks check_links(sc_core::sc_object &root, std::function<void(const tlm_violation &)> handler = {});
 
 }  // namespace simtvp
 

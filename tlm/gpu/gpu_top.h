@@ -1,33 +1,37 @@
 // gpu_top — the whole GPU as one SystemC/TLM-2.0 module with the sockets a SoC integrator expects
 // (DESIGN.md section 1): a target socket for the BAR0 registers, an initiator socket for DMA into
-// system memory, an interrupt output, and optional clock and reset inputs. Base protocol and the
-// generic payload only at this boundary, so it plugs into any VP.
+// system memory, an interrupt output, optional clock and reset inputs, and a debug socket into
+// device memory. Base protocol and the generic payload only at this boundary, so it plugs into any
+// VP. docs/platform.md "Integrating the GPU" is the guide.
 //
 // Inside: the control side as one model core (models/gpuctl: registers, command processor running
 // firmware/cp, copy engines, CTA dispatcher), the device-memory store (models/func devmem, mapped
-// [devmem_base, +devmem_bytes) at reset) and the SIMT side behind simt_subsystem (functional now;
-// timing sides plug in by configuration). The module sleeps until the control side's next event
+// [devmem_base, +devmem_bytes) at reset) and the SIMT side behind simt_subsystem (functional, or
+// the timing GPU, by configuration). The module sleeps until the control side's next event
 // (control-clock cycles <-> sc_time); a BAR0 access is performed at the time its annotation says.
 //
-// Timing at the boundary (docs/platform.md "Timing annotations"):
-//   - BAR0 b_transport: the access happens at sc_time_stamp() + delay. Called from a thread, the
-//     module synchronises (waits out the delay) and returns delay 0; the register block has no
-//     latency of its own (the bus and the initiator model the round trip).
-//   - DMA: one b_transport per access of the copy engines and the command processor; the delay a
-//     target returns is not added: the engines' own timing model (gpuctl: latency + bytes /
-//     bandwidth) decides when a copy completes. DMI is used when the target grants it.
+// Timing at the boundary (docs/platform.md "Timing modes"):
+//   - BAR0 b_transport: the access happens at sc_time_stamp() + delay. Called from a thread (a
+//     loosely-timed CPU, temporally decoupled or not), the module synchronises (waits out the
+//     delay) and returns delay 0: register side effects are never decoupled. Any delay works,
+//     zero included. Called from a method, the access happens at once. nb_transport_fw works too
+//     (BEGIN_REQ is performed at its annotated time, the response comes as BEGIN_RESP).
+//   - DMA: one b_transport per access of the copy engines and the command processor, from the
+//     module's own thread or the thread of a BAR0 caller; the delay a target returns is not added:
+//     the engines' own timing model (gpuctl: latency + bytes / bandwidth) decides when a copy
+//     completes. DMI is used when the target grants it (DMI hint); invalidations are honoured.
 //   - irq: written when the level changes; level-triggered, high while INTR_PENDING is not 0.
+//
+// This header is public (installed as <simtvp/gpu_top.h>): it names the model's internals only by
+// forward declarations.
 #ifndef SIMTVP_TLM_GPU_TOP_H
 #define SIMTVP_TLM_GPU_TOP_H
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -35,15 +39,23 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "devmem.h"
-#include "gpu_config.h"
-#include "gpu_params.h"
-#include "gpuctl.h"
-#include "simt_subsystem.h"
 #include "simtvp_diag.h"
 #include "stats.h"
 
+// The model cores inside (models/, not installed): opaque here.
+struct gpu_config;
+struct gpu_params;
+struct gpuctl;
+struct devmem;
+struct gpu_kernel;
+struct gpu_cta_result;
+struct gpu_simt_port;
+struct gpu_trace_event;
+struct gpu_copy_op;
+
 namespace simtvp {
+
+class simt_subsystem;
 
 // What the module needs besides the configuration. Every member is optional.
 struct gpu_top_options {
@@ -51,18 +63,38 @@ struct gpu_top_options {
   simtvp_msg_port messages = {};        // fault reports and warnings; null emit = SC_REPORT_*
   // Device printf output (already formatted). Empty = written to the process's stdout.
   std::function<void(const char *text, std::size_t len)> print;
-  // When the configuration asks for a timing SIMT side this build does not have: run the cores
-  // functionally with a warning (true) or fail with SIMTVP_ERR_UNSUPPORTED naming -simt_model.
-  bool simt_fallback_to_func = false;
+  // A failed device assert() in CUDA's words. Empty = written to the process's stderr.
+  std::function<void(const char *text, std::size_t len)> assertion;
   // Stack of the module's thread, where functional CTAs run and programs are decoded.
   std::size_t stack_bytes = 16u << 20;
-  // (addition) Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set
-  // (what `simtvp -o DIR` sets), else the working directory. Created when missing.
+  // Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set (what
+  // `simtvp -o DIR` sets), else the working directory. Created when missing.
   std::string out_dir;
-  // (addition) Names an allocation site (the tag the driver declared a block with) in memory-checker
+  // Names an allocation site (the tag the driver declared a block with) in memory-checker
   // reports, e.g. "app+0x11a9"; returns the length written. Empty = printed as a number.
   std::function<std::size_t(uint64_t tag, char *buf, std::size_t size)> site_name;
 };
+
+// A configuration by files and options, for integrators (no models/config headers needed).
+struct gpu_top_config {
+  // GPGPU-Sim-style option files, loaded in order. A name that is not a readable file and has no
+  // '/' is looked up in config_dir() (with or without ".config": "SM75_RTX2060"). Empty: the
+  // default configuration, config_dir()/default.config.
+  std::vector<std::string> files;
+  // Option words applied after the files: {"-gpgpu_n_clusters", "4", "-simt_model", "func"}.
+  std::vector<std::string> options;
+  // Unknown options are errors (default: warnings through gpu_top_options::messages).
+  bool strict = false;
+};
+
+// The folder of the shipped GPU configurations: $SIMTVP_CONFIG_DIR when set; else, for an
+// installed simtvp, <prefix>/share/simtvp/configs found from the location of the library that
+// holds this code; else the configs/ folder of the source tree it was built from. Empty when none
+// exists.
+std::string config_dir();
+
+// The simtvp version ("0.1.0"): the project's version (CMake project VERSION).
+const char *version();
 
 // A kernel as the statistics saw it (passed to the kernel-end hook).
 struct gpu_kernel_record {
@@ -70,17 +102,64 @@ struct gpu_kernel_record {
   uint64_t launch_uid;  // dispatcher's launch number, from 1
   sc_core::sc_time begin, end;
   uint64_t core_cycles; // gpu_sim_cycle of the kernel
+  // the launch's shape and where it came from
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  uint32_t smem_bytes = 0, regs_per_thread = 0, stream_id = 0;
+  uint64_t n_ctas = 0;
+};
+
+// What happened on the GPU, for timelines, progress lines and reports. Observers are
+// passive: they are told after the fact and change nothing the GPU does, so statistics are the
+// same with and without them.
+struct gpu_event {
+  enum kind_t : uint8_t {
+    kernel_begin,  // at begin: uid, slot, name, kernel (grid, block …)
+    kernel_end,    // at begin: uid, slot, name
+    cta_begin,     // at begin: the CTA reached core `sm`: uid, cta[3]
+    cta_end,       // at begin: a CTA of kernel uid finished on core sm: status
+    copy,          // [begin, end): a copy-engine operation: op
+    cp_work,       // [begin, end): the command processor handled an event: what (gpu_trace_cp_what)
+    cp_packet,     // at begin: the firmware decoded a packet: channel, opcode (gpu_abi.h)
+    irq,           // at begin: the interrupt output changes to level
+  };
+  kind_t kind;
+  sc_core::sc_time begin, end;  // end == begin for instants
+  uint64_t uid = 0;             // kernel launch uid
+  uint32_t slot = 0, sm = 0;
+  uint32_t cta[3] = {0, 0, 0};
+  uint32_t what = 0, channel = 0, opcode = 0;
+  bool level = false;
+  simtvp_status status = SIMTVP_OK;
+  const std::string *name = nullptr;  // kernel_begin / kernel_end
+  const gpu_kernel *kernel = nullptr; // kernel_begin
+  const gpu_copy_op *op = nullptr;    // copy
+};
+
+// What the DMA initiator did (tests, integrators checking their DMI).
+struct gpu_dma_counters {
+  uint64_t transports = 0;     // b_transport calls on the dma socket
+  uint64_t dmi_accesses = 0;   // accesses served through a DMI pointer
+  uint64_t dmi_requests = 0;   // get_direct_mem_ptr calls
+  uint64_t dmi_grants = 0;     // of which granted
+  uint64_t invalidations = 0;  // invalidate_direct_mem_ptr calls received
 };
 
 class gpu_top : public sc_core::sc_module {
  public:
-  // BAR0: 32-bit, 4-byte aligned accesses inside [0, GPU_BAR0_BYTES). Other sizes get
-  // TLM_BURST_ERROR_RESPONSE, byte enables TLM_BYTE_ENABLE_ERROR_RESPONSE, offsets outside the
-  // aperture, misaligned or unmapped ones TLM_ADDRESS_ERROR_RESPONSE (the GPU also records the
-  // bad access in ERR_STATUS as the ABI says). transport_dbg reads registers without side effects.
+  // BAR0: 32-bit, 4-byte aligned accesses inside [0, GPU_BAR0_BYTES). A bad access answers with a
+  // TLM error response and is also recorded by the GPU in ERR_STATUS (ERROR interrupt when
+  // enabled), as the ABI says: outside the aperture, misaligned or unmapped:
+  // TLM_ADDRESS_ERROR_RESPONSE; not 4 bytes or a streaming width below the length:
+  // TLM_BURST_ERROR_RESPONSE; byte enables: TLM_BYTE_ENABLE_ERROR_RESPONSE; a write to a read-only
+  // or a read of a write-only register: TLM_COMMAND_ERROR_RESPONSE. transport_dbg reads registers
+  // without side effects (debug writes transfer nothing). No DMI.
   tlm_utils::simple_target_socket<gpu_top> bar0;
   // DMA initiator: addresses are system bus addresses as the driver programs them.
   tlm_utils::simple_initiator_socket<gpu_top> dma;
+  // Device memory for debuggers (optional to bind): transport_dbg reads and writes device memory
+  // at device addresses (DEVMEM_BASE…, the heap above it), without side effects or time; it stops
+  // at the first unmapped byte. b_transport answers TLM_COMMAND_ERROR_RESPONSE (not a bus aperture).
+  tlm_utils::simple_target_socket_optional<gpu_top> devmem_dbg;
   // Interrupt output, level-triggered.
   sc_core::sc_out<bool> irq;
   // Clock frequency in Hz (0 stops the clock); unbound = the configured core clock.
@@ -88,10 +167,14 @@ class gpu_top : public sc_core::sc_module {
   // Reset, active high, applied on the rising edge; unbound = no reset after construction.
   sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> rst;
 
-  // Builds the GPU from a finalized configuration. Returns nullptr (and fills diag, naming the
-  // option) when the configuration cannot be built; call during elaboration. The caller owns the
-  // module (delete it after the simulation, or never).
+  // Builds the GPU from a finalized configuration (models/config gpu_config.h). Returns nullptr
+  // (and fills diag, naming the option) when it cannot be built; call during elaboration. The
+  // caller owns the module (delete it after the simulation, or never).
   static gpu_top *create(sc_core::sc_module_name name, const gpu_config &config,
+                         const gpu_top_options &options, simtvp_diag *diag);
+  // The same from option files and words (gpu_top_config). Errors name the option and its
+  // file:line, or the file that cannot be read.
+  static gpu_top *create(sc_core::sc_module_name name, const gpu_top_config &config,
                          const gpu_top_options &options, simtvp_diag *diag);
   ~gpu_top() override;
 
@@ -99,25 +182,34 @@ class gpu_top : public sc_core::sc_module {
   // interrupt cannot rise until the host writes a register.
   bool quiescent() const;
   // Notified when the GPU becomes quiescent.
-  const sc_core::sc_event &quiescent_event() const { return quiescent_event_; }
+  const sc_core::sc_event &quiescent_event() const;
   // Work is queued, in flight or running (counters may change); busy_event() when that starts.
   bool busy() const;
-  const sc_core::sc_event &busy_event() const { return busy_event_; }
+  const sc_core::sc_event &busy_event() const;
 
   // Called at every kernel end, after its statistics are recorded.
-  void on_kernel_end(std::function<void(const gpu_kernel_record &)> hook) { kernel_hook_ = std::move(hook); }
+  void on_kernel_end(std::function<void(const gpu_kernel_record &)> hook);
+  // Adds a passive observer of gpu_event (kernels, CTAs, copies, command-processor work and
+  // packets, interrupts). Observers are called in the order they were added.
+  void add_observer(std::function<void(const gpu_event &)> observer);
 
-  const gpu_params &params() const { return params_; }
-  const char *simt_model() const { return simt_->model_name(); }
-  // The SIMT side (tests and tools: a timing side is a simt_timing, tlm/gpu/simt_timing.h).
-  simt_subsystem &simt_side() { return *simt_; }
+  // The configured core clock (the control clock when clk is unbound), Hz.
+  uint64_t core_clock_hz() const;
+  // "func" or "timing" (docs/timing.md).
+  const char *simt_model() const;
   // The last kernel fault's full report (kernel, CTA, thread, PC, PTX line, address).
-  const simtvp_diag &last_fault() const { return simt_->last_fault(); }
+  const simtvp_diag &last_fault() const;
   // Control-clock cycle at the current simulated time.
   uint64_t cycle() const;
-  // The model cores inside (tests, traces).
-  gpuctl *control() { return ctl_; }
-  devmem *memory() { return mem_; }
+  const gpu_dma_counters &dma_counters() const;
+
+  // The internals (tests and tools built with the source tree): the parameters derived from the
+  // configuration (gpu_params.h), the SIMT side (a timing side is a simt_timing,
+  // tlm/gpu/simt_timing.h), the control side's model core and the device-memory store.
+  const gpu_params &params() const;
+  simt_subsystem &simt_side();
+  gpuctl *control();
+  devmem *memory();
   // With -memcheck: reports every live block the program allocated (not the driver's own) as a
   // leak through the message port and returns how many there were (0 without -memcheck). Call at
   // the end of the run, after the driver closed.
@@ -126,8 +218,8 @@ class gpu_top : public sc_core::sc_module {
   SC_HAS_PROCESS(gpu_top);
 
  private:
-  gpu_top(sc_core::sc_module_name name, const gpu_config &config, const gpu_params &params,
-          const gpu_top_options &options);
+  struct state;
+  gpu_top(sc_core::sc_module_name name, std::unique_ptr<state> s);
   simtvp_status build(simtvp_diag *diag);
   simtvp_status map_memory(simtvp_diag *diag);
   void end_of_elaboration() override;
@@ -138,11 +230,14 @@ class gpu_top : public sc_core::sc_module {
   void apply_inputs();                         // clock and reset port changes
   sc_core::sc_time time_of(uint64_t cycle) const;
   void hardware_reset();
-  void update_quiescence();                    // notifies quiescent_event_ / busy_event_ on changes
+  void update_quiescence();                    // notifies quiescent_event / busy_event on changes
 
   // BAR0 target.
   void b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload &trans);
+  // Device-memory debug target.
+  void devmem_b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+  unsigned int devmem_transport_dbg(tlm::tlm_generic_payload &trans);
   // DMA initiator.
   bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len);
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
@@ -153,54 +248,12 @@ class gpu_top : public sc_core::sc_module {
   void cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r);
   void message(simtvp_severity severity, const char *text);
   void mmu_enable(bool on);
-
-  const gpu_config config_;
-  gpu_params params_;
-  gpu_top_options options_;
-  gpuctl *ctl_ = nullptr;
-  devmem *mem_ = nullptr;
-  bool mmu_on_ = false;  // MMU_CTRL.ENABLE: only declared blocks are mapped
-  std::unique_ptr<simt_subsystem> simt_;
-  gpu_simt_port simt_inner_{};
-
-  // Clock: cycle(t) = base_cycle_ + (t - base_time_) * hz_ (hz_ 0: stopped).
-  uint64_t hz_ = 0;
-  uint64_t base_cycle_ = 0;
-  sc_core::sc_time base_time_;
-  bool rst_level_ = false;
-  bool irq_level_ = false, elaborated_ = false;
-  simtvp_status build_status_ = SIMTVP_OK;
-  simtvp_diag build_diag_;
-
-  sc_core::sc_event wake_;            // something changed: re-evaluate the next event
-  sc_core::sc_event irq_changed_;
-  sc_core::sc_event quiescent_event_, busy_event_;
-  sc_core::sc_event_or_list inputs_;  // wake_ plus the bound clk/rst ports' events
-  bool was_quiescent_ = true, was_busy_ = false;
-
-  // DMI region granted on the DMA socket (dmi_ptr_ null = none).
-  tlm::tlm_dmi dmi_;
-  bool dmi_valid_ = false, dmi_refused_ = false;
-
-  // Statistics.
   void count_busy_cycles();
-  uint64_t *gpu_sim_cycle_ = nullptr;
-  uint32_t kernels_running_ = 0;
-  uint64_t busy_mark_ = 0;  // cycle up to which gpu_sim_cycle counts
-  struct running {
-    uint64_t launch_uid = 0, begin_cycle = 0;
-    sc_core::sc_time begin;
-    std::string name;
-  };
-  std::vector<running> running_;      // by dispatcher slot
-  std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> names_; // (image, load_id)
-  std::function<void(const gpu_kernel_record &)> kernel_hook_;
-
-  // PTX source-line statistics (-enable_ptx_file_line_stats): one section per kernel, appended to
-  // -ptx_line_stats_filename as each kernel ends (the file is started by the first).
+  void notify(const gpu_event &e);
+  static void control_trace(void *ctx, const gpu_trace_event *e);
   void write_line_stats(uint64_t launch_uid);
-  std::FILE *line_stats_ = nullptr;
-  bool line_stats_failed_ = false;
+
+  std::unique_ptr<state> s_;
 };
 
 }  // namespace simtvp

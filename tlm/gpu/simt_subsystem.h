@@ -46,7 +46,7 @@ struct simt_env {
   // The side has work due: the top re-evaluates when it sleeps (a timing side normally needs
   // this only if it changes the control side's state outside cta_done).
   std::function<void()> wake;
-  // (addition) The side stopped the kernel in kernel_slot (a simulation limit, a deadlock): the
+  // The side stopped the kernel in kernel_slot (a simulation limit, a deadlock): the
   // top tells the dispatcher (gpuctl_abort_kernel) to issue none of its remaining CTAs and to drop
   // those still inside -gpgpu_TB_launch_latency, so the kernel ends once its resident CTAs are
   // reported, without waiting out -gpgpu_kernel_launch_latency. Always set by gpu_top.

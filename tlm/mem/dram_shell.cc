@@ -20,14 +20,20 @@ dram_shell::~dram_shell() {
 }
 
 bool dram_shell::on_complete(void *ctx, mem_req *req, uint64_t) {
-  return static_cast<dram_shell *>(ctx)->in_->respond(req);
+  auto *s = static_cast<dram_shell *>(ctx);
+  if (!s->in_->respond(req)) return false;
+  if (s->busy_hook_ && s->held_ && --s->held_ == 0) s->busy_hook_(false);
+  return true;
 }
 
 void dram_shell::tick(uint64_t c) {
   cycle_ = c;
   if (in_->take_ready()) dram_complete_ready(d_);
   if (mem_req *r = in_->peek())
-    if (dram_push(d_, r, c)) in_->pop();
+    if (dram_push(d_, r, c)) {
+      in_->pop();
+      if (busy_hook_ && held_++ == 0) busy_hook_(true);
+    }
   dram_advance(d_, c);
 }
 

@@ -9,6 +9,7 @@
 #ifndef SIMTVP_TLM_MEM_DRAM_SHELL_H
 #define SIMTVP_TLM_MEM_DRAM_SHELL_H
 
+#include <functional>
 #include <memory>
 
 #include <systemc>
@@ -35,12 +36,19 @@ class dram_shell : public sc_core::sc_module, public clocked {
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
 
+  // Passive observer for timelines: told when the channel turns busy (it holds a
+  // request: accepted and not yet returned) and when it turns idle again, at that DRAM edge
+  // (sc_time_stamp()). Changes nothing.
+  void on_busy_change(std::function<void(bool busy)> hook) { busy_hook_ = std::move(hook); }
+
  private:
   static bool on_complete(void *ctx, mem_req *req, uint64_t now);
 
   dram *d_ = nullptr;
   std::unique_ptr<req_in> in_;
   uint64_t cycle_ = 0;
+  uint64_t held_ = 0;  // requests accepted and not yet returned (for busy_hook_)
+  std::function<void(bool)> busy_hook_;
 };
 
 }  // namespace simtvp

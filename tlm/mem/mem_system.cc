@@ -1,7 +1,9 @@
 // mem_system — the memory system assembled from its shells (mem_system.h).
 #include "mem_system.h"
 
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace simtvp {
@@ -10,9 +12,7 @@ namespace {
 
 simtvp_status config_error(simtvp_diag *diag, simtvp_status st, const char *option,
                            const std::string &why) {
-  simtvp_diag_set(diag, st, "%s: %s", option, why.c_str());
-  simtvp_diag_at_option(diag, option);
-  return st;
+  return simtvp_diag_option_error(diag, st, option, "%s", why.c_str());
 }
 
 uint32_t ns_to_cycles(double ns, double mhz) {
@@ -78,14 +78,8 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
 
   // Address mapping.
   cfg->addr_mapping = g.mem.addr_mapping;
-  switch (g.mem.partition_indexing) {
-    case 0: cfg->indexing = DRAM_PART_LINEAR; break;
-    case 1: cfg->indexing = DRAM_PART_XOR; break;
-    case 2: cfg->indexing = DRAM_PART_IPOLY; break;
-    default:
-      return config_error(diag, SIMTVP_ERR_UNSUPPORTED, "-gpgpu_memory_partition_indexing",
-                          "supported values are 0 (linear), 1 (xor), 2 (ipoly)");
-  }
+  s = dram_partition_indexing_from_option(g.mem.partition_indexing, msg, &cfg->indexing, diag);
+  if (s != SIMTVP_OK) return s;
 
   // DRAM channels.
   dram_config &dc = cfg->dram;
@@ -250,6 +244,45 @@ bool mem_system::idle() const {
     if (dram_next_event(ds.model()) != DRAM_NEVER || ds.from_mempart().open()) return false;
   }
   return true;
+}
+
+// ---- the deadlock dump -----------------------------------------------------------------------------
+
+void mem_system::dump(void (*line)(void *ctx, const char *text), void *ctx) {
+  char buf[400];
+  icnt_stats is;
+  icnt_get_stats(icnt_->model(), &is);
+  uint32_t held = 0;
+  for (uint32_t n = 0; n < icnt_->nodes(); n++) held += icnt_->in(n).size();
+  std::snprintf(buf, sizeof buf,
+                "memory system at interconnect cycle %" PRIu64 ": %" PRIu64 " packets in the interconnect (%" PRIu64
+                " injected, %" PRIu64 " ejected), %u waiting at its inputs; idle: %s",
+                icnt_drv_->current_cycle(), is.packets_injected - is.packets_ejected, is.packets_injected,
+                is.packets_ejected, held, idle() ? "yes" : "no");
+  line(ctx, buf);
+  for (uint32_t ch = 0; ch < cfg_.n_channels; ch++) {
+    mempart_shell &ps = *parts_[ch];
+    dram_stats ds;
+    dram_get_stats(drams_[ch]->model(), &ds);
+    std::snprintf(buf, sizeof buf,
+                  " partition %u (%s): %u requests at the DRAM controller (%s), %" PRIu64 " completed; "
+                  "DRAM scheduler queue max %" PRIu64,
+                  ch, mempart_is_idle(ps.model()) ? "idle" : "busy", ps.to_dram().open(),
+                  dram_model_name(drams_[ch]->model()), ds.n_req, ds.mrqq_max);
+    line(ctx, buf);
+    for (uint32_t sub = 0; sub < ps.sub_partitions(); sub++) {
+      mempart_occupancy o;
+      mempart_get_occupancy(ps.model(), sub, &o);
+      if (!o.rop && !o.icnt_to_l2 && !o.l2_to_dram && !o.dram_to_l2 && !o.l2_to_icnt && ps.from_icnt(sub).empty())
+        continue;
+      std::snprintf(buf, sizeof buf,
+                    "  sub-partition %u: ROP %u, icnt->L2 %u, L2->DRAM %u, DRAM->L2 %u, L2->icnt %u, "
+                    "DRAM latency queue %u; %u waiting in its input link",
+                    ch * ps.sub_partitions() + sub, o.rop, o.icnt_to_l2, o.l2_to_dram, o.dram_to_l2, o.l2_to_icnt,
+                    o.dram_latency, ps.from_icnt(sub).size());
+      line(ctx, buf);
+    }
+  }
 }
 
 }  // namespace simtvp

@@ -52,7 +52,9 @@ struct mem_system_config {
 // Fills cfg from a finalized gpu_config: clocks, node counts, the crossbar (-network_mode 2; 3 =
 // perfect, 4 = fixed; 1 (intersim) is not modelled and uses the crossbar, reported through msg),
 // partitions (mempart_config_from_gpu), DRAM channels (timing, bus, scheduler, queues, refresh,
-// -dram_model / -dram_model_override per channel) and the address mapping. Errors name the option.
+// -dram_model / -dram_model_override per channel), the address mapping and the partition indexing
+// (dram_partition_indexing_from_option: 3-5 fall back to ipoly, reported through msg). Errors name
+// the option.
 // Everything the blocks would refuse when the mem_system is built (node counts, interconnect and
 // partition parameters, DRAM timing, address map) is checked here, so a configuration that
 // passes builds.
@@ -82,6 +84,9 @@ class mem_system : public sc_core::sc_module {
   void set_trace(std::ostream *os);
   // True when no request is held anywhere in the memory system.
   bool idle() const;
+  // The state for a deadlock dump, one line per call: packets in the interconnect, per partition
+  // the requests at the DRAM controller and the non-empty sub-partition queues.
+  void dump(void (*line)(void *ctx, const char *text), void *ctx);
 
  private:
   mem_system_config cfg_;

@@ -28,6 +28,7 @@ simt_cluster_shell::simt_cluster_shell(sc_core::sc_module_name name, domain_driv
   pending_.reserve(ctas);
   starting_.reserve(ctas);
   inflight_.assign(256, inflight{});
+  from_icnt.set_timed(this);
   status_ = create_model(&diag_);
   core_clock.add(*this);
 }
@@ -53,6 +54,7 @@ simtvp_status simt_cluster_shell::create_model(simtvp_diag *diag) {
   simt_cluster_ports p;
   p.ctx = this;
   p.inject = &simt_cluster_shell::on_inject;
+  p.inject_timed = &simt_cluster_shell::on_inject_timed;
   p.cta_done = &simt_cluster_shell::on_cta_done;
   p.messages = ports_.messages;
   p.fault = ports_.fault ? &simt_cluster_shell::on_fault : nullptr;
@@ -93,6 +95,31 @@ bool simt_cluster_shell::on_inject(void *ctx, mem_req *req, uint64_t now) {
   bool reply = req->needs_reply;
   if (!self->to_icnt.send(req)) return false;
   if (reply) self->track(req, now);  // req may be gone already when it needs no reply
+  return true;
+}
+
+uint64_t simt_cluster_shell::on_inject_timed(void *ctx, mem_req *req, uint64_t at) {
+  auto *self = static_cast<simt_cluster_shell *>(ctx);
+  if (!self->to_icnt.timed()) return SIMT_MEM_UNTIMED;
+  const clock_domain &clk = self->domain();
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), t = clk.time_of(at);
+  sc_core::sc_time delay = t > now ? t - now : sc_core::SC_ZERO_TIME;
+  const bool reply = req->needs_reply;
+  if (reply) self->track(req, at);
+  if (!self->to_icnt.transport(req, delay)) return SIMT_MEM_DEFERRED; // the reply comes later
+  if (reply) self->untrack(req);
+  return clk.cycle_after(now + delay);
+}
+
+bool simt_cluster_shell::timed_transport(uint32_t, mem_req *r, sc_core::sc_time &delay) {
+  if (!model_ || r->pool != req_pool_) { // an earlier generation's: its requester is gone
+    mem_req_free(r);
+    return true;
+  }
+  untrack(r);
+  simt_cluster_deliver_at(model_, r, domain().cycle_after(sc_core::sc_time_stamp() + delay));
+  uint64_t next = simt_cluster_next_event(model_);
+  if (next != SIMT_NEVER) wake_at(next);
   return true;
 }
 

@@ -15,6 +15,11 @@
 //     the model reports them.
 // Per tick: pending CTA starts → replies that arrived → simt_cluster_advance(cycle).
 //
+// Timed transport (docs/tlm.md): when the interconnect behind to_icnt takes it, the cores'
+// requests are timed through the memory system at once (the reply's arrival cycle comes back to
+// the core, or the memory system keeps the request and replies later); replies timed by the
+// memory system arrive on from_icnt by timed transport and are delivered for their cycle.
+//
 // Lifecycle: rebuild() replaces the model core by a fresh one (a stop or a GPU reset drops the
 // resident CTAs). Each model generation gets its own request pool; replies to requests of an
 // earlier generation are returned to their pool when they arrive, never delivered. The shell
@@ -53,7 +58,7 @@ struct simt_cluster_shell_ports {
                 uint64_t cycle) = nullptr;
 };
 
-class simt_cluster_shell : public sc_core::sc_module, public clocked {
+class simt_cluster_shell : public sc_core::sc_module, public clocked, public timed_target {
   payload_pool pool_;  // before the links that use it
 
  public:
@@ -89,6 +94,8 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  // Timed replies on from_icnt (an approximately-timed interconnect): delivered for their cycle.
+  bool timed_transport(uint32_t link_id, mem_req *r, sc_core::sc_time &delay) override;
 
  private:
   struct pending_cta {
@@ -101,6 +108,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked {
     uint64_t sent = 0;
   };
   static bool on_inject(void *ctx, mem_req *req, uint64_t now);
+  static uint64_t on_inject_timed(void *ctx, mem_req *req, uint64_t at);
   static void on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now);
   static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now);
   simtvp_status create_model(simtvp_diag *diag);

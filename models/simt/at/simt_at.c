@@ -1,13 +1,32 @@
-/* simt_at — the approximately-timed SIMT core ("at" variant of simt.h): CTAs and warps, the
- * front end as times (one fetch buffer, fetch_throughput fetches per cycle, the L1I), the memory
- * queue into the LDST unit, barriers, fences, faults, time and statistics. The issue stage and the
- * pipeline by times are simt_at_issue.c; docs/simt-at.md is the manual.
+/* simt_at — the approximately-timed SIMT core ("at" variant of simt.h; docs/simt-at.md): CTAs and
+ * warps, the schedulers, issue and the execution units as times, barriers, fences, exit, faults,
+ * time and statistics. The memory stage (shared memory, coalescing, the L1 caches, requests to
+ * the memory system) is simt_at_mem.c; shared-memory bank conflicts simt_at_smem.c.
  *
- * Time is event driven: the core visits only cycles in which something is due — a scheduler may
- * issue, a memory instruction may enter the LDST unit, the LDST unit or the L1I has work, a warp
- * finishes — and next_event is the earliest of them. In each visited cycle the order is the CA
- * core's: LDST unit (completions), finished warps, memory queue into the LDST unit, issue, L1I
- * misses out, fetches, barriers. Values come from models/func at issue, as on every variant. */
+ * Warps advance by intervals. The warp whose next instruction may issue first runs: instruction
+ * after instruction, each issues at the first cycle t its scheduler has a free issue slot with
+ *   t >= the previous issue + 1 (the next one when the I-buffer still holds it; after a fetch,
+ *        fetch + 2: one fetch of two instructions per warp, -gpgpu_inst_fetch_throughput fetches
+ *        per core and cycle, a new L1I line looked up, a control hazard refetching),
+ *   t >= the ready time of every register it reads or writes (RAW, WAW),
+ *   t + to_unit free at its unit for II cycles (to_unit = 4: operand collector, register read
+ *        and OC_EX, plus the cycles its own reads lose to register-bank conflicts; 3 without
+ *        register reads),
+ * and its completion is computed at once:
+ *   ALU     result at t + to_unit + L (a dependent chain costs L + 4 per instruction);
+ *   memory  enters the memory stage at t + to_unit (simt_at_mem.c), which returns when its data
+ *           is there, or AT_NEVER when it waits for an event-driven memory system;
+ *   barrier the warp waits; when the last warp arrives every waiting warp issues again from the
+ *           cycle after the last arrival; fence: the warp waits until its memory results are in;
+ *           exit: the warp is finished when its last result is.
+ * A warp's interval ends when its next instruction could not issue before the core's time plus
+ * AT_WINDOW, when it needs a result not timed yet, or at a barrier, fence or exit; its scheduler
+ * heap then holds it at the cycle it may go on. Every resource is a calendar of booked cycles
+ * (models/common/simtvp_cal.h): a warp handled after another may still take a cycle the other left free, so
+ * running ahead changes arbitration order only, within the window. The instructions of the
+ * interval execute in models/func as they issue (values never depend on timing); register-only
+ * ones without a step record.
+ * advance(now) runs every warp that may issue by now; next_event is the earliest such cycle. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,120 +36,410 @@
 
 static simt_cta *cta_of(at_core *c, const at_warp *w) { return &c->base.ctas[w->cta]; }
 
-/* ---- finish heap ----------------------------------------------------------------------------- */
+/* ---- scheduler heaps (warp slots by next, then age) ------------------------------------------- */
 
-void at_finish_push(at_core *c, uint32_t slot, uint64_t at) {
-  /* out of host memory: check it at once (it drains if not done yet) */
-  if (!simt_heap_push(&c->heap, at, slot)) at_warp_progress(c, slot, at);
+static inline bool warp_before(const at_core *c, uint32_t a, uint32_t b) {
+  const at_warp *x = &c->warps[a], *y = &c->warps[b];
+  return x->next < y->next || (x->next == y->next && x->age < y->age);
 }
 
-/* ---- statistics ------------------------------------------------------------------------------ */
+static void heap_set(at_core *c, at_sched *s, uint32_t i, uint32_t slot) {
+  s->heap[i] = slot;
+  c->warps[slot].heap_pos = i;
+}
 
-/* Cycles with a resident CTA: counted when the core empties (and read by the dump). */
+static void heap_up(at_core *c, at_sched *s, uint32_t i) {
+  uint32_t slot = s->heap[i];
+  while (i > 0) {
+    uint32_t p = (i - 1) / 2;
+    if (!warp_before(c, slot, s->heap[p])) break;
+    heap_set(c, s, i, s->heap[p]);
+    i = p;
+  }
+  heap_set(c, s, i, slot);
+}
+
+static void heap_down(at_core *c, at_sched *s, uint32_t i) {
+  uint32_t slot = s->heap[i];
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = l;
+    if (l >= s->n) break;
+    if (r < s->n && warp_before(c, s->heap[r], s->heap[l])) m = r;
+    if (!warp_before(c, s->heap[m], slot)) break;
+    heap_set(c, s, i, s->heap[m]);
+    i = m;
+  }
+  heap_set(c, s, i, slot);
+}
+
+static void heap_remove(at_core *c, uint32_t slot) {
+  at_warp *w = &c->warps[slot];
+  if (w->heap_pos == AT_NONE) return;
+  at_sched *s = &c->sched[w->sched];
+  uint32_t i = w->heap_pos, last = s->heap[--s->n];
+  w->heap_pos = AT_NONE;
+  if (i == s->n) return;
+  heap_set(c, s, i, last);
+  heap_up(c, s, i);
+  heap_down(c, s, c->warps[last].heap_pos);
+}
+
+/* The warp may issue from `t` on (its heap entry is placed or moved); `why` it waits until then. */
+static void heap_put(at_core *c, uint32_t slot, uint64_t t, uint8_t why) {
+  at_warp *w = &c->warps[slot];
+  w->why = why;
+  at_sched *s = &c->sched[w->sched];
+  w->next = t;
+  if (w->heap_pos == AT_NONE) {
+    w->heap_pos = s->n++;
+    s->heap[w->heap_pos] = slot;
+    heap_up(c, s, w->heap_pos);
+    return;
+  }
+  heap_up(c, s, w->heap_pos);
+  heap_down(c, s, w->heap_pos);
+}
+
+/* ---- warps --------------------------------------------------------------------------------- */
+
+/* Cycles an instruction's own register reads lose to bank conflicts: reads beyond a bank's ports
+ * wait a cycle each round. Which reads share a bank does not depend on the warp's offset. */
+static uint8_t bank_extra(const at_core *c, const simt_insn_info *info, const uint32_t *src) {
+  uint32_t n = info->n_src_rf, worst = 0, ports = c->base.cfg.reg_ports ? c->base.cfg.reg_ports : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t same = 0;
+    for (uint32_t j = 0; j < n; j++) same += src[j] % c->banks_per_part == src[i] % c->banks_per_part;
+    if (same > worst) worst = same;
+  }
+  return (uint8_t)(worst > ports ? (worst + ports - 1) / ports - 1 : 0);
+}
+
+/* What the core needs to know of the instruction at the warp's pc: learnt once per pc. */
+static const at_pc *pc_info(at_core *c, at_warp *w) {
+  at_pc *p = &w->pcs[w->pc];
+  if (p->flags & AT_KNOWN) return p;
+  func_peek pk;
+  if (!func_warp_peek(w->fw, &pk)) return NULL;
+  const simt_insn_info *info = &w->prog->info[pk.pc];
+  bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
+               pk.kind == FUNC_STEP_NOP;
+  p->unit = pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
+            : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
+                                                                            : c->base.eff_unit[info->unit];
+  p->flags = (uint8_t)(AT_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? AT_PLAIN : 0));
+  p->bank_extra = bank_extra(c, info, w->prog->regs + info->regs);
+  p->to_unit = (uint8_t)(AT_ISSUE_TO_UNIT - (info->n_src_rf == 0));
+  return p;
+}
+
+/* Ready time of every register the warp's next instruction reads or writes; AT_NEVER when one
+ * is not known yet. */
+static uint64_t deps_ready(const at_warp *w) {
+  const simt_insn_info *info = &w->prog->info[w->pc];
+  const uint32_t *r = w->prog->regs + info->regs;
+  uint32_t n = (uint32_t)info->n_src + info->n_dst;
+  uint64_t t = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (w->rr[r[i]] > t) t = w->rr[r[i]];
+  return t;
+}
+
+/* The warp's next instruction may issue from `floor` on (waiting until then for reason `why`),
+ * once its registers are ready: it goes into its scheduler's heap. */
+static void schedule(at_core *c, uint32_t slot, uint64_t floor, uint8_t why) {
+  at_warp *w = &c->warps[slot];
+  if (!w->live || w->exited || w->wait || w->fetching) return;
+  uint64_t d = deps_ready(w);
+  if (d == AT_NEVER) { /* a result still on its way: at_result_known schedules it again */
+    w->blocked = true;
+    w->next = floor;
+    heap_remove(c, slot);
+    return;
+  }
+  w->blocked = false;
+  heap_put(c, slot, at_max(floor, d), d > floor ? SIMT_R_SCOREBOARD : why);
+}
+
 static void count_busy(at_core *c, uint64_t last_cycle) {
   if (last_cycle + 1 > c->busy_from) *c->base.cycles += last_cycle + 1 - c->busy_from;
   c->busy_from = last_cycle + 1;
 }
 
-/* After the shared statistics (simt_base_init), in this order. */
-static void register_stats(at_core *c) {
-  simt_base_register_ldst_stall(&c->base);
-  /* the LDST unit's name: shared accesses are timed here, their conflicts counted here */
-  c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
-                                        "extra shared-memory cycles caused by bank conflicts");
-}
-
-/* ---- warps, CTAs ----------------------------------------------------------------------------- */
-
-void at_set_drain(at_core *c, at_warp *w, bool on) {
-  if (w->draining == on) return;
-  w->draining = on;
-  uint32_t slot = (uint32_t)(w - c->warps);
-  if (on) {
-    c->n_drain++;
-    c->drain_mask[slot >> 6] |= 1ull << (slot & 63);
-  } else {
-    c->n_drain--;
-    c->drain_mask[slot >> 6] &= ~(1ull << (slot & 63));
+/* The scheduler's cycles [from, now) without an issue, by why its warps waited (an estimate: the
+ * waits its warps reported, scaled to the cycles it did not issue in; docs/simt-at.md §4). */
+static void count_stalls(at_core *c, at_sched *s, uint64_t now) {
+  if (now <= s->from) return;
+  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
+  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
+  uint64_t given = 0;
+  int last = SIMT_R_NO_WARP;
+  for (int r = 0; r < SIMT_R_N && sum; r++) {
+    if (!s->gap[r]) continue;
+    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
+    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += n;
+    *c->base.reason[r] += n;
+    given += n;
+    last = r;
   }
-}
-
-static void finish_cta(at_core *c, simt_cta *cta, uint64_t now) {
-  simt_base_finish_cta(&c->base, cta);
-  if (!c->base.n_ctas) { /* the core empties: classify the schedulers' cycles up to now */
-    count_busy(c, now);
-    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) at_sched_account(c, &c->sched[s], now);
+  if (idle > given) { /* rounding, or nobody waited: the rest to the last reason (or no warp) */
+    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += idle - given;
+    *c->base.reason[last] += idle - given;
   }
+  memset(s->gap, 0, sizeof s->gap);
+  s->issued = 0;
+  s->from = now;
 }
 
 static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   at_warp *w = &c->warps[slot];
-  at_set_drain(c, w, false);
+  heap_remove(c, slot);
   at_sched *s = &c->sched[w->sched];
-  uint32_t i = w->pos;
-  memmove(&s->warps[i], &s->warps[i + 1], (s->n - i - 1) * sizeof *s->warps);
-  memmove(&s->ready[i], &s->ready[i + 1], (s->n - i - 1) * sizeof *s->ready);
-  memmove(&s->ibt[i], &s->ibt[i + 1], (s->n - i - 1) * sizeof *s->ibt);
-  s->n--;
-  if (s->rr > i) s->rr--;
-  for (; i < s->n; i++) {
-    at_warp *o = &c->warps[s->warps[i]];
-    o->pos = i;
-    o->sready = &s->ready[i];
-    o->sibt = &s->ibt[i];
-  }
-  if (s->greedy == slot) s->greedy = AT_NONE;
-  if (!s->n) { /* from now on the scheduler has no warp (CA: simt_sched_stall[no_warp]) */
-    at_sched_account(c, s, now);
-    s->bucket = SIMT_B_IDLE;
-    s->reason = SIMT_R_NO_WARP;
-    c->sched_next[w->sched] = AT_NEVER;
-  }
+  s->n_live--;
   w->live = false;
   c->n_live_warps--;
   simt_cta *cta = cta_of(c, w);
-  if (++cta->n_finished == cta->n_warps) finish_cta(c, cta, now);
+  if (++cta->n_finished == cta->n_warps) {
+    simt_base_finish_cta(&c->base, cta);
+    if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
+      count_busy(c, now);
+      for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
+    }
+  }
 }
 
-/* A warp's memory work or stores may have drained: release a fence, finish an exited warp. */
-void at_warp_progress(at_core *c, uint32_t slot, uint64_t now) {
+/* An exited warp is finished when its last result is in; a fenced warp goes on then. */
+static void progress(at_core *c, uint32_t slot, uint64_t now) {
   at_warp *w = &c->warps[slot];
-  if (!w->live) return;
-  bool mem_idle = !w->inflight_mem && w->mem_done <= now && !c->base.lif->pending_stores(c->base.ldst, slot);
-  if (w->wait == SIMT_WAIT_FENCE && mem_idle) {
-    w->wait = SIMT_WAIT_NONE;
-    at_wake(c, slot, now);
-  }
-  bool written = w->last_wb <= now;
-  if (w->exited && written && mem_idle) {
-    finish_warp(c, slot, now);
+  if (!w->live || w->deferred) return; /* at_result_known calls again */
+  if (w->last_done > now) {
+    simt_heap_push(&c->finish, w->last_done, slot);
     return;
   }
-  at_set_drain(c, w, w->wait == SIMT_WAIT_FENCE || (w->exited && written));
-}
-
-static void recheck_drains(at_core *c, uint64_t now) {
-  for (uint32_t i = 0; i < (c->base.cfg.max_warps + 63) / 64 && c->n_drain; i++)
-    for (uint64_t m = c->drain_mask[i]; m; m &= m - 1) at_warp_progress(c, i * 64 + (uint32_t)__builtin_ctzll(m), now);
-}
-
-/* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported once their
- * in-flight instructions and stores have drained. */
-static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r, uint64_t now) {
-  at_core *c = (at_core *)b;
-  if (cta->aborting) return;
-  cta->aborting = true;
-  cta->result = *r;
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    uint32_t slot = cta->warp_slot[i];
-    at_warp *w = &c->warps[slot];
-    if (!w->live) continue;
-    w->exited = true;
-    w->ib_n = 0;
+  if (w->exited) {
+    finish_warp(c, slot, now);
+  } else if (w->wait == SIMT_WAIT_FENCE) {
     w->wait = SIMT_WAIT_NONE;
-    at_set_ready(c, w, AT_NEVER);
-    at_finish_push(c, slot, at_max(w->last_wb, now));
+    schedule(c, slot, at_max(now, w->next), SIMT_R_BARRIER);
   }
+}
+
+void at_result_known(at_core *c, const at_mop *m, uint64_t at) {
+  at_warp *w = &c->warps[m->warp];
+  if (!w->live) return;
+  for (uint32_t i = 0; i < m->n_dst; i++) w->rr[m->dst[i]] = at;
+  if (at > w->last_done) w->last_done = at;
+  if (w->deferred) w->deferred--;
+  if (w->blocked) schedule(c, m->warp, at_max(w->next, at), SIMT_R_SCOREBOARD);
+  if (!w->deferred && (w->exited || w->wait == SIMT_WAIT_FENCE)) simt_heap_push(&c->finish, at_max(at, w->last_done), m->warp);
+}
+
+void at_fetch_known(at_core *c, uint32_t slot, uint64_t at) {
+  at_warp *w = &c->warps[slot];
+  if (!w->live || w->exited) return;
+  w->fetching = false;
+  schedule(c, slot, at, SIMT_R_IBUFFER);
+}
+
+/* ---- fetch ----------------------------------------------------------------------------------- */
+
+/* The warp's I-buffer is empty after cycle t: a fetch of its pc (two instructions, one at the end
+ * of a function or an L1I line) on the fetch port (one of -gpgpu_inst_fetch_throughput per cycle,
+ * from t on), decoded the cycle after, issuing from the one after that (from the cycle after the
+ * fetch when another fetch+decode step of that cycle is free to decode it). The cycle its instruction
+ * may issue, AT_NEVER while the L1I waits for an event-driven memory system (at_fetch_known
+ * schedules the warp then). */
+static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
+  at_warp *w = &c->warps[slot];
+  uint32_t best = 0;
+  uint64_t f = simtvp_cal_find(&c->fetch_cal[0], t, 1);
+  for (uint32_t k = 1; k < c->n_fetch; k++) {
+    uint64_t x = simtvp_cal_find(&c->fetch_cal[k], t, 1);
+    if (x < f) f = x, best = k;
+  }
+  simtvp_cal_book(&c->fetch_cal[best], f, 1);
+  /* another fetch+decode step free in the same cycle decodes it at once (issue from f + 1) */
+  uint32_t decode = 2;
+  for (uint32_t k = 0; k < c->n_fetch && decode == 2; k++)
+    if (k != best && !simtvp_cal_busy(&c->fetch_cal[k], f) && f >= c->fetch_cal[k].base) decode = 1;
+  const simt_cta *cta = cta_of(c, w);
+  const ptx_module *m = simt_program_module(w->prog);
+  uint64_t addr = cta->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
+  bool two = w->pc + 1 < m->n_insns && m->insns[w->pc + 1].function == m->insns[w->pc].function &&
+             (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line;
+  w->ib_n = two ? 2 : 1;
+  uint64_t got = c->base.l1i ? at_mem_fetch(c, slot, f) : f;
+  return got == AT_NEVER ? AT_NEVER : got + decode;
+}
+
+/* ---- issue ----------------------------------------------------------------------------------- */
+
+/* The unit of pipeline u in the warp's sub-core that takes an instruction first from cycle e on
+ * for ii cycles: its index, and that cycle in *at. */
+static uint32_t first_unit(at_core *c, uint32_t part, uint8_t u, uint64_t e, uint32_t ii, uint64_t *at) {
+  simtvp_cal *cal = c->unit_cal[part][u];
+  uint32_t best = 0;
+  uint64_t bt = simtvp_cal_find(&cal[0], e, ii);
+  for (uint32_t k = 1; k < c->n_unit[u] && bt > e; k++) {
+    uint64_t x = simtvp_cal_find(&cal[k], e, ii);
+    if (x < bt) bt = x, best = k;
+  }
+  *at = bt;
+  return best;
+}
+
+/* Releases the CTA's warps waiting at barriers that completed: they go on the cycle after the
+ * last arrival (their `next` holds their arrival). */
+static void settle_barriers(at_core *c, simt_cta *cta, uint64_t t) {
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    const at_warp *x = &c->warps[cta->warp_slot[i]];
+    if (x->live && x->wait == SIMT_WAIT_BARRIER && x->next > t) t = x->next;
+  }
+  simt_base_settle_barriers(&c->base, cta, t);
+}
+
+/* Runs warp `slot` from its `next` cycle: instruction after instruction while each may issue by
+ * `limit`. */
+static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
+  at_warp *w = &c->warps[slot];
+  at_sched *s = &c->sched[w->sched];
+  heap_remove(c, slot);
+  for (;;) {
+    const at_pc *p = pc_info(c, w);
+    if (!p) return;
+    uint64_t d = deps_ready(w);
+    if (d == AT_NEVER) {
+      w->blocked = true;
+      return;
+    }
+    uint8_t why = w->why;
+    uint64_t t0 = w->next;
+    if (d > t0) t0 = d, why = SIMT_R_SCOREBOARD;
+    if (t0 > limit) {
+      heap_put(c, slot, t0, why);
+      return;
+    }
+    const simt_insn_info *info = &w->prog->info[w->pc];
+    const uint32_t *regs = w->prog->regs + info->regs;
+    const uint32_t *dst = regs + info->n_src;
+    uint32_t pc = w->pc, active = 0;
+    uint64_t t;
+    func_step rec;
+    simtvp_diag dg;
+    simtvp_status st;
+    if (p->unit < SIMT_UNIT_MEM) {
+      uint32_t to_unit = p->to_unit + p->bank_extra, ii = c->base.ii[info->lat_row][info->op];
+      uint64_t e;
+      uint32_t k = first_unit(c, w->part, p->unit, t0 + to_unit, ii, &e);
+      if (e > t0 + to_unit) why = SIMT_R_PIPE;
+      t = simtvp_cal_take(&s->issue, e - to_unit, 1);
+      if (t + to_unit != e) k = first_unit(c, w->part, p->unit, t + to_unit, ii, &e);
+      simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
+      if (p->bank_extra) *c->reg_bank_stalls += p->bank_extra;
+      uint64_t wb = e + c->base.lat[info->lat_row][info->op];
+      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = wb;
+      if (wb > w->last_done) w->last_done = wb;
+    } else {
+      t = simtvp_cal_take(&s->issue, t0, 1);
+    }
+    if (t > t0) why = SIMT_R_PIPE;
+    if (t > w->next) s->gap[why] += t - w->next;
+    s->issued++;
+    if (p->flags & AT_PLAIN) {
+      active = func_warp_active(w->fw);
+      st = func_warp_step(w->fw, NULL, &dg);
+      rec.kind = FUNC_STEP_ALU;
+      rec.next_pc = func_warp_pc(w->fw);
+      rec.warp_done = false;
+    } else {
+      st = func_warp_step(w->fw, &rec, &dg);
+      active = rec.active;
+    }
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+      return;
+    }
+    simt_base_count_issue(&c->base, slot, pc, active, t);
+    if (p->unit == SIMT_UNIT_MEM && rec.kind == FUNC_STEP_MEM) {
+      simt_base_count_mem_insn(&c->base, &rec);
+      uint64_t done = at_mem_issue(c, slot, &rec, t + p->to_unit);
+      /* AT_NEVER: its result is not timed yet; at_result_known releases the registers */
+      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = done;
+      if (done != AT_NEVER && done > w->last_done) w->last_done = done;
+    }
+    w->pc = rec.next_pc;
+    w->why = SIMT_R_IBUFFER;
+    /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
+    if (rec.next_pc != pc + 1 || w->ib_n <= 1) w->ib_n = 0;
+    else w->ib_n--;
+    w->next = t + 1;
+    switch (rec.kind) {
+    case FUNC_STEP_BARRIER:
+      if (rec.barrier_wait) {
+        w->wait = SIMT_WAIT_BARRIER;
+        w->bar_id = rec.barrier_id;
+        w->bar_pc = rec.pc;
+      }
+      cta_of(c, w)->check_bars = true;
+      break;
+    case FUNC_STEP_FENCE:
+      if (w->deferred || w->last_done > t) w->wait = SIMT_WAIT_FENCE;
+      break;
+    default:
+      break;
+    }
+    if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+      w->exited = true;
+      cta_of(c, w)->check_bars = true;
+      progress(c, slot, t);
+    } else if (w->wait) {
+      if (w->wait == SIMT_WAIT_FENCE) progress(c, slot, t);
+    } else if (!w->ib_n) { /* an empty I-buffer fetches (in this cycle, after issue) */
+      uint64_t dec = fetch(c, slot, t);
+      if (dec == AT_NEVER) w->fetching = true;
+      else w->next = dec;
+    }
+    simt_cta *cta = cta_of(c, w);
+    if (cta->check_bars) settle_barriers(c, cta, t);
+    if (!w->live || w->exited || w->wait || w->fetching || w->heap_pos != AT_NONE) return;
+  }
+}
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+static uint64_t compute_next(const at_core *c) {
+  uint64_t t = at_min(simt_heap_top(&c->finish), simt_heap_top(&c->wake));
+  for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++)
+    if (c->sched[i].n) t = at_min(t, c->warps[c->sched[i].heap[0]].next);
+  return at_min(t, at_mem_next(c));
+}
+
+static void run_until(at_core *c, uint64_t end) {
+  uint64_t limit = end + AT_WINDOW;
+  for (;;) {
+    uint64_t tf = simt_heap_top(&c->finish), tw = simt_heap_top(&c->wake), t = at_min(tf, tw);
+    uint32_t best = AT_NONE;
+    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
+      const at_sched *s = &c->sched[i];
+      if (s->n && c->warps[s->heap[0]].next < t) t = c->warps[s->heap[0]].next, best = i;
+    }
+    if (t > end || t == AT_NEVER) break;
+    if (tw == t) { /* released from a barrier or fence */
+      uint32_t slot = simt_heap_pop(&c->wake);
+      at_warp *w = &c->warps[slot];
+      if (w->live && !w->exited && !w->wait) {
+        uint64_t dec = w->ib_n ? t : fetch(c, slot, t > 0 ? t - 1 : 0);
+        if (dec == AT_NEVER) w->fetching = true;
+        else schedule(c, slot, at_max(t, dec), SIMT_R_BARRIER);
+      }
+    } else if (tf == t) {
+      progress(c, simt_heap_pop(&c->finish), t);
+    } else {
+      run_warp(c, c->sched[best].heap[0], limit);
+    }
+  }
+  if (c->base.done_until <= end) c->base.done_until = end + 1;
 }
 
 /* ---- hooks of the shared code (simt_core_base.h) -------------------------------------------- */
@@ -144,407 +453,65 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
   const at_core *c = (const at_core *)b;
   const at_warp *w = &c->warps[slot];
   const ptx_module *m = simt_program_module(w->prog);
-  func_peek pk;
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
-                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : w->fetch_queued ? "fetch" : "ready";
+                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->fetching ? "fetching"
+                      : w->blocked ? "waiting for memory" : "ready";
   simt_warp_view v;
   warp_view(b, slot, &v);
-  uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc : w->fetch_pc);
-  int k = simt_warp_line_head(buf, n, m, w->index, slot, w->sched, state, &v, pc);
-  if (k > 0 && (size_t)k < n) {
-    char when[64] = "waiting";
-    if (w->ready != AT_NEVER) snprintf(when, sizeof when, "ready at %" PRIu64, w->ready);
-    snprintf(buf + k, n - (size_t)k, ", %s, ibuffer %u, memory in flight %u, stores %u", when, w->ib_n,
-             w->inflight_mem, c->base.lif->pending_stores(c->base.ldst, slot));
-  }
+  int k = simt_warp_line_head(buf, n, m, w->index, slot, w->sched, state, &v, w->pc);
+  if (k > 0 && (size_t)k < n)
+    snprintf(buf + k, n - (size_t)k, ", %s%" PRIu64 ", %u memory results outstanding",
+             w->heap_pos == AT_NONE ? "not scheduled, last ready at " : "ready at ", w->next, w->deferred);
 }
 
-/* Released warps issue from the next cycle, however long they waited (the hardware releases every
- * warp when the last arrives). */
 static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   at_core *c = (at_core *)b;
   c->warps[slot].wait = SIMT_WAIT_NONE;
-  at_wake(c, slot, now + 1);
+  c->warps[slot].why = SIMT_R_BARRIER;
+  simt_heap_push(&c->wake, now + 1, slot);
 }
 
 static bool grow_rr(at_core *c, uint32_t stride);
 
-/* Register ready times for the kernel's registers; the CTA slot's pipeline-per-instruction table,
- * unknown until first needed. */
 static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *k) {
   at_core *c = (at_core *)b;
   if (k->program->n_reg_ids > c->rr_stride && !grow_rr(c, k->program->n_reg_ids)) return false;
   at_cta_units *u = &c->cta_units[cta_slot];
-  const ptx_module *mod = simt_program_module(k->program);
-  uint32_t n_insns = mod->n_insns ? mod->n_insns : 1;
+  uint32_t n_insns = simt_program_module(k->program)->n_insns;
+  if (!n_insns) n_insns = 1;
   if (u->cap < n_insns) {
-    uint8_t *p = realloc(u->unit_of, n_insns);
+    at_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
     if (!p) return false;
-    u->unit_of = p;
+    u->pcs = p;
     u->cap = n_insns;
   }
-  memset(u->unit_of, AT_UNIT_UNKNOWN, n_insns);
+  memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
   return true;
+}
+
+/* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported when their
+ * results are in. */
+static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r, uint64_t now) {
+  at_core *c = (at_core *)b;
+  if (cta->aborting) return;
+  cta->aborting = true;
+  cta->result = *r;
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    uint32_t slot = cta->warp_slot[i];
+    at_warp *w = &c->warps[slot];
+    if (!w->live) continue;
+    w->exited = true;
+    w->wait = SIMT_WAIT_NONE;
+    heap_remove(c, slot);
+    simt_heap_push(&c->finish, at_max(w->last_done, now), slot);
+  }
 }
 
 static const simt_variant_hooks at_hooks = {warp_view, fit_kernel, barrier_released, abort_cta, warp_line};
 
-/* ---- fetch ----------------------------------------------------------------------------------- */
-
-/* One fetch buffer: fetch_throughput fetch+decode steps per cycle, first come first served (the
- * CA core serves warps round robin; the rate is the same). A fetch at f issues from f + 2, or
- * f + 1 when a later step of the same cycle decodes it. */
-static uint64_t fetch_slot(at_core *c, uint64_t t, uint8_t *decode) {
-  if (t > c->fetch_cycle) {
-    c->fetch_cycle = t;
-    c->fetch_used = 0;
-  }
-  if (c->fetch_used == c->base.cfg.fetch_throughput) {
-    c->fetch_cycle++;
-    c->fetch_used = 0;
-  }
-  c->fetch_used++;
-  *decode = c->fetch_used < c->base.cfg.fetch_throughput ? 1 : 2;
-  return c->fetch_cycle;
-}
-
-/* Instructions one fetch reads at pc: two, one when the second is in another function or line. */
-static uint32_t fetch_group(const at_core *c, const simt_cta *cta, uint32_t pc) {
-  const ptx_module *m = simt_program_module(cta->k->program);
-  uint64_t addr = cta->code_base + (uint64_t)pc * FUNC_INSN_BYTES;
-  return pc + 1 < m->n_insns && m->insns[pc + 1].function == m->insns[pc].function &&
-                 (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line
-             ? 2u
-             : 1u;
-}
-
-static void fetched(at_core *c, at_warp *w, uint64_t f, uint8_t decode) {
-  w->ib_n = (uint8_t)fetch_group(c, cta_of(c, w), w->fetch_pc);
-  w->ib_pc = w->fetch_pc;
-  w->ib_time = f + decode;
-}
-
-static void fetchq_push(at_core *c, uint32_t slot, uint64_t f, uint8_t decode) {
-  if (c->fetchq_n == c->fetchq_cap) {
-    uint32_t n = c->fetchq_cap ? c->fetchq_cap * 2 : 64;
-    at_fetch *q = malloc((size_t)n * sizeof *q);
-    if (!q) { /* out of host memory: serve it without the L1I rather than lose the warp */
-      fetched(c, &c->warps[slot], f, decode);
-      return;
-    }
-    for (uint32_t i = 0; i < c->fetchq_n; i++) q[i] = c->fetchq[(c->fetchq_head + i) % c->fetchq_cap];
-    free(c->fetchq);
-    c->fetchq = q;
-    c->fetchq_head = 0;
-    c->fetchq_cap = n;
-  }
-  c->fetchq[(c->fetchq_head + c->fetchq_n) % c->fetchq_cap] = (at_fetch){f, slot, decode};
-  c->fetchq_n++;
-  c->warps[slot].fetch_queued = true;
-}
-
-/* The warp's I-buffer is empty at cycle t: fetch fetch_pc. Within the line of its last fetch the
- * L1I hits (it is not touched again: 128 KiB hold any kernel's working set); a new line is an L1I
- * access at the fetch cycle (the fetch queue). */
-void at_fetch_request(at_core *c, uint32_t slot, uint64_t t) {
-  at_warp *w = &c->warps[slot];
-  uint8_t decode;
-  uint64_t f = fetch_slot(c, t, &decode);
-  const simt_cta *cta = cta_of(c, w);
-  uint64_t line = (cta->code_base + (uint64_t)w->fetch_pc * FUNC_INSN_BYTES) / c->base.l1i_line + 1;
-  if (!c->base.l1i || w->fill_ready || (c->base.l1i_enabled && line == w->line)) {
-    w->fill_ready = false;
-    fetched(c, w, f, decode);
-    return;
-  }
-  w->ib_n = 0;
-  w->ib_time = AT_NEVER;
-  fetchq_push(c, slot, f, decode);
-}
-
-/* An L1I fill (or, around a disabled L1I, the fetch itself) came back for the warp. */
-static void fetch_returned(at_core *c, mem_req *r, bool served, uint64_t now) {
-  uint32_t slot = r->warp;
-  mem_req_free(r);
-  if (slot >= c->base.cfg.max_warps) return;
-  at_warp *w = &c->warps[slot];
-  if (!w->live || w->exited || !w->imiss) return;
-  w->imiss = false;
-  if (served) w->fill_ready = true;
-  at_fetch_request(c, slot, now);
-  at_wake(c, slot, now);
-}
-
-/* The fetches of cycle t that access the L1I. */
-static void fetch_stage(at_core *c, uint64_t t) {
-  while (c->fetchq_n && c->fetchq[c->fetchq_head].at <= t) {
-    at_fetch q = c->fetchq[c->fetchq_head];
-    c->fetchq_head = (c->fetchq_head + 1) % c->fetchq_cap;
-    c->fetchq_n--;
-    at_warp *w = &c->warps[q.slot];
-    w->fetch_queued = false;
-    if (!w->live || w->exited) continue;
-    const simt_cta *cta = cta_of(c, w);
-    uint32_t pc = w->fetch_pc;
-    mem_req *req = mem_req_alloc(c->base.pool);
-    if (!req) {
-      fetched(c, w, t, q.decode);
-      at_wake(c, q.slot, t);
-      continue;
-    }
-    uint32_t n = fetch_group(c, cta, pc);
-    req->addr = cta->code_base + (uint64_t)pc * FUNC_INSN_BYTES;
-    req->size = n * FUNC_INSN_BYTES;
-    req->kind = MEM_ACC_INST_R;
-    req->needs_reply = true;
-    req->sm = (uint16_t)c->base.cfg.sm;
-    req->cluster = (uint16_t)c->base.cfg.cluster;
-    req->warp = (uint16_t)q.slot;
-    req->owner_tag = pc;
-    cache_status st = cache_access(c->base.l1i, req, t, NULL);
-    if (st == CACHE_RESERVATION_FAIL) { /* retried at the next fetch step */
-      mem_req_free(req);
-      uint8_t decode;
-      uint64_t f = fetch_slot(c, t + 1, &decode);
-      fetchq_push(c, q.slot, f, decode);
-      continue;
-    }
-    if (st == CACHE_HIT) {
-      mem_req *r;
-      while ((r = cache_reply_pop(c->base.l1i, t))) {
-        if (r != req) {
-          fetch_returned(c, r, false, t);
-          continue;
-        }
-        mem_req_free(r);
-        w->line = (cta->code_base + (uint64_t)pc * FUNC_INSN_BYTES) / c->base.l1i_line + 1;
-        fetched(c, w, t, q.decode);
-        at_wake(c, q.slot, t);
-      }
-    } else {
-      w->imiss = true; /* the fill (or the fetch itself) comes back through mem_reply */
-      c->l1i_missq = true;
-    }
-  }
-}
-
-static void send_l1i_misses(at_core *c, uint64_t t) {
-  mem_req *r;
-  while ((r = cache_miss_peek(c->base.l1i))) {
-    if (!c->base.ports.send(c->base.ports.ctx, r, t)) return;
-    cache_miss_pop(c->base.l1i);
-  }
-  c->l1i_missq = false;
-}
-
-/* ---- time ------------------------------------------------------------------------------------ */
-
-static uint64_t memq_due(const at_core *c) {
-  return c->memq_n ? at_max(c->mops[c->memq_head].ready, c->memq_retry) : AT_NEVER;
-}
-
-/* A shared-memory access entering the memory stage at t (a dispatch slot is free): timed at once
- * (simt_at_smem.c). The LDST unit's rule: its phases start at t + 1 or when the pipeline is free;
- * it leaves the stage after its last phase (a store is then complete); a load's data follows
- * smem_latency cycles later. */
-static uint64_t smem_access(at_core *c, uint32_t id, uint64_t t) {
-  at_mop *m = &c->mops[id];
-  at_warp *w = &c->warps[m->warp];
-  uint32_t conflicts;
-  uint32_t cycles = at_smem_cycles(c, &c->steps[id], &conflicts);
-  *c->smem_conflicts += conflicts;
-  uint64_t start = at_max(t + 1, c->smem_free), end = start + cycles - 1;
-  c->smem_free = end + 1;
-  const func_step *st = &c->steps[id];
-  uint64_t done = (st->is_load || st->is_atomic) ? end + c->base.cfg.ldst.smem_latency : end;
-  for (uint32_t i = 0; i < m->n_dst; i++) w->rr[m->dst[i]] = done;
-  if (done > w->mem_done) w->mem_done = done;
-  w->inflight_mem--;
-  uint32_t slot = m->warp;
-  at_mop_release(c, id);
-  at_wake(c, slot, t);
-  if (w->wait == SIMT_WAIT_FENCE || w->exited) at_finish_push(c, slot, done);
-  return end;
-}
-
-/* Memory instructions enter the LDST unit in order, as it accepts them. */
-static void memq_stage(at_core *c, uint64_t t, bool *advanced) {
-  while (c->memq_n) {
-    uint32_t id = c->memq_head;
-    at_mop *m = &c->mops[id];
-    if (m->ready > t || c->memq_retry > t) break;
-    /* a dispatch slot: the LDST unit's, less those shared accesses hold (the LDST unit keeps a
-     * shared access in its slot until its last phase) */
-    uint32_t held = 0, first = 0;
-    for (uint32_t k = 0; k < c->n_smem_slots; k++) {
-      if (c->smem_slot[k] > t) held++;
-      if (c->smem_slot[k] < c->smem_slot[first]) first = k;
-    }
-    bool smem = at_smem_only(&c->steps[id]);
-    if (held == c->n_smem_slots || !c->base.lif->can_issue(c->base.ldst, t)) {
-      ++*c->base.ldst_stall;
-      c->memq_retry = held == c->n_smem_slots ? c->smem_slot[first] : t + 1;
-      break;
-    }
-    if (!smem && !*advanced) {
-      c->base.lif->advance(c->base.ldst, t);
-      *advanced = true;
-    }
-    c->memq_head = m->next;
-    if (m->next != AT_NONE) c->mops[m->next].prev = AT_NONE;
-    else c->memq_tail = AT_NONE;
-    c->memq_n--;
-    if (c->memq_part[m->part]-- == c->mem_slots) /* room again: its schedulers may issue */
-      for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
-        if ((c->base.cfg.sub_core ? s : 0u) == m->part && c->sched_next[s] > t) c->sched_next[s] = t;
-    simt_base_count_mem_insn(&c->base, &c->steps[id]);
-    if (smem) {
-      c->smem_slot[first] = smem_access(c, id, t);
-      continue;
-    }
-    /* may complete at once (ports.complete): m is not touched after */
-    c->base.lif->issue(c->base.ldst, m->warp, &c->steps[id], id, t);
-  }
-}
-
-static void cycle(at_core *c, uint64_t t) {
-  bool advanced = c->ldst_next <= t;
-  if (advanced) c->base.lif->advance(c->base.ldst, t);
-  while (c->heap.n && c->heap.v[0].at <= t) at_warp_progress(c, simt_heap_pop(&c->heap), t);
-  if (advanced && c->n_drain) recheck_drains(c, t);
-  if (memq_due(c) <= t) memq_stage(c, t, &advanced);
-  if (advanced) c->ldst_next = c->base.lif->next_event(c->base.ldst);
-  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
-    if (c->sched_next[s] <= t) at_sched_cycle(c, s, t);
-  /* after issue, as the CA core's fetch stage: fetches requested this cycle are made this cycle */
-  if (c->base.l1i && (c->fetchq_n || c->l1i_next <= t || c->l1i_missq)) {
-    if (c->l1i_missq) send_l1i_misses(c, t);
-    if (c->fetchq_n) fetch_stage(c, t);
-    c->l1i_next = cache_next_event(c->base.l1i);
-  }
-  if (c->any_check_bars) {
-    c->any_check_bars = false;
-    for (uint32_t i = 0; i < c->base.cfg.max_ctas; i++)
-      if (c->base.ctas[i].check_bars) simt_base_settle_barriers(&c->base, &c->base.ctas[i], t);
-  }
-}
-
-/* The earliest cycle ≥ done_until with something to do. */
-static uint64_t compute_next(const at_core *c) {
-  uint64_t t = AT_NEVER;
-  if (c->base.cfg.every_cycle && c->base.n_ctas) return c->base.done_until;
-  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) t = at_min(t, c->sched_next[s]);
-  t = at_min(t, memq_due(c));
-  t = at_min(t, c->ldst_next);
-  if (c->heap.n) t = at_min(t, c->heap.v[0].at);
-  if (c->fetchq_n) t = at_min(t, c->fetchq[c->fetchq_head].at);
-  if (c->l1i_missq) return c->base.done_until;
-  t = at_min(t, c->l1i_next);
-  return t == AT_NEVER ? AT_NEVER : at_max(t, c->base.done_until);
-}
-
-static void run_until(at_core *c, uint64_t end) {
-  for (;;) {
-    uint64_t t = compute_next(c);
-    if (t > end) break;
-    cycle(c, t);
-    c->base.done_until = t + 1;
-  }
-  if (c->base.done_until < end + 1) c->base.done_until = end + 1;
-}
-
-/* Everything before now is done; calls that hand the core something at now come after. */
-static void catch_up(at_core *c, uint64_t now) {
-  if (now > 0) run_until(c, now - 1);
-}
-
-/* ---- LDST port ------------------------------------------------------------------------------- */
-
-/* Memory instruction `tag` completed in the LDST unit: its destinations are written now. */
-static void ldst_complete(void *ctx, uint32_t warp, uint64_t tag, uint64_t now) {
-  at_core *c = ctx;
-  (void)warp;
-  if (tag >= c->n_mops_cap) return;
-  at_mop *m = &c->mops[tag];
-  at_warp *w = &c->warps[m->warp];
-  for (uint32_t i = 0; i < m->n_dst; i++) w->rr[m->dst[i]] = now;
-  w->inflight_mem--;
-  uint32_t slot = m->warp;
-  at_mop_release(c, (uint32_t)tag);
-  at_wake(c, slot, now);
-  at_warp_progress(c, slot, now);
-}
-
 /* ---- ops ------------------------------------------------------------------------------------- */
 
 static void at_destroy(void *state);
-
-static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports ports, void **state,
-                               simtvp_diag *diag) {
-  *state = NULL;
-  at_core *c = calloc(1, sizeof *c);
-  if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
-  simtvp_status st = simt_base_init(&c->base, cfg, ports, &at_hooks, diag);
-  if (st != SIMTVP_OK) {
-    free(c);
-    return st;
-  }
-  c->next = c->ldst_next = c->l1i_next = AT_NEVER;
-  register_stats(c);
-  st = at_pipe_init(c, diag);
-  if (st == SIMTVP_OK) st = at_smem_init(c, diag);
-  c->n_smem_slots = cfg->ldst.mem_unit_ports < 1 ? 1u
-                    : cfg->ldst.mem_unit_ports > (int32_t)AT_MAX_ITEMS ? AT_MAX_ITEMS : (uint32_t)cfg->ldst.mem_unit_ports;
-  if (st != SIMTVP_OK) {
-    at_destroy(c);
-    return st;
-  }
-  c->warps = calloc(cfg->max_warps, sizeof *c->warps);
-  c->cta_units = calloc(cfg->max_ctas, sizeof *c->cta_units);
-  c->drain_mask = calloc((cfg->max_warps + 63) / 64, sizeof *c->drain_mask);
-  bool ok = c->warps && c->cta_units && c->drain_mask;
-  for (uint32_t s = 0; ok && s < cfg->n_schedulers; s++) {
-    c->sched[s].warps = calloc(cfg->max_warps, sizeof *c->sched[s].warps);
-    c->sched[s].ready = calloc(cfg->max_warps, sizeof *c->sched[s].ready);
-    c->sched[s].ibt = calloc(cfg->max_warps, sizeof *c->sched[s].ibt);
-    c->sched[s].greedy = AT_NONE;
-    c->sched_next[s] = AT_NEVER;
-    ok = c->sched[s].warps && c->sched[s].ready && c->sched[s].ibt;
-  }
-  if (!ok) {
-    at_destroy(c);
-    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
-  }
-  st = simt_base_attach(&c->base, ldst_complete, diag);
-  if (st != SIMTVP_OK) {
-    at_destroy(c);
-    return st;
-  }
-  c->ldst_next = c->base.lif->next_event(c->base.ldst);
-  *state = c;
-  return SIMTVP_OK;
-}
-
-static void at_destroy(void *state) {
-  at_core *c = state;
-  if (!c) return;
-  simt_base_destroy(&c->base);
-  at_pipe_free(c);
-  at_smem_free(c);
-  for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) {
-    free(c->sched[s].warps);
-    free(c->sched[s].ready);
-    free(c->sched[s].ibt);
-  }
-  free(c->warps);
-  free(c->drain_mask);
-  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].unit_of);
-  free(c->cta_units);
-  free(c->rr);
-  free(c->fetchq);
-  free(c->heap.v);
-  free(c);
-}
 
 static bool grow_rr(at_core *c, uint32_t stride) {
   uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * stride, sizeof *rr);
@@ -558,6 +525,95 @@ static bool grow_rr(at_core *c, uint32_t stride) {
   return true;
 }
 
+static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports ports, void **state,
+                               simtvp_diag *diag) {
+  *state = NULL;
+  at_core *c = calloc(1, sizeof *c);
+  if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  simtvp_status st = simt_base_init(&c->base, cfg, ports, &at_hooks, diag);
+  if (st != SIMTVP_OK) {
+    free(c);
+    return st;
+  }
+  c->next = AT_NEVER;
+  simt_base_register_ldst_stall(&c->base);
+  c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
+                                        "extra shared-memory cycles caused by bank conflicts");
+  st = simt_base_init_pipeline(&c->base, diag);
+  if (st == SIMTVP_OK) st = at_smem_init(c, diag);
+  if (st != SIMTVP_OK) {
+    at_destroy(c);
+    return st;
+  }
+  uint32_t P = c->base.n_parts;
+  c->banks_per_part = cfg->reg_banks / P ? cfg->reg_banks / P : 1;
+  c->reg_bank_stalls = simt_base_counter(&c->base, "gpu_reg_bank_conflict_stalls", "cycles",
+                                         "cycles register reads waited for a bank port");
+  for (int u = 0; u < SIMT_UNIT_MEM; u++) {
+    uint32_t lo[SIMT_MAX_SCHEDULERS], hi[SIMT_MAX_SCHEDULERS];
+    simt_base_share(cfg->n_units[u] ? cfg->n_units[u] : 1, P, lo, hi);
+    uint32_t n = hi[0] - lo[0];
+    c->n_unit[u] = n < 1 ? 1 : n > AT_MAX_ITEMS ? AT_MAX_ITEMS : n;
+  }
+  c->n_fetch = cfg->fetch_throughput < 1 ? 1u : cfg->fetch_throughput > AT_MAX_ITEMS ? AT_MAX_ITEMS
+                                                                                      : cfg->fetch_throughput;
+  c->warps = calloc(cfg->max_warps, sizeof *c->warps);
+  c->cta_units = calloc(cfg->max_ctas, sizeof *c->cta_units);
+  c->fetch_wait = calloc(cfg->max_warps, sizeof *c->fetch_wait);
+  bool ok = c->warps && c->cta_units && c->fetch_wait;
+  for (uint32_t s = 0; ok && s < cfg->n_schedulers; s++) {
+    c->sched[s].heap = calloc(cfg->max_warps, sizeof *c->sched[s].heap);
+    ok = c->sched[s].heap != NULL;
+  }
+  for (uint32_t part = 0; ok && part < P; part++)
+    for (int u = 0; ok && u < SIMT_UNIT_MEM; u++) {
+      c->unit_cal[part][u] = calloc(c->n_unit[u], sizeof(simtvp_cal));
+      ok = c->unit_cal[part][u] != NULL;
+    }
+  if (!ok) {
+    at_destroy(c);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
+  }
+  for (uint32_t i = 0; i < cfg->max_warps; i++) c->warps[i].heap_pos = AT_NONE;
+  st = simt_base_attach(&c->base, NULL, diag); /* the memory path is this variant's own */
+  if (st == SIMTVP_OK) st = at_mem_init(c, diag);
+  if (st != SIMTVP_OK) {
+    at_destroy(c);
+    return st;
+  }
+  *state = c;
+  return SIMTVP_OK;
+}
+
+static void at_destroy(void *state) {
+  at_core *c = state;
+  if (!c) return;
+  at_mem_free(c);
+  simt_base_destroy(&c->base);
+  at_smem_free(c);
+  for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) free(c->sched[s].heap);
+  free(c->warps);
+  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].pcs);
+  free(c->cta_units);
+  free(c->fetch_wait);
+  for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)
+    for (int u = 0; u < SIMT_UNIT_N; u++) free(c->unit_cal[part][u]);
+  free(c->rr);
+  free(c->finish.v);
+  free(c->wake.v);
+  free(c);
+}
+
+/* Everything before now is done; calls that hand the core something at now come after. */
+static void catch_up(at_core *c, uint64_t now) {
+  if (now > 0) run_until(c, now - 1);
+}
+
+static void end_call(at_core *c, uint64_t now) {
+  simt_base_flush_reports(&c->base, now);
+  c->next = compute_next(c);
+}
+
 static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint32_t id[3], uint64_t now,
                                    simtvp_diag *diag) {
   at_core *c = state;
@@ -565,13 +621,9 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
   uint32_t ci, nw, slots[SIMT_MAX_CTA_WARPS];
   simtvp_status st = simt_base_start_cta(&c->base, k, id, &ci, slots, &nw, diag);
   if (st != SIMTVP_OK) return st;
-  if (c->base.n_ctas == 1) { /* the core fills: cycles count from now */
+  if (c->base.n_ctas == 1) {
     c->busy_from = at_max(c->busy_from, now);
-    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) {
-      c->sched[s].acct_from = at_max(c->sched[s].acct_from, now);
-      c->sched[s].bucket = SIMT_B_IDLE;
-      c->sched[s].reason = SIMT_R_NO_WARP;
-    }
+    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = at_max(c->sched[s].from, now);
   }
   simt_cta *cta = &c->base.ctas[ci];
   for (uint32_t i = 0; i < nw; i++) {
@@ -581,89 +633,72 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     memset(w, 0, sizeof *w);
     w->rr = rr;
     memset(rr, 0, c->rr_stride * sizeof *rr);
+    w->heap_pos = AT_NONE;
     w->live = true;
     w->fw = func_cta_warp(cta->fc, i);
     w->prog = k->program;
-    w->unit_of = c->cta_units[ci].unit_of;
+    w->pcs = c->cta_units[ci].pcs;
     w->cta = ci;
     w->index = i;
     w->sched = slot % c->base.cfg.n_schedulers;
     w->part = c->base.cfg.sub_core ? w->sched : 0;
     w->age = c->next_age++;
-    w->unit = AT_NO_UNIT;
-    w->ib_time = AT_NEVER;
-    w->ready = AT_NEVER;
-    at_sched *s = &c->sched[w->sched];
-    w->pos = s->n;
-    w->sready = &s->ready[s->n];
-    w->sibt = &s->ibt[s->n];
-    s->warps[s->n] = slot;
-    s->ibt[s->n] = AT_NEVER - 1;
-    s->ready[s->n++] = AT_NEVER;
-    if (c->sched_next[w->sched] > now) c->sched_next[w->sched] = now; /* classify its cycles from now */
+    c->sched[w->sched].n_live++;
     c->n_live_warps++;
-    func_peek pk;
-    if (func_warp_peek(w->fw, &pk)) {
-      w->fetch_pc = w->pc = pk.pc;
-      cta->code_base = pk.fetch_addr - (uint64_t)pk.pc * FUNC_INSN_BYTES;
-    } else {
-      w->exited = true; /* nothing to run */
-      at_finish_push(c, slot, now);
-    }
     /* each running kernel's parameters get their own 64 KiB of the parameter window */
-    if (c->base.lif->set_param_base)
-      c->base.lif->set_param_base(c->base.ldst, slot, FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u);
-  }
-  for (uint32_t i = 0; i < nw; i++) {
-    at_warp *w = &c->warps[slots[i]];
-    if (w->exited) {
-      at_set_ready(c, w, AT_NEVER);
+    c->param_of[slot] = FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u;
+    func_peek pk;
+    if (!func_warp_peek(w->fw, &pk)) { /* nothing to run */
+      w->exited = true;
+      simt_heap_push(&c->finish, now, slot);
       continue;
     }
-    at_fetch_request(c, slots[i], now);
-    at_warp_refresh(c, slots[i]);
+    w->pc = pk.pc;
+    cta->code_base = pk.fetch_addr - (uint64_t)pk.pc * FUNC_INSN_BYTES;
   }
-  simt_base_flush_reports(&c->base, now);
-  c->next = compute_next(c);
+  /* the first fetches */
+  for (uint32_t i = 0; i < nw; i++) {
+    at_warp *w = &c->warps[slots[i]];
+    if (w->exited) continue;
+    uint64_t dec = fetch(c, slots[i], now);
+    if (dec == AT_NEVER) w->fetching = true;
+    else schedule(c, slots[i], dec, SIMT_R_IBUFFER);
+  }
+  end_call(c, now);
   return SIMTVP_OK;
 }
 
-static bool at_mem_reply(void *state, mem_req *reply, uint64_t now) {
+static bool at_mem_reply_op(void *state, mem_req *reply, uint64_t now) {
   at_core *c = state;
   catch_up(c, now);
-  bool taken = true;
-  if (reply->kind == MEM_ACC_INST_R) {
-    if (c->base.l1i && cache_fill(c->base.l1i, reply, now)) {
-      mem_req *r;
-      while ((r = cache_reply_pop(c->base.l1i, now))) fetch_returned(c, r, false, now);
-      c->l1i_next = cache_next_event(c->base.l1i);
-    } else {
-      fetch_returned(c, reply, true, now);
-    }
-  } else {
-    taken = c->base.lif->reply(c->base.ldst, reply, now);
-    if (taken) {
-      c->ldst_next = c->base.lif->next_event(c->base.ldst);
-      if (c->n_drain) recheck_drains(c, now);
-    }
-  }
-  simt_base_flush_reports(&c->base, now);
+  at_mem_reply(c, reply, now);
+  end_call(c, now);
+  return true;
+}
+
+/* A timed reply: its cycle is known, however far ahead; nothing waits for it to be due. */
+static bool at_mem_reply_at_op(void *state, mem_req *reply, uint64_t at) {
+  at_core *c = state;
+  at_mem_reply(c, reply, at);
   c->next = compute_next(c);
-  return taken;
+  return true;
 }
 
 static void at_advance(void *state, uint64_t now) {
   at_core *c = state;
   run_until(c, now);
-  simt_base_flush_reports(&c->base, now);
-  c->next = compute_next(c);
+  at_mem_send_due(c, now);
+  end_call(c, now);
 }
 
-static uint64_t at_next_event(const void *state) { return ((const at_core *)state)->next; }
+static uint64_t at_next_event(const void *state) {
+  const at_core *c = state;
+  return c->next == AT_NEVER ? AT_NEVER : at_max(c->next, c->base.done_until);
+}
 
 static bool at_idle(const void *state) {
   const at_core *c = state;
-  return !c->base.n_ctas && !c->memq_n && !c->fetchq_n && simt_base_memory_idle(&c->base);
+  return !c->base.n_ctas && at_mem_idle(c) && simt_base_memory_idle(&c->base);
 }
 
 static uint32_t at_resident(const void *state) { return ((const at_core *)state)->base.n_ctas; }
@@ -671,8 +706,7 @@ static uint32_t at_resident(const void *state) { return ((const at_core *)state)
 static uint32_t at_flush(void *state, uint64_t now) {
   at_core *c = state;
   catch_up(c, now);
-  uint32_t n = c->base.lif->flush_l1(c->base.ldst, now);
-  c->ldst_next = c->base.lif->next_event(c->base.ldst);
+  uint32_t n = at_mem_flush(c, now);
   c->next = compute_next(c);
   return n;
 }
@@ -681,13 +715,14 @@ static void at_dump(const void *state, void (*line)(void *ctx, const char *text)
   const at_core *c = state;
   char buf[512];
   snprintf(buf, sizeof buf,
-           "SIMT core %u (at) at cycle %" PRIu64 ": %u CTAs, %u warps; %u memory instructions waiting for the "
-           "LDST unit, %u fetches queued",
+           "SIMT core %u (at) at cycle %" PRIu64 ": %u CTAs, %u warps; %u memory instructions and %u fetches "
+           "wait for the memory system, %u requests wait for the port",
            c->base.cfg.sm, c->base.done_until ? c->base.done_until - 1 : 0, c->base.n_ctas, c->n_live_warps,
-           c->memq_n, c->fetchq_n);
+           at_mem_waiting(c),
+           c->live_fetches, c->n_out);
   simt_base_dump(&c->base, buf, line, ctx);
 }
 
-const simt_core_ops simt_at_ops = {"at",       at_create,     at_destroy, at_launch_cta, at_mem_reply,
+const simt_core_ops simt_at_ops = {"at",       at_create,     at_destroy, at_launch_cta, at_mem_reply_op,
                                    at_advance, at_next_event, at_idle,    at_resident,   at_flush,
-                                   at_dump};
+                                   at_dump,    at_mem_reply_at_op};

@@ -1,154 +1,185 @@
 /* simt_at_internal — state of the approximately-timed SIMT core (private to models/simt/at).
  *
- * The AT core computes *when* each warp instruction issues and completes from times, not from a
- * cycle-by-cycle pipeline (docs/simt-at.md): per warp the cycle its I-buffer head is decoded and
- * its next instruction's scoreboard clears, per register the cycle its pending write lands, per
- * pipeline resource (ID_OC slot, collector unit, register bank, OC_EX slot, execution unit) the
- * cycle it is next free, per scheduler the next cycle it may issue. Only cycles in which
- * something is due are visited. Memory instructions go through the LDST unit (simt_ldst_iface),
- * so the memory system sees the same requests as behind the CA core. */
+ * The AT core (docs/simt-at.md) advances warps by intervals: a warp issues instruction after
+ * instruction — each at the first cycle its registers are ready, its scheduler has an issue slot
+ * and its unit takes it — until it runs past a window of cycles ahead of the core's time, waits
+ * for a result not timed yet, or reaches a barrier, fence or exit; then the next warp does the
+ * same. Resources keep the cycles they are booked for (models/common/simtvp_cal.h), so warps handled later fill
+ * the cycles earlier ones left free. An issued instruction's completion is computed at once — an
+ * ALU result from the latency tables, a memory access from the shared-memory banks, the L1 caches
+ * (models/cache in timed use) and, through timed transport, the memory system behind the core.
+ * Nothing is stepped cycle by cycle and no instruction is a separate event. */
 #ifndef SIMTVP_SIMT_AT_INTERNAL_H
 #define SIMTVP_SIMT_AT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ldst_coalesce.h"
+#include "simtvp_cal.h"
 #include "simt_core_base.h"
 
 #define AT_NONE SIMT_NONE
 #define AT_NEVER SIMT_NEVER
 #define AT_NO_UNIT 0xffu
 #define AT_UNIT_UNKNOWN 0xfeu
-#define AT_MAX_ITEMS 8u /* resources of one kind a sub-core may use (more change nothing here) */
+#define AT_MAX_ITEMS 8u        /* units of one kind a sub-core uses (more change nothing here) */
 #define AT_SMEM_MAX_WORDS 256u /* bank words one shared-memory phase may touch */
+/* Cycles from issue to the execution unit: operand collector, register read, OC_EX (the CA
+ * core's stages, docs/simt.md §3), so a dependent chain costs latency + 4 per instruction. */
+#define AT_ISSUE_TO_UNIT 4u
+/* How far (cycles) a warp may run ahead of the time the core is advanced to. */
+#define AT_WINDOW 64u
+
+/* What the core knows of an instruction (per pc, learnt the first time a warp reaches it). */
+enum {
+  AT_PLAIN = 1u,   /* register-only work: executed without a step record */
+  AT_KNOWN = 2u,   /* the entry is filled */
+};
+
+typedef struct at_pc {
+  uint8_t unit;      /* pipeline (SIMT_UNIT_MEM for memory, AT_NO_UNIT for barriers/fences) */
+  uint8_t flags;     /* AT_PLAIN, AT_KNOWN */
+  uint8_t bank_extra;/* cycles its own register reads lose to bank conflicts */
+  uint8_t to_unit;   /* issue to unit: AT_ISSUE_TO_UNIT, one less without register reads */
+} at_pc;
 
 typedef struct at_warp {
-  /* what deciding the next issue reads (one cache line) */
-  bool live;          /* holds a warp of a resident CTA until the warp is finished */
-  bool exited;        /* issues nothing more (every thread exited, or its CTA is aborting) */
-  uint8_t wait;       /* simt_wait */
-  uint8_t unit;       /* pipeline of the next instruction (simt_unit), AT_NO_UNIT: none */
-  uint8_t ib_n;       /* instructions in the I-buffer (from ib_time on) */
+  bool live;          /* holds a warp of a resident CTA until it is finished */
+  bool exited;        /* issues nothing more */
+  uint8_t wait;       /* simt_wait: barrier or fence */
+  bool blocked;       /* its next instruction needs a result whose time is not known yet */
+  bool fetching;      /* its next instruction waits for an L1I fill not timed yet */
+  uint8_t why;        /* simt_reason that decided `next` (statistics of the cycles it waits) */
   uint32_t pc;        /* next instruction */
-  uint32_t ib_pc;     /* pc of the I-buffer head */
-  const simt_program *prog;
-  uint8_t *unit_of;   /* its CTA's pipeline per pc (AT_UNIT_UNKNOWN until first needed) */
-  uint64_t *rr;       /* per register id: cycle its pending write lands (AT_NEVER: memory) */
-  uint64_t ib_time;   /* cycle from which the I-buffer head may issue; AT_NEVER while fetching */
-  uint64_t next_issue; /* cycle after its last issue */
-  uint64_t *sready, *sibt; /* its entries of its scheduler's ready[] and ibt[] */
-  uint64_t sb_time;   /* cycle the next instruction's registers are free (scoreboard) */
-  uint64_t ready;     /* max(ib_time, sb_time, one issue per cycle); AT_NEVER when waiting */
-  /* the rest */
-  bool imiss;         /* its fetch waits for an L1I fill */
-  bool fill_ready;    /* a fetch came back around a disabled L1I: the next fetch is served */
-  bool fetch_queued;  /* a fetch that needs an L1I access waits in the fetch queue */
-  bool draining;      /* counted in n_drain: waits for its memory work (exited, or at a fence) */
-  uint32_t fetch_pc;  /* next pc to fetch when the I-buffer is empty */
   uint32_t cta, index, sched, part;
-  uint32_t pos;       /* index in its scheduler's warps[] / ready[] */
   uint32_t bar_id, bar_pc;
-  uint32_t inflight_mem; /* memory instructions issued and not yet completed by the LDST unit */
-  uint64_t last_wb;   /* latest writeback of its ALU instructions */
-  uint64_t mem_done;  /* latest completion of its shared-memory accesses (timed at once) */
-  uint64_t line;      /* L1I line of its last fetch that accessed the cache, + 1 (0: none) */
-  uint64_t age;       /* launch order: GTO / oldest */
+  uint32_t heap_pos;  /* in its scheduler's heap, AT_NONE when not */
+  uint8_t ib_n;       /* instructions left in its I-buffer (a fetch brings two) */
+  uint32_t deferred;  /* memory instructions whose completion is not known yet */
+  uint64_t next;      /* earliest cycle its next instruction may issue (I-buffer, barrier…) */
+  uint64_t last_done; /* latest known completion of its instructions (fences, exit) */
+  uint64_t line;      /* L1I line of its last fetch that looked up the cache, + 1 (0: none) */
+  uint64_t age;       /* launch order: the oldest ready warp issues first */
+  uint64_t *rr;       /* per register id: cycle its value is ready (AT_NEVER: not known yet) */
+  const simt_program *prog;
+  at_pc *pcs;         /* its CTA slot's per-pc facts */
   func_warp *fw;
 } at_warp;
 
-/* Per CTA slot: the pipeline of each instruction of its module, learnt from func_warp_peek. */
 typedef struct at_cta_units {
-  uint8_t *unit_of;
+  at_pc *pcs;
   uint32_t cap;
 } at_cta_units;
 
 typedef struct at_sched {
-  uint32_t *warps;    /* its live warp slots, oldest first */
-  uint64_t *ready;    /* their ready times (at_warp.ready), for a compact scan */
-  uint64_t *ibt;      /* their I-buffer times: AT_NEVER waiting or exited, AT_NEVER - 1 fetching */
+  uint32_t *heap;     /* warp slots, earliest `next` first (then oldest) */
   uint32_t n;
-  uint32_t greedy;    /* last warp issued (GTO), AT_NONE */
-  uint32_t rr;        /* LRR: position after the last issuer */
-  uint64_t acct_from; /* first cycle not yet classified (W0_* counters) */
-  uint8_t bucket, reason; /* classification of the cycles since acct_from */
+  uint32_t n_live;    /* live warps of the scheduler */
+  simtvp_cal issue;       /* its issue slots: one instruction per cycle */
+  uint64_t from;      /* first cycle of the resident period whose stalls are not counted yet */
+  uint64_t issued;    /* instructions issued since `from` */
+  uint64_t gap[SIMT_R_N]; /* cycles its warps waited since `from`, by reason (scaled when counted) */
 } at_sched;
 
-/* n interchangeable resources and the share [lo[p], hi[p]) of each sub-core p; free[i] is the
- * cycle resource i is next free. */
-typedef struct at_res {
-  uint32_t n;
-  uint32_t lo[SIMT_MAX_SCHEDULERS], hi[SIMT_MAX_SCHEDULERS];
-  uint64_t *free;
-} at_res;
-
-/* A memory instruction from issue until the LDST unit completes it (its tag). */
+/* A memory instruction whose completion waits for the memory system (deferred pieces). */
 typedef struct at_mop {
-  uint64_t ready;     /* cycle it may enter the LDST unit (after the operand collector) */
   uint32_t warp;
-  uint32_t part;
-  const uint32_t *dst;
+  uint32_t pieces;    /* requests still to come back */
+  uint64_t done;      /* latest completion known so far */
+  const uint32_t *dst; /* its destination registers (simt_program.regs) */
   uint8_t n_dst;
-  uint32_t prev, next; /* memory queue, or free list (next) */
+  uint32_t next;      /* free list */
 } at_mop;
 
+/* A memory instruction waiting for one fetch (several fetches may each have one for it). */
+typedef struct at_waiter {
+  uint32_t mop;
+  uint32_t next;
+} at_waiter;
+
+/* An L1 fetch (or a request around the L1) on its way through an event-driven memory system. */
 typedef struct at_fetch {
-  uint64_t at;        /* fetch cycle */
-  uint32_t slot;
-  uint8_t decode;     /* cycles from the fetch to the first issue */
+  bool live;
+  uint8_t cache;      /* AT_L1D / AT_L1C / AT_L1T / AT_L1I / AT_BYPASS */
+  uint8_t chunks;     /* sectors fetched (cache fetches) */
+  uint64_t line;
+  uint32_t waiters;   /* memory instructions waiting (chain of at_waiter), AT_NONE */
+  uint32_t warps;     /* L1I: warps waiting (chain through at_core.fetch_wait), AT_NONE */
+  uint32_t next_free;
 } at_fetch;
 
+enum { AT_L1D = 0, AT_L1C, AT_L1T, AT_L1I, AT_BYPASS, AT_N_PATHS };
+
+/* A request for an event-driven memory system, waiting for its cycle at the port. */
+typedef struct at_out {
+  uint64_t at;
+  mem_req *req;
+} at_out;
+
 typedef struct at_core {
-  simt_core_base base; /* configuration, ports, L1I, LDST unit, CTAs, shared statistics */
+  simt_core_base base; /* configuration, ports, L1I, CTAs, shared statistics */
 
-  /* time (base.done_until: every cycle before it is processed) */
   uint64_t next;       /* cached next_event */
-  uint64_t ldst_next;  /* the LDST unit's next_event */
-  uint64_t l1i_next;   /* the L1I's next_event */
-  bool l1i_missq;      /* the L1I's miss queue may hold requests to send */
+  uint64_t busy_from;  /* first cycle of the current resident period not yet counted */
 
-  /* configuration derived at create */
-  uint32_t banks_per_part, mem_slots;
-
-  /* warps, CTAs, schedulers */
+  /* warps and schedulers */
   at_warp *warps;
   uint32_t n_live_warps;
-  at_cta_units *cta_units; /* per CTA slot */
+  at_cta_units *cta_units;
   at_sched sched[SIMT_MAX_SCHEDULERS];
-  uint64_t sched_next[SIMT_MAX_SCHEDULERS]; /* next cycle a scheduler may issue (early, never late) */
-  uint32_t *order;     /* a scheduler's candidates in priority order (max_warps entries) */
   uint64_t next_age;
-  uint32_t n_drain;
-  uint64_t *drain_mask; /* bit per warp slot: draining */
-  bool any_check_bars;
-  uint64_t *rr;        /* per warp rr_stride register ready times */
+  uint64_t *rr;
   uint32_t rr_stride;
+  /* the fetch port: -gpgpu_inst_fetch_throughput fetches per cycle (a calendar per fetch) */
+  simtvp_cal fetch_cal[AT_MAX_ITEMS];
+  uint32_t n_fetch;
+  simt_heap finish;    /* (cycle, warp slot): exited warps whose last result lands then */
+  simt_heap wake;      /* (cycle, warp slot): warps released from a barrier or fence at that cycle */
+  uint32_t *fetch_wait; /* per warp slot: next warp waiting for the same L1I fetch */
 
-  /* fetch: one fetch buffer, fetch_throughput fetches per cycle */
-  uint64_t fetch_cycle;
-  uint32_t fetch_used;
-  at_fetch *fetchq;
-  uint32_t fetchq_head, fetchq_n, fetchq_cap;
+  /* register file: an instruction's reads lose a cycle per read beyond a bank's ports
+   * (-gpgpu_reg_file_port_throughput); reads of different instructions are not arbitrated */
+  uint32_t banks_per_part;
+  uint64_t *reg_bank_stalls; /* gpu_reg_bank_conflict_stalls (an estimate) */
+  /* execution units: per sub-core, pipeline and unit, the cycles its input is busy */
+  simtvp_cal *unit_cal[SIMT_MAX_SCHEDULERS][SIMT_UNIT_N];
+  uint32_t n_unit[SIMT_UNIT_N]; /* units per sub-core (≥ 1) */
 
-  /* pipeline resources by time */
-  at_res idoc[SIMT_UNIT_N], ocex[SIMT_UNIT_N], units[SIMT_UNIT_N], cus[SIMT_OC_N];
-  uint64_t *bank_cycle; /* per register bank: the cycle of its next free read port ... */
-  uint32_t *bank_used;  /* ... and how many of that cycle's ports are taken */
-  uint32_t n_banks;
+  /* the memory stage: -gpgpu_mem_unit_ports dispatch slots, each holding an instruction until its
+   * shared phases are through and its accesses accepted: one per L1D bank, one by the L1C, one by
+   * the L1T and one around the L1D per cycle (the CA LDST unit's rule, docs/simt-ldst.md) */
+  simtvp_cal slot_cal[AT_MAX_ITEMS];
+  uint32_t n_slots;
+  simtvp_cal *bank_cal;    /* per L1D bank */
+  uint32_t n_banks, bank_bits, bank_interleave, bank_hash;
+  simtvp_cal port_cal[AT_N_PATHS]; /* L1C, L1T and around the L1D (AT_L1D: unused) */
+  /* each L1's data port (hits, written data) and fill port: bytes per cycle, busy cycles */
+  uint32_t port_bytes[AT_N_PATHS];
+  simtvp_cal data_cal[AT_N_PATHS], fill_cal[AT_N_PATHS];
+  simtvp_cal resp_cal;     /* the response buffer hands the unit one reply per cycle */
+  simtvp_cal miss_cal[AT_N_PATHS]; /* each L1's miss queue sends one request per cycle */
+  simtvp_cal smem_cal;     /* the shared-memory pipeline */
+  cache *l1d, *l1c, *l1t;
+  uint32_t l1d_latency, l1c_latency, l1t_latency;
+  uint32_t l1d_block, l1c_block, l1t_block; /* coalescing block: the line, at most 128 bytes */
+  void *acc_stats;     /* the request counters (simt_at_mem.c) */
+  uint64_t *param_of;  /* per warp slot: where its kernel parameters are cached (L1C) */
+  ldst_range *ranges;  /* scratch: LDST_MAX_RANGES */
+  ldst_access *acc;    /* scratch: LDST_MAX_ACCESSES */
+  bool timed_memory;   /* the port times requests (known after the first send) */
+  bool timed_known;
 
-  /* memory instructions */
+  /* memory instructions and fetches waiting for an event-driven memory system */
   at_mop *mops;
-  func_step *steps;    /* one per mop: the executed step until the LDST unit takes it */
-  uint32_t n_mops_cap, mop_free;
-  uint32_t memq_head, memq_tail, memq_n;
-  uint32_t memq_part[SIMT_MAX_SCHEDULERS];
-  uint64_t memq_retry; /* the LDST refused: next try */
-  uint64_t smem_free;  /* first cycle the shared-memory pipeline is free */
-  uint64_t smem_slot[AT_MAX_ITEMS]; /* LDST dispatch slots held by shared accesses: until then */
-  uint32_t n_smem_slots; /* -gpgpu_mem_unit_ports */
-  func_step scratch_step;
-
-  /* warps to finish (exited, written back at the entry's cycle) */
-  simt_heap heap;
+  uint32_t n_mops, mop_free;
+  at_waiter *waiters;
+  uint32_t n_waiters, waiter_free;
+  at_fetch *fetches;
+  uint32_t n_fetches, fetch_free, live_fetches;
+  at_out *out;         /* requests waiting for their cycle at the port (min-heap on at) */
+  uint32_t n_out, out_cap;
+  uint64_t out_retry;  /* the port refused: next try */
 
   /* shared-memory geometry (simt_at_smem.c) */
   uint32_t smem_banks, smem_bank_bytes, smem_parts, smem_shift, smem_bank_mask;
@@ -156,46 +187,41 @@ typedef struct at_core {
   uint32_t *smem_epoch_of;
   uint16_t *smem_head, *smem_count;
   uint64_t *smem_conflicts; /* gpgpu_n_shmem_bkconflict */
-
-  /* statistics (the shared ones are base's) */
-  uint64_t busy_from;      /* first cycle of the current resident period not yet counted */
 } at_core;
-
-/* simt_at_issue.c: schedulers, issue, the pipeline by times */
-simtvp_status at_pipe_init(at_core *c, simtvp_diag *diag);
-void at_pipe_free(at_core *c);
-void at_sched_cycle(at_core *c, uint32_t si, uint64_t t);
-/* Recomputes the warp's next instruction, pipeline and ready time. */
-void at_warp_refresh(at_core *c, uint32_t slot);
-/* The warp may issue earlier than its scheduler thinks (not before floor). */
-void at_wake(at_core *c, uint32_t slot, uint64_t floor);
-/* Classifies the scheduler's cycles [acct_from, t) as its current bucket. */
-void at_sched_account(at_core *c, at_sched *s, uint64_t t);
-uint32_t at_mop_alloc(at_core *c);
-void at_mop_release(at_core *c, uint32_t id);
-
-/* simt_at_smem.c: shared-memory accesses */
-simtvp_status at_smem_init(at_core *c, simtvp_diag *diag);
-void at_smem_free(at_core *c);
-bool at_smem_only(const func_step *st);
-/* Cycles the access holds the shared-memory pipeline; *conflicts: of which bank conflicts. */
-uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts);
-
-/* simt_at.c: hooks the issue stage calls */
-void at_fetch_request(at_core *c, uint32_t slot, uint64_t t);
-void at_warp_progress(at_core *c, uint32_t slot, uint64_t now);
-void at_finish_push(at_core *c, uint32_t slot, uint64_t at);
-void at_set_drain(at_core *c, at_warp *w, bool on);
 
 static inline uint64_t at_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t at_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static inline void at_set_ready(at_core *c, at_warp *w, uint64_t t) {
-  (void)c;
-  w->ready = t;
-  if (!w->live) return;
-  *w->sready = t;
-  *w->sibt = w->exited || w->wait ? AT_NEVER : w->ib_n && w->ib_time != AT_NEVER ? w->ib_time : AT_NEVER - 1;
-}
-static inline const simt_program *at_prog(const at_core *c, const at_warp *w) { (void)c; return w->prog; }
+
+/* simt_at_smem.c */
+simtvp_status at_smem_init(at_core *c, simtvp_diag *diag);
+void at_smem_free(at_core *c);
+bool at_smem_only(const func_step *st);
+uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts);
+
+/* simt_at_mem.c: the memory stage */
+simtvp_status at_mem_init(at_core *c, simtvp_diag *diag);
+void at_mem_free(at_core *c);
+/* The memory instruction `st` of warp slot `slot`, ready for the stage at t: its completion cycle (the ready
+ * time of its destinations; AT_NEVER when a piece waits for an event-driven memory system — the
+ * warp's registers are released by at_mem_reply then). */
+uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t);
+/* A reply from an event-driven memory system (or a timed reply now due). */
+void at_mem_reply(at_core *c, mem_req *r, uint64_t now);
+/* Requests waiting for their cycle go out (event-driven memory system). */
+void at_mem_send_due(at_core *c, uint64_t now);
+uint64_t at_mem_next(const at_core *c);
+bool at_mem_idle(const at_core *c);
+/* Memory instructions waiting for the memory system (dumps). */
+uint32_t at_mem_waiting(const at_core *c);
+/* The L1I for the warp's fetch at pc from cycle t: the cycle its instruction is decoded, or
+ * AT_NEVER when the fetch waits for an event-driven memory system (the warp is then woken). */
+uint64_t at_mem_fetch(at_core *c, uint32_t slot, uint64_t t);
+uint32_t at_mem_flush(at_core *c, uint64_t now);
+
+/* simt_at.c: what the memory stage calls back */
+/* Memory instruction m (of warp m->warp), whose completion was not known, completes at `at`. */
+void at_result_known(at_core *c, const at_mop *m, uint64_t at);
+/* The warp's L1I fetch came back at `at`. */
+void at_fetch_known(at_core *c, uint32_t slot, uint64_t at);
 
 #endif /* SIMTVP_SIMT_AT_INTERNAL_H */

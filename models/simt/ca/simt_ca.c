@@ -1004,4 +1004,4 @@ static void ca_dump(const void *state, void (*line)(void *ctx, const char *text)
 
 const simt_core_ops simt_ca_ops = {"ca",       ca_create,     ca_destroy, ca_launch_cta, ca_mem_reply,
                                    ca_advance, ca_next_event, ca_idle,    ca_resident,   ca_flush,
-                                   ca_dump};
+                                   ca_dump,    NULL};

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "cache.h"
-#include "ldst_internal.h"
+#include "ldst_coalesce.h"
 
 /* owner_tag of the unit's own requests: acknowledgements of writes name the warp (the instruction
  * may be gone); data replies name the in-flight record. */
@@ -406,20 +406,7 @@ simt_ldst *simt_ldst_create(const simt_ldst_config *config, simt_ldst_ports port
     return NULL;
   }
   /* pre-grow an owned pool to what the dispatch slots can have out at once */
-  if (u->own_pool) {
-    mem_req *chain = NULL;
-    for (uint32_t i = 0; i < u->n_slots * LDST_MAX_ACCESSES; i++) {
-      mem_req *r = mem_req_alloc(u->pool);
-      if (!r) break;
-      r->next = chain;
-      chain = r;
-    }
-    while (chain) {
-      mem_req *n = chain->next;
-      mem_req_free(chain);
-      chain = n;
-    }
-  }
+  if (u->own_pool) mem_req_pool_reserve(u->pool, (size_t)u->n_slots * LDST_MAX_ACCESSES);
   return u;
 }
 

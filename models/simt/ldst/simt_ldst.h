@@ -69,7 +69,6 @@ typedef struct simt_ldst_config {
   uint64_t local_base;         /* device address of this core's local-memory region */
   stats *stats;                /* may be NULL */
   mem_req_pool *pool;          /* requests the unit creates; NULL = the unit owns a pool */
-  /* added after the first version (zero keeps the earlier behaviour) */
   uint32_t l1c_latency;        /* L1C hit latency, core cycles (0: in the cycle of the access) */
   uint32_t l1t_latency;        /* L1T hit latency, core cycles (0: in the cycle of the access) */
 } simt_ldst_config;

@@ -3,11 +3,11 @@
  * (GPGPU-Sim 3.x manual §3.2 "Simulation control" options), and the GPU occupancy statistic
  * (gpu_occupancy: resident warps over warp slots, in core cycles while a core holds a CTA).
  *
- * Plain C, no SystemC: the timing SIMT side (simt_timing.cc) tells it when kernels begin and end
- * and when CTAs start and finish, calls gpu_simctl_check after every cluster tick and at the
- * cycle gpu_simctl_next_check names, and performs the stop the check asks for (it drops the
- * resident CTAs and reports them to the dispatcher with the stop's status). Everything is counted
- * on events: nothing runs per idle cycle.
+ * The timing SIMT side's model core (gpu_simt_timing.c) tells it when kernels begin and end and
+ * when CTAs start and finish, calls gpu_simctl_check after every cluster tick and at the cycle
+ * gpu_simctl_next_check names, and performs the stop the check asks for (it drops the resident
+ * CTAs and reports them to the dispatcher with the stop's status). Everything is counted on
+ * events: nothing runs per idle cycle.
  *
  * Meanings (all totals over the run, as GPGPU-Sim's gpu_tot_* checks):
  *   max_cycle  core cycles during which at least one kernel runs (gpu_tot_sim_cycle);

@@ -1,9 +1,10 @@
-/* ldst_internal — what the load/store unit's source files share: the pure helpers of
- * ldst_coalesce.c (shared-memory bank conflicts, the local-memory layout, the two coalescing rules)
- * and the record of one memory request the unit has still to make. Private to models/simt/ldst
- * and its tests. */
-#ifndef SIMTVP_LDST_INTERNAL_H
-#define SIMTVP_LDST_INTERNAL_H
+/* ldst_coalesce — the memory-access rules both timing SIMT cores use: the pure helpers of
+ * ldst_coalesce.c (shared-memory bank conflicts, the local-memory layout, the two coalescing
+ * rules) and the record of one memory request they produce. The CA core's LDST unit
+ * (simt_ldst.c) and the AT core's memory path (models/simt/at) share them, so both cores send the
+ * same requests for the same instruction. */
+#ifndef SIMTVP_LDST_COALESCE_H
+#define SIMTVP_LDST_COALESCE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -109,4 +110,4 @@ bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_l
 }
 #endif
 
-#endif /* SIMTVP_LDST_INTERNAL_H */
+#endif /* SIMTVP_LDST_COALESCE_H */

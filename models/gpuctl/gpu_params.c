@@ -1,17 +1,12 @@
 /* gpu_params — gpu_config -> the GPU top module's parameters (see gpu_params.h). */
 #include "gpu_params.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "cache.h"
 #include "devmem.h"
-
-static simtvp_status bad(const char *option, simtvp_diag *diag, const char *what) {
-  simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "%s: %s", option, what);
-  simtvp_diag_at_option(diag, option);
-  return SIMTVP_ERR_CONFIG;
-}
 
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
@@ -80,18 +75,17 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
                       cfg->dram.bus_width * 8u;
   c->mem_bus_width_bits = bus_bits > UINT32_MAX ? UINT32_MAX : (uint32_t)bus_bits;
   if (!(d->core_mhz >= 0.001) || d->core_mhz > 4e6)
-    return bad("-gpgpu_clock_domains", diag, "the core clock must be between 1 kHz and 4 THz");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_clock_domains", "the core clock must be between 1 kHz and 4 THz");
   c->core_clock_khz = (uint32_t)llround(d->core_mhz * 1000.0);
   c->mem_clock_khz = (uint32_t)llround(d->dram_mhz * 1000.0);
   if (cfg->host.device_memory_mb == 0 || cfg->host.device_memory_mb > (1ull << 30))
-    return bad("-device_memory_mb", diag, "device memory must be between 1 MiB and 1 PiB");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_mb", "device memory must be between 1 MiB and 1 PiB");
   c->devmem_bytes = cfg->host.device_memory_mb << 20;
   c->devmem_base = cfg->host.device_memory_base;
-  if (c->devmem_base % (64u << 10) || c->devmem_base < (1ull << 32) ||
-      c->devmem_base > FUNC_WINDOW_LO || FUNC_WINDOW_LO - c->devmem_base < c->devmem_bytes + (2ull << 30))
-    return bad("-device_memory_base", diag,
-               "must be 64 KiB aligned, at least 4 GiB, and leave the device memory (and the device heap "
-               "above it) below the generic-address windows at 0x7ff000000000");
+  if (c->devmem_base % (64u << 10) || c->devmem_base < (1ull << 32) || c->devmem_base >= FUNC_WINDOW_LO)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_base",
+                                    "must be 64 KiB aligned, at least 4 GiB and below the generic-address "
+                                    "windows at 0x%llx", (unsigned long long)FUNC_WINDOW_LO);
   c->max_concurrent_kernels =
       cfg->sim.max_concurrent_kernel > 0 ? (uint32_t)cfg->sim.max_concurrent_kernel : 1;
   if (gpu_caps_check(c, diag) != SIMTVP_OK) return diag ? diag->status : SIMTVP_ERR_CONFIG;
@@ -101,9 +95,9 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->ctl.clock_khz = c->core_clock_khz;
   const gpu_host_config *h = &cfg->host;
   if (!(h->bus_bandwidth_gbs > 0.0))
-    return bad("-host_bus_bandwidth_gbs", diag, "the bus bandwidth must be positive");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-host_bus_bandwidth_gbs", "the bus bandwidth must be positive");
   if (!(h->sysmem_latency_ns >= 0.0))
-    return bad("-host_sysmem_latency_ns", diag, "the latency must not be negative");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-host_sysmem_latency_ns", "the latency must not be negative");
   /* A firmware DMA access (ring fetch, parameters, semaphore) and a copy engine's start-up both
    * pay the DMA latency to system memory. */
   p->ctl.cp.dma_cycles = ns_to_cycles(h->sysmem_latency_ns, p->ctl.clock_khz);
@@ -130,9 +124,9 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
    * and -gpgpu_TB_launch_latency; checked whatever the side, so a bad file fails either way. The
    * functional side runs kernels in zero GPU time and gets none (docs/platform.md). */
   if (cfg->sim.kernel_launch_latency < 0)
-    return bad("-gpgpu_kernel_launch_latency", diag, "the latency must not be negative");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_kernel_launch_latency", "the latency must not be negative");
   if (cfg->sim.cta_launch_latency < 0)
-    return bad("-gpgpu_TB_launch_latency", diag, "the latency must not be negative");
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_TB_launch_latency", "the latency must not be negative");
   if (strcmp(p->simt_model, "func") != 0) {
     p->ctl.kernel_launch_cycles = (uint32_t)cfg->sim.kernel_launch_latency;
     p->ctl.cta_launch_cycles = (uint32_t)cfg->sim.cta_launch_latency;
@@ -152,6 +146,12 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->heap_bytes = cfg->sim.heap_size_limit > 0 ? (uint64_t)cfg->sim.heap_size_limit : 0;
   p->heap_base = c->devmem_base + c->devmem_bytes + (64u << 10);
   p->heap_base = (p->heap_base + DEVMEM_PAGE_MASK) & ~DEVMEM_PAGE_MASK;
+  if (c->devmem_bytes > FUNC_WINDOW_LO - c->devmem_base || p->heap_base + p->heap_bytes > FUNC_WINDOW_LO)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_mb",
+                                    "device memory (%" PRIu64 " MiB from -device_memory_base 0x%" PRIx64
+                                    ") and the device heap above it must end below the generic-address "
+                                    "windows at 0x%llx", cfg->host.device_memory_mb, c->devmem_base,
+                                    (unsigned long long)FUNC_WINDOW_LO);
   p->func.heap_base = p->heap_bytes ? p->heap_base : 0;
   p->func.heap_bytes = p->heap_bytes;
   return SIMTVP_OK;

@@ -1,0 +1,722 @@
+/* simt_at_mem — the memory stage of the approximately-timed SIMT core (docs/simt-at.md §3): the
+ * path of a memory instruction from the moment it enters the stage to the cycle its data is
+ * there, computed at once.
+ *
+ * The accesses are the CA core's: the lanes are split by space and coalesced with the same rules
+ * (models/simt/ldst/ldst_coalesce.h: sector rule or compute capability 1.3, the local-memory
+ * interleaving), so both cores send the same requests for the same instruction. Then, with the
+ * instruction entering the stage at m:
+ *   shared   the bank-conflict cycles (simt_at_smem.c) on the shared-memory pipeline; a load's
+ *            data -gpgpu_smem_latency cycles after its last phase; the stage is held meanwhile;
+ *   others   one access per cycle through the L1 port from m + 1 (access i at a_i); each access
+ *            looks up its cache (L1D, L1C for const and param, L1T; models/cache in timed use):
+ *              hit                 data at a_i + L1 latency;
+ *              on its way          at the fill (or the fill's time once it is known);
+ *              miss                a request leaves for the memory system at a_i + 1; its reply
+ *                                  fills the line at its arrival R + 1 and the data is there then;
+ *            accesses around the L1 (no L1D, -gpgpu_gmem_skip_L1D, .cg/.cv, atomics) and writes
+ *            the L1 forwards go to the memory system the same way; a store is complete when its
+ *            acknowledgement is back (fences and exit wait for it).
+ * The memory system behind the core is reached through the core's ports: with timed transport
+ * (an approximately-timed interconnect) a request's reply cycle is known at once; otherwise — or
+ * when the memory system keeps a request (an L2 miss waits for the DRAM) — the request is
+ * recorded (at_fetch) with the instructions waiting for it, and its reply completes them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_at_internal.h"
+
+/* ---- records ------------------------------------------------------------------------------- */
+
+static bool grow(void **v, uint32_t *cap, size_t item) {
+  uint32_t n = *cap ? *cap * 2 : 64;
+  void *p = realloc(*v, (size_t)n * item);
+  if (!p) return false;
+  *v = p;
+  *cap = n;
+  return true;
+}
+
+static uint32_t mop_new(at_core *c, uint32_t warp, const func_step *st, uint64_t done) {
+  if (c->mop_free == AT_NONE) {
+    uint32_t old = c->n_mops;
+    if (!grow((void **)&c->mops, &c->n_mops, sizeof *c->mops)) return AT_NONE;
+    for (uint32_t i = old; i < c->n_mops; i++) c->mops[i].next = i + 1 < c->n_mops ? i + 1 : AT_NONE;
+    c->mop_free = old;
+  }
+  uint32_t id = c->mop_free;
+  at_mop *m = &c->mops[id];
+  c->mop_free = m->next;
+  const at_warp *w = &c->warps[warp];
+  const simt_insn_info *info = &w->prog->info[st->pc];
+  m->warp = warp;
+  m->pieces = 0;
+  m->done = done;
+  m->dst = w->prog->regs + info->regs + info->n_src;
+  m->n_dst = info->n_dst;
+  m->next = AT_NONE;
+  return id;
+}
+
+static void mop_release(at_core *c, uint32_t id) {
+  c->mops[id].next = c->mop_free;
+  c->mop_free = id;
+}
+
+static uint32_t fetch_new(at_core *c, uint8_t cache, uint64_t line, uint8_t chunks) {
+  if (c->fetch_free == AT_NONE) {
+    uint32_t old = c->n_fetches;
+    if (!grow((void **)&c->fetches, &c->n_fetches, sizeof *c->fetches)) return AT_NONE;
+    for (uint32_t i = old; i < c->n_fetches; i++) {
+      c->fetches[i].live = false;
+      c->fetches[i].next_free = i + 1 < c->n_fetches ? i + 1 : AT_NONE;
+    }
+    c->fetch_free = old;
+  }
+  uint32_t id = c->fetch_free;
+  at_fetch *f = &c->fetches[id];
+  c->fetch_free = f->next_free;
+  f->live = true;
+  f->cache = cache;
+  f->line = line;
+  f->chunks = chunks;
+  f->waiters = f->warps = AT_NONE;
+  c->live_fetches++;
+  return id;
+}
+
+static void fetch_release(at_core *c, uint32_t id) {
+  at_fetch *f = &c->fetches[id];
+  f->live = false;
+  f->next_free = c->fetch_free;
+  c->fetch_free = id;
+  c->live_fetches--;
+}
+
+/* The live fetch of `cache` for `line` covering one of `chunks`, AT_NONE when none. */
+static uint32_t fetch_find(const at_core *c, uint8_t cache, uint64_t line, uint8_t chunks) {
+  for (uint32_t i = 0; i < c->n_fetches; i++) {
+    const at_fetch *f = &c->fetches[i];
+    if (f->live && f->cache == cache && f->line == line && (f->chunks & chunks)) return i;
+  }
+  return AT_NONE;
+}
+
+static void fetch_wait(at_core *c, uint32_t fetch, uint32_t mop) {
+  if (c->waiter_free == AT_NONE) {
+    uint32_t old = c->n_waiters;
+    if (!grow((void **)&c->waiters, &c->n_waiters, sizeof *c->waiters)) return;
+    for (uint32_t i = old; i < c->n_waiters; i++) c->waiters[i].next = i + 1 < c->n_waiters ? i + 1 : AT_NONE;
+    c->waiter_free = old;
+  }
+  uint32_t id = c->waiter_free;
+  c->waiter_free = c->waiters[id].next;
+  c->waiters[id].mop = mop;
+  c->waiters[id].next = c->fetches[fetch].waiters;
+  c->fetches[fetch].waiters = id;
+  c->mops[mop].pieces++;
+}
+
+/* ---- the port ------------------------------------------------------------------------------ */
+
+static void out_push(at_core *c, uint64_t at, mem_req *req) {
+  if (c->n_out == c->out_cap && !grow((void **)&c->out, &c->out_cap, sizeof *c->out)) {
+    mem_req_free(req);
+    return;
+  }
+  uint32_t i = c->n_out++;
+  while (i > 0 && c->out[(i - 1) / 2].at > at) {
+    c->out[i] = c->out[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  c->out[i] = (at_out){at, req};
+}
+
+static void out_pop(at_core *c) {
+  at_out last = c->out[--c->n_out];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    uint64_t at = last.at;
+    if (l < c->n_out && c->out[l].at < at) m = l, at = c->out[l].at;
+    if (r < c->n_out && c->out[r].at < at) m = r;
+    if (m == i) break;
+    c->out[i] = c->out[m];
+    i = m;
+  }
+  if (c->n_out) c->out[i] = last;
+}
+
+/* Sends req into the memory system at cycle `at`: the cycle its reply is back (or, for a request
+ * that needs none, the cycle it was taken), or SIMT_MEM_DEFERRED when the reply will come through
+ * at_mem_reply (owner_tag names the fetch record). */
+static uint64_t send(at_core *c, mem_req *req, uint64_t at) {
+  if (c->base.ports.send_timed && (!c->timed_known || c->timed_memory)) {
+    uint64_t r = c->base.ports.send_timed(c->base.ports.ctx, req, at);
+    if (!c->timed_known) {
+      c->timed_known = true;
+      c->timed_memory = r != SIMT_MEM_UNTIMED;
+    }
+    if (r != SIMT_MEM_UNTIMED) return r;
+  }
+  out_push(c, at, req);
+  return SIMT_MEM_DEFERRED;
+}
+
+static mem_req *new_req(at_core *c, uint32_t slot, uint8_t kind, bool write, uint64_t addr, uint32_t size,
+                        uint8_t sectors, const uint64_t bytes[2]) {
+  mem_req *r = mem_req_alloc(c->base.pool);
+  if (!r) return NULL;
+  r->addr = addr;
+  r->size = size;
+  r->kind = kind;
+  r->is_write = write;
+  r->needs_reply = true; /* reads want data, writes an acknowledgement (fences, exit) */
+  r->sector_mask = sectors;
+  if (bytes) {
+    r->byte_mask[0] = bytes[0];
+    r->byte_mask[1] = bytes[1];
+  }
+  r->sm = (uint16_t)c->base.cfg.sm;
+  r->cluster = (uint16_t)c->base.cfg.cluster;
+  r->warp = (uint16_t)slot;
+  r->owner_ctx = c;
+  r->owner_tag = AT_NONE;
+  return r;
+}
+
+/* A request whose reply a memory instruction waits for: its reply cycle, or AT_NEVER with the
+ * instruction (*mop, created on demand) waiting for it. */
+static uint64_t request(at_core *c, uint32_t slot, const func_step *st, uint32_t *mop, mem_req *r, uint64_t at,
+                        uint8_t cache, uint64_t line, uint8_t chunks) {
+  uint32_t f = fetch_new(c, cache, line, chunks);
+  if (f == AT_NONE) { /* no host memory: time it as an immediate reply rather than hang */
+    mem_req_free(r);
+    return at;
+  }
+  r->owner_tag = f;
+  uint64_t back = send(c, r, at);
+  if (back != SIMT_MEM_DEFERRED) {
+    fetch_release(c, f);
+    return back;
+  }
+  if (*mop == AT_NONE) *mop = mop_new(c, slot, st, 0);
+  if (*mop != AT_NONE) fetch_wait(c, f, *mop);
+  return AT_NEVER;
+}
+
+/* ---- the memory stage ----------------------------------------------------------------------- */
+
+static cache *cache_of(at_core *c, uint8_t path) {
+  return path == LDST_PATH_L1D ? c->l1d : path == LDST_PATH_L1C ? c->l1c : path == LDST_PATH_L1T ? c->l1t : NULL;
+}
+
+static uint32_t latency_of(const at_core *c, uint8_t path) {
+  return path == LDST_PATH_L1D ? c->l1d_latency : path == LDST_PATH_L1C ? c->l1c_latency : c->l1t_latency;
+}
+
+static uint8_t cache_index(uint8_t path) {
+  return path == LDST_PATH_L1D ? AT_L1D : path == LDST_PATH_L1C ? AT_L1C : path == LDST_PATH_L1T ? AT_L1T : AT_BYPASS;
+}
+
+static uint32_t port_cycles(const at_core *c, uint8_t ci, uint32_t bytes) {
+  uint32_t w = c->port_bytes[ci] ? c->port_bytes[ci] : MEM_LINE_BYTES;
+  return bytes ? (bytes + w - 1) / w : 1;
+}
+
+/* The cycle a request the L1 ci sends out (a fill, a forwarded write, a write-back) leaves from
+ * the miss queue, at `from` at the earliest: one per cycle. */
+static uint64_t miss_out(at_core *c, uint8_t ci, uint64_t from) {
+  return simtvp_cal_take(&c->miss_cal[ci], from, 1);
+}
+
+/* A reply that reached the core at cycle `at`: the response buffer hands over one per cycle,
+ * from the cycle after it arrived; a fill of cache ci waits for its fill port. The cycle its
+ * data is there. */
+static uint64_t reply_taken(at_core *c, uint8_t ci, uint32_t bytes, uint64_t at) {
+  uint64_t r = simtvp_cal_find(&c->resp_cal, at + 1, 1);
+  bool fill = ci != AT_BYPASS && ci != AT_L1I;
+  if (fill) { /* the head of the response buffer waits for the fill port (the buffer behind it too) */
+    uint32_t n = port_cycles(c, ci, bytes);
+    r = simtvp_cal_find(&c->fill_cal[ci], r, n);
+    simtvp_cal_book(&c->fill_cal[ci], r, n);
+  }
+  simtvp_cal_book(&c->resp_cal, r, 1);
+  return r;
+}
+
+typedef struct at_stats {
+  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
+} at_stats;
+
+static at_stats *stats_of(at_core *c) { return (at_stats *)c->acc_stats; }
+
+static void count_request(at_core *c, uint8_t kind) {
+  at_stats *s = stats_of(c);
+  switch (kind) {
+    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
+    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
+    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
+    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
+    case MEM_ACC_CONST_R: ++*s->mem_const; break;
+    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
+    case MEM_ACC_ATOMIC: ++*s->atomic; break;
+    default: break;
+  }
+}
+
+/* One access through its path at cycle a: the cycle its data (or acknowledgement) is there, or
+ * AT_NEVER when it waits for an event-driven memory system (*mop then waits for it). */
+static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t *mop, const ldst_access *x,
+                       uint64_t a) {
+  count_request(c, x->kind);
+  cache *cc = cache_of(c, x->path);
+  if (!cc) { /* around the L1 */
+    mem_req *r = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
+    if (!r) return a;
+    uint64_t back = request(c, slot, st, mop, r, a + 1, AT_BYPASS, 0, 0);
+    return back == AT_NEVER ? back : reply_taken(c, AT_BYPASS, 0, back);
+  }
+  uint8_t ci = cache_index(x->path);
+  bool port_limited = x->path != LDST_PATH_L1D || c->n_banks <= 1;
+  uint32_t port_n = port_cycles(c, ci, x->size);
+  if (port_limited) a = simtvp_cal_find(&c->data_cal[ci], a, port_n); /* the data port */
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = x->addr;
+  q.size = x->size;
+  q.kind = x->kind;
+  q.is_write = x->is_write;
+  q.sector_mask = x->sector_mask;
+  q.byte_mask[0] = x->byte_mask[0];
+  q.byte_mask[1] = x->byte_mask[1];
+  cache_timed_result r;
+  cache_timed_access(cc, &q, a, &r);
+  if (r.data_port) simtvp_cal_book(&c->data_cal[ci], a, port_n);
+  if (r.wb_chunks) { /* a dirty line leaves: written back, nobody waits for it */
+    uint32_t first = (uint32_t)__builtin_ctz(r.wb_chunks);
+    mem_req *wb = new_req(c, slot, MEM_ACC_L1_WRBK, true, r.wb_line + (uint64_t)first * MEM_SECTOR_BYTES,
+                          (uint32_t)__builtin_popcount(r.wb_chunks) * MEM_SECTOR_BYTES, r.wb_chunks, NULL);
+    if (wb) {
+      wb->needs_reply = false;
+      send(c, wb, miss_out(c, ci, a + 1));
+    }
+  }
+  uint64_t done = a + latency_of(c, x->path);
+  if (r.fetch) { /* a line fill the L1 asks for */
+    uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
+    uint32_t first = (uint32_t)__builtin_ctz(r.fetch);
+    mem_req *f = new_req(c, slot, kind, false, r.line + (uint64_t)first * MEM_SECTOR_BYTES,
+                         (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES, r.fetch, NULL);
+    uint64_t back = f ? request(c, slot, st, mop, f, miss_out(c, ci, a + 1), ci, r.line, r.fetch) : a;
+    if (back != AT_NEVER) {
+      uint64_t fill = reply_taken(c, ci, (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES, back);
+      cache_timed_fill(cc, r.line, r.fetch, fill);
+      if (!x->is_write || !r.forward) done = at_max(done, fill);
+    } else if (!x->is_write) {
+      done = AT_NEVER;
+    }
+    if (r.pending_ready == CACHE_NEVER) done = AT_NEVER; /* also needs another fill on its way */
+    else if (done != AT_NEVER) done = at_max(done, r.pending_ready);
+  } else if (r.status == CACHE_HIT_RESERVED && !x->is_write) {
+    if (r.ready == CACHE_NEVER) { /* on its way, not timed yet: wait for that fetch */
+      uint32_t f = fetch_find(c, cache_index(x->path), r.line, cache_req_chunks_of(cc, &q));
+      if (f != AT_NONE) {
+        if (*mop == AT_NONE) *mop = mop_new(c, slot, st, 0);
+        if (*mop != AT_NONE) fetch_wait(c, f, *mop);
+        done = AT_NEVER;
+      }
+    } else {
+      done = at_max(done, r.ready);
+    }
+  }
+  if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation, "none") */
+    mem_req *w = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
+    uint64_t back = w ? request(c, slot, st, mop, w, miss_out(c, ci, a + 1), AT_BYPASS, 0, 0) : a;
+    if (back != AT_NEVER) back = reply_taken(c, AT_BYPASS, 0, back);
+    done = back == AT_NEVER || done == AT_NEVER ? AT_NEVER : at_max(done, back);
+  }
+  return done;
+}
+
+/* Lanes of st by the space they accessed. */
+typedef struct space_masks {
+  uint32_t shared, local, global, konst, param, tex;
+} space_masks;
+
+static void masks_of(const func_step *st, space_masks *m) {
+  memset(m, 0, sizeof *m);
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
+    m->tex = st->mem_mask;
+    return;
+  }
+  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
+    switch (st->space == PTX_SPACE_GENERIC ? st->lane_space[lane] : st->space) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
+      case PTX_SPACE_LOCAL: m->local |= bit; break;
+      case PTX_SPACE_CONST: m->konst |= bit; break;
+      case PTX_SPACE_PARAM: m->param |= bit; break;
+      case PTX_SPACE_TEX: m->tex |= bit; break;
+      default: m->global |= bit; break;
+    }
+    if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
+      uint32_t all = st->mem_mask;
+      if (m->shared) m->shared = all;
+      else if (m->local) m->local = all;
+      else if (m->konst) m->konst = all;
+      else if (m->param) m->param = all;
+      else if (m->tex) m->tex = all;
+      else m->global = all;
+      break;
+    }
+  }
+}
+
+static uint32_t coalesce(at_core *c, uint32_t n_ranges, uint32_t block, uint32_t bytes, bool gt200, uint8_t kind,
+                         uint8_t path, bool write, uint32_t n) {
+  uint32_t first = n;
+  if (gt200) ldst_coalesce_gt200(c->ranges, n_ranges, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
+                                 LDST_MAX_ACCESSES);
+  else ldst_coalesce_blocks(c->ranges, n_ranges, block, c->acc, &n, LDST_MAX_ACCESSES);
+  for (uint32_t i = first; i < n; i++) {
+    c->acc[i].kind = kind;
+    c->acc[i].path = path;
+    c->acc[i].is_write = write;
+  }
+  return n;
+}
+
+/* The dispatch slot free first from t on, and that cycle. */
+static uint32_t first_slot(at_core *c, uint64_t t, uint64_t *at) {
+  uint32_t best = 0;
+  uint64_t bt = simtvp_cal_find(&c->slot_cal[0], t, 1);
+  for (uint32_t k = 1; k < c->n_slots; k++) {
+    uint64_t x = simtvp_cal_find(&c->slot_cal[k], t, 1);
+    if (x < bt) bt = x, best = k;
+  }
+  *at = bt;
+  return best;
+}
+
+static uint32_t bank_of(const at_core *c, uint64_t addr) {
+  if (c->n_banks <= 1) return 0;
+  uint64_t idx = addr / c->bank_interleave;
+  if (c->bank_hash == 1) { /* fold the whole index onto the bank bits with XOR */
+    uint64_t b = 0;
+    for (; idx; idx >>= c->bank_bits) b ^= idx & (c->n_banks - 1);
+    return (uint32_t)b;
+  }
+  return (uint32_t)(idx % c->n_banks);
+}
+
+/* The port an access takes, and the first cycle from `from` on that it is free (then taken). */
+static uint64_t take_port(at_core *c, const ldst_access *x, uint64_t from) {
+  simtvp_cal *p = x->path == LDST_PATH_L1D ? &c->bank_cal[bank_of(c, x->addr)] : &c->port_cal[cache_index(x->path)];
+  return simtvp_cal_take(p, from, 1);
+}
+
+uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t) {
+  uint64_t m;
+  uint32_t ks = first_slot(c, t, &m);
+  if (m > t) ++*c->base.ldst_stall; /* every dispatch slot was busy: it waited at the stage */
+  uint64_t held = m + 1; /* the slot is free again once the instruction's work is through */
+  space_masks sm;
+  masks_of(st, &sm);
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  bool load = st->is_load || st->is_atomic, store = st->is_store && !st->is_load && !st->is_atomic;
+  bool atomic = st->is_atomic;
+  uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
+  uint64_t done = m;
+  uint32_t mop = AT_NONE;
+  bool gt200 = lc->coalesce_arch == 13;
+
+  if (sm.shared) {
+    uint32_t conflicts;
+    uint32_t cycles = at_smem_cycles(c, st, &conflicts);
+    *c->smem_conflicts += conflicts;
+    uint64_t start = simtvp_cal_take(&c->smem_cal, m + 1, cycles), end = start + cycles - 1;
+    held = at_max(held, end); /* the slot holds it until its last phase */
+    done = at_max(done, load ? end + lc->smem_latency : end);
+  }
+  uint32_t n = 0;
+  if (sm.local) {
+    uint32_t k = 0;
+    for (uint32_t l = sm.local; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
+                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
+    }
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
+    uint8_t path = (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
+    n = coalesce(c, k, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+  }
+  if (sm.global) {
+    uint32_t k = 0;
+    for (uint32_t l = sm.global; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
+    }
+    bool l2_only = load && !atomic && st->insn && (st->insn->cache_op == PTX_CACHE_CG || st->insn->cache_op == PTX_CACHE_CV);
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
+    uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
+    n = coalesce(c, k, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+  }
+  if (sm.konst | sm.param) {
+    uint32_t k = 0;
+    for (uint32_t l = sm.konst | sm.param; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      uint64_t a = ((sm.param >> lane) & 1u) ? c->param_of[slot] + st->addr[lane] : st->addr[lane];
+      c->ranges[k++] = (ldst_range){a, bytes, lane};
+    }
+    n = coalesce(c, k, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
+                 false, n);
+  }
+  if (sm.tex) {
+    uint32_t k = 0;
+    for (uint32_t l = sm.tex; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
+    }
+    n = coalesce(c, k, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
+                 false, n);
+  }
+  /* the accesses, in order, each when its port takes it */
+  uint64_t from = m + 1;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t a = take_port(c, &c->acc[i], from);
+    from = a; /* in order: none before the previous one */
+    if (a > held) held = a;
+    uint64_t d = access(c, slot, st, &mop, &c->acc[i], a);
+    if (d == AT_NEVER) continue;
+    if (d > done) done = d;
+  }
+  simtvp_cal_book(&c->slot_cal[ks], m, held > m ? (uint32_t)(held - m) : 1u);
+  if (mop != AT_NONE) {
+    at_mop *x = &c->mops[mop];
+    if (x->pieces) {
+      x->done = at_max(x->done, done);
+      c->warps[slot].deferred++;
+      return AT_NEVER;
+    }
+    mop_release(c, mop);
+  }
+  (void)store;
+  return done;
+}
+
+/* ---- replies -------------------------------------------------------------------------------- */
+
+void at_mem_reply(at_core *c, mem_req *r, uint64_t now) {
+  uint32_t id = (uint32_t)r->owner_tag;
+  if (r->owner_ctx != c || id >= c->n_fetches || !c->fetches[id].live) {
+    mem_req_free(r); /* not ours (a reply of a request that needed none) */
+    return;
+  }
+  at_fetch *f = &c->fetches[id];
+  cache *cc = f->cache == AT_L1D ? c->l1d : f->cache == AT_L1C ? c->l1c : f->cache == AT_L1T ? c->l1t
+              : f->cache == AT_L1I ? c->base.l1i : NULL;
+  /* an L1I fill goes straight to the L1I; the fetch is made again in the cycle it arrives */
+  uint64_t ready = f->cache == AT_L1I ? now : reply_taken(c, f->cache, r->size, now);
+  if (cc) cache_timed_fill(cc, f->line, f->chunks, ready);
+  mem_req_free(r);
+  for (uint32_t w = f->warps; w != AT_NONE;) { /* L1I: warps waiting for the fetch */
+    uint32_t next = c->fetch_wait[w];
+    at_fetch_known(c, w, ready + 2);
+    w = next;
+  }
+  uint32_t wi = f->waiters;
+  fetch_release(c, id);
+  while (wi != AT_NONE) {
+    at_waiter *x = &c->waiters[wi];
+    uint32_t next = x->next, mi = x->mop;
+    x->next = c->waiter_free;
+    c->waiter_free = wi;
+    at_mop *m = &c->mops[mi];
+    if (ready > m->done) m->done = ready;
+    if (--m->pieces == 0) {
+      at_result_known(c, m, m->done);
+      mop_release(c, mi);
+    }
+    wi = next;
+  }
+}
+
+void at_mem_send_due(at_core *c, uint64_t now) {
+  if (c->out_retry > now) return;
+  while (c->n_out && c->out[0].at <= now) {
+    mem_req *r = c->out[0].req;
+    if (!c->base.ports.send(c->base.ports.ctx, r, now)) {
+      c->out_retry = now + 1;
+      return;
+    }
+    out_pop(c);
+  }
+}
+
+uint64_t at_mem_next(const at_core *c) { return c->n_out ? at_max(c->out[0].at, c->out_retry) : AT_NEVER; }
+
+bool at_mem_idle(const at_core *c) { return !c->n_out && !c->live_fetches; }
+
+uint32_t at_mem_waiting(const at_core *c) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < c->base.cfg.max_warps; i++) n += c->warps[i].live ? c->warps[i].deferred : 0;
+  return n;
+}
+
+/* ---- instruction fetch ---------------------------------------------------------------------- */
+
+uint64_t at_mem_fetch(at_core *c, uint32_t slot, uint64_t t) {
+  at_warp *w = &c->warps[slot];
+  const simt_cta *cta = &c->base.ctas[w->cta];
+  uint64_t addr = cta->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
+  uint64_t line = addr / c->base.l1i_line + 1;
+  if (line == w->line) return t; /* within the line of its last fetch: no lookup */
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = addr;
+  q.size = FUNC_INSN_BYTES;
+  q.kind = MEM_ACC_INST_R;
+  cache_timed_result r;
+  cache_timed_access(c->base.l1i, &q, t, &r);
+  w->line = line;
+  if (r.status == CACHE_HIT) return t;
+  if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) return at_max(t, r.ready);
+  uint32_t f;
+  if (r.fetch || r.forward) {
+    uint8_t chunks = r.fetch ? r.fetch : 1;
+    mem_req *m = new_req(c, slot, MEM_ACC_INST_R, false, r.fetch ? r.line : addr,
+                         r.fetch ? (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES : FUNC_INSN_BYTES,
+                         r.fetch, NULL);
+    if (!m) return t;
+    f = fetch_new(c, AT_L1I, r.line, chunks);
+    if (f == AT_NONE) {
+      mem_req_free(m);
+      return t;
+    }
+    m->owner_tag = f;
+    uint64_t back = send(c, m, t + 1);
+    if (back != SIMT_MEM_DEFERRED) {
+      fetch_release(c, f);
+      if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
+      else w->line = 0; /* no L1I: every new line fetches again */
+      return back; /* the fetch is made again when the fill is there */
+    }
+  } else {
+    f = fetch_find(c, AT_L1I, r.line, cache_req_chunks_of(c->base.l1i, &q));
+    if (f == AT_NONE) return t;
+  }
+  c->fetch_wait[slot] = c->fetches[f].warps;
+  c->fetches[f].warps = slot;
+  return AT_NEVER;
+}
+
+typedef struct flush_ctx {
+  at_core *c;
+  uint64_t now;
+} flush_ctx;
+
+static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
+  flush_ctx *f = ctx;
+  uint32_t first = (uint32_t)__builtin_ctz(chunks);
+  mem_req *wb = new_req(f->c, 0, MEM_ACC_L1_WRBK, true, line + (uint64_t)first * MEM_SECTOR_BYTES,
+                        (uint32_t)__builtin_popcount(chunks) * MEM_SECTOR_BYTES, chunks, NULL);
+  if (!wb) return;
+  wb->needs_reply = false;
+  wb->warp = UINT16_MAX;
+  send(f->c, wb, f->now);
+}
+
+/* -gpgpu_flush_l1_cache at a kernel boundary: dirty lines written back, the L1D emptied. */
+uint32_t at_mem_flush(at_core *c, uint64_t now) {
+  if (!c->l1d) return 0;
+  flush_ctx f = {c, now};
+  return cache_timed_flush(c->l1d, flush_write_back, &f);
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static simtvp_status make_cache(at_core *c, cache **out, const char *text, const char *option, const char *group,
+                                const char *alias, uint32_t *block, simtvp_diag *diag) {
+  *out = NULL;
+  *block = MEM_LINE_BYTES;
+  cache_config cc;
+  memset(&cc, 0, sizeof cc);
+  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
+  if (st != SIMTVP_OK || cc.spec.disabled) return st;
+  char name[64];
+  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
+  cc.level = CACHE_LEVEL_L1;
+  cc.stats = c->base.cfg.stats;
+  cc.name = name;
+  cc.stats_group = group;
+  cc.stats_total_alias = alias;
+  cc.pool = c->base.pool;
+  cc.timed = true;
+  st = cache_create(&cc, out, diag);
+  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  if (st == SIMTVP_OK) {
+    uint8_t ci = out == &c->l1d ? AT_L1D : out == &c->l1c ? AT_L1C : AT_L1T;
+    c->port_bytes[ci] = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+  }
+  return st;
+}
+
+static uint64_t *counter(at_core *c, const char *name, const char *desc) {
+  return simt_base_counter(&c->base, name, "requests", desc);
+}
+
+simtvp_status at_mem_init(at_core *c, simtvp_diag *diag) {
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  at_stats *s = calloc(1, sizeof *s);
+  if (!s) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  c->acc_stats = s;
+  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
+  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
+  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
+  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
+  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
+  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
+  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);
+  if (st != SIMTVP_OK) return st;
+  c->n_slots = lc->mem_unit_ports < 1 ? 1u : lc->mem_unit_ports > (int32_t)AT_MAX_ITEMS ? AT_MAX_ITEMS
+                                                                                          : (uint32_t)lc->mem_unit_ports;
+  c->n_banks = lc->l1d_banks ? lc->l1d_banks : 1;
+  c->bank_interleave = lc->l1d_bank_interleave ? lc->l1d_bank_interleave : MEM_SECTOR_BYTES;
+  c->bank_hash = lc->l1d_bank_hash;
+  while ((1u << c->bank_bits) < c->n_banks) c->bank_bits++;
+  c->bank_cal = calloc(c->n_banks, sizeof *c->bank_cal);
+  if (!c->bank_cal) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  c->l1d_latency = lc->l1d_latency;
+  c->l1c_latency = lc->l1c_latency;
+  c->l1t_latency = lc->l1t_latency;
+  c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
+  c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
+  c->acc = calloc(LDST_MAX_ACCESSES, sizeof *c->acc);
+  c->mop_free = c->waiter_free = c->fetch_free = AT_NONE;
+  if (!c->param_of || !c->ranges || !c->acc)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  return SIMTVP_OK;
+}
+
+void at_mem_free(at_core *c) {
+  for (uint32_t i = 0; i < c->n_out; i++) mem_req_free(c->out[i].req);
+  if (c->l1d) cache_destroy(c->l1d);
+  if (c->l1c) cache_destroy(c->l1c);
+  if (c->l1t) cache_destroy(c->l1t);
+  free(c->out);
+  free(c->mops);
+  free(c->waiters);
+  free(c->fetches);
+  free(c->param_of);
+  free(c->ranges);
+  free(c->acc);
+  free(c->acc_stats);
+  free(c->bank_cal);
+}
