@@ -44,6 +44,7 @@
 
 #include "driver.h"
 #include "drv_kernel.h"
+#include "gpu_config.h"
 #include "host_platform.h"
 #include "simtvp_host.h"
 #include "stats.h"
@@ -351,25 +352,17 @@ const fidelity_mix kMixes[] = {
     {"all AT", {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
 };
 
-// speed's simt_model argument: ca (all CA), at (all AT), at-cores, at-mem.
+// speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
+// at-cores, at-mem, func or block=model items. An unknown one is reported and ends the benchmark.
 std::vector<std::string> mix_options(const std::string &model) {
-  if (model.find('=') != std::string::npos) { /* block=model,…: simt, icnt, mempart, dram */
-    std::vector<std::string> o = kMixes[0].options;
-    std::stringstream ss(model);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      size_t eq = item.find('=');
-      std::string key = "-" + item.substr(0, eq) + "_model";
-      for (size_t i = 0; i + 1 < o.size(); i += 2)
-        if (o[i] == key) o[i + 1] = item.substr(eq + 1);
-    }
-    return o;
+  const char *words[GPU_FIDELITY_SPEC_WORDS];
+  uint32_t n = 0;
+  char why[512];
+  if (!gpu_fidelity_spec_options(model.c_str(), words, &n, why, sizeof why)) {
+    std::fprintf(stderr, "bench_gpu: %s\n", why);
+    std::exit(2);
   }
-  if (model == "at") return kMixes[3].options;
-  if (model == "at-cores") return kMixes[2].options;
-  if (model == "at-mem") return kMixes[1].options;
-  if (model == "func") return {"-simt_model", "func"};
-  return kMixes[0].options;
+  return std::vector<std::string>(words, words + n);
 }
 
 void fidelity(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &configs, const std::string &kernels) {
@@ -450,13 +443,13 @@ int main(int argc, char **argv) {
   std::string configs = argc > 5 ? argv[5] : "all", kernels = argc > 6 ? argv[6] : "all";
   std::string model = argc > 7 ? argv[7] : "ca";
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
-  if ((what != "speed" && what != "dram" && what != "fidelity" && what != "all") || (model != "ca" && model != "at" && model != "at-cores" && model != "at-mem" && model != "func" &&
-                                    model.find('=') == std::string::npos)) {
+  if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
                          "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
+    mix_options(model);  // an unknown assignment ends the benchmark here, naming it
     std::printf("Timing GPU speed (%s), one host core, kernel only:\n\n",
                 model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : model == "at-mem" ? "CA cores, AT memory" : model.c_str());
     speed(sgemm_n, vector_n, repeats, configs, kernels, model);

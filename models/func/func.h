@@ -95,12 +95,21 @@ typedef struct func_config {
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
   bool pc_counts;
-  /* (addition) The memory checker (`simtvp --memcheck`, docs/memcheck.md): every global (and generic
+  /* The memory checker (`simtvp --memcheck`, docs/memcheck.md): every global (and generic
    * global) ld/st/atom/red lane must lie inside a live block of the devmem (devmem_block_add, the
    * driver's allocations): an access past a block, into a freed one or outside every block stops
    * the kernel with SIMTVP_ERR_FAULT and a report naming the nearest block. Shared, local and
    * parameter accesses are checked exactly always. Off: the handlers are the ones without it. */
   bool memcheck;
+  /* Per-warp mode with SMs driven from several host threads at once (the timing GPU's
+   * -sim_threads, docs/timing.md "Parallel simulation"): each SM counts in its own counters and
+   * translation cache, CTA bookkeeping is atomic, and device printf, malloc/free and fault reports
+   * are serialised by one engine-wide lock. A launch's counts (func_launch_get_counts, func.*
+   * statistics, per-instruction counts) are brought up to date whenever a launch of the engine is
+   * created or destroyed — at kernel boundaries, the same points with any number of threads —
+   * instead of at every CTA end. The CTAs of one SM must be driven by one host thread at a time;
+   * func_launch_create/destroy and func_launch_run from the simulation thread only. */
+  bool sm_threads;
 } func_config;
 
 /* Everything that leaves the engine. Every member may be NULL/0. */
@@ -201,6 +210,9 @@ typedef struct func_pc_count {
   uint64_t stall_cycles; /* added by timing models; 0 otherwise */
 } func_pc_count;
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n);
+/* (addition) The array a CTA's warps count in (the launch's, or with sm_threads its SM's): where a
+ * timing model adds stall_cycles for the CTA's warps. NULL when counting is off. */
+func_pc_count *func_cta_pc_counts(func_cta *cta, uint32_t *n);
 
 /* ---- per-warp interface (timing models) ---------------------------------------------------- */
 

@@ -257,6 +257,13 @@ struct func_launch {
                               launch allocates only as many CTAs as ever ran at once */
   uint32_t live_ctas;
   void *lock;              /* pthread mutex while several host threads run the launch, else NULL */
+  /* func_config.sm_threads: per-SM counts and translation caches (n_sms entries each); the
+   * launch's `counts` are their sum as of the last flush. */
+  fx_counts *sm_counts;
+  devmem_tlb *sm_tlb;
+  func_cta **sm_free;      /* finished CTAs kept for reuse, per SM */
+  uint32_t n_sm;
+  uint32_t live_index;     /* in the engine's list of live launches */
 };
 
 struct func_engine {
@@ -273,6 +280,11 @@ struct func_engine {
   uint32_t heap_n, heap_cap;
   char *print_buf;
   size_t print_cap;
+  /* func_config.sm_threads: the engine-wide lock (printf buffer, heap, faults) and the live
+   * launches, flushed together at every launch's creation and end. */
+  void *sm_lock;
+  func_launch **live;
+  uint32_t n_live, cap_live;
 };
 
 /* ---- register access ------------------------------------------------------------------------ */

@@ -47,6 +47,9 @@ struct mem_system_config {
   std::string addr_mapping;           // -gpgpu_mem_addr_mapping
   dram_partition_indexing indexing = DRAM_PART_LINEAR;
   stats *st = nullptr;                // statistics sink for every block (may be null)
+  // Parallel ticking of the partitions and DRAM channels on these threads (docs/tlm.md §3);
+  // nullptr: one thread. The pool must outlive the memory system.
+  worker_pool *workers = nullptr;
 };
 
 // Fills cfg from a finalized gpu_config: clocks, node counts, the crossbar (-network_mode 2; 3 =

@@ -220,6 +220,7 @@ static void progress(at_core *c, uint32_t slot, uint64_t now) {
   if (w->exited) {
     finish_warp(c, slot, now);
   } else if (w->wait == SIMT_WAIT_FENCE) {
+    if (now > w->next) c->sched[w->sched].gap[SIMT_R_BARRIER] += now - w->next; /* the fence's wait */
     w->wait = SIMT_WAIT_NONE;
     schedule(c, slot, at_max(now, w->next), SIMT_R_BARRIER);
   }
@@ -324,7 +325,7 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
     const uint32_t *regs = w->prog->regs + info->regs;
     const uint32_t *dst = regs + info->n_src;
     uint32_t pc = w->pc, active = 0;
-    uint64_t t;
+    uint64_t t, unit_wait = 0;
     func_step rec;
     simtvp_diag dg;
     simtvp_status st;
@@ -332,7 +333,7 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       uint32_t to_unit = p->to_unit + p->bank_extra, ii = c->base.ii[info->lat_row][info->op];
       uint64_t e;
       uint32_t k = first_unit(c, w->part, p->unit, t0 + to_unit, ii, &e);
-      if (e > t0 + to_unit) why = SIMT_R_PIPE;
+      unit_wait = e - to_unit - t0;
       t = simtvp_cal_take(&s->issue, e - to_unit, 1);
       if (t + to_unit != e) k = first_unit(c, w->part, p->unit, t + to_unit, ii, &e);
       simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
@@ -343,8 +344,11 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
     } else {
       t = simtvp_cal_take(&s->issue, t0, 1);
     }
-    if (t > t0) why = SIMT_R_PIPE;
-    if (t > w->next) s->gap[why] += t - w->next;
+    /* Why the warp waited (the stall estimate, §4): until t0 for its registers or its front end /
+     * barrier, then for a busy unit. Cycles it lost to other warps issuing are none of the
+     * scheduler's stalls. */
+    if (t0 > w->next) s->gap[why] += t0 - w->next;
+    if (unit_wait) s->gap[SIMT_R_PIPE] += unit_wait;
     s->issued++;
     if (p->flags & AT_PLAIN) {
       active = func_warp_active(w->fw);
@@ -466,6 +470,9 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
 
 static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   at_core *c = (at_core *)b;
+  at_warp *w = &c->warps[slot];
+  /* the wait from its arrival (its `next`) to the release is a barrier stall of its scheduler */
+  if (now + 1 > w->next) c->sched[w->sched].gap[SIMT_R_BARRIER] += now + 1 - w->next;
   c->warps[slot].wait = SIMT_WAIT_NONE;
   c->warps[slot].why = SIMT_R_BARRIER;
   simt_heap_push(&c->wake, now + 1, slot);
