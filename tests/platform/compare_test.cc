@@ -174,6 +174,18 @@ std::string slurp(const std::string &path) {
   return s.str();
 }
 
+// The configuration a program was built for (`// simtvp-arch: 80|90|90a` in its source, as
+// tests/kernels/CMakeLists.txt reads it), with 8 clusters; empty for the default sm_75 GPU.
+std::string config_of(const std::string &program) {
+  std::string src = slurp(std::string(SIMTVP_KERNELS_BIN) + "/../" + program + ".cu");
+  const std::string mark = "\n// simtvp-arch: ";
+  size_t at = src.find(mark);
+  if (at == std::string::npos) return "";
+  std::string arch = src.substr(at + mark.size(), 2);
+  const char *cfg = arch == "80" ? "SM80_A100" : arch == "90" ? "SM90_H100" : nullptr;
+  return cfg ? std::string("-c ") + cfg + " --set '-gpgpu_n_clusters 8' " : "";
+}
+
 class FidelityMixes : public ::testing::TestWithParam<std::string> {};
 
 // Each program (they check their own results and exit non-zero when wrong) under all-CA, all-AT,
@@ -184,8 +196,8 @@ class FidelityMixes : public ::testing::TestWithParam<std::string> {};
 TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   const std::string program = GetParam();
   std::string dir = temp_dir(("mixes_" + program).c_str());
-  result r = run("compare -o '" + dir + "' -f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' "
-                 "-f func -f at -- '" + SIMTVP_KERNELS_BIN + "/" + program + "'");
+  result r = run("compare -o '" + dir + "' " + config_of(program) +
+                 "-f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' -f func -f at -- '" + SIMTVP_KERNELS_BIN + "/" + program + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   pt::ptree j;
   pt::read_json(dir + "/compare.json", j);

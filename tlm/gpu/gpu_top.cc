@@ -375,6 +375,7 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     env.func.site_name = [](void *ctx, uint64_t tag, char *buf, size_t size) {
       return static_cast<gpu_top *>(ctx)->s_->options.site_name(tag, buf, size);
     };
+  if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {

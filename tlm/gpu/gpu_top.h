@@ -52,6 +52,7 @@ struct gpu_cta_result;
 struct gpu_simt_port;
 struct gpu_trace_event;
 struct gpu_copy_op;
+struct func_debug_port;
 
 namespace simtvp {
 
@@ -73,6 +74,9 @@ struct gpu_top_options {
   // Names an allocation site (the tag the driver declared a block with) in memory-checker
   // reports, e.g. "app+0x11a9"; returns the length written. Empty = printed as a number.
   std::function<std::size_t(uint64_t tag, char *buf, std::size_t size)> site_name;
+  // A debugger on the functional engine (models/debug's port, docs/debugger.md; not owned, must
+  // outlive the module); null = none.
+  const func_debug_port *debugger = nullptr;
 };
 
 // A configuration by files and options, for integrators (no models/config headers needed).
