@@ -68,7 +68,7 @@ uint8_t *devmem_page(const devmem *dm, uint64_t page);
 uint64_t devmem_generation(const devmem *dm);
 
 /* ---- live blocks ---------------------------------------------------------------------------
- * The blocks a driver has allocated (declared through the GPU's MMU registers, gpu-abi.md "Device
+ * The blocks a driver has allocated (declared through the GPU's MEMMAP registers, gpu-abi.md "Device
  * memory map"): what a kernel may touch. Adding a block maps the pages it touches that are not
  * mapped yet; removing one can unmap the pages no other live block touches, so an access past a
  * block or into a freed one faults at page granularity. The functional engine's memory checker

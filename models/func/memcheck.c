@@ -2,7 +2,7 @@
  *
  * Like compute-sanitizer's memcheck: every lane of a global ld/ldu/st/atom/red (also through a
  * generic address that resolves to global memory) must lie inside one live block of the device
- * memory (devmem_block_add: the driver declares each allocation through the GPU's MMU registers).
+ * memory (devmem_block_add: the driver declares each allocation through the GPU's MEMMAP registers).
  * An access that does not stops the kernel as a fault (SIMTVP_ERR_FAULT, reported by fx_fault with
  * kernel, CTA, thread, PC, PTX and source line) whose message says what the address is: past the
  * end or before the start of the nearest live block, inside a block freed earlier (use after free),

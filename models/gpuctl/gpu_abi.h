@@ -121,19 +121,19 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(ERR_INFO, 0x310, RO, 0, FIX, 0xFFFFFFFFu,                                                      \
     "More about the first error: offending dword index, written value, or grid id (see error table).") \
   ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")                 \
-  ROW(MMU_CTRL, 0x400, RW, 0, FIX, 0x1u,                                                             \
-    "Device memory map: ENABLE [0]: only the blocks declared with MMU_OP are accessible (0: all of "\
+  ROW(MEMMAP_CTRL, 0x400, RW, 0, FIX, 0x1u,                                                          \
+    "Device memory map: ENABLE [0]: only the blocks declared with MEMMAP_OP are accessible (0: all of " \
     "device memory). Set it before the first block; setting it drops the contents of device memory.") \
-  ROW(MMU_ADDR_LO, 0x404, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block address, bits [31:0].")             \
-  ROW(MMU_ADDR_HI, 0x408, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block address, bits [63:32].")            \
-  ROW(MMU_SIZE_LO, 0x40C, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block size in bytes, bits [31:0].")       \
-  ROW(MMU_SIZE_HI, 0x410, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block size in bytes, bits [63:32].")      \
-  ROW(MMU_TAG_LO, 0x414, RW, 0, FIX, 0xFFFFFFFFu,                                                    \
-    "MMU_OP block tag (software's, e.g. its allocation site; memory-checker reports), bits [31:0].") \
-  ROW(MMU_TAG_HI, 0x418, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block tag, bits [63:32].")                 \
-  ROW(MMU_OP, 0x41C, WO, 0, FIX, 0xFu,                                                               \
-    "Write to declare (CMD 1) or end (CMD 2) the block at MMU_ADDR of MMU_SIZE bytes; refused "     \
-    "ones raise MMU_OP.")
+  ROW(MEMMAP_ADDR_LO, 0x404, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block address, bits [31:0].")       \
+  ROW(MEMMAP_ADDR_HI, 0x408, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block address, bits [63:32].")      \
+  ROW(MEMMAP_SIZE_LO, 0x40C, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block size in bytes, bits [31:0].") \
+  ROW(MEMMAP_SIZE_HI, 0x410, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block size in bytes, bits [63:32].") \
+  ROW(MEMMAP_TAG_LO, 0x414, RW, 0, FIX, 0xFFFFFFFFu,                                                 \
+    "MEMMAP_OP block tag (software's, e.g. its allocation site; memory-checker reports), bits [31:0].") \
+  ROW(MEMMAP_TAG_HI, 0x418, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block tag, bits [63:32].")           \
+  ROW(MEMMAP_OP, 0x41C, WO, 0, FIX, 0xFu,                                                            \
+    "Write to declare (CMD 1) or end (CMD 2) the block at MEMMAP_ADDR of MEMMAP_SIZE bytes; refused " \
+    "ones raise MEMMAP_OP.")
 
 /* ---- per-channel registers --------------------------------------------------------------- */
 #define GPU_CH_BASE 0x1000u   /* channel c's block starts at GPU_CH_BASE + c * GPU_CH_STRIDE */
@@ -193,12 +193,12 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(CH_STATUS, BUSY, 0, 1, "work pending or in flight")                                            \
   ROW(CH_STATUS, WAITING, 1, 1, "blocked in SEM_WAIT")                                               \
   ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")                                               \
-  ROW(MMU_CTRL, ENABLE, 0, 1, "kernels, copies and the command processor reach only declared blocks") \
-  ROW(MMU_OP, CMD, 0, 2, "1 = MAP: declare a live block (its pages become accessible); 2 = UNMAP: end " \
-    "the block starting at MMU_ADDR (pages no live block touches become inaccessible)")             \
-  ROW(MMU_OP, INTERNAL, 2, 1, "MAP: the block is software's own (program image, module data), not " \
+  ROW(MEMMAP_CTRL, ENABLE, 0, 1, "kernels, copies and the command processor reach only declared blocks") \
+  ROW(MEMMAP_OP, CMD, 0, 2, "1 = MAP: declare a live block (its pages become accessible); 2 = UNMAP: end " \
+    "the block starting at MEMMAP_ADDR (pages no live block touches become inaccessible)")           \
+  ROW(MEMMAP_OP, INTERNAL, 2, 1, "MAP: the block is software's own (program image, module data), not " \
     "the program's")                                                                               \
-  ROW(MMU_OP, CODE, 3, 1, "MAP: the block is a program image: instruction fetch only, no kernel "   \
+  ROW(MEMMAP_OP, CODE, 3, 1, "MAP: the block is a program image: instruction fetch only, no kernel " \
     "data access belongs there (the memory checker reports one)")
 
 /* ---- error codes (ERR_CODE.CODE) --------------------------------------------------------- */
@@ -237,8 +237,8 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "a kernel accessed memory at an address not aligned to the access size")                       \
   ROW(KERNEL_STOPPED, 20, KERNEL, "0", "grid id",                                                    \
     "the kernel was stopped: instruction or cycle limit, or the deadlock watchdog")               \
-  ROW(MMU_OP, 21, REG, "block address", "MMU_OP value",                                              \
-    "MMU_OP refused: bad command, block outside device memory or overlapping a live one, or no "   \
+  ROW(MEMMAP_OP, 21, REG, "block address", "MEMMAP_OP value",                                        \
+    "MEMMAP_OP refused: bad command, block outside device memory or overlapping a live one, or no "  \
     "live block starts at the address (nothing changes)")
 
 /* ---- packets --------------------------------------------------------------------------------- */

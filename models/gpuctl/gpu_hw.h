@@ -24,19 +24,19 @@ typedef struct gpu_mem_port {
   bool (*write)(void *ctx, uint64_t addr, const void *src, uint64_t len);
 } gpu_mem_port;
 
-/* The device-memory map behind the MMU registers (gpu_abi.h MMU_*): which blocks of device memory
+/* The device-memory map behind the MEMMAP registers (gpu_abi.h MEMMAP_*): which blocks of device memory
  * are live. enable(true): from now on only declared blocks are accessible. map declares the block
  * [addr, addr+size) with the software's tag (internal: the driver's own); unmap ends the block
  * starting at addr. false = refused (nothing changed): outside device memory, overlapping a live
  * block, no block there. May be left unconnected (all NULL): every operation then succeeds and
  * all of device memory stays accessible. */
-enum { GPU_MMU_INTERNAL = 1u << 0, GPU_MMU_CODE = 1u << 1 }; /* map flags (MMU_OP fields) */
-typedef struct gpu_mmu_port {
+enum { GPU_MEMMAP_INTERNAL = 1u << 0, GPU_MEMMAP_CODE = 1u << 1 }; /* map flags (MEMMAP_OP fields) */
+typedef struct gpu_memmap_port {
   void *ctx;
   void (*enable)(void *ctx, bool on);
   bool (*map)(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);
   bool (*unmap)(void *ctx, uint64_t addr);
-} gpu_mmu_port;
+} gpu_memmap_port;
 
 /* ---- copy engine ----------------------------------------------------------------------------- */
 

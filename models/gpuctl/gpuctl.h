@@ -46,7 +46,7 @@ typedef struct gpuctl_ports {
   gpu_mem_port devmem;      /* device-memory store (models/func's devmem in functional mode) */
   gpu_simt_port simt;       /* SIMT cores */
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
-  gpu_mmu_port mmu;         /* (addition) the device-memory map; unconnected: all memory accessible */
+  gpu_memmap_port memmap;   /* (addition) the device-memory map; unconnected: all memory accessible */
 } gpuctl_ports;
 
 /* SIMTVP_ERR_CONFIG (naming the field) for an inconsistent configuration. */

@@ -14,18 +14,19 @@
 uint32_t drv_rd(drv *d, uint32_t off) { return d->bus.mmio_read32(d->bus.ctx, off); }
 void drv_wr(drv *d, uint32_t off, uint32_t v) { d->bus.mmio_write32(d->bus.ctx, off, v); }
 
-void drv_mmu_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
-  drv_wr(d, GPU_REG_MMU_ADDR_LO, (uint32_t)addr);
-  drv_wr(d, GPU_REG_MMU_ADDR_HI, (uint32_t)(addr >> 32));
+void drv_memmap_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+  drv_wr(d, GPU_REG_MEMMAP_ADDR_LO, (uint32_t)addr);
+  drv_wr(d, GPU_REG_MEMMAP_ADDR_HI, (uint32_t)(addr >> 32));
   if (map) {
-    drv_wr(d, GPU_REG_MMU_SIZE_LO, (uint32_t)size);
-    drv_wr(d, GPU_REG_MMU_SIZE_HI, (uint32_t)(size >> 32));
-    drv_wr(d, GPU_REG_MMU_TAG_LO, (uint32_t)tag);
-    drv_wr(d, GPU_REG_MMU_TAG_HI, (uint32_t)(tag >> 32));
+    drv_wr(d, GPU_REG_MEMMAP_SIZE_LO, (uint32_t)size);
+    drv_wr(d, GPU_REG_MEMMAP_SIZE_HI, (uint32_t)(size >> 32));
+    drv_wr(d, GPU_REG_MEMMAP_TAG_LO, (uint32_t)tag);
+    drv_wr(d, GPU_REG_MEMMAP_TAG_HI, (uint32_t)(tag >> 32));
   }
-  drv_wr(d, GPU_REG_MMU_OP, GPU_FIELD_PUT(GPU_MMU_OP_CMD, map ? 1u : 2u) |
-                                GPU_FIELD_PUT(GPU_MMU_OP_INTERNAL, (flags & (DRV_MMU_INTERNAL | DRV_MMU_CODE)) ? 1u : 0u) |
-                                GPU_FIELD_PUT(GPU_MMU_OP_CODE, (flags & DRV_MMU_CODE) ? 1u : 0u));
+  bool internal = (flags & (DRV_MEMMAP_INTERNAL | DRV_MEMMAP_CODE)) != 0;
+  drv_wr(d, GPU_REG_MEMMAP_OP, GPU_FIELD_PUT(GPU_MEMMAP_OP_CMD, map ? 1u : 2u) |
+                                   GPU_FIELD_PUT(GPU_MEMMAP_OP_INTERNAL, internal ? 1u : 0u) |
+                                   GPU_FIELD_PUT(GPU_MEMMAP_OP_CODE, (flags & DRV_MEMMAP_CODE) ? 1u : 0u));
 }
 
 static uint64_t rd64(drv *d, uint32_t lo, uint32_t hi) {
@@ -87,7 +88,7 @@ static void run_deferred(drv *d, drv_deferred *x) {
     break;
   }
   case DRV_DEFER_FREE_DEVMEM:
-    if (drv_heap_free_user(d->heap, x->bus_addr)) drv_mmu_op(d, false, x->bus_addr, 0, 0, 0);
+    if (drv_heap_free_user(d->heap, x->bus_addr)) drv_memmap_op(d, false, x->bus_addr, 0, 0, 0);
     break;
   default: break;
   }
@@ -409,7 +410,7 @@ simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, 
   drv_wr(d, GPU_REG_ERR_STATUS, drv_rd(d, GPU_REG_ERR_STATUS));
   drv_wr(d, GPU_REG_INTR_STATUS, drv_rd(d, GPU_REG_INTR_STATUS));
   /* Only the blocks this driver declares are accessible (device memory starts empty). */
-  drv_wr(d, GPU_REG_MMU_CTRL, GPU_FIELD_MASK(GPU_MMU_CTRL_ENABLE));
+  drv_wr(d, GPU_REG_MEMMAP_CTRL, GPU_FIELD_MASK(GPU_MEMMAP_CTRL_ENABLE));
   if (!sys_alloc(d, 8ull * d->n_ch, 64, &d->sems_bus)) {
     d->sems_bus = 0;
     free_all(d);
@@ -477,7 +478,7 @@ simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *d
                     (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
     return SIMTVP_ERR_LIMIT;
   }
-  drv_mmu_op(d, true, *dptr, size, site, 0);
+  drv_memmap_op(d, true, *dptr, size, site, 0);
   return SIMTVP_OK;
 }
 
@@ -487,7 +488,7 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
     if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
       goto bad;
   if (drv_heap_free_user(d->heap, dptr)) {
-    drv_mmu_op(d, false, dptr, 0, 0, 0);
+    drv_memmap_op(d, false, dptr, 0, 0, 0);
     return SIMTVP_OK;
   }
 bad:

@@ -119,7 +119,7 @@ uint64_t drv_gpu_time_ns(drv *d);
 simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag);
 /* The same with the program's allocation site (any nonzero value the caller can name later, e.g.
  * a host return address): the GPU's memory checker names it in its reports. Every allocation is
- * declared to the GPU's device-memory map (MMU_OP), so a kernel reaching past the pages of live
+ * declared to the GPU's device-memory map (MEMMAP_OP), so a kernel reaching past the pages of live
  * blocks, or into a freed block's pages, faults; freed program memory never holds the driver's
  * own data afterwards (drv_heap_alloc_clean). */
 simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *dptr, simtvp_diag *diag);

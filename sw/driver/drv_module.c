@@ -145,7 +145,7 @@ static simtvp_status fill_segments(const drv_module *mod, const gpu_image_header
 static void release_device(drv *d, drv_module *mod) {
   uint64_t blocks[3] = {mod->image_addr, mod->global_base, mod->const_base};
   for (int i = 0; i < 3; i++)
-    if (blocks[i] && drv_heap_free(d->heap, blocks[i])) drv_mmu_op(d, false, blocks[i], 0, 0, 0);
+    if (blocks[i] && drv_heap_free(d->heap, blocks[i])) drv_memmap_op(d, false, blocks[i], 0, 0, 0);
 }
 
 /* The driver's own blocks: from memory the program never held, declared internal (code: the
@@ -156,7 +156,7 @@ static simtvp_status alloc_internal(drv *d, uint64_t size, bool code, uint64_t *
     return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "module loader: out of device memory for %llu bytes",
                            (unsigned long long)size);
   }
-  drv_mmu_op(d, true, *addr, size, 0, code ? DRV_MMU_CODE : DRV_MMU_INTERNAL);
+  drv_memmap_op(d, true, *addr, size, 0, code ? DRV_MEMMAP_CODE : DRV_MEMMAP_INTERNAL);
   return SIMTVP_OK;
 }
 

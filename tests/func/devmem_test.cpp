@@ -165,7 +165,7 @@ TEST(Devmem, CopyHandlesOverlapInBothDirections) {
   EXPECT_TRUE(std::equal(b.begin(), b.end(), a.begin()));
 }
 
-// ---- live blocks (the device-memory map the driver declares through MMU_OP) ----------------
+// ---- live blocks (the device-memory map the driver declares through MEMMAP_OP) ----------------
 
 TEST(DevmemBlocks, AddingABlockMapsTheFreshPagesItTouches) {
   Mem m;

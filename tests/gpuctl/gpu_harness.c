@@ -31,9 +31,9 @@ static bool sys_write(void *ctx, uint64_t a, const void *src, uint64_t n) {
   memcpy(h->sys + (a - h->sys_base), src, n);
   return true;
 }
-/* With the MMU on: every page of [a, a+n) is touched by a declared block. */
+/* With the device-memory map on: every page of [a, a+n) is touched by a declared block. */
 static bool dev_mapped(const gpu_harness *h, uint64_t a, uint64_t n) {
-  if (!h->mmu_on || n == 0) return true;
+  if (!h->memmap_on || n == 0) return true;
   for (uint64_t p = a >> 12; p <= (a + n - 1) >> 12; p++) {
     bool hit = false;
     for (uint32_t i = 0; i < h->n_blocks && !hit; i++) {
@@ -44,8 +44,8 @@ static bool dev_mapped(const gpu_harness *h, uint64_t a, uint64_t n) {
   }
   return true;
 }
-static void mmu_enable(void *ctx, bool on) { ((gpu_harness *)ctx)->mmu_on = on; }
-static bool mmu_map(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+static void memmap_enable(void *ctx, bool on) { ((gpu_harness *)ctx)->memmap_on = on; }
+static bool memmap_map(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
   gpu_harness *h = ctx;
   (void)tag;
   (void)flags;
@@ -57,7 +57,7 @@ static bool mmu_map(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint3
   h->n_blocks++;
   return true;
 }
-static bool mmu_unmap(void *ctx, uint64_t addr) {
+static bool memmap_unmap(void *ctx, uint64_t addr) {
   gpu_harness *h = ctx;
   for (uint32_t i = 0; i < h->n_blocks; i++)
     if (h->blocks[i].addr == addr) {
@@ -282,10 +282,10 @@ gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *dev
   p.simt.kernel_end = simt_end;
   p.irq.ctx = h;
   p.irq.set = irq_set;
-  p.mmu.ctx = h;
-  p.mmu.enable = mmu_enable;
-  p.mmu.map = mmu_map;
-  p.mmu.unmap = mmu_unmap;
+  p.memmap.ctx = h;
+  p.memmap.enable = memmap_enable;
+  p.memmap.map = memmap_map;
+  p.memmap.unmap = memmap_unmap;
   if (devmem) p.devmem = *devmem;
   if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);

@@ -52,8 +52,8 @@ struct gpu_harness {
   /* device memory */
   uint8_t *dev;
   uint64_t dev_base, dev_bytes;
-  /* device-memory map (MMU registers): with mmu_on, only pages of declared blocks are accessible */
-  bool mmu_on;
+  /* device-memory map (MEMMAP registers): with memmap_on, only pages of declared blocks are accessible */
+  bool memmap_on;
   uint32_t n_blocks;
   struct { uint64_t addr, size; } blocks[4096];
   bool irq;

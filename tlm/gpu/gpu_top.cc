@@ -111,7 +111,7 @@ struct gpu_top::state {
   gpu_top_options options;
   gpuctl *ctl = nullptr;
   devmem *mem = nullptr;
-  bool mmu_on = false;  // MMU_CTRL.ENABLE: only declared blocks are mapped
+  bool memmap_on = false;  // MEMMAP_CTRL.ENABLE: only declared blocks are mapped
   std::unique_ptr<simt_subsystem> simt;
   gpu_simt_port simt_inner{};
 
@@ -276,11 +276,11 @@ simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
   return devmem_block_add(s_->mem, s_->params.heap_base, s_->params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, diag);
 }
 
-// MMU_CTRL.ENABLE (gpu-abi.md "Device memory map"): on, device memory holds only the declared
+// MEMMAP_CTRL.ENABLE (gpu-abi.md "Device memory map"): on, device memory holds only the declared
 // blocks' pages (contents dropped); off, all of it is mapped again.
-void gpu_top::mmu_enable(bool on) {
-  if (on == s_->mmu_on) return;
-  s_->mmu_on = on;
+void gpu_top::memmap_enable(bool on) {
+  if (on == s_->memmap_on) return;
+  s_->memmap_on = on;
   const gpu_caps &c = s_->params.ctl.caps;
   devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
   simtvp_diag d;
@@ -401,19 +401,19 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   ports.devmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
     return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
   };
-  ports.mmu.ctx = this;
-  ports.mmu.enable = [](void *ctx, bool on) { static_cast<gpu_top *>(ctx)->mmu_enable(on); };
-  ports.mmu.map = [](void *ctx, uint64_t a, uint64_t n, uint64_t tag, uint32_t flags) {
+  ports.memmap.ctx = this;
+  ports.memmap.enable = [](void *ctx, bool on) { static_cast<gpu_top *>(ctx)->memmap_enable(on); };
+  ports.memmap.map = [](void *ctx, uint64_t a, uint64_t n, uint64_t tag, uint32_t flags) {
     auto *g = static_cast<gpu_top *>(ctx);
     simtvp_diag d;
     simtvp_diag_clear(&d);
-    uint32_t f = ((flags & GPU_MMU_INTERNAL) ? (uint32_t)DEVMEM_BLOCK_INTERNAL : 0u) |
-                 ((flags & GPU_MMU_CODE) ? (uint32_t)DEVMEM_BLOCK_CODE : 0u);
+    uint32_t f = ((flags & GPU_MEMMAP_INTERNAL) ? (uint32_t)DEVMEM_BLOCK_INTERNAL : 0u) |
+                 ((flags & GPU_MEMMAP_CODE) ? (uint32_t)DEVMEM_BLOCK_CODE : 0u);
     return devmem_block_add(g->s_->mem, a, n, tag, f, &d) == SIMTVP_OK;
   };
-  ports.mmu.unmap = [](void *ctx, uint64_t a) {
+  ports.memmap.unmap = [](void *ctx, uint64_t a) {
     auto *g = static_cast<gpu_top *>(ctx);
-    return devmem_block_remove(g->s_->mem, a, g->s_->mmu_on);
+    return devmem_block_remove(g->s_->mem, a, g->s_->memmap_on);
   };
   ports.simt = wrap_simt_port(s.simt->port());
   ports.irq.ctx = this;
@@ -546,12 +546,12 @@ void gpu_top::hardware_reset() {
       if (s.options.st) stats_kernel_end_uid(s.options.st, r.launch_uid);
       r.launch_uid = 0;
     }
-  // Device memory reads as zero again; no block is live, the MMU is off (MMU_CTRL resets to 0).
+  // Device memory reads as zero again; no block is live, the map is off (MEMMAP_CTRL resets to 0).
   const gpu_caps &c = s_->params.ctl.caps;
   uint32_t n_blocks;
   while (devmem_blocks(s_->mem, &n_blocks), n_blocks)
     devmem_block_remove(s_->mem, devmem_blocks(s_->mem, &n_blocks)[0].addr, false);
-  s_->mmu_on = false;
+  s_->memmap_on = false;
   devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
   if (s_->params.heap_bytes) devmem_unmap(s_->mem, s_->params.heap_base, s_->params.heap_bytes);
   simtvp_diag d;

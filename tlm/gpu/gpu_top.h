@@ -251,7 +251,7 @@ class gpu_top : public sc_core::sc_module {
   const std::string &kernel_name(const gpu_kernel &k);
   void cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r);
   void message(simtvp_severity severity, const char *text);
-  void mmu_enable(bool on);
+  void memmap_enable(bool on);
   void count_busy_cycles();
   void notify(const gpu_event &e);
   static void control_trace(void *ctx, const gpu_trace_event *e);
