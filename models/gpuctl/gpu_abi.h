@@ -132,37 +132,50 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(ERR_ADDR_HI, 0x30C, RO, 0, FIX, 0xFFFFFFFFu, "Address of the first error, bits [63:32].")      \
   ROW(ERR_INFO, 0x310, RO, 0, FIX, 0xFFFFFFFFu,                                                      \
     "More about the first error: offending dword index, written value, or grid id (see error table).") \
-  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")                \
-  ROW(MMU_INVAL_PDB_LO, 0x400, RW, 0, FIX, 0xFFFFF007u,                                              \
+  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")                 \
+  ROW(MEMMAP_CTRL, 0x400, RW, 0, FIX, 0x1u,                                                          \
+    "Device memory map: ENABLE [0]: only the blocks declared with MEMMAP_OP are accessible (0: all of " \
+    "device memory). Set it before the first block; setting it drops the contents of device memory.") \
+  ROW(MEMMAP_ADDR_LO, 0x404, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block address, bits [31:0].")       \
+  ROW(MEMMAP_ADDR_HI, 0x408, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block address, bits [63:32].")      \
+  ROW(MEMMAP_SIZE_LO, 0x40C, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block size in bytes, bits [31:0].") \
+  ROW(MEMMAP_SIZE_HI, 0x410, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block size in bytes, bits [63:32].") \
+  ROW(MEMMAP_TAG_LO, 0x414, RW, 0, FIX, 0xFFFFFFFFu,                                                 \
+    "MEMMAP_OP block tag (software's, e.g. its allocation site; memory-checker reports), bits [31:0].") \
+  ROW(MEMMAP_TAG_HI, 0x418, RW, 0, FIX, 0xFFFFFFFFu, "MEMMAP_OP block tag, bits [63:32].")           \
+  ROW(MEMMAP_OP, 0x41C, WO, 0, FIX, 0xFu,                                                            \
+    "Write to declare (CMD 1) or end (CMD 2) the block at MEMMAP_ADDR of MEMMAP_SIZE bytes; refused " \
+    "ones raise MEMMAP_OP.")                                                                         \
+  ROW(MMU_INVAL_PDB_LO, 0x420, RW, 0, FIX, 0xFFFFF007u,                                              \
     "Address space MMU_INVALIDATE acts on, bits [31:0] in the PDB format (as CH_PDB_LO); 0 with "  \
     "MMU_INVAL_PDB_HI 0 = every address space.")                                                   \
-  ROW(MMU_INVAL_PDB_HI, 0x404, RW, 0, FIX, 0x000FFFFFu, "Address space to invalidate, bits [51:32].") \
-  ROW(MMU_INVAL_VA_LO, 0x408, RW, 0, FIX, 0xFFFFF000u,                                               \
+  ROW(MMU_INVAL_PDB_HI, 0x424, RW, 0, FIX, 0x000FFFFFu, "Address space to invalidate, bits [51:32].") \
+  ROW(MMU_INVAL_VA_LO, 0x428, RW, 0, FIX, 0xFFFFF000u,                                               \
     "First virtual address MMU_INVALIDATE acts on, bits [31:12].")                                 \
-  ROW(MMU_INVAL_VA_HI, 0x40C, RW, 0, FIX, 0x0000FFFFu, "First virtual address, bits [47:32].")       \
-  ROW(MMU_INVAL_PAGES, 0x410, RW, 0, FIX, 0xFFFFFFFFu,                                               \
+  ROW(MMU_INVAL_VA_HI, 0x42C, RW, 0, FIX, 0x0000FFFFu, "First virtual address, bits [47:32].")       \
+  ROW(MMU_INVAL_PAGES, 0x430, RW, 0, FIX, 0xFFFFFFFFu,                                               \
     "4 KiB pages from MMU_INVAL_VA to invalidate; 0 = the whole address space.")                   \
-  ROW(MMU_INVALIDATE, 0x414, WO, 0, FIX, 0x1u,                                                       \
+  ROW(MMU_INVALIDATE, 0x434, WO, 0, FIX, 0x1u,                                                       \
     "Write TRIGGER [0]: every TLB and translation cache of the GPU drops the translations of the "  \
     "range; accesses issued after the write walk the page tables again.")                          \
-  ROW(FAULT_BUF_BASE_LO, 0x420, RW, 0, FIX, 0xFFFFFF00u,                                             \
+  ROW(FAULT_BUF_BASE_LO, 0x440, RW, 0, FIX, 0xFFFFFF00u,                                             \
     "Replayable-fault buffer in system memory, bits [31:0]; 256-byte aligned.")                    \
-  ROW(FAULT_BUF_BASE_HI, 0x424, RW, 0, FIX, 0xFFFFFFFFu, "Fault buffer base, bits [63:32].")         \
-  ROW(FAULT_BUF_ENTRIES, 0x428, RW, 0, FIX, 0x0001FFFFu,                                             \
+  ROW(FAULT_BUF_BASE_HI, 0x444, RW, 0, FIX, 0xFFFFFFFFu, "Fault buffer base, bits [63:32].")         \
+  ROW(FAULT_BUF_ENTRIES, 0x448, RW, 0, FIX, 0x0001FFFFu,                                             \
     "Fault buffer size in 32-byte entries, at most 65536; 0 = no buffer (replayable faults are "   \
     "fatal).")                                                                                     \
-  ROW(FAULT_BUF_GET, 0x42C, RW, 0, FIX, 0x0000FFFFu,                                                 \
+  ROW(FAULT_BUF_GET, 0x44C, RW, 0, FIX, 0x0000FFFFu,                                                 \
     "Index of the next entry software reads (software advances it past the entries it consumed).") \
-  ROW(FAULT_BUF_PUT, 0x430, RO, 0, FIX, 0x0000FFFFu,                                                 \
+  ROW(FAULT_BUF_PUT, 0x450, RO, 0, FIX, 0x0000FFFFu,                                                 \
     "Index where the GPU writes the next entry. Empty when GET == PUT; the GPU keeps one entry "   \
     "free.")                                                                                       \
-  ROW(FAULT_STATUS, 0x434, W1C, 0, FIX, 0x1u,                                                        \
+  ROW(FAULT_STATUS, 0x454, W1C, 0, FIX, 0x1u,                                                        \
     "OVERFLOW [0]: a replayable fault found the buffer full and was not written (it is recorded "  \
     "again when its access replays). Write 1 to clear.")                                           \
-  ROW(MMU_REPLAY, 0x438, WO, 0, FIX, 0x3u,                                                           \
+  ROW(MMU_REPLAY, 0x458, WO, 0, FIX, 0x3u,                                                           \
     "Write REPLAY [0]: every access waiting on a replayable fault retries; CANCEL [1]: they fail "  \
     "instead (a fatal fault of their kernel).")                                                    \
-  ROW(FAULT_PENDING, 0x43C, RO, 0, FIX, 0xFFFFFFFFu,                                                 \
+  ROW(FAULT_PENDING, 0x45C, RO, 0, FIX, 0xFFFFFFFFu,                                                 \
     "Distinct pages with accesses waiting for MMU_REPLAY.")
 
 /* ---- per-channel registers --------------------------------------------------------------- */
@@ -238,7 +251,14 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(CH_CTRL, ENABLE, 0, 1, "channel fetches packets")                                              \
   ROW(CH_STATUS, BUSY, 0, 1, "work pending or in flight")                                            \
   ROW(CH_STATUS, WAITING, 1, 1, "blocked in SEM_WAIT")                                               \
-  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")                                              \
+  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")                                               \
+  ROW(MEMMAP_CTRL, ENABLE, 0, 1, "kernels, copies and the command processor reach only declared blocks") \
+  ROW(MEMMAP_OP, CMD, 0, 2, "1 = MAP: declare a live block (its pages become accessible); 2 = UNMAP: end " \
+    "the block starting at MEMMAP_ADDR (pages no live block touches become inaccessible)")           \
+  ROW(MEMMAP_OP, INTERNAL, 2, 1, "MAP: the block is software's own (program image, module data), not " \
+    "the program's")                                                                               \
+  ROW(MEMMAP_OP, CODE, 3, 1, "MAP: the block is a program image: instruction fetch only, no kernel " \
+    "data access belongs there (the memory checker reports one)")                                    \
   ROW(CH_PDB_LO, VALID, 0, 1, "translation on")                                                      \
   ROW(CH_PDB_LO, APERTURE, 1, 2, "aperture of the root table (0 VIDMEM, 1 SYSMEM)")                 \
   ROW(CH_PDB_LO, ADDR, 12, 20, "root table address bits [31:12]")
@@ -256,7 +276,7 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(LAUNCH_LIMIT, 6, PACKET, "packet", "dword index",                                              \
     "one CTA needs more threads, warps, registers or shared memory than an SM has; launch skipped") \
   ROW(LAUNCH_IMAGE, 7, PACKET, "image address", "entry",                                             \
-    "program image header bad (magic, version) or entry not in it; launch skipped")                \
+    "program image malformed (header, or any table on decoding) or entry not in it; launch skipped") \
   ROW(REG_RO_WRITE, 8, REG, "register offset", "value written", "write to a read-only register (ignored)") \
   ROW(REG_WO_READ, 9, REG, "register offset", "-", "read of a write-only register (returns 0)")      \
   ROW(REG_UNMAPPED, 10, REG, "register offset", "value written (0 for reads)",                        \
@@ -275,7 +295,14 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "device memory access failed or did not translate (copy, memset, image)")                     \
   ROW(KERNEL_FAULT, 17, KERNEL, "faulting address", "grid id",                                       \
     "a kernel accessed memory it may not (its remaining CTAs still run)")                          \
-  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed")
+  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed") \
+  ROW(KERNEL_MISALIGNED, 19, KERNEL, "faulting address", "grid id",                                  \
+    "a kernel accessed memory at an address not aligned to the access size")                       \
+  ROW(KERNEL_STOPPED, 20, KERNEL, "0", "grid id",                                                    \
+    "the kernel was stopped: instruction or cycle limit, or the deadlock watchdog")               \
+  ROW(MEMMAP_OP, 21, REG, "block address", "MEMMAP_OP value",                                        \
+    "MEMMAP_OP refused: bad command, block outside device memory or overlapping a live one, or no "  \
+    "live block starts at the address (nothing changes)")
 
 /* ---- packets --------------------------------------------------------------------------------- */
 /* Ring: SIZE bytes of little-endian dwords at BASE. Software writes packets at PUT (wrapping to

@@ -62,6 +62,20 @@ typedef struct gpu_mmu_port {
   bool (*fault)(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uint64_t now);
 } gpu_mmu_port;
 
+/* The device-memory map behind the MEMMAP registers (gpu_abi.h MEMMAP_*): which blocks of device memory
+ * are live. enable(true): from now on only declared blocks are accessible. map declares the block
+ * [addr, addr+size) with the software's tag (internal: the driver's own); unmap ends the block
+ * starting at addr. false = refused (nothing changed): outside device memory, overlapping a live
+ * block, no block there. May be left unconnected (all NULL): every operation then succeeds and
+ * all of device memory stays accessible. */
+enum { GPU_MEMMAP_INTERNAL = 1u << 0, GPU_MEMMAP_CODE = 1u << 1 }; /* map flags (MEMMAP_OP fields) */
+typedef struct gpu_memmap_port {
+  void *ctx;
+  void (*enable)(void *ctx, bool on);
+  bool (*map)(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);
+  bool (*unmap)(void *ctx, uint64_t addr);
+} gpu_memmap_port;
+
 /* ---- copy engine ----------------------------------------------------------------------------- */
 
 typedef enum gpu_aperture { GPU_APERTURE_DEVMEM = 0, GPU_APERTURE_SYSMEM = 1 } gpu_aperture;

@@ -40,8 +40,42 @@ static void irq_set(void *ctx, bool level) {
   gpuctl *g = ctx;
   if (g->ports.irq.set) g->ports.irq.set(g->ports.irq.ctx, level);
 }
+static uint64_t reg64(gpuctl *g, uint32_t lo, uint32_t hi) {
+  return gpu_regs_fw_read(g->regs, lo) | (uint64_t)gpu_regs_fw_read(g->regs, hi) << 32;
+}
+
+/* MEMMAP_OP: declare or end a block of the device-memory map (gpu_abi.h). */
+static void memmap_op(gpuctl *g, uint32_t value) {
+  const gpu_memmap_port *m = &g->ports.memmap;
+  uint64_t addr = reg64(g, GPU_REG_MEMMAP_ADDR_LO, GPU_REG_MEMMAP_ADDR_HI);
+  uint64_t size = reg64(g, GPU_REG_MEMMAP_SIZE_LO, GPU_REG_MEMMAP_SIZE_HI);
+  uint32_t cmd = GPU_FIELD_GET(GPU_MEMMAP_OP_CMD, value);
+  const gpu_caps *c = &g->cfg.caps;
+  bool ok;
+  if (cmd == 1)
+    ok = addr >= c->devmem_base && addr - c->devmem_base <= c->devmem_bytes &&
+         size <= c->devmem_bytes - (addr - c->devmem_base) &&
+         (!m->map || m->map(m->ctx, addr, size, reg64(g, GPU_REG_MEMMAP_TAG_LO, GPU_REG_MEMMAP_TAG_HI),
+                            (GPU_FIELD_GET(GPU_MEMMAP_OP_INTERNAL, value) ? GPU_MEMMAP_INTERNAL : 0u) |
+                                (GPU_FIELD_GET(GPU_MEMMAP_OP_CODE, value) ? GPU_MEMMAP_CODE : 0u)));
+  else if (cmd == 2)
+    ok = !m->unmap || m->unmap(m->ctx, addr);
+  else
+    ok = false;
+  if (!ok) gpu_regs_error(g->regs, GPU_ERR_MEMMAP_OP, 0xFF, 0, addr, value);
+}
+
 static void reg_notify(void *ctx, uint32_t offset, uint32_t value) {
   gpuctl *g = ctx;
+  if (offset == GPU_REG_MEMMAP_OP) {
+    memmap_op(g, value);
+    return;
+  }
+  if (offset == GPU_REG_MEMMAP_CTRL) {
+    const gpu_memmap_port *m = &g->ports.memmap;
+    if (m->enable) m->enable(m->ctx, GPU_FIELD_GET(GPU_MEMMAP_CTRL_ENABLE, value) != 0);
+    return;
+  }
   if (offset == GPU_REG_MMU_INVALIDATE || offset == GPU_REG_MMU_REPLAY)
     gpu_mmu_reg_written(g->mmu, offset, value, g->now);
   else

@@ -56,6 +56,7 @@ typedef struct gpuctl_ports {
     uint8_t *(*sysmem)(void *ctx, uint64_t pa);
   } host_page;
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
+  gpu_memmap_port memmap;   /* (addition) the device-memory map; unconnected: all memory accessible */
 } gpuctl_ports;
 
 /* SIMTVP_ERR_CONFIG (naming the field) for an inconsistent configuration. */

@@ -14,6 +14,21 @@
 uint32_t drv_rd(drv *d, uint32_t off) { return d->bus.mmio_read32(d->bus.ctx, off); }
 void drv_wr(drv *d, uint32_t off, uint32_t v) { d->bus.mmio_write32(d->bus.ctx, off, v); }
 
+void drv_memmap_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+  drv_wr(d, GPU_REG_MEMMAP_ADDR_LO, (uint32_t)addr);
+  drv_wr(d, GPU_REG_MEMMAP_ADDR_HI, (uint32_t)(addr >> 32));
+  if (map) {
+    drv_wr(d, GPU_REG_MEMMAP_SIZE_LO, (uint32_t)size);
+    drv_wr(d, GPU_REG_MEMMAP_SIZE_HI, (uint32_t)(size >> 32));
+    drv_wr(d, GPU_REG_MEMMAP_TAG_LO, (uint32_t)tag);
+    drv_wr(d, GPU_REG_MEMMAP_TAG_HI, (uint32_t)(tag >> 32));
+  }
+  bool internal = (flags & (DRV_MEMMAP_INTERNAL | DRV_MEMMAP_CODE)) != 0;
+  drv_wr(d, GPU_REG_MEMMAP_OP, GPU_FIELD_PUT(GPU_MEMMAP_OP_CMD, map ? 1u : 2u) |
+                                   GPU_FIELD_PUT(GPU_MEMMAP_OP_INTERNAL, internal ? 1u : 0u) |
+                                   GPU_FIELD_PUT(GPU_MEMMAP_OP_CODE, (flags & DRV_MEMMAP_CODE) ? 1u : 0u));
+}
+
 static uint64_t rd64(drv *d, uint32_t lo, uint32_t hi) {
   return drv_rd(d, lo) | ((uint64_t)drv_rd(d, hi) << 32);
 }
@@ -72,7 +87,7 @@ static void run_deferred(drv *d, drv_deferred *x) {
     d->bus.sysmem_write(d->bus.ctx, x->bus_addr, &one, sizeof one);
     break;
   }
-  case DRV_DEFER_FREE_DEVMEM: drv_mem_release(d, x->bus_addr); break;
+  case DRV_DEFER_FREE_DEVMEM: drv_mem_release(d, x->bus_addr, true); break;
   default: break;
   }
 }
@@ -108,6 +123,8 @@ static void service_interrupt(drv *d) {
       simtvp_status s = SIMTVP_ERR_STATE;
       if (c == GPU_ERR_KERNEL_FAULT || c == GPU_ERR_DMA_FAULT || c == GPU_ERR_DEVMEM_FAULT) s = SIMTVP_ERR_FAULT;
       if (c == GPU_ERR_KERNEL_TRAP) s = SIMTVP_ERR_TRAP;
+      if (c == GPU_ERR_KERNEL_MISALIGNED) s = SIMTVP_ERR_MISALIGNED;
+      if (c == GPU_ERR_KERNEL_STOPPED) s = SIMTVP_ERR_LIMIT;
       simtvp_diag_set(&d->error, s, "GPU error %s (code %u) on channel %u, %s packet, address 0x%llx, info 0x%x",
                       gpu_err_name(c), c, chn, op || c <= GPU_ERR_LAUNCH_IMAGE ? gpu_op_name(op) : "no",
                       (unsigned long long)addr, info);
@@ -393,6 +410,11 @@ simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, 
   drv_wr(d, GPU_REG_INTR_ENABLE, 0);
   drv_wr(d, GPU_REG_ERR_STATUS, drv_rd(d, GPU_REG_ERR_STATUS));
   drv_wr(d, GPU_REG_INTR_STATUS, drv_rd(d, GPU_REG_INTR_STATUS));
+  /* Only the blocks this driver declares are accessible (device memory starts empty). */
+  drv_wr(d, GPU_REG_MEMMAP_CTRL, GPU_FIELD_MASK(GPU_MEMMAP_CTRL_ENABLE));
+  /* The page-table pool is the driver's own block: the copy engine writes tables there and the
+   * MMU walks them. */
+  drv_memmap_op(d, true, d->vm.pt_base, d->vm.pt_bytes, 0, DRV_MEMMAP_INTERNAL);
   if (!sys_alloc(d, 8ull * d->n_ch, 64, &d->sems_bus)) {
     d->sems_bus = 0;
     free_all(d);
@@ -457,20 +479,26 @@ uint64_t drv_gpu_time_ns(drv *d) {
 /* ---- device memory ---------------------------------------------------------------------------- */
 
 simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag) {
-  if (drv_heap_alloc(d->heap, size, dptr)) {
-    /* Mapped in the default address space before anyone can use it. */
-    simtvp_status st = drv_vm_map_alloc(d, *dptr, size ? size : DRV_MEM_ALIGN, diag);
-    if (st != SIMTVP_OK) {
-      drv_heap_free(d->heap, *dptr);
-      *dptr = 0;
-    }
+  return drv_mem_alloc_at(d, size, 0, dptr, diag);
+}
+
+simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *dptr, simtvp_diag *diag) {
+  if (!drv_heap_alloc(d->heap, size, dptr)) {
+    simtvp_diag_set(diag, SIMTVP_ERR_LIMIT,
+                    "out of device memory: %llu bytes requested, largest free block %llu, %llu of %llu bytes free",
+                    (unsigned long long)size, (unsigned long long)drv_heap_largest_free(d->heap),
+                    (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
+    return SIMTVP_ERR_LIMIT;
+  }
+  /* Mapped in the default address space before anyone can use it. */
+  simtvp_status st = drv_vm_map_alloc(d, *dptr, size ? size : DRV_MEM_ALIGN, diag);
+  if (st != SIMTVP_OK) {
+    drv_heap_free(d->heap, *dptr);
+    *dptr = 0;
     return st;
   }
-  simtvp_diag_set(diag, SIMTVP_ERR_LIMIT,
-                  "out of device memory: %llu bytes requested, largest free block %llu, %llu of %llu bytes free",
-                  (unsigned long long)size, (unsigned long long)drv_heap_largest_free(d->heap),
-                  (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
-  return SIMTVP_ERR_LIMIT;
+  drv_memmap_op(d, true, *dptr, size, site, 0);
+  return SIMTVP_OK;
 }
 
 simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
@@ -478,7 +506,7 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   for (drv_module *m = d->modules; m; m = m->next)
     if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
       goto bad;
-  if (drv_mem_release(d, dptr)) return SIMTVP_OK;
+  if (drv_mem_release(d, dptr, true)) return SIMTVP_OK;
 bad:
   simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_mem_free: 0x%llx is not the start of a device allocation",
                   (unsigned long long)dptr);
@@ -486,9 +514,12 @@ bad:
   return SIMTVP_ERR_ARG;
 }
 
-bool drv_mem_release(drv *d, uint64_t dptr) {
+bool drv_mem_release(drv *d, uint64_t dptr, bool user) {
   uint64_t base, size;
-  if (!drv_heap_lookup(d->heap, dptr, &base, &size) || base != dptr || !drv_heap_free(d->heap, dptr)) return false;
+  if (!drv_heap_lookup(d->heap, dptr, &base, &size) || base != dptr ||
+      !(user ? drv_heap_free_user(d->heap, dptr) : drv_heap_free(d->heap, dptr)))
+    return false;
+  drv_memmap_op(d, false, dptr, 0, 0, 0);
   drv_vm_unmap_alloc(d, dptr, size ? size : DRV_MEM_ALIGN);
   return true;
 }

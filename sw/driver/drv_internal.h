@@ -156,8 +156,9 @@ simtvp_status drv_ring_emit(drv *d, drv_channel *ch, const uint32_t *p, uint32_t
 simtvp_status drv_emit_fence(drv *d, drv_channel *ch, simtvp_diag *diag);
 void drv_kick(drv *d, drv_channel *ch);
 simtvp_status drv_wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *diag);
-/* Releases a device allocation: the heap block and its chunks' mappings. */
-bool drv_mem_release(drv *d, uint64_t dptr);
+/* Releases a device allocation: the heap block (user: the program's, drv_heap_free_user), its
+ * chunks' mappings and its block of the device-memory map. */
+bool drv_mem_release(drv *d, uint64_t dptr, bool user);
 
 /* drv_vm.c */
 void drv_vm_layout(drv *d);                            /* before the heap is made: the table pool */
@@ -166,6 +167,9 @@ void drv_vm_close(drv *d);
 simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag);
 simtvp_status drv_vm_map_alloc(drv *d, uint64_t addr, uint64_t size, simtvp_diag *diag);
 void drv_vm_unmap_alloc(drv *d, uint64_t addr, uint64_t size);
+/* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MEMMAP_OP). */
+enum { DRV_MEMMAP_INTERNAL = 1u << 0, DRV_MEMMAP_CODE = 1u << 1 /* with INTERNAL */ };
+void drv_memmap_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);
 
 #ifdef __cplusplus
 }

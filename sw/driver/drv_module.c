@@ -143,9 +143,27 @@ static simtvp_status fill_segments(const drv_module *mod, const gpu_image_header
 }
 
 static void release_device(drv *d, drv_module *mod) {
-  if (mod->image_addr) drv_mem_release(d, mod->image_addr);
-  if (mod->global_base) drv_mem_release(d, mod->global_base);
-  if (mod->const_base) drv_mem_release(d, mod->const_base);
+  if (mod->image_addr) drv_mem_release(d, mod->image_addr, false);
+  if (mod->global_base) drv_mem_release(d, mod->global_base, false);
+  if (mod->const_base) drv_mem_release(d, mod->const_base, false);
+}
+
+/* The driver's own blocks: from memory the program never held, declared internal (code: the
+ * program image). */
+static simtvp_status alloc_internal(drv *d, uint64_t size, bool code, uint64_t *addr, simtvp_diag *diag) {
+  if (!drv_heap_alloc_clean(d->heap, size, addr)) {
+    *addr = 0;
+    return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "module loader: out of device memory for %llu bytes",
+                           (unsigned long long)size);
+  }
+  simtvp_status st = drv_vm_map_alloc(d, *addr, size ? size : DRV_MEM_ALIGN, diag);
+  if (st != SIMTVP_OK) {
+    drv_heap_free(d->heap, *addr);
+    *addr = 0;
+    return st;
+  }
+  drv_memmap_op(d, true, *addr, size, 0, code ? DRV_MEMMAP_CODE : DRV_MEMMAP_INTERNAL);
+  return SIMTVP_OK;
 }
 
 simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_ownership, drv_module **out,
@@ -162,9 +180,9 @@ simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_owne
   if (!mod) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "module loader: out of host memory");
   mod->ptx = m;
   mod->image_bytes = gpu_image_size(m);
-  if ((m->global_segment_bytes && (st = drv_mem_alloc(d, m->global_segment_bytes, &mod->global_base, diag)) != SIMTVP_OK) ||
-      (m->const_segment_bytes && (st = drv_mem_alloc(d, m->const_segment_bytes, &mod->const_base, diag)) != SIMTVP_OK) ||
-      (st = drv_mem_alloc(d, mod->image_bytes, &mod->image_addr, diag)) != SIMTVP_OK)
+  if ((m->global_segment_bytes && (st = alloc_internal(d, m->global_segment_bytes, false, &mod->global_base, diag)) != SIMTVP_OK) ||
+      (m->const_segment_bytes && (st = alloc_internal(d, m->const_segment_bytes, false, &mod->const_base, diag)) != SIMTVP_OK) ||
+      (st = alloc_internal(d, mod->image_bytes, true, &mod->image_addr, diag)) != SIMTVP_OK)
     goto fail;
   img = malloc(mod->image_bytes);
   gseg = calloc(1, m->global_segment_bytes ? m->global_segment_bytes : 1);

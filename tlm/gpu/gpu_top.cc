@@ -111,6 +111,7 @@ struct gpu_top::state {
   gpu_top_options options;
   gpuctl *ctl = nullptr;
   devmem *mem = nullptr;
+  bool memmap_on = false;  // MEMMAP_CTRL.ENABLE: only declared blocks are mapped
   std::unique_ptr<simt_subsystem> simt;
   gpu_simt_port simt_inner{};
 
@@ -268,8 +269,59 @@ simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
     simtvp_status st = devmem_map(s_->mem, c.devmem_base + off, n, diag);
     if (st != SIMTVP_OK) return st;
   }
-  if (s_->params.heap_bytes) return devmem_map(s_->mem, s_->params.heap_base, s_->params.heap_bytes, diag);
-  return SIMTVP_OK;
+  if (!s_->params.heap_bytes) return SIMTVP_OK;
+  // The device malloc heap is the GPU's own block (kernels reach it; the memory checker knows it).
+  simtvp_status st = devmem_map(s_->mem, s_->params.heap_base, s_->params.heap_bytes, diag);
+  if (st != SIMTVP_OK) return st;
+  return devmem_block_add(s_->mem, s_->params.heap_base, s_->params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, diag);
+}
+
+// MEMMAP_CTRL.ENABLE (gpu-abi.md "Device memory map"): on, device memory holds only the declared
+// blocks' pages (contents dropped); off, all of it is mapped again.
+void gpu_top::memmap_enable(bool on) {
+  if (on == s_->memmap_on) return;
+  s_->memmap_on = on;
+  const gpu_caps &c = s_->params.ctl.caps;
+  devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  simtvp_status st = SIMTVP_OK;
+  if (!on) {
+    for (uint64_t off = 0; off < c.devmem_bytes && st == SIMTVP_OK; off += kMapChunk)
+      st = devmem_map(s_->mem, c.devmem_base + off, std::min(kMapChunk, c.devmem_bytes - off), &d);
+  } else {  // blocks declared before: their pages again
+    st = devmem_blocks_map(s_->mem, &d);
+  }
+  if (st != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
+}
+
+uint32_t gpu_top::report_leaks() {
+  if (!s_->params.func.memcheck) return 0;
+  uint32_t n, leaks = 0;
+  uint64_t bytes = 0;
+  const devmem_block *b = devmem_blocks(s_->mem, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (b[i].flags & DEVMEM_BLOCK_INTERNAL) continue;
+    char site[200] = "";
+    if (b[i].tag) {
+      char name[160] = "";
+      if (s_->options.site_name && s_->options.site_name(b[i].tag, name, sizeof name) > 0)
+        std::snprintf(site, sizeof site, ", allocated at %s", name);
+      else
+        std::snprintf(site, sizeof site, ", allocated at host 0x%" PRIx64, b[i].tag);
+    }
+    char text[400];
+    std::snprintf(text, sizeof text, "memcheck: leak: %" PRIu64 " bytes at 0x%" PRIx64 " (allocation #%u%s) were never freed",
+                  b[i].size, b[i].addr, b[i].serial, site);
+    message(SIMTVP_WARNING, text);
+    leaks++;
+    bytes += b[i].size;
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "memcheck: %u allocation%s (%" PRIu64 " bytes) leaked", leaks, leaks == 1 ? "" : "s",
+                bytes);
+  message(leaks ? SIMTVP_WARNING : SIMTVP_INFO, text);
+  return leaks;
 }
 
 simtvp_status gpu_top::build(simtvp_diag *diag) {
@@ -319,6 +371,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
   };
   env.func.messages = env.messages;
+  if (s.options.site_name)
+    env.func.site_name = [](void *ctx, uint64_t tag, char *buf, size_t size) {
+      return static_cast<gpu_top *>(ctx)->s_->options.site_name(tag, buf, size);
+    };
   if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
@@ -344,6 +400,20 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   };
   ports.devmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
     return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
+  };
+  ports.memmap.ctx = this;
+  ports.memmap.enable = [](void *ctx, bool on) { static_cast<gpu_top *>(ctx)->memmap_enable(on); };
+  ports.memmap.map = [](void *ctx, uint64_t a, uint64_t n, uint64_t tag, uint32_t flags) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    simtvp_diag d;
+    simtvp_diag_clear(&d);
+    uint32_t f = ((flags & GPU_MEMMAP_INTERNAL) ? (uint32_t)DEVMEM_BLOCK_INTERNAL : 0u) |
+                 ((flags & GPU_MEMMAP_CODE) ? (uint32_t)DEVMEM_BLOCK_CODE : 0u);
+    return devmem_block_add(g->s_->mem, a, n, tag, f, &d) == SIMTVP_OK;
+  };
+  ports.memmap.unmap = [](void *ctx, uint64_t a) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    return devmem_block_remove(g->s_->mem, a, g->s_->memmap_on);
   };
   ports.simt = wrap_simt_port(s.simt->port());
   ports.host_page.ctx = s.mem;
@@ -480,10 +550,14 @@ void gpu_top::hardware_reset() {
       if (s.options.st) stats_kernel_end_uid(s.options.st, r.launch_uid);
       r.launch_uid = 0;
     }
-  // Device memory reads as zero again.
-  const gpu_caps &c = s.params.ctl.caps;
-  devmem_unmap(s.mem, c.devmem_base, c.devmem_bytes);
-  if (s.params.heap_bytes) devmem_unmap(s.mem, s.params.heap_base, s.params.heap_bytes);
+  // Device memory reads as zero again; no block is live, the map is off (MEMMAP_CTRL resets to 0).
+  const gpu_caps &c = s_->params.ctl.caps;
+  uint32_t n_blocks;
+  while (devmem_blocks(s_->mem, &n_blocks), n_blocks)
+    devmem_block_remove(s_->mem, devmem_blocks(s_->mem, &n_blocks)[0].addr, false);
+  s_->memmap_on = false;
+  devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
+  if (s_->params.heap_bytes) devmem_unmap(s_->mem, s_->params.heap_base, s_->params.heap_bytes);
   simtvp_diag d;
   simtvp_diag_clear(&d);
   if (map_memory(&d) != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
