@@ -41,6 +41,7 @@ typedef struct gpu_cp_ports {
   } regs;
   gpu_mem_port sysmem;
   gpu_mem_port devmem;
+  gpu_sysmap_port sysmap; /* MAP_SYSMEM (optional: map NULL refuses every mapping) */
   /* The engines (gpu_ce_submit, gpu_disp_launch): false when none is free. */
   struct {
     void *ctx;

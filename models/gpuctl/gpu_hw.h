@@ -24,6 +24,15 @@ typedef struct gpu_mem_port {
   bool (*write)(void *ctx, uint64_t addr, const void *src, uint64_t len);
 } gpu_mem_port;
 
+/* The GPU's map of system memory (MAP_SYSMEM packets): GPU addresses backed by system memory at a
+ * bus address (zero-copy; docs/system-modes.md). map false = refused (overlap, or memory the GPU
+ * cannot reach); unmap removes every mapping in the range. */
+typedef struct gpu_sysmap_port {
+  void *ctx;
+  bool (*map)(void *ctx, uint64_t va, uint64_t bus, uint64_t bytes);
+  void (*unmap)(void *ctx, uint64_t va, uint64_t bytes);
+} gpu_sysmap_port;
+
 /* ---- copy engine ----------------------------------------------------------------------------- */
 
 typedef enum gpu_aperture { GPU_APERTURE_DEVMEM = 0, GPU_APERTURE_SYSMEM = 1 } gpu_aperture;

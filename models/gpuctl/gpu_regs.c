@@ -160,6 +160,7 @@ static uint32_t cfg_value(const gpu_caps *c, uint32_t offset) {
   case GPU_REG_N_COPY_ENGINES: return c->n_copy_engines;
   case GPU_REG_MAX_CONCURRENT_KERNELS: return c->max_concurrent_kernels;
   case GPU_REG_MAX_PARAM_BYTES: return c->max_param_bytes;
+  case GPU_REG_SYSTEM: return c->system;
   default:
     if (offset >= GPU_REG_NAME0 && offset <= GPU_REG_NAME7) {
       uint32_t i = (offset - GPU_REG_NAME0), v = 0;

@@ -147,6 +147,7 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
     cpp.regs.error = cp_error;
     cpp.sysmem = ports.sysmem;
     cpp.devmem = ports.devmem;
+    cpp.sysmap = ports.sysmap;
     cpp.engines.ctx = g;
     cpp.engines.copy_start = cp_copy_start;
     cpp.engines.launch_start = cp_launch_start;

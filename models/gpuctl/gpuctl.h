@@ -45,6 +45,7 @@ typedef struct gpuctl_ports {
   gpu_mem_port sysmem;      /* DMA initiator: system memory */
   gpu_mem_port devmem;      /* device-memory store (models/func's devmem in functional mode) */
   gpu_simt_port simt;       /* SIMT cores */
+  gpu_sysmap_port sysmap;   /* MAP_SYSMEM packets (optional: without it they are refused) */
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
 } gpuctl_ports;
 

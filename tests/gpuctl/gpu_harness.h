@@ -20,6 +20,7 @@ extern "C" {
 
 #define GH_MAX_CTAS 4096
 #define GH_MAX_KERNELS 64
+#define GH_MAX_SYSMAPS 64
 
 typedef struct gh_cta {
   uint32_t kernel_slot, sm, cta[3];
@@ -65,6 +66,11 @@ struct gpu_harness {
   uint32_t n_kernels;
   bool refuse_kernels;  /* kernel_begin returns false */
   bool hang_ctas;       /* CTAs never finish (deadlock tests) */
+  /* MAP_SYSMEM: the GPU's map of system memory (a mapping is refused when it overlaps another or
+   * refuse_sysmaps is set) */
+  struct { uint64_t va, bus, bytes; } sysmaps[GH_MAX_SYSMAPS];
+  uint32_t n_sysmaps;
+  bool refuse_sysmaps;
   drv_bus bus;
 };
 
