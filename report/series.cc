@@ -41,15 +41,17 @@ void series::attach(const stats *s) {
   std::map<long, const uint64_t *> sm_insn, dram_busy, dram_cmd;
   for (uint32_t i = 0; i < stats_counter_count(s); i++) {
     const char *n = stats_counter_name(s, i);
-    const uint64_t *v = stats_counter_value(s, i);
+    // The live pointer only of the counters kept (a followed counter is kept up to date after
+    // every parallel phase of -sim_threads: following them all would cost every phase).
+    auto v = [&] { return stats_counter_value(s, i); };
     long k;
-    if (instance_of(n, "L1D_cache_core", ".access") >= 0) l1d_access.push_back(v);
-    else if (instance_of(n, "L1D_cache_core", ".miss") >= 0) l1d_miss.push_back(v);
-    else if (instance_of(n, "L2_cache_bank", ".access") >= 0) l2_access.push_back(v);
-    else if (instance_of(n, "L2_cache_bank", ".miss") >= 0) l2_miss.push_back(v);
-    else if ((k = instance_of(n, "simt_core", ".thread_insn")) >= 0) sm_insn[k] = v;
-    else if ((k = instance_of(n, "DRAM", ".bwutil")) >= 0) dram_busy[k] = v;
-    else if ((k = instance_of(n, "DRAM", ".n_cmd")) >= 0) dram_cmd[k] = v;
+    if (instance_of(n, "L1D_cache_core", ".access") >= 0) l1d_access.push_back(v());
+    else if (instance_of(n, "L1D_cache_core", ".miss") >= 0) l1d_miss.push_back(v());
+    else if (instance_of(n, "L2_cache_bank", ".access") >= 0) l2_access.push_back(v());
+    else if (instance_of(n, "L2_cache_bank", ".miss") >= 0) l2_miss.push_back(v());
+    else if ((k = instance_of(n, "simt_core", ".thread_insn")) >= 0) sm_insn[k] = v();
+    else if ((k = instance_of(n, "DRAM", ".bwutil")) >= 0) dram_busy[k] = v();
+    else if ((k = instance_of(n, "DRAM", ".n_cmd")) >= 0) dram_cmd[k] = v();
   }
   add("insn", one("gpu_sim_insn"));
   add("l1d_access", l1d_access);

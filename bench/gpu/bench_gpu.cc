@@ -3,11 +3,14 @@
 // would), and the AT-vs-CA DRAM comparison on memory-bound kernels. Not a test: it prints the
 // tables of docs/timing.md.
 //
-//   bench_gpu [speed|dram|all] [sgemm_n = 256] [vector_n = 1048576] [repeats = 1] [configs = all]
-//             [kernels = all] [simt_model = ca]
+//   bench_gpu [speed|dram|fidelity|all] [sgemm_n = 256] [vector_n = 1048576] [repeats = 1] [configs = all]
+//             [kernels = all] [fidelity = ca]
 //
 // configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
-// sgemm or vector; simt_model: ca (default) or at for every SIMT core. Under callgrind (valgrind --tool=callgrind --trace-children=yes
+// sgemm or vector; fidelity (speed only): ca (default: every block CA), at (every block AT),
+// at-cores (AT SIMT cores, CA memory), at-mem (CA cores, AT interconnect/partitions/DRAM) or func
+// (the functional SIMT side: no timing; the floor any timing model's speed stands on), or a mix
+// block=model,… of simt, icnt, mempart and dram (the others CA). Under callgrind (valgrind --tool=callgrind --trace-children=yes
 // --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
 // around launch and synchronisation), one callgrind.out file per run. With BENCH_GPU_OUTDIR set,
 // each run writes its statistics JSON there (run one configuration and kernel at a time).
@@ -21,6 +24,11 @@
 // dram: streaming (float4, consecutive), strided (one 4-byte read per thread, 2 KB + 64 B apart)
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
+//
+// fidelity: each kernel on each selected configuration under four per-block mixes — all CA; AT
+//   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT —
+//   with core cycles against all-CA, host seconds, warp instructions per host second and the
+//   speed-up over all-CA (docs/simt-at.md).
 //
 // One SystemC simulation per process: every run is a forked child that sends its numbers back.
 #include <sys/resource.h>
@@ -36,6 +44,7 @@
 
 #include "driver.h"
 #include "drv_kernel.h"
+#include "gpu_config.h"
 #include "host_platform.h"
 #include "simtvp_host.h"
 #include "stats.h"
@@ -285,6 +294,8 @@ bool selected(const std::string &list, const char *name) {
   return false;
 }
 
+std::vector<std::string> mix_options(const std::string &model);
+
 void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &configs, const std::string &kernels,
            const std::string &model) {
   struct cfg {
@@ -302,7 +313,9 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
       workload w = k == 0 ? sgemm(sgemm_n) : vector_add(vector_n);
       run_result best;
       for (int i = 0; i < repeats; i++) {
-        run_result r = run(file, {"-simt_model", model, "-dram_model", "ca", "-device_memory_mb", "1024"}, w);
+        std::vector<std::string> opts = mix_options(model);
+        opts.insert(opts.end(), {"-device_memory_mb", "1024"});
+        run_result r = run(file, opts, w);
         if (!r.ok) {
           best = r;
           break;
@@ -322,6 +335,79 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
                   static_cast<unsigned long long>(best.warp_insn), static_cast<unsigned long long>(best.cycles),
                   best.cpu_s, best.warp_insn / best.cpu_s / 1e3, best.cycles / best.cpu_s / 1e3);
       std::fflush(stdout);
+    }
+  }
+}
+
+// The same kernels under each per-block fidelity mix: cycles against all-CA, host speed.
+struct fidelity_mix {
+  const char *label;
+  std::vector<std::string> options;
+};
+
+const fidelity_mix kMixes[] = {
+    {"all CA", {"-simt_model", "ca", "-icnt_model", "ca", "-mempart_model", "ca", "-dram_model", "ca"}},
+    {"AT memory (icnt, mempart, DRAM)", {"-simt_model", "ca", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
+    {"AT cores", {"-simt_model", "at", "-icnt_model", "ca", "-mempart_model", "ca", "-dram_model", "ca"}},
+    {"all AT", {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
+};
+
+// speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
+// at-cores, at-mem, func or block=model items. An unknown one is reported and ends the benchmark.
+std::vector<std::string> mix_options(const std::string &model) {
+  const char *words[GPU_FIDELITY_SPEC_WORDS];
+  uint32_t n = 0;
+  char why[512];
+  if (!gpu_fidelity_spec_options(model.c_str(), words, &n, why, sizeof why)) {
+    std::fprintf(stderr, "bench_gpu: %s\n", why);
+    std::exit(2);
+  }
+  return std::vector<std::string>(words, words + n);
+}
+
+void fidelity(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &configs, const std::string &kernels) {
+  struct cfg {
+    const char *label, *file, *key;
+  } cfgs[] = {{"QV100 (80 SMs)", "configs/SM7_QV100.config", "qv100"},
+              {"default (8 SMs)", "", "default"},
+              {"RTX2060 (30 SMs)", "configs/SM75_RTX2060.config", "rtx2060"}};
+  std::printf("| configuration | kernel | fidelity | core cycles | vs all CA | host s | warp-insn/s | speed-up |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|\n");
+  for (const cfg &c : cfgs) {
+    if (!selected(configs, c.key)) continue;
+    std::string file = c.file[0] ? g_src + "/" + c.file : "";
+    for (int k = 0; k < 2; k++) {
+      if (!selected(kernels, k == 0 ? "sgemm" : "vector")) continue;
+      workload w = k == 0 ? sgemm(sgemm_n) : vector_add(vector_n);
+      char name[64];
+      if (k == 0)
+        std::snprintf(name, sizeof name, "tiled SGEMM %u³", sgemm_n);
+      else
+        std::snprintf(name, sizeof name, "vector add %u", vector_n);
+      run_result ref;
+      for (const fidelity_mix &m : kMixes) {
+        std::vector<std::string> opts = m.options;
+        opts.insert(opts.end(), {"-device_memory_mb", "1024"});
+        run_result best;
+        for (int i = 0; i < repeats; i++) {
+          run_result r = run(file, opts, w);
+          if (!r.ok) {
+            best = r;
+            break;
+          }
+          if (!best.ok || r.cpu_s < best.cpu_s) best = r;
+        }
+        if (!best.ok) {
+          std::printf("| %s | %s | %s | failed: %s |\n", c.label, name, m.label, best.error);
+          continue;
+        }
+        if (&m == &kMixes[0]) ref = best;
+        double err = ref.ok ? 100.0 * (double(best.cycles) - double(ref.cycles)) / double(ref.cycles) : 0.0;
+        std::printf("| %s | %s | %s | %llu | %+.1f%% | %.2f | %.0f K | %.1f× |\n", c.label, name, m.label,
+                    static_cast<unsigned long long>(best.cycles), err, best.cpu_s,
+                    best.warp_insn / best.cpu_s / 1e3, ref.ok ? ref.cpu_s / best.cpu_s : 0.0);
+        std::fflush(stdout);
+      }
     }
   }
 }
@@ -357,19 +443,26 @@ int main(int argc, char **argv) {
   std::string configs = argc > 5 ? argv[5] : "all", kernels = argc > 6 ? argv[6] : "all";
   std::string model = argc > 7 ? argv[7] : "ca";
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
-  if ((what != "speed" && what != "dram" && what != "all") || (model != "ca" && model != "at")) {
-    std::fprintf(stderr, "usage: bench_gpu [speed|dram|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [simt_model: ca|at]\n");
+  if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
+    std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
-    std::printf("Timing GPU speed (%s cores, CA DRAM), one host core, kernel only:\n\n", model == "ca" ? "CA" : "AT");
+    mix_options(model);  // an unknown assignment ends the benchmark here, naming it
+    std::printf("Timing GPU speed (%s), one host core, kernel only:\n\n",
+                model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : model == "at-mem" ? "CA cores, AT memory" : model.c_str());
     speed(sgemm_n, vector_n, repeats, configs, kernels, model);
     std::printf("\n");
   }
   if (what == "dram" || what == "all") {
     std::printf("AT versus CA DRAM, default configuration, 8192 threads:\n\n");
     dram();
+    std::printf("\n");
+  }
+  if (what == "fidelity" || what == "all") {
+    std::printf("Per-block fidelity mixes against all-CA, one host core, kernel only:\n\n");
+    fidelity(sgemm_n, vector_n, repeats, configs, kernels);
   }
   return 0;
 }

@@ -13,13 +13,25 @@ typedef struct mem_req_chunk {
 } mem_req_chunk;
 
 struct mem_req_pool {
+  /* The owner's (allocation). */
   mem_req_chunk *chunks;
   mem_req *free_list;
   uint64_t next_id;
-  size_t outstanding;
+  size_t outstanding;  /* one thread: allocated and not freed */
+  size_t allocated;    /* shared: allocated since the pool became shared (outstanding at that point included) */
+  bool shared;
+  /* Shared pools (mem_req_pool_set_shared): every free is pushed on `returned` (lock-free; only the
+   * owner takes them, all at once, when free_list runs dry). On a cache line of their own, so the
+   * owner's allocations do not bounce with other threads' frees. */
+  _Alignas(64) mem_req *returned;
+  size_t freed;
 };
 
-mem_req_pool *mem_req_pool_create(void) { return calloc(1, sizeof(mem_req_pool)); }
+mem_req_pool *mem_req_pool_create(void) {
+  mem_req_pool *pool = aligned_alloc(64, sizeof(mem_req_pool)); /* the returned list's own line */
+  if (pool) memset(pool, 0, sizeof *pool);
+  return pool;
+}
 
 void mem_req_pool_destroy(mem_req_pool *pool) {
   if (!pool) return;
@@ -45,6 +57,8 @@ static bool pool_grow(mem_req_pool *pool) {
 }
 
 mem_req *mem_req_alloc(mem_req_pool *pool) {
+  if (!pool->free_list && pool->shared)
+    pool->free_list = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
   if (!pool->free_list && !pool_grow(pool)) return NULL;
   mem_req *r = pool->free_list;
   pool->free_list = r->next;
@@ -52,19 +66,52 @@ mem_req *mem_req_alloc(mem_req_pool *pool) {
   r->id = pool->next_id++;
   r->pool = pool;
   r->sm = r->cluster = r->warp = UINT16_MAX;
-  pool->outstanding++;
+  if (pool->shared)
+    pool->allocated++;
+  else
+    pool->outstanding++;
   return r;
 }
 
 void mem_req_free(mem_req *req) {
   if (!req) return;
   mem_req_pool *pool = req->pool;
+  if (pool->shared) {
+    mem_req *head = __atomic_load_n(&pool->returned, __ATOMIC_RELAXED);
+    do {
+      req->next = head;
+    } while (!__atomic_compare_exchange_n(&pool->returned, &head, req, true, __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+    __atomic_fetch_add(&pool->freed, 1, __ATOMIC_RELAXED);
+    return;
+  }
   req->next = pool->free_list;
   pool->free_list = req;
   pool->outstanding--;
 }
 
-size_t mem_req_pool_outstanding(const mem_req_pool *pool) { return pool->outstanding; }
+size_t mem_req_pool_outstanding(const mem_req_pool *pool) {
+  if (pool->shared) return pool->allocated - __atomic_load_n(&pool->freed, __ATOMIC_RELAXED);
+  return pool->outstanding;
+}
+
+void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
+  if (!pool || pool->shared == shared) return;
+  if (shared) {
+    pool->allocated = pool->outstanding;
+    pool->freed = 0;
+  } else { /* back to one thread: the returned requests join the free list */
+    mem_req *r = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
+    while (r) {
+      mem_req *next = r->next;
+      r->next = pool->free_list;
+      pool->free_list = r;
+      r = next;
+    }
+    pool->outstanding = pool->allocated - pool->freed;
+  }
+  pool->shared = shared;
+}
 
 bool mem_req_pool_reserve(mem_req_pool *pool, size_t n) {
   mem_req *chain = NULL;

@@ -94,6 +94,11 @@ mem_req *mem_req_alloc(mem_req_pool *pool);
 void mem_req_free(mem_req *req);
 /* Requests currently handed out (for leak checks in tests and deadlock dumps). */
 size_t mem_req_pool_outstanding(const mem_req_pool *pool);
+/* (addition) A shared pool may have its requests freed (mem_req_free) by any host thread while its
+ * owner allocates from it (parallel simulation, -sim_threads): frees then go to a lock-free return
+ * stack the owner takes over when its free list runs dry. Allocation stays the owner's (one thread
+ * at a time); request ids are the same either way. Set while no other thread uses the pool. */
+void mem_req_pool_set_shared(mem_req_pool *pool, bool shared);
 /* Grows the pool now to hold n requests at once, as if n had been allocated and freed (ids
  * advance by n), so a block's steady state never reaches malloc. false when host memory ran out
  * (the pool keeps what it got). */

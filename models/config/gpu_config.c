@@ -688,6 +688,13 @@ static const config_option fidelity_options[] = {
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
                "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
                "order) may differ from run to run. Timing SIMT sides ignore it."),
+    CONFIG_OPT(gpu_fidelity_config, sim_threads, CONFIG_UINT, "-sim_threads", "1", "threads",
+               "Host threads that advance the timing GPU: the SIMT clusters, memory partitions and "
+               "DRAM channels of a clock domain due at the same edge are ticked in parallel. The "
+               "statistics are the same, bit for bit, for every thread count (docs/timing.md "
+               "\"Parallel simulation\" lists the one exception: CTAs on different SMs racing on "
+               "the same global address in the same core cycle). The functional SIMT side ignores "
+               "it (`-func_threads`)."),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -718,10 +725,11 @@ static const config_option host_options[] = {
 
 #define SYS(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_system_config, F, kind, name, def, unit, desc)
 
+/* Only the modes simtvp builds are accepted; shared_llc and shared_va (a system-level cache with a
+ * coherence directory, an IOMMU over the host's page tables) are not built yet
+ * (docs/system-modes.md §4), so naming them is an unknown value, not a silent discrete run. */
 static const config_enum_value system_modes[] = {{"discrete", GPU_SYSTEM_DISCRETE},
                                                   {"unified", GPU_SYSTEM_UNIFIED},
-                                                  {"shared_llc", GPU_SYSTEM_SHARED_LLC},
-                                                  {"shared_va", GPU_SYSTEM_SHARED_VA},
                                                   {NULL, 0}};
 
 static const config_option system_options[] = {
@@ -729,10 +737,8 @@ static const config_option system_options[] = {
                  "How the GPU sits in the system (docs/system-modes.md): `discrete` has its own DRAM "
                  "and reaches host memory over the bus (mapped, zero-copy memory); `unified` is an "
                  "integrated GPU without DRAM: device memory is a carve-out of system memory and the "
-                 "memory partitions' DRAM traffic leaves through the DMA initiator; `shared_llc` adds "
-                 "a system-level cache shared by the GPU's L2 misses and the host side, kept coherent "
-                 "for shared pages by a directory; `shared_va` adds an IOMMU that translates with the "
-                 "host's page tables, so kernels dereference ordinary host pointers.",
+                 "memory partitions' DRAM traffic leaves through the DMA initiator onto the SoC's "
+                 "memory, which the copy engines and the host share.",
                  system_modes, NULL, NULL, 0),
     SYS(hub_max_outstanding, CONFIG_UINT, "-hub_max_outstanding", "256", "requests",
         "Requests the GPU's hub holds on their way to and from system memory (the link's tags or "
@@ -941,6 +947,115 @@ const char *gpu_fidelity_name(gpu_fidelity f) {
   return "?";
 }
 
+/* Appends to out[*len..size) like snprintf, counting what did not fit. */
+static void map_append(char *out, size_t size, size_t *len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(*len < size ? out + *len : NULL, *len < size ? size - *len : 0, fmt, ap);
+  va_end(ap);
+  if (k > 0) *len += (size_t)k;
+}
+
+/* " block=model" or " block=0-3:ca,4-7:at" for n instances of models m. */
+static void map_block(char *out, size_t size, size_t *len, const char *block, const uint8_t *m, uint32_t n) {
+  uint32_t same = 1;
+  for (uint32_t i = 1; i < n; i++) same &= m[i] == m[0];
+  map_append(out, size, len, "%s%s=", *len ? " " : "", block);
+  if (same) {
+    map_append(out, size, len, "%s", n ? gpu_fidelity_name((gpu_fidelity)m[0]) : "none");
+    return;
+  }
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i;
+    while (j + 1 < n && m[j + 1] == m[i]) j++;
+    if (j == i)
+      map_append(out, size, len, "%s%u:%s", i ? "," : "", i, gpu_fidelity_name((gpu_fidelity)m[i]));
+    else
+      map_append(out, size, len, "%s%u-%u:%s", i ? "," : "", i, j, gpu_fidelity_name((gpu_fidelity)m[i]));
+    i = j + 1;
+  }
+}
+
+size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
+  size_t len = 0;
+  if (size) out[0] = '\0';
+  const gpu_config_derived *d = &cfg->derived;
+  uint32_t cores = d->n_cores < GPU_CONFIG_MAX_CORES ? d->n_cores : GPU_CONFIG_MAX_CORES;
+  uint32_t channels = cfg->mem.n_channels < GPU_CONFIG_MAX_CHANNELS ? cfg->mem.n_channels : GPU_CONFIG_MAX_CHANNELS;
+  map_block(out, size, &len, "simt", d->simt_model_of_core, cores);
+  if (cfg->fidelity.simt_model == GPU_FIDELITY_FUNC && cores && d->simt_model_of_core[0] == GPU_FIDELITY_FUNC) {
+    /* a functional SIMT side has no timed memory system behind it */
+    return len;
+  }
+  uint8_t icnt = (uint8_t)cfg->fidelity.icnt_model;
+  map_block(out, size, &len, "icnt", &icnt, 1);
+  map_block(out, size, &len, "mempart", d->mempart_model_of_channel, channels);
+  map_block(out, size, &len, "dram", d->dram_model_of_channel, channels);
+  return len;
+}
+
+bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_SPEC_WORDS], uint32_t *n_words,
+                               char *why, size_t why_size) {
+  static const char *const blocks[4] = {"-simt_model", "-icnt_model", "-mempart_model", "-dram_model"};
+  const char *model[4] = {"ca", "ca", "ca", "ca"};
+  *n_words = 0;
+  if (!spec || !*spec) {
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, func, at-cores, at-mem or block=model items");
+    return false;
+  }
+  if (!strcmp(spec, "func")) {
+    words[0] = "-simt_model";
+    words[1] = "func";
+    *n_words = 2;
+    return true;
+  }
+  if (!strcmp(spec, "at")) model[0] = model[1] = model[2] = model[3] = "at";
+  else if (!strcmp(spec, "at-cores")) model[0] = "at";
+  else if (!strcmp(spec, "at-mem")) model[1] = model[2] = model[3] = "at";
+  else if (strcmp(spec, "ca") != 0) {
+    for (const char *p = spec; *p;) {
+      const char *end = strchr(p, ',');
+      size_t n = end ? (size_t)(end - p) : strlen(p);
+      const char *eq = memchr(p, '=', n);
+      size_t key_n = eq ? (size_t)(eq - p) : n;
+      const char *value = eq ? eq + 1 : "";
+      size_t value_n = eq ? n - key_n - 1 : 0;
+      const char *m = value_n == 2 && !strncmp(value, "ca", 2)     ? "ca"
+                      : value_n == 2 && !strncmp(value, "at", 2)   ? "at"
+                      : value_n == 4 && !strncmp(value, "func", 4) ? "func"
+                                                                   : NULL;
+      int first = -1, last = -1;
+      if (key_n == 4 && !strncmp(p, "simt", 4)) first = last = 0;
+      else if (key_n == 4 && !strncmp(p, "icnt", 4)) first = last = 1;
+      else if (key_n == 7 && !strncmp(p, "mempart", 7)) first = last = 2;
+      else if (key_n == 4 && !strncmp(p, "dram", 4)) first = last = 3;
+      else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
+      if (!eq || first < 0 || !m || (first > 0 && !strcmp(m, "func"))) {
+        snprintf(why, why_size,
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, func, at-cores, at-mem or items "
+                 "block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
+                 "func for simt)",
+                 (int)n, p, spec);
+        return false;
+      }
+      for (int b = first; b <= last; b++) model[b] = m;
+      p = end ? end + 1 : p + n;
+    }
+    if (!strcmp(model[0], "func")) {
+      words[0] = "-simt_model";
+      words[1] = "func";
+      *n_words = 2;
+      return true;
+    }
+  }
+  for (int b = 0; b < 4; b++) {
+    words[2 * b] = blocks[b];
+    words[2 * b + 1] = model[b];
+  }
+  *n_words = 8;
+  return true;
+}
+
 bool gpu_config_resolve_overrides(const char *text, const config_enum_value *allowed, uint8_t dflt,
                                   uint8_t *out, uint32_t n, char *why, size_t why_size) {
   for (uint32_t i = 0; i < n; i++) out[i] = dflt;
@@ -1146,6 +1261,10 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     return fail(r, "-mempart_model_override", diag, "%s", why);
   if (f->func_threads == 0)
     return fail(r, "-func_threads", diag, "at least one host thread is needed");
+  if (f->sim_threads == 0)
+    return fail(r, "-sim_threads", diag, "at least one host thread is needed");
+  if (f->sim_threads > 1024)
+    return fail(r, "-sim_threads", diag, "at most 1024 host threads");
   if (cfg->sim.kernel_launch_latency < 0)
     return fail(r, "-gpgpu_kernel_launch_latency", diag, "a latency must not be negative (%" PRId32 ")",
                 cfg->sim.kernel_launch_latency);

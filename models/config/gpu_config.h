@@ -223,6 +223,7 @@ typedef struct gpu_fidelity_config {
   int32_t mempart_model;           /* -mempart_model at|ca (all memory partitions) */
   char mempart_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -mempart_model_override "0-3:ca" */
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
+  uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
@@ -242,6 +243,7 @@ typedef struct gpu_host_config {
 typedef enum gpu_system_mode {
   GPU_SYSTEM_DISCRETE = 0,   /* own DRAM; host memory over the bus (zero-copy) */
   GPU_SYSTEM_UNIFIED = 1,    /* no DRAM of its own: device memory is a carve-out of system memory */
+  /* Not built yet (not accepted by -system_mode; docs/system-modes.md §4): */
   GPU_SYSTEM_SHARED_LLC = 2, /* unified, plus a system-level cache shared with the host side */
   GPU_SYSTEM_SHARED_VA = 3   /* shared LLC, plus the host's page tables through an IOMMU */
 } gpu_system_mode;
@@ -344,6 +346,21 @@ bool gpu_config_resolve_overrides(const char *text, const config_enum_value *all
 
 /* Name of a fidelity ("func", "at", "ca"). */
 const char *gpu_fidelity_name(gpu_fidelity f);
+
+/* The fidelity of every block instance of a finalized configuration, in words:
+ * "simt=ca icnt=at mempart=at dram=0-1:ca,2-5:at" (one model per block when all its instances
+ * agree, else ranges). Writes at most size bytes (always terminated); returns the length it needed. */
+size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
+
+/* A fidelity assignment as users write it — "ca", "at", "func", "at-cores" (AT SIMT cores, CA
+ * memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
+ * joined by commas over the all-CA assignment: simt=func|at|ca, icnt=at|ca, mempart=at|ca,
+ * dram=at|ca, mem=at|ca (icnt, mempart and dram together), e.g. "simt=at,dram=ca" — as the option
+ * words that select it ({"-simt_model", "at", "-icnt_model", "ca", …}; at most
+ * GPU_FIDELITY_SPEC_WORDS words, string literals). Unknown words: false and why names them. */
+#define GPU_FIDELITY_SPEC_WORDS 8
+bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_SPEC_WORDS], uint32_t *n_words,
+                               char *why, size_t why_size);
 
 #ifdef __cplusplus
 }

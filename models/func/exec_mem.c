@@ -300,14 +300,35 @@ static void st_scalar32(fx_warp *w, const fx_insn *in, uint32_t m);
 
 /* ---- fast paths for the hottest forms: 4-byte ld/st, shared through a 32-bit register address
  * (tiled kernels' inner loops) and global through a 64-bit one. Whole-warp checks in vectorisable
- * arithmetic (lanes outside m stand in with the first active lane); whenever a check fails, or a
- * step record is wanted, the general path runs and reports precisely. */
+ * arithmetic (lanes outside m stand in with the first active lane); a step record gets what the
+ * general path would record; whenever a check fails the general path runs and reports precisely. */
 
 static const uint32_t lane_bit[32] = {
     1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
     1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
     1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
     1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31};
+
+/* A fast path's step record: what fx_resolve records on the general path (the lanes outside m
+ * carry the first active lane's address; readers look at mem_mask's lanes only). */
+static inline void rec_fast32(func_step *rec, uint32_t m, uint8_t space, uint16_t bytes, bool load,
+                              const uint32_t *a) {
+  rec->is_load = load;
+  rec->is_store = !load;
+  rec->mem_mask = m;
+  rec->access_bytes = bytes;
+  rec->space = space;
+  for (unsigned i = 0; i < 32; i++) rec->addr[i] = a[i];
+}
+static inline void rec_fast64(func_step *rec, uint32_t m, uint8_t space, uint16_t bytes, bool load,
+                              const uint64_t *a) {
+  rec->is_load = load;
+  rec->is_store = !load;
+  rec->mem_mask = m;
+  rec->access_bytes = bytes;
+  rec->space = space;
+  for (unsigned i = 0; i < 32; i++) rec->addr[i] = a[i];
+}
 
 /* Shared offsets of the lanes: false when any active lane is misaligned, out of bounds or wraps. */
 static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m, uint32_t *a) {
@@ -325,10 +346,11 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
 
 static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t a[32], r[32];
-  if (w->rec || !m || !shared_r32_ok(w, in, m, a)) {
+  if (!m || !shared_r32_ok(w, in, m, a)) {
     ld_scalar32(w, in, m);
     return;
   }
+  if (w->rec) rec_fast32(w->rec, m, PTX_SPACE_SHARED, 4, true, a);
   const uint8_t *s = w->cta->smem;
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], s + a[i], 4);
   fx_put32(FX_R32(w, in->o[0]), r, m);
@@ -337,10 +359,11 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
 
 static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t a[32];
-  if (w->rec || !m || !shared_r32_ok(w, in, m, a)) {
+  if (!m || !shared_r32_ok(w, in, m, a)) {
     st_scalar32(w, in, m);
     return;
   }
+  if (w->rec) rec_fast32(w->rec, m, PTX_SPACE_SHARED, 4, false, a);
   uint8_t *s = w->cta->smem;
   const uint32_t *v = FX_R32(w, in->o[2]);
   if (m == FX_FULL) {
@@ -370,10 +393,11 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint32_t r[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+  if (!m || !(base = global_r64_page(w, in, m, 4, a))) {
     ld_scalar32(w, in, m);
     return;
   }
+  if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, true, a);
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 4);
   fx_put32(FX_R32(w, in->o[0]), r, m);
   w->counts->loads[PTX_SPACE_GLOBAL]++;
@@ -382,10 +406,11 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32], r[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 8, a))) {
+  if (!m || !(base = global_r64_page(w, in, m, 8, a))) {
     ld_scalar64(w, in, m);
     return;
   }
+  if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 8, true, a);
   for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 8);
   fx_put64(FX_R64(w, in->o[0]), r, m);
   w->counts->loads[PTX_SPACE_GLOBAL]++;
@@ -394,10 +419,11 @@ static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint8_t *base;
-  if (w->rec || !m || !(base = global_r64_page(w, in, m, 4, a))) {
+  if (!m || !(base = global_r64_page(w, in, m, 4, a))) {
     st_scalar32(w, in, m);
     return;
   }
+  if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, false, a);
   const uint32_t *v = FX_R32(w, in->o[2]);
   if (m == FX_FULL) {
     for (unsigned i = 0; i < 32; i++) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);

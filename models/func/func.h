@@ -95,6 +95,15 @@ typedef struct func_config {
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
   bool pc_counts;
+  /* (addition) Per-warp mode with SMs driven from several host threads at once (the timing GPU's
+   * -sim_threads, docs/timing.md "Parallel simulation"): each SM counts in its own counters and
+   * translation cache, CTA bookkeeping is atomic, and device printf, malloc/free and fault reports
+   * are serialised by one engine-wide lock. A launch's counts (func_launch_get_counts, func.*
+   * statistics, per-instruction counts) are brought up to date whenever a launch of the engine is
+   * created or destroyed — at kernel boundaries, the same points with any number of threads —
+   * instead of at every CTA end. The CTAs of one SM must be driven by one host thread at a time;
+   * func_launch_create/destroy and func_launch_run from the simulation thread only. */
+  bool sm_threads;
 } func_config;
 
 /* Everything that leaves the engine. Every member may be NULL/0. */
@@ -192,6 +201,9 @@ typedef struct func_pc_count {
   uint64_t stall_cycles; /* added by timing models; 0 otherwise */
 } func_pc_count;
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n);
+/* (addition) The array a CTA's warps count in (the launch's, or with sm_threads its SM's): where a
+ * timing model adds stall_cycles for the CTA's warps. NULL when counting is off. */
+func_pc_count *func_cta_pc_counts(func_cta *cta, uint32_t *n);
 
 /* ---- per-warp interface (timing models) ---------------------------------------------------- */
 
@@ -227,6 +239,10 @@ typedef struct func_peek {
 } func_peek;
 /* false when the warp is not READY. */
 bool func_warp_peek(const func_warp *w, func_peek *out);
+/* The warp's next pc and the lanes active there (valid while it is READY): the cheap part of a
+ * peek, for timing models that step instructions without a record. */
+uint32_t func_warp_pc(const func_warp *w);
+uint32_t func_warp_active(const func_warp *w);
 
 typedef enum func_step_kind {
   FUNC_STEP_ALU = 0,   /* register-only work (incl. warp shuffles, votes, special registers) */

@@ -3,10 +3,12 @@
  * pop when the top entry reaches it), call frames, barriers, faults, the functional-mode run loop
  * and the per-warp step interface (func.h). */
 #define _XOPEN_SOURCE 700 /* recursive pthread mutexes */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "func_internal.h"
 
@@ -48,6 +50,20 @@ func_engine *func_create(const func_config *config, const func_ports *ports, dev
   if (ports) e->ports = *ports;
   e->mem = mem;
   e->st = st;
+  if (e->cfg.sm_threads) {
+    pthread_mutex_t *lock = malloc(sizeof *lock);
+    pthread_mutexattr_t attr;
+    if (!lock) {
+      free(e);
+      simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      return NULL;
+    }
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    e->sm_lock = lock;
+  }
   uint64_t *sink = &e->sink;
   e->c_warp_insns = e->c_thread_insns = e->c_ctas = sink;
   for (int s = 0; s < PTX_SPACE_COUNT; s++) e->c_ld[s] = e->c_st[s] = e->c_atom[s] = sink;
@@ -83,13 +99,48 @@ void func_destroy(func_engine *e) {
   if (!e) return;
   free(e->heap);
   free(e->print_buf);
+  if (e->sm_lock) {
+    pthread_mutex_destroy((pthread_mutex_t *)e->sm_lock);
+    free(e->sm_lock);
+  }
+  free(e->live);
   free(e);
 }
 
 devmem *func_devmem(func_engine *e) { return e->mem; }
 
+/* sm_threads: the launch's counts become the sum of its SMs' (warps count per SM). */
+static void sum_sm_counts(func_launch *l) {
+  if (!l->sm_counts) return;
+  fx_counts *c = &l->counts;
+  func_pc_count *pc = c->pc;
+  uint32_t n_pc = pc ? l->p->m->n_insns + 1 : 0;
+  memset(c, 0, sizeof *c);
+  if (pc) memset(pc, 0, n_pc * sizeof *pc);
+  c->pc = pc;
+  for (uint32_t i = 0; i < l->n_sm; i++) {
+    const fx_counts *s = &l->sm_counts[i];
+    c->warp_insns += s->warp_insns;
+    c->thread_insns += s->thread_insns;
+    c->ctas_done += s->ctas_done;
+    for (int k = 0; k < PTX_SPACE_COUNT; k++) {
+      c->loads[k] += s->loads[k];
+      c->stores[k] += s->stores[k];
+      c->atomics[k] += s->atomics[k];
+    }
+    if (pc && s->pc) {
+      for (uint32_t j = 0; j < n_pc; j++) {
+        pc[j].warp_insns += s->pc[j].warp_insns;
+        pc[j].thread_insns += s->pc[j].thread_insns;
+        pc[j].stall_cycles += s->pc[j].stall_cycles;
+      }
+    }
+  }
+}
+
 void fx_flush_counts(func_launch *l) {
   func_engine *e = l->e;
+  sum_sm_counts(l);
   fx_counts *c = &l->counts, *f = &l->flushed;
   *e->c_warp_insns += c->warp_insns - f->warp_insns;
   *e->c_thread_insns += c->thread_insns - f->thread_insns;
@@ -411,6 +462,19 @@ void fx_cta_warp_done(func_cta *cta, fx_warp *w) {
 
 /* ---- launches ---------------------------------------------------------------------------------- */
 
+static bool grow_live(func_engine *e) {
+  uint32_t cap = e->cap_live ? e->cap_live * 2 : 8;
+  func_launch **n = realloc(e->live, cap * sizeof *n);
+  if (!n) return false;
+  e->live = n;
+  e->cap_live = cap;
+  return true;
+}
+
+static void flush_live(func_engine *e) {
+  for (uint32_t i = 0; i < e->n_live; i++) fx_flush_counts(e->live[i]);
+}
+
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
                                  func_launch **out, simtvp_diag *diag) {
   *out = NULL;
@@ -463,9 +527,51 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     }
   }
   devmem_tlb_init(&l->tlb, e->mem);
+  if (e->cfg.sm_threads) {
+    l->n_sm = e->cfg.n_sms;
+    l->sm_counts = calloc(l->n_sm, sizeof *l->sm_counts);
+    l->sm_tlb = calloc(l->n_sm, sizeof *l->sm_tlb);
+    l->sm_free = calloc(l->n_sm, sizeof *l->sm_free);
+    if (!l->sm_counts || !l->sm_tlb || !l->sm_free ||
+        (e->n_live == e->cap_live && !grow_live(e))) {
+      free(l->sm_counts);
+      free(l->sm_tlb);
+      free(l->sm_free);
+      free(l->counts.pc);
+      free(l->params);
+      free(l);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    }
+    for (uint32_t i = 0; i < l->n_sm; i++) devmem_tlb_init(&l->sm_tlb[i], e->mem);
+    l->lock = e->sm_lock;
+    flush_live(e); /* a kernel boundary: every running launch's counts are brought up to date */
+    l->live_index = e->n_live;
+    e->live[e->n_live++] = l;
+  }
   *out = l;
   return SIMTVP_OK;
 }
+
+/* A CTA's local memory (every thread's stack and .local): zero-filled. Large areas are mapped
+ * from the system, which hands out zero pages as they are first touched, so a CTA whose threads
+ * use a few bytes of their 1 KiB stacks costs no clearing of the rest. */
+#define FX_LOCAL_MAP_BYTES (64u << 10)
+
+static void *local_alloc(size_t bytes) {
+  if (bytes >= FX_LOCAL_MAP_BYTES) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  return calloc(1, bytes ? bytes : 1);
+}
+
+static void local_free(void *p, size_t bytes) {
+  if (!p) return;
+  if (bytes >= FX_LOCAL_MAP_BYTES) munmap(p, bytes);
+  else free(p);
+}
+
+static size_t local_bytes(const func_cta *c) { return (size_t)c->n_warps * 32 * c->local_per_thread; }
 
 static void cta_free(func_cta *c) {
   if (!c) return;
@@ -475,7 +581,7 @@ static void cta_free(func_cta *c) {
   }
   free(c->warps);
   free(c->smem);
-  free(c->local);
+  local_free(c->local, local_bytes(c));
   free(c);
 }
 
@@ -495,20 +601,51 @@ static void flush_pc_counts(func_launch *l) {
 
 void func_launch_destroy(func_launch *l) {
   if (!l) return;
+  func_engine *e = l->e;
+  if (l->sm_counts) { /* a kernel boundary: every running launch is brought up to date */
+    e->live[l->live_index] = e->live[--e->n_live];
+    e->live[l->live_index]->live_index = l->live_index;
+    flush_live(e);
+  }
   fx_flush_counts(l);
   flush_pc_counts(l);
   cta_free(l->pool);
+  while (l->free_ctas) {
+    func_cta *c = l->free_ctas;
+    l->free_ctas = c->next_free;
+    cta_free(c);
+  }
+  for (uint32_t i = 0; l->sm_free && i < l->n_sm; i++) {
+    while (l->sm_free[i]) {
+      func_cta *c = l->sm_free[i];
+      l->sm_free[i] = c->next_free;
+      cta_free(c);
+    }
+  }
+  free(l->sm_free);
   free(l->counts.pc);
+  if (l->sm_counts)
+    for (uint32_t i = 0; i < l->n_sm; i++) free(l->sm_counts[i].pc);
+  free(l->sm_counts);
+  free(l->sm_tlb);
   free(l->params);
   free(l);
 }
 
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n) {
   if (n) *n = l && l->counts.pc ? l->p->m->n_insns : 0;
+  if (l) sum_sm_counts(l);
   return l ? l->counts.pc : NULL;
 }
 
+func_pc_count *func_cta_pc_counts(func_cta *cta, uint32_t *n) {
+  func_pc_count *pc = cta && cta->counts ? cta->counts->pc : NULL;
+  if (n) *n = pc ? cta->l->p->m->n_insns : 0;
+  return pc;
+}
+
 void func_launch_get_counts(const func_launch *l, func_launch_counts *out) {
+  if (l) sum_sm_counts((func_launch *)l);
   memset(out, 0, sizeof *out);
   out->warp_insns = l->counts.warp_insns;
   out->thread_insns = l->counts.thread_insns;
@@ -532,7 +669,7 @@ static func_cta *cta_alloc(func_launch *l) {
   c->local_per_thread = l->local_per_thread;
   c->warps = calloc(c->n_warps, sizeof *c->warps);
   c->smem = calloc(1, c->smem_bytes ? c->smem_bytes : 1);
-  c->local = calloc((size_t)c->n_warps * 32, c->local_per_thread ? c->local_per_thread : 1);
+  c->local = local_alloc(local_bytes(c));
   if (!c->warps || !c->smem || !c->local) {
     cta_free(c);
     return NULL;
@@ -610,10 +747,35 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
   if (ctaid[0] >= l->grid[0] || ctaid[1] >= l->grid[1] || ctaid[2] >= l->grid[2])
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "CTA (%u,%u,%u) is outside grid (%u,%u,%u)", ctaid[0],
                            ctaid[1], ctaid[2], l->grid[0], l->grid[1], l->grid[2]);
-  func_cta *c = cta_alloc(l);
+  /* A finished CTA of this launch is reused as it is: cta_init sets everything a CTA starts with
+   * (like func_launch_run's pool); local memory keeps what the last CTA left there, as on hardware
+   * (uninitialised), and costs no clearing per CTA. */
+  func_cta *c;
+  if (l->sm_counts) { /* sm_threads: each SM reuses its own, so which CTA comes back is the same
+                         whatever thread ran the others (and needs no lock) */
+    func_cta **list = &l->sm_free[sm % l->n_sm];
+    c = *list;
+    if (c) *list = c->next_free;
+  } else {
+    fx_lock(l);
+    c = l->free_ctas;
+    if (c) l->free_ctas = c->next_free;
+    fx_unlock(l);
+  }
+  if (!c) c = cta_alloc(l);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+  if (l->sm_counts) { /* this SM's counters and translation cache (its host thread's alone) */
+    fx_counts *sc = &l->sm_counts[sm % l->n_sm];
+    if (l->counts.pc && !sc->pc && !(sc->pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *sc->pc))) {
+      cta_free(c);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+    }
+    c->counts = sc;
+    c->tlb = &l->sm_tlb[sm % l->n_sm];
+    devmem_tlb_sync(c->tlb);
+  }
   cta_init(c, ctaid, sm, first_warp_slot);
-  l->live_ctas++;
+  __atomic_fetch_add(&l->live_ctas, 1, __ATOMIC_RELAXED);
   *out = c;
   return SIMTVP_OK;
 }
@@ -621,10 +783,21 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
 void func_cta_finish(func_cta *cta) {
   if (!cta) return;
   func_launch *l = cta->l;
+  if (l->sm_counts) { /* counted per SM (flushed at kernel boundaries); kept for its SM's next CTA */
+    if (cta->live == 0) cta->counts->ctas_done++;
+    __atomic_fetch_sub(&l->live_ctas, 1, __ATOMIC_RELAXED);
+    func_cta **list = &l->sm_free[cta->sm % l->n_sm];
+    cta->next_free = *list;
+    *list = cta;
+    return;
+  }
   if (cta->live == 0) l->counts.ctas_done++;
   l->live_ctas--;
   fx_flush_counts(l);
-  cta_free(cta);
+  fx_lock(l);
+  cta->next_free = l->free_ctas;
+  l->free_ctas = cta;
+  fx_unlock(l);
 }
 
 uint32_t func_cta_warp_count(const func_cta *cta) { return cta->n_warps; }
@@ -825,7 +998,7 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
   }
   l->auto_release = true;
   devmem_tlb_sync(&l->tlb);
-  uint32_t threads = l->e->cfg.threads;
+  uint32_t threads = l->sm_counts ? 1 : l->e->cfg.threads; /* sm_threads: counted as SM 0 */
   simtvp_status st = SIMTVP_OK;
   if (threads > 1 && l->n_ctas - l->next_cta > 1) {
     if (threads > l->n_ctas - l->next_cta) threads = (uint32_t)(l->n_ctas - l->next_cta);
@@ -837,6 +1010,13 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
   if (!l->pool) {
     l->pool = cta_alloc(l);
     if (!l->pool) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+    if (l->sm_counts) {
+      l->pool->counts = &l->sm_counts[0];
+      l->pool->tlb = &l->sm_tlb[0];
+      if (l->counts.pc && !l->sm_counts[0].pc &&
+          !(l->sm_counts[0].pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *l->sm_counts[0].pc)))
+        return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    }
   }
   while (l->next_cta < l->n_ctas) {
     uint64_t id = l->next_cta++;
@@ -860,6 +1040,9 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
   out->kind = w->code[w->pc].cls;
   return true;
 }
+
+uint32_t func_warp_pc(const func_warp *w) { return w->pc; }
+uint32_t func_warp_active(const func_warp *w) { return w->active; }
 
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   func_launch *l = w->l;

@@ -210,6 +210,7 @@ struct func_cta {
   bool started;
   struct fx_counts *counts; /* counts and translation cache of the host thread running the CTA */
   devmem_tlb *tlb;
+  func_cta *next_free;     /* the launch's list of finished CTAs kept for reuse */
 };
 
 struct func_program {
@@ -247,8 +248,17 @@ struct func_launch {
   simtvp_diag fault_diag;
   devmem_tlb tlb;
   func_cta *pool;          /* CTA reused by func_launch_run */
+  func_cta *free_ctas;     /* CTAs that finished (func_cta_finish), reused by func_cta_start: a
+                              launch allocates only as many CTAs as ever ran at once */
   uint32_t live_ctas;
   void *lock;              /* pthread mutex while several host threads run the launch, else NULL */
+  /* func_config.sm_threads: per-SM counts and translation caches (n_sms entries each); the
+   * launch's `counts` are their sum as of the last flush. */
+  fx_counts *sm_counts;
+  devmem_tlb *sm_tlb;
+  func_cta **sm_free;      /* finished CTAs kept for reuse, per SM */
+  uint32_t n_sm;
+  uint32_t live_index;     /* in the engine's list of live launches */
 };
 
 struct func_engine {
@@ -265,6 +275,11 @@ struct func_engine {
   uint32_t heap_n, heap_cap;
   char *print_buf;
   size_t print_cap;
+  /* func_config.sm_threads: the engine-wide lock (printf buffer, heap, faults) and the live
+   * launches, flushed together at every launch's creation and end. */
+  void *sm_lock;
+  func_launch **live;
+  uint32_t n_live, cap_live;
 };
 
 /* ---- register access ------------------------------------------------------------------------ */

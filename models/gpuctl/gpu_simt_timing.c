@@ -94,7 +94,11 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
   /* The functional engine the cores execute through, and the launcher with the cores' decode. */
   func_ports fp = cfg->func;
   if (!fp.messages.emit) fp.messages = ports.messages;
-  t->engine = func_create(&p->func, &fp, cfg->mem, t->st, diag);
+  /* The SMs count apart (models/func sm_threads) for every -sim_threads, so the func.* statistics
+   * are the same whether the clusters tick on one host thread or several (docs/timing.md §12). */
+  func_config fc = p->func;
+  fc.sm_threads = true;
+  t->engine = func_create(&fc, &fp, cfg->mem, t->st, diag);
   if (t->engine) t->launcher = make_launcher(t, diag);
   if (!t->launcher) {
     gpu_simt_timing_destroy(t);

@@ -1,6 +1,6 @@
 /* hub — the GPU's path to system memory: the block that bridges the memory partitions to the
  * system bus (NVIDIA's GPUs call it the hub; it sits in front of PCIe on a discrete GPU and of the
- * SoC fabric on an integrated one). docs/system-modes.md §2 is its manual.
+ * SoC fabric on an integrated one). docs/system-modes.md §1 is its manual.
  *
  * Requests a memory partition sends to system memory — zero-copy accesses to mapped host memory,
  * and, on a GPU without DRAM of its own (-system_mode other than discrete), every request its DRAM

@@ -323,6 +323,7 @@ static bool inject(icnt *n, uint32_t src, mem_req *req, uint64_t now, bool force
   /* everything before `now` happens first (an approximately-timed network times the packet now,
    * whatever cycle it enters at) */
   if (!n->cfg.timed && now > n->t) icnt_advance(n, now - 1);
+  if (n->cfg.timed && now > n->timed_now) n->timed_now = now;
   if ((!force && !n->ops->can_inject(n, src, req->dst_node, s, req->is_reply ? 1 : 0, flits)) ||
       (!n->free && !pool_grow(n))) {
     n->refused[s * n->nodes + src] = true;

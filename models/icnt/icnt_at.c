@@ -1,20 +1,25 @@
 /* icnt_at — the approximately-timed interconnect (-icnt_model at; docs/icnt.md "Approximately
  * timed"): no flit is stepped. A packet's arrival is computed when it is injected, from the same
- * parameters as the cycle-accurate topologies, with each port's bandwidth as a next-free time:
+ * parameters as the cycle-accurate topologies, with each port's bandwidth as the cycles it is
+ * booked for (models/common/simtvp_cal.h: packets are timed out of order — a reply may be timed
+ * hundreds of cycles ahead — and a later-timed packet still takes the cycles an earlier-timed one
+ * left free):
  *
  *   crossbar  the packet streams one flit per cycle through its input and its output port:
- *             grant = max(inject, input free, output free); both ports are busy for `flits`
- *             cycles; complete at grant + latency + flits - 1 (the CA crossbar's zero-load rule);
+ *             grant = the first cycle from its injection on when both ports are free for `flits`
+ *             cycles, which it books; complete at grant + latency + flits - 1 (the CA crossbar's
+ *             zero-load rule);
  *   mesh      injection serialises at the source router's local port and ejection at the
  *             destination's; between them the head takes hop_latency per router:
- *             complete at out_start + flits - 1, out_start = max(grant + (H + 1) × hop_latency,
- *             ejection free) (the CA mesh's zero-load rule; contention inside the mesh is left out);
+ *             complete at out_start + flits - 1, out_start = the first free ejection cycles from
+ *             grant + (H + 1) × hop_latency (the CA mesh's zero-load rule; contention inside the
+ *             mesh is left out);
  *   perfect / fixed  as their CA versions (they have no contention to model).
  * What it leaves out against the CA networks: the iSLIP matching order among simultaneous
- * requests (ports are granted in the order packets are injected), input-buffer limits (waiting at
- * a busy port is time, not refusal) and link contention inside a mesh. Back-pressure stays: an
- * injection toward a node whose ejection buffer holds -icnt_out_buffer_limit flits that the
- * receiver has not popped is refused, as on the CA networks.
+ * requests (ports are granted in the order packets are injected) and link contention inside a
+ * mesh. Back-pressure stays (at_can_inject): a packet is refused while its injection port holds
+ * -icnt_in_buffer_limit flits not streamed out yet, or its destination's ejection buffer holds
+ * -icnt_out_buffer_limit flits that arrived and that the receiver has not popped.
  *
  * Packets injected through icnt_inject are placed in their destination's ejection buffer at once
  * with their arrival time (icnt_deliver); icnt_traverse times a packet that an approximately-timed
@@ -23,10 +28,11 @@
 #include <string.h>
 
 #include "icnt_internal.h"
+#include "simtvp_cal.h"
 
 typedef struct at_ports {
-  uint64_t *in_free;  /* [subnet * nodes + node]: first cycle the injection port is free */
-  uint64_t *out_free; /* [subnet * nodes + node]: first cycle the ejection port is free */
+  simtvp_cal *in;  /* [subnet * nodes + node]: the cycles the injection port streams flits */
+  simtvp_cal *out; /* [subnet * nodes + node]: the cycles the ejection port streams flits */
 } at_ports;
 
 static uint32_t hops(const icnt *n, uint32_t a, uint32_t b) {
@@ -38,18 +44,18 @@ static simtvp_status at_create(icnt *n, simtvp_diag *diag) {
   at_ports *p = calloc(1, sizeof *p);
   if (!p) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   size_t k = (size_t)n->subnets * n->nodes;
-  p->in_free = calloc(k, sizeof *p->in_free);
-  p->out_free = calloc(k, sizeof *p->out_free);
+  p->in = calloc(k, sizeof *p->in);
+  p->out = calloc(k, sizeof *p->out);
   n->topo = p;
-  if (!p->in_free || !p->out_free) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  if (!p->in || !p->out) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   return SIMTVP_OK;
 }
 
 static void at_destroy(icnt *n) {
   at_ports *p = n->topo;
   if (!p) return;
-  free(p->in_free);
-  free(p->out_free);
+  free(p->in);
+  free(p->out);
   free(p);
   n->topo = NULL;
 }
@@ -63,28 +69,46 @@ static uint64_t at_time(icnt *n, uint32_t subnet, uint32_t src, uint32_t dst, ui
       return when;
     case ICNT_FIXED:
       return when + n->cfg.latency + (uint64_t)n->cfg.hop_latency * hops(n, src, dst);
-    case ICNT_XBAR: {
-      uint64_t g = icnt_max(when, icnt_max(p->in_free[s + src], p->out_free[s + dst]));
-      p->in_free[s + src] = p->out_free[s + dst] = g + flits;
+    case ICNT_XBAR: { /* the first cycles both ports are free for the whole packet */
+      simtvp_cal *in = &p->in[s + src], *out = &p->out[s + dst];
+      uint64_t g = simtvp_cal_find(in, when, flits);
+      for (;;) {
+        uint64_t o = simtvp_cal_find(out, g, flits);
+        if (o == g) break;
+        g = simtvp_cal_find(in, o, flits);
+      }
+      simtvp_cal_book(in, g, flits);
+      simtvp_cal_book(out, g, flits);
       icnt_count_link(n, subnet, dst, flits);
       return g + n->cfg.latency + flits - 1;
     }
     case ICNT_MESH:
     default: {
-      uint64_t g = icnt_max(when, p->in_free[s + src]);
-      p->in_free[s + src] = g + flits;
+      uint64_t g = simtvp_cal_take(&p->in[s + src], when, flits);
       uint64_t head = g + (uint64_t)(hops(n, src, dst) + 1) * n->cfg.hop_latency;
-      uint64_t o = icnt_max(head, p->out_free[s + dst]);
-      p->out_free[s + dst] = o + flits;
+      uint64_t o = simtvp_cal_take(&p->out[s + dst], head, flits);
       icnt_count_link(n, subnet, dst * 5u, flits);
       return o + flits - 1;
     }
   }
 }
 
+/* Back-pressure as the CA networks exert it, at the cycle of the latest injection: a packet enters
+ * only when its source's injection buffer has room for it (the flits queued there are those its
+ * port has not streamed out yet) and its destination's ejection buffer holds fewer than
+ * -icnt_out_buffer_limit flits that arrived and were not taken (packets still on their way are in
+ * the network's buffers, not there). */
 static bool at_can_inject(const icnt *n, uint32_t src, uint32_t dst, uint32_t subnet, uint32_t cls, uint32_t flits) {
-  (void)src, (void)cls;
-  return icnt_eject_room(n, subnet, dst, flits);
+  (void)cls;
+  if (n->cfg.topology == ICNT_PERFECT || n->cfg.topology == ICNT_FIXED) return true;
+  const at_ports *p = n->topo;
+  uint64_t now = n->timed_now, queued = simtvp_cal_booked_from(&p->in[(size_t)subnet * n->nodes + src], now);
+  if (n->cfg.in_buffer_limit && queued && queued + flits > n->cfg.in_buffer_limit) return false;
+  if (!n->cfg.out_buffer_limit) return true;
+  uint64_t arrived = 0;
+  for (const icnt_packet *x = n->eject[(size_t)subnet * n->nodes + dst].head; x && x->ready_t <= now; x = x->next)
+    arrived += x->flits;
+  return !arrived || arrived + flits <= n->cfg.out_buffer_limit;
 }
 
 static void at_inject(icnt *n, icnt_packet *p, uint64_t when) {

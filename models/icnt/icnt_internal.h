@@ -53,6 +53,7 @@ struct icnt {
   uint32_t subnets;
   uint32_t cols, rows; /* 2-D layout (mesh, fixed) */
   uint64_t t;          /* first cycle not yet simulated */
+  uint64_t timed_now;  /* approximately timed: the latest injection cycle seen (back-pressure) */
   uint64_t seq;
 
   icnt_packet *free;

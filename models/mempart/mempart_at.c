@@ -6,20 +6,22 @@
  * from queue to queue cycle by cycle. All times are L2 cycles.
  *
  * A request taken by sub-partition s at cycle t:
- *   taken     a = max(t, s.accept_free)                   one request per cycle per slice
- *   L2        A = max(a + rop_latency + 1, s.l2_free)     one access per cycle; a hit holds the
- *                                                         data port ceil(bytes / port) cycles
+ *   taken     a = first free intake cycle >= t            one request per cycle per slice
+ *   L2        A = first free L2 cycle >= a + rop_latency + 1   one access per cycle; a hit holds
+ *                                                         the data port ceil(bytes / port) cycles
  *   hit       reply leaves at A + 2                       (a request on its way: at max(A, fill) + 2;
  *                                                         -l2_ideal: every access a hit, at A + 1)
- *   miss      fetch to the DRAM at D = max(A + 2 + dram_latency, partition's arbiter free),
+ *   miss      fetch to the DRAM at D = the arbiter's first free cycle >= A + 2 + dram_latency,
  *             one request per cycle from the partition toward the controller; when the
- *             controller returns it at R: filled at f = max(R, s.fill_free) (the fill port), and
+ *             controller returns it at R: filled at f = the fill port's first free cycles >= R, and
  *             every request waiting for it leaves at f + 2 (a request that went around the L2
  *             or was forwarded, and needs a reply: R + 1)
  * which are the zero-load figures of the cycle-accurate partition (tests/mempart checks both
  * agree for a lone hit and a lone miss). Write-backs of evicted dirty lines, forwarded writes
  * (write-through, write-evict, no-allocate) and bypassed requests (no L2, texture-only L2) go to
- * the DRAM the same way. What it leaves out: the queue capacities (-gpgpu_dram_partition_queues;
+ * the DRAM the same way. Every "first free" is a calendar of booked cycles (models/common/
+ * simtvp_cal.h): requests are timed out of order (a reply's fill hundreds of cycles ahead) and a
+ * later-timed one still takes the cycles an earlier-timed one left free. What it leaves out: the queue capacities (-gpgpu_dram_partition_queues;
  * waiting is time here, not refusal), L2 MSHR limits and the ICNT→L2 head-of-line blocking a
  * reservation failure causes. Back-pressure at the ports stays: a refused DRAM request or reply
  * waits at the port until mempart_dram_ready / mempart_reply_ready, as in the CA partition.
@@ -37,6 +39,7 @@
 #include "dram_addrdec.h"
 #include "mempart_index.h"
 #include "mempart_variant.h"
+#include "simtvp_cal.h"
 #include "stats.h"
 
 /* ---- a min-heap of requests by (cycle, arrival order) ------------------------------------------ */
@@ -116,7 +119,7 @@ typedef struct mpa_sub {
   uint32_t global;
   cache *l2;
   uint32_t port_bytes;  /* data/fill port width of the slice */
-  uint64_t accept_free, l2_free, fill_free;
+  simtvp_cal accept, l2port, fill; /* booked cycles: intake, L2 access/data port, fill port */
   mpa_heap replies;     /* replies waiting for their cycle (or for the port) */
   bool reply_blocked;
   uint64_t blocked_since;
@@ -135,7 +138,7 @@ typedef struct mp_at {
   bool own_pool;
   mpa_sub *sub;
   mpa_heap dram;        /* requests for the DRAM controller, by departure cycle */
-  uint64_t dram_free;   /* the arbiter passes one request per cycle */
+  simtvp_cal dram_arb;  /* the arbiter passes one request per cycle */
   bool dram_blocked;
   uint64_t dram_blocked_since;
   uint64_t seq;
@@ -228,8 +231,7 @@ static void fetch_wait(mpa_fetch *f, mem_req *req) {
 /* ---- ports -------------------------------------------------------------------------------------- */
 
 static void to_dram(mp_at *mp, mem_req *req, uint64_t at) {
-  uint64_t d = max64(at, mp->dram_free);
-  mp->dram_free = d + 1;
+  uint64_t d = simtvp_cal_take(&mp->dram_arb, at, 1);
   if (!heap_push(&mp->dram, d, mp->seq++, req)) {
     assert(!"host out of memory");
     mem_req_free(req);
@@ -301,18 +303,16 @@ static uint8_t fetch_sectors(const mpa_sub *s, uint8_t chunks) {
 
 static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t now, uint64_t *reply_at) {
   mpa_sub *s = &mp->sub[i];
-  uint64_t a = max64(now, s->accept_free);
-  s->accept_free = a + 1;
+  uint64_t a = simtvp_cal_take(&s->accept, now, 1);
   ++*mp->c[C_REQUESTS];
   check_route(mp, s, req);
   req->partition = mp->cfg.partition;
   req->sub_partition = s->global;
-  uint64_t A = max64(a + mp->cfg.rop_latency + 1, s->l2_free);
+  uint64_t A = simtvp_cal_find(&s->l2port, a + mp->cfg.rop_latency + 1, 1);
   uint64_t dram_at = A + 2 + mp->cfg.dram_latency;
   bool reply_wanted = req->needs_reply;
 
   if (mp->cfg.l2_ideal) { /* every access hits; no data port, as in the CA partition */
-    s->l2_free = A;
     if (!reply_wanted) {
       mem_req_free(req);
       *reply_at = A;
@@ -322,7 +322,7 @@ static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t 
     return MEMPART_DONE;
   }
   if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, req)) { /* around the L2 */
-    s->l2_free = A + 1;
+    simtvp_cal_book(&s->l2port, A, 1);
     ++*mp->c[C_BYPASSED];
     to_dram(mp, req, dram_at);
     *reply_at = A;
@@ -332,7 +332,7 @@ static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t 
   cache_timed_result r;
   cache_timed_access(s->l2, req, A, &r);
   bool hit = r.status != CACHE_MISS;
-  s->l2_free = A + (hit && !r.forward ? port_cycles(s, req->size) : 1);
+  simtvp_cal_book(&s->l2port, A, hit && !r.forward ? port_cycles(s, req->size) : 1);
   if (r.wb_chunks) {
     mem_req *wb = l2_request(mp, s, req, r.wb_line, r.wb_chunks, MEM_ACC_L2_WRBK, true);
     if (wb) to_dram(mp, wb, dram_at);
@@ -432,8 +432,7 @@ static bool at_dram_return(void *impl, mem_req *req, uint64_t now) {
   }
   int32_t fi = (int32_t)req->owner_tag;
   mpa_fetch *f = &mp->fetch[fi];
-  uint64_t fill = max64(now, s->fill_free);
-  s->fill_free = fill + port_cycles(s, req->size);
+  uint64_t fill = simtvp_cal_take(&s->fill, now, port_cycles(s, req->size));
   cache_timed_fill(s->l2, f->line, f->chunks, fill);
   mem_req *w = f->wait_head;
   uint64_t line = f->line;

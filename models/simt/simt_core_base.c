@@ -264,7 +264,7 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   cta->n_warps = nw;
   cta->result.status = SIMTVP_OK;
   uint32_t n_pc = 0;
-  func_pc_count *pcc = func_launch_pc_counts(k->launch, &n_pc);
+  func_pc_count *pcc = func_cta_pc_counts(fc, &n_pc);  /* its SM's own with several host threads */
   for (uint32_t i = 0; i < nw; i++) {
     cta->warp_slot[i] = slots[i];
     b->warp_pcc[slots[i]] = n_pc ? pcc : NULL;  /* the profile: stalls from the CTA's arrival */

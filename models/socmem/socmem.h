@@ -1,5 +1,5 @@
 /* socmem — the SoC's memory (system DRAM) as a timing model: what an integrated GPU, the copy
- * engines and the host contend for (docs/system-modes.md §4).
+ * engines and the host contend for (docs/system-modes.md §2).
  *
  * Channels interleaved every `interleave` bytes, each a server of bandwidth / channels with a
  * fixed access latency. An access of n bytes arriving at time t occupies each channel it touches

@@ -139,7 +139,66 @@ struct stats {
   bool nomem;          /* an allocation failed: reported by stats_write_json */
   char error[256];     /* first registration problem, reported by stats_write_json */
   uint64_t unregistered; /* target of counters that could not be registered */
+
+  /* Shards (stats_shard_create): a shard has `shard` set and forwards to its parent; a parent
+   * lists its shards and the private slots to add into the counters its own users read. */
+  struct shard_state *shard;
+  stats **shards;
+  uint32_t n_shards, cap_shards;
+  bool *counter_watched;             /* per counter: the parent's own users hold its pointer */
+  uint32_t cap_counter_watched;
+  struct shard_pair *watched;        /* private slots of watched counters */
+  uint32_t n_watched, cap_watched;
+  bool folding;                      /* a fold is running (registration from it is not a read) */
+  uint32_t pending_shards;           /* shards with deferred registrations (atomic: set in phases) */
 };
+
+typedef struct shard_pair {
+  uint64_t *priv;   /* the shard's own slot, bumped by its block */
+  uint32_t counter; /* the parent counter it adds into */
+} shard_pair;
+
+typedef struct shard_hpair {
+  stats_histogram *priv;
+  uint32_t histogram; /* parent index */
+} shard_hpair;
+
+/* A registration made while the shard was deferred, replayed on the parent at the next sync. */
+typedef struct shard_pending {
+  int kind; /* 0 counter, 1 ratio, 2 sum, 3 cumulative, 4 info, 5 histogram */
+  char *a, *b, *c, *d;
+  uint64_t *priv;
+  stats_histogram *hist;
+} shard_pending;
+
+typedef struct shard_state {
+  stats *parent;
+  const bool *deferred;
+  uint64_t **by_counter;        /* parent counter index -> what this shard handed out */
+  uint32_t cap_by_counter;
+  stats_histogram **by_hist;    /* parent histogram index -> what this shard handed out */
+  uint32_t cap_by_hist;
+  shard_pair *pairs;
+  uint32_t n_pairs, cap_pairs;
+  shard_hpair *hpairs;
+  uint32_t n_hpairs, cap_hpairs;
+  shard_pending *pending;
+  uint32_t n_pending, cap_pending;
+  uint64_t **chunks;            /* private counter slots (never move) */
+  uint32_t n_chunks, n_slots;
+  stats_histogram **own_hists;  /* private histograms (freed with the shard) */
+  uint32_t n_own_hists, cap_own_hists;
+} shard_state;
+
+static void fold_shards(stats *s);
+static uint64_t *shard_counter(stats *s, const char *name, const char *unit, const char *description);
+static stats_histogram *shard_histogram(stats *s, const char *name, const char *unit,
+                                        const char *description, uint64_t bucket_width,
+                                        uint32_t n_buckets);
+static bool shard_forward(stats *s, int kind, const char *a, const char *b, const char *c,
+                          const char *d);
+static void watch_counter(stats *s, uint32_t index);
+static void shards_destroy(stats *s);
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
@@ -266,7 +325,8 @@ static void free_hist_states(hist_state *h, uint32_t n) {
 }
 
 void stats_destroy(stats *s) {
-  if (!s) return;
+  if (!s || s->shard) return; /* a shard goes with its parent */
+  shards_destroy(s);
   for (uint32_t i = 0; i < s->n_chunks; i++) free(s->chunks[i]);
   free(s->chunks);
   for (uint32_t i = 0; i < s->n_counters; i++) {
@@ -356,7 +416,9 @@ static uint64_t *registration_failed(stats *s, const char *what, const char *nam
 
 uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char *description) {
   if (!s || !name) return NULL;
+  if (s->shard) return shard_counter(s, name, unit, description);
   const slot *e = table_find(s, name);
+  if (e && e->kind == ITEM_COUNTER && s->n_shards && !s->folding) watch_counter(s, e->index);
   if (e)
     return e->kind == ITEM_COUNTER ? s->counters[e->index].value
                                    : registration_failed(s, "counter name used by another item", name);
@@ -395,6 +457,7 @@ uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char
     return registration_failed(s, "out of memory registering counter", name);
   }
   s->n_counters++;
+  if (s->n_shards && !s->folding) watch_counter(s, index); /* the parent's own user holds it */
   for (uint32_t i = 0; i < s->n_sums; i++) add_member_if_matching(s, &s->sums[i], index);
   return c->value;
 }
@@ -402,6 +465,7 @@ uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char
 void stats_ratio(stats *s, const char *name, const char *description, const char *numerator,
                  const char *denominator) {
   if (!s || !name || !numerator || !denominator) return;
+  if (s->shard && shard_forward(s, 1, name, description, numerator, denominator)) return;
   if (table_find(s, name)) return; /* registered already (by another instance) */
   uint32_t index = s->n_ratios;
   if (!GROW(s, s->ratios, s->cap_ratios, index + 1)) return;
@@ -424,6 +488,7 @@ void stats_ratio(stats *s, const char *name, const char *description, const char
 void stats_sum(stats *s, const char *name, const char *unit, const char *description,
                const char *pattern) {
   if (!s || !name || !pattern) return;
+  if (s->shard && shard_forward(s, 2, name, unit, description, pattern)) return;
   if (table_find(s, name)) return; /* registered already (by another instance) */
   uint32_t index = s->n_sums;
   if (!GROW(s, s->sums, s->cap_sums, index + 1)) return;
@@ -450,6 +515,7 @@ stats_histogram *stats_histogram_register(stats *s, const char *name, const char
                                           const char *description, uint64_t bucket_width,
                                           uint32_t n_buckets) {
   if (!s || !name) return NULL;
+  if (s->shard) return shard_histogram(s, name, unit, description, bucket_width, n_buckets);
   const slot *e = table_find(s, name);
   if (e) return e->kind == ITEM_HISTOGRAM ? s->histograms[e->index] : NULL;
   if (bucket_width == 0) bucket_width = 1;
@@ -496,6 +562,7 @@ void stats_histogram_add(stats_histogram *h, uint64_t value) {
 
 void stats_mark_cumulative(stats *s, const char *name) {
   if (!s || !name) return;
+  if (s->shard && shard_forward(s, 3, name, NULL, NULL, NULL)) return;
   if (!name_marked_cumulative(s, name)) {
     if (!GROW(s, s->cumulative_names, s->cap_cumulative_names, s->n_cumulative_names + 1)) return;
     char *copy = dup_str(s, name);
@@ -508,6 +575,7 @@ void stats_mark_cumulative(stats *s, const char *name) {
 
 void stats_set_info(stats *s, const char *key, const char *value) {
   if (!s || !key) return;
+  if (s->shard && shard_forward(s, 4, key, value, NULL, NULL)) return;
   for (uint32_t i = 0; i < s->n_infos; i++) {
     if (strcmp(s->infos[i].key, key) == 0) {
       char *v = dup_str(s, value);
@@ -565,12 +633,17 @@ const char *stats_counter_name(const stats *s, uint32_t index) {
 }
 
 const uint64_t *stats_counter_value(const stats *s, uint32_t index) {
-  return s && index < s->n_counters ? s->counters[index].value : NULL;
+  if (!s || index >= s->n_counters) return NULL;
+  /* Its reader follows the live value: with shards it is kept up to date at every sync. */
+  if (s->n_shards) watch_counter((stats *)s, index);
+  return s->counters[index].value;
 }
 
 const uint64_t *stats_counter_find(const stats *s, const char *name) {
   const slot *e = s && name ? table_find(s, name) : NULL;
-  return e && e->kind == ITEM_COUNTER ? s->counters[e->index].value : NULL;
+  if (!e || e->kind != ITEM_COUNTER) return NULL;
+  if (s->n_shards) watch_counter((stats *)s, e->index);
+  return s->counters[e->index].value;
 }
 
 const char *stats_item_description(const stats *s, const char *name) {
@@ -587,6 +660,20 @@ const char *stats_item_description(const stats *s, const char *name) {
 
 uint64_t stats_get(const stats *s, const char *name, int *found) {
   uint64_t v = 0;
+  if (s && s->shard) { /* from the parent as last folded, or a registration not replayed yet */
+    const shard_state *sh = s->shard;
+    for (uint32_t i = 0; name && i < sh->n_pending; i++) {
+      if (sh->pending[i].kind != 3 && sh->pending[i].kind != 4 && strcmp(sh->pending[i].a, name) == 0) {
+        if (found) *found = 1;
+        return sh->pending[i].kind == 0 ? *sh->pending[i].priv : 0;
+      }
+    }
+    s = sh->parent;
+    bool ok = value_of(s, name, NULL, &v);
+    if (found) *found = ok;
+    return ok ? v : 0;
+  }
+  fold_shards((stats *)s);
   bool ok = s && value_of(s, name, NULL, &v);
   if (found) *found = ok;
   return ok ? v : 0;
@@ -605,6 +692,7 @@ static double eval_ratio(const stats *s, const ratio *r, const kernel_record *k,
 }
 
 double stats_get_ratio(const stats *s, const char *name, int *found) {
+  fold_shards((stats *)s);
   const slot *e = s ? table_find(s, name) : NULL;
   bool ok = false;
   double v = 0.0;
@@ -653,6 +741,7 @@ void stats_histogram_read(const stats_histogram *h, stats_histogram_view *view) 
 }
 
 stats_histogram *stats_histogram_find(const stats *s, const char *name) {
+  fold_shards((stats *)s);
   const slot *e = s ? table_find(s, name) : NULL;
   return e && e->kind == ITEM_HISTOGRAM ? s->histograms[e->index] : NULL;
 }
@@ -687,6 +776,7 @@ static hist_state *snapshot_histograms(stats *s, bool reset_kernel_minmax) {
 
 void stats_kernel_begin(stats *s, const char *kernel_name, uint64_t launch_uid) {
   if (!s) return;
+  fold_shards(s);
   if (!GROW(s, s->open, s->cap_open, s->n_open + 1)) return;
   open_kernel k = {0};
   k.name = dup_str(s, kernel_name);
@@ -712,6 +802,7 @@ void stats_kernel_begin(stats *s, const char *kernel_name, uint64_t launch_uid) 
 }
 
 static void end_open_kernel(stats *s, uint32_t which) {
+  fold_shards(s);
   open_kernel *o = &s->open[which];
   kernel_record r = {0};
   if (GROW(s, s->kernels, s->cap_kernels, s->n_kernels + 1)) {
@@ -791,6 +882,7 @@ static bool series_selected(const stats *s, const char *name) {
 
 void stats_sample(stats *s, uint64_t time_ps) {
   if (!s) return;
+  fold_shards(s);
   for (; s->series_scanned < s->n_counters; s->series_scanned++) {
     if (!series_selected(s, s->counters[s->series_scanned].name)) continue;
     if (!GROW(s, s->series_columns, s->cap_series_columns, s->n_series_columns + 1)) return;
@@ -901,6 +993,7 @@ void stats_print_kernel(const stats *s, FILE *out) {
 
 void stats_print_totals(const stats *s, FILE *out) {
   if (!s || !out) return;
+  fold_shards((stats *)s);
   char name[512];
   for (uint32_t i = 0; i < s->n_items; i++) {
     const item *it = &s->items[i];
@@ -1098,6 +1191,7 @@ static void json_time_series(stats_json *w, const stats *s) {
 
 simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *diag) {
   if (!s || !out) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "stats_write_json: no sink or stream");
+  fold_shards((stats *)s);
   if (s->nomem || code_profile_nomem(s->code))
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM,
                            "statistics incomplete: an allocation failed while counting");
@@ -1208,3 +1302,362 @@ void stats_code_lines(const stats *s, uint32_t k, int by_source, void (*fn)(void
   else if (k < s->n_kernels)
     code_profile_each(s->code, &s->kernels[k].code, key, fn, ctx);
 }
+
+/* ---- shards (stats.h "Shards") ------------------------------------------------------------- */
+
+stats *stats_shard_create(stats *parent, const bool *deferred) {
+  if (!parent || parent->shard) return NULL;
+  if (!GROW(parent, parent->shards, parent->cap_shards, parent->n_shards + 1)) return NULL;
+  stats *s = calloc(1, sizeof *s);
+  shard_state *sh = calloc(1, sizeof *sh);
+  if (!s || !sh) {
+    free(s);
+    free(sh);
+    parent->nomem = true;
+    return NULL;
+  }
+  sh->parent = parent;
+  sh->deferred = deferred;
+  s->shard = sh;
+  parent->shards[parent->n_shards++] = s;
+  /* Counters the parent's users registered before the first shard existed are watched too (they
+   * were not marked when registered). */
+  if (parent->n_shards == 1)
+    for (uint32_t i = 0; i < parent->n_counters; i++) watch_counter(parent, i);
+  return s;
+}
+
+static bool shard_deferred(const shard_state *sh) { return sh->deferred && *sh->deferred; }
+
+static void histogram_free(stats_histogram *h) {
+  if (!h) return;
+  free(h->name);
+  free(h->unit);
+  free(h->description);
+  free(h->buckets);
+  free(h);
+}
+
+static void shard_free(stats *s) {
+  shard_state *sh = s->shard;
+  for (uint32_t i = 0; i < sh->n_chunks; i++) free(sh->chunks[i]);
+  free(sh->chunks);
+  for (uint32_t i = 0; i < sh->n_own_hists; i++) histogram_free(sh->own_hists[i]);
+  free(sh->own_hists);
+  for (uint32_t i = 0; i < sh->n_pending; i++) {
+    free(sh->pending[i].a);
+    free(sh->pending[i].b);
+    free(sh->pending[i].c);
+    free(sh->pending[i].d);
+  }
+  free(sh->pending);
+  free(sh->pairs);
+  free(sh->hpairs);
+  free(sh->by_counter);
+  free(sh->by_hist);
+  free(sh);
+  free(s);
+}
+
+static void shards_destroy(stats *s) {
+  for (uint32_t i = 0; i < s->n_shards; i++) shard_free(s->shards[i]);
+  free(s->shards);
+  free(s->counter_watched);
+  free(s->watched);
+}
+
+/* A private counter slot of the shard (zeroed). */
+static uint64_t *shard_slot(stats *s) {
+  shard_state *sh = s->shard;
+  if (sh->n_slots / STATS_CHUNK >= sh->n_chunks) {
+    uint64_t **chunks = realloc(sh->chunks, (sh->n_chunks + 1) * sizeof *chunks);
+    if (!chunks) return NULL;
+    sh->chunks = chunks;
+    if (!(sh->chunks[sh->n_chunks] = calloc(STATS_CHUNK, sizeof(uint64_t)))) return NULL;
+    sh->n_chunks++;
+  }
+  uint32_t i = sh->n_slots++;
+  return &sh->chunks[i / STATS_CHUNK][i % STATS_CHUNK];
+}
+
+/* Adds a (private slot -> parent counter) pair; a watched counter's pair joins the watch list. */
+static void shard_pair_add(stats *s, uint64_t *priv, uint32_t counter) {
+  shard_state *sh = s->shard;
+  stats *parent = sh->parent;
+  if (!GROW(parent, sh->pairs, sh->cap_pairs, sh->n_pairs + 1)) return;
+  sh->pairs[sh->n_pairs++] = (shard_pair){priv, counter};
+  if (counter < parent->cap_counter_watched && parent->counter_watched[counter] &&
+      GROW(parent, parent->watched, parent->cap_watched, parent->n_watched + 1))
+    parent->watched[parent->n_watched++] = (shard_pair){priv, counter};
+}
+
+static void watch_counter(stats *s, uint32_t index) {
+  uint32_t old = s->cap_counter_watched;
+  if (!GROW(s, s->counter_watched, s->cap_counter_watched, index + 1)) return;
+  if (s->cap_counter_watched > old)
+    memset(s->counter_watched + old, 0, (s->cap_counter_watched - old) * sizeof *s->counter_watched);
+  if (s->counter_watched[index]) return;
+  s->counter_watched[index] = true;
+  for (uint32_t i = 0; i < s->n_shards; i++) {
+    shard_state *sh = s->shards[i]->shard;
+    for (uint32_t j = 0; j < sh->n_pairs; j++)
+      if (sh->pairs[j].counter == index && GROW(s, s->watched, s->cap_watched, s->n_watched + 1))
+        s->watched[s->n_watched++] = sh->pairs[j];
+  }
+}
+
+/* What this shard handed out for parent counter `index` (NULL: nothing yet). */
+static uint64_t *shard_known(const shard_state *sh, uint32_t index) {
+  return index < sh->cap_by_counter ? sh->by_counter[index] : NULL;
+}
+
+static bool shard_set_known(stats *s, uint32_t index, uint64_t *p) {
+  shard_state *sh = s->shard;
+  uint32_t old = sh->cap_by_counter;
+  if (!GROW(sh->parent, sh->by_counter, sh->cap_by_counter, index + 1)) return false;
+  if (sh->cap_by_counter > old)
+    memset(sh->by_counter + old, 0, (sh->cap_by_counter - old) * sizeof *sh->by_counter);
+  sh->by_counter[index] = p;
+  return true;
+}
+
+static char *dup_or_null(stats *s, const char *str) { return str ? dup_str(s, str) : NULL; }
+
+static shard_pending *shard_pend(stats *s, int kind, const char *a, const char *b, const char *c,
+                                 const char *d) {
+  shard_state *sh = s->shard;
+  stats *parent = sh->parent;
+  if (!GROW(parent, sh->pending, sh->cap_pending, sh->n_pending + 1)) return NULL;
+  if (sh->n_pending == 0) __atomic_fetch_add(&parent->pending_shards, 1, __ATOMIC_RELAXED);
+  shard_pending *p = &sh->pending[sh->n_pending++];
+  *p = (shard_pending){kind, dup_or_null(parent, a), dup_or_null(parent, b), dup_or_null(parent, c),
+                       dup_or_null(parent, d), NULL, NULL};
+  return p;
+}
+
+static uint64_t *shard_counter(stats *s, const char *name, const char *unit, const char *description) {
+  shard_state *sh = s->shard;
+  stats *parent = sh->parent;
+  const slot *e = table_find(parent, name);
+  if (e && e->kind != ITEM_COUNTER) return registration_failed(parent, "counter name used by another item", name);
+  if (e) {
+    uint64_t *known = shard_known(sh, e->index);
+    if (known) return known;
+  }
+  if (shard_deferred(sh)) {
+    /* Inside a parallel phase the parent is read-only: a private slot now, the registration at
+     * the next sync (in block order, as a one-thread run registers it). */
+    for (uint32_t i = 0; i < sh->n_pending; i++)
+      if (sh->pending[i].kind == 0 && strcmp(sh->pending[i].a, name) == 0) return sh->pending[i].priv;
+    uint64_t *priv = shard_slot(s);
+    shard_pending *p = priv ? shard_pend(s, 0, name, unit, description, NULL) : NULL;
+    if (!p) return registration_failed(parent, "out of memory registering counter", name);
+    p->priv = priv;
+    return priv;
+  }
+  if (!e) {
+    /* New: the parent's own slot, counted in place by this shard alone. */
+    uint32_t index = parent->n_counters;
+    parent->folding = true; /* not the parent's own user: not watched */
+    uint64_t *p = stats_counter(parent, name, unit, description);
+    parent->folding = false;
+    if (parent->n_counters == index + 1) shard_set_known(s, index, p);
+    return p;
+  }
+  /* An aggregate someone else counts into already: a private slot, folded into it. */
+  uint64_t *priv = shard_slot(s);
+  if (!priv || !shard_set_known(s, e->index, priv))
+    return registration_failed(parent, "out of memory registering counter", name);
+  shard_pair_add(s, priv, e->index);
+  return priv;
+}
+
+static stats_histogram *histogram_like(const char *name, uint64_t bucket_width, uint32_t n_buckets) {
+  stats_histogram *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->name = malloc(strlen(name) + 1);
+  h->bucket_width = bucket_width ? bucket_width : 1;
+  h->n_buckets = n_buckets;
+  h->min = h->kernel_min = UINT64_MAX;
+  h->buckets = calloc((size_t)n_buckets + 1, sizeof *h->buckets);
+  if (!h->name || !h->buckets) {
+    histogram_free(h);
+    return NULL;
+  }
+  memcpy(h->name, name, strlen(name) + 1);
+  return h;
+}
+
+static stats_histogram *shard_private_histogram(stats *s, const char *name, uint64_t bucket_width,
+                                                uint32_t n_buckets) {
+  shard_state *sh = s->shard;
+  stats_histogram *h = histogram_like(name, bucket_width, n_buckets);
+  if (!h || !GROW(sh->parent, sh->own_hists, sh->cap_own_hists, sh->n_own_hists + 1)) {
+    histogram_free(h);
+    sh->parent->nomem = true;
+    return NULL;
+  }
+  sh->own_hists[sh->n_own_hists++] = h;
+  return h;
+}
+
+static stats_histogram *shard_histogram(stats *s, const char *name, const char *unit,
+                                        const char *description, uint64_t bucket_width,
+                                        uint32_t n_buckets) {
+  shard_state *sh = s->shard;
+  stats *parent = sh->parent;
+  const slot *e = table_find(parent, name);
+  if (e && e->kind != ITEM_HISTOGRAM) return NULL;
+  if (e && e->index < sh->cap_by_hist && sh->by_hist[e->index]) return sh->by_hist[e->index];
+  if (shard_deferred(sh)) {
+    for (uint32_t i = 0; i < sh->n_pending; i++)
+      if (sh->pending[i].kind == 5 && strcmp(sh->pending[i].a, name) == 0) return sh->pending[i].hist;
+    stats_histogram *h = shard_private_histogram(s, name, bucket_width, n_buckets);
+    shard_pending *p = h ? shard_pend(s, 5, name, unit, description, NULL) : NULL;
+    if (!p) return NULL;
+    p->hist = h;
+    return h;
+  }
+  stats_histogram *h;
+  uint32_t index;
+  if (!e) {
+    index = parent->n_histograms;
+    h = stats_histogram_register(parent, name, unit, description, bucket_width, n_buckets);
+    if (!h) return NULL;
+  } else {
+    index = e->index;
+    h = shard_private_histogram(s, name, parent->histograms[index]->bucket_width,
+                                parent->histograms[index]->n_buckets);
+    if (!h) return NULL;
+    if (GROW(parent, sh->hpairs, sh->cap_hpairs, sh->n_hpairs + 1))
+      sh->hpairs[sh->n_hpairs++] = (shard_hpair){h, index};
+  }
+  uint32_t old = sh->cap_by_hist;
+  if (GROW(parent, sh->by_hist, sh->cap_by_hist, index + 1)) {
+    if (sh->cap_by_hist > old) memset(sh->by_hist + old, 0, (sh->cap_by_hist - old) * sizeof *sh->by_hist);
+    sh->by_hist[index] = h;
+  }
+  return h;
+}
+
+/* Ratios, sums, cumulative marks and info go to the parent (now, or at the next sync when the
+ * shard is deferred). Returns true when handled. */
+static bool shard_forward(stats *s, int kind, const char *a, const char *b, const char *c,
+                          const char *d) {
+  shard_state *sh = s->shard;
+  if (shard_deferred(sh)) {
+    shard_pend(s, kind, a, b, c, d);
+    return true;
+  }
+  stats *parent = sh->parent;
+  switch (kind) {
+  case 1: stats_ratio(parent, a, b, c, d); break;
+  case 2: stats_sum(parent, a, b, c, d); break;
+  case 3: stats_mark_cumulative(parent, a); break;
+  case 4: stats_set_info(parent, a, b); break;
+  default: break;
+  }
+  return true;
+}
+
+static void fold_histogram(stats_histogram *to, stats_histogram *from) {
+  if (!from->count) return;
+  to->count += from->count;
+  to->sum += from->sum;
+  if (from->min < to->min) to->min = from->min;
+  if (from->max > to->max) to->max = from->max;
+  if (from->kernel_min < to->kernel_min) to->kernel_min = from->kernel_min;
+  if (from->kernel_max > to->kernel_max) to->kernel_max = from->kernel_max;
+  uint32_t n = (from->n_buckets < to->n_buckets ? from->n_buckets : to->n_buckets) + 1;
+  for (uint32_t i = 0; i < n; i++) to->buckets[i] += from->buckets[i];
+  from->count = from->sum = 0;
+  from->min = from->kernel_min = UINT64_MAX;
+  from->max = from->kernel_max = 0;
+  memset(from->buckets, 0, ((size_t)from->n_buckets + 1) * sizeof *from->buckets);
+}
+
+/* Replays a shard's deferred registrations on the parent, in the order they were made. */
+static void shard_replay(stats *s) {
+  shard_state *sh = s->shard;
+  stats *parent = sh->parent;
+  parent->folding = true;
+  for (uint32_t i = 0; i < sh->n_pending; i++) {
+    shard_pending *p = &sh->pending[i];
+    switch (p->kind) {
+    case 0: {
+      uint64_t *target = stats_counter(parent, p->a, p->b, p->c);
+      const slot *e = table_find(parent, p->a);
+      if (e && e->kind == ITEM_COUNTER && target) {
+        *target += *p->priv;
+        *p->priv = 0;
+        shard_set_known(s, e->index, p->priv);
+        shard_pair_add(s, p->priv, e->index);
+      }
+      break;
+    }
+    case 5: {
+      stats_histogram *ph = stats_histogram_register(parent, p->a, p->b, p->c, p->hist->bucket_width,
+                                                     p->hist->n_buckets);
+      const slot *e = table_find(parent, p->a);
+      if (ph && e) {
+        fold_histogram(ph, p->hist);
+        if (GROW(parent, sh->hpairs, sh->cap_hpairs, sh->n_hpairs + 1))
+          sh->hpairs[sh->n_hpairs++] = (shard_hpair){p->hist, e->index};
+        uint32_t old = sh->cap_by_hist;
+        if (GROW(parent, sh->by_hist, sh->cap_by_hist, e->index + 1)) {
+          if (sh->cap_by_hist > old)
+            memset(sh->by_hist + old, 0, (sh->cap_by_hist - old) * sizeof *sh->by_hist);
+          sh->by_hist[e->index] = p->hist;
+        }
+      }
+      break;
+    }
+    case 1: stats_ratio(parent, p->a, p->b, p->c, p->d); break;
+    case 2: stats_sum(parent, p->a, p->b, p->c, p->d); break;
+    case 3: stats_mark_cumulative(parent, p->a); break;
+    case 4: stats_set_info(parent, p->a, p->b); break;
+    default: break;
+    }
+    free(p->a);
+    free(p->b);
+    free(p->c);
+    free(p->d);
+  }
+  sh->n_pending = 0;
+  parent->folding = false;
+}
+
+void stats_shards_sync(stats *parent) {
+  if (!parent || parent->shard) return;
+  if (parent->pending_shards) { /* (rare: lazily registered names) */
+    for (uint32_t i = 0; i < parent->n_shards; i++)
+      if (parent->shards[i]->shard->n_pending) shard_replay(parent->shards[i]);
+    parent->pending_shards = 0;
+  }
+  for (uint32_t i = 0; i < parent->n_watched; i++) {
+    shard_pair *w = &parent->watched[i];
+    if (*w->priv) {
+      *parent->counters[w->counter].value += *w->priv;
+      *w->priv = 0;
+    }
+  }
+}
+
+static void fold_shards(stats *s) {
+  if (!s || s->shard || !s->n_shards) return;
+  stats_shards_sync(s);
+  for (uint32_t i = 0; i < s->n_shards; i++) {
+    shard_state *sh = s->shards[i]->shard;
+    for (uint32_t j = 0; j < sh->n_pairs; j++) {
+      shard_pair *p = &sh->pairs[j];
+      if (*p->priv) {
+        *s->counters[p->counter].value += *p->priv;
+        *p->priv = 0;
+      }
+    }
+    for (uint32_t j = 0; j < sh->n_hpairs; j++)
+      fold_histogram(s->histograms[sh->hpairs[j].histogram], sh->hpairs[j].priv);
+  }
+}
+
+void stats_fold(stats *parent) { fold_shards(parent); }

@@ -194,6 +194,31 @@ typedef struct stats_code_line {
 void stats_code_lines(const stats *s, uint32_t kernel_index, int by_source,
                       void (*fn)(void *ctx, const stats_code_line *line), void *ctx);
 
+/* ---- shards: blocks that count on several host threads at once (addition) -----------------
+ * A shard is a `stats *` that a block registers with and counts through exactly as with its sink,
+ * for blocks ticked on several host threads (the timing GPU's -sim_threads, docs/timing.md
+ * "Parallel simulation"). Names, units, order and output stay the parent's — the JSON file is the
+ * one a single-thread run writes — while counting goes where no other thread writes:
+ *   - a counter, histogram, ratio … that no one has registered yet is registered in the parent and
+ *     the shard's block counts in the parent's own slot;
+ *   - one that exists already (an aggregate several blocks feed: gpu_sim_insn, L1D_total_…) gets
+ *     a private slot (histogram) in the shard, added into the parent's when folded;
+ *   - while *deferred is true (the block's tick runs in a parallel phase) the parent is not
+ *     touched at all: new registrations get private slots and are made in the parent by the next
+ *     stats_shards_sync, in shard creation order (create the shards in the blocks' order).
+ * Folding: every read of the parent (kernel boundaries, samples, get, printing, JSON) first folds
+ * every shard. A counter the parent's own users registered (they hold its pointer and read it
+ * directly, e.g. simulation control reading gpu_sim_insn; stats_counter_find and
+ * stats_counter_value hand out live pointers too) is "watched": stats_shards_sync adds
+ * the shards' private slots of watched counters into it — call it after every parallel phase
+ * (cheap: only those slots). Reading a shard (stats_get on it) answers from the parent as last
+ * folded. A shard lives as long as its parent (stats_destroy on a shard does nothing). */
+stats *stats_shard_create(stats *parent, const bool *deferred);
+/* Replays deferred registrations and folds the watched counters (serial code, between phases). */
+void stats_shards_sync(stats *parent);
+/* Folds everything now (reads do it themselves). */
+void stats_fold(stats *parent);
+
 #ifdef __cplusplus
 }
 #endif

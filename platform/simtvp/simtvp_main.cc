@@ -21,12 +21,14 @@
 
 #include "config.h"
 #include "gpu_config.h"
+#include "simtvp_compare.h"
 #include "simtvp_host.h"
 
 namespace {
 
 const char kUsage[] =
     "usage: simtvp [options] [--] [PROGRAM [ARGS...]]\n"
+    "       simtvp compare [--fidelity SPEC]... [options] [--] [PROGRAM [ARGS...]]\n"
     "\n"
     "Runs an unmodified CUDA program (built with nvcc, either runtime) on the simtvp virtual\n"
     "platform: a SystemC model of a host CPU, a system bus and memory, and a GPU that executes\n"
@@ -68,6 +70,9 @@ const char kUsage[] =
     "Exit status: the program's (a program killed by a signal kills simtvp with it, after a\n"
     "note; the statistics up to then are written); 1 when the configuration is bad; 2 on bad\n"
     "usage or when the program cannot be started.\n"
+    "\n"
+    "simtvp compare runs the program once per fidelity assignment and compares the kernels'\n"
+    "cycles, host speed and block statistics (simtvp compare --help).\n"
     "\n"
     "Examples:\n"
     "  simtvp ./vector_add 100000\n"
@@ -337,6 +342,7 @@ int run_program(std::vector<char *> &args, bool quiet) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 1 && std::strcmp(argv[1], "compare") == 0) return simtvp_compare_main(argc - 1, argv + 1, default_app());
   std::string config, outdir, trace, stats_mode;
   std::vector<std::string> sets;
   bool strict = false, quiet = false, check = false;

@@ -242,6 +242,9 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   stats_set_info(stats_, "config", settings_.config_name.c_str());
   stats_set_info(stats_, "gpu", config_.host.gpu_name);
   stats_set_info(stats_, "simt_model", gpu_->simt_model());
+  char fidelity[512];
+  gpu_config_fidelity_map(&config_, fidelity, sizeof fidelity);
+  stats_set_info(stats_, "fidelity", fidelity);  // every block instance's model
   stats_set_info(stats_, "version", "simtvp 0.1.0");
   if (config_.output.series_period_ns) {
     std::string prefixes = config_.output.series_prefixes;
@@ -295,6 +298,7 @@ void vp_platform::observe(const gpu_event &e) {
   switch (e.kind) {
   case gpu_event::kernel_begin: {
     kernels_seen_++;
+    kernel_walls_.push_back({e.uid, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(), -1});
     live_kernel k;
     k.uid = e.uid;
     k.n_ctas = e.kernel ? e.kernel->n_ctas : 0;
@@ -326,6 +330,9 @@ void vp_platform::observe(const gpu_event &e) {
     break;
   }
   case gpu_event::kernel_end:
+    for (kernel_wall &w : kernel_walls_)
+      if (w.uid == e.uid && w.end_s < 0)
+        w.end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     for (size_t i = 0; i < live_.size(); i++)
       if (live_[i].uid == e.uid) {
         live_.erase(live_.begin() + static_cast<long>(i));
@@ -541,6 +548,18 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
     st = stats_write_json(stats_, json.c_str(), diag);
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (!settings_.out_dir.empty() && st == SIMTVP_OK) {
+    // OUTDIR/host_time.json: how long the host took, the whole run and each kernel (simtvp compare).
+    std::string path = settings_.out_dir + "/host_time.json";
+    if (FILE *f = std::fopen(path.c_str(), "w")) {
+      std::fprintf(f, "{\n  \"format\": \"simtvp-host-time\",\n  \"version\": 1,\n  \"wall_s\": %.6f,\n  \"kernels\": [", wall);
+      for (size_t i = 0; i < kernel_walls_.size(); i++)
+        std::fprintf(f, "%s\n    {\"kernel_launch_uid\": %" PRIu64 ", \"wall_s\": %.6f}", i ? "," : "", kernel_walls_[i].uid,
+                     (kernel_walls_[i].end_s < 0 ? wall : kernel_walls_[i].end_s) - kernel_walls_[i].begin_s);
+      std::fprintf(f, "\n  ]\n}\n");
+      std::fclose(f);
+    }
+  }
   report::html_info info = report_info(config_, registry_, settings_, gpu_->simt_model());
   info.wall_s = wall;
   info.sim_ps = end;

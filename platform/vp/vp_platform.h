@@ -149,6 +149,13 @@ class vp_platform : public sc_core::sc_module {
   simtvp_diag build_diag_;
   simtvp_status build_status_ = SIMTVP_OK;
   std::chrono::steady_clock::time_point started_;
+  // Host (wall) seconds of each kernel from its begin to its end, for OUTDIR/host_time.json: kept
+  // out of stats.json, whose contents are deterministic.
+  struct kernel_wall {
+    uint64_t uid = 0;
+    double begin_s = 0, end_s = -1;
+  };
+  std::vector<kernel_wall> kernel_walls_;
   bool finished_ = false;
 };
 

@@ -781,6 +781,29 @@ TEST(GpuConfig, SchedulerWithParametersIsParsed) {
   EXPECT_STREQ(h.diag.option, "-gpgpu_scheduler");
 }
 
+// docs/system-modes.md: discrete (default) and unified are built; the modes that are not (a shared
+// system cache, an IOMMU) are unknown values, never a silent discrete run.
+TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
+  Gpu d;
+  ASSERT_EQ(d.load(""), SIMTVP_OK);
+  ASSERT_EQ(d.finalize(), SIMTVP_OK);
+  EXPECT_EQ(d.cfg->system.mode, GPU_SYSTEM_DISCRETE);
+  Gpu u;
+  ASSERT_EQ(u.load("-system_mode unified\n"), SIMTVP_OK) << u.diag.message;
+  ASSERT_EQ(u.finalize(), SIMTVP_OK);
+  EXPECT_EQ(u.cfg->system.mode, GPU_SYSTEM_UNIFIED);
+  EXPECT_TRUE(gpu_system_integrated(u.cfg->system.mode));
+  for (const char *m : {"shared_llc", "shared_va", "integrated"}) {
+    Gpu g;
+    EXPECT_EQ(g.load(std::string("-system_mode ") + m + "\n"), SIMTVP_ERR_PARSE) << m;
+    EXPECT_STREQ(g.diag.option, "-system_mode") << m;
+  }
+  Gpu b;
+  ASSERT_EQ(b.load("-sysmem_interleave_bytes 96\n"), SIMTVP_OK);
+  EXPECT_EQ(b.finalize(), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(b.diag.option, "-sysmem_interleave_bytes");
+}
+
 TEST(GpuConfig, MalformedCompositeValuesAreErrorsAtTheirFileLine) {
   struct {
     const char *line, *option;
@@ -882,4 +905,67 @@ TEST(ConfigRegistry, DecimalPointIsADotWhateverTheProgramsLocale) {
   EXPECT_DOUBLE_EQ(g.cfg->derived.core_mhz, 1132.5);
   EXPECT_DOUBLE_EQ(g.cfg->derived.dram_mhz, 850.25);
   EXPECT_DOUBLE_EQ(g.cfg->host.host_clock_mhz, 2.5);
+}
+
+namespace {
+std::string spec_words(const char *spec, std::string *why = nullptr) {
+  const char *w[GPU_FIDELITY_SPEC_WORDS];
+  uint32_t n = 0;
+  char text[512] = "";
+  if (!gpu_fidelity_spec_options(spec, w, &n, text, sizeof text)) {
+    if (why) *why = text;
+    return "error";
+  }
+  std::string out;
+  for (uint32_t i = 0; i < n; i++) out += (i ? " " : "") + std::string(w[i]);
+  return out;
+}
+}  // namespace
+
+TEST(GpuFidelitySpec, NamedAssignmentsSelectEveryBlocksModel) {
+  EXPECT_EQ(spec_words("ca"), "-simt_model ca -icnt_model ca -mempart_model ca -dram_model ca");
+  EXPECT_EQ(spec_words("at"), "-simt_model at -icnt_model at -mempart_model at -dram_model at");
+  EXPECT_EQ(spec_words("at-cores"), "-simt_model at -icnt_model ca -mempart_model ca -dram_model ca");
+  EXPECT_EQ(spec_words("at-mem"), "-simt_model ca -icnt_model at -mempart_model at -dram_model at");
+  EXPECT_EQ(spec_words("func"), "-simt_model func");
+}
+
+TEST(GpuFidelitySpec, BlockItemsChangeTheAllCaAssignment) {
+  EXPECT_EQ(spec_words("simt=at,dram=at"), "-simt_model at -icnt_model ca -mempart_model ca -dram_model at");
+  EXPECT_EQ(spec_words("mem=at"), "-simt_model ca -icnt_model at -mempart_model at -dram_model at");
+  EXPECT_EQ(spec_words("mem=at,icnt=ca"), "-simt_model ca -icnt_model ca -mempart_model at -dram_model at");
+  EXPECT_EQ(spec_words("simt=func,mem=at"), "-simt_model func");
+}
+
+TEST(GpuFidelitySpec, UnknownBlocksAndModelsAreNamed) {
+  std::string why;
+  for (const char *bad : {"", "fast", "simt=fast", "dram=func", "gpu=at", "simt", "simt=at,,dram=at"}) {
+    why.clear();
+    EXPECT_EQ(spec_words(bad, &why), "error") << bad;
+    EXPECT_NE(why.find("expected"), std::string::npos) << bad << ": " << why;
+  }
+  spec_words("simt=at,l2=ca", &why);
+  EXPECT_NE(why.find("'l2=ca'"), std::string::npos) << why;
+}
+
+TEST(GpuFidelityMap, SaysEachBlockInstancesModelWithRangesWhenTheyDiffer) {
+  gpu_config cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.derived.n_cores = 8;
+  cfg.mem.n_channels = 3;
+  cfg.fidelity.simt_model = GPU_FIDELITY_CA;
+  cfg.fidelity.icnt_model = GPU_FIDELITY_AT;
+  for (int i = 0; i < 8; i++) cfg.derived.simt_model_of_core[i] = i < 4 ? GPU_FIDELITY_AT : GPU_FIDELITY_CA;
+  cfg.derived.simt_model_of_core[7] = GPU_FIDELITY_FUNC;
+  for (int c = 0; c < 3; c++) {
+    cfg.derived.mempart_model_of_channel[c] = GPU_FIDELITY_CA;
+    cfg.derived.dram_model_of_channel[c] = c == 1 ? GPU_FIDELITY_CA : GPU_FIDELITY_AT;
+  }
+  char text[256];
+  size_t need = gpu_config_fidelity_map(&cfg, text, sizeof text);
+  EXPECT_STREQ(text, "simt=0-3:at,4-6:ca,7:func icnt=at mempart=ca dram=0:at,1:ca,2:at");
+  EXPECT_EQ(need, std::strlen(text));
+  char small[10];
+  EXPECT_EQ(gpu_config_fidelity_map(&cfg, small, sizeof small), need) << "the length it needed";
+  EXPECT_EQ(std::strlen(small), sizeof small - 1);
 }

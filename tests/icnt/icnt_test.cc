@@ -513,16 +513,49 @@ TEST(IcntAt, TwoSourcesToOneDestinationShareItsPort) {
 }
 
 TEST(IcntAt, FullEjectionBufferRefusesInjectionTowardIt) {
+  // Two one-flit packets to node 2 at cycle 0 arrive by cycle 10 and nobody pops them: the
+  // ejection buffer (2 flits) is full, so a third is refused then — not at cycle 0, while they are
+  // still on their way (they sit in the network's buffers, not in the ejection buffer).
   icnt_config c = Xbar(2, 2);
   c.out_buffer_limit = 2;
   Net net(Timed(c), /*auto_pop=*/false);
   ASSERT_TRUE(net.Inject(0, 2, 0));
-  ASSERT_TRUE(net.Inject(0, 2, 0));
-  EXPECT_FALSE(net.Inject(0, 2, 0)); // node 2 holds two flits nobody popped: back-pressure
-  EXPECT_TRUE(net.Inject(0, 3, 0));  // another destination is not affected
+  ASSERT_TRUE(net.Inject(1, 2, 0));
+  EXPECT_FALSE(net.Inject(0, 2, 10)); // node 2 holds two flits nobody popped: back-pressure
+  EXPECT_TRUE(net.Inject(0, 3, 10));  // another destination is not affected
   net.RunTo(10);
   EXPECT_EQ(net.PopAll(2, 10), 2u);
   EXPECT_TRUE(net.Inject(0, 2, 10));
+}
+
+TEST(IcntAt, FullInjectionBufferRefusesTheSource) {
+  // -icnt_in_buffer_limit 8: node 0's port streams one flit per cycle. Two 4-flit packets (128-byte
+  // writes) at cycle 0 book it for cycles 0-7: 8 flits wait there, so a third is refused at cycle
+  // 0 and at cycle 3 (5 left), and taken at cycle 4 (4 left: 4 + 4 fit).
+  icnt_config c = Xbar(2, 2);
+  c.in_buffer_limit = 8;
+  Net net(Timed(c));
+  ASSERT_TRUE(net.Inject(0, 2, 0, 128, true));
+  ASSERT_TRUE(net.Inject(0, 3, 0, 128, true));
+  EXPECT_FALSE(net.Inject(0, 2, 0, 128, true));
+  EXPECT_FALSE(net.Inject(0, 2, 3, 128, true));
+  EXPECT_TRUE(net.Inject(1, 2, 3, 128, true)); // another source is not affected
+  EXPECT_TRUE(net.Inject(0, 2, 4, 128, true));
+}
+
+TEST(IcntAt, ALaterTimedPacketTakesCyclesAnEarlierTimedOneLeftFree) {
+  // Packets are timed out of order (a reply hundreds of cycles ahead): node 0 → node 2 at cycle
+  // 100 books node 2's port for cycles 100-103; a packet from node 1 → node 2 timed afterwards
+  // at cycle 20 still gets the port at 20 (latency 3: done at 26), not after 103; one at 98 does
+  // not fit before 100 and goes after the first (grant 104).
+  icnt_config c = Xbar(2, 2);
+  c.latency = 3;
+  Net net(Timed(c));
+  mem_req *r = net.Make(2, 128, true, false); // 4 flits
+  EXPECT_EQ(icnt_traverse(net.n(), 0, r, 100), 100u + 3 + 4 - 1);
+  EXPECT_EQ(icnt_traverse(net.n(), 1, r, 20), 20u + 3 + 4 - 1);
+  EXPECT_EQ(icnt_traverse(net.n(), 1, r, 98), 104u + 3 + 4 - 1);
+  mem_req_free(r);
 }
 
 TEST(IcntAt, TraverseTimesAPacketWithoutARecordAndCountsIt) {

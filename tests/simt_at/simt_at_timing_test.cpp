@@ -46,14 +46,47 @@ TEST(SimtAt, RegisterBankConflictDelaysTheSecondRead) {
   expect_register_bank_conflict_delays_the_second_read("at", false);
 }
 
-TEST(SimtAt, InitiationIntervalLimitsThroughput) { expect_initiation_interval_limits_throughput("at"); }
+TEST(SimtAt, InitiationIntervalLimitsThroughput) {
+  // Four warps of independent adds on one INT unit, one scheduler. II = 1: the scheduler's one
+  // issue per cycle is the limit (the four warps' fetches supply two per cycle): 64 more
+  // instructions, 64 cycles — plus at most a few slots the run-ahead order leaves empty where
+  // the warp handled next has no decoded instruction yet (the CA core's GTO order fills them;
+  // docs/simt-at.md §2). II = 4: the unit takes one every 4 cycles, exactly: 256 cycles, and the
+  // scheduler's waits for it are Stall (pipe busy).
+  auto ii1 = base({"-gpgpu_num_int_units", "1"});
+  auto ii4 = base({"-gpgpu_num_int_units", "1", "-ptx_opcode_initiation_int", "4,2,2,2,8,4"});
+  uint64_t d1 = run(ii1, indep(32), 128) - run(ii1, indep(16), 128);
+  EXPECT_GE(d1, 64u);
+  EXPECT_LE(d1, 64u + 8u);
+  Gpu *g;
+  uint64_t c32 = run(ii4, indep(32), 128, 1, &g);
+  EXPECT_EQ(c32 - run(ii4, indep(16), 128), 256u);
+  EXPECT_GT(g->stat("Stall"), 0u);
+  EXPECT_EQ(g->stat("Stall"), g->stat("simt_sched_stall[pipe_busy]"));
+  delete g;
+}
 
 TEST(SimtAt, SfuLatencyAgainstSpLatency) { expect_sfu_latency_against_sp_latency("at"); }
 
 TEST(SimtAt, FetchThroughputLimitsASingleWarp) { expect_fetch_throughput_limits_a_single_warp("at"); }
 
 TEST(SimtAt, BarrierReleasesEveryWarpWhenTheLastArrives) {
-  expect_barrier_releases_every_warp_when_the_last_arrives("at");
+  // barrier_kernel, two warps (tests/simt/simt_timing_util.h). Fetched at 0 and 1; movs at 2 and
+  // 3 (writeback 11, 12); setps at 11, 12 (writeback 21, 22); warp 0's branch at 21 is taken: the
+  // I-buffer is flushed and pc 8-9 fetched at 21 (ready 23). Warp 0 runs first (the oldest; the
+  // AT core has no greedy warp): its bar.sync takes cycle 23, warp 1's mov 24. Warp 1's adds at
+  // 33, 43, 53, 63 (fetch of pc 8-9 at 63, ready 65); its bar.sync at 65 completes the barrier;
+  // both warps leave it at the end of that cycle, one issue slot each: 66 and 67 — not earlier,
+  // however long warp 0 waited.
+  auto t = trace(base(), barrier_kernel(), 64, true);
+  EXPECT_EQ(issue_cycle(t, 0, 2), 21);
+  EXPECT_EQ(issue_cycle(t, 0, 8), 23);
+  EXPECT_EQ(issue_cycle(t, 1, 3), 24);
+  EXPECT_EQ(issue_cycle(t, 1, 7), 63);
+  EXPECT_EQ(issue_cycle(t, 1, 8), 65);
+  int64_t a = issue_cycle(t, 1, 9), b = issue_cycle(t, 0, 9);
+  EXPECT_EQ(std::min(a, b), 66);
+  EXPECT_EQ(std::max(a, b), 67);
 }
 
 TEST(SimtAt, SharedMemoryBankConflictsLengthenTheAccess) {

@@ -2,9 +2,54 @@
 // (domain_driver.h).
 #include "domain_driver.h"
 
+#include <cstring>
 #include <string>
 
+#include "worker_pool.h"
+
 namespace simtvp {
+
+namespace {
+// The block whose parallel tick this host thread runs (clocked::current_parallel).
+thread_local clocked *t_current = nullptr;
+}  // namespace
+
+clocked *clocked::current_parallel() { return t_current; }
+
+void clocked::serially(deferred_fn fn, void *ctx, const void *data, size_t bytes, uint64_t arg) {
+  if (!deferring_) {
+    fn(ctx, bytes ? data : nullptr, bytes, arg);
+    return;
+  }
+  size_t offset = deferred_data_.size();
+  if (bytes) {
+    deferred_data_.resize(offset + bytes);
+    std::memcpy(deferred_data_.data() + offset, data, bytes);
+  }
+  deferred_.push_back({fn, ctx, offset, bytes, arg});
+}
+
+void serial_messages::emit(void *ctx, simtvp_severity severity, const char *text) {
+  auto *self = static_cast<serial_messages *>(ctx);
+  if (clocked *b = clocked::current_parallel())
+    b->serially(&serial_messages::deliver, self, text, std::strlen(text) + 1, severity);
+  else if (self->to_.emit)
+    self->to_.emit(self->to_.ctx, severity, text);
+}
+
+void serial_messages::deliver(void *ctx, const void *text, size_t, uint64_t severity) {
+  auto *self = static_cast<serial_messages *>(ctx);
+  if (self->to_.emit)
+    self->to_.emit(self->to_.ctx, static_cast<simtvp_severity>(severity), static_cast<const char *>(text));
+}
+
+void clocked::run_deferred() {
+  // Capacity stays: after the first busy edges a phase allocates nothing.
+  for (const deferred &d : deferred_)
+    d.fn(d.ctx, d.bytes ? deferred_data_.data() + d.offset : nullptr, d.bytes, d.arg);
+  deferred_.clear();
+  deferred_data_.clear();
+}
 
 void clocked::wake_at(uint64_t cycle) {
   if (driver_) driver_->request(slot_, cycle);
@@ -69,18 +114,24 @@ void domain_driver::run() {
   if (!initialisation) activations_++;
   if (domain_.time_of(c) == now) {
     running_ = true;
-    for (slot &s : slots_) {
-      if (s.due > c) continue;
-      s.due = s.later; // requests for later edges survive this tick; wakes during it add more
-      s.later = clocked::never;
-      ticks_++;
-      s.block->tick(c);
-      uint64_t n = s.block->next_tick();
-      if (n <= c) n = c + 1; // a block cannot ask for the edge it is being ticked at
-      if (n < s.due) {
-        if (s.due < s.later) s.later = s.due;
-        s.due = n;
+    // Wakes during this edge are for later edges (request() clamps them), so the blocks due now
+    // are known before the first tick.
+    due_.clear();
+    for (size_t i = 0; i < slots_.size(); i++)
+      if (slots_[i].due <= c) due_.push_back(i);
+    for (size_t k = 0; k < due_.size();) {
+      slot &s = slots_[due_[k]];
+      if (pool_ && s.block->tick_in_parallel()) {
+        // A run of parallel blocks: one phase (a lone block is ticked on this thread, the same
+        // way: deferred work after the listeners, so what it reads is what it reads in a phase).
+        size_t e = k + 1;
+        while (e < due_.size() && slots_[due_[e]].block->tick_in_parallel()) e++;
+        tick_parallel(k, e, c);
+        k = e;
+        continue;
       }
+      tick_one(s, c);
+      k++;
     }
     running_ = false;
   }
@@ -90,6 +141,64 @@ void domain_driver::run() {
   if (next != clocked::never) {
     if (domain_.time_of(next) <= now) next = c + 1; // never an edge that has passed
     schedule(next);
+  }
+}
+
+}  // namespace simtvp
+
+namespace simtvp {
+
+void domain_driver::after_tick(slot &s, uint64_t c) {
+  uint64_t n = s.block->next_tick();
+  if (n <= c) n = c + 1; // a block cannot ask for the edge it is being ticked at
+  if (n < s.due) {
+    if (s.due < s.later) s.later = s.due;
+    s.due = n;
+  }
+}
+
+void domain_driver::tick_one(slot &s, uint64_t c) {
+  s.due = s.later; // requests for later edges survive this tick; wakes during it add more
+  s.later = clocked::never;
+  ticks_++;
+  s.block->tick(c);
+  after_tick(s, c);
+}
+
+void domain_driver::parallel_item(void *ctx, size_t item) {
+  auto *d = static_cast<domain_driver *>(ctx);
+  clocked *b = d->slots_[d->phase_slots_[item]].block;
+  t_current = b;
+  b->tick(d->phase_cycle_);
+  t_current = nullptr;
+}
+
+// The parallel phase over due_[from, to), then its serial phase: each block's deferred work and
+// next_tick in registration order — what the serial loop would have done, since the ticks of one
+// edge do not see each other.
+void domain_driver::tick_parallel(size_t from, size_t to, uint64_t c) {
+  for (size_t k = from; k < to; k++) {
+    slot &s = slots_[due_[k]];
+    s.due = s.later;
+    s.later = clocked::never;
+    s.block->deferring_ = true;
+  }
+  ticks_ += to - from;
+  if (to - from >= 2) {
+    parallel_ticks_ += to - from;
+    parallel_phases_++;
+  }
+  phase_slots_ = &due_[from];
+  phase_cycle_ = c;
+  pool_->run(to - from, &domain_driver::parallel_item, this);  // (one item: on this thread)
+  // What the blocks share (statistics read by simulation control) is brought up to date first,
+  // so the deferred work sees the whole edge's counts, as its last block would in a serial run.
+  for (const phase_listener &l : phase_end_) l.fn(l.ctx);
+  for (size_t k = from; k < to; k++) {
+    slot &s = slots_[due_[k]];
+    s.block->deferring_ = false;
+    s.block->run_deferred();
+    after_tick(s, c);
   }
 }
 

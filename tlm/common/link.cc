@@ -2,6 +2,8 @@
 #include "link.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 
 namespace simtvp {
 
@@ -26,8 +28,24 @@ void link_end::trace(const char *event, const mem_req *r) const {
 }
 
 void link_end::activity(const sc_time &t) {
+  clocked *cur = clocked::current_parallel();
+  if (cur && cur != &owner_) {  // the other end's parallel tick: our owner's worklist and driver later
+    cur->serially(&link_end::deferred_activity, this, &t, sizeof t, 0);
+    return;
+  }
   owner_.link_activity(id_);
   owner_.wake_after(t);
+}
+
+void link_end::deferred_activity(void *self, const void *t, size_t, uint64_t) {
+  sc_time at;
+  std::memcpy(static_cast<void *>(&at), t, sizeof at);
+  static_cast<link_end *>(self)->activity(at);
+}
+
+bool link_end::direct_with(const link_end *peer) const {
+  return peer && !trace_ && !peer->trace_ && !monitor_ && !peer->monitor_ && owner_.driver() &&
+         peer->owner_.driver() && peer->owner_.driver() != owner_.driver();
 }
 
 void link_end::error(const std::string &what) const {
@@ -177,10 +195,25 @@ bool msg_out::send(mem_req *r) {
     n_.busy++;
     return false;
   }
-  tlm::tlm_generic_payload *gp = pool_.acquire(r);
-  trace("BEGIN_REQ", r);
   n_.transfers++;
   tx_.awaiting_end = true;
+  if (owner_.deferring() && !direct_with(peer_)) {  // the transfer waits for the serial phase
+    owner_.serially(&msg_out::deferred_transfer, this, nullptr, 0, reinterpret_cast<uintptr_t>(r));
+    return true;
+  }
+  transfer(r);
+  return true;
+}
+
+void msg_out::deferred_transfer(void *self, const void *, size_t, uint64_t r) {
+  static_cast<msg_out *>(self)->transfer(reinterpret_cast<mem_req *>(static_cast<uintptr_t>(r)));
+}
+
+// The transfer proper (BEGIN_REQ and what the receiver answers); the end is already marked busy.
+void msg_out::transfer(mem_req *r) {
+  const sc_time now = sc_time_stamp();
+  tlm::tlm_generic_payload *gp = pool_.acquire(r);
+  trace("BEGIN_REQ", r);
   open_ = gp;
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time d = SC_ZERO_TIME;
@@ -203,7 +236,6 @@ bool msg_out::send(mem_req *r) {
       error("unexpected phase returned to BEGIN_REQ");
     }
   }
-  return true;
 }
 
 bool msg_out::take_ready() {
@@ -258,7 +290,8 @@ void msg_in::pop() {
   if (rx_.empty()) return;
   rx_.pop();
   if (!rx_.has_withheld || !rx_.has_room()) return;
-  // Admit the withheld transfer now: END_REQ, then the response that completes it.
+  // Admit the withheld transfer now: END_REQ, then the response that completes it (the sender's
+  // side in the serial phase when this is a parallel tick).
   const sc_time now = sc_time_stamp();
   detail::rx_queue::item w = rx_.withheld;
   rx_.has_withheld = false;
@@ -266,7 +299,21 @@ void msg_in::pop() {
   w.gp = nullptr;
   w.arrival = std::max(w.arrival, now);
   rx_.push(w);
-  trace("END_REQ", w.req);
+  if (owner_.deferring()) {
+    owner_.serially(&msg_in::deferred_admit, this, &w.arrival, sizeof w.arrival, reinterpret_cast<uintptr_t>(gp));
+    return;
+  }
+  admit(gp, w.arrival);
+}
+
+void msg_in::deferred_admit(void *self, const void *arrival, size_t, uint64_t gp) {
+  sc_time at;
+  std::memcpy(static_cast<void *>(&at), arrival, sizeof at);
+  static_cast<msg_in *>(self)->admit(reinterpret_cast<tlm::tlm_generic_payload *>(static_cast<uintptr_t>(gp)), at);
+}
+
+void msg_in::admit(tlm::tlm_generic_payload *gp, const sc_time &arrival) {
+  trace("END_REQ", gpu_req_of(*gp));
   tlm::tlm_phase ph = tlm::END_REQ;
   sc_time d = SC_ZERO_TIME;
   socket->nb_transport_bw(*gp, ph, d);
@@ -275,7 +322,7 @@ void msg_in::pop() {
   d = SC_ZERO_TIME;
   socket->nb_transport_bw(*gp, ph, d); // the sender completes it (or sends END_RESP)
   gp->release();
-  activity(w.arrival);
+  activity(arrival);
 }
 
 tlm::tlm_sync_enum msg_in::nb_transport_fw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
@@ -334,6 +381,9 @@ void msg_in::b_transport(tlm::tlm_generic_payload &gp, sc_time &t) {
 bool msg_out::timed() const { return peer_ && peer_->timed(); }
 
 bool msg_out::transport(mem_req *r, sc_time &delay) {
+  // Its answer is needed at once, so it cannot wait for the serial phase: a parallel tick uses
+  // post() (the answer unused) or does not take part in parallel phases.
+  assert(!owner_.deferring() && "msg_out::transport from a parallel tick (use post)");
   tlm::tlm_generic_payload *gp = pool_.acquire(r);
   gpu_ext *ext = gp->get_extension<gpu_ext>();
   ext->deferred = false;
@@ -345,6 +395,21 @@ bool msg_out::transport(mem_req *r, sc_time &delay) {
   bool done = !ext->deferred && gp->is_response_ok();
   gp->release();
   return done;
+}
+
+void msg_out::post(mem_req *r, const sc_time &delay) {
+  if (owner_.deferring()) {
+    owner_.serially(&msg_out::deferred_post, this, &delay, sizeof delay, reinterpret_cast<uintptr_t>(r));
+    return;
+  }
+  sc_time d = delay;
+  transport(r, d);
+}
+
+void msg_out::deferred_post(void *self, const void *delay, size_t, uint64_t r) {
+  sc_time d;
+  std::memcpy(static_cast<void *>(&d), delay, sizeof d);
+  static_cast<msg_out *>(self)->transport(reinterpret_cast<mem_req *>(static_cast<uintptr_t>(r)), d);
 }
 
 // ---- req_out -------------------------------------------------------------------------------------
@@ -363,11 +428,25 @@ bool req_out::send(mem_req *r) {
     n_.busy++;
     return false;
   }
-  tlm::tlm_generic_payload *gp = pool_.acquire(r);
-  trace("BEGIN_REQ", r);
   n_.transfers++;
   open_++;
   tx_.awaiting_end = true;
+  if (owner_.deferring() && !direct_with(peer_)) {  // the transfer waits for the serial phase
+    owner_.serially(&req_out::deferred_transfer, this, nullptr, 0, reinterpret_cast<uintptr_t>(r));
+    return true;
+  }
+  transfer(r);
+  return true;
+}
+
+void req_out::deferred_transfer(void *self, const void *, size_t, uint64_t r) {
+  static_cast<req_out *>(self)->transfer(reinterpret_cast<mem_req *>(static_cast<uintptr_t>(r)));
+}
+
+void req_out::transfer(mem_req *r) {
+  const sc_time now = sc_time_stamp();
+  tlm::tlm_generic_payload *gp = pool_.acquire(r);
+  trace("BEGIN_REQ", r);
   awaiting_ = gp;
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time d = SC_ZERO_TIME;
@@ -393,7 +472,6 @@ bool req_out::send(mem_req *r) {
     open_--;
     gp->release();
   }
-  return true;
 }
 
 bool req_out::take_ready() {
@@ -432,13 +510,28 @@ void req_out::pop_response() {
   w.gp = nullptr;
   w.arrival = std::max(w.arrival, now);
   rx_.push(w);
-  trace("END_RESP", w.req);
+  open_--;
+  if (owner_.deferring()) {
+    owner_.serially(&req_out::deferred_admit, this, &w.arrival, sizeof w.arrival, reinterpret_cast<uintptr_t>(gp));
+    return;
+  }
+  admit(gp, w.arrival);
+}
+
+void req_out::deferred_admit(void *self, const void *arrival, size_t, uint64_t gp) {
+  sc_time at;
+  std::memcpy(static_cast<void *>(&at), arrival, sizeof at);
+  static_cast<req_out *>(self)->admit(reinterpret_cast<tlm::tlm_generic_payload *>(static_cast<uintptr_t>(gp)), at);
+}
+
+// The withheld response admitted: END_RESP to the target.
+void req_out::admit(tlm::tlm_generic_payload *gp, const sc_time &arrival) {
+  trace("END_RESP", gpu_req_of(*gp));
   tlm::tlm_phase ph = tlm::END_RESP;
   sc_time d = SC_ZERO_TIME;
   call_fw(socket, *gp, ph, d);
-  open_--;
   gp->release();
-  activity(w.arrival);
+  activity(arrival);
 }
 
 tlm::tlm_sync_enum req_out::nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &ph,
@@ -501,11 +594,26 @@ void req_in::pop() {
   rx_.has_withheld = false;
   w.arrival = std::max(w.arrival, now);
   rx_.push(w);
-  trace("END_REQ", w.req);
+  if (owner_.deferring()) {
+    owner_.serially(&req_in::deferred_admit, this, &w.arrival, sizeof w.arrival, reinterpret_cast<uintptr_t>(w.gp));
+    return;
+  }
+  admit(w.gp, w.arrival);
+}
+
+void req_in::deferred_admit(void *self, const void *arrival, size_t, uint64_t gp) {
+  sc_time at;
+  std::memcpy(static_cast<void *>(&at), arrival, sizeof at);
+  static_cast<req_in *>(self)->admit(reinterpret_cast<tlm::tlm_generic_payload *>(static_cast<uintptr_t>(gp)), at);
+}
+
+// The withheld request admitted: END_REQ to the initiator.
+void req_in::admit(tlm::tlm_generic_payload *gp, const sc_time &arrival) {
+  trace("END_REQ", gpu_req_of(*gp));
   tlm::tlm_phase ph = tlm::END_REQ;
   sc_time d = SC_ZERO_TIME;
-  socket->nb_transport_bw(*w.gp, ph, d);
-  activity(w.arrival);
+  socket->nb_transport_bw(*gp, ph, d);
+  activity(arrival);
 }
 
 bool req_in::respond(mem_req *r) {
@@ -517,16 +625,40 @@ bool req_in::respond(mem_req *r) {
   }
   tlm::tlm_generic_payload *gp = open_.take(r);
   if (!gp) {
-    error("a response for a request this target does not hold (request " + std::to_string(r->id) +
-          ")");
+    if (owner_.deferring())
+      owner_.serially(&req_in::deferred_unknown, this, nullptr, 0, r->id);
+    else
+      deferred_unknown(this, nullptr, 0, r->id);
     return true;
   }
+  n_.transfers++;
+  tx_.awaiting_end = true;
+  if (owner_.deferring() && !direct_with(peer_)) {  // the response waits for the serial phase
+    owner_.serially(&req_in::deferred_response, this, &gp, sizeof gp, reinterpret_cast<uintptr_t>(r));
+    return true;
+  }
+  response(gp, r);
+  return true;
+}
+
+void req_in::deferred_unknown(void *self, const void *, size_t, uint64_t id) {
+  static_cast<req_in *>(self)->error("a response for a request this target does not hold (request " +
+                                     std::to_string(id) + ")");
+}
+
+void req_in::deferred_response(void *self, const void *gp, size_t, uint64_t r) {
+  tlm::tlm_generic_payload *p;
+  std::memcpy(static_cast<void *>(&p), gp, sizeof p);
+  static_cast<req_in *>(self)->response(p, reinterpret_cast<mem_req *>(static_cast<uintptr_t>(r)));
+}
+
+// BEGIN_RESP for r (the end is already marked busy).
+void req_in::response(tlm::tlm_generic_payload *gp, mem_req *r) {
+  const sc_time now = sc_time_stamp();
   gp->set_response_status(tlm::TLM_OK_RESPONSE);
   gpu_ext *e = gp->get_extension<gpu_ext>();
   if (e) e->set(r); // the model may have changed it (is_reply …)
   trace("BEGIN_RESP", r);
-  n_.transfers++;
-  tx_.awaiting_end = true;
   responding_ = gp;
   tlm::tlm_phase ph = tlm::BEGIN_RESP;
   sc_time d = SC_ZERO_TIME;
@@ -536,7 +668,6 @@ bool req_in::respond(mem_req *r) {
     responding_ = nullptr;
     gp->release();
   }
-  return true;
 }
 
 bool req_in::take_ready() {

@@ -21,6 +21,15 @@
 // The owner is woken (clocked::wake_after) whenever something arrives or a withheld phase ends;
 // after a refused send, retry_next_edge() tells the owner to ask for the next edge itself.
 //
+// In a parallel tick (clocked::deferring(), domain_driver::set_workers) a send or a response goes
+// to the other end at once when that end's block belongs to another clock domain (whose driver
+// is not running) and nobody traces or checks the link: the call touches only the two ends, and
+// the receiver's wake-up (its owner's worklist and driver) waits for the serial phase. Otherwise,
+// and for the phases that release the other end's payloads (a withheld END_REQ/END_RESP admitted
+// by a pop), the end changes only its own state at once — a send is accepted or refused as it
+// would be, a popped item leaves the inbox — and the phases that reach the other end are sent in
+// the serial phase, at the same simulated time, in the block's call order.
+//
 // The inbox holds `capacity` items (default 1): one item of buffering on the wire, in front of the
 // receiving model's own queues. With it a link moves one item per edge when nothing is full.
 #ifndef SIMTVP_TLM_LINK_H
@@ -66,7 +75,11 @@ class link_end {
 
  protected:
   void trace(const char *event, const mem_req *r) const;
-  void activity(const sc_core::sc_time &t); // tells the owner, wakes it after t
+  // Tells the owner, wakes it after t (from another block's parallel tick: in its serial phase).
+  void activity(const sc_core::sc_time &t);
+  static void deferred_activity(void *self, const void *t, size_t, uint64_t);
+  // A call into `peer` may be made from this end's parallel tick (see the file comment).
+  bool direct_with(const link_end *peer) const;
   void error(const std::string &what) const;
   // nb_transport calls and backward-path handling through the monitor when checks are on.
   tlm::tlm_sync_enum call_fw(tlm::tlm_initiator_socket<> &socket, tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
@@ -206,12 +219,18 @@ class msg_out : public link_end, public tlm::tlm_bw_transport_if<> {
   // Timed transport of r arriving at sc_time_stamp() + delay (timed() must hold): true, delay =
   // completion (see timed_target); false: the receiver kept r, its reply comes on the links.
   bool transport(mem_req *r, sc_core::sc_time &delay);
+  // Timed transport whose answer the sender does not use: in a parallel tick it is made in the
+  // serial phase (same time, same delay), otherwise at once.
+  void post(mem_req *r, const sc_core::sc_time &delay);
 
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase,
                                      sc_core::sc_time &t) override;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
+  void transfer(mem_req *r);
+  static void deferred_transfer(void *self, const void *, size_t, uint64_t r);
+  static void deferred_post(void *self, const void *delay, size_t, uint64_t r);
   tlm::tlm_sync_enum backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase, sc_core::sc_time &t);
   friend void bind(msg_out &from, msg_in &to);
   msg_in *peer_ = nullptr;
@@ -244,11 +263,15 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
 
  private:
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
   detail::rx_queue rx_;
   timed_target *timed_ = nullptr;
 };
 
 // ---- request/response links -----------------------------------------------------------------------
+
+class req_in;
 
 class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
  public:
@@ -277,11 +300,17 @@ class req_out : public link_end, public tlm::tlm_bw_transport_if<> {
  private:
   tlm::tlm_sync_enum backward(tlm::tlm_generic_payload &gp, tlm::tlm_phase &phase, sc_core::sc_time &t);
   bool take_response(tlm::tlm_generic_payload &gp, const sc_core::sc_time &at);
+  void transfer(mem_req *r);
+  static void deferred_transfer(void *self, const void *, size_t, uint64_t r);
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
   payload_pool &pool_;
   detail::tx_state tx_;
   detail::rx_queue rx_;
   uint32_t open_ = 0;
   tlm::tlm_generic_payload *awaiting_ = nullptr; // transaction whose END_REQ is awaited
+  friend void bind(req_out &from, req_in &to);
+  req_in *peer_ = nullptr;
 };
 
 class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
@@ -309,10 +338,17 @@ class req_in : public link_end, public tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
 
  private:
+  void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
+  static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
+  void response(tlm::tlm_generic_payload *gp, mem_req *r);
+  static void deferred_response(void *self, const void *gp, size_t, uint64_t r);
+  static void deferred_unknown(void *self, const void *, size_t, uint64_t id);
   detail::rx_queue rx_;
   detail::tx_state tx_;
   detail::open_map open_;
   tlm::tlm_generic_payload *responding_ = nullptr; // BEGIN_RESP sent, END_RESP awaited
+  friend void bind(req_out &from, req_in &to);
+  req_out *peer_ = nullptr;
 };
 
 // Binds a sending end to a receiving end.
@@ -320,7 +356,11 @@ inline void bind(msg_out &from, msg_in &to) {
   from.socket.bind(to.socket);
   from.peer_ = &to;
 }
-inline void bind(req_out &from, req_in &to) { from.socket.bind(to.socket); }
+inline void bind(req_out &from, req_in &to) {
+  from.socket.bind(to.socket);
+  from.peer_ = &to;
+  to.peer_ = &from;
+}
 
 // The links whose checks check_links() turned on.
 struct link_checks {

@@ -330,7 +330,14 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   // and the timing transaction on the DMA initiator.
   env.sysmem.translate = [this](const mem_req &req, uint64_t *bus, sc_time *extra) {
     *extra = SC_ZERO_TIME;
-    return devmem_bus_addr(s_->mem, req.addr, bus, nullptr);
+    if (devmem_bus_addr(s_->mem, req.addr, bus, nullptr)) return true;
+    // An integrated GPU has no other memory: what the store does not back (the kernel-parameter
+    // bank's addresses) is timed as an access of its carve-out, at the same offset modulo its size.
+    if (!gpu_system_integrated(s_->config.system.mode)) return false;
+    const uint64_t carve = s_->params.ctl.caps.devmem_bytes;
+    if (!carve) return false;
+    *bus = s_->config.system.carveout_base + (req.addr % carve);
+    return true;
   };
   env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
     return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay);

@@ -82,6 +82,11 @@ gpu_simt_timing_ports simt_timing::model_ports() {
 simtvp_status simt_timing::build(simtvp_diag *diag) {
   // The model core: functional engine (%clock64 the core cycle, %globaltimer the simulated
   // time), launcher, local-memory layout, per-core configurations.
+  // Parallel simulation (-sim_threads, docs/timing.md §12): one pool for every clock domain's
+  // parallel phases. Device printf, assertion text and the engine's warnings from a parallel tick
+  // go out in the serial phase, in a one-thread run's order.
+  const uint32_t threads = g_.fidelity.sim_threads ? g_.fidelity.sim_threads : 1;
+  if (threads > 1) workers_ = std::make_unique<worker_pool>(threads);
   gpu_simt_timing_config tc{};
   tc.gpu = &g_;
   tc.params = env_.params;
@@ -92,16 +97,31 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   tc.func.globaltimer = [](void *) { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9); };
   tc.func.print = [](void *ctx, const char *text, size_t len) {
     auto *s = static_cast<simt_timing *>(ctx);
-    if (s->env_.func.print) s->env_.func.print(s->env_.func.ctx, text, len);
+    if (!s->env_.func.print) return;
+    if (clocked *b = clocked::current_parallel())
+      b->serially([](void *c, const void *t, size_t n, uint64_t) {
+        auto *side = static_cast<simt_timing *>(c);
+        side->env_.func.print(side->env_.func.ctx, static_cast<const char *>(t), n);
+      }, s, text, len);
+    else
+      s->env_.func.print(s->env_.func.ctx, text, len);
   };
   tc.func.assertion = [](void *ctx, const char *text, size_t len) {
     auto *s = static_cast<simt_timing *>(ctx);
-    if (s->env_.func.assertion)
-      s->env_.func.assertion(s->env_.func.ctx, text, len);
-    else if (s->env_.func.print)
-      s->env_.func.print(s->env_.func.ctx, text, len);
+    auto emit = [](void *c, const void *t, size_t n, uint64_t) {
+      auto *side = static_cast<simt_timing *>(c);
+      if (side->env_.func.assertion)
+        side->env_.func.assertion(side->env_.func.ctx, static_cast<const char *>(t), n);
+      else if (side->env_.func.print)
+        side->env_.func.print(side->env_.func.ctx, static_cast<const char *>(t), n);
+    };
+    if (clocked *b = clocked::current_parallel())
+      b->serially(emit, s, text, len);
+    else
+      emit(s, text, len, 0);
   };
-  tc.func.messages = env_.func.messages;
+  func_messages_.set_target(env_.func.messages.emit ? env_.func.messages : env_.messages);
+  tc.func.messages = func_messages_.port();
   side_ = gpu_simt_timing_create(&tc, model_ports(), diag);
   if (!side_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   stats *st = gpu_simt_timing_stats(side_);
@@ -114,6 +134,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   simtvp_status status = mem_system_config_from_gpu(g_, st, &env_.messages, &mc, diag);
   if (status != SIMTVP_OK) return status;
   mc.sysmem = env_.sysmem;
+  mc.workers = workers_.get();
   mem_ = std::make_unique<mem_system>("mem", mc);
   if (!mem_->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
 
@@ -146,8 +167,8 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
       return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
     };
     cc.stats = st;
-    clusters_.push_back(
-        std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(), *core_drv_, cc, sp));
+    clusters_.push_back(std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(),
+                                                             *core_drv_, cc, sp, workers_ != nullptr));
     if (!clusters_.back()->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
     bind(clusters_.back()->to_icnt, mem_->cluster_in(c));
     bind(mem_->cluster_out(c), clusters_.back()->from_icnt);
@@ -158,6 +179,13 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   if (status != SIMTVP_OK) return status;
   supervisor_.side = this;
   core_drv_->add(supervisor_);
+  if (workers_) {
+    core_drv_->set_workers(workers_.get());
+    // Deferred statistics registrations and the counters simulation control reads (gpu_sim_insn)
+    // are brought up to date after every run of clusters, before their deferred notes and the
+    // supervisor (tlm/common domain_driver::on_parallel_phase_end).
+    core_drv_->on_parallel_phase_end([](void *s) { stats_shards_sync(static_cast<stats *>(s)); }, st);
+  }
   return SIMTVP_OK;
 }
 

@@ -22,6 +22,7 @@
 #include "mem_system.h"
 #include "simt_cluster_shell.h"
 #include "simt_subsystem.h"
+#include "worker_pool.h"
 
 extern "C" {
 #include "gpu_simt_timing.h"
@@ -72,6 +73,10 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   simt_env env_;
   const gpu_config &g_;
   gpu_simt_timing *side_ = nullptr;
+  // -sim_threads > 1: the host threads of every domain driver's parallel phases (docs/timing.md
+  // §12); declared before the drivers, so it outlives them.
+  std::unique_ptr<worker_pool> workers_;
+  serial_messages func_messages_;  // the functional engine's warnings, in a one-thread run's order
   std::unique_ptr<domain_driver> core_drv_;
   std::unique_ptr<mem_system> mem_;
   std::vector<std::unique_ptr<simt_cluster_shell>> clusters_;

@@ -26,7 +26,10 @@ namespace simtvp {
 class dram_shell : public sc_core::sc_module, public clocked {
  public:
   // Errors in cfg (unknown model, bad timing …): SC_REPORT_ERROR with the model's diag.
-  dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver);
+  // parallel: ticked with the other channels on worker threads (docs/tlm.md §3), statistics
+  // through a shard of cfg.stats.
+  dram_shell(sc_core::sc_module_name name, const dram_config &cfg, domain_driver &driver,
+             bool parallel = false);
   ~dram_shell() override;
 
   req_in &from_mempart() { return *in_; } // target socket "in"
@@ -35,6 +38,7 @@ class dram_shell : public sc_core::sc_module, public clocked {
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  bool tick_in_parallel() const override { return parallel_; }
 
   // Passive observer for timelines: told when the channel turns busy (it holds a
   // request: accepted and not yet returned) and when it turns idle again, at that DRAM edge
@@ -43,7 +47,10 @@ class dram_shell : public sc_core::sc_module, public clocked {
 
  private:
   static bool on_complete(void *ctx, mem_req *req, uint64_t now);
+  static void deliver_busy(void *ctx, const void *, size_t, uint64_t busy);
 
+  bool parallel_ = false;
+  uint64_t model_next_ = never;  // dram_next_event after the last tick
   dram *d_ = nullptr;
   std::unique_ptr<req_in> in_;
   uint64_t cycle_ = 0;

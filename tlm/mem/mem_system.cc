@@ -182,6 +182,15 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
   icnt_drv_ = std::make_unique<domain_driver>("icnt_clock", clock_domain("icnt", cfg_.icnt_mhz));
   l2_drv_ = std::make_unique<domain_driver>("l2_clock", clock_domain("l2", cfg_.l2_mhz));
   dram_drv_ = std::make_unique<domain_driver>("dram_clock", clock_domain("dram", cfg_.dram_mhz));
+  const bool parallel = cfg_.workers != nullptr;
+  if (parallel) {
+    l2_drv_->set_workers(cfg_.workers);
+    dram_drv_->set_workers(cfg_.workers);
+    if (cfg_.st) {  // deferred statistics registrations and watched counters, after each phase
+      l2_drv_->on_parallel_phase_end([](void *st) { stats_shards_sync(static_cast<stats *>(st)); }, cfg_.st);
+      dram_drv_->on_parallel_phase_end([](void *st) { stats_shards_sync(static_cast<stats *>(st)); }, cfg_.st);
+    }
+  }
 
   icnt_config ic = cfg_.icnt;
   ic.n_shader_nodes = cfg_.n_clusters;
@@ -206,7 +215,7 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     if (p < cfg_.mempart_model.size()) pc.model = cfg_.mempart_model[p].c_str();
     if (!pc.stats) pc.stats = cfg_.st;
     parts_.push_back(std::make_unique<mempart_shell>(("partition_" + std::to_string(p)).c_str(), pc, *l2_drv_,
-                                                     !cfg_.integrated));
+                                                     parallel, !cfg_.integrated));
     for (uint32_t s = 0; s < cfg_.n_sub; s++) {
       uint32_t node = node_of(p * cfg_.n_sub + s);
       bind(icnt_->out(node), parts_[p]->from_icnt(s));
@@ -224,7 +233,7 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     if (p < cfg_.dram_model.size()) dc.model = cfg_.dram_model[p].c_str();
     if (!dc.stats) dc.stats = cfg_.st;
     drams_.push_back(
-        std::make_unique<dram_shell>(("dram_" + std::to_string(p)).c_str(), dc, *dram_drv_));
+        std::make_unique<dram_shell>(("dram_" + std::to_string(p)).c_str(), dc, *dram_drv_, parallel));
     bind(parts_[p]->to_dram(), drams_[p]->from_mempart());
   }
 }

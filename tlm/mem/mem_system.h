@@ -60,6 +60,9 @@ struct mem_system_config {
   // No DRAM of its own (-system_mode other than discrete): every partition's DRAM traffic goes to
   // the hub, and no DRAM controllers are built. Otherwise only system-memory requests do.
   bool integrated = false;
+  // Parallel ticking of the partitions and DRAM channels on these threads (docs/tlm.md §3);
+  // nullptr: one thread. The pool must outlive the memory system.
+  worker_pool *workers = nullptr;
 };
 
 // Fills cfg from a finalized gpu_config: clocks, node counts, the crossbar (-network_mode 2; 3 =

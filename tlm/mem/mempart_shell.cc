@@ -1,16 +1,26 @@
 // mempart_shell — the memory-partition shell (mempart_shell.h).
 #include "mempart_shell.h"
 
+extern "C" {
+#include "stats.h"
+}
+
 #include <string>
 
 namespace simtvp {
 
 mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg,
-                             domain_driver &driver, bool sysmem_link)
-    : sc_core::sc_module(name) {
+                             domain_driver &driver, bool parallel, bool sysmem_link)
+    : sc_core::sc_module(name), parallel_(parallel), messages_(cfg.msg) {
   mempart_config c = cfg;
   c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram, &mempart_shell::on_reply_timed,
              sysmem_link ? &mempart_shell::on_hub : nullptr};
+  if (parallel_) {
+    if (c.stats) c.stats = stats_shard_create(c.stats, deferring_flag());
+    if (!c.pool) c.pool = req_pool_ = mem_req_pool_create();
+    mem_req_pool_set_shared(c.pool, true);
+    c.msg = messages_.port();
+  }
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
   if (mempart_create(&c, &mp_, &diag) != SIMTVP_OK) {
@@ -33,6 +43,7 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
 
 mempart_shell::~mempart_shell() {
   if (mp_) mempart_destroy(mp_);
+  mem_req_pool_destroy(req_pool_);
 }
 
 void mempart_shell::set_trace(std::ostream *os) {
@@ -59,8 +70,7 @@ bool mempart_shell::on_reply_timed(void *ctx, uint32_t sub, mem_req *req, uint64
   msg_out &o = *self->to_icnt_[sub];
   if (!o.timed()) return false;
   const sc_core::sc_time now = sc_core::sc_time_stamp(), t = self->domain().time_of(at);
-  sc_core::sc_time d = t > now ? t - now : sc_core::SC_ZERO_TIME;
-  o.transport(req, d);
+  o.post(req, t > now ? t - now : sc_core::SC_ZERO_TIME);  // (after a parallel tick: serially)
   return true;
 }
 
@@ -94,6 +104,10 @@ void mempart_shell::tick(uint64_t c) {
     if (mem_req *r = to_hub_->peek_response())
       if (mempart_dram_return(mp_, r, c)) to_hub_->pop_response();
   mempart_advance(mp_, c);
+  // For next_tick, computed on the thread that ticked the partition (its deferred work does not
+  // touch the model).
+  uint64_t next = mempart_next_event(mp_);
+  model_next_ = next == MEMPART_NEVER ? never : next;
 }
 
 uint64_t mempart_shell::next_tick() const {
@@ -111,8 +125,7 @@ uint64_t mempart_shell::next_tick() const {
     if (const mem_req *r = to_hub_->front_response())
       if (mempart_can_return(mp_, r)) return c1;
   }
-  uint64_t next = mempart_next_event(mp_);
-  return next == MEMPART_NEVER ? never : next;
+  return model_next_;
 }
 
 }  // namespace simtvp

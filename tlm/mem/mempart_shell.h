@@ -38,8 +38,11 @@ namespace simtvp {
 class mempart_shell : public sc_core::sc_module, public clocked, public timed_target {
  public:
   // cfg.ports is the shell's. Errors in cfg: SC_REPORT_ERROR with the model's diag.
+  // parallel: ticked with the other partitions on worker threads (docs/tlm.md §3): statistics
+  // through a shard of cfg.stats, the partition's requests from a pool other threads may free
+  // into, messages in the serial phase.
   mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver,
-                bool sysmem_link = false);
+                bool parallel = false, bool sysmem_link = false);
   ~mempart_shell() override;
 
   uint32_t sub_partitions() const { return static_cast<uint32_t>(from_icnt_.size()); }
@@ -53,6 +56,7 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  bool tick_in_parallel() const override { return parallel_; }
   // Timed transport on from_icnt(sub) (an approximately-timed partition only).
   bool timed_transport(uint32_t sub, mem_req *r, sc_core::sc_time &delay) override;
 
@@ -62,6 +66,10 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
   static bool on_dram(void *ctx, mem_req *req, uint64_t now);
   static bool on_hub(void *ctx, mem_req *req, uint64_t now);
 
+  bool parallel_ = false;
+  uint64_t model_next_ = never;  // mempart_next_event after the last tick
+  serial_messages messages_;
+  mem_req_pool *req_pool_ = nullptr;  // parallel: the partition's own requests (shared pool)
   mempart *mp_ = nullptr;
   payload_pool pool_;
   std::vector<std::unique_ptr<msg_in>> from_icnt_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace simtvp {
 
@@ -18,11 +19,22 @@ size_t hash_ptr(const void *p) {
 
 simt_cluster_shell::simt_cluster_shell(sc_core::sc_module_name name, domain_driver &core_clock,
                                        const simt_cluster_config &cfg,
-                                       const simt_cluster_shell_ports &ports)
+                                       const simt_cluster_shell_ports &ports, bool parallel)
     : sc_core::sc_module(name), to_icnt("to_icnt", *this, 0, pool_), from_icnt("from_icnt", *this, 1),
-      cfg_(cfg), cores_(cfg.cores, cfg.cores + cfg.n_cores), ports_(ports) {
+      cfg_(cfg), cores_(cfg.cores, cfg.cores + cfg.n_cores), ports_(ports), parallel_(parallel),
+      messages_(ports.messages) {
   simtvp_diag_clear(&diag_);
   cfg_.cores = cores_.data();
+  if (parallel_) {
+    // One statistics shard for the cluster and its cores: aggregates they share with other
+    // clusters are counted privately and folded (stats.h "shards").
+    stats *shard = nullptr;
+    for (simt_core_config &c : cores_) {
+      if (c.stats && !shard) shard = stats_shard_create(c.stats, deferring_flag());
+      if (c.stats) c.stats = shard;
+    }
+    if (cfg_.stats) cfg_.stats = shard ? shard : stats_shard_create(cfg_.stats, deferring_flag());
+  }
   uint32_t ctas = 0;
   for (const simt_core_config &c : cores_) ctas += c.max_ctas;
   pending_.reserve(ctas);
@@ -50,13 +62,14 @@ bool simt_cluster_shell::ok(simtvp_diag *diag) const {
 simtvp_status simt_cluster_shell::create_model(simtvp_diag *diag) {
   req_pool_ = mem_req_pool_create();
   if (!req_pool_) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "%s: out of host memory", name());
+  if (parallel_) mem_req_pool_set_shared(req_pool_, true);  // the L2 and DRAM free its requests
   for (simt_core_config &c : cores_) c.pool = req_pool_;
   simt_cluster_ports p;
   p.ctx = this;
   p.inject = &simt_cluster_shell::on_inject;
   p.inject_timed = &simt_cluster_shell::on_inject_timed;
   p.cta_done = &simt_cluster_shell::on_cta_done;
-  p.messages = ports_.messages;
+  p.messages = parallel_ ? messages_.port() : ports_.messages;
   p.fault = ports_.fault ? &simt_cluster_shell::on_fault : nullptr;
   return simt_cluster_create(&cfg_, p, &model_, diag);
 }
@@ -125,14 +138,49 @@ bool simt_cluster_shell::timed_transport(uint32_t, mem_req *r, sc_core::sc_time 
 
 void simt_cluster_shell::on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r,
                                      uint64_t now) {
+  static_cast<simt_cluster_shell *>(ctx)->cta_done(sm, slot, *r, now);
+}
+
+namespace {
+struct cta_done_note {
+  uint32_t sm, slot;
+  gpu_cta_result r;
+};
+struct fault_note {
+  uint32_t sm, slot;
+  simtvp_diag report;
+};
+}  // namespace
+
+void simt_cluster_shell::cta_done(uint32_t sm, uint32_t slot, const gpu_cta_result &r, uint64_t cycle) {
+  cta_done_note n{sm, slot, r};
+  serially(&simt_cluster_shell::deliver_cta_done, this, &n, sizeof n, cycle);
+}
+
+void simt_cluster_shell::deliver_cta_done(void *ctx, const void *data, size_t, uint64_t cycle) {
   auto *self = static_cast<simt_cluster_shell *>(ctx);
-  self->ports_.cta_done(self->ports_.ctx, sm, slot, r, now);
+  cta_done_note n;
+  std::memcpy(&n, data, sizeof n);
+  self->ports_.cta_done(self->ports_.ctx, n.sm, n.slot, &n.r, cycle);
 }
 
 void simt_cluster_shell::on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report,
                                   uint64_t now) {
   auto *self = static_cast<simt_cluster_shell *>(ctx);
-  self->ports_.fault(self->ports_.ctx, sm, slot, report, now);
+  fault_note n{sm, slot, *report};
+  self->serially(&simt_cluster_shell::deliver_fault, self, &n, sizeof n, now);
+}
+
+void simt_cluster_shell::deliver_fault(void *ctx, const void *data, size_t, uint64_t cycle) {
+  auto *self = static_cast<simt_cluster_shell *>(ctx);
+  fault_note n;
+  std::memcpy(static_cast<void *>(&n), data, sizeof n);
+  self->ports_.fault(self->ports_.ctx, n.sm, n.slot, &n.report, cycle);
+}
+
+void simt_cluster_shell::deliver_ticked(void *ctx, const void *, size_t, uint64_t cycle) {
+  auto *self = static_cast<simt_cluster_shell *>(ctx);
+  self->ports_.ticked(self->ports_.ctx, cycle);
 }
 
 // ---- requests waiting for replies (deadlock dumps) -----------------------------------------------
@@ -188,10 +236,11 @@ void simt_cluster_shell::tick(uint64_t c) {
     simtvp_diag_clear(&d);
     simtvp_status st = simt_cluster_launch_cta(model_, p.sm, p.k, p.cta, c, &d);
     if (st != SIMTVP_OK) {
-      simtvp_msg(&ports_.messages, SIMTVP_ERROR, "%s: CTA (%u,%u,%u) of %s could not start on SM %u: %s", name(),
+      simtvp_msg_port m = parallel_ ? messages_.port() : ports_.messages;
+      simtvp_msg(&m, SIMTVP_ERROR, "%s: CTA (%u,%u,%u) of %s could not start on SM %u: %s", name(),
                  p.cta[0], p.cta[1], p.cta[2], p.k->name ? p.k->name : "?", p.sm, d.message);
       gpu_cta_result r = {st, 0, 0};
-      ports_.cta_done(ports_.ctx, p.sm, p.k->slot, &r, c);
+      cta_done(p.sm, p.k->slot, r, c);
     }
   }
   starting_.clear();
@@ -208,14 +257,18 @@ void simt_cluster_shell::tick(uint64_t c) {
   }
   // 3. The cores (they send on to_icnt and report CTAs from inside).
   simt_cluster_advance(model_, c);
-  if (ports_.ticked) ports_.ticked(ports_.ctx, c);
+  if (ports_.ticked) serially(&simt_cluster_shell::deliver_ticked, this, nullptr, 0, c);
+  // The model's next event, for next_tick: computed here, inside a parallel tick on the thread
+  // that holds the cores' state; what runs between here and next_tick (the tick's deferred work)
+  // does not touch the model.
+  model_next_ = simt_cluster_next_event(model_);
 }
 
 uint64_t simt_cluster_shell::next_tick() const {
   if (!model_) return never;
   if (!pending_.empty() || to_icnt.retry_next_edge()) return cycle_ + 1;
   if (from_icnt.front()) return cycle_ + 1;  // a reply waits (the FIFO drains one per cycle)
-  return simt_cluster_next_event(model_);
+  return model_next_;
 }
 
 // ---- dump ------------------------------------------------------------------------------------------

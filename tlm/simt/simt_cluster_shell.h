@@ -20,6 +20,14 @@
 // the core, or the memory system keeps the request and replies later); replies timed by the
 // memory system arrive on from_icnt by timed transport and are delivered for their cycle.
 //
+// Parallel ticking (`parallel` = true, the timing GPU's -sim_threads > 1; docs/tlm.md §3): the
+// shell ticks on a worker thread with the other clusters; its cores count through a statistics
+// shard of their sink, its request pools accept frees from other threads, and CTA completions,
+// fault reports, messages and the per-tick note to the owner are delivered in the serial phase
+// in the order a one-thread run gives them. Not behind a timed interconnect: a request timed at
+// once needs the memory system's answer inside the tick, so such a cluster ticks on the
+// simulation thread.
+//
 // Lifecycle: rebuild() replaces the model core by a fresh one (a stop or a GPU reset drops the
 // resident CTAs). Each model generation gets its own request pool; replies to requests of an
 // earlier generation are returned to their pool when they arrive, never delivered. The shell
@@ -68,7 +76,8 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
   // cfg.cores[i].pool is the shell's (set per generation); the other fields are used as given
   // (cfg.cores must stay valid for the shell's lifetime: rebuild() reads them again).
   simt_cluster_shell(sc_core::sc_module_name name, domain_driver &core_clock,
-                     const simt_cluster_config &cfg, const simt_cluster_shell_ports &ports);
+                     const simt_cluster_config &cfg, const simt_cluster_shell_ports &ports,
+                     bool parallel = false);
   ~simt_cluster_shell() override;
   // The model core could be built (false: *diag says why, naming the option).
   bool ok(simtvp_diag *diag) const;
@@ -93,6 +102,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
+  bool tick_in_parallel() const override { return parallel_ && !to_icnt.timed(); }
   // Timed replies on from_icnt (an approximately-timed interconnect): delivered for their cycle.
   bool timed_transport(uint32_t link_id, mem_req *r, sc_core::sc_time &delay) override;
 
@@ -111,6 +121,11 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
   static void on_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now);
   static void on_fault(void *ctx, uint32_t sm, uint32_t slot, const simtvp_diag *report, uint64_t now);
   simtvp_status create_model(simtvp_diag *diag);
+  // To the owner, in the serial phase when the tick is parallel.
+  void cta_done(uint32_t sm, uint32_t slot, const gpu_cta_result &r, uint64_t cycle);
+  static void deliver_cta_done(void *ctx, const void *data, size_t, uint64_t cycle);
+  static void deliver_fault(void *ctx, const void *data, size_t, uint64_t cycle);
+  static void deliver_ticked(void *ctx, const void *, size_t, uint64_t cycle);
   void track(const mem_req *r, uint64_t cycle);
   void untrack(const mem_req *r);
   size_t slot_of(const mem_req *r) const;
@@ -127,6 +142,9 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
   simtvp_status status_ = SIMTVP_OK;
   simtvp_diag diag_;
   uint64_t cycle_ = 0;
+  bool parallel_ = false;
+  uint64_t model_next_ = never;  // simt_cluster_next_event after the last tick
+  serial_messages messages_;  // the model's messages (deferred in parallel ticks)
 };
 
 }  // namespace simtvp

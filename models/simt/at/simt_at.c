@@ -3,21 +3,30 @@
  * time and statistics. The memory stage (shared memory, coalescing, the L1 caches, requests to
  * the memory system) is simt_at_mem.c; shared-memory bank conflicts simt_at_smem.c.
  *
- * Time is event driven. A warp's `next` is the first cycle its next instruction may issue: its
- * source and destination registers' ready times (RAW and WAW), one cycle after its previous
- * instruction, two after a control hazard (the refetch), the L1I when its next instruction is in
- * another line, and its execution unit (the instruction waits at issue while the unit is busy
- * AT_ISSUE_TO_UNIT cycles ahead). Each scheduler keeps its warps in a heap by `next` (then age)
- * and issues, at max(its free cycle, the earliest next), the greedy warp if it is ready then (GTO)
- * or the heap's first. An issued instruction executes in models/func (values never depend on
- * timing) and its completion is computed at once:
- *   ALU     enters its unit at e = max(t + 4, unit free); unit busy until e + II; result at e + L
- *           (a dependent chain costs L + 4 per instruction, as on the CA core);
- *   memory  enters the memory stage at max(t + 4, stage free) (simt_at_mem.c);
+ * Warps advance by intervals. The warp whose next instruction may issue first runs: instruction
+ * after instruction, each issues at the first cycle t its scheduler has a free issue slot with
+ *   t >= the previous issue + 1 (the next one when the I-buffer still holds it; after a fetch,
+ *        fetch + 2: one fetch of two instructions per warp, -gpgpu_inst_fetch_throughput fetches
+ *        per core and cycle, a new L1I line looked up, a control hazard refetching),
+ *   t >= the ready time of every register it reads or writes (RAW, WAW),
+ *   t + to_unit free at its unit for II cycles (to_unit = 4: operand collector, register read
+ *        and OC_EX, plus the cycles its own reads lose to register-bank conflicts; 3 without
+ *        register reads),
+ * and its completion is computed at once:
+ *   ALU     result at t + to_unit + L (a dependent chain costs L + 4 per instruction);
+ *   memory  enters the memory stage at t + to_unit (simt_at_mem.c), which returns when its data
+ *           is there, or AT_NEVER when it waits for an event-driven memory system;
  *   barrier the warp waits; when the last warp arrives every waiting warp issues again from the
- *           next cycle; fence: the warp waits until its memory results are in; exit: the warp is
- *           finished when its last result is.
- * advance(now) handles every event up to now in time order; next_event is the earliest event. */
+ *           cycle after the last arrival; fence: the warp waits until its memory results are in;
+ *           exit: the warp is finished when its last result is.
+ * A warp's interval ends when its next instruction could not issue before the core's time plus
+ * AT_WINDOW, when it needs a result not timed yet, or at a barrier, fence or exit; its scheduler
+ * heap then holds it at the cycle it may go on. Every resource is a calendar of booked cycles
+ * (models/common/simtvp_cal.h): a warp handled after another may still take a cycle the other left free, so
+ * running ahead changes arbitration order only, within the window. The instructions of the
+ * interval execute in models/func as they issue (values never depend on timing); register-only
+ * ones without a step record.
+ * advance(now) runs every warp that may issue by now; next_event is the earliest such cycle. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,18 +102,34 @@ static void heap_put(at_core *c, uint32_t slot, uint64_t t, uint8_t why) {
 
 /* ---- warps --------------------------------------------------------------------------------- */
 
-/* Pipeline of the instruction at the warp's pc: learnt from the engine's class once per pc. */
-static uint8_t unit_of(at_core *c, at_warp *w) {
-  uint8_t u = w->unit_of[w->pc];
-  if (u != AT_UNIT_UNKNOWN) return u;
+/* Cycles an instruction's own register reads lose to bank conflicts: reads beyond a bank's ports
+ * wait a cycle each round. Which reads share a bank does not depend on the warp's offset. */
+static uint8_t bank_extra(const at_core *c, const simt_insn_info *info, const uint32_t *src) {
+  uint32_t n = info->n_src_rf, worst = 0, ports = c->base.cfg.reg_ports ? c->base.cfg.reg_ports : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t same = 0;
+    for (uint32_t j = 0; j < n; j++) same += src[j] % c->banks_per_part == src[i] % c->banks_per_part;
+    if (same > worst) worst = same;
+  }
+  return (uint8_t)(worst > ports ? (worst + ports - 1) / ports - 1 : 0);
+}
+
+/* What the core needs to know of the instruction at the warp's pc: learnt once per pc. */
+static const at_pc *pc_info(at_core *c, at_warp *w) {
+  at_pc *p = &w->pcs[w->pc];
+  if (p->flags & AT_KNOWN) return p;
   func_peek pk;
-  if (!func_warp_peek(w->fw, &pk)) return AT_NO_UNIT;
+  if (!func_warp_peek(w->fw, &pk)) return NULL;
   const simt_insn_info *info = &w->prog->info[pk.pc];
-  u = pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
-      : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
-                                                                      : c->base.eff_unit[info->unit];
-  w->unit_of[pk.pc] = u;
-  return u;
+  bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
+               pk.kind == FUNC_STEP_NOP;
+  p->unit = pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
+            : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)AT_NO_UNIT
+                                                                            : c->base.eff_unit[info->unit];
+  p->flags = (uint8_t)(AT_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? AT_PLAIN : 0));
+  p->bank_extra = bank_extra(c, info, w->prog->regs + info->regs);
+  p->to_unit = (uint8_t)(AT_ISSUE_TO_UNIT - (info->n_src_rf == 0));
+  return p;
 }
 
 /* Ready time of every register the warp's next instruction reads or writes; AT_NEVER when one
@@ -120,13 +145,14 @@ static uint64_t deps_ready(const at_warp *w) {
 }
 
 /* The warp's next instruction may issue from `floor` on (waiting until then for reason `why`),
- * once its registers are ready. */
+ * once its registers are ready: it goes into its scheduler's heap. */
 static void schedule(at_core *c, uint32_t slot, uint64_t floor, uint8_t why) {
   at_warp *w = &c->warps[slot];
   if (!w->live || w->exited || w->wait || w->fetching) return;
   uint64_t d = deps_ready(w);
   if (d == AT_NEVER) { /* a result still on its way: at_result_known schedules it again */
     w->blocked = true;
+    w->next = floor;
     heap_remove(c, slot);
     return;
   }
@@ -139,27 +165,46 @@ static void count_busy(at_core *c, uint64_t last_cycle) {
   c->busy_from = last_cycle + 1;
 }
 
+/* The scheduler's cycles [from, now) without an issue, by why its warps waited (an estimate: the
+ * waits its warps reported, scaled to the cycles it did not issue in; docs/simt-at.md §4). */
+static void count_stalls(at_core *c, at_sched *s, uint64_t now) {
+  if (now <= s->from) return;
+  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
+  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
+  uint64_t given = 0;
+  int last = SIMT_R_NO_WARP;
+  for (int r = 0; r < SIMT_R_N && sum; r++) {
+    if (!s->gap[r]) continue;
+    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
+    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += n;
+    *c->base.reason[r] += n;
+    given += n;
+    last = r;
+  }
+  if (idle > given) { /* rounding, or nobody waited: the rest to the last reason (or no warp) */
+    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += idle - given;
+    *c->base.reason[last] += idle - given;
+  }
+  memset(s->gap, 0, sizeof s->gap);
+  s->issued = 0;
+  s->from = now;
+}
+
 static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   at_warp *w = &c->warps[slot];
   heap_remove(c, slot);
   at_sched *s = &c->sched[w->sched];
-  if (s->greedy == slot) s->greedy = AT_NONE;
   s->n_live--;
   w->live = false;
   c->n_live_warps--;
   simt_cta *cta = cta_of(c, w);
   if (++cta->n_finished == cta->n_warps) {
     simt_base_finish_cta(&c->base, cta);
-    if (!c->base.n_ctas) { /* the core empties: its schedulers idled from their last issue */
+    if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
       count_busy(c, now);
-      for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
-        at_sched *x = &c->sched[i];
-        if (now > x->acct) { /* the cycle the CTA ends in is not classified (as on the CA core) */
-          *c->base.distro[SIMT_B_IDLE] += now - x->acct;
-          *c->base.reason[SIMT_R_NO_WARP] += now - x->acct;
-          x->acct = now;
-        }
-      }
+      for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
     }
   }
 }
@@ -175,8 +220,9 @@ static void progress(at_core *c, uint32_t slot, uint64_t now) {
   if (w->exited) {
     finish_warp(c, slot, now);
   } else if (w->wait == SIMT_WAIT_FENCE) {
+    if (now > w->next) c->sched[w->sched].gap[SIMT_R_BARRIER] += now - w->next; /* the fence's wait */
     w->wait = SIMT_WAIT_NONE;
-    schedule(c, slot, now, SIMT_R_BARRIER);
+    schedule(c, slot, at_max(now, w->next), SIMT_R_BARRIER);
   }
 }
 
@@ -186,7 +232,7 @@ void at_result_known(at_core *c, const at_mop *m, uint64_t at) {
   for (uint32_t i = 0; i < m->n_dst; i++) w->rr[m->dst[i]] = at;
   if (at > w->last_done) w->last_done = at;
   if (w->deferred) w->deferred--;
-  if (w->blocked) schedule(c, m->warp, at, SIMT_R_SCOREBOARD);
+  if (w->blocked) schedule(c, m->warp, at_max(w->next, at), SIMT_R_SCOREBOARD);
   if (!w->deferred && (w->exited || w->wait == SIMT_WAIT_FENCE)) simt_heap_push(&c->finish, at_max(at, w->last_done), m->warp);
 }
 
@@ -199,30 +245,25 @@ void at_fetch_known(at_core *c, uint32_t slot, uint64_t at) {
 
 /* ---- fetch ----------------------------------------------------------------------------------- */
 
-/* The fetch port: -gpgpu_inst_fetch_throughput fetch+decode steps per cycle, first come first
- * served (the CA core serves warps round robin; the rate is the same). A fetch at f is decoded at
- * f + 1 and issues from f + 2 (f + 1 when a later step of the same cycle decodes it). */
-static uint64_t fetch_slot(at_core *c, uint64_t t, uint8_t *decode) {
-  if (t > c->fetch_cycle) {
-    c->fetch_cycle = t;
-    c->fetch_used = 0;
-  }
-  if (c->fetch_used == c->base.cfg.fetch_throughput) {
-    c->fetch_cycle++;
-    c->fetch_used = 0;
-  }
-  c->fetch_used++;
-  *decode = c->fetch_used < c->base.cfg.fetch_throughput ? 1 : 2;
-  return c->fetch_cycle;
-}
-
-/* The warp's I-buffer is empty at t: a fetch of its pc (two instructions, one at the end of a
- * function or an L1I line). The cycle its instruction may issue, AT_NEVER while the L1I waits for
- * an event-driven memory system (at_fetch_known schedules the warp then). */
+/* The warp's I-buffer is empty after cycle t: a fetch of its pc (two instructions, one at the end
+ * of a function or an L1I line) on the fetch port (one of -gpgpu_inst_fetch_throughput per cycle,
+ * from t on), decoded the cycle after, issuing from the one after that (from the cycle after the
+ * fetch when another fetch+decode step of that cycle is free to decode it). The cycle its instruction
+ * may issue, AT_NEVER while the L1I waits for an event-driven memory system (at_fetch_known
+ * schedules the warp then). */
 static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
   at_warp *w = &c->warps[slot];
-  uint8_t decode;
-  uint64_t f = fetch_slot(c, t, &decode);
+  uint32_t best = 0;
+  uint64_t f = simtvp_cal_find(&c->fetch_cal[0], t, 1);
+  for (uint32_t k = 1; k < c->n_fetch; k++) {
+    uint64_t x = simtvp_cal_find(&c->fetch_cal[k], t, 1);
+    if (x < f) f = x, best = k;
+  }
+  simtvp_cal_book(&c->fetch_cal[best], f, 1);
+  /* another fetch+decode step free in the same cycle decodes it at once (issue from f + 1) */
+  uint32_t decode = 2;
+  for (uint32_t k = 0; k < c->n_fetch && decode == 2; k++)
+    if (k != best && !simtvp_cal_busy(&c->fetch_cal[k], f) && f >= c->fetch_cal[k].base) decode = 1;
   const simt_cta *cta = cta_of(c, w);
   const ptx_module *m = simt_program_module(w->prog);
   uint64_t addr = cta->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
@@ -235,169 +276,159 @@ static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
 
 /* ---- issue ----------------------------------------------------------------------------------- */
 
-/* The earliest free unit of the warp's sub-core for pipeline u. */
-static uint32_t first_unit(const at_core *c, uint32_t part, uint8_t u) {
+/* The unit of pipeline u in the warp's sub-core that takes an instruction first from cycle e on
+ * for ii cycles: its index, and that cycle in *at. */
+static uint32_t first_unit(at_core *c, uint32_t part, uint8_t u, uint64_t e, uint32_t ii, uint64_t *at) {
+  simtvp_cal *cal = c->unit_cal[part][u];
   uint32_t best = 0;
-  for (uint32_t k = 1; k < c->n_unit[u]; k++)
-    if (c->unit_free[part][u][k] < c->unit_free[part][u][best]) best = k;
+  uint64_t bt = simtvp_cal_find(&cal[0], e, ii);
+  for (uint32_t k = 1; k < c->n_unit[u] && bt > e; k++) {
+    uint64_t x = simtvp_cal_find(&cal[k], e, ii);
+    if (x < bt) bt = x, best = k;
+  }
+  *at = bt;
   return best;
 }
 
-/* The scheduler's cycles [acct, t) without an issue, classified by why the warp that issues at t
- * waited (an estimate: the CA core classifies each cycle by every warp; docs/simt-at.md §4); t is
- * then an issue cycle. */
-static void account(at_core *c, at_sched *s, uint64_t t, uint8_t why) {
-  if (t > s->acct) {
-    uint64_t n = t - s->acct;
-    uint8_t bucket = why == SIMT_R_PIPE ? SIMT_B_STALL : why == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += n;
-    *c->base.reason[why] += n;
+/* Releases the CTA's warps waiting at barriers that completed: they go on the cycle after the
+ * last arrival (their `next` holds their arrival). */
+static void settle_barriers(at_core *c, simt_cta *cta, uint64_t t) {
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    const at_warp *x = &c->warps[cta->warp_slot[i]];
+    if (x->live && x->wait == SIMT_WAIT_BARRIER && x->next > t) t = x->next;
   }
-  s->acct = t + 1;
+  simt_base_settle_barriers(&c->base, cta, t);
 }
 
-/* A read port of register bank b at cycle `from` or later. */
-static uint64_t bank_read(at_core *c, uint32_t b, uint64_t from) {
-  if (from > c->bank_cycle[b]) {
-    c->bank_cycle[b] = from;
-    c->bank_used[b] = 0;
-  }
-  if (c->bank_used[b] == c->base.cfg.reg_ports) {
-    c->bank_cycle[b]++;
-    c->bank_used[b] = 0;
-  }
-  c->bank_used[b]++;
-  return c->bank_cycle[b];
-}
-
-/* The operand collector of an instruction issued at t (the CA core's stages, docs/simt.md §3):
- * collector unit at t + 1, register reads from t + 2, one per bank port and cycle, OC_EX after the
- * last read, the unit the cycle after: t + 4 with reads and no conflict, t + 3 without reads. */
-static uint64_t collect(at_core *c, const at_warp *w, uint32_t slot, const simt_insn_info *info, const uint32_t *src,
-                        uint64_t t) {
-  uint64_t r = t + 1;
-  uint32_t base = w->part * c->banks_per_part, off = c->base.cfg.reg_bank_use_warp_id ? slot : 0u;
-  for (uint32_t i = 0; i < info->n_src_rf; i++) {
-    uint64_t rt = bank_read(c, base + (src[i] + off) % c->banks_per_part, t + 2);
-    if (rt > r) r = rt;
-  }
-  if (info->n_src_rf && r > t + 2) *c->reg_bank_stalls += r - (t + 2);
-  return r + 2;
-}
-
-/* Issues warp `slot`'s next instruction at t (its scheduler's turn). */
-static void issue(at_core *c, at_sched *s, uint32_t slot, uint64_t t) {
+/* Runs warp `slot` from its `next` cycle: instruction after instruction while each may issue by
+ * `limit`. */
+static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
   at_warp *w = &c->warps[slot];
-  uint8_t unit = unit_of(c, w);
-  /* structural hazards: the unit (or the memory stage) must take it AT_ISSUE_TO_UNIT cycles on */
-  uint32_t k = 0;
-  /* an instruction without register-file reads skips the read stage */
-  const uint32_t to_unit = AT_ISSUE_TO_UNIT - (w->prog->info[w->pc].n_src_rf == 0);
-  if (unit < SIMT_UNIT_MEM) {
-    k = first_unit(c, w->part, unit);
-    uint64_t f = c->unit_free[w->part][unit][k];
-    if (f > t + to_unit) {
-      heap_put(c, slot, f - to_unit, SIMT_R_PIPE);
+  at_sched *s = &c->sched[w->sched];
+  heap_remove(c, slot);
+  for (;;) {
+    const at_pc *p = pc_info(c, w);
+    if (!p) return;
+    uint64_t d = deps_ready(w);
+    if (d == AT_NEVER) {
+      w->blocked = true;
       return;
     }
-  } else if (unit == SIMT_UNIT_MEM && at_mem_stage_free(c) > t + to_unit) {
-    ++*c->base.ldst_stall;
-    heap_put(c, slot, at_mem_stage_free(c) - to_unit, SIMT_R_PIPE);
-    return;
-  }
-  account(c, s, t, w->why);
-  func_step rec;
-  simtvp_diag d;
-  simtvp_status st = func_warp_step(w->fw, &rec, &d);
-  s->free = t + 1;
-  if (st != SIMTVP_OK) {
-    heap_remove(c, slot);
-    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &d, t);
-    return;
-  }
-  simt_base_count_issue(&c->base, slot, rec.pc, rec.active, t);
-  s->greedy = slot;
-  const simt_insn_info *info = &w->prog->info[rec.pc];
-  const uint32_t *regs = w->prog->regs + info->regs;
-  const uint32_t *dst = regs + info->n_src;
-  if (unit < SIMT_UNIT_MEM) {
-    uint64_t e = at_max(collect(c, w, slot, info, regs, t), c->unit_free[w->part][unit][k]);
-    c->unit_free[w->part][unit][k] = e + c->base.ii[info->lat_row][info->op];
-    uint64_t wb = e + c->base.lat[info->lat_row][info->op];
-    for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = wb;
-    if (wb > w->last_done) w->last_done = wb;
-  } else if (unit == SIMT_UNIT_MEM && rec.kind == FUNC_STEP_MEM) {
-    simt_base_count_mem_insn(&c->base, &rec);
-    uint64_t done = at_mem_issue(c, slot, &rec, t + to_unit);
-    /* AT_NEVER: its result is not timed yet; at_result_known releases the registers */
-    for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = done;
-    if (done != AT_NEVER && done > w->last_done) w->last_done = done;
-  }
-  w->pc = rec.next_pc;
-  /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
-  if (rec.next_pc != rec.pc + 1 || w->ib_n <= 1) w->ib_n = 0;
-  else w->ib_n--;
-  switch (rec.kind) {
-  case FUNC_STEP_BARRIER:
-    if (rec.barrier_wait) {
-      w->wait = SIMT_WAIT_BARRIER;
-      w->bar_id = rec.barrier_id;
-      w->bar_pc = rec.pc;
+    uint8_t why = w->why;
+    uint64_t t0 = w->next;
+    if (d > t0) t0 = d, why = SIMT_R_SCOREBOARD;
+    if (t0 > limit) {
+      heap_put(c, slot, t0, why);
+      return;
     }
-    cta_of(c, w)->check_bars = true;
-    break;
-  case FUNC_STEP_FENCE:
-    if (w->deferred || w->last_done > t) w->wait = SIMT_WAIT_FENCE;
-    break;
-  default:
-    break;
-  }
-  if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
-    w->exited = true;
-    heap_remove(c, slot);
-    cta_of(c, w)->check_bars = true;
-    progress(c, slot, t);
-  } else if (w->wait) {
-    heap_remove(c, slot);
-    if (w->wait == SIMT_WAIT_FENCE) progress(c, slot, t);
-  } else {
-    /* an empty I-buffer fetches (in this cycle, after issue, as on the CA core) */
-    uint64_t dec = w->ib_n ? t + 1 : fetch(c, slot, t);
-    if (dec == AT_NEVER) {
-      w->fetching = true;
-      heap_remove(c, slot);
+    const simt_insn_info *info = &w->prog->info[w->pc];
+    const uint32_t *regs = w->prog->regs + info->regs;
+    const uint32_t *dst = regs + info->n_src;
+    uint32_t pc = w->pc, active = 0;
+    uint64_t t, unit_wait = 0;
+    func_step rec;
+    simtvp_diag dg;
+    simtvp_status st;
+    if (p->unit < SIMT_UNIT_MEM) {
+      uint32_t to_unit = p->to_unit + p->bank_extra, ii = c->base.ii[info->lat_row][info->op];
+      uint64_t e;
+      uint32_t k = first_unit(c, w->part, p->unit, t0 + to_unit, ii, &e);
+      unit_wait = e - to_unit - t0;
+      t = simtvp_cal_take(&s->issue, e - to_unit, 1);
+      if (t + to_unit != e) k = first_unit(c, w->part, p->unit, t + to_unit, ii, &e);
+      simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
+      if (p->bank_extra) *c->reg_bank_stalls += p->bank_extra;
+      uint64_t wb = e + c->base.lat[info->lat_row][info->op];
+      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = wb;
+      if (wb > w->last_done) w->last_done = wb;
     } else {
-      schedule(c, slot, dec, SIMT_R_IBUFFER);
+      t = simtvp_cal_take(&s->issue, t0, 1);
     }
+    /* Why the warp waited (the stall estimate, §4): until t0 for its registers or its front end /
+     * barrier, then for a busy unit. Cycles it lost to other warps issuing are none of the
+     * scheduler's stalls. */
+    if (t0 > w->next) s->gap[why] += t0 - w->next;
+    if (unit_wait) s->gap[SIMT_R_PIPE] += unit_wait;
+    s->issued++;
+    if (p->flags & AT_PLAIN) {
+      active = func_warp_active(w->fw);
+      st = func_warp_step(w->fw, NULL, &dg);
+      rec.kind = FUNC_STEP_ALU;
+      rec.next_pc = func_warp_pc(w->fw);
+      rec.warp_done = false;
+    } else {
+      st = func_warp_step(w->fw, &rec, &dg);
+      active = rec.active;
+    }
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+      return;
+    }
+    simt_base_count_issue(&c->base, slot, pc, active, t);
+    if (p->unit == SIMT_UNIT_MEM && rec.kind == FUNC_STEP_MEM) {
+      simt_base_count_mem_insn(&c->base, &rec);
+      uint64_t done = at_mem_issue(c, slot, &rec, t + p->to_unit);
+      /* AT_NEVER: its result is not timed yet; at_result_known releases the registers */
+      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = done;
+      if (done != AT_NEVER && done > w->last_done) w->last_done = done;
+    }
+    w->pc = rec.next_pc;
+    w->why = SIMT_R_IBUFFER;
+    /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
+    if (rec.next_pc != pc + 1 || w->ib_n <= 1) w->ib_n = 0;
+    else w->ib_n--;
+    w->next = t + 1;
+    switch (rec.kind) {
+    case FUNC_STEP_BARRIER:
+      if (rec.barrier_wait) {
+        w->wait = SIMT_WAIT_BARRIER;
+        w->bar_id = rec.barrier_id;
+        w->bar_pc = rec.pc;
+      }
+      cta_of(c, w)->check_bars = true;
+      break;
+    case FUNC_STEP_FENCE:
+      if (w->deferred || w->last_done > t) w->wait = SIMT_WAIT_FENCE;
+      break;
+    default:
+      break;
+    }
+    if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+      w->exited = true;
+      cta_of(c, w)->check_bars = true;
+      progress(c, slot, t);
+    } else if (w->wait) {
+      if (w->wait == SIMT_WAIT_FENCE) progress(c, slot, t);
+    } else if (!w->ib_n) { /* an empty I-buffer fetches (in this cycle, after issue) */
+      uint64_t dec = fetch(c, slot, t);
+      if (dec == AT_NEVER) w->fetching = true;
+      else w->next = dec;
+    }
+    simt_cta *cta = cta_of(c, w);
+    if (cta->check_bars) settle_barriers(c, cta, t);
+    if (!w->live || w->exited || w->wait || w->fetching || w->heap_pos != AT_NONE) return;
   }
-  simt_cta *cta = cta_of(c, w);
-  if (cta->check_bars) simt_base_settle_barriers(&c->base, cta, t);
 }
 
 /* ---- time ------------------------------------------------------------------------------------ */
 
-/* The cycle scheduler s can issue next, AT_NEVER without a ready warp. */
-static uint64_t sched_due(const at_core *c, const at_sched *s) {
-  if (!s->n) return AT_NEVER;
-  return at_max(s->free, c->warps[s->heap[0]].next);
-}
-
 static uint64_t compute_next(const at_core *c) {
   uint64_t t = at_min(simt_heap_top(&c->finish), simt_heap_top(&c->wake));
-  for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) t = at_min(t, sched_due(c, &c->sched[i]));
+  for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++)
+    if (c->sched[i].n) t = at_min(t, c->warps[c->sched[i].heap[0]].next);
   return at_min(t, at_mem_next(c));
 }
 
 static void run_until(at_core *c, uint64_t end) {
+  uint64_t limit = end + AT_WINDOW;
   for (;;) {
     uint64_t tf = simt_heap_top(&c->finish), tw = simt_heap_top(&c->wake), t = at_min(tf, tw);
     uint32_t best = AT_NONE;
     for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
-      uint64_t d = sched_due(c, &c->sched[i]);
-      if (d < t) t = d, best = i;
+      const at_sched *s = &c->sched[i];
+      if (s->n && c->warps[s->heap[0]].next < t) t = c->warps[s->heap[0]].next, best = i;
     }
     if (t > end || t == AT_NEVER) break;
-    if (t < c->base.done_until) t = c->base.done_until; /* a late event (a reply for a past cycle) */
     if (tw == t) { /* released from a barrier or fence */
       uint32_t slot = simt_heap_pop(&c->wake);
       at_warp *w = &c->warps[slot];
@@ -409,10 +440,7 @@ static void run_until(at_core *c, uint64_t end) {
     } else if (tf == t) {
       progress(c, simt_heap_pop(&c->finish), t);
     } else {
-      at_sched *s = &c->sched[best];
-      uint32_t g = s->greedy, slot = s->heap[0];
-      if (g != AT_NONE && c->warps[g].heap_pos != AT_NONE && c->warps[g].next <= t) slot = g;
-      issue(c, s, slot, t);
+      run_warp(c, c->sched[best].heap[0], limit);
     }
   }
   if (c->base.done_until <= end) c->base.done_until = end + 1;
@@ -442,6 +470,9 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
 
 static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   at_core *c = (at_core *)b;
+  at_warp *w = &c->warps[slot];
+  /* the wait from its arrival (its `next`) to the release is a barrier stall of its scheduler */
+  if (now + 1 > w->next) c->sched[w->sched].gap[SIMT_R_BARRIER] += now + 1 - w->next;
   c->warps[slot].wait = SIMT_WAIT_NONE;
   c->warps[slot].why = SIMT_R_BARRIER;
   simt_heap_push(&c->wake, now + 1, slot);
@@ -456,12 +487,12 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
   uint32_t n_insns = simt_program_module(k->program)->n_insns;
   if (!n_insns) n_insns = 1;
   if (u->cap < n_insns) {
-    uint8_t *p = realloc(u->unit_of, n_insns);
+    at_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
     if (!p) return false;
-    u->unit_of = p;
+    u->pcs = p;
     u->cap = n_insns;
   }
-  memset(u->unit_of, AT_UNIT_UNKNOWN, n_insns);
+  memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
   return true;
 }
 
@@ -523,8 +554,6 @@ static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports port
   }
   uint32_t P = c->base.n_parts;
   c->banks_per_part = cfg->reg_banks / P ? cfg->reg_banks / P : 1;
-  c->bank_cycle = calloc(c->banks_per_part * P, sizeof *c->bank_cycle);
-  c->bank_used = calloc(c->banks_per_part * P, sizeof *c->bank_used);
   c->reg_bank_stalls = simt_base_counter(&c->base, "gpu_reg_bank_conflict_stalls", "cycles",
                                          "cycles register reads waited for a bank port");
   for (int u = 0; u < SIMT_UNIT_MEM; u++) {
@@ -533,15 +562,21 @@ static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports port
     uint32_t n = hi[0] - lo[0];
     c->n_unit[u] = n < 1 ? 1 : n > AT_MAX_ITEMS ? AT_MAX_ITEMS : n;
   }
+  c->n_fetch = cfg->fetch_throughput < 1 ? 1u : cfg->fetch_throughput > AT_MAX_ITEMS ? AT_MAX_ITEMS
+                                                                                      : cfg->fetch_throughput;
   c->warps = calloc(cfg->max_warps, sizeof *c->warps);
   c->cta_units = calloc(cfg->max_ctas, sizeof *c->cta_units);
   c->fetch_wait = calloc(cfg->max_warps, sizeof *c->fetch_wait);
-  bool ok = c->warps && c->cta_units && c->fetch_wait && c->bank_cycle && c->bank_used;
+  bool ok = c->warps && c->cta_units && c->fetch_wait;
   for (uint32_t s = 0; ok && s < cfg->n_schedulers; s++) {
     c->sched[s].heap = calloc(cfg->max_warps, sizeof *c->sched[s].heap);
-    c->sched[s].greedy = AT_NONE;
     ok = c->sched[s].heap != NULL;
   }
+  for (uint32_t part = 0; ok && part < P; part++)
+    for (int u = 0; ok && u < SIMT_UNIT_MEM; u++) {
+      c->unit_cal[part][u] = calloc(c->n_unit[u], sizeof(simtvp_cal));
+      ok = c->unit_cal[part][u] != NULL;
+    }
   if (!ok) {
     at_destroy(c);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
@@ -565,11 +600,11 @@ static void at_destroy(void *state) {
   at_smem_free(c);
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) free(c->sched[s].heap);
   free(c->warps);
-  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].unit_of);
+  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].pcs);
   free(c->cta_units);
   free(c->fetch_wait);
-  free(c->bank_cycle);
-  free(c->bank_used);
+  for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)
+    for (int u = 0; u < SIMT_UNIT_N; u++) free(c->unit_cal[part][u]);
   free(c->rr);
   free(c->finish.v);
   free(c->wake.v);
@@ -595,7 +630,7 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
   if (st != SIMTVP_OK) return st;
   if (c->base.n_ctas == 1) {
     c->busy_from = at_max(c->busy_from, now);
-    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].acct = at_max(c->sched[s].acct, now);
+    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = at_max(c->sched[s].from, now);
   }
   simt_cta *cta = &c->base.ctas[ci];
   for (uint32_t i = 0; i < nw; i++) {
@@ -609,7 +644,7 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
     w->live = true;
     w->fw = func_cta_warp(cta->fc, i);
     w->prog = k->program;
-    w->unit_of = c->cta_units[ci].unit_of;
+    w->pcs = c->cta_units[ci].pcs;
     w->cta = ci;
     w->index = i;
     w->sched = slot % c->base.cfg.n_schedulers;

@@ -1,12 +1,14 @@
 /* simt_at_internal — state of the approximately-timed SIMT core (private to models/simt/at).
  *
- * The AT core (docs/simt-at.md) advances warps event by event: each warp has the cycle its next
- * instruction may issue (its registers' ready times, the fetch after a control hazard, a busy
- * execution unit), each scheduler issues one instruction per cycle to the warp that is ready
- * first, and an issued instruction's completion is computed at once — an ALU result from the
- * latency tables, a memory access from the shared-memory banks, the L1 caches (models/cache in
- * timed use) and, through timed transport, the memory system behind the core. Only the cycles in
- * which an instruction issues or something completes are visited; nothing is stepped. */
+ * The AT core (docs/simt-at.md) advances warps by intervals: a warp issues instruction after
+ * instruction — each at the first cycle its registers are ready, its scheduler has an issue slot
+ * and its unit takes it — until it runs past a window of cycles ahead of the core's time, waits
+ * for a result not timed yet, or reaches a barrier, fence or exit; then the next warp does the
+ * same. Resources keep the cycles they are booked for (models/common/simtvp_cal.h), so warps handled later fill
+ * the cycles earlier ones left free. An issued instruction's completion is computed at once — an
+ * ALU result from the latency tables, a memory access from the shared-memory banks, the L1 caches
+ * (models/cache in timed use) and, through timed transport, the memory system behind the core.
+ * Nothing is stepped cycle by cycle and no instruction is a separate event. */
 #ifndef SIMTVP_SIMT_AT_INTERNAL_H
 #define SIMTVP_SIMT_AT_INTERNAL_H
 
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "ldst_coalesce.h"
+#include "simtvp_cal.h"
 #include "simt_core_base.h"
 
 #define AT_NONE SIMT_NONE
@@ -25,6 +28,21 @@
 /* Cycles from issue to the execution unit: operand collector, register read, OC_EX (the CA
  * core's stages, docs/simt.md §3), so a dependent chain costs latency + 4 per instruction. */
 #define AT_ISSUE_TO_UNIT 4u
+/* How far (cycles) a warp may run ahead of the time the core is advanced to. */
+#define AT_WINDOW 64u
+
+/* What the core knows of an instruction (per pc, learnt the first time a warp reaches it). */
+enum {
+  AT_PLAIN = 1u,   /* register-only work: executed without a step record */
+  AT_KNOWN = 2u,   /* the entry is filled */
+};
+
+typedef struct at_pc {
+  uint8_t unit;      /* pipeline (SIMT_UNIT_MEM for memory, AT_NO_UNIT for barriers/fences) */
+  uint8_t flags;     /* AT_PLAIN, AT_KNOWN */
+  uint8_t bank_extra;/* cycles its own register reads lose to bank conflicts */
+  uint8_t to_unit;   /* issue to unit: AT_ISSUE_TO_UNIT, one less without register reads */
+} at_pc;
 
 typedef struct at_warp {
   bool live;          /* holds a warp of a resident CTA until it is finished */
@@ -39,28 +57,29 @@ typedef struct at_warp {
   uint32_t heap_pos;  /* in its scheduler's heap, AT_NONE when not */
   uint8_t ib_n;       /* instructions left in its I-buffer (a fetch brings two) */
   uint32_t deferred;  /* memory instructions whose completion is not known yet */
-  uint64_t next;      /* earliest cycle its next instruction may issue */
+  uint64_t next;      /* earliest cycle its next instruction may issue (I-buffer, barrier…) */
   uint64_t last_done; /* latest known completion of its instructions (fences, exit) */
   uint64_t line;      /* L1I line of its last fetch that looked up the cache, + 1 (0: none) */
   uint64_t age;       /* launch order: the oldest ready warp issues first */
   uint64_t *rr;       /* per register id: cycle its value is ready (AT_NEVER: not known yet) */
   const simt_program *prog;
-  uint8_t *unit_of;   /* its CTA slot's pipeline per pc (AT_UNIT_UNKNOWN until first needed) */
+  at_pc *pcs;         /* its CTA slot's per-pc facts */
   func_warp *fw;
 } at_warp;
 
 typedef struct at_cta_units {
-  uint8_t *unit_of;
+  at_pc *pcs;
   uint32_t cap;
 } at_cta_units;
 
 typedef struct at_sched {
   uint32_t *heap;     /* warp slots, earliest `next` first (then oldest) */
   uint32_t n;
-  uint64_t free;      /* next cycle it may issue */
-  uint32_t greedy;    /* last warp issued (GTO: it goes first when ready), AT_NONE */
   uint32_t n_live;    /* live warps of the scheduler */
-  uint64_t acct;      /* first cycle not yet counted as an issue or a classified stall */
+  simtvp_cal issue;       /* its issue slots: one instruction per cycle */
+  uint64_t from;      /* first cycle of the resident period whose stalls are not counted yet */
+  uint64_t issued;    /* instructions issued since `from` */
+  uint64_t gap[SIMT_R_N]; /* cycles its warps waited since `from`, by reason (scaled when counted) */
 } at_sched;
 
 /* A memory instruction whose completion waits for the memory system (deferred pieces). */
@@ -112,36 +131,35 @@ typedef struct at_core {
   uint64_t next_age;
   uint64_t *rr;
   uint32_t rr_stride;
-  uint64_t fetch_cycle; /* the fetch port: -gpgpu_inst_fetch_throughput fetches per cycle */
-  uint32_t fetch_used;
+  /* the fetch port: -gpgpu_inst_fetch_throughput fetches per cycle (a calendar per fetch) */
+  simtvp_cal fetch_cal[AT_MAX_ITEMS];
+  uint32_t n_fetch;
   simt_heap finish;    /* (cycle, warp slot): exited warps whose last result lands then */
   simt_heap wake;      /* (cycle, warp slot): warps released from a barrier or fence at that cycle */
   uint32_t *fetch_wait; /* per warp slot: next warp waiting for the same L1I fetch */
 
-  /* register file: per bank the cycle of its next free read port and the ports of that cycle
-   * taken (-gpgpu_reg_file_port_throughput per bank and cycle) */
-  uint64_t *bank_cycle;
-  uint32_t *bank_used;
+  /* register file: an instruction's reads lose a cycle per read beyond a bank's ports
+   * (-gpgpu_reg_file_port_throughput); reads of different instructions are not arbitrated */
   uint32_t banks_per_part;
-  uint64_t *reg_bank_stalls; /* gpu_reg_bank_conflict_stalls */
-  /* execution units: per sub-core and pipeline, the cycle each unit is next free */
-  uint64_t unit_free[SIMT_MAX_SCHEDULERS][SIMT_UNIT_N][AT_MAX_ITEMS];
+  uint64_t *reg_bank_stalls; /* gpu_reg_bank_conflict_stalls (an estimate) */
+  /* execution units: per sub-core, pipeline and unit, the cycles its input is busy */
+  simtvp_cal *unit_cal[SIMT_MAX_SCHEDULERS][SIMT_UNIT_N];
   uint32_t n_unit[SIMT_UNIT_N]; /* units per sub-core (≥ 1) */
 
   /* the memory stage: -gpgpu_mem_unit_ports dispatch slots, each holding an instruction until its
    * shared phases are through and its accesses accepted: one per L1D bank, one by the L1C, one by
    * the L1T and one around the L1D per cycle (the CA LDST unit's rule, docs/simt-ldst.md) */
-  uint64_t slot_free[AT_MAX_ITEMS];
+  simtvp_cal slot_cal[AT_MAX_ITEMS];
   uint32_t n_slots;
-  uint64_t *bank_free; /* per L1D bank */
+  simtvp_cal *bank_cal;    /* per L1D bank */
   uint32_t n_banks, bank_bits, bank_interleave, bank_hash;
-  uint64_t port_free[AT_N_PATHS]; /* L1C, L1T and around the L1D (AT_L1D: unused) */
-  /* each L1's data port (hits, written data) and fill port: bytes per cycle, next free cycle */
+  simtvp_cal port_cal[AT_N_PATHS]; /* L1C, L1T and around the L1D (AT_L1D: unused) */
+  /* each L1's data port (hits, written data) and fill port: bytes per cycle, busy cycles */
   uint32_t port_bytes[AT_N_PATHS];
-  uint64_t data_free[AT_N_PATHS], fill_free[AT_N_PATHS];
-  uint64_t resp_free;  /* the response buffer hands the unit one reply per cycle */
-  uint64_t miss_free[AT_N_PATHS]; /* each L1's miss queue sends one request per cycle */
-  uint64_t smem_free;  /* first cycle the shared-memory pipeline is free */
+  simtvp_cal data_cal[AT_N_PATHS], fill_cal[AT_N_PATHS];
+  simtvp_cal resp_cal;     /* the response buffer hands the unit one reply per cycle */
+  simtvp_cal miss_cal[AT_N_PATHS]; /* each L1's miss queue sends one request per cycle */
+  simtvp_cal smem_cal;     /* the shared-memory pipeline */
   cache *l1d, *l1c, *l1t;
   uint32_t l1d_latency, l1c_latency, l1t_latency;
   uint32_t l1d_block, l1c_block, l1t_block; /* coalescing block: the line, at most 128 bytes */
@@ -182,8 +200,6 @@ uint32_t at_smem_cycles(at_core *c, const func_step *st, uint32_t *conflicts);
 
 /* simt_at_mem.c: the memory stage */
 simtvp_status at_mem_init(at_core *c, simtvp_diag *diag);
-/* The first cycle a dispatch slot of the memory stage is free. */
-uint64_t at_mem_stage_free(const at_core *c);
 void at_mem_free(at_core *c);
 /* The memory instruction `st` of warp slot `slot`, ready for the stage at t: its completion cycle (the ready
  * time of its destinations; AT_NEVER when a piece waits for an event-driven memory system — the

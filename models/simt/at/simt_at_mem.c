@@ -228,22 +228,21 @@ static uint32_t port_cycles(const at_core *c, uint8_t ci, uint32_t bytes) {
 /* The cycle a request the L1 ci sends out (a fill, a forwarded write, a write-back) leaves from
  * the miss queue, at `from` at the earliest: one per cycle. */
 static uint64_t miss_out(at_core *c, uint8_t ci, uint64_t from) {
-  uint64_t t = at_max(from, c->miss_free[ci]);
-  c->miss_free[ci] = t + 1;
-  return t;
+  return simtvp_cal_take(&c->miss_cal[ci], from, 1);
 }
 
 /* A reply that reached the core at cycle `at`: the response buffer hands over one per cycle,
  * from the cycle after it arrived; a fill of cache ci waits for its fill port. The cycle its
  * data is there. */
 static uint64_t reply_taken(at_core *c, uint8_t ci, uint32_t bytes, uint64_t at) {
-  uint64_t r = at_max(at + 1, c->resp_free);
+  uint64_t r = simtvp_cal_find(&c->resp_cal, at + 1, 1);
   bool fill = ci != AT_BYPASS && ci != AT_L1I;
   if (fill) { /* the head of the response buffer waits for the fill port (the buffer behind it too) */
-    r = at_max(r, c->fill_free[ci]);
-    c->fill_free[ci] = r + port_cycles(c, ci, bytes);
+    uint32_t n = port_cycles(c, ci, bytes);
+    r = simtvp_cal_find(&c->fill_cal[ci], r, n);
+    simtvp_cal_book(&c->fill_cal[ci], r, n);
   }
-  c->resp_free = r + 1;
+  simtvp_cal_book(&c->resp_cal, r, 1);
   return r;
 }
 
@@ -280,7 +279,9 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
     return back == AT_NEVER ? back : reply_taken(c, AT_BYPASS, 0, back);
   }
   uint8_t ci = cache_index(x->path);
-  if (x->path != LDST_PATH_L1D || c->n_banks <= 1) a = at_max(a, c->data_free[ci]); /* the data port */
+  bool port_limited = x->path != LDST_PATH_L1D || c->n_banks <= 1;
+  uint32_t port_n = port_cycles(c, ci, x->size);
+  if (port_limited) a = simtvp_cal_find(&c->data_cal[ci], a, port_n); /* the data port */
   mem_req q;
   memset(&q, 0, sizeof q);
   q.addr = x->addr;
@@ -292,7 +293,7 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   q.byte_mask[1] = x->byte_mask[1];
   cache_timed_result r;
   cache_timed_access(cc, &q, a, &r);
-  if (r.data_port) c->data_free[ci] = a + port_cycles(c, ci, x->size);
+  if (r.data_port) simtvp_cal_book(&c->data_cal[ci], a, port_n);
   if (r.wb_chunks) { /* a dirty line leaves: written back, nobody waits for it */
     uint32_t first = (uint32_t)__builtin_ctz(r.wb_chunks);
     mem_req *wb = new_req(c, slot, MEM_ACC_L1_WRBK, true, r.wb_line + (uint64_t)first * MEM_SECTOR_BYTES,
@@ -389,16 +390,15 @@ static uint32_t coalesce(at_core *c, uint32_t n_ranges, uint32_t block, uint32_t
   return n;
 }
 
-uint64_t at_mem_stage_free(const at_core *c) {
-  uint64_t t = c->slot_free[0];
-  for (uint32_t k = 1; k < c->n_slots; k++) t = at_min(t, c->slot_free[k]);
-  return t;
-}
-
-static uint32_t first_slot(const at_core *c) {
+/* The dispatch slot free first from t on, and that cycle. */
+static uint32_t first_slot(at_core *c, uint64_t t, uint64_t *at) {
   uint32_t best = 0;
-  for (uint32_t k = 1; k < c->n_slots; k++)
-    if (c->slot_free[k] < c->slot_free[best]) best = k;
+  uint64_t bt = simtvp_cal_find(&c->slot_cal[0], t, 1);
+  for (uint32_t k = 1; k < c->n_slots; k++) {
+    uint64_t x = simtvp_cal_find(&c->slot_cal[k], t, 1);
+    if (x < bt) bt = x, best = k;
+  }
+  *at = bt;
   return best;
 }
 
@@ -415,16 +415,14 @@ static uint32_t bank_of(const at_core *c, uint64_t addr) {
 
 /* The port an access takes, and the first cycle from `from` on that it is free (then taken). */
 static uint64_t take_port(at_core *c, const ldst_access *x, uint64_t from) {
-  uint64_t *p = x->path == LDST_PATH_L1D ? &c->bank_free[bank_of(c, x->addr)]
-                : &c->port_free[cache_index(x->path)];
-  uint64_t a = at_max(from, *p);
-  *p = a + 1;
-  return a;
+  simtvp_cal *p = x->path == LDST_PATH_L1D ? &c->bank_cal[bank_of(c, x->addr)] : &c->port_cal[cache_index(x->path)];
+  return simtvp_cal_take(p, from, 1);
 }
 
 uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t) {
-  uint32_t ks = first_slot(c);
-  uint64_t m = at_max(t, c->slot_free[ks]);
+  uint64_t m;
+  uint32_t ks = first_slot(c, t, &m);
+  if (m > t) ++*c->base.ldst_stall; /* every dispatch slot was busy: it waited at the stage */
   uint64_t held = m + 1; /* the slot is free again once the instruction's work is through */
   space_masks sm;
   masks_of(st, &sm);
@@ -440,8 +438,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     uint32_t conflicts;
     uint32_t cycles = at_smem_cycles(c, st, &conflicts);
     *c->smem_conflicts += conflicts;
-    uint64_t start = at_max(m + 1, c->smem_free), end = start + cycles - 1;
-    c->smem_free = end + 1;
+    uint64_t start = simtvp_cal_take(&c->smem_cal, m + 1, cycles), end = start + cycles - 1;
     held = at_max(held, end); /* the slot holds it until its last phase */
     done = at_max(done, load ? end + lc->smem_latency : end);
   }
@@ -497,7 +494,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     if (d == AT_NEVER) continue;
     if (d > done) done = d;
   }
-  c->slot_free[ks] = held;
+  simtvp_cal_book(&c->slot_cal[ks], m, held > m ? (uint32_t)(held - m) : 1u);
   if (mop != AT_NONE) {
     at_mop *x = &c->mops[mop];
     if (x->pieces) {
@@ -694,8 +691,8 @@ simtvp_status at_mem_init(at_core *c, simtvp_diag *diag) {
   c->bank_interleave = lc->l1d_bank_interleave ? lc->l1d_bank_interleave : MEM_SECTOR_BYTES;
   c->bank_hash = lc->l1d_bank_hash;
   while ((1u << c->bank_bits) < c->n_banks) c->bank_bits++;
-  c->bank_free = calloc(c->n_banks, sizeof *c->bank_free);
-  if (!c->bank_free) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  c->bank_cal = calloc(c->n_banks, sizeof *c->bank_cal);
+  if (!c->bank_cal) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   c->l1d_latency = lc->l1d_latency;
   c->l1c_latency = lc->l1c_latency;
   c->l1t_latency = lc->l1t_latency;
@@ -721,5 +718,5 @@ void at_mem_free(at_core *c) {
   free(c->ranges);
   free(c->acc);
   free(c->acc_stats);
-  free(c->bank_free);
+  free(c->bank_cal);
 }

@@ -193,10 +193,33 @@ static uint8_t sectors_of(const uint64_t m[2]) {
   return s;
 }
 
+/* Lanes in order, each touching `bytes` right after the previous one's (a fully coalesced access). */
+static bool contiguous(const ldst_range *r, uint32_t n) {
+  uint64_t a = r[0].addr, b = r[0].bytes, bad = b == 0;
+  for (uint32_t i = 1; i < n; i++) bad |= (r[i].addr ^ (a + i * b)) | (r[i].bytes ^ b);
+  return !bad;
+}
+
 bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
                           ldst_access *out, uint32_t *n, uint32_t cap) {
   uint32_t start = *n, count = *n, hit = *n;
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
+  if (n_ranges > 1 && contiguous(r, n_ranges)) { /* one span: the blocks it covers, in order */
+    uint64_t lo = r[0].addr, hi = lo + (uint64_t)n_ranges * r[0].bytes;
+    for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
+      if (count == cap) {
+        *n = count;
+        return false;
+      }
+      uint64_t a = lo > block ? lo : block, e = hi < block + block_bytes ? hi : block + block_bytes;
+      memset(&out[count], 0, sizeof out[count]);
+      out[count].addr = block;
+      uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
+      mask_bytes(out[count].byte_mask, off, off + (uint32_t)(e - a));
+      count++;
+    }
+    n_ranges = 0; /* nothing left for the lane-by-lane rule */
+  }
   for (uint32_t i = 0; i < n_ranges; i++) {
     uint64_t a = r[i].addr, end = r[i].addr + max_u32(r[i].bytes, 1);
     if (hit < count && (a & bmask) == out[hit].addr && ((end - 1) & bmask) == out[hit].addr) {

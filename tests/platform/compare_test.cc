@@ -1,0 +1,153 @@
+// `simtvp compare` end to end on a bundled program (tests/kernels/bin/reduction): one run per
+// fidelity assignment, every kernel compared against the first, the JSON it writes, the
+// per-instance fidelity map each run records in stats.json, and bad assignments.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace pt = boost::property_tree;
+
+struct result {
+  int status;
+  std::string out;  // stdout and stderr together
+};
+
+result run(const std::string &args) {
+  std::string cmd = std::string("'") + SIMTVP_CLI + "' " + args + " 2>&1";
+  result r{-1, ""};
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+bool has(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
+
+std::string temp_dir(const char *name) {
+  std::string d = std::string(SIMTVP_TEST_TMP) + "/" + name;
+  std::system(("rm -rf '" + d + "'").c_str());
+  return d;
+}
+
+pt::ptree slash(const pt::ptree &t, const char *path) { return t.get_child(pt::ptree::path_type(path, '/')); }
+
+TEST(SimtvpCompare, RunsEveryAssignmentAndComparesEveryKernelWithTheFirst) {
+  std::string dir = temp_dir("compare_reduction");
+  result r = run("compare -o '" + dir + "' -f ca -f at -f 'simt=at,mem=ca' -f at-mem -f func -- '" + SIMTVP_KERNELS_BIN +
+                 "/reduction'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "kernel 1: ")) << r.out;
+  EXPECT_TRUE(has(r.out, "mean |error|")) << r.out;
+  pt::ptree j;
+  pt::read_json(dir + "/compare.json", j);
+  EXPECT_EQ(j.get<std::string>("format"), "simtvp-compare");
+  std::vector<pt::ptree> as;
+  for (const auto &a : j.get_child("assignments")) as.push_back(a.second);
+  ASSERT_EQ(as.size(), 5u);
+  const char *maps[5] = {"simt=ca icnt=ca mempart=ca dram=ca", "simt=at icnt=at mempart=at dram=at",
+                         "simt=at icnt=ca mempart=ca dram=ca", "simt=ca icnt=at mempart=at dram=at", "simt=func"};
+  for (size_t i = 0; i < as.size(); i++) {
+    EXPECT_EQ(as[i].get<std::string>("fidelity"), maps[i]) << i;
+    EXPECT_EQ(as[i].get<int>("exit_status"), 0) << i;
+    // Every per-block mix computes the same program results as the reference.
+    EXPECT_EQ(as[i].get<std::string>("same_output"), "true") << i;
+    EXPECT_GE(as[i].get<int>("kernels"), 1) << i;
+  }
+  size_t n_kernels = 0;
+  for (const auto &k : j.get_child("kernels")) {
+    n_kernels++;
+    std::vector<pt::ptree> runs;
+    for (const auto &x : k.second.get_child("runs")) runs.push_back(x.second);
+    ASSERT_EQ(runs.size(), 5u);
+    double ref = runs[0].get<double>("cycles");
+    EXPECT_GT(ref, 0);
+    EXPECT_FALSE(runs[0].get_child_optional("cycle_error")) << "the reference has no error";
+    for (size_t i = 1; i < 4; i++) {
+      double e = runs[i].get<double>("cycle_error");
+      EXPECT_NEAR(e, (runs[i].get<double>("cycles") - ref) / ref, 1e-5);  // JSON keeps 6 digits
+      EXPECT_LT(std::fabs(e), 0.25) << "timed assignment " << i << " of kernel " << n_kernels;
+      EXPECT_TRUE(runs[i].get_child_optional("moved")) << i;
+      EXPECT_TRUE(runs[i].get_child_optional("stats.l2_hit")) << i;
+    }
+    EXPECT_EQ(runs[4].get<double>("cycles"), 0) << "the functional side counts no cycles";
+    EXPECT_FALSE(runs[4].get_child_optional("cycle_error"));
+  }
+  EXPECT_GE(n_kernels, 1u);
+  size_t n_summary = 0;
+  for (const auto &s : j.get_child("summary")) {
+    if (n_summary > 0 && n_summary < 4) {
+      EXPECT_TRUE(s.second.get_child_optional("mean_abs_cycle_error"));
+    }
+    n_summary++;
+  }
+  EXPECT_EQ(n_summary, 5u);
+  // Each run's own output is kept, with its statistics.
+  pt::ptree stats;
+  pt::read_json(dir + "/1/stats.json", stats);
+  EXPECT_EQ(slash(stats, "info/fidelity").data(), maps[1]);
+}
+
+TEST(SimtvpCompare, TheDefaultAssignmentsAreCaThenAt) {
+  std::string dir = temp_dir("compare_default");
+  result r = run("compare -o '" + dir + "' --json '" + dir + "/c.json' -- '" + SIMTVP_KERNELS_BIN + "/vector_add'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  pt::ptree j;
+  pt::read_json(dir + "/c.json", j);
+  std::vector<std::string> specs;
+  for (const auto &a : j.get_child("assignments")) specs.push_back(a.second.get<std::string>("spec"));
+  EXPECT_EQ(specs, (std::vector<std::string>{"ca", "at"}));
+}
+
+TEST(SimtvpCompare, BadAssignmentsAndOptionsAreUsageErrorsNamingThem) {
+  result r = run("compare -f 'simt=fast' -- /bin/true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, "'simt=fast'")) << r.out;
+  r = run("compare -f 'dram=func' -- /bin/true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, "'dram=func'")) << r.out;
+  r = run("compare -f 'gpu=at' -- /bin/true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, "'gpu=at'")) << r.out;
+  r = run("compare --bogus -- /bin/true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, "unknown option '--bogus'")) << r.out;
+  r = run("compare --moved x -- /bin/true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.out, "--moved")) << r.out;
+}
+
+TEST(SimtvpCompare, ARunWhoseExitStatusDiffersFailsTheComparison) {
+  std::string dir = temp_dir("compare_exit");
+  // A program whose exit status depends on the assignment: /bin/sh exits 4 when the options it
+  // is given select the functional SIMT side.
+  result r = run("compare -o '" + dir + "' -f ca -f func -- /bin/sh -c 'case \"$SIMTVP_OPTIONS\" in *func*) exit 4;; esac'");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_TRUE(has(r.out, "exit status differs")) << r.out;
+}
+
+TEST(SimtvpStats, StatsJsonRecordsEveryBlockInstancesFidelity) {
+  std::string dir = temp_dir("fidelity_map");
+  result r = run("-q -o '" + dir + "' --set -simt_model_override=0-3:at --set -mempart_model=at --set -dram_model=at "
+                 "--set -dram_model_override=1:ca -- '" + SIMTVP_KERNELS_BIN + "/vector_add'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  pt::ptree stats;
+  pt::read_json(dir + "/stats.json", stats);
+  EXPECT_EQ(slash(stats, "info/fidelity").data(),
+            "simt=0-3:at,4-7:ca icnt=ca mempart=at dram=0:at,1:ca,2:at");
+}
+
+}  // namespace
