@@ -35,6 +35,7 @@ typedef struct cp_channel {
 typedef struct cp_limits {
   uint32_t max_threads_per_block, max_block[3], max_grid[3];
   uint32_t regs_per_block, smem_per_block_optin, max_param_bytes;
+  uint32_t n_sms;
   gpu_sm_limits sm;
 } cp_limits;
 
@@ -229,6 +230,15 @@ static void decode_launch(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op) 
   d->param_bytes = p[GPU_LAUNCH_PARAM_BYTES];
   d->stream_id = p[GPU_LAUNCH_STREAM_ID];
   d->grid_id = p[GPU_LAUNCH_GRID_ID];
+  uint32_t cl = (gpu_pkt_flags(p[0]) & GPU_LAUNCH_F_CLUSTER) ? p[GPU_LAUNCH_CLUSTER] : 0, csize = 1;
+  if (cl >> 24) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_LAUNCH_CLUSTER);
+  for (int i = 0; i < 3; i++) {
+    uint32_t n = (cl >> (8 * i)) & 0xFFu;
+    d->cluster[i] = cl ? n : 1;
+    if (d->cluster[i] == 0 || d->grid[i] % d->cluster[i]) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_LAUNCH_CLUSTER);
+    csize *= d->cluster[i];
+  }
+  if (csize > 16) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_LAUNCH_CLUSTER);
   d->channel = c;
   if ((uint64_t)d->smem_static + d->smem_dynamic > l->smem_per_block_optin)
     PKT_ERR(GPU_ERR_LAUNCH_LIMIT, GPU_LAUNCH_SMEM_DYNAMIC);
@@ -240,6 +250,8 @@ static void decode_launch(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op) 
   use = gpu_cta_usage_of(&l->sm, (uint32_t)threads, d->regs_per_thread,
                          d->smem_static + d->smem_dynamic);
   if (gpu_occupancy(&l->sm, &use, NULL) == 0) PKT_ERR(GPU_ERR_LAUNCH_LIMIT, GPU_LAUNCH_BLOCK_X);
+  /* a cluster's CTAs must all be resident at once */
+  if ((uint64_t)gpu_occupancy(&l->sm, &use, NULL) * l->n_sms < csize) PKT_ERR(GPU_ERR_LAUNCH_LIMIT, GPU_LAUNCH_CLUSTER);
   /* The image header must be readable and name the entry. */
   if (!fw->hal.devmem_read(fw->hal.ctx, d->image_addr, &h, sizeof h)) {
     error(fw, GPU_ERR_DEVMEM_FAULT, c, op, d->image_addr, 0);
@@ -334,6 +346,8 @@ static bool fetch(cpfw *fw, uint32_t c) {
     skip_to_put(ch);
     return true;
   }
+  /* LAUNCH with the CLUSTER flag carries one more dword */
+  if (op == GPU_OP_LAUNCH && (flags & GPU_LAUNCH_F_CLUSTER)) fixed++;
   if (fixed && dwords != fixed) {
     error(fw, GPU_ERR_PKT_SIZE, c, op, ch->pkt_addr, p[0]);
     skip_to_put(ch);
@@ -566,6 +580,7 @@ void cpfw_reset(cpfw *fw) {
   l->regs_per_block = rd(fw, GPU_REG_REGS_PER_BLOCK);
   l->smem_per_block_optin = rd(fw, GPU_REG_SMEM_PER_BLOCK_OPTIN);
   l->max_param_bytes = rd(fw, GPU_REG_MAX_PARAM_BYTES);
+  l->n_sms = rd(fw, GPU_REG_SM_COUNT);
   l->sm.warp_size = rd(fw, GPU_REG_WARP_SIZE);
   l->sm.max_threads = rd(fw, GPU_REG_MAX_THREADS_PER_SM);
   l->sm.max_warps = rd(fw, GPU_REG_MAX_WARPS_PER_SM);

@@ -133,7 +133,35 @@ static simtvp_status build_nop(fx_build *b) {
   return SIMTVP_OK;
 }
 
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 N: moves registers between the warpgroups of a CTA; the
+ * engine has every register a function declares, so only the operand is checked (PTX ISA: N in
+ * 24 .. 256, a multiple of 8). */
+static simtvp_status build_setmaxnreg(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  if (pi->nops < 1 || pi->ops[0].kind != PTX_OPND_IMM || pi->ops[0].value < 24 || pi->ops[0].value > 256 ||
+      pi->ops[0].value % 8)
+    return fx_unsupported(b, "setmaxnreg takes a constant register count from 24 to 256, a multiple of 8");
+  return build_nop(b);
+}
+
+/* createpolicy d, …: an L2 cache policy for .L2::cache_hint operands, which change no value: the
+ * policy is 0 (caches are the timing models' business). */
+H(policy_h) {
+  uint64_t *d = FX_R64(w, in->o[0]);
+  FX_FOR_LANES(i, m) d[i] = 0;
+}
+static simtvp_status build_createpolicy(fx_build *b) {
+  b->out->fn = policy_h;
+  if (b->pi->nops < 1 || b->pi->ops[0].kind != PTX_OPND_REG || b->pi->ops[0].rclass != PTX_RC_B64)
+    return fx_unsupported(b, "createpolicy writes a 64-bit register");
+  return fx_dst(b, 0, &b->out->o[0]);
+}
+
 void fx_register_ctrl(fx_builder *t) {
+  t[PTX_OP_SETMAXNREG] = build_setmaxnreg;
+  t[PTX_OP_CREATEPOLICY] = build_createpolicy;
+  t[PTX_OP_DISCARD] = build_nop;       /* L2 hints: the data stays what it is */
+  t[PTX_OP_APPLYPRIORITY] = build_nop;
   t[PTX_OP_BRA] = build_bra;
   t[PTX_OP_BRX] = build_brx;
   t[PTX_OP_EXIT] = build_exit;

@@ -406,6 +406,9 @@ H(mov_sreg32) {
   uint32_t *d = FX_R32(w, in->o[0]);
   FX_FOR_LANES(i, m) d[i] = in->flags & 1 ? zx16(r[i]) : r[i];
 }
+H(mov_sreg_pred) {
+  fx_putp(FX_P(w, in->o[0]), fx_sreg_value(w, in->aux, 0) ? FX_FULL : 0, m);
+}
 H(mov_sreg64) {
   uint64_t *d = FX_R64(w, in->o[0]);
   FX_FOR_LANES(i, m) d[i] = fx_sreg_value(w, in->aux, i);
@@ -828,6 +831,12 @@ static simtvp_status build_mov(fx_build *b) {
   ptx_type t = (ptx_type)pi->type;
   if (d->kind == PTX_OPND_VEC) return build_pack(b, true);
   if (a->kind == PTX_OPND_VEC) return build_pack(b, false);
+  if ((t == PTX_TYPE_PRED || (d->kind == PTX_OPND_REG && d->rclass == PTX_RC_PRED)) && a->kind == PTX_OPND_SREG) {
+    /* a predicate special register (%is_explicit_cluster) */
+    in->aux = a->index;
+    in->fn = mov_sreg_pred;
+    return fx_dst(b, 0, &in->o[0]);
+  }
   if (t == PTX_TYPE_PRED || (d->kind == PTX_OPND_REG && d->rclass == PTX_RC_PRED)) {
     simtvp_status st = fx_dst(b, 0, &in->o[0]);
     if (st == SIMTVP_OK) st = fx_pred_src(b, a, &in->o[1], &in->aux);

@@ -8,6 +8,8 @@
 
 #include "func_internal.h"
 
+#define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
+
 static const char *space_name(uint32_t s) {
   switch (s) {
   case PTX_SPACE_GLOBAL: return "global";
@@ -40,6 +42,21 @@ void fx_addr_gen(const fx_warp *w, const fx_insn *in, uint32_t m, uint64_t *addr
     break;
   default:
     for (unsigned i = 0; i < 32; i++) addr[i] = off;
+    break;
+  }
+  /* Shared, local and parameter addresses are 32 bits wide on the hardware: [%r4+68] with
+   * %r4 = -64 is address 4, not 0x100000004 (the sum wraps). A tagged parameter address keeps
+   * its tag (the thread's own .param frame). Generic, global and const addresses are 64-bit. */
+  switch (in->space) {
+  case PTX_SPACE_SHARED:
+  case PTX_SPACE_LOCAL:
+  case FX_SPACE_KPARAM:
+    for (unsigned i = 0; i < 32; i++) addr[i] = (uint32_t)addr[i];
+    break;
+  case FX_SPACE_TPARAM:
+    for (unsigned i = 0; i < 32; i++) addr[i] = (addr[i] & FX_PARAM_LOCAL_TAG) | (uint32_t)addr[i];
+    break;
+  default:
     break;
   }
 }
@@ -77,14 +94,27 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
     }
     return h;
   }
-  case PTX_SPACE_SHARED:
-    if (a + bytes > w->cta->smem_bytes || a + bytes < a) {
-      char why[128];
+  case PTX_SPACE_SHARED: {
+    if (a + bytes <= w->cta->smem_bytes && a + bytes >= a) return w->cta->smem + a;
+    /* a shared::cluster address of another CTA of the cluster (mapa) */
+    uint64_t off;
+    func_cta *c = a >> FX_CLUSTER_RANK_SHIFT ? fx_cluster_cta(w, a, &off) : NULL;
+    if (c && off + bytes <= c->smem_bytes) return c->smem + off;
+    char why[160];
+    if (a >> FX_CLUSTER_RANK_SHIFT) {
+      uint64_t rank = (a >> FX_CLUSTER_RANK_SHIFT) - 1;
+      if (rank >= w->cta->cluster->n)
+        snprintf(why, sizeof why, "cluster rank %" PRIu64 " is outside the cluster of %u CTAs", rank, w->cta->cluster->n);
+      else if (!c)
+        snprintf(why, sizeof why, "the CTA of cluster rank %" PRIu64 " is not running", rank);
+      else
+        snprintf(why, sizeof why, "outside the %u bytes of shared memory of cluster rank %" PRIu64, c->smem_bytes, rank);
+    } else {
       snprintf(why, sizeof why, "outside the CTA's %u bytes of shared memory", w->cta->smem_bytes);
-      bad_addr(w, in, lane, space, a, bytes, write, why);
-      return NULL;
     }
-    return w->cta->smem + a;
+    bad_addr(w, in, lane, space, a, bytes, write, why);
+    return NULL;
+  }
   case PTX_SPACE_LOCAL:
     if (a + bytes > w->local_stride || a + bytes < a) {
       char why[128];
@@ -330,7 +360,8 @@ static inline void rec_fast64(func_step *rec, uint32_t m, uint8_t space, uint16_
   for (unsigned i = 0; i < 32; i++) rec->addr[i] = a[i];
 }
 
-/* Shared offsets of the lanes: false when any active lane is misaligned, out of bounds or wraps. */
+/* Shared offsets of the lanes (32-bit sums that wrap, as fx_addr_gen's): false when any active
+ * lane is misaligned or out of bounds. */
 static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m, uint32_t *a) {
   const uint32_t *R = FX_R32(w, in->o[1]);
   uint32_t off = (uint32_t)in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, over = 0;
@@ -339,7 +370,7 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
     uint32_t x = (m & lane_bit[i]) ? R[i] + off : a0;
     a[i] = x;
     bad |= x & 3u;
-    over |= (uint32_t)(x > lim) | (uint32_t)(x < off);
+    over |= (uint32_t)(x > lim);
   }
   return !(bad | over) && size >= 4;
 }
@@ -559,7 +590,7 @@ static simtvp_status build_ld(fx_build *b) {
   if (wide) in->flags |= LD_WIDE;
   if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
   else if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = ld_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = ld_shared32_r32;
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
     else in->fn = ld_scalar32;
   } else if (n == 8 && wide) {
@@ -649,7 +680,7 @@ static simtvp_status build_st(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32 && in->imm <= 0xffffffffull) in->fn = st_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = st_shared32_r32;
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
     else in->fn = st_scalar32;
   } else {
@@ -774,12 +805,79 @@ static simtvp_status build_isspacep(fx_build *b) {
   return st;
 }
 
+/* ---- distributed shared memory: mapa, getctarank (PTX ISA 9.7.9.x) ------------------------------
+ * A shared::cluster address holds rank + 1 of a CTA of the cluster above its 24-bit offset (0: the
+ * executing CTA; func_internal.h FX_CLUSTER_RANK_SHIFT); a generic one is that plus the shared
+ * window. flags 1: generic address; 2: 64-bit operands. mapa: o[1] a, o[2] target rank. */
+
+static bool cluster_addr(fx_warp *w, const fx_insn *in, uint32_t lane, uint64_t a, uint64_t *sa) {
+  if (!(in->flags & 1)) {
+    *sa = a & 0xffffffffull;
+    return true;
+  }
+  uint64_t off;
+  if (fx_generic_space(a, &off) != PTX_SPACE_SHARED) {
+    fx_fault(w, in, lane, SIMTVP_ERR_FAULT, true, a, "%s: generic address 0x%" PRIx64 " is not in shared memory",
+             in->aux ? "getctarank" : "mapa", a);
+    return false;
+  }
+  *sa = off;
+  return true;
+}
+
+H(mapa_h) {
+  uint64_t r[32];
+  uint32_t n = w->cta->cluster->n;
+  FX_FOR_LANES(i, m) {
+    uint64_t a = (in->flags & 2) ? FX_R64(w, in->o[1])[i] : FX_R32(w, in->o[1])[i], sa;
+    if (!cluster_addr(w, in, i, a, &sa)) return;
+    uint32_t rank = FX_R32(w, in->o[2])[i];
+    if (rank >= n) {
+      fx_fault(w, in, i, SIMTVP_ERR_FAULT, false, 0, "mapa: CTA rank %u is outside the cluster of %u CTAs", rank, n);
+      return;
+    }
+    uint64_t off = sa >> FX_CLUSTER_RANK_SHIFT ? sa & FX_CLUSTER_OFFSET_MASK : sa;
+    uint64_t d = ((uint64_t)(rank + 1) << FX_CLUSTER_RANK_SHIFT) | off;
+    r[i] = (in->flags & 1) ? FUNC_WINDOW_SHARED + d : d;
+  }
+  if (in->flags & 2) FX_FOR_LANES(i, m) FX_R64(w, in->o[0])[i] = r[i];
+  else FX_FOR_LANES(i, m) FX_R32(w, in->o[0])[i] = (uint32_t)r[i];
+}
+
+H(getctarank_h) {
+  uint32_t *d = FX_R32(w, in->o[0]);
+  FX_FOR_LANES(i, m) {
+    uint64_t a = (in->flags & 2) ? FX_R64(w, in->o[1])[i] : FX_R32(w, in->o[1])[i], sa;
+    if (!cluster_addr(w, in, i, a, &sa)) return;
+    uint64_t rank = sa >> FX_CLUSTER_RANK_SHIFT;
+    d[i] = rank ? (uint32_t)(rank - 1) : w->cta->rank;
+  }
+}
+
+static simtvp_status build_mapa(fx_build *b) {
+  const ptx_insn *pi = b->pi;
+  fx_insn *in = b->out;
+  bool rank = pi->opcode == PTX_OP_GETCTARANK;
+  in->aux = rank;
+  if (pi->space == PTX_SPACE_GENERIC) in->flags |= 1;
+  else if (pi->space != PTX_SPACE_SHARED_CLUSTER) return fx_unsupported(b, "mapa/getctarank work on .shared::cluster or generic addresses");
+  if (ptx_type_bytes((ptx_type)pi->type) == 8) in->flags |= 2;
+  if (pi->nops < (rank ? 2u : 3u)) return fx_unsupported(b, rank ? "getctarank needs d, a" : "mapa needs d, a, rank");
+  simtvp_status st = fx_dst(b, 0, &in->o[0]);
+  if (st == SIMTVP_OK) st = fx_src(b, 1, (in->flags & 2) ? PTX_TYPE_U64 : PTX_TYPE_U32, &in->o[1]);
+  if (st == SIMTVP_OK && !rank) st = fx_src(b, 2, PTX_TYPE_U32, &in->o[2]);
+  in->fn = rank ? getctarank_h : mapa_h;
+  return st;
+}
+
 void fx_register_mem(fx_builder *t) {
   t[PTX_OP_LD] = build_ld;
   t[PTX_OP_LDU] = build_ld;
   t[PTX_OP_ST] = build_st;
   t[PTX_OP_PREFETCH] = build_prefetch;
   t[PTX_OP_PREFETCHU] = build_prefetch;
+  t[PTX_OP_MAPA] = build_mapa;
+  t[PTX_OP_GETCTARANK] = build_mapa;
   t[PTX_OP_CVTA] = build_cvta;
   t[PTX_OP_ISSPACEP] = build_isspacep;
 }

@@ -66,12 +66,41 @@ H(bar_h) {
 
 H(fence_h) { (void)w, (void)in, (void)m; }
 
+/* barrier.cluster.arrive: the warp arrives in the current phase of its cluster's barrier. */
+H(cluster_arrive_h) {
+  (void)in;
+  if (!m) return;
+  fx_cluster_arrive(w);
+}
+
+/* barrier.cluster.wait: until the phase the warp arrived in has completed, the warp polls — it
+ * stays at this instruction and ends its turn (functional mode runs the others; a timing model
+ * sees the instruction issue again), so the cluster's CTAs on other SIMT cores need no release
+ * from this core. */
+H(cluster_wait_h) {
+  if (!m) return;
+  if (!w->cbar_arrived) {
+    fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, false, 0,
+             "barrier.cluster.wait without an earlier barrier.cluster.arrive of this warp");
+    return;
+  }
+  if (fx_cluster_wait_done(w)) return;
+  w->pc--; /* again */
+  w->stop = true;
+}
+
 static simtvp_status build_bar(fx_build *b) {
   const ptx_insn *pi = b->pi;
   fx_insn *in = b->out;
   in->cls = FX_C_BAR;
   uint32_t mode = pi->sub_op ? pi->sub_op : PTX_BAR_SYNC;
-  if (mode > PTX_BAR_RED_OR) return fx_unsupported(b, "cluster barriers");
+  if (pi->scope == PTX_SCOPE_CLUSTER) { /* barrier.cluster.arrive / .wait */
+    if (mode == PTX_BAR_ARRIVE) in->fn = cluster_arrive_h;
+    else if (mode == PTX_BAR_WAIT) in->fn = cluster_wait_h;
+    else return fx_unsupported(b, "barrier.cluster has .arrive and .wait");
+    return SIMTVP_OK;
+  }
+  if (mode > PTX_BAR_RED_OR) return fx_unsupported(b, "barrier .wait is barrier.cluster's");
   in->aux = mode;
   simtvp_status st = SIMTVP_OK;
   if (mode >= PTX_BAR_RED_POPC) {
@@ -102,16 +131,10 @@ static simtvp_status build_fence(fx_build *b) {
   return SIMTVP_OK;
 }
 
-static simtvp_status build_unsupported(fx_build *b) {
-  return fx_unsupported(b, "not implemented by the functional engine (asynchronous copies / mbarrier)");
-}
-
 void fx_register_sync(fx_builder *t) {
   t[PTX_OP_BAR] = build_bar;
   t[PTX_OP_BARRIER] = build_bar;
   t[PTX_OP_BAR_WARP_SYNC] = build_fence;
   t[PTX_OP_MEMBAR] = build_fence;
   t[PTX_OP_FENCE] = build_fence;
-  t[PTX_OP_CP_ASYNC] = build_unsupported;
-  t[PTX_OP_MBARRIER] = build_unsupported;
 }

@@ -66,12 +66,14 @@ extern "C" {
 #define FUNC_WARP_SIZE 32u
 #define FUNC_MAX_CTA_THREADS 1024u
 #define FUNC_NUM_BARRIERS 16u
+#define FUNC_MAX_CLUSTER_CTAS 16u /* CTAs per cluster (8 portable, 16 with the non-portable opt-in) */
 
 typedef struct func_engine func_engine;
 typedef struct func_program func_program;
 typedef struct func_launch func_launch;
 typedef struct func_cta func_cta;
 typedef struct func_warp func_warp;
+typedef struct func_step func_step;
 
 /* ---- engine ------------------------------------------------------------------------------- */
 
@@ -106,6 +108,27 @@ typedef struct func_config {
   bool sm_threads;
 } func_config;
 
+/* A debugger attached to the engine (models/debug, docs/debugger.md). Every member may be NULL;
+ * with `before` NULL no debugger is attached and the engine runs as if this port did not exist
+ * (one test per warp instruction in the per-warp interface, one per time slice in functional
+ * mode). With one attached, func_launch_run executes on the calling thread only (threads is
+ * ignored) and every warp instruction goes through func_warp_step, in the order the run loop
+ * would execute it without a debugger, so results and counts are the same. The callbacks may
+ * block (an interactive debugger waits for its user there) and may inspect anything through the
+ * inspection functions at the end of this header; they must not step warps or change state. */
+typedef struct func_debug_port {
+  void *ctx;
+  /* A launch was created (begin) / is about to be destroyed. */
+  void (*launch)(void *ctx, func_launch *l, bool begin);
+  /* A CTA starts (its warps are set up, none has executed) / is about to be freed or reused. */
+  void (*cta)(void *ctx, func_cta *cta, bool begin);
+  /* Warp w is about to execute its next instruction (func_warp_peek describes it). */
+  void (*before)(void *ctx, func_warp *w);
+  /* Warp w executed an instruction: rec says what it did; func_warp_get_state tells whether it
+   * faulted (func_launch_fault has the report). */
+  void (*after)(void *ctx, func_warp *w, const func_step *rec);
+} func_debug_port;
+
 /* Everything that leaves the engine. Every member may be NULL/0. */
 typedef struct func_ports {
   void *ctx;
@@ -120,6 +143,7 @@ typedef struct func_ports {
    * thread: [x,y,z] Assertion `expr` failed.\n"), which CUDA prints on stderr; NULL: through
    * print. The launch then faults with SIMTVP_ERR_TRAP as before. */
   void (*assertion)(void *ctx, const char *text, size_t len);
+  func_debug_port debug;    /* a debugger; zeros = none */
 } func_ports;
 
 /* The engine holds the devmem and stats pointers (not owned); stats may be NULL. */
@@ -171,11 +195,18 @@ typedef struct func_launch_params {
   const void *params;           /* kernel parameter buffer (copied), laid out per func_program_param */
   uint32_t param_bytes;
   uint64_t grid_id;             /* %gridid */
+  /* (addition) Thread block cluster dimensions (sm_90): CTAs per cluster in x, y, z, each dividing
+   * the grid's; 0,0,0 = the kernel's .reqnctapercluster, or clusters of one CTA. Functional mode
+   * runs the CTAs of a cluster together; in per-warp mode the caller starts them together. */
+  uint32_t cluster[3];
+  uint64_t launch_uid;          /* the GPU's launch number (from 1; 0 = none): debuggers show it */
 } func_launch_params;
 
 simtvp_status func_launch_create(func_engine *e, func_program *p, const func_launch_params *lp,
                                  func_launch **out, simtvp_diag *diag);
 void func_launch_destroy(func_launch *l);
+/* (addition) CTAs per thread block cluster of the launch (1 without clusters). */
+uint32_t func_launch_cluster_size(const func_launch *l);
 
 /* Functional mode: executes every CTA of the launch (in linear CTA order, one host thread).
  * Returns SIMTVP_OK or the first fault (diag filled); afterwards the launch is finished. */
@@ -282,6 +313,10 @@ typedef struct func_step {
   bool barrier_complete;     /* this arrival completed the barrier: call func_cta_release_barrier */
   /* exit */
   bool warp_done;            /* every thread of the warp has exited */
+  /* (addition) the warp found what it waits for not yet there (an mbarrier test_wait/try_wait
+   * that returned false) and spins: a runner that steps one warp at a time should let the others
+   * run now (func_launch_run ends the warp's time slice) */
+  bool yield;
 } func_step;
 
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
@@ -290,6 +325,53 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
 /* Releases every warp waiting at barrier `id` once it has completed; returns how many were
  * released. In per-warp mode a completed barrier stays closed until this call. */
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);
+
+/* ---- inspection (debuggers; no side effects) ------------------------------------------------- */
+
+func_engine *func_launch_engine(const func_launch *l);
+const func_program *func_launch_program(const func_launch *l);
+/* The launch's parameters as created; params points at the launch's own copy of the buffer. */
+void func_launch_get_params(const func_launch *l, func_launch_params *out);
+/* The launch's first fault (SIMTVP_OK when none); diag (may be NULL) gets its report. */
+simtvp_status func_launch_fault(const func_launch *l, simtvp_diag *diag);
+
+func_launch *func_cta_launch(const func_cta *cta);
+/* CTA coordinates, SM and the %warpid of its warp 0. */
+void func_cta_place(const func_cta *cta, uint32_t ctaid[3], uint32_t *sm, uint32_t *first_warp_slot);
+/* Reads n bytes of the CTA's shared memory at byte offset off; false when outside it. */
+bool func_cta_read_shared(const func_cta *cta, uint64_t off, void *dst, uint64_t n);
+
+func_cta *func_warp_cta(const func_warp *w);
+typedef struct func_warp_info {
+  uint32_t index;       /* warp index in the CTA */
+  uint8_t state;        /* func_warp_state */
+  uint32_t pc;          /* next instruction (module-wide index; meaningless when DONE) */
+  uint32_t active;      /* lanes at pc */
+  uint32_t valid;       /* lanes that exist */
+  uint32_t exited;      /* lanes that have exited */
+  uint32_t barrier;     /* barrier waited at (state BARRIER) */
+  uint32_t function;    /* function executing (module function index) */
+  uint32_t stack_depth; /* SIMT stack entries */
+  uint32_t call_depth;  /* calls in progress */
+} func_warp_info;
+void func_warp_get_info(const func_warp *w, func_warp_info *out);
+/* %tid of a lane. */
+void func_warp_thread(const func_warp *w, uint32_t lane, uint32_t tid[3]);
+/* SIMT stack entry i (0 = bottom, stack_depth - 1 = top); false when i is outside it. */
+typedef struct func_stack_entry {
+  uint32_t pc;          /* where the entry's lanes continue */
+  uint32_t rpc;         /* reconvergence pc (UINT32_MAX: none, function exit) */
+  uint32_t mask;        /* its lanes */
+  bool call;            /* a call frame: its lanes run a called function */
+  uint32_t call_pc;     /* call: the call instruction */
+} func_stack_entry;
+bool func_warp_stack_entry(const func_warp *w, uint32_t i, func_stack_entry *out);
+/* Register `index` of class rclass (ptx_reg_class) of the function the warp executes now, in
+ * lane `lane`: value[0] the low 64 bits, value[1] the high ones (128-bit registers); a predicate
+ * reads as 0 or 1. false when the register or lane does not exist. */
+bool func_warp_read_reg(const func_warp *w, uint32_t rclass, uint32_t index, uint32_t lane, uint64_t value[2]);
+/* Reads n bytes of lane `lane`'s local memory at local address off; false when outside it. */
+bool func_warp_read_local(const func_warp *w, uint32_t lane, uint64_t off, void *dst, uint64_t n);
 
 #ifdef __cplusplus
 }

@@ -243,6 +243,17 @@ uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane) {
     return sreg == PTX_SREG_GLOBALTIMER_LO ? (uint32_t)t
            : sreg == PTX_SREG_GLOBALTIMER_HI ? (uint32_t)(t >> 32) : t;
   }
+  case PTX_SREG_CLUSTERID_X: case PTX_SREG_CLUSTERID_Y: case PTX_SREG_CLUSTERID_Z:
+    return c->ctaid[sreg - PTX_SREG_CLUSTERID_X] / l->cluster[sreg - PTX_SREG_CLUSTERID_X];
+  case PTX_SREG_NCLUSTERID_X: case PTX_SREG_NCLUSTERID_Y: case PTX_SREG_NCLUSTERID_Z:
+    return l->grid[sreg - PTX_SREG_NCLUSTERID_X] / l->cluster[sreg - PTX_SREG_NCLUSTERID_X];
+  case PTX_SREG_CLUSTER_CTAID_X: case PTX_SREG_CLUSTER_CTAID_Y: case PTX_SREG_CLUSTER_CTAID_Z:
+    return c->ctaid[sreg - PTX_SREG_CLUSTER_CTAID_X] % l->cluster[sreg - PTX_SREG_CLUSTER_CTAID_X];
+  case PTX_SREG_CLUSTER_NCTAID_X: case PTX_SREG_CLUSTER_NCTAID_Y: case PTX_SREG_CLUSTER_NCTAID_Z:
+    return l->cluster[sreg - PTX_SREG_CLUSTER_NCTAID_X];
+  case PTX_SREG_CLUSTER_CTARANK: return c->rank;
+  case PTX_SREG_CLUSTER_NCTARANK: return l->cluster_size;
+  case PTX_SREG_IS_EXPLICIT_CLUSTER: return l->explicit_cluster;
   case PTX_SREG_DYNAMIC_SMEM_SIZE: return l->dynamic_smem;
   case PTX_SREG_TOTAL_SMEM_SIZE: return l->smem_bytes;
   case PTX_SREG_AGGR_SMEM_SIZE: return l->smem_bytes;
@@ -454,10 +465,64 @@ bool fx_barrier_check(func_cta *cta, uint32_t id) {
   return true;
 }
 
+/* A phase of barrier.cluster completes when every warp that has not exited arrived. */
+static void cluster_bar_check(fx_cluster *k) {
+  if (k->bar_arrived && k->bar_arrived >= k->live_warps) {
+    k->bar_phase++;
+    k->bar_arrived = 0;
+  }
+}
+
 void fx_cta_warp_done(func_cta *cta, fx_warp *w) {
   cta->live &= ~(1u << w->index);
   for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
     if (cta->bar[id].arrived) fx_barrier_check(cta, id);
+  fx_cluster *k = cta->cluster;
+  if (k) {
+    /* with sm_threads the CTAs of a cluster run on several host threads: its counters are shared */
+    bool shared = k->n > 1;
+    if (shared) fx_lock(cta->l);
+    if (k->live_warps) k->live_warps--;
+    /* a warp that arrived in the current phase and then exited no longer counts */
+    if (w->cbar_arrived == k->bar_phase + 1 && k->bar_arrived) k->bar_arrived--;
+    cluster_bar_check(k);
+    if (shared) fx_unlock(cta->l);
+  }
+}
+
+/* barrier.cluster.arrive / .wait (exec_sync.c): arrive counts the warp once per phase; wait
+ * returns true when the phase the warp last arrived in has completed. */
+void fx_cluster_arrive(fx_warp *w) {
+  fx_cluster *k = w->cta->cluster;
+  bool shared = k->n > 1;
+  if (shared) fx_lock(w->l);
+  if (w->cbar_arrived != k->bar_phase + 1) { /* else its lanes arrived in parts */
+    w->cbar_arrived = k->bar_phase + 1;
+    k->bar_arrived++;
+    cluster_bar_check(k);
+  }
+  if (shared) fx_unlock(w->l);
+}
+bool fx_cluster_wait_done(const fx_warp *w) {
+  fx_cluster *k = w->cta->cluster;
+  bool shared = k->n > 1;
+  if (shared) fx_lock(w->l);
+  bool done = w->cbar_arrived && w->cbar_arrived <= k->bar_phase;
+  if (shared) fx_unlock(w->l);
+  return done;
+}
+
+func_cta *fx_cluster_cta(const fx_warp *w, uint64_t a, uint64_t *offset) {
+  func_cta *c = w->cta;
+  uint64_t rank = a >> FX_CLUSTER_RANK_SHIFT;
+  *offset = a & FX_CLUSTER_OFFSET_MASK;
+  if (rank == 0) {
+    *offset = a; /* the executing CTA: the whole offset */
+    return c;
+  }
+  fx_cluster *k = c->cluster;
+  if (!k || rank - 1 >= k->n) return NULL;
+  return k->cta[rank - 1];
 }
 
 /* ---- launches ---------------------------------------------------------------------------------- */
@@ -505,6 +570,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   memcpy(l->block, lp->block, sizeof l->block);
   l->dynamic_smem = lp->dynamic_smem;
   l->grid_id = lp->grid_id;
+  l->launch_uid = lp->launch_uid;
   l->param_bytes = lp->param_bytes;
   l->params = malloc(lp->param_bytes ? lp->param_bytes : 1);
   if (!l->params) {
@@ -518,6 +584,29 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   l->threads_per_cta = (uint32_t)threads;
   l->warps_per_cta = (uint32_t)((threads + 31) / 32);
   l->n_ctas = ctas;
+  /* thread block clusters: the launch's dimensions, else the kernel's .reqnctapercluster */
+  const ptx_function *pf = kf->pf;
+  bool given = lp->cluster[0] || lp->cluster[1] || lp->cluster[2];
+  bool compiled = pf->reqnctapercluster[0] || pf->reqnctapercluster[1] || pf->reqnctapercluster[2];
+  for (int i = 0; i < 3; i++) {
+    uint32_t c = given ? lp->cluster[i] : compiled ? pf->reqnctapercluster[i] : 1;
+    l->cluster[i] = c ? c : 1;
+  }
+  l->explicit_cluster = given || compiled;
+  l->cluster_size = l->cluster[0] * l->cluster[1] * l->cluster[2];
+  const char *bad = NULL;
+  if ((pf->flags & PTX_FN_EXPLICIT_CLUSTER) && !l->explicit_cluster) bad = "the kernel (.explicitcluster) needs cluster dimensions";
+  else if (l->cluster_size > FUNC_MAX_CLUSTER_CTAS) bad = "a cluster has at most 16 CTAs";
+  else if (lp->grid[0] % l->cluster[0] || lp->grid[1] % l->cluster[1] || lp->grid[2] % l->cluster[2])
+    bad = "the cluster dimensions must divide the grid's";
+  if (bad) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: grid (%u,%u,%u), cluster (%u,%u,%u): %s", pf->name,
+                    lp->grid[0], lp->grid[1], lp->grid[2], l->cluster[0], l->cluster[1], l->cluster[2], bad);
+    free(l->params);
+    free(l);
+    return SIMTVP_ERR_ARG;
+  }
+  l->n_clusters = ctas / l->cluster_size;
   if (e->cfg.pc_counts) {
     l->counts.pc = calloc((size_t)m->n_insns + 1, sizeof *l->counts.pc);
     if (!l->counts.pc) {
@@ -549,6 +638,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     e->live[e->n_live++] = l;
   }
   *out = l;
+  if (e->ports.debug.launch) e->ports.debug.launch(e->ports.debug.ctx, l, true);
   return SIMTVP_OK;
 }
 
@@ -585,6 +675,12 @@ static void cta_free(func_cta *c) {
   free(c);
 }
 
+static void cta_free_cluster(func_launch *l, func_cta **cs) {
+  if (!cs) return;
+  for (uint32_t i = 0; i < l->cluster_size; i++) cta_free(cs[i]);
+  free(cs);
+}
+
 /* The launch's per-instruction counts go to the program's statistics (nonzero rows only). */
 static void flush_pc_counts(func_launch *l) {
   const func_pc_count *pc = l->counts.pc;
@@ -601,6 +697,7 @@ static void flush_pc_counts(func_launch *l) {
 
 void func_launch_destroy(func_launch *l) {
   if (!l) return;
+  if (l->e->ports.debug.launch) l->e->ports.debug.launch(l->e->ports.debug.ctx, l, false);
   func_engine *e = l->e;
   if (l->sm_counts) { /* a kernel boundary: every running launch is brought up to date */
     e->live[l->live_index] = e->live[--e->n_live];
@@ -609,7 +706,9 @@ void func_launch_destroy(func_launch *l) {
   }
   fx_flush_counts(l);
   flush_pc_counts(l);
-  cta_free(l->pool);
+  cta_free_cluster(l, l->pool);
+  for (uint32_t i = 0; i < l->n_active; i++) free(l->active[i]);
+  free(l->active);
   while (l->free_ctas) {
     func_cta *c = l->free_ctas;
     l->free_ctas = c->next_free;
@@ -631,6 +730,8 @@ void func_launch_destroy(func_launch *l) {
   free(l->params);
   free(l);
 }
+
+uint32_t func_launch_cluster_size(const func_launch *l) { return l ? l->cluster_size : 1; }
 
 func_pc_count *func_launch_pc_counts(func_launch *l, uint32_t *n) {
   if (n) *n = l && l->counts.pc ? l->p->m->n_insns : 0;
@@ -720,6 +821,7 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->call_depth = 0;
     w->rec = NULL;
     w->bar_dest = FX_NONE;
+    w->cbar_arrived = 0;
     uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
     w->valid = n == 32 ? FX_FULL : (1u << n) - 1u;
     /* thread ids of the lanes, counted up without a division per lane */
@@ -739,6 +841,81 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->state = FUNC_WARP_READY;
     w->stop = false;
   }
+  const func_debug_port *dbg = &l->e->ports.debug;
+  if (dbg->cta) dbg->cta(dbg->ctx, c, true);
+}
+
+/* Coordinates of CTA `rank` of cluster `q` (both linear, x fastest). */
+static void cluster_cta_coords(const func_launch *l, uint64_t q, uint32_t rank, uint32_t ctaid[3]) {
+  uint64_t ncx = l->grid[0] / l->cluster[0], ncy = l->grid[1] / l->cluster[1];
+  ctaid[0] = (uint32_t)(q % ncx) * l->cluster[0] + rank % l->cluster[0];
+  ctaid[1] = (uint32_t)((q / ncx) % ncy) * l->cluster[1] + (rank / l->cluster[0]) % l->cluster[1];
+  ctaid[2] = (uint32_t)(q / (ncx * ncy)) * l->cluster[2] + rank / (l->cluster[0] * l->cluster[1]);
+}
+
+/* The cluster (linear index) of a CTA and its rank in it. */
+static uint64_t cluster_of(const func_launch *l, const uint32_t ctaid[3], uint32_t *rank) {
+  uint64_t ncx = l->grid[0] / l->cluster[0], ncy = l->grid[1] / l->cluster[1];
+  uint32_t r[3];
+  for (int i = 0; i < 3; i++) r[i] = ctaid[i] % l->cluster[i];
+  *rank = r[0] + l->cluster[0] * (r[1] + l->cluster[1] * r[2]);
+  return ctaid[0] / l->cluster[0] + ncx * (ctaid[1] / l->cluster[1] + ncy * (ctaid[2] / l->cluster[2]));
+}
+
+static void cluster_reset(fx_cluster *k, const func_launch *l, uint64_t id) {
+  memset(k, 0, sizeof *k);
+  k->id = id;
+  k->n = l->cluster_size;
+  k->live_warps = l->cluster_size * l->warps_per_cta;
+}
+
+static uint64_t cta_linear(const func_launch *l, const uint32_t ctaid[3]) {
+  return ctaid[0] + (uint64_t)l->grid[0] * (ctaid[1] + (uint64_t)l->grid[1] * ctaid[2]);
+}
+
+/* Per-warp mode: joins the CTA to its cluster (made when the first of its CTAs starts). */
+static bool cluster_attach(func_launch *l, func_cta *c) {
+  uint32_t rank;
+  uint64_t q = cluster_of(l, c->ctaid, &rank);
+  c->rank = rank;
+  if (l->cluster_size == 1) {
+    cluster_reset(&c->own, l, q);
+    c->own.cta[0] = c;
+    c->cluster = &c->own;
+    return true;
+  }
+  fx_cluster *k = NULL;
+  for (uint32_t i = 0; i < l->n_active && !k; i++)
+    if (l->active[i]->id == q) k = l->active[i];
+  if (!k) {
+    if (l->n_active == l->cap_active) {
+      uint32_t cap = l->cap_active ? 2 * l->cap_active : 8;
+      fx_cluster **n = realloc(l->active, cap * sizeof *n);
+      if (!n) return false;
+      l->active = n;
+      l->cap_active = cap;
+    }
+    if (!(k = malloc(sizeof *k))) return false;
+    cluster_reset(k, l, q);
+    l->active[l->n_active++] = k;
+  }
+  k->cta[rank] = c;
+  k->attached++;
+  c->cluster = k;
+  return true;
+}
+
+static void cluster_detach(func_launch *l, func_cta *c) {
+  fx_cluster *k = c->cluster;
+  if (!k || k == &c->own) return;
+  k->cta[c->rank] = NULL;
+  if (++k->finished < k->n) return;
+  for (uint32_t i = 0; i < l->n_active; i++)
+    if (l->active[i] == k) {
+      l->active[i] = l->active[--l->n_active];
+      break;
+    }
+  free(k);
 }
 
 simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t sm,
@@ -775,6 +952,18 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
     devmem_tlb_sync(c->tlb);
   }
   cta_init(c, ctaid, sm, first_warp_slot);
+  bool attached;
+  if (l->cluster_size == 1) { /* its own cluster: nothing shared */
+    attached = cluster_attach(l, c);
+  } else {
+    fx_lock(l);
+    attached = cluster_attach(l, c);
+    fx_unlock(l);
+  }
+  if (!attached) {
+    cta_free(c);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a cluster");
+  }
   __atomic_fetch_add(&l->live_ctas, 1, __ATOMIC_RELAXED);
   *out = c;
   return SIMTVP_OK;
@@ -783,9 +972,16 @@ simtvp_status func_cta_start(func_launch *l, const uint32_t ctaid[3], uint32_t s
 void func_cta_finish(func_cta *cta) {
   if (!cta) return;
   func_launch *l = cta->l;
+  const func_debug_port *dbg = &l->e->ports.debug;
+  if (dbg->cta) dbg->cta(dbg->ctx, cta, false);
   if (l->sm_counts) { /* counted per SM (flushed at kernel boundaries); kept for its SM's next CTA */
     if (cta->live == 0) cta->counts->ctas_done++;
     __atomic_fetch_sub(&l->live_ctas, 1, __ATOMIC_RELAXED);
+    if (l->cluster_size > 1) {
+      fx_lock(l);
+      cluster_detach(l, cta);
+      fx_unlock(l);
+    }
     func_cta **list = &l->sm_free[cta->sm % l->n_sm];
     cta->next_free = *list;
     *list = cta;
@@ -795,6 +991,7 @@ void func_cta_finish(func_cta *cta) {
   l->live_ctas--;
   fx_flush_counts(l);
   fx_lock(l);
+  cluster_detach(l, cta);
   cta->next_free = l->free_ctas;
   l->free_ctas = cta;
   fx_unlock(l);
@@ -844,6 +1041,14 @@ static inline __attribute__((always_inline)) void run_warp_body(fx_warp *w, uint
 
 static void run_warp(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, NULL); }
 static void run_warp_counted(fx_warp *w, uint32_t budget) { run_warp_body(w, budget, w->counts->pc); }
+/* With a debugger attached: the same instructions in the same order, each through
+ * func_warp_step (which calls the debugger and counts), leaving where run_warp_body would. */
+static void run_warp_debugged(fx_warp *w, uint32_t budget) {
+  while (budget--) {
+    func_step rec;
+    if (func_warp_step(w, &rec, NULL) != SIMTVP_OK || w->stop) break;
+  }
+}
 
 static void deadlock(func_cta *c) {
   func_launch *l = c->l;
@@ -863,53 +1068,89 @@ static void deadlock(func_cta *c) {
   }
 }
 
-static simtvp_status run_cta(func_cta *c) {
-  func_launch *l = c->l;
+/* Runs the CTAs of one cluster (one CTA without clusters) to completion, warps in turn. */
+static simtvp_status run_cluster(func_cta **cs, uint32_t n) {
+  func_launch *l = cs[0]->l;
+  fx_counts *counts = cs[0]->counts;
   uint64_t limit = l->e->cfg.max_warp_insns;
-  while (c->live) {
-    bool progress = false;
-    for (uint32_t wi = 0; wi < c->n_warps; wi++) {
-      fx_warp *w = &c->warps[wi];
-      if (w->state != FUNC_WARP_READY) continue;
-      progress = true;
-      if (c->counts->pc)
-        run_warp_counted(w, FX_SLICE);
-      else
-        run_warp(w, FX_SLICE);
-      simtvp_status f = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
-      if (f != SIMTVP_OK) return f;
+  for (;;) {
+    bool live = false, progress = false;
+    for (uint32_t ci = 0; ci < n; ci++) {
+      func_cta *c = cs[ci];
+      if (!c->live) continue;
+      live = true;
+      for (uint32_t wi = 0; wi < c->n_warps; wi++) {
+        fx_warp *w = &c->warps[wi];
+        if (w->state != FUNC_WARP_READY) continue;
+        progress = true;
+        if (l->e->ports.debug.before)
+          run_warp_debugged(w, FX_SLICE);
+        else if (counts->pc)
+          run_warp_counted(w, FX_SLICE);
+        else
+          run_warp(w, FX_SLICE);
+        simtvp_status f = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
+        if (f != SIMTVP_OK) return f;
+      }
     }
-    if (!progress && c->live) {
-      deadlock(c);
+    if (!live) break;
+    if (!progress) {
+      for (uint32_t ci = 0; ci < n; ci++)
+        if (cs[ci]->live) {
+          deadlock(cs[ci]);
+          if (l->fault != SIMTVP_OK) break;
+        }
       return l->fault;
     }
-    if (limit && c->counts->warp_insns > limit) {
-      for (uint32_t wi = 0; wi < c->n_warps; wi++)
-        if (c->warps[wi].state == FUNC_WARP_READY) {
-          fx_warp *w = &c->warps[wi];
-          fx_fault(w, &l->p->code[w->pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0,
-                   SIMTVP_ERR_LIMIT, false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded",
-                   limit);
-          break;
-        }
+    if (limit && counts->warp_insns > limit) {
+      for (uint32_t ci = 0; ci < n && l->fault == SIMTVP_OK; ci++)
+        for (uint32_t wi = 0; wi < cs[ci]->n_warps; wi++)
+          if (cs[ci]->warps[wi].state == FUNC_WARP_READY) {
+            fx_warp *w = &cs[ci]->warps[wi];
+            fx_fault(w, &l->p->code[w->pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0,
+                     SIMTVP_ERR_LIMIT, false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded",
+                     limit);
+            break;
+          }
       return l->fault != SIMTVP_OK ? l->fault : SIMTVP_ERR_LIMIT;
     }
   }
-  c->counts->ctas_done++;
+  counts->ctas_done += n;
   return SIMTVP_OK;
 }
 
-static void cta_coords(const func_launch *l, uint64_t id, uint32_t ctaid[3]) {
-  uint64_t per_plane = (uint64_t)l->grid[0] * l->grid[1];
-  ctaid[0] = (uint32_t)(id % l->grid[0]);
-  ctaid[1] = (uint32_t)((id / l->grid[0]) % l->grid[1]);
-  ctaid[2] = (uint32_t)(id / per_plane);
+/* Functional mode: sets up cluster q in the CTAs cs (cluster_size of them, sharing k) and runs it. */
+static simtvp_status run_cluster_id(func_launch *l, func_cta **cs, fx_cluster *k, uint64_t q) {
+  cluster_reset(k, l, q);
+  for (uint32_t r = 0; r < l->cluster_size; r++) {
+    uint32_t ctaid[3];
+    cluster_cta_coords(l, q, r, ctaid);
+    cta_init(cs[r], ctaid, (uint32_t)(cta_linear(l, ctaid) % l->e->cfg.n_sms), 0);
+    cs[r]->cluster = k;
+    cs[r]->rank = r;
+    k->cta[r] = cs[r];
+  }
+  return run_cluster(cs, l->cluster_size);
 }
 
-/* A host thread of the opt-in parallel functional mode: takes CTAs from the launch's counter. */
+/* A cluster's worth of CTAs (cluster_size), or NULL. */
+static func_cta **cta_alloc_cluster(func_launch *l) {
+  func_cta **cs = calloc(l->cluster_size, sizeof *cs);
+  for (uint32_t i = 0; cs && i < l->cluster_size; i++)
+    if (!(cs[i] = cta_alloc(l))) {
+      for (uint32_t j = 0; j < i; j++) cta_free(cs[j]);
+      free(cs);
+      return NULL;
+    }
+  return cs;
+}
+
+/* A host thread of the opt-in parallel functional mode: takes clusters (CTAs without clusters)
+ * from the launch's counter. */
 typedef struct fx_worker {
   func_launch *l;
-  func_cta *cta;
+  func_cta **ctas;   /* a cluster's worth */
+  fx_cluster cluster;
   fx_counts counts;
   devmem_tlb tlb;
   pthread_t thread;
@@ -920,11 +1161,8 @@ static void *worker_main(void *arg) {
   func_launch *l = wk->l;
   while (__atomic_load_n(&l->fault, __ATOMIC_ACQUIRE) == SIMTVP_OK) {
     uint64_t id = __atomic_fetch_add(&l->next_cta, 1, __ATOMIC_RELAXED);
-    if (id >= l->n_ctas) break;
-    uint32_t ctaid[3];
-    cta_coords(l, id, ctaid);
-    cta_init(wk->cta, ctaid, (uint32_t)(id % l->e->cfg.n_sms), 0);
-    if (run_cta(wk->cta) != SIMTVP_OK) break;
+    if (id >= l->n_clusters) break;
+    if (run_cluster_id(l, wk->ctas, &wk->cluster, id) != SIMTVP_OK) break;
   }
   return NULL;
 }
@@ -943,23 +1181,25 @@ static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) 
   l->lock = &lock;
   for (uint32_t i = 0; i < n && st == SIMTVP_OK; i++) {
     wk[i].l = l;
-    wk[i].cta = cta_alloc(l);
-    if (!wk[i].cta) {
+    wk[i].ctas = cta_alloc_cluster(l);
+    if (!wk[i].ctas) {
       st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
       break;
     }
     devmem_tlb_init(&wk[i].tlb, l->e->mem);
     if (l->counts.pc && !(wk[i].counts.pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *wk[i].counts.pc))) {
-      cta_free(wk[i].cta);
-      wk[i].cta = NULL;
+      cta_free_cluster(l, wk[i].ctas);
+      wk[i].ctas = NULL;
       st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
       break;
     }
-    wk[i].cta->counts = &wk[i].counts;
-    wk[i].cta->tlb = &wk[i].tlb;
+    for (uint32_t r = 0; r < l->cluster_size; r++) {
+      wk[i].ctas[r]->counts = &wk[i].counts;
+      wk[i].ctas[r]->tlb = &wk[i].tlb;
+    }
     if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0) {
-      cta_free(wk[i].cta);
-      wk[i].cta = NULL;
+      cta_free_cluster(l, wk[i].ctas);
+      wk[i].ctas = NULL;
       if (!started) st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "cannot start a host thread");
       break;
     }
@@ -985,7 +1225,7 @@ static simtvp_status run_threads(func_launch *l, uint32_t n, simtvp_diag *diag) 
       }
       free(c->pc);
     }
-    cta_free(wk[i].cta);
+    cta_free_cluster(l, wk[i].ctas);
   }
   free(wk);
   return st != SIMTVP_OK ? st : l->fault;
@@ -998,32 +1238,33 @@ simtvp_status func_launch_run(func_launch *l, simtvp_diag *diag) {
   }
   l->auto_release = true;
   devmem_tlb_sync(&l->tlb);
-  uint32_t threads = l->sm_counts ? 1 : l->e->cfg.threads; /* sm_threads: counted as SM 0 */
+  /* one host thread with a debugger attached (it is driven by one), or counted per SM */
+  uint32_t threads = l->sm_counts || l->e->ports.debug.before ? 1 : l->e->cfg.threads;
   simtvp_status st = SIMTVP_OK;
-  if (threads > 1 && l->n_ctas - l->next_cta > 1) {
-    if (threads > l->n_ctas - l->next_cta) threads = (uint32_t)(l->n_ctas - l->next_cta);
+  /* next_cta counts clusters here (a cluster of one CTA without clusters) */
+  if (threads > 1 && l->n_clusters - l->next_cta > 1) {
+    if (threads > l->n_clusters - l->next_cta) threads = (uint32_t)(l->n_clusters - l->next_cta);
     st = run_threads(l, threads, diag);
     fx_flush_counts(l);
     if (st != SIMTVP_OK && l->fault != SIMTVP_OK && diag) *diag = l->fault_diag;
     return st;
   }
   if (!l->pool) {
-    l->pool = cta_alloc(l);
-    if (!l->pool) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
+    if (!(l->pool = cta_alloc_cluster(l))) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory for a CTA");
     if (l->sm_counts) {
-      l->pool->counts = &l->sm_counts[0];
-      l->pool->tlb = &l->sm_tlb[0];
+      for (uint32_t r = 0; r < l->cluster_size; r++) {
+        l->pool[r]->counts = &l->sm_counts[0];
+        l->pool[r]->tlb = &l->sm_tlb[0];
+      }
       if (l->counts.pc && !l->sm_counts[0].pc &&
           !(l->sm_counts[0].pc = calloc((size_t)l->p->m->n_insns + 1, sizeof *l->sm_counts[0].pc)))
         return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
     }
   }
-  while (l->next_cta < l->n_ctas) {
-    uint64_t id = l->next_cta++;
-    uint32_t ctaid[3];
-    cta_coords(l, id, ctaid);
-    cta_init(l->pool, ctaid, (uint32_t)(id % l->e->cfg.n_sms), 0);
-    st = run_cta(l->pool);
+  while (l->next_cta < l->n_clusters) {
+    st = run_cluster_id(l, l->pool, &l->pool_cluster, l->next_cta++);
+    if (l->e->ports.debug.cta)
+      for (uint32_t r = 0; r < l->cluster_size; r++) l->e->ports.debug.cta(l->e->ports.debug.ctx, l->pool[r], false);
     if (st != SIMTVP_OK) break;
   }
   fx_flush_counts(l);
@@ -1053,6 +1294,12 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     if (diag) *diag = l->fault_diag;
     return l->fault;
   }
+  const func_debug_port *dbg = &l->e->ports.debug;
+  func_step own;
+  if (dbg->before) {
+    dbg->before(dbg->ctx, w); /* may stop here for as long as its user likes */
+    if (!rec) rec = &own;     /* the debugger sees what the instruction did */
+  }
   devmem_tlb_sync(w->tlb);
   const fx_insn *in = &w->code[w->pc];
   uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
@@ -1070,6 +1317,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->barrier_id = 0;
     rec->barrier_wait = rec->barrier_complete = false;
     rec->warp_done = false;
+    rec->yield = false;
   }
   w->rec = rec;
   w->stop = false;
@@ -1088,10 +1336,104 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->next_pc = w->pc;
     rec->next_active = w->active;
     rec->warp_done = w->state == FUNC_WARP_DONE;
+    rec->yield = w->state == FUNC_WARP_READY && w->stop;
   }
+  if (dbg->after) dbg->after(dbg->ctx, w, rec);
   if (l->fault != SIMTVP_OK) {
     if (diag) *diag = l->fault_diag;
     return l->fault;
   }
   return SIMTVP_OK;
+}
+
+/* ---- inspection -------------------------------------------------------------------------------- */
+
+func_engine *func_launch_engine(const func_launch *l) { return l->e; }
+const func_program *func_launch_program(const func_launch *l) { return l->p; }
+
+void func_launch_get_params(const func_launch *l, func_launch_params *out) {
+  memset(out, 0, sizeof *out);
+  out->kernel = l->kf->index;
+  memcpy(out->grid, l->grid, sizeof out->grid);
+  memcpy(out->block, l->block, sizeof out->block);
+  out->dynamic_smem = l->dynamic_smem;
+  out->params = l->params;
+  out->param_bytes = l->param_bytes;
+  out->grid_id = l->grid_id;
+  out->launch_uid = l->launch_uid;
+}
+
+simtvp_status func_launch_fault(const func_launch *l, simtvp_diag *diag) {
+  simtvp_status st = __atomic_load_n(&l->fault, __ATOMIC_ACQUIRE);
+  if (diag) {
+    if (st != SIMTVP_OK) *diag = l->fault_diag;
+    else simtvp_diag_clear(diag);
+  }
+  return st;
+}
+
+func_launch *func_cta_launch(const func_cta *cta) { return cta->l; }
+
+void func_cta_place(const func_cta *cta, uint32_t ctaid[3], uint32_t *sm, uint32_t *first_warp_slot) {
+  if (ctaid) memcpy(ctaid, cta->ctaid, sizeof cta->ctaid);
+  if (sm) *sm = cta->sm;
+  if (first_warp_slot) *first_warp_slot = cta->warp_slot;
+}
+
+bool func_cta_read_shared(const func_cta *cta, uint64_t off, void *dst, uint64_t n) {
+  if (off > cta->smem_bytes || n > cta->smem_bytes - off) return false;
+  memcpy(dst, cta->smem + off, n);
+  return true;
+}
+
+func_cta *func_warp_cta(const func_warp *w) { return w->cta; }
+
+void func_warp_get_info(const func_warp *w, func_warp_info *out) {
+  memset(out, 0, sizeof *out);
+  out->index = w->index;
+  out->state = w->state;
+  out->pc = w->pc;
+  out->active = w->active;
+  out->valid = w->valid;
+  out->exited = w->exited;
+  out->barrier = w->bar_id;
+  out->function = w->fn->index;
+  out->stack_depth = w->depth;
+  out->call_depth = w->call_depth;
+}
+
+void func_warp_thread(const func_warp *w, uint32_t lane, uint32_t tid[3]) {
+  lane &= 31u;
+  for (int d = 0; d < 3; d++) tid[d] = w->tid[d][lane];
+}
+
+bool func_warp_stack_entry(const func_warp *w, uint32_t i, func_stack_entry *out) {
+  if (i >= w->depth) return false;
+  const fx_sentry *e = &w->stack[i];
+  /* the top entry's pc lives in the warp until something pushes over it */
+  out->pc = i + 1 == w->depth ? w->pc : e->pc;
+  out->rpc = e->rpc == FX_NONE ? UINT32_MAX : e->rpc;
+  out->mask = e->mask;
+  out->call = e->kind == FX_SE_CALL;
+  out->call_pc = out->call && e->call ? (uint32_t)(e->call - w->l->p->code) : 0;
+  return true;
+}
+
+bool func_warp_read_reg(const func_warp *w, uint32_t rclass, uint32_t index, uint32_t lane, uint64_t value[2]) {
+  const fx_func *f = w->fn;
+  if (rclass >= PTX_RC_COUNT || lane >= 32 || index >= f->pf->n_regs[rclass]) return false;
+  value[0] = value[1] = 0;
+  switch (rclass) {
+  case PTX_RC_PRED: value[0] = (*(const uint32_t *)(w->regs + f->off_pred + 4u * index) >> lane) & 1u; break;
+  case PTX_RC_B32: value[0] = ((const uint32_t *)(w->regs + f->off_b32 + FX_ROW32 * index))[lane]; break;
+  case PTX_RC_B64: value[0] = ((const uint64_t *)(w->regs + f->off_b64 + FX_ROW64 * index))[lane]; break;
+  default: memcpy(value, w->regs + f->off_b128 + FX_ROW128 * index + 16u * lane, 16); break;
+  }
+  return true;
+}
+
+bool func_warp_read_local(const func_warp *w, uint32_t lane, uint64_t off, void *dst, uint64_t n) {
+  if (lane >= 32 || off > w->local_stride || n > w->local_stride - off) return false;
+  memcpy(dst, fx_lane_local(w, lane) + off, n);
+  return true;
 }

@@ -152,6 +152,26 @@ typedef struct fx_barrier {
   bool res_and, res_or;
 } fx_barrier;
 
+/* A thread block cluster (sm_90): the CTAs that run together, reach each other's shared memory
+ * (shared::cluster addresses, see FX_CLUSTER_RANK_SHIFT) and meet at barrier.cluster. */
+typedef struct fx_cluster {
+  uint64_t id;             /* linear cluster index in the launch */
+  uint32_t n;              /* CTAs in the cluster */
+  uint32_t attached, finished; /* per-warp mode: CTAs started and finished so far */
+  struct func_cta *cta[FUNC_MAX_CLUSTER_CTAS]; /* by rank; NULL while not resident */
+  /* barrier.cluster: warps arrive per phase; a phase completes when every warp of the cluster that
+   * has not exited has arrived */
+  uint32_t bar_phase;      /* phases completed */
+  uint32_t bar_arrived;    /* warps arrived in the current phase */
+  uint32_t live_warps;     /* warps of the cluster that have not exited */
+} fx_cluster;
+
+/* shared::cluster addresses: the low 24 bits are an offset in a CTA's shared memory; bits 24 and
+ * up hold rank + 1 of the CTA in the cluster, or 0 for the executing CTA (so a shared::cta
+ * address is a valid shared::cluster address of its own CTA, as the ISA says). mapa builds them. */
+#define FX_CLUSTER_RANK_SHIFT 24
+#define FX_CLUSTER_OFFSET_MASK ((1u << FX_CLUSTER_RANK_SHIFT) - 1u)
+
 typedef struct fx_counts {
   uint64_t warp_insns, thread_insns;
   uint64_t loads[PTX_SPACE_COUNT], stores[PTX_SPACE_COUNT], atomics[PTX_SPACE_COUNT];
@@ -186,6 +206,8 @@ struct func_warp {
   /* register stack: frames of the call chain, current at rs + rs_top */
   uint8_t *rs;
   size_t rs_cap, rs_top;
+  /* barrier.cluster: 1 + the cluster barrier phase this warp last arrived in (0: none) */
+  uint32_t cbar_arrived;
   /* barrier wait */
   uint32_t bar_id;
   uint32_t bar_dest;       /* bar.red destination offset, FX_NONE when none */
@@ -210,6 +232,9 @@ struct func_cta {
   bool started;
   struct fx_counts *counts; /* counts and translation cache of the host thread running the CTA */
   devmem_tlb *tlb;
+  fx_cluster *cluster;     /* the cluster it belongs to (one of one CTA without clusters) */
+  uint32_t rank;           /* %cluster_ctarank */
+  fx_cluster own;          /* the cluster of a per-warp CTA launched without clusters */
   func_cta *next_free;     /* the launch's list of finished CTAs kept for reuse */
 };
 
@@ -235,19 +260,25 @@ struct func_launch {
   fx_func *kf;
   uint32_t grid[3], block[3];
   uint32_t dynamic_smem;
-  uint64_t grid_id;
+  uint64_t grid_id, launch_uid;
   uint8_t *params;
   uint32_t param_bytes;
   uint32_t smem_bytes, dyn_smem_base;
   uint32_t local_per_thread;
   uint32_t threads_per_cta, warps_per_cta;
-  uint64_t n_ctas, next_cta;
+  uint64_t n_ctas, next_cta;  /* functional mode hands out clusters: next_cta counts clusters */
+  uint32_t cluster[3], cluster_size; /* CTAs per cluster per dimension, and in all */
+  bool explicit_cluster;       /* %is_explicit_cluster */
+  uint64_t n_clusters;         /* clusters in the grid */
+  fx_cluster **active;         /* per-warp mode: clusters with resident CTAs */
+  uint32_t n_active, cap_active;
   bool auto_release;       /* functional mode: barriers release as soon as they complete */
   fx_counts counts, flushed;
   simtvp_status fault;
   simtvp_diag fault_diag;
   devmem_tlb tlb;
-  func_cta *pool;          /* CTA reused by func_launch_run */
+  func_cta **pool;         /* a cluster's CTAs, reused by func_launch_run */
+  fx_cluster pool_cluster;
   func_cta *free_ctas;     /* CTAs that finished (func_cta_finish), reused by func_cta_start: a
                               launch allocates only as many CTAs as ever ran at once */
   uint32_t live_ctas;
@@ -347,6 +378,14 @@ bool fx_barrier_check(func_cta *cta, uint32_t id); /* true when this call comple
 void fx_barrier_release(func_cta *cta, uint32_t id);
 void fx_cta_warp_done(func_cta *cta, fx_warp *w);
 
+/* ---- clusters ---------------------------------------------------------------------------------- */
+
+/* The CTA a shared address of the executing CTA names (its own, or a rank's through a shared::cluster
+ * address) and the offset in it; NULL when the rank is outside the cluster or not resident. */
+func_cta *fx_cluster_cta(const fx_warp *w, uint64_t shared_addr, uint64_t *offset);
+void fx_cluster_arrive(fx_warp *w);             /* barrier.cluster.arrive of the warp */
+bool fx_cluster_wait_done(const fx_warp *w);    /* its phase has completed */
+
 /* ---- memory ----------------------------------------------------------------------------------- */
 
 /* Computes the per-lane addresses of a memory operand (address mode in->am) for lanes m. */
@@ -432,6 +471,10 @@ void fx_register_sync(fx_builder *t);
 void fx_register_call(fx_builder *t);
 void fx_register_wmma(fx_builder *t);
 void fx_register_tex(fx_builder *t);
+void fx_register_async(fx_builder *t);
+void fx_register_mma(fx_builder *t);
+/* cp.async.bulk.tensor (exec_async.c) */
+simtvp_status fx_build_tensor_copy(fx_build *b);
 
 /* Builtins (exec_call.c). */
 void fx_builtin_call(fx_warp *w, const fx_insn *in, const fx_call *c, uint32_t m);

@@ -503,6 +503,8 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
     fx_register_call(table);
     fx_register_wmma(table);
     fx_register_tex(table);
+    fx_register_async(table);
+    fx_register_mma(table);
     for (uint32_t i = 0; i < m->n_functions && st == SIMTVP_OK; i++)
       if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
   }

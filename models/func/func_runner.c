@@ -88,6 +88,7 @@ func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *d
   ports.ctx = r->cfg.print ? r->cfg.print_ctx : r;
   ports.print = r->cfg.print ? r->cfg.print : default_print;
   ports.messages = r->cfg.messages;
+  ports.debug = r->cfg.debug;
   r->gpu_sim_insn = stats_counter(r->st, "gpu_sim_insn", "insn",
                                   "thread instructions executed (functional runner: every one)");
   r->e = func_create(&ec, &ports, r->mem, r->st, diag);
@@ -241,6 +242,13 @@ uint32_t func_runner_param_size(func_runner *r, const char *name, uint32_t i) {
 simtvp_status func_runner_launch(func_runner *r, const char *name, const uint32_t grid[3],
                                  const uint32_t block[3], uint32_t dynamic_smem,
                                  const void *const *args, simtvp_diag *diag) {
+  static const uint32_t none[3] = {0, 0, 0};
+  return func_runner_launch_cluster(r, name, grid, block, none, dynamic_smem, args, diag);
+}
+
+simtvp_status func_runner_launch_cluster(func_runner *r, const char *name, const uint32_t grid[3],
+                                         const uint32_t block[3], const uint32_t cluster[3],
+                                         uint32_t dynamic_smem, const void *const *args, simtvp_diag *diag) {
   runner_module *mod;
   uint32_t k;
   if (!find_kernel(r, name, &mod, &k))
@@ -258,8 +266,11 @@ simtvp_status func_runner_launch(func_runner *r, const char *name, const uint32_
     }
     memcpy(buf + off, args[i], n);
   }
+  /* grid id and launch number: one increment, before the initialiser (whose expressions are
+   * evaluated in no fixed order) */
+  const uint64_t uid = ++r->launches;
   func_launch_params lp = {k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
-                           dynamic_smem, buf, pbytes, ++r->launches};
+                           dynamic_smem, buf, pbytes, uid, {cluster[0], cluster[1], cluster[2]}, uid};
   func_launch *l;
   simtvp_status st = func_launch_create(r->e, mod->p, &lp, &l, diag);
   free(buf);

@@ -31,6 +31,7 @@ typedef struct func_runner_config {
   void *print_ctx;
   FILE *out;
   simtvp_msg_port messages;    /* parser warnings */
+  func_debug_port debug;       /* a debugger (models/debug); zeros = none */
 } func_runner_config;
 
 func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *diag);
@@ -59,6 +60,11 @@ bool func_runner_symbol(func_runner *r, const char *name, uint64_t *dptr, uint64
 simtvp_status func_runner_launch(func_runner *r, const char *name, const uint32_t grid[3],
                                  const uint32_t block[3], uint32_t dynamic_smem,
                                  const void *const *args, simtvp_diag *diag);
+/* (addition) The same with thread block cluster dimensions (func_launch_params.cluster; 0,0,0 =
+ * the kernel's .reqnctapercluster, or none). */
+simtvp_status func_runner_launch_cluster(func_runner *r, const char *name, const uint32_t grid[3],
+                                         const uint32_t block[3], const uint32_t cluster[3],
+                                         uint32_t dynamic_smem, const void *const *args, simtvp_diag *diag);
 /* Number of parameters of a kernel and the size of parameter i (0 when absent). */
 uint32_t func_runner_param_count(func_runner *r, const char *name);
 uint32_t func_runner_param_size(func_runner *r, const char *name, uint32_t i);

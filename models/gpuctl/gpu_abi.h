@@ -256,7 +256,7 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(LAUNCH, 0x01, 19,                                                                              \
     "Launch a kernel: the command processor fetches the parameters, checks the image header and "  \
     "the per-CTA resources, and hands the grid to the CTA dispatcher; completes when every CTA "   \
-    "finished.")                                                                                   \
+    "finished. With the CLUSTER flag the packet is 20 dwords long (dword 19 `CLUSTER`).")          \
   ROW(COPY, 0x02, 7, "Copy BYTES from SRC to DST (device or system memory each) on a copy engine.") \
   ROW(COPY_2D, 0x03, 9,                                                                              \
     "Copy HEIGHT rows of WIDTH bytes; rows start SRC_PITCH / DST_PITCH bytes apart (WIDTH <= both).") \
@@ -295,6 +295,10 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(LAUNCH, PARAM_BYTES, 16, "parameter buffer size, <= MAX_PARAM_BYTES")                          \
   ROW(LAUNCH, STREAM_ID, 17, "software stream id (statistics and traces)")                           \
   ROW(LAUNCH, GRID_ID, 18, "software grid id (%gridid, statistics, fault reports)")                  \
+  ROW(LAUNCH, CLUSTER, 19,                                                                           \
+    "only with the CLUSTER flag: thread block cluster, CTAs per cluster in X [7:0], Y [15:8], "    \
+    "Z [23:16] (0 = clusters of one CTA); each divides the grid's, at most 16 CTAs in all, all "  \
+    "resident at once")                                                                           \
   ROW(COPY, SRC_LO, 1, "source address [31:0]")                                                      \
   ROW(COPY, SRC_HI, 2, "source address [63:32]")                                                     \
   ROW(COPY, DST_LO, 3, "destination address [31:0]")                                                 \
@@ -333,6 +337,7 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
 
 /* Packet flags (in the header's flags byte). X(packet, flag, lsb, width, description) */
 #define GPU_ABI_PKT_FLAGS(ROW)                                                                       \
+  ROW(LAUNCH, CLUSTER, 1, 1, "the packet has dword 19, CLUSTER (20 dwords in all)")                 \
   ROW(COPY, SRC_SYSMEM, 1, 1, "source is system memory (else device memory)")                        \
   ROW(COPY, DST_SYSMEM, 2, 1, "destination is system memory (else device memory)")                   \
   ROW(COPY_2D, SRC_SYSMEM, 1, 1, "source is system memory")                                          \

@@ -167,7 +167,8 @@ void gpu_abi_write_markdown(FILE *o) {
   fprintf(o, "| [%u:%u] | FLAGS | bit 0 `INTR` (every opcode): raise `INTR_STATUS.COMPLETION` when the packet completes; bits 1-7 per opcode |\n", GPU_PKT_FLAGS_LSB + GPU_PKT_FLAGS_WIDTH - 1, GPU_PKT_FLAGS_LSB);
   fputs("| [31:24] | reserved | must be 0 |\n\n"
         "Validation, in order: DWORDS 0 or running past PUT (`PKT_SIZE`), unknown opcode\n"
-        "(`PKT_OPCODE`) and DWORDS different from the opcode's length (`PKT_SIZE`) skip everything up\n"
+        "(`PKT_OPCODE`) and DWORDS different from the opcode's length (one more for `LAUNCH` with\n"
+        "`CLUSTER`; `PKT_SIZE`) skip everything up\n"
         "to PUT (the length cannot be trusted); reserved bits or unknown flags (`PKT_RESERVED`) and bad\n"
         "fields (`PKT_FIELD`, `PKT_ALIGN`, `LAUNCH_LIMIT`, `LAUNCH_IMAGE`) skip that packet only. A\n"
         "rejected packet does not raise COMPLETION.\n\n"

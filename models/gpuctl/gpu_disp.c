@@ -15,6 +15,7 @@ typedef struct disp_kernel {
   uint64_t issue_from;   /* first cycle at which its CTAs may issue (kernel launch latency) */
   uint64_t ctas_done;
   gpu_kernel_result result;
+  uint32_t cluster_size; /* CTAs issued together (thread block clusters), 1 without */
 } disp_kernel;
 
 typedef struct disp_sm {
@@ -112,6 +113,15 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
                                        desc->smem_static + desc->smem_dynamic);
   if (gpu_occupancy(&d->cfg.sm, &use, NULL) == 0 || desc->param_bytes > d->cfg.max_param_bytes)
     return false;
+  uint64_t csize = 1;
+  for (int i = 0; i < 3; i++) {
+    uint32_t c = desc->cluster[i] ? desc->cluster[i] : 1;
+    if (desc->grid[i] % c) return false;
+    csize *= c;
+  }
+  /* a cluster's CTAs must be resident together (the command processor checks this first) */
+  if (csize > GPU_MAX_CLUSTER_CTAS || (uint64_t)gpu_occupancy(&d->cfg.sm, &use, NULL) * d->n_sms < csize)
+    return false;
   for (uint32_t i = 0; i < d->cfg.max_kernels && !dk; i++)
     if (!d->kernels[i].active) dk = &d->kernels[i];
   if (!dk) return false;
@@ -128,6 +138,9 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
   dk->k.n_ctas = (uint64_t)desc->grid[0] * desc->grid[1] * desc->grid[2];
   dk->k.threads_per_cta = threads;
   dk->k.desc = *desc;
+  for (int i = 0; i < 3; i++)
+    if (!dk->k.desc.cluster[i]) dk->k.desc.cluster[i] = 1;
+  dk->cluster_size = dk->k.desc.cluster[0] * dk->k.desc.cluster[1] * dk->k.desc.cluster[2];
   if (desc->param_bytes) memcpy(dk->params, desc->params, desc->param_bytes);
   dk->k.desc.params = dk->params;
   ++*d->ctr.kernels;
@@ -147,14 +160,68 @@ static uint32_t sm_at(const gpu_disp *d, uint32_t pos) {
   return cluster * d->cfg.cores_per_cluster + core;
 }
 
-/* The oldest active kernel with CTAs left that fits some SM: issue one CTA. */
+/* CTA coordinates of the i-th CTA a kernel issues: linear order, or, with clusters, cluster after
+ * cluster (CTAs of one cluster by rank, x fastest) so a cluster's CTAs issue together. */
+static void cta_of_index(const disp_kernel *dk, uint64_t i, uint32_t cta[3]) {
+  const uint32_t *g = dk->k.desc.grid, *c = dk->k.desc.cluster;
+  if (dk->cluster_size == 1) {
+    cta[0] = (uint32_t)(i % g[0]);
+    cta[1] = (uint32_t)((i / g[0]) % g[1]);
+    cta[2] = (uint32_t)(i / ((uint64_t)g[0] * g[1]));
+    return;
+  }
+  uint64_t q = i / dk->cluster_size, ncx = g[0] / c[0], ncy = g[1] / c[1];
+  uint32_t r = (uint32_t)(i % dk->cluster_size);
+  cta[0] = (uint32_t)(q % ncx) * c[0] + r % c[0];
+  cta[1] = (uint32_t)((q / ncx) % ncy) * c[1] + (r / c[0]) % c[1];
+  cta[2] = (uint32_t)(q / (ncx * ncy)) * c[2] + r / (c[0] * c[1]);
+}
+
+/* Plans where the next cluster of dk goes: its CTAs in rank order, one per SM round robin from
+ * position `from` (as hardware spreads a cluster over the SMs of a GPC), an SM taking more than
+ * one only when the others are full. Fills pos[0 .. cluster_size) and returns true when every CTA
+ * fits now (the books are tried on copies; nothing is changed). */
+static bool plan_cluster(const gpu_disp *d, const disp_kernel *dk, uint32_t from, uint32_t *pos) {
+  uint32_t placed = 0, misses = 0;
+  for (uint32_t p = from; placed < dk->cluster_size && misses < d->n_sms; p = (p + 1) % d->n_sms) {
+    disp_sm s = d->sms[sm_at(d, p)];
+    for (uint32_t i = 0; i < placed; i++)
+      if (pos[i] == p) {
+        s.ctas++;
+        s.threads += dk->use.threads;
+        s.warps += dk->use.warps;
+        s.regs += dk->use.regs;
+        s.smem += dk->use.smem;
+      }
+    if (fits(d, &s, &dk->use)) {
+      pos[placed++] = p;
+      misses = 0;
+    } else {
+      misses++;
+    }
+  }
+  return placed == dk->cluster_size;
+}
+
+/* Places one CTA of `best` (its next) on the SM at round-robin position best_pos. */
+static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos);
+
+/* The oldest active kernel with CTAs left that fits some SM: issue one CTA, or with clusters
+ * every CTA of its next cluster at once (all fit, or none is issued). */
 static bool issue_one(gpu_disp *d) {
   disp_kernel *best = NULL;
-  uint32_t best_pos = 0;
+  uint32_t best_pos = 0, plan[GPU_MAX_CLUSTER_CTAS], best_plan[GPU_MAX_CLUSTER_CTAS];
   for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
     disp_kernel *dk = &d->kernels[i];
     if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas || dk->issue_from > d->now) continue;
     if (best && best->k.launch_uid < dk->k.launch_uid) continue;
+    if (dk->cluster_size > 1) {
+      if (plan_cluster(d, dk, d->next_pos, plan)) {
+        best = dk;
+        memcpy(best_plan, plan, dk->cluster_size * sizeof plan[0]);
+      }
+      continue;
+    }
     for (uint32_t j = 0; j < d->n_sms; j++) {
       uint32_t pos = (d->next_pos + j) % d->n_sms;
       if (fits(d, &d->sms[sm_at(d, pos)], &dk->use)) {
@@ -165,12 +232,20 @@ static bool issue_one(gpu_disp *d) {
     }
   }
   if (!best) return false;
+  if (best->cluster_size == 1) {
+    place(d, best, best_pos);
+    return true;
+  }
+  for (uint32_t n = 0; n < best->cluster_size; n++) place(d, best, best_plan[n]);
+  return true;
+}
+
+static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos) {
   uint32_t sm = sm_at(d, best_pos);
   disp_sm *s = &d->sms[sm];
-  const uint32_t *g = best->k.desc.grid;
   uint64_t i = best->next_cta++;
-  uint32_t cta[3] = {(uint32_t)(i % g[0]), (uint32_t)((i / g[0]) % g[1]),
-                     (uint32_t)(i / ((uint64_t)g[0] * g[1]))};
+  uint32_t cta[3];
+  cta_of_index(best, i, cta);
   s->ctas++;
   s->threads += best->use.threads;
   s->warps += best->use.warps;
@@ -189,7 +264,6 @@ static bool issue_one(gpu_disp *d) {
   } else {
     d->ports.simt.launch_cta(d->ports.simt.ctx, &best->k, sm, cta);
   }
-  return true;
 }
 
 /* Hands the CTAs whose launch latency is over to their cores, in issue order. */

@@ -9,6 +9,11 @@
  * The issue order walks clusters first (cluster 0 core 0, cluster 1 core 0, …, cluster 0 core 1
  * …) so consecutive CTAs spread over clusters as GPGPU-Sim's issue does.
  *
+ * Thread block clusters (sm_90; gpu_launch_desc.cluster, not to be confused with the SIMT core
+ * clusters above): a kernel with clusters issues cluster after cluster, each cluster's CTAs in
+ * rank order at once (one issue) when all of them fit, filling SMs from the round-robin position
+ * on — a cluster never waits half-resident, as the hardware guarantees co-scheduling.
+ *
  * Launch latencies (GPGPU-Sim's -gpgpu_kernel_launch_latency and -gpgpu_TB_launch_latency):
  * a kernel begins (kernel_begin, so it counts as running) at the cycle it is accepted and issues
  * its first CTA kernel_launch_cycles later; a CTA issued at cycle t holds its core's resources

@@ -72,7 +72,13 @@ typedef struct gpu_launch_desc {
   uint32_t channel, stream_id, grid_id;
   const uint8_t *params;
   uint32_t param_bytes;
+  /* (addition) thread block cluster: CTAs per cluster per dimension, each >= 1 (1,1,1: none);
+   * the dispatcher makes a cluster's CTAs resident together */
+  uint32_t cluster[3];
 } gpu_launch_desc;
+
+/* (addition) The most CTAs a thread block cluster may have (Hopper's non-portable limit). */
+#define GPU_MAX_CLUSTER_CTAS 16
 
 /* A kernel as the SIMT cores see it while it runs (owned by the dispatcher; valid from
  * kernel_begin to kernel_end). */

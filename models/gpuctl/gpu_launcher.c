@@ -141,6 +141,8 @@ bool gpu_launcher_begin(gpu_launcher *l, const gpu_kernel *k, gpu_kernel_result 
     lp.params = k->desc.params;
     lp.param_bytes = k->desc.param_bytes;
     lp.grid_id = k->desc.grid_id;
+    memcpy(lp.cluster, k->desc.cluster, sizeof lp.cluster);
+    lp.launch_uid = k->launch_uid;
     if (func_launch_create(l->e, rk->image->prog, &lp, &rk->launch, d) == SIMTVP_OK) {
       rk->image->users++;
       return true;

@@ -14,6 +14,14 @@ typedef struct whole_run {
   bool ran;
 } whole_run;
 
+/* The CTAs of one thread block cluster, collected until all have arrived. */
+typedef struct cluster_wait {
+  uint32_t slot, n;
+  uint64_t uid;
+  uint32_t sm[16];
+  uint32_t cta[16][3];
+} cluster_wait;
+
 struct gpu_simt_func {
   func_engine *e;
   devmem *mem;
@@ -23,6 +31,7 @@ struct gpu_simt_func {
   bool whole_kernels;
   whole_run *runs;     /* by dispatcher slot */
   uint32_t n_runs;
+  cluster_wait cluster; /* CTAs of a thread block cluster received so far */
 };
 
 static bool mem_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
@@ -74,50 +83,69 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_launcher_end(s->launcher, k);
 }
 
-/* Runs one CTA to completion; returns its result. */
-static gpu_cta_result run_cta(gpu_simt_func *s, func_launch *l, uint32_t sm, const uint32_t cta[3]) {
-  gpu_cta_result r = {SIMTVP_OK, 0, 0};
+/* Warp instructions a warp runs before the next warp's turn (func_launch_run's time slice). */
+#define RUN_SLICE 4096u
+
+/* Runs n CTAs (one, or the CTAs of a thread block cluster) to completion together, warps in
+ * turn; r[i] gets CTA i's result. */
+static void run_ctas(gpu_simt_func *s, func_launch *l, uint32_t n, const uint32_t *sm, const uint32_t (*cta)[3],
+                     gpu_cta_result *r) {
+  func_cta *c[16] = {0};
   simtvp_diag d;
-  func_cta *c;
   simtvp_diag_clear(&d);
-  if (func_cta_start(l, cta, sm, 0, &c, &d) != SIMTVP_OK) {
-    report(s, &d);
-    r.status = d.status;
-    r.fault_addr = d.address;
-    return r;
-  }
-  uint32_t n = func_cta_warp_count(c);
-  while (!func_cta_done(c)) {
-    bool progress = false;
-    for (uint32_t i = 0; i < n && r.status == SIMTVP_OK; i++) {
-      func_warp *w = func_cta_warp(c, i);
-      while (func_warp_get_state(w) == FUNC_WARP_READY) {
-        func_step st;
-        simtvp_status ss = func_warp_step(w, &st, &d);
-        progress = true;
-        if (ss != SIMTVP_OK) {
-          report(s, &d);
-          r.status = ss;
-          r.fault_addr = (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0;
-          r.pc = d.pc;
-          break;
+  for (uint32_t i = 0; i < n; i++) r[i] = (gpu_cta_result){SIMTVP_OK, 0, 0};
+  for (uint32_t i = 0; i < n; i++)
+    if (func_cta_start(l, cta[i], sm[i], 0, &c[i], &d) != SIMTVP_OK) {
+      report(s, &d);
+      for (uint32_t j = 0; j < n; j++) r[j] = (gpu_cta_result){d.status, d.address, 0};
+      for (uint32_t j = 0; j < i; j++) func_cta_finish(c[j]);
+      return;
+    }
+  simtvp_status fault = SIMTVP_OK;
+  for (;;) {
+    bool live = false, progress = false;
+    for (uint32_t ci = 0; ci < n && fault == SIMTVP_OK; ci++) {
+      if (func_cta_done(c[ci])) continue;
+      live = true;
+      uint32_t nw = func_cta_warp_count(c[ci]);
+      for (uint32_t i = 0; i < nw && fault == SIMTVP_OK; i++) {
+        func_warp *w = func_cta_warp(c[ci], i);
+        /* a warp runs until it waits at a barrier, spins on a wait (yield) or has run a time slice,
+         * so warps waiting on each other's memory progress (as func_launch_run's slices) */
+        for (uint32_t slice = 0; slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY; slice++) {
+          func_step st;
+          simtvp_status ss = func_warp_step(w, &st, &d);
+          progress = true;
+          if (ss != SIMTVP_OK) {
+            report(s, &d);
+            fault = ss;
+            r[ci] = (gpu_cta_result){ss, (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0, d.pc};
+            break;
+          }
+          if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c[ci], st.barrier_id);
+          /* a warp's exit completes the barriers that waited only for it */
+          if (st.warp_done)
+            for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(c[ci], b);
+          if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
+          if (st.yield) break;
         }
-        if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c, st.barrier_id);
-        if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
       }
     }
-    if (r.status != SIMTVP_OK) break;
+    if (fault != SIMTVP_OK || !live) break;
     if (!progress) {
+      uint32_t ci = 0;
+      while (ci < n && func_cta_done(c[ci])) ci++;
+      const uint32_t *id = cta[ci < n ? ci : 0];
       simtvp_diag_set(&d, SIMTVP_ERR_DEADLOCK,
-                      "CTA (%u,%u,%u) on SM %u: every live warp waits at a barrier that cannot complete",
-                      cta[0], cta[1], cta[2], sm);
+                      "CTA (%u,%u,%u) on SM %u: every live warp waits at a barrier that cannot complete", id[0],
+                      id[1], id[2], sm[ci < n ? ci : 0]);
       report(s, &d);
-      r.status = SIMTVP_ERR_DEADLOCK;
+      for (uint32_t j = 0; j < n; j++)
+        if (!func_cta_done(c[j])) r[j].status = SIMTVP_ERR_DEADLOCK;
       break;
     }
   }
-  func_cta_finish(c);
-  return r;
+  for (uint32_t i = 0; i < n; i++) func_cta_finish(c[i]);
 }
 
 /* Runs every CTA of the launch (func_launch_run, func_config.threads host threads); returns the
@@ -148,7 +176,25 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
       r = run_grid(s, l);
     }
   } else if (l) {
-    r = run_cta(s, l, sm, cta);
+    uint32_t n = k->desc.cluster[0] * k->desc.cluster[1] * k->desc.cluster[2];
+    if (n > 1) { /* a cluster's CTAs arrive one after the other (gpu_disp issues them together) */
+      cluster_wait *cw = &s->cluster;
+      if (cw->n == 0 || cw->slot != k->slot || cw->uid != k->launch_uid) {
+        cw->n = 0;
+        cw->slot = k->slot;
+        cw->uid = k->launch_uid;
+      }
+      cw->sm[cw->n] = sm;
+      memcpy(cw->cta[cw->n], cta, sizeof cw->cta[0]);
+      if (++cw->n < n && cw->n < 16) return;
+      gpu_cta_result rs[16];
+      uint32_t m = cw->n;
+      cw->n = 0;
+      run_ctas(s, l, m, cw->sm, (const uint32_t(*)[3])cw->cta, rs);
+      for (uint32_t i = 0; i < m; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, cw->sm[i], k->slot, &rs[i]);
+      return;
+    }
+    run_ctas(s, l, 1, &sm, (const uint32_t(*)[3])cta, &r);
   }
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }

@@ -56,6 +56,11 @@
  *   wmma.mma / mma       d(VEC), a(VEC), b(VEC), c(VEC)
  *                        type = D, type2 = C, type3 = A, type4 = B (f16 forms that name only D and C
  *                        get A = B = f16); PTX_MOD_ROW_A/ROW_B = layouts; geom = shape
+ *   wgmma.mma_async      d(VEC), a(REG desc | VEC), b(REG desc), scale-d(PRED | IMM)[, VEC of the
+ *                        immediates imm-scale-a, imm-scale-b[, imm-trans-a], imm-trans-b as written]
+ *                        type = D, type2 = A, type3 = B; shape m64nNkK: geom = K, vec = N / 8;
+ *                        PTX_MOD_SATFINITE.  wgmma.fence / commit_group: no operands;
+ *                        wgmma.wait_group N (IMM)
  *   ldmatrix             d(VEC), [addr]           vec = .x1/.x2/.x4; geom = shape; PTX_MOD_TRANS
  *   stmatrix             [addr], a(VEC)           as ldmatrix;  movmatrix d, a (PTX_MOD_TRANS)
  *   mapa                 d, a, cta-rank           space = SHARED_CLUSTER or GENERIC
@@ -212,7 +217,14 @@ typedef enum ptx_cp_async_op {
   PTX_CP_ASYNC_WAIT_GROUP,        /* cp.async.wait_group N (ops[0] IMM) */
   PTX_CP_ASYNC_WAIT_ALL,          /* cp.async.wait_all */
   PTX_CP_ASYNC_MBARRIER_ARRIVE,   /* cp.async.mbarrier.arrive[.noinc] [mbar] */
-  PTX_CP_ASYNC_BULK               /* cp.async.bulk…: operands as written, ::-qualifiers dropped */
+  PTX_CP_ASYNC_BULK,              /* cp.async.bulk.<dst>.<src>…: [dst], [src], size[, [mbar]][, ctaMask]
+                                     (the ::-qualifiers that change nothing are dropped) */
+  /* added after the first release */
+  PTX_CP_ASYNC_BULK_COMMIT_GROUP, /* cp.async.bulk.commit_group */
+  PTX_CP_ASYNC_BULK_WAIT_GROUP,   /* cp.async.bulk.wait_group[.read] N (PTX_MOD_READ) */
+  PTX_CP_ASYNC_BULK_PREFETCH,     /* cp.async.bulk.prefetch[.tensor].L2.global … */
+  PTX_CP_ASYNC_BULK_TENSOR        /* cp.async.bulk.tensor.Nd…: global -> shared: [dst], [tmap, {coords}],
+                                     [mbar][, ctaMask]; shared -> global: [tmap, {coords}], [src] */
 } ptx_cp_async_op;
 typedef enum ptx_mbarrier_op {
   PTX_MBAR_INIT = 1,   /* [addr], count */
@@ -236,6 +248,8 @@ typedef enum ptx_txq_query { /* txq/suq sub_op */
   PTX_TXQ_ADDR_MODE_2, PTX_TXQ_NUM_MIPMAP_LEVELS, PTX_TXQ_NUM_SAMPLES, PTX_TXQ_ARRAY_SIZE,
   PTX_TXQ_FORCE_UNNORMALIZED_COORDS, PTX_TXQ_MEMORY_LAYOUT
 } ptx_txq_query;
+/* cp.async and cp.reduce.async.bulk: space = destination state space, geom = source state space
+ * (PTX_SPACE_NONE when not written), vec = tensor dimensions of the .tensor forms (1-5). */
 /* Further sub_op meanings: tld4 = component 'r','g','b','a'; wmma.load/store = fragment 'a'..'d';
  * prefetch/prefetchu = cache level 1 or 2; pmevent = 1 for pmevent.mask; elect/activemask: 0;
  * setmaxnreg = 1 .inc, 2 .dec; createpolicy = 1 .fractional, 2 .range, 3 .cvt; istypep = 1
@@ -293,6 +307,10 @@ typedef enum ptx_geom {
 #define PTX_MOD_UNIFIED        (1ull << 39) /* ld.unified / .unified address */
 #define PTX_MOD_POPC           (1ull << 40) /* mma/wmma .b1 … .popc */
 #define PTX_MOD_LEVEL_QUERY    (1ull << 41) /* txq.level */
+#define PTX_MOD_MULTICAST      (1ull << 42) /* cp.async.bulk….multicast::cluster: a ctaMask operand */
+#define PTX_MOD_IM2COL         (1ull << 43) /* cp.async.bulk.tensor….im2col (clear = .tile) */
+#define PTX_MOD_READ           (1ull << 44) /* cp.async.bulk.wait_group.read */
+#define PTX_MOD_TENSOR         (1ull << 45) /* cp.async.bulk.tensor / cp.reduce.async.bulk.tensor */
 
 typedef enum ptx_sreg {
   PTX_SREG_NONE = 0,
@@ -458,7 +476,8 @@ enum {
   PTX_FN_WEAK = 1u << 3,
   PTX_FN_PROTOTYPE = 1u << 4, /* a .callprototype */
   PTX_FN_NORETURN = 1u << 5,
-  PTX_FN_EXTERN = 1u << 6
+  PTX_FN_EXTERN = 1u << 6,
+  PTX_FN_EXPLICIT_CLUSTER = 1u << 7 /* .explicitcluster: must be launched with cluster dimensions */
 };
 
 /* Resource use of a function (per thread unless said otherwise), for occupancy. */
@@ -489,6 +508,10 @@ typedef struct ptx_function {
   uint32_t maxntid[3], reqntid[3]; /* 0 = not given */
   uint32_t minnctapersm, maxnreg;  /* 0 = not given */
   uint32_t decl_line;
+  /* added after the first release, in what was padding (program images keep their size):
+   * thread block clusters (sm_90); .explicitcluster is PTX_FN_EXPLICIT_CLUSTER */
+  uint8_t reqnctapercluster[3];    /* .reqnctapercluster (__cluster_dims__); 0 = not given */
+  uint8_t maxclusterrank;          /* .maxclusterrank; 0 = not given */
 } ptx_function;
 
 typedef struct ptx_module {

@@ -62,7 +62,9 @@
   X(PROXY, "proxy") X(ALIAS, "alias") X(ASYNC, "async") X(MBARRIER_INIT, "mbarrier_init")          \
   X(MASK, "mask") X(L1, "L1") X(L2, "L2") X(UNIFIED, "unified") X(NORETURN, "noreturn")          \
   X(FRACTIONAL, "fractional") X(RANGE, "range") X(CVT, "cvt") X(TEXREF, "texref")                  \
-  X(SAMPLERREF, "samplerref") X(SURFREF, "surfref") X(BULK_GROUP, "bulk_group")
+  X(SAMPLERREF, "samplerref") X(SURFREF, "surfref") X(BULK_GROUP, "bulk_group")                 \
+  X(TENSOR, "tensor") X(TILE, "tile") X(IM2COL, "im2col") X(READ, "read") X(PREFETCH, "prefetch")  \
+  X(G4D, "4d") X(G5D, "5d")
 
 enum {
   MW_NONE = 0,
@@ -183,6 +185,9 @@ static opcode_shape shape_of(ptx_opcode op) {
   case PTX_OP_MMA: return (opcode_shape){4, 6};
   case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE: return (opcode_shape){2, 3};
   case PTX_OP_WMMA_MMA: return (opcode_shape){4, 4};
+  case PTX_OP_WGMMA_MMA_ASYNC: return (opcode_shape){4, 5};
+  case PTX_OP_WGMMA_FENCE: case PTX_OP_WGMMA_COMMIT_GROUP: return (opcode_shape){0, 0};
+  case PTX_OP_WGMMA_WAIT_GROUP: return (opcode_shape){1, 1};
   default: return (opcode_shape){0, PTX_MAX_OPERANDS};
   }
 }
@@ -195,6 +200,7 @@ bool ptx_insn_has_dest(const ptx_insn *in) {
   case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_CP_ASYNC: case PTX_OP_NANOSLEEP:
   case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_STACKRESTORE: case PTX_OP_STMATRIX:
   case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY: case PTX_OP_CP_REDUCE_ASYNC_BULK:
+  case PTX_OP_WGMMA_FENCE: case PTX_OP_WGMMA_COMMIT_GROUP: case PTX_OP_WGMMA_WAIT_GROUP:
     return false;
   case PTX_OP_BAR: case PTX_OP_BARRIER:
     return in->sub_op == PTX_BAR_RED_POPC || in->sub_op == PTX_BAR_RED_AND || in->sub_op == PTX_BAR_RED_OR;
@@ -255,6 +261,22 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
       return true;
     }
   }
+  /* wgmma shapes m64nNkK (N = 8 .. 256 in steps of 8, K = 8, 16, 32 or 256): geom = K, vec = N / 8 */
+  if (op == PTX_OP_WGMMA_MMA_ASYNC && len > 4 && memcmp(s, "m64n", 4) == 0) {
+    uint32_t n = 0, k = 0, i = 4;
+    while (i < len && s[i] >= '0' && s[i] <= '9' && n < 1000) n = n * 10 + (uint32_t)(s[i++] - '0');
+    if (i < len && s[i] == 'k') {
+      i++;
+      while (i < len && s[i] >= '0' && s[i] <= '9' && k < 1000) k = k * 10 + (uint32_t)(s[i++] - '0');
+    }
+    if (i != len || n == 0 || n > 256 || n % 8 || (k != 8 && k != 16 && k != 32 && k != 256))
+      return ptx_error_tok(p, &c->optok, "'.%.*s' is not a wgmma shape (m64nNkK, N a multiple of 8 up to 256)",
+                           (int)(len > 40 ? 40 : len), s);
+    if (in->geom) return ptx_error_tok(p, &c->optok, "wgmma.mma_async has two shapes");
+    in->geom = (uint8_t)k;
+    in->vec = (uint8_t)(n / 8);
+    return true;
+  }
   const ptx_name_slot *ts = table_find(&p->types, s, len);
   if (ts) {
     if (c->n_types >= 4) return bad_modifier(p, c, s, len);
@@ -269,6 +291,7 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     for (uint32_t i = 0; i + 1 < len; i++)
       if (s[i] == ':' && s[i + 1] == ':') {
         if (len == 14 && memcmp(s, "L2::cache_hint", 14) == 0) in->mods |= PTX_MOD_CACHE_HINT;
+        if (len == 18 && memcmp(s, "multicast::cluster", 18) == 0) in->mods |= PTX_MOD_MULTICAST;
         return true;
       }
     return ptx_error_tok(p, &c->optok, "unknown modifier '.%.*s' on %s", (int)(len > 40 ? 40 : len), s,
@@ -342,8 +365,11 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
                  : w == MW_SHARED_CLUSTER ? PTX_SPACE_SHARED_CLUSTER
                  : w == MW_LOCAL ? PTX_SPACE_LOCAL
                  : w == MW_CONST ? PTX_SPACE_CONST : PTX_SPACE_PARAM;
-    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CVTA || op == PTX_OP_CP_REDUCE_ASYNC_BULK))
-      return true; /* source space */
+    if (in->space && (op == PTX_OP_CP_ASYNC || op == PTX_OP_CP_REDUCE_ASYNC_BULK)) {
+      in->geom = sp; /* source space (ptx.h: geom of the asynchronous copies) */
+      return true;
+    }
+    if (in->space && op == PTX_OP_CVTA) return true; /* source space */
     if (op == PTX_OP_FENCE) return true;                                        /* fence.proxy.async.shared::cta */
     return set_once(p, c, &in->space, sp, s, len);
   }
@@ -442,8 +468,16 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
   case MW_FINITE: case MW_INFINITE: case MW_NUMBER: case MW_NOTANUMBER: case MW_NORMAL: case MW_SUBNORMAL:
     if (op != PTX_OP_TESTP) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, (uint8_t)(PTX_TESTP_FINITE + (w - MW_FINITE)), s, len);
+  case MW_G4D: case MW_G5D:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->vec = (uint8_t)(w == MW_G4D ? 4 : 5);
+    return true;
   case MW_G1D: case MW_G2D: case MW_G3D: case MW_A1D: case MW_A2D: case MW_CUBE: case MW_ACUBE:
   case MW_G2DMS: case MW_A2DMS:
+    if ((op == PTX_OP_CP_ASYNC || op == PTX_OP_CP_REDUCE_ASYNC_BULK) && w <= MW_G3D) {
+      in->vec = (uint8_t)(1 + (w - MW_G1D)); /* tensor dimensions */
+      return true;
+    }
     if (!tex) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->geom, (uint8_t)(PTX_GEOM_1D + (w - MW_G1D)), s, len);
   case MW_LEVEL:
@@ -473,6 +507,10 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
   case MW_TRANS: in->mods |= PTX_MOD_TRANS; return true;
   case MW_COMMIT_GROUP: case MW_WAIT_GROUP: case MW_WAIT_ALL: case MW_BULK:
     if (op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
+    if (in->sub_op == PTX_CP_ASYNC_BULK && (w == MW_COMMIT_GROUP || w == MW_WAIT_GROUP)) {
+      in->sub_op = w == MW_COMMIT_GROUP ? PTX_CP_ASYNC_BULK_COMMIT_GROUP : PTX_CP_ASYNC_BULK_WAIT_GROUP;
+      return true;
+    }
     return set_once(p, c, &in->sub_op, w == MW_COMMIT_GROUP ? PTX_CP_ASYNC_COMMIT_GROUP : w == MW_WAIT_GROUP ? PTX_CP_ASYNC_WAIT_GROUP : w == MW_WAIT_ALL ? PTX_CP_ASYNC_WAIT_ALL : PTX_CP_ASYNC_BULK, s, len);
   case MW_MBARRIER:
     if (op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
@@ -519,6 +557,7 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     return true;
   case MW_L1: case MW_L2:
     if (op == PTX_OP_DISCARD) return true;
+    if (op == PTX_OP_CP_ASYNC && in->sub_op == PTX_CP_ASYNC_BULK_PREFETCH) return true; /* prefetch.L2 */
     if (op != PTX_OP_PREFETCH && op != PTX_OP_PREFETCHU) return bad_modifier(p, c, s, len);
     return set_once(p, c, &in->sub_op, w == MW_L1 ? 1 : 2, s, len);
   case MW_UNIFIED: in->mods |= PTX_MOD_UNIFIED; return true;
@@ -530,6 +569,31 @@ static bool apply_modifier(ptx_parser *p, insn_ctx *c, const char *s, uint32_t l
     return set_once(p, c, &in->sub_op, w == MW_TEXREF ? 1 : w == MW_SAMPLERREF ? 2 : 3, s, len);
   case MW_BULK_GROUP:
     if (op != PTX_OP_CP_REDUCE_ASYNC_BULK && op != PTX_OP_CP_ASYNC) return bad_modifier(p, c, s, len);
+    return true;
+  case MW_TENSOR:
+    if (op == PTX_OP_CP_REDUCE_ASYNC_BULK) {
+      in->mods |= PTX_MOD_TENSOR;
+      return true;
+    }
+    if (op != PTX_OP_CP_ASYNC || (in->sub_op != PTX_CP_ASYNC_BULK && in->sub_op != PTX_CP_ASYNC_BULK_PREFETCH))
+      return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_TENSOR;
+    if (in->sub_op == PTX_CP_ASYNC_BULK) in->sub_op = PTX_CP_ASYNC_BULK_TENSOR;
+    return true;
+  case MW_PREFETCH:
+    if (op != PTX_OP_CP_ASYNC || in->sub_op != PTX_CP_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->sub_op = PTX_CP_ASYNC_BULK_PREFETCH;
+    return true;
+  case MW_TILE:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    return true;
+  case MW_IM2COL:
+    if (op != PTX_OP_CP_ASYNC && op != PTX_OP_CP_REDUCE_ASYNC_BULK) return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_IM2COL;
+    return true;
+  case MW_READ:
+    if (op != PTX_OP_CP_ASYNC || in->sub_op != PTX_CP_ASYNC_BULK_WAIT_GROUP) return bad_modifier(p, c, s, len);
+    in->mods |= PTX_MOD_READ;
     return true;
   case MW_NORETURN: in->mods |= PTX_MOD_NORETURN; return true;
   default: return bad_modifier(p, c, s, len);
@@ -585,6 +649,8 @@ static bool add_fixup(ptx_parser *p, const ptx_token *t, uint32_t insn, uint32_t
   return true;
 }
 
+static bool immediate_operand(ptx_parser *p, ptx_operand *o);
+
 /* A name used as an operand: register, special register, variable, function, branch-target list,
  * or (in a branch) a label. */
 static bool name_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, uint32_t slot, bool in_pool) {
@@ -638,6 +704,9 @@ static bool name_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, uint32_t sl
     ptx_next(p);
     return true;
   }
+  /* WARP_SZ, PTX's predefined warp-size identifier (nvcc emits it for warpSize): an immediate, also
+   * inside a constant expression (ptx_const_expr knows it) */
+  if (ptx_is_word(&t, "WARP_SZ")) return immediate_operand(p, o);
   /* %tid, %ntid … without a component name the whole vector; only .x/.y/.z forms are supported */
   if (is_branch_like((ptx_opcode)c->in.opcode) && t.s[0] != '%') {
     o->kind = PTX_OPND_LABEL;
@@ -716,7 +785,7 @@ static bool address_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, ptx_oper
   ptx_next(p);
   o->kind = PTX_OPND_ADDR;
   bool has_base = false;
-  if (p->tok.kind == PTX_TOK_WORD) {
+  if (p->tok.kind == PTX_TOK_WORD && !ptx_is_word(&p->tok, "WARP_SZ")) {
     const ptx_token t = p->tok;
     ptx_binding tmp;
     const ptx_binding *b = ptx_lookup(p, t.s, t.len, &tmp);
@@ -747,7 +816,10 @@ static bool address_operand(ptx_parser *p, insn_ctx *c, ptx_operand *o, ptx_oper
   } else {
     return ptx_error_tok(p, &open, "empty address");
   }
-  if (ptx_is_punct(&p->tok, ',') && extra && is_tex_like((ptx_opcode)c->in.opcode)) {
+  const ptx_opcode aop = (ptx_opcode)c->in.opcode;
+  const bool tensor_copy = (aop == PTX_OP_CP_ASYNC || aop == PTX_OP_CP_REDUCE_ASYNC_BULK) &&
+                           (c->in.mods & PTX_MOD_TENSOR); /* [tensorMap, {coordinates}] */
+  if (ptx_is_punct(&p->tok, ',') && extra && (is_tex_like(aop) || tensor_copy)) {
     ptx_next(p);
     opnd_init(extra);
     if (!parse_operand(p, c, extra, 0, false, depth + 1)) return false;
@@ -1091,6 +1163,27 @@ bool ptx_parse_instruction(ptx_parser *p) {
       bool has_extra = false;
       opnd_init(&o);
       uint32_t slot = in->nops;
+      if (op == PTX_OP_WGMMA_MMA_ASYNC && slot == 4) {
+        /* wgmma's trailing immediates (imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b) become
+         * one VEC operand: ptx_insn keeps PTX_MAX_OPERANDS slots */
+        ptx_operand imms[4];
+        uint32_t n = 0;
+        const ptx_token first = p->tok;
+        for (;;) {
+          if (n == 4) return ptx_error_tok(p, &first, "wgmma.mma_async takes at most 4 immediates after scale-d");
+          opnd_init(&imms[n]);
+          if (!parse_operand(p, &c, &imms[n], 0, false, 1)) return false;
+          if (imms[n].kind != PTX_OPND_IMM)
+            return ptx_error_tok(p, &first, "imm-scale-a, imm-scale-b, imm-trans-a and imm-trans-b are immediates");
+          n++;
+          if (!ptx_accept(p, ',')) break;
+        }
+        o.kind = PTX_OPND_VEC;
+        o.count = (uint8_t)n;
+        o.index = ptx_add_operands(p, imms, n);
+        if (!push_op(p, &c, &o)) return false;
+        break;
+      }
       if (ptx_is_punct(&p->tok, '[')) {
         if (!address_operand(p, &c, &o, &extra, &has_extra, 0)) return false;
       } else if (!parse_operand(p, &c, &o, slot, false, 0)) {

@@ -23,7 +23,7 @@
 #define PTX_LIMIT_REG_RANGE (1u << 22)  /* %r<N>: N */
 #define PTX_LIMIT_FUNC_REGS (1u << 22)  /* registers of one function, all classes together */
 #define PTX_LIMIT_FILES 65535           /* .file numbers */
-#define PTX_LIMIT_VEC 32                /* elements of a { } vector operand */
+#define PTX_LIMIT_VEC 128               /* elements of a { } vector operand (wgmma m64n256 f32: 128) */
 
 /* ---- arena ----------------------------------------------------------------------------------- */
 typedef struct ptx_arena_chunk ptx_arena_chunk;

@@ -380,6 +380,11 @@ static bool expr_unary(ptx_parser *p, int depth, uint64_t *out) {
     if (!expr_binary(p, 0, depth + 1, out)) return false;
     return ptx_expect(p, ')', "to close the expression");
   }
+  if (ptx_is_word(&t, "WARP_SZ")) { /* PTX's predefined identifier for the warp size (nvcc: warpSize) */
+    ptx_next(p);
+    *out = 32;
+    return true;
+  }
   if (t.kind == PTX_TOK_NUMBER) {
     ptx_number n;
     if (!ptx_parse_number_text(t.s, t.len, &n))

@@ -208,7 +208,8 @@ static const char *sub_op_name(const ptx_insn *in) {
   static const char *const redux[] = {"", "add", "min", "max", "and", "or", "xor"};
   static const char *const prmt[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
   static const char *const testp[] = {"", "finite", "infinite", "number", "notanumber", "normal", "subnormal"};
-  static const char *const cp[] = {"", "", "commit_group", "wait_group", "wait_all", "mbarrier.arrive", "bulk"};
+  static const char *const cp[] = {"", "", "commit_group", "wait_group", "wait_all", "mbarrier.arrive", "bulk",
+                                   "bulk.commit_group", "bulk.wait_group", "bulk.prefetch", "bulk.tensor"};
   static const char *const mbar[] = {"", "init", "inval", "arrive", "arrive_drop", "test_wait", "try_wait",
                                      "pending_count", "expect_tx", "complete_tx"};
   static const char *const gdc[] = {"", "launch_dependents", "wait"};
@@ -287,7 +288,11 @@ size_t ptx_insn_format(const ptx_module *m, const ptx_insn *in, char *buf, size_
   bool tex = in->opcode == PTX_OP_TEX || in->opcode == PTX_OP_TLD4 || in->opcode == PTX_OP_SULD ||
              in->opcode == PTX_OP_SUST || in->opcode == PTX_OP_SURED;
   if (tex && in->geom < sizeof geom / sizeof geom[0] && in->geom) put(&o, ".%s", geom[in->geom]);
-  if (in->vec > 1) put(&o, ".v%u", in->vec);
+  bool async_copy = in->opcode == PTX_OP_CP_ASYNC || in->opcode == PTX_OP_CP_REDUCE_ASYNC_BULK;
+  if (async_copy && in->geom > PTX_SPACE_GENERIC && in->geom < PTX_SPACE_COUNT)
+    put(&o, ".%s", ptx_space_name((ptx_space)in->geom)); /* source space */
+  if (async_copy && (in->mods & PTX_MOD_TENSOR)) put(&o, ".%ud", in->vec);
+  else if (in->vec > 1) put(&o, ".v%u", in->vec);
   if (in->type) put(&o, ".%s", ptx_type_name((ptx_type)in->type));
   if (in->type2) put(&o, ".%s", ptx_type_name((ptx_type)in->type2));
   if (in->type3) put(&o, ".%s", ptx_type_name((ptx_type)in->type3));

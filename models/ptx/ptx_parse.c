@@ -462,7 +462,7 @@ static bool parse_init_leaf(ptx_parser *p, init_state *st) {
     return true;
   }
   if (!finish_run(p, st, false)) return false;
-  if (t.kind == PTX_TOK_WORD) {
+  if (t.kind == PTX_TOK_WORD && !ptx_is_word(&t, "WARP_SZ")) {
     uint32_t target;
     bool is_func, generic;
     int64_t addend;
@@ -789,23 +789,28 @@ static bool parse_function_attrs(ptx_parser *p, ptx_function *f) {
       uint32_t v[3] = {1, 1, 1};
       for (int i = 0; i < 3; i++) {
         uint64_t x = 0;
-        if (!expect_uint(p, "thread count", UINT32_MAX, &x)) return false;
+        bool cl = ptx_is_word(&t, ".reqnctapercluster");
+        if (!expect_uint(p, cl ? "cluster dimension" : "thread count", cl ? UINT8_MAX : UINT32_MAX, &x)) return false;
         v[i] = (uint32_t)x;
         if (!ptx_accept(p, ',')) break;
       }
       if (ptx_is_word(&t, ".maxntid")) memcpy(f->maxntid, v, sizeof v);
       else if (ptx_is_word(&t, ".reqntid")) memcpy(f->reqntid, v, sizeof v);
+      else
+        for (int i = 0; i < 3; i++) f->reqnctapercluster[i] = (uint8_t)v[i];
     } else if (ptx_is_word(&t, ".minnctapersm") || ptx_is_word(&t, ".maxnreg") || ptx_is_word(&t, ".maxnctapersm") ||
                ptx_is_word(&t, ".maxclusterrank")) {
       ptx_next(p);
       uint64_t x = 0;
-      if (!expect_uint(p, t.s, UINT32_MAX, &x)) return false;
+      if (!expect_uint(p, t.s, ptx_is_word(&t, ".maxclusterrank") ? UINT8_MAX : UINT32_MAX, &x)) return false;
       if (ptx_is_word(&t, ".minnctapersm")) f->minnctapersm = (uint32_t)x;
       else if (ptx_is_word(&t, ".maxnreg")) f->maxnreg = (uint32_t)x;
+      else if (ptx_is_word(&t, ".maxclusterrank")) f->maxclusterrank = (uint8_t)x;
     } else if (ptx_is_word(&t, ".noreturn")) {
       f->flags |= PTX_FN_NORETURN;
       ptx_next(p);
     } else if (ptx_is_word(&t, ".explicitcluster") || ptx_is_word(&t, ".blocksareclusters")) {
+      if (ptx_is_word(&t, ".explicitcluster")) f->flags |= PTX_FN_EXPLICIT_CLUSTER;
       ptx_next(p);
     } else if (ptx_is_word(&t, ".pragma")) {
       ptx_next(p);
@@ -1111,7 +1116,10 @@ static bool parse_function(ptx_parser *p, uint32_t linkage, bool entry) {
     for (int i = 0; i < 3; i++) {
       if (tmpf.maxntid[i]) f->maxntid[i] = tmpf.maxntid[i];
       if (tmpf.reqntid[i]) f->reqntid[i] = tmpf.reqntid[i];
+      if (tmpf.reqnctapercluster[i]) f->reqnctapercluster[i] = tmpf.reqnctapercluster[i];
     }
+    if (tmpf.maxclusterrank) f->maxclusterrank = tmpf.maxclusterrank;
+    f->flags |= tmpf.flags & PTX_FN_EXPLICIT_CLUSTER;
     if (tmpf.minnctapersm) f->minnctapersm = tmpf.minnctapersm;
     if (tmpf.maxnreg) f->maxnreg = tmpf.maxnreg;
     f->flags |= tmpf.flags & PTX_FN_NORETURN;

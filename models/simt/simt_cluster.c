@@ -28,6 +28,11 @@ struct simt_cluster {
   struct timed_reply { uint64_t at, seq; mem_req *req; } *timed;
   uint32_t n_timed, timed_cap;
   uint64_t timed_seq;
+  /* CTAs of thread block clusters (launches of more than one CTA per cluster) resident in the
+   * cores; slot_clustered[kernel slot]: whether the slot's kernel is such a launch */
+  uint32_t cluster_ctas;
+  bool *slot_clustered;
+  uint32_t n_slots;
 };
 
 static bool timed_before(const struct timed_reply *a, const struct timed_reply *b) {
@@ -115,6 +120,7 @@ static uint64_t core_send_timed(void *ctx, mem_req *req, uint64_t at) {
 
 static void core_cta_done(void *ctx, uint32_t sm, uint32_t slot, const gpu_cta_result *r, uint64_t now) {
   core_port *p = ctx;
+  if (slot < p->cl->n_slots && p->cl->slot_clustered[slot] && p->cl->cluster_ctas) p->cl->cluster_ctas--;
   p->cl->ports.cta_done(p->cl->ports.ctx, sm, slot, r, now);
 }
 
@@ -197,6 +203,7 @@ void simt_cluster_destroy(simt_cluster *cl) {
   free(cl->core_ports);
   free(cl->sm_of);
   free(cl->fifo);
+  free(cl->slot_clustered);
   free(cl);
 }
 
@@ -221,8 +228,24 @@ simtvp_status simt_cluster_launch_cta(simt_cluster *cl, uint32_t sm, const simt_
   uint32_t i = index_of(cl, sm);
   if (i == UINT32_MAX)
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "SIMT cluster %u has no SM %u", cl->cfg.cluster, sm);
-  return simt_core_launch_cta(cl->cores[i], k, cta, now, diag);
+  if (k->slot >= cl->n_slots) {
+    uint32_t n = k->slot + 8;
+    bool *f = realloc(cl->slot_clustered, n * sizeof *f);
+    if (!f) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT cluster %u: out of host memory", cl->cfg.cluster);
+    memset(f + cl->n_slots, 0, (n - cl->n_slots) * sizeof *f);
+    cl->slot_clustered = f;
+    cl->n_slots = n;
+  }
+  /* counted first: a func core finishes the CTA (cta_done) inside the launch */
+  bool clustered = k->launch && func_launch_cluster_size(k->launch) > 1;
+  cl->slot_clustered[k->slot] = clustered;
+  if (clustered) cl->cluster_ctas++;
+  simtvp_status st = simt_core_launch_cta(cl->cores[i], k, cta, now, diag);
+  if (st != SIMTVP_OK && clustered && cl->cluster_ctas) cl->cluster_ctas--;
+  return st;
 }
+
+bool simt_cluster_runs_cluster_ctas(const simt_cluster *cl) { return cl->cluster_ctas != 0; }
 
 bool simt_cluster_deliver(simt_cluster *cl, mem_req *reply, uint64_t now) {
   (void)now;

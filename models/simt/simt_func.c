@@ -38,6 +38,9 @@ static void count(simt_func_core *c, const func_step *st) {
   ++*c->n.core_warp_insn;
 }
 
+/* Warp instructions a warp runs before the next warp's turn (func_launch_run's time slice). */
+#define RUN_SLICE 4096u
+
 static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta *cta,
                               const uint32_t id[3], uint64_t now) {
   gpu_cta_result r = {SIMTVP_OK, 0, 0};
@@ -51,7 +54,9 @@ static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta 
     bool progress = false;
     for (uint32_t i = 0; i < n && r.status == SIMTVP_OK; i++) {
       func_warp *w = func_cta_warp(cta, i);
-      while (func_warp_get_state(w) == FUNC_WARP_READY) {
+      /* a warp runs until it waits at a barrier, spins on a wait (yield) or has run a time slice,
+       * so warps waiting on each other's memory progress (as func_launch_run's slices) */
+      for (uint32_t slice = 0; slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY; slice++) {
         simtvp_status s = func_warp_step(w, &st, &d);
         progress = true;
         if (s != SIMTVP_OK) {
@@ -73,6 +78,7 @@ static gpu_cta_result run_cta(simt_func_core *c, const simt_kernel *k, func_cta 
           if (i < MAX_WARPS) bar_pc[i] = st.pc;
           break;
         }
+        if (st.yield) break;
       }
     }
     if (r.status != SIMTVP_OK) break;
@@ -99,6 +105,11 @@ static simtvp_status f_launch_cta(void *state, const simt_kernel *k, const uint3
                                   uint64_t now, simtvp_diag *diag) {
   simt_func_core *c = state;
   func_cta *fc;
+  if (func_launch_cluster_size(k->launch) > 1)
+    return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
+                           "SIMT core %u (func): kernel %s uses thread block clusters, whose CTAs must run "
+                           "together; a func core runs each CTA alone to completion (use CA or AT cores, or "
+                           "the functional GPU)", c->cfg.sm, k->name ? k->name : "?");
   simtvp_status s = func_cta_start(k->launch, cta, c->cfg.sm, 0, &fc, diag);
   if (s != SIMTVP_OK) return s;
   gpu_cta_result r = run_cta(c, k, fc, cta, now);

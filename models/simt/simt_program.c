@@ -100,7 +100,7 @@ static void classify(const ptx_insn *in, simt_insn_info *info) {
     info->unit = SIMT_UNIT_INT;
     info->lat_row = SIMT_LAT_INT;
     break;
-  case PTX_OP_WMMA_MMA: case PTX_OP_MMA:
+  case PTX_OP_WMMA_MMA: case PTX_OP_MMA: case PTX_OP_WGMMA_MMA_ASYNC:
     info->unit = SIMT_UNIT_TENSOR;
     info->lat_row = SIMT_LAT_TENSOR;
     break;

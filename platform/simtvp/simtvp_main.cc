@@ -46,6 +46,8 @@ const char kUsage[] =
     "      --trace FILE      write the timeline as a Chrome trace-event / Perfetto JSON file:\n"
     "                        kernels, CTAs per SM, copies, command-processor packets,\n"
     "                        interrupts, DRAM channels, in simulated time (ui.perfetto.dev)\n"
+    "      --vcd FILE        write the same timeline as waveforms (Value Change Dump, 1 ps):\n"
+    "                        irq, kernels, CTAs per SM, copy engine, command processor, DRAM\n"
     "      --stats MODE      statistics text on stderr: summary (default: a short block per\n"
     "                        kernel and a table at the end), full (GPGPU-Sim's name = value\n"
     "                        lines, byte-compatible with its scripts), none\n"
@@ -56,6 +58,12 @@ const char kUsage[] =
     "      --check           load the configuration and build the GPU from it, report every\n"
     "                        warning a run would give, then exit (status 0 when it can run)\n"
     "      --list-options    print every GPU option: name, type, default, unit, description\n"
+    "      --debug           run the program under the interactive GPU debugger: breakpoints on\n"
+    "                        kernels, PTX and source lines, CTAs and threads; watchpoints on\n"
+    "                        global memory; stepping warps; registers, SIMT stack, memory\n"
+    "                        (commands on the terminal; `help` lists them; docs/debugger.md)\n"
+    "      --debug-script FILE  the debugger's commands from FILE (then from the terminal, if\n"
+    "                        there is one); implies --debug\n"
     "  -h, --help            this text\n"
     "      --version         the simtvp version\n"
     "\n"
@@ -64,7 +72,7 @@ const char kUsage[] =
     "-liveness_message_freq seconds), per-kernel statistics, warnings and the run summary to\n"
     "stderr. The program sees these environment variables (the CUDA runtime reads them):\n"
     "  SIMTVP_CONFIG  SIMTVP_OUTDIR  SIMTVP_OPTIONS  SIMTVP_STRICT  SIMTVP_QUIET\n"
-    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_CONFIG_CHECKED\n"
+    "  SIMTVP_STATS  SIMTVP_TRACE  SIMTVP_VCD  SIMTVP_CONFIG_CHECKED  SIMTVP_DEBUG  SIMTVP_DEBUG_SCRIPT\n"
     "  LD_LIBRARY_PATH  with %s first (simtvp's libcudart.so.13, libcuda.so.1)\n"
     "\n"
     "Exit status: the program's (a program killed by a signal kills simtvp with it, after a\n"
@@ -78,7 +86,8 @@ const char kUsage[] =
     "  simtvp ./vector_add 100000\n"
     "  simtvp --config SM75_RTX2060 -o out --set '-simt_model func' -- ./app -n 4\n"
     "  simtvp -c ~/accel-sim/gpu-simulator/gpgpu-sim/configs/tested-cfgs/SM7_QV100 ./app\n"
-    "  simtvp -o out --trace out/trace.json ./app      (then open out/report.html)\n";
+    "  simtvp -o out --trace out/trace.json ./app      (then open out/report.html)\n"
+    "  simtvp --debug ./vector_add                     (then: break vector_add.cu:7, continue)\n";
 
 // The folder of libcudart.so.13 and libcuda.so.1 the program must load (the installed
 // <libdir>/simtvp, or build/lib), found by libsimtvp from its own location.
@@ -343,9 +352,9 @@ int run_program(std::vector<char *> &args, bool quiet) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "compare") == 0) return simtvp_compare_main(argc - 1, argv + 1, default_app());
-  std::string config, outdir, trace, stats_mode;
+  std::string config, outdir, trace, vcd, stats_mode, debug_script;
   std::vector<std::string> sets;
-  bool strict = false, quiet = false, check = false;
+  bool strict = false, quiet = false, check = false, debug = false;
   int i = 1;
   for (; i < argc; i++) {
     std::string a = argv[i];
@@ -389,6 +398,13 @@ int main(int argc, char **argv) {
       trace = v;
     } else if (a.rfind("--trace=", 0) == 0) {
       trace = a.substr(8);
+    } else if (a == "--vcd") {
+      const char *v = value("--vcd");
+      if (!v) return usage_error("%s needs a file name, e.g. --vcd run.vcd", a.c_str());
+      vcd = v;
+    } else if (a.rfind("--vcd=", 0) == 0) {
+      vcd = a.substr(6);
+      if (vcd.empty()) return usage_error("%s needs a file name, e.g. --vcd run.vcd", "--vcd");
     } else if (a == "--stats" || a.rfind("--stats=", 0) == 0) {
       const char *v = a == "--stats" ? value("--stats") : nullptr;
       std::string m = a == "--stats" ? (v ? v : "") : a.substr(8);
@@ -401,6 +417,16 @@ int main(int argc, char **argv) {
       quiet = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--debug") {
+      debug = true;
+    } else if (a == "--debug-script" || a.rfind("--debug-script=", 0) == 0) {
+      const char *v = a == "--debug-script" ? value("--debug-script") : nullptr;
+      std::string f = a == "--debug-script" ? (v ? v : "") : a.substr(15);
+      if (f.empty()) return usage_error("%s needs a file of debugger commands", "--debug-script");
+      if (access(f.c_str(), R_OK) != 0)
+        return usage_error("--debug-script %s: cannot read it", f.c_str());
+      debug_script = absolute(f);
+      debug = true;
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '%s'", a.c_str());
     } else {
@@ -433,6 +459,7 @@ int main(int argc, char **argv) {
   }
   if (!outdir.empty()) outdir = absolute(outdir);
   if (!trace.empty()) trace = absolute(trace);
+  if (!vcd.empty()) vcd = absolute(vcd);
   std::vector<const char *> wv;
   for (const std::string &w : words) wv.push_back(w.c_str());
   simtvp_host_options o{};
@@ -495,7 +522,10 @@ int main(int argc, char **argv) {
   if (quiet) setenv("SIMTVP_QUIET", "1", 1);
   if (!stats_mode.empty()) setenv("SIMTVP_STATS", stats_mode.c_str(), 1);
   if (!trace.empty()) setenv("SIMTVP_TRACE", trace.c_str(), 1);
+  if (!vcd.empty()) setenv("SIMTVP_VCD", vcd.c_str(), 1);
   setenv("SIMTVP_CONFIG_CHECKED", "1", 1);  // its warnings were printed above: once is enough
+  if (debug) setenv("SIMTVP_DEBUG", "1", 1);
+  if (!debug_script.empty()) setenv("SIMTVP_DEBUG_SCRIPT", debug_script.c_str(), 1);
   std::string ld = lib_dir();
   if (const char *old = std::getenv("LD_LIBRARY_PATH"))
     if (*old) ld += std::string(":") + old;

@@ -102,7 +102,9 @@ vp_settings vp_settings_resolve(const simtvp_host_options *o) {
   s.quiet = (o && o->quiet) || env_flag("SIMTVP_QUIET");
   if (const char *t = env("SIMTVP_STATS")) s.stats_text = t;
   if (const char *t = env("SIMTVP_TRACE")) s.trace_path = t;
+  if (const char *t = env("SIMTVP_VCD")) s.vcd_path = t;
   s.config_checked = env_flag("SIMTVP_CONFIG_CHECKED");
+  s.debug = env_flag("SIMTVP_DEBUG") || env("SIMTVP_DEBUG_SCRIPT");
   return s;
 }
 

@@ -23,14 +23,17 @@ struct vp_settings {
   bool strict = false, quiet = false;
   std::string stats_text = "summary";  // $SIMTVP_STATS: statistics text on stderr: summary | full | none
   std::string trace_path;              // $SIMTVP_TRACE: timeline trace (Chrome trace-event JSON); empty = none
+  std::string vcd_path;                // $SIMTVP_VCD: the timeline as a Value Change Dump; empty = none
   bool config_checked = false;         // $SIMTVP_CONFIG_CHECKED=1: the `simtvp` command already reported the
                                        // configuration's warnings; loading it again says nothing
   bool check_only = false;             // built to be checked (simtvp --check): no outputs, no summary
+  bool debug = false;                  // $SIMTVP_DEBUG / $SIMTVP_DEBUG_SCRIPT: the interactive debugger
+                                       // runs (platform/debug reads both); no progress line
 };
 
 // Options first, then the environment: SIMTVP_CONFIG, SIMTVP_OUTDIR, SIMTVP_OPTIONS (words, with
 // '…' or "…" quoting, applied before options->overrides), SIMTVP_STRICT=1, SIMTVP_QUIET=1,
-// SIMTVP_STATS, SIMTVP_TRACE, SIMTVP_CONFIG_CHECKED=1.
+// SIMTVP_STATS, SIMTVP_TRACE, SIMTVP_VCD, SIMTVP_CONFIG_CHECKED=1, SIMTVP_DEBUG=1, SIMTVP_DEBUG_SCRIPT.
 vp_settings vp_settings_resolve(const simtvp_host_options *options);
 
 // Splits option text into words ('…' literal, "…" with \" and \\ escapes); false on an

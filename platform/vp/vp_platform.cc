@@ -16,6 +16,7 @@
 #include "simt_timing.h"
 #include "socmem.h"
 #include "trace_json.h"
+#include "trace_vcd.h"
 
 namespace simtvp {
 
@@ -134,6 +135,16 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     return;
   }
 
+  // The debugger (simtvp --debug), whose port the GPU's functional engine gets.
+  if (settings_.debug && !settings_.check_only) {
+    std::string why;
+    debugger_ = debug_frontend::from_environment(program_invocation_short_name, &why);
+    if (!debugger_ && !why.empty()) {
+      build_status_ = simtvp_diag_set(&build_diag_, SIMTVP_ERR_ARG, "%s", why.c_str());
+      return;
+    }
+  }
+
   // GPU first: its statistics lead the text output.
   gpu_top_options go;
   go.st = stats_;
@@ -144,6 +155,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     std::fflush(stdout);
   };
   go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
+  if (debugger_) go.debugger = debugger_->port();
   gpu_.reset(gpu_top::create("gpu", config_, go, &build_diag_));
   if (!gpu_) {
     build_status_ = build_diag_.status;
@@ -153,8 +165,11 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
 
   // What the run shows besides statistics: progress (unless quiet), and with -o or a trace the
   // timeline and the report's samples. All passive.
-  record_ = !settings_.check_only && (!settings_.out_dir.empty() || !settings_.trace_path.empty());
-  report::progress::mode_t mode = report::progress_mode_for(stderr, settings_.quiet || settings_.check_only);
+  record_ = !settings_.check_only &&
+            (!settings_.out_dir.empty() || !settings_.trace_path.empty() || !settings_.vcd_path.empty());
+  // (No progress line under the debugger: its prompt and output own the terminal.)
+  report::progress::mode_t mode =
+      report::progress_mode_for(stderr, settings_.quiet || settings_.check_only || debugger_ != nullptr);
   if (mode != report::progress::off) {
     progress_ = std::make_unique<report::progress>(mode, stderr, config_.output.liveness_message_freq, wall_seconds);
     if (progress_->mode() == report::progress::off) progress_.reset();
@@ -258,6 +273,9 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     SC_THREAD(sample);
   }
   if (progress_ || record_) SC_THREAD(ticker);
+  // Everything is built: the debugger's first commands (breakpoints, watchpoints), before the
+  // program's first kernel.
+  if (debugger_) debugger_->start();
 }
 
 vp_platform::~vp_platform() {
@@ -586,11 +604,26 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
       st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "--trace %s: cannot write the trace: %s", settings_.trace_path.c_str(),
                            std::strerror(errno));
   }
+  if (!settings_.vcd_path.empty()) {
+    size_t slash = settings_.vcd_path.rfind('/');
+    if (slash != std::string::npos && slash > 0) make_dirs(settings_.vcd_path.substr(0, slash));
+    FILE *f = std::fopen(settings_.vcd_path.c_str(), "w");
+    report::vcd_info vi;
+    vi.gpu = info.gpu;
+    vi.config = info.config;
+    vi.simt_model = info.simt_model;
+    bool ok = f && report::write_trace_vcd(f, timeline_, vi);
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok && st == SIMTVP_OK)
+      st = simtvp_diag_set(diag, SIMTVP_ERR_IO, "--vcd %s: cannot write the waveforms: %s", settings_.vcd_path.c_str(),
+                           std::strerror(errno));
+  }
   return st;
 }
 
 simtvp_status vp_platform::finish(simtvp_diag *diag) {
   if (finished_) return SIMTVP_OK;
+  if (debugger_) debugger_->finish();
   if (settings_.check_only) {  // built to be checked: nothing ran, nothing to write or summarise
     finished_ = true;
     flush_messages();

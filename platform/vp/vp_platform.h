@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "config.h"
+#include "debug_frontend.h"
 #include "gpu_config.h"
 #include "gpu_top.h"
 #include "host_cpu.h"
@@ -144,6 +145,7 @@ class vp_platform : public sc_core::sc_module {
   std::unique_ptr<sys_mem> mem_;
   ::socmem *socmem_ = nullptr;  // the SoC memory's timing (integrated modes)
   std::unique_ptr<proc_mem> proc_;
+  std::unique_ptr<debug_frontend> debugger_;  // simtvp --debug (before the GPU, which uses its port)
   std::unique_ptr<gpu_top> gpu_;
   sc_core::sc_signal<bool> irq_;
   simtvp_diag build_diag_;

@@ -264,6 +264,22 @@ CUCORE_API int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t
 CUCORE_API int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3],
                              uint32_t dynamic_smem, cu_stream *stream, void **args,
                              const void *param_buffer, size_t param_bytes);
+/* (addition) The same with thread block cluster dimensions (0,0,0: the kernel's own or none;
+ * drv_launch_cluster's rules, CUDA_ERROR_INVALID_CLUSTER_SIZE when they are broken). */
+CUCORE_API int cucore_launch_cluster(cu_function *f, const uint32_t grid[3], const uint32_t block[3],
+                                     const uint32_t cluster[3], uint32_t dynamic_smem, cu_stream *stream,
+                                     void **args, const void *param_buffer, size_t param_bytes);
+/* (addition) The kernel's compiled cluster dimensions (.reqnctapercluster; 0,0,0 when none): 1 when
+ * it must run in clusters (those dimensions or .explicitcluster), 0 otherwise (or a bad handle). */
+CUCORE_API int cucore_function_cluster_dims(cu_function *f, uint32_t dims[3]);
+/* (addition) cudaFuncAttributeNonPortableClusterSizeAllowed. */
+CUCORE_API int cucore_function_allow_nonportable_cluster(cu_function *f, bool allow);
+/* (addition) cuTensorMapEncodeTiled into a 128-byte, 64-byte aligned CUtensorMap (func_tensormap.h). */
+CUCORE_API int cucore_tensor_map_encode_tiled(void *tensor_map, uint32_t data_type, uint32_t rank, uint64_t global_address,
+                                              const uint64_t *global_dim, const uint64_t *global_strides,
+                                              const uint32_t *box_dim, const uint32_t *element_strides,
+                                              uint32_t interleave, uint32_t swizzle, uint32_t l2_promotion,
+                                              uint32_t oob_fill);
 
 /* ---- arrays, texture and surface objects ------------------------------------------------------- */
 

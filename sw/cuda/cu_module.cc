@@ -6,6 +6,7 @@
 
 #include "cu_internal.h"
 #include "fatbin.h"
+#include "func_tensormap.h"
 #include "ptx.h"
 
 using namespace cucore;
@@ -537,6 +538,43 @@ int cucore_occupancy(cu_function *f, uint32_t block_threads, uint32_t dynamic_sm
 
 int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3], uint32_t dynamic_smem,
                   cu_stream *stream, void **args, const void *param_buffer, size_t param_bytes) {
+  static const uint32_t none[3] = {0, 0, 0};
+  return cucore_launch_cluster(f, grid, block, none, dynamic_smem, stream, args, param_buffer, param_bytes);
+}
+
+int cucore_function_allow_nonportable_cluster(cu_function *f, bool allow) {
+  Entry e;
+  if (!e.ok()) return e.refused();
+  State &s = state();
+  Function *fn = s.functions.get(f);
+  if (!fn) return fail(CUDA_ERROR_INVALID_HANDLE, "function %p is not a loaded kernel", (void *)f);
+  drv_function_allow_nonportable_cluster(fn->df, allow);
+  return CUDA_SUCCESS;
+}
+
+int cucore_function_cluster_dims(cu_function *f, uint32_t dims[3]) {
+  Entry e;
+  dims[0] = dims[1] = dims[2] = 0;
+  if (!e.ok()) return 0;
+  Function *fn = state().functions.get(f);
+  return fn && drv_function_cluster_dims(fn->df, dims) ? 1 : 0;
+}
+
+int cucore_tensor_map_encode_tiled(void *tensor_map, uint32_t data_type, uint32_t rank, uint64_t global_address,
+                                   const uint64_t *global_dim, const uint64_t *global_strides, const uint32_t *box_dim,
+                                   const uint32_t *element_strides, uint32_t interleave, uint32_t swizzle,
+                                   uint32_t l2_promotion, uint32_t oob_fill) {
+  simtvp_diag diag = cleared_diag();
+  simtvp_status st = func_tensor_map_encode_tiled(static_cast<func_tensor_map *>(tensor_map), data_type, rank,
+                                                  global_address, global_dim, global_strides, box_dim, element_strides,
+                                                  interleave, swizzle, l2_promotion, oob_fill, &diag);
+  if (st == SIMTVP_OK) return CUDA_SUCCESS;
+  return fail(st == SIMTVP_ERR_UNSUPPORTED ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE, "%s", diag.message);
+}
+
+int cucore_launch_cluster(cu_function *f, const uint32_t grid[3], const uint32_t block[3], const uint32_t cluster[3],
+                          uint32_t dynamic_smem, cu_stream *stream, void **args, const void *param_buffer,
+                          size_t param_bytes) {
   Entry e;
   State &s = state();
   if (int r = e.ready(s)) return r;
@@ -566,8 +604,12 @@ int cucore_launch(cu_function *f, const uint32_t grid[3], const uint32_t block[3
     if (rr != CUDA_SUCCESS) return rr;
     if ((rr = managed_to_device(s, ds)) != CUDA_SUCCESS) return rr;
     simtvp_diag diag = cleared_diag();
-    simtvp_status st = drv_launch(s.d, ds, fn->df, grid, block, dynamic_smem, params.data(),
-                                  (uint32_t)params.size(), &diag);
+    simtvp_status st = drv_launch_cluster(s.d, ds, fn->df, grid, block, cluster, dynamic_smem, params.data(),
+                                          (uint32_t)params.size(), &diag);
+    // the driver's cluster checks say "cluster" after "launch of <kernel>: " (kernel names may too)
+    const char *why = std::strstr(diag.message, ": ");
+    if (st == SIMTVP_ERR_ARG && why && std::strstr(why, "cluster"))
+      return fail(CUDA_ERROR_INVALID_CLUSTER_SIZE, "%s", diag.message);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
 }

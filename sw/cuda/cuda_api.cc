@@ -582,7 +582,13 @@ CU_EXPORT CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc) {
     case 7: *pi = 0; break;
     case 8: *pi = (int)max_dyn; break;
     case 9: *pi = -1; break;
-    case 10: case 11: case 12: case 13: case 14: case 15: *pi = 0; break;
+    case 10: case 11: case 12: case 13: {  // cluster size must be set, required cluster width/height/depth
+      uint32_t dims[3] = {0, 0, 0};
+      int must = cucore_function_cluster_dims(function_of(hfunc), dims);
+      *pi = attrib == 10 ? (must && !dims[0]) : (int)dims[attrib - 11];
+      break;
+    }
+    case 14: case 15: *pi = 0; break;
     default: return fail("cuFuncGetAttribute", CUDA_ERROR_INVALID_VALUE, "unknown function attribute");
   }
   return CUDA_SUCCESS;
@@ -600,6 +606,9 @@ CU_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value) {
     if (value < -1 || value > 100) return fail("cuFuncSetAttribute", CUDA_ERROR_INVALID_VALUE, "carveout outside -1..100");
     return CUDA_SUCCESS;
   }
+  if (attrib == 14)  // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+    return report("cuFuncSetAttribute", cucore_function_allow_nonportable_cluster(function_of(hfunc), value != 0));
+  if (attrib == 15) return CUDA_SUCCESS;  // cluster scheduling policy: a hint
   return fail("cuFuncSetAttribute", CUDA_ERROR_NOT_SUPPORTED, "this function attribute cannot be set on simtvp");
 }
 
@@ -630,7 +639,8 @@ CU_EXPORT CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc) {
 }
 
 static CUresult launch(const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, unsigned smem, CUstream stream, void **kernelParams, void **extra) {
+                       unsigned bz, unsigned smem, CUstream stream, void **kernelParams, void **extra,
+                       const uint32_t *cluster = nullptr) {
   NEED_CONTEXT(api);
   const void *buffer = nullptr;
   size_t buffer_bytes = 0;
@@ -652,7 +662,88 @@ static CUresult launch(const char *api, CUfunction f, unsigned gx, unsigned gy, 
       return fail(api, CUDA_ERROR_INVALID_VALUE, "extra needs CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE");
   }
   uint32_t g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-  return report(api, cucore_launch(function_of(f), g, b, smem, stream_of(stream), kernelParams, buffer, buffer_bytes));
+  static const uint32_t no_cluster[3] = {0, 0, 0};
+  return report(api, cucore_launch_cluster(function_of(f), g, b, cluster ? cluster : no_cluster, smem,
+                                           stream_of(stream), kernelParams, buffer, buffer_bytes));
+}
+
+// CUlaunchConfig / CUlaunchAttribute of cuda.h (CUDA 12+): the attribute value is a 64-byte union
+// at offset 8; CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION's value is {x, y, z}.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int cooperative;
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
+static CUresult launch_ex(const char *api, const LaunchConfig *c, CUfunction f, void **kernelParams, void **extra,
+                          bool ptsz) {
+  NEED_CONTEXT(api);
+  if (!c) return fail(api, CUDA_ERROR_INVALID_VALUE, "the launch configuration is NULL");
+  if (c->numAttrs && !c->attrs) return fail(api, CUDA_ERROR_INVALID_VALUE, "numAttrs without attrs");
+  uint32_t cluster[3] = {0, 0, 0};
+  bool cooperative = false;
+  for (unsigned i = 0; i < c->numAttrs; i++) {
+    const LaunchAttribute &a = c->attrs[i];
+    switch (a.id) {
+      case 0: case 1: case 3: case 5: case 8: break;  // ignore, access policy, sync policy, scheduling, priority
+      case 2: cooperative = a.value.cooperative != 0; break;
+      case 4:  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        if (!a.value.clusterDim.x || !a.value.clusterDim.y || !a.value.clusterDim.z)
+          return fail(api, CUDA_ERROR_INVALID_CLUSTER_SIZE, "a cluster dimension is zero");
+        cluster[0] = a.value.clusterDim.x, cluster[1] = a.value.clusterDim.y, cluster[2] = a.value.clusterDim.z;
+        break;
+      default: {
+        char why[80];
+        std::snprintf(why, sizeof why, "launch attribute %d is not supported by simtvp", a.id);
+        return fail(api, CUDA_ERROR_NOT_SUPPORTED, why);
+      }
+    }
+  }
+  if (cooperative) {
+    uint32_t per_sm = 0;
+    uint64_t threads = (uint64_t)c->blockDimX * c->blockDimY * c->blockDimZ;
+    int r = cucore_occupancy(function_of(f), threads > UINT32_MAX ? UINT32_MAX : (uint32_t)threads, c->sharedMemBytes,
+                             &per_sm);
+    if (r == CUDA_SUCCESS && per_sm &&
+        (uint64_t)c->gridDimX * c->gridDimY * c->gridDimZ > (uint64_t)per_sm * cucore_props()->sm_count)
+      return fail(api, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "the grid's blocks cannot all be resident at once");
+  }
+  CUstream st = c->hStream;
+  if (ptsz && !st) st = reinterpret_cast<CUstream>(CU_STREAM_PER_THREAD);
+  return launch(api, f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                c->sharedMemBytes, st, kernelParams, extra, cluster);
+}
+
+CU_EXPORT CUresult cuLaunchKernelEx(const LaunchConfig *config, CUfunction f, void **kernelParams, void **extra) {
+  return launch_ex("cuLaunchKernelEx", config, f, kernelParams, extra, false);
+}
+CU_EXPORT CUresult cuLaunchKernelEx_ptsz(const LaunchConfig *config, CUfunction f, void **kernelParams, void **extra) {
+  return launch_ex("cuLaunchKernelEx_ptsz", config, f, kernelParams, extra, true);
+}
+
+// cuTensorMapEncodeTiled (CUDA 12+): simtvp's tensor-map layout (models/func/func_tensormap.h).
+CU_EXPORT CUresult cuTensorMapEncodeTiled(void *tensorMap, int tensorDataType, unsigned tensorRank, void *globalAddress,
+                                          const uint64_t *globalDim, const uint64_t *globalStrides,
+                                          const unsigned *boxDim, const unsigned *elementStrides, int interleave,
+                                          int swizzle, int l2Promotion, int oobFill) {
+  NEED_INIT("cuTensorMapEncodeTiled");
+  return report("cuTensorMapEncodeTiled",
+                cucore_tensor_map_encode_tiled(tensorMap, (uint32_t)tensorDataType, tensorRank,
+                                               (uint64_t)(uintptr_t)globalAddress, globalDim, globalStrides, boxDim,
+                                               elementStrides, (uint32_t)interleave, (uint32_t)swizzle,
+                                               (uint32_t)l2Promotion, (uint32_t)oobFill));
 }
 
 CU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,

@@ -200,7 +200,7 @@ cudaError_t resolve_symbol(const char *api, const void *symbol, uint64_t *dptr, 
 
 // Launch with the runtime's result codes (configuration errors are cudaErrorInvalidConfiguration).
 static cudaError_t launch(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem,
-                          cu_stream *stream, bool cooperative) {
+                          cu_stream *stream, bool cooperative, const uint32_t *cluster = nullptr) {
   cu_function *f = nullptr;
   cudaError_t e = resolve_function(api, func, &f);
   if (e != cudaSuccess) return e;
@@ -224,8 +224,10 @@ static cudaError_t launch(const char *api, const void *func, dim3 grid, dim3 blo
                   "cooperative launch of %s: %llu blocks cannot all be resident (%u per SM x %u SMs)",
                   cucore_function_name(f), (unsigned long long)blocks, per_sm, p->sm_count);
   }
-  c = cucore_launch(f, g, b, (uint32_t)smem, stream, args, nullptr, 0);
+  static const uint32_t no_cluster[3] = {0, 0, 0};
+  c = cucore_launch_cluster(f, g, b, cluster ? cluster : no_cluster, (uint32_t)smem, stream, args, nullptr, 0);
   if (c == CUDA_ERROR_INVALID_VALUE) return ret(api, cudaErrorInvalidConfiguration);
+  if (c == CUDA_ERROR_INVALID_CLUSTER_SIZE) return ret(api, cudaErrorInvalidClusterSize);
   return ret_cu(api, c);
 }
 
@@ -450,6 +452,7 @@ static cudaError_t launch_ex(const char *api, const cudaLaunchConfig_t *config, 
   if (config->numAttrs && !config->attrs)
     return fail(api, cudaErrorInvalidValue, "%u launch attributes but attrs is NULL", config->numAttrs);
   bool cooperative = false;
+  uint32_t cluster[3] = {0, 0, 0};
   for (unsigned i = 0; i < config->numAttrs; i++) {
     const cudaLaunchAttribute &a = config->attrs[i];
     switch (a.id) {
@@ -457,20 +460,23 @@ static cudaError_t launch_ex(const char *api, const cudaLaunchConfig_t *config, 
       case cudaLaunchAttributeAccessPolicyWindow:
       case cudaLaunchAttributeSynchronizationPolicy:
       case cudaLaunchAttributePriority:
+      case cudaLaunchAttributeClusterSchedulingPolicyPreference:
         break;  // accepted, no effect on the model
       case cudaLaunchAttributeCooperative:
         cooperative = a.val.cooperative != 0;
         break;
-      case cudaLaunchAttributeClusterDimension:
-        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z <= 1) break;
-        return fail(api, cudaErrorNotSupported, "thread block clusters (%ux%ux%u) are not supported by simtvp",
-                    a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+      case cudaLaunchAttributeClusterDimension:  // thread block clusters (sm_90)
+        if (!a.val.clusterDim.x || !a.val.clusterDim.y || !a.val.clusterDim.z)
+          return fail(api, cudaErrorInvalidClusterSize, "cluster dimension %ux%ux%u has a zero",
+                      a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+        cluster[0] = a.val.clusterDim.x, cluster[1] = a.val.clusterDim.y, cluster[2] = a.val.clusterDim.z;
+        break;
       default:
         return fail(api, cudaErrorNotSupported, "launch attribute %d is not supported by simtvp", (int)a.id);
     }
   }
   return launch(api, func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                ptsz ? stream_ptsz(config->stream) : stream_of(config->stream), cooperative);
+                ptsz ? stream_ptsz(config->stream) : stream_of(config->stream), cooperative, cluster);
 }
 
 CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
@@ -504,6 +510,13 @@ CUDART_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
   attr->binaryVersion = p ? (int)(p->cc_major * 10 + p->cc_minor) : (int)at.target_sm;
   attr->maxDynamicSharedSizeBytes = (int)max_dyn;
   attr->preferredShmemCarveout = -1;
+  uint32_t dims[3] = {0, 0, 0};
+  if (cucore_function_cluster_dims(f, dims)) {
+    attr->clusterDimMustBeSet = dims[0] == 0;
+    attr->requiredClusterWidth = (int)dims[0];
+    attr->requiredClusterHeight = (int)dims[1];
+    attr->requiredClusterDepth = (int)dims[2];
+  }
   return cudaSuccess;
 }
 
@@ -521,11 +534,14 @@ CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAt
         return fail(api, cudaErrorInvalidValue, "shared memory carveout %d is not -1 or 0..100", value);
       return cudaSuccess;  // a hint; the configured L1/shared split stays
     case cudaFuncAttributeNonPortableClusterSizeAllowed:
+      return ret_cu(api, cucore_function_allow_nonportable_cluster(f, value != 0));
     case cudaFuncAttributeClusterSchedulingPolicyPreference:
+      return cudaSuccess;  // a hint: a cluster's CTAs are placed together anyway
     case cudaFuncAttributeRequiredClusterWidth:
     case cudaFuncAttributeRequiredClusterHeight:
     case cudaFuncAttributeRequiredClusterDepth:
-      return fail(api, cudaErrorNotSupported, "thread block clusters are not supported by simtvp");
+      return fail(api, cudaErrorNotSupported, "simtvp takes cluster dimensions from __cluster_dims__ or the launch "
+                  "attribute cudaLaunchAttributeClusterDimension, not from cudaFuncSetAttribute");
     default:
       return fail(api, cudaErrorInvalidValue, "function attribute %d cannot be set", (int)attr);
   }

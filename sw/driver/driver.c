@@ -969,12 +969,23 @@ uint32_t drv_occupancy(const drv *d, const drv_function *f, uint32_t block_threa
   return gpu_occupancy(&sm, &u, NULL);
 }
 
+void drv_function_allow_nonportable_cluster(drv_function *f, bool allow) {
+  if (f) f->nonportable_cluster = allow;
+}
+
 simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uint32_t grid[3],
                          const uint32_t block[3], uint32_t dynamic_smem_bytes, const void *params,
                          uint32_t param_bytes, simtvp_diag *diag) {
+  static const uint32_t none[3] = {0, 0, 0};
+  return drv_launch_cluster(d, s, f, grid, block, none, dynamic_smem_bytes, params, param_bytes, diag);
+}
+
+simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, const uint32_t grid[3],
+                                 const uint32_t block[3], const uint32_t cluster_in[3], uint32_t dynamic_smem_bytes,
+                                 const void *params, uint32_t param_bytes, simtvp_diag *diag) {
   const drv_device_props *pr = &d->props;
   const drv_module *m = f->mod;
-  uint32_t p[GPU_PKT_LAUNCH_DWORDS];
+  uint32_t p[GPU_PKT_LAUNCH_DWORDS + 1];
   uint64_t threads = 1, param_bus = 0;
   drv_deferred x;
   s = stream_of(d, s);
@@ -994,9 +1005,45 @@ simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uin
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
                            "launch of %s: %u bytes of dynamic shared memory exceed its limit of %u",
                            f->attrs.name, dynamic_smem_bytes, f->max_dynamic_smem);
-  if (drv_occupancy(d, f, (uint32_t)threads, dynamic_smem_bytes) == 0)
+  uint32_t per_sm = drv_occupancy(d, f, (uint32_t)threads, dynamic_smem_bytes);
+  if (per_sm == 0)
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: one block of %llu threads does not fit an SM",
                            f->attrs.name, (unsigned long long)threads);
+  /* thread block clusters: the launch's dimensions, else the kernel's */
+  uint32_t cluster[3], compiled[3], csize = 1;
+  bool needs = drv_function_cluster_dims(f, compiled);
+  bool given = cluster_in[0] || cluster_in[1] || cluster_in[2];
+  for (int i = 0; i < 3; i++) {
+    cluster[i] = given ? cluster_in[i] : compiled[i];
+    if (!cluster[i] && (given || compiled[0] || compiled[1] || compiled[2])) cluster[i] = 1;
+    csize *= cluster[i] ? cluster[i] : 1;
+  }
+  if (given && (compiled[0] || compiled[1] || compiled[2]))
+    for (int i = 0; i < 3; i++)
+      if (cluster[i] != (compiled[i] ? compiled[i] : 1))
+        return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: cluster dimensions (%u,%u,%u) differ from the "
+                               "kernel's __cluster_dims__ (%u,%u,%u), which a launch cannot change", f->attrs.name,
+                               cluster[0], cluster[1], cluster[2], compiled[0], compiled[1], compiled[2]);
+  if (needs || given) {
+    if (pr->cc_major < 9)
+      return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: thread block clusters need compute capability 9.0; "
+                             "the configured GPU is %u.%u", f->attrs.name, pr->cc_major, pr->cc_minor);
+    if (!cluster[0])
+      return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: the kernel (.explicitcluster) needs cluster "
+                             "dimensions (cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension)", f->attrs.name);
+    for (int i = 0; i < 3; i++)
+      if (grid[i] % cluster[i])
+        return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: cluster dimension %c = %u does not divide the "
+                               "grid's %u", f->attrs.name, "xyz"[i], cluster[i], grid[i]);
+    uint32_t limit = f->nonportable_cluster ? 16 : 8;
+    if (csize > limit)
+      return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: a cluster of %u CTAs is larger than %u%s",
+                             f->attrs.name, csize, limit,
+                             limit == 8 ? " (cudaFuncAttributeNonPortableClusterSizeAllowed allows 16)" : "");
+    if ((uint64_t)per_sm * pr->sm_count < csize)
+      return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: a cluster of %u CTAs does not fit the GPU at once "
+                             "(%u SMs, %u CTAs of this size each)", f->attrs.name, csize, pr->sm_count, per_sm);
+  }
   if (param_bytes < f->attrs.param_bytes || (param_bytes && !params))
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "launch of %s: %u parameter bytes given, %u needed",
                            f->attrs.name, param_bytes, f->attrs.param_bytes);
@@ -1009,7 +1056,10 @@ simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uin
     x.kind = DRV_DEFER_FREE_SYSMEM;
     x.bus_addr = param_bus;
   }
-  p[0] = gpu_pkt_header(GPU_OP_LAUNCH, GPU_PKT_LAUNCH_DWORDS, 0);
+  /* the CLUSTER dword only for cluster launches: other launches keep the 19-dword packet */
+  bool with_cluster = csize > 1 || given || needs;
+  uint32_t n_dwords = GPU_PKT_LAUNCH_DWORDS + (with_cluster ? 1 : 0);
+  p[0] = gpu_pkt_header(GPU_OP_LAUNCH, n_dwords, with_cluster ? GPU_LAUNCH_F_CLUSTER : 0);
   p[GPU_LAUNCH_IMAGE_LO] = (uint32_t)m->image_addr;
   p[GPU_LAUNCH_IMAGE_HI] = (uint32_t)(m->image_addr >> 32);
   p[GPU_LAUNCH_ENTRY] = f->index;
@@ -1026,5 +1076,6 @@ simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uin
   p[GPU_LAUNCH_PARAM_BYTES] = param_bytes;
   p[GPU_LAUNCH_STREAM_ID] = s->id;
   p[GPU_LAUNCH_GRID_ID] = d->next_grid_id++;
-  return submit(d, s, p, GPU_PKT_LAUNCH_DWORDS, &x, param_bytes ? 1 : 0, diag);
+  if (with_cluster) p[GPU_LAUNCH_CLUSTER] = cluster[0] | cluster[1] << 8 | cluster[2] << 16;
+  return submit(d, s, p, n_dwords, &x, param_bytes ? 1 : 0, diag);
 }

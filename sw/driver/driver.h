@@ -282,6 +282,19 @@ uint32_t drv_occupancy(const drv *d, const drv_function *f, uint32_t block_threa
 simtvp_status drv_launch(drv *d, drv_stream *s, const drv_function *f, const uint32_t grid[3],
                          const uint32_t block[3], uint32_t dynamic_smem_bytes, const void *params,
                          uint32_t param_bytes, simtvp_diag *diag);
+/* (addition) The same with thread block cluster dimensions (cudaLaunchAttributeClusterDimension):
+ * cluster 0,0,0 = the kernel's own (__cluster_dims__, .reqnctapercluster) or none. Clusters need
+ * compute capability 9.0; each dimension divides the grid's; at most 8 CTAs (16 when
+ * drv_function_allow_nonportable_cluster was set); they must fit the GPU together. Violations are
+ * SIMTVP_ERR_ARG naming the rule. */
+simtvp_status drv_launch_cluster(drv *d, drv_stream *s, const drv_function *f, const uint32_t grid[3],
+                                 const uint32_t block[3], const uint32_t cluster[3], uint32_t dynamic_smem_bytes,
+                                 const void *params, uint32_t param_bytes, simtvp_diag *diag);
+/* (addition) cudaFuncAttributeNonPortableClusterSizeAllowed: clusters of up to 16 CTAs. */
+void drv_function_allow_nonportable_cluster(drv_function *f, bool allow);
+/* (addition) The kernel's compiled cluster dimensions (.reqnctapercluster), 0,0,0 when none;
+ * returns whether it must be launched with clusters (.explicitcluster or dimensions). */
+bool drv_function_cluster_dims(const drv_function *f, uint32_t dims[3]);
 
 #ifdef __cplusplus
 }

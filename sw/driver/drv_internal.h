@@ -71,6 +71,7 @@ struct drv_function {
   drv_function_attrs attrs;
   drv_param_layout *params;
   uint32_t max_dynamic_smem;
+  bool nonportable_cluster; /* clusters of up to 16 CTAs allowed */
   drv_function *next;
 };
 

@@ -285,3 +285,9 @@ simtvp_status drv_function_set_max_dynamic_smem(drv *d, drv_function *f, uint32_
   f->max_dynamic_smem = bytes;
   return SIMTVP_OK;
 }
+
+bool drv_function_cluster_dims(const drv_function *f, uint32_t dims[3]) {
+  const ptx_function *pf = &f->mod->ptx->functions[f->index];
+  for (int i = 0; i < 3; i++) dims[i] = pf->reqnctapercluster[i];
+  return (pf->flags & PTX_FN_EXPLICIT_CLUSTER) || dims[0] || dims[1] || dims[2];
+}

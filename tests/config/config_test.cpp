@@ -650,6 +650,100 @@ TEST(GpuConfig, QV100DerivedValues) {
   EXPECT_EQ(std::string(g.cfg->icnt.config_file), kSource + "/configs/config_volta_islip.icnt");
 }
 
+// L2 bytes of a configuration: sets x line x ways of -gpgpu_cache:dl2 ("S:<sets>:<line>:<ways>,...")
+// per sub-partition, times the sub-partitions.
+static uint64_t l2_bytes(const gpu_config &c) {
+  unsigned sets = 0, line = 0, ways = 0;
+  char kind = 0;
+  EXPECT_EQ(sscanf(c.mem.l2, "%c:%u:%u:%u", &kind, &sets, &line, &ways), 4) << c.mem.l2;
+  return (uint64_t)sets * line * ways * c.derived.n_sub_partitions;
+}
+
+// Peak DRAM bandwidth in GB/s: channels x bus bytes x transfers per command clock x clock.
+static double dram_gbs(const gpu_config &c) {
+  return c.mem.n_channels * c.dram.bus_width * c.dram.data_command_freq_ratio * c.derived.dram_mhz / 1000.0;
+}
+
+// A100 SXM4 40 GB (configs/SM80_A100.config): the whitepaper's figures.
+TEST(GpuConfig, A100ConfigHasThePublishedFigures) {
+  Gpu g;
+  ASSERT_EQ(g.load_file(kSource + "/configs/SM80_A100.config"), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.finalize(), SIMTVP_OK) << g.diag.message;
+  const gpu_config &c = *g.cfg;
+  EXPECT_EQ(c.sim.cc_major, 8u);
+  EXPECT_EQ(c.sim.cc_minor, 0u);
+  EXPECT_EQ(c.derived.n_cores, 108u);
+  EXPECT_DOUBLE_EQ(c.derived.core_mhz, 1410.0);
+  EXPECT_EQ(c.derived.max_warps_per_core, 64u);
+  EXPECT_EQ(c.core.registers_per_core, 65536u);
+  EXPECT_EQ(c.core.max_ctas_per_core, 32u);
+  EXPECT_EQ(c.core.shmem_size, 164u * 1024);
+  EXPECT_EQ(c.core.shmem_per_cta, 48u * 1024);
+  EXPECT_EQ(c.mem.n_channels, 40u);
+  EXPECT_EQ(c.derived.n_sub_partitions, 160u);
+  // 160 slices x 128 sets x 128 B x 16 ways = 40 MiB
+  EXPECT_EQ(l2_bytes(c), 40ull << 20);
+  // 40 channels x 16 B x 2 x 1215 MHz = 1555.2 GB/s (whitepaper: 1555 GB/s)
+  EXPECT_NEAR(dram_gbs(c), 1555.2, 0.01);
+  EXPECT_EQ(c.host.device_memory_mb, 40960u);
+}
+
+// H100 SXM5 80 GB (configs/SM90_H100.config): the whitepaper's figures.
+TEST(GpuConfig, H100ConfigHasThePublishedFigures) {
+  Gpu g;
+  ASSERT_EQ(g.load_file(kSource + "/configs/SM90_H100.config"), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.finalize(), SIMTVP_OK) << g.diag.message;
+  const gpu_config &c = *g.cfg;
+  EXPECT_EQ(c.sim.cc_major, 9u);
+  EXPECT_EQ(c.sim.cc_minor, 0u);
+  EXPECT_EQ(c.derived.n_cores, 132u);
+  EXPECT_DOUBLE_EQ(c.derived.core_mhz, 1980.0);
+  EXPECT_EQ(c.derived.max_warps_per_core, 64u);
+  EXPECT_EQ(c.core.registers_per_core, 65536u);
+  EXPECT_EQ(c.core.max_ctas_per_core, 32u);
+  EXPECT_EQ(c.core.shmem_size, 228u * 1024);
+  EXPECT_EQ(c.core.shmem_per_cta, 48u * 1024);
+  EXPECT_EQ(c.mem.n_channels, 40u);
+  EXPECT_EQ(c.derived.n_sub_partitions, 80u);
+  // 80 slices x 256 sets x 128 B x 20 ways = 50 MiB
+  EXPECT_EQ(l2_bytes(c), 50ull << 20);
+  // 40 channels x 16 B x 2 x 2619 MHz = 3352.3 GB/s (whitepaper: 3.35 TB/s)
+  EXPECT_NEAR(dram_gbs(c), 3352.32, 0.01);
+  EXPECT_EQ(c.host.device_memory_mb, 81920u);
+}
+
+// Every option of the A100 and H100 configurations names its source: a [GS]/[WP]/[PG] tag in the
+// comment block above it (or "simtvp:" for simtvp's own options), so correlation work can tell a
+// published figure from a simulator's choice.
+TEST(GpuConfig, A100AndH100OptionsEachCiteTheirSource) {
+  for (const char *name : {"SM80_A100.config", "SM90_H100.config"}) {
+    std::istringstream in(slurp(kSource + "/configs/" + name));
+    std::string line, block;
+    int options = 0;
+    bool in_quote = false;
+    while (std::getline(in, line)) {
+      if (in_quote) {  // continuation of a quoted value
+        in_quote = std::count(line.begin(), line.end(), '"') % 2 == 0;
+        continue;
+      }
+      if (line.empty()) {
+        block.clear();
+        continue;
+      }
+      if (line[0] == '#') {
+        block += line + "\n";
+        continue;
+      }
+      options++;
+      in_quote = std::count(line.begin(), line.end(), '"') % 2 == 1;
+      bool cited = block.find("[GS]") != std::string::npos || block.find("[WP]") != std::string::npos ||
+                   block.find("[PG]") != std::string::npos || block.find("simtvp:") != std::string::npos;
+      EXPECT_TRUE(cited) << name << ": no source for `" << line << "`";
+    }
+    EXPECT_GE(options, 80) << name;
+  }
+}
+
 TEST(GpuConfig, Fermi3xNineFieldPipelineWidthsMapToTheirPipelines) {
   Gpu g;
   ASSERT_EQ(g.load_file(kSource + "/configs/SM2_GTX480.config"), SIMTVP_OK) << g.diag.message;

@@ -102,6 +102,82 @@ END:
 }
 )";
 
+// Warps that wait on each other (sm_80): `late_exit` — threads >= stay spin 3000 iterations and
+// exit after the others reached bar.sync, so the last exit completes the barrier; `mbar_wait` —
+// warp 0 spins on an mbarrier phase that only warp 1's 32 arrivals complete (warp 1 arrives after
+// a delay loop), then every thread writes 1.
+const char kWaitPtx[] = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry late_exit(.param .u64 out, .param .u32 stay)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 s[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [stay];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra LATE;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  add.u32 %r6, %r2, 1;
+  st.shared.u32 [%r5], %r6;
+  bar.sync 0;
+  xor.b32 %r7, %r4, 4;
+  add.u32 %r8, %r3, %r7;
+  ld.shared.u32 %r9, [%r8];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r9;
+  ret;
+LATE:
+  mov.u32 %r10, 0;
+SPIN:
+  add.u32 %r10, %r10, 1;
+  setp.lt.u32 %p2, %r10, 3000;
+  @%p2 bra SPIN;
+  ret;
+}
+
+.visible .entry mbar_wait(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 8 .b64 mb;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra READY;
+  mbarrier.init.shared.b64 [mb], 32;
+READY:
+  bar.sync 0;
+  setp.lt.u32 %p2, %r1, 32;
+  @%p2 bra WAIT;
+  mov.u32 %r2, 0;
+DELAY:
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p3, %r2, 100;
+  @%p3 bra DELAY;
+  mbarrier.arrive.shared.b64 _, [mb];
+  bra.uni DONE;
+WAIT:
+  mbarrier.try_wait.parity.shared.b64 %p3, [mb], 0;
+  @!%p3 bra WAIT;
+DONE:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r3, 1;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+
 struct Glue {
   gpu_harness *h = nullptr;
 };
@@ -190,6 +266,43 @@ TEST_F(DriverFunc, SharedMemoryAndBarrierKernelRunsPerCta) {
     for (uint32_t t = 0; t < threads; t++) want += in[c * threads + t];
     EXPECT_EQ(out[c], want) << "CTA " << c;
   }
+}
+
+// The functional SIMT side runs a CTA's warps in turn: the exit of the last warps a barrier waits
+// for completes it and releases the others (threads 64-255 exit after warps 0-1 reached bar.sync).
+TEST_F(DriverFunc, BarrierCompletedByTheLastWarpsExitReleasesTheOthers) {
+  drv_module *wm = nullptr;
+  ASSERT_EQ(drv_module_load_ptx(d, kWaitPtx, sizeof kWaitPtx - 1, "wait.ptx", &wm, &diag), SIMTVP_OK)
+      << diag.message;
+  drv_function *f = drv_module_function(wm, "late_exit");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint32_t> out(256, 0);
+  uint64_t dout;
+  ASSERT_EQ(test_support::upload(d, out, &dout, &diag), SIMTVP_OK);
+  uint32_t stay = 64;
+  ASSERT_EQ(test_support::launch(d, f, 4, 256, {&dout, &stay}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t t = 0; t < 256; t++) EXPECT_EQ(out[t], t < 64 ? (t ^ 1) + 1 : 0u) << t;
+}
+
+// A warp spinning on an mbarrier lets the other warps run (it yields when its wait fails), so
+// the arrivals it waits for happen.
+TEST_F(DriverFunc, WarpSpinningOnAnMbarrierLetsTheOthersArrive) {
+  drv_module *wm = nullptr;
+  ASSERT_EQ(drv_module_load_ptx(d, kWaitPtx, sizeof kWaitPtx - 1, "wait.ptx", &wm, &diag), SIMTVP_OK)
+      << diag.message;
+  drv_function *f = drv_module_function(wm, "mbar_wait");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint32_t> out(64, 0);
+  uint64_t dout;
+  ASSERT_EQ(test_support::upload(d, out, &dout, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::launch(d, f, 2, 64, {&dout}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t t = 0; t < 64; t++) EXPECT_EQ(out[t], 1u) << t;
 }
 
 TEST_F(DriverFunc, KernelFaultIsReportedThroughTheGpuErrorPath) {

@@ -279,6 +279,65 @@ TEST_F(CpFw, LaunchReachesTheDispatcherWithGridBlockAndParameters) {
   EXPECT_EQ(fence_reg(0), 1u);
 }
 
+// The CLUSTER flag adds dword 19: CTAs per cluster, x [7:0], y [15:8], z [23:16], each >= 1.
+uint32_t cl(uint32_t x, uint32_t y = 1, uint32_t z = 1) { return x | y << 8 | z << 16; }
+std::vector<uint32_t> with_cluster(std::vector<uint32_t> p, uint32_t cluster) {
+  p[0] = gpu_pkt_header(GPU_OP_LAUNCH, GPU_PKT_LAUNCH_DWORDS + 1, GPU_LAUNCH_F_CLUSTER);
+  p.push_back(cluster);
+  return p;
+}
+
+TEST_F(CpFw, LaunchWithTheClusterFlagCarriesTheClusterDimensions) {
+  std::vector<uint32_t> p = launch(image(), 0, 4, 32, 0, 0, 0);
+  p[GPU_LAUNCH_GRID_Y] = 2;
+  push(0, with_cluster(p, cl(2, 2)));
+  push(0, launch(image(), 0, 3, 32, 0, 0, 0));  // no flag: clusters of one CTA
+  push(0, fence(sem, 1, GPU_FENCE_F_SYSMEM));
+  run();
+  EXPECT_EQ(rd(GPU_REG_ERR_STATUS), 0u) << err_code() << " info " << rd(GPU_REG_ERR_INFO);
+  ASSERT_EQ(h->n_kernels, 2u);
+  const gpu_launch_desc &d = h->kernels[0].k.desc;
+  EXPECT_EQ(d.cluster[0], 2u);
+  EXPECT_EQ(d.cluster[1], 2u);
+  EXPECT_EQ(d.cluster[2], 1u);
+  EXPECT_EQ(h->kernels[1].k.desc.cluster[0], 1u);
+  // CTAs issue cluster by cluster: the first four are cluster (0,0)'s
+  ASSERT_EQ(h->n_ctas, 11u);
+  EXPECT_EQ(h->ctas[1].cta[0], 1u);
+  EXPECT_EQ(h->ctas[2].cta[1], 1u);
+  EXPECT_EQ(fence_reg(0), 1u);
+}
+
+TEST_F(CpFw, BadClusterFieldsAreReported) {
+  std::vector<uint32_t> p = launch(image(), 0, 6, 32, 0, 0, 0);
+  struct Case {
+    std::vector<uint32_t> pkt;
+    gpu_err code;
+  } cases[] = {
+      {with_cluster(p, cl(4)), GPU_ERR_PKT_FIELD},              // 4 does not divide 6
+      {with_cluster(p, cl(2) | 1 << 24), GPU_ERR_PKT_FIELD},    // reserved bits
+      {with_cluster(p, cl(2, 0)), GPU_ERR_PKT_FIELD},           // a dimension of 0
+      {with_cluster(p, cl(3, 1, 2)), GPU_ERR_PKT_FIELD},        // 2 does not divide the grid's 1
+      {with_cluster(launch(image(), 0, 34, 32, 0, 0, 0), cl(17)), GPU_ERR_PKT_FIELD},  // over 16
+      {with_cluster(launch(image(), 0, 16, 32, 40000, 0, 0), cl(16)), GPU_ERR_LAUNCH_LIMIT},  // 1 CTA/SM, 4 SMs
+  };
+  for (const Case &c : cases) {
+    clear_errors();
+    push(0, c.pkt);
+    run();
+    EXPECT_EQ(err_code(), (uint32_t)c.code) << " info " << rd(GPU_REG_ERR_INFO);
+    EXPECT_EQ(rd(GPU_REG_ERR_INFO), (uint32_t)GPU_LAUNCH_CLUSTER);
+  }
+  // The flag with only 19 dwords: a length error.
+  clear_errors();
+  std::vector<uint32_t> q = p;
+  q[0] = gpu_pkt_header(GPU_OP_LAUNCH, GPU_PKT_LAUNCH_DWORDS, GPU_LAUNCH_F_CLUSTER);
+  push(0, q);
+  run();
+  EXPECT_EQ(err_code(), (uint32_t)GPU_ERR_PKT_SIZE);
+  EXPECT_EQ(h->n_kernels, 0u);
+}
+
 TEST_F(CpFw, FenceAfterLaunchWaitsForEveryCta) {
   h->cta_cycles = 10000;
   push(0, launch(image(), 0, 2, 32, 0, 0, 0));

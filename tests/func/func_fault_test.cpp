@@ -190,7 +190,7 @@ TEST(FuncFault, BarrierIdOutOfRangeIsAFault) {
 TEST(FuncFault, UnsupportedInstructionFailsTheLoadNamingTheLine) {
   Gpu g;
   std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
-                    "  .reg .b64 %rd<2>;\n  cp.async.commit_group;\n  ret;\n}\n";
+                    "  .reg .b64 %rd<2>;\n  stacksave.u64 %rd1;\n  ret;\n}\n";
   EXPECT_EQ(g.load(ptx, "u.ptx"), SIMTVP_ERR_UNSUPPORTED);
   EXPECT_NE(std::strstr(g.diag.message, "u.ptx:7:"), nullptr) << g.diag.message;
   EXPECT_EQ(g.diag.line, 7u);

@@ -170,7 +170,7 @@ TEST(FuncLineStats, PerWarpSteppingCountsTheSameAndCarriesStallCycles) {
   const uint64_t out = 0x100000000ull;
   ASSERT_EQ(devmem_map(mem, out, 4096, &d), SIMTVP_OK);
   uint32_t k = func_program_kernel(p, "k");
-  func_launch_params lp = {k, {3, 1, 1}, {64, 1, 1}, 0, &out, 8, 1};
+  func_launch_params lp = {k, {3, 1, 1}, {64, 1, 1}, 0, &out, 8, 1, {0, 0, 0}, 1};
   func_launch *l = nullptr;
   ASSERT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
   uint32_t n = 0;

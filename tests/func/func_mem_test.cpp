@@ -108,6 +108,56 @@ TEST(FuncMem, SharedMemoryHoldsStaticAndDynamicVariablesPerCta) {
     }
 }
 
+// Shared and local addresses are 32 bits wide, as on the hardware: a 32-bit register holding -64
+// plus an offset of 68 is address 4 (nvcc emits such sums, e.g. `ld.shared.u32 %r62, [%r4+68]`),
+// not 0x100000004. Read through the fast path (no step record) and the general path (a 2-byte
+// load), and written to local memory the same way; WARP_SZ is 32.
+TEST(FuncMem, SharedAndLocalAddressSumsWrapAt32Bits) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b16 %h<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 s[8];
+  .local .align 4 .b32 lv[4];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r5, %r2, %r3;
+  add.u32 %r6, %r1, 100;
+  st.shared.u32 [%r5], %r6;
+  bar.sync 0;
+  mov.u32 %r4, -64;
+  add.u32 %r4, %r4, %r2;
+  ld.shared.u32 %r7, [%r4+68];
+  ld.shared.u16 %h1, [%r4+72];
+  cvt.u32.u16 %r8, %h1;
+  mov.u32 %r9, lv;
+  add.u32 %r9, %r9, -8;
+  st.local.u32 [%r9+12], %r6;
+  ld.local.u32 %r10, [%r9+12];
+  ld.local.u32 %r11, [lv+4];
+  mov.u32 %r12, WARP_SZ;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r7, %r8, %r11, %r12};
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 16);
+  ASSERT_EQ(g.launch("k", 1, 8, {out}), SIMTVP_OK) << g.diag.message;
+  auto v = g.download<uint32_t>(out, 8 * 4);
+  for (uint32_t t = 0; t < 8; t++) {
+    EXPECT_EQ(v[t * 4 + 0], 101u) << "s[1] through -64 + 68";
+    EXPECT_EQ(v[t * 4 + 1], 102u) << "low half of s[2] through -64 + 72";
+    EXPECT_EQ(v[t * 4 + 2], t + 100) << "lv[1] written through (lv - 8) + 12";
+    EXPECT_EQ(v[t * 4 + 3], 32u) << "WARP_SZ";
+  }
+}
+
 TEST(FuncMem, GenericAddressesReachSharedLocalAndGlobal) {
   Gpu g;
   std::string ptx = std::string(kHeader) + R"(

@@ -57,7 +57,7 @@ struct Engine {
       EXPECT_TRUE(func_program_param(p, k, i, &off, &n));
       std::memcpy(buf.data() + off, &params[i], n);
     }
-    func_launch_params lp = {k, {gx, gy, 1}, {bx, by, 1}, 0, buf.data(), (uint32_t)buf.size(), 1};
+    func_launch_params lp = {k, {gx, gy, 1}, {bx, by, 1}, 0, buf.data(), (uint32_t)buf.size(), 1, {0, 0, 0}, 1};
     func_launch *l = nullptr;
     EXPECT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
     return l;

@@ -175,6 +175,66 @@ TEST_F(GpuDisp, CtaCoordinatesCoverA3DGridInLinearOrder) {
   EXPECT_EQ(f.launched[11].cta[2], 1u);
 }
 
+// Thread block clusters: a cluster's CTAs issue together, in rank order (x fastest), one per SM
+// round robin; a cluster that does not fit entirely waits; bad cluster shapes are refused.
+TEST_F(GpuDisp, ClusterCtasIssueTogetherOnePerSmInRankOrder) {
+  make();
+  gpu_launch_desc k = kernel(4, 32, 0);
+  k.grid[1] = 2;
+  k.cluster[0] = 2;
+  k.cluster[1] = 2;
+  k.cluster[2] = 1;
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 8u);
+  // cluster 0 = CTAs (0,0) (1,0) (0,1) (1,1); cluster 1 = (2,0) (3,0) (2,1) (3,1)
+  const uint32_t want[8][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 0}, {3, 0}, {2, 1}, {3, 1}};
+  const uint32_t sm[8] = {0, 2, 1, 3, 0, 2, 1, 3};  // cluster-first SM order, as for single CTAs
+  for (int i = 0; i < 8; i++) {
+    EXPECT_EQ(f.launched[i].cta[0], want[i][0]) << "CTA " << i;
+    EXPECT_EQ(f.launched[i].cta[1], want[i][1]) << "CTA " << i;
+    EXPECT_EQ(f.launched[i].sm, sm[i]) << "CTA " << i;
+  }
+}
+
+TEST_F(GpuDisp, ClusterWaitsUntilAllItsCtasFit) {
+  make();
+  // 20 KiB CTAs: 2 per SM, 8 on the GPU. A first kernel holds 7 slots; a cluster of 2 must wait
+  // for a second free slot although one is free at once.
+  gpu_launch_desc a = kernel(7, 32, 20 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &a, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 7u);
+  gpu_launch_desc k = kernel(2, 32, 20 * 1024);
+  k.cluster[0] = 2;
+  k.cluster[1] = k.cluster[2] = 1;
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 1, 1));
+  advance(1);
+  EXPECT_EQ(f.launched.size(), 7u) << "one free slot is not enough for a cluster of 2";
+  finish(0, 2);
+  advance(2);
+  ASSERT_EQ(f.launched.size(), 9u);
+  EXPECT_EQ(f.launched[7].cta[0], 0u);
+  EXPECT_EQ(f.launched[8].cta[0], 1u);
+  EXPECT_EQ(f.launched[7].at, f.launched[8].at);
+}
+
+TEST_F(GpuDisp, ClusterThatCannotBeResidentOrDoesNotDivideTheGridIsRefused) {
+  make();
+  gpu_launch_desc k = kernel(20, 32, 20 * 1024);
+  k.cluster[0] = 10;  // 10 CTAs of 20 KiB > 8 resident on the whole GPU
+  k.cluster[1] = k.cluster[2] = 1;
+  EXPECT_FALSE(gpu_disp_launch(d, &k, 0, 0));
+  k = kernel(6, 32, 0);
+  k.cluster[0] = 4;  // does not divide 6
+  k.cluster[1] = k.cluster[2] = 1;
+  EXPECT_FALSE(gpu_disp_launch(d, &k, 0, 0));
+  k = kernel(34, 32, 0);
+  k.cluster[0] = 17;  // more than 16
+  k.cluster[1] = k.cluster[2] = 1;
+  EXPECT_FALSE(gpu_disp_launch(d, &k, 0, 0));
+}
+
 TEST_F(GpuDisp, ConcurrentKernelsAreLimitedToTheConfiguredMaximum) {
   make(2);
   gpu_launch_desc k = kernel(1, 32, 0);

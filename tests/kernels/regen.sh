@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # regen.sh — regenerates every committed artefact that needs the CUDA toolkit (nvcc, ptxas, bin2c):
 #
-#   tests/kernels/ptx/<name>.ptx          nvcc -ptx -arch=compute_75
+#   tests/kernels/ptx/<name>.ptx          nvcc -ptx -arch=compute_75 (compute_80/90 for programs
+#                                         marked `// simtvp-arch: 80|90`, and so on below)
 #   tests/kernels/fatbin/<name>.fatbin    nvcc --fatbin, sm_75 SASS + compute_75 PTX (nvcc 13's
 #                                         default: PTX compressed with zstd)
 #   tests/kernels/bin/<name>              nvcc -cudart shared, same targets, stripped: a real nvcc
@@ -58,16 +59,26 @@ else
   names=()
   for source in *.cu; do names+=("${source%.cu}"); done
 fi
+# A program that needs a newer GPU says so in a line `// simtvp-arch: 80` (or 90, 90a) of its source; it
+# is then built for that architecture alone (sm_XX SASS + compute_XX PTX) and run on the matching
+# configuration (tests/kernels/CMakeLists.txt reads the same line).
+arch_of() { # <name>
+  local a
+  a=$(sed -n 's|^// simtvp-arch: \([0-9][0-9]*a\{0,1\}\)$|\1|p' "$1.cu" | head -n 1)
+  echo "${a:-75}"
+}
 for name in "${names[@]}"; do
   [[ -f $name.cu ]] || { echo "regen.sh: no $name.cu in tests/kernels" >&2; exit 1; }
-  echo "  $name"
-  "$NVCC" -ptx -arch=compute_75 -o "ptx/$name.ptx" "$name.cu"
-  "$NVCC" --fatbin "${default_gencode[@]}" -o "fatbin/$name.fatbin" "$name.cu"
-  "$NVCC" -cudart shared "${default_gencode[@]}" -Xlinker --strip-all -o "bin/$name" "$name.cu"
+  arch=$(arch_of "$name")
+  echo "  $name (sm_$arch)"
+  gencode=(-gencode "arch=compute_$arch,code=[sm_$arch,compute_$arch]")
+  "$NVCC" -ptx -arch="compute_$arch" -o "ptx/$name.ptx" "$name.cu"
+  "$NVCC" --fatbin "${gencode[@]}" -o "fatbin/$name.fatbin" "$name.cu"
+  "$NVCC" -cudart shared "${gencode[@]}" -Xlinker --strip-all -o "bin/$name" "$name.cu"
   if [[ $static_programs == *" $name "* ]]; then
-    "$NVCC" "${default_gencode[@]}" -Xlinker --strip-all -o "bin_static/$name" "$name.cu"
+    "$NVCC" "${gencode[@]}" -Xlinker --strip-all -o "bin_static/$name" "$name.cu"
   fi
-  ptxas_report 75 "ptx/$name.ptx" "ptxas/$name.sm_75.txt"
+  ptxas_report "$arch" "ptx/$name.ptx" "ptxas/$name.sm_$arch.txt"
 done
 (($#)) && exit 0
 

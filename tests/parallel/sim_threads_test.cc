@@ -47,6 +47,13 @@ const thread_case kCases[] = {
     {"vector_add", "vector_add", ""},
     {"warp_vote", "warp_vote", ""},
     {"wmma", "wmma", ""},
+    {"early_exit", "early_exit", ""},
+    // Programs for newer GPUs on their configurations (8 clusters): cp.async, mbarrier, mma.sync;
+    // thread block clusters (barrier.cluster, distributed shared memory across SMs), TMA, wgmma.
+    {"a100_8_async_copy", "async_copy", "-c SM80_A100 --set '-gpgpu_n_clusters 8'"},
+    {"a100_8_mma_tensor", "mma_tensor", "-c SM80_A100 --set '-gpgpu_n_clusters 8'"},
+    {"h100_8_hopper", "hopper", "-c SM90_H100 --set '-gpgpu_n_clusters 8'"},
+    {"h100_8_warpgroup_mma", "warpgroup_mma", "-c SM90_H100 --set '-gpgpu_n_clusters 8'"},
     // An integrated GPU (docs/system-modes.md): every partition's DRAM traffic through the hub.
     {"unified_sgemm", "sgemm", "--set '-system_mode unified'"},
     // More SMs and partitions, other fidelities.

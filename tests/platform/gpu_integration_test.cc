@@ -517,15 +517,17 @@ INSTANTIATE_TEST_SUITE_P(Models, GpuTopChecks, ::testing::Values("ca", "at"));
 
 // Every whole-kernel check of tests/support/kernel_checks through sw/driver on a testbench CPU
 // that annotates zero delay, and on one decoupled with a 100 µs global quantum (functional SIMT
-// side: the boundary is the subject).
+// side: the boundary is the subject). Compute capability 9.0, so the driver launches the hopper
+// check's thread block clusters.
 const bool registered_zero_delay =
     (kernel_checks::register_all(
          "GpuTopZeroDelayKernels",
          [](uint32_t stack_bytes) {
            cpu_mode m;
            m.mmio_delay = SC_ZERO_TIME;
-           return test_support::make_testbench_device({"-simt_model", "func", "-device_memory_mb", "256"}, m,
-                                                      stack_bytes);
+           return test_support::make_testbench_device({"-simt_model", "func", "-device_memory_mb", "256",
+                                                       "-gpgpu_compute_capability_major", "9"},  // clusters
+                                                      m, stack_bytes);
          },
          __FILE__, __LINE__),
      true);
@@ -537,8 +539,9 @@ const bool registered_decoupled =
            cpu_mode m;
            m.mmio_delay = sc_time(10, SC_NS);
            m.quantum = sc_time(100, SC_US);
-           return test_support::make_testbench_device({"-simt_model", "func", "-device_memory_mb", "256"}, m,
-                                                      stack_bytes);
+           return test_support::make_testbench_device({"-simt_model", "func", "-device_memory_mb", "256",
+                                                       "-gpgpu_compute_capability_major", "9"},  // clusters
+                                                      m, stack_bytes);
          },
          __FILE__, __LINE__),
      true);

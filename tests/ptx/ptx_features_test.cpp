@@ -1,5 +1,8 @@
 // Decoding of the less common instruction families, on nvcc fixtures (texture.cu, wmma.cu,
 // warp.cu, async_sm80.cu, griddep_sm90.cu) and the hand-written PTX 6.5 fixture (older forms).
+#include <fstream>
+#include <sstream>
+
 #include "ptx_test_util.h"
 
 using namespace ptxtest;
@@ -283,6 +286,86 @@ TEST(PtxFeatures, NewerSm90InstructionsDecode) {
   EXPECT_EQ(cvt->type, PTX_TYPE_E4M3X2);
   EXPECT_TRUE(cvt->mods & PTX_MOD_SATFINITE);
   EXPECT_EQ(cvt->nops, 3u);
+}
+
+// nvcc 13 output of fixtures/hopper_sm90.cu: cluster directives are kept on the function; bulk and
+// tensor copies decode with their source space (geom), dimensions (vec) and the tensor-map operand
+// split into [tensorMap] and {coordinates}; bulk groups have their own commit/wait.
+TEST(PtxFeatures, ClustersBulkAndTensorCopiesDecode) {
+  auto r = parse(read_fixture("hopper_sm90.ptx"));
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  const ptx_function *dsm = fn(m, "_Z3dsmPi");
+  ASSERT_TRUE(dsm);
+  EXPECT_TRUE(dsm->flags & PTX_FN_EXPLICIT_CLUSTER);
+  EXPECT_EQ(dsm->reqnctapercluster[0], 2u);
+  EXPECT_EQ(dsm->reqnctapercluster[1], 1u);
+  EXPECT_EQ(fn(m, "_Z4bulkPKiPi")->reqnctapercluster[0], 0u);
+  const ptx_function *tma = fn(m, "_Z3tma14CUtensorMap_stPi");
+  const ptx_insn *tc = find_where(m, tma, [](const ptx_insn &i) {
+    return i.opcode == PTX_OP_CP_ASYNC && i.sub_op == PTX_CP_ASYNC_BULK_TENSOR;
+  });
+  ASSERT_TRUE(tc);
+  EXPECT_EQ(tc->vec, 2u);
+  EXPECT_EQ(tc->space, PTX_SPACE_SHARED_CLUSTER);
+  EXPECT_EQ(tc->geom, PTX_SPACE_GLOBAL);
+  EXPECT_TRUE(tc->mods & PTX_MOD_TENSOR);
+  ASSERT_EQ(tc->nops, 4u);
+  EXPECT_EQ(tc->ops[1].kind, PTX_OPND_ADDR);
+  EXPECT_EQ(tc->ops[2].kind, PTX_OPND_VEC);
+  EXPECT_EQ(tc->ops[2].count, 2u);
+  EXPECT_EQ(tc->ops[3].kind, PTX_OPND_ADDR);
+  EXPECT_EQ(format(m, *tc).rfind("cp.async.bulk.tensor.shared::cluster.global.2d", 0), 0u) << format(m, *tc);
+  const ptx_function *bulk = fn(m, "_Z4bulkPKiPi");
+  auto bulk_op = [&](uint8_t sub) {
+    return find_where(m, bulk, [sub](const ptx_insn &i) { return i.opcode == PTX_OP_CP_ASYNC && i.sub_op == sub; });
+  };
+  const ptx_insn *g2s = bulk_op(PTX_CP_ASYNC_BULK);
+  ASSERT_TRUE(g2s);
+  EXPECT_EQ(g2s->geom, PTX_SPACE_GLOBAL);
+  EXPECT_EQ(g2s->nops, 4u);
+  EXPECT_TRUE(bulk_op(PTX_CP_ASYNC_BULK_COMMIT_GROUP));
+  const ptx_insn *wg = bulk_op(PTX_CP_ASYNC_BULK_WAIT_GROUP);
+  ASSERT_TRUE(wg);
+  EXPECT_TRUE(wg->mods & PTX_MOD_READ);
+  EXPECT_TRUE(find_where(m, bulk, [](const ptx_insn &i) { return i.opcode == PTX_OP_ELECT; }));
+  EXPECT_TRUE(find_where(m, dsm, [](const ptx_insn &i) { return i.opcode == PTX_OP_MAPA; }));
+}
+
+// nvcc 13 output of tests/kernels/warpgroup_mma.cu (sm_90a): wgmma shapes m64nNkK as geom = K,
+// vec = N / 8; 32 accumulators; descriptors or an A fragment; the trailing immediates in one VEC.
+TEST(PtxFeatures, WarpgroupMmaDecodes) {
+  std::ifstream f(std::string(SIMTVP_SOURCE_DIR) + "/tests/kernels/ptx/warpgroup_mma.ptx", std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto r = parse(ss.str());
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  const ptx_function *sw = fn(m, "_Z10gemm_sw128PK6__halfS1_Pfi");
+  const ptx_insn *mma = find_where(m, sw, [](const ptx_insn &i) { return i.opcode == PTX_OP_WGMMA_MMA_ASYNC; });
+  ASSERT_TRUE(mma);
+  EXPECT_EQ(mma->geom, 16u);
+  EXPECT_EQ(mma->vec, 8u);  // n64
+  EXPECT_EQ(mma->type, PTX_TYPE_F32);
+  EXPECT_EQ(mma->type2, PTX_TYPE_F16);
+  EXPECT_EQ(mma->type3, PTX_TYPE_F16);
+  ASSERT_EQ(mma->nops, 5u);
+  EXPECT_EQ(mma->ops[0].kind, PTX_OPND_VEC);
+  EXPECT_EQ(mma->ops[0].count, 32u);
+  EXPECT_EQ(mma->ops[1].rclass, PTX_RC_B64);
+  EXPECT_EQ(mma->ops[2].rclass, PTX_RC_B64);
+  EXPECT_EQ(mma->ops[3].rclass, PTX_RC_PRED);
+  EXPECT_EQ(mma->ops[4].kind, PTX_OPND_VEC);
+  EXPECT_EQ(mma->ops[4].count, 4u);
+  const ptx_function *il = fn(m, "_Z15gemm_interleavePK13__nv_bfloat16S1_Pfi");
+  const ptx_insn *rega = find_where(m, il, [](const ptx_insn &i) { return i.opcode == PTX_OP_WGMMA_MMA_ASYNC; });
+  ASSERT_TRUE(rega);
+  EXPECT_EQ(rega->vec, 4u);  // n32
+  EXPECT_EQ(rega->ops[1].kind, PTX_OPND_VEC);
+  EXPECT_EQ(rega->ops[1].count, 4u);
+  EXPECT_EQ(rega->ops[4].count, 3u);
+  for (ptx_opcode op : {PTX_OP_WGMMA_FENCE, PTX_OP_WGMMA_COMMIT_GROUP, PTX_OP_WGMMA_WAIT_GROUP})
+    EXPECT_TRUE(find_where(m, sw, [op](const ptx_insn &i) { return i.opcode == op; })) << ptx_opcode_name(op);
 }
 
 TEST(PtxFeatures, SparseTextureFetchHasAResidencyPredicate) {

@@ -262,6 +262,27 @@ TEST(PtxParser, ImmediatesDecode) {
   EXPECT_EQ(mov(10).value, 10);
 }
 
+// WARP_SZ is PTX's predefined warp-size identifier (nvcc emits `mov.u32 %r1, WARP_SZ;` for
+// warpSize): an immediate 32, also inside constant expressions, addresses and initialisers.
+TEST(PtxParser, WarpSzIsTheImmediate32) {
+  auto r = parse(".version 9.0\n.target sm_75\n.address_size 64\n.global .u32 ws[2] = {WARP_SZ, WARP_SZ * 2};\n"
+                 ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.shared .b8 s[64];\nmov.u32 %r1, WARP_SZ;\n"
+                 "add.u32 %r2, %r1, WARP_SZ-1;\nld.shared.u32 %r3, [s+WARP_SZ];\nret;\n}\n");
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  const ptx_function *f = fn(m, "k");
+  const ptx_insn *mov = find_insn(m, f, PTX_OP_MOV), *add = find_insn(m, f, PTX_OP_ADD);
+  EXPECT_EQ(mov->ops[1].kind, PTX_OPND_IMM);
+  EXPECT_EQ(mov->ops[1].value, 32);
+  EXPECT_EQ(add->ops[2].kind, PTX_OPND_IMM);
+  EXPECT_EQ(add->ops[2].value, 31);
+  EXPECT_EQ(find_insn(m, f, PTX_OP_LD)->ops[1].value, 32);
+  uint32_t init[2];
+  memcpy(init, m->init_data + sym(m, "ws")->init_offset, 8);
+  EXPECT_EQ(init[0], 32u);
+  EXPECT_EQ(init[1], 64u);
+}
+
 TEST(PtxParser, VectorOperandsUseThePool) {
   auto r = parse(read_fixture("features.ptx"));
   ASSERT_TRUE(r->m) << r->diag.message;

@@ -1,16 +1,18 @@
 // The `simtvp` command end to end on the bundled sample (naive and tiled SGEMM, cycle-accurate):
 // the default per-kernel blocks and table, --stats full and OUTDIR/stats.txt (GPGPU-Sim's text),
 // progress off a terminal (which changes no statistic), the timeline trace of a real run checked
-// against the trace-event format, and report.html loaded in headless Chromium (skipped with a
+// against the trace-event format, the same timeline as a VCD file, and report.html loaded in headless Chromium (skipped with a
 // message when Chromium is not installed).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_util.h"
 #include "json_reader.h"
@@ -126,6 +128,113 @@ TEST(SimtvpTrace, RealRunIsValidTraceEventJsonWithEveryTrack) {
   for (const char *p : {"GPU", "Copy engine", "Command processor", "Interrupt", "DRAM", "Counters", "SM 0", "SM 7"})
     EXPECT_TRUE(processes.count(p)) << p;
   EXPECT_EQ(doc["otherData"]["time"].text, "simulated");
+}
+
+// A VCD file checked the way a waveform viewer reads it: declarations, then strictly increasing
+// times with changes of declared identifiers only ("" when it is well-formed). Fills `changes`
+// (identifier -> values in order) and `names` (identifier -> scope.name).
+std::string check_vcd(const std::string &text, std::map<std::string, std::vector<std::string>> *changes,
+                      std::map<std::string, std::string> *names) {
+  std::istringstream in(text);
+  std::vector<std::string> scope;
+  std::string w;
+  bool defs_done = false, in_dumpvars = false;
+  long long last_time = -1;
+  while (in >> w) {
+    if (!defs_done) {
+      if (w == "$scope") {
+        std::string kind, name;
+        in >> kind >> name >> w;
+        scope.push_back(name);
+      } else if (w == "$upscope") {
+        if (scope.empty()) return "$upscope without $scope";
+        scope.pop_back();
+        in >> w;
+      } else if (w == "$var") {
+        std::string type, width, id, name;
+        in >> type >> width >> id >> name >> w;
+        if (w != "$end") return "$var " + name + " does not end with $end";
+        std::string full;
+        for (const std::string &s : scope) full += s + ".";
+        (*names)[id] = full + name;
+      } else if (w == "$enddefinitions") {
+        in >> w;
+        if (!scope.empty()) return "a $scope is not closed";
+        defs_done = true;
+      } else if (w[0] == '$') {
+        while (in >> w && w != "$end") {}
+      }
+      continue;
+    }
+    if (w[0] == '#') {
+      long long t = std::stoll(w.substr(1));
+      if (t <= last_time) return "time " + w + " does not increase";
+      last_time = t;
+    } else if (w == "$dumpvars") {
+      in_dumpvars = true;
+    } else if (w == "$end") {
+      if (!in_dumpvars) return "$end outside $dumpvars";
+      in_dumpvars = false;
+    } else if (w[0] == 'b') {
+      std::string id;
+      in >> id;
+      if (!names->count(id)) return "undeclared identifier " + id;
+      (*changes)[id].push_back(w.substr(1));
+    } else if (w[0] == '0' || w[0] == '1') {
+      std::string id = w.substr(1);
+      if (!names->count(id)) return "undeclared identifier " + id;
+      (*changes)[id].push_back(w.substr(0, 1));
+    } else {
+      return "unexpected '" + w + "'";
+    }
+  }
+  if (!defs_done) return "no $enddefinitions";
+  return "";
+}
+
+// --vcd writes the run's timeline as waveforms: the interrupt line goes up and down, two kernels
+// run one after the other, every SM holds CTAs, the copy engine and DRAM channels are busy; the
+// statistics are those of a run without it.
+TEST(SimtvpVcd, RealRunIsAWellFormedDumpWithEverySignal) {
+  std::string dir = build_dir("vcd");
+  result r = run("-q -o '" + dir + "/with' --vcd '" + dir + "/run.vcd'", dir);
+  ASSERT_EQ(r.code(), 0) << r.err;
+  std::map<std::string, std::vector<std::string>> changes;
+  std::map<std::string, std::string> names;
+  std::string text = slurp(dir + "/run.vcd");
+  ASSERT_EQ(check_vcd(text, &changes, &names), "") << text.substr(0, 2000);
+  EXPECT_TRUE(has(text, "$timescale 1ps $end\n")) << text.substr(0, 2000);
+  std::map<std::string, std::vector<std::string>> by_name;
+  for (const auto &n : names) by_name[n.second] = changes[n.first];
+  for (const char *n : {"gpu.irq", "gpu.kernels", "gpu.kernel0", "gpu.sm.sm0_ctas", "gpu.sm.sm7_ctas",
+                        "gpu.copy_engine.ce0_busy", "gpu.command_processor.busy", "gpu.command_processor.packets",
+                        "gpu.dram.ch0_busy"})
+    EXPECT_TRUE(by_name.count(n)) << n;
+  // kernels: 0 at #0, then 1, 0 for each of the two launches; kernel0 shows launch numbers 1 and 2
+  EXPECT_EQ(by_name["gpu.kernels"], (std::vector<std::string>{"0", "1", "0", "1", "0"}));
+  EXPECT_EQ(by_name["gpu.kernel0"], (std::vector<std::string>{"0", "1", "0", "10", "0"}));
+  EXPECT_GE(by_name["gpu.irq"].size(), 3u);
+  EXPECT_EQ(by_name["gpu.irq"][0], "0");
+  EXPECT_GE(by_name["gpu.copy_engine.ce0_busy"].size(), 3u);
+  EXPECT_GE(by_name["gpu.sm.sm0_ctas"].size(), 3u);
+  result plain = run("-q -o '" + dir + "/without'", dir);
+  ASSERT_EQ(plain.code(), 0) << plain.err;
+  std::string a = slurp(dir + "/with/stats.txt"), b = slurp(dir + "/without/stats.txt");
+  EXPECT_TRUE(has(a, "gpu_sim_cycle = ")) << a.substr(0, 500);
+  EXPECT_EQ(a, b);
+}
+
+TEST(SimtvpVcd, ItsMistakesAreReported) {
+  std::string dir = build_dir("vcd-bad");
+  result r = run("--vcd", dir);
+  EXPECT_EQ(r.code(), 2);
+  EXPECT_TRUE(has(r.err, "--vcd needs a file name, e.g. --vcd run.vcd")) << r.err;
+  r = run("--vcd=", dir);
+  EXPECT_EQ(r.code(), 2);
+  EXPECT_TRUE(has(r.err, "--vcd needs a file name")) << r.err;
+  // a file that cannot be written is reported (the program's own exit status stays, as for --trace)
+  r = run("-q --vcd /proc/simtvp-cannot-write.vcd", dir);
+  EXPECT_TRUE(has(r.err, "--vcd /proc/simtvp-cannot-write.vcd: cannot write the waveforms: ")) << r.err;
 }
 
 std::string chromium() {

@@ -19,6 +19,7 @@
 #include "timeline.h"
 #include "trace_check.h"
 #include "trace_json.h"
+#include "trace_vcd.h"
 
 using namespace simtvp::report;
 
@@ -331,6 +332,109 @@ TEST(Trace, TimelineIsValidTraceEventJsonWithEveryTrack) {
       "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
       "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":10}]}");
   EXPECT_NE(trace_check::check(bad), "");
+}
+
+// The timeline as a Value Change Dump, by hand: variables in the order they are declared get the
+// identifiers '!', '"', '#', …; at #0 every value, then at each time only what changed. Two CTAs
+// on SM 0 from 1000 to 1500 and 1700 make sm0_ctas 2, 1, 0; the two overlapping copies take
+// engine lanes 0 and 1; a packet at 60 counts 1 with opcode 1.
+TEST(Vcd, TimelineBecomesWaveformsWithEveryChangeAtItsTime) {
+  timeline t;
+  kernel_span k;
+  k.uid = 1;
+  k.name = kTiled;
+  k.begin_ps = 1000;
+  t.kernel_begin(k);
+  t.cta_begin(1, 0, 1000);
+  t.cta_begin(1, 0, 1000);
+  t.cta_begin(1, 3, 1000);
+  t.cta_end(1, 0, 1500, 0);
+  t.cta_end(1, 3, 1600, 0);
+  t.cta_end(1, 0, 1700, 0);
+  t.kernel_end(1, 1800, 2457);
+  t.copy(100, 900, 4096, 0, 1, 0);
+  t.copy(200, 300, 64, 1, 0, 0);
+  t.cp_work(50, 70, 0, 0x1010);
+  t.packet(60, 0, 1);
+  t.irq(1900, true);
+  t.irq(1950, false);
+  t.dram_busy(2, true, 1100);
+  t.dram_busy(2, false, 1200);
+  t.close(2000);
+  std::string text = slurp_stream(
+      [](FILE *f, void *ctx) {
+        vcd_info vi;
+        vi.gpu = "RTX";
+        vi.config = "default";
+        vi.simt_model = "ca";
+        EXPECT_TRUE(write_trace_vcd(f, *static_cast<timeline *>(ctx), vi));
+      },
+      &t);
+  EXPECT_EQ(text,
+            "$version simtvp $end\n"
+            "$comment GPU RTX, configuration default, SIMT model ca; simulated time $end\n"
+            "$timescale 1ps $end\n"
+            "$scope module gpu $end\n"
+            "$var wire 1 ! irq $end\n"
+            "$var reg 32 \" kernels $end\n"
+            "$var reg 32 # kernel0 $end\n"
+            "$scope module sm $end\n"
+            "$var reg 16 $ sm0_ctas $end\n"
+            "$var reg 16 % sm3_ctas $end\n"
+            "$upscope $end\n"
+            "$scope module copy_engine $end\n"
+            "$var wire 1 & ce0_busy $end\n"
+            "$var reg 64 ' ce0_bytes $end\n"
+            "$var wire 1 ( ce1_busy $end\n"
+            "$var reg 64 ) ce1_bytes $end\n"
+            "$upscope $end\n"
+            "$scope module command_processor $end\n"
+            "$var wire 1 * busy $end\n"
+            "$var reg 32 + packets $end\n"
+            "$var reg 32 , opcode $end\n"
+            "$upscope $end\n"
+            "$scope module dram $end\n"
+            "$var wire 1 - ch2_busy $end\n"
+            "$upscope $end\n"
+            "$upscope $end\n"
+            "$enddefinitions $end\n"
+            "#0\n$dumpvars\n0!\nb0 \"\nb0 #\nb0 $\nb0 %\n0&\nb0 '\n0(\nb0 )\n0*\nb0 +\nb0 ,\n0-\n$end\n"
+            "#50\n1*\n"
+            "#60\nb1 +\nb1 ,\n"
+            "#70\n0*\n"
+            "#100\n1&\nb1000000000000 '\n"
+            "#200\n1(\nb1000000 )\n"
+            "#300\n0(\nb0 )\n"
+            "#900\n0&\nb0 '\n"
+            "#1000\nb1 \"\nb1 #\nb10 $\nb1 %\n"
+            "#1100\n1-\n"
+            "#1200\n0-\n"
+            "#1500\nb1 $\n"
+            "#1600\nb0 %\n"
+            "#1700\nb0 $\n"
+            "#1800\nb0 \"\nb0 #\n"
+            "#1900\n1!\n"
+            "#1950\n0!\n");
+}
+
+// Intervals that end where the next begins on the same line keep it high (no zero-width glitch),
+// and an empty timeline is a valid dump of the interrupt line alone.
+TEST(Vcd, BackToBackIntervalsStayHighAndAnEmptyRunIsValid) {
+  timeline t;
+  t.copy(100, 200, 8, 0, 0, 0);
+  t.copy(200, 300, 16, 0, 0, 0);
+  std::string text = slurp_stream(
+      [](FILE *f, void *ctx) { write_trace_vcd(f, *static_cast<timeline *>(ctx), vcd_info{}); }, &t);
+  size_t defs = text.find("$enddefinitions $end\n");
+  ASSERT_NE(defs, std::string::npos);
+  // ce0_busy is '#', ce0_bytes '$' (after irq and kernels)
+  EXPECT_EQ(text.substr(defs), "$enddefinitions $end\n#0\n$dumpvars\n0!\nb0 \"\n0#\nb0 $\n0%\nb0 &\nb0 '\n$end\n"
+                               "#100\n1#\nb1000 $\n#200\nb10000 $\n#300\n0#\nb0 $\n") << text;
+  timeline empty;
+  std::string e = slurp_stream(
+      [](FILE *f, void *ctx) { write_trace_vcd(f, *static_cast<timeline *>(ctx), vcd_info{}); }, &empty);
+  EXPECT_NE(e.find("$var wire 1 ! irq $end\n"), std::string::npos) << e;
+  EXPECT_NE(e.find("$enddefinitions $end\n#0\n$dumpvars\n0!\n"), std::string::npos) << e;
 }
 
 TEST(MessageFold, AlikeDeadlockedCtasBecomeOneLine) {

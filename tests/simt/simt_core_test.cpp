@@ -27,6 +27,10 @@ TEST(SimtCore, BarrierDeadlockIsReportedWithAWarpDump) {
   expect_deadlock_reported(g);
 }
 
+TEST(SimtCore, BarrierCountsOnlyWarpsThatHaveNotExited) { expect_barrier_after_early_exits("ca"); }
+
+TEST(SimtCore, FuncCoresCountOnlyWarpsThatHaveNotExitedAtABarrier) { expect_barrier_after_early_exits("func"); }
+
 TEST(SimtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {
   std::string m = hang_messages("ca");
   EXPECT_NE(m.find("cycle limit"), std::string::npos) << m;

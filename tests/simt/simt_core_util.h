@@ -199,6 +199,48 @@ inline void expect_deadlock_reported(Gpu &g) {
   }
 }
 
+// Some warps of a CTA exit before the others meet at `bar.sync 0` (hardware and GPGPU-Sim count
+// only warps that have not exited). CTAs of `threads` threads (the last warp may be partial);
+// threads with tid >= `stay` exit at once (`early`) or after a loop of 200 iterations (so the
+// barrier's arrivals come first and the last exit completes it). The others write tid + 1 to
+// shared memory, meet at the barrier and store their neighbour's (tid ^ 1) value: out[t] =
+// (t ^ 1) + 1 for t and t ^ 1 < stay, 0 for the rest (shared memory starts zeroed).
+inline std::string early_exit_kernel(bool early) {
+  std::string late = early ? "" : "  mov.u32 %r5, 0;\nSPIN:\n  add.u32 %r5, %r5, 1;\n  setp.lt.u32 %p2, %r5, 200;\n"
+                                  "  @%p2 bra SPIN;\n";
+  return std::string(".version 7.0\n.target sm_70\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 out, .param .u32 stay)\n{\n"
+                     "  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+                     "  .shared .align 4 .b32 s[1024];\n"
+                     "  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [stay];\n  mov.u32 %r2, %tid.x;\n"
+                     "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+                     "  setp.ge.u32 %p1, %r2, %r1;\n  @%p1 bra LEAVE;\n"
+                     "  mov.u32 %r3, s;\n  shl.b32 %r4, %r2, 2;\n  add.u32 %r6, %r3, %r4;\n"
+                     "  add.u32 %r7, %r2, 1;\n  st.shared.u32 [%r6], %r7;\n  bar.sync 0;\n"
+                     "  xor.b32 %r8, %r4, 4;\n  add.u32 %r9, %r3, %r8;\n  ld.shared.u32 %r10, [%r9];\n"
+                     "  st.global.u32 [%rd3], %r10;\n  exit;\nLEAVE:\n") +
+         late + "  exit;\n}\n";
+}
+
+// Runs early_exit_kernel on 3 CTAs of every (threads, stay) case under `model` cores: no deadlock,
+// every value right. stay is a multiple of 32 where whole warps exit, else a warp is split (its
+// staying lanes arrive for it).
+inline void expect_barrier_after_early_exits(const char *model) {
+  struct Case { uint32_t threads, stay; };
+  for (bool early : {true, false})
+    for (Case c : {Case{128, 64}, Case{128, 32}, Case{96, 64}, Case{80, 64}, Case{256, 224}, Case{128, 48}, Case{1024, 1000}, Case{1024, 512}, Case{512, 33}}) {
+      Gpu g(kQV100, with_model(model, {"-gpgpu_n_clusters", "1"}));
+      ASSERT_EQ(g.load(early_exit_kernel(early), "early_exit.ptx"), SIMTVP_OK) << g.diag.message;
+      uint64_t out = g.alloc(4 * c.threads);  // every CTA writes the same values
+      ASSERT_EQ(g.launch("k", 3, c.threads, {out, c.stay}), SIMTVP_OK)
+          << model << " threads " << c.threads << " stay " << c.stay << (early ? " early" : " late") << ": "
+          << g.diag.message << g.messages();
+      auto v = g.download<uint32_t>(out, c.threads);
+      for (uint32_t t = 0; t < c.threads; t++)
+        ASSERT_EQ(v[t], t < c.stay && (t ^ 1) < c.stay ? (t ^ 1) + 1 : 0u) << model << " thread " << t << " threads " << c.threads;
+    }
+}
+
 // A kernel spinning forever in 2 warps stopped by a 3000-cycle limit: every warp is dumped.
 inline std::string hang_messages(const char *model) {
   Gpu g(kQV100, with_model(model, {"-gpgpu_n_clusters", "1"}), SH_LDST_FAKE, 100, 20, 0, false, false, 3000);

@@ -289,6 +289,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   fp.print = on_print;
   fp.messages.ctx = h;
   fp.messages.emit = on_message;
+  fp.debug = o->debug;
   h->e = func_create(&fc, &fp, h->mem, h->st, diag);
   if (!h->e) {
     sh_destroy(h);
@@ -521,6 +522,8 @@ simtvp_status sh_launch(simt_harness *h, const char *name, const uint32_t grid[3
   d.local_bytes = f->res.local_bytes;
   d.params = params;
   d.param_bytes = pbytes;
+  /* thread block clusters: the kernel's compiled dimensions (__cluster_dims__), else none */
+  for (int i = 0; i < 3; i++) d.cluster[i] = f->reqnctapercluster[i];
   d.grid_id = (uint32_t)h->load_ids;
   h->done = false;
   h->have_error = false;

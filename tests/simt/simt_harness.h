@@ -43,6 +43,7 @@ typedef struct sh_options {
   bool quiet;                       /* do not copy messages to stderr */
   simt_trace_port trace;            /* every issued warp instruction (optional) */
   bool every_cycle;                 /* simt_core_config.every_cycle */
+  func_debug_port debug;            /* a debugger on the functional engine (models/debug) */
 } sh_options;
 
 typedef struct simt_harness simt_harness;

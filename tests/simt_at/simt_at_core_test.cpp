@@ -82,6 +82,8 @@ TEST(SimtAtCore, BarrierDeadlockIsReportedWithAWarpDump) {
   expect_deadlock_reported(g);
 }
 
+TEST(SimtAtCore, BarrierCountsOnlyWarpsThatHaveNotExited) { expect_barrier_after_early_exits("at"); }
+
 TEST(SimtAtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {
   std::string m = hang_messages("at");
   EXPECT_NE(m.find("cycle limit"), std::string::npos) << m;

@@ -61,7 +61,7 @@ TEST(SimtLdstFunc, KernelStepRecordsBecomeTheExpectedRequests) {
   ASSERT_EQ(func_program_load(e, m, &pl, &p, &d), SIMTVP_OK) << d.message;
   uint32_t k = func_program_kernel(p, "k");
   uint64_t params = data;
-  func_launch_params lp = {k, {1, 1, 1}, {64, 1, 1}, 0, &params, 8, 1};
+  func_launch_params lp = {k, {1, 1, 1}, {64, 1, 1}, 0, &params, 8, 1, {0, 0, 0}, 1};
   func_launch *l = nullptr;
   ASSERT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
   func_cta *cta = nullptr;

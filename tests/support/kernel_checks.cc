@@ -14,6 +14,7 @@
 #include "test_files.h"
 
 extern "C" {
+#include "func_tensormap.h"
 #include "func_tex.h"
 #include "ptx.h"
 }
@@ -458,6 +459,124 @@ void wmma_tensor_core_gemm_is_exact(KernelGpu &g) {
     }
 }
 
+// async_copy.cu (sm_80): the two-stage cp.async pipeline, the block-wide memcpy_async on an
+// mbarrier with arrive_and_wait phases, and redux.sync over full and partial masks; the host
+// model is the program's own.
+void async_copies_mbarriers_and_redux_are_exact(KernelGpu &g) {
+  const int n = 1500, blocks = 3, tile = 256;
+  std::vector<float> in((n + 3) / 4 * 4, 0.0f);
+  for (int i = 0; i < n; i++) in[i] = (float)(i * 7 % 201) - 100.0f;
+  uint64_t din = g.upload(in), dout = g.alloc(n * 4);
+  ASSERT_EQ(g.launch("_Z15pipelined_scalePKfPfi", blocks, 64, {din, dout, (uint64_t)n}), SIMTVP_OK) << g.diag.message;
+  auto out = g.download<float>(dout, n);
+  for (int i = 0; i < n; i++) ASSERT_EQ(out[i], 2.0f * in[i] + in[i / tile * tile]) << i;
+
+  const int rounds = 3, m = blocks * 256;
+  std::vector<int32_t> hi(m), want(m);
+  for (int i = 0; i < m; i++) hi[i] = i * 37 % 1000;
+  for (int b = 0; b < blocks; b++) {
+    std::vector<int32_t> cur(hi.begin() + b * 256, hi.begin() + (b + 1) * 256), nxt(256);
+    for (int r = 0; r < rounds; r++) {
+      for (int t = 0; t < 256; t++) nxt[t] = cur[t] + cur[(t + 1) % 256];
+      cur = nxt;
+    }
+    std::copy(cur.begin(), cur.end(), want.begin() + b * 256);
+  }
+  uint64_t dii = g.upload(hi), dio = g.alloc(m * 4);
+  ASSERT_EQ(g.launch("_Z12barrier_copyPKiPii", blocks, 256, {dii, dio, (uint64_t)rounds}), SIMTVP_OK)
+      << g.diag.message;
+  auto got = g.download<int32_t>(dio, m);
+  for (int i = 0; i < m; i++) ASSERT_EQ(got[i], want[i]) << i;
+
+  std::vector<uint32_t> v(64);
+  for (int i = 0; i < 64; i++) v[i] = (uint32_t)(i * 2654435761u % 4096) | (i == 5 ? 0x80000000u : 0u);
+  uint64_t dv = g.upload(v), dr = g.alloc(24 * 4);
+  ASSERT_EQ(g.launch("_Z11warp_reducePKjPj", 1, 64, {dv, dr}), SIMTVP_OK) << g.diag.message;
+  auto r = g.download<uint32_t>(dr, 24);
+  for (int w = 0; w < 2; w++) {
+    uint32_t add = 0, a = ~0u, o = 0, x = 0, umin = ~0u, umax = 0, eadd = 0, ea = ~0u, eo = 0, ex = 0;
+    int32_t smin = INT32_MAX, smax = INT32_MIN;
+    for (int l = 0; l < 32; l++) {
+      uint32_t e = v[w * 32 + l];
+      add += e, a &= e, o |= e, x ^= e;
+      smin = std::min(smin, (int32_t)e), smax = std::max(smax, (int32_t)e);
+      if (l % 2 == 0) eadd += e, ea &= e, eo |= e, ex ^= e, umin = std::min(umin, e), umax = std::max(umax, e);
+    }
+    const uint32_t expect[12] = {add, (uint32_t)smin, (uint32_t)smax, a, o, x, eadd, umin, umax, ea, eo, ex};
+    for (int k = 0; k < 12; k++) EXPECT_EQ(r[w * 12 + k], expect[k]) << "warp " << w << " result " << k;
+  }
+}
+
+// mma_tensor.cu (sm_80): the ldmatrix + mma.sync m16n8k16 GEMM (f16 in, f32 accumulate), one mma
+// per further type (bf16, tf32, s8 .satfinite, f64) and movmatrix; the host model is the
+// program's own (small integers: exact).
+void mma_sync_and_ldmatrix_are_exact(KernelGpu &g) {
+  const int m = 32, n = 16, k = 48;
+  auto h = [](float f) {
+    _Float16 x = (_Float16)f;
+    uint16_t u;
+    std::memcpy(&u, &x, 2);
+    return u;
+  };
+  std::vector<uint16_t> A(m * k), B(n * k);
+  std::vector<float> Af(m * k), Bf(n * k), D(m * n);
+  for (int i = 0; i < m * k; i++) Af[i] = (float)(i * 5 % 9 - 4), A[i] = h(Af[i]);
+  for (int i = 0; i < n * k; i++) Bf[i] = (float)(i * 7 % 9 - 4), B[i] = h(Bf[i]);
+  for (int i = 0; i < m * n; i++) D[i] = (float)(i % 21 - 10);
+  uint64_t dA = g.upload(A), dB = g.upload(B), dD = g.upload(D);
+  const int tiles = (m / 16) * (n / 8);
+  ASSERT_EQ(g.launch("_Z9hgemm_mmaPK6__halfS1_Pfiii", (tiles + 3) / 4, 128,
+                     {dA, dB, dD, (uint64_t)m, (uint64_t)n, (uint64_t)k}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto got = g.download<float>(dD, m * n);
+  for (int r = 0; r < m; r++)
+    for (int c = 0; c < n; c++) {
+      float want = D[r * n + c];
+      for (int p = 0; p < k; p++) want += Af[r * k + p] * Bf[c * k + p];
+      ASSERT_EQ(got[r * n + c], want) << r << "," << c;
+    }
+
+  struct Mats {
+    int32_t a[16 * 32], b[32 * 8], c[16 * 8];
+  } mm;
+  for (int i = 0; i < 16 * 32; i++) mm.a[i] = i * 37 % 201 - 100;
+  for (int i = 0; i < 32 * 8; i++) mm.b[i] = i * 53 % 201 - 100;
+  for (int i = 0; i < 16 * 8; i++) mm.c[i] = i * 11 % 101 - 50;
+  const int32_t c_base = INT32_MAX - 150000;
+  uint64_t dm = g.upload(std::vector<Mats>{mm}), dout = g.alloc(32 * 20 * 4);
+  ASSERT_EQ(g.launch("_Z9mma_typesPK4MatsPji", 1, 32, {dm, dout, (uint64_t)(uint32_t)c_base}), SIMTVP_OK)
+      << g.diag.message;
+  auto o = g.download<uint32_t>(dout, 32 * 20);
+  auto dot = [&](int r, int c, int K) {
+    int64_t s = 0;
+    for (int p = 0; p < K; p++) s += (int64_t)mm.a[r * 32 + p] * mm.b[p * 8 + c];
+    return s;
+  };
+  for (int l = 0; l < 32; l++) {
+    const uint32_t *w = &o[l * 20];
+    const int gr = l / 4, t = l % 4;
+    for (int i = 0; i < 4; i++) {
+      const int r = gr + 8 * (i / 2), c = 2 * t + i % 2;
+      float bf, tf;
+      std::memcpy(&bf, &w[i], 4);
+      std::memcpy(&tf, &w[4 + i], 4);
+      EXPECT_EQ(bf, (float)(mm.c[r * 8 + c] + dot(r, c, 16))) << "bf16 lane " << l << " d" << i;
+      EXPECT_EQ(tf, (float)(mm.c[r * 8 + c] + dot(r, c, 8))) << "tf32 lane " << l << " d" << i;
+      int64_t s8 = (int64_t)c_base + mm.c[r * 8 + c] + dot(r, c, 32);
+      EXPECT_EQ((int32_t)w[8 + i], (int32_t)std::min<int64_t>(std::max<int64_t>(s8, INT32_MIN), INT32_MAX))
+          << "s8 lane " << l << " d" << i;
+    }
+    for (int i = 0; i < 2; i++) {
+      uint64_t bits = (uint64_t)w[12 + 2 * i] | (uint64_t)w[13 + 2 * i] << 32;
+      double d;
+      std::memcpy(&d, &bits, 8);
+      EXPECT_EQ(d, (double)(mm.c[gr * 8 + 2 * t + i] + dot(gr, 2 * t + i, 4))) << "f64 lane " << l;
+    }
+    EXPECT_EQ(w[16], (uint32_t)(10 * (2 * t) + gr) | (uint32_t)(10 * (2 * t + 1) + gr) << 16) << "movmatrix lane " << l;
+  }
+}
+
 // Texture and surface objects as the runtime creates them: a func_tex_desc in device memory, the
 // handle being its address (func_tex.h); the host model is texture.cu's.
 uint64_t make_desc(KernelGpu &g, uint64_t data, int w, int h, uint8_t addr_mode, uint8_t filter, uint8_t normalized) {
@@ -551,6 +670,153 @@ void texture_handle_that_is_not_a_descriptor_faults(KernelGpu &g) {
 
 // ---- registration ------------------------------------------------------------------------------
 
+// hopper.cu (sm_90): cluster_exchange (__cluster_dims__(2,1,1): distributed shared memory and
+// barrier.cluster), bulk_scale (cp.async.bulk both ways on an mbarrier, elect.sync), tma_tile
+// (cp.async.bulk.tensor through tensor maps encoded here as cuTensorMapEncodeTiled would, with
+// out-of-bounds zero fill) and stmatrix_transpose; the host model is the program's own.
+// (cluster_histogram needs a launch-time cluster attribute: tests/kernels runs it.)
+void clusters_bulk_and_tensor_copies_are_exact(KernelGpu &g) {
+  const int blocks = 8;
+  uint64_t dout = g.alloc(blocks * 64 * 4);
+  ASSERT_EQ(g.launch("_Z16cluster_exchangePi", blocks, 64, {dout}), SIMTVP_OK) << g.diag.message;
+  auto out = g.download<int32_t>(dout, blocks * 64);
+  for (int b = 0; b < blocks; b++)
+    for (int t = 0; t < 64; t++) {
+      const int rank = b % 2, want = (rank ^ 1) * 100 + t + 2000 + 10000 * rank + 100000 * (b / 2);
+      ASSERT_EQ(out[b * 64 + t], want) << "cluster_exchange block " << b << " thread " << t;
+    }
+
+  const int bb = 4;
+  std::vector<int32_t> in(bb * 256);
+  for (int i = 0; i < bb * 256; i++) in[i] = i * 37 % 1000 - 500;
+  uint64_t din = g.upload(in), dbo = g.alloc(bb * 256 * 4), del = g.upload(std::vector<int32_t>(bb, -1));
+  ASSERT_EQ(g.launch("_Z10bulk_scalePKiPiS1_", bb, 256, {din, dbo, del}), SIMTVP_OK) << g.diag.message;
+  auto bo = g.download<int32_t>(dbo, bb * 256);
+  for (int i = 0; i < bb * 256; i++) ASSERT_EQ(bo[i], 2 * in[i]) << "bulk_scale " << i;
+  auto el = g.download<int32_t>(del, bb);
+  for (int b = 0; b < bb; b++) EXPECT_EQ(el[b], 0) << "elect.sync picks the lowest lane, block " << b;
+
+  // a 40 x 24 int tensor, rows 48 ints apart; 3 x 2 tiles of 16 x 16 read at (+4, +3)
+  const int w = 40, h = 24, pitch = 48, gx = 3, gy = 2, ox = 4, oy = 3;
+  std::vector<int32_t> t(pitch * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < pitch; x++) t[y * pitch + x] = x < w ? 1000 * y + x : -1;
+  uint64_t dt = g.upload(t), dback = g.upload(std::vector<int32_t>(pitch * h, 0)), dtiles = g.alloc(gx * gy * 256 * 4);
+  alignas(64) func_tensor_map src, dst;  // CUtensorMap is 64-byte aligned (the encoder checks)
+  uint64_t dims[2] = {(uint64_t)w, (uint64_t)h}, strides[1] = {pitch * 4};
+  uint32_t box[2] = {16, 16}, estr[2] = {1, 1};
+  simtvp_diag diag;
+  ASSERT_EQ(func_tensor_map_encode_tiled(&src, FUNC_TMAP_S32, 2, dt, dims, strides, box, estr, 0, 0, 0, 0, &diag),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(func_tensor_map_encode_tiled(&dst, FUNC_TMAP_S32, 2, dback, dims, strides, box, estr, 0, 0, 0, 0, &diag),
+            SIMTVP_OK) << diag.message;
+  int32_t px = ox, py = oy;
+  const void *args[] = {&src, &dst, &dtiles, &px, &py};
+  uint32_t grid[3] = {gx, gy, 1}, block[3] = {256, 1, 1};
+  ASSERT_EQ(g.dev.launch("_Z8tma_tile14CUtensorMap_stS_Piii", grid, block, 0, args), SIMTVP_OK) << g.diag.message;
+  auto tiles = g.download<int32_t>(dtiles, gx * gy * 256);
+  auto back = g.download<int32_t>(dback, pitch * h);
+  for (int by = 0; by < gy; by++)
+    for (int bx = 0; bx < gx; bx++)
+      for (int e = 0; e < 256; e++) {
+        const int x = 16 * bx + ox + e % 16, y = 16 * by + oy + e / 16;
+        const int want = x < w && y < h ? 1000 * y + x : 0;
+        ASSERT_EQ(tiles[(by * gx + bx) * 256 + e], want) << "tma_tile (" << bx << "," << by << ") element " << e;
+        const int sx = 16 * bx + e % 16, sy = 16 * by + e / 16;  // where the tile + 1 went back
+        if (sx < w && sy < h) {
+          ASSERT_EQ(back[sy * pitch + sx], want + 1) << "stored back at " << sx << "," << sy;
+        }
+      }
+  for (int y = 0; y < h; y++)
+    for (int x = w; x < pitch; x++) ASSERT_EQ(back[y * pitch + x], 0) << "the row padding stays untouched";
+
+  uint64_t dm = g.alloc(64 * 2);
+  ASSERT_EQ(g.launch("_Z18stmatrix_transposePt", 1, 32, {dm}), SIMTVP_OK) << g.diag.message;
+  auto m = g.download<uint16_t>(dm, 64);
+  for (int i = 0; i < 64; i++) ASSERT_EQ(m[i], 10 * (i % 8) + i / 8) << "stmatrix.trans " << i;
+}
+
+// warpgroup_mma.cu (sm_90a): wgmma m64n64k16 f16 from 128-byte-swizzled shared memory (CUTLASS's
+// K-major SW128 tiles) and m64n32k16 bf16 with A in registers and B interleaved; the host model is
+// the program's own (small integers: exact).
+void warpgroup_mma_is_exact(KernelGpu &g) {
+  const int K = 128;
+  std::vector<int> ai(64 * K), bi(64 * K);
+  std::vector<uint16_t> ha(64 * K), hb(64 * K), ba(64 * K), bb(64 * K);
+  for (int i = 0; i < 64 * K; i++) {
+    ai[i] = (i * 7 + 3) % 9 - 4, bi[i] = (i * 5 + 1) % 7 - 3;
+    _Float16 x = (_Float16)ai[i], y = (_Float16)bi[i];
+    std::memcpy(&ha[i], &x, 2);
+    std::memcpy(&hb[i], &y, 2);
+    ba[i] = (uint16_t)(fbits((float)ai[i]) >> 16), bb[i] = (uint16_t)(fbits((float)bi[i]) >> 16);
+  }
+  uint64_t da = g.upload(ha), db = g.upload(hb), dba = g.upload(ba), dbb = g.upload(bb), dc = g.alloc(64 * 64 * 4);
+  ASSERT_EQ(g.launch("_Z10gemm_sw128PK6__halfS1_Pfi", 1, 128, {da, db, dc, (uint64_t)K}), SIMTVP_OK) << g.diag.message;
+  auto c = g.download<float>(dc, 64 * 64);
+  for (int r = 0; r < 64; r++)
+    for (int n = 0; n < 64; n++) {
+      int want = 0;
+      for (int k = 0; k < K; k++) want += ai[r * K + k] * bi[n * K + k];
+      ASSERT_EQ(c[r * 64 + n], (float)want) << "gemm_sw128 C[" << r << "][" << n << "]";
+    }
+  ASSERT_EQ(g.launch("_Z15gemm_interleavePK13__nv_bfloat16S1_Pfi", 1, 128, {dba, dbb, dc, (uint64_t)K}), SIMTVP_OK)
+      << g.diag.message;
+  c = g.download<float>(dc, 64 * 32);
+  for (int r = 0; r < 64; r++)
+    for (int n = 0; n < 32; n++) {
+      int want = 1;
+      for (int k = 0; k < K; k++) want += ai[r * K + k] * bi[n * K + k];
+      ASSERT_EQ(c[r * 32 + n], (float)want) << "gemm_interleave C[" << r << "][" << n << "]";
+    }  // reg_rebalance: setmaxnreg.dec 40 / .inc 232 by warpgroup; out[t] = 3 in[t] + in[255 - t] per CTA
+  std::vector<int> rin(ai.begin(), ai.begin() + 512);
+  uint64_t dri = g.upload(rin), dro = g.alloc(512 * 4);
+  ASSERT_EQ(g.launch("_Z13reg_rebalancePKiPi", 2, 384, {dri, dro}), SIMTVP_OK) << g.diag.message;
+  auto ro = g.download<int>(dro, 512);
+  for (int i = 0; i < 512; i++)
+    ASSERT_EQ(ro[i], 3 * rin[i] + rin[i / 256 * 256 + 255 - i % 256]) << "reg_rebalance out[" << i << "]";
+}
+
+// early_exit.cu: whole and partial warps return before __syncthreads in a tree reduction (the
+// barrier counts only warps that have not exited), warps that exit after the others wait at the
+// barrier (the last exit completes it), and warpSize (PTX WARP_SZ) with a shared pointer that
+// starts before the array, read at [p + 64] while p holds a negative 32-bit address.
+void early_exits_before_barriers_warp_size_and_shared_wrap(KernelGpu &g) {
+  const int threads = 256, n = 1000, blocks = 4, total = blocks * threads;  // last block: 232 threads
+  std::vector<int32_t> in(total);
+  for (int i = 0; i < total; i++) in[i] = (i * 37) % 101;
+  uint64_t din = g.upload(in), dout = g.upload(std::vector<int32_t>(total, -1));
+  ASSERT_EQ(g.launch("_Z14exit_then_syncPKiPii", blocks, threads, {din, dout, (uint64_t)n}), SIMTVP_OK)
+      << g.diag.message;
+  auto sums = g.download<int32_t>(dout, blocks);
+  for (int b = 0; b < blocks; b++) {
+    int32_t want = 0;
+    for (int i = b * threads; i < std::min(n, (b + 1) * threads); i++) want += in[i];
+    EXPECT_EQ(sums[b], want) << "block " << b;
+  }
+  // 40 threads stay (a full warp and 8 lanes of the next); the others sum 64 inputs, then exit.
+  const int live = 40, work = 64;
+  ASSERT_EQ(g.launch("_Z14late_exit_syncPKiPiii", blocks, threads, {din, dout, (uint64_t)live, (uint64_t)work}),
+            SIMTVP_OK)
+      << g.diag.message;
+  auto late = g.download<int32_t>(dout, total);
+  for (int i = 0; i < total; i++) {
+    const int t = i % threads;
+    int32_t want = 0;
+    if (t >= live)
+      for (int k = 0; k < work; k++) want += in[(i + k) % total];
+    else
+      want = in[i - t + (t ^ 1)];
+    ASSERT_EQ(late[i], want) << "thread " << i;
+  }
+  // out[i] = s[t] + 2 * s[t + 1] (s[256] = 0) + 32 * (t / 32), through p = s + t - 16 (2 taps).
+  ASSERT_EQ(g.launch("_Z14halo_warp_sizePKiPiii", blocks, threads, {din, dout, 16, 2}), SIMTVP_OK) << g.diag.message;
+  auto halo = g.download<int32_t>(dout, total);
+  for (int i = 0; i < total; i++) {
+    const int t = i % threads;
+    ASSERT_EQ(halo[i], in[i] + 2 * (t + 1 < threads ? in[i + 1] : 0) + 32 * (t / 32)) << "thread " << i;
+  }
+}
+
 struct check {
   const char *name;  // the test's name
   const char *ptx;   // file under tests/kernels/ptx
@@ -580,6 +846,12 @@ const check kChecks[] = {
     {"WmmaTensorCoreGemmIsExact", "wmma.ptx", 0, wmma_tensor_core_gemm_is_exact},
     {"TextureObjectsFilterAndSurfacesStore", "texture.ptx", 0, texture_objects_filter_and_surfaces_store},
     {"TextureHandleThatIsNotADescriptorFaults", "texture.ptx", 0, texture_handle_that_is_not_a_descriptor_faults},
+    {"AsyncCopiesMbarriersAndReduxAreExact", "async_copy.ptx", 0, async_copies_mbarriers_and_redux_are_exact},
+    {"MmaSyncAndLdmatrixAreExact", "mma_tensor.ptx", 0, mma_sync_and_ldmatrix_are_exact},
+    {"ClustersBulkAndTensorCopiesAreExact", "hopper.ptx", 0, clusters_bulk_and_tensor_copies_are_exact},
+    {"WarpgroupMmaIsExact", "warpgroup_mma.ptx", 0, warpgroup_mma_is_exact},
+    {"EarlyExitsBeforeBarriersWarpSizeAndSharedWrap", "early_exit.ptx", 0,
+     early_exits_before_barriers_warp_size_and_shared_wrap},
 };
 
 class check_test : public ::testing::Test {

@@ -325,6 +325,7 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
   };
   env.func.messages = env.messages;
+  if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   // The timing side's hub: where a GPU address lies on the bus (the store's external mappings),
   // and the timing transaction on the DMA initiator.

@@ -58,6 +58,7 @@ struct gpu_cta_result;
 struct gpu_simt_port;
 struct gpu_trace_event;
 struct gpu_copy_op;
+struct func_debug_port;
 
 namespace simtvp {
 
@@ -76,6 +77,9 @@ struct gpu_top_options {
   // Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set (what
   // `simtvp -o DIR` sets), else the working directory. Created when missing.
   std::string out_dir;
+  // A debugger on the functional engine (models/debug's port, docs/debugger.md; not owned, must
+  // outlive the module); null = none.
+  const func_debug_port *debugger = nullptr;
 };
 
 // A configuration by files and options, for integrators (no models/config headers needed).

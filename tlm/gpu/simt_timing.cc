@@ -85,7 +85,10 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   // Parallel simulation (-sim_threads, docs/timing.md §12): one pool for every clock domain's
   // parallel phases. Device printf, assertion text and the engine's warnings from a parallel tick
   // go out in the serial phase, in a one-thread run's order.
-  const uint32_t threads = g_.fidelity.sim_threads ? g_.fidelity.sim_threads : 1;
+  // A debugger (simtvp --debug) is driven by one host thread and stops the simulation where it
+  // stands: with one attached, the domains tick on this thread alone (the statistics are those of
+  // any -sim_threads).
+  const uint32_t threads = env_.func.debug.before ? 1 : g_.fidelity.sim_threads ? g_.fidelity.sim_threads : 1;
   if (threads > 1) workers_ = std::make_unique<worker_pool>(threads);
   gpu_simt_timing_config tc{};
   tc.gpu = &g_;
@@ -122,6 +125,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   };
   func_messages_.set_target(env_.func.messages.emit ? env_.func.messages : env_.messages);
   tc.func.messages = func_messages_.port();
+  tc.func.debug = env_.func.debug;
   side_ = gpu_simt_timing_create(&tc, model_ports(), diag);
   if (!side_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   stats *st = gpu_simt_timing_stats(side_);

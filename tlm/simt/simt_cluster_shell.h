@@ -102,7 +102,11 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
 
   void tick(uint64_t cycle) override;
   uint64_t next_tick() const override;
-  bool tick_in_parallel() const override { return parallel_ && !to_icnt.timed(); }
+  // CTAs of a thread block cluster launch share barriers and shared memory across SMs: the
+  // cluster then ticks on the simulation thread (the result is the same with any -sim_threads).
+  bool tick_in_parallel() const override {
+    return parallel_ && !to_icnt.timed() && !simt_cluster_runs_cluster_ctas(model_);
+  }
   // Timed replies on from_icnt (an approximately-timed interconnect): delivered for their cycle.
   bool timed_transport(uint32_t link_id, mem_req *r, sc_core::sc_time &delay) override;
 
