@@ -158,8 +158,8 @@ TEST(SimThreadsCases, CoverEveryProgramOfTestsKernels) {
   ASSERT_NE(d, nullptr) << dir;
   std::set<std::string> listed;
   for (const thread_case &c : kCases) listed.insert(c.program);
-  // Known gap: a kernel reading mapped host memory (zero-copy, through the hub) is not yet
-  // deterministic with -sim_threads 2 (a few cycles apart from run to run; docs/system-modes.md §5).
+  // Known gap: zero-copy addresses are host addresses, which address-space randomisation moves
+  // from run to run, so zerocopy's statistics vary between processes (docs/system-modes.md §5).
   listed.insert("zerocopy");
   unsigned programs = 0;
   while (struct dirent *e = readdir(d)) {
