@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     A[i] = (float)((int)(i * 7 % 9) - 4);
     B[i] = (float)((int)(i * 5 % 7) - 3);
   }
-  uint64_t dA, dB, dC;
+  uint64_t dA = 0, dB = 0, dC = 0;
   if (func_runner_alloc(r, nn * 4, &dA, &d) || func_runner_alloc(r, nn * 4, &dB, &d) ||
       func_runner_alloc(r, nn * 4, &dC, &d))
     die("alloc", &d);
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   /* vector add */
   float *a = malloc((size_t)vn * 4), *b = malloc((size_t)vn * 4), *c = malloc((size_t)vn * 4);
   for (long i = 0; i < vn; i++) a[i] = (float)i, b[i] = (float)(2 * i);
-  uint64_t da, db, dc;
+  uint64_t da = 0, db = 0, dc = 0;
   if (func_runner_alloc(r, (uint64_t)vn * 4, &da, &d) || func_runner_alloc(r, (uint64_t)vn * 4, &db, &d) ||
       func_runner_alloc(r, (uint64_t)vn * 4, &dc, &d))
     die("alloc", &d);

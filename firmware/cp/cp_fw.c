@@ -541,6 +541,13 @@ void cpfw_on_launch_done(cpfw *fw, uint32_t tag, const gpu_kernel_result *r) {
   ch = &fw->ch[tag];
   if (r->status == SIMTVP_ERR_TRAP)
     error(fw, GPU_ERR_KERNEL_TRAP, tag, GPU_OP_LAUNCH, r->pc, ch->launch.grid_id);
+  else if (r->status == SIMTVP_ERR_MISALIGNED)
+    error(fw, GPU_ERR_KERNEL_MISALIGNED, tag, GPU_OP_LAUNCH, r->fault_addr, ch->launch.grid_id);
+  else if (r->status == SIMTVP_ERR_PARSE || r->status == SIMTVP_ERR_UNSUPPORTED)
+    /* the SIMT side could not decode the program image (malformed, or beyond this GPU) */
+    error(fw, GPU_ERR_LAUNCH_IMAGE, tag, GPU_OP_LAUNCH, ch->launch.image_addr, ch->launch.entry);
+  else if (r->status == SIMTVP_ERR_LIMIT || r->status == SIMTVP_ERR_DEADLOCK)
+    error(fw, GPU_ERR_KERNEL_STOPPED, tag, GPU_OP_LAUNCH, 0, ch->launch.grid_id);
   else if (r->status != SIMTVP_OK)
     error(fw, GPU_ERR_KERNEL_FAULT, tag, GPU_OP_LAUNCH, r->fault_addr, ch->launch.grid_id);
   complete(fw, tag);

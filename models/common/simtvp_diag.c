@@ -95,6 +95,7 @@ const char *simtvp_status_name(simtvp_status status) {
   case SIMTVP_ERR_IO: return "i/o error";
   case SIMTVP_ERR_NOMEM: return "out of host memory";
   case SIMTVP_ERR_STATE: return "invalid state";
+  case SIMTVP_ERR_MISALIGNED: return "misaligned address";
   }
   return "unknown status";
 }

@@ -28,7 +28,8 @@ typedef enum simtvp_status {
   SIMTVP_ERR_LIMIT,       /* a resource limit was exceeded (memory, cycles, instructions) */
   SIMTVP_ERR_IO,          /* a file could not be read or written */
   SIMTVP_ERR_NOMEM,       /* host allocation failed */
-  SIMTVP_ERR_STATE        /* the call is not valid in the object's current state */
+  SIMTVP_ERR_STATE,       /* the call is not valid in the object's current state */
+  SIMTVP_ERR_MISALIGNED   /* a kernel fault: an access not aligned to its size (CUDA's 716) */
 } simtvp_status;
 
 /* Which of the structured fields of a simtvp_diag carry a value. */

@@ -572,6 +572,11 @@ static const config_option sim_options[] = {
     SIM(runtime_pending_launch_count_limit, CONFIG_INT,
         "-gpgpu_runtime_pending_launch_count_limit", "2048", "launches",
         "Device-runtime pending launches (cudaLimitDevRuntimePendingLaunchCount)."),
+    SIM(memcheck, CONFIG_BOOL, "-memcheck", "0", "",
+        "simtvp: the memory checker (`simtvp --memcheck`): an access outside the program's live "
+        "allocations, into a freed one or misaligned stops the kernel with a report naming the "
+        "nearest allocation; allocations still live at exit are reported as leaks. "
+        "docs/memcheck.md."),
     /* Functional-simulator, debugging, tracing, visualiser and power options of GPGPU-Sim. */
     CONFIG_OPT_IGNORED(CONFIG_INT, "-gpgpu_ptx_instruction_classification", "0",
                        "Per-kernel instruction classification output."),
@@ -718,6 +723,11 @@ static const config_option host_options[] = {
          "Host software time charged per CUDA API call, on top of its bus traffic."),
     HOST(device_memory_mb, CONFIG_UINT64, "-device_memory_mb", "4096", "MiB",
          "Device memory reported to programs (totalGlobalMem); storage is allocated on use."),
+    HOST(device_memory_base, CONFIG_UINT64, "-device_memory_base", "0x500000000000", "address",
+         "simtvp: first device address (64 KiB aligned). Managed memory mirrors device addresses "
+         "on the host, so the range must be free there: the default lies above a PIE program's "
+         "usual place and outside AddressSanitizer's shadow and allocator regions. Device "
+         "addresses reach the DRAM address mapping: another base moves timing statistics."),
     CONFIG_OPT_X(gpu_host_config, gpu_name, CONFIG_STRING, "-gpu_name", "simtvp GPU", "",
                  "Device name reported to programs (cudaDeviceProp::name), at most 32 characters.",
                  NULL, check_gpu_name, NULL, 0),

@@ -211,6 +211,7 @@ typedef struct gpu_sim_config {
   int32_t heap_size_limit;         /* -gpgpu_heap_size_limit, bytes */
   int32_t runtime_sync_depth_limit; /* -gpgpu_runtime_sync_depth_limit */
   int32_t runtime_pending_launch_count_limit; /* -gpgpu_runtime_pending_launch_count_limit */
+  bool memcheck;                   /* -memcheck: the memory checker (docs/memcheck.md) */
 } gpu_sim_config;
 
 /* simtvp: fidelity of each block instance. */
@@ -236,6 +237,7 @@ typedef struct gpu_host_config {
   double irq_latency_ns;           /* -host_irq_latency_ns */
   double api_overhead_ns;          /* -host_api_overhead_ns */
   uint64_t device_memory_mb;       /* -device_memory_mb, MiB */
+  uint64_t device_memory_base;     /* -device_memory_base: first device address */
   char gpu_name[GPU_CONFIG_STRING_MAX]; /* -gpu_name */
 } gpu_host_config;
 

@@ -67,6 +67,11 @@ struct devmem {
   uint64_t mapped_pages;
   uint64_t generation;
   uint32_t n_external; /* live external allocations */
+  /* live blocks, sorted by addr, disjoint; the recently freed in a ring (oldest overwritten) */
+  devmem_block *blocks;
+  uint32_t n_blocks, cap_blocks, serial;
+  devmem_block freed[DEVMEM_FREED_KEPT];
+  uint32_t n_freed, next_freed;
 };
 
 devmem *devmem_create(void) { return calloc(1, sizeof(devmem)); }
@@ -77,6 +82,7 @@ void devmem_destroy(devmem *dm) {
     if (dm->allocs[i].mem) dm_host_free(&dm->allocs[i]);
   free(dm->allocs);
   free(dm->segs);
+  free(dm->blocks);
   free(dm);
 }
 
@@ -419,4 +425,152 @@ uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page) {
   tlb->tag[slot] = page + 1;
   tlb->host[slot] = host;
   return host;
+}
+
+/* ---- live blocks --------------------------------------------------------------------------- */
+
+/* Index of the first block that starts above addr (n_blocks when none). */
+static uint32_t dm_block_upper(const devmem *dm, uint64_t addr) {
+  uint32_t lo = 0, hi = dm->n_blocks;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (dm->blocks[mid].addr <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Maps the unmapped pages of [first, last] in maximal runs. */
+static simtvp_status dm_map_holes(devmem *dm, uint64_t first, uint64_t last, simtvp_diag *diag) {
+  uint64_t p = first;
+  while (p <= last) {
+    uint32_t i = dm_lower(dm, p);
+    if (i < dm->n_segs && dm->segs[i].first_page <= p) { /* mapped: skip to the segment's end */
+      p = dm->segs[i].first_page + dm->segs[i].n_pages;
+      continue;
+    }
+    uint64_t end = i < dm->n_segs && dm->segs[i].first_page <= last ? dm->segs[i].first_page - 1 : last;
+    simtvp_status st = devmem_map(dm, p << DEVMEM_PAGE_BITS, (end - p + 1) << DEVMEM_PAGE_BITS, diag);
+    if (st != SIMTVP_OK) return st;
+    if (end == last) break;
+    p = end + 1;
+  }
+  return SIMTVP_OK;
+}
+
+simtvp_status devmem_block_add(devmem *dm, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags,
+                               simtvp_diag *diag) {
+  if (addr + size < addr)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "devmem: block 0x%" PRIx64 "+0x%" PRIx64 " wraps", addr, size);
+  uint32_t at = dm_block_upper(dm, addr);
+  const devmem_block *prev = at ? &dm->blocks[at - 1] : NULL, *next = at < dm->n_blocks ? &dm->blocks[at] : NULL;
+  if ((prev && (prev->addr == addr || prev->addr + prev->size > addr)) || (next && addr + size > next->addr)) {
+    const devmem_block *o = prev && (prev->addr == addr || prev->addr + prev->size > addr) ? prev : next;
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                    "devmem: block 0x%" PRIx64 "+0x%" PRIx64 " overlaps the live block 0x%" PRIx64 "+0x%" PRIx64,
+                    addr, size, o->addr, o->size);
+    simtvp_diag_at_address(diag, addr);
+    return SIMTVP_ERR_ARG;
+  }
+  if (size) {
+    simtvp_status st = dm_map_holes(dm, addr >> DEVMEM_PAGE_BITS, (addr + size - 1) >> DEVMEM_PAGE_BITS, diag);
+    if (st != SIMTVP_OK) return st;
+  }
+  if (dm->n_blocks == dm->cap_blocks) {
+    uint32_t cap = dm->cap_blocks ? 2 * dm->cap_blocks : 64;
+    devmem_block *nb = realloc(dm->blocks, (size_t)cap * sizeof *nb);
+    if (!nb) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory for blocks");
+    dm->blocks = nb;
+    dm->cap_blocks = cap;
+  }
+  memmove(&dm->blocks[at + 1], &dm->blocks[at], (size_t)(dm->n_blocks - at) * sizeof *dm->blocks);
+  dm->blocks[at] = (devmem_block){addr, size, tag, (flags & DEVMEM_BLOCK_INTERNAL) ? 0 : ++dm->serial, flags};
+  dm->n_blocks++;
+  return SIMTVP_OK;
+}
+
+/* true when a live block other than blocks[skip] touches page p. */
+static bool dm_page_shared(const devmem *dm, uint64_t p, uint32_t skip) {
+  uint64_t lo = p << DEVMEM_PAGE_BITS, hi = lo + DEVMEM_PAGE_BYTES; /* [lo, hi) */
+  uint32_t i = dm_block_upper(dm, hi - 1);                            /* blocks starting below hi */
+  while (i > 0) {
+    i--;
+    const devmem_block *b = &dm->blocks[i];
+    if (i == skip || b->size == 0) continue;
+    if (b->addr + b->size > lo) return true;
+    break; /* sorted and disjoint: earlier blocks end earlier */
+  }
+  return false;
+}
+
+bool devmem_block_remove(devmem *dm, uint64_t addr, bool unmap_pages) {
+  uint32_t at = dm_block_upper(dm, addr);
+  if (at == 0 || dm->blocks[at - 1].addr != addr) return false;
+  at--;
+  devmem_block b = dm->blocks[at];
+  if (unmap_pages && b.size) {
+    uint64_t first = b.addr >> DEVMEM_PAGE_BITS, last = (b.addr + b.size - 1) >> DEVMEM_PAGE_BITS;
+    uint64_t n = last - first + 1; /* pages to unmap from first */
+    if (dm_page_shared(dm, first, at)) {
+      first++;
+      n--;
+    }
+    if (n && dm_page_shared(dm, last, at)) n--;
+    if (n) devmem_unmap(dm, first << DEVMEM_PAGE_BITS, n << DEVMEM_PAGE_BITS);
+  }
+  memmove(&dm->blocks[at], &dm->blocks[at + 1], (size_t)(dm->n_blocks - at - 1) * sizeof *dm->blocks);
+  dm->n_blocks--;
+  dm->freed[dm->next_freed] = b;
+  dm->next_freed = (dm->next_freed + 1) % DEVMEM_FREED_KEPT;
+  if (dm->n_freed < DEVMEM_FREED_KEPT) dm->n_freed++;
+  return true;
+}
+
+const devmem_block *devmem_block_at(const devmem *dm, uint64_t addr) {
+  uint32_t at = dm_block_upper(dm, addr);
+  if (at == 0) return NULL;
+  const devmem_block *b = &dm->blocks[at - 1];
+  return addr - b->addr < b->size ? b : NULL;
+}
+
+void devmem_block_near(const devmem *dm, uint64_t addr, uint32_t skip, const devmem_block **below,
+                       const devmem_block **above) {
+  uint32_t at = dm_block_upper(dm, addr);
+  *above = NULL;
+  *below = NULL;
+  for (uint32_t i = at; i < dm->n_blocks && !*above; i++)
+    if (!(dm->blocks[i].flags & skip)) *above = &dm->blocks[i];
+  while (at > 0) {
+    const devmem_block *b = &dm->blocks[--at];
+    if (addr - b->addr < b->size || (b->flags & skip)) continue;
+    *below = b;
+    break;
+  }
+}
+
+bool devmem_block_freed(const devmem *dm, uint64_t addr, devmem_block *out) {
+  for (uint32_t k = 0; k < dm->n_freed; k++) {
+    uint32_t i = (dm->next_freed + DEVMEM_FREED_KEPT - 1 - k) % DEVMEM_FREED_KEPT; /* newest first */
+    const devmem_block *b = &dm->freed[i];
+    if (addr - b->addr < b->size) {
+      *out = *b;
+      return true;
+    }
+  }
+  return false;
+}
+
+simtvp_status devmem_blocks_map(devmem *dm, simtvp_diag *diag) {
+  for (uint32_t i = 0; i < dm->n_blocks; i++) {
+    const devmem_block *b = &dm->blocks[i];
+    if (!b->size) continue;
+    simtvp_status st = dm_map_holes(dm, b->addr >> DEVMEM_PAGE_BITS, (b->addr + b->size - 1) >> DEVMEM_PAGE_BITS, diag);
+    if (st != SIMTVP_OK) return st;
+  }
+  return SIMTVP_OK;
+}
+
+const devmem_block *devmem_blocks(const devmem *dm, uint32_t *n_out) {
+  *n_out = dm->n_blocks;
+  return dm->blocks;
 }

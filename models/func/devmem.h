@@ -94,6 +94,49 @@ uint8_t *devmem_page(const devmem *dm, uint64_t page);
 /* Counter that changes whenever a page is unmapped: translation caches compare it. */
 uint64_t devmem_generation(const devmem *dm);
 
+/* ---- live blocks ---------------------------------------------------------------------------
+ * The blocks a driver has allocated (declared through the GPU's MMU registers, gpu-abi.md "Device
+ * memory map"): what a kernel may touch. Adding a block maps the pages it touches that are not
+ * mapped yet; removing one can unmap the pages no other live block touches, so an access past a
+ * block or into a freed one faults at page granularity. The functional engine's memory checker
+ * (func_config.memcheck) uses them at byte granularity: the block an address lies in, the nearest
+ * ones, and the recently freed ones. Blocks of size 0 hold no byte. */
+
+enum {
+  DEVMEM_BLOCK_INTERNAL = 1u << 0, /* the driver's own (program image, module segments, device heap):
+                                      not the program's, never reported as a leak */
+  DEVMEM_BLOCK_CODE = 1u << 1      /* a program image: instructions only, no kernel data access */
+};
+
+typedef struct devmem_block {
+  uint64_t addr, size; /* the bytes the program asked for */
+  uint64_t tag;        /* the driver's (an allocation site), 0 when none */
+  uint32_t serial;     /* 1 for the program's first block, 2 for the next … (internal ones: 0) */
+  uint32_t flags;      /* DEVMEM_BLOCK_* */
+} devmem_block;
+
+/* Declares [addr, addr+size) a live block and maps the pages it touches that are not mapped.
+ * SIMTVP_ERR_ARG when it overlaps a live block or wraps, SIMTVP_ERR_NOMEM without host memory. */
+simtvp_status devmem_block_add(devmem *dm, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags,
+                               simtvp_diag *diag);
+/* Ends the live block that starts at addr (false when none does): it is kept among the recently
+ * freed (the last DEVMEM_FREED_KEPT). With unmap_pages, the pages it touched that no other live
+ * block touches are unmapped. */
+#define DEVMEM_FREED_KEPT 1024u
+bool devmem_block_remove(devmem *dm, uint64_t addr, bool unmap_pages);
+/* The live block holding byte addr (NULL when none); valid until blocks change. */
+const devmem_block *devmem_block_at(const devmem *dm, uint64_t addr);
+/* The nearest live blocks without any of the `skip` flags ending at or below addr and starting
+ * above it (NULL when none); a block holding addr is neither. */
+void devmem_block_near(const devmem *dm, uint64_t addr, uint32_t skip, const devmem_block **below,
+                       const devmem_block **above);
+/* The most recently freed block that held byte addr (false when none is remembered). */
+bool devmem_block_freed(const devmem *dm, uint64_t addr, devmem_block *out);
+/* Maps the unmapped pages of every live block (after their range was unmapped wholesale). */
+simtvp_status devmem_blocks_map(devmem *dm, simtvp_diag *diag);
+/* Live blocks in address order (for leak reports); n_out gets their number. */
+const devmem_block *devmem_blocks(const devmem *dm, uint32_t *n_out);
+
 /* ---- translation cache for hot paths ------------------------------------------------------ */
 
 #define DEVMEM_TLB_ENTRIES 64u

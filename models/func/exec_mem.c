@@ -168,7 +168,7 @@ static inline void lanes_scan(const uint64_t *addr, uint32_t m, uint32_t align, 
 static bool misaligned(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr, uint32_t space,
                        uint32_t align, bool write) {
   FX_FOR_LANES(i, m) if (addr[i] & (align - 1)) {
-    fx_fault(w, in, i, SIMTVP_ERR_FAULT, true, addr[i], "misaligned %s %s: address 0x%" PRIx64 " is not a multiple of %u",
+    fx_fault(w, in, i, SIMTVP_ERR_MISALIGNED, true, addr[i], "misaligned %s %s: address 0x%" PRIx64 " is not a multiple of %u",
              space_name(space), write ? "store" : "load", addr[i], align);
     return false;
   }

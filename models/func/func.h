@@ -97,7 +97,13 @@ typedef struct func_config {
    * each program registers its instructions' PTX and source lines (stats_code_register) and each
    * launch adds its counts there when it is destroyed. Off: the hot loop is the one without it. */
   bool pc_counts;
-  /* (addition) Per-warp mode with SMs driven from several host threads at once (the timing GPU's
+  /* The memory checker (`simtvp --memcheck`, docs/memcheck.md): every global (and generic
+   * global) ld/st/atom/red lane must lie inside a live block of the devmem (devmem_block_add, the
+   * driver's allocations): an access past a block, into a freed one or outside every block stops
+   * the kernel with SIMTVP_ERR_FAULT and a report naming the nearest block. Shared, local and
+   * parameter accesses are checked exactly always. Off: the handlers are the ones without it. */
+  bool memcheck;
+  /* Per-warp mode with SMs driven from several host threads at once (the timing GPU's
    * -sim_threads, docs/timing.md "Parallel simulation"): each SM counts in its own counters and
    * translation cache, CTA bookkeeping is atomic, and device printf, malloc/free and fault reports
    * are serialised by one engine-wide lock. A launch's counts (func_launch_get_counts, func.*
@@ -139,6 +145,9 @@ typedef struct func_ports {
   /* Device printf output (already formatted); NULL: discarded. */
   void (*print)(void *ctx, const char *text, size_t len);
   simtvp_msg_port messages; /* warnings (e.g. unsupported-but-ignored modifiers) */
+  /* Names a block's allocation site (devmem_block.tag) for memory-checker reports, e.g.
+   * "app+0x11a9"; returns the length written. NULL: the tag is printed as a number. */
+  size_t (*site_name)(void *ctx, uint64_t tag, char *buf, size_t size);
   /* A failed device assert(), in CUDA's words ("file:line: function: block: [x,y,z],
    * thread: [x,y,z] Assertion `expr` failed.\n"), which CUDA prints on stderr; NULL: through
    * print. The launch then faults with SIMTVP_ERR_TRAP as before. */

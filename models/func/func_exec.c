@@ -188,10 +188,13 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
   char text[160] = "";
   if (pi) ptx_insn_format(m, pi, text, sizeof text);
   const char *file = m->source_name ? m->source_name : "<ptx>";
+  char source[200] = ""; /* the CUDA source line when the PTX carries .loc (nvcc -lineinfo / -G) */
+  if (pi && pi->loc_line && pi->loc_file < m->n_files && m->files[pi->loc_file] && m->files[pi->loc_file][0])
+    snprintf(source, sizeof source, ", source %s:%u", m->files[pi->loc_file], pi->loc_line);
   simtvp_diag_set(d, status,
-                  "%s: %s in kernel %s, CTA (%u,%u,%u), thread (%u,%u,%u), pc %u (%s:%u: `%s`)",
+                  "%s: %s in kernel %s, CTA (%u,%u,%u), thread (%u,%u,%u), pc %u (%s:%u: `%s`%s)",
                   file, what, kname, w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], thread[0],
-                  thread[1], thread[2], pc, file, pi ? pi->ptx_line : 0, text);
+                  thread[1], thread[2], pc, file, pi ? pi->ptx_line : 0, text, source);
   simtvp_diag_at_thread(d, kname, w->cta->ctaid, thread);
   simtvp_diag_at_pc(d, pc);
   if (pi) simtvp_diag_at_file(d, file, pi->ptx_line, pi->ptx_column);
@@ -344,7 +347,7 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
   fx_func *caller = w->fn;
   const fx_call *c = in->ext;
   size_t new_top = (w->rs_top + caller->frame_bytes + 63) & ~(size_t)63;
-  size_t need = new_top + callee->frame_bytes;
+  size_t need = new_top + callee->frame_bytes + FX_ROW128; /* slack: see cta_alloc */
   if (need > w->rs_cap) {
     size_t cap = w->rs_cap * 2 > need ? w->rs_cap * 2 : need;
     uint8_t *n = realloc(w->rs, cap);
@@ -561,6 +564,10 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
                            "launch of %s: parameter buffer has %u bytes, the kernel needs %u",
                            kf->pf->name, lp->param_bytes, need);
+  /* CUDA's largest parameter buffer is 32764 bytes; far more is a caller's bug, not a kernel */
+  if (lp->param_bytes > FX_MAX_KERNEL_PARAMS)
+    return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "launch of %s: %u bytes of parameters, more than the %u the "
+                           "engine takes", kf->pf->name, lp->param_bytes, FX_MAX_KERNEL_PARAMS);
   func_launch *l = calloc(1, sizeof *l);
   if (!l) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   l->e = e;
@@ -780,7 +787,9 @@ static func_cta *cta_alloc(func_launch *l) {
     fx_warp *w = &c->warps[i];
     w->cap = 16;
     w->stack = malloc(w->cap * sizeof *w->stack);
-    w->rs_cap = frame * 2;
+    /* One 128-bit row of slack past any frame: a register operand of a class narrower than its
+     * instruction writes (a corrupted program image; the parser never makes one) stays inside. */
+    w->rs_cap = frame * 2 + FX_ROW128;
     w->rs = calloc(1, w->rs_cap);
     if (!w->stack || !w->rs) {
       cta_free(c);
@@ -1103,15 +1112,20 @@ static simtvp_status run_cluster(func_cta **cs, uint32_t n) {
       return l->fault;
     }
     if (limit && counts->warp_insns > limit) {
-      for (uint32_t ci = 0; ci < n && l->fault == SIMTVP_OK; ci++)
-        for (uint32_t wi = 0; wi < cs[ci]->n_warps; wi++)
-          if (cs[ci]->warps[wi].state == FUNC_WARP_READY) {
-            fx_warp *w = &cs[ci]->warps[wi];
-            fx_fault(w, &l->p->code[w->pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0,
-                     SIMTVP_ERR_LIMIT, false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded",
-                     limit);
-            break;
-          }
+      /* The report names a ready warp where there is one, else a live one (every live warp may be
+       * waiting at a barrier when the limit is crossed), so it is never empty. */
+      fx_warp *w = NULL;
+      for (uint32_t ci = 0; ci < n && !w; ci++)
+        for (uint32_t wi = 0; wi < cs[ci]->n_warps && !w; wi++)
+          if (cs[ci]->warps[wi].state == FUNC_WARP_READY) w = &cs[ci]->warps[wi];
+      for (uint32_t ci = 0; ci < n && !w; ci++)
+        for (uint32_t wi = 0; wi < cs[ci]->n_warps && !w; wi++)
+          if (cs[ci]->live & (1u << wi)) w = &cs[ci]->warps[wi];
+      if (!w) w = &cs[0]->warps[0];
+      uint32_t pc = w->state == FUNC_WARP_BARRIER && w->pc ? w->pc - 1 : w->pc;
+      if (l->fault == SIMTVP_OK)
+        fx_fault(w, &l->p->code[pc], w->active ? (uint32_t)__builtin_ctz(w->active) : 0, SIMTVP_ERR_LIMIT,
+                 false, 0, "instruction limit of %" PRIu64 " warp instructions exceeded", limit);
       return l->fault != SIMTVP_OK ? l->fault : SIMTVP_ERR_LIMIT;
     }
   }

@@ -35,6 +35,10 @@
 #define FX_ROW64 (32u * 8u)
 #define FX_ROW128 (32u * 16u)
 
+/* A kernel's parameter space: CUDA's largest is 32764 bytes; the engine takes up to 1 MiB (a
+ * program image may claim any size; func_program_load refuses more). */
+#define FX_MAX_KERNEL_PARAMS (1u << 20)
+
 /* Tag on a param-space address that designates the thread's own .param frame (function and
  * call-site parameters, which live in local memory) rather than the kernel parameter buffer. */
 #define FX_PARAM_LOCAL_TAG (1ull << 62)
@@ -252,6 +256,7 @@ struct func_program {
   void **allocs;           /* ext data to free */
   uint32_t n_allocs, cap_allocs;
   stats_code *line_stats;  /* per-instruction statistics (pc_counts with a sink), or NULL */
+  fx_fn *mc_inner;         /* memcheck: the handler each checked instruction wraps (else NULL) */
 };
 
 struct func_launch {
@@ -356,6 +361,11 @@ void fx_fault(fx_warp *w, const fx_insn *in, uint32_t lane, simtvp_status status
     __attribute__((format(printf, 7, 8)))
 #endif
     ;
+
+/* ---- memory checker (memcheck.c) ---------------------------------------------------------- */
+
+/* Wraps the handler of every ld/ldu/st/atom/red of p with the checker (func_config.memcheck). */
+simtvp_status fx_memcheck_wrap(func_program *p, simtvp_diag *diag);
 
 /* ---- SIMT stack ------------------------------------------------------------------------------ */
 

@@ -143,6 +143,11 @@ simtvp_status fx_src_op(fx_build *b, const ptx_operand *op, ptx_type type, uint3
   fx_func *f = b->f;
   switch (op->kind) {
   case PTX_OPND_REG:
+    /* A predicate (a 4-byte lane mask) read as 64-bit rows would be misaligned and read past it:
+     * the parser never emits one, a program image may. (Wider reads of narrower rows stay inside
+     * the frame: cta_alloc leaves a row of slack.) */
+    if (op->rclass == PTX_RC_PRED && type != PTX_TYPE_NONE && type_bits(type) > 32)
+      return fx_unsupported(b, "a predicate register as a 64-bit source");
     switch (op->rclass) {
     case PTX_RC_PRED: *off = f->off_pred + 4u * op->index; return SIMTVP_OK;
     case PTX_RC_B32: *off = f->off_b32 + FX_ROW32 * op->index; return SIMTVP_OK;
@@ -262,9 +267,25 @@ simtvp_status fx_mem_operand(fx_build *b, const ptx_operand *op, uint32_t slot) 
 
 /* ---- layout ----------------------------------------------------------------------------------- */
 
+/* Bounds on what one function may ask for (a module from a program image is checked for
+ * consistency, not for size): a warp's register frame and a thread's local frame. Far above what
+ * nvcc emits (a kernel with 100k virtual 32-bit registers has a 13 MB frame). */
+#define FX_MAX_WARP_FRAME (256u << 20)
+#define FX_MAX_LOCAL_FRAME (64u << 20)
+
+static simtvp_status too_big(const fx_func *f, simtvp_diag *diag, const char *what, uint64_t bytes,
+                             uint64_t limit) {
+  return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "function %s needs %llu bytes of %s, more than the %llu this "
+                         "engine allows", f->pf->name ? f->pf->name : "?", (unsigned long long)bytes, what,
+                         (unsigned long long)limit);
+}
+
 static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *diag) {
   const ptx_module *m = p->m;
   const ptx_function *pf = f->pf;
+  uint64_t need = align_up(4ull * pf->n_regs[PTX_RC_PRED], 128) + (uint64_t)FX_ROW32 * pf->n_regs[PTX_RC_B32] +
+                  (uint64_t)FX_ROW64 * pf->n_regs[PTX_RC_B64] + (uint64_t)FX_ROW128 * pf->n_regs[PTX_RC_B128] + 128;
+  if (need > FX_MAX_WARP_FRAME) return too_big(f, diag, "registers per warp", need, FX_MAX_WARP_FRAME);
   uint32_t off = 0;
   f->off_pred = 0;
   off += 4u * pf->n_regs[PTX_RC_PRED];
@@ -280,7 +301,9 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
   f->frame_bytes = off + 128; /* the PT block */
 
   /* local frame: parameters and return values (device functions only) */
-  uint32_t n = f->is_entry ? 0 : pf->n_params + pf->n_rets;
+  uint64_t n64 = f->is_entry ? 0 : (uint64_t)pf->n_params + pf->n_rets;
+  if (n64 > (1u << 16)) return too_big(f, diag, "parameters and return values (count)", n64, 1u << 16);
+  uint32_t n = (uint32_t)n64;
   f->n_params = f->is_entry ? 0 : pf->n_params;
   f->n_rets = f->is_entry ? 0 : pf->n_rets;
   f->param_off = calloc(n ? n : 1, sizeof *f->param_off);
@@ -298,6 +321,18 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
     f->param_size[i] = (uint32_t)s->size;
     p->sym_addr[sym] = lm;
     lm += s->size;
+    if (s->size > FX_MAX_LOCAL_FRAME || lm > FX_MAX_LOCAL_FRAME)
+      return too_big(f, diag, "parameters and return values", lm, FX_MAX_LOCAL_FRAME);
+  }
+  if (f->is_entry) { /* the launch copies the parameter space: bound it here, not at launch */
+    uint64_t kp = pf->res.param_bytes;
+    for (uint32_t i = 0; i < pf->n_params; i++) {
+      const ptx_symbol *s = &m->symbols[m->param_list[pf->first_param + i]];
+      uint64_t end = s->offset + s->size;
+      if (end < s->offset) end = UINT64_MAX;
+      if (end > kp) kp = end;
+    }
+    if (kp > FX_MAX_KERNEL_PARAMS) return too_big(f, diag, "kernel parameters", kp, FX_MAX_KERNEL_PARAMS);
   }
   f->lm_depot = (uint32_t)align_up(lm, 16);
   uint64_t depot = pf->res.local_bytes, callp = pf->res.call_param_bytes, shared = 0;
@@ -312,6 +347,11 @@ static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *d
         !(sy->flags & PTX_SYM_EXTERN) && sy->offset + sy->size > shared)
       shared = sy->offset + sy->size;
   }
+  uint64_t lm_bytes = align_up(align_up(align_up(lm, 16) + depot, 16) + callp, 16);
+  if (lm > FX_MAX_LOCAL_FRAME || depot > FX_MAX_LOCAL_FRAME || callp > FX_MAX_LOCAL_FRAME ||
+      lm_bytes > FX_MAX_LOCAL_FRAME)
+    return too_big(f, diag, "local memory per thread", lm_bytes, FX_MAX_LOCAL_FRAME);
+  if (shared > UINT32_MAX / 4) return too_big(f, diag, "shared memory", shared, UINT32_MAX / 4);
   f->lm_callp = (uint32_t)align_up(f->lm_depot + depot, 16);
   f->lm_bytes = (uint32_t)align_up(f->lm_callp + callp, 16);
   f->shared_bytes = (uint32_t)shared;
@@ -509,6 +549,7 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
       if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
   }
   if (st == SIMTVP_OK && e->cfg.pc_counts && e->st) st = register_code(p, diag);
+  if (st == SIMTVP_OK && e->cfg.memcheck) st = fx_memcheck_wrap(p, diag);
   if (st != SIMTVP_OK) {
     func_program_destroy(p);
     return st;
@@ -531,6 +572,7 @@ void func_program_destroy(func_program *p) {
   }
   for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
   free(p->allocs);
+  free(p->mc_inner);
   free(p->code);
   free(p->funcs);
   free(p->sym_addr);

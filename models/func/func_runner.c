@@ -44,8 +44,9 @@ static void default_print(void *ctx, const char *text, size_t len) {
   fflush(out);
 }
 
-/* Maps a fresh region for `bytes` and returns the address of its end-aligned buffer. */
-static simtvp_status place(func_runner *r, uint64_t bytes, runner_alloc *a, simtvp_diag *diag) {
+/* Maps a fresh region for `bytes` and returns the address of its end-aligned buffer, declared a
+ * live block of the devmem (flags: DEVMEM_BLOCK_*) for the memory checker. */
+static simtvp_status place(func_runner *r, uint64_t bytes, runner_alloc *a, uint32_t flags, simtvp_diag *diag) {
   uint64_t rounded = bytes ? (bytes + RUNNER_ALIGN - 1) / RUNNER_ALIGN * RUNNER_ALIGN : RUNNER_ALIGN;
   uint64_t map_bytes = (rounded + DEVMEM_PAGE_BYTES - 1) & ~DEVMEM_PAGE_MASK;
   if (r->next_va + map_bytes + DEVMEM_PAGE_BYTES >= FUNC_WINDOW_LO)
@@ -57,7 +58,7 @@ static simtvp_status place(func_runner *r, uint64_t bytes, runner_alloc *a, simt
   a->dptr = r->next_va + map_bytes - rounded;
   a->bytes = bytes;
   r->next_va += map_bytes + DEVMEM_PAGE_BYTES; /* guard page */
-  return SIMTVP_OK;
+  return devmem_block_add(r->mem, a->dptr, bytes, 0, flags, diag);
 }
 
 func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *diag) {
@@ -78,7 +79,7 @@ func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *d
   func_config ec = r->cfg.engine;
   uint64_t heap = r->cfg.heap_bytes ? r->cfg.heap_bytes : 8ull << 20;
   runner_alloc h = {0};
-  if (place(r, heap, &h, diag) != SIMTVP_OK) {
+  if (place(r, heap, &h, DEVMEM_BLOCK_INTERNAL, diag) != SIMTVP_OK) {
     func_runner_destroy(r);
     return NULL;
   }
@@ -116,8 +117,8 @@ void func_runner_destroy(func_runner *r) {
 static simtvp_status add_module(func_runner *r, ptx_module *m, simtvp_diag *diag) {
   runner_module rm = {m, NULL, 0, 0};
   runner_alloc g = {0}, c = {0};
-  simtvp_status st = place(r, m->global_segment_bytes, &g, diag);
-  if (st == SIMTVP_OK) st = place(r, m->const_segment_bytes, &c, diag);
+  simtvp_status st = place(r, m->global_segment_bytes, &g, DEVMEM_BLOCK_INTERNAL, diag);
+  if (st == SIMTVP_OK) st = place(r, m->const_segment_bytes, &c, DEVMEM_BLOCK_INTERNAL, diag);
   if (st != SIMTVP_OK) {
     ptx_module_destroy(m);
     return st;
@@ -158,7 +159,7 @@ simtvp_status func_runner_load_ptx_file(func_runner *r, const char *path, simtvp
 
 simtvp_status func_runner_alloc(func_runner *r, uint64_t bytes, uint64_t *dptr, simtvp_diag *diag) {
   runner_alloc a;
-  simtvp_status st = place(r, bytes, &a, diag);
+  simtvp_status st = place(r, bytes, &a, 0, diag);
   if (st != SIMTVP_OK) return st;
   if (r->n_allocs == r->cap_allocs) {
     uint32_t cap = r->cap_allocs ? r->cap_allocs * 2 : 16;
@@ -179,6 +180,7 @@ simtvp_status func_runner_free(func_runner *r, uint64_t dptr, simtvp_diag *diag)
   if (!dptr) return SIMTVP_OK;
   for (uint32_t i = 0; i < r->n_allocs; i++)
     if (r->allocs[i].dptr == dptr) {
+      devmem_block_remove(r->mem, dptr, false);
       devmem_unmap(r->mem, r->allocs[i].map, r->allocs[i].map_bytes);
       r->allocs[i] = r->allocs[--r->n_allocs];
       return SIMTVP_OK;

@@ -124,7 +124,20 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(ERR_ADDR_HI, 0x30C, RO, 0, FIX, 0xFFFFFFFFu, "Address of the first error, bits [63:32].")      \
   ROW(ERR_INFO, 0x310, RO, 0, FIX, 0xFFFFFFFFu,                                                      \
     "More about the first error: offending dword index, written value, or grid id (see error table).") \
-  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")
+  ROW(ERR_COUNT, 0x314, RO, 0, FIX, 0xFFFFFFFFu, "Errors since reset (saturates).")                 \
+  ROW(MMU_CTRL, 0x400, RW, 0, FIX, 0x1u,                                                             \
+    "Device memory map: ENABLE [0]: only the blocks declared with MMU_OP are accessible (0: all of "\
+    "device memory). Set it before the first block; setting it drops the contents of device memory.") \
+  ROW(MMU_ADDR_LO, 0x404, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block address, bits [31:0].")             \
+  ROW(MMU_ADDR_HI, 0x408, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block address, bits [63:32].")            \
+  ROW(MMU_SIZE_LO, 0x40C, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block size in bytes, bits [31:0].")       \
+  ROW(MMU_SIZE_HI, 0x410, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block size in bytes, bits [63:32].")      \
+  ROW(MMU_TAG_LO, 0x414, RW, 0, FIX, 0xFFFFFFFFu,                                                    \
+    "MMU_OP block tag (software's, e.g. its allocation site; memory-checker reports), bits [31:0].") \
+  ROW(MMU_TAG_HI, 0x418, RW, 0, FIX, 0xFFFFFFFFu, "MMU_OP block tag, bits [63:32].")                 \
+  ROW(MMU_OP, 0x41C, WO, 0, FIX, 0xFu,                                                               \
+    "Write to declare (CMD 1) or end (CMD 2) the block at MMU_ADDR of MMU_SIZE bytes; refused "     \
+    "ones raise MMU_OP.")
 
 /* ---- per-channel registers --------------------------------------------------------------- */
 #define GPU_CH_BASE 0x1000u   /* channel c's block starts at GPU_CH_BASE + c * GPU_CH_STRIDE */
@@ -186,7 +199,14 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(CH_CTRL, ENABLE, 0, 1, "channel fetches packets")                                              \
   ROW(CH_STATUS, BUSY, 0, 1, "work pending or in flight")                                            \
   ROW(CH_STATUS, WAITING, 1, 1, "blocked in SEM_WAIT")                                               \
-  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")
+  ROW(CH_STATUS, ERROR, 2, 1, "a packet was rejected")                                               \
+  ROW(MMU_CTRL, ENABLE, 0, 1, "kernels, copies and the command processor reach only declared blocks") \
+  ROW(MMU_OP, CMD, 0, 2, "1 = MAP: declare a live block (its pages become accessible); 2 = UNMAP: end " \
+    "the block starting at MMU_ADDR (pages no live block touches become inaccessible)")             \
+  ROW(MMU_OP, INTERNAL, 2, 1, "MAP: the block is software's own (program image, module data), not " \
+    "the program's")                                                                               \
+  ROW(MMU_OP, CODE, 3, 1, "MAP: the block is a program image: instruction fetch only, no kernel "   \
+    "data access belongs there (the memory checker reports one)")
 
 /* ---- error codes (ERR_CODE.CODE) --------------------------------------------------------- */
 /* X(name, code, ERR_STATUS class, meaning of ERR_ADDR, meaning of ERR_INFO, description) */
@@ -201,7 +221,7 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(LAUNCH_LIMIT, 6, PACKET, "packet", "dword index",                                              \
     "one CTA needs more threads, warps, registers or shared memory than an SM has; launch skipped") \
   ROW(LAUNCH_IMAGE, 7, PACKET, "image address", "entry",                                             \
-    "program image header bad (magic, version) or entry not in it; launch skipped")                \
+    "program image malformed (header, or any table on decoding) or entry not in it; launch skipped") \
   ROW(REG_RO_WRITE, 8, REG, "register offset", "value written", "write to a read-only register (ignored)") \
   ROW(REG_WO_READ, 9, REG, "register offset", "-", "read of a write-only register (returns 0)")      \
   ROW(REG_UNMAPPED, 10, REG, "register offset", "value written (0 for reads)",                        \
@@ -219,8 +239,15 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(DEVMEM_FAULT, 16, DEVMEM, "device address", "0", "device memory access failed (copy, memset, image)") \
   ROW(KERNEL_FAULT, 17, KERNEL, "faulting address", "grid id",                                       \
     "a kernel accessed memory it may not (its remaining CTAs still run)")                          \
-  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed")  \
-  ROW(SYSMEM_MAP, 19, DMA, "GPU address", "0",                                                       \
+  ROW(KERNEL_TRAP, 18, KERNEL, "pc", "grid id", "a kernel executed trap, or an assertion failed") \
+  ROW(KERNEL_MISALIGNED, 19, KERNEL, "faulting address", "grid id",                                  \
+    "a kernel accessed memory at an address not aligned to the access size")                       \
+  ROW(KERNEL_STOPPED, 20, KERNEL, "0", "grid id",                                                    \
+    "the kernel was stopped: instruction or cycle limit, or the deadlock watchdog")               \
+  ROW(MMU_OP, 21, REG, "block address", "MMU_OP value",                                              \
+    "MMU_OP refused: bad command, block outside device memory or overlapping a live one, or no "   \
+    "live block starts at the address (nothing changes)")                                          \
+  ROW(SYSMEM_MAP, 30, DMA, "GPU address", "0",                                                       \
     "MAP_SYSMEM: the range overlaps a mapping, or the system memory there grants no direct access; " \
     "nothing is mapped")
 

@@ -33,6 +33,20 @@ typedef struct gpu_sysmap_port {
   void (*unmap)(void *ctx, uint64_t va, uint64_t bytes);
 } gpu_sysmap_port;
 
+/* The device-memory map behind the MMU registers (gpu_abi.h MMU_*): which blocks of device memory
+ * are live. enable(true): from now on only declared blocks are accessible. map declares the block
+ * [addr, addr+size) with the software's tag (internal: the driver's own); unmap ends the block
+ * starting at addr. false = refused (nothing changed): outside device memory, overlapping a live
+ * block, no block there. May be left unconnected (all NULL): every operation then succeeds and
+ * all of device memory stays accessible. */
+enum { GPU_MMU_INTERNAL = 1u << 0, GPU_MMU_CODE = 1u << 1 }; /* map flags (MMU_OP fields) */
+typedef struct gpu_mmu_port {
+  void *ctx;
+  void (*enable)(void *ctx, bool on);
+  bool (*map)(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);
+  bool (*unmap)(void *ctx, uint64_t addr);
+} gpu_mmu_port;
+
 /* ---- copy engine ----------------------------------------------------------------------------- */
 
 typedef enum gpu_aperture { GPU_APERTURE_DEVMEM = 0, GPU_APERTURE_SYSMEM = 1 } gpu_aperture;

@@ -61,7 +61,7 @@ static cached_image *image_of(gpu_launcher *l, uint64_t addr, simtvp_diag *d) {
     if (!victim || !c->img || (victim->img && c->last_use < victim->last_use)) victim = c;
   }
   if (!victim) {
-    simtvp_diag_set(d, SIMTVP_ERR_LIMIT,
+    simtvp_diag_set(d, SIMTVP_ERR_STATE,
                     "program image at 0x%llx: %d other images are in use by running kernels",
                     (unsigned long long)addr, IMAGE_CACHE);
     simtvp_diag_at_address(d, addr);

@@ -3,6 +3,7 @@
 
 #include "gpu_abi.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -82,6 +83,11 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   if (cfg->host.device_memory_mb == 0 || cfg->host.device_memory_mb > (1ull << 30))
     return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_mb", "device memory must be between 1 MiB and 1 PiB");
   c->devmem_bytes = cfg->host.device_memory_mb << 20;
+  c->devmem_base = cfg->host.device_memory_base;
+  if (c->devmem_base % (64u << 10) || c->devmem_base < (1ull << 32) || c->devmem_base >= FUNC_WINDOW_LO)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_base",
+                                    "must be 64 KiB aligned, at least 4 GiB and below the generic-address "
+                                    "windows at 0x%llx", (unsigned long long)FUNC_WINDOW_LO);
   c->max_concurrent_kernels =
       cfg->sim.max_concurrent_kernel > 0 ? (uint32_t)cfg->sim.max_concurrent_kernel : 1;
   /* How the GPU sits in the system (docs/system-modes.md), for the SYSTEM register. */
@@ -152,6 +158,7 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->func.stack_bytes = cfg->sim.stack_size_limit > 0 ? (uint32_t)cfg->sim.stack_size_limit : 0;
   p->func.threads = cfg->fidelity.func_threads ? cfg->fidelity.func_threads : 1;
   p->func.pc_counts = cfg->output.ptx_line_stats; /* PTX source-line statistics, every side */
+  p->func.memcheck = cfg->sim.memcheck;
   if (cfg->sim.max_insn) /* thread instructions -> warp instructions, per launch */
     p->func.max_warp_insns = (cfg->sim.max_insn + c->warp_size - 1) / c->warp_size;
   /* The device malloc heap sits above device memory with a 64 KiB unmapped gap, so running off
@@ -159,6 +166,12 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->heap_bytes = cfg->sim.heap_size_limit > 0 ? (uint64_t)cfg->sim.heap_size_limit : 0;
   p->heap_base = c->devmem_base + c->devmem_bytes + (64u << 10);
   p->heap_base = (p->heap_base + DEVMEM_PAGE_MASK) & ~DEVMEM_PAGE_MASK;
+  if (c->devmem_bytes > FUNC_WINDOW_LO - c->devmem_base || p->heap_base + p->heap_bytes > FUNC_WINDOW_LO)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-device_memory_mb",
+                                    "device memory (%" PRIu64 " MiB from -device_memory_base 0x%" PRIx64
+                                    ") and the device heap above it must end below the generic-address "
+                                    "windows at 0x%llx", cfg->host.device_memory_mb, c->devmem_base,
+                                    (unsigned long long)FUNC_WINDOW_LO);
   p->func.heap_base = p->heap_bytes ? p->heap_base : 0;
   p->func.heap_bytes = p->heap_bytes;
   return SIMTVP_OK;

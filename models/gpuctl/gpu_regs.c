@@ -302,7 +302,8 @@ void gpu_regs_host_write(gpu_regs *r, uint32_t offset, uint32_t bytes, uint32_t 
   if (!ri->per_channel && (ri->offset == GPU_REG_INTR_STATUS || ri->offset == GPU_REG_INTR_ENABLE))
     update_irq(r);
   if (r->ports.notify.written &&
-      ((!ri->per_channel && (ri->offset == GPU_REG_CTRL || ri->offset == GPU_REG_DOORBELL)) ||
+      ((!ri->per_channel && (ri->offset == GPU_REG_CTRL || ri->offset == GPU_REG_DOORBELL ||
+                             ri->offset == GPU_REG_MMU_CTRL || ri->offset == GPU_REG_MMU_OP)) ||
        (ri->per_channel && ri->offset == GPU_CH_BASE + GPU_REG_CH_CTRL)))
     r->ports.notify.written(r->ports.notify.ctx, offset, notify_value);
 }

@@ -29,6 +29,7 @@ struct gpu_simt_func {
   gpu_simt_func_ports ports;
   simtvp_diag fault;
   bool whole_kernels;
+  uint64_t max_warp_insns; /* func_config's limit, per launch (0: none) */
   whole_run *runs;     /* by dispatcher slot */
   uint32_t n_runs;
   cluster_wait cluster; /* CTAs of a thread block cluster received so far */
@@ -83,14 +84,32 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_launcher_end(s->launcher, k);
 }
 
+/* The launch's warp instructions so far against func_config.max_warp_insns, which func_launch_run
+ * enforces itself but the per-warp interface used here does not: false (and d filled) past it. */
+static bool within_limit(const gpu_simt_func *s, func_launch *l, const func_step *last, const char *kernel,
+                         const uint32_t cta[3], uint32_t warp, simtvp_diag *d) {
+  func_launch_counts c;
+  func_launch_get_counts(l, &c);
+  if (c.warp_insns <= s->max_warp_insns) return true;
+  const ptx_insn *in = last->insn;
+  simtvp_diag_set(d, SIMTVP_ERR_LIMIT,
+                  "instruction limit of %llu warp instructions exceeded in kernel %s, CTA (%u,%u,%u), warp %u, "
+                  "pc %u (PTX line %u)",
+                  (unsigned long long)s->max_warp_insns, kernel, cta[0], cta[1], cta[2], warp, last->pc,
+                  in ? in->ptx_line : 0);
+  simtvp_diag_at_pc(d, last->pc);
+  return false;
+}
+
 /* Warp instructions a warp runs before the next warp's turn (func_launch_run's time slice). */
 #define RUN_SLICE 4096u
 
 /* Runs n CTAs (one, or the CTAs of a thread block cluster) to completion together, warps in
  * turn; r[i] gets CTA i's result. */
 static void run_ctas(gpu_simt_func *s, func_launch *l, uint32_t n, const uint32_t *sm, const uint32_t (*cta)[3],
-                     gpu_cta_result *r) {
+                     const char *kernel, gpu_cta_result *r) {
   func_cta *c[16] = {0};
+  uint32_t steps = 0;
   simtvp_diag d;
   simtvp_diag_clear(&d);
   for (uint32_t i = 0; i < n; i++) r[i] = (gpu_cta_result){SIMTVP_OK, 0, 0};
@@ -120,6 +139,12 @@ static void run_ctas(gpu_simt_func *s, func_launch *l, uint32_t n, const uint32_
             report(s, &d);
             fault = ss;
             r[ci] = (gpu_cta_result){ss, (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0, d.pc};
+            break;
+          }
+          if (s->max_warp_insns && ++steps % 4096u == 0 && !within_limit(s, l, &st, kernel, cta[ci], i, &d)) {
+            report(s, &d);
+            fault = SIMTVP_ERR_LIMIT;
+            r[ci] = (gpu_cta_result){SIMTVP_ERR_LIMIT, 0, st.pc};
             break;
           }
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c[ci], st.barrier_id);
@@ -176,6 +201,10 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
       r = run_grid(s, l);
     }
   } else if (l) {
+    const ptx_module *mod = gpu_launcher_module(s->launcher, k->slot);
+    const char *name = mod && k->desc.entry < mod->n_functions && mod->functions[k->desc.entry].name
+                           ? mod->functions[k->desc.entry].name
+                           : "?";
     uint32_t n = k->desc.cluster[0] * k->desc.cluster[1] * k->desc.cluster[2];
     if (n > 1) { /* a cluster's CTAs arrive one after the other (gpu_disp issues them together) */
       cluster_wait *cw = &s->cluster;
@@ -190,11 +219,11 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
       gpu_cta_result rs[16];
       uint32_t m = cw->n;
       cw->n = 0;
-      run_ctas(s, l, m, cw->sm, (const uint32_t(*)[3])cw->cta, rs);
+      run_ctas(s, l, m, cw->sm, (const uint32_t(*)[3])cw->cta, name, rs);
       for (uint32_t i = 0; i < m; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, cw->sm[i], k->slot, &rs[i]);
       return;
     }
-    run_ctas(s, l, 1, &sm, (const uint32_t(*)[3])cta, &r);
+    run_ctas(s, l, 1, &sm, (const uint32_t(*)[3])cta, name, &r);
   }
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
@@ -223,6 +252,7 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
   s->mem = mem;
   s->ports = ports;
   s->whole_kernels = engine && engine->threads > 1;
+  s->max_warp_insns = engine ? engine->max_warp_insns : 0;
   s->e = func_create(engine, func_ports, mem, st, diag);
   if (!s->e) {
     free(s);

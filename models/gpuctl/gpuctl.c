@@ -39,8 +39,41 @@ static void irq_set(void *ctx, bool level) {
   gpuctl *g = ctx;
   if (g->ports.irq.set) g->ports.irq.set(g->ports.irq.ctx, level);
 }
+static uint64_t reg64(gpuctl *g, uint32_t lo, uint32_t hi) {
+  return gpu_regs_fw_read(g->regs, lo) | (uint64_t)gpu_regs_fw_read(g->regs, hi) << 32;
+}
+
+/* MMU_OP: declare or end a block of the device-memory map (gpu_abi.h). */
+static void mmu_op(gpuctl *g, uint32_t value) {
+  const gpu_mmu_port *m = &g->ports.mmu;
+  uint64_t addr = reg64(g, GPU_REG_MMU_ADDR_LO, GPU_REG_MMU_ADDR_HI);
+  uint64_t size = reg64(g, GPU_REG_MMU_SIZE_LO, GPU_REG_MMU_SIZE_HI);
+  uint32_t cmd = GPU_FIELD_GET(GPU_MMU_OP_CMD, value);
+  const gpu_caps *c = &g->cfg.caps;
+  bool ok;
+  if (cmd == 1)
+    ok = addr >= c->devmem_base && addr - c->devmem_base <= c->devmem_bytes &&
+         size <= c->devmem_bytes - (addr - c->devmem_base) &&
+         (!m->map || m->map(m->ctx, addr, size, reg64(g, GPU_REG_MMU_TAG_LO, GPU_REG_MMU_TAG_HI),
+                            (GPU_FIELD_GET(GPU_MMU_OP_INTERNAL, value) ? GPU_MMU_INTERNAL : 0u) |
+                                (GPU_FIELD_GET(GPU_MMU_OP_CODE, value) ? GPU_MMU_CODE : 0u)));
+  else if (cmd == 2)
+    ok = !m->unmap || m->unmap(m->ctx, addr);
+  else
+    ok = false;
+  if (!ok) gpu_regs_error(g->regs, GPU_ERR_MMU_OP, 0xFF, 0, addr, value);
+}
+
 static void reg_notify(void *ctx, uint32_t offset, uint32_t value) {
   gpuctl *g = ctx;
+  if (offset == GPU_REG_MMU_OP) {
+    mmu_op(g, value);
+    return;
+  }
+  if (offset == GPU_REG_MMU_CTRL) {
+    if (g->ports.mmu.enable) g->ports.mmu.enable(g->ports.mmu.ctx, GPU_FIELD_GET(GPU_MMU_CTRL_ENABLE, value) != 0);
+    return;
+  }
   gpu_cp_reg_written(g->cp, offset, value, g->now);
 }
 static uint64_t timer_ns(void *ctx) {

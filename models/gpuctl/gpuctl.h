@@ -47,6 +47,7 @@ typedef struct gpuctl_ports {
   gpu_simt_port simt;       /* SIMT cores */
   gpu_sysmap_port sysmap;   /* MAP_SYSMEM packets (optional: without it they are refused) */
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
+  gpu_mmu_port mmu;         /* (addition) the device-memory map; unconnected: all memory accessible */
 } gpuctl_ports;
 
 /* SIMTVP_ERR_CONFIG (naming the field) for an inconsistent configuration. */

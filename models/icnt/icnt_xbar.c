@@ -42,7 +42,6 @@ typedef struct xbar {
   uint64_t *cand;          /* [words] */
 } xbar;
 
-static inline bool bit_get(const uint64_t *b, uint32_t i) { return (b[i / 64] >> (i % 64)) & 1u; }
 static inline void bit_set(uint64_t *b, uint32_t i) { b[i / 64] |= 1ull << (i % 64); }
 static inline void bit_clear(uint64_t *b, uint32_t i) { b[i / 64] &= ~(1ull << (i % 64)); }
 

@@ -55,6 +55,9 @@ const char kUsage[] =
     "  -s, --set 'OPT VAL'   set one GPU option after the file, e.g. --set '-gpgpu_n_clusters 4'\n"
     "                        or --set -simt_model=func (repeatable; later settings win)\n"
     "  -q, --quiet           no statistics text, no progress and no run summary on stderr\n"
+    "      --memcheck        the memory checker (-memcheck 1): an access outside the program's\n"
+    "                        allocations, into a freed one or misaligned stops the kernel with a\n"
+    "                        report naming the nearest allocation; leaks are listed at exit\n"
     "      --check           load the configuration and build the GPU from it, report every\n"
     "                        warning a run would give, then exit (status 0 when it can run)\n"
     "      --list-options    print every GPU option: name, type, default, unit, description\n"
@@ -417,6 +420,8 @@ int main(int argc, char **argv) {
       quiet = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--memcheck") {
+      sets.push_back("-memcheck 1");
     } else if (a == "--debug") {
       debug = true;
     } else if (a == "--debug-script" || a.rfind("--debug-script=", 0) == 0) {
@@ -530,5 +535,14 @@ int main(int argc, char **argv) {
   if (const char *old = std::getenv("LD_LIBRARY_PATH"))
     if (*old) ld += std::string(":") + old;
   setenv("LD_LIBRARY_PATH", ld.c_str(), 1);
+  // A sanitizer build's libraries need the sanitizer runtime loaded first; the program itself is
+  // not instrumented, so it is preloaded (empty in ordinary builds).
+  if (*SIMTVP_PRELOAD_RUNTIME) {
+    std::string pre = SIMTVP_PRELOAD_RUNTIME;
+    if (const char *old = std::getenv("LD_PRELOAD"))
+      if (*old) pre += std::string(":") + old;
+    setenv("LD_PRELOAD", pre.c_str(), 1);
+  }
+
   return run_program(args, quiet);
 }

@@ -1,6 +1,7 @@
 // vp_platform — see vp_platform.h.
 #include "vp_platform.h"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -155,6 +156,20 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     std::fflush(stdout);
   };
   go.out_dir = settings_.out_dir;  // a relative -ptx_line_stats_filename goes beside stats.json
+  // Allocation sites are host return addresses (the CUDA runtime runs in this process): name
+  // them "object+offset", which addr2line turns into a source line.
+  go.site_name = [](uint64_t tag, char *buf, std::size_t size) -> std::size_t {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(tag), &info) || !info.dli_fname) return 0;
+    const char *base = std::strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    int n = info.dli_sname
+                ? std::snprintf(buf, size, "%s (%s+0x%" PRIxPTR ")", info.dli_sname, base,
+                                static_cast<uintptr_t>(tag - reinterpret_cast<uintptr_t>(info.dli_fbase)))
+                : std::snprintf(buf, size, "%s+0x%" PRIxPTR, base,
+                                static_cast<uintptr_t>(tag - reinterpret_cast<uintptr_t>(info.dli_fbase)));
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  };
   if (debugger_) go.debugger = debugger_->port();
   gpu_.reset(gpu_top::create("gpu", config_, go, &build_diag_));
   if (!gpu_) {
@@ -629,6 +644,7 @@ simtvp_status vp_platform::finish(simtvp_diag *diag) {
     flush_messages();
     return SIMTVP_OK;
   }
+  gpu_->report_leaks();  // the memory checker's leaks (nothing when it is off)
   simtvp_status st = write_files(diag);
   finished_ = true;
   yield_terminal();

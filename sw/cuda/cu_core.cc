@@ -82,6 +82,7 @@ static int map_status(simtvp_status st) {
     case SIMTVP_ERR_IO: return CUDA_ERROR_FILE_NOT_FOUND;
     case SIMTVP_ERR_NOMEM: return CUDA_ERROR_OUT_OF_MEMORY;
     case SIMTVP_ERR_STATE: return CUDA_ERROR_LAUNCH_FAILED;
+    case SIMTVP_ERR_MISALIGNED: return CUDA_ERROR_MISALIGNED_ADDRESS;
   }
   return CUDA_ERROR_UNKNOWN;
 }
@@ -99,10 +100,14 @@ int drv_fail(State &s, simtvp_status st, const simtvp_diag &diag) {
     simtvp_diag fault;
     simtvp_diag_clear(&fault);
     std::string m = dev.message;
-    if ((dev.status == SIMTVP_ERR_FAULT || dev.status == SIMTVP_ERR_TRAP) && s.plat.last_fault &&
-        s.plat.last_fault(s.plat.ctx, &fault) && fault.message[0])
+    if ((dev.status == SIMTVP_ERR_FAULT || dev.status == SIMTVP_ERR_TRAP ||
+         dev.status == SIMTVP_ERR_MISALIGNED || dev.status == SIMTVP_ERR_LIMIT) &&
+        s.plat.last_fault && s.plat.last_fault(s.plat.ctx, &fault) && fault.message[0])
       m = fault.message + std::string(" (") + dev.message + ")";
     int code = map_status(dev.status);
+    // A kernel stopped by an instruction or cycle limit or by the watchdog is CUDA's launch
+    // timeout (702), as a kernel killed by the display watchdog is on hardware.
+    if (dev.status == SIMTVP_ERR_LIMIT || dev.status == SIMTVP_ERR_DEADLOCK) code = CUDA_ERROR_LAUNCH_TIMEOUT;
     // A trap is CUDA's "unspecified launch failure"; a failed device assert() is its own code.
     if (dev.status == SIMTVP_ERR_TRAP)
       code = m.find("assertion") != std::string::npos ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED;
@@ -134,7 +139,9 @@ int run_raw(State &s, void (*fn)(void *), void *arg) {
       },
       &t, &diag);
   if (st == SIMTVP_OK) return CUDA_SUCCESS;
-  int code = st == SIMTVP_ERR_DEADLOCK ? CUDA_ERROR_LAUNCH_TIMEOUT : CUDA_ERROR_LAUNCH_FAILED;
+  // Stopped by the watchdog or a cycle/instruction limit: CUDA's launch timeout (702).
+  int code = st == SIMTVP_ERR_DEADLOCK || st == SIMTVP_ERR_LIMIT ? CUDA_ERROR_LAUNCH_TIMEOUT
+                                                                  : CUDA_ERROR_LAUNCH_FAILED;
   std::string m = std::string("the simulation stopped: ") + diag.message;
   make_sticky(s, code, m);
   return fail(code, "%s", m.c_str());

@@ -10,6 +10,8 @@
 // copy is current from a launch until the next synchronisation that leaves the device idle:
 // launches copy every host-owned range to the device first, and such synchronisations copy
 // device-owned ranges back.
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -320,6 +322,26 @@ static int capture_memset(State &s, uint64_t dptr, uint64_t pitch, uint32_t valu
 
 using namespace cucore;
 
+// The program's call site of an allocation: the first return address on the stack outside
+// simtvp's own libraries (libcuda, libcudart, libsimtvp). The GPU's memory checker names it in
+// its reports (drv_mem_alloc_at); 0 when the stack cannot be read.
+static uint64_t program_site() {
+  void *frames[24];
+  int n = backtrace(frames, 24);
+  Dl_info self;
+  if (!dladdr(reinterpret_cast<void *>(&program_site), &self)) return 0;
+  for (int i = 1; i < n; i++) {
+    Dl_info info;
+    if (!dladdr(frames[i], &info) || !info.dli_fname) continue;
+    if (info.dli_fbase == self.dli_fbase) continue;  // libcuda.so.1 itself
+    const char *base = std::strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    if (!std::strncmp(base, "libcudart.so", 12) || !std::strncmp(base, "libsimtvp.so", 12)) continue;
+    return reinterpret_cast<uint64_t>(frames[i]) - 1;  // inside the call instruction
+  }
+  return 0;
+}
+
 extern "C" {
 
 void cucore_mem_classify(uint64_t addr, cu_mem_info *info) {
@@ -335,9 +357,10 @@ int cucore_mem_alloc(cu_ctx *ctx, uint64_t bytes, uint64_t *dptr) {
   if (int r = capture_guard(s, "allocating device memory")) return r;
   if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
   Ctx *c = ctx_or_primary(s, ctx);
+  uint64_t site = program_site();
   return run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
-    simtvp_status st = drv_mem_alloc(s.d, bytes, dptr, &diag);
+    simtvp_status st = drv_mem_alloc_at(s.d, bytes, site, dptr, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     s.allocations[*dptr] = Allocation{bytes, c, false};
     return CUDA_SUCCESS;

@@ -14,6 +14,20 @@
 uint32_t drv_rd(drv *d, uint32_t off) { return d->bus.mmio_read32(d->bus.ctx, off); }
 void drv_wr(drv *d, uint32_t off, uint32_t v) { d->bus.mmio_write32(d->bus.ctx, off, v); }
 
+void drv_mmu_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+  drv_wr(d, GPU_REG_MMU_ADDR_LO, (uint32_t)addr);
+  drv_wr(d, GPU_REG_MMU_ADDR_HI, (uint32_t)(addr >> 32));
+  if (map) {
+    drv_wr(d, GPU_REG_MMU_SIZE_LO, (uint32_t)size);
+    drv_wr(d, GPU_REG_MMU_SIZE_HI, (uint32_t)(size >> 32));
+    drv_wr(d, GPU_REG_MMU_TAG_LO, (uint32_t)tag);
+    drv_wr(d, GPU_REG_MMU_TAG_HI, (uint32_t)(tag >> 32));
+  }
+  drv_wr(d, GPU_REG_MMU_OP, GPU_FIELD_PUT(GPU_MMU_OP_CMD, map ? 1u : 2u) |
+                                GPU_FIELD_PUT(GPU_MMU_OP_INTERNAL, (flags & (DRV_MMU_INTERNAL | DRV_MMU_CODE)) ? 1u : 0u) |
+                                GPU_FIELD_PUT(GPU_MMU_OP_CODE, (flags & DRV_MMU_CODE) ? 1u : 0u));
+}
+
 static uint64_t rd64(drv *d, uint32_t lo, uint32_t hi) {
   return drv_rd(d, lo) | ((uint64_t)drv_rd(d, hi) << 32);
 }
@@ -72,7 +86,9 @@ static void run_deferred(drv *d, drv_deferred *x) {
     d->bus.sysmem_write(d->bus.ctx, x->bus_addr, &one, sizeof one);
     break;
   }
-  case DRV_DEFER_FREE_DEVMEM: drv_heap_free(d->heap, x->bus_addr); break;
+  case DRV_DEFER_FREE_DEVMEM:
+    if (drv_heap_free_user(d->heap, x->bus_addr)) drv_mmu_op(d, false, x->bus_addr, 0, 0, 0);
+    break;
   default: break;
   }
 }
@@ -108,6 +124,8 @@ static void service_interrupt(drv *d) {
       simtvp_status s = SIMTVP_ERR_STATE;
       if (c == GPU_ERR_KERNEL_FAULT || c == GPU_ERR_DMA_FAULT || c == GPU_ERR_DEVMEM_FAULT) s = SIMTVP_ERR_FAULT;
       if (c == GPU_ERR_KERNEL_TRAP) s = SIMTVP_ERR_TRAP;
+      if (c == GPU_ERR_KERNEL_MISALIGNED) s = SIMTVP_ERR_MISALIGNED;
+      if (c == GPU_ERR_KERNEL_STOPPED) s = SIMTVP_ERR_LIMIT;
       simtvp_diag_set(&d->error, s, "GPU error %s (code %u) on channel %u, %s packet, address 0x%llx, info 0x%x",
                       gpu_err_name(c), c, chn, op || c <= GPU_ERR_LAUNCH_IMAGE ? gpu_op_name(op) : "no",
                       (unsigned long long)addr, info);
@@ -391,6 +409,8 @@ simtvp_status drv_open(const drv_bus *bus, const drv_config *config, drv **out, 
   drv_wr(d, GPU_REG_INTR_ENABLE, 0);
   drv_wr(d, GPU_REG_ERR_STATUS, drv_rd(d, GPU_REG_ERR_STATUS));
   drv_wr(d, GPU_REG_INTR_STATUS, drv_rd(d, GPU_REG_INTR_STATUS));
+  /* Only the blocks this driver declares are accessible (device memory starts empty). */
+  drv_wr(d, GPU_REG_MMU_CTRL, GPU_FIELD_MASK(GPU_MMU_CTRL_ENABLE));
   if (!sys_alloc(d, 8ull * d->n_ch, 64, &d->sems_bus)) {
     d->sems_bus = 0;
     free_all(d);
@@ -461,6 +481,10 @@ uint64_t drv_gpu_time_ns(drv *d) {
 /* ---- device memory ---------------------------------------------------------------------------- */
 
 simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag) {
+  return drv_mem_alloc_at(d, size, 0, dptr, diag);
+}
+
+simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *dptr, simtvp_diag *diag) {
   if (!drv_heap_alloc(d->heap, size, dptr)) {
     simtvp_diag_set(diag, SIMTVP_ERR_LIMIT,
                     "out of device memory: %llu bytes requested, largest free block %llu, %llu of %llu bytes free",
@@ -468,6 +492,7 @@ simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *
                     (unsigned long long)drv_heap_free_bytes(d->heap), (unsigned long long)drv_heap_total(d->heap));
     return SIMTVP_ERR_LIMIT;
   }
+  drv_mmu_op(d, true, *dptr, size, site, 0);
   return SIMTVP_OK;
 }
 
@@ -476,7 +501,10 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   for (drv_module *m = d->modules; m; m = m->next)
     if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
       goto bad;
-  if (drv_heap_free(d->heap, dptr)) return SIMTVP_OK;
+  if (drv_heap_free_user(d->heap, dptr)) {
+    drv_mmu_op(d, false, dptr, 0, 0, 0);
+    return SIMTVP_OK;
+  }
 bad:
   simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_mem_free: 0x%llx is not the start of a device allocation",
                   (unsigned long long)dptr);

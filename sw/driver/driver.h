@@ -16,7 +16,9 @@
  * Errors: every call that can fail returns a simtvp_status and fills the optional simtvp_diag.
  * SIMTVP_ERR_ARG: bad argument (invalid configuration, unknown pointer …);
  * SIMTVP_ERR_NOMEM / SIMTVP_ERR_LIMIT: out of host / device memory;
- * SIMTVP_ERR_FAULT, SIMTVP_ERR_TRAP: a kernel or copy faulted on the GPU (sticky, see drv_device_error);
+ * SIMTVP_ERR_FAULT, SIMTVP_ERR_TRAP, SIMTVP_ERR_MISALIGNED: a kernel or copy faulted on the GPU
+ * (sticky, see drv_device_error); SIMTVP_ERR_LIMIT from drv_device_error: a kernel was stopped by
+ * a limit or the watchdog;
  * SIMTVP_ERR_STATE: the GPU reported a command error (malformed packet, illegal register access);
  * SIMTVP_ERR_DEADLOCK: the driver waits for work that can never complete (the bus says no
  * interrupt can come). */
@@ -125,6 +127,12 @@ uint64_t drv_gpu_time_ns(drv *d);
 
 /* size 0 is allowed and returns a unique address that occupies 256 bytes. */
 simtvp_status drv_mem_alloc(drv *d, uint64_t size, uint64_t *dptr, simtvp_diag *diag);
+/* The same with the program's allocation site (any nonzero value the caller can name later, e.g.
+ * a host return address): the GPU's memory checker names it in its reports. Every allocation is
+ * declared to the GPU's device-memory map (MMU_OP), so a kernel reaching past the pages of live
+ * blocks, or into a freed block's pages, faults; freed program memory never holds the driver's
+ * own data afterwards (drv_heap_alloc_clean). */
+simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *dptr, simtvp_diag *diag);
 /* dptr must be a value drv_mem_alloc returned; freeing 0 is a no-op. */
 simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag);
 void drv_mem_info(const drv *d, uint64_t *free_bytes, uint64_t *total_bytes);

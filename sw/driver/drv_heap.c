@@ -10,11 +10,18 @@ typedef struct heap_seg {
   bool used;
 } heap_seg;
 
+/* A range once held by a program block: [lo, hi), sorted, disjoint, not adjacent. */
+typedef struct heap_taint {
+  uint64_t lo, hi;
+} heap_taint;
+
 struct drv_heap {
   uint64_t base, size, align;
   heap_seg *seg;
   uint32_t n, cap;
   uint64_t free_bytes;
+  heap_taint *taint;
+  uint32_t n_taint, cap_taint;
 };
 
 drv_heap *drv_heap_create(uint64_t base, uint64_t size, uint64_t align) {
@@ -44,6 +51,7 @@ drv_heap *drv_heap_create(uint64_t base, uint64_t size, uint64_t align) {
 void drv_heap_destroy(drv_heap *h) {
   if (!h) return;
   free(h->seg);
+  free(h->taint);
   free(h);
 }
 
@@ -141,4 +149,89 @@ uint32_t drv_heap_live_blocks(const drv_heap *h) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < h->n; i++) n += h->seg[i].used;
   return n;
+}
+
+/* ---- program memory is never the driver's (drv_heap_free_user / drv_heap_alloc_clean) ------ */
+
+/* Adds [lo, hi) to the tainted ranges, merging with those it touches. */
+static bool add_taint(drv_heap *h, uint64_t lo, uint64_t hi) {
+  uint32_t i = 0;
+  while (i < h->n_taint && h->taint[i].hi < lo) i++;
+  uint32_t j = i; /* [i, j): ranges touching [lo, hi) */
+  while (j < h->n_taint && h->taint[j].lo <= hi) {
+    if (h->taint[j].lo < lo) lo = h->taint[j].lo;
+    if (h->taint[j].hi > hi) hi = h->taint[j].hi;
+    j++;
+  }
+  if (i == j) {
+    if (h->n_taint == h->cap_taint) {
+      uint32_t cap = h->cap_taint ? 2 * h->cap_taint : 16;
+      heap_taint *t = realloc(h->taint, cap * sizeof *t);
+      if (!t) return false;
+      h->taint = t;
+      h->cap_taint = cap;
+    }
+    memmove(&h->taint[i + 1], &h->taint[i], (h->n_taint - i) * sizeof *h->taint);
+    h->n_taint++;
+  } else if (j > i + 1) {
+    memmove(&h->taint[i + 1], &h->taint[j], (h->n_taint - j) * sizeof *h->taint);
+    h->n_taint -= j - i - 1;
+  }
+  h->taint[i] = (heap_taint){lo, hi};
+  return true;
+}
+
+bool drv_heap_free_user(drv_heap *h, uint64_t addr) {
+  uint32_t i = find(h, addr);
+  if (i == UINT32_MAX || !h->seg[i].used || h->seg[i].addr != addr) return false;
+  uint64_t lo = h->seg[i].addr, hi = lo + h->seg[i].size;
+  /* Without room to remember the range, the block is better leaked than handed to the driver. */
+  if (!add_taint(h, lo, hi)) return true;
+  return drv_heap_free(h, addr);
+}
+
+bool drv_heap_alloc_clean(drv_heap *h, uint64_t size, uint64_t *addr) {
+  if (size > UINT64_MAX - h->align) return false;
+  uint64_t need = size ? (size + h->align - 1) & ~(h->align - 1) : h->align;
+  uint32_t best_seg = UINT32_MAX;
+  uint64_t best_at = 0, best_len = 0;
+  /* Best fit over the untainted parts of the free segments (lowest address on ties); with nothing
+   * tainted these are the free segments themselves, so the choice is drv_heap_alloc's. */
+  uint32_t t = 0;
+  for (uint32_t i = 0; i < h->n; i++) {
+    const heap_seg *s = &h->seg[i];
+    if (s->used) continue;
+    uint64_t at = s->addr, end = s->addr + s->size;
+    while (t < h->n_taint && h->taint[t].hi <= at) t++;
+    for (uint32_t k = t; at < end; k++) {
+      uint64_t stop = k < h->n_taint && h->taint[k].lo < end ? h->taint[k].lo : end;
+      if (stop > at && stop - at >= need && (best_seg == UINT32_MAX || stop - at < best_len)) {
+        best_seg = i;
+        best_at = at;
+        best_len = stop - at;
+      }
+      if (k >= h->n_taint || h->taint[k].lo >= end) break;
+      at = h->taint[k].hi;
+    }
+  }
+  if (best_seg == UINT32_MAX) return false;
+  /* carve [best_at, best_at + need) out of the segment: up to three segments */
+  heap_seg s = h->seg[best_seg];
+  uint32_t parts = (best_at > s.addr) + 1 + (best_at + need < s.addr + s.size);
+  while (h->n + parts - 1 > h->cap) {
+    heap_seg *g = realloc(h->seg, 2 * h->cap * sizeof *g);
+    if (!g) return false;
+    h->seg = g;
+    h->cap *= 2;
+  }
+  memmove(&h->seg[best_seg + parts], &h->seg[best_seg + 1], (h->n - best_seg - 1) * sizeof *h->seg);
+  h->n += parts - 1;
+  uint32_t at = best_seg;
+  if (best_at > s.addr) h->seg[at++] = (heap_seg){s.addr, best_at - s.addr, 0, false};
+  h->seg[at++] = (heap_seg){best_at, need, size, true};
+  if (best_at + need < s.addr + s.size)
+    h->seg[at] = (heap_seg){best_at + need, s.addr + s.size - best_at - need, 0, false};
+  h->free_bytes -= need;
+  *addr = best_at;
+  return true;
 }

@@ -24,6 +24,14 @@ void drv_heap_destroy(drv_heap *h);
 bool drv_heap_alloc(drv_heap *h, uint64_t size, uint64_t *addr);
 /* false when addr is not the start of a live block (nothing changes). */
 bool drv_heap_free(drv_heap *h, uint64_t addr);
+
+/* The program's memory is never reused for the driver's own data: a block freed with
+ * drv_heap_free_user marks its range as once the program's, and drv_heap_alloc_clean (program
+ * images, module segments) takes only memory never so marked — so a kernel that writes through a
+ * stale pointer never overwrites code, and still faults where the freed pages are unmapped.
+ * drv_heap_alloc takes any free memory (the same blocks as before anything was marked). */
+bool drv_heap_free_user(drv_heap *h, uint64_t addr);
+bool drv_heap_alloc_clean(drv_heap *h, uint64_t size, uint64_t *addr);
 /* The live block containing addr: its start and its requested size (bytes the caller may use). */
 bool drv_heap_lookup(const drv_heap *h, uint64_t addr, uint64_t *base, uint64_t *size);
 

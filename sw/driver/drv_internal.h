@@ -112,6 +112,9 @@ struct drv {
 simtvp_status drv_sticky(const drv *d, simtvp_diag *diag);
 uint32_t drv_rd(drv *d, uint32_t off);
 void drv_wr(drv *d, uint32_t off, uint32_t v);
+/* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MMU_OP). */
+enum { DRV_MMU_INTERNAL = 1u << 0, DRV_MMU_CODE = 1u << 1 /* with INTERNAL */ };
+void drv_mmu_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);
 
 #ifdef __cplusplus
 }

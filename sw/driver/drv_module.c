@@ -143,9 +143,21 @@ static simtvp_status fill_segments(const drv_module *mod, const gpu_image_header
 }
 
 static void release_device(drv *d, drv_module *mod) {
-  if (mod->image_addr) drv_heap_free(d->heap, mod->image_addr);
-  if (mod->global_base) drv_heap_free(d->heap, mod->global_base);
-  if (mod->const_base) drv_heap_free(d->heap, mod->const_base);
+  uint64_t blocks[3] = {mod->image_addr, mod->global_base, mod->const_base};
+  for (int i = 0; i < 3; i++)
+    if (blocks[i] && drv_heap_free(d->heap, blocks[i])) drv_mmu_op(d, false, blocks[i], 0, 0, 0);
+}
+
+/* The driver's own blocks: from memory the program never held, declared internal (code: the
+ * program image). */
+static simtvp_status alloc_internal(drv *d, uint64_t size, bool code, uint64_t *addr, simtvp_diag *diag) {
+  if (!drv_heap_alloc_clean(d->heap, size, addr)) {
+    *addr = 0;
+    return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "module loader: out of device memory for %llu bytes",
+                           (unsigned long long)size);
+  }
+  drv_mmu_op(d, true, *addr, size, 0, code ? DRV_MMU_CODE : DRV_MMU_INTERNAL);
+  return SIMTVP_OK;
 }
 
 simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_ownership, drv_module **out,
@@ -162,9 +174,9 @@ simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_owne
   if (!mod) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "module loader: out of host memory");
   mod->ptx = m;
   mod->image_bytes = gpu_image_size(m);
-  if ((m->global_segment_bytes && (st = drv_mem_alloc(d, m->global_segment_bytes, &mod->global_base, diag)) != SIMTVP_OK) ||
-      (m->const_segment_bytes && (st = drv_mem_alloc(d, m->const_segment_bytes, &mod->const_base, diag)) != SIMTVP_OK) ||
-      (st = drv_mem_alloc(d, mod->image_bytes, &mod->image_addr, diag)) != SIMTVP_OK)
+  if ((m->global_segment_bytes && (st = alloc_internal(d, m->global_segment_bytes, false, &mod->global_base, diag)) != SIMTVP_OK) ||
+      (m->const_segment_bytes && (st = alloc_internal(d, m->const_segment_bytes, false, &mod->const_base, diag)) != SIMTVP_OK) ||
+      (st = alloc_internal(d, mod->image_bytes, true, &mod->image_addr, diag)) != SIMTVP_OK)
     goto fail;
   img = malloc(mod->image_bytes);
   gseg = calloc(1, m->global_segment_bytes ? m->global_segment_bytes : 1);

@@ -372,6 +372,69 @@ static const char *lz4_decode(const uint8_t *in, size_t in_size, uint8_t *out, s
   return NULL;
 }
 
+/* An LZ4 sequence turns each stored byte into at most 255 output bytes (a length byte of 255). */
+#define LZ4_MAX_EXPANSION 255u
+
+/* Decompresses the zstd frames of src into a buffer that grows with the output (from what the
+ * input could plausibly hold, doubling up to want + 1 bytes), so a header claiming far more than
+ * the frames hold costs no memory. *out gets want + 1 bytes of room at most; *got the bytes made. */
+static simtvp_status zstd_read(const uint8_t *src, size_t stored, size_t want, uint8_t **out,
+                               size_t *got, const char *name, uint64_t payload_offset,
+                               simtvp_diag *diag) {
+  const size_t limit = want + 1; /* one byte more than claimed: detects a longer payload */
+  size_t cap = stored < ((size_t)1 << 20) ? stored * 8 + 4096 : stored;
+  if (cap > limit) cap = limit;
+  uint8_t *buf = malloc(cap);
+  ZSTD_DCtx *dc = ZSTD_createDCtx();
+  if (!buf || !dc) {
+    free(buf);
+    ZSTD_freeDCtx(dc);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "fatbin: out of memory for zstd");
+  }
+  ZSTD_inBuffer in = {src, stored, 0};
+  ZSTD_outBuffer o = {buf, cap, 0};
+  const char *why = NULL;
+  for (;;) {
+    if (o.pos == o.size) {
+      if (cap == limit) break; /* more than claimed: reported below as a size mismatch */
+      cap = cap > limit / 2 ? limit : cap * 2;
+      uint8_t *grown = realloc(buf, cap);
+      if (!grown) {
+        free(buf);
+        ZSTD_freeDCtx(dc);
+        return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "fatbin: out of memory (%zu bytes)", cap);
+      }
+      buf = grown;
+      o.dst = buf;
+      o.size = cap;
+    }
+    size_t r = ZSTD_decompressStream(dc, &o, &in);
+    if (ZSTD_isError(r)) {
+      why = ZSTD_getErrorName(r);
+      break;
+    }
+    if (r == 0 && in.pos == in.size) break; /* every frame decoded and flushed */
+    if (in.pos == in.size && o.pos < o.size) {
+      why = "the frame is truncated";
+      break;
+    }
+  }
+  ZSTD_freeDCtx(dc);
+  if (why) {
+    free(buf);
+    return fail_at(diag, SIMTVP_ERR_PARSE, payload_offset,
+                   "fatbin: %s: zstd payload at offset %#llx cannot be decompressed: %s", name,
+                   (unsigned long long)payload_offset, why);
+  }
+  if (o.pos < cap) { /* shrink to the real size (+1 for the terminating NUL) */
+    uint8_t *fit = realloc(buf, o.pos + 1);
+    if (fit) buf = fit;
+  }
+  *out = buf;
+  *got = o.pos;
+  return SIMTVP_OK;
+}
+
 simtvp_status fatbin_read_entry(const fatbin *fb, size_t index, uint8_t **payload, size_t *size,
                                 simtvp_diag *diag) {
   if (!fb || !payload || !size)
@@ -399,23 +462,27 @@ simtvp_status fatbin_read_entry(const fatbin *fb, size_t index, uint8_t **payloa
     return fail_at(diag, SIMTVP_ERR_PARSE, e->offset,
                    "fatbin: %s is compressed but declares no decompressed size", name);
   const size_t want = (size_t)e->uncompressed_size;
-  uint8_t *buf = malloc(want + 1);
-  if (!buf) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "fatbin: out of memory (%zu bytes)", want);
-
+  /* A corrupt or hostile header may claim up to FATBIN_DEFAULT_MAX_SIZE for a few stored bytes:
+   * memory is allocated as the payload really decompresses, never from the claim alone. */
+  if (e->compression == FATBIN_COMPRESSION_LZ4 && want / LZ4_MAX_EXPANSION > e->stored_size)
+    return fail_at(diag, SIMTVP_ERR_PARSE, e->offset,
+                   "fatbin: %s claims %zu bytes once decompressed, more than %llu bytes of LZ4 can "
+                   "hold (at most %u per stored byte)",
+                   name, want, (unsigned long long)e->stored_size, LZ4_MAX_EXPANSION);
+  uint8_t *buf = NULL;
   size_t got = want;
   if (e->compression == FATBIN_COMPRESSION_NONE) {
+    buf = malloc(want + 1);
+    if (!buf) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "fatbin: out of memory (%zu bytes)", want);
     memcpy(buf, src, want);
   } else if (e->compression == FATBIN_COMPRESSION_ZSTD) {
-    size_t r = ZSTD_decompress(buf, want, src, (size_t)e->stored_size);
-    if (ZSTD_isError(r)) {
-      free(buf);
-      return fail_at(diag, SIMTVP_ERR_PARSE, e->payload_offset,
-                     "fatbin: %s: zstd payload at offset %#llx cannot be decompressed: %s", name,
-                     (unsigned long long)e->payload_offset, ZSTD_getErrorName(r));
-    }
-    got = r;
+    simtvp_status st = zstd_read(src, (size_t)e->stored_size, want, &buf, &got, name,
+                                 e->payload_offset, diag);
+    if (st != SIMTVP_OK) return st;
   } else {
     size_t where = 0;
+    buf = malloc(want + 1);
+    if (!buf) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "fatbin: out of memory (%zu bytes)", want);
     const char *why = lz4_decode(src, (size_t)e->stored_size, buf, want, &got, &where);
     if (why) {
       free(buf);
@@ -426,6 +493,9 @@ simtvp_status fatbin_read_entry(const fatbin *fb, size_t index, uint8_t **payloa
   }
   if (got != want) {
     free(buf);
+    if (got > want)
+      return fail_at(diag, SIMTVP_ERR_PARSE, e->offset,
+                     "fatbin: %s decompresses to more than the %zu bytes its header says", name, want);
     return fail_at(diag, SIMTVP_ERR_PARSE, e->offset,
                    "fatbin: %s decompressed to %zu bytes, its header says %zu", name, got, want);
   }

@@ -511,6 +511,100 @@ TEST_F(Cuda, KernelFaultIsStickyUntilTheContextGoes) {
   cuCtxDestroy_v2(fresh);
 }
 
+// Regression (issue 14, bug 1): nvcc's exit handler unloads modules after the runtime's own
+// exit handler has closed the platform, so that unload fails; its message used to be stored in a
+// thread_local std::string that the C++ runtime destroys before any atexit handler runs — a
+// use-after-free at every exit of a program that had hit a CUDA error (seen by ASan; the
+// ASan+UBSan stage of .ci/run runs this test).
+static CUmodule exit_module = nullptr;
+
+static void unload_at_exit() {
+  CUresult r = cuModuleUnload(exit_module);
+  bool named = std::strstr(cucore_last_message(), "shutting down") != nullptr;
+  std::_Exit(r == CUDA_ERROR_DEINITIALIZED && named ? 0 : 3);
+}
+
+TEST(CudaExit, ModuleUnloadAfterShutdownFailsWithItsMessage) {
+  EXPECT_EXIT(
+      {
+        std::atexit(unload_at_exit);  // registered first, so it runs after the runtime's handler
+        CUcontext c;
+        if (cuInit(0) != CUDA_SUCCESS || cuCtxCreate_v2(&c, 0, 0) != CUDA_SUCCESS) std::_Exit(4);
+        std::vector<char> text = read_file(fixture("cudart_test_kernels.ptx"));
+        if (cuModuleLoadData(&exit_module, text.data()) != CUDA_SUCCESS) std::_Exit(5);
+        CUdeviceptr p;
+        cuMemAlloc_v2(&p, 1ull << 60);  // an error first: the message buffer is in use
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// CUDA's own error codes for the ends of a kernel that are not an illegal address (issue 14):
+// a misaligned access is CUDA_ERROR_MISALIGNED_ADDRESS (716), a kernel stopped by the
+// instruction limit CUDA_ERROR_LAUNCH_TIMEOUT (702), on the functional and the timing GPU. Each
+// test opens the platform with its own options (ctest runs every case in a process of its own).
+const char kEndsPtx[] = R"(.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry misaligned(.param .u64 p)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  ld.global.u32 %r1, [%rd1+2];
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+.visible .entry spin(.param .u64 p)
+{
+$top:
+  bra.uni $top;
+}
+)";
+
+static CUresult run_ends_kernel(const char *options, const char *kernel) {
+  if (cucore_props()) return CUDA_ERROR_NOT_INITIALIZED;  // options apply to a platform not yet open
+  setenv("SIMTVP_OPTIONS", options, 1);
+  CUcontext c;
+  CUmodule m;
+  CUfunction f;
+  CUdeviceptr d;
+  EXPECT_EQ(cuInit(0), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxCreate_v2(&c, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleLoadData(&m, kEndsPtx), CUDA_SUCCESS) << cucore_last_message();
+  EXPECT_EQ(cuModuleGetFunction(&f, m, kernel), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemAlloc_v2(&d, 256), CUDA_SUCCESS);
+  void *params[] = {&d};
+  EXPECT_EQ(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+  return cuCtxSynchronize();
+}
+
+TEST(CudaKernelEnd, MisalignedAccessIsMisalignedAddressOnTheTimingGpu) {
+  CUresult r = run_ends_kernel("", "misaligned");
+  if (r == CUDA_ERROR_NOT_INITIALIZED) GTEST_SKIP() << "the device was opened by an earlier test";
+  EXPECT_EQ(r, CUDA_ERROR_MISALIGNED_ADDRESS) << cucore_last_message();
+  EXPECT_NE(std::strstr(cucore_last_message(), "misaligned"), nullptr) << cucore_last_message();
+}
+
+TEST(CudaKernelEnd, MisalignedAccessIsMisalignedAddressOnTheFunctionalGpu) {
+  CUresult r = run_ends_kernel("-simt_model func", "misaligned");
+  if (r == CUDA_ERROR_NOT_INITIALIZED) GTEST_SKIP() << "the device was opened by an earlier test";
+  EXPECT_EQ(r, CUDA_ERROR_MISALIGNED_ADDRESS) << cucore_last_message();
+}
+
+TEST(CudaKernelEnd, InstructionLimitIsLaunchTimeoutOnTheTimingGpu) {
+  CUresult r = run_ends_kernel("-gpgpu_max_insn 100000", "spin");
+  if (r == CUDA_ERROR_NOT_INITIALIZED) GTEST_SKIP() << "the device was opened by an earlier test";
+  EXPECT_EQ(r, CUDA_ERROR_LAUNCH_TIMEOUT) << cucore_last_message();
+}
+
+TEST(CudaKernelEnd, InstructionLimitIsLaunchTimeoutOnTheFunctionalGpu) {
+  CUresult r = run_ends_kernel("-simt_model func -gpgpu_max_insn 100000", "spin");
+  if (r == CUDA_ERROR_NOT_INITIALIZED) GTEST_SKIP() << "the device was opened by an earlier test";
+  EXPECT_EQ(r, CUDA_ERROR_LAUNCH_TIMEOUT) << cucore_last_message();
+  EXPECT_NE(std::strstr(cucore_last_message(), "instruction limit"), nullptr) << cucore_last_message();
+}
+
 TEST_F(Cuda, LimitsRoundTrip) {
   size_t v = 0;
   ASSERT_EQ(cuCtxSetLimit(2, 1 << 22), CUDA_SUCCESS);  // CU_LIMIT_MALLOC_HEAP_SIZE

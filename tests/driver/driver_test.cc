@@ -578,4 +578,36 @@ TEST_F(Driver, PtxModuleLoadsThroughTheParser) {
   EXPECT_NE(std::string(diag.message).find("bad.ptx"), std::string::npos) << diag.message;
 }
 
+// The device-memory map: the driver turns it on at open and declares every allocation (its own
+// module blocks too); freeing ends the block, and a copy into freed memory faults on the GPU.
+TEST_F(Driver, AllocationsAreDeclaredToTheGpusMemoryMap) {
+  open();
+  EXPECT_TRUE(h->mmu_on);
+  uint32_t before = h->n_blocks;
+  uint64_t a = alloc(8192), b = alloc(100);
+  EXPECT_EQ(h->n_blocks, before + 2);
+  bool found = false;
+  for (uint32_t i = 0; i < h->n_blocks; i++)
+    if (h->blocks[i].addr == a) found = h->blocks[i].size == 8192;
+  EXPECT_TRUE(found);
+  ASSERT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK);
+  EXPECT_EQ(h->n_blocks, before + 1);
+  EXPECT_EQ(gh_mmio_read(h, GPU_REG_ERR_STATUS), 0u) << "every MMU_OP was accepted";
+  (void)b;
+}
+
+TEST_F(Driver, RefusedMmuOperationsRaiseAnError) {
+  open();
+  gh_mmio_write(h, GPU_REG_MMU_ADDR_LO, 0x1000);  // outside device memory
+  gh_mmio_write(h, GPU_REG_MMU_ADDR_HI, 0);
+  gh_mmio_write(h, GPU_REG_MMU_SIZE_LO, 64);
+  gh_mmio_write(h, GPU_REG_MMU_SIZE_HI, 0);
+  gh_mmio_write(h, GPU_REG_MMU_OP, 1);
+  EXPECT_EQ(GPU_FIELD_GET(GPU_ERR_CODE_CODE, gh_mmio_read(h, GPU_REG_ERR_CODE)), (uint32_t)GPU_ERR_MMU_OP);
+  EXPECT_EQ(gh_mmio_read(h, GPU_REG_ERR_ADDR_LO), 0x1000u);
+  gh_mmio_write(h, GPU_REG_ERR_STATUS, gh_mmio_read(h, GPU_REG_ERR_STATUS));
+  gh_mmio_write(h, GPU_REG_MMU_OP, 3);  // no such command
+  EXPECT_EQ(GPU_FIELD_GET(GPU_ERR_CODE_CODE, gh_mmio_read(h, GPU_REG_ERR_CODE)), (uint32_t)GPU_ERR_MMU_OP);
+}
+
 }  // namespace

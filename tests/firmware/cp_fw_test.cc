@@ -480,6 +480,49 @@ TEST_F(CpFw, KernelFaultIsReportedWithAddressAndGridId) {
   EXPECT_EQ(fence_reg(0), 1u);
 }
 
+// CUDA's own codes need the kind of a kernel's end: a misaligned access (cudaErrorMisalignedAddress,
+// 716) and a stop by a limit or the watchdog (cudaErrorLaunchTimeout, 702) have codes of their own.
+TEST_F(CpFw, MisalignedAccessAndStopsHaveTheirOwnErrorCodes) {
+  struct Case {
+    simtvp_status status;
+    uint32_t code;
+  } cases[] = {{SIMTVP_ERR_MISALIGNED, GPU_ERR_KERNEL_MISALIGNED},
+               {SIMTVP_ERR_LIMIT, GPU_ERR_KERNEL_STOPPED},
+               {SIMTVP_ERR_DEADLOCK, GPU_ERR_KERNEL_STOPPED}};
+  static simtvp_status status;
+  for (const Case &c : cases) {
+    status = c.status;
+    h->cta_fn = [](gpu_harness *, const gpu_kernel *, const uint32_t cta[3]) {
+      gpu_cta_result r{SIMTVP_OK, 0, 0};
+      if (cta[0] == 0) r = {status, 0xBEEF0004ull, 3};
+      return r;
+    };
+    clear_errors();
+    push(0, launch(image(), 0, 2, 32, 0, 0, 0));
+    run();
+    EXPECT_EQ(err_code(), c.code) << simtvp_status_name(c.status);
+    EXPECT_EQ(rd(GPU_REG_ERR_INFO), 77u);
+    EXPECT_EQ(rd(GPU_REG_ERR_STATUS), GPU_FIELD_MASK(GPU_ERR_STATUS_KERNEL));
+    if (c.code == GPU_ERR_KERNEL_MISALIGNED) {
+      EXPECT_EQ(err_addr(), 0xBEEF0004ull);
+    }
+  }
+}
+
+// A program image the SIMT side cannot decode (a buggy driver) is LAUNCH_IMAGE, not a kernel fault.
+TEST_F(CpFw, ImageTheSimtSideCannotDecodeIsALaunchImageError) {
+  h->refuse_kernels = true;
+  h->refuse_status = SIMTVP_ERR_PARSE;
+  uint64_t img = image();
+  push(0, launch(img, 1, 2, 32, 0, 0, 0));
+  push(0, fence(sem, 9, GPU_FENCE_F_SYSMEM));
+  run();
+  EXPECT_EQ(err_code(), (uint32_t)GPU_ERR_LAUNCH_IMAGE);
+  EXPECT_EQ(err_addr(), img);
+  EXPECT_EQ(rd(GPU_REG_ERR_INFO), 1u) << "the entry";
+  EXPECT_EQ(fence_reg(0), 9u) << "the channel continues";
+}
+
 // A host whose register writes take no time (a loosely-timed CPU model annotating zero delay)
 // enables a channel, writes two packets, moves PUT and rings the doorbell, all at one cycle, while
 // the command processor still has earlier events queued (each costs event_cycles). The enable must

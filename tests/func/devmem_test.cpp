@@ -226,4 +226,92 @@ TEST(Devmem, CopyHandlesOverlapInBothDirections) {
   EXPECT_TRUE(std::equal(b.begin(), b.end(), a.begin()));
 }
 
+// ---- live blocks (the device-memory map the driver declares through MMU_OP) ----------------
+
+TEST(DevmemBlocks, AddingABlockMapsTheFreshPagesItTouches) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10100, 0x2000, 7, 0, &d), SIMTVP_OK) << d.message;
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x10000, 0x3000)) << "pages 0x10000..0x12fff";
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x13000, 1));
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), 0x3000u);
+  // a neighbour in the same last page: only its new page is mapped
+  ASSERT_EQ(devmem_block_add(m.dm, 0x12100, 0x1000, 0, 0, &d), SIMTVP_OK) << d.message;
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), 0x4000u);
+  const devmem_block *b = devmem_block_at(m.dm, 0x12000);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->addr, 0x10100u);
+  EXPECT_EQ(b->tag, 7u);
+  EXPECT_EQ(b->serial, 1u);
+  EXPECT_EQ(devmem_block_at(m.dm, 0x12100)->serial, 2u);
+  EXPECT_EQ(devmem_block_at(m.dm, 0x120ff)->addr, 0x10100u);
+  EXPECT_EQ(devmem_block_at(m.dm, 0x13100), nullptr) << "past the second block";
+  EXPECT_EQ(devmem_block_at(m.dm, 0x100ff), nullptr) << "before the first";
+}
+
+TEST(DevmemBlocks, OverlappingBlocksAreRefused) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10000, 0x100, 0, 0, &d), SIMTVP_OK);
+  EXPECT_EQ(devmem_block_add(m.dm, 0x100ff, 0x10, 0, 0, &d), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::strstr(d.message, "overlaps the live block 0x10000+0x100"), nullptr) << d.message;
+  EXPECT_EQ(devmem_block_add(m.dm, 0x10000, 0, 0, 0, &d), SIMTVP_ERR_ARG) << "same start";
+  EXPECT_EQ(devmem_block_add(m.dm, 0xff00, 0x101, 0, 0, &d), SIMTVP_ERR_ARG);
+  EXPECT_EQ(devmem_block_add(m.dm, 0xff00, 0x100, 0, 0, &d), SIMTVP_OK) << "touching is fine";
+  EXPECT_FALSE(devmem_block_remove(m.dm, 0x10010, true)) << "not the start of a block";
+}
+
+TEST(DevmemBlocks, RemovingUnmapsOnlyThePagesNoOtherBlockTouches) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10000, 0x100, 0, 0, &d), SIMTVP_OK);   // page 0x10
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10100, 0x4000, 0, 0, &d), SIMTVP_OK);  // pages 0x10..0x14
+  ASSERT_EQ(devmem_block_add(m.dm, 0x14100, 0x100, 0, 0, &d), SIMTVP_OK);   // page 0x14
+  ASSERT_TRUE(devmem_block_remove(m.dm, 0x10100, true));
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x10000, 0x1000)) << "shared with the first block";
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x14000, 0x1000)) << "shared with the third block";
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x11000, 1));
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x13fff, 1));
+  EXPECT_EQ(devmem_mapped_bytes(m.dm), 0x2000u);
+  ASSERT_TRUE(devmem_block_remove(m.dm, 0x10000, true));
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x10000, 1));
+  ASSERT_TRUE(devmem_block_remove(m.dm, 0x14100, false)) << "without unmapping";
+  EXPECT_TRUE(devmem_is_mapped(m.dm, 0x14000, 0x1000));
+}
+
+TEST(DevmemBlocks, FreedBlocksAreRememberedNewestFirst) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10000, 0x1000, 1, 0, &d), SIMTVP_OK);
+  ASSERT_TRUE(devmem_block_remove(m.dm, 0x10000, true));
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10000, 0x800, 2, 0, &d), SIMTVP_OK);
+  ASSERT_TRUE(devmem_block_remove(m.dm, 0x10000, true));
+  devmem_block f;
+  ASSERT_TRUE(devmem_block_freed(m.dm, 0x10010, &f));
+  EXPECT_EQ(f.tag, 2u) << "the newest block that held the address";
+  ASSERT_TRUE(devmem_block_freed(m.dm, 0x10900, &f));
+  EXPECT_EQ(f.tag, 1u);
+  EXPECT_FALSE(devmem_block_freed(m.dm, 0x11000, &f));
+}
+
+TEST(DevmemBlocks, NearestBlocksSkipTheOneHoldingTheAddressAndTheFlagsAsked) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_block_add(m.dm, 0x10000, 0x100, 0, 0, &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_block_add(m.dm, 0x20000, 0x100, 0, DEVMEM_BLOCK_INTERNAL | DEVMEM_BLOCK_CODE, &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_block_add(m.dm, 0x30000, 0x100, 0, 0, &d), SIMTVP_OK);
+  const devmem_block *below, *above;
+  devmem_block_near(m.dm, 0x20010, 0, &below, &above);
+  EXPECT_EQ(below->addr, 0x10000u);
+  EXPECT_EQ(above->addr, 0x30000u);
+  devmem_block_near(m.dm, 0x10200, DEVMEM_BLOCK_INTERNAL, &below, &above);
+  EXPECT_EQ(below->addr, 0x10000u);
+  EXPECT_EQ(above->addr, 0x30000u) << "the driver's block is skipped";
+  EXPECT_EQ(devmem_block_at(m.dm, 0x20000)->serial, 0u) << "internal blocks are not numbered";
+  EXPECT_EQ(devmem_block_at(m.dm, 0x30000)->serial, 2u);
+  uint32_t n;
+  devmem_blocks(m.dm, &n);
+  EXPECT_EQ(n, 3u);
+}
+
 }  // namespace

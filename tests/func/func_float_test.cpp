@@ -54,7 +54,44 @@ float ftz(float x) { return std::fabs(x) < 1.17549435e-38f ? std::copysign(0.0f,
 
 // Host arithmetic in functions the compiler cannot move or merge across fesetround (GCC does not honour
 // -frounding-math reliably for inline code).
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline))  // clang has no noipa; noinline keeps the calls
+#else
 #define NOINLINE __attribute__((noipa))
+#endif
+
+// IEEE binary16 for the host references, round to nearest even: what _Float16 conversions give
+// with gcc, written out because clang 14 has no _Float16 on x86-64.
+uint16_t f16_bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
+  int exp = (int)((b >> 52) & 0x7ff);
+  uint64_t man = b & ((1ull << 52) - 1);
+  if (exp == 0x7ff) return sign | 0x7c00u | (man ? 0x200u : 0u);  // infinity, quiet NaN
+  if (exp == 0) return sign;                                       // double subnormals: far below
+  int e = exp - 1023;
+  if (e > 15) return sign | 0x7c00u;
+  uint64_t m = man | (1ull << 52);
+  int shift = e >= -14 ? 42 : 28 - e;  // bits below half precision's last significand bit
+  if (shift > 63) return sign;
+  uint64_t keep = m >> shift, rem = m & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
+  if (rem > halfway || (rem == halfway && (keep & 1))) keep++;
+  if (e < -14) return (uint16_t)(sign | keep);  // subnormal (0x400 after rounding: the smallest normal)
+  uint32_t hexp = (uint32_t)(e + 15);
+  if (keep >> 11) {
+    keep >>= 1;
+    hexp++;
+  }
+  if (hexp >= 31) return sign | 0x7c00u;
+  return (uint16_t)(sign | hexp << 10 | (keep & 0x3ffu));
+}
+float f16_value(uint16_t u) {
+  uint32_t sign = (uint32_t)(u & 0x8000u) << 16, exp = (u >> 10) & 0x1fu, man = u & 0x3ffu;
+  if (exp == 31) return sign ? -(man ? NAN : INFINITY) : (man ? NAN : INFINITY);
+  float v = exp ? std::ldexp((float)(man | 0x400u), (int)exp - 25) : std::ldexp((float)man, -24);
+  return sign ? -v : v;
+}
 NOINLINE float h_add(float a, float b) { return a + b; }
 NOINLINE float h_mul(float a, float b) { return a * b; }
 NOINLINE float h_div(float a, float b) { return a / b; }
@@ -270,9 +307,8 @@ TEST(FuncFloat, ConversionsBetweenFloatTypesRound) {
     return std::isnan(a) ? 0x7fffffffe0000000ull : d2u((double)f);
   });
   checkf("cvt.rn.f16.f32 %h1, %f1; cvt.f32.f16 %f4, %h1;", [](float a, float, float) {
-    // reference through the host's _Float16 conversions (round to nearest even)
-    _Float16 h = (_Float16)a;
-    float back = (float)h;
+    // reference: binary16 round to nearest even and back
+    float back = f16_value(f16_bits(a));
     return std::isnan(a) ? 0x7fffffffu : f2u(back);
   });
   checkf("cvt.rni.f32.f32 %f4, %f1;", [](float a, float, float) { return canon(f2u(std::nearbyint(a))); });
@@ -330,11 +366,7 @@ TEST(FuncFloat, HalfPrecisionPackedArithmetic) {
   for (float a : vals)
     for (float b : vals) {
       Slot s;
-      _Float16 ha = (_Float16)a, hb = (_Float16)b, hc = (_Float16)(a - b);
-      uint16_t ua, ub, uc;
-      std::memcpy(&ua, &ha, 2);
-      std::memcpy(&ub, &hb, 2);
-      std::memcpy(&uc, &hc, 2);
+      uint16_t ua = f16_bits(a), ub = f16_bits(b), uc = f16_bits(a - b);
       s.set_u32(0, (uint32_t)ua | (uint32_t)ub << 16);
       s.set_u32(1, (uint32_t)ub | (uint32_t)uc << 16);
       in.push_back(s);
@@ -343,24 +375,15 @@ TEST(FuncFloat, HalfPrecisionPackedArithmetic) {
                        "add.f16x2 %r4, %r2, %r3; mul.rn.f16x2 %r5, %r2, %r3; fma.rn.f16x2 %r6, %r2, %r3, %r2;\n"
                        "st.global.v4.b32 [%rd5], {%r4, %r5, %r6, %r2};",
                        in);
-  auto h = [](uint32_t w, int k) {
-    _Float16 x;
-    uint16_t u = (uint16_t)(w >> (16 * k));
-    std::memcpy(&x, &u, 2);
-    return x;
-  };
-  auto bits = [](_Float16 x) {
-    uint16_t u;
-    std::memcpy(&u, &x, 2);
-    return (uint32_t)u;
-  };
+  auto h = [](uint32_t w, int k) { return f16_value((uint16_t)(w >> (16 * k))); };
+  auto bits = [](double x) { return (uint32_t)f16_bits(x); };
   for (size_t i = 0; i < in.size(); i++) {
     uint32_t a = in[i].u32(0), b = in[i].u32(1);
     for (int k = 0; k < 2; k++) {
-      _Float16 x = h(a, k), y = h(b, k);
-      EXPECT_EQ((out[i].u32(0) >> (16 * k)) & 0xffff, bits((_Float16)((float)x + (float)y)));
-      EXPECT_EQ((out[i].u32(1) >> (16 * k)) & 0xffff, bits((_Float16)((float)x * (float)y)));
-      EXPECT_EQ((out[i].u32(2) >> (16 * k)) & 0xffff, bits((_Float16)std::fma((double)x, (double)y, (double)x)));
+      float x = h(a, k), y = h(b, k);
+      EXPECT_EQ((out[i].u32(0) >> (16 * k)) & 0xffff, bits(x + y));
+      EXPECT_EQ((out[i].u32(1) >> (16 * k)) & 0xffff, bits(x * y));
+      EXPECT_EQ((out[i].u32(2) >> (16 * k)) & 0xffff, bits(std::fma((double)x, (double)y, (double)x)));
     }
   }
 }

@@ -170,10 +170,11 @@ TEST_F(GpuSimtTiming, LocalMemoryRegionsFollowTheHeapFromAGiBBoundaryOnePerCore)
   EXPECT_EQ(gpu_simt_timing_cores_per_cluster(t), 1u);
 }
 
-// 134,152,000 MiB of device memory end about 0x7ff0_0000_0000 - 192 MiB: no room for 8 x 64 MiB
-// of local memory below the generic-address windows at 0x7ff0_0000_0000.
+// From the default -device_memory_base 0x5000_0000_0000, 50,265,920 MiB (0x2ff0_0000_0000 bytes
+// less 192 MiB) of device memory end 192 MiB below the generic-address windows at
+// 0x7ff0_0000_0000: room for the 8 MiB heap, none for 8 x 64 MiB of local memory.
 TEST_F(GpuSimtTiming, DeviceMemoryLeavingNoRoomForLocalMemoryIsRefusedNamingTheOption) {
-  make({"-device_memory_mb", "134152000"}, false);
+  make({"-device_memory_mb", "50265920"}, false);
   EXPECT_EQ(t, nullptr);
   EXPECT_EQ(diag.status, SIMTVP_ERR_CONFIG);
   EXPECT_STREQ(diag.option, "-device_memory_mb");

@@ -1,5 +1,8 @@
 /* gpu_harness — see gpu_harness.h. */
+#define _DEFAULT_SOURCE /* mmap */
 #include "gpu_harness.h"
+
+#include <sys/mman.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +11,13 @@
 #include "drv_heap.h"
 
 /* ---- memories ------------------------------------------------------------------------------- */
+
+/* Zeroed memory whose pages are touched only when used (a fuzz harness builds a GPU per input;
+ * calloc would zero 64 MiB each time under AddressSanitizer). */
+static uint8_t *zeroed(uint64_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
 
 static bool sys_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
   gpu_harness *h = ctx;
@@ -21,15 +31,53 @@ static bool sys_write(void *ctx, uint64_t a, const void *src, uint64_t n) {
   memcpy(h->sys + (a - h->sys_base), src, n);
   return true;
 }
+/* With the MMU on: every page of [a, a+n) is touched by a declared block. */
+static bool dev_mapped(const gpu_harness *h, uint64_t a, uint64_t n) {
+  if (!h->mmu_on || n == 0) return true;
+  for (uint64_t p = a >> 12; p <= (a + n - 1) >> 12; p++) {
+    bool hit = false;
+    for (uint32_t i = 0; i < h->n_blocks && !hit; i++) {
+      uint64_t lo = h->blocks[i].addr, hi = lo + h->blocks[i].size;
+      hit = h->blocks[i].size && lo >> 12 <= p && (hi - 1) >> 12 >= p;
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+static void mmu_enable(void *ctx, bool on) { ((gpu_harness *)ctx)->mmu_on = on; }
+static bool mmu_map(void *ctx, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags) {
+  gpu_harness *h = ctx;
+  (void)tag;
+  (void)flags;
+  for (uint32_t i = 0; i < h->n_blocks; i++)
+    if (addr < h->blocks[i].addr + h->blocks[i].size && h->blocks[i].addr < addr + size) return false;
+  if (h->n_blocks == sizeof h->blocks / sizeof h->blocks[0]) return false;
+  h->blocks[h->n_blocks].addr = addr;
+  h->blocks[h->n_blocks].size = size;
+  h->n_blocks++;
+  return true;
+}
+static bool mmu_unmap(void *ctx, uint64_t addr) {
+  gpu_harness *h = ctx;
+  for (uint32_t i = 0; i < h->n_blocks; i++)
+    if (h->blocks[i].addr == addr) {
+      h->blocks[i] = h->blocks[--h->n_blocks];
+      return true;
+    }
+  return false;
+}
+
 static bool dev_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
   gpu_harness *h = ctx;
   if (a < h->dev_base || a - h->dev_base > h->dev_bytes || n > h->dev_bytes - (a - h->dev_base)) return false;
+  if (!dev_mapped(h, a, n)) return false;
   memcpy(dst, h->dev + (a - h->dev_base), n);
   return true;
 }
 static bool dev_write(void *ctx, uint64_t a, const void *src, uint64_t n) {
   gpu_harness *h = ctx;
   if (a < h->dev_base || a - h->dev_base > h->dev_bytes || n > h->dev_bytes - (a - h->dev_base)) return false;
+  if (!dev_mapped(h, a, n)) return false;
   memcpy(h->dev + (a - h->dev_base), src, n);
   return true;
 }
@@ -49,7 +97,7 @@ static bool simt_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
     r->begun_at = h->now;
   }
   if (h->refuse_kernels) {
-    why->status = SIMTVP_ERR_FAULT;
+    why->status = h->refuse_status != SIMTVP_OK ? h->refuse_status : SIMTVP_ERR_FAULT;
     why->fault_addr = k->desc.image_addr;
     why->pc = 0;
     return false;
@@ -236,11 +284,11 @@ gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *dev
   else gh_default_config(&c);
   h->sys_base = 0x80000000ull;
   h->sys_bytes = 64ull << 20;
-  h->sys = calloc(1, h->sys_bytes);
+  h->sys = zeroed(h->sys_bytes);
   h->sys_heap = drv_heap_create(h->sys_base, h->sys_bytes, 4096);
   h->dev_base = c.caps.devmem_base;
   h->dev_bytes = c.caps.devmem_bytes;
-  h->dev = calloc(1, h->dev_bytes);
+  h->dev = zeroed(h->dev_bytes);
   h->mmio_cycles = 10;
   memset(&p, 0, sizeof p);
   p.sysmem.ctx = h;
@@ -258,6 +306,10 @@ gpu_harness *gh_create_with(const gpuctl_config *config, const gpu_mem_port *dev
   p.sysmap.ctx = h;
   p.sysmap.map = sysmap_map;
   p.sysmap.unmap = sysmap_unmap;
+  p.mmu.ctx = h;
+  p.mmu.enable = mmu_enable;
+  p.mmu.map = mmu_map;
+  p.mmu.unmap = mmu_unmap;
   if (devmem) p.devmem = *devmem;
   if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);
@@ -281,8 +333,8 @@ void gh_destroy(gpu_harness *h) {
   if (!h) return;
   gpuctl_destroy(h->g);
   drv_heap_destroy(h->sys_heap);
-  free(h->sys);
-  free(h->dev);
+  if (h->sys) munmap(h->sys, h->sys_bytes);
+  if (h->dev) munmap(h->dev, h->dev_bytes);
   free(h);
 }
 

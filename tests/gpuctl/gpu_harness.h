@@ -53,6 +53,10 @@ struct gpu_harness {
   /* device memory */
   uint8_t *dev;
   uint64_t dev_base, dev_bytes;
+  /* device-memory map (MMU registers): with mmu_on, only pages of declared blocks are accessible */
+  bool mmu_on;
+  uint32_t n_blocks;
+  struct { uint64_t addr, size; } blocks[4096];
   bool irq;
   uint64_t irq_rises;
   /* fake SIMT side */
@@ -65,6 +69,7 @@ struct gpu_harness {
   gh_kernel kernels[GH_MAX_KERNELS];
   uint32_t n_kernels;
   bool refuse_kernels;  /* kernel_begin returns false */
+  simtvp_status refuse_status; /* the status of that refusal (SIMTVP_OK: SIMTVP_ERR_FAULT) */
   bool hang_ctas;       /* CTAs never finish (deadlock tests) */
   /* MAP_SYSMEM: the GPU's map of system memory (a mapping is refused when it overlaps another or
    * refuse_sysmaps is set) */

@@ -3,7 +3,8 @@
 #   unified: no DRAM controller statistics, and the hub carried the partitions' DRAM traffic
 #            (hub.requests > 0, hub.translation_faults = 0);
 #   discrete: the DRAM controllers' statistics are there.
-#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> -P system_modes.cmake
+# EXTRA (optional) adds options; with -memcheck 1 the memory checker must report nothing.
+#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> [-DEXTRA=...] -P system_modes.cmake
 foreach(var SIMTVP PROGRAM MODE OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "system_modes.cmake: -D${var}=... is required")
@@ -12,10 +13,13 @@ endforeach()
 file(REMOVE_RECURSE ${OUT})
 set(ENV{SIMTVP_QUIET} 1)
 set(ENV{SIMTVP_OUTDIR} ${OUT})
-set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE}")
+set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE} ${EXTRA}")
 execute_process(COMMAND ${SIMTVP} ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} exited with ${rc}:\n${out}${err}")
+endif()
+if(EXTRA MATCHES "-memcheck 1" AND "${out}${err}" MATCHES "memcheck:")
+  message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} ${EXTRA}: the memory checker reported:\n${out}${err}")
 endif()
 file(READ ${OUT}/stats.json stats)
 string(FIND "${stats}" "\"DRAM[0]." dram_at)

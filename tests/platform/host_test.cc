@@ -175,17 +175,20 @@ TEST_F(SimtvpHost, EventsMeasureGpuTimeOfCopies) {
   const uint64_t mib = 1 << 20;
   ASSERT_EQ(host_call(host, [&] {
               uint64_t src, dst;
-              drv_event *e0, *e1;
+              drv_event *e0 = nullptr, *e1 = nullptr;
               if ((st = drv_mem_alloc(d, 2 * mib, &src, &diag)) || (st = drv_mem_alloc(d, 2 * mib, &dst, &diag)) ||
-                  (st = drv_event_create(d, &e0, &diag)) || (st = drv_event_create(d, &e1, &diag)))
+                  (st = drv_event_create(d, &e0, &diag)) || (st = drv_event_create(d, &e1, &diag))) {
+                if (e0) drv_event_destroy(d, e0);
                 return;
-              for (int i = 0; i < 2; i++) {
+              }
+              for (int i = 0; i < 2 && st == SIMTVP_OK; i++)
                 if ((st = drv_event_record(d, e0, nullptr, &diag)) ||
                     (st = drv_memcpy(d, nullptr, drv_device_ptr(dst), drv_device_ptr(src), mib << i, &diag)) ||
                     (st = drv_event_record(d, e1, nullptr, &diag)) || (st = drv_event_sync(d, e1, &diag)) ||
                     (st = drv_event_elapsed_ns(d, e0, e1, &ns[i], &diag)))
-                  return;
-              }
+                  break;
+              drv_event_destroy(d, e0);  // (they leaked before: ASan's leak check found them)
+              drv_event_destroy(d, e1);
             }),
             SIMTVP_OK);
   ASSERT_EQ(st, SIMTVP_OK) << diag.message;

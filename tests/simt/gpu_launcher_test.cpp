@@ -136,7 +136,8 @@ TEST_F(GpuLauncher, ImagesOfRunningKernelsAreNeverEvicted) {
   image_at(0x3000000, 999);
   gpu_kernel extra = kernel(16, 0x3000000);
   EXPECT_FALSE(gpu_launcher_begin(l, &extra, &why, &d));
-  EXPECT_EQ(why.status, SIMTVP_ERR_LIMIT);
+  // A state of the GPU, not a limit the kernel hit (SIMTVP_ERR_LIMIT reads as a stopped kernel).
+  EXPECT_EQ(why.status, SIMTVP_ERR_STATE);
   for (uint32_t i = 0; i < 16; i++) EXPECT_NE(gpu_launcher_module(l, i), nullptr);
   gpu_launcher_end(l, &ks[3]);
   EXPECT_TRUE(gpu_launcher_begin(l, &extra, &why, &d)) << d.message;

@@ -435,11 +435,12 @@ void wmma_tensor_core_gemm_is_exact(KernelGpu &g) {
   const int M = 32, N = 48, K = 64;
   std::vector<uint16_t> A(M * K), B(K * N);
   std::vector<float> Af(M * K), Bf(K * N), C(M * N);
-  auto h = [](float f) {
-    _Float16 x = (_Float16)f;
-    uint16_t u;
-    std::memcpy(&u, &x, 2);
-    return u;
+  auto h = [](float f) {  // binary16 bits of f (the values here are small integers: exact)
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    uint32_t sign = (b >> 16) & 0x8000u, exp = (b >> 23) & 0xffu, man = b & 0x7fffffu;
+    if (exp == 0) return (uint16_t)sign;  // zero (no denormals among the inputs)
+    return (uint16_t)(sign | ((exp - 127 + 15) << 10) | (man >> 13));
   };
   for (int i = 0; i < M * K; i++) Af[i] = (float)(i * 5 % 7) - 3, A[i] = h(Af[i]);
   for (int i = 0; i < K * N; i++) Bf[i] = (float)(i * 3 % 7) - 3, B[i] = h(Bf[i]);

@@ -112,6 +112,7 @@ struct gpu_top::state {
   gpu_top_options options;
   gpuctl *ctl = nullptr;
   devmem *mem = nullptr;
+  bool mmu_on = false;  // MMU_CTRL.ENABLE: only declared blocks are mapped
   std::unique_ptr<simt_subsystem> simt;
   gpu_simt_port simt_inner{};
 
@@ -274,8 +275,62 @@ simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
     simtvp_status st = devmem_map(s_->mem, c.devmem_base + off, n, diag);
     if (st != SIMTVP_OK) return st;
   }
-  if (s_->params.heap_bytes) return devmem_map(s_->mem, s_->params.heap_base, s_->params.heap_bytes, diag);
-  return SIMTVP_OK;
+  if (!s_->params.heap_bytes) return SIMTVP_OK;
+  // The device malloc heap is the GPU's own block (kernels reach it; the memory checker knows it).
+  simtvp_status st = devmem_map(s_->mem, s_->params.heap_base, s_->params.heap_bytes, diag);
+  if (st != SIMTVP_OK) return st;
+  return devmem_block_add(s_->mem, s_->params.heap_base, s_->params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, diag);
+}
+
+// MMU_CTRL.ENABLE (gpu-abi.md "Device memory map"): on, device memory holds only the declared
+// blocks' pages (contents dropped); off, all of it is mapped again.
+void gpu_top::mmu_enable(bool on) {
+  if (on == s_->mmu_on) return;
+  s_->mmu_on = on;
+  // An integrated GPU's device memory is its carve-out of system memory, mapped whole for its
+  // lifetime: the blocks are kept for the memory checker, no page is dropped or remapped.
+  if (gpu_system_integrated(s_->config.system.mode)) return;
+  const gpu_caps &c = s_->params.ctl.caps;
+  devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  simtvp_status st = SIMTVP_OK;
+  if (!on) {
+    for (uint64_t off = 0; off < c.devmem_bytes && st == SIMTVP_OK; off += kMapChunk)
+      st = devmem_map(s_->mem, c.devmem_base + off, std::min(kMapChunk, c.devmem_bytes - off), &d);
+  } else {  // blocks declared before: their pages again
+    st = devmem_blocks_map(s_->mem, &d);
+  }
+  if (st != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
+}
+
+uint32_t gpu_top::report_leaks() {
+  if (!s_->params.func.memcheck) return 0;
+  uint32_t n, leaks = 0;
+  uint64_t bytes = 0;
+  const devmem_block *b = devmem_blocks(s_->mem, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (b[i].flags & DEVMEM_BLOCK_INTERNAL) continue;
+    char site[200] = "";
+    if (b[i].tag) {
+      char name[160] = "";
+      if (s_->options.site_name && s_->options.site_name(b[i].tag, name, sizeof name) > 0)
+        std::snprintf(site, sizeof site, ", allocated at %s", name);
+      else
+        std::snprintf(site, sizeof site, ", allocated at host 0x%" PRIx64, b[i].tag);
+    }
+    char text[400];
+    std::snprintf(text, sizeof text, "memcheck: leak: %" PRIu64 " bytes at 0x%" PRIx64 " (allocation #%u%s) were never freed",
+                  b[i].size, b[i].addr, b[i].serial, site);
+    message(SIMTVP_WARNING, text);
+    leaks++;
+    bytes += b[i].size;
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "memcheck: %u allocation%s (%" PRIu64 " bytes) leaked", leaks, leaks == 1 ? "" : "s",
+                bytes);
+  message(leaks ? SIMTVP_WARNING : SIMTVP_INFO, text);
+  return leaks;
 }
 
 simtvp_status gpu_top::build(simtvp_diag *diag) {
@@ -325,6 +380,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     static_cast<gpu_top *>(ctx)->message(sev, text);
   };
   env.func.messages = env.messages;
+  if (s.options.site_name)
+    env.func.site_name = [](void *ctx, uint64_t tag, char *buf, size_t size) {
+      return static_cast<gpu_top *>(ctx)->s_->options.site_name(tag, buf, size);
+    };
   if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   // The timing side's hub: where a GPU address lies on the bus (the store's external mappings),
@@ -366,6 +425,20 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   };
   ports.devmem.write = [](void *ctx, uint64_t a, const void *src, uint64_t n) {
     return devmem_write(static_cast<devmem *>(ctx), a, src, n, nullptr) == SIMTVP_OK;
+  };
+  ports.mmu.ctx = this;
+  ports.mmu.enable = [](void *ctx, bool on) { static_cast<gpu_top *>(ctx)->mmu_enable(on); };
+  ports.mmu.map = [](void *ctx, uint64_t a, uint64_t n, uint64_t tag, uint32_t flags) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    simtvp_diag d;
+    simtvp_diag_clear(&d);
+    uint32_t f = ((flags & GPU_MMU_INTERNAL) ? (uint32_t)DEVMEM_BLOCK_INTERNAL : 0u) |
+                 ((flags & GPU_MMU_CODE) ? (uint32_t)DEVMEM_BLOCK_CODE : 0u);
+    return devmem_block_add(g->s_->mem, a, n, tag, f, &d) == SIMTVP_OK;
+  };
+  ports.mmu.unmap = [](void *ctx, uint64_t a) {
+    auto *g = static_cast<gpu_top *>(ctx);
+    return devmem_block_remove(g->s_->mem, a, g->s_->mmu_on && !gpu_system_integrated(g->s_->config.system.mode));
   };
   ports.simt = wrap_simt_port(s.simt->port());
   ports.sysmap.ctx = this;
@@ -430,6 +503,12 @@ bool gpu_top::map_carveout() {
           SIMTVP_OK ||
       (heap && devmem_map_external(s.mem, s.params.heap_base, heap, host + c.devmem_bytes, base + c.devmem_bytes,
                                    DEVMEM_APERTURE_VIDMEM, &diag) != SIMTVP_OK)) {
+    message(SIMTVP_ERROR, diag.message);
+    return false;
+  }
+  // The device malloc heap is the GPU's own block (kernels reach it; the memory checker knows it).
+  if (s.params.heap_bytes &&
+      devmem_block_add(s.mem, s.params.heap_base, s.params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, &diag) != SIMTVP_OK) {
     message(SIMTVP_ERROR, diag.message);
     return false;
   }
@@ -548,9 +627,16 @@ void gpu_top::hardware_reset() {
     }
   for (const auto &m : s.sysmaps) devmem_unmap(s.mem, m.first, m.second);
   s.sysmaps.clear();
+  // No block is live, the MMU is off (MMU_CTRL resets to 0).
+  uint32_t n_blocks;
+  while (devmem_blocks(s.mem, &n_blocks), n_blocks)
+    devmem_block_remove(s.mem, devmem_blocks(s.mem, &n_blocks)[0].addr, false);
+  s.mmu_on = false;
   // Device memory reads as zero again; an integrated GPU's is system memory, which a GPU reset
-  // leaves as it is.
+  // leaves as it is (its heap block is declared again).
   if (gpu_system_integrated(s.config.system.mode)) {
+    if (s.params.heap_bytes)
+      devmem_block_add(s.mem, s.params.heap_base, s.params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
     s.wake.notify(SC_ZERO_TIME);
     return;
   }
@@ -804,6 +890,13 @@ bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {
     message(SIMTVP_WARNING, (std::string("MAP_SYSMEM: ") + diag.message).c_str());
     return false;
   }
+  // A live block of its own, so that the memory checker lets kernels reach it (software's own
+  // block: host memory is no device allocation that could leak).
+  if (devmem_block_add(s.mem, va, bytes, 0, DEVMEM_BLOCK_INTERNAL, &diag) != SIMTVP_OK) {
+    devmem_unmap(s.mem, va, bytes);
+    message(SIMTVP_WARNING, (std::string("MAP_SYSMEM: ") + diag.message).c_str());
+    return false;
+  }
   s.sysmaps[va] = bytes;
   return true;
 }
@@ -818,10 +911,17 @@ void gpu_top::unmap_sysmem(uint64_t va, uint64_t bytes) {
       continue;
     }
     uint64_t lo = std::max(a, va), hi = std::min(a + n, va + bytes);
+    devmem_block_remove(s.mem, a, false);
     devmem_unmap(s.mem, lo, hi - lo);
     it = s.sysmaps.erase(it);
-    if (a < lo) s.sysmaps[a] = lo - a;
-    if (hi < a + n) s.sysmaps[hi] = a + n - hi;
+    if (a < lo) {
+      s.sysmaps[a] = lo - a;
+      devmem_block_add(s.mem, a, lo - a, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
+    }
+    if (hi < a + n) {
+      s.sysmaps[hi] = a + n - hi;
+      devmem_block_add(s.mem, hi, a + n - hi, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
+    }
   }
 }
 

@@ -77,6 +77,9 @@ struct gpu_top_options {
   // Where a relative -ptx_line_stats_filename goes; empty = $SIMTVP_OUTDIR when set (what
   // `simtvp -o DIR` sets), else the working directory. Created when missing.
   std::string out_dir;
+  // Names an allocation site (the tag the driver declared a block with) in memory-checker
+  // reports, e.g. "app+0x11a9"; returns the length written. Empty = printed as a number.
+  std::function<std::size_t(uint64_t tag, char *buf, std::size_t size)> site_name;
   // A debugger on the functional engine (models/debug's port, docs/debugger.md; not owned, must
   // outlive the module); null = none.
   const func_debug_port *debugger = nullptr;
@@ -219,6 +222,10 @@ class gpu_top : public sc_core::sc_module {
   simt_subsystem &simt_side();
   gpuctl *control();
   devmem *memory();
+  // With -memcheck: reports every live block the program allocated (not the driver's own) as a
+  // leak through the message port and returns how many there were (0 without -memcheck). Call at
+  // the end of the run, after the driver closed.
+  uint32_t report_leaks();
 
   SC_HAS_PROCESS(gpu_top);
 
@@ -258,6 +265,7 @@ class gpu_top : public sc_core::sc_module {
   const std::string &kernel_name(const gpu_kernel &k);
   void cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &r);
   void message(simtvp_severity severity, const char *text);
+  void mmu_enable(bool on);
   void count_busy_cycles();
   void notify(const gpu_event &e);
   static void control_trace(void *ctx, const gpu_trace_event *e);

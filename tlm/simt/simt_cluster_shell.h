@@ -97,6 +97,7 @@ class simt_cluster_shell : public sc_core::sc_module, public clocked, public tim
   // Requests waiting for a reply (oldest first, at most max lines) and the links' state, then the
   // model's own dump (every core, every warp), one line per call.
   void dump(void (*line)(void *ctx, const char *text), void *ctx, uint32_t max_requests = 64) const;
+  using sc_core::sc_module::dump;  // sc_object's dump(std::ostream &) stays visible
   // Requests of the current generation sent and not yet answered.
   size_t requests_in_flight() const { return inflight_n_; }
 

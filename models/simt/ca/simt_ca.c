@@ -197,10 +197,42 @@ static void register_stats(ca_core *c) {
 
 /* RAW/WAW check of the instruction at pc against the warp's pending writes. The register that
  * blocked it last time is tried first: while it is pending the answer stays "blocked" at once. */
+/* Debug builds (SIMTVP_CHECK_MEMOS, on for CMAKE_BUILD_TYPE=Debug) recompute what the speed memos
+ * keep (pk_ok, sb_clear_pc, idle_valid) wherever a memo answers, and abort when they differ:
+ * a memo that was not cleared where its inputs changed shows up in the Debug test suite, not as
+ * statistics that drift. Other builds compile the checks away. */
+#ifdef SIMTVP_CHECK_MEMOS
+#define CA_CHECK_MEMO(cond, memo)                                                                 \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      fprintf(stderr, "simt_ca: the %s memo is out of date (%s:%d)\n", memo, __FILE__, __LINE__); \
+      abort();                                                                                   \
+    }                                                                                            \
+  } while (0)
+#else
+#define CA_CHECK_MEMO(cond, memo) ((void)0)
+#endif
+
+#ifdef SIMTVP_CHECK_MEMOS
+/* The scoreboard verdict recomputed without the memos. */
+static bool sb_blocked_plain(ca_core *c, uint32_t slot, uint32_t pc) {
+  const ca_warp *w = &c->warps[slot];
+  const uint64_t *sb = ca_sb_of(c, slot);
+  const simt_program *p = prog_of(c, w);
+  const simt_insn_info *info = &p->info[pc];
+  const uint32_t *r = p->regs + info->regs;
+  for (uint32_t i = 0; i < (uint32_t)info->n_src + info->n_dst; i++)
+    if (ca_sb_test(sb, r[i])) return true;
+  return false;
+}
+#endif
+
 static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
   ca_warp *w = &c->warps[slot];
   const uint64_t *sb = ca_sb_of(c, slot);
   if (!long_op) {
+    /* sb_clear_pc: only the warp's own issues add pending writes, and an issue moves it on */
+    CA_CHECK_MEMO(!(w->sb_clear_pc == pc && sb_blocked_plain(c, slot, pc)), "sb_clear_pc");
     if (w->sb_clear_pc == pc) return false;
     if (w->sb_pc == pc && ca_sb_test(sb, w->sb_reg)) return true;
   }
@@ -230,6 +262,13 @@ enum { ISS_OK, ISS_PIPE, ISS_GONE };
 
 static int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item, uint64_t now);
 
+/* The pipeline an instruction the engine peeked goes to (NO_UNIT: barriers and fences). */
+static uint8_t peek_unit(const ca_core *c, const simt_program *p, const func_peek *pk) {
+  return pk->kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
+         : (pk->kind == FUNC_STEP_BARRIER || pk->kind == FUNC_STEP_FENCE) ? (uint8_t)NO_UNIT
+                                                                         : c->base.eff_unit[p->info[pk->pc].unit];
+}
+
 /* The checks before an issue, kept small: most tries find the pipeline register full. */
 static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit_out, uint64_t now) {
   ca_warp *w = &c->warps[slot];
@@ -241,10 +280,13 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
     if (!func_warp_peek(w->fw, &pk)) pk.pc = UINT32_MAX;
     else w->pk_ok = true;
     w->pk_pc = pk.pc;
-    w->pk_unit = !w->pk_ok ? (uint8_t)NO_UNIT
-                 : pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
-                 : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)NO_UNIT
-                                                                               : c->base.eff_unit[p->info[pk.pc].unit];
+    w->pk_unit = !w->pk_ok ? (uint8_t)NO_UNIT : peek_unit(c, p, &pk);
+  } else {
+#ifdef SIMTVP_CHECK_MEMOS
+    func_peek pk;
+    bool ok = func_warp_peek(w->fw, &pk);
+    CA_CHECK_MEMO(ok && pk.pc == w->pk_pc && peek_unit(c, p, &pk) == w->pk_unit, "pk_ok");
+#endif
   }
   if (!w->pk_ok || w->pk_pc != pc) { /* out of step with the engine: refetch */
     w->ib_n = 0;
@@ -505,10 +547,47 @@ static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched 
   return SCHED_ISSUED;
 }
 
+#ifdef SIMTVP_CHECK_MEMOS
+/* idle_valid: scanning the scheduler's warps now finds what the memo says (no warp could issue:
+ * a ready one has its ID_OC pipeline register full, and the cycle classifies alike). */
+static void check_idle_memo(ca_core *c, const ca_sched *s) {
+  sched_scan sc = {false, false, false, false, false};
+  for (uint32_t i = 0; i < s->n; i++) {
+    const ca_warp *w = &c->warps[s->warps[i]];
+    if (!w->live) continue;
+    sc.live = true;
+    if (w->exited || w->wait) {
+      sc.waiting = true;
+      continue;
+    }
+    if (!w->ib_n) {
+      sc.empty = true;
+      continue;
+    }
+    sc.valid = true;
+    if (sb_blocked_plain(c, s->warps[i], w->ib_pc[0])) continue;
+    sc.ready = true;
+    func_peek pk;
+    bool ok = func_warp_peek(w->fw, &pk);
+    const simt_program *p = cta_of(c, w)->k->program;
+    uint8_t unit = ok ? peek_unit(c, p, &pk) : (uint8_t)NO_UNIT;
+    CA_CHECK_MEMO(ok && pk.pc == w->ib_pc[0] && unit != NO_UNIT &&
+                      ca_items_free_slot(&c->id_oc_slots[unit], w->part) == CA_NONE,
+                  "idle_valid (a warp could issue)");
+  }
+  uint8_t bucket, reason;
+  classify(&sc, &bucket, &reason);
+  CA_CHECK_MEMO(bucket == s->idle_bucket && reason == s->idle_reason, "idle_valid (classification)");
+}
+#endif
+
 static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) {
   ca_sched *s = &c->sched[si];
   if (c->base.cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
   if (s->idle_valid) { /* nothing changed since a cycle that issued nothing */
+#ifdef SIMTVP_CHECK_MEMOS
+    check_idle_memo(c, s);
+#endif
     ++*c->base.distro[s->idle_bucket];
     ++*c->base.reason[s->idle_reason];
     return;

@@ -783,6 +783,28 @@ static bool never_fits(simt_ldst *u, int k, const ldst_slot *s, const ldst_acces
   return true;
 }
 
+/* Debug builds (SIMTVP_CHECK_MEMOS, on for CMAKE_BUILD_TYPE=Debug): where fail_memo answers for
+ * the L1D (a retry at an unchanged cache epoch, or cycles a parked slot is not simulated), one
+ * real access is made instead of counting a failure, and it must fail for the same reason — a
+ * cache_state_epoch bump missing somewhere shows up in the Debug test suite. The statistics are
+ * the same either way (cache_count_reservation_fail counts what a failing access counts). */
+#ifdef SIMTVP_CHECK_MEMOS
+static bool memo_recheck(simt_ldst *u, ldst_slot *s, const ldst_access *a, uint64_t now) {
+  mem_req *r = make_req(u, s, a);
+  if (!r) return false;
+  cache_outcome o;
+  cache_status st = cache_access(u->caches[CACHE_L1D], r, now, &o);
+  if (st != CACHE_RESERVATION_FAIL || o.reason != s->fail_reason) {
+    fprintf(stderr, "simt_ldst: the fail_memo is out of date: the L1D %s at cycle %" PRIu64 " (%s:%d)\n",
+            st == CACHE_RESERVATION_FAIL ? "fails for another reason" : "takes the access", now, __FILE__,
+            __LINE__);
+    abort();
+  }
+  mem_req_free(r);
+  return true;
+}
+#endif
+
 static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, uint64_t now) {
   uint64_t mark = now + 1;
   switch (a->path) {
@@ -798,7 +820,10 @@ static ldst_stall try_access(simt_ldst *u, ldst_slot *s, const ldst_access *a, u
       cache_outcome o;
       if (s->fail_memo && s->fail_acc == s->next_acc && s->fail_epoch == cache_state_epoch(c)) {
         /* nothing changed in the cache since this access failed: it fails alike */
-        cache_count_reservation_fail(c, a->kind, (cache_fail_reason)s->fail_reason, now, 1);
+#ifdef SIMTVP_CHECK_MEMOS
+        if (!memo_recheck(u, s, a, now))
+#endif
+          cache_count_reservation_fail(c, a->kind, (cache_fail_reason)s->fail_reason, now, 1);
         memset(&o, 0, sizeof o);
         o.status = CACHE_RESERVATION_FAIL;
         o.reason = (cache_fail_reason)s->fail_reason;
@@ -1042,9 +1067,18 @@ static void park_account(simt_ldst *u, uint64_t from, uint64_t to) {
     }
     *u->st.stall_gl_data_port += port;
     *u->st.stall_gl_resource += n - port;
-    if (n > port)
+    uint64_t fails = n - port;
+#ifdef SIMTVP_CHECK_MEMOS
+    bool recheck = fails > 0; /* the last cycle's retry, made for real */
+    fails -= recheck;
+#endif
+    if (fails)
       cache_count_reservation_fail(c, s->acc[s->next_acc].kind, (cache_fail_reason)s->fail_reason, to - 1,
-                                   n - port);
+                                   fails);
+#ifdef SIMTVP_CHECK_MEMOS
+    if (recheck && !memo_recheck(u, s, &s->acc[s->next_acc], to - 1))
+      cache_count_reservation_fail(c, s->acc[s->next_acc].kind, (cache_fail_reason)s->fail_reason, to - 1, 1);
+#endif
   }
   if (any) {
     *u->st.stall += n; /* gpgpu_n_stall_shd_mem: once per cycle */
