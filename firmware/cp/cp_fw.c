@@ -313,6 +313,25 @@ static void decode_fence_or_wait(cpfw *fw, uint32_t c, const uint32_t *p, uint32
   ch->state = CP_SEM_WAIT; /* checked by step() */
 }
 
+/* MAP_SYSMEM: takes effect at once (ordered behind the channel's earlier packets, like every
+ * packet) and completes. */
+static void decode_map_sysmem(cpfw *fw, uint32_t c, const uint32_t *p, uint32_t op, uint32_t flags) {
+  cp_channel *ch = &fw->ch[c];
+  uint64_t va = u64(p, GPU_MAP_SYSMEM_VA_LO), bus = u64(p, GPU_MAP_SYSMEM_BUS_LO);
+  uint64_t bytes = u64(p, GPU_MAP_SYSMEM_BYTES_LO);
+  bool unmap = (flags & GPU_MAP_SYSMEM_F_UNMAP) != 0;
+  if (va & 0xFFFu) PKT_ERR(GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_VA_LO);
+  if (!unmap && (bus & 0xFFFu)) PKT_ERR(GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_BUS_LO);
+  if (bytes & 0xFFFu) PKT_ERR(GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_BYTES_LO);
+  if (!bytes || va + bytes < va) PKT_ERR(GPU_ERR_PKT_FIELD, GPU_MAP_SYSMEM_BYTES_LO);
+  if (!fw->hal.map_sysmem || !fw->hal.map_sysmem(fw->hal.ctx, va, bus, bytes, unmap)) {
+    error(fw, GPU_ERR_SYSMEM_MAP, c, op, va, 0);
+    complete_rejected(fw, c);
+    return;
+  }
+  complete(fw, c);
+}
+
 /* Fetches and decodes the packet at GET. Returns true when it consumed ring space. */
 static bool fetch(cpfw *fw, uint32_t c) {
   cp_channel *ch = &fw->ch[c];
@@ -373,6 +392,7 @@ static bool fetch(cpfw *fw, uint32_t c) {
   case GPU_OP_LAUNCH: decode_launch(fw, c, p, op); break;
   case GPU_OP_FENCE:
   case GPU_OP_SEM_WAIT: decode_fence_or_wait(fw, c, p, op, flags); break;
+  case GPU_OP_MAP_SYSMEM: decode_map_sysmem(fw, c, p, op, flags); break;
   default: break;
   }
   return true;

@@ -50,6 +50,11 @@ typedef struct cp_hal {
   /* Calls cpfw_on_timer once, `cycles` cycles of the command processor's clock from now (semaphore
    * polling). A later request replaces an earlier one. */
   void (*wake_after)(void *ctx, uint32_t cycles);
+  /* (optional: NULL = the GPU cannot map system memory; MAP_SYSMEM is then reported as
+   * SYSMEM_MAP) Maps [va, va + bytes) of the GPU's address space onto system memory at bus
+   * address `bus`, or with unmap removes the mappings in [va, va + bytes). false = refused (an
+   * overlap, or memory the GPU cannot reach there); nothing changed. */
+  bool (*map_sysmem)(void *ctx, uint64_t va, uint64_t bus, uint64_t bytes, bool unmap);
   /* (optional: NULL = none) The firmware decoded a well-formed packet of `opcode` on
    * `channel` and starts executing it — for timelines and traces; changes nothing. */
   void (*packet)(void *ctx, uint32_t channel, uint32_t opcode);

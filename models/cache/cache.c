@@ -425,6 +425,7 @@ mem_req *cache_new_fetch(cache *c, uint64_t line, uint8_t chunks, uint8_t kind,
     r->dst_node = trigger->dst_node;
     r->partition = trigger->partition;
     r->sub_partition = trigger->sub_partition;
+    r->aperture = trigger->aperture;
   }
   r->owner_ctx = c;
   r->owner_tag = owner_tag;

@@ -63,7 +63,19 @@ typedef struct mem_req {
   void *owner_ctx;      /* requester's bookkeeping pointer, opaque */
   struct mem_req_pool *pool; /* where to return it */
   struct mem_req *next; /* free-list / intrusive queue link, owned by the current holder */
+  uint8_t aperture;     /* mem_aperture: where the memory lives (set when the request is routed) */
 } mem_req;
+
+/* Where a request's memory lives, as the GPU's page tables say: the GPU's own memory, or system
+ * memory the GPU reaches through its hub and DMA initiator (zero-copy host memory). Partitions
+ * send SYSMEM requests to the hub instead of the DRAM controller (docs/system-modes.md). */
+typedef enum mem_aperture { MEM_APERTURE_VIDMEM = 0, MEM_APERTURE_SYSMEM = 1 } mem_aperture;
+
+/* How a block learns the aperture of an address (a TLM port of the GPU's translation). */
+typedef struct mem_aperture_port {
+  void *ctx;
+  uint8_t (*of)(void *ctx, uint64_t addr); /* mem_aperture */
+} mem_aperture_port;
 
 /* Bytes travelling on the wire for the request (request header + data for writes) and for its
  * reply; used by the interconnect to compute flits. Control size follows GPGPU-Sim (8 bytes). */

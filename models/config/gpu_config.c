@@ -745,6 +745,48 @@ static const config_option host_options[] = {
                  NULL, check_gpu_name, NULL, 0),
 };
 
+#define SYS(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_system_config, F, kind, name, def, unit, desc)
+
+/* Only the modes simtvp builds are accepted; shared_llc and shared_va (a system-level cache with a
+ * coherence directory, an IOMMU over the host's page tables) are not built yet
+ * (docs/system-modes.md §4), so naming them is an unknown value, not a silent discrete run. */
+static const config_enum_value system_modes[] = {{"discrete", GPU_SYSTEM_DISCRETE},
+                                                  {"unified", GPU_SYSTEM_UNIFIED},
+                                                  {NULL, 0}};
+
+static const config_option system_options[] = {
+    CONFIG_OPT_X(gpu_system_config, mode, CONFIG_ENUM, "-system_mode", "discrete", "",
+                 "How the GPU sits in the system (docs/system-modes.md): `discrete` has its own DRAM "
+                 "and reaches host memory over the bus (mapped, zero-copy memory); `unified` is an "
+                 "integrated GPU without DRAM: device memory is a carve-out of system memory and the "
+                 "memory partitions' DRAM traffic leaves through the DMA initiator onto the SoC's "
+                 "memory, which the copy engines and the host share.",
+                 system_modes, NULL, NULL, 0),
+    SYS(hub_max_outstanding, CONFIG_UINT, "-hub_max_outstanding", "256", "requests",
+        "Requests the GPU's hub holds on their way to and from system memory (the link's tags or "
+        "credits); more wait in the memory partitions."),
+    SYS(fabric_latency_ns, CONFIG_DOUBLE, "-soc_fabric_latency_ns", "40", "ns",
+        "Round trip of the hub's link onto the SoC fabric when the GPU is integrated (`-system_mode` "
+        "other than discrete; a discrete GPU's link is `-host_sysmem_latency_ns`)."),
+    SYS(fabric_bandwidth_gbs, CONFIG_DOUBLE, "-soc_fabric_bandwidth_gbs", "128", "GB/s",
+        "Bandwidth of the integrated GPU's port onto the SoC fabric (a discrete GPU's link is "
+        "`-host_bus_bandwidth_gbs`)."),
+    SYS(sysmem_latency_ns, CONFIG_DOUBLE, "-sysmem_latency_ns", "80", "ns",
+        "Access latency of the SoC's memory (system memory) when the GPU is integrated; with "
+        "`-system_mode discrete` system memory is untimed (the host's and the DMA engines' own "
+        "figures stand for it)."),
+    SYS(sysmem_bandwidth_gbs, CONFIG_DOUBLE, "-sysmem_bandwidth_gbs", "68", "GB/s",
+        "Bandwidth of the SoC's memory, all channels together (integrated modes); the GPU, the copy "
+        "engines and the host share it."),
+    SYS(sysmem_channels, CONFIG_UINT, "-sysmem_channels", "2", "channels",
+        "Channels of the SoC's memory (integrated modes); addresses interleave over them."),
+    SYS(sysmem_interleave, CONFIG_UINT, "-sysmem_interleave_bytes", "256", "bytes",
+        "Consecutive bytes on one channel of the SoC's memory (a power of two, at least 64)."),
+    SYS(carveout_base, CONFIG_UINT64, "-gpu_carveout_base", "0x300000000", "bus address",
+        "Where an integrated GPU's memory (device memory, then the device heap) lies in system "
+        "memory: its bus address (simtvp's platform reserves it above its 8 GiB of system memory)."),
+};
+
 #define OUT(F, kind, name, def, unit, desc, flags)                                              \
   CONFIG_OPT_X(gpu_output_config, F, kind, name, def, unit, desc, NULL, NULL, NULL, flags)
 
@@ -805,6 +847,10 @@ static const config_block gpu_blocks[] = {
           "simtvp's own options for the host CPU stub, the system bus and what the driver "
           "reports. Defaults are assumptions for a PCIe 3.0 x16 GPU, not yet correlated.",
           host_options),
+    BLOCK("system", "simtvp: the system around the GPU",
+          "simtvp's own options for the system around the GPU: the mode, the hub that carries "
+          "the GPU's accesses to system memory, the SoC's memory (docs/system-modes.md).",
+          system_options),
     BLOCK("output", "simtvp: outputs", "simtvp's own options for statistics files.",
           output_options),
 };
@@ -812,8 +858,8 @@ static const config_block gpu_blocks[] = {
 simtvp_status gpu_config_register(config_registry *r, gpu_config *cfg, simtvp_diag *diag) {
   if (!r || !cfg) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "gpu_config_register");
   memset(cfg, 0, sizeof *cfg);
-  void *storage[] = {&cfg->core, &cfg->mem,      &cfg->dram, &cfg->icnt,  &cfg->clock,
-                     &cfg->sim,  &cfg->fidelity, &cfg->host, &cfg->output};
+  void *storage[] = {&cfg->core, &cfg->mem,      &cfg->dram, &cfg->icnt,   &cfg->clock,
+                     &cfg->sim,  &cfg->fidelity, &cfg->host, &cfg->system, &cfg->output};
   _Static_assert(sizeof storage / sizeof storage[0] == sizeof gpu_blocks / sizeof gpu_blocks[0],
                  "one storage per block");
   for (size_t i = 0; i < sizeof gpu_blocks / sizeof gpu_blocks[0]; i++) {
@@ -1249,6 +1295,25 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
                 cfg->sim.cta_launch_latency);
   if (cfg->output.ptx_line_stats && !cfg->output.ptx_line_stats_file[0])
     return fail(r, "-ptx_line_stats_filename", diag, "a file name is needed with -enable_ptx_file_line_stats 1");
+  const gpu_system_config *sy = &cfg->system;
+  if (sy->hub_max_outstanding == 0)
+    return fail(r, "-hub_max_outstanding", diag, "the hub must hold at least one request");
+  if (!(sy->fabric_bandwidth_gbs > 0) || sy->fabric_bandwidth_gbs > 1e6)
+    return fail(r, "-soc_fabric_bandwidth_gbs", diag, "the bandwidth must be positive (%g)", sy->fabric_bandwidth_gbs);
+  if (!(sy->fabric_latency_ns >= 0) || sy->fabric_latency_ns > 1e9)
+    return fail(r, "-soc_fabric_latency_ns", diag, "the latency must not be negative (%g)", sy->fabric_latency_ns);
+  if (!(sy->sysmem_bandwidth_gbs > 0) || sy->sysmem_bandwidth_gbs > 1e6)
+    return fail(r, "-sysmem_bandwidth_gbs", diag, "the bandwidth must be positive (%g)", sy->sysmem_bandwidth_gbs);
+  if (!(sy->sysmem_latency_ns >= 0) || sy->sysmem_latency_ns > 1e9)
+    return fail(r, "-sysmem_latency_ns", diag, "the latency must not be negative (%g)", sy->sysmem_latency_ns);
+  if (sy->sysmem_channels == 0 || sy->sysmem_channels > 64)
+    return fail(r, "-sysmem_channels", diag, "from 1 to 64 channels (%" PRIu32 ")", sy->sysmem_channels);
+  if (sy->sysmem_interleave < 64 || (sy->sysmem_interleave & (sy->sysmem_interleave - 1)))
+    return fail(r, "-sysmem_interleave_bytes", diag, "a power of two of at least 64 bytes (%" PRIu32 ")",
+                sy->sysmem_interleave);
+  if (sy->carveout_base & 0xFFFu)
+    return fail(r, "-gpu_carveout_base", diag, "the carve-out must start on a 4 KiB page (0x%" PRIx64 ")",
+                sy->carveout_base);
   return SIMTVP_OK;
 }
 

@@ -244,6 +244,30 @@ typedef struct gpu_host_config {
   char gpu_name[GPU_CONFIG_STRING_MAX]; /* -gpu_name */
 } gpu_host_config;
 
+/* simtvp: the system around the GPU (docs/system-modes.md). */
+typedef enum gpu_system_mode {
+  GPU_SYSTEM_DISCRETE = 0,   /* own DRAM; host memory over the bus (zero-copy) */
+  GPU_SYSTEM_UNIFIED = 1,    /* no DRAM of its own: device memory is a carve-out of system memory */
+  /* Not built yet (not accepted by -system_mode; docs/system-modes.md §4): */
+  GPU_SYSTEM_SHARED_LLC = 2, /* unified, plus a system-level cache shared with the host side */
+  GPU_SYSTEM_SHARED_VA = 3   /* shared LLC, plus the host's page tables through an IOMMU */
+} gpu_system_mode;
+
+typedef struct gpu_system_config {
+  int32_t mode;                    /* -system_mode (gpu_system_mode) */
+  uint32_t hub_max_outstanding;    /* -hub_max_outstanding: requests the hub holds */
+  double fabric_latency_ns;        /* -soc_fabric_latency_ns: the hub's link, integrated modes */
+  double fabric_bandwidth_gbs;     /* -soc_fabric_bandwidth_gbs */
+  double sysmem_latency_ns;        /* -sysmem_latency_ns: the SoC memory, integrated modes */
+  double sysmem_bandwidth_gbs;     /* -sysmem_bandwidth_gbs */
+  uint32_t sysmem_channels;        /* -sysmem_channels */
+  uint32_t sysmem_interleave;      /* -sysmem_interleave_bytes */
+  uint64_t carveout_base;          /* -gpu_carveout_base: bus address of the GPU's memory */
+} gpu_system_config;
+
+/* true when the GPU has no DRAM of its own (every mode but discrete). */
+static inline bool gpu_system_integrated(int32_t mode) { return mode != GPU_SYSTEM_DISCRETE; }
+
 /* simtvp: statistics outputs. */
 typedef struct gpu_output_config {
   char stats_json[GPU_CONFIG_STRING_MAX];     /* -stats_json, "" = none */
@@ -286,6 +310,7 @@ typedef struct gpu_config {
   gpu_sim_config sim;
   gpu_fidelity_config fidelity;
   gpu_host_config host;
+  gpu_system_config system;
   gpu_output_config output;
   gpu_config_derived derived;
 } gpu_config;

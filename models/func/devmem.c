@@ -18,6 +18,9 @@ typedef struct dm_alloc {
   uint8_t *mem;
   uint64_t live_pages;
   uint64_t mapped_bytes; /* > 0: an mmap of that many bytes (large mappings), else calloc */
+  bool external;         /* devmem_map_external: the caller's memory, never freed here */
+  uint8_t aperture;      /* DEVMEM_APERTURE_* of an external mapping */
+  uint64_t bus;          /* bus address of mem[0] (external mappings) */
 } dm_alloc;
 
 /* Large mappings (device memory of a whole GPU, often more than the host has) are reserved with
@@ -41,6 +44,10 @@ static uint8_t *dm_host_alloc(uint64_t pages, uint64_t *mapped_bytes) {
 }
 
 static void dm_host_free(dm_alloc *a) {
+  if (a->external) {
+    a->mem = NULL;
+    return;
+  }
   if (a->mapped_bytes) munmap(a->mem, (size_t)a->mapped_bytes);
   else free(a->mem);
   a->mem = NULL;
@@ -59,6 +66,7 @@ struct devmem {
   uint32_t n_allocs, cap_allocs;
   uint64_t mapped_pages;
   uint64_t generation;
+  uint32_t n_external; /* live external allocations */
   /* live blocks, sorted by addr, disjoint; the recently freed in a ring (oldest overwritten) */
   devmem_block *blocks;
   uint32_t n_blocks, cap_blocks, serial;
@@ -123,19 +131,24 @@ static void dm_release_pages(devmem *dm, uint32_t alloc, uint64_t pages) {
   dm_alloc *a = &dm->allocs[alloc];
   a->live_pages -= pages;
   dm->mapped_pages -= pages;
-  if (a->live_pages == 0) dm_host_free(a);
+  if (a->live_pages == 0) {
+    if (a->external) dm->n_external--;
+    dm_host_free(a);
+  }
 }
 
-simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *diag) {
-  if (size == 0) return SIMTVP_OK;
+/* Checks that [addr, addr+size) can be mapped; *first / *n: its pages, *at: where its segment goes. */
+static simtvp_status dm_check_free(const devmem *dm, uint64_t addr, uint64_t size, uint64_t *first, uint64_t *n,
+                                   uint32_t *at, simtvp_diag *diag) {
   if (addr + size < addr || addr + size - 1 + DEVMEM_PAGE_BYTES < addr)
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "devmem: range 0x%" PRIx64 "+0x%" PRIx64 " wraps",
                            addr, size);
-  uint64_t first = addr >> DEVMEM_PAGE_BITS, last = (addr + size - 1) >> DEVMEM_PAGE_BITS;
-  uint64_t n = last - first + 1;
-  uint32_t at = dm_lower(dm, first);
-  if (at < dm->n_segs && dm->segs[at].first_page <= last) {
-    uint64_t p = dm->segs[at].first_page > first ? dm->segs[at].first_page : first;
+  uint64_t last = (addr + size - 1) >> DEVMEM_PAGE_BITS;
+  *first = addr >> DEVMEM_PAGE_BITS;
+  *n = last - *first + 1;
+  *at = dm_lower(dm, *first);
+  if (*at < dm->n_segs && dm->segs[*at].first_page <= last) {
+    uint64_t p = dm->segs[*at].first_page > *first ? dm->segs[*at].first_page : *first;
     simtvp_diag_set(diag, SIMTVP_ERR_ARG,
                     "devmem: cannot map 0x%" PRIx64 "+0x%" PRIx64 ": page 0x%" PRIx64
                     " is already mapped",
@@ -143,29 +156,76 @@ simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *
     simtvp_diag_at_address(diag, p << DEVMEM_PAGE_BITS);
     return SIMTVP_ERR_ARG;
   }
-  uint64_t mapped_bytes = 0;
-  uint8_t *mem = n > (UINT64_MAX >> DEVMEM_PAGE_BITS) / 2 ? NULL : dm_host_alloc(n, &mapped_bytes);
-  uint32_t a = 0;
-  while (a < dm->n_allocs && dm->allocs[a].mem) a++;
-  if (mem && a == dm->n_allocs && dm->n_allocs == dm->cap_allocs) {
+  return SIMTVP_OK;
+}
+
+/* Records allocation `a` (mem, pages) as one segment at index `at`; false when out of host memory
+ * (nothing changed; the caller frees what it allocated). */
+static bool dm_add(devmem *dm, uint32_t at, uint64_t first, uint64_t n, dm_alloc a) {
+  uint32_t i = 0;
+  while (i < dm->n_allocs && dm->allocs[i].mem) i++;
+  if (i == dm->n_allocs && dm->n_allocs == dm->cap_allocs) {
     uint32_t cap = dm->cap_allocs ? dm->cap_allocs * 2 : 16;
     dm_alloc *na = realloc(dm->allocs, (size_t)cap * sizeof *na);
-    if (na) {
-      dm->allocs = na;
-      dm->cap_allocs = cap;
-    }
+    if (!na) return false;
+    dm->allocs = na;
+    dm->cap_allocs = cap;
   }
-  if (!mem || a == dm->cap_allocs || !dm_reserve_segs(dm, 1)) {
-    if (mem) dm_host_free(&(dm_alloc){mem, 0, mapped_bytes});
+  if (!dm_reserve_segs(dm, 1)) return false;
+  if (i == dm->n_allocs) dm->n_allocs++;
+  dm->allocs[i] = a;
+  dm_insert_seg(dm, at, (dm_segment){first, n, a.mem, i});
+  dm->mapped_pages += n;
+  if (a.external) dm->n_external++;
+  return true;
+}
+
+simtvp_status devmem_map(devmem *dm, uint64_t addr, uint64_t size, simtvp_diag *diag) {
+  if (size == 0) return SIMTVP_OK;
+  uint64_t first, n;
+  uint32_t at;
+  simtvp_status st = dm_check_free(dm, addr, size, &first, &n, &at, diag);
+  if (st != SIMTVP_OK) return st;
+  uint64_t mapped_bytes = 0;
+  uint8_t *mem = n > (UINT64_MAX >> DEVMEM_PAGE_BITS) / 2 ? NULL : dm_host_alloc(n, &mapped_bytes);
+  dm_alloc a = {mem, n, mapped_bytes, false, DEVMEM_APERTURE_VIDMEM, 0};
+  if (!mem || !dm_add(dm, at, first, n, a)) {
+    if (mem) dm_host_free(&a);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory mapping 0x%" PRIx64
                            " bytes", size);
   }
-  if (a == dm->n_allocs) dm->n_allocs++;
-  dm->allocs[a] = (dm_alloc){mem, n, mapped_bytes};
-  dm_insert_seg(dm, at, (dm_segment){first, n, mem, a});
-  dm->mapped_pages += n;
   return SIMTVP_OK;
 }
+
+simtvp_status devmem_map_external(devmem *dm, uint64_t addr, uint64_t size, uint8_t *host, uint64_t bus,
+                                  uint8_t aperture, simtvp_diag *diag) {
+  if (size == 0) return SIMTVP_OK;
+  if ((addr | size) & DEVMEM_PAGE_MASK)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                           "devmem: an external mapping must cover whole pages: 0x%" PRIx64 "+0x%" PRIx64,
+                           addr, size);
+  if (!host) return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "devmem: external mapping of 0x%" PRIx64 " without memory", addr);
+  uint64_t first, n;
+  uint32_t at;
+  simtvp_status st = dm_check_free(dm, addr, size, &first, &n, &at, diag);
+  if (st != SIMTVP_OK) return st;
+  dm_alloc a = {host, n, 0, true, aperture, bus};
+  if (!dm_add(dm, at, first, n, a))
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "devmem: out of host memory mapping 0x%" PRIx64 " bytes", size);
+  return SIMTVP_OK;
+}
+
+bool devmem_bus_addr(const devmem *dm, uint64_t addr, uint64_t *bus, uint8_t *aperture) {
+  if (!dm->n_external) return false;
+  const dm_segment *s = dm_find(dm, addr >> DEVMEM_PAGE_BITS);
+  if (!s || !dm->allocs[s->alloc].external) return false;
+  const dm_alloc *a = &dm->allocs[s->alloc];
+  if (bus) *bus = a->bus + (uint64_t)(s->host - a->mem) + (addr - (s->first_page << DEVMEM_PAGE_BITS));
+  if (aperture) *aperture = a->aperture;
+  return true;
+}
+
+bool devmem_has_external(const devmem *dm) { return dm->n_external != 0; }
 
 void devmem_unmap(devmem *dm, uint64_t addr, uint64_t size) {
   if (size == 0) return;

@@ -49,6 +49,33 @@ bool devmem_is_mapped(const devmem *dm, uint64_t addr, uint64_t size);
 /* Bytes currently mapped (pages × page size). */
 uint64_t devmem_mapped_bytes(const devmem *dm);
 
+/* ---- memory outside the store: system memory the GPU reaches over the bus ----------------------
+ * A range of the GPU's address space may be backed by memory the store does not own: system memory
+ * reached through the GPU's DMA initiator (zero-copy host memory, an integrated GPU's carve-out).
+ * Its bytes are read and written through `host` (the target's direct-memory pointer), so every
+ * path that uses the store (the functional engine, copies, debuggers) sees system memory itself;
+ * the timing side asks devmem_bus_addr where such an access goes on the bus. This is the GPU
+ * page table's aperture in its smallest form: a GPU page-table entry with a SYSMEM aperture maps
+ * here. */
+
+/* What the GPU's page tables would call the memory behind an address. */
+enum {
+  DEVMEM_APERTURE_VIDMEM = 0, /* the GPU's own memory (its DRAM, or a carve-out of system memory) */
+  DEVMEM_APERTURE_SYSMEM = 1  /* host memory the GPU reaches over the bus (zero-copy) */
+};
+
+/* Maps [addr, addr+size) (page-aligned, whole pages) onto `size` bytes at `host`, which the caller
+ * owns and keeps valid until the range is unmapped; `bus` is the system-bus address of the first
+ * byte, `aperture` a DEVMEM_APERTURE_*. Fails like devmem_map when a page is already mapped or the
+ * range is not page-aligned (SIMTVP_ERR_ARG). devmem_unmap unmaps it (host memory is not freed). */
+simtvp_status devmem_map_external(devmem *dm, uint64_t addr, uint64_t size, uint8_t *host, uint64_t bus,
+                                  uint8_t aperture, simtvp_diag *diag);
+/* For an address in an external mapping: its bus address and aperture (either may be NULL);
+ * false for device memory the store owns and for unmapped addresses. */
+bool devmem_bus_addr(const devmem *dm, uint64_t addr, uint64_t *bus, uint8_t *aperture);
+/* true when any external mapping exists (a quick test for hot paths). */
+bool devmem_has_external(const devmem *dm);
+
 /* Copy between device memory and a host buffer. On an unmapped byte nothing is copied and the
  * diag names the first unmapped address (SIMTVP_ERR_FAULT). */
 simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t size, simtvp_diag *diag);

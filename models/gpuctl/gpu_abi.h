@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define GPU_ABI_VERSION_MAJOR 1u
-#define GPU_ABI_VERSION_MINOR 1u /* 1.1: virtual memory (MMU, fault buffer) */
+#define GPU_ABI_VERSION_MINOR 2u /* 1.1: virtual memory (MMU, fault buffer); 1.2: SYSTEM, MAP_SYSMEM */
 #define GPU_ABI_VERSION ((GPU_ABI_VERSION_MAJOR << 16) | GPU_ABI_VERSION_MINOR)
 #define GPU_ID_VALUE 0x53565047u /* "GPVS" in little-endian bytes: simtvp GPU */
 #define GPU_BAR0_BYTES 0x10000u  /* BAR0 aperture; offsets not in the tables are unmapped */
@@ -106,6 +106,10 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(HEAP_BASE_HI, 0x0B0, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap, bits [63:32].")             \
   ROW(HEAP_SIZE_LO, 0x0B4, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap bytes, bits [31:0] (0: none).") \
   ROW(HEAP_SIZE_HI, 0x0B8, RO, 0, CFG, 0xFFFFFFFFu, "Device malloc heap bytes, bits [63:32].")       \
+  ROW(SYSTEM, 0x0BC, RO, 0, CFG, 0x7u,                                                               \
+    "How the GPU sits in the system (docs/system-modes.md): INTEGRATED [0] no DRAM of its own; "   \
+    "COHERENT [1] host memory is cached coherently; PAGEABLE [2] kernels reach pageable host "     \
+    "memory through the IOMMU.")                                                                   \
   ROW(CTRL, 0x100, RW, 0, FIX, 0x1u, "Global control: ENABLE [0] lets the command processor run.")  \
   ROW(STATUS, 0x104, RO, 0x1u, FIX, 0x3u,                                                            \
     "Global status: IDLE [0] no work queued or running; ERROR [1] ERR_STATUS is not zero.")        \
@@ -222,6 +226,9 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MAX_BLOCK_DIM_XY, Y, 16, 16, "block Y limit")                                                  \
   ROW(MAX_GRID_DIM_YZ, Y, 0, 16, "grid Y limit")                                                     \
   ROW(MAX_GRID_DIM_YZ, Z, 16, 16, "grid Z limit")                                                    \
+  ROW(SYSTEM, INTEGRATED, 0, 1, "device memory is a carve-out of system memory")                      \
+  ROW(SYSTEM, COHERENT, 1, 1, "the L2 caches host memory, kept coherent with the host")              \
+  ROW(SYSTEM, PAGEABLE, 2, 1, "any host pointer works in kernels (IOMMU, host page tables)")         \
   ROW(CTRL, ENABLE, 0, 1, "command processor runs")                                                  \
   ROW(STATUS, IDLE, 0, 1, "nothing queued or running")                                               \
   ROW(STATUS, ERROR, 1, 1, "ERR_STATUS != 0")                                                        \
@@ -302,7 +309,10 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
     "the kernel was stopped: instruction or cycle limit, or the deadlock watchdog")               \
   ROW(MEMMAP_OP, 21, REG, "block address", "MEMMAP_OP value",                                        \
     "MEMMAP_OP refused: bad command, block outside device memory or overlapping a live one, or no "  \
-    "live block starts at the address (nothing changes)")
+    "live block starts at the address (nothing changes)")                                        \
+  ROW(SYSMEM_MAP, 30, DMA, "GPU address", "0",                                                       \
+    "MAP_SYSMEM: the range overlaps a mapping, or the system memory there grants no direct access; " \
+    "nothing is mapped")
 
 /* ---- packets --------------------------------------------------------------------------------- */
 /* Ring: SIZE bytes of little-endian dwords at BASE. Software writes packets at PUT (wrapping to
@@ -349,7 +359,11 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(SEM_WAIT, 0x06, 5,                                                                             \
     "Semaphore acquire: blocks the channel until the value at ADDR in system memory is >= VALUE "  \
     "(unsigned; or == VALUE with EQUAL); polled.")                                                 \
-  ROW(INTERRUPT, 0x07, 1, "Raises COMPLETION (as the INTR flag does) when reached.")
+  ROW(INTERRUPT, 0x07, 1, "Raises COMPLETION (as the INTR flag does) when reached.")               \
+  ROW(MAP_SYSMEM, 0x08, 7,                                                                           \
+    "Maps BYTES of the GPU's address space at VA onto system memory at bus address BUS (zero-copy: " \
+    "kernels that access VA read and write system memory through the DMA initiator), or with "     \
+    "UNMAP removes the mapping at VA; 4 KiB pages.")
 
 /* Packet dwords. X(packet, field, dword index, description) */
 #define GPU_ABI_PKT_DWORDS(ROW)                                                                      \
@@ -403,7 +417,13 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(SEM_WAIT, ADDR_LO, 1, "semaphore system-memory address [31:0], 8-byte aligned (4 with VALUE32)") \
   ROW(SEM_WAIT, ADDR_HI, 2, "semaphore address [63:32]")                                             \
   ROW(SEM_WAIT, VALUE_LO, 3, "value [31:0]")                                                         \
-  ROW(SEM_WAIT, VALUE_HI, 4, "value [63:32]")
+  ROW(SEM_WAIT, VALUE_HI, 4, "value [63:32]")                                                      \
+  ROW(MAP_SYSMEM, VA_LO, 1, "GPU virtual address [31:0], 4 KiB aligned")                             \
+  ROW(MAP_SYSMEM, VA_HI, 2, "GPU virtual address [63:32]")                                           \
+  ROW(MAP_SYSMEM, BUS_LO, 3, "system-memory bus address [31:0], 4 KiB aligned (ignored with UNMAP)") \
+  ROW(MAP_SYSMEM, BUS_HI, 4, "bus address [63:32]")                                                  \
+  ROW(MAP_SYSMEM, BYTES_LO, 5, "bytes [31:0], a multiple of 4 KiB, not 0")                           \
+  ROW(MAP_SYSMEM, BYTES_HI, 6, "bytes [63:32]")
 
 /* Packet flags (in the header's flags byte). X(packet, flag, lsb, width, description) */
 #define GPU_ABI_PKT_FLAGS(ROW)                                                                       \
@@ -423,7 +443,8 @@ static inline uint32_t gpu_pkt_flags(uint32_t header) { return (header >> 16) & 
   ROW(FENCE, TIMESTAMP, 2, 1, "write {VALUE u64, timer ns u64} to ADDR (needs SYSMEM, 16 bytes)")    \
   ROW(FENCE, VALUE32, 3, 1, "write only VALUE [31:0] (4 bytes)")                                     \
   ROW(SEM_WAIT, EQUAL, 1, 1, "wait for == VALUE instead of >= VALUE")                                \
-  ROW(SEM_WAIT, VALUE32, 3, 1, "compare the 32-bit value at ADDR with VALUE [31:0]")
+  ROW(SEM_WAIT, VALUE32, 3, 1, "compare the 32-bit value at ADDR with VALUE [31:0]")                \
+  ROW(MAP_SYSMEM, UNMAP, 1, 1, "remove the mapping of [VA, VA + BYTES) instead")
 
 /* ---- expansions: constants for code ------------------------------------------------------- */
 #define GPU_X_REG_ENUM(name, off, acc, rst, src, mask, desc) GPU_REG_##name = (off),

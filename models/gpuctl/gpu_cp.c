@@ -82,6 +82,15 @@ static void hal_wake_after(void *ctx, uint32_t cycles) {
   gpu_cp *cp = ctx;
   cp->timer_at = cp->cur + (cycles ? cycles : 1);
 }
+static bool hal_map_sysmem(void *ctx, uint64_t va, uint64_t bus, uint64_t bytes, bool unmap) {
+  gpu_cp *cp = ctx;
+  const gpu_sysmap_port *p = &cp->ports.sysmap;
+  if (unmap) {
+    if (p->unmap) p->unmap(p->ctx, va, bytes);
+    return true;
+  }
+  return p->map && p->map(p->ctx, va, bus, bytes);
+}
 static void hal_packet(void *ctx, uint32_t channel, uint32_t opcode) {
   gpu_cp *cp = ctx;
   if (!cp->trace.event) return;
@@ -266,6 +275,7 @@ gpu_cp *gpu_cp_create(const gpu_cp_config *config, gpu_cp_ports ports) {
   hal.raise_intr = hal_raise;
   hal.report_error = hal_error;
   hal.wake_after = hal_wake_after;
+  hal.map_sysmem = hal_map_sysmem;
   hal.packet = hal_packet;
   fc.sem_poll_cycles = config->sem_poll_cycles;
   cp->fw = cpfw_create(&hal, &fc);

@@ -42,6 +42,7 @@ typedef struct gpu_cp_ports {
   gpu_mem_port sysmem;
   gpu_mem_port devmem;  /* physical device memory */
   gpu_vmem_port vmem;   /* translated device memory (optional; the program-image header read) */
+  gpu_sysmap_port sysmap; /* MAP_SYSMEM (optional: map NULL refuses every mapping) */
   /* The engines (gpu_ce_submit, gpu_disp_launch): false when none is free. */
   struct {
     void *ctx;

@@ -62,6 +62,15 @@ typedef struct gpu_mmu_port {
   bool (*fault)(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uint64_t now);
 } gpu_mmu_port;
 
+/* The GPU's map of system memory (MAP_SYSMEM packets): GPU addresses backed by system memory at a
+ * bus address (zero-copy; docs/system-modes.md). map false = refused (overlap, or memory the GPU
+ * cannot reach); unmap removes every mapping in the range. */
+typedef struct gpu_sysmap_port {
+  void *ctx;
+  bool (*map)(void *ctx, uint64_t va, uint64_t bus, uint64_t bytes);
+  void (*unmap)(void *ctx, uint64_t va, uint64_t bytes);
+} gpu_sysmap_port;
+
 /* The device-memory map behind the MEMMAP registers (gpu_abi.h MEMMAP_*): which blocks of device memory
  * are live. enable(true): from now on only declared blocks are accessible. map declares the block
  * [addr, addr+size) with the software's tag (internal: the driver's own); unmap ends the block

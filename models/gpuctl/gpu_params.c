@@ -1,6 +1,8 @@
 /* gpu_params — gpu_config -> the GPU top module's parameters (see gpu_params.h). */
 #include "gpu_params.h"
 
+#include "gpu_abi.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -88,6 +90,12 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
                                     "windows at 0x%llx", (unsigned long long)FUNC_WINDOW_LO);
   c->max_concurrent_kernels =
       cfg->sim.max_concurrent_kernel > 0 ? (uint32_t)cfg->sim.max_concurrent_kernel : 1;
+  /* How the GPU sits in the system (docs/system-modes.md), for the SYSTEM register. */
+  const int32_t mode = cfg->system.mode;
+  c->system = 0;
+  if (gpu_system_integrated(mode)) c->system |= GPU_FIELD_MASK(GPU_SYSTEM_INTEGRATED);
+  if (mode == GPU_SYSTEM_SHARED_LLC || mode == GPU_SYSTEM_SHARED_VA) c->system |= GPU_FIELD_MASK(GPU_SYSTEM_COHERENT);
+  if (mode == GPU_SYSTEM_SHARED_VA) c->system |= GPU_FIELD_MASK(GPU_SYSTEM_PAGEABLE);
   if (gpu_caps_check(c, diag) != SIMTVP_OK) return diag ? diag->status : SIMTVP_ERR_CONFIG;
 
   /* ---- control clock and engine timing ---- */
@@ -99,18 +107,30 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   if (!(h->sysmem_latency_ns >= 0.0))
     return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-host_sysmem_latency_ns", "the latency must not be negative");
   /* A firmware DMA access (ring fetch, parameters, semaphore) and a copy engine's start-up both
-   * pay the DMA latency to system memory. */
-  p->ctl.cp.dma_cycles = ns_to_cycles(h->sysmem_latency_ns, p->ctl.clock_khz);
+   * pay the DMA latency to system memory: the host link of a discrete GPU, the SoC fabric and
+   * memory of an integrated one. */
+  const gpu_system_config *sy = &cfg->system;
+  const bool integrated = gpu_system_integrated(mode);
+  double sys_ns = integrated ? sy->fabric_latency_ns + sy->sysmem_latency_ns : h->sysmem_latency_ns;
+  double sys_gbs = integrated ? (sy->fabric_bandwidth_gbs < sy->sysmem_bandwidth_gbs ? sy->fabric_bandwidth_gbs
+                                                                                        : sy->sysmem_bandwidth_gbs)
+                              : h->bus_bandwidth_gbs;
+  p->ctl.cp.dma_cycles = ns_to_cycles(sys_ns, p->ctl.clock_khz);
   p->ctl.ce.sysmem_latency_cycles = p->ctl.cp.dma_cycles;
-  double per_cycle = h->bus_bandwidth_gbs * 1e9 / ((double)p->ctl.clock_khz * 1e3);
+  double per_cycle = sys_gbs * 1e9 / ((double)p->ctl.clock_khz * 1e3);
   p->ctl.ce.sysmem_bytes_per_cycle = per_cycle < 1.0 ? 1u : (uint32_t)llround(per_cycle);
   /* Peak DRAM bandwidth: channels x chips x bus bytes x data transfers per command cycle x
-   * command clock (GPGPU-Sim's DRAM clock is the command clock). */
+   * command clock (GPGPU-Sim's DRAM clock is the command clock). An integrated GPU's device
+   * memory is system memory: the same figures as above. */
   double dram_bps = (double)cfg->mem.n_channels * cfg->mem.chips_per_channel * cfg->dram.bus_width *
                     cfg->dram.data_command_freq_ratio * d->dram_mhz * 1e6;
   per_cycle = dram_bps / ((double)p->ctl.clock_khz * 1e3);
   p->ctl.ce.devmem_bytes_per_cycle = per_cycle < 1.0 ? 1u : (uint32_t)llround(per_cycle);
   p->ctl.ce.devmem_latency_cycles = cfg->mem.dram_latency;
+  if (integrated) {
+    p->ctl.ce.devmem_bytes_per_cycle = p->ctl.ce.sysmem_bytes_per_cycle;
+    p->ctl.ce.devmem_latency_cycles = p->ctl.cp.dma_cycles;
+  }
 
   /* ---- SIMT side ---- */
   p->simt_model = "func";

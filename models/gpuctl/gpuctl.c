@@ -210,6 +210,7 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
     cpp.sysmem = ports.sysmem;
     cpp.devmem = ports.devmem;
     if (g->mmu) cpp.vmem = gpu_mmu_vmem_port(g->mmu);
+    cpp.sysmap = ports.sysmap;
     cpp.engines.ctx = g;
     cpp.engines.copy_start = cp_copy_start;
     cpp.engines.launch_start = cp_launch_start;

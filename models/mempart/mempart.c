@@ -213,8 +213,7 @@ static bool l2_stage_ready(const mp_ca *mp, const mp_sub *s) {
   const mem_req *r = s->i2l.head;
   if (!r || s->l2_stalled) return false;
   if (mp->cfg.l2_ideal) return !r->needs_reply || !fifo_full(&s->l2i);
-  bool bypass = !s->l2 || (mp->cfg.l2_texture_only && r->kind != MEM_ACC_TEXTURE_R);
-  if (bypass) return !fifo_full(&s->l2d);
+  if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, r)) return !fifo_full(&s->l2d);
   return !fifo_full(&s->l2i);
 }
 
@@ -245,7 +244,8 @@ static void stage_dram_send(mp_ca *mp, uint64_t c) {
   if (!mp->lat.len || mp->dram_blocked || delay_head_ready(&mp->lat) > c) return;
   mem_req *r = mp->lat.req[mp->lat.head];
   r->next = NULL;
-  if (!mp->cfg.ports.dram(mp->cfg.ports.ctx, r, c)) {
+  bool to_dram;
+  if (!mempart_send_down(&mp->cfg, r, c, &to_dram)) {
     mp->dram_blocked = true;
     if (!mp->dram_waiting) {
       mp->dram_waiting = true;
@@ -258,7 +258,7 @@ static void stage_dram_send(mp_ca *mp, uint64_t c) {
     *mp->c[C_STALL_DRAM_PORT] += c - mp->dram_since;
     mp->dram_waiting = false;
   }
-  ++*mp->c[r->is_write ? C_DRAM_WRITES : C_DRAM_READS];
+  if (to_dram) ++*mp->c[r->is_write ? C_DRAM_WRITES : C_DRAM_READS];
 }
 
 static void stage_arbitrate(mp_ca *mp, uint64_t c) {
@@ -347,8 +347,7 @@ static void stage_l2_access(mp_ca *mp, mp_sub *s, uint64_t c) {
     note_len(s, Q_L2I);
     return;
   }
-  bool bypass = !s->l2 || (mp->cfg.l2_texture_only && r->kind != MEM_ACC_TEXTURE_R);
-  if (bypass) {
+  if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, r)) {
     if (fifo_full(&s->l2d)) return;
     fifo_pop(&s->i2l);
     fifo_push(&s->l2d, r);

@@ -64,6 +64,10 @@ typedef struct mempart_ports {
    * at that cycle (an approximately-timed interconnect times it onward). false: not taken, it goes
    * through `reply` at `at`. */
   bool (*reply_timed)(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t now);
+  /* Optional: requests for system memory (mem_req.aperture MEM_APERTURE_SYSMEM) leave here for
+   * the GPU's hub instead of through `dram` (same rules: false = refused until
+   * mempart_dram_ready; finished ones come back with mempart_dram_return). NULL: through `dram`. */
+  bool (*sysmem)(void *ctx, mem_req *req, uint64_t now);
 } mempart_ports;
 
 typedef struct mempart_config {
@@ -73,6 +77,8 @@ typedef struct mempart_config {
   const char *l2;             /* -gpgpu_cache:dl2 of each slice; NULL or "none": no L2 */
   bool l2_texture_only;       /* -gpgpu_cache:dl2_texture_only: only TEXTURE_R uses the L2 */
   bool l2_ideal;              /* -l2_ideal: every access hits */
+  bool sysmem_in_l2;          /* the slices cache system memory (aperture SYSMEM) as well; false:
+                               * such requests go around the L2 (docs/system-modes.md) */
   /* -gpgpu_dram_partition_queues, entries per sub-partition (0 = unlimited). */
   uint32_t queue_icnt_to_l2, queue_l2_to_dram, queue_dram_to_l2, queue_l2_to_icnt;
   uint32_t rop_latency;       /* L2 cycles (-gpgpu_l2_rop_latency is in core cycles:

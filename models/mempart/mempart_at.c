@@ -321,7 +321,7 @@ static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t 
     *reply_at = A + 1;
     return MEMPART_DONE;
   }
-  if (!s->l2 || (mp->cfg.l2_texture_only && req->kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
+  if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, req)) { /* around the L2 */
     simtvp_cal_book(&s->l2port, A, 1);
     ++*mp->c[C_BYPASSED];
     to_dram(mp, req, dram_at);
@@ -479,13 +479,14 @@ static void at_advance(void *impl, uint64_t now) {
   while (!mp->dram_blocked && heap_top(&mp->dram) <= now) {
     mem_req *r = mp->dram.v[0].req;
     r->next = NULL;
-    if (!mp->cfg.ports.dram(mp->cfg.ports.ctx, r, now)) {
+    bool to_dram;
+    if (!mempart_send_down(&mp->cfg, r, now, &to_dram)) {
       mp->dram_blocked = true;
       mp->dram_blocked_since = now;
       break;
     }
     heap_pop(&mp->dram);
-    ++*mp->c[r->is_write ? C_DRAM_WRITES : C_DRAM_READS];
+    if (to_dram) ++*mp->c[r->is_write ? C_DRAM_WRITES : C_DRAM_READS];
   }
   for (uint32_t i = 0; i < mp->cfg.n_sub; i++) {
     mpa_sub *s = &mp->sub[i];

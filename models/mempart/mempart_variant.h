@@ -30,6 +30,21 @@ typedef struct mempart_ops {
   mempart_timed_status (*access_timed)(void *impl, uint32_t sub, mem_req *req, uint64_t now, uint64_t *reply_at);
 } mempart_ops;
 
+/* Does r go around the L2 slice (no slice, a texture-only slice, or system memory the slices do
+ * not cache)? The same rule in every variant. */
+static inline bool mempart_bypasses_l2(const mempart_config *cfg, bool has_l2, const mem_req *r) {
+  return !has_l2 || (cfg->l2_texture_only && r->kind != MEM_ACC_TEXTURE_R) ||
+         (r->aperture == MEM_APERTURE_SYSMEM && !cfg->sysmem_in_l2);
+}
+
+/* Hands r to the DRAM side: the hub for system memory when the partition has a sysmem port, else
+ * the DRAM controller. false = refused (the caller keeps it until mempart_dram_ready). *to_dram
+ * tells which (statistics count the DRAM controller's share). */
+static inline bool mempart_send_down(const mempart_config *cfg, mem_req *r, uint64_t now, bool *to_dram) {
+  *to_dram = !(r->aperture == MEM_APERTURE_SYSMEM && cfg->ports.sysmem);
+  return *to_dram ? cfg->ports.dram(cfg->ports.ctx, r, now) : cfg->ports.sysmem(cfg->ports.ctx, r, now);
+}
+
 extern const mempart_ops mempart_ca_ops;
 extern const mempart_ops mempart_at_ops;
 

@@ -89,6 +89,8 @@ static void route(const simt_cluster *cl, mem_req *req) {
   req->sub_partition = sub;
   req->src_node = (uint16_t)cl->cfg.cluster;
   req->dst_node = (uint16_t)(cl->cfg.n_clusters + sub);
+  req->aperture = cl->cfg.aperture.of ? cl->cfg.aperture.of(cl->cfg.aperture.ctx, req->addr)
+                                      : (uint8_t)MEM_APERTURE_VIDMEM;
 }
 
 static bool core_send(void *ctx, mem_req *req, uint64_t now) {

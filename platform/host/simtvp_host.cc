@@ -429,6 +429,14 @@ void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t byte
   return host && host->platform ? host->platform->sysmem_ptr(bus_addr, bytes) : nullptr;
 }
 
+bool simtvp_host_expose(simtvp_host *host, const void *p, uint64_t bytes, uint64_t *bus_addr) {
+  return host && host->platform && host->platform->expose(p, bytes, bus_addr);
+}
+
+void simtvp_host_unexpose(simtvp_host *host, const void *p, uint64_t bytes) {
+  if (host && host->platform) host->platform->unexpose(p, bytes);
+}
+
 bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {
   if (!host) return false;
   const simtvp_diag &f = host->platform->last_fault();

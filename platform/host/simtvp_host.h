@@ -94,6 +94,14 @@ bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out);
  * to the same bytes goes through the bus. Valid until simtvp_host_close. */
 void *simtvp_host_sysmem_ptr(simtvp_host *host, uint64_t bus_addr, uint64_t bytes);
 
+/* The program's own (pageable) memory [p, p + bytes) made reachable by the GPU's DMA, as an OS
+ * pins pages for a driver (cudaHostRegister): the whole pages holding it get a bus address in the
+ * platform's window onto the program's memory (*bus_addr: the address of p); false when the range
+ * cannot be exposed. Exposures are counted per page; simtvp_host_unexpose undoes one. Callable
+ * outside simtvp_host_call. */
+bool simtvp_host_expose(simtvp_host *host, const void *p, uint64_t bytes, uint64_t *bus_addr);
+void simtvp_host_unexpose(simtvp_host *host, const void *p, uint64_t bytes);
+
 /* Loads and checks the configuration the same way simtvp_host_open would (file, environment,
  * overrides, strict), without building anything: errors name the option and file:line. */
 simtvp_status simtvp_host_check_options(const simtvp_host_options *options, simtvp_diag *diag);

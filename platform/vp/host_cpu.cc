@@ -1,6 +1,8 @@
 // host_cpu — see host_cpu.h.
 #include "host_cpu.h"
 
+#include "system_agent.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
@@ -24,6 +26,7 @@ host_cpu::host_cpu(sc_core::sc_module_name name, const host_cpu_config &config)
   drv_bus_.sysmem_read = sysmem_read;
   drv_bus_.sysmem_write = sysmem_write;
   drv_bus_.wait_for_interrupt = wait_for_interrupt;
+  drv_bus_.mmio_peek32 = mmio_peek32;
   SC_THREAD(run);
   set_stack_size(config_.stack_bytes);  // the driver parses PTX and the GPU may run kernels here
 }
@@ -88,6 +91,8 @@ bool host_cpu::access(tlm::tlm_command cmd, uint64_t addr, void *data, uint64_t 
     t.set_byte_enable_ptr(nullptr);
     t.set_dmi_allowed(false);
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    system_agent_ext who(agent_host);
+    scoped_agent tag(t, who);
     bus->b_transport(t, delay);
     if (t.is_response_error()) {
       ok = false;
@@ -112,6 +117,19 @@ uint32_t host_cpu::mmio_read32(void *ctx, uint32_t offset) {
   // A failed read returns all ones, as a PCIe read that no device answers does.
   if (!h->access(tlm::TLM_READ_COMMAND, h->config_.bar0_base + offset, &v, 4, h->config_.mmio_read))
     v = 0xFFFFFFFFu;
+  return v;
+}
+
+uint32_t host_cpu::mmio_peek32(void *ctx, uint32_t offset) {
+  auto *h = static_cast<host_cpu *>(ctx);
+  uint32_t v = 0xFFFFFFFFu;
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_READ_COMMAND);
+  t.set_address(h->config_.bar0_base + offset);
+  t.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+  t.set_data_length(4);
+  t.set_streaming_width(4);
+  if (h->bus->transport_dbg(t) != 4) v = 0xFFFFFFFFu;
   return v;
 }
 

@@ -79,6 +79,7 @@ class host_cpu : public sc_core::sc_module {
   sc_core::sc_time copy_cost(uint64_t len) const;
 
   static uint32_t mmio_read32(void *ctx, uint32_t offset);
+  static uint32_t mmio_peek32(void *ctx, uint32_t offset);  // debug transport: no time
   static void mmio_write32(void *ctx, uint32_t offset, uint32_t value);
   static bool sysmem_alloc(void *ctx, uint64_t size, uint64_t align, uint64_t *bus_addr);
   static void sysmem_free(void *ctx, uint64_t bus_addr);

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <iterator>
 
+#include "socmem.h"
+#include "system_agent.h"
+
 namespace simtvp {
 
 namespace {
@@ -71,10 +74,30 @@ bool sys_mem::free(uint64_t offset) {
   return true;
 }
 
-void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &) {
+bool sys_mem::reserve(uint64_t offset, uint64_t bytes) {
+  if (!bytes) return true;
+  auto it = free_.upper_bound(offset);
+  if (it == free_.begin()) return false;
+  --it;
+  uint64_t start = it->first, end = it->first + it->second;
+  if (offset < start || offset + bytes > end) return false;
+  free_.erase(it);
+  if (offset > start) free_[start] = offset - start;
+  if (offset + bytes < end) free_[offset + bytes] = end - (offset + bytes);
+  return true;
+}
+
+void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay) {
   uint64_t addr = t.get_address();
   unsigned len = t.get_data_length();
+  const system_agent_ext *who = t.get_extension<system_agent_ext>();
   if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    if (timing_ && who && who->timing_only && in_range(addr, len)) {
+      sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+      uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
+      uint64_t done = socmem_access(timing_, addr, len, who->is_write, static_cast<socmem_agent>(who->agent), at);
+      delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
+    }
     t.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -94,7 +117,15 @@ void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &) {
     std::memcpy(t.get_data_ptr(), data_ + addr, len);
   else
     std::memcpy(data_ + addr, t.get_data_ptr(), len);
-  t.set_dmi_allowed(true);
+  if (timing_) {
+    sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
+    socmem_agent agent = who ? static_cast<socmem_agent>(who->agent) : SOCMEM_OTHER;
+    uint64_t done = socmem_access(timing_, addr, len, t.get_command() == tlm::TLM_WRITE_COMMAND, agent, at);
+    delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
+  } else {
+    t.set_dmi_allowed(true);
+  }
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

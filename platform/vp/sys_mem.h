@@ -13,15 +13,27 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+struct socmem;
+
 namespace simtvp {
 
 class sys_mem : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<sys_mem> socket;
 
-  // size: bytes (a multiple of 4 KiB). The memory has no latency of its own: initiators annotate
-  // their accesses (the host CPU stub) or model their timing (the GPU's engines).
+  // size: bytes (a multiple of 4 KiB). Without a timing model the memory has no latency of its
+  // own: initiators annotate their accesses (the host CPU stub) or model their timing (the GPU's
+  // engines).
   sys_mem(sc_core::sc_module_name name, uint64_t size);
+  // The SoC memory's timing (integrated GPUs, docs/system-modes.md): every b_transport adds to its
+  // delay what the access costs there (queueing behind other agents' accesses, transfer, latency)
+  // for the agent its system_agent_ext names, a TLM_IGNORE_COMMAND marked timing_only included;
+  // and b_transport no longer offers DMI, so initiators keep sending transactions the model sees
+  // (get_direct_mem_ptr still grants it: a GPU's functional data uses it). Not owned; null: none.
+  void set_timing(::socmem *timing) { timing_ = timing; }
+  // Takes [offset, offset + bytes) out of the allocator (an integrated GPU's carve-out). false
+  // when it is not wholly free.
+  bool reserve(uint64_t offset, uint64_t bytes);
   ~sys_mem() override;
   bool ok() const { return data_ != nullptr; }
   uint64_t size() const { return size_; }
@@ -46,6 +58,7 @@ class sys_mem : public sc_core::sc_module {
   std::map<uint64_t, uint64_t> free_;  // offset -> bytes, coalesced
   std::map<uint64_t, uint64_t> used_;  // offset -> bytes
   uint64_t allocated_ = 0;
+  ::socmem *timing_ = nullptr;
 };
 
 }  // namespace simtvp

@@ -12,8 +12,10 @@
 
 #include "demangle.h"
 #include "gpu_abi.h"
+#include "gpu_params.h"
 #include "html_report.h"
 #include "simt_timing.h"
+#include "socmem.h"
 #include "trace_json.h"
 #include "trace_vcd.h"
 
@@ -193,18 +195,47 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   gpu_->add_observer([this](const gpu_event &e) { observe(e); });
   if (record_)
     if (auto *t = dynamic_cast<simt_timing *>(&gpu_->simt_side()))
-      for (uint32_t ch = 0; ch < config_.mem.n_channels; ch++)
+      for (uint32_t ch = 0; t->memory().has_dram() && ch < config_.mem.n_channels; ch++)
         t->memory().dram(ch).on_busy_change([this, ch](bool busy) { timeline_.dram_busy(ch, busy, now_ps()); });
 
-  mem_ = std::make_unique<sys_mem>("sysmem", kSysmemBytes);
-  if (!mem_->ok()) {
-    build_status_ = simtvp_diag_set(&build_diag_, SIMTVP_ERR_NOMEM,
-                                    "cannot reserve %" PRIu64 " bytes of system memory", kSysmemBytes);
+  // An integrated GPU's memory is a carve-out of system memory right above what the allocator
+  // hands out (-gpu_carveout_base), and the SoC memory has a timing model (docs/system-modes.md).
+  const gpu_system_config &sy = config_.system;
+  const bool integrated = gpu_system_integrated(sy.mode);
+  const gpu_params &gp = gpu_->params();
+  const uint64_t carve_bytes = integrated ? gp.ctl.caps.devmem_bytes + ((gp.heap_bytes + 4095) & ~4095ull) : 0;
+  if (integrated && (sy.carveout_base < kSysmemBase + kSysmemBytes ||
+                     sy.carveout_base - kSysmemBase > (64ull << 40))) {
+    build_status_ = simtvp_diag_set(&build_diag_, SIMTVP_ERR_CONFIG,
+                                    "-gpu_carveout_base: 0x%" PRIx64 " must lie above the platform's %" PRIu64
+                                    " GiB of system memory at 0x%" PRIx64 " (0x%" PRIx64 " or more)",
+                                    sy.carveout_base, kSysmemBytes >> 30, kSysmemBase, kSysmemBase + kSysmemBytes);
+    simtvp_diag_at_option(&build_diag_, "-gpu_carveout_base");
     return;
   }
+  const uint64_t mem_bytes = integrated ? sy.carveout_base - kSysmemBase + carve_bytes : kSysmemBytes;
+  mem_ = std::make_unique<sys_mem>("sysmem", mem_bytes);
+  if (!mem_->ok()) {
+    build_status_ = simtvp_diag_set(&build_diag_, SIMTVP_ERR_NOMEM,
+                                    "cannot reserve %" PRIu64 " bytes of system memory", mem_bytes);
+    return;
+  }
+  if (integrated) {
+    mem_->reserve(kSysmemBytes, mem_bytes - kSysmemBytes);  // the allocator hands out the first 8 GiB
+    socmem_config smc;
+    socmem_config_from(&smc, sy.sysmem_channels, sy.sysmem_interleave, sy.sysmem_latency_ns, sy.sysmem_bandwidth_gbs);
+    smc.stats = stats_;
+    if (socmem_create(&smc, &socmem_, &build_diag_) != SIMTVP_OK) {
+      build_status_ = build_diag_.status;
+      return;
+    }
+    mem_->set_timing(socmem_);
+  }
+  proc_ = std::make_unique<proc_mem>("procmem");
   bus_ = std::make_unique<sys_bus>("bus");
-  bus_->map(kSysmemBase, kSysmemBytes, 0, "sysmem");
+  bus_->map(kSysmemBase, mem_bytes, 0, "sysmem");
   bus_->map(kBar0Base, GPU_BAR0_BYTES, 1, "gpu.bar0");
+  bus_->map(kProcBase, proc_mem::kLimit, 2, "procmem");
 
   const gpu_host_config &h = config_.host;
   host_cpu_config hc;
@@ -233,6 +264,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
   gpu_->dma.bind(bus_->targ);
   bus_->init.bind(mem_->socket);
   bus_->init.bind(gpu_->bar0);
+  bus_->init.bind(proc_->socket);
   gpu_->irq.bind(irq_);
   host_->irq.bind(irq_);
 
@@ -266,7 +298,9 @@ vp_platform::~vp_platform() {
   host_.reset();
   gpu_.reset();
   bus_.reset();
+  proc_.reset();
   mem_.reset();
+  socmem_destroy(socmem_);
   stats_destroy(stats_);
   config_registry_destroy(registry_);
 }

@@ -3,10 +3,13 @@
 // outputs (per-kernel statistics text, statistics JSON, time series, run summary).
 //
 //   simtvp.host (host_cpu) --bus--> simtvp.bus (sys_bus) --> simtvp.sysmem (sys_mem)
-//   simtvp.gpu.dma -----------------^                   \--> simtvp.gpu.bar0 (gpu_top)
+//   simtvp.gpu.dma -----------------^                   |--> simtvp.gpu.bar0 (gpu_top)
+//                                                       \--> simtvp.procmem (proc_mem)
 //   simtvp.gpu.irq --(simtvp.irq)--> simtvp.host.irq
 //
-// Address map: system memory at kSysmemBase (kSysmemBytes), BAR0 at kBar0Base.
+// Address map: system memory at kSysmemBase (kSysmemBytes, plus an integrated GPU's carve-out right
+// above: -gpu_carveout_base), BAR0 at kBar0Base, the program's own memory (what cudaHostRegister
+// exposes) at kProcBase + its address.
 #ifndef SIMTVP_PLATFORM_VP_PLATFORM_H
 #define SIMTVP_PLATFORM_VP_PLATFORM_H
 
@@ -28,6 +31,7 @@
 #include "stats.h"
 #include "summary.h"
 #include "timeline.h"
+#include "proc_mem.h"
 #include "sys_bus.h"
 #include "sys_mem.h"
 #include "vp_config.h"
@@ -39,6 +43,7 @@ class vp_platform : public sc_core::sc_module {
   static constexpr uint64_t kSysmemBase = 0x100000000ull;  // 4 GiB
   static constexpr uint64_t kSysmemBytes = 8ull << 30;
   static constexpr uint64_t kBar0Base = 0xF0000000ull;
+  static constexpr uint64_t kProcBase = 1ull << 60;
 
   // Builds the platform from a loaded configuration (takes the registry). Check ok() after.
   vp_platform(sc_core::sc_module_name name, const vp_settings &settings, const gpu_config &config,
@@ -54,10 +59,21 @@ class vp_platform : public sc_core::sc_module {
 
   // Host view of system memory [bus_addr, +bytes), or nullptr when that is not all system memory.
   uint8_t *sysmem_ptr(uint64_t bus_addr, uint64_t bytes) {
-    if (bus_addr < kSysmemBase || bus_addr - kSysmemBase > kSysmemBytes || bytes > kSysmemBytes - (bus_addr - kSysmemBase))
+    const uint64_t size = mem_->size();
+    if (bus_addr < kSysmemBase || bus_addr - kSysmemBase > size || bytes > size - (bus_addr - kSysmemBase))
       return nullptr;
     return mem_->data() + (bus_addr - kSysmemBase);
   }
+
+  // The program's memory [p, p + bytes) (whole pages) made reachable from the bus (the host's
+  // page tables pin it): its bus address, false when it cannot be. unexpose undoes one expose.
+  bool expose(const void *p, uint64_t bytes, uint64_t *bus_addr) {
+    uint64_t a = reinterpret_cast<uintptr_t>(p);
+    if (!proc_->expose(a, bytes)) return false;
+    *bus_addr = kProcBase + a;
+    return true;
+  }
+  void unexpose(const void *p, uint64_t bytes) { proc_->unexpose(reinterpret_cast<uintptr_t>(p), bytes); }
 
   // The last GPU fault's report (from the SIMT side).
   const simtvp_diag &last_fault() const { return gpu_->last_fault(); }
@@ -127,6 +143,8 @@ class vp_platform : public sc_core::sc_module {
   std::unique_ptr<host_cpu> host_;
   std::unique_ptr<sys_bus> bus_;
   std::unique_ptr<sys_mem> mem_;
+  ::socmem *socmem_ = nullptr;  // the SoC memory's timing (integrated modes)
+  std::unique_ptr<proc_mem> proc_;
   std::unique_ptr<debug_frontend> debugger_;  // simtvp --debug (before the GPU, which uses its port)
   std::unique_ptr<gpu_top> gpu_;
   sc_core::sc_signal<bool> irq_;

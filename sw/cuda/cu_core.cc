@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cu_internal.h"
+#include "gpu_abi.h"
 
 namespace cucore {
 
@@ -417,7 +418,7 @@ static bool attribute_value(const drv_device_props &p, int attr, int *v) {
     case 16: *v = I(p.sm_count); return true;
     case 17: *v = 0; return true;                                // kernel exec timeout
     case 18: *v = 0; return true;                                // integrated
-    case 19: *v = 0; return true;                                // can map host memory
+    case 19: *v = 1; return true;                                // can map host memory (zero-copy)
     case 20: *v = 0; return true;                                // compute mode default
     case 21: *v = 131072; return true;                           // texture limits: a Turing GPU's
     case 22: *v = 131072; return true;
@@ -483,7 +484,7 @@ static bool attribute_value(const drv_device_props &p, int attr, int *v) {
     case 95: *v = 1; return true;                                // cooperative launch
     case 97: *v = I(p.smem_per_block_optin); return true;
     case 98: *v = 0; return true;
-    case 99: *v = 0; return true;                                // host register
+    case 99: *v = 1; return true;                                // host register (cudaHostRegister)
     case 100: case 101: *v = 0; return true;
     case 106: *v = I(p.max_ctas_per_sm); return true;
     case 108: *v = 0; return true;
@@ -508,6 +509,18 @@ int cucore_device_attribute(int attribute, int *value) {
   State &s = state();
   if (int r = e.device(s)) return r;
   if (!value) return fail(CUDA_ERROR_INVALID_VALUE, "the value pointer is NULL");
+  // How the GPU sits in the system (the GPU's SYSTEM register, read once, when first asked).
+  if (attribute == 18 || attribute == 86 || attribute == 88 || attribute == 100) {
+    uint32_t sys = 0;
+    int r = run(s, [&]() -> int {
+      sys = drv_system_flags(s.d);
+      return CUDA_SUCCESS;
+    });
+    if (r != CUDA_SUCCESS) return r;
+    bool coherent = GPU_FIELD_GET(GPU_SYSTEM_COHERENT, sys) != 0, pageable = GPU_FIELD_GET(GPU_SYSTEM_PAGEABLE, sys) != 0;
+    *value = attribute == 18 ? (int)GPU_FIELD_GET(GPU_SYSTEM_INTEGRATED, sys) : attribute == 86 ? coherent : pageable;
+    return CUDA_SUCCESS;
+  }
   if (!attribute_value(s.props, attribute, value))
     return fail(CUDA_ERROR_INVALID_VALUE, "device attribute %d is not a CUDA 13 attribute", attribute);
   return CUDA_SUCCESS;

@@ -48,6 +48,11 @@ typedef struct cu_platform {
   /* Host view of pinned system memory at a bus address (NULL member or NULL result: none; pinned
    * allocations then live in host memory and copies stage them). */
   void *(*sysmem_ptr)(void *ctx, uint64_t bus_addr, uint64_t bytes);
+  /* The program's own memory [p, p + bytes) made reachable by the GPU's DMA (registered host
+   * memory the GPU maps): its bus address; unexpose undoes one expose. NULL members: registered
+   * memory cannot be mapped into kernels. */
+  bool (*expose)(void *ctx, const void *p, uint64_t bytes, uint64_t *bus_addr);
+  void (*unexpose)(void *ctx, const void *p, uint64_t bytes);
   uint64_t (*time_ps)(void *ctx); /* simulated time; may be NULL */
   /* The last kernel fault's full report (kernel, CTA, thread, PC, PTX line); may be NULL. */
   bool (*last_fault)(void *ctx, simtvp_diag *out);
@@ -135,6 +140,12 @@ CUCORE_API int cucore_host_free(void *p);
  * CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED. */
 CUCORE_API int cucore_host_register(void *p, uint64_t bytes, unsigned flags);
 CUCORE_API int cucore_host_unregister(void *p);
+/* The device address kernels use for pinned memory at host address p (the same address: unified
+ * addressing), mapping the allocation into the GPU (MAP_SYSMEM) if it is not yet. Pinned memory
+ * allocated with the Mapped flag (cudaHostAllocMapped, CU_MEMHOSTALLOC_DEVICEMAP) or registered
+ * with it (cudaHostRegisterMapped) is mapped at once. CUDA_ERROR_INVALID_VALUE when p is not
+ * pinned memory; CUDA_ERROR_NOT_SUPPORTED when the platform cannot let the GPU reach it. */
+CUCORE_API int cucore_host_device_pointer(void *p, uint64_t *dptr);
 /* Managed memory: a device allocation whose host mirror sits at the same address; the mirror and
  * the device copy are reconciled at launches and synchronisations (docs/cudart.md). */
 CUCORE_API int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr);

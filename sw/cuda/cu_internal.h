@@ -144,6 +144,14 @@ struct Pinned {
   unsigned flags = 0;
   Ctx *ctx = nullptr;
   bool registered = false;  // cudaHostRegister: the program's own memory, never freed here
+  bool mapped = false;      // its pages are mapped into the GPU (kernels reach it: zero-copy)
+};
+
+// Pages of pinned memory mapped into the GPU (MAP_SYSMEM): runs the driver mapped, and how many
+// pinned ranges use each page (two registrations may share a page).
+struct SysmapRun {
+  uint64_t bytes = 0, bus = 0;
+  bool exposed = false;  // registered memory: the platform exposed it for this run
 };
 
 struct Managed {
@@ -264,6 +272,8 @@ struct State {
   HandleTable<Array, TAG_ARRAY> arrays;
   std::map<uint64_t, Allocation> allocations;  // device address -> allocation
   std::map<uint64_t, Pinned> pinned;           // host address -> pinned allocation
+  std::map<uint64_t, SysmapRun> sysmap_runs;   // GPU address (= host address) -> mapped run
+  std::map<uint64_t, uint32_t> sysmap_pages;   // mapped page -> pinned ranges using it
   std::map<uint64_t, Managed> managed;         // device (= host) address -> managed range
   std::map<uint64_t, uint32_t> managed_pages;  // host page -> users
   std::map<uint64_t, Texture> textures;        // descriptor address -> texture/surface object

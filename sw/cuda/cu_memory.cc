@@ -403,6 +403,107 @@ int cucore_mem_free(uint64_t dptr) {
   });
 }
 
+// ---- pinned memory the GPU's kernels reach (zero-copy) ------------------------------------------
+
+static const unsigned kMappedFlag = 2;  // cudaHostAllocMapped, cudaHostRegisterMapped, CU_MEMHOSTALLOC_DEVICEMAP
+
+// Maps the pages [lo, hi) of pinned range `a` into the GPU at their own addresses (unified
+// addressing): runs of pages no other range mapped yet become MAP_SYSMEM mappings. bus_of gives
+// the bus address of a page of `a` (registered memory: exposed by the platform first).
+static int map_pinned(State &s, uint64_t a, Pinned &pin) {
+  if (pin.mapped) return CUDA_SUCCESS;
+  uint64_t lo = a & ~(kPage - 1), hi = (a + pin.bytes + kPage - 1) & ~(kPage - 1);
+  if (!pin.bus && !pin.registered)
+    return fail(CUDA_ERROR_NOT_SUPPORTED, "pinned memory at %p lives outside the platform's system memory: "
+                "the GPU cannot map it", reinterpret_cast<void *>(a));
+  if (pin.registered && (!s.plat.expose || !s.plat.unexpose))
+    return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform (%s) cannot let the GPU reach the program's own memory at %p",
+                s.plat.name ? s.plat.name : "?", reinterpret_cast<void *>(a));
+  for (uint64_t p = lo; p < hi;) {
+    if (s.sysmap_pages.count(p)) {
+      p += kPage;
+      continue;
+    }
+    uint64_t end = p;
+    while (end < hi && !s.sysmap_pages.count(end)) end += kPage;
+    SysmapRun span;
+    span.bytes = end - p;
+    if (pin.registered) {
+      if (!s.plat.expose(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes, &span.bus))
+        return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform cannot let the GPU reach %p + %llu bytes",
+                    reinterpret_cast<void *>(p), (unsigned long long)span.bytes);
+      span.exposed = true;
+    } else {
+      span.bus = pin.bus + (p - a);
+    }
+    int r = run(s, [&]() -> int {
+      simtvp_diag diag = cleared_diag();
+      simtvp_status st = drv_sysmem_map(s.d, p, span.bus, span.bytes, &diag);
+      return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+    });
+    if (r != CUDA_SUCCESS) {
+      if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes);
+      return r;
+    }
+    s.sysmap_runs[p] = span;
+    for (uint64_t q = p; q < end; q += kPage) s.sysmap_pages[q] = 0;
+    p = end;
+  }
+  for (uint64_t p = lo; p < hi; p += kPage) s.sysmap_pages[p]++;
+  pin.mapped = true;
+  return CUDA_SUCCESS;
+}
+
+// Undoes map_pinned: runs none of whose pages is used any more are unmapped (after the GPU's work
+// so far) and their exposure released.
+static int unmap_pinned(State &s, uint64_t a, Pinned &pin) {
+  if (!pin.mapped) return CUDA_SUCCESS;
+  pin.mapped = false;
+  uint64_t lo = a & ~(kPage - 1), hi = (a + pin.bytes + kPage - 1) & ~(kPage - 1);
+  for (uint64_t p = lo; p < hi; p += kPage) {
+    auto it = s.sysmap_pages.find(p);
+    if (it != s.sysmap_pages.end() && --it->second == 0) s.sysmap_pages.erase(it);
+  }
+  int result = CUDA_SUCCESS;
+  auto it = s.sysmap_runs.upper_bound(lo);
+  if (it != s.sysmap_runs.begin()) --it;
+  while (it != s.sysmap_runs.end() && it->first < hi) {
+    uint64_t va = it->first;
+    SysmapRun span = it->second;
+    bool used = false;
+    for (uint64_t p = va; p < va + span.bytes && !used; p += kPage) used = s.sysmap_pages.count(p) != 0;
+    if (used || va + span.bytes <= lo) {
+      ++it;
+      continue;
+    }
+    int r = run(s, [&]() -> int {
+      simtvp_diag diag = cleared_diag();
+      simtvp_status st = drv_sysmem_unmap(s.d, va, &diag);
+      return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+    });
+    if (result == CUDA_SUCCESS) result = r;
+    if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(va), span.bytes);
+    it = s.sysmap_runs.erase(it);
+  }
+  return result;
+}
+
+int cucore_host_device_pointer(void *p, uint64_t *dptr) {
+  Entry e;
+  State &s = state();
+  if (int r = e.device(s)) return r;
+  if (!dptr) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  auto it = s.pinned.upper_bound(a);
+  if (it == s.pinned.begin() || a - std::prev(it)->first >= std::prev(it)->second.bytes)
+    return fail(CUDA_ERROR_INVALID_VALUE,
+                "%p is not pinned host memory (cudaHostAlloc, cudaMallocHost or cudaHostRegister)", p);
+  --it;
+  if (int r = map_pinned(s, it->first, it->second)) return r;
+  *dptr = a;  // unified addressing: the GPU uses the host's address
+  return CUDA_SUCCESS;
+}
+
 int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out) {
   Entry e;
   State &s = state();
@@ -432,7 +533,17 @@ int cucore_host_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, void **out) {
                            (unsigned long long)size);
   }
   std::memset(host, 0, size);
-  s.pinned[reinterpret_cast<uint64_t>(host)] = Pinned{bytes ? bytes : 1, bus, flags, c};
+  Pinned &pin = s.pinned[reinterpret_cast<uint64_t>(host)] = Pinned{bytes ? bytes : 1, bus, flags, c};
+  if ((flags & kMappedFlag) && bus) {
+    if (int r2 = map_pinned(s, reinterpret_cast<uint64_t>(host), pin)) {
+      s.pinned.erase(reinterpret_cast<uint64_t>(host));
+      run(s, [&]() -> int {
+        s.plat.bus->sysmem_free(s.plat.bus->ctx, bus);
+        return CUDA_SUCCESS;
+      });
+      return r2;
+    }
+  }
   *out = host;
   return CUDA_SUCCESS;
 }
@@ -449,7 +560,9 @@ int cucore_host_free(void *p) {
   int r = ensure_device(s);
   if (r != CUDA_SUCCESS) return r;
   uint64_t bus = it->second.bus;
+  int unmapped = unmap_pinned(s, it->first, it->second);
   s.pinned.erase(it);
+  if (unmapped != CUDA_SUCCESS) return unmapped;
   if (!bus) {
     std::free(p);
     return CUDA_SUCCESS;
@@ -487,7 +600,17 @@ int cucore_host_register(void *p, uint64_t bytes, unsigned flags) {
   pin.flags = flags;
   pin.ctx = ctx_or_primary(s, nullptr);
   pin.registered = true;
-  s.pinned[a] = pin;
+  Pinned &stored = s.pinned[a] = pin;
+  if (flags & kMappedFlag) {
+    if (int r = ensure_device(s)) {
+      s.pinned.erase(a);
+      return r;
+    }
+    if (int r = map_pinned(s, a, stored)) {
+      s.pinned.erase(a);
+      return r;
+    }
+  }
   return CUDA_SUCCESS;
 }
 
@@ -498,8 +621,13 @@ int cucore_host_unregister(void *p) {
   auto it = s.pinned.find(reinterpret_cast<uint64_t>(p));
   if (it == s.pinned.end() || !it->second.registered)
     return fail(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p was not registered with cudaHostRegister", p);
+  int r = CUDA_SUCCESS;
+  if (it->second.mapped) {
+    r = ensure_device(s);
+    if (r == CUDA_SUCCESS) r = unmap_pinned(s, it->first, it->second);
+  }
   s.pinned.erase(it);
-  return CUDA_SUCCESS;
+  return r;
 }
 
 int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {

@@ -16,6 +16,12 @@ simtvp_status call(void *ctx, void (*fn)(void *), void *arg, simtvp_diag *diag) 
 void *sysmem_ptr(void *ctx, uint64_t bus, uint64_t bytes) {
   return simtvp_host_sysmem_ptr(static_cast<simtvp_host *>(ctx), bus, bytes);
 }
+bool expose(void *ctx, const void *p, uint64_t bytes, uint64_t *bus) {
+  return simtvp_host_expose(static_cast<simtvp_host *>(ctx), p, bytes, bus);
+}
+void unexpose(void *ctx, const void *p, uint64_t bytes) {
+  simtvp_host_unexpose(static_cast<simtvp_host *>(ctx), p, bytes);
+}
 uint64_t time_ps(void *ctx) { return simtvp_host_time_ps(static_cast<simtvp_host *>(ctx)); }
 bool last_fault(void *ctx, simtvp_diag *out) { return simtvp_host_last_fault(static_cast<simtvp_host *>(ctx), out); }
 void release(void *ctx) { simtvp_host_release(static_cast<simtvp_host *>(ctx)); }
@@ -41,6 +47,8 @@ extern "C" __attribute__((visibility("default"))) simtvp_status cucore_open_simt
   out->driver = d;
   out->call = call;
   out->sysmem_ptr = sysmem_ptr;
+  out->expose = expose;
+  out->unexpose = unexpose;
   out->time_ps = time_ps;
   out->last_fault = last_fault;
   out->close = release;

@@ -875,6 +875,19 @@ CU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
   return r;
 }
 
+CU_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags) {
+  NEED_CONTEXT("cuMemHostGetDevicePointer");
+  if (!pdptr) return fail("cuMemHostGetDevicePointer", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  if (Flags) return fail("cuMemHostGetDevicePointer", CUDA_ERROR_INVALID_VALUE, "Flags must be 0");
+  uint64_t d = 0;
+  CUresult r = report("cuMemHostGetDevicePointer", cucore_host_device_pointer(p, &d));
+  if (r == CUDA_SUCCESS) *pdptr = d;
+  return r;
+}
+CU_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int Flags) {
+  return cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+}
+
 CU_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) {
   NEED_CONTEXT("cuMemHostGetFlags");
   if (!pFlags) return fail("cuMemHostGetFlags", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
@@ -1004,7 +1017,12 @@ CU_EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr 
     case 1: *static_cast<CUcontext *>(data) = reinterpret_cast<CUcontext>(current()); return CUDA_SUCCESS;
     case 2: *static_cast<unsigned *>(data) = info.type == CU_MEM_PINNED ? 1 : 2; return CUDA_SUCCESS;
     case 3:
-      if (info.type == CU_MEM_PINNED) return fail("cuPointerGetAttribute", CUDA_ERROR_INVALID_VALUE, "pinned memory is not mapped");
+      if (info.type == CU_MEM_PINNED) {  // zero-copy: the device address, mapped now if need be
+        uint64_t d = 0;
+        CUresult r = report("cuPointerGetAttribute", cucore_host_device_pointer(reinterpret_cast<void *>(ptr), &d));
+        if (r == CUDA_SUCCESS) *static_cast<CUdeviceptr *>(data) = d;
+        return r;
+      }
       *static_cast<CUdeviceptr *>(data) = ptr;
       return CUDA_SUCCESS;
     case 4:
@@ -1033,7 +1051,11 @@ CU_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes, int *attri
       // attributes read as "unregistered host memory".
       case 1: *static_cast<CUcontext *>(out) = info.type == CU_MEM_PAGEABLE ? nullptr : reinterpret_cast<CUcontext>(current()); break;
       case 2: *static_cast<unsigned *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.type == CU_MEM_PINNED ? 1 : 2; break;
-      case 3: *static_cast<CUdeviceptr *>(out) = info.type == CU_MEM_DEVICE || info.type == CU_MEM_MANAGED ? ptr : 0; break;
+      case 3:
+        *static_cast<CUdeviceptr *>(out) =
+            info.type == CU_MEM_DEVICE || info.type == CU_MEM_MANAGED || (info.type == CU_MEM_PINNED && (info.flags & 2u))
+                ? ptr : 0;
+        break;
       case 4: *static_cast<void **>(out) = info.type == CU_MEM_PINNED || info.type == CU_MEM_MANAGED ? reinterpret_cast<void *>(ptr) : nullptr; break;
       case 6: *static_cast<int *>(out) = 1; break;  // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
       case 7: *static_cast<unsigned long long *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.base; break;  // BUFFER_ID

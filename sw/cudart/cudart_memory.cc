@@ -170,11 +170,16 @@ CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
   return cudaSuccess;
 }
 
+// Zero-copy: the device address of pinned memory is its host address (unified addressing); the
+// allocation is mapped into the GPU now if it was not allocated or registered Mapped.
 CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
-  (void)pDevice;
-  (void)flags;
-  return fail("cudaHostGetDevicePointer", cudaErrorNotSupported,
-              "%p: kernels cannot access host memory on simtvp (canMapHostMemory is 0); copy it to the device", pHost);
+  const char *api = "cudaHostGetDevicePointer";
+  if (!pDevice) return fail(api, cudaErrorInvalidValue, "the result pointer is NULL");
+  if (flags) return fail(api, cudaErrorInvalidValue, "flags must be 0 (got 0x%x)", flags);
+  uint64_t d = 0;
+  int c = cucore_host_device_pointer(pHost, &d);
+  *pDevice = c == CUDA_SUCCESS ? reinterpret_cast<void *>(d) : nullptr;
+  return ret_cu(api, c);
 }
 
 CUDART_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
@@ -376,6 +381,7 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes 
     case CU_MEM_PINNED:
       attributes->type = cudaMemoryTypeHost;
       attributes->hostPointer = const_cast<void *>(ptr);
+      if (info.flags & 2u) attributes->devicePointer = const_cast<void *>(ptr);  // mapped: zero-copy
       break;
     case CU_MEM_DEVICE:
       attributes->type = cudaMemoryTypeDevice;

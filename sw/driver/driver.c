@@ -356,6 +356,7 @@ static void free_all(drv *d) {
     free(s);
   }
   drv_heap_destroy(d->heap);
+  free(d->sysmaps);
   free(d);
 }
 
@@ -463,6 +464,8 @@ void drv_close(drv *d) {
   if (!d) return;
   (void)drv_sync(d, NULL);
   while (d->modules) (void)drv_module_unload(d, d->modules, NULL);
+  while (d->n_sysmaps) /* the GPU forgets them too: a later driver may map the same addresses */
+    if (drv_sysmem_unmap(d, d->sysmaps[0].va, NULL) == SIMTVP_ERR_DEADLOCK) break;
   for (uint32_t c = 0; c < d->n_ch; c++) drv_wr(d, GPU_CH_REG(c, GPU_REG_CH_CTRL), 0);
   drv_wr(d, GPU_REG_CTRL, 0);
   drv_wr(d, GPU_REG_INTR_ENABLE, 0);
@@ -470,6 +473,18 @@ void drv_close(drv *d) {
 }
 
 const drv_device_props *drv_props(const drv *d) { return &d->props; }
+
+uint32_t drv_system_flags(drv *d) {
+  if (!d->system_read) {
+    /* An older GPU (ABI 1.0) has no SYSTEM register: a discrete GPU. */
+    uint32_t minor = GPU_FIELD_GET(GPU_ABI_VERSION_MINOR, d->props.abi_version);
+    d->system_flags = minor < 1                ? 0
+                      : d->bus.mmio_peek32 ? d->bus.mmio_peek32(d->bus.ctx, GPU_REG_SYSTEM)
+                                           : drv_rd(d, GPU_REG_SYSTEM);
+    d->system_read = true;
+  }
+  return d->system_flags;
+}
 
 uint64_t drv_gpu_time_ns(drv *d) {
   uint32_t lo = drv_rd(d, GPU_REG_TIMER_LO); /* latches HI */
@@ -545,6 +560,107 @@ static simtvp_status check_device_range(const drv *d, uint64_t addr, uint64_t by
     return SIMTVP_ERR_ARG;
   }
   return SIMTVP_OK;
+}
+
+/* ---- system memory kernels reach ---------------------------------------------------------------- */
+
+static uint32_t sysmap_index(const drv *d, uint64_t va) { /* first mapping ending after va */
+  uint32_t lo = 0, hi = d->n_sysmaps;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (d->sysmaps[mid].va + d->sysmaps[mid].bytes <= va) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+bool drv_sysmem_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *bus, uint64_t *bytes) {
+  uint32_t i = sysmap_index(d, va);
+  if (i == d->n_sysmaps || d->sysmaps[i].va > va) return false;
+  if (base) *base = d->sysmaps[i].va;
+  if (bus) *bus = d->sysmaps[i].bus;
+  if (bytes) *bytes = d->sysmaps[i].bytes;
+  return true;
+}
+
+static simtvp_status emit_sysmap(drv *d, uint64_t va, uint64_t bus, uint64_t bytes, bool unmap, simtvp_diag *diag) {
+  uint32_t p[GPU_PKT_MAP_SYSMEM_DWORDS];
+  p[0] = gpu_pkt_header(GPU_OP_MAP_SYSMEM, GPU_PKT_MAP_SYSMEM_DWORDS, unmap ? GPU_MAP_SYSMEM_F_UNMAP : 0);
+  p[GPU_MAP_SYSMEM_VA_LO] = (uint32_t)va;
+  p[GPU_MAP_SYSMEM_VA_HI] = (uint32_t)(va >> 32);
+  p[GPU_MAP_SYSMEM_BUS_LO] = (uint32_t)bus;
+  p[GPU_MAP_SYSMEM_BUS_HI] = (uint32_t)(bus >> 32);
+  p[GPU_MAP_SYSMEM_BYTES_LO] = (uint32_t)bytes;
+  p[GPU_MAP_SYSMEM_BYTES_HI] = (uint32_t)(bytes >> 32);
+  simtvp_status st = submit(d, &d->default_stream, p, GPU_PKT_MAP_SYSMEM_DWORDS, NULL, 0, diag);
+  if (st == SIMTVP_OK) st = drv_stream_sync(d, &d->default_stream, diag);
+  return st;
+}
+
+simtvp_status drv_sysmem_map(drv *d, uint64_t va, uint64_t bus, uint64_t bytes, simtvp_diag *diag) {
+  const uint64_t page = DRV_SYSMEM_PAGE;
+  if (!bytes || (va | bus | bytes) % page || va + bytes < va)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                           "drv_sysmem_map: 0x%llx + %llu bytes at bus 0x%llx is not whole 4 KiB pages",
+                           (unsigned long long)va, (unsigned long long)bytes, (unsigned long long)bus);
+  const drv_device_props *p = &d->props;
+  if (va < p->devmem_base + p->devmem_bytes && p->devmem_base < va + bytes) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG,
+                    "drv_sysmem_map: 0x%llx + %llu bytes overlaps device memory (0x%llx + %llu bytes)",
+                    (unsigned long long)va, (unsigned long long)bytes, (unsigned long long)p->devmem_base,
+                    (unsigned long long)p->devmem_bytes);
+    simtvp_diag_at_address(diag, va);
+    return SIMTVP_ERR_ARG;
+  }
+  uint32_t i = sysmap_index(d, va);
+  if (i < d->n_sysmaps && d->sysmaps[i].va < va + bytes) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_sysmem_map: 0x%llx + %llu bytes overlaps the mapping at 0x%llx",
+                    (unsigned long long)va, (unsigned long long)bytes, (unsigned long long)d->sysmaps[i].va);
+    simtvp_diag_at_address(diag, va);
+    return SIMTVP_ERR_ARG;
+  }
+  if (d->n_sysmaps == d->cap_sysmaps) {
+    uint32_t cap = d->cap_sysmaps ? d->cap_sysmaps * 2 : 16;
+    struct drv_sysmap *v = realloc(d->sysmaps, cap * sizeof *v);
+    if (!v) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "drv_sysmem_map: out of host memory");
+    d->sysmaps = v;
+    d->cap_sysmaps = cap;
+  }
+  simtvp_status st = emit_sysmap(d, va, bus, bytes, false, diag);
+  if (st != SIMTVP_OK) return st;
+  /* Kernels translate through the default address space (docs/vm.md): the window MAP_SYSMEM opened
+   * at va is mapped there at its own address, 4 KiB pages, volatile (the host writes it too). */
+  if (d->vm.vas_default) {
+    st = drv_vas_map(d, d->vm.vas_default, va, va, bytes, DRV_MAP_SMALL | DRV_MAP_VOL, diag);
+    if (st != SIMTVP_OK) {
+      simtvp_diag ignore;
+      emit_sysmap(d, va, 0, bytes, true, &ignore);
+      return st;
+    }
+  }
+  memmove(&d->sysmaps[i + 1], &d->sysmaps[i], (d->n_sysmaps - i) * sizeof *d->sysmaps);
+  d->sysmaps[i].va = va;
+  d->sysmaps[i].bus = bus;
+  d->sysmaps[i].bytes = bytes;
+  d->n_sysmaps++;
+  return SIMTVP_OK;
+}
+
+simtvp_status drv_sysmem_unmap(drv *d, uint64_t va, simtvp_diag *diag) {
+  uint32_t i = sysmap_index(d, va);
+  if (i == d->n_sysmaps || d->sysmaps[i].va != va) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_sysmem_unmap: no system-memory mapping starts at 0x%llx",
+                    (unsigned long long)va);
+    simtvp_diag_at_address(diag, va);
+    return SIMTVP_ERR_ARG;
+  }
+  uint64_t bytes = d->sysmaps[i].bytes;
+  memmove(&d->sysmaps[i], &d->sysmaps[i + 1], (d->n_sysmaps - i - 1) * sizeof *d->sysmaps);
+  d->n_sysmaps--;
+  simtvp_status st = drv_sync(d, diag);  /* kernels may still use it */
+  if (st == SIMTVP_OK && d->vm.vas_default) st = drv_vas_unmap(d, d->vm.vas_default, va, bytes, diag);
+  simtvp_status st2 = emit_sysmap(d, va, 0, bytes, true, diag);
+  return st != SIMTVP_OK ? st : st2;
 }
 
 /* ---- streams and events ----------------------------------------------------------------------- */

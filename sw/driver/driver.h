@@ -57,6 +57,11 @@ typedef struct drv_bus {
    * line can never rise (the platform has nothing left to do): the driver reports
    * SIMTVP_ERR_DEADLOCK instead of waiting forever. */
   bool (*wait_for_interrupt)(void *ctx);
+  /* Optional (NULL: mmio_read32 is used): a read of a read-only identification register that
+   * takes no simulated time (a debug transport), for facts the driver learns on demand after it
+   * opened the device (drv_system_flags), so that asking for them does not shift the timing of
+   * what follows. */
+  uint32_t (*mmio_peek32)(void *ctx, uint32_t offset);
 } drv_bus;
 
 /* ---- opening the device ------------------------------------------------------------------- */
@@ -100,6 +105,11 @@ typedef struct drv_device_props {
   uint64_t devmem_base;           /* first device address */
   uint64_t devmem_bytes;          /* device memory size */
 } drv_device_props;
+
+/* The GPU's SYSTEM register (GPU_SYSTEM_INTEGRATED / COHERENT / PAGEABLE field bits, docs/
+ * system-modes.md), read on first use and remembered (through mmio_peek32 when the bus has it);
+ * 0 on an ABI 1.0 GPU (discrete). */
+uint32_t drv_system_flags(drv *d);
 
 /* Identifies the GPU (ID/version registers), reads its capabilities, resets the error state, sets
  * up one ring per channel and enables interrupts. */
@@ -179,6 +189,22 @@ typedef struct drv_vm_stats {
   uint64_t invalidates;   /* MMU_INVALIDATE writes */
 } drv_vm_stats;
 void drv_vm_get_stats(const drv *d, drv_vm_stats *out);
+
+/* ---- system memory kernels reach (zero-copy) -------------------------------------------------- */
+
+#define DRV_SYSMEM_PAGE 4096u /* mappings cover whole 4 KiB pages */
+
+/* Maps [va, va + bytes) of the GPU's address space onto system memory at bus address `bus`
+ * (MAP_SYSMEM, docs/gpu-abi.md): kernels that access va read and write that system memory through
+ * the GPU's DMA initiator (zero-copy). va, bus and bytes must be multiples of DRV_SYSMEM_PAGE and
+ * bytes > 0; the range must not overlap device memory or another mapping (SIMTVP_ERR_ARG naming
+ * it). Queued on the default stream and waited for: kernels launched afterwards see the mapping. */
+simtvp_status drv_sysmem_map(drv *d, uint64_t va, uint64_t bus, uint64_t bytes, simtvp_diag *diag);
+/* Removes the mapping that starts at va (SIMTVP_ERR_ARG when none does), after the GPU finished
+ * every piece of work submitted so far. */
+simtvp_status drv_sysmem_unmap(drv *d, uint64_t va, simtvp_diag *diag);
+/* The mapping holding va: false when none. */
+bool drv_sysmem_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *bus, uint64_t *bytes);
 
 /* ---- addresses for copies ---------------------------------------------------------------- */
 

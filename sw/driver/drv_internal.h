@@ -142,6 +142,10 @@ struct drv {
   uint64_t event_seq;
   uint64_t image_loads;  /* program images loaded (gpu_image_header.load_id) */
   drv_module *modules;
+  struct drv_sysmap { uint64_t va, bus, bytes; } *sysmaps; /* MAP_SYSMEM ranges, sorted by va */
+  uint32_t n_sysmaps, cap_sysmaps;
+  uint32_t system_flags;  /* SYSTEM register, once read */
+  bool system_read;
   bool has_error;        /* sticky asynchronous error */
   simtvp_diag error;
   drv_vm vm;

@@ -875,6 +875,29 @@ TEST(GpuConfig, SchedulerWithParametersIsParsed) {
   EXPECT_STREQ(h.diag.option, "-gpgpu_scheduler");
 }
 
+// docs/system-modes.md: discrete (default) and unified are built; the modes that are not (a shared
+// system cache, an IOMMU) are unknown values, never a silent discrete run.
+TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
+  Gpu d;
+  ASSERT_EQ(d.load(""), SIMTVP_OK);
+  ASSERT_EQ(d.finalize(), SIMTVP_OK);
+  EXPECT_EQ(d.cfg->system.mode, GPU_SYSTEM_DISCRETE);
+  Gpu u;
+  ASSERT_EQ(u.load("-system_mode unified\n"), SIMTVP_OK) << u.diag.message;
+  ASSERT_EQ(u.finalize(), SIMTVP_OK);
+  EXPECT_EQ(u.cfg->system.mode, GPU_SYSTEM_UNIFIED);
+  EXPECT_TRUE(gpu_system_integrated(u.cfg->system.mode));
+  for (const char *m : {"shared_llc", "shared_va", "integrated"}) {
+    Gpu g;
+    EXPECT_EQ(g.load(std::string("-system_mode ") + m + "\n"), SIMTVP_ERR_PARSE) << m;
+    EXPECT_STREQ(g.diag.option, "-system_mode") << m;
+  }
+  Gpu b;
+  ASSERT_EQ(b.load("-sysmem_interleave_bytes 96\n"), SIMTVP_OK);
+  EXPECT_EQ(b.finalize(), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(b.diag.option, "-sysmem_interleave_bytes");
+}
+
 TEST(GpuConfig, MalformedCompositeValuesAreErrorsAtTheirFileLine) {
   struct {
     const char *line, *option;

@@ -50,7 +50,7 @@ TEST(CudartDevice, PropertiesComeFromTheConfiguration) {
   EXPECT_EQ(p.unifiedAddressing, 1);
   EXPECT_EQ(p.managedMemory, 1);
   EXPECT_EQ(p.concurrentManagedAccess, 0);
-  EXPECT_EQ(p.canMapHostMemory, 0);
+  EXPECT_EQ(p.canMapHostMemory, 1);  // zero-copy (docs/system-modes.md)
   // Every property read through cudaDeviceGetAttribute agrees.
   int v = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&v, 16, 0), cudaSuccess);  // cudaDevAttrMultiProcessorCount

@@ -172,9 +172,9 @@ TEST(CudartMemory, PinnedMemoryCopiesAsynchronouslyAndIsReportedAsHost) {
   cudaPointerAttributes a;
   ASSERT_EQ(cudaPointerGetAttributes(&a, pinned + 5), cudaSuccess);
   EXPECT_EQ(a.type, cudaMemoryTypeHost);
-  void *dp;
-  EXPECT_EQ(cudaHostGetDevicePointer(&dp, pinned, 0), cudaErrorNotSupported);
-  cudaGetLastError();
+  void *dp = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(&dp, pinned + 5, 0), cudaSuccess);  // mapped now: zero-copy
+  EXPECT_EQ(dp, pinned + 5);  // unified addressing: the host's address
   ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
   ASSERT_EQ(cudaFreeHost(pinned), cudaSuccess);
   EXPECT_EQ(cudaFreeHost(pinned), cudaErrorInvalidValue);  // freed twice
@@ -182,6 +182,54 @@ TEST(CudartMemory, PinnedMemoryCopiesAsynchronouslyAndIsReportedAsHost) {
   EXPECT_EQ(cudaFreeHost(&not_pinned), cudaErrorInvalidValue);
   cudaGetLastError();
   cudaFree(d);
+}
+
+// Zero-copy (docs/system-modes.md): a kernel reads and writes mapped pinned memory in place,
+// through the GPU's DMA initiator; the host sees the kernel's writes without a copy.
+TEST(CudartMemory, KernelsReadAndWriteMappedPinnedMemoryInPlace) {
+  const int n = 1024;
+  int *h = nullptr, *d = nullptr;
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void **>(&h), n * 4, cudaHostAllocMapped), cudaSuccess);
+  for (int i = 0; i < n; i++) h[i] = 7 * i;
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d), h, 0), cudaSuccess);
+  EXPECT_EQ(d, h);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 256), d3(256), 0, nullptr, d, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < n; i++) ASSERT_EQ(h[i], 7 * i + 1) << i;
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, h), cudaSuccess);
+  EXPECT_EQ(a.devicePointer, h);
+  ASSERT_EQ(cudaFreeHost(h), cudaSuccess);
+}
+
+TEST(CudartMemory, RegisteredMappedHostMemoryIsReachedByKernels) {
+  const int n = 3000;  // not a whole number of pages, and not page-aligned
+  std::vector<int> buf(n + 100);
+  int *h = buf.data() + 3;
+  for (int i = 0; i < n; i++) h[i] = i;
+  ASSERT_EQ(cudaHostRegister(h, n * 4, cudaHostRegisterMapped), cudaSuccess);
+  int *d = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d), h, 0), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3((n + 255) / 256), d3(256), 0, nullptr, d, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < n; i++) ASSERT_EQ(h[i], i + 1) << i;
+  EXPECT_EQ(buf[2], 0);  // the bytes around the range are untouched
+  ASSERT_EQ(cudaHostUnregister(h), cudaSuccess);
+  // Registering again after unregistering maps it again.
+  ASSERT_EQ(cudaHostRegister(h, n * 4, cudaHostRegisterMapped), cudaSuccess);
+  ASSERT_EQ(cudaHostUnregister(h), cudaSuccess);
+}
+
+TEST(CudartMemory, DevicePointerOfMemoryThatIsNotPinnedIsAnError) {
+  int x = 0;
+  void *d = &x;
+  EXPECT_EQ(cudaHostGetDevicePointer(&d, &x, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(d, nullptr);
+  int *h = nullptr;
+  ASSERT_EQ(cudaMallocHost(reinterpret_cast<void **>(&h), 64), cudaSuccess);
+  EXPECT_EQ(cudaHostGetDevicePointer(&d, h, 1), cudaErrorInvalidValue);  // flags must be 0
+  cudaGetLastError();
+  cudaFreeHost(h);
 }
 
 TEST(CudartMemory, MallocHostGivesZeroedPinnedMemory) {

@@ -139,6 +139,51 @@ TEST_F(Driver, SystemMemoryAddressesAreCopiedWithoutStaging) {
   EXPECT_EQ(0, memcmp(gh_sys_ptr(h, bus + 1024), gh_sys_ptr(h, bus), 64));
 }
 
+// Zero-copy mappings (MAP_SYSMEM): the driver checks what it can, queues the packet and waits.
+TEST_F(Driver, SysmemMappingReachesTheGpuAndIsRemovedAgain) {
+  open();
+  uint64_t bus = gh_sys_alloc(h, 0x4000);
+  ASSERT_EQ(drv_sysmem_map(d, 0x7f0000000000ull, bus, 0x4000, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(h->n_sysmaps, 1u);  // in place when the call returns
+  EXPECT_EQ(h->sysmaps[0].va, 0x7f0000000000ull);
+  EXPECT_EQ(h->sysmaps[0].bus, bus);
+  EXPECT_EQ(h->sysmaps[0].bytes, 0x4000u);
+  uint64_t base = 0, b = 0, n = 0;
+  ASSERT_TRUE(drv_sysmem_lookup(d, 0x7f0000003fffull, &base, &b, &n));
+  EXPECT_EQ(base, 0x7f0000000000ull);
+  EXPECT_FALSE(drv_sysmem_lookup(d, 0x7f0000004000ull, nullptr, nullptr, nullptr));
+  ASSERT_EQ(drv_sysmem_unmap(d, 0x7f0000000000ull, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(h->n_sysmaps, 0u);
+  EXPECT_EQ(drv_device_error(d, &diag), SIMTVP_OK);
+}
+
+TEST_F(Driver, SysmemMappingErrorsNameTheRange) {
+  open();
+  uint64_t bus = gh_sys_alloc(h, 0x4000);
+  EXPECT_EQ(drv_sysmem_map(d, 0x7f0000000100ull, bus, 0x1000, &diag), SIMTVP_ERR_ARG);  // not page-aligned
+  EXPECT_NE(std::string(diag.message).find("4 KiB pages"), std::string::npos) << diag.message;
+  EXPECT_EQ(drv_sysmem_map(d, 0x7f0000000000ull, bus, 0, &diag), SIMTVP_ERR_ARG);
+  const drv_device_props *p = drv_props(d);
+  EXPECT_EQ(drv_sysmem_map(d, p->devmem_base + 0x1000, bus, 0x1000, &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("device memory"), std::string::npos) << diag.message;
+  ASSERT_EQ(drv_sysmem_map(d, 0x7f0000000000ull, bus, 0x2000, &diag), SIMTVP_OK);
+  EXPECT_EQ(drv_sysmem_map(d, 0x7f0000001000ull, bus, 0x2000, &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("overlaps the mapping at 0x7f0000000000"), std::string::npos)
+      << diag.message;
+  EXPECT_EQ(drv_sysmem_unmap(d, 0x7f0000001000ull, &diag), SIMTVP_ERR_ARG);  // not a mapping's start
+  EXPECT_EQ(h->n_sysmaps, 1u);
+  EXPECT_EQ(drv_device_error(d, &diag), SIMTVP_OK);  // nothing reached the GPU that it refused
+}
+
+TEST_F(Driver, CloseRemovesTheSysmemMappingsItMade) {
+  open();
+  uint64_t bus = gh_sys_alloc(h, 0x2000);
+  ASSERT_EQ(drv_sysmem_map(d, 0x7f0000000000ull, bus, 0x2000, &diag), SIMTVP_OK);
+  drv_close(d);
+  d = nullptr;
+  EXPECT_EQ(h->n_sysmaps, 0u);
+}
+
 TEST_F(Driver, PitchedCopiesMoveRowsBetweenHostAndDevice) {
   open();
   // Host image: 6 rows of 50 bytes, host pitch 64; device pitch 128 (cudaMallocPitch-style).

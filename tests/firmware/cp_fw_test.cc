@@ -562,6 +562,64 @@ TEST_F(CpFw, GlobalEnableGatesFetching) {
 
 namespace {
 
+// MAP_SYSMEM (docs/gpu-abi.md): maps a GPU address range onto system memory, in channel order.
+TEST_F(CpFw, MapSysmemMapsAndUnmapsInChannelOrder) {
+  auto map = [&](uint64_t va, uint64_t bus, uint64_t bytes, uint32_t flags) -> std::vector<uint32_t> {
+    return {gpu_pkt_header(GPU_OP_MAP_SYSMEM, GPU_PKT_MAP_SYSMEM_DWORDS, flags), lo(va), hi(va), lo(bus), hi(bus),
+            lo(bytes), hi(bytes)};
+  };
+  push(0, map(0x7f0000000000ull, buf, 0x3000, GPU_PKT_FLAG_INTR));
+  run();
+  ASSERT_EQ(h->n_sysmaps, 1u);
+  EXPECT_EQ(h->sysmaps[0].va, 0x7f0000000000ull);
+  EXPECT_EQ(h->sysmaps[0].bus, buf);
+  EXPECT_EQ(h->sysmaps[0].bytes, 0x3000u);
+  EXPECT_EQ(rd(GPU_REG_INTR_STATUS), GPU_FIELD_MASK(GPU_INTR_STATUS_COMPLETION));
+  EXPECT_EQ(rd(GPU_REG_ERR_STATUS), 0u);
+  clear_errors();
+  push(0, map(0x7f0000000000ull, 0, 0x3000, GPU_MAP_SYSMEM_F_UNMAP));
+  push(0, fence(sem, 1, GPU_FENCE_F_SYSMEM));
+  run();
+  EXPECT_EQ(h->n_sysmaps, 0u);
+  EXPECT_EQ(fence_reg(0), 1u);
+  EXPECT_EQ(rd(GPU_REG_ERR_STATUS), 0u);
+}
+
+TEST_F(CpFw, MapSysmemErrorsAreReportedAndTheChannelGoesOn) {
+  auto map = [&](uint64_t va, uint64_t bus, uint64_t bytes) -> std::vector<uint32_t> {
+    return {gpu_pkt_header(GPU_OP_MAP_SYSMEM, GPU_PKT_MAP_SYSMEM_DWORDS, 0), lo(va), hi(va), lo(bus), hi(bus),
+            lo(bytes), hi(bytes)};
+  };
+  struct Case {
+    uint64_t va, bus, bytes;
+    uint32_t code, info;
+  } cases[] = {
+      {0x7f0000000100ull, buf, 0x1000, GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_VA_LO},
+      {0x7f0000000000ull, buf + 8, 0x1000, GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_BUS_LO},
+      {0x7f0000000000ull, buf, 0x1001, GPU_ERR_PKT_ALIGN, GPU_MAP_SYSMEM_BYTES_LO},
+      {0x7f0000000000ull, buf, 0, GPU_ERR_PKT_FIELD, GPU_MAP_SYSMEM_BYTES_LO},
+  };
+  for (const Case &k : cases) {
+    clear_errors();
+    push(0, map(k.va, k.bus, k.bytes));
+    run();
+    EXPECT_EQ(err_code(), k.code) << std::hex << k.va << " " << k.bytes;
+    EXPECT_EQ(rd(GPU_REG_ERR_INFO), k.info);
+  }
+  EXPECT_EQ(h->n_sysmaps, 0u);
+  // The GPU refuses the mapping itself (an overlap): SYSMEM_MAP naming the GPU address.
+  clear_errors();
+  push(0, map(0x7f0000000000ull, buf, 0x2000));
+  push(0, map(0x7f0000001000ull, buf, 0x1000));
+  push(0, fence(sem, 5, GPU_FENCE_F_SYSMEM));
+  run();
+  EXPECT_EQ(err_code(), (uint32_t)GPU_ERR_SYSMEM_MAP);
+  EXPECT_EQ(err_addr(), 0x7f0000001000ull);
+  EXPECT_TRUE(rd(GPU_REG_ERR_STATUS) & GPU_FIELD_MASK(GPU_ERR_STATUS_DMA));
+  EXPECT_EQ(h->n_sysmaps, 1u);
+  EXPECT_EQ(fence_reg(0), 5u);  // the channel went on
+}
+
 TEST(CpFwStats, BlocksCountIntoTheStatsSink) {
   gpu_harness *h = gh_create(nullptr);
   stats *st = stats_create();

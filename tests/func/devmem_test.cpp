@@ -29,6 +29,67 @@ TEST(Devmem, MappedMemoryReadsZeroAndKeepsWrites) {
   EXPECT_EQ(devmem_mapped_bytes(m.dm), 3u * 4096);
 }
 
+// External mappings (system memory the GPU reaches over the bus): the store reads and writes the
+// caller's memory and tells the timing side where each address lies on the bus.
+TEST(Devmem, ExternalMappingReadsAndWritesTheCallersMemory) {
+  Mem m;
+  simtvp_diag d{};
+  std::vector<uint8_t> host(3 * 4096, 0x5a);
+  EXPECT_FALSE(devmem_has_external(m.dm));
+  ASSERT_EQ(devmem_map_external(m.dm, 0x7f0000001000ull, host.size(), host.data(), 0x100042000ull,
+                                DEVMEM_APERTURE_SYSMEM, &d),
+            SIMTVP_OK);
+  EXPECT_TRUE(devmem_has_external(m.dm));
+  uint32_t v = 0;
+  ASSERT_EQ(devmem_read(m.dm, 0x7f0000001000ull + 8, &v, 4, &d), SIMTVP_OK);
+  EXPECT_EQ(v, 0x5a5a5a5au);
+  v = 0x11223344;
+  ASSERT_EQ(devmem_write(m.dm, 0x7f0000002ffcull, &v, 4, &d), SIMTVP_OK);
+  uint32_t in_host;
+  std::memcpy(&in_host, host.data() + 0x1ffc, 4);
+  EXPECT_EQ(in_host, 0x11223344u);  // the caller's memory itself
+  uint64_t bus = 0;
+  uint8_t ap = 9;
+  ASSERT_TRUE(devmem_bus_addr(m.dm, 0x7f0000002ffcull, &bus, &ap));
+  EXPECT_EQ(bus, 0x100043ffcull);
+  EXPECT_EQ(ap, DEVMEM_APERTURE_SYSMEM);
+  EXPECT_FALSE(devmem_bus_addr(m.dm, 0x7f0000004000ull, &bus, &ap));  // past the end
+  // Part of it unmapped: the rest keeps its bus addresses; the caller's memory is not freed.
+  devmem_unmap(m.dm, 0x7f0000001000ull, 4096);
+  ASSERT_TRUE(devmem_bus_addr(m.dm, 0x7f0000003010ull, &bus, nullptr));
+  EXPECT_EQ(bus, 0x100044010ull);
+  EXPECT_FALSE(devmem_is_mapped(m.dm, 0x7f0000001000ull, 1));
+  devmem_unmap(m.dm, 0x7f0000002000ull, 2 * 4096);
+  EXPECT_FALSE(devmem_has_external(m.dm));
+  EXPECT_EQ(host[0], 0x5a);
+}
+
+TEST(Devmem, OwnMemoryHasNoBusAddress) {
+  Mem m;
+  simtvp_diag d{};
+  ASSERT_EQ(devmem_map(m.dm, 0x10000, 4096, &d), SIMTVP_OK);
+  std::vector<uint8_t> host(4096);
+  ASSERT_EQ(devmem_map_external(m.dm, 0x20000, 4096, host.data(), 0x9000, DEVMEM_APERTURE_VIDMEM, &d), SIMTVP_OK);
+  uint64_t bus = 0;
+  uint8_t ap = 9;
+  EXPECT_FALSE(devmem_bus_addr(m.dm, 0x10010, &bus, &ap));
+  ASSERT_TRUE(devmem_bus_addr(m.dm, 0x20010, &bus, &ap));  // a carve-out: the GPU's own memory
+  EXPECT_EQ(bus, 0x9010u);
+  EXPECT_EQ(ap, DEVMEM_APERTURE_VIDMEM);
+}
+
+TEST(Devmem, ExternalMappingMustBeWholeFreePages) {
+  Mem m;
+  simtvp_diag d{};
+  std::vector<uint8_t> host(8192);
+  EXPECT_EQ(devmem_map_external(m.dm, 0x1100, 4096, host.data(), 0, DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_ERR_ARG);
+  EXPECT_EQ(devmem_map_external(m.dm, 0x1000, 100, host.data(), 0, DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_ERR_ARG);
+  ASSERT_EQ(devmem_map(m.dm, 0x2000, 4096, &d), SIMTVP_OK);
+  EXPECT_EQ(devmem_map_external(m.dm, 0x1000, 8192, host.data(), 0, DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_ERR_ARG);
+  EXPECT_EQ(d.address, 0x2000u);  // the page already mapped
+  EXPECT_EQ(devmem_map_external(m.dm, 0x1000, 4096, nullptr, 0, DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_ERR_ARG);
+}
+
 TEST(Devmem, UnmappedAccessIsReportedWithItsAddress) {
   Mem m;
   simtvp_diag d{};

@@ -251,6 +251,27 @@ void gh_default_config(gpuctl_config *c) {
   c->caps.n_channels = 8;
 }
 
+static bool sysmap_map(void *ctx, uint64_t va, uint64_t bus, uint64_t bytes) {
+  gpu_harness *h = ctx;
+  if (h->refuse_sysmaps || h->n_sysmaps == GH_MAX_SYSMAPS) return false;
+  for (uint32_t i = 0; i < h->n_sysmaps; i++)
+    if (va < h->sysmaps[i].va + h->sysmaps[i].bytes && h->sysmaps[i].va < va + bytes) return false;
+  h->sysmaps[h->n_sysmaps].va = va;
+  h->sysmaps[h->n_sysmaps].bus = bus;
+  h->sysmaps[h->n_sysmaps].bytes = bytes;
+  h->n_sysmaps++;
+  return true;
+}
+
+static void sysmap_unmap(void *ctx, uint64_t va, uint64_t bytes) {
+  gpu_harness *h = ctx;
+  for (uint32_t i = 0; i < h->n_sysmaps;)
+    if (h->sysmaps[i].va >= va && h->sysmaps[i].va < va + bytes)
+      h->sysmaps[i] = h->sysmaps[--h->n_sysmaps];
+    else
+      i++;
+}
+
 gpu_harness *gh_create(const gpuctl_config *config) { return gh_create_with(config, NULL, NULL); }
 
 static uint8_t *own_page(void *ctx, uint64_t pa) {
@@ -305,6 +326,9 @@ gpu_harness *gh_create_with_pages(const gpuctl_config *config, const gpu_mem_por
     p.host_page.ctx = page_ctx;
     p.host_page.vidmem = vidmem_page;
   }
+  p.sysmap.ctx = h;
+  p.sysmap.map = sysmap_map;
+  p.sysmap.unmap = sysmap_unmap;
   if (simt) p.simt = *simt;
   simtvp_diag_clear(&diag);
   h->g = gpuctl_create(&c, p, &diag);

@@ -20,6 +20,7 @@ extern "C" {
 
 #define GH_MAX_CTAS 4096
 #define GH_MAX_KERNELS 64
+#define GH_MAX_SYSMAPS 64
 
 typedef struct gh_cta {
   uint32_t kernel_slot, sm, cta[3];
@@ -70,6 +71,11 @@ struct gpu_harness {
   bool refuse_kernels;  /* kernel_begin returns false */
   simtvp_status refuse_status; /* the status of that refusal (SIMTVP_OK: SIMTVP_ERR_FAULT) */
   bool hang_ctas;       /* CTAs never finish (deadlock tests) */
+  /* MAP_SYSMEM: the GPU's map of system memory (a mapping is refused when it overlaps another or
+   * refuse_sysmaps is set) */
+  struct { uint64_t va, bus, bytes; } sysmaps[GH_MAX_SYSMAPS];
+  uint32_t n_sysmaps;
+  bool refuse_sysmaps;
   drv_bus bus;
 };
 

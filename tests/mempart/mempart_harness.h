@@ -53,7 +53,7 @@ class Part {
     pool_ = mem_req_pool_create();
     if (with_stats) st_ = stats_create();
     cfg.stats = st_;
-    cfg.ports = {this, &Part::OnReply, &Part::OnDram, nullptr};
+    cfg.ports = {this, &Part::OnReply, &Part::OnDram, nullptr, nullptr};
     cfg.msg = {this, &Part::OnMsg};
     simtvp_diag_clear(&diag_);
     status_ = mempart_create(&cfg, &mp_, &diag_);

@@ -295,6 +295,78 @@ TEST(TlmMemLatency, ReadMissCrossesIcntPartitionDramAndBackInHandComputedTime) {
   EXPECT_EQ(b.gens[0]->requests_alive(), 0u);
 }
 
+// Zero-copy (docs/system-modes.md): a read of system memory goes around the L2, through the hub's
+// link and the bus, and back.
+TEST(TlmMemLatency, ZeroCopyReadCostsTheHubLinkAndTheBusInHandComputedTime) {
+  ONE_SIMULATION_PER_PROCESS();
+  mem_system_config cfg = SmallConfig(1000.0, 500.0, 250.0);  // periods 1, 1, 2, 4 ns
+  cfg.hub.latency = 50;                // L2 cycles (100 ns)
+  cfg.hub.bytes_per_kcycle = 16000;    // 16 bytes per L2 cycle
+  cfg.hub.max_outstanding = 8;
+  std::vector<uint64_t> bus_seen;
+  cfg.sysmem.translate = [](const mem_req &r, uint64_t *bus, sc_time *extra) {
+    *bus = r.addr + 0x100000000ull;
+    *extra = sc_core::SC_ZERO_TIME;
+    return true;
+  };
+  cfg.sysmem.transport = [&bus_seen](const mem_req &, uint64_t bus, sc_time *delay) {
+    bus_seen.push_back(bus);
+    *delay = sc_time(60, SC_NS);  // what the system took (the target's annotation)
+    return true;
+  };
+  bench b("zc", 1000.0, cfg);
+  mem_access a{10, 0x1000, MEM_ACC_GLOBAL_R, 32, true};
+  a.aperture = MEM_APERTURE_SYSMEM;
+  b.gens[0]->script({a});
+  sc_core::sc_start();
+  ASSERT_EQ(b.gens[0]->replies(), 1u);
+  // Sent at 10 ns; icnt edge 11; L2 edge 6 (12 ns) takes it: ROP until 16, around the L2 into
+  // L2→DRAM at 17, latency queue 18 (ready 23), sent to the hub at L2 edge 23 (46 ns). The hub
+  // takes it at edge 24: 32 bytes at 16 per cycle, issue at 26; the bus answers 60 ns (30 cycles)
+  // later and the link's 50 cycles follow: back at the partition's link at 106, taken at 107, into
+  // L2→ICNT and replied at 108 (216 ns). icnt edge 217 → core edge 218.
+  const tlmtest::record &rec = b.gens[0]->records()[0];
+  EXPECT_EQ(rec.replied, 218u);
+  ASSERT_EQ(bus_seen.size(), 1u);
+  EXPECT_EQ(bus_seen[0], 0x100001000ull);
+  dram_stats ds;
+  dram_get_stats(b.mem->dram(0).model(), &ds);
+  EXPECT_EQ(ds.n_req, 0u);  // the DRAM never saw it
+  hub_stats hs;
+  hub_get_stats(b.mem->hub().model(), &hs);
+  EXPECT_EQ(hs.reads, 1u);
+  EXPECT_EQ(hs.latency_cycles, 106u - 24u);
+  EXPECT_TRUE(b.mem->idle());
+  EXPECT_EQ(b.gens[0]->requests_alive(), 0u);
+}
+
+TEST(TlmMemLatency, IntegratedGpuSendsEveryDramRequestThroughTheHub) {
+  ONE_SIMULATION_PER_PROCESS();
+  mem_system_config cfg = SmallConfig(1000.0, 500.0, 250.0);
+  cfg.integrated = true;  // no DRAM of its own
+  cfg.hub.latency = 50;
+  cfg.hub.bytes_per_kcycle = 16000;
+  cfg.hub.max_outstanding = 8;
+  uint64_t transactions = 0;
+  cfg.sysmem.transport = [&transactions](const mem_req &, uint64_t, sc_time *delay) {
+    transactions++;
+    *delay = sc_time(60, SC_NS);
+    return true;
+  };
+  bench b("integrated", 1000.0, cfg);
+  b.gens[0]->script({{10, 0x1000, MEM_ACC_GLOBAL_R, 32, true}, {500, 0x1000, MEM_ACC_GLOBAL_R, 32, true}});
+  sc_core::sc_start();
+  ASSERT_EQ(b.gens[0]->replies(), 2u);
+  EXPECT_FALSE(b.mem->has_dram());
+  // The first read misses the L2: its fill crosses the hub as the DRAM read would (L2 edge 6
+  // takes it, miss at 17, L2→DRAM 18, latency queue 19 → the hub at 24, taken 25, issue 27, back
+  // 27 + 30 + 50 = 107, taken 108: fill, L2→ICNT 109, reply 110 (220 ns) → core 222). The second
+  // hits: no bus transaction.
+  EXPECT_EQ(b.gens[0]->records()[0].replied, 222u);
+  EXPECT_EQ(transactions, 1u);
+  EXPECT_TRUE(b.mem->idle());
+}
+
 TEST(TlmMemLatency, LatencyFollowsTheTimingRulesAtArbitraryClockRatios) {
   ONE_SIMULATION_PER_PROCESS();
   // Three systems in one simulation, each with its own four clocks (MHz: core, icnt, L2, DRAM).

@@ -35,6 +35,7 @@ struct mem_access {
   uint8_t kind = MEM_ACC_GLOBAL_R;
   uint32_t size = 32;
   bool needs_reply = true;
+  uint8_t aperture = MEM_APERTURE_VIDMEM; // SYSMEM: system memory through the hub (zero-copy)
 };
 
 struct record {
@@ -143,6 +144,7 @@ class traffic_gen : public sc_core::sc_module, public simtvp::clocked {
     r->partition = d.channel;
     r->sub_partition = d.sub_partition;
     r->dst_node = static_cast<uint16_t>(mem_.node_of(d.sub_partition));
+    r->aperture = a.aperture;
     r->owner_tag = records_.size();
     record rec;
     rec.addr = a.addr;

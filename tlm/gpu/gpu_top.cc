@@ -24,6 +24,7 @@
 #include "gpuctl.h"
 #include "simt_subsystem.h"
 #include "simtvp_version.h"
+#include "system_agent.h"
 
 namespace simtvp {
 
@@ -139,6 +140,8 @@ struct gpu_top::state {
   std::vector<dmi_region> dmi;
   std::vector<std::pair<sc_dt::uint64, sc_dt::uint64>> dmi_refused;
   gpu_dma_counters dma;
+  // System memory mapped by MAP_SYSMEM: GPU address -> bytes (dropped at reset).
+  std::map<uint64_t, uint64_t> sysmaps;
 
   // Statistics.
   uint64_t *gpu_sim_cycle = nullptr;
@@ -264,6 +267,9 @@ void gpu_top::message(simtvp_severity severity, const char *text) {
 
 simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
   const gpu_caps &c = s_->params.ctl.caps;
+  // An integrated GPU's memory is system memory (its carve-out), mapped once the DMA socket is
+  // bound (map_carveout).
+  if (gpu_system_integrated(s_->config.system.mode)) return SIMTVP_OK;
   for (uint64_t off = 0; off < c.devmem_bytes; off += kMapChunk) {
     uint64_t n = std::min(kMapChunk, c.devmem_bytes - off);
     simtvp_status st = devmem_map(s_->mem, c.devmem_base + off, n, diag);
@@ -281,6 +287,9 @@ simtvp_status gpu_top::map_memory(simtvp_diag *diag) {
 void gpu_top::memmap_enable(bool on) {
   if (on == s_->memmap_on) return;
   s_->memmap_on = on;
+  // An integrated GPU's device memory is its carve-out of system memory, mapped whole for its
+  // lifetime: the blocks are kept for the memory checker, no page is dropped or remapped.
+  if (gpu_system_integrated(s_->config.system.mode)) return;
   const gpu_caps &c = s_->params.ctl.caps;
   devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
   simtvp_diag d;
@@ -377,6 +386,22 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     };
   if (s.options.debugger) env.func.debug = *s.options.debugger;
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
+  // The timing side's hub: where a GPU address lies on the bus (the store's external mappings),
+  // and the timing transaction on the DMA initiator.
+  env.sysmem.translate = [this](const mem_req &req, uint64_t *bus, sc_time *extra) {
+    *extra = SC_ZERO_TIME;
+    if (devmem_bus_addr(s_->mem, req.addr, bus, nullptr)) return true;
+    // An integrated GPU has no other memory: what the store does not back (the kernel-parameter
+    // bank's addresses) is timed as an access of its carve-out, at the same offset modulo its size.
+    if (!gpu_system_integrated(s_->config.system.mode)) return false;
+    const uint64_t carve = s_->params.ctl.caps.devmem_bytes;
+    if (!carve) return false;
+    *bus = s_->config.system.carveout_base + (req.addr % carve);
+    return true;
+  };
+  env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
+    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay);
+  };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
     gpuctl_abort_kernel(s_->ctl, slot, &why, cycle());
@@ -413,12 +438,19 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   };
   ports.memmap.unmap = [](void *ctx, uint64_t a) {
     auto *g = static_cast<gpu_top *>(ctx);
-    return devmem_block_remove(g->s_->mem, a, g->s_->memmap_on);
+    return devmem_block_remove(g->s_->mem, a, g->s_->memmap_on && !gpu_system_integrated(g->s_->config.system.mode));
   };
   ports.simt = wrap_simt_port(s.simt->port());
   ports.host_page.ctx = s.mem;
   ports.host_page.vidmem = [](void *ctx, uint64_t pa) {
     return devmem_page(static_cast<devmem *>(ctx), pa >> DEVMEM_PAGE_BITS);
+  };
+  ports.sysmap.ctx = this;
+  ports.sysmap.map = [](void *ctx, uint64_t va, uint64_t bus, uint64_t bytes) {
+    return static_cast<gpu_top *>(ctx)->map_sysmem(va, bus, bytes);
+  };
+  ports.sysmap.unmap = [](void *ctx, uint64_t va, uint64_t bytes) {
+    static_cast<gpu_top *>(ctx)->unmap_sysmem(va, bytes);
   };
   ports.irq.ctx = this;
   ports.irq.set = [](void *ctx, bool level) {
@@ -441,7 +473,54 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   return SIMTVP_OK;
 }
 
+// An integrated GPU (-system_mode other than discrete) has no memory of its own: device memory and
+// the device heap are a carve-out of system memory at -gpu_carveout_base, reached through a DMI
+// pointer from the DMA socket (the kernels' data), with bus addresses for the timing side's hub.
+bool gpu_top::map_carveout() {
+  state &s = *s_;
+  const gpu_caps &c = s.params.ctl.caps;
+  const uint64_t base = s.config.system.carveout_base;
+  const uint64_t heap = (s.params.heap_bytes + DEVMEM_PAGE_MASK) & ~DEVMEM_PAGE_MASK;
+  const uint64_t bytes = c.devmem_bytes + heap;
+  tlm::tlm_generic_payload q;
+  q.set_command(tlm::TLM_READ_COMMAND);
+  q.set_address(base);
+  q.set_data_length(0);
+  tlm::tlm_dmi d;
+  s.dma.dmi_requests++;
+  char text[400];
+  if (!dma->get_direct_mem_ptr(q, d) || !d.get_dmi_ptr() || !d.is_read_write_allowed() ||
+      d.get_start_address() > base || bytes - 1 > d.get_end_address() - base) {
+    std::snprintf(text, sizeof text,
+                  "-system_mode %s: the GPU's memory (0x%" PRIx64 " bytes at bus address 0x%" PRIx64
+                  ", -gpu_carveout_base) is not system memory that grants direct access; kernels "
+                  "cannot run",
+                  s.config.system.mode == GPU_SYSTEM_UNIFIED ? "unified" : "(integrated)", bytes, base);
+    message(SIMTVP_ERROR, text);
+    return false;
+  }
+  s.dma.dmi_grants++;
+  uint8_t *host = d.get_dmi_ptr() + (base - d.get_start_address());
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  if (devmem_map_external(s.mem, c.devmem_base, c.devmem_bytes, host, base, DEVMEM_APERTURE_VIDMEM, &diag) !=
+          SIMTVP_OK ||
+      (heap && devmem_map_external(s.mem, s.params.heap_base, heap, host + c.devmem_bytes, base + c.devmem_bytes,
+                                   DEVMEM_APERTURE_VIDMEM, &diag) != SIMTVP_OK)) {
+    message(SIMTVP_ERROR, diag.message);
+    return false;
+  }
+  // The device malloc heap is the GPU's own block (kernels reach it; the memory checker knows it).
+  if (s.params.heap_bytes &&
+      devmem_block_add(s.mem, s.params.heap_base, s.params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, &diag) != SIMTVP_OK) {
+    message(SIMTVP_ERROR, diag.message);
+    return false;
+  }
+  return true;
+}
+
 void gpu_top::end_of_elaboration() {
+  if (gpu_system_integrated(s_->config.system.mode)) map_carveout();
   s_->inputs |= s_->wake;
   if (clk.size()) s_->inputs |= clk->value_changed_event();
   if (rst.size()) s_->inputs |= rst->value_changed_event();
@@ -550,14 +629,24 @@ void gpu_top::hardware_reset() {
       if (s.options.st) stats_kernel_end_uid(s.options.st, r.launch_uid);
       r.launch_uid = 0;
     }
-  // Device memory reads as zero again; no block is live, the map is off (MEMMAP_CTRL resets to 0).
-  const gpu_caps &c = s_->params.ctl.caps;
+  for (const auto &m : s.sysmaps) devmem_unmap(s.mem, m.first, m.second);
+  s.sysmaps.clear();
+  // No block is live, the map is off (MEMMAP_CTRL resets to 0).
   uint32_t n_blocks;
-  while (devmem_blocks(s_->mem, &n_blocks), n_blocks)
-    devmem_block_remove(s_->mem, devmem_blocks(s_->mem, &n_blocks)[0].addr, false);
-  s_->memmap_on = false;
-  devmem_unmap(s_->mem, c.devmem_base, c.devmem_bytes);
-  if (s_->params.heap_bytes) devmem_unmap(s_->mem, s_->params.heap_base, s_->params.heap_bytes);
+  while (devmem_blocks(s.mem, &n_blocks), n_blocks)
+    devmem_block_remove(s.mem, devmem_blocks(s.mem, &n_blocks)[0].addr, false);
+  s.memmap_on = false;
+  // Device memory reads as zero again; an integrated GPU's is system memory, which a GPU reset
+  // leaves as it is (its heap block is declared again).
+  if (gpu_system_integrated(s.config.system.mode)) {
+    if (s.params.heap_bytes)
+      devmem_block_add(s.mem, s.params.heap_base, s.params.heap_bytes, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
+    s.wake.notify(SC_ZERO_TIME);
+    return;
+  }
+  const gpu_caps &c = s.params.ctl.caps;
+  devmem_unmap(s.mem, c.devmem_base, c.devmem_bytes);
+  if (s.params.heap_bytes) devmem_unmap(s.mem, s.params.heap_base, s.params.heap_bytes);
   simtvp_diag d;
   simtvp_diag_clear(&d);
   if (map_memory(&d) != SIMTVP_OK) message(SIMTVP_ERROR, d.message);
@@ -711,6 +800,8 @@ bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uin
     t.set_dmi_allowed(false);
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_time delay = SC_ZERO_TIME;  // the engines' own timing decides; see gpu_top.h
+    system_agent_ext who(agent_dma);
+    scoped_agent tag(t, who);
     s.dma.transports++;
     dma->b_transport(t, delay);
     if (t.is_response_error()) return false;
@@ -743,6 +834,99 @@ bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uin
     len -= chunk;
   }
   return true;
+}
+
+bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay) {
+  state &s = *s_;
+  uint8_t buf[256];
+  if (bytes > sizeof buf) bytes = sizeof buf;  // requests cover at most one 128-byte line
+  // A write carries what memory holds now: the kernel's store already happened when its
+  // instruction executed (DESIGN.md section 3), so the transaction changes nothing and costs
+  // what a write costs.
+  if (write) {
+    const uint8_t *p = devmem_span(s.mem, gpu_addr, bytes);
+    if (!p) return false;  // unmapped meanwhile: nothing to carry
+    std::memcpy(buf, p, bytes);
+  }
+  tlm::tlm_generic_payload t;
+  t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  t.set_address(bus);
+  t.set_data_ptr(buf);
+  t.set_data_length(bytes);
+  t.set_streaming_width(bytes);
+  t.set_byte_enable_ptr(nullptr);
+  t.set_dmi_allowed(false);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_time d = SC_ZERO_TIME;
+  system_agent_ext who(agent_gpu);
+  scoped_agent tag(t, who);
+  s.dma.timed++;
+  dma->b_transport(t, d);
+  *delay = d;
+  return !t.is_response_error();
+}
+
+bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {
+  state &s = *s_;
+  // The kernels' data goes through a direct-memory pointer: ask the target for one covering the
+  // whole range (the bus translates addresses both ways).
+  tlm::tlm_generic_payload q;
+  q.set_command(tlm::TLM_READ_COMMAND);
+  q.set_address(bus);
+  q.set_data_length(0);
+  tlm::tlm_dmi d;
+  s.dma.dmi_requests++;
+  if (!dma->get_direct_mem_ptr(q, d) || !d.get_dmi_ptr() || !d.is_read_write_allowed() ||
+      d.get_start_address() > bus || bytes - 1 > d.get_end_address() - bus) {
+    char text[300];
+    std::snprintf(text, sizeof text,
+                  "MAP_SYSMEM: the system memory at bus address 0x%" PRIx64 " (+0x%" PRIx64
+                  ") grants no direct access for reading and writing; kernels cannot use it",
+                  bus, bytes);
+    message(SIMTVP_WARNING, text);
+    return false;
+  }
+  s.dma.dmi_grants++;
+  uint8_t *host = d.get_dmi_ptr() + (bus - d.get_start_address());
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  if (devmem_map_external(s.mem, va, bytes, host, bus, DEVMEM_APERTURE_SYSMEM, &diag) != SIMTVP_OK) {
+    message(SIMTVP_WARNING, (std::string("MAP_SYSMEM: ") + diag.message).c_str());
+    return false;
+  }
+  // A live block of its own, so that the memory checker lets kernels reach it (software's own
+  // block: host memory is no device allocation that could leak).
+  if (devmem_block_add(s.mem, va, bytes, 0, DEVMEM_BLOCK_INTERNAL, &diag) != SIMTVP_OK) {
+    devmem_unmap(s.mem, va, bytes);
+    message(SIMTVP_WARNING, (std::string("MAP_SYSMEM: ") + diag.message).c_str());
+    return false;
+  }
+  s.sysmaps[va] = bytes;
+  return true;
+}
+
+void gpu_top::unmap_sysmem(uint64_t va, uint64_t bytes) {
+  state &s = *s_;
+  // Only what MAP_SYSMEM mapped: device memory in the range stays.
+  for (auto it = s.sysmaps.begin(); it != s.sysmaps.end();) {
+    uint64_t a = it->first, n = it->second;
+    if (a + n <= va || a >= va + bytes) {
+      ++it;
+      continue;
+    }
+    uint64_t lo = std::max(a, va), hi = std::min(a + n, va + bytes);
+    devmem_block_remove(s.mem, a, false);
+    devmem_unmap(s.mem, lo, hi - lo);
+    it = s.sysmaps.erase(it);
+    if (a < lo) {
+      s.sysmaps[a] = lo - a;
+      devmem_block_add(s.mem, a, lo - a, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
+    }
+    if (hi < a + n) {
+      s.sysmaps[hi] = a + n - hi;
+      devmem_block_add(s.mem, hi, a + n - hi, 0, DEVMEM_BLOCK_INTERNAL, nullptr);
+    }
+  }
 }
 
 void gpu_top::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {

@@ -20,6 +20,12 @@
 //     module's own thread or the thread of a BAR0 caller; the delay a target returns is not added:
 //     the engines' own timing model (gpuctl: latency + bytes / bandwidth) decides when a copy
 //     completes. DMI is used when the target grants it (DMI hint); invalidations are honoured.
+//   - DMA for kernels (the hub: zero-copy accesses, and every DRAM access of an integrated GPU,
+//     docs/system-modes.md): a kernel's data moves when its instruction executes, through the DMI
+//     pointer a MAP_SYSMEM packet obtained (a target that grants no DMI there refuses the mapping);
+//     its timing is one b_transport per request, issued from a method process of the GPU's L2
+//     clock with zero delay — the target annotates what the access costs and must not wait() — and
+//     carrying, for a write, the bytes memory already holds.
 //   - irq: written when the level changes; level-triggered, high while INTR_PENDING is not 0.
 //
 // This header is public (installed as <simtvp/gpu_top.h>): it names the model's internals only by
@@ -146,6 +152,8 @@ struct gpu_dma_counters {
   uint64_t dmi_requests = 0;   // get_direct_mem_ptr calls
   uint64_t dmi_grants = 0;     // of which granted
   uint64_t invalidations = 0;  // invalidate_direct_mem_ptr calls received
+  uint64_t timed = 0;          // timing transactions of the hub (zero-copy and integrated-GPU
+                               // traffic: b_transport calls that carry what memory holds)
 };
 
 class gpu_top : public sc_core::sc_module {
@@ -226,6 +234,7 @@ class gpu_top : public sc_core::sc_module {
   gpu_top(sc_core::sc_module_name name, std::unique_ptr<state> s);
   simtvp_status build(simtvp_diag *diag);
   simtvp_status map_memory(simtvp_diag *diag);
+  bool map_carveout();
   void end_of_elaboration() override;
 
   void run();                                  // the module's thread: advance, sleep, repeat
@@ -244,6 +253,11 @@ class gpu_top : public sc_core::sc_module {
   unsigned int devmem_transport_dbg(tlm::tlm_generic_payload &trans);
   // DMA initiator.
   bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len);
+  // The hub's timing transaction for a kernel's access to system memory (see above).
+  bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay);
+  // MAP_SYSMEM: [va, va + bytes) onto system memory at bus (through a DMI pointer).
+  bool map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes);
+  void unmap_sysmem(uint64_t va, uint64_t bytes);
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
 
   // Statistics boundaries around the SIMT side.

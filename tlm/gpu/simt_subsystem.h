@@ -27,6 +27,7 @@
 #include "gpu_config.h"
 #include "gpu_disp.h"
 #include "gpu_params.h"
+#include "hub_shell.h"
 #include "simtvp_diag.h"
 #include "stats.h"
 
@@ -51,6 +52,10 @@ struct simt_env {
   // those still inside -gpgpu_TB_launch_latency, so the kernel ends once its resident CTAs are
   // reported, without waiting out -gpgpu_kernel_launch_latency. Always set by gpu_top.
   std::function<void(uint32_t kernel_slot, const gpu_cta_result &why)> abort_kernel;
+  // How a timing side's hub reaches system memory: the bus address of a GPU address (the
+  // store's external mappings), the timing transaction on the DMA initiator. Always set by
+  // gpu_top.
+  sysmem_port sysmem;
 };
 
 class simt_subsystem {

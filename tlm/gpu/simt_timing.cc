@@ -137,6 +137,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   mem_system_config mc;
   simtvp_status status = mem_system_config_from_gpu(g_, st, &env_.messages, &mc, diag);
   if (status != SIMTVP_OK) return status;
+  mc.sysmem = env_.sysmem;
   mc.workers = workers_.get();
   mem_ = std::make_unique<mem_system>("mem", mc);
   if (!mem_->ok(diag)) return diag ? diag->status : SIMTVP_ERR_CONFIG;
@@ -162,6 +163,13 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     cc.cores = gpu_simt_timing_core_configs(side_) + static_cast<size_t>(c) * per_cluster;
     cc.ejection_buffer = g_.core.cluster_ejection_buffer;
     cc.addrmap = mem_->addrmap();
+    // The aperture of each request: system memory where the store maps it externally.
+    cc.aperture.ctx = env_.mem;
+    cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
+      uint8_t ap = DEVMEM_APERTURE_VIDMEM;
+      if (!devmem_bus_addr(static_cast<devmem *>(ctx), addr, nullptr, &ap)) return MEM_APERTURE_VIDMEM;
+      return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+    };
     cc.stats = st;
     clusters_.push_back(std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(),
                                                              *core_drv_, cc, sp, workers_ != nullptr));

@@ -76,6 +76,28 @@ simtvp_status mem_system_config_from_gpu(const gpu_config &g, stats *st, const s
   for (uint32_t ch = 0; ch < cfg->n_channels; ch++)
     cfg->mempart_model.push_back(d.mempart_model_of_channel[ch] == GPU_FIDELITY_AT ? "at" : "ca");
 
+  // The hub: a discrete GPU reaches system memory over its host link (-host_sysmem_latency_ns,
+  // -host_bus_bandwidth_gbs); an integrated one (every other -system_mode) over its port onto the
+  // SoC fabric (-soc_fabric_*), and all of its DRAM traffic goes that way. Converted to L2 cycles.
+  const bool integrated = gpu_system_integrated(g.system.mode);
+  const double link_ns = integrated ? g.system.fabric_latency_ns : g.host.sysmem_latency_ns;
+  const double link_gbs = integrated ? g.system.fabric_bandwidth_gbs : g.host.bus_bandwidth_gbs;
+  const char *bw_option = integrated ? "-soc_fabric_bandwidth_gbs" : "-host_bus_bandwidth_gbs";
+  cfg->integrated = integrated;
+  cfg->hub = hub_config{};
+  cfg->hub.name = "hub";
+  cfg->hub.latency = ns_to_cycles(link_ns, d.l2_mhz);
+  if (!(link_gbs > 0)) return config_error(diag, SIMTVP_ERR_CONFIG, bw_option, "the bandwidth must be positive");
+  cfg->hub.bytes_per_kcycle = static_cast<uint64_t>(std::llround(link_gbs * 1e6 / d.l2_mhz));
+  if (!cfg->hub.bytes_per_kcycle) cfg->hub.bytes_per_kcycle = 1;
+  if (!g.system.hub_max_outstanding)
+    return config_error(diag, SIMTVP_ERR_CONFIG, "-hub_max_outstanding", "the hub must hold at least one request");
+  cfg->hub.max_outstanding = g.system.hub_max_outstanding;
+  cfg->hub.stats = st;
+  // In the shared modes the L2 slices cache host memory too (kept coherent by the system's
+  // directory); otherwise host memory goes around them.
+  cfg->partition.sysmem_in_l2 = g.system.mode == GPU_SYSTEM_SHARED_LLC || g.system.mode == GPU_SYSTEM_SHARED_VA;
+
   // Address mapping.
   cfg->addr_mapping = g.mem.addr_mapping;
   s = dram_partition_indexing_from_option(g.mem.partition_indexing, msg, &cfg->indexing, diag);
@@ -176,6 +198,13 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
   if (!ic.stats) ic.stats = cfg_.st;
   icnt_ = std::make_unique<icnt_shell>("icnt", ic, *icnt_drv_);
 
+  hub_config hc = cfg_.hub;
+  hc.n_inputs = cfg_.n_channels;
+  if (!hc.stats) hc.stats = cfg_.st;
+  if (!hc.bytes_per_kcycle) hc.bytes_per_kcycle = 1ull << 50;  // not given: one cycle per request
+  if (!hc.max_outstanding) hc.max_outstanding = 1;
+  hub_ = std::make_unique<hub_shell>("hub", hc, *l2_drv_, cfg_.sysmem);
+
   for (uint32_t p = 0; p < cfg_.n_channels; p++) {
     mempart_config pc = cfg_.partition;
     pc.partition = p;
@@ -185,8 +214,18 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     pc.addrmap = map_;
     if (p < cfg_.mempart_model.size()) pc.model = cfg_.mempart_model[p].c_str();
     if (!pc.stats) pc.stats = cfg_.st;
-    parts_.push_back(
-        std::make_unique<mempart_shell>(("partition_" + std::to_string(p)).c_str(), pc, *l2_drv_, parallel));
+    parts_.push_back(std::make_unique<mempart_shell>(("partition_" + std::to_string(p)).c_str(), pc, *l2_drv_,
+                                                     parallel, !cfg_.integrated));
+    for (uint32_t s = 0; s < cfg_.n_sub; s++) {
+      uint32_t node = node_of(p * cfg_.n_sub + s);
+      bind(icnt_->out(node), parts_[p]->from_icnt(s));
+      bind(parts_[p]->to_icnt(s), icnt_->in(node));
+    }
+    if (cfg_.integrated) {  // the DRAM side is the system's memory, through the hub
+      bind(parts_[p]->to_dram(), hub_->in(p));
+      continue;
+    }
+    bind(parts_[p]->to_hub(), hub_->in(p));
 
     dram_config dc = cfg_.dram;
     dc.channel = p;
@@ -195,12 +234,6 @@ mem_system::mem_system(sc_core::sc_module_name name, const mem_system_config &cf
     if (!dc.stats) dc.stats = cfg_.st;
     drams_.push_back(
         std::make_unique<dram_shell>(("dram_" + std::to_string(p)).c_str(), dc, *dram_drv_, parallel));
-
-    for (uint32_t s = 0; s < cfg_.n_sub; s++) {
-      uint32_t node = node_of(p * cfg_.n_sub + s);
-      bind(icnt_->out(node), parts_[p]->from_icnt(s));
-      bind(parts_[p]->to_icnt(s), icnt_->in(node));
-    }
     bind(parts_[p]->to_dram(), drams_[p]->from_mempart());
   }
 }
@@ -209,7 +242,8 @@ bool mem_system::ok(simtvp_diag *diag) const {
   simtvp_status st = diag_.status;
   const char *what = diag_.message;
   if (st == SIMTVP_OK) {  // a block that refused its configuration (it reported it by name)
-    bool built = map_ && icnt_ && icnt_->model() && parts_.size() == cfg_.n_channels;
+    bool built = map_ && icnt_ && icnt_->model() && parts_.size() == cfg_.n_channels && hub_ && hub_->model() &&
+                 (cfg_.integrated || drams_.size() == cfg_.n_channels);
     for (const auto &p : parts_) built = built && p->model();
     for (const auto &d : drams_) built = built && d->model();
     if (built) return true;
@@ -228,6 +262,7 @@ bool mem_system::ok(simtvp_diag *diag) const {
 mem_system::~mem_system() {
   // Shells go first (they may hold requests of the map's users), then the map.
   drams_.clear();
+  hub_.reset();
   parts_.clear();
   icnt_.reset();
   if (map_) dram_addrmap_destroy(map_);
@@ -237,6 +272,7 @@ void mem_system::set_trace(std::ostream *os) {
   icnt_->set_trace(os);
   for (auto &p : parts_) p->set_trace(os);
   for (auto &d : drams_) d->set_trace(os);
+  hub_->set_trace(os);
 }
 
 bool mem_system::idle() const {
@@ -247,11 +283,16 @@ bool mem_system::idle() const {
   for (uint32_t p = 0; p < cfg_.n_channels; p++) {
     mempart_shell &ps = *parts_[p];
     if (!mempart_is_idle(ps.model()) || ps.to_dram().open()) return false;
+    if (ps.has_hub_link() && ps.to_hub().open()) return false;
     for (uint32_t s = 0; s < cfg_.n_sub; s++)
       if (!ps.from_icnt(s).empty()) return false;
+    if (drams_.empty()) continue;
     dram_shell &ds = *drams_[p];
     if (dram_next_event(ds.model()) != DRAM_NEVER || ds.from_mempart().open()) return false;
   }
+  if (hub_outstanding(hub_->model())) return false;
+  for (uint32_t i = 0; i < hub_->inputs(); i++)
+    if (hub_->in(i).front() || hub_->in(i).open()) return false;
   return true;
 }
 
@@ -271,13 +312,18 @@ void mem_system::dump(void (*line)(void *ctx, const char *text), void *ctx) {
   line(ctx, buf);
   for (uint32_t ch = 0; ch < cfg_.n_channels; ch++) {
     mempart_shell &ps = *parts_[ch];
-    dram_stats ds;
-    dram_get_stats(drams_[ch]->model(), &ds);
-    std::snprintf(buf, sizeof buf,
-                  " partition %u (%s): %u requests at the DRAM controller (%s), %" PRIu64 " completed; "
-                  "DRAM scheduler queue max %" PRIu64,
-                  ch, mempart_is_idle(ps.model()) ? "idle" : "busy", ps.to_dram().open(),
-                  dram_model_name(drams_[ch]->model()), ds.n_req, ds.mrqq_max);
+    if (drams_.empty()) {
+      std::snprintf(buf, sizeof buf, " partition %u (%s): %u requests at the hub (no DRAM of its own)", ch,
+                    mempart_is_idle(ps.model()) ? "idle" : "busy", ps.to_dram().open());
+    } else {
+      dram_stats ds;
+      dram_get_stats(drams_[ch]->model(), &ds);
+      std::snprintf(buf, sizeof buf,
+                    " partition %u (%s): %u requests at the DRAM controller (%s), %" PRIu64 " completed; "
+                    "DRAM scheduler queue max %" PRIu64,
+                    ch, mempart_is_idle(ps.model()) ? "idle" : "busy", ps.to_dram().open(),
+                    dram_model_name(drams_[ch]->model()), ds.n_req, ds.mrqq_max);
+    }
     line(ctx, buf);
     for (uint32_t sub = 0; sub < ps.sub_partitions(); sub++) {
       mempart_occupancy o;
@@ -291,6 +337,10 @@ void mem_system::dump(void (*line)(void *ctx, const char *text), void *ctx) {
                     o.dram_latency, ps.from_icnt(sub).size());
       line(ctx, buf);
     }
+  }
+  if (uint32_t held = hub_outstanding(hub_->model())) {
+    std::snprintf(buf, sizeof buf, " hub: %u requests on their way to or from system memory", held);
+    line(ctx, buf);
   }
 }
 

@@ -9,6 +9,10 @@
 // reply comes back with dst_node = the cluster's node. The clusters' own domain driver (core
 // clock) is the SIMT side's.
 //
+// Requests to system memory (zero-copy host memory; on an integrated GPU everything the partitions
+// send toward DRAM) go from the partitions to one hub shell (hub()), which reaches the system
+// through cfg.sysmem.
+//
 // Node numbering is the interconnect's: clusters 0 .. n_clusters-1, then the L2 sub-partitions
 // (global index channel × n_sub + s).
 #ifndef SIMTVP_TLM_MEM_MEM_SYSTEM_H
@@ -23,6 +27,7 @@
 #include "clock_domain.h"
 #include "domain_driver.h"
 #include "dram_shell.h"
+#include "hub_shell.h"
 #include "icnt_shell.h"
 #include "mempart_shell.h"
 
@@ -47,6 +52,14 @@ struct mem_system_config {
   std::string addr_mapping;           // -gpgpu_mem_addr_mapping
   dram_partition_indexing indexing = DRAM_PART_LINEAR;
   stats *st = nullptr;                // statistics sink for every block (may be null)
+  // The hub: the path to system memory (docs/system-modes.md). n_inputs and ports are set when
+  // the system is built; the latency and bandwidth are L2 cycles (bandwidth 0: one cycle per
+  // request, max_outstanding 0: one).
+  hub_config hub{};
+  sysmem_port sysmem;                 // how the hub reaches the system; empty: identity, no bus
+  // No DRAM of its own (-system_mode other than discrete): every partition's DRAM traffic goes to
+  // the hub, and no DRAM controllers are built. Otherwise only system-memory requests do.
+  bool integrated = false;
   // Parallel ticking of the partitions and DRAM channels on these threads (docs/tlm.md §3);
   // nullptr: one thread. The pool must outlive the memory system.
   worker_pool *workers = nullptr;
@@ -79,7 +92,10 @@ class mem_system : public sc_core::sc_module {
 
   icnt_shell &icnt() { return *icnt_; }
   mempart_shell &partition(uint32_t channel) { return *parts_.at(channel); }
+  // The DRAM controllers (none on an integrated GPU: has_dram() is false).
+  bool has_dram() const { return !drams_.empty(); }
   dram_shell &dram(uint32_t channel) { return *drams_.at(channel); }
+  hub_shell &hub() { return *hub_; }
   uint32_t channels() const { return cfg_.n_channels; }
   domain_driver &icnt_driver() { return *icnt_drv_; }
   domain_driver &l2_driver() { return *l2_drv_; }
@@ -99,6 +115,7 @@ class mem_system : public sc_core::sc_module {
   std::unique_ptr<icnt_shell> icnt_;
   std::vector<std::unique_ptr<mempart_shell>> parts_;
   std::vector<std::unique_ptr<dram_shell>> drams_;
+  std::unique_ptr<hub_shell> hub_;
 };
 
 }  // namespace simtvp

@@ -10,10 +10,11 @@ extern "C" {
 namespace simtvp {
 
 mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg,
-                             domain_driver &driver, bool parallel)
+                             domain_driver &driver, bool parallel, bool sysmem_link)
     : sc_core::sc_module(name), parallel_(parallel), messages_(cfg.msg) {
   mempart_config c = cfg;
-  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram, &mempart_shell::on_reply_timed};
+  c.ports = {this, &mempart_shell::on_reply, &mempart_shell::on_dram, &mempart_shell::on_reply_timed,
+             sysmem_link ? &mempart_shell::on_hub : nullptr};
   if (parallel_) {
     if (c.stats) c.stats = stats_shard_create(c.stats, deferring_flag());
     if (!c.pool) c.pool = req_pool_ = mem_req_pool_create();
@@ -34,6 +35,7 @@ mempart_shell::mempart_shell(sc_core::sc_module_name name, const mempart_config 
         std::make_unique<msg_out>(("to_icnt_" + std::to_string(s)).c_str(), *this, n + s, pool_));
   }
   to_dram_ = std::make_unique<req_out>("to_dram", *this, 2 * n, pool_);
+  if (sysmem_link) to_hub_ = std::make_unique<req_out>("to_hub", *this, 2 * n + 1, pool_);
   if (mempart_is_timed(mp_))
     for (auto &l : from_icnt_) l->set_timed(this);
   driver.add(*this);
@@ -48,6 +50,7 @@ void mempart_shell::set_trace(std::ostream *os) {
   for (auto &l : from_icnt_) l->set_trace(os);
   for (auto &l : to_icnt_) l->set_trace(os);
   if (to_dram_) to_dram_->set_trace(os);
+  if (to_hub_) to_hub_->set_trace(os);
 }
 
 bool mempart_shell::on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t) {
@@ -56,6 +59,10 @@ bool mempart_shell::on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t) {
 
 bool mempart_shell::on_dram(void *ctx, mem_req *req, uint64_t) {
   return static_cast<mempart_shell *>(ctx)->to_dram_->send(req);
+}
+
+bool mempart_shell::on_hub(void *ctx, mem_req *req, uint64_t) {
+  return static_cast<mempart_shell *>(ctx)->to_hub_->send(req);
 }
 
 bool mempart_shell::on_reply_timed(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t) {
@@ -85,6 +92,7 @@ void mempart_shell::tick(uint64_t c) {
   for (uint32_t s = 0; s < n; s++)
     if (to_icnt_[s]->take_ready()) mempart_reply_ready(mp_, s, c);
   if (to_dram_->take_ready()) mempart_dram_ready(mp_, c);
+  if (to_hub_ && to_hub_->take_ready()) mempart_dram_ready(mp_, c);
   for (uint32_t s = 0; s < n; s++) {
     msg_in &l = *from_icnt_[s];
     if (mem_req *r = l.peek())
@@ -92,6 +100,9 @@ void mempart_shell::tick(uint64_t c) {
   }
   if (mem_req *r = to_dram_->peek_response())
     if (mempart_dram_return(mp_, r, c)) to_dram_->pop_response();
+  if (to_hub_)
+    if (mem_req *r = to_hub_->peek_response())
+      if (mempart_dram_return(mp_, r, c)) to_hub_->pop_response();
   mempart_advance(mp_, c);
   // For next_tick, computed on the thread that ticked the partition (its deferred work does not
   // touch the model).
@@ -109,6 +120,11 @@ uint64_t mempart_shell::next_tick() const {
   if (to_dram_->retry_next_edge()) return c1;
   if (const mem_req *r = to_dram_->front_response())
     if (mempart_can_return(mp_, r)) return c1;
+  if (to_hub_) {
+    if (to_hub_->retry_next_edge()) return c1;
+    if (const mem_req *r = to_hub_->front_response())
+      if (mempart_can_return(mp_, r)) return c1;
+  }
   return model_next_;
 }
 

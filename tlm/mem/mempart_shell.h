@@ -4,7 +4,9 @@
 // Sockets: per sub-partition a message-link target `from_icnt(s)` (requests ejected by the
 // interconnect at the sub-partition's node) and a message-link initiator `to_icnt(s)` (replies,
 // injected at the same node); one request-link initiator `to_dram()` toward the partition's DRAM
-// controller shell, whose responses come back on the same socket.
+// controller shell, whose responses come back on the same socket; with `sysmem_link`, one more
+// request-link initiator `to_hub()` toward the GPU's hub for requests to system memory
+// (mem_req.aperture SYSMEM: zero-copy host memory, docs/system-modes.md).
 //
 // Per tick: ready notes from links that were busy (mempart_reply_ready / mempart_dram_ready), one
 // request per sub-partition from the interconnect (mempart_push), one DRAM response
@@ -40,13 +42,15 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
   // through a shard of cfg.stats, the partition's requests from a pool other threads may free
   // into, messages in the serial phase.
   mempart_shell(sc_core::sc_module_name name, const mempart_config &cfg, domain_driver &driver,
-                bool parallel = false);
+                bool parallel = false, bool sysmem_link = false);
   ~mempart_shell() override;
 
   uint32_t sub_partitions() const { return static_cast<uint32_t>(from_icnt_.size()); }
   msg_in &from_icnt(uint32_t sub) { return *from_icnt_.at(sub); } // "from_icnt_<s>"
   msg_out &to_icnt(uint32_t sub) { return *to_icnt_.at(sub); }    // "to_icnt_<s>"
   req_out &to_dram() { return *to_dram_; }                        // "to_dram"
+  bool has_hub_link() const { return to_hub_ != nullptr; }
+  req_out &to_hub() { return *to_hub_; }                          // "to_hub" (sysmem_link only)
   mempart *model() const { return mp_; }
   void set_trace(std::ostream *os);
 
@@ -60,6 +64,7 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
   static bool on_reply(void *ctx, uint32_t sub, mem_req *req, uint64_t now);
   static bool on_reply_timed(void *ctx, uint32_t sub, mem_req *req, uint64_t at, uint64_t now);
   static bool on_dram(void *ctx, mem_req *req, uint64_t now);
+  static bool on_hub(void *ctx, mem_req *req, uint64_t now);
 
   bool parallel_ = false;
   uint64_t model_next_ = never;  // mempart_next_event after the last tick
@@ -69,7 +74,7 @@ class mempart_shell : public sc_core::sc_module, public clocked, public timed_ta
   payload_pool pool_;
   std::vector<std::unique_ptr<msg_in>> from_icnt_;
   std::vector<std::unique_ptr<msg_out>> to_icnt_;
-  std::unique_ptr<req_out> to_dram_;
+  std::unique_ptr<req_out> to_dram_, to_hub_;
   uint64_t cycle_ = 0;
 };
 

@@ -1,0 +1,123 @@
+// proc_mem — see proc_mem.h.
+#include "proc_mem.h"
+
+#include <cstring>
+
+namespace simtvp {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+}
+
+proc_mem::proc_mem(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
+  socket.register_b_transport(this, &proc_mem::b_transport);
+  socket.register_get_direct_mem_ptr(this, &proc_mem::get_direct_mem_ptr);
+  socket.register_transport_dbg(this, &proc_mem::transport_dbg);
+}
+
+bool proc_mem::expose(uint64_t p, uint64_t bytes) {
+  if (!bytes || p >= kLimit || bytes > kLimit - p) return false;
+  for (uint64_t a = p & ~(kPage - 1); a < p + bytes; a += kPage) pages_[a]++;
+  return true;
+}
+
+void proc_mem::unexpose(uint64_t p, uint64_t bytes) {
+  if (!bytes || p >= kLimit || bytes > kLimit - p) return;
+  uint64_t lo = p & ~(kPage - 1), hi = (p + bytes + kPage - 1) & ~(kPage - 1);
+  bool gone = false;
+  for (uint64_t a = lo; a < hi; a += kPage) {
+    auto it = pages_.find(a);
+    if (it == pages_.end()) continue;
+    if (--it->second == 0) {
+      pages_.erase(it);
+      gone = true;
+    }
+  }
+  if (gone) socket->invalidate_direct_mem_ptr(lo, hi - 1);
+}
+
+bool proc_mem::run_of(uint64_t p, uint64_t *lo, uint64_t *hi) const {
+  uint64_t page = p & ~(kPage - 1);
+  auto it = pages_.find(page);
+  if (it == pages_.end()) return false;
+  // Grow the run both ways while pages are contiguous.
+  auto first = it;
+  while (first != pages_.begin()) {
+    auto prev = std::prev(first);
+    if (prev->first + kPage != first->first) break;
+    first = prev;
+  }
+  auto last = it;
+  for (auto next = std::next(last); next != pages_.end() && next->first == last->first + kPage; ++next) last = next;
+  *lo = first->first;
+  *hi = last->first + kPage;
+  return true;
+}
+
+bool proc_mem::exposed(uint64_t p, uint64_t bytes) const {
+  uint64_t lo, hi;
+  if (!bytes) return true;
+  return run_of(p, &lo, &hi) && p + bytes <= hi;
+}
+
+void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &) {
+  uint64_t addr = t.get_address();
+  unsigned len = t.get_data_length();
+  if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (!exposed(addr, len)) {
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (t.get_byte_enable_ptr()) {
+    t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  if (t.get_streaming_width() < len) {
+    t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  auto *mem = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+  if (t.get_command() == tlm::TLM_READ_COMMAND)
+    std::memcpy(t.get_data_ptr(), mem, len);
+  else
+    std::memcpy(mem, t.get_data_ptr(), len);
+  t.set_dmi_allowed(true);
+  t.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+bool proc_mem::get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi) {
+  uint64_t lo, hi;
+  if (!run_of(t.get_address(), &lo, &hi)) {
+    // Refused over the page (the initiator asks again after an invalidation).
+    uint64_t page = t.get_address() & ~(kPage - 1);
+    dmi.set_start_address(page);
+    dmi.set_end_address(page + kPage - 1);
+    return false;
+  }
+  dmi.set_dmi_ptr(reinterpret_cast<unsigned char *>(static_cast<uintptr_t>(lo)));
+  dmi.set_start_address(lo);
+  dmi.set_end_address(hi - 1);
+  dmi.allow_read_write();
+  dmi.set_read_latency(sc_core::SC_ZERO_TIME);
+  dmi.set_write_latency(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+unsigned int proc_mem::transport_dbg(tlm::tlm_generic_payload &t) {
+  uint64_t addr = t.get_address(), lo, hi;
+  if (!run_of(addr, &lo, &hi)) return 0;
+  unsigned len = static_cast<unsigned>(std::min<uint64_t>(t.get_data_length(), hi - addr));
+  auto *mem = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+  if (t.get_command() == tlm::TLM_READ_COMMAND)
+    std::memcpy(t.get_data_ptr(), mem, len);
+  else if (t.get_command() == tlm::TLM_WRITE_COMMAND)
+    std::memcpy(mem, t.get_data_ptr(), len);
+  else
+    return 0;
+  return len;
+}
+
+}  // namespace simtvp

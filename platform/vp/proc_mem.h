@@ -1,0 +1,52 @@
+// proc_mem — the program's own (pageable) memory as a TLM-2.0 target on the system bus: the
+// window through which the GPU's DMA reaches host memory the program allocated itself —
+// registered with cudaHostRegister, or reached through the IOMMU (-system_mode shared_va). Bus
+// address base + p is the program's byte at address p (the socket sees p itself, the bus
+// subtracts the base). On a real machine these are the physical pages behind the program's
+// virtual addresses; simtvp has no physical view of them, so the window maps them one to one.
+//
+// Only ranges the platform exposed (the host's page tables: pages it pinned for a registration,
+// or pages its fault handler made present) answer; anything else is TLM_ADDRESS_ERROR_RESPONSE.
+// b_transport, DMI (per exposed range, read/write) and debug transport; no latency of its own
+// (the system memory's timing is the bus's and the memory model's business). Unexposing
+// invalidates DMI over the range.
+#ifndef SIMTVP_PLATFORM_PROC_MEM_H
+#define SIMTVP_PLATFORM_PROC_MEM_H
+
+#include <cstdint>
+#include <map>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace simtvp {
+
+class proc_mem : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<proc_mem> socket;
+
+  // Addresses p with p < limit can be exposed (the user half of an x86-64 address space).
+  static constexpr uint64_t kLimit = 1ull << 47;
+
+  explicit proc_mem(sc_core::sc_module_name name);
+  // Exposes [p, p + bytes) rounded out to 4 KiB pages (counted: a page exposed twice needs two
+  // unexposes). false when the range leaves the window.
+  bool expose(uint64_t p, uint64_t bytes);
+  void unexpose(uint64_t p, uint64_t bytes);
+  // Every byte of [p, p + bytes) is exposed.
+  bool exposed(uint64_t p, uint64_t bytes) const;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi);
+  unsigned int transport_dbg(tlm::tlm_generic_payload &t);
+  // The run of exposed pages holding p: [*lo, *hi). false when p is not exposed.
+  bool run_of(uint64_t p, uint64_t *lo, uint64_t *hi) const;
+
+  std::map<uint64_t, uint32_t> pages_;  // page address -> exposures
+};
+
+}  // namespace simtvp
+
+#endif  // SIMTVP_PLATFORM_PROC_MEM_H

@@ -1,0 +1,41 @@
+# system_modes.cmake — runs one tests/kernels program under simtvp with -system_mode MODE
+# (docs/system-modes.md) and checks its verdict and where its memory traffic went:
+#   unified: no DRAM controller statistics, and the hub carried the partitions' DRAM traffic
+#            (hub.requests > 0, hub.translation_faults = 0);
+#   discrete: the DRAM controllers' statistics are there.
+# EXTRA (optional) adds options; with -memcheck 1 the memory checker must report nothing.
+#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> [-DEXTRA=...] -P system_modes.cmake
+foreach(var SIMTVP PROGRAM MODE OUT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "system_modes.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${OUT})
+set(ENV{SIMTVP_QUIET} 1)
+set(ENV{SIMTVP_OUTDIR} ${OUT})
+set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE} ${EXTRA}")
+execute_process(COMMAND ${SIMTVP} ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} exited with ${rc}:\n${out}${err}")
+endif()
+if(EXTRA MATCHES "-memcheck 1" AND "${out}${err}" MATCHES "memcheck:")
+  message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} ${EXTRA}: the memory checker reported:\n${out}${err}")
+endif()
+file(READ ${OUT}/stats.json stats)
+string(FIND "${stats}" "\"DRAM[0]." dram_at)
+if(MODE STREQUAL "unified")
+  if(NOT dram_at EQUAL -1)
+    message(FATAL_ERROR "-system_mode unified: the GPU has no DRAM of its own, yet ${OUT}/stats.json has DRAM[0] statistics")
+  endif()
+  string(REGEX MATCH "\"hub\\.requests\": *([0-9]+)" m "${stats}")
+  if(NOT m OR CMAKE_MATCH_1 EQUAL 0)
+    message(FATAL_ERROR "-system_mode unified: no requests crossed the hub (${OUT}/stats.json)")
+  endif()
+  string(REGEX MATCHALL "\"hub\\.translation_faults\": *[1-9]" faults "${stats}")
+  if(faults)
+    message(FATAL_ERROR "-system_mode unified: the hub could not translate some requests (${OUT}/stats.json)")
+  endif()
+elseif(dram_at EQUAL -1)
+  message(FATAL_ERROR "-system_mode ${MODE}: no DRAM statistics in ${OUT}/stats.json")
+endif()
+message(STATUS "${PROGRAM} with -system_mode ${MODE}: ${out}")
