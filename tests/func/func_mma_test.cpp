@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "func_test_util.h"
+#include "half_float.h"
 
 using namespace functest;
 
@@ -62,12 +63,7 @@ Pos b_i8_m8(int l, int i) { return {tig(l) * 4 + i, grp(l)}; }
 Pos a_f64(int l, int) { return {grp(l), tig(l)}; }
 Pos b_f64(int l, int) { return {tig(l), grp(l)}; }
 
-uint16_t f16_bits(int v) {  // small integers only
-  _Float16 h = (_Float16)v;
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
+uint16_t f16_bits(int v) { return half_bits(v); }  // small integers only
 uint16_t bf16_bits(int v) { return (uint16_t)(f2u((float)v) >> 16); }
 uint8_t e4m3_bits(int v) {  // -4..4: 0, 1 = 0x38, 2 = 0x40, 3 = 0x44, 4 = 0x48, sign 0x80
   static const uint8_t mag[5] = {0x00, 0x38, 0x40, 0x44, 0x48};
@@ -191,12 +187,7 @@ auto enc_tf32 = [](int64_t v) { return (uint64_t)(f2u((float)v) | 0x1234u); };
 auto enc_i = [](int64_t v) { return (uint64_t)(uint32_t)(int32_t)v; };
 auto enc_f64 = [](int64_t v) { return d2u((double)v); };
 auto dec_f32 = [](uint64_t b) { return (int64_t)u2f((uint32_t)b); };
-auto dec_f16 = [](uint64_t b) {
-  _Float16 h;
-  uint16_t u = (uint16_t)b;
-  std::memcpy(&h, &u, 2);
-  return (int64_t)(float)h;
-};
+auto dec_f16 = [](uint64_t b) { return (int64_t)half_value((uint16_t)b); };
 auto dec_s32 = [](uint64_t b) { return (int64_t)(int32_t)(uint32_t)b; };
 auto dec_f64 = [](uint64_t b) { return (int64_t)u2d(b); };
 

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "func_test_util.h"
+#include "half_float.h"
 
 using namespace functest;
 
@@ -42,12 +43,7 @@ struct Operand {
   }
 };
 
-uint16_t f16_bits(int v) {
-  _Float16 h = (_Float16)v;
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
+uint16_t f16_bits(int v) { return half_bits(v); }
 uint16_t bf16_bits(int v) { return (uint16_t)(f2u((float)v) >> 16); }
 uint8_t e4m3_bits(int v) {  // -4..4
   static const uint8_t mag[5] = {0x00, 0x38, 0x40, 0x44, 0x48};
@@ -184,10 +180,7 @@ void run_case(const Case &c) {
       if (c.int_d) {
         got = (int32_t)w;
       } else if (c.dbits == 16) {
-        _Float16 h;
-        uint16_t u = (uint16_t)w;
-        std::memcpy(&h, &u, 2);
-        got = (int64_t)(float)h;
+        got = (int64_t)half_value((uint16_t)w);
       } else {
         got = (int64_t)u2f(w);
       }

@@ -17,6 +17,7 @@ extern "C" {
 #include "func_tensormap.h"
 #include "func_tex.h"
 #include "ptx.h"
+#include "half_float.h"
 }
 
 namespace kernel_checks {
@@ -514,10 +515,7 @@ void async_copies_mbarriers_and_redux_are_exact(KernelGpu &g) {
 void mma_sync_and_ldmatrix_are_exact(KernelGpu &g) {
   const int m = 32, n = 16, k = 48;
   auto h = [](float f) {
-    _Float16 x = (_Float16)f;
-    uint16_t u;
-    std::memcpy(&u, &x, 2);
-    return u;
+    return half_bits(f);
   };
   std::vector<uint16_t> A(m * k), B(n * k);
   std::vector<float> Af(m * k), Bf(n * k), D(m * n);
@@ -746,9 +744,8 @@ void warpgroup_mma_is_exact(KernelGpu &g) {
   std::vector<uint16_t> ha(64 * K), hb(64 * K), ba(64 * K), bb(64 * K);
   for (int i = 0; i < 64 * K; i++) {
     ai[i] = (i * 7 + 3) % 9 - 4, bi[i] = (i * 5 + 1) % 7 - 3;
-    _Float16 x = (_Float16)ai[i], y = (_Float16)bi[i];
-    std::memcpy(&ha[i], &x, 2);
-    std::memcpy(&hb[i], &y, 2);
+    ha[i] = half_bits(ai[i]);
+    hb[i] = half_bits(bi[i]);
     ba[i] = (uint16_t)(fbits((float)ai[i]) >> 16), bb[i] = (uint16_t)(fbits((float)bi[i]) >> 16);
   }
   uint64_t da = g.upload(ha), db = g.upload(hb), dba = g.upload(ba), dbb = g.upload(bb), dc = g.alloc(64 * 64 * 4);
