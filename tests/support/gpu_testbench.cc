@@ -272,6 +272,11 @@ class testbench_device : public kernel_checks::device {
     if (st != SIMTVP_OK) ADD_FAILURE() << diag_.message;
   }
 
+  ~testbench_device() override {
+    // The driver closes on the CPU's thread (it talks to the GPU); modules go with it.
+    if (d_) tb_->call([&](gpu_testbench &) { drv_close(d_); });
+  }
+
   simtvp_status load(const std::string &ptx, const char *name) override {
     return run([&] { return drv_module_load_ptx(d_, ptx.data(), ptx.size(), name, &mod_, &diag_); });
   }
