@@ -365,7 +365,11 @@ TEST(DebugSession, AScriptThatCannotBeReadIsAnError) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(has(r.out, "--debug-script needs a file of debugger commands")) << r.out;
   // the platform's own check, for a program run with the variable set by hand
-  std::string cmd = "cd '" + kKernels + "' && SIMTVP_DEBUG_SCRIPT=/nonexistent/script.gdb LD_LIBRARY_PATH='" +
+  // (a sanitizer build's runtime preloaded into the uninstrumented program, as simtvp does)
+  std::string preload = *SIMTVP_PRELOAD_RUNTIME ? std::string("LD_PRELOAD='") + SIMTVP_PRELOAD_RUNTIME +
+                                                      "' ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "
+                                                : std::string();
+  std::string cmd = "cd '" + kKernels + "' && " + preload + "SIMTVP_DEBUG_SCRIPT=/nonexistent/script.gdb LD_LIBRARY_PATH='" +
                     SIMTVP_BINARY_DIR + "/lib' SIMTVP_QUIET=1 ./bin/vector_add 2>&1";
   FILE *p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);

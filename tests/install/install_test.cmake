@@ -5,13 +5,19 @@ string(REPLACE "," ";" PUBLIC_HEADERS "${PUBLIC_HEADERS}")
 set(prefix ${WORK_DIR}/prefix)
 
 function(run what)
-  cmake_parse_arguments(A "" "WORKING_DIRECTORY;EXPECT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(A "PROGRAM" "WORKING_DIRECTORY;EXPECT" "COMMAND" ${ARGN})
+  # A program built here against a sanitizer build's libraries is not instrumented itself: the
+  # sanitizer runtime is preloaded, without leak checks of the program's own allocations.
+  set(preload)
+  if(A_PROGRAM AND PRELOAD)
+    set(preload "LD_PRELOAD=${PRELOAD}" "ASAN_OPTIONS=detect_leaks=0:handle_segv=0")
+  endif()
   if(NOT A_WORKING_DIRECTORY)
     set(A_WORKING_DIRECTORY ${WORK_DIR})
   endif()
   # No simtvp variables from the caller's environment: the package must find everything itself.
   execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=SIMTVP_CONFIG --unset=SIMTVP_CONFIG_DIR
-                          --unset=SIMTVP_OPTIONS --unset=LD_LIBRARY_PATH ${A_COMMAND}
+                          --unset=SIMTVP_OPTIONS --unset=LD_LIBRARY_PATH ${preload} ${A_COMMAND}
                   WORKING_DIRECTORY ${A_WORKING_DIRECTORY}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -54,12 +60,12 @@ endforeach()
 run("configure examples/soc-vp" COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/soc-vp -B ${WORK_DIR}/soc
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
 run("build examples/soc-vp" COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/soc -j2)
-run("soc_vp: default GPU, zero-delay CPU, quantum 10 us" COMMAND ${WORK_DIR}/soc/soc_vp
+run("soc_vp: default GPU, zero-delay CPU, quantum 10 us" PROGRAM COMMAND ${WORK_DIR}/soc/soc_vp
     EXPECT "PASS vector_add" "PASS sgemm tiled" "PASS TLM-2.0 base protocol" "gpu_tot_sim_cycle = [1-9]"
            "5 passed, 0 failed")
-run("soc_vp: QV100 by name, AT cores, quantum 100 us" COMMAND ${WORK_DIR}/soc/soc_vp --config SM7_QV100
+run("soc_vp: QV100 by name, AT cores, quantum 100 us" PROGRAM COMMAND ${WORK_DIR}/soc/soc_vp --config SM7_QV100
     --set -simt_model at --set -gpgpu_n_clusters 4 --quantum-us 100 EXPECT "5 passed, 0 failed")
-run("soc_vp: functional GPU, quantum 1 us" COMMAND ${WORK_DIR}/soc/soc_vp --set -simt_model func --quantum-us 1
+run("soc_vp: functional GPU, quantum 1 us" PROGRAM COMMAND ${WORK_DIR}/soc/soc_vp --set -simt_model func --quantum-us 1
     EXPECT "5 passed, 0 failed")
 
 # 4. Every public header compiles, every exported library links: the CMake package …
@@ -89,7 +95,7 @@ target_link_libraries(check PRIVATE simtvp::gpu simtvp::driver simtvp::platform)
 run("configure the header check" COMMAND ${CMAKE_COMMAND} -S ${check} -B ${check}/build -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 run("build the header check" COMMAND ${CMAKE_COMMAND} --build ${check}/build)
-run("run the header check" COMMAND ${check}/build/check EXPECT "^0\\.")
+run("run the header check" PROGRAM COMMAND ${check}/build/check EXPECT "^0\\.")
 
 # … and pkg-config.
 find_program(PKG_CONFIG pkg-config)
@@ -103,7 +109,7 @@ if(PKG_CONFIG)
   separate_arguments(flags UNIX_COMMAND "${flags}")
   run("compile and link with pkg-config's flags" COMMAND ${CXX_COMPILER} -std=c++17 ${check}/check.cc ${flags}
       -o ${check}/check_pc)
-  run("run the pkg-config build" COMMAND ${check}/check_pc EXPECT "^0\\.")
+  run("run the pkg-config build" PROGRAM COMMAND ${check}/check_pc EXPECT "^0\\.")
 endif()
 
 # 5. The installed command finds its configurations, runtime and sample from another folder.

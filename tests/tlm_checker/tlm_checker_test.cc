@@ -346,7 +346,7 @@ TEST(TlmChecker, BrokenTargetIsCaught) {
 // socket) stops the simulation with an SC_ERROR naming the socket, the access and the clause: a
 // test cannot pass over it.
 TEST(TlmChecker, ViolationAtTheGpusBar0StopsTheSimulation) {
-  gpu_config *cfg = new gpu_config();
+  static gpu_config *cfg = new gpu_config();  // outlives the GPU, which the stopped simulation keeps
   simtvp_diag diag;
   ASSERT_EQ(test_support::load_default_config(cfg, {"-simt_model", "func", "-device_memory_mb", "64"}, &diag),
             SIMTVP_OK)
