@@ -23,6 +23,16 @@
 
 int sc_main(int, char *[]) { return 0; }
 
+// Under AddressSanitizer, LeakSanitizer's end-of-process scan crashes in its tracer ("Tracer caught
+// signal 11") on this executable's memory map after the checker's simulations (2026-11-26, clang
+// 14): leak checking is off here; the checker's and the GPU's allocations are leak-checked by the
+// platform tests that run the same blocks.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+extern "C" const char *__lsan_default_options() { return "detect_leaks=0"; }
+#endif
+#endif
+
 namespace {
 
 using sc_core::sc_time;
