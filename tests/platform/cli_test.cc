@@ -3,6 +3,8 @@
 // bundled sample running on the platform.
 #include <gtest/gtest.h>
 
+#include "cli_run.h"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -11,25 +13,9 @@
 
 namespace {
 
-struct result {
-  int status;
-  std::string out;  // stdout and stderr together
-};
-
-result run(const std::string &args) {
-  std::string cmd = std::string("'") + SIMTVP_CLI + "' " + args + " 2>&1";
-  result r{-1, ""};
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool has(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
+using cli_run::has;
+using cli_run::result;
+using cli_run::run;
 
 TEST(SimtvpCli, HelpDocumentsEveryOption) {
   result r = run("--help");

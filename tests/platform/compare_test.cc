@@ -3,6 +3,8 @@
 // per-instance fidelity map each run records in stats.json, and bad assignments.
 #include <gtest/gtest.h>
 
+#include "cli_run.h"
+
 #include <dirent.h>
 #include <sys/wait.h>
 
@@ -21,25 +23,9 @@ namespace {
 
 namespace pt = boost::property_tree;
 
-struct result {
-  int status;
-  std::string out;  // stdout and stderr together
-};
-
-result run(const std::string &args) {
-  std::string cmd = std::string("'") + SIMTVP_CLI + "' " + args + " 2>&1";
-  result r{-1, ""};
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool has(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
+using cli_run::has;
+using cli_run::result;
+using cli_run::run;
 
 std::string temp_dir(const char *name) {
   std::string d = std::string(SIMTVP_TEST_TMP) + "/" + name;
