@@ -306,6 +306,10 @@ typedef struct cu_array_info {
 CUCORE_API int cucore_array_create(cu_ctx *ctx, const cu_array_desc *desc, cu_array **out);
 CUCORE_API int cucore_array_destroy(cu_array *a);
 CUCORE_API int cucore_array_info(const cu_array *a, cu_array_info *info);
+/* The array resource fields of a texture/surface descriptor (resource, dims, layered/cube, format,
+ * extents, data and pitches) from an array's info: what both APIs' resource descriptions of an
+ * array mean. */
+CUCORE_API void cucore_tex_array_resource(const cu_array_info *info, func_tex_desc *t);
 
 /* Writes desc to device memory (kept until destroyed) and returns its address, the handle kernels
  * use (func_tex.h). Destruction is deferred until the device is idle. */

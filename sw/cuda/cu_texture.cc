@@ -81,6 +81,23 @@ int cucore_array_info(const cu_array *handle, cu_array_info *info) {
   return CUDA_SUCCESS;
 }
 
+void cucore_tex_array_resource(const cu_array_info *info, func_tex_desc *t) {
+  t->resource = FUNC_TEX_RES_ARRAY;
+  t->cube = info->desc.cube;
+  t->dims = t->cube ? 2 : info->desc.depth ? 3 : info->desc.height ? 2 : 1;
+  t->layered = info->desc.layers && !info->desc.cube;
+  t->channels = info->desc.channels;
+  t->channel_type = info->desc.channel_type;
+  t->width = info->desc.width;
+  t->height = info->desc.height ? info->desc.height : 1;
+  t->depth = info->desc.depth ? info->desc.depth : 1;
+  t->layers = info->desc.layers ? info->desc.layers : 1;
+  t->data = info->data;
+  t->pitch = info->pitch;
+  t->slice_pitch = info->slice_pitch;
+  t->layer_pitch = info->layer_pitch;
+}
+
 int cucore_tex_create(cu_ctx *ctx, const func_tex_desc *desc, uint64_t *handle) {
   Entry e;
   State &s = state();

@@ -291,21 +291,7 @@ CUresult resource(const char *api, const ResourceDesc &res, bool surface, func_t
     if (r != CUDA_SUCCESS) return r;
     if (surface && !(info.desc.flags & 2u))
       return fail(api, CUDA_ERROR_INVALID_VALUE, "the array was not created with CUDA_ARRAY3D_SURFACE_LDST");
-    t->resource = FUNC_TEX_RES_ARRAY;
-    t->dims = info.desc.depth ? 3 : info.desc.height ? 2 : 1;
-    t->layered = info.desc.layers && !info.desc.cube;
-    t->cube = info.desc.cube;
-    if (t->cube) t->dims = 2;
-    t->channels = info.desc.channels;
-    t->channel_type = info.desc.channel_type;
-    t->width = info.desc.width;
-    t->height = info.desc.height ? info.desc.height : 1;
-    t->depth = info.desc.depth ? info.desc.depth : 1;
-    t->layers = info.desc.layers ? info.desc.layers : 1;
-    t->data = info.data;
-    t->pitch = info.pitch;
-    t->slice_pitch = info.slice_pitch;
-    t->layer_pitch = info.layer_pitch;
+    cucore_tex_array_resource(&info, t);
     return CUDA_SUCCESS;
   }
   if (res.resType == 2 || res.resType == 3) {

@@ -182,21 +182,7 @@ cudaError_t resource(const char *api, const cudaResourceDesc *res, bool surface,
       if (c != CUDA_SUCCESS) return ret_cu(api, c);
       if (surface && !(info.desc.flags & cudaArraySurfaceLoadStore))
         return fail(api, cudaErrorInvalidValue, "the array was not created with cudaArraySurfaceLoadStore");
-      t->resource = FUNC_TEX_RES_ARRAY;
-      t->dims = info.desc.depth ? 3 : info.desc.height ? 2 : 1;
-      t->layered = info.desc.layers && !info.desc.cube;
-      t->cube = info.desc.cube;
-      if (t->cube) t->dims = 2;
-      t->channels = info.desc.channels;
-      t->channel_type = info.desc.channel_type;
-      t->width = info.desc.width;
-      t->height = info.desc.height ? info.desc.height : 1;
-      t->depth = info.desc.depth ? info.desc.depth : 1;
-      t->layers = info.desc.layers ? info.desc.layers : 1;
-      t->data = info.data;
-      t->pitch = info.pitch;
-      t->slice_pitch = info.slice_pitch;
-      t->layer_pitch = info.layer_pitch;
+      cucore_tex_array_resource(&info, t);
       return cudaSuccess;
     }
     case cudaResourceTypeLinear:
