@@ -135,20 +135,22 @@ void read_stats_json(const std::string &path, run_result &run) {
   }
 }
 
-// host_time.json (vp_platform writes it): {"kernel_launch_uid": N, "wall_s": S} per kernel.
+// host_time.json (vp_platform writes it): {"kernels": [{"kernel_launch_uid": N, "wall_s": S}, …]}.
 void read_host_time(const std::string &path, std::vector<kernel_stats> &ks) {
-  std::string text = read_file(path);
-  size_t at = 0;
-  while ((at = text.find("\"kernel_launch_uid\":", at)) != std::string::npos) {
-    at += 20;
-    uint64_t uid = std::strtoull(text.c_str() + at, nullptr, 10);
-    size_t w = text.find("\"wall_s\":", at);
-    if (w == std::string::npos) break;
-    double s = std::strtod(text.c_str() + w + 9, nullptr);
-    for (kernel_stats &k : ks)
-      if (k.uid == uid) k.wall_s = s;
-    at = w;
+  namespace pt = boost::property_tree;
+  pt::ptree root;
+  try {
+    pt::read_json(path, root);
+  } catch (const pt::ptree_error &) {
+    return;
   }
+  if (auto kernels = root.get_child_optional("kernels"))
+    for (const auto &entry : *kernels) {
+      uint64_t uid = entry.second.get<uint64_t>("kernel_launch_uid", 0);
+      double s = entry.second.get<double>("wall_s", -1);
+      for (kernel_stats &k : ks)
+        if (k.uid == uid) k.wall_s = s;
+    }
 }
 
 // ---- the figures compared ------------------------------------------------------------------
