@@ -477,12 +477,13 @@ void async_copies_mbarriers_and_redux_are_exact(KernelGpu &g) {
   std::vector<int32_t> hi(m), want(m);
   for (int i = 0; i < m; i++) hi[i] = i * 37 % 1000;
   for (int b = 0; b < blocks; b++) {
-    std::vector<int32_t> cur(hi.begin() + b * 256, hi.begin() + (b + 1) * 256), nxt(256);
+    std::vector<int32_t> cur(256), nxt(256);
+    for (int t = 0; t < 256; t++) cur[t] = hi[(size_t)b * 256 + t];
     for (int r = 0; r < rounds; r++) {
       for (int t = 0; t < 256; t++) nxt[t] = cur[t] + cur[(t + 1) % 256];
       cur = nxt;
     }
-    std::copy(cur.begin(), cur.end(), want.begin() + b * 256);
+    for (int t = 0; t < 256; t++) want[(size_t)b * 256 + t] = cur[t];
   }
   uint64_t dii = g.upload(hi), dio = g.alloc(m * 4);
   ASSERT_EQ(g.launch("_Z12barrier_copyPKiPii", blocks, 256, {dii, dio, (uint64_t)rounds}), SIMTVP_OK)
