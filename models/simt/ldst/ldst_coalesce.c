@@ -6,6 +6,7 @@
  *   - the two coalescing rules: compute capability 1.2/1.3 segments (-gpgpu_coalesce_arch 13) and
  *     the sector rule of later parts (GPGPU-Sim 4.x: 128-byte lines, 32-byte sectors).
  * Nothing here allocates; every bound is a compile-time constant of ldst_internal.h. */
+#include "simtvp_bits.h"
 #include "ldst_coalesce.h"
 
 #include <string.h>
@@ -257,7 +258,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
     out[j].sector_mask = s;
     out[j].addr = (out[j].addr & ~(uint64_t)(MEM_LINE_BYTES - 1)) +
                   MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(s);
-    out[j].size = MEM_SECTOR_BYTES * (uint32_t)__builtin_popcount(s);
+    out[j].size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(s);
   }
   *n = count;
   return true;
