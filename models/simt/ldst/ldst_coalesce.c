@@ -201,10 +201,20 @@ static bool contiguous(const ldst_range *r, uint32_t n) {
   return !bad;
 }
 
+/* Every lane touches the same bytes (a uniform address: parameters, broadcasts). The lane-by-lane
+ * rule adds nothing after the first such lane, so its blocks are the first lane's. */
+static bool uniform(const ldst_range *r, uint32_t n) {
+  uint64_t a = r[0].addr, bad = 0;
+  uint32_t b = r[0].bytes;
+  for (uint32_t i = 1; i < n; i++) bad |= (r[i].addr ^ a) | (r[i].bytes ^ b);
+  return !bad;
+}
+
 bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
                           ldst_access *out, uint32_t *n, uint32_t cap) {
   uint32_t start = *n, count = *n, hit = *n;
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
+  if (n_ranges > 1 && uniform(r, n_ranges)) n_ranges = 1; /* the same bytes for every lane: one lane's blocks */
   if (n_ranges > 1 && contiguous(r, n_ranges)) { /* one span: the blocks it covers, in order */
     uint64_t lo = r[0].addr, hi = lo + (uint64_t)n_ranges * r[0].bytes;
     for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
