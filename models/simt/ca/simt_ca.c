@@ -549,32 +549,45 @@ static inline __attribute__((always_inline)) int sched_try(ca_core *c, ca_sched 
 }
 
 #ifdef SIMTVP_CHECK_MEMOS
-/* idle_valid: scanning the scheduler's warps now finds what the memo says (no warp could issue:
- * a ready one has its ID_OC pipeline register full, and the cycle classifies alike). */
-static void check_idle_memo(ca_core *c, const ca_sched *s) {
+/* The part of the idle_valid check for one warp: adds it to the classification, and when `cand`
+ * (the scheduler would offer it an issue now) checks that it could not issue. */
+static void check_idle_warp(ca_core *c, uint32_t slot, bool cand, sched_scan *sc) {
+  const ca_warp *w = &c->warps[slot];
+  if (!w->live) return;
+  sc->live = true;
+  if (w->exited || w->wait) {
+    sc->waiting = true;
+    return;
+  }
+  if (!w->ib_n) {
+    sc->empty = true;
+    return;
+  }
+  sc->valid = true;
+  if (sb_blocked_plain(c, slot, w->ib_pc[0])) return;
+  sc->ready = true;
+  if (!cand) return;
+  func_peek pk;
+  bool ok = func_warp_peek(w->fw, &pk);
+  const simt_program *p = cta_of(c, w)->k->program;
+  uint8_t unit = ok ? peek_unit(c, p, &pk) : (uint8_t)NO_UNIT;
+  CA_CHECK_MEMO(ok && pk.pc == w->ib_pc[0] && unit != NO_UNIT &&
+                    ca_items_free_slot(&c->id_oc_slots[unit], w->part) == CA_NONE,
+                "idle_valid (a warp could issue)");
+}
+
+/* idle_valid: the scheduler's warps now are what the memo says: none of the candidates it would
+ * offer an issue (sched_order: all its warps, or with warp limiting the oldest params[1] that
+ * can issue) could issue, a ready one having its ID_OC pipeline register full; and the cycle
+ * classifies alike, by every warp of the scheduler. */
+static void check_idle_memo(ca_core *c, ca_sched *s, uint32_t *order) {
   sched_scan sc = {false, false, false, false, false};
+  uint32_t n = sched_order(c, s, order);
+  for (uint32_t i = 0; i < n; i++) check_idle_warp(c, order[i], true, &sc);
   for (uint32_t i = 0; i < s->n; i++) {
-    const ca_warp *w = &c->warps[s->warps[i]];
-    if (!w->live) continue;
-    sc.live = true;
-    if (w->exited || w->wait) {
-      sc.waiting = true;
-      continue;
-    }
-    if (!w->ib_n) {
-      sc.empty = true;
-      continue;
-    }
-    sc.valid = true;
-    if (sb_blocked_plain(c, s->warps[i], w->ib_pc[0])) continue;
-    sc.ready = true;
-    func_peek pk;
-    bool ok = func_warp_peek(w->fw, &pk);
-    const simt_program *p = cta_of(c, w)->k->program;
-    uint8_t unit = ok ? peek_unit(c, p, &pk) : (uint8_t)NO_UNIT;
-    CA_CHECK_MEMO(ok && pk.pc == w->ib_pc[0] && unit != NO_UNIT &&
-                      ca_items_free_slot(&c->id_oc_slots[unit], w->part) == CA_NONE,
-                  "idle_valid (a warp could issue)");
+    bool cand = false;
+    for (uint32_t j = 0; j < n && !cand; j++) cand = order[j] == s->warps[i];
+    if (!cand) check_idle_warp(c, s->warps[i], false, &sc);
   }
   uint8_t bucket, reason;
   classify(&sc, &bucket, &reason);
@@ -587,7 +600,7 @@ static void sched_cycle(ca_core *c, uint32_t si, uint32_t *order, uint64_t now) 
   if (c->base.cfg.scheduler == GPU_SCHED_RRR && s->n) s->rr = (s->rr + 1) % s->n;
   if (s->idle_valid) { /* nothing changed since a cycle that issued nothing */
 #ifdef SIMTVP_CHECK_MEMOS
-    check_idle_memo(c, s);
+    check_idle_memo(c, s, order);
 #endif
     ++*c->base.distro[s->idle_bucket];
     ++*c->base.reason[s->idle_reason];
