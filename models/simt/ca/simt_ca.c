@@ -490,17 +490,18 @@ static uint32_t sched_order(ca_core *c, ca_sched *s, uint32_t *out) {
   case GPU_SCHED_WARP_LIMITING: {
     /* static warp limiting: GTO among the oldest params[1] warps that can still issue (warps
      * waiting at a barrier or done do not count, or the limit could starve a barrier) */
-    uint32_t lim = c->base.cfg.scheduler_params[1] ? c->base.cfg.scheduler_params[1] : s->n, k = 0;
-    bool greedy_in = false;
-    for (uint32_t i = 0; i < s->n && k < lim; i++) {
+    uint32_t lim = c->base.cfg.scheduler_params[1] ? c->base.cfg.scheduler_params[1] : s->n;
+    for (uint32_t i = 0; i < s->n && n < lim; i++) {
       const ca_warp *w = &c->warps[s->warps[i]];
       if (!w->live || w->exited || w->wait) continue;
-      greedy_in = greedy_in || s->warps[i] == s->greedy;
-      out[n + 1 + k++] = s->warps[i];
+      if (s->warps[i] == s->greedy && n) { /* the greedy warp first, the others oldest first */
+        memmove(&out[1], &out[0], n * sizeof *out);
+        out[0] = s->warps[i];
+        n++;
+      } else {
+        out[n++] = s->warps[i];
+      }
     }
-    if (greedy_in) out[n++] = s->greedy;
-    for (uint32_t i = 0; i < k; i++)
-      if (out[1 + i] != s->greedy || !greedy_in) out[n++] = out[1 + i];
     break;
   }
   case GPU_SCHED_GTO:
