@@ -40,7 +40,7 @@ simtvp_status coherence_create(const coherence_config *cfg, coherence **out, sim
   if (!cfg->sets || cfg->sets > (1u << 24)) return config_error(diag, "-coherence_dir_sets", "from 1 to 16777216 sets");
   if (!cfg->ways || cfg->ways > 64) return config_error(diag, "-coherence_dir_ways", "from 1 to 64 ways");
   if (cfg->line_bytes < 32 || cfg->line_bytes > 4096 || (cfg->line_bytes & (cfg->line_bytes - 1)))
-    return config_error(diag, "-coherence_line_bytes", "a power of two from 32 to 4096 bytes");
+    return config_error(diag, "-syscache_line_bytes", "a power of two from 32 to 4096 bytes");
   coherence *d = calloc(1, sizeof *d);
   if (!d) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "coherence: out of host memory");
   d->entries = calloc((size_t)cfg->sets * cfg->ways, sizeof *d->entries);
@@ -198,6 +198,25 @@ uint64_t coherence_access(coherence *d, uint64_t addr, uint64_t bytes, bool writ
   for (uint64_t line = first; line <= last; line++) {
     uint64_t t = access_line(d, line, write, (int)agent, now);
     if (t > done) done = t;
+  }
+  *d->latency += done - now;
+  return done;
+}
+
+uint64_t coherence_writeback(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now) {
+  if ((unsigned)agent >= SOCMEM_AGENTS) agent = SOCMEM_OTHER;
+  if (!bytes) bytes = 1;
+  const uint64_t first = addr >> d->shift, last = (addr + bytes - 1) >> d->shift;
+  uint64_t done = now + d->cfg.lookup_ps;
+  for (uint64_t line = first; line <= last; line++) {
+    uint64_t t = access_line(d, line, true, (int)agent, now);
+    if (t > done) done = t;
+    dir_entry *e = find(d, line);
+    if (e) {
+      e->state[agent] = COH_I;
+      if (empty(e)) e->valid = false;
+    }
+    ++*d->writebacks;
   }
   *d->latency += done - now;
   return done;

@@ -19,6 +19,7 @@
  *                                      cache it: R's write is merged in memory); R→M (caching R)
  *                                      one invalidation message per O
  *   R evicts L (coherence_evict)       R→I; from M, R writes L back
+ *   R writes back L (coherence_writeback)  as R writes, then R→I (it kept no copy)
  *
  * Timing (picoseconds): a request costs `lookup_ps`; if it sends messages, one more `message_ps`
  * (invalidations and the snoop go out in parallel and the directory waits for every answer);
@@ -75,13 +76,17 @@ typedef struct coherence_config {
 
 typedef struct coherence coherence;
 
-/* SIMTVP_ERR_CONFIG naming -coherence_dir_sets / -coherence_dir_ways / -coherence_line_bytes. */
+/* SIMTVP_ERR_CONFIG naming -coherence_dir_sets / -coherence_dir_ways / -syscache_line_bytes. */
 simtvp_status coherence_create(const coherence_config *cfg, coherence **out, simtvp_diag *diag);
 void coherence_destroy(coherence *d);
 
 /* A read or write of `bytes` (≥ 1) at addr by agent arriving at now; returns when the directory
  * has done its part (≥ now + lookup_ps). */
 uint64_t coherence_access(coherence *d, uint64_t addr, uint64_t bytes, bool write, socmem_agent agent, uint64_t now);
+/* The agent writes back a dirty copy it evicts (the GPU L2's write-backs, whose stores the
+ * directory did not see): the write's rules (every other copy is invalidated) and the agent then
+ * holds nothing; returns like coherence_access. Counted as a write and a write-back. */
+uint64_t coherence_writeback(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now);
 /* The agent dropped its copy of the line holding addr (an eviction); from M it writes back. */
 void coherence_evict(coherence *d, uint64_t addr, socmem_agent agent, uint64_t now);
 /* The agent's state for the line holding addr. */

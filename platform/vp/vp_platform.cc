@@ -15,7 +15,9 @@
 #include "gpu_params.h"
 #include "html_report.h"
 #include "simt_timing.h"
+#include "coherence.h"
 #include "socmem.h"
+#include "syscache.h"
 #include "trace_json.h"
 #include "trace_vcd.h"
 
@@ -230,6 +232,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
       return;
     }
     mem_->set_timing(socmem_);
+    if (gpu_system_shared(sy.mode) && !build_shared()) return;
   }
   proc_ = std::make_unique<proc_mem>("procmem");
   bus_ = std::make_unique<sys_bus>("bus");
@@ -300,9 +303,68 @@ vp_platform::~vp_platform() {
   bus_.reset();
   proc_.reset();
   mem_.reset();
+  coherence_destroy(coherence_);
+  syscache_destroy(syscache_);
   socmem_destroy(socmem_);
   stats_destroy(stats_);
   config_registry_destroy(registry_);
+}
+
+// The shared modes (docs/system-modes.md §2): every timed access of system memory passes the
+// coherence directory when it touches host memory (below the carve-out: pages the host and the GPU
+// share), then the system-level cache, whose fills and write-backs reach the SoC memory.
+bool vp_platform::build_shared() {
+  const gpu_system_config &sy = config_.system;
+  auto ps = [](double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; };
+  syscache_config cc{};
+  cc.sets = sy.syscache_sets;
+  cc.ways = sy.syscache_ways;
+  cc.line_bytes = sy.syscache_line;
+  cc.hit_ps = ps(sy.syscache_latency_ns);
+  cc.stats = stats_;
+  cc.port.ctx = this;
+  cc.port.memory = [](void *ctx, uint64_t addr, uint32_t bytes, bool write, uint64_t now) {
+    return socmem_access(static_cast<vp_platform *>(ctx)->socmem_, addr, bytes, write, SOCMEM_CACHE, now);
+  };
+  if (syscache_create(&cc, &syscache_, &build_diag_) != SIMTVP_OK) {
+    build_status_ = build_diag_.status;
+    return false;
+  }
+  coherence_config dc{};
+  dc.sets = sy.dir_sets;
+  dc.ways = sy.dir_ways;
+  dc.line_bytes = sy.syscache_line;
+  dc.caching = (1u << SOCMEM_HOST) | (1u << SOCMEM_GPU);
+  dc.lookup_ps = ps(sy.dir_lookup_ns);
+  dc.message_ps = ps(sy.dir_message_ns);
+  dc.stats = stats_;
+  dc.port.ctx = this;
+  // A dirty copy the directory recalls or downgrades goes into the system-level cache.
+  dc.port.writeback = [](void *ctx, socmem_agent agent, uint64_t line, uint64_t now) {
+    auto *p = static_cast<vp_platform *>(ctx);
+    return syscache_access(p->syscache_, line, p->config_.system.syscache_line, true, agent, now);
+  };
+  dc.port.invalidate = [](void *ctx, socmem_agent agent, uint64_t line) {
+    auto *p = static_cast<vp_platform *>(ctx);
+    if (agent == SOCMEM_GPU && p->gpu_) p->gpu_->coherent_invalidate(kSysmemBase + line, p->config_.system.syscache_line);
+  };
+  if (coherence_create(&dc, &coherence_, &build_diag_) != SIMTVP_OK) {
+    build_status_ = build_diag_.status;
+    return false;
+  }
+  mem_->set_timing([this](uint64_t off, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
+    return time_shared(off, bytes, write, agent, writeback, at);
+  });
+  return true;
+}
+
+uint64_t vp_platform::time_shared(uint64_t off, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
+  const socmem_agent a = static_cast<socmem_agent>(agent);
+  uint64_t t = at;
+  if (off < kSysmemBytes && a != SOCMEM_CACHE)  // host memory: shared pages
+    t = writeback && write ? coherence_writeback(coherence_, off, bytes, a, at)
+                           : coherence_access(coherence_, off, bytes, write, a, at);
+  return syscache_access(syscache_, off, bytes, write, a, t);
 }
 
 bool vp_platform::ok(simtvp_diag *diag) const {

@@ -36,6 +36,9 @@
 #include "sys_mem.h"
 #include "vp_config.h"
 
+struct syscache;
+struct coherence;
+
 namespace simtvp {
 
 class vp_platform : public sc_core::sc_module {
@@ -144,6 +147,11 @@ class vp_platform : public sc_core::sc_module {
   std::unique_ptr<sys_bus> bus_;
   std::unique_ptr<sys_mem> mem_;
   ::socmem *socmem_ = nullptr;  // the SoC memory's timing (integrated modes)
+  ::syscache *syscache_ = nullptr;    // the system-level cache (shared modes)
+  ::coherence *coherence_ = nullptr;  // the MESI directory over host memory (shared modes)
+  // The shared modes' system side: directory (host memory only), system-level cache, SoC memory.
+  uint64_t time_shared(uint64_t offset, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at);
+  bool build_shared();
   std::unique_ptr<proc_mem> proc_;
   std::unique_ptr<debug_frontend> debugger_;  // simtvp --debug (before the GPU, which uses its port)
   std::unique_ptr<gpu_top> gpu_;

@@ -149,6 +149,17 @@ TEST_F(Directory, AnEvictionDropsTheCopyAndFreesTheEntry) {
   EXPECT_EQ(stats().messages, 0u);
 }
 
+TEST_F(Directory, AWriteBackInvalidatesOtherCopiesAndLeavesTheWriterWithout) {
+  coherence_access(d_, 0x7000, 4, false, SOCMEM_GPU, 0);   // GPU E
+  coherence_access(d_, 0x7000, 4, false, SOCMEM_HOST, 0);  // both S
+  // the GPU L2 writes the line back (it had dirtied it unseen): the host copy is stale (5 + 40)
+  EXPECT_EQ(coherence_writeback(d_, 0x7000, 64, SOCMEM_GPU, 100), 145u);
+  EXPECT_EQ(st(0x7000, SOCMEM_HOST), COH_I);
+  EXPECT_EQ(st(0x7000, SOCMEM_GPU), COH_I);
+  EXPECT_EQ(stats().writebacks, 1u);
+  EXPECT_EQ(stats().writes[SOCMEM_GPU], 1u);
+}
+
 TEST(DirectoryConfig, BadGeometryNamesTheOption) {
   coherence_config c{};
   c.sets = 16;
@@ -162,7 +173,7 @@ TEST(DirectoryConfig, BadGeometryNamesTheOption) {
   c.ways = 4;
   c.line_bytes = 100;
   EXPECT_EQ(coherence_create(&c, &d, &g), SIMTVP_ERR_CONFIG);
-  EXPECT_STREQ(g.option, "-coherence_line_bytes");
+  EXPECT_STREQ(g.option, "-syscache_line_bytes");
 }
 
 }  // namespace

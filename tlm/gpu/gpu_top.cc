@@ -400,7 +400,8 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     return true;
   };
   env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
-    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay);
+    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay,
+                     req.kind == MEM_ACC_L2_WRBK);
   };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
@@ -836,7 +837,7 @@ bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uin
   return true;
 }
 
-bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay) {
+bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay, bool writeback) {
   state &s = *s_;
   uint8_t buf[256];
   if (bytes > sizeof buf) bytes = sizeof buf;  // requests cover at most one 128-byte line
@@ -859,11 +860,26 @@ bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t by
   t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_time d = SC_ZERO_TIME;
   system_agent_ext who(agent_gpu);
+  who.writeback = writeback;
   scoped_agent tag(t, who);
   s.dma.timed++;
   dma->b_transport(t, d);
   *delay = d;
   return !t.is_response_error();
+}
+
+uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
+  struct walk {
+    simt_subsystem *simt;
+    uint32_t dropped;
+  } w{s_->simt.get(), 0};
+  if (!w.simt) return 0;
+  for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES)
+    devmem_addrs_of_bus(s_->mem, b, [](void *ctx, uint64_t a) {
+      auto *wk = static_cast<walk *>(ctx);
+      wk->dropped += wk->simt->coherent_invalidate(a);
+    }, &w);
+  return w.dropped;
 }
 
 bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {

@@ -222,6 +222,10 @@ class gpu_top : public sc_core::sc_module {
   simt_subsystem &simt_side();
   gpuctl *control();
   devmem *memory();
+  // A coherence invalidation from the system's directory (docs/system-modes.md): the GPU's L2
+  // drops its copies of [bus, bus + bytes) of system memory, wherever the GPU maps it; returns
+  // the lines dropped.
+  uint32_t coherent_invalidate(uint64_t bus, uint64_t bytes);
   // With -memcheck: reports every live block the program allocated (not the driver's own) as a
   // leak through the message port and returns how many there were (0 without -memcheck). Call at
   // the end of the run, after the driver closed.
@@ -254,7 +258,8 @@ class gpu_top : public sc_core::sc_module {
   // DMA initiator.
   bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len);
   // The hub's timing transaction for a kernel's access to system memory (see above).
-  bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay);
+  bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay,
+                 bool writeback = false);
   // MAP_SYSMEM: [va, va + bytes) onto system memory at bus (through a DMI pointer).
   bool map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes);
   void unmap_sysmem(uint64_t va, uint64_t bytes);
