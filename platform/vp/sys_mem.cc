@@ -121,7 +121,8 @@ void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay) 
     sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
     int agent = who ? static_cast<int>(who->agent) : static_cast<int>(SOCMEM_OTHER);
-    uint64_t done = time_access(addr, len, t.get_command() == tlm::TLM_WRITE_COMMAND, agent, who && who->writeback, at);
+    const bool write = t.get_command() == tlm::TLM_WRITE_COMMAND || (who && who->atomic);
+    uint64_t done = time_access(addr, len, write, agent, who && who->writeback, at);
     delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
   } else {
     t.set_dmi_allowed(true);

@@ -361,9 +361,11 @@ bool vp_platform::build_shared() {
 uint64_t vp_platform::time_shared(uint64_t off, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
   const socmem_agent a = static_cast<socmem_agent>(agent);
   uint64_t t = at;
-  if (off < kSysmemBytes && a != SOCMEM_CACHE)  // host memory: shared pages
-    t = writeback && write ? coherence_writeback(coherence_, off, bytes, a, at)
-                           : coherence_access(coherence_, off, bytes, write, a, at);
+  // Host memory (shared pages) passes the directory. The GPU's L2 caches it for reads only: its
+  // writes and atomics go through (mempart_bypasses_l2) and, like a write-back, leave it no copy.
+  if (off < kSysmemBytes && a != SOCMEM_CACHE)
+    t = write && (writeback || a == SOCMEM_GPU) ? coherence_writeback(coherence_, off, bytes, a, at)
+                                                 : coherence_access(coherence_, off, bytes, write, a, at);
   return syscache_access(syscache_, off, bytes, write, a, t);
 }
 

@@ -28,6 +28,7 @@ class system_agent_ext : public tlm::tlm_extension<system_agent_ext> {
     auto *e = new system_agent_ext(agent, timing_only);
     e->is_write = is_write;
     e->writeback = writeback;
+    e->atomic = atomic;
     return e;
   }
   void copy_from(const tlm::tlm_extension_base &e) override {
@@ -36,6 +37,7 @@ class system_agent_ext : public tlm::tlm_extension<system_agent_ext> {
     timing_only = o.timing_only;
     is_write = o.is_write;
     writeback = o.writeback;
+    atomic = o.atomic;
   }
   system_agent agent;
   // A TLM_IGNORE_COMMAND that stands for a read or write of its address and length (is_write)
@@ -46,6 +48,9 @@ class system_agent_ext : public tlm::tlm_extension<system_agent_ext> {
   // A write that gives up the initiator's cached copy (a dirty line it evicts: the GPU L2's
   // write-backs): the coherence directory stops counting the initiator as a holder.
   bool writeback = false;
+  // A read-modify-write (the GPU's atomics on system memory, performed at the system): a write
+  // for the coherence directory and the system cache, whatever the command.
+  bool atomic = false;
 };
 
 // The agent of t; agent_other when it carries none.

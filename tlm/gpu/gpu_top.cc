@@ -401,7 +401,7 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   };
   env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
     return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay,
-                     req.kind == MEM_ACC_L2_WRBK);
+                     req.kind == MEM_ACC_L2_WRBK, req.kind == MEM_ACC_ATOMIC);
   };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
@@ -837,7 +837,8 @@ bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uin
   return true;
 }
 
-bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay, bool writeback) {
+bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay, bool writeback,
+                        bool atomic) {
   state &s = *s_;
   uint8_t buf[256];
   if (bytes > sizeof buf) bytes = sizeof buf;  // requests cover at most one 128-byte line
@@ -861,6 +862,7 @@ bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t by
   sc_time d = SC_ZERO_TIME;
   system_agent_ext who(agent_gpu);
   who.writeback = writeback;
+  who.atomic = atomic;
   scoped_agent tag(t, who);
   s.dma.timed++;
   dma->b_transport(t, d);

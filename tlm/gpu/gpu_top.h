@@ -259,7 +259,7 @@ class gpu_top : public sc_core::sc_module {
   bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len);
   // The hub's timing transaction for a kernel's access to system memory (see above).
   bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay,
-                 bool writeback = false);
+                 bool writeback = false, bool atomic = false);
   // MAP_SYSMEM: [va, va + bytes) onto system memory at bus (through a DMI pointer).
   bool map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes);
   void unmap_sysmem(uint64_t va, uint64_t bytes);

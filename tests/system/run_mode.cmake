@@ -1,0 +1,27 @@
+# run_mode.cmake — runs a program under simtvp with -system_mode MODE and requires its PASS verdict;
+# in the coherent modes (shared_llc) the directory must have seen the GPU's writes to the shared
+# flag and sent messages (coherence.gpu.writes > 0, coherence.messages > 0 in stats.json).
+#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> -P run_mode.cmake
+foreach(var SIMTVP PROGRAM MODE OUT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_mode.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${OUT})
+set(ENV{SIMTVP_QUIET} 1)
+set(ENV{SIMTVP_OUTDIR} ${OUT})
+set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE}")
+execute_process(COMMAND ${SIMTVP} ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS ")
+  message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} exited with ${rc}:\n${out}${err}")
+endif()
+if(MODE STREQUAL "shared_llc")
+  file(READ ${OUT}/stats.json stats)
+  foreach(counter "coherence[.]gpu[.]writes" "coherence[.]messages")
+    string(REGEX MATCH "\"${counter}\": *([0-9]+)" m "${stats}")
+    if(NOT m OR CMAKE_MATCH_1 EQUAL 0)
+      message(FATAL_ERROR "-system_mode ${MODE}: ${counter} is 0 or missing in ${OUT}/stats.json")
+    endif()
+  endforeach()
+endif()
+message(STATUS "${PROGRAM} with -system_mode ${MODE}: ${out}")
