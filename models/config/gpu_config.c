@@ -760,6 +760,7 @@ static const config_option host_options[] = {
 static const config_enum_value system_modes[] = {{"discrete", GPU_SYSTEM_DISCRETE},
                                                   {"unified", GPU_SYSTEM_UNIFIED},
                                                   {"shared_llc", GPU_SYSTEM_SHARED_LLC},
+                                                  {"shared_va", GPU_SYSTEM_SHARED_VA},
                                                   {NULL, 0}};
 
 static const config_option system_options[] = {
@@ -770,7 +771,9 @@ static const config_option system_options[] = {
                  "memory partitions' DRAM traffic leaves through the DMA initiator onto the SoC's "
                  "memory, which the copy engines and the host share; `shared_llc` is `unified` with a "
                  "system-level cache in front of the SoC's memory that every agent shares and a MESI "
-                 "directory that keeps the host's and the GPU L2's copies of host memory coherent.",
+                 "directory that keeps the host's and the GPU L2's copies of host memory coherent; "
+                 "`shared_va` is `shared_llc` with an IOMMU that translates with the host's page tables, "
+                 "so kernels dereference plain `malloc`ed host pointers.",
                  system_modes, NULL, NULL, 0),
     SYS(hub_max_outstanding, CONFIG_UINT, "-hub_max_outstanding", "256", "requests",
         "Requests the GPU's hub holds on their way to and from system memory (the link's tags or "
@@ -814,6 +817,14 @@ static const config_option system_options[] = {
     SYS(dir_message_ns, CONFIG_DOUBLE, "-coherence_message_ns", "30", "ns",
         "Round trip of one round of snoop or invalidation messages (sent in parallel) when an access "
         "needs other agents' copies invalidated or downgraded."),
+    SYS(iommu_tlb_sets, CONFIG_UINT, "-iommu_tlb_sets", "64", "sets",
+        "Sets of the IOMMU's translation cache (IOTLB) in `-system_mode shared_va`."),
+    SYS(iommu_tlb_ways, CONFIG_UINT, "-iommu_tlb_ways", "8", "ways", "Ways of the IOTLB (1 to 64), LRU."),
+    SYS(iommu_tlb_ns, CONFIG_DOUBLE, "-iommu_tlb_latency_ns", "2", "ns",
+        "IOTLB lookup, paid by every GPU access to a page the IOMMU translates."),
+    SYS(iommu_walk_ns, CONFIG_DOUBLE, "-iommu_walk_level_ns", "20", "ns",
+        "One read of the host's page tables in an IOMMU walk after an IOTLB miss (a walk reads "
+        "four levels)."),
 };
 
 #define OUT(F, kind, name, def, unit, desc, flags)                                              \
@@ -1347,6 +1358,10 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     return fail(r, "-syscache_latency_ns", diag, "the latency must not be negative (%g)", sy->syscache_latency_ns);
   if (!(sy->dir_lookup_ns >= 0) || sy->dir_lookup_ns > 1e9)
     return fail(r, "-coherence_lookup_ns", diag, "the latency must not be negative (%g)", sy->dir_lookup_ns);
+  if (!(sy->iommu_tlb_ns >= 0) || sy->iommu_tlb_ns > 1e9)
+    return fail(r, "-iommu_tlb_latency_ns", diag, "the latency must not be negative (%g)", sy->iommu_tlb_ns);
+  if (!(sy->iommu_walk_ns >= 0) || sy->iommu_walk_ns > 1e9)
+    return fail(r, "-iommu_walk_level_ns", diag, "the latency must not be negative (%g)", sy->iommu_walk_ns);
   if (!(sy->dir_message_ns >= 0) || sy->dir_message_ns > 1e9)
     return fail(r, "-coherence_message_ns", diag, "the latency must not be negative (%g)", sy->dir_message_ns);
   return SIMTVP_OK;

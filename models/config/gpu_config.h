@@ -272,6 +272,10 @@ typedef struct gpu_system_config {
   uint32_t dir_ways;               /* -coherence_dir_ways */
   double dir_lookup_ns;            /* -coherence_lookup_ns */
   double dir_message_ns;           /* -coherence_message_ns */
+  uint32_t iommu_tlb_sets;         /* -iommu_tlb_sets: the IOMMU's IOTLB (shared_va) */
+  uint32_t iommu_tlb_ways;         /* -iommu_tlb_ways */
+  double iommu_tlb_ns;             /* -iommu_tlb_latency_ns */
+  double iommu_walk_ns;            /* -iommu_walk_level_ns */
 } gpu_system_config;
 
 /* true in the modes with a system-level cache and a coherence directory (shared_llc, shared_va). */

@@ -111,6 +111,16 @@ simtvp_status iommu_map(iommu *io, uint64_t va, uint64_t bus, bool writable) {
   return SIMTVP_OK;
 }
 
+void iommu_clear(iommu *io) {
+  for (unsigned i = 0; i < ENTRIES; i++) {
+    free_table(io->root->next[i], LEVELS - 2);
+    io->root->next[i] = NULL;
+    io->root->e[i] = 0;
+  }
+  *io->mapped = 0;
+  memset(io->tlb, 0, (size_t)io->cfg.tlb_sets * io->cfg.tlb_ways * sizeof *io->tlb);
+}
+
 static uint64_t *leaf_of(const iommu *io, uint64_t va) {
   io_table *t = io->root;
   for (unsigned level = LEVELS - 1; level > 0; level--) {
@@ -140,6 +150,12 @@ static iommu_fault check(uint64_t leaf, bool write, uint64_t va, uint64_t *bus) 
   if (write && !(leaf & WRITABLE)) return IOMMU_READ_ONLY;
   *bus = (leaf & ~((1ull << IOMMU_PAGE_BITS) - 1)) | (va & ((1ull << IOMMU_PAGE_BITS) - 1));
   return IOMMU_OK;
+}
+
+iommu_fault iommu_lookup(const iommu *io, uint64_t va, bool write, uint64_t *bus) {
+  if (va >> IOMMU_VA_BITS) return IOMMU_OUT_OF_RANGE;
+  const uint64_t *e = leaf_of(io, va);
+  return check(e ? *e : 0, write, va, bus);
 }
 
 iommu_fault iommu_resolve(iommu *io, uint64_t va, bool write, uint64_t *bus) {

@@ -63,10 +63,14 @@ void iommu_destroy(iommu *io);
 simtvp_status iommu_map(iommu *io, uint64_t va, uint64_t bus, bool writable);
 /* Unmaps the pages of [va, va + bytes) and drops them from the IOTLB. */
 void iommu_unmap(iommu *io, uint64_t va, uint64_t bytes);
+/* Unmaps every page and empties the IOTLB (the OS dropping all of the device's mappings). */
+void iommu_clear(iommu *io);
 
 typedef enum iommu_fault { IOMMU_OK = 0, IOMMU_NOT_PRESENT = 1, IOMMU_READ_ONLY = 2, IOMMU_OUT_OF_RANGE = 3 } iommu_fault;
 const char *iommu_fault_name(iommu_fault f); /* "ok", "not present", "read-only", "out of range" */
 
+/* The tables' answer for va (no IOTLB, no page request, no statistics): IOMMU_OK with *bus. */
+iommu_fault iommu_lookup(const iommu *io, uint64_t va, bool write, uint64_t *bus);
 /* Functional translation (see above): *bus gets the bus address of va. */
 iommu_fault iommu_resolve(iommu *io, uint64_t va, bool write, uint64_t *bus);
 /* Timed translation (see above): *bus and *done_ps (≥ now_ps). */

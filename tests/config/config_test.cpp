@@ -878,7 +878,7 @@ TEST(GpuConfig, SchedulerWithParametersIsParsed) {
   EXPECT_STREQ(h.diag.option, "-gpgpu_scheduler");
 }
 
-// docs/system-modes.md: discrete (default), unified and shared_llc are built; a mode that is not
+// docs/system-modes.md: discrete (default), unified, shared_llc and shared_va are built; a mode that is not
 // is an unknown value, never a silent discrete run.
 TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
   Gpu d;
@@ -896,6 +896,11 @@ TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
   EXPECT_TRUE(gpu_system_integrated(l.cfg->system.mode));
   EXPECT_TRUE(gpu_system_shared(l.cfg->system.mode));
   EXPECT_FALSE(gpu_system_shared(u.cfg->system.mode));
+  Gpu v;
+  ASSERT_EQ(v.load("-system_mode shared_va\n"), SIMTVP_OK) << v.diag.message;
+  ASSERT_EQ(v.finalize(), SIMTVP_OK);
+  EXPECT_EQ(v.cfg->system.mode, GPU_SYSTEM_SHARED_VA);
+  EXPECT_TRUE(gpu_system_shared(v.cfg->system.mode));
   for (const char *m : {"integrated", "coherent"}) {
     Gpu g;
     EXPECT_EQ(g.load(std::string("-system_mode ") + m + "\n"), SIMTVP_ERR_PARSE) << m;

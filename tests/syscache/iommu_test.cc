@@ -107,6 +107,17 @@ TEST_F(Iommu, UnmapRemovesThePageAndItsIotlbEntry) {
   EXPECT_EQ(stats().iotlb_misses, 2u);
 }
 
+TEST_F(Iommu, ClearDropsEveryMapping) {
+  uint64_t bus = 0, done = 0;
+  for (uint64_t p : {0x1000ull, 0x400000ull, 0x80000000ull & 0xFFFFFFull}) ASSERT_EQ(iommu_resolve(io_, p, false, &bus), IOMMU_OK);
+  iommu_translate(io_, 0x1000, false, 0, &bus, &done);
+  iommu_clear(io_);
+  EXPECT_EQ(stats().pages_mapped, 0u);
+  EXPECT_EQ(iommu_lookup(io_, 0x1000, false, &bus), IOMMU_NOT_PRESENT);
+  EXPECT_EQ(iommu_resolve(io_, 0x1000, false, &bus), IOMMU_OK);  // a new page request
+  EXPECT_EQ(requests_.size(), 4u);
+}
+
 TEST(IommuConfig, BadIotlbNamesTheOption) {
   iommu_config c{};
   c.tlb_sets = 4;

@@ -1,7 +1,9 @@
 # run_mode.cmake — runs a program under simtvp with -system_mode MODE and requires its PASS verdict;
-# in the coherent modes (shared_llc) the directory must have seen the GPU's writes to the shared
-# flag and sent messages (coherence.gpu.writes > 0, coherence.messages > 0 in stats.json).
-#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> -P run_mode.cmake
+# in the coherent modes (shared_llc, shared_va) the directory must have seen the GPU's writes to
+# host memory and sent messages (coherence.gpu.writes > 0, coherence.messages > 0 in stats.json);
+# hmm in shared_va: the IOMMU answered page requests and the fault report names the kernel, the
+# thread and the address. With EXPECT_FAIL=<text> the program must fail saying <text> instead.
+#   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> [-DEXPECT_FAIL=..] -P run_mode.cmake
 foreach(var SIMTVP PROGRAM MODE OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_mode.cmake: -D${var}=... is required")
@@ -12,14 +14,32 @@ set(ENV{SIMTVP_QUIET} 1)
 set(ENV{SIMTVP_OUTDIR} ${OUT})
 set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE}")
 execute_process(COMMAND ${SIMTVP} ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
+if(DEFINED EXPECT_FAIL)
+  if(rc EQUAL 0 OR NOT out MATCHES "FAIL .*${EXPECT_FAIL}")
+    message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} should fail on ${EXPECT_FAIL}; exited with ${rc}:\n${out}${err}")
+  endif()
+  return()
+endif()
 if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS ")
   message(FATAL_ERROR "${PROGRAM} with -system_mode ${MODE} exited with ${rc}:\n${out}${err}")
 endif()
-if(MODE STREQUAL "shared_llc")
+if(PROGRAM MATCHES "hmm$")
+  if(NOT err MATCHES "GPU page fault \\(invalid\\).*is not mapped in kernel _Z9wild_readPKiPi, CTA \\(0,0,0\\), thread \\(0,0,0\\), pc ")
+    message(FATAL_ERROR "hmm: no fault report naming the kernel, CTA, thread and PC:\n${err}")
+  endif()
+  file(READ ${OUT}/stats.json stats)
+  string(REGEX MATCHALL "\"iommu[.]page_requests\": *[0-9]+" m "${stats}")
+  string(REGEX MATCH ": *[1-9]" any "${m}")
+  if(NOT any)
+    message(FATAL_ERROR "hmm: the IOMMU answered no page requests (${OUT}/stats.json)")
+  endif()
+endif()
+if(MODE MATCHES "^shared_")
   file(READ ${OUT}/stats.json stats)
   foreach(counter "coherence[.]gpu[.]writes" "coherence[.]messages")
-    string(REGEX MATCH "\"${counter}\": *([0-9]+)" m "${stats}")
-    if(NOT m OR CMAKE_MATCH_1 EQUAL 0)
+    string(REGEX MATCHALL "\"${counter}\": *[0-9]+" m "${stats}")  # per kernel, then totals
+    string(REGEX MATCH ": *[1-9]" any "${m}")
+    if(NOT any)
       message(FATAL_ERROR "-system_mode ${MODE}: ${counter} is 0 or missing in ${OUT}/stats.json")
     endif()
   endforeach()
