@@ -139,8 +139,10 @@ fill:
   return v;
 }
 
-static uint64_t access_line(coherence *d, uint64_t line, bool write, int r, uint64_t now) {
-  const bool caching = (d->cfg.caching >> r) & 1u;
+/* keep: R keeps a copy after the request (a caching agent's read or write; not a write-back or
+ * a write-through, nor an I/O-coherent agent's access). */
+static uint64_t access_line(coherence *d, uint64_t line, bool write, int r, uint64_t now, bool keep) {
+  const bool caching = keep;
   const uint64_t looked = now + d->cfg.lookup_ps;
   ++*(write ? d->writes[r] : d->reads[r]);
   dir_entry *e = find(d, line);
@@ -175,8 +177,9 @@ static uint64_t access_line(coherence *d, uint64_t line, bool write, int r, uint
     for (int a = 0; a < SOCMEM_AGENTS; a++) {
       if (a == r || e->state[a] == COH_I) continue;
       msgs++;
-      /* A caching writer takes the dirty data with the ownership; a non-caching one writes into
-       * memory, so the modified copy goes there first. */
+      /* A writer that keeps the line takes the dirty data with the ownership; one that does not
+       * (a write-through, an I/O-coherent agent) writes into memory, so the modified copy goes
+       * there first. */
       uint64_t t = drop(d, e, a, !caching, looked);
       if (t > done) done = t;
     }
@@ -196,27 +199,38 @@ uint64_t coherence_access(coherence *d, uint64_t addr, uint64_t bytes, bool writ
   const uint64_t first = addr >> d->shift, last = (addr + bytes - 1) >> d->shift;
   uint64_t done = now + d->cfg.lookup_ps;
   for (uint64_t line = first; line <= last; line++) {
-    uint64_t t = access_line(d, line, write, (int)agent, now);
+    uint64_t t = access_line(d, line, write, (int)agent, now, (d->cfg.caching >> agent) & 1u);
     if (t > done) done = t;
   }
   *d->latency += done - now;
   return done;
 }
 
+static uint64_t give_up(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now, bool dirty);
+
 uint64_t coherence_writeback(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now) {
+  return give_up(d, addr, bytes, agent, now, true);
+}
+
+uint64_t coherence_write_through(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now) {
+  return give_up(d, addr, bytes, agent, now, false);
+}
+
+/* A write after which the writer holds no copy: a write-back (dirty: counted) or a write-through. */
+static uint64_t give_up(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now, bool dirty) {
   if ((unsigned)agent >= SOCMEM_AGENTS) agent = SOCMEM_OTHER;
   if (!bytes) bytes = 1;
   const uint64_t first = addr >> d->shift, last = (addr + bytes - 1) >> d->shift;
   uint64_t done = now + d->cfg.lookup_ps;
   for (uint64_t line = first; line <= last; line++) {
-    uint64_t t = access_line(d, line, true, (int)agent, now);
+    uint64_t t = access_line(d, line, true, (int)agent, now, false);
     if (t > done) done = t;
     dir_entry *e = find(d, line);
     if (e) {
       e->state[agent] = COH_I;
       if (empty(e)) e->valid = false;
     }
-    ++*d->writebacks;
+    if (dirty) ++*d->writebacks;
   }
   *d->latency += done - now;
   return done;

@@ -16,10 +16,11 @@
  *   R reads, O hold L in S             R→S                                          no message
  *   R reads, nobody holds L            R→E (caching R; a non-caching R: nothing)    no message
  *   R writes                           every O → I (an O in M writes L back when R does not
- *                                      cache it: R's write is merged in memory); R→M (caching R)
+ *                                      keep L: R's write is merged in memory); R→M (caching R)
  *                                      one invalidation message per O
  *   R evicts L (coherence_evict)       R→I; from M, R writes L back
- *   R writes back L (coherence_writeback)  as R writes, then R→I (it kept no copy)
+ *   R writes back / writes through L   as R writes, then R→I (it kept no copy)
+ *   (coherence_writeback / _write_through)
  *
  * Timing (picoseconds): a request costs `lookup_ps`; if it sends messages, one more `message_ps`
  * (invalidations and the snoop go out in parallel and the directory waits for every answer);
@@ -87,6 +88,9 @@ uint64_t coherence_access(coherence *d, uint64_t addr, uint64_t bytes, bool writ
  * directory did not see): the write's rules (every other copy is invalidated) and the agent then
  * holds nothing; returns like coherence_access. Counted as a write and a write-back. */
 uint64_t coherence_writeback(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now);
+/* The same for a write that goes through the agent's cache (the GPU L2's writes and atomics to
+ * host memory, which it caches for reads only): counted as a write, not a write-back. */
+uint64_t coherence_write_through(coherence *d, uint64_t addr, uint64_t bytes, socmem_agent agent, uint64_t now);
 /* The agent dropped its copy of the line holding addr (an eviction); from M it writes back. */
 void coherence_evict(coherence *d, uint64_t addr, socmem_agent agent, uint64_t now);
 /* The agent's state for the line holding addr. */

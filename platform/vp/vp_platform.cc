@@ -454,8 +454,9 @@ uint64_t vp_platform::time_shared(uint64_t off, uint64_t bytes, bool write, int 
   // Host memory (shared pages) passes the directory. The GPU's L2 caches it for reads only: its
   // writes and atomics go through (mempart_bypasses_l2) and, like a write-back, leave it no copy.
   if ((off < kSysmemBase + kSysmemBytes || off >= kProcBase) && a != SOCMEM_CACHE)
-    t = write && (writeback || a == SOCMEM_GPU) ? coherence_writeback(coherence_, off, bytes, a, at)
-                                                 : coherence_access(coherence_, off, bytes, write, a, at);
+    t = write && writeback            ? coherence_writeback(coherence_, off, bytes, a, at)
+        : write && a == SOCMEM_GPU    ? coherence_write_through(coherence_, off, bytes, a, at)
+                                      : coherence_access(coherence_, off, bytes, write, a, at);
   return syscache_access(syscache_, off, bytes, write, a, t);
 }
 

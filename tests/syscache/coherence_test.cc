@@ -160,6 +160,22 @@ TEST_F(Directory, AWriteBackInvalidatesOtherCopiesAndLeavesTheWriterWithout) {
   EXPECT_EQ(stats().writes[SOCMEM_GPU], 1u);
 }
 
+TEST_F(Directory, AWriteThroughWritesBackAndInvalidatesOtherCopiesAndKeepsNone) {
+  coherence_access(d_, 0x8000, 4, true, SOCMEM_HOST, 0);  // host M
+  // the GPU writes 4 bytes through (it caches host memory for reads only): the host's M copy is
+  // written back first (the GPU's bytes merge into memory) and invalidated: the write-back ends
+  // at 10 + 5 + 100 = 115, after the message round (10 + 5 + 40)
+  EXPECT_EQ(coherence_write_through(d_, 0x8000, 4, SOCMEM_GPU, 10), 115u);
+  EXPECT_EQ(st(0x8000, SOCMEM_HOST), COH_I);
+  EXPECT_EQ(st(0x8000, SOCMEM_GPU), COH_I);
+  EXPECT_EQ(stats().writebacks, 1u);  // the host's, not the GPU's write
+  EXPECT_EQ(stats().writes[SOCMEM_GPU], 1u);
+  EXPECT_EQ(writebacks_, 1);
+  // a line nobody holds: the write-through leaves no entry behind, lookup only
+  EXPECT_EQ(coherence_write_through(d_, 0x9000, 4, SOCMEM_GPU, 200), 205u);
+  EXPECT_EQ(st(0x9000, SOCMEM_GPU), COH_I);
+}
+
 TEST(DirectoryConfig, BadGeometryNamesTheOption) {
   coherence_config c{};
   c.sets = 16;
