@@ -247,7 +247,7 @@ void simt_timing::dump_state(simtvp_severity severity) {
     cl->dump(dump_line, &sink);
   }
   if (!idle.empty()) simtvp_msg(&env_.messages, severity, "idle SIMT clusters (nothing resident): %s", idle.c_str());
-  mem_->dump(dump_line, &sink);
+  mem_->dump_lines(dump_line, &sink);
 }
 
 }  // namespace simtvp

@@ -298,7 +298,7 @@ bool mem_system::idle() const {
 
 // ---- the deadlock dump -----------------------------------------------------------------------------
 
-void mem_system::dump(void (*line)(void *ctx, const char *text), void *ctx) {
+void mem_system::dump_lines(void (*line)(void *ctx, const char *text), void *ctx) {
   char buf[400];
   icnt_stats is;
   icnt_get_stats(icnt_->model(), &is);

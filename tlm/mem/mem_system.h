@@ -107,7 +107,7 @@ class mem_system : public sc_core::sc_module {
   bool idle() const;
   // The state for a deadlock dump, one line per call: packets in the interconnect, per partition
   // the requests at the DRAM controller and the non-empty sub-partition queues.
-  void dump(void (*line)(void *ctx, const char *text), void *ctx);
+  void dump_lines(void (*line)(void *ctx, const char *text), void *ctx);
 
  private:
   mem_system_config cfg_;
