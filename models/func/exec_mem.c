@@ -88,6 +88,7 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
   case PTX_SPACE_CONST: {
     bool w_ok = write && space == PTX_SPACE_GLOBAL; /* a const store is refused below */
     uint8_t *h = w_ok ? devmem_tlb_translate_w(w->tlb, a) : devmem_tlb_translate(w->tlb, a);
+    if (!h && fx_replay_wait(w, in, a, w_ok)) return NULL;
     if (!h) {
       char why[400];
       fx_describe_unmapped(w, a, write, why, sizeof why);

@@ -1051,6 +1051,40 @@ bool func_cta_done(const func_cta *cta) { return cta->live == 0; }
 func_warp_state func_warp_get_state(const func_warp *w) { return (func_warp_state)w->state; }
 uint32_t func_warp_barrier(const func_warp *w) { return w->bar_id; }
 
+void func_launch_allow_replay(func_launch *l, bool on) { l->replay_ok = on; }
+
+void func_warp_replay_fault(const func_warp *w, uint64_t *va, uint8_t *access) {
+  *va = w->replay_va;
+  *access = w->replay_access;
+}
+
+void func_warp_replay_kind(const func_warp *w, uint8_t *kind) { *kind = w->replay_kind; }
+
+void func_warp_retry(func_warp *w) {
+  if (w->state == FUNC_WARP_FAULT_WAIT) w->state = FUNC_WARP_READY;
+}
+
+bool fx_replay_wait(fx_warp *w, const fx_insn *in, uint64_t addr, bool write) {
+  uint32_t f = w->tlb->fault;
+  if (!w->l->replay_ok || (f != DEVMEM_FAULT_REPLAY_ABSENT && f != DEVMEM_FAULT_REPLAY_WRITE)) return false;
+  uint32_t pc = (uint32_t)(in - w->code);
+  bool atomic = in->cls == FX_C_MEM && (in->flags & 0x80);
+  /* the step is undone: it runs again, whole, after the replay */
+  w->counts->warp_insns--;
+  w->counts->thread_insns -= w->nactive;
+  if (w->counts->pc) {
+    w->counts->pc[pc].warp_insns--;
+    w->counts->pc[pc].thread_insns -= w->nactive;
+  }
+  w->pc = pc;
+  w->stop = true;
+  w->state = FUNC_WARP_FAULT_WAIT;
+  w->replay_va = addr;
+  w->replay_access = atomic ? 2 : write ? 1 : 0;
+  w->replay_kind = (uint8_t)f;
+  return true;
+}
+
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
   if (id >= FUNC_NUM_BARRIERS || !cta->bar[id].complete) return 0;
   uint32_t n = (uint32_t)__builtin_popcount(cta->bar[id].waiting);
@@ -1387,6 +1421,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->next_pc = w->pc;
     rec->next_active = w->active;
     rec->warp_done = w->state == FUNC_WARP_DONE;
+    if (w->state == FUNC_WARP_FAULT_WAIT) rec->kind = FUNC_STEP_NOP; /* nothing was done */
     rec->yield = w->state == FUNC_WARP_READY && w->stop;
   }
   if (dbg->after) dbg->after(dbg->ctx, w, rec);

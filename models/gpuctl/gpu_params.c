@@ -157,6 +157,10 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->func.max_warps_per_sm = d->max_warps_per_core;
   p->func.stack_bytes = cfg->sim.stack_size_limit > 0 ? (uint32_t)cfg->sim.stack_size_limit : 0;
   p->func.threads = cfg->fidelity.func_threads ? cfg->fidelity.func_threads : 1;
+  /* Warps wait on replayable faults (unified memory) where CTAs are stepped one warp at a time:
+   * the functional side with one engine thread (whole-kernel runs and the timing cores do not
+   * park warps yet, docs/vm.md). */
+  p->ctl.caps.replayable = strcmp(p->simt_model, "func") == 0 && p->func.threads <= 1;
   p->func.pc_counts = cfg->output.ptx_line_stats; /* PTX source-line statistics, every side */
   p->func.memcheck = cfg->sim.memcheck;
   if (cfg->sim.max_insn) /* thread instructions -> warp instructions, per launch */
