@@ -2,7 +2,10 @@
 // CTA dispatcher → models/func through gpu_simt_func → results read back through the copy engine.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "drv_kernel.h"
 #include "gpu_harness.h"
 #include "gpu_simt_func.h"
+#include "mmu.h"
 
 namespace {
 
@@ -184,9 +188,11 @@ struct Glue {
 
 class DriverFunc : public ::testing::Test {
  protected:
+  virtual void configure(gpuctl_config *) {}
   void SetUp() override {
     gpuctl_config c;
     gh_default_config(&c);
+    configure(&c);
     mem = devmem_create();
     ASSERT_EQ(devmem_map(mem, c.caps.devmem_base, c.caps.devmem_bytes, nullptr), SIMTVP_OK);
     func_config fc{};
@@ -400,3 +406,164 @@ TEST_F(DriverFuncVm, StoreToAReadOnlyPageIsAProtectionFaultNamingKernelCtaThread
 }
 
 }  // namespace
+
+// Unified memory at the driver level (sw/driver drv_um.c, docs/vm.md "Unified memory"): the GPU
+// reports replayable faults (caps.replayable, the functional SIMT side parks the waiting CTAs),
+// the driver services the fault buffer in batches. The host mirror is this process's memory at
+// the managed address (mapped here; a host port that records the driver's protection changes
+// stands in for mprotect, and host faults are drv_um_host_access calls).
+class DriverFuncUm : public DriverFunc {
+ protected:
+  void configure(gpuctl_config *c) override { c->caps.replayable = true; }
+  uint64_t managed(uint64_t bytes) {
+    uint64_t va = 0;
+    simtvp_status st = drv_managed_alloc(d, bytes, &va, &diag);
+    EXPECT_EQ(st, SIMTVP_OK) << diag.message;
+    if (st != SIMTVP_OK) return 0;
+    uint64_t len = (bytes + 4095) & ~4095ull;
+    void *m = mmap(reinterpret_cast<void *>(va), len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    EXPECT_EQ(m, reinterpret_cast<void *>(va));
+    mirrors.push_back({va, len});
+    return va;
+  }
+  void SetUp() override {
+    DriverFunc::SetUp();
+    drv_um_host_port hp{this, [](void *ctx, uint64_t va, uint64_t bytes, int access) {
+                          for (uint64_t p = va; p < va + bytes; p += 4096) static_cast<DriverFuncUm *>(ctx)->prot[p] = access;
+                        }};
+    drv_um_set_host_port(d, &hp);
+  }
+  void TearDown() override {
+    DriverFunc::TearDown();
+    for (auto &m : mirrors) munmap(reinterpret_cast<void *>(m.first), m.second);
+  }
+  gpu_mmu_counters mmu() { return gpu_mmu_get_counters(gpuctl_mmu(h->g)); }
+  drv_um_stats um() {
+    drv_um_stats s;
+    drv_um_get_stats(d, &s);
+    return s;
+  }
+  std::map<uint64_t, int> prot;
+  std::vector<std::pair<uint64_t, uint64_t>> mirrors;
+};
+
+// vadd(a, b, c = a, n): a is 3 host pages of managed memory (3072 floats), b plain device memory
+// of ones: the kernel's 24 CTAs of 128 threads all start before the driver runs, every warp waits
+// on one of 3 pages: 3 fault-buffer entries, 1 batch (one MMU_REPLAY), 3 pages = 12288 bytes
+// host -> GPU, the host mirror of each closed. c[i] = a[i] + 2 x 1.
+TEST_F(DriverFuncUm, FaultBatchMigratesTheHostPagesMapsThemAndReplays) {
+  ASSERT_TRUE(drv_um_on_demand(d));
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  ASSERT_NE(a, 0u);
+  EXPECT_EQ(a % 4096, 0u);
+  EXPECT_EQ(drv_um_where(d, a), DRV_UM_NOWHERE);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_RW);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  gpu_mmu_counters m0 = mmu();
+  drv_um_stats s0 = um();
+  drv_function *f = drv_module_function(mod, "vadd");
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, f, n / 128, 128, {&a, &db, &a, &nn}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  gpu_mmu_counters m1 = mmu();
+  drv_um_stats s1 = um();
+  EXPECT_EQ(m1.entries - m0.entries, 3u);
+  EXPECT_EQ(m1.replays - m0.replays, 1u);
+  EXPECT_EQ(m1.cancels - m0.cancels, 0u);
+  EXPECT_EQ(s1.faults - s0.faults, 3u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 3u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 12288u);
+  for (uint32_t p = 0; p < 3; p++) {
+    EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+    EXPECT_EQ(prot[a + p * 4096], DRV_UM_HOST_NONE) << p;
+  }
+  // The GPU page table maps them now (4 KiB, at their own address).
+  uint64_t e;
+  uint32_t bits;
+  ASSERT_TRUE(drv_vas_lookup(drv_default_vas(d), a + 4096, &e, &bits));
+  EXPECT_EQ(bits, 12u);
+  EXPECT_EQ(mmu_pte_addr(e), a + 4096);
+  // A host access to page 1 brings exactly that page back, with the kernel's results.
+  ASSERT_EQ(drv_um_host_access(d, a + 4096 + 8, false, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_host - s1.pages_to_host, 1u);
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 4096u);
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_RW);
+  EXPECT_EQ(drv_um_where(d, a + 4096), DRV_UM_HOST);
+  EXPECT_EQ(drv_um_where(d, a), DRV_UM_GPU);
+  for (uint32_t i = 1024; i < 2048; i++) ASSERT_EQ(ha[i], (float)i + 2.0f) << i;
+  EXPECT_FALSE(drv_vas_lookup(drv_default_vas(d), a + 4096, &e, &bits));
+  EXPECT_EQ(e, MMU_PTE_REPLAY);  // not present, replayable
+  EXPECT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_FALSE(drv_managed_lookup(d, a, nullptr, nullptr));
+}
+
+// Pages nobody touched: the GPU's first touch places them without a copy (the device copy
+// starts zeroed): 2 faults, 0 bytes moved, out[i] = 0 + 2 x 1.
+TEST_F(DriverFuncUm, GpuFirstTouchNeedsNoCopy) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f), out(n, -1.0f);
+  uint64_t db, dc;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_mem_alloc(d, n * 4, &dc, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &dc, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(test_support::download(d, dc, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 2u);
+  EXPECT_EQ(s1.first_touch_gpu - s0.first_touch_gpu, 2u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(out[i], 2.0f) << i;
+}
+
+// With the fault buffer in use, an unmapped page (an entry without REPLAY) is still a fatal
+// fault: the kernel stops, nothing waits.
+TEST_F(DriverFuncUm, UnmappedPageStaysFatalWithTheFaultBufferOn) {
+  ASSERT_NE(managed(4096), 0u);  // sets up the fault buffer
+  uint64_t dc;
+  ASSERT_EQ(drv_mem_alloc(d, 8192, &dc, &diag), SIMTVP_OK);
+  uint64_t page = (dc + 4095) & ~4095ull;
+  ASSERT_EQ(drv_vas_unmap(d, drv_default_vas(d), page, 4096, &diag), SIMTVP_OK) << diag.message;
+  gpu_mmu_counters m0 = mmu();
+  std::vector<float> ones(1024, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  uint32_t nn = 1024;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), 8, 128, {&db, &db, &page, &nn}, &diag),
+            SIMTVP_OK);
+  EXPECT_EQ(drv_sync(d, &diag), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(mmu().entries - m0.entries, 0u);
+}
+
+TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
+  uint64_t a = managed(4096);
+  EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 8192, DRV_UM_GPU, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("is not inside one managed allocation"), std::string::npos) << diag.message;
+  EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 4096, DRV_UM_BOTH, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_um_advise(d, a + 8192, 4, DRV_UM_ADVISE_READ_MOSTLY, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_um_advise(d, a, 4, static_cast<drv_um_advice>(99), &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("unknown advice 99"), std::string::npos) << diag.message;
+  EXPECT_EQ(drv_um_host_access(d, 0x1234000, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_managed_alloc(d, 0, &a, &diag), SIMTVP_ERR_ARG);
+}
+
+// Without replayable faults (the default caps: a timing GPU's) managed ranges are refused with a
+// reason; the CUDA runtime then keeps its launch-and-sync scheme.
+TEST_F(DriverFunc, ManagedAllocWithoutReplayableFaultsIsUnsupported) {
+  EXPECT_FALSE(drv_um_on_demand(d));
+  uint64_t a = 0;
+  EXPECT_EQ(drv_managed_alloc(d, 4096, &a, &diag), SIMTVP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(diag.message).find("MMU_CAPS.REPLAYABLE is 0"), std::string::npos) << diag.message;
+}
