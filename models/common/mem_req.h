@@ -64,6 +64,7 @@ typedef struct mem_req {
   struct mem_req_pool *pool; /* where to return it */
   struct mem_req *next; /* free-list / intrusive queue link, owned by the current holder */
   uint8_t aperture;     /* mem_aperture: where the memory lives (set when the request is routed) */
+  uint8_t n_ops;        /* lane operations an atomic carries (the L2's atomic unit); 0 counts as 1 */
 } mem_req;
 
 /* Where a request's memory lives, as the GPU's page tables say: the GPU's own memory, or system

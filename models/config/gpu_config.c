@@ -240,6 +240,10 @@ static const config_option core_options[] = {
          "Include the warp id in the register-to-bank mapping."),
     CORE(reg_file_port_throughput, CONFIG_INT, "-gpgpu_reg_file_port_throughput", "1", "ports",
          "Ports per register-file bank."),
+    CORE(alu_forwarding, CONFIG_BOOL, "-gpgpu_alu_forwarding", "0", "",
+         "Result forwarding (simtvp; Volta and later): a fixed-latency SP/INT/DP result releases "
+         "the scoreboard early by the issue-to-execute depth, so a dependent chain costs its "
+         "latency per instruction instead of latency + 4."),
     CORE_X(sub_core_model, CONFIG_BOOL, "-gpgpu_sub_core_model", "0", "",
            "Sub-core model (Volta and later): each scheduler has its own register file and "
            "execution units.",
@@ -434,6 +438,10 @@ static const config_option mem_options[] = {
           "Minimum latency of the ROP queue in front of the L2.", NULL, NULL, "-rop_latency"),
     MEM(dram_latency, CONFIG_UINT, "-dram_latency", "30", "core cycles",
         "Fixed latency added between the L2 and the DRAM controller."),
+    MEM(l2_atomic_ops, CONFIG_UINT, "-gpgpu_l2_atomic_ops_per_cycle", "0", "operations",
+        "Atomic operations an L2 slice executes per L2 cycle (simtvp): an atomic request "
+        "carrying k lane operations holds the slice's atomic unit for ceil(k / n) cycles, so "
+        "atomics to one address serialise; 0 = unlimited (GPGPU-Sim's behaviour)."),
     MEM_X(perf_sim_memcpy, CONFIG_BOOL, "-gpgpu_perf_sim_memcpy", "1", "",
           "Host-to-device copies also fill the L2.", NULL, NULL, "-perf_sim_memcpy"),
     MEM_X(partition_indexing, CONFIG_ENUM, "-gpgpu_memory_partition_indexing", "0", "",

@@ -94,6 +94,7 @@ typedef struct gpu_core_config {
   /* Register file and operand collector. */
   int32_t reg_banks;               /* -gpgpu_num_reg_banks */
   bool reg_bank_use_warp_id;       /* -gpgpu_reg_bank_use_warp_id */
+  bool alu_forwarding;             /* -gpgpu_alu_forwarding (simtvp) */
   int32_t reg_file_port_throughput; /* -gpgpu_reg_file_port_throughput */
   bool sub_core_model;             /* -gpgpu_sub_core_model */
   bool specialized_operand_collector; /* -gpgpu_enable_specialized_operand_collector */
@@ -150,6 +151,7 @@ typedef struct gpu_mem_config {
   char partition_queues[GPU_CONFIG_STRING_MAX]; /* -gpgpu_dram_partition_queues i2$:$2d:d2$:$2i */
   uint32_t rop_latency;            /* -gpgpu_l2_rop_latency, core cycles */
   uint32_t dram_latency;           /* -dram_latency, core cycles */
+  uint32_t l2_atomic_ops;          /* -gpgpu_l2_atomic_ops_per_cycle (simtvp; 0 = unlimited) */
   bool perf_sim_memcpy;            /* -gpgpu_perf_sim_memcpy: memcpy fills the L2 */
   int32_t partition_indexing;      /* -gpgpu_memory_partition_indexing (enum) */
   char addr_mapping[GPU_CONFIG_STRING_MAX]; /* -gpgpu_mem_addr_mapping */

@@ -123,12 +123,13 @@ typedef struct mp_sub {
   bool reply_waiting;    /* gpu_stall_icnt2sh runs since reply_since */
   uint64_t reply_since;
   bool l2_stalled;       /* the L2 refused the head (reservation fail) until a fill or miss pop */
+  uint64_t atomic_free;  /* first cycle the slice's atomic unit takes another atomic */
   uint64_t *occ_max[Q_COUNT], *occ_sum[Q_COUNT];
 } mp_sub;
 
 enum {
   C_CYCLES, C_REQUESTS, C_REPLIES, C_DRAM_READS, C_DRAM_WRITES, C_BYPASSED, C_STALL_DRAMFULL,
-  C_STALL_ICNT2SH, C_STALL_DRAM_PORT, C_MISROUTED, C_LAT_MAX, C_LAT_SUM, C_COUNT
+  C_STALL_ICNT2SH, C_STALL_DRAM_PORT, C_MISROUTED, C_LAT_MAX, C_LAT_SUM, C_ATOMIC_OPS, C_COUNT
 };
 
 typedef struct mp_ca mp_ca;
@@ -208,12 +209,19 @@ static bool l2_has_replies(const cache *l2) {
   return occ.replies > 0;
 }
 
+/* The slice's atomic unit (-gpgpu_l2_atomic_ops_per_cycle) has not finished the previous atomic
+ * by cycle c, so the atomic r at the head waits. */
+static bool atomic_unit_busy(const mp_ca *mp, const mp_sub *s, const mem_req *r, uint64_t c) {
+  return mp->cfg.atomic_ops && r->kind == MEM_ACC_ATOMIC && c < s->atomic_free;
+}
+
 /* Can the head of ICNT→L2 move on at the next cycle (ignoring data-port timing, which is polled)? */
 static bool l2_stage_ready(const mp_ca *mp, const mp_sub *s) {
   const mem_req *r = s->i2l.head;
   if (!r || s->l2_stalled) return false;
   if (mp->cfg.l2_ideal) return !r->needs_reply || !fifo_full(&s->l2i);
   if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, r)) return !fifo_full(&s->l2d);
+  if (atomic_unit_busy(mp, s, r, mp->t)) return false; /* compute_next wakes it */
   return !fifo_full(&s->l2i);
 }
 
@@ -233,6 +241,8 @@ static uint64_t compute_next(const mp_ca *mp) {
     }
     if (s->l2 && cache_miss_queue_length(s->l2) && !fifo_full(&s->l2d)) return t;
     if (l2_stage_ready(mp, s)) return t;
+    if (s->i2l.head && !s->l2_stalled && atomic_unit_busy(mp, s, s->i2l.head, t))
+      ev = min_u64(ev, s->atomic_free);
     if (s->rop.len && !fifo_full(&s->i2l)) ev = min_u64(ev, max_u64(t, delay_head_ready(&s->rop)));
   }
   return ev;
@@ -355,14 +365,19 @@ static void stage_l2_access(mp_ca *mp, mp_sub *s, uint64_t c) {
     ++*mp->c[C_BYPASSED];
     return;
   }
+  if (atomic_unit_busy(mp, s, r, c)) return; /* compute_next wakes it at atomic_free */
   /* GPGPU-Sim's rule: the L2 is accessed only while its output toward the interconnect has room
    * and its data port is free. */
   if (fifo_full(&s->l2i) || !cache_data_port_free(s->l2, c)) return;
   fifo_pop(&s->i2l);
-  cache_status st = cache_access(s->l2, r, c, NULL);
+  uint32_t ops = r->kind == MEM_ACC_ATOMIC ? (r->n_ops ? r->n_ops : 1u) : 0u;
+  cache_status st = cache_access(s->l2, r, c, NULL); /* r may be gone unless it failed */
   if (st == CACHE_RESERVATION_FAIL) {
     fifo_push_front(&s->i2l, r);
     s->l2_stalled = true;
+  } else if (ops) {
+    *mp->c[C_ATOMIC_OPS] += ops;
+    if (mp->cfg.atomic_ops) s->atomic_free = c + (ops + mp->cfg.atomic_ops - 1) / mp->cfg.atomic_ops;
   }
 }
 
@@ -611,6 +626,7 @@ simtvp_status mempart_config_from_gpu(const gpu_config *g, uint32_t partition,
   cfg->queue_dram_to_l2 = d->queue_dram_to_l2;
   cfg->queue_l2_to_icnt = d->queue_l2_to_icnt;
   cfg->rop_latency = core_to_l2_cycles(g->mem.rop_latency, d->core_mhz, d->l2_mhz);
+  cfg->atomic_ops = g->mem.l2_atomic_ops;
   cfg->dram_latency = core_to_l2_cycles(g->mem.dram_latency, d->core_mhz, d->l2_mhz);
   cfg->addr_mapping = g->mem.addr_mapping[0] ? g->mem.addr_mapping : NULL;
   cfg->n_channels = g->mem.n_channels;
@@ -653,10 +669,15 @@ static void register_stats(mp_ca *mp, uint32_t n_local) {
       {C_LAT_MAX, "dram_latency_queue.max", "requests", "largest DRAM latency queue occupancy"},
       {C_LAT_SUM, "dram_latency_queue.sum", "request-cycles",
        "DRAM latency queue occupancy summed over L2 cycles"},
+      /* only with an atomic unit (-gpgpu_l2_atomic_ops_per_cycle): the last entry */
+      {C_ATOMIC_OPS, "l2_atomic_ops", "operations", "atomic lane operations executed at the L2"},
   };
+  size_t n_always = sizeof k / sizeof k[0] - 1;
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     snprintf(n, sizeof n, "mem_partition[%u].%s", p, k[i].name);
-    mp->c[k[i].slot] = counter(mp, (uint32_t)k[i].slot, n, k[i].unit, k[i].desc);
+    mp->c[k[i].slot] = i < n_always || mp->cfg.atomic_ops
+                           ? counter(mp, (uint32_t)k[i].slot, n, k[i].unit, k[i].desc)
+                           : &mp->local[k[i].slot];
   }
   if (st) {
     char num[160], den[160];

@@ -84,6 +84,8 @@ typedef struct mempart_config {
   uint32_t rop_latency;       /* L2 cycles (-gpgpu_l2_rop_latency is in core cycles:
                                * mempart_config_from_gpu converts) */
   uint32_t dram_latency;      /* L2 cycles (-dram_latency, core cycles, converted likewise) */
+  uint32_t atomic_ops;        /* -gpgpu_l2_atomic_ops_per_cycle: lane operations a slice's atomic
+                               * unit executes per L2 cycle; 0 = unlimited */
   /* L2 set indexing: -gpgpu_mem_addr_mapping and -gpgpu_n_mem tell which address bits select
    * the channel and the sub-partition; they are removed from the index address. NULL: the
    * address is used as it is. */

@@ -8,7 +8,11 @@
  * A request taken by sub-partition s at cycle t:
  *   taken     a = first free intake cycle >= t            one request per cycle per slice
  *   L2        A = first free L2 cycle >= a + rop_latency + 1   one access per cycle; a hit holds
- *                                                         the data port ceil(bytes / port) cycles
+ *                                                         the data port ceil(bytes / port) cycles;
+ *                                                         an atomic of k lane operations also
+ *                                                         waits for the slice's atomic unit and
+ *                                                         holds it ceil(k / ops) cycles
+ *                                                         (-gpgpu_l2_atomic_ops_per_cycle)
  *   hit       reply leaves at A + 2                       (a request on its way: at max(A, fill) + 2;
  *                                                         -l2_ideal: every access a hit, at A + 1)
  *   miss      fetch to the DRAM at D = the arbiter's first free cycle >= A + 2 + dram_latency,
@@ -120,6 +124,7 @@ typedef struct mpa_sub {
   cache *l2;
   uint32_t port_bytes;  /* data/fill port width of the slice */
   simtvp_cal accept, l2port, fill; /* booked cycles: intake, L2 access/data port, fill port */
+  uint64_t atomic_free; /* first cycle the atomic unit takes another atomic (in arrival order) */
   mpa_heap replies;     /* replies waiting for their cycle (or for the port) */
   bool reply_blocked;
   uint64_t blocked_since;
@@ -308,7 +313,11 @@ static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t 
   check_route(mp, s, req);
   req->partition = mp->cfg.partition;
   req->sub_partition = s->global;
-  uint64_t A = simtvp_cal_find(&s->l2port, a + mp->cfg.rop_latency + 1, 1);
+  uint64_t A = a + mp->cfg.rop_latency + 1;
+  uint32_t ops = req->kind == MEM_ACC_ATOMIC ? (req->n_ops ? req->n_ops : 1u) : 0u;
+  if (ops && mp->cfg.atomic_ops && A < s->atomic_free) A = s->atomic_free; /* the atomic unit */
+  A = simtvp_cal_find(&s->l2port, A, 1);
+  if (ops && mp->cfg.atomic_ops) s->atomic_free = A + (ops + mp->cfg.atomic_ops - 1) / mp->cfg.atomic_ops;
   uint64_t dram_at = A + 2 + mp->cfg.dram_latency;
   bool reply_wanted = req->needs_reply;
 

@@ -107,6 +107,7 @@ typedef struct simt_core_config {
   /* register file and operand collector */
   uint32_t reg_banks;             /* -gpgpu_num_reg_banks */
   bool reg_bank_use_warp_id;      /* -gpgpu_reg_bank_use_warp_id */
+  bool alu_forwarding;            /* -gpgpu_alu_forwarding: early scoreboard release (CA core) */
   uint32_t reg_ports;             /* -gpgpu_reg_file_port_throughput: accesses per bank per cycle */
   bool specialized_oc;            /* -gpgpu_enable_specialized_operand_collector */
   uint32_t oc_units[SIMT_OC_N];   /* -gpgpu_operand_collector_num_units_{sp,dp,int,sfu,tensor_core,mem,gen} */

@@ -108,6 +108,35 @@ TEST_P(MempartBothModels, AtomicMissFetchesTheLineAndLeavesItDirty) {
   EXPECT_EQ(p.ReplyAt(hit), 100u + R + 3);
 }
 
+TEST_P(MempartBothModels, AtomicsToOneSliceWaitForItsAtomicUnit) {
+  // -gpgpu_l2_atomic_ops_per_cycle 1: an atomic of k lane operations holds the slice's atomic
+  // unit k cycles. The line is warmed first (a miss, one operation). Three atomics of 8
+  // operations arrive at 100, 101, 102: the first is accessed at 100 + R + 1 = 111 and replies two
+  // cycles later (113, as any hit); the unit is busy until 119, so the second is accessed then
+  // (121) and the third at 127 (129). Without the unit they reply one cycle apart.
+  for (uint32_t ops_per_cycle : {1u, 0u}) {
+    mempart_config c = Config(GetParam());
+    c.atomic_ops = ops_per_cycle;
+    Part p(c);
+    p.Push(0, 0x3000, MEM_ACC_ATOMIC, 0, 4);
+    p.RunToIdle();
+    uint64_t id[3];
+    for (uint64_t i = 0; i < 3; i++) {
+      mem_req *r = p.Make(0x3000, MEM_ACC_ATOMIC, 4, true);
+      r->n_ops = 8;
+      id[i] = r->id;
+      ASSERT_TRUE(mempart_push(p.mp(), 0, r, 100 + i));
+    }
+    p.RunToIdle();
+    for (uint64_t i = 0; i < 3; i++) {
+      EXPECT_EQ(p.ReplyAt(id[i]), ops_per_cycle ? 113 + 8 * i : 113 + i) << ops_per_cycle << " " << i;
+    }
+    if (ops_per_cycle && std::string(GetParam()) == "ca") {
+      EXPECT_EQ(p.Stat("mem_partition[0].l2_atomic_ops"), 25u);
+    }
+  }
+}
+
 TEST_P(MempartBothModels, TextureOnlyL2LetsOtherReadsGoAround) {
   mempart_config c = Config(GetParam());
   c.l2_texture_only = true;

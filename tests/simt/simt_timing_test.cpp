@@ -22,6 +22,8 @@ std::vector<const char *> base(std::initializer_list<const char *> more = {}) { 
 
 TEST(SimtCa, DependentAluChainCostsNTimesLatency) { expect_dependent_chain_costs_latency_plus_4("ca"); }
 
+TEST(SimtCa, ForwardedDependentChainCostsItsLatency) { expect_forwarded_chain_costs_latency("ca"); }
+
 TEST(SimtCa, IndependentWarpsHideTheLatency) { expect_independent_warps_hide_the_latency("ca"); }
 
 TEST(SimtCa, ScoreboardStallsCountAsW0Scoreboard) {

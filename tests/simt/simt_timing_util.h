@@ -97,6 +97,17 @@ inline void expect_dependent_chain_costs_latency_plus_4(const char *model) {
   for (int n : {8, 16, 32}) EXPECT_EQ(run(timing_options(model), chain(n)), 10u * n + 12u) << n;
 }
 
+inline void expect_forwarded_chain_costs_latency(const char *model) {
+  // -gpgpu_alu_forwarding 1: an SP/INT/DP result releases its scoreboard entry 4 cycles (the
+  // issue-to-unit depth of a one-read instruction) before writeback. The mov issues at 2 and
+  // enters its unit at 5 (no read), writeback 11, released at 11 - 4 = 7; each add issues at the
+  // previous release and enters its unit 4 cycles later, exactly at the previous writeback: 6
+  // cycles (L_ADD) per add instead of 10. First add at 7, the last at 7 + 6 (n - 1), its writeback
+  // 10 later ends the CTA as before (exit issues the next cycle): 6 n + 12.
+  auto o = timing_options(model, {"-gpgpu_alu_forwarding", "1"});
+  for (int n : {8, 16, 32}) EXPECT_EQ(run(o, chain(n)), 6u * n + 12u) << n;
+}
+
 inline void expect_independent_warps_hide_the_latency(const char *model) {
   // Four warps with the same chain on one scheduler (register banks by warp: no conflicts):
   // fetched at 0..3, their movs issue at 2..5, and each still advances at 10 cycles per add,

@@ -19,6 +19,8 @@ std::vector<const char *> base(std::initializer_list<const char *> more = {}) { 
 
 TEST(SimtAt, DependentAluChainCostsNTimesLatency) { expect_dependent_chain_costs_latency_plus_4("at"); }
 
+TEST(SimtAt, ForwardedDependentChainCostsItsLatency) { expect_forwarded_chain_costs_latency("at"); }
+
 TEST(SimtAt, IndependentWarpsHideTheLatency) { expect_independent_warps_hide_the_latency("at"); }
 
 TEST(SimtAt, ScoreboardWaitsCountAsW0Scoreboard) {

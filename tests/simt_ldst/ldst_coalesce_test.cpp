@@ -272,3 +272,28 @@ TEST(SimtLdstCoalesce, LocalByteAccessKeepsItsByteOffset) {
   // word 1 of thread 0 at base + (1 * 1536 + 0) * 4, byte 2 of it
   EXPECT_EQ(h.sent[0].req->byte_mask[0], 1ull << (((1536 * 4) + 2) % 64));
 }
+
+// Atomics carry their lane count to the L2's atomic unit (mem_req.n_ops): 32 lanes on 8 words of
+// one sector (4 lanes each: a histogram's hot bins) are one request of 32 operations; 24 lanes in
+// one line and 8 in the next are two requests of 24 and 8. Loads carry none.
+TEST(SimtLdstCoalesce, AtomicRequestsCountTheirLaneOperations) {
+  Harness h;
+  h.create();
+  auto r = requests_of(h, mem_step(PTX_SPACE_GLOBAL, true, false, true, 4, 0xffffffffu,
+                                   [](uint32_t i) { return kBase + 4 * (i % 8); }));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, MEM_ACC_ATOMIC);
+  EXPECT_EQ(r[0].req->n_ops, 32u);
+  Harness h2;
+  h2.create();
+  auto r2 = requests_of(h2, mem_step(PTX_SPACE_GLOBAL, true, false, true, 4, 0xffffffffu,
+                                     [](uint32_t i) { return i < 24 ? kBase + 4 * i : kBase + 128 + 4 * i; }));
+  ASSERT_EQ(r2.size(), 2u);
+  EXPECT_EQ(r2[0].req->n_ops + r2[1].req->n_ops, 32u);
+  EXPECT_EQ(std::max(r2[0].req->n_ops, r2[1].req->n_ops), 24u);
+  Harness h3;
+  h3.create();
+  auto r3 = requests_of(h3, load(PTX_SPACE_GLOBAL, 4, [](uint32_t i) { return kBase + 4 * i; }));
+  ASSERT_EQ(r3.size(), 1u);
+  EXPECT_EQ(r3[0].req->n_ops, 0u);
+}

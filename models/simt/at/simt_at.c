@@ -13,7 +13,8 @@
  *        and OC_EX, plus the cycles its own reads lose to register-bank conflicts; 3 without
  *        register reads),
  * and its completion is computed at once:
- *   ALU     result at t + to_unit + L (a dependent chain costs L + 4 per instruction);
+ *   ALU     result at t + to_unit + L (a dependent chain costs L + 4 per instruction; L with
+ *           -gpgpu_alu_forwarding for SP/DP/INT, whose dependents may issue at t + L);
  *   memory  enters the memory stage at t + to_unit (simt_at_mem.c), which returns when its data
  *           is there, or AT_NEVER when it waits for an event-driven memory system;
  *   barrier the warp waits; when the last warp arrives every waiting warp issues again from the
@@ -339,7 +340,12 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
       if (p->bank_extra) *c->reg_bank_stalls += p->bank_extra;
       uint64_t wb = e + c->base.lat[info->lat_row][info->op];
-      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = wb;
+      /* -gpgpu_alu_forwarding: SP/DP/INT results reach a dependent AT_ISSUE_TO_UNIT cycles
+       * before writeback, as in the CA core (simt_ca_pipe.c) */
+      uint64_t ready = c->base.cfg.alu_forwarding && p->unit <= SIMT_UNIT_INT
+                           ? (wb - e > AT_ISSUE_TO_UNIT ? wb - AT_ISSUE_TO_UNIT : e)
+                           : wb;
+      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = ready;
       if (wb > w->last_done) w->last_done = wb;
     } else {
       t = simtvp_cal_take(&s->issue, t0, 1);

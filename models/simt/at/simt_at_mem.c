@@ -275,6 +275,7 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   if (!cc) { /* around the L1 */
     mem_req *r = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
     if (!r) return a;
+    if (x->kind == MEM_ACC_ATOMIC) r->n_ops = x->lanes; /* the L2's atomic unit */
     uint64_t back = request(c, slot, st, mop, r, a + 1, AT_BYPASS, 0, 0);
     return back == AT_NEVER ? back : reply_taken(c, AT_BYPASS, 0, back);
   }
@@ -333,6 +334,7 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   }
   if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation, "none") */
     mem_req *w = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
+    if (w && x->kind == MEM_ACC_ATOMIC) w->n_ops = x->lanes;
     uint64_t back = w ? request(c, slot, st, mop, w, miss_out(c, ci, a + 1), AT_BYPASS, 0, 0) : a;
     if (back != AT_NEVER) back = reply_taken(c, AT_BYPASS, 0, back);
     done = back == AT_NEVER || done == AT_NEVER ? AT_NEVER : at_max(done, back);

@@ -357,6 +357,7 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
     in->item = item;
     in->step = step;
     in->reads = 0;
+    in->released = false;
     c->id_oc_slots[unit].v[item] = (uint64_t)id + 1;
     ca_list_push(c, &c->id_oc, id);
     uint64_t *sb = ca_sb_of(c, slot);

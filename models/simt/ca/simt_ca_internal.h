@@ -55,6 +55,7 @@ typedef struct ca_insn {
   uint8_t set;        /* operand-collector set */
   uint8_t part;       /* sub-core partition */
   uint8_t n_rf, n_dst;
+  bool released;      /* scoreboard released early (forwarding): retire leaves it alone */
   uint32_t reads;     /* register reads still to be granted (bit i = source i) */
   uint32_t item;      /* pipeline-register slot or collector unit it holds */
   uint32_t step;      /* step buffer (memory instructions), CA_NONE otherwise */

@@ -11,7 +11,15 @@
  *            when a result bus is free at d + L
  *   d + L    writeback: destination registers written, scoreboard released; a dependent
  *            instruction issues in this same cycle.
- * So a dependent chain of single-source instructions costs L + 4 cycles per instruction. */
+ * So a dependent chain of single-source instructions costs L + 4 cycles per instruction.
+ *
+ * With -gpgpu_alu_forwarding (Volta and later forward results and keep recently read operands
+ * near the units, so the compiler spaces dependent fixed-latency instructions by their latency
+ * alone), an SP/INT/DP instruction entering its unit at d releases its scoreboard entries at
+ * max(d, d + L - 4): a dependent instruction issued then reaches its unit, at the earliest 4
+ * cycles later, no earlier than the result is written. A chain then costs L per instruction;
+ * writeback itself (result buses, register-bank writes, the instruction's retirement) is as
+ * before. SFU, tensor and memory results (variable latency on the hardware) are not forwarded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,16 +138,32 @@ static uint32_t *bank_use(ca_core *c, uint32_t b, uint64_t now) {
 
 /* ---- writeback ------------------------------------------------------------------------------- */
 
+/* Issue-to-execute depth of an instruction without register-bank conflicts (the header). */
+#define CA_FORWARD_DEPTH 4u
+/* Heap entries with this bit release an instruction's scoreboard entries (forwarding) rather
+ * than retire it. */
+#define CA_EARLY_RELEASE 0x80000000u
+
+static void release_scoreboard(ca_core *c, ca_insn *in) {
+  uint64_t *sb = ca_sb_of(c, in->warp);
+  for (uint32_t i = 0; i < in->n_dst; i++) {
+    ca_sb_clear(sb, in->dst[i]);
+    ca_sb_clear(sb + c->sb_words, in->dst[i]);
+  }
+}
+
+static void release_early(ca_core *c, ca_insn *in) {
+  release_scoreboard(c, in);
+  in->released = true;
+  ca_sched_touch(c, c->warps[in->warp].sched);
+}
+
 void ca_insn_retire(ca_core *c, uint32_t id, uint64_t now) {
   ca_insn *in = &c->insns[id];
   uint32_t warp = in->warp;
-  uint64_t *sb = ca_sb_of(c, warp);
-  for (uint32_t i = 0; i < in->n_dst; i++) {
-    uint32_t r = in->dst[i];
-    ++*bank_use(c, bank_of(c, in, r), now); /* writes have priority over reads this cycle */
-    ca_sb_clear(sb, r);
-    ca_sb_clear(sb + c->sb_words, r);
-  }
+  for (uint32_t i = 0; i < in->n_dst; i++) /* writes have priority over reads this cycle */
+    ++*bank_use(c, bank_of(c, in, in->dst[i]), now);
+  if (!in->released) release_scoreboard(c, in);
   ca_warp *w = &c->warps[warp];
   ca_sched_touch(c, w->sched);
   w->inflight--;
@@ -152,6 +176,10 @@ void ca_writeback_stage(ca_core *c, uint64_t now) {
   while (c->heap.n && c->heap.v[0].at <= now) {
     uint64_t at = c->heap.v[0].at;
     uint32_t id = simt_heap_pop(&c->heap);
+    if (id & CA_EARLY_RELEASE) {
+      release_early(c, &c->insns[id & ~CA_EARLY_RELEASE]);
+      continue;
+    }
     c->wb_ring[at & c->wb_mask]--;
     ca_insn_retire(c, id, now);
   }
@@ -193,6 +221,10 @@ void ca_execute_stage(ca_core *c, uint64_t now) {
         if (!simt_heap_push(&c->heap, at, id)) { /* out of host memory: complete at once rather than lose it */
           c->wb_ring[at & c->wb_mask]--;
           ca_insn_retire(c, id, now);
+        } else if (c->base.cfg.alu_forwarding && in->unit <= SIMT_UNIT_INT) {
+          /* SP, DP, INT: forwarded (header); a failed push just releases at writeback */
+          if (in->lat <= CA_FORWARD_DEPTH) release_early(c, in);
+          else (void)simt_heap_push(&c->heap, now + in->lat - CA_FORWARD_DEPTH, id | CA_EARLY_RELEASE);
         }
       }
     }

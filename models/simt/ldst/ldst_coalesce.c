@@ -216,6 +216,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
       out[count].addr = block;
       uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
       mask_bytes(out[count].byte_mask, off, off + (uint32_t)(e - a));
+      out[count].lanes = (uint8_t)((e - a + r[0].bytes - 1) / (r[0].bytes ? r[0].bytes : 1));
       count++;
     }
     n_ranges = 0; /* nothing left for the lane-by-lane rule */
@@ -226,6 +227,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
       /* the usual lane: inside the block the previous one touched */
       uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
       mask_bytes(out[hit].byte_mask, off, off + (uint32_t)(end - a));
+      out[hit].lanes++;
       continue;
     }
     while (a < end) {
@@ -247,6 +249,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
         count++;
       }
       hit = j;
+      if (a == r[i].addr) out[j].lanes++;
       uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
       mask_bytes(out[j].byte_mask, off, off + (uint32_t)(piece_end - a));
       a = piece_end;
@@ -279,12 +282,14 @@ bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_l
     uint64_t seg = r[i].addr & ~(uint64_t)(size - 1);
     uint64_t lo = UINT64_MAX, hi = 0;
     uint64_t bytes[2] = {0, 0};
+    uint32_t lanes = 0;
     for (uint32_t k = i; k < nr; k++) {
       if (served[k] || r[k].lane / half_lanes != half) continue;
       if (r[k].addr < seg || r[k].addr >= seg + size) continue;
       uint64_t end = r[k].addr + max_u32(r[k].bytes, 1);
       if (end > seg + size) end = seg + size; /* never for aligned words */
       served[k] = true;
+      lanes++;
       if (r[k].addr < lo) lo = r[k].addr;
       if (end > hi) hi = end;
       uint32_t off = (uint32_t)(r[k].addr & (MEM_LINE_BYTES - 1));
@@ -313,6 +318,7 @@ bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_l
     uint32_t off = (uint32_t)(seg & (MEM_LINE_BYTES - 1));
     mask_bytes(span, off, off + size);
     a->sector_mask = sectors_of(span);
+    a->lanes = (uint8_t)lanes;
   }
   return true;
 }

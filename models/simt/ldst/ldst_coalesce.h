@@ -41,6 +41,7 @@ typedef struct ldst_access {
   uint8_t kind;          /* mem_access_kind */
   uint8_t path;          /* ldst_path */
   uint8_t is_write;      /* data flows toward memory (stores, reductions) */
+  uint8_t lanes;         /* lanes whose access starts in it (an atomic's operations at the L2) */
 } ldst_access;
 
 /* A byte range one lane touches, in lane order. */

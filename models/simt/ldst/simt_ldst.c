@@ -796,6 +796,7 @@ static mem_req *make_req(simt_ldst *u, const ldst_slot *s, const ldst_access *a)
   r->sector_mask = a->sector_mask;
   r->byte_mask[0] = a->byte_mask[0];
   r->byte_mask[1] = a->byte_mask[1];
+  r->n_ops = a->kind == MEM_ACC_ATOMIC ? a->lanes : 0;
   r->sm = (uint16_t)u->cfg.sm;
   r->cluster = (uint16_t)u->cfg.cluster;
   r->warp = (uint16_t)s->warp;
