@@ -283,6 +283,9 @@ void func_launch_allow_replay(func_launch *l, bool on);
 void func_warp_replay_fault(const func_warp *w, uint64_t *va, uint8_t *access);
 /* and the translator's fault number (DEVMEM_FAULT_REPLAY_ABSENT or _WRITE). */
 void func_warp_replay_kind(const func_warp *w, uint8_t *kind);
+/* Every distinct 4 KiB page (its address) the waiting instruction's lanes found not there, in lane
+ * order (va has room for 32); returns how many (at least 1). */
+uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va);
 /* A waiting warp becomes READY again at the same instruction (it translates afresh). */
 void func_warp_retry(func_warp *w);
 

@@ -712,6 +712,7 @@ static void cta_free(func_cta *c) {
   for (uint32_t i = 0; i < c->n_warps; i++) {
     free(c->warps[i].stack);
     free(c->warps[i].rs);
+    free(c->warps[i].replay_pages);
   }
   free(c->warps);
   free(c->smem);
@@ -1060,13 +1061,32 @@ void func_warp_replay_fault(const func_warp *w, uint64_t *va, uint8_t *access) {
 
 void func_warp_replay_kind(const func_warp *w, uint8_t *kind) { *kind = w->replay_kind; }
 
+uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va) {
+  for (uint32_t i = 0; i < w->n_replay_pages; i++) va[i] = w->replay_pages[i] << DEVMEM_PAGE_BITS;
+  return w->n_replay_pages;
+}
+
 void func_warp_retry(func_warp *w) {
   if (w->state == FUNC_WARP_FAULT_WAIT) w->state = FUNC_WARP_READY;
+}
+
+static void replay_page(fx_warp *w, uint64_t addr) {
+  uint64_t page = addr >> DEVMEM_PAGE_BITS;
+  for (uint32_t i = 0; i < w->n_replay_pages; i++)
+    if (w->replay_pages[i] == page) return;
+  if (w->n_replay_pages < 32) w->replay_pages[w->n_replay_pages++] = page;
 }
 
 bool fx_replay_wait(fx_warp *w, const fx_insn *in, uint64_t addr, bool write) {
   uint32_t f = w->tlb->fault;
   if (!w->l->replay_ok || (f != DEVMEM_FAULT_REPLAY_ABSENT && f != DEVMEM_FAULT_REPLAY_WRITE)) return false;
+  if (w->state == FUNC_WARP_FAULT_WAIT) { /* another lane of the same instruction */
+    replay_page(w, addr);
+    return true;
+  }
+  if (!w->replay_pages && !(w->replay_pages = malloc(32 * sizeof *w->replay_pages))) return false;
+  w->n_replay_pages = 0;
+  replay_page(w, addr);
   uint32_t pc = (uint32_t)(in - w->code);
   bool atomic = in->cls == FX_C_MEM && (in->flags & 0x80);
   /* the step is undone: it runs again, whole, after the replay */

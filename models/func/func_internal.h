@@ -201,6 +201,9 @@ struct func_warp {
   devmem_tlb *tlb;          /* translation cache of the host thread running it */
   func_step *rec;          /* step record being filled, or NULL */
   uint64_t replay_va;      /* FUNC_WARP_FAULT_WAIT: the address whose page is not there */
+  uint64_t *replay_pages;  /* and every distinct page of the instruction that faulted replayably
+                              (32 slots, allocated at the first such fault) */
+  uint32_t n_replay_pages;
   uint8_t *local;          /* local memory of lane 0; lane i at local + i * local_stride */
   uint32_t local_stride;
   uint32_t index;          /* warp index in the CTA */

@@ -150,7 +150,14 @@ static bool report_replayable(gpu_simt_func *s, struct cta_group *g, uint32_t ci
   f.grid_id = g->k.desc.grid_id;
   f.sm = g->sm[ci];
   func_warp_replay_kind(w, &f.kind);
-  if (mmu && mmu->fault && mmu->fault(mmu->ctx, g->k.desc.pdb, &f, now_cycle(s))) {
+  uint64_t pages[32];
+  uint32_t n = func_warp_replay_pages(w, pages);
+  bool ok = mmu && mmu->fault;
+  for (uint32_t i = 0; i < n && ok; i++) { /* every page the instruction needs: one replay serves it */
+    f.va = pages[i];
+    ok = mmu->fault(mmu->ctx, g->k.desc.pdb, &f, now_cycle(s));
+  }
+  if (ok) {
     ++*s->fault_waits;
     return true;
   }

@@ -559,6 +559,99 @@ TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
   EXPECT_EQ(drv_managed_alloc(d, 0, &a, &diag), SIMTVP_ERR_ARG);
 }
 
+// scatter(a, out, n): thread i reads the first word of page i of a, so a warp's one load needs 32
+// pages.
+const char kScatterPtx[] = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry scatter(.param .u64 a, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd3, %r5, 4096;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r6;
+DONE:
+  ret;
+}
+)";
+
+class DriverFuncUmScatter : public DriverFuncUm {
+ protected:
+  // pages host pages (page p holds p + 100 in its first word), scattered over by `threads`
+  // threads in CTAs of 128 (or one CTA of `threads` when fewer); returns out.
+  std::vector<uint32_t> run(uint32_t pages) {
+    uint64_t a = managed(pages * 4096ull);
+    for (uint32_t p = 0; p < pages; p++) {
+      EXPECT_EQ(drv_um_host_access(d, a + p * 4096ull, true, &diag), SIMTVP_OK) << diag.message;
+      *reinterpret_cast<uint32_t *>(a + p * 4096ull) = p + 100;
+    }
+    drv_module *m = nullptr;
+    EXPECT_EQ(drv_module_load_ptx(d, kScatterPtx, sizeof kScatterPtx - 1, "scatter.ptx", &m, &diag), SIMTVP_OK)
+        << diag.message;
+    std::vector<uint32_t> out(pages, 0);
+    uint64_t dout;
+    EXPECT_EQ(drv_mem_alloc(d, pages * 4, &dout, &diag), SIMTVP_OK);
+    m0 = mmu();
+    s0 = um();
+    uint32_t block = pages < 128 ? pages : 128, n = pages;
+    EXPECT_EQ(test_support::launch(d, drv_module_function(m, "scatter"), pages / block, block, {&a, &dout, &n}, &diag),
+              SIMTVP_OK)
+        << diag.message;
+    EXPECT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+    EXPECT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    return out;
+  }
+  gpu_mmu_counters m0{};
+  drv_um_stats s0{};
+};
+
+// One warp, one load, 32 pages: the warp reports all 32 pages at once, so 32 fault-buffer
+// entries, 1 batch, 1 replay, 32 x 4096 = 131072 bytes up.
+TEST_F(DriverFuncUmScatter, OneWarpLoadOverThirtyTwoPagesIsOneBatch) {
+  std::vector<uint32_t> out = run(32);
+  for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(out[i], i + 100) << i;
+  drv_um_stats s1 = um();
+  gpu_mmu_counters m1 = mmu();
+  EXPECT_EQ(m1.entries - m0.entries, 32u);
+  EXPECT_EQ(m1.replays - m0.replays, 1u);
+  EXPECT_EQ(s1.faults - s0.faults, 32u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 131072u);
+}
+
+// 640 pages by 5 CTAs of 128 threads (20 warps of 32 pages), all placed before the driver runs.
+// The fault buffer has 512 entries, one kept free: pages 0..510 are written, pages 511..639 find
+// it full (129 overflows, FAULT_STATUS.OVERFLOW). Batch 1 migrates 511 pages and replays; the
+// waiting warps retry: page 511 and pages 512..639 fault again (129 entries), batch 2. In all
+// 640 entries, 2 batches, 640 pages up.
+TEST_F(DriverFuncUmScatter, FaultBufferOverflowIsServicedInASecondBatch) {
+  std::vector<uint32_t> out = run(640);
+  for (uint32_t i = 0; i < 640; i++) ASSERT_EQ(out[i], i + 100) << i;
+  drv_um_stats s1 = um();
+  gpu_mmu_counters m1 = mmu();
+  EXPECT_EQ(m1.overflows - m0.overflows, 129u);
+  EXPECT_EQ(m1.entries - m0.entries, 640u);
+  EXPECT_EQ(m1.replays - m0.replays, 2u);
+  EXPECT_EQ(s1.batches - s0.batches, 2u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 640u);
+  EXPECT_EQ(gh_mmio_read(h, GPU_REG_FAULT_STATUS), 0u);  // the driver acknowledged the overflow
+}
+
 // Without replayable faults (the default caps: a timing GPU's) managed ranges are refused with a
 // reason; the CUDA runtime then keeps its launch-and-sync scheme.
 TEST_F(DriverFunc, ManagedAllocWithoutReplayableFaultsIsUnsupported) {
