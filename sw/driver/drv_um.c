@@ -462,7 +462,10 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
   struct drv_um *u = d->um;
   uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
   if (!s) s = drv_default_stream(d);
-  st = drv_stream_sync(d, s, diag); /* after the stream's earlier work */
+  /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
+   * work can be using (an access to it waits on a fault, serviced on the same in-order paging
+   * channel, after these copies). The call returns once they are done, so the stream's later work
+   * finds the pages there. */
   if (to == DRV_UM_GPU) {
     for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
       uint8_t before = r->loc[p];
@@ -473,6 +476,7 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
     u->n_copy = 0;
     return st;
   }
+  st = drv_stream_sync(d, s, diag); /* to the host: after the stream's earlier work */
   for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
     uint8_t before = r->loc[p];
     if (before == DRV_UM_NOWHERE) continue; /* nothing to move: it stays untouched */
