@@ -1,7 +1,10 @@
 // um_test.cc — unified memory with on-demand migration (docs/vm.md "Unified memory") through
-// libcudart on the functional GPU of the sm_75 configuration (MMU_CAPS.REPLAYABLE 1): first touch,
+// libcudart on the sm_75 configuration, built twice: on the functional GPU (cudart_um_tests) and
+// on its CA cores (cudart_um_ca_tests, UM_TEST_CA), both with MMU_CAPS.REPLAYABLE 1: first touch,
 // replayable GPU faults serviced in batches, host faults migrating pages back, prefetch, advice,
-// range attributes and their bad inputs. Every count below is computed by hand in its comment.
+// range attributes and their bad inputs. Every count below is computed by hand in its comment;
+// how many batches the CA cores' faults fall into depends on when the driver gets the interrupt,
+// so there the batch counts are only bounded (faults, pages and bytes are exact on both).
 #include <cstring>
 #include <vector>
 
@@ -15,11 +18,15 @@ namespace {
 
 const int kPageInts = 4096 / 4;
 
+#ifdef UM_TEST_CA
+const bool kFunctional = false;  // the configuration's CA cores
+#else
 // Before the platform opens (at the first CUDA call): the functional SIMT side.
 const bool kFunctional = [] {
   setenv("SIMTVP_OPTIONS", "-simt_model func", 1);
   return true;
 }();
+#endif
 
 
 drv_um_stats um() {
@@ -64,13 +71,15 @@ TEST(CudartUnifiedMemory, KernelOnHostInitialisedPagesFaultsOncePerPageAndMigrat
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   drv_um_stats s2 = um();
   EXPECT_EQ(s2.faults - s1.faults, 8u);
-  EXPECT_EQ(s2.batches - s1.batches, 1u);
+  if (kFunctional) EXPECT_EQ(s2.batches - s1.batches, 1u);
+  else EXPECT_GE(s2.batches - s1.batches, 1u);
   EXPECT_EQ(s2.pages_to_gpu - s1.pages_to_gpu, 8u);
   EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 32768u);
   EXPECT_EQ(s2.pages_to_host - s1.pages_to_host, 0u);
   EXPECT_EQ(gpu_stat("mmu.fault_entries") - entries0, 8u);
-  EXPECT_EQ(gpu_stat("mmu.replays") - replays0, 1u);
+  EXPECT_EQ(gpu_stat("mmu.replays") - replays0, s2.batches - s1.batches);
   EXPECT_GT(gpu_stat("um.fault_waits"), 0u);
+  EXPECT_GT(gpu_stat("um.fault_stall_cycles"), 0u);  // the migration took GPU time
   for (int i = 0; i < n; i++) ASSERT_EQ(m[i], i + 1) << i;
   drv_um_stats s3 = um();
   EXPECT_EQ(s3.host_faults - s2.host_faults, 8u);

@@ -738,4 +738,4 @@ static void at_dump(const void *state, void (*line)(void *ctx, const char *text)
 
 const simt_core_ops simt_at_ops = {"at",       at_create,     at_destroy, at_launch_cta, at_mem_reply_op,
                                    at_advance, at_next_event, at_idle,    at_resident,   at_flush,
-                                   at_dump,    at_mem_reply_at_op};
+                                   at_dump,    at_mem_reply_at_op, NULL};
