@@ -152,7 +152,8 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
   const ptx_module *m = simt_program_module(c->base.ctas[w->cta].k->program);
   func_peek pk;
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
-                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
+                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->wait == SIMT_WAIT_FAULT ? "page fault"
+                      : w->imiss ? "imiss" : "ready";
   simt_warp_view v;
   warp_view(b, slot, &v);
   uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc[0] : w->fetch_pc);
