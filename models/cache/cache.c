@@ -8,13 +8,14 @@
  * the whole line in a normal one. An MSHR entry covers one line, tracks the chunks in flight and
  * the requests merged into it in merge order; a sectored cache counts its MSHR capacity and the
  * merge limit per sector, as GPGPU-Sim's per-sector MSHRs do. */
+#include "simtvp_bits.h"
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache_internal.h"
 
-static inline uint32_t popcount8(uint8_t v) { return (uint32_t)__builtin_popcount(v); }
+static inline uint32_t popcount8(uint8_t v) { return (uint32_t)simtvp_popcount32(v); }
 static inline uint64_t line_of(const cache *c, uint64_t addr) {
   return addr & ~(uint64_t)(c->spec.line_bytes - 1);
 }

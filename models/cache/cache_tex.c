@@ -10,6 +10,7 @@
  *
  * Configuration fields (F/T MSHR type): mshr_entries = fragment FIFO, mshr_max_merge = request
  * FIFO (the miss queue), miss_queue_entries = reorder buffer, result_fifo_entries = result FIFO. */
+#include "simtvp_bits.h"
 #include <assert.h>
 #include <stdlib.h>
 
@@ -105,7 +106,7 @@ void cache_tex_fill(cache *c, mem_req *reply, uint64_t now) {
     c->rob[slot].ready = 1;
     c->rob[slot].fill_time = now;
   }
-  cache_use_fill_port(c, (uint32_t)__builtin_popcount(chunks) * c->chunk_bytes, now);
+  cache_use_fill_port(c, (uint32_t)simtvp_popcount32(chunks) * c->chunk_bytes, now);
   ++*c->inst.fill;
   ++*c->group.fill;
   mem_req_free(reply);

@@ -12,6 +12,7 @@
 #ifndef SIMTVP_CAL_H
 #define SIMTVP_CAL_H
 
+#include "simtvp_bits.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -44,12 +45,21 @@ static inline int simtvp_cal_busy(const simtvp_cal *k, uint64_t c) {
   return (int)((k->bits[(c / 64) % SIMTVP_CAL_WORDS] >> (c % 64)) & 1u);
 }
 
-/* The first cycle t' >= t with cycles [t', t'+n) free (n >= 1), not booked. */
-static inline uint64_t simtvp_cal_find(simtvp_cal *k, uint64_t t, uint32_t n) {
+/* The first cycle t' >= t with cycles [t', t'+n) free (n >= 1), not booked. A lookup changes
+ * nothing: cycles past the ring's end are free (a booking there would have slid the ring), so a
+ * run that reaches past the end needs only its part inside the ring free. (Sliding the ring on a
+ * lookup, as this did first, made later bookings of earlier cycles wait for cycles that had only
+ * been looked at: the result depended on which lookups were made.) */
+static inline uint64_t simtvp_cal_find(const simtvp_cal *k, uint64_t t, uint32_t n) {
   if (t < k->base) t = k->base;
+  const uint64_t end = k->base + SIMTVP_CAL_CYCLES;
+  /* the usual case: the wanted cycles inside one word of the ring, and free */
+  if (n && t + n - 1 < end && t % 64 + n <= 64) {
+    uint64_t want = (n == 64 ? ~0ull : (1ull << n) - 1) << (t % 64);
+    if (!(k->bits[(t / 64) % SIMTVP_CAL_WORDS] & want)) return t;
+  }
   for (;;) {
-    simtvp_cal_reach(k, t + n - 1);
-    if (t < k->base) t = k->base;
+    if (t >= end) return t;
     /* skip whole busy runs a word at a time */
     uint64_t word = k->bits[(t / 64) % SIMTVP_CAL_WORDS] >> (t % 64);
     if (word & 1u) {
@@ -58,14 +68,18 @@ static inline uint64_t simtvp_cal_find(simtvp_cal *k, uint64_t t, uint32_t n) {
       continue;
     }
     uint32_t i = 1;
-    while (i < n && !simtvp_cal_busy(k, t + i)) i++;
-    if (i == n) return t;
+    while (i < n && t + i < end && !simtvp_cal_busy(k, t + i)) i++;
+    if (i == n || t + i >= end) return t;
     t += i + 1;
   }
 }
 
 static inline void simtvp_cal_book(simtvp_cal *k, uint64_t t, uint32_t n) {
   simtvp_cal_reach(k, t + n - 1);
+  if (t >= k->base && t % 64 + n <= 64) { /* inside one word: one mask */
+    k->bits[(t / 64) % SIMTVP_CAL_WORDS] |= (n == 64 ? ~0ull : (1ull << n) - 1) << (t % 64);
+    return;
+  }
   for (uint64_t c = t < k->base ? k->base : t; c < t + n; c++) k->bits[(c / 64) % SIMTVP_CAL_WORDS] |= 1ull << (c % 64);
 }
 
@@ -82,8 +96,8 @@ static inline uint64_t simtvp_cal_booked_from(const simtvp_cal *k, uint64_t t) {
   uint64_t n = 0, end = k->base + SIMTVP_CAL_CYCLES;
   if (t >= end) return 0;
   uint64_t first = k->bits[(t / 64) % SIMTVP_CAL_WORDS] >> (t % 64);
-  n += (uint64_t)__builtin_popcountll(first);
-  for (uint64_t w = t / 64 + 1; w < end / 64; w++) n += (uint64_t)__builtin_popcountll(k->bits[w % SIMTVP_CAL_WORDS]);
+  n += (uint64_t)simtvp_popcount64(first);
+  for (uint64_t w = t / 64 + 1; w < end / 64; w++) n += (uint64_t)simtvp_popcount64(k->bits[w % SIMTVP_CAL_WORDS]);
   return n;
 }
 

@@ -240,6 +240,10 @@ static const config_option core_options[] = {
          "Include the warp id in the register-to-bank mapping."),
     CORE(reg_file_port_throughput, CONFIG_INT, "-gpgpu_reg_file_port_throughput", "1", "ports",
          "Ports per register-file bank."),
+    CORE(hoist_loads, CONFIG_BOOL, "-ptx_hoist_loads", "0", "",
+         "Load hoisting (simtvp): the timing GPU issues each basic block's plain loads ahead of the "
+         "independent instructions before them, as ptxas schedules SASS, so that their latencies "
+         "overlap; values are unchanged (docs/ptx.md)."),
     CORE(alu_forwarding, CONFIG_BOOL, "-gpgpu_alu_forwarding", "0", "",
          "Result forwarding (simtvp; Volta and later): a fixed-latency SP/INT/DP result releases "
          "the scoreboard early by the issue-to-execute depth, so a dependent chain costs its "

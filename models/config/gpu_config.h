@@ -95,6 +95,7 @@ typedef struct gpu_core_config {
   int32_t reg_banks;               /* -gpgpu_num_reg_banks */
   bool reg_bank_use_warp_id;       /* -gpgpu_reg_bank_use_warp_id */
   bool alu_forwarding;             /* -gpgpu_alu_forwarding (simtvp) */
+  bool hoist_loads;                /* -ptx_hoist_loads (simtvp) */
   int32_t reg_file_port_throughput; /* -gpgpu_reg_file_port_throughput */
   bool sub_core_model;             /* -gpgpu_sub_core_model */
   bool specialized_operand_collector; /* -gpgpu_enable_specialized_operand_collector */

@@ -372,14 +372,28 @@ static inline void rec_fast64(func_step *rec, uint32_t m, uint8_t space, uint16_
 static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m, uint32_t *a) {
   const uint32_t *R = FX_R32(w, in->o[1]);
   uint32_t off = (uint32_t)in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, over = 0;
-  uint32_t size = w->cta->smem_bytes, lim = size >= 4 ? size - 4 : 0;
-  for (unsigned i = 0; i < 32; i++) {
-    uint32_t x = (m & lane_bit[i]) ? R[i] + off : a0;
-    a[i] = x;
-    bad |= x & 3u;
-    over |= (uint32_t)(x > lim);
+  uint32_t size = w->cta->smem_bytes;
+  if (size < 4 || size > 0x80000000u) return false;
+  uint32_t lim = size - 4;
+  /* Branch-free, so the loops vectorise (SSE2): with every offset below 2^31 (bit 31 of `bad`
+   * clear) and lim < 2^31, lim - x is negative (bit 31 set) exactly when x > lim. */
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) {
+      uint32_t x = R[i] + off;
+      a[i] = x;
+      bad |= x;
+      over |= lim - x;
+    }
+  } else {
+    for (unsigned i = 0; i < 32; i++) {
+      uint32_t sel = 0u - (uint32_t)((m & lane_bit[i]) != 0);
+      uint32_t x = ((R[i] + off) & sel) | (a0 & ~sel);
+      a[i] = x;
+      bad |= x;
+      over |= lim - x;
+    }
   }
-  return !(bad | over) && size >= 4;
+  return !(bad & 0x80000003u) && !(over & 0x80000000u);
 }
 
 static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -417,11 +431,21 @@ static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m
                                        bool write) {
   const uint64_t *R = FX_R64(w, in->o[1]);
   uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0;
-  for (unsigned i = 0; i < 32; i++) {
-    uint64_t x = (m & lane_bit[i]) ? R[i] + off : a0;
-    a[i] = x;
-    bad |= x;
-    diff |= x ^ a0;
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) {
+      uint64_t x = R[i] + off;
+      a[i] = x;
+      bad |= x;
+      diff |= x ^ a0;
+    }
+  } else {
+    for (unsigned i = 0; i < 32; i++) {
+      uint64_t sel = 0ull - (uint64_t)((m & lane_bit[i]) != 0);
+      uint64_t x = ((R[i] + off) & sel) | (a0 & ~sel);
+      a[i] = x;
+      bad |= x;
+      diff |= x ^ a0;
+    }
   }
   if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
   uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a0) : devmem_tlb_translate(w->tlb, a0);

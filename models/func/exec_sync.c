@@ -6,6 +6,7 @@
  * CTA that has not exited has arrived; with one, when that many threads have arrived. Warps that
  * wait are released together: at once in functional mode, when the timing model calls
  * func_cta_release_barrier in per-warp mode. Fences need nothing: accesses take effect at once. */
+#include "simtvp_bits.h"
 #include "func_internal.h"
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
@@ -42,7 +43,7 @@ H(bar_h) {
   uint32_t mode = in->aux;
   if (mode >= PTX_BAR_RED_POPC && mode <= PTX_BAR_RED_OR) {
     uint32_t p = (*FX_P(w, in->o[3]) ^ in->aux2) & m;
-    b->red_popc += (uint32_t)__builtin_popcount(p);
+    b->red_popc += (uint32_t)simtvp_popcount32(p);
     b->red_and = b->red_and && p == m;
     b->red_or = b->red_or || p != 0;
   }

@@ -4,6 +4,7 @@
  * and the per-warp step interface (func.h). */
 #define _XOPEN_SOURCE 700 /* recursive pthread mutexes */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
+#include "simtvp_bits.h"
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -315,7 +316,7 @@ void fx_stack_load_top(fx_warp *w) {
   w->pc = t->pc == FX_NONE ? w->l->p->m->n_insns : t->pc;
   w->active = t->mask;
   w->rpc = t->rpc;
-  w->nactive = (uint32_t)__builtin_popcount(t->mask);
+  w->nactive = (uint32_t)simtvp_popcount32(t->mask);
 }
 
 void fx_lost(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -1107,7 +1108,7 @@ bool fx_replay_wait(fx_warp *w, const fx_insn *in, uint64_t addr, bool write) {
 
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
   if (id >= FUNC_NUM_BARRIERS || !cta->bar[id].complete) return 0;
-  uint32_t n = (uint32_t)__builtin_popcount(cta->bar[id].waiting);
+  uint32_t n = (uint32_t)simtvp_popcount32(cta->bar[id].waiting);
   fx_barrier_release(cta, id);
   return n;
 }
@@ -1162,8 +1163,8 @@ static void deadlock(func_cta *c) {
     fx_fault(w, in, lane, SIMTVP_ERR_DEADLOCK, false, 0,
              "barrier deadlock: warp %u waits at barrier %u (%u of %u threads arrived%s) but no "
              "other warp can proceed (%u live warps never arrive)",
-             wi, w->bar_id, b->threads, b->expected ? b->expected : (uint32_t)__builtin_popcount(c->live) * 32,
-             b->expected ? "" : ", all live warps expected", (uint32_t)__builtin_popcount(missing));
+             wi, w->bar_id, b->threads, b->expected ? b->expected : (uint32_t)simtvp_popcount32(c->live) * 32,
+             b->expected ? "" : ", all live warps expected", (uint32_t)simtvp_popcount32(missing));
     return;
   }
 }

@@ -13,6 +13,8 @@
 typedef struct cached_image {
   uint64_t addr, load_id;
   gpu_image *img;
+  ptx_module *hoisted;      /* the module with loads hoisted (gpu_launcher_set_hoist_loads), or NULL */
+  ptx_insn *hoisted_insns;
   func_program *prog;
   void *attachment;
   uint64_t last_use;
@@ -40,6 +42,7 @@ struct gpu_launcher {
   gpu_mem_port devmem;
   gpu_mmu_port mmu;    /* mmu.translate NULL: none */
   gpu_launcher_attach attach;
+  bool hoist_loads;
   cached_image cache[IMAGE_CACHE];
   uint64_t uses;
   running_kernel *running; /* by dispatcher slot */
@@ -51,6 +54,8 @@ static void drop_image(gpu_launcher *l, cached_image *c) {
   if (c->attachment && l->attach.free) l->attach.free(l->attach.ctx, c->attachment);
   func_program_destroy(c->prog);
   gpu_image_free(c->img);
+  free(c->hoisted);
+  free(c->hoisted_insns);
   memset(c, 0, sizeof *c);
 }
 
@@ -156,16 +161,38 @@ static cached_image *image_of(gpu_launcher *l, const gpu_mem_port *mem, uint64_t
   pl.global_base = img->header.global_base;
   pl.const_base = img->header.const_base;
   pl.code_base = gpu_image_code_base(addr, &img->header);
+  const ptx_module *mod = img->module;
+  ptx_module *hoisted = NULL;
+  ptx_insn *hoisted_insns = NULL;
+  if (l->hoist_loads && mod->n_insns) { /* the image's instructions as ptxas would order them */
+    hoisted = malloc(sizeof *hoisted);
+    hoisted_insns = malloc((size_t)mod->n_insns * sizeof *hoisted_insns);
+    if (!hoisted || !hoisted_insns) {
+      free(hoisted);
+      free(hoisted_insns);
+      gpu_image_free(img);
+      simtvp_diag_set(d, SIMTVP_ERR_NOMEM, "program image at 0x%llx: out of host memory", (unsigned long long)addr);
+      return NULL;
+    }
+    *hoisted = *mod;
+    ptx_hoist_loads(mod, hoisted_insns);
+    hoisted->insns = hoisted_insns;
+    mod = hoisted;
+  }
   func_program *prog;
-  if (func_program_load(l->e, img->module, &pl, &prog, d) != SIMTVP_OK) {
+  if (func_program_load(l->e, mod, &pl, &prog, d) != SIMTVP_OK) {
+    free(hoisted);
+    free(hoisted_insns);
     gpu_image_free(img);
     return NULL;
   }
   void *att = NULL;
   if (l->attach.build) {
-    att = l->attach.build(l->attach.ctx, img->module, d);
+    att = l->attach.build(l->attach.ctx, mod, d);
     if (!att) {
       func_program_destroy(prog);
+      free(hoisted);
+      free(hoisted_insns);
       gpu_image_free(img);
       return NULL;
     }
@@ -173,6 +200,8 @@ static cached_image *image_of(gpu_launcher *l, const gpu_mem_port *mem, uint64_t
   victim->addr = addr;
   victim->load_id = h.load_id;
   victim->img = img;
+  victim->hoisted = hoisted;
+  victim->hoisted_insns = hoisted_insns;
   victim->prog = prog;
   victim->attachment = att;
   victim->users = 0;
@@ -278,7 +307,7 @@ const func_program *gpu_launcher_program(const gpu_launcher *l, uint32_t slot) {
 
 const ptx_module *gpu_launcher_module(const gpu_launcher *l, uint32_t slot) {
   const running_kernel *rk = find(l, slot);
-  return rk ? rk->image->img->module : NULL;
+  return rk ? (rk->image->hoisted ? rk->image->hoisted : rk->image->img->module) : NULL;
 }
 
 void *gpu_launcher_attachment(const gpu_launcher *l, uint32_t slot) {
@@ -301,6 +330,13 @@ gpu_launcher *gpu_launcher_create(func_engine *engine, gpu_mem_port devmem,
   l->devmem = devmem;
   if (attach) l->attach = *attach;
   return l;
+}
+
+void gpu_launcher_set_hoist_loads(gpu_launcher *l, bool on) {
+  if (l->hoist_loads == on) return;
+  for (int i = 0; i < IMAGE_CACHE; i++) /* images decoded the other way are decoded again */
+    if (!l->cache[i].users) drop_image(l, &l->cache[i]);
+  l->hoist_loads = on;
 }
 
 void gpu_launcher_destroy(gpu_launcher *l) {

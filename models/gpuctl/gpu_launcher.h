@@ -38,6 +38,10 @@ typedef struct gpu_launcher_attach {
 /* engine and devmem are not owned; attach may be NULL. */
 gpu_launcher *gpu_launcher_create(func_engine *engine, gpu_mem_port devmem,
                                   const gpu_launcher_attach *attach, simtvp_diag *diag);
+/* Images loaded from now on have the loads of each basic block hoisted ahead of independent
+ * instructions, as ptxas schedules them (ptx_hoist_loads; -ptx_hoist_loads). Values are the same
+ * either way; timing models see the hoisted order. */
+void gpu_launcher_set_hoist_loads(gpu_launcher *l, bool on);
 void gpu_launcher_destroy(gpu_launcher *l);
 /* Attaches the GPU's MMU (gpu_simt_port.mmu_attach): later kernels read their image and translate
  * their global addresses through the kernel's PDB (gpu_launch_desc.pdb). Without it, device

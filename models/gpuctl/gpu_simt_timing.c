@@ -77,7 +77,9 @@ static bool write_store(void *ctx, uint64_t a, const void *src, uint64_t n) {
 static gpu_launcher *make_launcher(gpu_simt_timing *t, simtvp_diag *diag) {
   gpu_launcher_attach attach = {NULL, simt_program_build, simt_program_free};
   gpu_mem_port store = {t->cfg.mem, read_store, write_store};
-  return gpu_launcher_create(t->engine, store, &attach, diag);
+  gpu_launcher *l = gpu_launcher_create(t->engine, store, &attach, diag);
+  if (l) gpu_launcher_set_hoist_loads(l, t->cfg.gpu->core.hoist_loads);
+  return l;
 }
 
 gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_simt_timing_ports ports,

@@ -34,6 +34,7 @@
  * calls (mempart_access_timed, from the approximately-timed interconnect's timed transport);
  * replies leave through ports.reply_timed when the neighbour takes them at once, else through
  * ports.reply at their cycle. */
+#include "simtvp_bits.h"
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,7 +286,7 @@ static mem_req *l2_request(mp_at *mp, const mpa_sub *s, const mem_req *trigger, 
   if (!r) return NULL;
   uint32_t first = chunks ? (uint32_t)__builtin_ctz(chunks) : 0;
   r->addr = line + (uint64_t)first * MEM_SECTOR_BYTES;
-  r->size = (uint32_t)__builtin_popcount(chunks) * MEM_SECTOR_BYTES;
+  r->size = (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES;
   r->sector_mask = chunks;
   r->kind = kind;
   r->is_write = write;

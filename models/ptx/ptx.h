@@ -551,6 +551,13 @@ uint32_t ptx_find_symbol(const ptx_module *m, const char *name);
 /* Debug text of one instruction in PTX syntax (for traces and deadlock dumps). Returns len. */
 size_t ptx_insn_format(const ptx_module *m, const ptx_insn *in, char *buf, size_t size);
 
+/* Load hoisting (ptx_sched.c; docs/ptx.md): writes the module's instructions to out[n_insns] with
+ * every plain load of a basic block moved up past the independent instructions before it, as
+ * ptxas schedules them; control flow, barriers, other memory accesses and clock reads keep their
+ * index. Returns how many instructions changed place (0 when out of host memory: a plain copy).
+ * Added after the first release. */
+uint32_t ptx_hoist_loads(const ptx_module *m, ptx_insn *out);
+
 /* True when ops[0] is written by the instruction (the destination rule of the operand table above,
  * resolved for sub_op-dependent cases such as bar.red or mbarrier.arrive). Added after the first
  * release. */

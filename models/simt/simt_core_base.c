@@ -1,5 +1,6 @@
 /* simt_core_base — the code the CA and AT SIMT cores share (simt_core_base.h): checks and setup,
  * CTA records, reports, faults, barriers and deadlocks, statistics, the dump. */
+#include "simtvp_bits.h"
 #include "simt_core_base.h"
 
 #include <inttypes.h>
@@ -399,11 +400,11 @@ void simt_base_count_mem_insn(simt_core_base *b, const func_step *st) {
   bool store = st->is_store && !st->is_load && !st->is_atomic;
   uint16_t op = st->insn ? st->insn->opcode : 0;
   if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    *b->mem_insn[SIMT_MI_TEX] += (uint64_t)__builtin_popcount(st->mem_mask);
+    *b->mem_insn[SIMT_MI_TEX] += (uint64_t)simtvp_popcount32(st->mem_mask);
     return;
   }
   if (st->space != PTX_SPACE_GENERIC) {
-    count_space(b, st->space, store, (uint64_t)__builtin_popcount(st->mem_mask));
+    count_space(b, st->space, store, (uint64_t)simtvp_popcount32(st->mem_mask));
     return;
   }
   for (uint32_t m = st->mem_mask; m; m &= m - 1) count_space(b, st->lane_space[__builtin_ctz(m)], store, 1);

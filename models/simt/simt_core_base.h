@@ -17,6 +17,7 @@
 #ifndef SIMTVP_SIMT_CORE_BASE_H
 #define SIMTVP_SIMT_CORE_BASE_H
 
+#include "simtvp_bits.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -179,7 +180,7 @@ void simt_base_fault_cta(simt_core_base *b, simt_cta *cta, func_warp *fw, simtvp
 /* A warp instruction of warp slot `slot` at pc issued at cycle now with `active` lanes: the
  * instruction counters, W1..W32 and the issue trace. */
 static inline void simt_base_count_issue(simt_core_base *b, uint32_t slot, uint32_t pc, uint32_t active, uint64_t now) {
-  uint32_t n = (uint32_t)__builtin_popcount(active);
+  uint32_t n = (uint32_t)simtvp_popcount32(active);
   *b->n.gpu_sim_insn += n;
   *b->n.thrd_icount += n;
   *b->n.core_thread_insn += n;

@@ -2,6 +2,7 @@
  * launch_cta on models/func's per-warp interface, warp by warp until it blocks at a barrier,
  * releasing barriers as they complete; zero simulated time, no memory traffic. Useful for SMs
  * whose timing is of no interest. Faults and barrier deadlocks end the CTA with their status. */
+#include "simtvp_bits.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static simtvp_status f_create(const simt_core_config *config, simt_core_ports po
 static void f_destroy(void *state) { free(state); }
 
 static void count(simt_func_core *c, const func_step *st) {
-  uint64_t t = (uint64_t)__builtin_popcount(st->active);
+  uint64_t t = (uint64_t)simtvp_popcount32(st->active);
   *c->n.gpu_sim_insn += t;
   *c->n.thrd_icount += t;
   *c->n.core_thread_insn += t;

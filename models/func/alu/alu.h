@@ -39,6 +39,7 @@
 #ifndef SIMTVP_ALU_H
 #define SIMTVP_ALU_H
 
+#include "simtvp_bits.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -624,8 +625,8 @@ static inline uint32_t alu_relu_s32(uint32_t a) { return (int32_t)a < 0 ? 0u : a
  * Bit manipulation (PTX 9.7.1.14-24, 9.7.7, 9.7.8.7).
  * ---------------------------------------------------------------------------------------------- */
 
-static inline uint32_t alu_popc_b32(uint32_t a) { return (uint32_t)__builtin_popcount(a); }
-static inline uint32_t alu_popc_b64(uint64_t a) { return (uint32_t)__builtin_popcountll(a); }
+static inline uint32_t alu_popc_b32(uint32_t a) { return (uint32_t)simtvp_popcount32(a); }
+static inline uint32_t alu_popc_b64(uint64_t a) { return (uint32_t)simtvp_popcount64(a); }
 static inline uint32_t alu_clz_b32(uint32_t a) { return a ? (uint32_t)__builtin_clz(a) : 32u; }
 static inline uint32_t alu_clz_b64(uint64_t a) { return a ? (uint32_t)__builtin_clzll(a) : 64u; }
 

@@ -21,6 +21,7 @@
  * (an approximately-timed interconnect) a request's reply cycle is known at once; otherwise — or
  * when the memory system keeps a request (an L2 miss waits for the DRAM) — the request is
  * recorded (at_fetch) with the instructions waiting for it, and its reply completes them. */
+#include "simtvp_bits.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +299,7 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   if (r.wb_chunks) { /* a dirty line leaves: written back, nobody waits for it */
     uint32_t first = (uint32_t)__builtin_ctz(r.wb_chunks);
     mem_req *wb = new_req(c, slot, MEM_ACC_L1_WRBK, true, r.wb_line + (uint64_t)first * MEM_SECTOR_BYTES,
-                          (uint32_t)__builtin_popcount(r.wb_chunks) * MEM_SECTOR_BYTES, r.wb_chunks, NULL);
+                          (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, r.wb_chunks, NULL);
     if (wb) {
       wb->needs_reply = false;
       send(c, wb, miss_out(c, ci, a + 1));
@@ -309,10 +310,10 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
     uint32_t first = (uint32_t)__builtin_ctz(r.fetch);
     mem_req *f = new_req(c, slot, kind, false, r.line + (uint64_t)first * MEM_SECTOR_BYTES,
-                         (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES, r.fetch, NULL);
+                         (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES, r.fetch, NULL);
     uint64_t back = f ? request(c, slot, st, mop, f, miss_out(c, ci, a + 1), ci, r.line, r.fetch) : a;
     if (back != AT_NEVER) {
-      uint64_t fill = reply_taken(c, ci, (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES, back);
+      uint64_t fill = reply_taken(c, ci, (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES, back);
       cache_timed_fill(cc, r.line, r.fetch, fill);
       if (!x->is_write || !r.forward) done = at_max(done, fill);
     } else if (!x->is_write) {
@@ -591,7 +592,7 @@ uint64_t at_mem_fetch(at_core *c, uint32_t slot, uint64_t t) {
   if (r.fetch || r.forward) {
     uint8_t chunks = r.fetch ? r.fetch : 1;
     mem_req *m = new_req(c, slot, MEM_ACC_INST_R, false, r.fetch ? r.line : addr,
-                         r.fetch ? (uint32_t)__builtin_popcount(r.fetch) * MEM_SECTOR_BYTES : FUNC_INSN_BYTES,
+                         r.fetch ? (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES : FUNC_INSN_BYTES,
                          r.fetch, NULL);
     if (!m) return t;
     f = fetch_new(c, AT_L1I, r.line, chunks);
@@ -625,7 +626,7 @@ static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
   flush_ctx *f = ctx;
   uint32_t first = (uint32_t)__builtin_ctz(chunks);
   mem_req *wb = new_req(f->c, 0, MEM_ACC_L1_WRBK, true, line + (uint64_t)first * MEM_SECTOR_BYTES,
-                        (uint32_t)__builtin_popcount(chunks) * MEM_SECTOR_BYTES, chunks, NULL);
+                        (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES, chunks, NULL);
   if (!wb) return;
   wb->needs_reply = false;
   wb->warp = UINT16_MAX;

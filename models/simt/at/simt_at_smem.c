@@ -110,6 +110,17 @@ static bool one_word_conflict_free(const uint64_t *addr, uint32_t mask, uint32_t
                                    bool atomic) {
   uint64_t used = 0;
   uint32_t first_word[64];
+  if (!atomic) {
+    /* Every word inside one aligned row of `banks` words (broadcasts, unit strides, a tile's
+     * row): distinct words are in distinct banks. One xor per lane, no branch (vectorises). */
+    uint64_t diff = 0, a0 = addr[__builtin_ctz(mask)];
+    if (mask == 0xffffffffu) {
+      for (uint32_t lane = 0; lane < 32; lane++) diff |= addr[lane] ^ a0;
+    } else {
+      for (uint32_t lane = 0; lane < 32; lane++) diff |= (addr[lane] ^ a0) & (0ull - (uint64_t)((mask >> lane) & 1u));
+    }
+    if (!((diff >> shift) & ~(uint64_t)bank_mask)) return true;
+  }
   if (mask == 0xffffffffu && !atomic) { /* the whole warp: no lane mask to walk */
     for (uint32_t lane = 0; lane < 32; lane++) {
       uint32_t w = (uint32_t)(addr[lane] >> shift), b = w & bank_mask;

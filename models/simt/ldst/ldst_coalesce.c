@@ -6,6 +6,7 @@
  *   - the two coalescing rules: compute capability 1.2/1.3 segments (-gpgpu_coalesce_arch 13) and
  *     the sector rule of later parts (GPGPU-Sim 4.x: 128-byte lines, 32-byte sectors).
  * Nothing here allocates; every bound is a compile-time constant of ldst_internal.h. */
+#include "simtvp_bits.h"
 #include "ldst_coalesce.h"
 
 #include <string.h>
@@ -200,10 +201,20 @@ static bool contiguous(const ldst_range *r, uint32_t n) {
   return !bad;
 }
 
+/* Every lane touches the same bytes (a uniform address: parameters, broadcasts). The lane-by-lane
+ * rule adds nothing after the first such lane, so its blocks are the first lane's. */
+static bool uniform(const ldst_range *r, uint32_t n) {
+  uint64_t a = r[0].addr, bad = 0;
+  uint32_t b = r[0].bytes;
+  for (uint32_t i = 1; i < n; i++) bad |= (r[i].addr ^ a) | (r[i].bytes ^ b);
+  return !bad;
+}
+
 bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
                           ldst_access *out, uint32_t *n, uint32_t cap) {
   uint32_t start = *n, count = *n, hit = *n;
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
+  if (n_ranges > 1 && uniform(r, n_ranges)) n_ranges = 1; /* the same bytes for every lane: one lane's blocks */
   if (n_ranges > 1 && contiguous(r, n_ranges)) { /* one span: the blocks it covers, in order */
     uint64_t lo = r[0].addr, hi = lo + (uint64_t)n_ranges * r[0].bytes;
     for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
@@ -260,7 +271,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
     out[j].sector_mask = s;
     out[j].addr = (out[j].addr & ~(uint64_t)(MEM_LINE_BYTES - 1)) +
                   MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(s);
-    out[j].size = MEM_SECTOR_BYTES * (uint32_t)__builtin_popcount(s);
+    out[j].size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(s);
   }
   *n = count;
   return true;
