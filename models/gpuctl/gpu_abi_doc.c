@@ -247,7 +247,7 @@ void gpu_abi_write_markdown(FILE *o) {
         "invalidation; changing or removing a valid one does.\n\n"
         "### Replayable faults\n\n"
         "`MMU_CAPS.REPLAYABLE` reads 1 on the functional GPU with one engine thread and on a timing GPU\n"
-        "whose cores are all CA, ticked by one host thread (the SIMT sides that park waiting warps);\n"
+        "whose cores are all CA or AT, ticked by one host thread (the SIMT sides that park waiting warps);\n"
         "elsewhere it reads 0 and an access that faults on an entry with `REPLAY` is\n"
         "fatal like the others (kind 3 replayable-absent, 4 replayable-write). With `REPLAYABLE` 1 the\n"
         "protocol is: an access that faults on an entry with `REPLAY` waits (its\n"

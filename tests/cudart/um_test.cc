@@ -1,11 +1,13 @@
 // um_test.cc — unified memory with on-demand migration (docs/vm.md "Unified memory") through
-// libcudart on the sm_75 configuration, built twice: on the functional GPU (cudart_um_tests) and
-// on its CA cores (cudart_um_ca_tests, UM_TEST_CA), both with MMU_CAPS.REPLAYABLE 1: first touch,
+// libcudart on the sm_75 configuration, built three times: on the functional GPU
+// (cudart_um_tests), its CA cores (cudart_um_ca_tests) and its AT cores (cudart_um_at_tests,
+// UM_TEST_MODEL), all with MMU_CAPS.REPLAYABLE 1: first touch,
 // replayable GPU faults serviced in batches, host faults migrating pages back, prefetch, advice,
 // range attributes and their bad inputs. Every count below is computed by hand in its comment;
-// how many batches the CA cores' faults fall into depends on when the driver gets the interrupt,
+// how many batches the timing cores' faults fall into depends on when the driver gets the interrupt,
 // so there the batch counts are only bounded (faults, pages and bytes are exact on both).
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "cudart_test_util.h"
@@ -18,15 +20,14 @@ namespace {
 
 const int kPageInts = 4096 / 4;
 
-#ifdef UM_TEST_CA
-const bool kFunctional = false;  // the configuration's CA cores
-#else
-// Before the platform opens (at the first CUDA call): the functional SIMT side.
-const bool kFunctional = [] {
-  setenv("SIMTVP_OPTIONS", "-simt_model func", 1);
-  return true;
-}();
+#ifndef UM_TEST_MODEL
+#define UM_TEST_MODEL "func"
 #endif
+// Before the platform opens (at the first CUDA call): the SIMT side under test.
+const bool kFunctional = [] {
+  setenv("SIMTVP_OPTIONS", "-simt_model " UM_TEST_MODEL, 1);
+  return std::string(UM_TEST_MODEL) == "func";
+}();
 
 
 drv_um_stats um() {
