@@ -1058,6 +1058,20 @@ uint32_t cache_invalidate(cache *c) {
   return n;
 }
 
+bool cache_invalidate_line(cache *c, uint64_t addr) {
+  if (c->spec.disabled) return false;
+  int32_t li = cache_find_line(c, cache_index_of(c, addr), line_of(c, addr));
+  if (li < 0) return false;
+  cache_line *l = &c->lines[li];
+  c->epoch++;
+  if (l->mshr >= 0) { /* keep the reservation, forget the data */
+    l->valid = l->written = l->dirty = 0;
+    return true;
+  }
+  line_clear(c, li);
+  return true;
+}
+
 simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
   if (c->spec.disabled) return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "cache_set_assoc: cache is disabled");
   if (assoc == 0 || assoc > c->max_assoc)

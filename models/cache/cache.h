@@ -299,6 +299,11 @@ uint32_t cache_set_of(const cache *c, uint64_t addr);
 uint32_t cache_flush(cache *c, uint64_t now);
 /* Invalidates every line without a pending fill, dropping dirty data; returns lines dropped. */
 uint32_t cache_invalidate(cache *c);
+/* Invalidates the line holding addr (a coherence invalidation from outside: the system's directory,
+ * docs/system-modes.md), dropping its data, dirty or not (values are functional; the holder's
+ * write-back was accounted by whoever invalidates); a line with a pending fill keeps its
+ * reservation and forgets its data. true when a line held addr. */
+bool cache_invalidate_line(cache *c, uint64_t addr);
 /* Changes the associativity (≤ max_assoc) between kernels (Volta's adaptive L1): only when no
  * miss is outstanding (SIMTVP_ERR_STATE otherwise); invalidates the cache. */
 simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag);

@@ -759,11 +759,12 @@ static const config_option host_options[] = {
 
 #define SYS(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_system_config, F, kind, name, def, unit, desc)
 
-/* Only the modes simtvp builds are accepted; shared_llc and shared_va (a system-level cache with a
- * coherence directory, an IOMMU over the host's page tables) are not built yet
- * (docs/system-modes.md §4), so naming them is an unknown value, not a silent discrete run. */
+/* Only the modes simtvp builds are accepted (docs/system-modes.md): naming another is an unknown
+ * value, not a silent discrete run. */
 static const config_enum_value system_modes[] = {{"discrete", GPU_SYSTEM_DISCRETE},
                                                   {"unified", GPU_SYSTEM_UNIFIED},
+                                                  {"shared_llc", GPU_SYSTEM_SHARED_LLC},
+                                                  {"shared_va", GPU_SYSTEM_SHARED_VA},
                                                   {NULL, 0}};
 
 static const config_option system_options[] = {
@@ -772,7 +773,11 @@ static const config_option system_options[] = {
                  "and reaches host memory over the bus (mapped, zero-copy memory); `unified` is an "
                  "integrated GPU without DRAM: device memory is a carve-out of system memory and the "
                  "memory partitions' DRAM traffic leaves through the DMA initiator onto the SoC's "
-                 "memory, which the copy engines and the host share.",
+                 "memory, which the copy engines and the host share; `shared_llc` is `unified` with a "
+                 "system-level cache in front of the SoC's memory that every agent shares and a MESI "
+                 "directory that keeps the host's and the GPU L2's copies of host memory coherent; "
+                 "`shared_va` is `shared_llc` with an IOMMU that translates with the host's page tables, "
+                 "so kernels dereference plain `malloc`ed host pointers.",
                  system_modes, NULL, NULL, 0),
     SYS(hub_max_outstanding, CONFIG_UINT, "-hub_max_outstanding", "256", "requests",
         "Requests the GPU's hub holds on their way to and from system memory (the link's tags or "
@@ -797,6 +802,33 @@ static const config_option system_options[] = {
     SYS(carveout_base, CONFIG_UINT64, "-gpu_carveout_base", "0x300000000", "bus address",
         "Where an integrated GPU's memory (device memory, then the device heap) lies in system "
         "memory: its bus address (simtvp's platform reserves it above its 8 GiB of system memory)."),
+    SYS(syscache_sets, CONFIG_UINT, "-syscache_sets", "4096", "sets",
+        "Sets of the system-level cache of the shared modes (`-system_mode shared_llc`); with the "
+        "defaults 4096 x 16 ways x 64 bytes = 4 MiB."),
+    SYS(syscache_ways, CONFIG_UINT, "-syscache_ways", "16", "ways", "Ways of the system-level cache (1 to 64), LRU."),
+    SYS(syscache_line, CONFIG_UINT, "-syscache_line_bytes", "64", "bytes",
+        "Line of the system-level cache and of the coherence directory (a power of two, 32 to 4096)."),
+    SYS(syscache_latency_ns, CONFIG_DOUBLE, "-syscache_latency_ns", "10", "ns",
+        "Hit time of the system-level cache; a miss adds the SoC memory's time for the line."),
+    SYS(dir_sets, CONFIG_UINT, "-coherence_dir_sets", "8192", "sets",
+        "Sets of the coherence directory of the shared modes (a sparse directory; with the defaults "
+        "8192 x 8 entries track 4 MiB of 64-byte lines held by the host or the GPU)."),
+    SYS(dir_ways, CONFIG_UINT, "-coherence_dir_ways", "8", "entries",
+        "Entries per set of the coherence directory (1 to 64); a full set recalls its least "
+        "recently used entry."),
+    SYS(dir_lookup_ns, CONFIG_DOUBLE, "-coherence_lookup_ns", "4", "ns",
+        "Directory lookup, paid by every access of the shared modes to host memory."),
+    SYS(dir_message_ns, CONFIG_DOUBLE, "-coherence_message_ns", "30", "ns",
+        "Round trip of one round of snoop or invalidation messages (sent in parallel) when an access "
+        "needs other agents' copies invalidated or downgraded."),
+    SYS(iommu_tlb_sets, CONFIG_UINT, "-iommu_tlb_sets", "64", "sets",
+        "Sets of the IOMMU's translation cache (IOTLB) in `-system_mode shared_va`."),
+    SYS(iommu_tlb_ways, CONFIG_UINT, "-iommu_tlb_ways", "8", "ways", "Ways of the IOTLB (1 to 64), LRU."),
+    SYS(iommu_tlb_ns, CONFIG_DOUBLE, "-iommu_tlb_latency_ns", "2", "ns",
+        "IOTLB lookup, paid by every GPU access to a page the IOMMU translates."),
+    SYS(iommu_walk_ns, CONFIG_DOUBLE, "-iommu_walk_level_ns", "20", "ns",
+        "One read of the host's page tables in an IOMMU walk after an IOTLB miss (a walk reads "
+        "four levels)."),
 };
 
 #define OUT(F, kind, name, def, unit, desc, flags)                                              \
@@ -1326,6 +1358,16 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
   if (sy->carveout_base & 0xFFFu)
     return fail(r, "-gpu_carveout_base", diag, "the carve-out must start on a 4 KiB page (0x%" PRIx64 ")",
                 sy->carveout_base);
+  if (!(sy->syscache_latency_ns >= 0) || sy->syscache_latency_ns > 1e9)
+    return fail(r, "-syscache_latency_ns", diag, "the latency must not be negative (%g)", sy->syscache_latency_ns);
+  if (!(sy->dir_lookup_ns >= 0) || sy->dir_lookup_ns > 1e9)
+    return fail(r, "-coherence_lookup_ns", diag, "the latency must not be negative (%g)", sy->dir_lookup_ns);
+  if (!(sy->iommu_tlb_ns >= 0) || sy->iommu_tlb_ns > 1e9)
+    return fail(r, "-iommu_tlb_latency_ns", diag, "the latency must not be negative (%g)", sy->iommu_tlb_ns);
+  if (!(sy->iommu_walk_ns >= 0) || sy->iommu_walk_ns > 1e9)
+    return fail(r, "-iommu_walk_level_ns", diag, "the latency must not be negative (%g)", sy->iommu_walk_ns);
+  if (!(sy->dir_message_ns >= 0) || sy->dir_message_ns > 1e9)
+    return fail(r, "-coherence_message_ns", diag, "the latency must not be negative (%g)", sy->dir_message_ns);
   return SIMTVP_OK;
 }
 

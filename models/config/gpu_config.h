@@ -251,8 +251,7 @@ typedef struct gpu_host_config {
 typedef enum gpu_system_mode {
   GPU_SYSTEM_DISCRETE = 0,   /* own DRAM; host memory over the bus (zero-copy) */
   GPU_SYSTEM_UNIFIED = 1,    /* no DRAM of its own: device memory is a carve-out of system memory */
-  /* Not built yet (not accepted by -system_mode; docs/system-modes.md §4): */
-  GPU_SYSTEM_SHARED_LLC = 2, /* unified, plus a system-level cache shared with the host side */
+  GPU_SYSTEM_SHARED_LLC = 2, /* unified, plus a system-level cache and a coherence directory */
   GPU_SYSTEM_SHARED_VA = 3   /* shared LLC, plus the host's page tables through an IOMMU */
 } gpu_system_mode;
 
@@ -266,7 +265,24 @@ typedef struct gpu_system_config {
   uint32_t sysmem_channels;        /* -sysmem_channels */
   uint32_t sysmem_interleave;      /* -sysmem_interleave_bytes */
   uint64_t carveout_base;          /* -gpu_carveout_base: bus address of the GPU's memory */
+  uint32_t syscache_sets;          /* -syscache_sets: the system-level cache (shared modes) */
+  uint32_t syscache_ways;          /* -syscache_ways */
+  uint32_t syscache_line;          /* -syscache_line_bytes (also the directory's line) */
+  double syscache_latency_ns;      /* -syscache_latency_ns */
+  uint32_t dir_sets;               /* -coherence_dir_sets: the coherence directory */
+  uint32_t dir_ways;               /* -coherence_dir_ways */
+  double dir_lookup_ns;            /* -coherence_lookup_ns */
+  double dir_message_ns;           /* -coherence_message_ns */
+  uint32_t iommu_tlb_sets;         /* -iommu_tlb_sets: the IOMMU's IOTLB (shared_va) */
+  uint32_t iommu_tlb_ways;         /* -iommu_tlb_ways */
+  double iommu_tlb_ns;             /* -iommu_tlb_latency_ns */
+  double iommu_walk_ns;            /* -iommu_walk_level_ns */
 } gpu_system_config;
+
+/* true in the modes with a system-level cache and a coherence directory (shared_llc, shared_va). */
+static inline bool gpu_system_shared(int32_t mode) {
+  return mode == GPU_SYSTEM_SHARED_LLC || mode == GPU_SYSTEM_SHARED_VA;
+}
 
 /* true when the GPU has no DRAM of its own (every mode but discrete). */
 static inline bool gpu_system_integrated(int32_t mode) { return mode != GPU_SYSTEM_DISCRETE; }

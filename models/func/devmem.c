@@ -227,6 +227,21 @@ bool devmem_bus_addr(const devmem *dm, uint64_t addr, uint64_t *bus, uint8_t *ap
 
 bool devmem_has_external(const devmem *dm) { return dm->n_external != 0; }
 
+uint32_t devmem_addrs_of_bus(const devmem *dm, uint64_t bus, void (*fn)(void *ctx, uint64_t addr), void *ctx) {
+  uint32_t n = 0;
+  if (!dm->n_external) return 0;
+  for (uint32_t i = 0; i < dm->n_segs; i++) {
+    const dm_segment *s = &dm->segs[i];
+    const dm_alloc *a = &dm->allocs[s->alloc];
+    if (!a->external) continue;
+    const uint64_t lo = a->bus + (uint64_t)(s->host - a->mem), bytes = s->n_pages << DEVMEM_PAGE_BITS;
+    if (bus < lo || bus - lo >= bytes) continue;
+    fn(ctx, (s->first_page << DEVMEM_PAGE_BITS) + (bus - lo));
+    n++;
+  }
+  return n;
+}
+
 void devmem_unmap(devmem *dm, uint64_t addr, uint64_t size) {
   if (size == 0) return;
   uint64_t first = addr >> DEVMEM_PAGE_BITS;

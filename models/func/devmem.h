@@ -73,6 +73,10 @@ simtvp_status devmem_map_external(devmem *dm, uint64_t addr, uint64_t size, uint
 /* For an address in an external mapping: its bus address and aperture (either may be NULL);
  * false for device memory the store owns and for unmapped addresses. */
 bool devmem_bus_addr(const devmem *dm, uint64_t addr, uint64_t *bus, uint8_t *aperture);
+/* Every GPU address whose external mapping reaches bus address `bus`: fn(ctx, addr) for each
+ * (zero-copy memory may be mapped more than once); returns how many. For coherence invalidations
+ * (docs/system-modes.md), not for hot paths: it walks the mappings. */
+uint32_t devmem_addrs_of_bus(const devmem *dm, uint64_t bus, void (*fn)(void *ctx, uint64_t addr), void *ctx);
 /* true when any external mapping exists (a quick test for hot paths). */
 bool devmem_has_external(const devmem *dm);
 

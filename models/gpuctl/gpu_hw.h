@@ -47,6 +47,12 @@ typedef struct gpu_mmu_fault_info {
 
 /* The GPU's MMU as the SIMT sides use it (models/gpuctl gpu_mmu implements it): translations for
  * the functional engine, the memory behind them, and replayable faults. */
+/* The system IOMMU's address translation services (ATS) for the GPU (gpu_mmu.h ports.ats). */
+typedef struct gpu_ats_port {
+  void *ctx;
+  uint32_t (*translate)(void *ctx, uint64_t va, bool write, uint64_t *bus, bool *writable);
+} gpu_ats_port;
+
 typedef struct gpu_mmu_port {
   void *ctx;
   /* Walks va in address space pdb (not VALID: physical, identity); fills *t. */

@@ -88,7 +88,29 @@ mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access ac
   /* the functional engine's per-SM translation caches fill from several host threads under
    * -sim_threads: the count is the same, only the increments must not be lost */
   __atomic_fetch_add(m->c.walks, 1, __ATOMIC_RELAXED);
-  return mmu_walk(&port, pdb, va, access, t);
+  mmu_fault f = mmu_walk(&port, pdb, va, access, t);
+  if (f == MMU_FAULT_INVALID && m->ports.ats.translate) {
+    /* Not the GPU's page: the system IOMMU translates it with the host's page tables (ATS). A
+     * page the host has not mapped stays an invalid-entry fault; a write to a page the host maps
+     * read-only is a protection fault. */
+    uint64_t bus = 0;
+    bool writable = false;
+    uint32_t r = m->ports.ats.translate(m->ports.ats.ctx, va, access != MMU_ACCESS_READ, &bus, &writable);
+    if (r == 0 || r == 2) {
+      t->entry = mmu_pte_make(bus & ~(uint64_t)(MMU_PAGE_BYTES - 1), MMU_APERTURE_SYSMEM, writable ? 0 : MMU_PTE_RO);
+      t->level = 0;
+      if (r == 2) {
+        t->fault = MMU_FAULT_PROTECTION;
+        return t->fault;
+      }
+      t->fault = MMU_FAULT_NONE;
+      t->pa = bus;
+      t->aperture = MMU_APERTURE_SYSMEM;
+      t->page_bits = MMU_PAGE_BITS;
+      return MMU_FAULT_NONE;
+    }
+  }
+  return f;
 }
 
 /* One access split at 4 KiB boundaries; each piece translated and done in its memory. */

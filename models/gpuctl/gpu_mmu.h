@@ -65,6 +65,12 @@ typedef struct gpu_mmu_ports {
     void (*invalidate)(void *ctx, uint64_t pdb, uint64_t va, uint64_t bytes, uint64_t now);
     void (*replay)(void *ctx, bool cancel, uint64_t now);
   } simt;
+  /* Address translation services of the system's IOMMU (optional; -system_mode shared_va,
+   * docs/system-modes.md): a virtual address the GPU's page tables do not map (the walk ends at a
+   * not-VALID entry without REPLAY) is translated with the host's page tables instead. Returns
+   * 0 with *bus and *writable, or the IOMMU's fault (iommu_fault: 1 not present, 2 read-only,
+   * 3 out of range). Called from the functional engine's threads: the port serialises. */
+  gpu_ats_port ats;
 } gpu_mmu_ports;
 
 /* NULL on allocation failure. */

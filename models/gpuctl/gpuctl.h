@@ -56,6 +56,7 @@ typedef struct gpuctl_ports {
     uint8_t *(*sysmem)(void *ctx, uint64_t pa);
   } host_page;
   gpu_sysmap_port sysmap;   /* MAP_SYSMEM packets (optional: without it they are refused) */
+  gpu_ats_port ats;         /* (addition) the system IOMMU's translation (gpu_mmu.h), optional */
   struct { void *ctx; void (*set)(void *ctx, bool level); } irq; /* interrupt output */
   gpu_memmap_port memmap;   /* (addition) the device-memory map; unconnected: all memory accessible */
 } gpuctl_ports;

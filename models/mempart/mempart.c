@@ -359,6 +359,7 @@ static void stage_l2_access(mp_ca *mp, mp_sub *s, uint64_t c) {
   }
   if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, r)) {
     if (fifo_full(&s->l2d)) return;
+    if (s->l2 && mempart_bypass_invalidates(&mp->cfg, r)) cache_invalidate_line(s->l2, r->addr);
     fifo_pop(&s->i2l);
     fifo_push(&s->l2d, r);
     note_len(s, Q_L2D);

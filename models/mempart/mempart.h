@@ -165,6 +165,9 @@ uint64_t mempart_next_event(const mempart *mp);
  * the write-backs queued. Invalidate drops every L2 line without a pending fill. */
 uint32_t mempart_flush_l2(mempart *mp, uint64_t now);
 uint32_t mempart_invalidate_l2(mempart *mp);
+/* Invalidates the L2 line holding addr in local sub-partition `sub` (a coherence invalidation from
+ * the system's directory, docs/system-modes.md); true when the slice held it. */
+bool mempart_invalidate_l2_line(mempart *mp, uint32_t sub, uint64_t addr);
 
 /* The address the L2 slices index with: channel and sub-partition bits removed. */
 uint64_t mempart_index_addr(const mempart *mp, uint64_t addr);

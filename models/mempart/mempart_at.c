@@ -332,6 +332,7 @@ static mempart_timed_status serve(mp_at *mp, uint32_t i, mem_req *req, uint64_t 
     return MEMPART_DONE;
   }
   if (mempart_bypasses_l2(&mp->cfg, s->l2 != NULL, req)) { /* around the L2 */
+    if (s->l2 && mempart_bypass_invalidates(&mp->cfg, req)) cache_invalidate_line(s->l2, req->addr);
     simtvp_cal_book(&s->l2port, A, 1);
     ++*mp->c[C_BYPASSED];
     to_dram(mp, req, dram_at);

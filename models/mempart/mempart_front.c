@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "mempart_variant.h"
 
 struct mempart {
@@ -62,6 +63,12 @@ uint32_t mempart_flush_l2(mempart *mp, uint64_t now) { return mp->ops->flush_l2(
 uint32_t mempart_invalidate_l2(mempart *mp) { return mp->ops->invalidate_l2(mp->impl); }
 uint64_t mempart_index_addr(const mempart *mp, uint64_t addr) { return mp->ops->index_addr(mp->impl, addr); }
 const struct cache *mempart_l2(const mempart *mp, uint32_t sub) { return mp->ops->l2(mp->impl, sub); }
+bool mempart_invalidate_l2_line(mempart *mp, uint32_t sub, uint64_t addr) {
+  /* Every variant owns its slices as mutable caches; the ops table hands them out read-only for
+   * inspection, and a coherence invalidation is the one change made from outside. */
+  cache *c = (cache *)mp->ops->l2(mp->impl, sub);
+  return c && cache_invalidate_line(c, addr);
+}
 void mempart_get_occupancy(const mempart *mp, uint32_t sub, mempart_occupancy *occ) {
   mp->ops->get_occupancy(mp->impl, sub, occ);
 }

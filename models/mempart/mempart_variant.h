@@ -31,10 +31,19 @@ typedef struct mempart_ops {
 } mempart_ops;
 
 /* Does r go around the L2 slice (no slice, a texture-only slice, or system memory the slices do
- * not cache)? The same rule in every variant. */
+ * not cache)? The same rule in every variant. Slices that cache system memory (sysmem_in_l2: the
+ * coherent system modes, docs/system-modes.md) cache it for reads only: writes and atomics to it
+ * go through to the system, where the coherence directory sees them when they are performed (so a
+ * fence's wait for their acknowledgement publishes them, and atomics are the system's). */
 static inline bool mempart_bypasses_l2(const mempart_config *cfg, bool has_l2, const mem_req *r) {
   return !has_l2 || (cfg->l2_texture_only && r->kind != MEM_ACC_TEXTURE_R) ||
-         (r->aperture == MEM_APERTURE_SYSMEM && !cfg->sysmem_in_l2);
+         (r->aperture == MEM_APERTURE_SYSMEM && (!cfg->sysmem_in_l2 || r->is_write || r->kind == MEM_ACC_ATOMIC));
+}
+
+/* A write or atomic that goes through to system memory leaves no stale copy in a slice that
+ * caches system memory for reads: the slice drops its line (write-through, no allocate). */
+static inline bool mempart_bypass_invalidates(const mempart_config *cfg, const mem_req *r) {
+  return cfg->sysmem_in_l2 && r->aperture == MEM_APERTURE_SYSMEM && (r->is_write || r->kind == MEM_ACC_ATOMIC);
 }
 
 /* Hands r to the DRAM side: the hub for system memory when the partition has a sysmem port, else

@@ -1,6 +1,8 @@
 // proc_mem — see proc_mem.h.
 #include "proc_mem.h"
 
+#include "system_agent.h"
+
 #include <cstring>
 
 namespace simtvp {
@@ -60,10 +62,22 @@ bool proc_mem::exposed(uint64_t p, uint64_t bytes) const {
   return run_of(p, &lo, &hi) && p + bytes <= hi;
 }
 
-void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &) {
+void proc_mem::time_access(const tlm::tlm_generic_payload &t, uint64_t addr, unsigned len, bool write,
+                           sc_core::sc_time &delay) {
+  const system_agent_ext *who = t.get_extension<system_agent_ext>();
+  sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+  uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
+  int agent = who ? static_cast<int>(who->agent) : static_cast<int>(agent_other);
+  uint64_t done = timing_(addr, len, write || (who && who->atomic), agent, who && who->writeback, at);
+  delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
+}
+
+void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay) {
   uint64_t addr = t.get_address();
   unsigned len = t.get_data_length();
   if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    const system_agent_ext *who = t.get_extension<system_agent_ext>();
+    if (timing_ && who && who->timing_only) time_access(t, addr, len, who->is_write, delay);
     t.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
@@ -84,8 +98,17 @@ void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &) {
     std::memcpy(t.get_data_ptr(), mem, len);
   else
     std::memcpy(mem, t.get_data_ptr(), len);
-  t.set_dmi_allowed(true);
+  if (timing_)
+    time_access(t, addr, len, t.get_command() == tlm::TLM_WRITE_COMMAND, delay);
+  else
+    t.set_dmi_allowed(true);
   t.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void proc_mem::unexpose_all() {
+  if (pages_.empty()) return;
+  pages_.clear();
+  socket->invalidate_direct_mem_ptr(0, kLimit - 1);
 }
 
 bool proc_mem::get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi) {

@@ -14,6 +14,7 @@
 #define SIMTVP_PLATFORM_PROC_MEM_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 
 #include <systemc>
@@ -36,6 +37,14 @@ class proc_mem : public sc_core::sc_module {
   void unexpose(uint64_t p, uint64_t bytes);
   // Every byte of [p, p + bytes) is exposed.
   bool exposed(uint64_t p, uint64_t bytes) const;
+  // Unexposes every page (an IOMMU that dropped all its mappings) and invalidates DMI.
+  void unexpose_all();
+  // The shared modes time these pages as host memory (docs/system-modes.md): fn(p, bytes, write,
+  // agent (socmem_agent), writeback, at_ps) returns the completion; b_transport then adds it to
+  // the delay and offers no DMI, so every access is seen. Empty (default): no latency of its own.
+  using timing_fn = std::function<uint64_t(uint64_t p, uint64_t bytes, bool write, int agent, bool writeback,
+                                           uint64_t at_ps)>;
+  void set_timing(timing_fn fn) { timing_ = std::move(fn); }
 
  private:
   void b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay);
@@ -45,6 +54,9 @@ class proc_mem : public sc_core::sc_module {
   bool run_of(uint64_t p, uint64_t *lo, uint64_t *hi) const;
 
   std::map<uint64_t, uint32_t> pages_;  // page address -> exposures
+  timing_fn timing_;
+  // Adds what the timing model says [addr, addr + len) costs to delay.
+  void time_access(const tlm::tlm_generic_payload &t, uint64_t addr, unsigned len, bool write, sc_core::sc_time &delay);
 };
 
 }  // namespace simtvp

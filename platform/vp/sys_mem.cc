@@ -92,10 +92,10 @@ void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay) 
   unsigned len = t.get_data_length();
   const system_agent_ext *who = t.get_extension<system_agent_ext>();
   if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
-    if (timing_ && who && who->timing_only && in_range(addr, len)) {
+    if (timed() && who && who->timing_only && in_range(addr, len)) {
       sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
       uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
-      uint64_t done = socmem_access(timing_, addr, len, who->is_write, static_cast<socmem_agent>(who->agent), at);
+      uint64_t done = time_access(addr, len, who->is_write, who->agent, who->writeback, at);
       delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
     }
     t.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -117,16 +117,22 @@ void sys_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay) 
     std::memcpy(t.get_data_ptr(), data_ + addr, len);
   else
     std::memcpy(data_ + addr, t.get_data_ptr(), len);
-  if (timing_) {
+  if (timed()) {
     sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     uint64_t at = static_cast<uint64_t>(arrival.to_seconds() * 1e12 + 0.5);
-    socmem_agent agent = who ? static_cast<socmem_agent>(who->agent) : SOCMEM_OTHER;
-    uint64_t done = socmem_access(timing_, addr, len, t.get_command() == tlm::TLM_WRITE_COMMAND, agent, at);
+    int agent = who ? static_cast<int>(who->agent) : static_cast<int>(SOCMEM_OTHER);
+    const bool write = t.get_command() == tlm::TLM_WRITE_COMMAND || (who && who->atomic);
+    uint64_t done = time_access(addr, len, write, agent, who && who->writeback, at);
     delay += sc_core::sc_time(static_cast<double>(done - at), sc_core::SC_PS);
   } else {
     t.set_dmi_allowed(true);
   }
   t.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+uint64_t sys_mem::time_access(uint64_t addr, uint64_t len, bool write, int agent, bool writeback, uint64_t at) {
+  if (timing_fn_) return timing_fn_(addr, len, write, agent, writeback, at);
+  return socmem_access(timing_, addr, len, write, static_cast<socmem_agent>(agent), at);
 }
 
 bool sys_mem::get_direct_mem_ptr(tlm::tlm_generic_payload &, tlm::tlm_dmi &dmi) {

@@ -7,6 +7,7 @@
 #define SIMTVP_PLATFORM_SYS_MEM_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 
 #include <systemc>
@@ -31,6 +32,13 @@ class sys_mem : public sc_core::sc_module {
   // and b_transport no longer offers DMI, so initiators keep sending transactions the model sees
   // (get_direct_mem_ptr still grants it: a GPU's functional data uses it). Not owned; null: none.
   void set_timing(::socmem *timing) { timing_ = timing; }
+  // The same, through a chain the platform composes (the shared modes: the coherence directory,
+  // then the system-level cache, then the SoC memory): given an access (offset, bytes, write, the
+  // agent: a socmem_agent value) arriving at at_ps, returns when it completes. Replaces set_timing's
+  // model; empty: none.
+  using timing_fn = std::function<uint64_t(uint64_t offset, uint64_t bytes, bool write, int agent,
+                                           bool writeback, uint64_t at_ps)>;
+  void set_timing(timing_fn fn) { timing_fn_ = std::move(fn); }
   // Takes [offset, offset + bytes) out of the allocator (an integrated GPU's carve-out). false
   // when it is not wholly free.
   bool reserve(uint64_t offset, uint64_t bytes);
@@ -59,6 +67,10 @@ class sys_mem : public sc_core::sc_module {
   std::map<uint64_t, uint64_t> used_;  // offset -> bytes
   uint64_t allocated_ = 0;
   ::socmem *timing_ = nullptr;
+  timing_fn timing_fn_;
+  bool timed() const { return timing_ || timing_fn_; }
+  // The access's completion time (≥ at) from the timing model.
+  uint64_t time_access(uint64_t addr, uint64_t len, bool write, int agent, bool writeback, uint64_t at);
 };
 
 }  // namespace simtvp

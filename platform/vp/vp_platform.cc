@@ -15,7 +15,10 @@
 #include "gpu_params.h"
 #include "html_report.h"
 #include "simt_timing.h"
+#include "coherence.h"
+#include "iommu.h"
 #include "socmem.h"
+#include "syscache.h"
 #include "trace_json.h"
 #include "trace_vcd.h"
 
@@ -232,6 +235,7 @@ vp_platform::vp_platform(sc_core::sc_module_name name, const vp_settings &settin
     mem_->set_timing(socmem_);
   }
   proc_ = std::make_unique<proc_mem>("procmem");
+  if (gpu_system_shared(sy.mode) && !build_shared()) return;
   bus_ = std::make_unique<sys_bus>("bus");
   bus_->map(kSysmemBase, mem_bytes, 0, "sysmem");
   bus_->map(kBar0Base, GPU_BAR0_BYTES, 1, "gpu.bar0");
@@ -300,9 +304,160 @@ vp_platform::~vp_platform() {
   bus_.reset();
   proc_.reset();
   mem_.reset();
+  iommu_destroy(iommu_);
+  coherence_destroy(coherence_);
+  syscache_destroy(syscache_);
   socmem_destroy(socmem_);
   stats_destroy(stats_);
   config_registry_destroy(registry_);
+}
+
+// The shared modes (docs/system-modes.md §2): every timed access of system memory passes the
+// coherence directory when it touches host memory (below the carve-out: pages the host and the GPU
+// share), then the system-level cache, whose fills and write-backs reach the SoC memory.
+bool vp_platform::build_shared() {
+  const gpu_system_config &sy = config_.system;
+  auto ps = [](double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; };
+  syscache_config cc{};
+  cc.sets = sy.syscache_sets;
+  cc.ways = sy.syscache_ways;
+  cc.line_bytes = sy.syscache_line;
+  cc.hit_ps = ps(sy.syscache_latency_ns);
+  cc.stats = stats_;
+  cc.port.ctx = this;
+  cc.port.memory = [](void *ctx, uint64_t addr, uint32_t bytes, bool write, uint64_t now) {
+    return socmem_access(static_cast<vp_platform *>(ctx)->socmem_, addr, bytes, write, SOCMEM_CACHE, now);
+  };
+  if (syscache_create(&cc, &syscache_, &build_diag_) != SIMTVP_OK) {
+    build_status_ = build_diag_.status;
+    return false;
+  }
+  coherence_config dc{};
+  dc.sets = sy.dir_sets;
+  dc.ways = sy.dir_ways;
+  dc.line_bytes = sy.syscache_line;
+  dc.caching = (1u << SOCMEM_HOST) | (1u << SOCMEM_GPU);
+  dc.lookup_ps = ps(sy.dir_lookup_ns);
+  dc.message_ps = ps(sy.dir_message_ns);
+  dc.stats = stats_;
+  dc.port.ctx = this;
+  // A dirty copy the directory recalls or downgrades goes into the system-level cache.
+  dc.port.writeback = [](void *ctx, socmem_agent agent, uint64_t line, uint64_t now) {
+    auto *p = static_cast<vp_platform *>(ctx);
+    return syscache_access(p->syscache_, line, p->config_.system.syscache_line, true, agent, now);
+  };
+  dc.port.invalidate = [](void *ctx, socmem_agent agent, uint64_t line) {
+    auto *p = static_cast<vp_platform *>(ctx);
+    if (agent != SOCMEM_GPU || !p->gpu_) return;
+    p->gpu_->coherent_invalidate(line, p->config_.system.syscache_line);
+    // A page of the program the IOMMU translates is cached at its own (virtual) address.
+    if (line >= kProcBase && p->iommu_) p->gpu_->simt_side().coherent_invalidate(line - kProcBase);
+  };
+  if (coherence_create(&dc, &coherence_, &build_diag_) != SIMTVP_OK) {
+    build_status_ = build_diag_.status;
+    return false;
+  }
+  // Both see bus addresses: system memory's offsets and the program's pages (proc_mem's window,
+  // registered memory and the IOMMU's pages) are host memory alike.
+  mem_->set_timing([this](uint64_t off, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
+    return time_shared(kSysmemBase + off, bytes, write, agent, writeback, at);
+  });
+  proc_->set_timing([this](uint64_t p, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
+    return time_shared(kProcBase + p, bytes, write, agent, writeback, at);
+  });
+  if (sy.mode == GPU_SYSTEM_SHARED_VA) build_iommu();
+  return build_status_ == SIMTVP_OK;
+}
+
+// /proc/self/maps says whether the program maps va (readable; *writable too).
+static bool host_maps(uint64_t va, bool *writable) {
+  FILE *f = std::fopen("/proc/self/maps", "r");
+  if (!f) return false;
+  char line[512];
+  bool found = false;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = {0};
+    if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3) continue;
+    if (va < lo || va >= hi) continue;
+    found = perms[0] == 'r';
+    *writable = perms[1] == 'w';
+    break;
+  }
+  std::fclose(f);
+  return found;
+}
+
+bool vp_platform::os_page_request(uint64_t va, bool write) {
+  const uint64_t page = va & ~4095ull;
+  bool writable = false;
+  if (page >= proc_mem::kLimit || !host_maps(page, &writable) || (write && !writable)) return false;
+  if (!proc_->expose(page, 4096)) return false;
+  iommu_pages_.push_back(page);
+  return iommu_map(iommu_, page, kProcBase + page, writable) == SIMTVP_OK;
+}
+
+// shared_va (docs/system-modes.md): the system IOMMU translates what the GPU's page tables do not
+// map with the host's page tables, which the OS fills on page requests from what the program maps.
+void vp_platform::build_iommu() {
+  const gpu_system_config &sy = config_.system;
+  auto ps = [](double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; };
+  iommu_config ic{};
+  ic.tlb_sets = sy.iommu_tlb_sets;
+  ic.tlb_ways = sy.iommu_tlb_ways;
+  ic.tlb_hit_ps = ps(sy.iommu_tlb_ns);
+  ic.walk_level_ps = ps(sy.iommu_walk_ns);
+  ic.stats = stats_;
+  ic.port.ctx = this;
+  ic.port.page_request = [](void *ctx, ::iommu *, uint64_t va, bool write) {
+    return static_cast<vp_platform *>(ctx)->os_page_request(va, write);
+  };
+  if (iommu_create(&ic, &iommu_, &build_diag_) != SIMTVP_OK) {
+    build_status_ = build_diag_.status;
+    return;
+  }
+  gpu_top::ats_port ats;
+  ats.resolve = [this](uint64_t va, bool write, uint64_t *bus, bool *writable) -> uint32_t {
+    std::lock_guard<std::mutex> lock(iommu_mutex_);
+    iommu_fault f = iommu_resolve(iommu_, va, write, bus);
+    uint64_t b;
+    *writable = iommu_lookup(iommu_, va, true, &b) == IOMMU_OK;
+    return static_cast<uint32_t>(f);
+  };
+  ats.host_page = [](uint64_t bus) -> uint8_t * {
+    // The window maps the program's pages one to one (proc_mem): bus kProcBase + p is byte p.
+    return bus >= kProcBase && bus - kProcBase < proc_mem::kLimit
+               ? reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(bus - kProcBase))
+               : nullptr;
+  };
+  ats.timed = [this](uint64_t va, bool write, uint64_t *bus, sc_core::sc_time *extra) {
+    std::lock_guard<std::mutex> lock(iommu_mutex_);
+    // Only the program's pages: other addresses the store does not hold (the kernel-parameter
+    // bank) are the GPU's own and not the IOMMU's business.
+    if (iommu_lookup(iommu_, va, false, bus) != IOMMU_OK) return false;
+    uint64_t now = now_ps(), done = now;
+    if (iommu_translate(iommu_, va, write, now, bus, &done) != IOMMU_OK) return false;
+    *extra = sc_core::sc_time(static_cast<double>(done - now), sc_core::SC_PS);
+    return true;
+  };
+  ats.maps = [this](uint64_t va) {
+    std::lock_guard<std::mutex> lock(iommu_mutex_);
+    uint64_t bus;
+    return iommu_lookup(iommu_, va, false, &bus) == IOMMU_OK;
+  };
+  gpu_->set_ats(std::move(ats));
+}
+
+uint64_t vp_platform::time_shared(uint64_t off, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at) {
+  const socmem_agent a = static_cast<socmem_agent>(agent);
+  uint64_t t = at;
+  // Host memory (shared pages) passes the directory. The GPU's L2 caches it for reads only: its
+  // writes and atomics go through (mempart_bypasses_l2) and, like a write-back, leave it no copy.
+  if ((off < kSysmemBase + kSysmemBytes || off >= kProcBase) && a != SOCMEM_CACHE)
+    t = write && writeback            ? coherence_writeback(coherence_, off, bytes, a, at)
+        : write && a == SOCMEM_GPU    ? coherence_write_through(coherence_, off, bytes, a, at)
+                                      : coherence_access(coherence_, off, bytes, write, a, at);
+  return syscache_access(syscache_, off, bytes, write, a, t);
 }
 
 bool vp_platform::ok(simtvp_diag *diag) const {
@@ -331,6 +486,14 @@ void vp_platform::observe(const gpu_event &e) {
   switch (e.kind) {
   case gpu_event::kernel_begin: {
     kernels_seen_++;
+    if (iommu_) {
+      // The OS keeps no stale device mappings of the program's pages across launches (what an
+      // MMU notifier does when the program unmaps memory): each kernel requests its pages anew.
+      std::lock_guard<std::mutex> lock(iommu_mutex_);
+      iommu_clear(iommu_);
+      for (uint64_t page : iommu_pages_) proc_->unexpose(page, 4096);
+      iommu_pages_.clear();
+    }
     kernel_walls_.push_back({e.uid, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(), -1});
     live_kernel k;
     k.uid = e.uid;

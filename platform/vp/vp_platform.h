@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 
 #include <systemc>
@@ -35,6 +37,10 @@
 #include "sys_bus.h"
 #include "sys_mem.h"
 #include "vp_config.h"
+
+struct syscache;
+struct coherence;
+struct iommu;
 
 namespace simtvp {
 
@@ -144,6 +150,17 @@ class vp_platform : public sc_core::sc_module {
   std::unique_ptr<sys_bus> bus_;
   std::unique_ptr<sys_mem> mem_;
   ::socmem *socmem_ = nullptr;  // the SoC memory's timing (integrated modes)
+  ::syscache *syscache_ = nullptr;    // the system-level cache (shared modes)
+  ::coherence *coherence_ = nullptr;  // the MESI directory over host memory (shared modes)
+  ::iommu *iommu_ = nullptr;          // the system IOMMU over the host's page tables (shared_va)
+  std::mutex iommu_mutex_;            // the GPU translates from several host threads
+  std::vector<uint64_t> iommu_pages_; // pages the IOMMU's page requests exposed in proc_
+  // The OS's answer to an IOMMU page request: maps the page holding va if the program has it.
+  bool os_page_request(uint64_t va, bool write);
+  void build_iommu();
+  // The shared modes' system side: directory (host memory only), system-level cache, SoC memory.
+  uint64_t time_shared(uint64_t offset, uint64_t bytes, bool write, int agent, bool writeback, uint64_t at);
+  bool build_shared();
   std::unique_ptr<proc_mem> proc_;
   std::unique_ptr<debug_frontend> debugger_;  // simtvp --debug (before the GPU, which uses its port)
   std::unique_ptr<gpu_top> gpu_;

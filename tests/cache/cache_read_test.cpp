@@ -456,3 +456,27 @@ TEST(CacheL1c, SixtyFourByteLinesFetchTheirHalfOfThe128ByteLine) {
   CacheRig::release(r.replies(4));
   EXPECT_EQ(3u, r.stat("L1C_total_cache_accesses"));  // miss, hit, miss
 }
+
+// A coherence invalidation from the system (docs/system-modes.md §2.2) drops one line: the next
+// access to it misses and fetches again, the other lines stay.
+TEST(CacheL1d, InvalidatingOneLineMakesItsNextAccessMiss) {
+  CacheRig r(kSmall);
+  r.build();
+  for (uint64_t a : {0x1000ull, 0x2000ull}) {
+    r.access(r.read(a), 0);
+    r.fill(r.drain_misses()[0], 3);
+    CacheRig::release(r.replies(3));
+  }
+  EXPECT_TRUE(cache_line_lookup(r.c, 0x1000, nullptr));
+  EXPECT_TRUE(cache_invalidate_line(r.c, 0x1010));  // any byte of the line
+  EXPECT_FALSE(cache_line_lookup(r.c, 0x1000, nullptr));
+  EXPECT_TRUE(cache_line_lookup(r.c, 0x2000, nullptr));
+  EXPECT_FALSE(cache_invalidate_line(r.c, 0x1000));  // no longer held
+  mem_req *a = r.read(0x1000);
+  EXPECT_EQ(CACHE_MISS, r.access(a, 10));
+  r.fill(r.drain_misses()[0], 12);
+  CacheRig::release(r.replies(12));
+  mem_req *b = r.read(0x2000);
+  EXPECT_EQ(CACHE_HIT, r.access(b, 13));
+  CacheRig::release(r.replies(100));
+}

@@ -878,8 +878,8 @@ TEST(GpuConfig, SchedulerWithParametersIsParsed) {
   EXPECT_STREQ(h.diag.option, "-gpgpu_scheduler");
 }
 
-// docs/system-modes.md: discrete (default) and unified are built; the modes that are not (a shared
-// system cache, an IOMMU) are unknown values, never a silent discrete run.
+// docs/system-modes.md: discrete (default), unified, shared_llc and shared_va are built; a mode that is not
+// is an unknown value, never a silent discrete run.
 TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
   Gpu d;
   ASSERT_EQ(d.load(""), SIMTVP_OK);
@@ -890,7 +890,18 @@ TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
   ASSERT_EQ(u.finalize(), SIMTVP_OK);
   EXPECT_EQ(u.cfg->system.mode, GPU_SYSTEM_UNIFIED);
   EXPECT_TRUE(gpu_system_integrated(u.cfg->system.mode));
-  for (const char *m : {"shared_llc", "shared_va", "integrated"}) {
+  Gpu l;
+  ASSERT_EQ(l.load("-system_mode shared_llc\n"), SIMTVP_OK) << l.diag.message;
+  ASSERT_EQ(l.finalize(), SIMTVP_OK);
+  EXPECT_TRUE(gpu_system_integrated(l.cfg->system.mode));
+  EXPECT_TRUE(gpu_system_shared(l.cfg->system.mode));
+  EXPECT_FALSE(gpu_system_shared(u.cfg->system.mode));
+  Gpu v;
+  ASSERT_EQ(v.load("-system_mode shared_va\n"), SIMTVP_OK) << v.diag.message;
+  ASSERT_EQ(v.finalize(), SIMTVP_OK);
+  EXPECT_EQ(v.cfg->system.mode, GPU_SYSTEM_SHARED_VA);
+  EXPECT_TRUE(gpu_system_shared(v.cfg->system.mode));
+  for (const char *m : {"integrated", "coherent"}) {
     Gpu g;
     EXPECT_EQ(g.load(std::string("-system_mode ") + m + "\n"), SIMTVP_ERR_PARSE) << m;
     EXPECT_STREQ(g.diag.option, "-system_mode") << m;
@@ -899,6 +910,10 @@ TEST(GpuConfig, SystemModeAcceptsTheBuiltModesOnly) {
   ASSERT_EQ(b.load("-sysmem_interleave_bytes 96\n"), SIMTVP_OK);
   EXPECT_EQ(b.finalize(), SIMTVP_ERR_CONFIG);
   EXPECT_STREQ(b.diag.option, "-sysmem_interleave_bytes");
+  Gpu c;
+  ASSERT_EQ(c.load("-coherence_message_ns -1\n"), SIMTVP_OK);
+  EXPECT_EQ(c.finalize(), SIMTVP_ERR_CONFIG);
+  EXPECT_STREQ(c.diag.option, "-coherence_message_ns");
 }
 
 TEST(GpuConfig, MalformedCompositeValuesAreErrorsAtTheirFileLine) {

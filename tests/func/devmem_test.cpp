@@ -1,6 +1,7 @@
 // Tests of the device-memory store (models/func/devmem.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -27,6 +28,27 @@ TEST(Devmem, MappedMemoryReadsZeroAndKeepsWrites) {
   ASSERT_EQ(devmem_read(m.dm, 0x10000 + 100, back.data(), back.size(), &d), SIMTVP_OK);
   EXPECT_EQ(buf, back);
   EXPECT_EQ(devmem_mapped_bytes(m.dm), 3u * 4096);
+}
+
+// The reverse lookup of coherence invalidations (docs/system-modes.md §2.2): every GPU address
+// whose external mapping reaches a bus address.
+TEST(Devmem, AddressesOfABusAddressAreEveryExternalMappingOfIt) {
+  Mem m;
+  simtvp_diag d{};
+  std::vector<uint8_t> host(2 * 4096, 0);
+  ASSERT_EQ(devmem_map_external(m.dm, 0x7f0000001000ull, host.size(), host.data(), 0x100042000ull,
+                                DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_OK);
+  ASSERT_EQ(devmem_map_external(m.dm, 0x500000000000ull, host.size(), host.data(), 0x100042000ull,
+                                DEVMEM_APERTURE_SYSMEM, &d), SIMTVP_OK);
+  std::vector<uint64_t> got;
+  auto collect = [](void *ctx, uint64_t a) { static_cast<std::vector<uint64_t> *>(ctx)->push_back(a); };
+  EXPECT_EQ(devmem_addrs_of_bus(m.dm, 0x100043010ull, collect, &got), 2u);
+  std::sort(got.begin(), got.end());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], 0x500000001010ull);
+  EXPECT_EQ(got[1], 0x7f0000002010ull);
+  got.clear();
+  EXPECT_EQ(devmem_addrs_of_bus(m.dm, 0x100044000ull, collect, &got), 0u);  // past the mappings
 }
 
 // External mappings (system memory the GPU reaches over the bus): the store reads and writes the

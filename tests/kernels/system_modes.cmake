@@ -2,6 +2,8 @@
 # (docs/system-modes.md) and checks its verdict and where its memory traffic went:
 #   unified: no DRAM controller statistics, and the hub carried the partitions' DRAM traffic
 #            (hub.requests > 0, hub.translation_faults = 0);
+#   shared_llc, shared_va: as unified, and the system-level cache served the GPU (syscache.gpu.hits
+#            + misses > 0) and the SoC memory saw only the cache's fills and write-backs;
 #   discrete: the DRAM controllers' statistics are there.
 # EXTRA (optional) adds options; with -memcheck 1 the memory checker must report nothing.
 #   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> [-DEXTRA=...] -P system_modes.cmake
@@ -23,17 +25,29 @@ if(EXTRA MATCHES "-memcheck 1" AND "${out}${err}" MATCHES "memcheck:")
 endif()
 file(READ ${OUT}/stats.json stats)
 string(FIND "${stats}" "\"DRAM[0]." dram_at)
-if(MODE STREQUAL "unified")
+if(MODE MATCHES "^(unified|shared_llc|shared_va)$")
   if(NOT dram_at EQUAL -1)
-    message(FATAL_ERROR "-system_mode unified: the GPU has no DRAM of its own, yet ${OUT}/stats.json has DRAM[0] statistics")
+    message(FATAL_ERROR "-system_mode ${MODE}: the GPU has no DRAM of its own, yet ${OUT}/stats.json has DRAM[0] statistics")
   endif()
   string(REGEX MATCH "\"hub\\.requests\": *([0-9]+)" m "${stats}")
   if(NOT m OR CMAKE_MATCH_1 EQUAL 0)
-    message(FATAL_ERROR "-system_mode unified: no requests crossed the hub (${OUT}/stats.json)")
+    message(FATAL_ERROR "-system_mode ${MODE}: no requests crossed the hub (${OUT}/stats.json)")
   endif()
   string(REGEX MATCHALL "\"hub\\.translation_faults\": *[1-9]" faults "${stats}")
   if(faults)
-    message(FATAL_ERROR "-system_mode unified: the hub could not translate some requests (${OUT}/stats.json)")
+    message(FATAL_ERROR "-system_mode ${MODE}: the hub could not translate some requests (${OUT}/stats.json)")
+  endif()
+  if(MODE MATCHES "^shared_")
+    # totals: the last occurrence of each counter in stats.json
+    string(REGEX MATCHALL "\"syscache\\.gpu\\.(hits|misses)\": *[0-9]+" gpu_lines "${stats}")
+    string(REGEX MATCH "[1-9]" any_gpu "${gpu_lines}")
+    if(NOT any_gpu)
+      message(FATAL_ERROR "-system_mode ${MODE}: the GPU's traffic did not reach the system-level cache (${OUT}/stats.json)")
+    endif()
+    string(REGEX MATCHALL "\"sysmem\\.(gpu|dma|host)\\.bytes\": *[1-9]" direct "${stats}")
+    if(direct)
+      message(FATAL_ERROR "-system_mode ${MODE}: an agent reached the SoC memory around the system-level cache (${OUT}/stats.json)")
+    endif()
   endif()
 elseif(dram_at EQUAL -1)
   message(FATAL_ERROR "-system_mode ${MODE}: no DRAM statistics in ${OUT}/stats.json")

@@ -56,6 +56,9 @@ const thread_case kCases[] = {
     {"h100_8_warpgroup_mma", "warpgroup_mma", "-c SM90_H100 --set '-gpgpu_n_clusters 8'"},
     // An integrated GPU (docs/system-modes.md): every partition's DRAM traffic through the hub.
     {"unified_sgemm", "sgemm", "--set '-system_mode unified'"},
+    // The coherent modes: the system-level cache, the directory and (shared_va) the IOMMU.
+    {"shared_llc_sgemm", "sgemm", "--set '-system_mode shared_llc'"},
+    {"shared_va_reduction", "reduction", "--set '-system_mode shared_va'"},
     // More SMs and partitions, other fidelities.
     {"qv100_16_sgemm", "sgemm", "-c SM7_QV100 --set '-gpgpu_n_clusters 16'"},
     {"qv100_16_printf", "printf", "-c SM7_QV100 --set '-gpgpu_n_clusters 16'"},

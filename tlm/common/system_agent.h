@@ -24,11 +24,20 @@ class system_agent_ext : public tlm::tlm_extension<system_agent_ext> {
  public:
   explicit system_agent_ext(system_agent a = agent_other, bool timing_only = false)
       : agent(a), timing_only(timing_only) {}
-  tlm::tlm_extension_base *clone() const override { return new system_agent_ext(agent, timing_only); }
+  tlm::tlm_extension_base *clone() const override {
+    auto *e = new system_agent_ext(agent, timing_only);
+    e->is_write = is_write;
+    e->writeback = writeback;
+    e->atomic = atomic;
+    return e;
+  }
   void copy_from(const tlm::tlm_extension_base &e) override {
     const auto &o = static_cast<const system_agent_ext &>(e);
     agent = o.agent;
     timing_only = o.timing_only;
+    is_write = o.is_write;
+    writeback = o.writeback;
+    atomic = o.atomic;
   }
   system_agent agent;
   // A TLM_IGNORE_COMMAND that stands for a read or write of its address and length (is_write)
@@ -36,6 +45,12 @@ class system_agent_ext : public tlm::tlm_extension<system_agent_ext> {
   // fills and write-backs, whose data the cache does not hold).
   bool timing_only;
   bool is_write = false;
+  // A write that gives up the initiator's cached copy (a dirty line it evicts: the GPU L2's
+  // write-backs): the coherence directory stops counting the initiator as a holder.
+  bool writeback = false;
+  // A read-modify-write (the GPU's atomics on system memory, performed at the system): a write
+  // for the coherence directory and the system cache, whatever the command.
+  bool atomic = false;
 };
 
 // The agent of t; agent_other when it carries none.

@@ -115,6 +115,7 @@ struct gpu_top::state {
   bool memmap_on = false;  // MEMMAP_CTRL.ENABLE: only declared blocks are mapped
   std::unique_ptr<simt_subsystem> simt;
   gpu_simt_port simt_inner{};
+  gpu_top::ats_port ats;  // the system IOMMU (shared_va)
 
   // Clock: cycle(t) = base_cycle + (t - base_time) * hz (hz 0: stopped).
   uint64_t hz = 0;
@@ -391,6 +392,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   env.sysmem.translate = [this](const mem_req &req, uint64_t *bus, sc_time *extra) {
     *extra = SC_ZERO_TIME;
     if (devmem_bus_addr(s_->mem, req.addr, bus, nullptr)) return true;
+    // shared_va: a page the store does not hold may be a host page the system IOMMU translates.
+    if (s_->ats.timed && !devmem_page(s_->mem, req.addr >> DEVMEM_PAGE_BITS) &&
+        s_->ats.timed(req.addr, req.is_write || req.kind == MEM_ACC_ATOMIC, bus, extra))
+      return true;
     // An integrated GPU has no other memory: what the store does not back (the kernel-parameter
     // bank's addresses) is timed as an access of its carve-out, at the same offset modulo its size.
     if (!gpu_system_integrated(s_->config.system.mode)) return false;
@@ -400,8 +405,13 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     return true;
   };
   env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
-    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay);
+    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay,
+                     req.kind == MEM_ACC_L2_WRBK, req.kind == MEM_ACC_ATOMIC);
   };
+  if (s.config.system.mode == GPU_SYSTEM_SHARED_VA)
+    env.sysmem.aperture_of = [this](uint64_t addr) -> uint8_t {
+      return s_->ats.maps && s_->ats.maps(addr) ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+    };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
     gpuctl_abort_kernel(s_->ctl, slot, &why, cycle());
@@ -441,10 +451,22 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     return devmem_block_remove(g->s_->mem, a, g->s_->memmap_on && !gpu_system_integrated(g->s_->config.system.mode));
   };
   ports.simt = wrap_simt_port(s.simt->port());
-  ports.host_page.ctx = s.mem;
+  ports.host_page.ctx = this;
   ports.host_page.vidmem = [](void *ctx, uint64_t pa) {
-    return devmem_page(static_cast<devmem *>(ctx), pa >> DEVMEM_PAGE_BITS);
+    return devmem_page(static_cast<gpu_top *>(ctx)->s_->mem, pa >> DEVMEM_PAGE_BITS);
   };
+  if (s.config.system.mode == GPU_SYSTEM_SHARED_VA) {
+    // The system IOMMU (set_ats): host pages behind the SYSMEM translations it gives.
+    ports.host_page.sysmem = [](void *ctx, uint64_t pa) -> uint8_t * {
+      auto *g = static_cast<gpu_top *>(ctx);
+      return g->s_->ats.host_page ? g->s_->ats.host_page(pa) : nullptr;
+    };
+    ports.ats.ctx = this;
+    ports.ats.translate = [](void *ctx, uint64_t va, bool write, uint64_t *bus, bool *writable) -> uint32_t {
+      auto *g = static_cast<gpu_top *>(ctx);
+      return g->s_->ats.resolve ? g->s_->ats.resolve(va, write, bus, writable) : 1u;
+    };
+  }
   ports.sysmap.ctx = this;
   ports.sysmap.map = [](void *ctx, uint64_t va, uint64_t bus, uint64_t bytes) {
     return static_cast<gpu_top *>(ctx)->map_sysmem(va, bus, bytes);
@@ -836,7 +858,8 @@ bool gpu_top::dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uin
   return true;
 }
 
-bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay) {
+bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_time *delay, bool writeback,
+                        bool atomic) {
   state &s = *s_;
   uint8_t buf[256];
   if (bytes > sizeof buf) bytes = sizeof buf;  // requests cover at most one 128-byte line
@@ -845,6 +868,10 @@ bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t by
   // what a write costs.
   if (write) {
     const uint8_t *p = devmem_span(s.mem, gpu_addr, bytes);
+    if (!p && s.ats.host_page) {  // a host page the system IOMMU translates (shared_va)
+      const uint8_t *h = s.ats.host_page(bus & ~uint64_t(4095));
+      if (h && (bus & 4095) + bytes <= 4096) p = h + (bus & 4095);
+    }
     if (!p) return false;  // unmapped meanwhile: nothing to carry
     std::memcpy(buf, p, bytes);
   }
@@ -859,11 +886,29 @@ bool gpu_top::dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t by
   t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_time d = SC_ZERO_TIME;
   system_agent_ext who(agent_gpu);
+  who.writeback = writeback;
+  who.atomic = atomic;
   scoped_agent tag(t, who);
   s.dma.timed++;
   dma->b_transport(t, d);
   *delay = d;
   return !t.is_response_error();
+}
+
+void gpu_top::set_ats(ats_port port) { s_->ats = std::move(port); }
+
+uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
+  struct walk {
+    simt_subsystem *simt;
+    uint32_t dropped;
+  } w{s_->simt.get(), 0};
+  if (!w.simt) return 0;
+  for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES)
+    devmem_addrs_of_bus(s_->mem, b, [](void *ctx, uint64_t a) {
+      auto *wk = static_cast<walk *>(ctx);
+      wk->dropped += wk->simt->coherent_invalidate(a);
+    }, &w);
+  return w.dropped;
 }
 
 bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {

@@ -222,6 +222,24 @@ class gpu_top : public sc_core::sc_module {
   simt_subsystem &simt_side();
   gpuctl *control();
   devmem *memory();
+  // A coherence invalidation from the system's directory (docs/system-modes.md): the GPU's L2
+  // drops its copies of [bus, bus + bytes) of system memory, wherever the GPU maps it; returns
+  // the lines dropped.
+  uint32_t coherent_invalidate(uint64_t bus, uint64_t bytes);
+  // The system IOMMU's address translation services for -system_mode shared_va
+  // (docs/system-modes.md), set by the platform before the first kernel: a virtual address the
+  // GPU's page tables do not map is translated with the host's page tables. resolve: the
+  // functional translation (0, or an iommu_fault number; may make the page present); host_page:
+  // the host memory behind a bus page it gave; timed: the hub's translation of a request, with
+  // the IOMMU's time; maps: whether the IOMMU holds va (the request's aperture is SYSMEM). Called
+  // from several host threads under -sim_threads: the platform serialises.
+  struct ats_port {
+    std::function<uint32_t(uint64_t va, bool write, uint64_t *bus, bool *writable)> resolve;
+    std::function<uint8_t *(uint64_t bus)> host_page;
+    std::function<bool(uint64_t va, bool write, uint64_t *bus, sc_core::sc_time *extra)> timed;
+    std::function<bool(uint64_t va)> maps;
+  };
+  void set_ats(ats_port port);
   // With -memcheck: reports every live block the program allocated (not the driver's own) as a
   // leak through the message port and returns how many there were (0 without -memcheck). Call at
   // the end of the run, after the driver closed.
@@ -254,7 +272,8 @@ class gpu_top : public sc_core::sc_module {
   // DMA initiator.
   bool dma_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, uint64_t len);
   // The hub's timing transaction for a kernel's access to system memory (see above).
-  bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay);
+  bool dma_timed(bool write, uint64_t gpu_addr, uint64_t bus, uint32_t bytes, sc_core::sc_time *delay,
+                 bool writeback = false, bool atomic = false);
   // MAP_SYSMEM: [va, va + bytes) onto system memory at bus (through a DMI pointer).
   bool map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes);
   void unmap_sysmem(uint64_t va, uint64_t bytes);

@@ -72,6 +72,13 @@ class simt_subsystem {
   virtual const char *model_name() const = 0;
   // The last fault's full report (kernel, CTA, thread, PC, PTX line, address); OK when none.
   virtual const simtvp_diag &last_fault() const = 0;
+  // A coherence invalidation from the system's directory (docs/system-modes.md): the GPU's caches
+  // that may hold the line at GPU address gpu_addr drop it; returns the lines dropped. The
+  // functional GPU models no caches (0).
+  virtual uint32_t coherent_invalidate(uint64_t gpu_addr) {
+    (void)gpu_addr;
+    return 0;
+  }
 };
 
 // Creates a SIMT side; parent is the GPU top (timing sides create their modules under it).

@@ -178,6 +178,17 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
       if (!devmem_bus_addr(static_cast<devmem *>(ctx), addr, nullptr, &ap)) return MEM_APERTURE_VIDMEM;
       return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
     };
+    if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
+      cc.aperture.ctx = this;
+      cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
+        auto *t = static_cast<simt_timing *>(ctx);
+        uint8_t ap = DEVMEM_APERTURE_VIDMEM;
+        if (devmem_bus_addr(t->env_.mem, addr, nullptr, &ap))
+          return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+        if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
+        return t->env_.sysmem.aperture_of(addr);
+      };
+    }
     cc.stats = st;
     clusters_.push_back(std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(),
                                                              *core_drv_, cc, sp, workers_ != nullptr));

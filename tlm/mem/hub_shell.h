@@ -33,6 +33,9 @@ struct sysmem_port {
   // holds; an atomic as a read) at the current time: false on a bus error; *delay: what the target
   // annotated (the system's time to answer).
   std::function<bool(const mem_req &req, uint64_t bus, sc_core::sc_time *delay)> transport;
+  // The aperture of a GPU address the device-memory store does not hold (optional; the pages the
+  // system IOMMU translates, -system_mode shared_va: MEM_APERTURE_SYSMEM).
+  std::function<uint8_t(uint64_t addr)> aperture_of;
 };
 
 class hub_shell : public sc_core::sc_module, public clocked {

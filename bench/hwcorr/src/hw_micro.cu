@@ -245,7 +245,7 @@ void run(micro_module &m, const options &o, int rep) {
   row("const_hit_latency", "cycles", chase_const(m, 16, 64, 256, 2, false), rep);
   row("const_miss_latency", "cycles", chase_const(m, 256, 64, 256, 1, true), rep);
   row("atomic_latency", "cycles", chase_global(m, "chase_atom", 64, 128, 256, 2), rep);
-  for (const char *cls : {"iadd", "imad", "fadd", "ffma", "dfma", "sfu"}) {
+  for (const char *cls : {"iadd", "iaddxor", "imad", "fadd", "ffma", "dfma", "sfu"}) {
     std::string q = std::string("alu_") + cls + "_latency";
     row(q.c_str(), "cycles", alu_chain(m, cls, 8, 2), rep);
   }
