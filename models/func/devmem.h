@@ -107,6 +107,10 @@ uint64_t devmem_generation(const devmem *dm);
  * reason (an mmu_fault number, mmu_pte.h). `generation` changes whenever translations may have
  * changed. describe() (may be NULL) writes one line saying why an address does not translate,
  * for fault messages. */
+/* The translator's fault numbers that mean "replayable" (mmu_pte.h MMU_FAULT_REPLAY_*): the page
+ * exists but is not here (or is a read-only duplicate written to); the access may wait. */
+#define DEVMEM_FAULT_REPLAY_ABSENT 3u
+#define DEVMEM_FAULT_REPLAY_WRITE 4u
 typedef struct devmem_xlate {
   void *ctx;
   uint8_t *(*page)(void *ctx, uint64_t vpage, bool write, bool *writable, uint32_t *fault);

@@ -88,6 +88,7 @@ static uint8_t *lane_ptr(fx_warp *w, const fx_insn *in, uint32_t lane, uint32_t 
   case PTX_SPACE_CONST: {
     bool w_ok = write && space == PTX_SPACE_GLOBAL; /* a const store is refused below */
     uint8_t *h = w_ok ? devmem_tlb_translate_w(w->tlb, a) : devmem_tlb_translate(w->tlb, a);
+    if (!h && fx_replay_wait(w, in, a, w_ok)) return NULL;
     if (!h) {
       char why[400];
       fx_describe_unmapped(w, a, write, why, sizeof why);
@@ -217,8 +218,9 @@ bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr,
     uint32_t first = (uint32_t)__builtin_ctz(m);
     FX_FOR_LANES(i, m) {
       host[i] = lane_ptr(w, in, i, space, addr[i], bytes, write);
-      if (!host[i]) return false;
+      if (!host[i] && w->state != FUNC_WARP_FAULT_WAIT) return false;
     }
+    if (w->state == FUNC_WARP_FAULT_WAIT) return false; /* every lane's page reported: one wait */
     for (unsigned i = 0; i < 32; i++)
       if (!((m >> i) & 1u)) host[i] = host[first];
     return true;
@@ -282,8 +284,9 @@ bool fx_resolve(fx_warp *w, const fx_insn *in, uint32_t m, const uint64_t *addr,
       rec->lane_space[i] = (uint8_t)s;
     }
     host[i] = lane_ptr(w, in, i, s, off, bytes, write);
-    if (!host[i]) return false;
+    if (!host[i] && w->state != FUNC_WARP_FAULT_WAIT) return false;
   }
+  if (w->state == FUNC_WARP_FAULT_WAIT) return false;
   if (rec) rec->space = (uint8_t)(mixed ? PTX_SPACE_GENERIC : first_space);
   for (unsigned i = 0; i < 32; i++)
     if (!((m >> i) & 1u)) host[i] = host[first];

@@ -266,11 +266,28 @@ typedef enum func_warp_state {
   FUNC_WARP_READY = 0,   /* has an instruction to execute */
   FUNC_WARP_BARRIER,     /* waiting at a barrier (released by func_cta_release_barrier) */
   FUNC_WARP_DONE,        /* every thread has exited */
-  FUNC_WARP_FAULTED      /* a fault stopped it */
+  FUNC_WARP_FAULTED,     /* a fault stopped it */
+  FUNC_WARP_FAULT_WAIT   /* its next instruction touched a page that faults replayably (unified
+                            memory: not resident): nothing of it was done; it waits until
+                            func_warp_retry (after the MMU's replay). Only with
+                            func_launch_allow_replay; otherwise such a fault is fatal. */
 } func_warp_state;
 func_warp_state func_warp_get_state(const func_warp *w);
 /* Barrier the warp waits at (valid in FUNC_WARP_BARRIER). */
 uint32_t func_warp_barrier(const func_warp *w);
+/* Lets the launch's warps wait on replayable translation faults (FUNC_WARP_FAULT_WAIT) instead of
+ * faulting fatally; for runners that step warps one by one (func_warp_step) and retry them. */
+void func_launch_allow_replay(func_launch *l, bool on);
+/* FUNC_WARP_FAULT_WAIT: the virtual address that faulted and its mmu_access (0 read, 1 write,
+ * 2 atomic). */
+void func_warp_replay_fault(const func_warp *w, uint64_t *va, uint8_t *access);
+/* and the translator's fault number (DEVMEM_FAULT_REPLAY_ABSENT or _WRITE). */
+void func_warp_replay_kind(const func_warp *w, uint8_t *kind);
+/* Every distinct 4 KiB page (its address) the waiting instruction's lanes found not there, in lane
+ * order (va has room for 32); returns how many (at least 1). */
+uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va);
+/* A waiting warp becomes READY again at the same instruction (it translates afresh). */
+void func_warp_retry(func_warp *w);
 
 /* The warp's next instruction, not executed. */
 typedef struct func_peek {

@@ -713,6 +713,7 @@ static void cta_free(func_cta *c) {
   for (uint32_t i = 0; i < c->n_warps; i++) {
     free(c->warps[i].stack);
     free(c->warps[i].rs);
+    free(c->warps[i].replay_pages);
   }
   free(c->warps);
   free(c->smem);
@@ -1052,6 +1053,59 @@ bool func_cta_done(const func_cta *cta) { return cta->live == 0; }
 func_warp_state func_warp_get_state(const func_warp *w) { return (func_warp_state)w->state; }
 uint32_t func_warp_barrier(const func_warp *w) { return w->bar_id; }
 
+void func_launch_allow_replay(func_launch *l, bool on) { l->replay_ok = on; }
+
+void func_warp_replay_fault(const func_warp *w, uint64_t *va, uint8_t *access) {
+  *va = w->replay_va;
+  *access = w->replay_access;
+}
+
+void func_warp_replay_kind(const func_warp *w, uint8_t *kind) { *kind = w->replay_kind; }
+
+uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va) {
+  for (uint32_t i = 0; i < w->n_replay_pages; i++) va[i] = w->replay_pages[i] << DEVMEM_PAGE_BITS;
+  return w->n_replay_pages;
+}
+
+void func_warp_retry(func_warp *w) {
+  if (w->state == FUNC_WARP_FAULT_WAIT) w->state = FUNC_WARP_READY;
+}
+
+static void replay_page(fx_warp *w, uint64_t addr) {
+  uint64_t page = addr >> DEVMEM_PAGE_BITS;
+  for (uint32_t i = 0; i < w->n_replay_pages; i++)
+    if (w->replay_pages[i] == page) return;
+  if (w->n_replay_pages < 32) w->replay_pages[w->n_replay_pages++] = page;
+}
+
+bool fx_replay_wait(fx_warp *w, const fx_insn *in, uint64_t addr, bool write) {
+  uint32_t f = w->tlb->fault;
+  if (!w->l->replay_ok || (f != DEVMEM_FAULT_REPLAY_ABSENT && f != DEVMEM_FAULT_REPLAY_WRITE)) return false;
+  if (w->state == FUNC_WARP_FAULT_WAIT) { /* another lane of the same instruction */
+    replay_page(w, addr);
+    return true;
+  }
+  if (!w->replay_pages && !(w->replay_pages = malloc(32 * sizeof *w->replay_pages))) return false;
+  w->n_replay_pages = 0;
+  replay_page(w, addr);
+  uint32_t pc = (uint32_t)(in - w->code);
+  bool atomic = in->cls == FX_C_MEM && (in->flags & 0x80);
+  /* the step is undone: it runs again, whole, after the replay */
+  w->counts->warp_insns--;
+  w->counts->thread_insns -= w->nactive;
+  if (w->counts->pc) {
+    w->counts->pc[pc].warp_insns--;
+    w->counts->pc[pc].thread_insns -= w->nactive;
+  }
+  w->pc = pc;
+  w->stop = true;
+  w->state = FUNC_WARP_FAULT_WAIT;
+  w->replay_va = addr;
+  w->replay_access = atomic ? 2 : write ? 1 : 0;
+  w->replay_kind = (uint8_t)f;
+  return true;
+}
+
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
   if (id >= FUNC_NUM_BARRIERS || !cta->bar[id].complete) return 0;
   uint32_t n = (uint32_t)simtvp_popcount32(cta->bar[id].waiting);
@@ -1388,6 +1442,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
     rec->next_pc = w->pc;
     rec->next_active = w->active;
     rec->warp_done = w->state == FUNC_WARP_DONE;
+    if (w->state == FUNC_WARP_FAULT_WAIT) rec->kind = FUNC_STEP_NOP; /* nothing was done */
     rec->yield = w->state == FUNC_WARP_READY && w->stop;
   }
   if (dbg->after) dbg->after(dbg->ctx, w, rec);

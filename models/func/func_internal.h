@@ -189,6 +189,8 @@ struct func_warp {
   uint32_t pc, active, rpc, nactive; /* mirror of the SIMT stack top */
   bool stop;               /* leave the run loop after this instruction */
   uint8_t state;           /* func_warp_state */
+  uint8_t replay_access;   /* FUNC_WARP_FAULT_WAIT: mmu_access of the access that waits */
+  uint8_t replay_kind;     /* and the translator's fault number */
   uint32_t cc;             /* carry flags (CC.CF) as a lane mask */
   uint64_t fp;             /* local-memory frame pointer of the current function */
   const fx_insn *code;
@@ -198,6 +200,10 @@ struct func_warp {
   struct fx_counts *counts; /* where this warp counts (the launch's, or a worker thread's) */
   devmem_tlb *tlb;          /* translation cache of the host thread running it */
   func_step *rec;          /* step record being filled, or NULL */
+  uint64_t replay_va;      /* FUNC_WARP_FAULT_WAIT: the address whose page is not there */
+  uint64_t *replay_pages;  /* and every distinct page of the instruction that faulted replayably
+                              (32 slots, allocated at the first such fault) */
+  uint32_t n_replay_pages;
   uint8_t *local;          /* local memory of lane 0; lane i at local + i * local_stride */
   uint32_t local_stride;
   uint32_t index;          /* warp index in the CTA */
@@ -278,6 +284,7 @@ struct func_launch {
   fx_cluster **active;         /* per-warp mode: clusters with resident CTAs */
   uint32_t n_active, cap_active;
   bool auto_release;       /* functional mode: barriers release as soon as they complete */
+  bool replay_ok;          /* replayable faults make warps wait (func_launch_allow_replay) */
   fx_counts counts, flushed;
   simtvp_status fault;
   simtvp_diag fault_diag;
@@ -413,6 +420,9 @@ bool fx_dev_read(fx_warp *w, uint64_t addr, void *dst, uint64_t n, uint64_t *bad
 bool fx_dev_write(fx_warp *w, uint64_t addr, const void *src, uint64_t n, uint64_t *bad);
 /* Why a global address does not translate (the translator's description, or the store's). */
 void fx_describe_unmapped(fx_warp *w, uint64_t addr, bool write, char *buf, size_t n);
+/* The last translation failed replayably and the launch lets warps wait: the warp stops before
+ * instruction `in` (nothing of it done) in FUNC_WARP_FAULT_WAIT; true when it does. */
+bool fx_replay_wait(fx_warp *w, const fx_insn *in, uint64_t addr, bool write);
 /* Thread local memory of lane i. */
 static inline uint8_t *fx_lane_local(const fx_warp *w, uint32_t lane) {
   return w->local + (size_t)lane * w->local_stride;

@@ -25,7 +25,8 @@ extern "C" {
 #endif
 
 #define GPU_ABI_VERSION_MAJOR 1u
-#define GPU_ABI_VERSION_MINOR 2u /* 1.1: virtual memory (MMU, fault buffer); 1.2: SYSTEM, MAP_SYSMEM */
+#define GPU_ABI_VERSION_MINOR 3u /* 1.1: virtual memory (MMU, fault buffer); 1.2: SYSTEM, MAP_SYSMEM;
+                                    1.3: MMU_CAPS.REPLAYABLE from the configuration (unified memory) */
 #define GPU_ABI_VERSION ((GPU_ABI_VERSION_MAJOR << 16) | GPU_ABI_VERSION_MINOR)
 #define GPU_ID_VALUE 0x53565047u /* "GPVS" in little-endian bytes: simtvp GPU */
 #define GPU_BAR0_BYTES 0x10000u  /* BAR0 aperture; offsets not in the tables are unmapped */
@@ -96,10 +97,11 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MAX_CONCURRENT_KERNELS, 0x0A0, RO, 32, CFG, 0xFFFFFFFFu,                                       \
     "Kernels (from different channels) the CTA dispatcher runs at once.")                          \
   ROW(MAX_PARAM_BYTES, 0x0A4, RO, 32764, CFG, 0xFFFFFFFFu, "Largest kernel parameter buffer, bytes.") \
-  ROW(MMU_CAPS, 0x0A8, RO, 0x00343034u, FIX, 0x00FFFFFFu,                                            \
+  ROW(MMU_CAPS, 0x0A8, RO, 0x00343034u, CFG, 0x00FFFFFFu,                                            \
     "MMU: LEVELS [3:0] page-table levels, PAGE_4K [4] and PAGE_2M [5] page sizes, REPLAYABLE [6] " \
-    "accesses wait on replayable faults (0 in this version), VA_BITS [15:8], PA_BITS [23:16] (see " \
-    "Virtual memory).")                                                                             \
+    "accesses wait on replayable faults (1 on the functional GPU with one engine thread and on "   \
+    "timing GPUs of CA/AT cores with -sim_threads 1), "                                             \
+    "VA_BITS [15:8], PA_BITS [23:16] (see Virtual memory).")                                                                             \
   ROW(HEAP_BASE_LO, 0x0AC, RO, 0, CFG, 0xFFFFFFFFu,                                                  \
     "Device malloc heap the GPU keeps (physical address; software maps it at the same virtual "    \
     "address in every address space), bits [31:0].")                                               \
@@ -239,7 +241,7 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MMU_CAPS, LEVELS, 0, 4, "page-table levels (4)")                                               \
   ROW(MMU_CAPS, PAGE_4K, 4, 1, "4 KiB pages (level-0 leaves)")                                       \
   ROW(MMU_CAPS, PAGE_2M, 5, 1, "2 MiB pages (level-1 leaves with PS)")                               \
-  ROW(MMU_CAPS, REPLAYABLE, 6, 1, "accesses wait on replayable faults (0 in this version)")        \
+  ROW(MMU_CAPS, REPLAYABLE, 6, 1, "accesses wait on replayable faults (else they are fatal)")      \
   ROW(MMU_CAPS, VA_BITS, 8, 8, "virtual address bits (48)")                                          \
   ROW(MMU_CAPS, PA_BITS, 16, 8, "physical address bits (52)")                                        \
   ROW(MMU_INVALIDATE, TRIGGER, 0, 1, "drop the translations of the range")                           \

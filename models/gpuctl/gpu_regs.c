@@ -165,6 +165,7 @@ static uint32_t cfg_value(const gpu_caps *c, uint32_t offset) {
   case GPU_REG_HEAP_SIZE_LO: return (uint32_t)c->heap_bytes;
   case GPU_REG_HEAP_SIZE_HI: return (uint32_t)(c->heap_bytes >> 32);
   case GPU_REG_SYSTEM: return c->system;
+  case GPU_REG_MMU_CAPS: return 0x00343034u | (c->replayable ? GPU_FIELD_MASK(GPU_MMU_CAPS_REPLAYABLE) : 0);
   default:
     if (offset >= GPU_REG_NAME0 && offset <= GPU_REG_NAME7) {
       uint32_t i = (offset - GPU_REG_NAME0), v = 0;

@@ -36,6 +36,7 @@ typedef struct gpu_caps {
   uint32_t n_channels, n_copy_engines, max_concurrent_kernels, max_param_bytes;
   uint64_t heap_base, heap_bytes; /* the device malloc heap (HEAP_BASE/HEAP_SIZE); 0 bytes: none */
   uint32_t system;  /* SYSTEM register: GPU_SYSTEM_* field bits */
+  bool replayable;  /* MMU_CAPS.REPLAYABLE: the SIMT side lets warps wait on replayable faults */
 } gpu_caps;
 
 /* The defaults of gpu_abi.h's CFG column (30 SMs of compute capability 7.5, an RTX 2060-class

@@ -21,6 +21,7 @@ struct gpu_simctl {
   simctl_core *cores;
   uint64_t *warp_cycles, *slot_cycles;
   uint64_t scratch[2];
+  bool held;              /* gpu_simctl_hold: warps wait on the driver (replayable faults) */
 };
 
 simtvp_status gpu_simctl_create(const gpu_simctl_config *cfg, gpu_simctl **out, simtvp_diag *diag) {
@@ -143,6 +144,11 @@ uint64_t gpu_simctl_quiet_cycles(const gpu_simctl *s, uint64_t now) {
 
 uint64_t gpu_simctl_ctas_started(const gpu_simctl *s) { return s->ctas_started; }
 
+void gpu_simctl_hold(gpu_simctl *s, bool on, uint64_t now) {
+  if (s->held && !on) s->last_progress = now; /* the window starts again */
+  s->held = on;
+}
+
 gpu_simctl_stop gpu_simctl_check(gpu_simctl *s, uint64_t now) {
   if (!s->running) return GPU_SIMCTL_RUN;
   note_progress(s, now);
@@ -150,7 +156,8 @@ gpu_simctl_stop gpu_simctl_check(gpu_simctl *s, uint64_t now) {
     if (s->cfg.max_cycle && gpu_simctl_busy_cycles(s, now) >= s->cfg.max_cycle) return GPU_SIMCTL_MAX_CYCLE;
     if (s->cfg.max_insn && *s->cfg.insn >= s->cfg.max_insn) return GPU_SIMCTL_MAX_INSN;
   }
-  if (s->cfg.deadlock_detect && s->ctas_started != s->ctas_ended && now - s->last_progress >= s->cfg.deadlock_cycles)
+  if (s->cfg.deadlock_detect && !s->held && s->ctas_started != s->ctas_ended &&
+      now - s->last_progress >= s->cfg.deadlock_cycles)
     return GPU_SIMCTL_DEADLOCK;
   return GPU_SIMCTL_RUN;
 }
@@ -162,7 +169,7 @@ uint64_t gpu_simctl_next_check(const gpu_simctl *s) {
     uint64_t left = s->cfg.max_cycle > s->busy_total ? s->cfg.max_cycle - s->busy_total : 0;
     t = s->busy_since + left;
   }
-  if (s->cfg.deadlock_detect && s->ctas_started != s->ctas_ended) {
+  if (s->cfg.deadlock_detect && !s->held && s->ctas_started != s->ctas_ended) {
     uint64_t d = s->last_progress + s->cfg.deadlock_cycles;
     if (d < t) t = d;
   }

@@ -88,6 +88,11 @@ uint64_t gpu_simctl_quiet_cycles(const gpu_simctl *s, uint64_t now);
 /* CTAs started so far. */
 uint64_t gpu_simctl_ctas_started(const gpu_simctl *s);
 
+/* Warps wait on replayable faults the driver services (on) / the replay came (off, at cycle now):
+ * meanwhile the deadlock window is suspended (the driver's migration takes GPU time without
+ * instructions); it starts again at the replay. */
+void gpu_simctl_hold(gpu_simctl *s, bool on, uint64_t now);
+
 /* Hardware reset at cycle now: no kernel, no CTA (totals and reached limits are kept). */
 void gpu_simctl_reset(gpu_simctl *s, uint64_t now);
 

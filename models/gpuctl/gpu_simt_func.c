@@ -33,7 +33,17 @@ struct gpu_simt_func {
   whole_run *runs;     /* by dispatcher slot */
   uint32_t n_runs;
   cluster_wait cluster; /* CTAs of a thread block cluster received so far */
+  struct cta_group *parked; /* CTAs waiting for MMU_REPLAY */
+  uint64_t fault_waits_local, stall_local;
+  uint64_t *fault_waits;    /* um.fault_waits: warp accesses that waited on a replayable fault */
+  uint64_t *stall_cycles;   /* um.fault_stall_cycles: warp cycles spent waiting for replays */
+  stats *st;                /* where they register at the first replayable fault (runs without
+                               unified memory keep their statistics as they were) */
 };
+
+static uint64_t now_cycle(const gpu_simt_func *s) {
+  return s->ports.cycle.now ? s->ports.cycle.now(s->ports.cycle.ctx) : 0;
+}
 
 static bool mem_read(void *ctx, uint64_t a, void *dst, uint64_t n) {
   return devmem_read(((gpu_simt_func *)ctx)->mem, a, dst, n, NULL) == SIMTVP_OK;
@@ -104,31 +114,76 @@ static bool within_limit(const gpu_simt_func *s, func_launch *l, const func_step
 /* Warp instructions a warp runs before the next warp's turn (func_launch_run's time slice). */
 #define RUN_SLICE 4096u
 
-/* Runs n CTAs (one, or the CTAs of a thread block cluster) to completion together, warps in
- * turn; r[i] gets CTA i's result. */
-static void run_ctas(gpu_simt_func *s, func_launch *l, uint32_t n, const uint32_t *sm, const uint32_t (*cta)[3],
-                     const char *kernel, gpu_cta_result *r) {
-  func_cta *c[16] = {0};
-  uint32_t steps = 0;
+/* One CTA, or the CTAs of a thread block cluster, run together, warps in turn. A group whose
+ * live warps all wait on replayable faults (unified memory: pages not resident) is parked until
+ * MMU_REPLAY, then resumes where it stopped. */
+struct cta_group {
+  func_launch *l;
+  uint64_t launch_uid;
+  uint32_t slot, n, steps;
+  uint32_t sm[16];
+  uint32_t cta[16][3];
+  func_cta *c[16];
+  gpu_cta_result r[16];
+  const char *kernel;
+  gpu_kernel k;           /* pdb, channel, grid id for fault entries */
+  uint64_t park_cycle;    /* when it parked */
+  uint32_t waiting;       /* warps waiting then */
+  struct cta_group *next; /* parked groups, in the order they parked */
+};
+
+/* Reports the replayable fault of warp w to the MMU; false when it has no fault buffer (the
+ * fault is then fatal: d filled). */
+static bool report_replayable(gpu_simt_func *s, struct cta_group *g, uint32_t ci, func_warp *w, simtvp_diag *d) {
+  const gpu_mmu_port *mmu = gpu_launcher_mmu(s->launcher);
+  if (s->st) {
+    s->fault_waits = stats_counter(s->st, "um.fault_waits", "waits",
+                                   "warp accesses that waited on a replayable GPU page fault (unified memory)");
+    s->stall_cycles = stats_counter(s->st, "um.fault_stall_cycles", "cycles",
+                                    "warp cycles spent waiting for the driver to service replayable faults");
+    s->st = NULL;
+  }
+  gpu_mmu_fault_info f;
+  memset(&f, 0, sizeof f);
+  func_warp_replay_fault(w, &f.va, &f.access);
+  f.channel = g->k.desc.channel;
+  f.grid_id = g->k.desc.grid_id;
+  f.sm = g->sm[ci];
+  func_warp_replay_kind(w, &f.kind);
+  uint64_t pages[32];
+  uint32_t n = func_warp_replay_pages(w, pages);
+  bool ok = mmu && mmu->fault;
+  for (uint32_t i = 0; i < n && ok; i++) { /* every page the instruction needs: one replay serves it */
+    f.va = pages[i];
+    ok = mmu->fault(mmu->ctx, g->k.desc.pdb, &f, now_cycle(s));
+  }
+  if (ok) {
+    ++*s->fault_waits;
+    return true;
+  }
+  simtvp_diag_set(d, SIMTVP_ERR_FAULT,
+                  "%s of global address 0x%llx in kernel %s, CTA (%u,%u,%u): GPU page fault (replayable) but "
+                  "the GPU has no fault buffer (FAULT_BUF_ENTRIES is 0)",
+                  mmu_access_name((mmu_access)f.access), (unsigned long long)f.va, g->kernel, g->cta[ci][0],
+                  g->cta[ci][1], g->cta[ci][2]);
+  simtvp_diag_at_address(d, f.va);
+  return false;
+}
+
+/* Runs the group until it is done, faults, or waits on replayable faults only. true = finished
+ * (g->r holds the results), false = parked. */
+static bool run_group(gpu_simt_func *s, struct cta_group *g) {
   simtvp_diag d;
   simtvp_diag_clear(&d);
-  for (uint32_t i = 0; i < n; i++) r[i] = (gpu_cta_result){SIMTVP_OK, 0, 0};
-  for (uint32_t i = 0; i < n; i++)
-    if (func_cta_start(l, cta[i], sm[i], 0, &c[i], &d) != SIMTVP_OK) {
-      report(s, &d);
-      for (uint32_t j = 0; j < n; j++) r[j] = (gpu_cta_result){d.status, d.address, 0};
-      for (uint32_t j = 0; j < i; j++) func_cta_finish(c[j]);
-      return;
-    }
   simtvp_status fault = SIMTVP_OK;
   for (;;) {
-    bool live = false, progress = false;
-    for (uint32_t ci = 0; ci < n && fault == SIMTVP_OK; ci++) {
-      if (func_cta_done(c[ci])) continue;
+    bool live = false, progress = false, waiting = false;
+    for (uint32_t ci = 0; ci < g->n && fault == SIMTVP_OK; ci++) {
+      if (func_cta_done(g->c[ci])) continue;
       live = true;
-      uint32_t nw = func_cta_warp_count(c[ci]);
+      uint32_t nw = func_cta_warp_count(g->c[ci]);
       for (uint32_t i = 0; i < nw && fault == SIMTVP_OK; i++) {
-        func_warp *w = func_cta_warp(c[ci], i);
+        func_warp *w = func_cta_warp(g->c[ci], i);
         /* a warp runs until it waits at a barrier, spins on a wait (yield) or has run a time slice,
          * so warps waiting on each other's memory progress (as func_launch_run's slices) */
         for (uint32_t slice = 0; slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY; slice++) {
@@ -138,39 +193,143 @@ static void run_ctas(gpu_simt_func *s, func_launch *l, uint32_t n, const uint32_
           if (ss != SIMTVP_OK) {
             report(s, &d);
             fault = ss;
-            r[ci] = (gpu_cta_result){ss, (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0, d.pc};
+            g->r[ci] = (gpu_cta_result){ss, (d.where & SIMTVP_WHERE_ADDRESS) ? d.address : 0, d.pc};
             break;
           }
-          if (s->max_warp_insns && ++steps % 4096u == 0 && !within_limit(s, l, &st, kernel, cta[ci], i, &d)) {
+          if (func_warp_get_state(w) == FUNC_WARP_FAULT_WAIT) {
+            if (!report_replayable(s, g, ci, w, &d)) {
+              report(s, &d);
+              fault = SIMTVP_ERR_FAULT;
+              g->r[ci] = (gpu_cta_result){SIMTVP_ERR_FAULT, d.address, st.pc};
+            }
+            break;
+          }
+          if (s->max_warp_insns && ++g->steps % 4096u == 0 &&
+              !within_limit(s, g->l, &st, g->kernel, g->cta[ci], i, &d)) {
             report(s, &d);
             fault = SIMTVP_ERR_LIMIT;
-            r[ci] = (gpu_cta_result){SIMTVP_ERR_LIMIT, 0, st.pc};
+            g->r[ci] = (gpu_cta_result){SIMTVP_ERR_LIMIT, 0, st.pc};
             break;
           }
-          if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(c[ci], st.barrier_id);
+          if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(g->c[ci], st.barrier_id);
           /* a warp's exit completes the barriers that waited only for it */
           if (st.warp_done)
-            for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(c[ci], b);
+            for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(g->c[ci], b);
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
           if (st.yield) break;
         }
+        if (func_warp_get_state(w) == FUNC_WARP_FAULT_WAIT) waiting = true;
       }
     }
     if (fault != SIMTVP_OK || !live) break;
     if (!progress) {
+      if (waiting) { /* park until MMU_REPLAY */
+        g->park_cycle = now_cycle(s);
+        g->waiting = 0;
+        for (uint32_t ci = 0; ci < g->n; ci++)
+          for (uint32_t i = 0; i < func_cta_warp_count(g->c[ci]); i++)
+            g->waiting += func_warp_get_state(func_cta_warp(g->c[ci], i)) == FUNC_WARP_FAULT_WAIT;
+        return false;
+      }
       uint32_t ci = 0;
-      while (ci < n && func_cta_done(c[ci])) ci++;
-      const uint32_t *id = cta[ci < n ? ci : 0];
+      while (ci < g->n && func_cta_done(g->c[ci])) ci++;
+      const uint32_t *id = g->cta[ci < g->n ? ci : 0];
       simtvp_diag_set(&d, SIMTVP_ERR_DEADLOCK,
                       "CTA (%u,%u,%u) on SM %u: every live warp waits at a barrier that cannot complete", id[0],
-                      id[1], id[2], sm[ci < n ? ci : 0]);
+                      id[1], id[2], g->sm[ci < g->n ? ci : 0]);
       report(s, &d);
-      for (uint32_t j = 0; j < n; j++)
-        if (!func_cta_done(c[j])) r[j].status = SIMTVP_ERR_DEADLOCK;
+      for (uint32_t j = 0; j < g->n; j++)
+        if (!func_cta_done(g->c[j])) g->r[j].status = SIMTVP_ERR_DEADLOCK;
       break;
     }
   }
-  for (uint32_t i = 0; i < n; i++) func_cta_finish(c[i]);
+  for (uint32_t i = 0; i < g->n; i++) func_cta_finish(g->c[i]);
+  return true;
+}
+
+/* Starts n CTAs (one, or the CTAs of a thread block cluster) and runs them; reports each CTA's
+ * result through cta_done when they finish (now, or after a replay). */
+static void run_ctas(gpu_simt_func *s, func_launch *l, const gpu_kernel *k, uint32_t n, const uint32_t *sm,
+                     const uint32_t (*cta)[3], const char *kernel) {
+  struct cta_group *g = calloc(1, sizeof *g);
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  if (!g) {
+    simtvp_diag_set(&d, SIMTVP_ERR_NOMEM, "out of host memory");
+    report(s, &d);
+    gpu_cta_result r = {SIMTVP_ERR_NOMEM, 0, 0};
+    for (uint32_t i = 0; i < n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, sm[i], k->slot, &r);
+    return;
+  }
+  g->l = l;
+  g->k = *k;
+  g->slot = k->slot;
+  g->launch_uid = k->launch_uid;
+  g->n = n;
+  g->kernel = kernel;
+  memcpy(g->sm, sm, n * sizeof *sm);
+  memcpy(g->cta, cta, n * sizeof *cta);
+  for (uint32_t i = 0; i < n; i++) g->r[i] = (gpu_cta_result){SIMTVP_OK, 0, 0};
+  bool finished = true;
+  for (uint32_t i = 0; i < n; i++)
+    if (func_cta_start(l, cta[i], sm[i], 0, &g->c[i], &d) != SIMTVP_OK) {
+      report(s, &d);
+      for (uint32_t j = 0; j < n; j++) g->r[j] = (gpu_cta_result){d.status, d.address, 0};
+      for (uint32_t j = 0; j < i; j++) func_cta_finish(g->c[j]);
+      break;
+    }
+  if (g->r[0].status == SIMTVP_OK) {
+    func_launch_allow_replay(l, true);
+    finished = run_group(s, g);
+  }
+  if (!finished) { /* parked: the replay resumes it */
+    struct cta_group **p = &s->parked;
+    while (*p) p = &(*p)->next;
+    *p = g;
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, g->sm[i], g->slot, &g->r[i]);
+  free(g);
+}
+
+static void mmu_replay(void *ctx, bool cancel, uint64_t now) {
+  gpu_simt_func *s = ctx;
+  /* the groups parked so far retry in the order they parked; one that faults again parks again
+   * (at the end, behind groups parked during this replay) */
+  struct cta_group *list = s->parked;
+  s->parked = NULL;
+  while (list) {
+    struct cta_group *g = list;
+    list = g->next;
+    g->next = NULL;
+    bool finished = true;
+    if (now > g->park_cycle) *s->stall_cycles += (now - g->park_cycle) * g->waiting;
+    if (cancel) {
+      simtvp_diag d;
+      simtvp_diag_set(&d, SIMTVP_ERR_FAULT,
+                      "kernel %s: accesses waiting on replayable GPU page faults were cancelled (MMU_REPLAY.CANCEL)",
+                      g->kernel);
+      report(s, &d);
+      for (uint32_t i = 0; i < g->n; i++) {
+        if (!func_cta_done(g->c[i])) g->r[i] = (gpu_cta_result){SIMTVP_ERR_FAULT, 0, 0};
+        func_cta_finish(g->c[i]);
+      }
+    } else {
+      for (uint32_t ci = 0; ci < g->n; ci++) {
+        uint32_t nw = func_cta_warp_count(g->c[ci]);
+        for (uint32_t i = 0; i < nw; i++) func_warp_retry(func_cta_warp(g->c[ci], i));
+      }
+      finished = run_group(s, g);
+    }
+    if (!finished) {
+      struct cta_group **p = &s->parked;
+      while (*p) p = &(*p)->next;
+      *p = g;
+      continue;
+    }
+    for (uint32_t i = 0; i < g->n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, g->sm[i], g->slot, &g->r[i]);
+    free(g);
+  }
 }
 
 /* Runs every CTA of the launch (func_launch_run, func_config.threads host threads); returns the
@@ -216,14 +375,13 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
       cw->sm[cw->n] = sm;
       memcpy(cw->cta[cw->n], cta, sizeof cw->cta[0]);
       if (++cw->n < n && cw->n < 16) return;
-      gpu_cta_result rs[16];
       uint32_t m = cw->n;
       cw->n = 0;
-      run_ctas(s, l, m, cw->sm, (const uint32_t(*)[3])cw->cta, name, rs);
-      for (uint32_t i = 0; i < m; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, cw->sm[i], k->slot, &rs[i]);
+      run_ctas(s, l, k, m, cw->sm, (const uint32_t(*)[3])cw->cta, name);
       return;
     }
-    run_ctas(s, l, 1, &sm, (const uint32_t(*)[3])cta, name, &r);
+    run_ctas(s, l, k, 1, &sm, (const uint32_t(*)[3])cta, name);
+    return;
   }
   s->ports.cta_done.done(s->ports.cta_done.ctx, sm, k->slot, &r);
 }
@@ -241,6 +399,7 @@ gpu_simt_port gpu_simt_func_port(gpu_simt_func *s) {
   p.launch_cta = launch_cta;
   p.kernel_end = kernel_end;
   p.mmu_attach = mmu_attach;
+  p.mmu_replay = mmu_replay;
   return p;
 }
 
@@ -258,6 +417,9 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
   }
   s->mem = mem;
   s->ports = ports;
+  s->fault_waits = &s->fault_waits_local;
+  s->stall_cycles = &s->stall_local;
+  s->st = st;
   s->whole_kernels = engine && engine->threads > 1;
   s->max_warp_insns = engine ? engine->max_warp_insns : 0;
   s->e = func_create(engine, func_ports, mem, st, diag);
@@ -277,6 +439,12 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
 
 void gpu_simt_func_destroy(gpu_simt_func *s) {
   if (!s) return;
+  while (s->parked) {
+    struct cta_group *g = s->parked;
+    s->parked = g->next;
+    for (uint32_t i = 0; i < g->n; i++) func_cta_finish(g->c[i]);
+    free(g);
+  }
   gpu_launcher_destroy(s->launcher);
   func_destroy(s->e);
   free(s->runs);

@@ -41,6 +41,8 @@ typedef struct gpu_simt_func_ports {
     void (*done)(void *ctx, uint32_t sm, uint32_t kernel_slot, const gpu_cta_result *r);
   } cta_done;
   simtvp_msg_port messages; /* fault reports, image load failures */
+  /* The control cycle now (optional: replayable-fault stall cycles count 0 without it). */
+  struct { void *ctx; uint64_t (*now)(void *ctx); } cycle;
 } gpu_simt_func_ports;
 
 /* engine/func_ports as for func_create (mem and st are not owned; st may be NULL). */

@@ -33,6 +33,8 @@ struct gpu_simt_timing {
   func_engine *engine;
   gpu_launcher *launcher;
   gpu_simctl *ctl;
+  bool fault_waits;           /* warps wait on replayable faults (until MMU_REPLAY) */
+  uint64_t *fault_waits_stat; /* um.fault_waits, registered at the first one */
   simt_core_config *core_cfgs;
   timing_slot *slots;
   uint32_t *resident;   /* [sm * n_slots + slot] */
@@ -285,6 +287,31 @@ static bool refuse(gpu_simt_timing *t, gpu_kernel_result *why, simtvp_status st)
   return false;
 }
 
+/* A core's warp found a page not resident (simt_kernel.replayable_fault): the MMU records it
+ * (fault buffer, INTR_STATUS.MMU_FAULT); until the replay the deadlock window is suspended. */
+static bool replayable_fault(void *ctx, const simt_kernel *k, uint32_t sm, uint64_t va, uint8_t access, uint8_t kind,
+                             uint64_t now) {
+  gpu_simt_timing *t = ctx;
+  const gpu_mmu_port *m = gpu_launcher_mmu(t->launcher);
+  if (!m || !m->fault || k->slot >= t->n_slots) return false;
+  if (!t->fault_waits_stat && t->st)
+    t->fault_waits_stat = stats_counter(t->st, "um.fault_waits", "waits",
+                                        "warp accesses that waited on a replayable GPU page fault (unified memory)");
+  gpu_mmu_fault_info f;
+  memset(&f, 0, sizeof f);
+  f.va = va;
+  f.channel = t->slots[k->slot].k.desc.channel;
+  f.grid_id = t->slots[k->slot].k.desc.grid_id;
+  f.sm = sm;
+  f.access = access;
+  f.kind = kind;
+  if (!m->fault(m->ctx, k->pdb, &f, now)) return false;
+  if (t->fault_waits_stat) ++*t->fault_waits_stat;
+  t->fault_waits = true;
+  gpu_simctl_hold(t->ctl, true, now);
+  return true;
+}
+
 static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
   gpu_simt_timing *t = ctx;
   gpu_simctl_stop stop;
@@ -320,6 +347,10 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
   s->sk.launch = gpu_launcher_launch(t->launcher, k->slot);
   s->sk.program = gpu_launcher_attachment(t->launcher, k->slot);
   s->sk.pdb = gpu_launcher_mmu(t->launcher) ? k->desc.pdb : 0;
+  s->sk.replayable_fault = replayable_fault;
+  s->sk.fault_ctx = t;
+  /* the GPU offers replayable faults (MMU_CAPS.REPLAYABLE) when every core is CA or AT: their warps wait */
+  if (s->sk.launch && t->cfg.params->ctl.caps.replayable) func_launch_allow_replay(s->sk.launch, true);
   uint32_t ws = t->cfg.gpu->derived.warp_size ? t->cfg.gpu->derived.warp_size : 32;
   s->warps = (k->threads_per_cta + ws - 1) / ws;
   uint64_t local = (uint64_t)k->desc.local_bytes + t->cfg.params->func.stack_bytes;
@@ -382,6 +413,17 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   if (k->slot < t->n_slots) t->slots[k->slot].active = false;
 }
 
+/* MMU_REPLAY (or CANCEL): the cores' waiting warps retry (or end); the deadlock window runs
+ * again. */
+static void mmu_replay(void *ctx, bool cancel, uint64_t now) {
+  gpu_simt_timing *t = ctx;
+  if (!t->fault_waits) return;
+  t->fault_waits = false;
+  if (t->ports.replay) t->ports.replay(t->ports.ctx, cancel, now);
+  gpu_simctl_hold(t->ctl, false, now);
+  wake_supervisor(t);
+}
+
 static void mmu_attach(void *ctx, const gpu_mmu_port *mmu) {
   gpu_simt_timing *t = ctx;
   gpu_launcher_set_mmu(t->launcher, mmu);
@@ -404,6 +446,7 @@ gpu_simt_port gpu_simt_timing_port(gpu_simt_timing *t) {
   p.kernel_end = kernel_end;
   p.mmu_attach = mmu_attach;
   p.mmu_invalidate = mmu_invalidate;
+  p.mmu_replay = mmu_replay;
   return p;
 }
 

@@ -79,6 +79,9 @@ typedef struct gpu_simt_timing_ports {
   /* Write back and invalidate every L1D (at core cycle now) / every L2 slice; invalidate every
    * L2 slice without write-back (reset). */
   void (*flush_l1)(void *ctx, uint64_t now);
+  /* MMU_REPLAY at core cycle now: every core's warps waiting on replayable faults retry (cancel:
+   * their CTAs end with a fault); simt_core_replay on each core, then wake them. May be NULL. */
+  void (*replay)(void *ctx, bool cancel, uint64_t now);
   void (*flush_l2)(void *ctx);
   void (*invalidate_l2)(void *ctx);
   /* Call gpu_simt_timing_supervise at core cycle `cycle` (or earlier: it checks again). */

@@ -239,6 +239,9 @@ uint64_t simt_core_next_event(const simt_core *c) { return c->ops->next_event(c-
 bool simt_core_idle(const simt_core *c) { return c->ops->idle(c->state); }
 uint32_t simt_core_resident_ctas(const simt_core *c) { return c->ops->resident_ctas(c->state); }
 uint32_t simt_core_flush_l1(simt_core *c, uint64_t now) { return c->ops->flush_l1(c->state, now); }
+void simt_core_replay(simt_core *c, bool cancel, uint64_t now) {
+  if (c->ops->replay) c->ops->replay(c->state, cancel, now);
+}
 
 void simt_core_dump(const simt_core *c, void (*line)(void *ctx, const char *text), void *ctx) {
   c->ops->dump(c->state, line, ctx);

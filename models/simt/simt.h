@@ -158,6 +158,13 @@ typedef struct simt_kernel {
   func_launch *launch;
   const simt_program *program;    /* decode of the launch's module (ignored by func) */
   uint64_t pdb;                   /* the kernel's address space (CH_PDB; 0: physical addresses) */
+  /* (addition) Records a replayable fault of a warp of this kernel on core sm (unified memory,
+   * docs/vm.md): true = the warp waits for simt_core_replay, false = the fault is fatal. NULL:
+   * replayable faults are fatal. Called from the core's tick (one host thread: the GPU offers
+   * replayable faults to the timing cores only with -sim_threads 1). */
+  bool (*replayable_fault)(void *ctx, const struct simt_kernel *k, uint32_t sm, uint64_t va, uint8_t access,
+                           uint8_t kind, uint64_t now);
+  void *fault_ctx;
 } simt_kernel;
 
 /* ---- the core ------------------------------------------------------------------------------- */
@@ -227,6 +234,9 @@ uint32_t simt_core_resident_ctas(const simt_core *c);
 /* At a kernel boundary (-gpgpu_flush_l1_cache): write back and invalidate the L1D; returns the
  * write-backs queued. */
 uint32_t simt_core_flush_l1(simt_core *c, uint64_t now);
+/* MMU_REPLAY at core cycle now: warps waiting on replayable faults retry their instruction
+ * (cancel: their CTAs end with SIMTVP_ERR_FAULT). No-op on variants without fault waits. */
+void simt_core_replay(simt_core *c, bool cancel, uint64_t now);
 /* Every resident warp's state (pc and instruction, I-buffer, scoreboard, what it waits for),
  * the pipeline occupancy and the LDST unit's pending requests, one line per call: for deadlock
  * reports. */

@@ -30,7 +30,7 @@
 #define SIMT_MAX_CTA_WARPS (FUNC_MAX_CTA_THREADS / FUNC_WARP_SIZE)
 
 /* What keeps a warp from issuing besides its instructions: a barrier or a fence. */
-enum simt_wait { SIMT_WAIT_NONE = 0, SIMT_WAIT_BARRIER, SIMT_WAIT_FENCE };
+enum simt_wait { SIMT_WAIT_NONE = 0, SIMT_WAIT_BARRIER, SIMT_WAIT_FENCE, SIMT_WAIT_FAULT /* replayable fault */ };
 
 /* Classification of a scheduler-cycle without issue (GPGPU-Sim's shader_cycle_distro: W0_Idle,
  * W0_Scoreboard, Stall) and its reason (simt_sched_stall[*]), docs/simt.md §5. */

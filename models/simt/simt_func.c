@@ -151,4 +151,4 @@ static void f_dump(const void *state, void (*line)(void *ctx, const char *text),
 
 const simt_core_ops simt_func_ops = {"func",     f_create,     f_destroy, f_launch_cta, f_mem_reply,
                                      f_advance,  f_next_event, f_idle,    f_resident,   f_flush,
-                                     f_dump,     NULL};
+                                     f_dump,     NULL,         NULL};

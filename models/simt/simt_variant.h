@@ -52,6 +52,8 @@ typedef struct simt_core_ops {
   void (*dump)(const void *state, void (*line)(void *ctx, const char *text), void *ctx);
   /* optional (NULL: the caller delivers timed replies when they are due) */
   bool (*mem_reply_at)(void *state, mem_req *reply, uint64_t at);
+  /* optional (NULL: the variant never lets warps wait on replayable faults) */
+  void (*replay)(void *state, bool cancel, uint64_t now);
 } simt_core_ops;
 
 extern const simt_core_ops simt_func_ops;

@@ -261,15 +261,46 @@ simtvp_status run_request(simtvp_host *h, simtvp_diag *diag) {
   return SIMTVP_OK;
 }
 
+// The driver's unified-memory counters (docs/vm.md "Unified memory") as run totals, registered
+// only when the run used on-demand managed memory (other runs print what they did before).
+void publish_um(stats *st, const drv_um_stats &u) {
+  if (!st || !(u.faults || u.pages_to_gpu || u.pages_to_host || u.first_touch_gpu || u.first_touch_host)) return;
+  struct {
+    const char *name, *unit, *what;
+    uint64_t v;
+  } rows[] = {
+      {"um.faults", "faults", "replayable GPU faults the driver serviced (fault-buffer entries)", u.faults},
+      {"um.fault_batches", "batches", "fault batches the driver serviced (one MMU_REPLAY each)", u.batches},
+      {"um.pages_to_gpu", "pages", "managed pages migrated host -> GPU (faults and prefetches)", u.pages_to_gpu},
+      {"um.bytes_to_gpu", "bytes", "managed bytes migrated host -> GPU", u.bytes_to_gpu},
+      {"um.pages_to_host", "pages", "managed pages migrated GPU -> host", u.pages_to_host},
+      {"um.bytes_to_host", "bytes", "managed bytes migrated GPU -> host", u.bytes_to_host},
+      {"um.first_touch_gpu", "pages", "managed pages placed on the GPU by its first touch (no copy)", u.first_touch_gpu},
+      {"um.first_touch_host", "pages", "managed pages placed on the host by its first touch (no copy)", u.first_touch_host},
+      {"um.host_faults", "faults", "host accesses to managed pages that were not on the host", u.host_faults},
+      {"um.prefetched_pages", "pages", "managed pages moved by prefetches", u.prefetched_pages},
+      {"um.duplicates", "pages", "read-mostly duplicates made", u.duplicates},
+  };
+  for (const auto &r : rows) *stats_counter(st, r.name, r.unit, r.what) = r.v;
+}
+
 void close_locked(simtvp_host *h) {
   if (h->driver && !h->broken) {
     struct ctx_t {
       drv *d;
-    } c{h->driver};
-    h->platform->host().post([](void *p) { drv_close(static_cast<ctx_t *>(p)->d); }, &c);
+      drv_um_stats um;
+    } c{h->driver, {}};
+    h->platform->host().post(
+        [](void *p) {
+          auto *c = static_cast<ctx_t *>(p);
+          drv_um_get_stats(c->d, &c->um);
+          drv_close(c->d);
+        },
+        &c);
     h->simulating = std::this_thread::get_id();
     run_request(h, nullptr);
     h->simulating = std::thread::id();
+    publish_um(h->platform->statistics(), c.um);
   }
   h->driver = nullptr;
   simtvp_diag d;

@@ -24,6 +24,8 @@ void shutdown_at_exit();
 
 }  // namespace
 
+bool tl_inside_call() { return tl_inside; }
+
 State &state() {
   // Never destroyed: static destructors of the program and of SystemC may run after it.
   static State *s = new State();

@@ -153,6 +153,16 @@ CUCORE_API int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags,
  * the mirror goes away when the module is unloaded. */
 struct cu_module;
 CUCORE_API int cucore_managed_adopt(struct cu_module *m, uint64_t dptr, uint64_t bytes);
+/* On-demand managed memory (GPUs with replayable faults, docs/vm.md "Unified memory"): moves
+ * [dptr, dptr + bytes) to the device (copies queued on the stream) or to the host; advice is a
+ * drv_um_advice (= cudaMemoryAdvise numbering); range info for cudaMemRangeGetAttribute(s).
+ * CUDA_ERROR_INVALID_VALUE naming the address when the range is not inside one managed
+ * allocation; on launch-and-sync managed memory they are accepted and change nothing. */
+CUCORE_API int cucore_mem_prefetch(uint64_t dptr, uint64_t bytes, bool to_device, struct cu_stream *stream);
+CUCORE_API int cucore_mem_advise(uint64_t dptr, uint64_t bytes, int advice);
+CUCORE_API int cucore_mem_range_info(uint64_t dptr, uint64_t bytes, drv_um_range_info_t *out);
+/* The driver's unified-memory counters (tests, tools). */
+CUCORE_API int cucore_um_stats(drv_um_stats *out);
 
 typedef struct cu_stream cu_stream;
 

@@ -1259,7 +1259,7 @@ int cucore_graph_launch(cu_graph_exec *exec, cu_stream *stream) {
     drv_stream *ds = nullptr;
     int r = resolve_stream(s, stream, &ds);
     if (r != CUDA_SUCCESS) return r;
-    if (x->touches_memory && (r = managed_to_device(s, ds)) != CUDA_SUCCESS) return r;
+    if (x->touches_memory && (r = managed_to_device(s, ds, true)) != CUDA_SUCCESS) return r;
     simtvp_diag diag = cleared_diag();
     simtvp_status st = SIMTVP_OK;
     x->lanes[0] = ds;

@@ -11,6 +11,8 @@
 #ifndef SIMTVP_CU_INTERNAL_H
 #define SIMTVP_CU_INTERNAL_H
 
+#include <signal.h>
+
 #include <cstdarg>
 #include <cstdint>
 #include <map>
@@ -159,6 +161,7 @@ struct Managed {
   bool device_owns = false;  // the device copy is current (after a launch, until a sync)
   bool module_var = false;
   unsigned flags = 0;
+  bool on_demand = false;    // pages migrate on demand (sw/driver drv_um): device_owns is unused
 };
 
 struct Texture {
@@ -276,6 +279,9 @@ struct State {
   std::map<uint64_t, uint32_t> sysmap_pages;   // mapped page -> pinned ranges using it
   std::map<uint64_t, Managed> managed;         // device (= host) address -> managed range
   std::map<uint64_t, uint32_t> managed_pages;  // host page -> users
+  int um_on_demand = -1;                       // drv_um_on_demand, once asked (-1: not yet)
+  bool um_handler = false;                     // the SIGSEGV handler of on-demand ranges is in
+  struct sigaction um_old_segv {};             // the handler it replaced (chained to)
   std::map<uint64_t, Texture> textures;        // descriptor address -> texture/surface object
   std::vector<uint64_t> deferred_frees;        // descriptors freed once the device is idle
   HandleTable<Graph, TAG_GRAPH> graphs;
@@ -288,6 +294,8 @@ struct State {
 };
 
 State &state();
+// This thread is inside a cucore_ call (or a stream callback it runs).
+bool tl_inside_call();
 
 // Thread-local message of the last failure; fail() sets it and returns the code.
 int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -372,7 +380,9 @@ int resolve_stream(State &s, cu_stream *handle, drv_stream **out);
 Stream *find_stream(State &s, cu_stream *handle);
 
 // Managed memory reconciliation (cu_memory.cc).
-int managed_to_device(State &s, drv_stream *ds);  // before launches: host mirror -> device
+// before launches: host mirror -> device; on-demand ranges move only with copies (graph copy
+// nodes read device memory: their pages are prefetched to the GPU)
+int managed_to_device(State &s, drv_stream *ds, bool copies = false);
 int managed_to_host(State &s);                     // after a synchronisation with the device idle
 bool device_idle(State &s);                        // every stream drained (stub thread)
 void flush_deferred_frees(State &s);               // stub thread, device idle

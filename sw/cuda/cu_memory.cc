@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -71,8 +73,15 @@ void flush_deferred_frees(State &s) {
   s.deferred_frees.clear();
 }
 
-int managed_to_device(State &s, drv_stream *ds) {
+int managed_to_device(State &s, drv_stream *ds, bool copies) {
   for (auto &kv : s.managed) {
+    if (kv.second.on_demand) {
+      if (!copies) continue;
+      simtvp_diag diag = cleared_diag();
+      simtvp_status st = drv_um_prefetch(s.d, ds, kv.first, kv.second.bytes, DRV_UM_GPU, true, &diag);
+      if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+      continue;
+    }
     if (kv.second.device_owns) continue;
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_memcpy(s.d, ds, drv_device_ptr(kv.first),
@@ -85,11 +94,11 @@ int managed_to_device(State &s, drv_stream *ds) {
 
 int managed_to_host(State &s) {
   bool any = false;
-  for (auto &kv : s.managed) any |= kv.second.device_owns;
+  for (auto &kv : s.managed) any |= kv.second.device_owns && !kv.second.on_demand;
   if (!any || !device_idle(s)) return CUDA_SUCCESS;
   drv_stream *ds = drv_default_stream(s.d);
   for (auto &kv : s.managed) {
-    if (!kv.second.device_owns) continue;
+    if (!kv.second.device_owns || kv.second.on_demand) continue;
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_memcpy(s.d, ds, drv_host_ptr(reinterpret_cast<void *>(kv.first)),
                                   drv_device_ptr(kv.first), kv.second.bytes, &diag);
@@ -102,7 +111,7 @@ int managed_to_host(State &s) {
 }
 
 // Maps host pages [first, last) at their own addresses (page users counted).
-static int map_managed_pages(State &s, uint64_t first, uint64_t last) {
+static int map_managed_pages(State &s, uint64_t first, uint64_t last, int prot = PROT_READ | PROT_WRITE) {
   for (uint64_t p = first; p < last; p += kPage) {
     auto it = s.managed_pages.find(p);
     if (it != s.managed_pages.end()) {
@@ -110,7 +119,7 @@ static int map_managed_pages(State &s, uint64_t first, uint64_t last) {
       continue;
     }
     void *want = reinterpret_cast<void *>(p);
-    void *got = mmap(want, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    void *got = mmap(want, kPage, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (got != want) {
       int err = errno;
       if (got != MAP_FAILED) munmap(got, kPage);
@@ -171,7 +180,9 @@ static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
 }
 
 // The driver-side address of one side of a copy, or an error naming what is wrong.
-static int side_ptr(State &s, const cu_copy_side &side, uint64_t bytes, const char *which, drv_ptr *out) {
+static int side_ptr(State &s, drv_stream *ds, const cu_copy_side &side, uint64_t bytes, const char *which,
+                    drv_ptr *out) {
+  bool write = which[0] == 'd';  // the destination
   cu_mem_info info;
   switch (side.type) {
     case CU_MEM_DEVICE:
@@ -187,6 +198,14 @@ static int side_ptr(State &s, const cu_copy_side &side, uint64_t bytes, const ch
                     "%s range 0x%llx + %llu bytes runs past its managed allocation (0x%llx, %llu bytes)",
                     which, (unsigned long long)side.addr, (unsigned long long)bytes,
                     (unsigned long long)info.base, (unsigned long long)info.size);
+      if (s.managed[info.base].on_demand) {
+        // copies use the device copy: the range's pages come to the GPU first (stream order)
+        simtvp_diag diag = cleared_diag();
+        simtvp_status st = drv_um_prefetch(s.d, ds, side.addr, bytes, DRV_UM_GPU, write, &diag);
+        if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+        *out = drv_device_ptr(side.addr);
+        return CUDA_SUCCESS;
+      }
       *out = s.managed[info.base].device_owns ? drv_device_ptr(side.addr)
                                                : drv_host_ptr(reinterpret_cast<void *>(side.addr));
       return CUDA_SUCCESS;
@@ -227,8 +246,8 @@ static int copy_locked(State &s, cu_copy_side dst, uint64_t dpitch, cu_copy_side
   if (width == 0 || height == 0) return CUDA_SUCCESS;
   drv_ptr d, sp;
   uint64_t dbytes = dpitch * (height - 1) + width, sbytes = spitch * (height - 1) + width;
-  if ((r = side_ptr(s, dst, dbytes, "destination", &d)) != CUDA_SUCCESS) return r;
-  if ((r = side_ptr(s, src, sbytes, "source", &sp)) != CUDA_SUCCESS) return r;
+  if ((r = side_ptr(s, ds, dst, dbytes, "destination", &d)) != CUDA_SUCCESS) return r;
+  if ((r = side_ptr(s, ds, src, sbytes, "source", &sp)) != CUDA_SUCCESS) return r;
   if (host_side(d) && host_side(sp)) return host_copy_2d(s, ds, d.addr, dpitch, sp.addr, spitch, width, height);
   simtvp_diag diag = cleared_diag();
   simtvp_status st = height == 1 ? drv_memcpy(s.d, ds, d, sp, width, &diag)
@@ -254,7 +273,14 @@ static int memset_locked(State &s, uint64_t dptr, uint64_t pitch, uint32_t value
   classify_locked(s, dptr, &info);
   simtvp_diag diag = cleared_diag();
   simtvp_status st;
-  if (info.type == CU_MEM_MANAGED && !s.managed[info.base].device_owns) {
+  if (info.type == CU_MEM_MANAGED && s.managed[info.base].on_demand) {
+    uint64_t end = dptr + pitch * (height - 1) + width * elem;
+    if (end > info.base + info.size)
+      return fail(CUDA_ERROR_INVALID_VALUE, "memset of 0x%llx..0x%llx runs past its managed allocation",
+                  (unsigned long long)dptr, (unsigned long long)end);
+    st = drv_um_prefetch(s.d, ds, dptr, end - dptr, DRV_UM_GPU, true, &diag);  // memsets write device memory
+    if (st != SIMTVP_OK) return drv_fail(s, st, diag);
+  } else if (info.type == CU_MEM_MANAGED && !s.managed[info.base].device_owns) {
     uint64_t end = dptr + pitch * (height - 1) + width * elem;
     if (end > info.base + info.size)
       return fail(CUDA_ERROR_INVALID_VALUE, "memset of 0x%llx..0x%llx runs past its managed allocation",
@@ -630,6 +656,80 @@ int cucore_host_unregister(void *p) {
   return r;
 }
 
+// ---- unified memory with on-demand migration (sw/driver drv_um) ----------------------------------
+
+// The driver's protection changes of host mirrors.
+static void um_protect(void *, uint64_t va, uint64_t bytes, int access) {
+  int prot = access == DRV_UM_HOST_RW ? PROT_READ | PROT_WRITE : access == DRV_UM_HOST_READ ? PROT_READ : PROT_NONE;
+  mprotect(reinterpret_cast<void *>(va), bytes, prot);
+}
+
+static void um_die(const char *what, uint64_t a) {
+  char buf[SIMTVP_DIAG_MESSAGE_MAX + 160];
+  int n = snprintf(buf, sizeof buf, "simtvp: host access to managed memory at 0x%llx: %s\n", (unsigned long long)a, what);
+  if (n > 0) (void)!write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+  abort();
+}
+
+// A host access the mirror's protection refused: the page of an on-demand managed range comes to
+// the host (the driver migrates it back, timed), and the access runs again. Any other fault goes
+// to the handler that was there before.
+static void um_segv(int sig, siginfo_t *si, void *uc) {
+  State &s = state();
+  uint64_t a = reinterpret_cast<uint64_t>(si->si_addr);
+  bool ours = false;
+  if (!tl_inside_call()) {
+    Entry e;
+    if (e.ok() && s.d) {
+      auto m = s.managed.upper_bound(a);
+      if (m != s.managed.begin() && (--m)->second.on_demand && a < m->first + ((m->second.bytes + kPage - 1) & ~(kPage - 1)))
+        ours = true;
+      if (ours) {
+        bool wr = true;  // without the CPU's word, migrate for writing (always correct)
+#if defined(__x86_64__)
+        wr = (static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#endif
+        simtvp_diag diag = cleared_diag();
+        int r = run(s, [&]() -> int {
+          simtvp_status st = drv_um_host_access(s.d, a, wr, &diag);
+          return st == SIMTVP_OK ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+        });
+        if (r != CUDA_SUCCESS) um_die(diag.message[0] ? diag.message : cucore_last_message(), a);
+        return;
+      }
+    }
+  } else {
+    auto m = s.managed.upper_bound(a);  // inside a CUDA call (a stream callback): cannot migrate
+    if (m != s.managed.begin() && (--m)->second.on_demand && a < m->first + m->second.bytes)
+      um_die("the page is on the GPU and the access comes from inside a CUDA call (a stream callback); "
+             "synchronise or prefetch it to the host before", a);
+  }
+  const struct sigaction &old = s.um_old_segv;
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction) old.sa_sigaction(sig, si, uc);
+    return;
+  }
+  if (old.sa_handler == SIG_IGN) return;
+  if (old.sa_handler != SIG_DFL && old.sa_handler) {
+    old.sa_handler(sig);
+    return;
+  }
+  signal(SIGSEGV, SIG_DFL);  // the access faults again and ends the program as it would have
+}
+
+static int um_install(State &s) {
+  if (s.um_handler) return CUDA_SUCCESS;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = um_segv;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSEGV, &sa, &s.um_old_segv) != 0)
+    return fail(CUDA_ERROR_OPERATING_SYSTEM, "managed memory: cannot install the SIGSEGV handler: %s", strerror(errno));
+  s.um_handler = true;
+  return CUDA_SUCCESS;
+}
+
 int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {
   Entry e;
   State &s = state();
@@ -639,9 +739,18 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
   if (bytes == 0) return fail(CUDA_ERROR_INVALID_VALUE, "managed allocation of 0 bytes");
   Ctx *c = ctx_or_primary(s, ctx);
   uint64_t a = 0;
+  bool on_demand = false;
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
-    simtvp_status st = drv_mem_alloc(s.d, bytes, &a, &diag);
+    if (s.um_on_demand < 0) {
+      s.um_on_demand = drv_um_on_demand(s.d) ? 1 : 0;
+      drv_um_host_port hp{nullptr, um_protect};
+      if (s.um_on_demand) drv_um_set_host_port(s.d, &hp);
+    }
+    on_demand = s.um_on_demand == 1;
+    simtvp_status st;
+    if (on_demand) return (st = drv_managed_alloc(s.d, bytes, &a, &diag)) == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+    st = drv_mem_alloc(s.d, bytes, &a, &diag);
     if (st != SIMTVP_OK) return drv_fail(s, st, diag);
     // Device memory starts zeroed like the host mirror.
     st = drv_memset(s.d, nullptr, drv_device_ptr(a), 0, 1, bytes, &diag);
@@ -649,7 +758,11 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
     return CUDA_SUCCESS;
   });
   if (r != CUDA_SUCCESS) return r;
-  r = map_managed_pages(s, a & ~(kPage - 1), (a + bytes + kPage - 1) & ~(kPage - 1));
+  // On demand: the mirror starts inaccessible, so the host's first touch is seen (drv_um).
+  if (on_demand) r = um_install(s);
+  if (r == CUDA_SUCCESS)
+    r = map_managed_pages(s, a & ~(kPage - 1), (a + bytes + kPage - 1) & ~(kPage - 1),
+                          on_demand ? PROT_NONE : PROT_READ | PROT_WRITE);
   if (r != CUDA_SUCCESS) {
     std::string m = cucore_last_message();
     run(s, [&]() -> int {
@@ -659,9 +772,11 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
     });
     return fail(r, "%s", m.c_str());
   }
-  std::memset(reinterpret_cast<void *>(a), 0, bytes);
+  if (!on_demand) std::memset(reinterpret_cast<void *>(a), 0, bytes);
   s.allocations[a] = Allocation{bytes, c, true};
-  s.managed[a] = Managed{bytes, false, false, flags};
+  Managed mg{bytes, false, false, flags};
+  mg.on_demand = on_demand;
+  s.managed[a] = mg;
   *dptr = a;
   return CUDA_SUCCESS;
 }
@@ -736,3 +851,84 @@ int cucore_memset_2d(uint64_t dptr, uint64_t pitch, uint32_t value, uint32_t ele
 }
 
 }  // extern "C"
+
+// ---- prefetch, advice, range attributes (on-demand managed memory) ------------------------------
+
+// The on-demand managed range holding [dptr, dptr + bytes): CUDA_SUCCESS with *on_demand false for
+// managed memory of the launch-and-sync scheme (__managed__ variables, GPUs without replayable
+// faults), where hints change nothing.
+static int managed_range(State &s, const char *api, uint64_t dptr, uint64_t bytes, bool *on_demand) {
+  cu_mem_info info;
+  classify_locked(s, dptr, &info);
+  if (info.type != CU_MEM_MANAGED)
+    return fail(CUDA_ERROR_INVALID_VALUE, "%s: 0x%llx is not managed memory", api, (unsigned long long)dptr);
+  if (!bytes || dptr + bytes > info.base + info.size || dptr + bytes < dptr)
+    return fail(CUDA_ERROR_INVALID_VALUE, "%s: 0x%llx + %llu bytes is not inside its managed allocation (0x%llx, %llu bytes)",
+                api, (unsigned long long)dptr, (unsigned long long)bytes, (unsigned long long)info.base,
+                (unsigned long long)info.size);
+  *on_demand = s.managed[info.base].on_demand;
+  return CUDA_SUCCESS;
+}
+
+int cucore_mem_prefetch(uint64_t dptr, uint64_t bytes, bool to_device, cu_stream *stream) {
+  Entry e;
+  State &s = state();
+  if (int r = e.ready(s)) return r;
+  return run(s, [&]() -> int {
+    drv_stream *ds = nullptr;
+    bool od = false;
+    int r = resolve_stream(s, stream, &ds);
+    if (r == CUDA_SUCCESS) r = managed_range(s, "prefetch", dptr, bytes, &od);
+    if (r != CUDA_SUCCESS || !od) return r;
+    simtvp_diag diag = cleared_diag();
+    simtvp_status st = drv_um_prefetch(s.d, ds, dptr, bytes, to_device ? DRV_UM_GPU : DRV_UM_HOST, false, &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+}
+
+int cucore_mem_advise(uint64_t dptr, uint64_t bytes, int advice) {
+  Entry e;
+  State &s = state();
+  if (int r = e.ready(s)) return r;
+  if (advice < DRV_UM_ADVISE_READ_MOSTLY || advice > DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU)
+    return fail(CUDA_ERROR_INVALID_VALUE, "advice %d is not a cudaMemoryAdvise value", advice);
+  return run(s, [&]() -> int {
+    bool od = false;
+    int r = managed_range(s, "advice", dptr, bytes, &od);
+    if (r != CUDA_SUCCESS || !od) return r;
+    simtvp_diag diag = cleared_diag();
+    simtvp_status st = drv_um_advise(s.d, dptr, bytes, static_cast<drv_um_advice>(advice), &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+}
+
+int cucore_mem_range_info(uint64_t dptr, uint64_t bytes, drv_um_range_info_t *out) {
+  Entry e;
+  State &s = state();
+  if (int r = e.ready(s)) return r;
+  if (!out) return fail(CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");
+  return run(s, [&]() -> int {
+    bool od = false;
+    int r = managed_range(s, "range attribute", dptr, bytes, &od);
+    if (r != CUDA_SUCCESS) return r;
+    if (!od) {  // launch-and-sync managed memory: no placement of its own
+      *out = drv_um_range_info_t{false, -1, 0, DRV_UM_NOWHERE};
+      return CUDA_SUCCESS;
+    }
+    if (!drv_um_range_info(s.d, dptr, bytes, out))
+      return fail(CUDA_ERROR_INVALID_VALUE, "0x%llx + %llu bytes is not inside one managed allocation",
+                  (unsigned long long)dptr, (unsigned long long)bytes);
+    return CUDA_SUCCESS;
+  });
+}
+
+int cucore_um_stats(drv_um_stats *out) {
+  Entry e;
+  State &s = state();
+  if (int r = e.ready(s)) return r;
+  return run(s, [&]() -> int {
+    drv_um_get_stats(s.d, out);
+    return CUDA_SUCCESS;
+  });
+}
+

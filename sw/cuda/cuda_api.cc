@@ -875,6 +875,130 @@ CU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
   return r;
 }
 
+// ---- unified memory hints (docs/vm.md "Unified memory") ----------------------------------------
+// CUmemLocation {type, id}: CU_MEM_LOCATION_TYPE_DEVICE 1 (id: the device), HOST 2, HOST_NUMA 3,
+// HOST_NUMA_CURRENT 4; the legacy forms name a CUdevice, CU_DEVICE_CPU (-1) for the host.
+struct MemLocation {
+  int type, id;
+};
+
+// fail() with a formatted message.
+__attribute__((format(printf, 3, 4))) static CUresult failf(const char *api, int code, const char *fmt, ...) {
+  char m[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  return fail(api, code, m);
+}
+
+static CUresult location_side(const char *api, int type, int id, bool *to_device) {
+  if ((type == 1 && id == -1) || (type >= 2 && type <= 4)) {
+    *to_device = false;
+    return CUDA_SUCCESS;
+  }
+  if (type == 1) {
+    if (id != 0) return failf(api, CUDA_ERROR_INVALID_DEVICE, "device %d does not exist (one device, 0)", id);
+    *to_device = true;
+    return CUDA_SUCCESS;
+  }
+  return failf(api, CUDA_ERROR_INVALID_VALUE, "memory location type %d is not a device or the host", type);
+}
+
+static CUresult prefetch(const char *api, CUdeviceptr p, size_t count, int type, int id, unsigned flags, CUstream s) {
+  NEED_CONTEXT(api);
+  if (!p) return fail(api, CUDA_ERROR_INVALID_VALUE, "the pointer is NULL");
+  if (flags) return failf(api, CUDA_ERROR_INVALID_VALUE, "flags must be 0 (got 0x%x)", flags);
+  bool dev = false;
+  CUresult r = location_side(api, type, id, &dev);
+  if (r != CUDA_SUCCESS) return r;
+  return report(api, cucore_mem_prefetch(p, count, dev, stream_of(s)));
+}
+
+// CU_MEM_ADVISE_SET_READ_MOSTLY 1, UNSET 2, SET_PREFERRED_LOCATION 3, UNSET 4, SET_ACCESSED_BY 5,
+// UNSET 6 (cudaMemoryAdvise's numbering).
+static CUresult advise(const char *api, CUdeviceptr p, size_t count, int advice, int type, int id) {
+  NEED_CONTEXT(api);
+  if (!p) return fail(api, CUDA_ERROR_INVALID_VALUE, "the pointer is NULL");
+  if (advice < 1 || advice > 6) return failf(api, CUDA_ERROR_INVALID_VALUE, "advice %d is not a CUmem_advise value", advice);
+  int a = advice == 1 ? DRV_UM_ADVISE_READ_MOSTLY : advice == 2 ? DRV_UM_ADVISE_UNSET_READ_MOSTLY : DRV_UM_ADVISE_UNSET_PREFERRED;
+  if (advice == 3 || advice == 5 || advice == 6) {
+    bool dev = false;
+    CUresult r = location_side(api, type, id, &dev);
+    if (r != CUDA_SUCCESS) return r;
+    a = advice == 3 ? (dev ? DRV_UM_ADVISE_PREFER_GPU : DRV_UM_ADVISE_PREFER_HOST)
+        : advice == 5 ? (dev ? DRV_UM_ADVISE_ACCESSED_BY_GPU : DRV_UM_ADVISE_ACCESSED_BY_HOST)
+                      : (dev ? DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU : DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST);
+  }
+  return report(api, cucore_mem_advise(p, count, a));
+}
+
+CU_EXPORT CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, int dstDevice, CUstream hStream) {
+  return prefetch("cuMemPrefetchAsync", devPtr, count, 1, dstDevice, 0, hStream);
+}
+CU_EXPORT CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, int dstDevice, CUstream hStream) {
+  return prefetch("cuMemPrefetchAsync", devPtr, count, 1, dstDevice, 0, reinterpret_cast<CUstream>(stream_ptsz(hStream)));
+}
+CU_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, MemLocation location, unsigned int flags,
+                                         CUstream hStream) {
+  return prefetch("cuMemPrefetchAsync", devPtr, count, location.type, location.id, flags, hStream);
+}
+CU_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, MemLocation location,
+                                              unsigned int flags, CUstream hStream) {
+  return prefetch("cuMemPrefetchAsync", devPtr, count, location.type, location.id, flags,
+                  reinterpret_cast<CUstream>(stream_ptsz(hStream)));
+}
+CU_EXPORT CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, int advice, int device) {
+  return advise("cuMemAdvise", devPtr, count, advice, 1, device);
+}
+CU_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, int advice, MemLocation location) {
+  return advise("cuMemAdvise", devPtr, count, advice, location.type, location.id);
+}
+// CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY 1, PREFERRED_LOCATION 2 (device, -1 host, -2 none),
+// ACCESSED_BY 3 (array), LAST_PREFETCH_LOCATION 4, then the location type/id forms 5..8.
+CU_EXPORT CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, int attribute, CUdeviceptr devPtr,
+                                          size_t count) {
+  const char *api = "cuMemRangeGetAttribute";
+  NEED_CONTEXT(api);
+  if (!data || !devPtr) return fail(api, CUDA_ERROR_INVALID_VALUE, "a pointer is NULL");
+  if (attribute < 1 || attribute > 8) return failf(api, CUDA_ERROR_INVALID_VALUE, "attribute %d is not supported", attribute);
+  if (dataSize < 4 || dataSize % 4 || (attribute != 3 && dataSize != 4))
+    return failf(api, CUDA_ERROR_INVALID_VALUE, "dataSize %zu does not fit attribute %d", dataSize, attribute);
+  drv_um_range_info_t info;
+  CUresult r = report(api, cucore_mem_range_info(devPtr, count, &info));
+  if (r != CUDA_SUCCESS) return r;
+  int *out = static_cast<int *>(data);
+  int pref = info.preferred == DRV_UM_GPU ? 0 : info.preferred == DRV_UM_HOST ? -1 : -2;
+  int last = info.last_loc == DRV_UM_GPU ? 0 : info.last_loc == DRV_UM_NOWHERE ? -2 : -1;
+  switch (attribute) {
+    case 1: *out = info.read_mostly; break;
+    case 2: *out = pref; break;
+    case 3: {
+      size_t n = dataSize / 4, k = 0;
+      for (size_t i = 0; i < n; i++) out[i] = -2;
+      if ((info.accessed_by & 2u) && k < n) out[k++] = 0;
+      if ((info.accessed_by & 1u) && k < n) out[k++] = -1;
+      break;
+    }
+    case 4: *out = last; break;
+    case 5: *out = pref == 0 ? 1 : pref == -1 ? 2 : 0; break;  // CU_MEM_LOCATION_TYPE_*
+    case 6: *out = pref == 0 ? 0 : -1; break;
+    case 7: *out = last == 0 ? 1 : last == -1 ? 2 : 0; break;
+    case 8: *out = last == 0 ? 0 : -1; break;
+  }
+  return CUDA_SUCCESS;
+}
+CU_EXPORT CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, int *attributes, size_t numAttributes,
+                                           CUdeviceptr devPtr, size_t count) {
+  if (!data || !dataSizes || !attributes || !numAttributes)
+    return fail("cuMemRangeGetAttributes", CUDA_ERROR_INVALID_VALUE, "an array is NULL or empty");
+  for (size_t i = 0; i < numAttributes; i++) {
+    CUresult r = cuMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr, count);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
 CU_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags) {
   NEED_CONTEXT("cuMemHostGetDevicePointer");
   if (!pdptr) return fail("cuMemHostGetDevicePointer", CUDA_ERROR_INVALID_VALUE, "the result pointer is NULL");

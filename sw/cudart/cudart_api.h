@@ -165,6 +165,9 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMe
     unsigned int flags, cudaStream_t stream);
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice,
     struct cudaMemLocation location);
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, int attribute, const void *devPtr, size_t count);
+cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, int *attributes, size_t numAttributes,
+                                      const void *devPtr, size_t count);
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
     unsigned int flags);
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);

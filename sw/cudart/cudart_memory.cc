@@ -396,21 +396,94 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes 
   return cudaSuccess;
 }
 
-// Hints about managed memory: accepted, they do not change where data lives (docs/cudart.md).
+// Where managed memory lives (docs/vm.md "Unified memory"): on GPUs with replayable faults pages
+// migrate on demand and these move or duplicate them; on launch-and-sync managed memory they are
+// checked and change nothing.
+static cudaError_t location_side(const char *api, cudaMemLocation l, bool *to_device) {
+  // cudaMemLocationTypeDevice 1 (id: the device, cudaCpuDeviceId = the host), Host 2, HostNuma 3,
+  // HostNumaCurrent 4
+  if (l.type == 1 && l.id == cudaCpuDeviceId) {
+    *to_device = false;
+    return cudaSuccess;
+  }
+  if (l.type == 1) {
+    if (l.id != 0) return fail(api, cudaErrorInvalidDevice, "device %d does not exist (one device, 0)", l.id);
+    *to_device = true;
+    return cudaSuccess;
+  }
+  if (l.type >= 2 && l.type <= 4) {
+    *to_device = false;
+    return cudaSuccess;
+  }
+  return fail(api, cudaErrorInvalidValue, "memory location type %d is not a device or the host", l.type);
+}
+
 CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
                                                unsigned int flags, cudaStream_t stream) {
-  (void)count;
-  (void)location;
-  (void)flags;
-  (void)stream;
   if (!devPtr) return fail("cudaMemPrefetchAsync", cudaErrorInvalidValue, "the pointer is NULL");
-  return cudaSuccess;
+  if (flags) return fail("cudaMemPrefetchAsync", cudaErrorInvalidValue, "flags must be 0 (got 0x%x)", flags);
+  bool to_device = false;
+  cudaError_t e = location_side("cudaMemPrefetchAsync", location, &to_device);
+  if (e != cudaSuccess) return e;
+  return ret_cu("cudaMemPrefetchAsync",
+                cucore_mem_prefetch(reinterpret_cast<uint64_t>(devPtr), count, to_device, stream_of(stream)));
 }
 CUDART_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count, int advice, struct cudaMemLocation location) {
-  (void)count;
-  (void)advice;
-  (void)location;
   if (!devPtr) return fail("cudaMemAdvise", cudaErrorInvalidValue, "the pointer is NULL");
+  // cudaMemAdviseSetReadMostly 1, Unset 2, SetPreferredLocation 3, Unset 4, SetAccessedBy 5, Unset 6
+  if (advice < 1 || advice > 6)
+    return fail("cudaMemAdvise", cudaErrorInvalidValue, "advice %d is not a cudaMemoryAdvise value", advice);
+  int a = advice;
+  if (advice == 3 || advice == 5 || advice == 6) {
+    bool dev = false;
+    cudaError_t e = location_side("cudaMemAdvise", location, &dev);
+    if (e != cudaSuccess) return e;
+    a = advice == 3 ? (dev ? DRV_UM_ADVISE_PREFER_GPU : DRV_UM_ADVISE_PREFER_HOST)
+        : advice == 5 ? (dev ? DRV_UM_ADVISE_ACCESSED_BY_GPU : DRV_UM_ADVISE_ACCESSED_BY_HOST)
+                      : (dev ? DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU : DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST);
+  } else {
+    a = advice == 1 ? DRV_UM_ADVISE_READ_MOSTLY : advice == 2 ? DRV_UM_ADVISE_UNSET_READ_MOSTLY : DRV_UM_ADVISE_UNSET_PREFERRED;
+  }
+  return ret_cu("cudaMemAdvise", cucore_mem_advise(reinterpret_cast<uint64_t>(devPtr), count, a));
+}
+
+// cudaMemRangeAttribute: ReadMostly 1 (int), PreferredLocation 2 (int device, -1 host, -2 none),
+// AccessedBy 3 (int array of devices), LastPrefetchLocation 4 (int: where the range's last page is).
+CUDART_EXPORT cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, int attribute, const void *devPtr,
+                                                   size_t count) {
+  const char *api = "cudaMemRangeGetAttribute";
+  if (!data || !devPtr) return fail(api, cudaErrorInvalidValue, "a pointer is NULL");
+  if (attribute < 1 || attribute > 4) return fail(api, cudaErrorInvalidValue, "attribute %d is not supported", attribute);
+  if (dataSize < 4 || (attribute != 3 && dataSize != 4) || dataSize % 4)
+    return fail(api, cudaErrorInvalidValue, "dataSize %zu does not fit attribute %d", dataSize, attribute);
+  drv_um_range_info_t info;
+  cudaError_t e = ret_cu(api, cucore_mem_range_info(reinterpret_cast<uint64_t>(devPtr), count, &info));
+  if (e != cudaSuccess) return e;
+  int *out = static_cast<int *>(data);
+  switch (attribute) {
+    case 1: *out = info.read_mostly; break;
+    case 2: *out = info.preferred == DRV_UM_GPU ? 0 : info.preferred == DRV_UM_HOST ? cudaCpuDeviceId : -2; break;
+    case 3: {
+      size_t n = dataSize / 4, k = 0;
+      for (size_t i = 0; i < n; i++) out[i] = -2;  // cudaInvalidDeviceId
+      if ((info.accessed_by & 2u) && k < n) out[k++] = 0;
+      if ((info.accessed_by & 1u) && k < n) out[k++] = cudaCpuDeviceId;
+      break;
+    }
+    case 4:
+      *out = info.last_loc == DRV_UM_GPU ? 0 : info.last_loc == DRV_UM_NOWHERE ? -2 : cudaCpuDeviceId;
+      break;
+  }
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, int *attributes, size_t numAttributes,
+                                                    const void *devPtr, size_t count) {
+  if (!data || !dataSizes || !attributes || !numAttributes)
+    return fail("cudaMemRangeGetAttributes", cudaErrorInvalidValue, "an array is NULL or empty");
+  for (size_t i = 0; i < numAttributes; i++) {
+    cudaError_t e = cudaMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr, count);
+    if (e != cudaSuccess) return e;
+  }
   return cudaSuccess;
 }
 CUDART_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,

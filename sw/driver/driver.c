@@ -135,6 +135,7 @@ static void service_interrupt(drv *d) {
   }
   if (st) drv_wr(d, GPU_REG_INTR_STATUS, st);
   poll_channels(d);
+  if (st & GPU_FIELD_MASK(GPU_INTR_STATUS_MMU_FAULT)) drv_um_service(d); /* unified memory */
 }
 
 /* Waits until channel ch completed fence value v; then reports the sticky error, if any. */
@@ -348,6 +349,7 @@ static void free_all(drv *d) {
     }
   }
   if (d->sems_bus) d->bus.sysmem_free(d->bus.ctx, d->sems_bus);
+  drv_um_close(d);
   drv_vm_close(d);
   free(d->ch);
   while (d->streams) {
@@ -518,6 +520,7 @@ simtvp_status drv_mem_alloc_at(drv *d, uint64_t size, uint64_t site, uint64_t *d
 
 simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   if (!dptr) return SIMTVP_OK;
+  if (drv_um_free(d, dptr, diag)) return SIMTVP_OK;
   for (drv_module *m = d->modules; m; m = m->next)
     if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
       goto bad;

@@ -190,6 +190,75 @@ typedef struct drv_vm_stats {
 } drv_vm_stats;
 void drv_vm_get_stats(const drv *d, drv_vm_stats *out);
 
+/* ---- unified memory (docs/vm.md "Unified memory") ------------------------------------------ */
+/* Managed ranges: whole 4 KiB pages of device memory with a host mirror at the same address that
+ * the caller maps; each page is nowhere (never touched), on the host, on the GPU, or both (a
+ * read-mostly duplicate). A GPU access to a page that is not on the GPU waits on a replayable
+ * fault which the driver services in batches whenever it handles interrupts (any wait, query or
+ * sync): copy-engine migration on the paging channel, page-table commit, MMU_REPLAY. Needs
+ * MMU_CAPS.REPLAYABLE and three or more channels (drv_um_on_demand). */
+typedef enum drv_um_loc {
+  DRV_UM_NOWHERE = 0, /* never touched: the first side to touch it gets it without a copy */
+  DRV_UM_HOST = 1,
+  DRV_UM_GPU = 2,
+  DRV_UM_BOTH = 3     /* read-mostly: a read-only copy on each side */
+} drv_um_loc;
+
+enum { DRV_UM_HOST_NONE = 0, DRV_UM_HOST_READ = 1, DRV_UM_HOST_RW = 2 };
+/* How the driver changes the host mirror's protection (the caller's mprotect): access is
+ * DRV_UM_HOST_*. A host access the protection refuses must reach drv_um_host_access. */
+typedef struct drv_um_host_port {
+  void *ctx;
+  void (*protect)(void *ctx, uint64_t va, uint64_t bytes, int access);
+} drv_um_host_port;
+
+bool drv_um_on_demand(drv *d);
+void drv_um_set_host_port(drv *d, const drv_um_host_port *p);
+/* A managed range of size bytes (> 0) at a 4 KiB-aligned address; every page starts nowhere (the
+ * caller maps the host mirror inaccessible). drv_mem_free frees it. SIMTVP_ERR_UNSUPPORTED when
+ * !drv_um_on_demand. */
+simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag *diag);
+/* The managed range holding va: its start and requested size. */
+bool drv_managed_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *bytes);
+drv_um_loc drv_um_where(const drv *d, uint64_t va);
+/* The host touched va (write: for writing): its page comes to the host (or is duplicated). */
+simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *diag);
+/* Moves the pages of [va, va + bytes) (inside one managed range) to `to` (HOST or GPU) with timed
+ * copy-engine copies on the paging channel and returns when they are done: to the GPU at once
+ * (pages on the host are not in use by the GPU), to the host after s's earlier work completed.
+ * Pages never touched stay so on a prefetch to the host. write: the pages are about to be
+ * written on that side (a read-mostly page then moves instead of being duplicated). */
+simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,
+                              simtvp_diag *diag);
+typedef enum drv_um_advice {
+  DRV_UM_ADVISE_READ_MOSTLY = 1, DRV_UM_ADVISE_UNSET_READ_MOSTLY,
+  DRV_UM_ADVISE_PREFER_HOST, DRV_UM_ADVISE_PREFER_GPU, DRV_UM_ADVISE_UNSET_PREFERRED,
+  DRV_UM_ADVISE_ACCESSED_BY_HOST, DRV_UM_ADVISE_ACCESSED_BY_GPU,
+  DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST, DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU
+} drv_um_advice;
+/* SIMTVP_ERR_ARG naming the address for a range outside one managed allocation or an unknown
+ * advice. Read-mostly pages are duplicated on reads; the preferred location and accessed-by are
+ * recorded (drv_um_range_info) and do not change placement (docs/vm.md). */
+simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice advice, simtvp_diag *diag);
+typedef struct drv_um_range_info_t {
+  bool read_mostly;     /* every page of the range is read-mostly */
+  int32_t preferred;    /* DRV_UM_HOST, DRV_UM_GPU, -1 none */
+  uint32_t accessed_by; /* bit 0 the host, bit 1 the GPU */
+  uint8_t last_loc;     /* drv_um_loc of the range's last page */
+} drv_um_range_info_t;
+bool drv_um_range_info(const drv *d, uint64_t va, uint64_t bytes, drv_um_range_info_t *out);
+typedef struct drv_um_stats {
+  uint64_t faults;          /* fault-buffer entries serviced (distinct pages per replay) */
+  uint64_t batches;         /* fault batches (MMU_REPLAY writes) */
+  uint64_t pages_to_gpu, bytes_to_gpu;   /* migrated host -> GPU (faults and prefetches) */
+  uint64_t pages_to_host, bytes_to_host; /* migrated GPU -> host */
+  uint64_t first_touch_gpu, first_touch_host; /* pages placed by a first touch, no copy */
+  uint64_t host_faults;     /* host accesses that reached drv_um_host_access */
+  uint64_t prefetched_pages;
+  uint64_t duplicates, duplicates_dropped; /* read-mostly copies made and dropped */
+} drv_um_stats;
+void drv_um_get_stats(const drv *d, drv_um_stats *out);
+
 /* ---- system memory kernels reach (zero-copy) -------------------------------------------------- */
 
 #define DRV_SYSMEM_PAGE 4096u /* mappings cover whole 4 KiB pages */

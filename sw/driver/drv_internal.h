@@ -149,6 +149,7 @@ struct drv {
   bool has_error;        /* sticky asynchronous error */
   simtvp_diag error;
   drv_vm vm;
+  struct drv_um *um;     /* unified memory (drv_um.c), NULL until first used */
 };
 
 /* driver.c services used by drv_module.c and drv_vm.c */
@@ -171,6 +172,13 @@ void drv_vm_close(drv *d);
 simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag);
 simtvp_status drv_vm_map_alloc(drv *d, uint64_t addr, uint64_t size, simtvp_diag *diag);
 void drv_vm_unmap_alloc(drv *d, uint64_t addr, uint64_t size);
+/* The level-0 entry of the 4 KiB page va in the default address space (commit separately). */
+simtvp_status drv_vm_set_page(drv *d, uint64_t va, uint64_t entry, simtvp_diag *diag);
+
+/* drv_um.c */
+void drv_um_service(drv *d);                                 /* INTR_STATUS.MMU_FAULT */
+bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag);  /* drv_mem_free of a managed range */
+void drv_um_close(drv *d);
 /* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MEMMAP_OP). */
 enum { DRV_MEMMAP_INTERNAL = 1u << 0, DRV_MEMMAP_CODE = 1u << 1 /* with INTERNAL */ };
 void drv_memmap_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);

@@ -437,6 +437,10 @@ void drv_vm_unmap_alloc(drv *d, uint64_t addr, uint64_t size) {
   (void)drv_vm_commit(d, NULL);
 }
 
+simtvp_status drv_vm_set_page(drv *d, uint64_t va, uint64_t entry, simtvp_diag *diag) {
+  return set_leaf(d, d->vm.vas_default, va, 0, entry, diag);
+}
+
 /* ---- open / close ----------------------------------------------------------------------------- */
 
 void drv_vm_layout(drv *d) {

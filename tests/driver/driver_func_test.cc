@@ -2,7 +2,10 @@
 // CTA dispatcher → models/func through gpu_simt_func → results read back through the copy engine.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "drv_kernel.h"
 #include "gpu_harness.h"
 #include "gpu_simt_func.h"
+#include "mmu.h"
 
 namespace {
 
@@ -184,9 +188,11 @@ struct Glue {
 
 class DriverFunc : public ::testing::Test {
  protected:
+  virtual void configure(gpuctl_config *) {}
   void SetUp() override {
     gpuctl_config c;
     gh_default_config(&c);
+    configure(&c);
     mem = devmem_create();
     ASSERT_EQ(devmem_map(mem, c.caps.devmem_base, c.caps.devmem_bytes, nullptr), SIMTVP_OK);
     func_config fc{};
@@ -400,3 +406,257 @@ TEST_F(DriverFuncVm, StoreToAReadOnlyPageIsAProtectionFaultNamingKernelCtaThread
 }
 
 }  // namespace
+
+// Unified memory at the driver level (sw/driver drv_um.c, docs/vm.md "Unified memory"): the GPU
+// reports replayable faults (caps.replayable, the functional SIMT side parks the waiting CTAs),
+// the driver services the fault buffer in batches. The host mirror is this process's memory at
+// the managed address (mapped here; a host port that records the driver's protection changes
+// stands in for mprotect, and host faults are drv_um_host_access calls).
+class DriverFuncUm : public DriverFunc {
+ protected:
+  void configure(gpuctl_config *c) override { c->caps.replayable = true; }
+  uint64_t managed(uint64_t bytes) {
+    uint64_t va = 0;
+    simtvp_status st = drv_managed_alloc(d, bytes, &va, &diag);
+    EXPECT_EQ(st, SIMTVP_OK) << diag.message;
+    if (st != SIMTVP_OK) return 0;
+    uint64_t len = (bytes + 4095) & ~4095ull;
+    void *m = mmap(reinterpret_cast<void *>(va), len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    EXPECT_EQ(m, reinterpret_cast<void *>(va));
+    mirrors.push_back({va, len});
+    return va;
+  }
+  void SetUp() override {
+    DriverFunc::SetUp();
+    drv_um_host_port hp{this, [](void *ctx, uint64_t va, uint64_t bytes, int access) {
+                          for (uint64_t p = va; p < va + bytes; p += 4096) static_cast<DriverFuncUm *>(ctx)->prot[p] = access;
+                        }};
+    drv_um_set_host_port(d, &hp);
+  }
+  void TearDown() override {
+    DriverFunc::TearDown();
+    for (auto &m : mirrors) munmap(reinterpret_cast<void *>(m.first), m.second);
+  }
+  gpu_mmu_counters mmu() { return gpu_mmu_get_counters(gpuctl_mmu(h->g)); }
+  drv_um_stats um() {
+    drv_um_stats s;
+    drv_um_get_stats(d, &s);
+    return s;
+  }
+  std::map<uint64_t, int> prot;
+  std::vector<std::pair<uint64_t, uint64_t>> mirrors;
+};
+
+// vadd(a, b, c = a, n): a is 3 host pages of managed memory (3072 floats), b plain device memory
+// of ones: the kernel's 24 CTAs of 128 threads all start before the driver runs, every warp waits
+// on one of 3 pages: 3 fault-buffer entries, 1 batch (one MMU_REPLAY), 3 pages = 12288 bytes
+// host -> GPU, the host mirror of each closed. c[i] = a[i] + 2 x 1.
+TEST_F(DriverFuncUm, FaultBatchMigratesTheHostPagesMapsThemAndReplays) {
+  ASSERT_TRUE(drv_um_on_demand(d));
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  ASSERT_NE(a, 0u);
+  EXPECT_EQ(a % 4096, 0u);
+  EXPECT_EQ(drv_um_where(d, a), DRV_UM_NOWHERE);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_RW);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  gpu_mmu_counters m0 = mmu();
+  drv_um_stats s0 = um();
+  drv_function *f = drv_module_function(mod, "vadd");
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, f, n / 128, 128, {&a, &db, &a, &nn}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  gpu_mmu_counters m1 = mmu();
+  drv_um_stats s1 = um();
+  EXPECT_EQ(m1.entries - m0.entries, 3u);
+  EXPECT_EQ(m1.replays - m0.replays, 1u);
+  EXPECT_EQ(m1.cancels - m0.cancels, 0u);
+  EXPECT_EQ(s1.faults - s0.faults, 3u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 3u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 12288u);
+  for (uint32_t p = 0; p < 3; p++) {
+    EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+    EXPECT_EQ(prot[a + p * 4096], DRV_UM_HOST_NONE) << p;
+  }
+  // The GPU page table maps them now (4 KiB, at their own address).
+  uint64_t e;
+  uint32_t bits;
+  ASSERT_TRUE(drv_vas_lookup(drv_default_vas(d), a + 4096, &e, &bits));
+  EXPECT_EQ(bits, 12u);
+  EXPECT_EQ(mmu_pte_addr(e), a + 4096);
+  // A host access to page 1 brings exactly that page back, with the kernel's results.
+  ASSERT_EQ(drv_um_host_access(d, a + 4096 + 8, false, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_host - s1.pages_to_host, 1u);
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 4096u);
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_RW);
+  EXPECT_EQ(drv_um_where(d, a + 4096), DRV_UM_HOST);
+  EXPECT_EQ(drv_um_where(d, a), DRV_UM_GPU);
+  for (uint32_t i = 1024; i < 2048; i++) ASSERT_EQ(ha[i], (float)i + 2.0f) << i;
+  EXPECT_FALSE(drv_vas_lookup(drv_default_vas(d), a + 4096, &e, &bits));
+  EXPECT_EQ(e, MMU_PTE_REPLAY);  // not present, replayable
+  EXPECT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_FALSE(drv_managed_lookup(d, a, nullptr, nullptr));
+}
+
+// Pages nobody touched: the GPU's first touch places them without a copy (the device copy
+// starts zeroed): 2 faults, 0 bytes moved, out[i] = 0 + 2 x 1.
+TEST_F(DriverFuncUm, GpuFirstTouchNeedsNoCopy) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f), out(n, -1.0f);
+  uint64_t db, dc;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_mem_alloc(d, n * 4, &dc, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &dc, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(test_support::download(d, dc, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 2u);
+  EXPECT_EQ(s1.first_touch_gpu - s0.first_touch_gpu, 2u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(out[i], 2.0f) << i;
+}
+
+// With the fault buffer in use, an unmapped page (an entry without REPLAY) is still a fatal
+// fault: the kernel stops, nothing waits.
+TEST_F(DriverFuncUm, UnmappedPageStaysFatalWithTheFaultBufferOn) {
+  ASSERT_NE(managed(4096), 0u);  // sets up the fault buffer
+  uint64_t dc;
+  ASSERT_EQ(drv_mem_alloc(d, 8192, &dc, &diag), SIMTVP_OK);
+  uint64_t page = (dc + 4095) & ~4095ull;
+  ASSERT_EQ(drv_vas_unmap(d, drv_default_vas(d), page, 4096, &diag), SIMTVP_OK) << diag.message;
+  gpu_mmu_counters m0 = mmu();
+  std::vector<float> ones(1024, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  uint32_t nn = 1024;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), 8, 128, {&db, &db, &page, &nn}, &diag),
+            SIMTVP_OK);
+  EXPECT_EQ(drv_sync(d, &diag), SIMTVP_ERR_FAULT);
+  EXPECT_EQ(mmu().entries - m0.entries, 0u);
+}
+
+TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
+  uint64_t a = managed(4096);
+  EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 8192, DRV_UM_GPU, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("is not inside one managed allocation"), std::string::npos) << diag.message;
+  EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 4096, DRV_UM_BOTH, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_um_advise(d, a + 8192, 4, DRV_UM_ADVISE_READ_MOSTLY, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_um_advise(d, a, 4, static_cast<drv_um_advice>(99), &diag), SIMTVP_ERR_ARG);
+  EXPECT_NE(std::string(diag.message).find("unknown advice 99"), std::string::npos) << diag.message;
+  EXPECT_EQ(drv_um_host_access(d, 0x1234000, false, &diag), SIMTVP_ERR_ARG);
+  EXPECT_EQ(drv_managed_alloc(d, 0, &a, &diag), SIMTVP_ERR_ARG);
+}
+
+// scatter(a, out, n): thread i reads the first word of page i of a, so a warp's one load needs 32
+// pages.
+const char kScatterPtx[] = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry scatter(.param .u64 a, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd3, %r5, 4096;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r6;
+DONE:
+  ret;
+}
+)";
+
+class DriverFuncUmScatter : public DriverFuncUm {
+ protected:
+  // pages host pages (page p holds p + 100 in its first word), scattered over by `threads`
+  // threads in CTAs of 128 (or one CTA of `threads` when fewer); returns out.
+  std::vector<uint32_t> run(uint32_t pages) {
+    uint64_t a = managed(pages * 4096ull);
+    for (uint32_t p = 0; p < pages; p++) {
+      EXPECT_EQ(drv_um_host_access(d, a + p * 4096ull, true, &diag), SIMTVP_OK) << diag.message;
+      *reinterpret_cast<uint32_t *>(a + p * 4096ull) = p + 100;
+    }
+    drv_module *m = nullptr;
+    EXPECT_EQ(drv_module_load_ptx(d, kScatterPtx, sizeof kScatterPtx - 1, "scatter.ptx", &m, &diag), SIMTVP_OK)
+        << diag.message;
+    std::vector<uint32_t> out(pages, 0);
+    uint64_t dout;
+    EXPECT_EQ(drv_mem_alloc(d, pages * 4, &dout, &diag), SIMTVP_OK);
+    m0 = mmu();
+    s0 = um();
+    uint32_t block = pages < 128 ? pages : 128, n = pages;
+    EXPECT_EQ(test_support::launch(d, drv_module_function(m, "scatter"), pages / block, block, {&a, &dout, &n}, &diag),
+              SIMTVP_OK)
+        << diag.message;
+    EXPECT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+    EXPECT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    return out;
+  }
+  gpu_mmu_counters m0{};
+  drv_um_stats s0{};
+};
+
+// One warp, one load, 32 pages: the warp reports all 32 pages at once, so 32 fault-buffer
+// entries, 1 batch, 1 replay, 32 x 4096 = 131072 bytes up.
+TEST_F(DriverFuncUmScatter, OneWarpLoadOverThirtyTwoPagesIsOneBatch) {
+  std::vector<uint32_t> out = run(32);
+  for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(out[i], i + 100) << i;
+  drv_um_stats s1 = um();
+  gpu_mmu_counters m1 = mmu();
+  EXPECT_EQ(m1.entries - m0.entries, 32u);
+  EXPECT_EQ(m1.replays - m0.replays, 1u);
+  EXPECT_EQ(s1.faults - s0.faults, 32u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 131072u);
+}
+
+// 640 pages by 5 CTAs of 128 threads (20 warps of 32 pages), all placed before the driver runs.
+// The fault buffer has 512 entries, one kept free: pages 0..510 are written, pages 511..639 find
+// it full (129 overflows, FAULT_STATUS.OVERFLOW). Batch 1 migrates 511 pages and replays; the
+// waiting warps retry: page 511 and pages 512..639 fault again (129 entries), batch 2. In all
+// 640 entries, 2 batches, 640 pages up.
+TEST_F(DriverFuncUmScatter, FaultBufferOverflowIsServicedInASecondBatch) {
+  std::vector<uint32_t> out = run(640);
+  for (uint32_t i = 0; i < 640; i++) ASSERT_EQ(out[i], i + 100) << i;
+  drv_um_stats s1 = um();
+  gpu_mmu_counters m1 = mmu();
+  EXPECT_EQ(m1.overflows - m0.overflows, 129u);
+  EXPECT_EQ(m1.entries - m0.entries, 640u);
+  EXPECT_EQ(m1.replays - m0.replays, 2u);
+  EXPECT_EQ(s1.batches - s0.batches, 2u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 640u);
+  EXPECT_EQ(gh_mmio_read(h, GPU_REG_FAULT_STATUS), 0u);  // the driver acknowledged the overflow
+}
+
+// Without replayable faults (the default caps: a timing GPU's) managed ranges are refused with a
+// reason; the CUDA runtime then keeps its launch-and-sync scheme.
+TEST_F(DriverFunc, ManagedAllocWithoutReplayableFaultsIsUnsupported) {
+  EXPECT_FALSE(drv_um_on_demand(d));
+  uint64_t a = 0;
+  EXPECT_EQ(drv_managed_alloc(d, 4096, &a, &diag), SIMTVP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(diag.message).find("MMU_CAPS.REPLAYABLE is 0"), std::string::npos) << diag.message;
+}

@@ -3,6 +3,7 @@
 // beyond the control side's (command processor, dispatcher, copies). Fastest path, no timing.
 #include "simt_subsystem.h"
 
+#include "gpu_params.h"
 #include "gpu_simt_func.h"
 
 namespace simtvp {
@@ -82,6 +83,15 @@ class simt_func final : public simt_subsystem {
       static_cast<simt_func *>(ctx)->env_.cta_done(sm, slot, *r);
     };
     ports.messages = env_.messages;
+    // The control cycle at the current SystemC time (stall cycles of replayable faults).
+    ports.cycle.ctx = this;
+    ports.cycle.now = [](void *ctx) -> uint64_t {
+      auto *s = static_cast<simt_func *>(ctx);
+      uint64_t hz = s->env_.params ? s->env_.params->core_clock_hz : 0;
+      if (!hz) return 0;
+      uint64_t ps = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+      return gpu_ps_to_cycles(ps, hz);
+    };
     return gpu_simt_func_create(&env_.params->func, &env_.func, env_.mem, env_.st, ports, diag);
   }
 

@@ -61,6 +61,14 @@ gpu_simt_timing_ports simt_timing::model_ports() {
       cl->poke();
     }
   };
+  p.replay = [](void *ctx, bool cancel, uint64_t now) {
+    for (auto &cl : static_cast<simt_timing *>(ctx)->clusters_) {
+      simt_cluster *m = cl->model();
+      if (!m) continue;
+      for (uint32_t i = 0; i < simt_cluster_core_count(m); i++) simt_core_replay(simt_cluster_core(m, i), cancel, now);
+      cl->poke();
+    }
+  };
   p.flush_l2 = [](void *ctx) {
     mem_system &mem = *static_cast<simt_timing *>(ctx)->mem_;
     uint64_t l2_now = mem.l2_driver().current_cycle();

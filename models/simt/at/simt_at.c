@@ -301,6 +301,33 @@ static void settle_barriers(at_core *c, simt_cta *cta, uint64_t t) {
   simt_base_settle_barriers(&c->base, cta, t);
 }
 
+/* The warp's instruction found pages not resident: each goes to the MMU through the kernel's
+ * recorder; true = the warp waits (SIMT_WAIT_FAULT), false = no fault buffer (fatal; fault_since
+ * then holds the address). */
+static bool fault_wait(at_core *c, at_warp *w, uint64_t t) {
+  uint64_t pages[32], va;
+  uint8_t access, kind;
+  func_warp_replay_fault(w->fw, &va, &access);
+  func_warp_replay_kind(w->fw, &kind);
+  uint32_t n = func_warp_replay_pages(w->fw, pages);
+  const simt_kernel *k = cta_of(c, w)->k;
+  bool ok = k->replayable_fault != NULL;
+  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, c->base.cfg.sm, pages[i], access, kind, t);
+  if (!ok) {
+    w->fault_since = va;
+    return false;
+  }
+  if (c->fault_stall == &c->fault_stall_scratch) {
+    c->fault_stall = simt_base_counter(&c->base, "um.fault_stall_cycles", "cycles",
+                                       "warp cycles spent waiting for the driver to service replayable faults");
+    *c->fault_stall += c->fault_stall_scratch;
+  }
+  w->wait = SIMT_WAIT_FAULT;
+  w->fault_since = t;
+  w->next = t + 1;
+  return true;
+}
+
 /* Runs warp `slot` from its `next` cycle: instruction after instruction while each may issue by
  * `limit`. */
 static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
@@ -365,6 +392,20 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
     } else {
       st = func_warp_step(w->fw, &rec, &dg);
       active = rec.active;
+    }
+    if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
+      /* a replayable fault (unified memory): nothing issued (the issue slot was spent finding
+       * it); the warp waits, unscheduled, for the replay and then issues the instruction again */
+      s->issued--;
+      if (fault_wait(c, w, t)) return;
+      st = SIMTVP_ERR_FAULT;
+      simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
+                      "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
+      simtvp_diag_at_address(&dg, w->fault_since);
+      simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
+      gpu_cta_result r = {st, w->fault_since, pc};
+      c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
+      return;
     }
     if (st != SIMTVP_OK) {
       simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
@@ -464,7 +505,8 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
   const at_warp *w = &c->warps[slot];
   const ptx_module *m = simt_program_module(w->prog);
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
-                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->fetching ? "fetching"
+                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->wait == SIMT_WAIT_FAULT ? "page fault"
+                      : w->fetching ? "fetching"
                       : w->blocked ? "waiting for memory" : "ready";
   simt_warp_view v;
   warp_view(b, slot, &v);
@@ -549,6 +591,7 @@ static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports port
     return st;
   }
   c->next = AT_NEVER;
+  c->fault_stall = &c->fault_stall_scratch;
   simt_base_register_ldst_stall(&c->base);
   c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
                                         "extra shared-memory cycles caused by bank conflicts");
@@ -697,6 +740,34 @@ static bool at_mem_reply_at_op(void *state, mem_req *reply, uint64_t at) {
   return true;
 }
 
+/* MMU_REPLAY: the warps waiting on replayable faults are scheduled again from the next cycle
+ * (cancel: their CTAs end with a fault). */
+static void at_replay(void *state, bool cancel, uint64_t now) {
+  at_core *c = state;
+  catch_up(c, now);
+  for (uint32_t slot = 0; slot < c->base.cfg.max_warps; slot++) {
+    at_warp *w = &c->warps[slot];
+    if (!w->live || w->wait != SIMT_WAIT_FAULT) continue;
+    *c->fault_stall += now > w->fault_since ? now - w->fault_since : 0;
+    w->wait = SIMT_WAIT_NONE;
+    func_warp_retry(w->fw);
+    if (cancel) {
+      simt_cta *cta = cta_of(c, w);
+      simtvp_diag d;
+      simtvp_diag_set(&d, SIMTVP_ERR_FAULT,
+                      "kernel %s: accesses waiting on replayable GPU page faults were cancelled (MMU_REPLAY.CANCEL)",
+                      cta->k->name);
+      simt_report_fault(&c->base.ports, c->base.cfg.sm, cta->k->slot, SIMTVP_ERR_FAULT, &d, d.message, now);
+      gpu_cta_result r = {SIMTVP_ERR_FAULT, 0, 0};
+      c->base.hooks->abort_cta(&c->base, cta, &r, now);
+      continue;
+    }
+    if (now + 1 > w->next) w->next = now + 1;
+    simt_heap_push(&c->wake, now + 1, slot);
+  }
+  end_call(c, now);
+}
+
 static void at_advance(void *state, uint64_t now) {
   at_core *c = state;
   run_until(c, now);
@@ -738,4 +809,4 @@ static void at_dump(const void *state, void (*line)(void *ctx, const char *text)
 
 const simt_core_ops simt_at_ops = {"at",       at_create,     at_destroy, at_launch_cta, at_mem_reply_op,
                                    at_advance, at_next_event, at_idle,    at_resident,   at_flush,
-                                   at_dump,    at_mem_reply_at_op};
+                                   at_dump,    at_mem_reply_at_op, at_replay};

@@ -47,7 +47,8 @@ typedef struct at_pc {
 typedef struct at_warp {
   bool live;          /* holds a warp of a resident CTA until it is finished */
   bool exited;        /* issues nothing more */
-  uint8_t wait;       /* simt_wait: barrier or fence */
+  uint8_t wait;       /* simt_wait: barrier, fence or replayable fault */
+  uint64_t fault_since; /* SIMT_WAIT_FAULT: the cycle its replayable fault was found */
   bool blocked;       /* its next instruction needs a result whose time is not known yet */
   bool fetching;      /* its next instruction waits for an L1I fill not timed yet */
   uint8_t why;        /* simt_reason that decided `next` (statistics of the cycles it waits) */
@@ -121,6 +122,8 @@ typedef struct at_core {
   simt_core_base base; /* configuration, ports, L1I, CTAs, shared statistics */
 
   uint64_t next;       /* cached next_event */
+  uint64_t *fault_stall; /* um.fault_stall_cycles (registered at the first replayable fault) */
+  uint64_t fault_stall_scratch;
   uint64_t busy_from;  /* first cycle of the current resident period not yet counted */
 
   /* warps and schedulers */

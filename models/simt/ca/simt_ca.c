@@ -152,7 +152,8 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
   const ptx_module *m = simt_program_module(c->base.ctas[w->cta].k->program);
   func_peek pk;
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
-                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->imiss ? "imiss" : "ready";
+                      : w->wait == SIMT_WAIT_FENCE ? "fence" : w->wait == SIMT_WAIT_FAULT ? "page fault"
+                      : w->imiss ? "imiss" : "ready";
   simt_warp_view v;
   warp_view(b, slot, &v);
   uint32_t pc = func_warp_peek(w->fw, &pk) ? pk.pc : (w->ib_n ? w->ib_pc[0] : w->fetch_pc);
@@ -261,6 +262,7 @@ static bool sb_blocked(ca_core *c, uint32_t slot, uint32_t pc, bool *long_op) {
 enum { ISS_OK, ISS_PIPE, ISS_GONE };
 
 static int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item, uint64_t now);
+static void catch_up(ca_core *c, uint64_t now);
 
 /* The pipeline an instruction the engine peeked goes to (NO_UNIT: barriers and fences). */
 static uint8_t peek_unit(const ca_core *c, const simt_program *p, const func_peek *pk) {
@@ -305,6 +307,58 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
   return issue_warp(c, slot, unit, item, now);
 }
 
+/* The warp's instruction found pages not resident: each is reported to the MMU through the
+ * kernel's recorder; true = the warp now waits (SIMT_WAIT_FAULT), false = no fault buffer (fatal;
+ * w->fault_since holds the address for the report). */
+static bool fault_wait(ca_core *c, simt_cta *cta, ca_warp *w, uint64_t now) {
+  uint64_t pages[32], va;
+  uint8_t access, kind;
+  func_warp_replay_fault(w->fw, &va, &access);
+  func_warp_replay_kind(w->fw, &kind);
+  uint32_t n = func_warp_replay_pages(w->fw, pages);
+  const simt_kernel *k = cta->k;
+  bool ok = k->replayable_fault != NULL;
+  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, c->base.cfg.sm, pages[i], access, kind, now);
+  if (!ok) {
+    w->fault_since = va;
+    return false;
+  }
+  if (c->fault_stall == &c->fault_stall_scratch) {
+    c->fault_stall = simt_base_counter(&c->base, "um.fault_stall_cycles", "cycles",
+                                       "warp cycles spent waiting for the driver to service replayable faults");
+    *c->fault_stall += c->fault_stall_scratch;
+  }
+  w->wait = SIMT_WAIT_FAULT;
+  w->fault_since = now;
+  ca_sched_touch(c, w->sched);
+  return true;
+}
+
+/* MMU_REPLAY: every warp waiting on a replayable fault retries (its I-buffer head is the
+ * instruction again), or with cancel its CTA ends with a fault. */
+static void ca_replay(void *state, bool cancel, uint64_t now) {
+  ca_core *c = state;
+  catch_up(c, now);
+  for (uint32_t slot = 0; slot < c->base.cfg.max_warps; slot++) {
+    ca_warp *w = &c->warps[slot];
+    if (!w->live || w->wait != SIMT_WAIT_FAULT) continue;
+    *c->fault_stall += now > w->fault_since ? now - w->fault_since : 0;
+    w->wait = SIMT_WAIT_NONE;
+    ca_sched_touch(c, w->sched);
+    func_warp_retry(w->fw);
+    if (cancel) {
+      simt_cta *cta = cta_of(c, w);
+      simtvp_diag d;
+      simtvp_diag_set(&d, SIMTVP_ERR_FAULT,
+                      "kernel %s: accesses waiting on replayable GPU page faults were cancelled (MMU_REPLAY.CANCEL)",
+                      cta->k->name);
+      simt_report_fault(&c->base.ports, c->base.cfg.sm, cta->k->slot, SIMTVP_ERR_FAULT, &d, d.message, now);
+      gpu_cta_result r = {SIMTVP_ERR_FAULT, 0, 0};
+      c->base.hooks->abort_cta(&c->base, cta, &r, now);
+    }
+  }
+}
+
 /* Issues the warp's I-buffer head (pc = the engine's) into ID_OC slot `item` of `unit`. */
 static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8_t unit, uint32_t item,
                                                 uint64_t now) {
@@ -326,6 +380,21 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
   simtvp_diag d;
   w->pk_ok = false; /* the engine's warp moves on */
   simtvp_status st = func_warp_step(w->fw, rec, &d);
+  if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
+    /* a replayable fault (unified memory): nothing issued; the warp waits for the replay with its
+     * I-buffer as it was, then issues the same instruction again */
+    if (step != CA_NONE) ca_step_release(c, step);
+    if (id != CA_NONE) ca_insn_release(c, id);
+    if (fault_wait(c, cta, w, now)) return ISS_GONE;
+    st = SIMTVP_ERR_FAULT;
+    simtvp_diag_set(&d, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not resident) "
+                    "but the GPU has no fault buffer", cta->k->name, w->fault_since);
+    simtvp_diag_at_address(&d, w->fault_since);
+    simt_report_fault(&c->base.ports, c->base.cfg.sm, cta->k->slot, st, &d, d.message, now);
+    gpu_cta_result r = {st, w->fault_since, pc};
+    c->base.hooks->abort_cta(&c->base, cta, &r, now);
+    return ISS_GONE;
+  }
   if (st != SIMTVP_OK) {
     if (step != CA_NONE) ca_step_release(c, step);
     if (id != CA_NONE) ca_insn_release(c, id);
@@ -862,6 +931,7 @@ static simtvp_status ca_create(const simt_core_config *cfg, simt_core_ports port
     return st;
   }
   c->next = SIMT_NEVER;
+  c->fault_stall = &c->fault_stall_scratch;
   c->last_fetched = cfg->max_warps - 1;
   register_stats(c);
   st = ca_pipe_init(c, diag);
@@ -1020,4 +1090,4 @@ static void ca_dump(const void *state, void (*line)(void *ctx, const char *text)
 
 const simt_core_ops simt_ca_ops = {"ca",       ca_create,     ca_destroy, ca_launch_cta, ca_mem_reply,
                                    ca_advance, ca_next_event, ca_idle,    ca_resident,   ca_flush,
-                                   ca_dump,    NULL};
+                                   ca_dump,    NULL,          ca_replay};

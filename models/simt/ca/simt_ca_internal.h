@@ -23,6 +23,7 @@ typedef struct ca_warp {
   bool draining;      /* counted in n_drain: waits for its stores (exited, or at a fence) */
   bool tl_active;     /* two-level scheduler: in the active set */
   uint8_t wait;       /* simt_wait */
+  uint64_t fault_since; /* SIMT_WAIT_FAULT: the cycle its replayable fault was found */
   uint8_t ib_n;       /* valid I-buffer entries; ib_pc[0] is the head */
   uint32_t ib_pc[CA_IBUF];
   uint32_t fetch_pc;  /* instruction after the I-buffer: the next one to fetch */
@@ -98,6 +99,8 @@ typedef struct ca_core {
 
   /* time (base.done_until: cycles before it are simulated or accounted) */
   uint64_t next;       /* next cycle to simulate */
+  uint64_t *fault_stall; /* um.fault_stall_cycles (registered at the first replayable fault) */
+  uint64_t fault_stall_scratch;
   bool quiet;          /* sched[].bucket/reason describe the skipped cycles */
 
   /* configuration derived at create */

@@ -1,0 +1,552 @@
+/* drv_um — unified memory: managed ranges whose 4 KiB pages live on the host or on the GPU and
+ * move on demand (docs/vm.md "Unified memory").
+ *
+ * - A managed range owns whole pages of device memory (the heap block is padded so no other
+ *   allocation shares a page) and has a host mirror at the same address that the caller (the CUDA
+ *   runtime) maps and protects through drv_um_host_port.
+ * - Every page starts nowhere (never touched): its GPU entry is not present with REPLAY, its host
+ *   mirror inaccessible. The first side to touch it gets it without a copy (both copies start
+ *   zeroed).
+ * - A GPU access to a page that is not on the GPU waits (replayable fault): the MMU writes a fault
+ *   buffer entry and raises INTR_STATUS.MMU_FAULT. The driver services the entries it finds in
+ *   one batch: copies each host-resident page to device memory with the copy engine on the paging
+ *   channel (timed like any copy), protects the host mirror, maps the pages (one page-table commit),
+ *   and writes MMU_REPLAY.
+ * - A host access to a GPU-resident page (the runtime's SIGSEGV handler calls drv_um_host_access)
+ *   unmaps it on the GPU (commit + MMU_INVALIDATE), copies it back and opens the host mirror.
+ * - Read-mostly pages are duplicated: a GPU read maps a read-only copy (RO | REPLAY) and leaves the
+ *   host a read-only mirror; the first write on either side drops the other copy.
+ * - Prefetches move a range on a stream (to the GPU: copies queued on the stream; to the host:
+ *   after the stream's earlier work). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "drv_internal.h"
+
+#define PAGE MMU_PAGE_BYTES
+#define FAULT_BUF_ENTRIES 512u /* 16 KiB of system memory; one entry is kept free by the GPU */
+
+typedef struct um_range {
+  uint64_t block;   /* the heap block (what drv_mem_free releases) */
+  uint64_t va;      /* first page (4 KiB aligned): what the program got */
+  uint64_t bytes;   /* what the program asked for */
+  uint32_t pages;
+  uint8_t *loc;     /* drv_um_loc per page */
+  uint8_t *read_mostly; /* per page: cudaMemAdviseSetReadMostly */
+  int32_t preferred;    /* DRV_UM_LOC_* as advised, -1 none */
+  uint32_t accessed_by; /* bit 0 host, bit 1 the GPU */
+} um_range;
+
+struct drv_um {
+  um_range *r;          /* sorted by va */
+  uint32_t n, cap;
+  drv_um_host_port host;
+  drv_stream paging;    /* an internal non-blocking stream on the paging channel */
+  uint64_t buf_bus;     /* the fault buffer (system memory), 0 until the first managed range */
+  bool servicing, again;
+  drv_um_stats stats;
+  uint64_t *batch;      /* pages of one batch (bit 0: written) */
+  uint32_t n_batch, cap_batch;
+  uint64_t *copy;       /* pages to copy host -> GPU (bit 0: a read-only duplicate) */
+  uint32_t n_copy, cap_copy;
+};
+
+static bool list_add(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t x) {
+  if (*n == *cap) {
+    uint32_t c = *cap ? 2 * *cap : 64;
+    uint64_t *b = realloc(*v, c * sizeof *b);
+    if (!b) return false;
+    *v = b;
+    *cap = c;
+  }
+  (*v)[(*n)++] = x;
+  return true;
+}
+
+/* ---- ranges ----------------------------------------------------------------------------------- */
+
+static um_range *range_of(const drv *d, uint64_t va) {
+  const struct drv_um *u = d->um;
+  if (!u) return NULL;
+  uint32_t lo = 0, hi = u->n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    const um_range *r = &u->r[mid];
+    if (va < r->va) hi = mid;
+    else if (va >= r->va + (uint64_t)r->pages * PAGE) lo = mid + 1;
+    else return (um_range *)r;
+  }
+  return NULL;
+}
+
+static struct drv_um *um_get(drv *d, simtvp_diag *diag) {
+  if (d->um) return d->um;
+  struct drv_um *u = calloc(1, sizeof *u);
+  if (!u) {
+    simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory for unified memory");
+    return NULL;
+  }
+  u->paging.ch = d->vm.paging;
+  u->paging.flags = DRV_STREAM_NON_BLOCKING;
+  u->paging.id = 0xFFFFFFFEu;
+  d->um = u;
+  return u;
+}
+
+bool drv_um_on_demand(drv *d) {
+  return (drv_rd(d, GPU_REG_MMU_CAPS) & GPU_FIELD_MASK(GPU_MMU_CAPS_REPLAYABLE)) && !d->vm.paging_shared;
+}
+
+void drv_um_set_host_port(drv *d, const drv_um_host_port *p) {
+  struct drv_um *u = um_get(d, NULL);
+  if (!u) return;
+  if (p) u->host = *p;
+  else memset(&u->host, 0, sizeof u->host);
+}
+
+static void host_protect(struct drv_um *u, uint64_t va, int access) {
+  if (u->host.protect) u->host.protect(u->host.ctx, va, PAGE, access);
+}
+
+/* The fault buffer and the MMU_FAULT interrupt, set up with the first managed range. */
+static simtvp_status fault_buffer(drv *d, struct drv_um *u, simtvp_diag *diag) {
+  if (u->buf_bus) return SIMTVP_OK;
+  if (!drv_sys_alloc(d, (uint64_t)FAULT_BUF_ENTRIES * GPU_FAULT_ENTRY_BYTES, 256, &u->buf_bus)) {
+    u->buf_bus = 0;
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of system memory for the GPU fault buffer");
+  }
+  drv_wr(d, GPU_REG_FAULT_BUF_BASE_LO, (uint32_t)u->buf_bus);
+  drv_wr(d, GPU_REG_FAULT_BUF_BASE_HI, (uint32_t)(u->buf_bus >> 32));
+  drv_wr(d, GPU_REG_FAULT_BUF_GET, 0);
+  drv_wr(d, GPU_REG_FAULT_BUF_ENTRIES, FAULT_BUF_ENTRIES);
+  drv_wr(d, GPU_REG_INTR_ENABLE, drv_rd(d, GPU_REG_INTR_ENABLE) | GPU_FIELD_MASK(GPU_INTR_STATUS_MMU_FAULT));
+  return SIMTVP_OK;
+}
+
+/* The GPU entry of one managed page: present (read-only duplicate when ro) or not present with
+ * REPLAY. */
+static simtvp_status set_gpu_page(drv *d, uint64_t va, bool present, bool ro, simtvp_diag *diag) {
+  uint64_t e = present ? mmu_pte_make(va, MMU_APERTURE_VIDMEM, ro ? (MMU_PTE_RO | MMU_PTE_REPLAY) : 0)
+                       : mmu_pte_replayable_absent();
+  return drv_vm_set_page(d, va, e, diag);
+}
+
+/* Copies the n pages at pages[] between their host mirrors and device memory (to_gpu: host ->
+ * device) with the copy engine on the paging channel, staged in system memory, and waits. The
+ * device side is physical (COPY *_PHYS): a page in motion is not mapped on the GPU. */
+static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint32_t n, simtvp_diag *diag) {
+  if (!n) return SIMTVP_OK;
+  uint64_t bus;
+  if (!drv_sys_alloc(d, (uint64_t)n * PAGE, PAGE, &bus))
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of system memory staging %u migrating pages", n);
+  drv_channel *ch = d->vm.paging;
+  simtvp_status st = SIMTVP_OK;
+  for (uint32_t i = 0; i < n && st == SIMTVP_OK; i++) {
+    uint64_t va = pages[i] & ~(PAGE - 1), stage = bus + (uint64_t)i * PAGE;
+    uint64_t src = to_gpu ? stage : va, dst = to_gpu ? va : stage;
+    uint32_t p[GPU_PKT_COPY_DWORDS];
+    if (to_gpu) d->bus.sysmem_write(d->bus.ctx, stage, (const void *)(uintptr_t)va, PAGE);
+    p[0] = gpu_pkt_header(GPU_OP_COPY, GPU_PKT_COPY_DWORDS,
+                          to_gpu ? GPU_COPY_F_SRC_SYSMEM | GPU_COPY_F_DST_PHYS : GPU_COPY_F_SRC_PHYS | GPU_COPY_F_DST_SYSMEM);
+    p[GPU_COPY_SRC_LO] = (uint32_t)src;
+    p[GPU_COPY_SRC_HI] = (uint32_t)(src >> 32);
+    p[GPU_COPY_DST_LO] = (uint32_t)dst;
+    p[GPU_COPY_DST_HI] = (uint32_t)(dst >> 32);
+    p[GPU_COPY_BYTES_LO] = (uint32_t)PAGE;
+    p[GPU_COPY_BYTES_HI] = 0;
+    st = drv_ring_emit(d, ch, p, GPU_PKT_COPY_DWORDS, diag);
+  }
+  if (st == SIMTVP_OK) st = drv_emit_fence(d, ch, diag);
+  if (st == SIMTVP_OK) {
+    uint64_t fence = ch->submitted;
+    drv_kick(d, ch);
+    st = drv_wait_fence(d, ch, fence, diag);
+  }
+  if (st == SIMTVP_OK && !to_gpu)
+    for (uint32_t i = 0; i < n; i++)
+      d->bus.sysmem_read(d->bus.ctx, bus + (uint64_t)i * PAGE, (void *)(uintptr_t)(pages[i] & ~(PAGE - 1)), PAGE);
+  d->bus.sysmem_free(d->bus.ctx, bus);
+  return st;
+}
+
+simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag *diag) {
+  if (!size)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_managed_alloc: a managed allocation of 0 bytes");
+  if (!drv_um_on_demand(d))
+    return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
+                           "drv_managed_alloc: the GPU does not wait on replayable faults (MMU_CAPS.REPLAYABLE is 0) "
+                           "or has no separate paging channel (fewer than 3 channels)");
+  struct drv_um *u = um_get(d, diag);
+  if (!u) return SIMTVP_ERR_NOMEM;
+  simtvp_status st = fault_buffer(d, u, diag);
+  if (st != SIMTVP_OK) return st;
+  uint64_t pages = (size + PAGE - 1) / PAGE;
+  if (pages > UINT32_MAX) return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "drv_managed_alloc: %llu bytes is too large", (unsigned long long)size);
+  if (u->n == u->cap) {
+    uint32_t cap = u->cap ? 2 * u->cap : 16;
+    um_range *r = realloc(u->r, cap * sizeof *r);
+    if (!r) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+    u->r = r;
+    u->cap = cap;
+  }
+  um_range nr;
+  memset(&nr, 0, sizeof nr);
+  nr.pages = (uint32_t)pages;
+  nr.bytes = size;
+  nr.preferred = -1;
+  nr.loc = calloc(pages, 1);
+  nr.read_mostly = calloc(pages, 1);
+  if (!nr.loc || !nr.read_mostly) {
+    free(nr.loc);
+    free(nr.read_mostly);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+  }
+  /* whole pages of our own: pad so a 4 KiB-aligned run of `pages` pages fits in the block */
+  st = drv_mem_alloc(d, pages * PAGE + PAGE - DRV_MEM_ALIGN, &nr.block, diag);
+  if (st != SIMTVP_OK) {
+    free(nr.loc);
+    free(nr.read_mostly);
+    return st;
+  }
+  nr.va = (nr.block + PAGE - 1) & ~(PAGE - 1);
+  /* device memory starts zeroed like the host mirror: a page first touched by the GPU needs no copy */
+  st = drv_memset(d, &u->paging, drv_device_ptr(nr.va), 0, 4, pages * PAGE / 4, diag);
+  for (uint64_t p = 0; p < pages && st == SIMTVP_OK; p++) st = set_gpu_page(d, nr.va + p * PAGE, false, false, diag);
+  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  if (st == SIMTVP_OK) st = drv_stream_sync(d, &u->paging, diag);
+  if (st != SIMTVP_OK) {
+    for (uint64_t p = 0; p < pages; p++) (void)set_gpu_page(d, nr.va + p * PAGE, true, false, NULL);
+    (void)drv_mem_free(d, nr.block, NULL);
+    free(nr.loc);
+    free(nr.read_mostly);
+    return st;
+  }
+  uint32_t i = u->n;
+  while (i > 0 && u->r[i - 1].va > nr.va) {
+    u->r[i] = u->r[i - 1];
+    i--;
+  }
+  u->r[i] = nr;
+  u->n++;
+  *va = nr.va;
+  return SIMTVP_OK;
+}
+
+bool drv_managed_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *bytes) {
+  const um_range *r = range_of(d, va);
+  if (!r) return false;
+  if (base) *base = r->va;
+  if (bytes) *bytes = r->bytes;
+  return true;
+}
+
+/* drv_mem_free of a managed range (true when dptr is one). */
+bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
+  struct drv_um *u = d->um;
+  um_range *r = range_of(d, dptr);
+  if (!u || !r || r->va != dptr) return false;
+  /* the GPU may still use it: wait, then the pages become plain device memory again */
+  (void)drv_sync(d, diag);
+  for (uint32_t p = 0; p < r->pages; p++) (void)set_gpu_page(d, r->va + (uint64_t)p * PAGE, true, false, NULL);
+  (void)drv_vm_commit(d, NULL);
+  (void)drv_mem_release(d, r->block, true);
+  free(r->loc);
+  free(r->read_mostly);
+  uint32_t i = (uint32_t)(r - u->r);
+  memmove(&u->r[i], &u->r[i + 1], (u->n - i - 1) * sizeof *r);
+  u->n--;
+  return true;
+}
+
+drv_um_loc drv_um_where(const drv *d, uint64_t va) {
+  const um_range *r = range_of(d, va);
+  return r ? (drv_um_loc)r->loc[(va - r->va) / PAGE] : DRV_UM_NOWHERE;
+}
+
+void drv_um_get_stats(const drv *d, drv_um_stats *out) {
+  if (d->um) *out = d->um->stats;
+  else memset(out, 0, sizeof *out);
+}
+
+/* ---- moving pages ----------------------------------------------------------------------------- */
+
+/* Page p of r to the GPU (for a write unless read-only duplication applies): adds a page to copy
+ * to u->copy and changes the shadow page table (the caller copies, then commits). */
+static simtvp_status page_to_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool write, simtvp_diag *diag) {
+  uint64_t va = r->va + (uint64_t)p * PAGE;
+  uint8_t loc = r->loc[p];
+  bool dup = r->read_mostly[p] && !write;
+  if (loc == DRV_UM_GPU || (loc == DRV_UM_BOTH && dup)) return SIMTVP_OK;
+  if (loc == DRV_UM_HOST) { /* the host keeps it readable until the copy took it */
+    if (!list_add(&u->copy, &u->n_copy, &u->cap_copy, va | (dup ? 1 : 0)))
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+    u->stats.pages_to_gpu++;
+    u->stats.bytes_to_gpu += PAGE;
+  } else if (loc == DRV_UM_BOTH) { /* a write to a duplicate: the host copy goes */
+    host_protect(u, va, DRV_UM_HOST_NONE);
+    u->stats.duplicates_dropped++;
+  } else { /* first touch */
+    u->stats.first_touch_gpu++;
+  }
+  r->loc[p] = dup ? DRV_UM_BOTH : DRV_UM_GPU;
+  if (dup && loc == DRV_UM_HOST) u->stats.duplicates++;
+  return set_gpu_page(d, va, true, dup, diag);
+}
+
+/* Copies the pages page_to_gpu collected, closes their host mirrors (read-only for duplicates),
+ * then commits the page tables: the GPU sees a page only once its data is there. */
+static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, simtvp_diag *diag) {
+  simtvp_status st = move_pages(d, true, u->copy, u->n_copy, diag);
+  for (uint32_t i = 0; i < u->n_copy; i++)
+    host_protect(u, u->copy[i] & ~(PAGE - 1), (u->copy[i] & 1) ? DRV_UM_HOST_READ : DRV_UM_HOST_NONE);
+  u->n_copy = 0;
+  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  return st;
+}
+
+/* Page p of r to the host (the host writes when write). */
+static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool write, simtvp_diag *diag) {
+  uint64_t va = r->va + (uint64_t)p * PAGE;
+  uint8_t loc = r->loc[p];
+  bool dup = r->read_mostly[p] && !write;
+  simtvp_status st = SIMTVP_OK;
+  if (loc == DRV_UM_HOST || (loc == DRV_UM_BOTH && dup)) return SIMTVP_OK;
+  if (loc == DRV_UM_NOWHERE) {
+    u->stats.first_touch_host++;
+    r->loc[p] = DRV_UM_HOST;
+    host_protect(u, va, DRV_UM_HOST_RW);
+    return SIMTVP_OK;
+  }
+  if (loc == DRV_UM_BOTH) { /* the host writes a duplicate: the GPU copy goes */
+    st = set_gpu_page(d, va, false, false, diag);
+    if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+    if (st != SIMTVP_OK) return st;
+    u->stats.duplicates_dropped++;
+    r->loc[p] = DRV_UM_HOST;
+    host_protect(u, va, DRV_UM_HOST_RW);
+    return SIMTVP_OK;
+  }
+  /* on the GPU: unmap there first, so no kernel writes it while it moves */
+  if (!dup) {
+    st = set_gpu_page(d, va, false, false, diag);
+    if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  } else {
+    st = set_gpu_page(d, va, true, true, diag);
+    if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  }
+  if (st != SIMTVP_OK) return st;
+  host_protect(u, va, DRV_UM_HOST_RW);
+  st = move_pages(d, false, &va, 1, diag);
+  if (st != SIMTVP_OK) return st;
+  if (dup) {
+    host_protect(u, va, DRV_UM_HOST_READ);
+    u->stats.duplicates++;
+  }
+  r->loc[p] = dup ? DRV_UM_BOTH : DRV_UM_HOST;
+  u->stats.pages_to_host++;
+  u->stats.bytes_to_host += PAGE;
+  return SIMTVP_OK;
+}
+
+simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *diag) {
+  struct drv_um *u = d->um;
+  um_range *r = range_of(d, va);
+  if (!u || !r) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_um_host_access: 0x%llx is not managed memory", (unsigned long long)va);
+    simtvp_diag_at_address(diag, va);
+    return SIMTVP_ERR_ARG;
+  }
+  u->stats.host_faults++;
+  return page_to_host(d, u, r, (uint32_t)((va - r->va) / PAGE), write, diag);
+}
+
+/* ---- GPU faults ------------------------------------------------------------------------------- */
+
+static bool batch_add(struct drv_um *u, uint64_t page) {
+  for (uint32_t i = 0; i < u->n_batch; i++)
+    if ((u->batch[i] & ~(PAGE - 1)) == (page & ~(PAGE - 1))) {
+      u->batch[i] |= page & 1; /* a write anywhere: the page moves for writing */
+      return true;
+    }
+  return list_add(&u->batch, &u->n_batch, &u->cap_batch, page);
+}
+
+/* One batch: the entries between GET and PUT. */
+static void service_batch(drv *d, struct drv_um *u) {
+  uint32_t get = drv_rd(d, GPU_REG_FAULT_BUF_GET), put = drv_rd(d, GPU_REG_FAULT_BUF_PUT);
+  bool overflow = (drv_rd(d, GPU_REG_FAULT_STATUS) & GPU_FIELD_MASK(GPU_FAULT_STATUS_OVERFLOW)) != 0;
+  if (get == put && !overflow && !drv_rd(d, GPU_REG_FAULT_PENDING)) return;
+  u->n_batch = 0;
+  bool cancel = false;
+  simtvp_diag diag;
+  simtvp_diag_clear(&diag);
+  while (get != put) {
+    gpu_fault_entry e;
+    d->bus.sysmem_read(d->bus.ctx, u->buf_bus + (uint64_t)get * GPU_FAULT_ENTRY_BYTES, &e, sizeof e);
+    get = (get + 1) % FAULT_BUF_ENTRIES;
+    u->stats.faults++;
+    um_range *r = range_of(d, e.va);
+    if (!r) { /* a REPLAY entry the driver did not write: the kernel cannot go on */
+      if (!d->has_error) {
+        simtvp_diag_set(&d->error, SIMTVP_ERR_FAULT,
+                        "GPU page fault (replayable) at 0x%llx on channel %u, grid %u, SM %u: not managed memory",
+                        (unsigned long long)e.va, e.channel, e.grid_id, e.sm);
+        simtvp_diag_at_address(&d->error, e.va);
+        d->has_error = true;
+      }
+      cancel = true;
+      continue;
+    }
+    bool write = e.access != MMU_ACCESS_READ;
+    if (!batch_add(u, (e.va & ~(PAGE - 1)) | (write ? 1 : 0))) cancel = true;
+  }
+  drv_wr(d, GPU_REG_FAULT_BUF_GET, get);
+  if (overflow) drv_wr(d, GPU_REG_FAULT_STATUS, GPU_FIELD_MASK(GPU_FAULT_STATUS_OVERFLOW));
+  simtvp_status st = SIMTVP_OK;
+  for (uint32_t i = 0; i < u->n_batch && st == SIMTVP_OK && !cancel; i++) {
+    uint64_t va = u->batch[i] & ~(PAGE - 1);
+    um_range *r = range_of(d, va);
+    if (!r) continue;
+    st = page_to_gpu(d, u, r, (uint32_t)((va - r->va) / PAGE), (u->batch[i] & 1) != 0, &diag);
+  }
+  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, &diag); /* the data, then the mappings */
+  u->n_copy = 0;
+  if (st != SIMTVP_OK) {
+    if (!d->has_error) {
+      d->error = diag;
+      d->has_error = true;
+    }
+    cancel = true;
+  }
+  u->stats.batches++;
+  drv_wr(d, GPU_REG_MMU_REPLAY, cancel ? GPU_FIELD_MASK(GPU_MMU_REPLAY_CANCEL) : GPU_FIELD_MASK(GPU_MMU_REPLAY_REPLAY));
+}
+
+void drv_um_service(drv *d) {
+  struct drv_um *u = d->um;
+  if (!u || !u->buf_bus) return;
+  if (u->servicing) { /* a wait inside the batch saw new faults: the outer loop takes them */
+    u->again = true;
+    return;
+  }
+  u->servicing = true;
+  do {
+    u->again = false;
+    service_batch(d, u);
+  } while (u->again || drv_rd(d, GPU_REG_FAULT_BUF_GET) != drv_rd(d, GPU_REG_FAULT_BUF_PUT));
+  u->servicing = false;
+}
+
+/* ---- prefetch and advice ---------------------------------------------------------------------- */
+
+static simtvp_status check_range(const drv *d, const char *what, uint64_t va, uint64_t bytes, um_range **out,
+                                 simtvp_diag *diag) {
+  um_range *r = range_of(d, va);
+  if (!r || !bytes || va + bytes < va || va + bytes > r->va + (uint64_t)r->pages * PAGE) {
+    simtvp_diag_set(diag, SIMTVP_ERR_ARG, "%s: 0x%llx + %llu bytes is not inside one managed allocation", what,
+                    (unsigned long long)va, (unsigned long long)bytes);
+    simtvp_diag_at_address(diag, va);
+    return SIMTVP_ERR_ARG;
+  }
+  *out = r;
+  return SIMTVP_OK;
+}
+
+simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,
+                              simtvp_diag *diag) {
+  um_range *r;
+  simtvp_status st = check_range(d, "drv_um_prefetch", va, bytes, &r, diag);
+  if (st != SIMTVP_OK) return st;
+  if (to != DRV_UM_HOST && to != DRV_UM_GPU)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_um_prefetch: the destination must be the host or the GPU");
+  struct drv_um *u = d->um;
+  uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
+  if (!s) s = drv_default_stream(d);
+  /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
+   * work can be using (an access to it waits on a fault, serviced on the same in-order paging
+   * channel, after these copies). The call returns once they are done, so the stream's later work
+   * finds the pages there. */
+  if (to == DRV_UM_GPU) {
+    for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
+      uint8_t before = r->loc[p];
+      st = page_to_gpu(d, u, r, p, write, diag);
+      if (before != r->loc[p]) u->stats.prefetched_pages++;
+    }
+    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, diag);
+    u->n_copy = 0;
+    return st;
+  }
+  st = drv_stream_sync(d, s, diag); /* to the host: after the stream's earlier work */
+  for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
+    uint8_t before = r->loc[p];
+    if (before == DRV_UM_NOWHERE) continue; /* nothing to move: it stays untouched */
+    st = page_to_host(d, u, r, p, write, diag);
+    if (before != r->loc[p]) u->stats.prefetched_pages++;
+  }
+  return st;
+}
+
+simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice advice, simtvp_diag *diag) {
+  um_range *r;
+  simtvp_status st = check_range(d, "drv_um_advise", va, bytes, &r, diag);
+  if (st != SIMTVP_OK) return st;
+  uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
+  struct drv_um *u = d->um;
+  switch (advice) {
+  case DRV_UM_ADVISE_READ_MOSTLY:
+    for (uint32_t p = first; p <= last; p++) r->read_mostly[p] = 1;
+    return SIMTVP_OK;
+  case DRV_UM_ADVISE_UNSET_READ_MOSTLY:
+    /* duplicates collapse to the GPU copy (as the driver keeps the copy of the last user) */
+    for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
+      r->read_mostly[p] = 0;
+      if (r->loc[p] == DRV_UM_BOTH) {
+        uint64_t pva = r->va + (uint64_t)p * PAGE;
+        host_protect(u, pva, DRV_UM_HOST_NONE);
+        r->loc[p] = DRV_UM_GPU;
+        st = set_gpu_page(d, pva, true, false, diag);
+      }
+    }
+    if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+    return st;
+  case DRV_UM_ADVISE_PREFER_HOST: r->preferred = DRV_UM_HOST; return SIMTVP_OK;
+  case DRV_UM_ADVISE_PREFER_GPU: r->preferred = DRV_UM_GPU; return SIMTVP_OK;
+  case DRV_UM_ADVISE_UNSET_PREFERRED: r->preferred = -1; return SIMTVP_OK;
+  case DRV_UM_ADVISE_ACCESSED_BY_HOST: r->accessed_by |= 1u; return SIMTVP_OK;
+  case DRV_UM_ADVISE_ACCESSED_BY_GPU: r->accessed_by |= 2u; return SIMTVP_OK;
+  case DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST: r->accessed_by &= ~1u; return SIMTVP_OK;
+  case DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU: r->accessed_by &= ~2u; return SIMTVP_OK;
+  default:
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_um_advise: unknown advice %d", (int)advice);
+  }
+}
+
+bool drv_um_range_info(const drv *d, uint64_t va, uint64_t bytes, drv_um_range_info_t *out) {
+  const um_range *r = range_of(d, va);
+  if (!r || !bytes || va + bytes > r->va + (uint64_t)r->pages * PAGE) return false;
+  uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
+  out->read_mostly = true;
+  out->last_loc = r->loc[last];
+  out->preferred = r->preferred;
+  out->accessed_by = r->accessed_by;
+  for (uint32_t p = first; p <= last; p++) out->read_mostly = out->read_mostly && r->read_mostly[p];
+  return true;
+}
+
+void drv_um_close(drv *d) {
+  struct drv_um *u = d->um;
+  if (!u) return;
+  for (uint32_t i = 0; i < u->n; i++) {
+    free(u->r[i].loc);
+    free(u->r[i].read_mostly);
+  }
+  free(u->r);
+  free(u->batch);
+  free(u->copy);
+  if (u->buf_bus) {
+    drv_wr(d, GPU_REG_FAULT_BUF_ENTRIES, 0);
+    d->bus.sysmem_free(d->bus.ctx, u->buf_bus);
+  }
+  free(u);
+  d->um = NULL;
+}
