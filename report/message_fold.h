@@ -30,7 +30,7 @@ class message_fold {
   void summary(std::vector<std::string> &out);
 
   // The deadlock dump being read: its headline's kernel, the warps' barrier/pc signature.
-  bool in_block_ = false, block_shown_ = false;
+  bool in_block_ = false;
   std::string block_kernel_, block_signature_, block_headline_;
   cta block_cta_;
   std::vector<std::string> block_lines_;

@@ -291,6 +291,13 @@ TEST(SimtLdstCoalesce, AtomicRequestsCountTheirLaneOperations) {
   ASSERT_EQ(r2.size(), 2u);
   EXPECT_EQ(r2[0].req->n_ops + r2[1].req->n_ops, 32u);
   EXPECT_EQ(std::max(r2[0].req->n_ops, r2[1].req->n_ops), 24u);
+  // Every lane on one word (a shared counter): one request, 32 operations.
+  Harness h4;
+  h4.create();
+  auto r4 = requests_of(h4, mem_step(PTX_SPACE_GLOBAL, true, false, true, 4, 0xffffffffu,
+                                     [](uint32_t) { return kBase + 8; }));
+  ASSERT_EQ(r4.size(), 1u);
+  EXPECT_EQ(r4[0].req->n_ops, 32u);
   Harness h3;
   h3.create();
   auto r3 = requests_of(h3, load(PTX_SPACE_GLOBAL, 4, [](uint32_t i) { return kBase + 4 * i; }));

@@ -214,7 +214,11 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
                           ldst_access *out, uint32_t *n, uint32_t cap) {
   uint32_t start = *n, count = *n, hit = *n;
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
-  if (n_ranges > 1 && uniform(r, n_ranges)) n_ranges = 1; /* the same bytes for every lane: one lane's blocks */
+  uint32_t uniform_lanes = 0; /* the same bytes for every lane: one lane's blocks, every lane's operations */
+  if (n_ranges > 1 && uniform(r, n_ranges)) {
+    uniform_lanes = n_ranges;
+    n_ranges = 1;
+  }
   if (n_ranges > 1 && contiguous(r, n_ranges)) { /* one span: the blocks it covers, in order */
     uint64_t lo = r[0].addr, hi = lo + (uint64_t)n_ranges * r[0].bytes;
     for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
@@ -266,6 +270,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
       a = piece_end;
     }
   }
+  if (uniform_lanes && count > start) out[start].lanes = (uint8_t)(uniform_lanes > 255 ? 255 : uniform_lanes);
   for (uint32_t j = start; j < count; j++) { /* block base -> lowest touched sector */
     uint8_t s = sectors_of(out[j].byte_mask);
     out[j].sector_mask = s;
