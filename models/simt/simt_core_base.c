@@ -14,6 +14,24 @@ uint64_t *simt_base_counter(simt_core_base *b, const char *name, const char *uni
   return b->cfg.stats ? stats_counter(b->cfg.stats, name, unit, description) : &b->scratch;
 }
 
+bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, func_warp *fw, uint64_t now,
+                                       uint64_t **stall, uint64_t *scratch, uint64_t *fault_va) {
+  uint64_t pages[32];
+  uint8_t access, kind;
+  func_warp_replay_fault(fw, fault_va, &access);
+  func_warp_replay_kind(fw, &kind);
+  uint32_t n = func_warp_replay_pages(fw, pages);
+  bool ok = k->replayable_fault != NULL;
+  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, b->cfg.sm, pages[i], access, kind, now);
+  if (!ok) return false;
+  if (*stall == scratch) {
+    *stall = simt_base_counter(b, "um.fault_stall_cycles", "cycles",
+                               "warp cycles spent waiting for the driver to service replayable faults");
+    **stall += *scratch;
+  }
+  return true;
+}
+
 /* The names and descriptions of docs/simt.md §5; the order is the statistics' output order. */
 static void register_stats(simt_core_base *b) {
   simt_insn_counters_register(&b->n, b->cfg.stats, b->cfg.sm, &b->scratch);

@@ -139,6 +139,12 @@ simtvp_status simt_base_init(simt_core_base *b, const simt_core_config *cfg, sim
                              const simt_variant_hooks *hooks, simtvp_diag *diag);
 /* A counter of the stats sink, or scratch without one. */
 uint64_t *simt_base_counter(simt_core_base *b, const char *name, const char *unit, const char *description);
+/* A warp's instruction found pages not resident (unified memory): each is reported to the MMU
+ * through the kernel's recorder, and um.fault_stall_cycles is registered at the first (*stall
+ * points at scratch until then). true = the warp waits for the replay; false = no fault buffer
+ * (fatal), *fault_va then holds the address for the report. Shared by the CA and AT cores. */
+bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, func_warp *fw, uint64_t now,
+                                       uint64_t **stall, uint64_t *scratch, uint64_t *fault_va);
 /* simt_stall_ldst_busy (each variant registers it where its statistics order puts it). */
 void simt_base_register_ldst_stall(simt_core_base *b);
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG

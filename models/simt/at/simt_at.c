@@ -305,22 +305,11 @@ static void settle_barriers(at_core *c, simt_cta *cta, uint64_t t) {
  * recorder; true = the warp waits (SIMT_WAIT_FAULT), false = no fault buffer (fatal; fault_since
  * then holds the address). */
 static bool fault_wait(at_core *c, at_warp *w, uint64_t t) {
-  uint64_t pages[32], va;
-  uint8_t access, kind;
-  func_warp_replay_fault(w->fw, &va, &access);
-  func_warp_replay_kind(w->fw, &kind);
-  uint32_t n = func_warp_replay_pages(w->fw, pages);
-  const simt_kernel *k = cta_of(c, w)->k;
-  bool ok = k->replayable_fault != NULL;
-  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, c->base.cfg.sm, pages[i], access, kind, t);
-  if (!ok) {
+  uint64_t va;
+  if (!simt_base_report_replayable_fault(&c->base, cta_of(c, w)->k, w->fw, t, &c->fault_stall, &c->fault_stall_scratch,
+                                         &va)) {
     w->fault_since = va;
     return false;
-  }
-  if (c->fault_stall == &c->fault_stall_scratch) {
-    c->fault_stall = simt_base_counter(&c->base, "um.fault_stall_cycles", "cycles",
-                                       "warp cycles spent waiting for the driver to service replayable faults");
-    *c->fault_stall += c->fault_stall_scratch;
   }
   w->wait = SIMT_WAIT_FAULT;
   w->fault_since = t;

@@ -311,22 +311,11 @@ static int try_issue(ca_core *c, uint32_t slot, uint8_t prev_unit, uint8_t *unit
  * kernel's recorder; true = the warp now waits (SIMT_WAIT_FAULT), false = no fault buffer (fatal;
  * w->fault_since holds the address for the report). */
 static bool fault_wait(ca_core *c, simt_cta *cta, ca_warp *w, uint64_t now) {
-  uint64_t pages[32], va;
-  uint8_t access, kind;
-  func_warp_replay_fault(w->fw, &va, &access);
-  func_warp_replay_kind(w->fw, &kind);
-  uint32_t n = func_warp_replay_pages(w->fw, pages);
-  const simt_kernel *k = cta->k;
-  bool ok = k->replayable_fault != NULL;
-  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, c->base.cfg.sm, pages[i], access, kind, now);
-  if (!ok) {
+  uint64_t va;
+  if (!simt_base_report_replayable_fault(&c->base, cta->k, w->fw, now, &c->fault_stall, &c->fault_stall_scratch,
+                                         &va)) {
     w->fault_since = va;
     return false;
-  }
-  if (c->fault_stall == &c->fault_stall_scratch) {
-    c->fault_stall = simt_base_counter(&c->base, "um.fault_stall_cycles", "cycles",
-                                       "warp cycles spent waiting for the driver to service replayable faults");
-    *c->fault_stall += c->fault_stall_scratch;
   }
   w->wait = SIMT_WAIT_FAULT;
   w->fault_since = now;
