@@ -8,9 +8,11 @@
  * 4.8x the H100's time). This pass reorders a copy of the module's instructions:
  *
  *   - regions: the instructions of one basic block between "fixed" instructions, which keep their
- *     index — control flow, barriers, fences, every memory access but a plain load (stores,
- *     atomics, cp.async, tex, ld with a memory-order qualifier …), reads of %clock/%globaltimer,
- *     carry-flag producers and consumers, and anything whose operands this pass cannot list;
+ *     index: everything but plain loads (no memory-order qualifier) and the register-only
+ *     arithmetic, logic, comparison, selection, move and conversion instructions (a whitelist:
+ *     control flow, barriers, fences, stores, atomics, cp.async and its waits, wgmma, tex, shfl,
+ *     vote … stay put), and among those, reads of %clock/%globaltimer, carry-flag producers and
+ *     consumers, and anything whose operands this pass cannot list;
  *   - within a region a plain ld/ldu, and the instructions that compute its address, move up past
  *     every earlier instruction they have no register dependency with (read-after-write,
  *     write-after-read, write-after-write; the guard predicate counts as a read): list scheduling
@@ -89,22 +91,33 @@ static bool is_plain_load(const ptx_insn *in) {
   return (in->opcode == PTX_OP_LD || in->opcode == PTX_OP_LDU) && in->sem == PTX_SEM_NONE;
 }
 
-static bool is_control_or_sync(uint32_t op) {
+/* Instructions that only compute on registers (and loads, handled apart): everything else —
+ * memory operations, control flow, barriers and fences, async-copy and wgmma waits, textures,
+ * tensor-core loads and stores, instructions added later — keeps its place. A whitelist, so that
+ * an instruction this pass does not know is never moved across. */
+static bool is_register_only(uint32_t op) {
   switch ((ptx_opcode)op) {
-  case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
-  case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
-  case PTX_OP_BAR: case PTX_OP_BARRIER: case PTX_OP_BAR_WARP_SYNC: case PTX_OP_MEMBAR:
-  case PTX_OP_FENCE: case PTX_OP_ADDC: case PTX_OP_SUBC: case PTX_OP_MADC:
+  case PTX_OP_ABS: case PTX_OP_ADD: case PTX_OP_BFE: case PTX_OP_BFI: case PTX_OP_BFIND: case PTX_OP_BMSK:
+  case PTX_OP_BREV: case PTX_OP_CLZ: case PTX_OP_COPYSIGN: case PTX_OP_COS: case PTX_OP_DIV: case PTX_OP_DP2A:
+  case PTX_OP_DP4A: case PTX_OP_EX2: case PTX_OP_FMA: case PTX_OP_FNS: case PTX_OP_LG2: case PTX_OP_MAD:
+  case PTX_OP_MAD24: case PTX_OP_MAX: case PTX_OP_MIN: case PTX_OP_MUL: case PTX_OP_MUL24: case PTX_OP_NEG:
+  case PTX_OP_POPC: case PTX_OP_PRMT: case PTX_OP_RCP: case PTX_OP_REM: case PTX_OP_RSQRT: case PTX_OP_SAD:
+  case PTX_OP_SIN: case PTX_OP_SQRT: case PTX_OP_SUB: case PTX_OP_SZEXT: case PTX_OP_TANH: case PTX_OP_TESTP:
+  case PTX_OP_VABSDIFF: case PTX_OP_VABSDIFF2: case PTX_OP_VABSDIFF4: case PTX_OP_VADD: case PTX_OP_VMAX:
+  case PTX_OP_VMIN: case PTX_OP_VSUB:
+  case PTX_OP_AND: case PTX_OP_CNOT: case PTX_OP_CVT: case PTX_OP_CVTA: case PTX_OP_LOP3: case PTX_OP_MOV:
+  case PTX_OP_NOT: case PTX_OP_OR: case PTX_OP_SELP: case PTX_OP_SET: case PTX_OP_SETP: case PTX_OP_SHF:
+  case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_SLCT: case PTX_OP_XOR:
     return true;
-  default: return false;
+  default: return false; /* ADDC/SUBC/MADC (the carry flag) included */
   }
 }
 
 /* The instruction's registers; false when it is fixed. */
 static bool regs_of(const ptx_module *m, const ptx_insn *in, sched_regs *s) {
   memset(s, 0, sizeof *s);
-  if (is_control_or_sync(in->opcode) || (in->mods & PTX_MOD_CC)) return false;
   bool load = is_plain_load(in), dest = ptx_insn_has_dest(in);
+  if ((!load && !is_register_only(in->opcode)) || (in->mods & PTX_MOD_CC)) return false;
   if (in->guard != PTX_NONE) add_reg(s, false, PTX_RC_PRED, in->guard);
   for (uint32_t o = 0; o < in->nops && o < PTX_MAX_OPERANDS; o++)
     if (!add_operand(m, &in->ops[o], dest && o == 0, load, s)) return false;

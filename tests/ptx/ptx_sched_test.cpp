@@ -77,3 +77,20 @@ TEST(PtxSched, LoadsNeverPassStoresClockReadsOrTheirOwnDependencies) {
   EXPECT_EQ(moved, 4u); // two pairs swapped
   for (uint32_t i = 0; i < r->m->n_insns; i++) EXPECT_EQ(hoisted[i].block, r->m->insns[i].block) << i;
 }
+
+TEST(PtxSched, LoadsStayBehindAsyncCopyWaitsAndClusterBarriers) {
+  // cp.async.wait_all and barrier.cluster.wait carry no memory operand, yet the shared-memory
+  // load after each reads what they wait for: both keep their index and the loads stay behind.
+  auto r = parse(kernel(".reg .b32 %r<8>;\n.shared .align 4 .b8 buf[64];\n"
+                        "mov.u32 %r1, buf;\nadd.s32 %r2, %r3, %r3;\ncp.async.wait_all;\n"
+                        "ld.shared.u32 %r4, [%r1];\nadd.s32 %r5, %r2, %r2;\nbarrier.cluster.wait;\n"
+                        "ld.shared.u32 %r6, [%r1+4];\nret;"));
+  ASSERT_TRUE(r->m) << r->diag.message;
+  uint32_t moved = 0;
+  auto out = order(r->m.get(), hoist(r->m.get(), &moved));
+  EXPECT_EQ(moved, 0u);
+  EXPECT_EQ(out[2], "cp.async.wait_all;");
+  EXPECT_EQ(out[3], "ld.shared.u32 %r4, [%r1];");
+  EXPECT_EQ(out[5].rfind("barrier", 0), 0u) << out[5]; // barrier.cluster.wait
+  EXPECT_EQ(out[6], "ld.shared.u32 %r6, [%r1+4];");
+}
