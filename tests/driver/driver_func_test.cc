@@ -414,7 +414,12 @@ TEST_F(DriverFuncVm, StoreToAReadOnlyPageIsAProtectionFaultNamingKernelCtaThread
 // stands in for mprotect, and host faults are drv_um_host_access calls).
 class DriverFuncUm : public DriverFunc {
  protected:
-  void configure(gpuctl_config *c) override { c->caps.replayable = true; }
+  void configure(gpuctl_config *c) override {
+    c->caps.replayable = true;
+    // The managed addresses follow device memory; the platform's default base, not 0x1000_0000_0000,
+    // which lies in AddressSanitizer's shadow gap, where the host mirror cannot be mapped.
+    c->caps.devmem_base = 0x500000000000ull;
+  }
   uint64_t managed(uint64_t bytes) {
     uint64_t va = 0;
     simtvp_status st = drv_managed_alloc(d, bytes, &va, &diag);

@@ -14,6 +14,8 @@ namespace {
 class Iommu : public ::testing::Test {
  protected:
   void make(uint32_t sets = 4, uint32_t ways = 2) {
+    if (io_) iommu_destroy(io_); /* a test that makes its own replaces SetUp's */
+    io_ = nullptr;
     iommu_config c{};
     c.tlb_sets = sets;
     c.tlb_ways = ways;
