@@ -23,9 +23,12 @@ const int kPageInts = 4096 / 4;
 #ifndef UM_TEST_MODEL
 #define UM_TEST_MODEL "func"
 #endif
+#ifndef UM_TEST_MORE_OPTIONS /* e.g. a -system_mode (docs/system-modes.md) */
+#define UM_TEST_MORE_OPTIONS ""
+#endif
 // Before the platform opens (at the first CUDA call): the SIMT side under test.
 const bool kFunctional = [] {
-  setenv("SIMTVP_OPTIONS", "-simt_model " UM_TEST_MODEL, 1);
+  setenv("SIMTVP_OPTIONS", "-simt_model " UM_TEST_MODEL " " UM_TEST_MORE_OPTIONS, 1);
   return std::string(UM_TEST_MODEL) == "func";
 }();
 
