@@ -155,6 +155,13 @@ typedef struct func_ports {
   func_debug_port debug;    /* a debugger; zeros = none */
 } func_ports;
 
+/* The memory checker's leak report (docs/memcheck.md): one warning per live block of mem that is
+ * not the driver's own (DEVMEM_BLOCK_INTERNAL), naming its size, address, allocation number and
+ * site (site_name as in func_ports, may be NULL), then a total (a warning when anything leaked,
+ * else an info line). Returns the number of leaked blocks. */
+uint32_t func_memcheck_report_leaks(const devmem *mem, size_t (*site_name)(void *ctx, uint64_t tag, char *buf, size_t size),
+                                    void *site_ctx, const simtvp_msg_port *msg);
+
 /* The engine holds the devmem and stats pointers (not owned); stats may be NULL. */
 func_engine *func_create(const func_config *config, const func_ports *ports, devmem *mem,
                          stats *st, simtvp_diag *diag);

@@ -14,6 +14,7 @@
  * checked instruction computes its lanes' addresses and looks each lane up (a binary search over
  * the live blocks) before its own handler runs. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "func_internal.h"
@@ -144,4 +145,31 @@ simtvp_status fx_memcheck_wrap(func_program *p, simtvp_diag *diag) {
     in->fn = memcheck_h;
   }
   return SIMTVP_OK;
+}
+
+uint32_t func_memcheck_report_leaks(const devmem *mem, size_t (*site_name)(void *ctx, uint64_t tag, char *buf, size_t size),
+                                    void *site_ctx, const simtvp_msg_port *msg) {
+  uint32_t n, leaks = 0;
+  uint64_t bytes = 0;
+  char text[400];
+  const devmem_block *b = devmem_blocks(mem, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (b[i].flags & DEVMEM_BLOCK_INTERNAL) continue;
+    char site[200] = "";
+    if (b[i].tag) {
+      char name[160] = "";
+      if (site_name && site_name(site_ctx, b[i].tag, name, sizeof name) > 0)
+        snprintf(site, sizeof site, ", allocated at %s", name);
+      else
+        snprintf(site, sizeof site, ", allocated at host 0x%" PRIx64, b[i].tag);
+    }
+    snprintf(text, sizeof text, "memcheck: leak: %" PRIu64 " bytes at 0x%" PRIx64 " (allocation #%u%s) were never freed",
+             b[i].size, b[i].addr, b[i].serial, site);
+    if (msg && msg->emit) msg->emit(msg->ctx, SIMTVP_WARNING, text);
+    leaks++;
+    bytes += b[i].size;
+  }
+  snprintf(text, sizeof text, "memcheck: %u allocation%s (%" PRIu64 " bytes) leaked", leaks, leaks == 1 ? "" : "s", bytes);
+  if (msg && msg->emit) msg->emit(msg->ctx, leaks ? SIMTVP_WARNING : SIMTVP_INFO, text);
+  return leaks;
 }

@@ -307,31 +307,14 @@ void gpu_top::memmap_enable(bool on) {
 
 uint32_t gpu_top::report_leaks() {
   if (!s_->params.func.memcheck) return 0;
-  uint32_t n, leaks = 0;
-  uint64_t bytes = 0;
-  const devmem_block *b = devmem_blocks(s_->mem, &n);
-  for (uint32_t i = 0; i < n; i++) {
-    if (b[i].flags & DEVMEM_BLOCK_INTERNAL) continue;
-    char site[200] = "";
-    if (b[i].tag) {
-      char name[160] = "";
-      if (s_->options.site_name && s_->options.site_name(b[i].tag, name, sizeof name) > 0)
-        std::snprintf(site, sizeof site, ", allocated at %s", name);
-      else
-        std::snprintf(site, sizeof site, ", allocated at host 0x%" PRIx64, b[i].tag);
-    }
-    char text[400];
-    std::snprintf(text, sizeof text, "memcheck: leak: %" PRIu64 " bytes at 0x%" PRIx64 " (allocation #%u%s) were never freed",
-                  b[i].size, b[i].addr, b[i].serial, site);
-    message(SIMTVP_WARNING, text);
-    leaks++;
-    bytes += b[i].size;
-  }
-  char text[200];
-  std::snprintf(text, sizeof text, "memcheck: %u allocation%s (%" PRIu64 " bytes) leaked", leaks, leaks == 1 ? "" : "s",
-                bytes);
-  message(leaks ? SIMTVP_WARNING : SIMTVP_INFO, text);
-  return leaks;
+  simtvp_msg_port msg{this, [](void *ctx, simtvp_severity sev, const char *text) {
+                        static_cast<gpu_top *>(ctx)->message(sev, text);
+                      }};
+  auto site = [](void *ctx, uint64_t tag, char *buf, size_t size) -> size_t {
+    auto *g = static_cast<gpu_top *>(ctx);
+    return g->s_->options.site_name ? g->s_->options.site_name(tag, buf, size) : 0;
+  };
+  return func_memcheck_report_leaks(s_->mem, site, this, &msg);
 }
 
 simtvp_status gpu_top::build(simtvp_diag *diag) {
