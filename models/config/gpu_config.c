@@ -717,6 +717,12 @@ static const config_option fidelity_options[] = {
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
                "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
                "order) may differ from run to run. Timing SIMT sides ignore it."),
+    CONFIG_OPT(gpu_fidelity_config, func_step_insns, CONFIG_UINT, "-func_step_insns", "4096", "warp insns",
+               "The functional SIMT side's step (docs/system-modes.md §2.4): while host memory is "
+               "mapped into the GPU, a CTA that has run this many warp instructions without ending "
+               "yields and resumes as many core cycles later, so a kernel that waits for the host "
+               "lets simulated time (and the host) advance. 0: every CTA runs to its end at once. "
+               "CTAs of kernels without host memory always run to their end at once."),
     CONFIG_OPT(gpu_fidelity_config, sim_threads, CONFIG_UINT, "-sim_threads", "1", "threads",
                "Host threads that advance the timing GPU: the SIMT clusters, memory partitions and "
                "DRAM channels of a clock domain due at the same edge are ticked in parallel. The "
@@ -745,6 +751,11 @@ static const config_option host_options[] = {
          "From the GPU raising an interrupt to the driver handling it."),
     HOST(api_overhead_ns, CONFIG_DOUBLE, "-host_api_overhead_ns", "0", "ns",
          "Host software time charged per CUDA API call, on top of its bus traffic."),
+    HOST(trap_shared, CONFIG_BOOL, "-host_trap_shared", "1", "",
+         "While the GPU is busy, the program's own loads and stores of host memory mapped into "
+         "the GPU are trapped and timed as the host's accesses (through the coherence directory "
+         "in the shared modes), so a host loop spinning on such memory lets the GPU advance "
+         "(docs/system-modes.md §2.4; x86-64 Linux). 0: they run natively, untimed."),
     HOST(device_memory_mb, CONFIG_UINT64, "-device_memory_mb", "4096", "MiB",
          "Device memory reported to programs (totalGlobalMem); storage is allocated on use."),
     HOST(device_memory_base, CONFIG_UINT64, "-device_memory_base", "0x500000000000", "address",

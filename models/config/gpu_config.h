@@ -230,6 +230,7 @@ typedef struct gpu_fidelity_config {
   int32_t mempart_model;           /* -mempart_model at|ca (all memory partitions) */
   char mempart_model_override[GPU_CONFIG_OVERRIDE_MAX]; /* -mempart_model_override "0-3:ca" */
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
+  uint32_t func_step_insns;        /* -func_step_insns: warp instructions per functional step */
   uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
 } gpu_fidelity_config;
 
@@ -242,6 +243,7 @@ typedef struct gpu_host_config {
   double bus_bandwidth_gbs;        /* -host_bus_bandwidth_gbs, GB/s (1e9 bytes/s) */
   double irq_latency_ns;           /* -host_irq_latency_ns */
   double api_overhead_ns;          /* -host_api_overhead_ns */
+  bool trap_shared;                /* -host_trap_shared */
   uint64_t device_memory_mb;       /* -device_memory_mb, MiB */
   uint64_t device_memory_base;     /* -device_memory_base: first device address */
   char gpu_name[GPU_CONFIG_STRING_MAX]; /* -gpu_name */

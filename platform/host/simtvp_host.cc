@@ -8,6 +8,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +47,16 @@ struct simtvp_host {
   bool nested() {
     return simulating.load() == std::this_thread::get_id() && platform->host().on_thread();
   }
+  // Host memory the GPU shares (simtvp_host_watch): page -> its bus address and how many
+  // watches hold it. armed: the pages are inaccessible to the program (PROT_NONE) now.
+  struct watched_page {
+    uint64_t bus = 0;
+    uint32_t count = 0;
+  };
+  std::map<uint64_t, watched_page> watched;
+  std::atomic<bool> armed{false};
+  bool trap_enabled = true;     // -host_trap_shared
+  uint64_t *trapped_reads = nullptr, *trapped_writes = nullptr;  // registered at the first trap
 };
 
 namespace {
@@ -210,6 +223,7 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, 
   g_systemc_used = true;
   auto *h = new simtvp_host;
   h->quiet = settings.quiet;
+  h->trap_enabled = config->host.trap_shared;
   simtvp_diag_clear(&h->broken_diag);
   try {
     sc_core::sc_report_handler::set_handler(report_handler);
@@ -261,6 +275,27 @@ simtvp_status run_request(simtvp_host *h, simtvp_diag *diag) {
   return SIMTVP_OK;
 }
 
+// Runs fn(ctx) on the stub's thread to completion (api_call: an API call, charged
+// -host_api_overhead_ns). The program's watched pages are open meanwhile.
+void disarm(simtvp_host *h);
+void arm(simtvp_host *h);
+simtvp_status call_locked(simtvp_host *host, void (*fn)(void *ctx), void *ctx, simtvp_diag *diag, bool api_call) {
+  // Calls from several program threads are served one after the other.
+  std::lock_guard<std::recursive_mutex> l(host->lock);
+  if (host->broken) {
+    if (diag) *diag = host->broken_diag;
+    return SIMTVP_ERR_STATE;
+  }
+  disarm(host);
+  host->platform->host().post(fn, ctx, api_call);
+  host->simulating = std::this_thread::get_id();
+  simtvp_status st = run_request(host, diag);
+  host->simulating = std::thread::id();
+  host->platform->yield_terminal();  // the program may print now: no progress line in its way
+  arm(host);
+  return st;
+}
+
 // The driver's unified-memory counters (docs/vm.md "Unified memory") as run totals, registered
 // only when the run used on-demand managed memory (other runs print what they did before).
 void publish_um(stats *st, const drv_um_stats &u) {
@@ -285,6 +320,8 @@ void publish_um(stats *st, const drv_um_stats &u) {
 }
 
 void close_locked(simtvp_host *h) {
+  disarm(h);
+  h->watched.clear();
   if (h->driver && !h->broken) {
     struct ctx_t {
       drv *d;
@@ -313,6 +350,164 @@ void close_locked(simtvp_host *h) {
   delete h->platform;
   h->platform = nullptr;
 }
+
+// ---- the program's own accesses to host memory the GPU shares (docs/system-modes.md §2.4) -----
+//
+// While the GPU is busy, the pages the platform watches (mapped pinned and registered memory:
+// simtvp_host_watch) are inaccessible to the program (PROT_NONE). A load or store of the program
+// there traps: the SIGSEGV handler runs the simulation for the access's cost as the host's access
+// of the line (host_cpu::touch: through the system memory's timing, the system-level cache and the
+// coherence directory), opens the page, single-steps the instruction (EFLAGS.TF) and the SIGTRAP
+// handler closes the page again. Every trapped access advances simulated time, so a host loop that
+// spins on plain loads lets a running kernel advance. Inside simtvp_host_call the pages are open
+// (the driver, the copy engines and the GPU's functional engine reach the same bytes), and they
+// are closed again at its end while the GPU is still busy. Faults elsewhere go to the handler that
+// was installed before (unified memory's, the fatal-signal one, the default).
+
+constexpr uint64_t kWatchPage = 4096;
+
+#if defined(__x86_64__) && defined(__linux__)
+#define SIMTVP_HOST_TRAPS 1
+#endif
+
+// The pages of this thread's single-stepped instruction (an access may straddle two pages).
+thread_local uint64_t tl_step_pages[4];
+thread_local unsigned tl_step_n = 0;
+struct sigaction g_old_segv {}, g_old_trap {};
+bool g_trap_handlers = false;
+
+// mprotect over the runs of contiguous watched pages.
+void protect_watched(simtvp_host *h, int prot) {
+  uint64_t lo = 0, hi = 0;
+  for (const auto &w : h->watched) {
+    if (w.first == hi) {
+      hi += kWatchPage;
+      continue;
+    }
+    if (hi > lo) mprotect(reinterpret_cast<void *>(lo), hi - lo, prot);
+    lo = w.first;
+    hi = lo + kWatchPage;
+  }
+  if (hi > lo) mprotect(reinterpret_cast<void *>(lo), hi - lo, prot);
+}
+
+void disarm(simtvp_host *h) {
+  if (!h->armed.load()) return;
+  h->armed = false;
+  protect_watched(h, PROT_READ | PROT_WRITE);
+  tl_step_n = 0;
+}
+
+// Closes the watched pages while the GPU is busy (a kernel or copy that may read or write them).
+void arm(simtvp_host *h) {
+  if (!h->trap_enabled || h->watched.empty() || h->broken || h->armed.load()) return;
+  if (!h->platform->gpu().busy()) return;
+  protect_watched(h, PROT_NONE);
+  h->armed = true;
+}
+
+void chain(const struct sigaction &old, int sig, siginfo_t *si, void *uc) {
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction) old.sa_sigaction(sig, si, uc);
+    return;
+  }
+  if (old.sa_handler == SIG_IGN) return;
+  if (old.sa_handler != SIG_DFL && old.sa_handler) {
+    old.sa_handler(sig);
+    return;
+  }
+  signal(sig, SIG_DFL);  // the fault happens again and ends the program as it would have
+}
+
+#ifdef SIMTVP_HOST_TRAPS
+struct touch_ctx {
+  simtvp_host *h;
+  uint64_t bus;
+  bool write;
+};
+
+void touch_on_stub(void *p) {
+  auto *t = static_cast<touch_ctx *>(p);
+  simtvp_host *h = t->h;
+  if (!h->trapped_reads) {
+    stats *st = h->platform->statistics();
+    static uint64_t none_r = 0, none_w = 0;
+    h->trapped_reads = st ? stats_counter(st, "host.trapped_reads", "accesses",
+                                          "the program's loads of host memory the GPU shares, trapped while the GPU was busy")
+                          : &none_r;
+    h->trapped_writes = st ? stats_counter(st, "host.trapped_writes", "accesses",
+                                           "the program's stores (and read-modify-writes) of host memory the GPU shares, "
+                                           "trapped while the GPU was busy")
+                           : &none_w;
+  }
+  ++*(t->write ? h->trapped_writes : h->trapped_reads);
+  h->platform->host().touch(t->bus, t->write);
+}
+
+// A fault of the program on a watched page: true when handled (the access runs again).
+bool trap_access(simtvp_host *h, uint64_t a, ucontext_t *uc) {
+  const uint64_t page = a & ~(kWatchPage - 1);
+  auto it = h->watched.find(page);
+  if (it == h->watched.end()) return false;
+  if (h->simulating.load() == std::this_thread::get_id()) {
+    // Inside the simulation (the functional engine reaching a page another thread closed): open
+    // everything; the access runs again.
+    disarm(h);
+    return true;
+  }
+  if (!h->armed.load()) {  // closed by a step that raced with a disarm
+    mprotect(reinterpret_cast<void *>(page), kWatchPage, PROT_READ | PROT_WRITE);
+    return true;
+  }
+  const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  touch_ctx t{h, it->second.bus + (a - page), write};
+  call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
+  if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
+  mprotect(reinterpret_cast<void *>(page), kWatchPage, PROT_READ | PROT_WRITE);
+  if (tl_step_n < sizeof tl_step_pages / sizeof tl_step_pages[0]) tl_step_pages[tl_step_n++] = page;
+  uc->uc_mcontext.gregs[REG_EFL] |= 0x100;  // TF: trap after this one instruction
+  return true;
+}
+
+void on_watch_segv(int sig, siginfo_t *si, void *uc) {
+  simtvp_host *h = g_host;
+  if (h && si && si->si_code == SEGV_ACCERR && h->platform &&
+      trap_access(h, reinterpret_cast<uint64_t>(si->si_addr), static_cast<ucontext_t *>(uc)))
+    return;
+  chain(g_old_segv, sig, si, uc);
+}
+
+void on_watch_trap(int sig, siginfo_t *si, void *uc) {
+  if (tl_step_n) {  // the trapped instruction ran: close its pages again
+    simtvp_host *h = g_host;
+    for (unsigned i = 0; i < tl_step_n; i++)
+      if (h && h->armed.load() && h->watched.count(tl_step_pages[i]))
+        mprotect(reinterpret_cast<void *>(tl_step_pages[i]), kWatchPage, PROT_NONE);
+    tl_step_n = 0;
+    static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_EFL] &= ~0x100ll;
+    return;
+  }
+  chain(g_old_trap, sig, si, uc);
+}
+
+bool install_trap_handlers() {
+  if (g_trap_handlers) return true;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_watch_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSEGV, &sa, &g_old_segv) != 0) return false;
+  sa.sa_sigaction = on_watch_trap;
+  if (sigaction(SIGTRAP, &sa, &g_old_trap) != 0) {
+    sigaction(SIGSEGV, &g_old_segv, nullptr);
+    return false;
+  }
+  g_trap_handlers = true;
+  return true;
+}
+#else
+bool install_trap_handlers() { return false; }
+#endif
 
 }  // namespace
 
@@ -403,18 +598,7 @@ simtvp_status simtvp_host_call(simtvp_host *host, void (*fn)(void *ctx), void *c
     fn(ctx);
     return SIMTVP_OK;
   }
-  // Calls from several program threads are served one after the other.
-  std::lock_guard<std::recursive_mutex> l(host->lock);
-  if (host->broken) {
-    if (diag) *diag = host->broken_diag;
-    return SIMTVP_ERR_STATE;
-  }
-  host->platform->host().post(fn, ctx);
-  host->simulating = std::this_thread::get_id();
-  simtvp_status st = run_request(host, diag);
-  host->simulating = std::thread::id();
-  host->platform->yield_terminal();  // the program may print now: no progress line in its way
-  return st;
+  return call_locked(host, fn, ctx, diag, true);
 }
 
 uint64_t simtvp_host_time_ps(const simtvp_host *host) {
@@ -466,6 +650,33 @@ bool simtvp_host_expose(simtvp_host *host, const void *p, uint64_t bytes, uint64
 
 void simtvp_host_unexpose(simtvp_host *host, const void *p, uint64_t bytes) {
   if (host && host->platform) host->platform->unexpose(p, bytes);
+}
+
+bool simtvp_host_watch(simtvp_host *host, const void *p, uint64_t bytes, uint64_t bus_addr) {
+  if (!host || !host->platform || !bytes) return false;
+  std::lock_guard<std::recursive_mutex> l(host->lock);
+  if (!host->trap_enabled || !install_trap_handlers()) return false;
+  const uint64_t a = reinterpret_cast<uintptr_t>(p);
+  const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
+  for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
+    simtvp_host::watched_page &w = host->watched[pg];
+    if (w.count++ == 0) w.bus = bus_addr - (a - pg);  // the first watch's bus address stays
+    if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_NONE);
+  }
+  return true;
+}
+
+void simtvp_host_unwatch(simtvp_host *host, const void *p, uint64_t bytes) {
+  if (!host || !host->platform || !bytes) return;
+  std::lock_guard<std::recursive_mutex> l(host->lock);
+  const uint64_t a = reinterpret_cast<uintptr_t>(p);
+  const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
+  for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
+    auto it = host->watched.find(pg);
+    if (it == host->watched.end() || --it->second.count) continue;
+    host->watched.erase(it);
+    if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_READ | PROT_WRITE);
+  }
 }
 
 bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {

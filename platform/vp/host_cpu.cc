@@ -42,9 +42,10 @@ void host_cpu::set_interrupt_source(std::function<bool()> can_rise, const sc_cor
   changed_ = changed;
 }
 
-void host_cpu::post(void (*fn)(void *), void *ctx) {
+void host_cpu::post(void (*fn)(void *), void *ctx, bool api_call) {
   fn_ = fn;
   ctx_ = ctx;
+  api_call_ = api_call;
   pending_ = true;
   request_.notify(SC_ZERO_TIME);
 }
@@ -57,7 +58,7 @@ void host_cpu::run() {
   thread_ = sc_core::sc_get_current_process_handle();
   for (;;) {
     if (!pending_) wait(request_);
-    if (config_.api_overhead > SC_ZERO_TIME) wait(config_.api_overhead);
+    if (api_call_ && config_.api_overhead > SC_ZERO_TIME) wait(config_.api_overhead);
     fn_(ctx_);
     pending_ = false;
     sc_core::sc_pause();  // back to the program: sc_start() returns at the end of this delta
@@ -108,6 +109,24 @@ bool host_cpu::access(tlm::tlm_command cmd, uint64_t addr, void *data, uint64_t 
   } while (len);
   if (delay > SC_ZERO_TIME) wait(delay);  // the host has spent the whole cost when it goes on
   return ok;
+}
+
+void host_cpu::touch(uint64_t bus_addr, bool write) {
+  if (!on_thread()) return;
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_IGNORE_COMMAND);
+  t.set_address(bus_addr & ~(kLineBytes - 1));
+  t.set_data_ptr(nullptr);
+  t.set_data_length(static_cast<unsigned>(kLineBytes));
+  t.set_streaming_width(static_cast<unsigned>(kLineBytes));
+  t.set_byte_enable_ptr(nullptr);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  system_agent_ext who(agent_host, true);
+  who.is_write = write;
+  scoped_agent tag(t, who);
+  sc_time delay = copy_cost(kLineBytes);
+  bus->b_transport(t, delay);
+  if (delay > SC_ZERO_TIME) wait(delay);
 }
 
 uint32_t host_cpu::mmio_read32(void *ctx, uint32_t offset) {

@@ -58,7 +58,16 @@ class host_cpu : public sc_core::sc_module {
   const drv_bus *driver_bus() const { return &drv_bus_; }
 
   // Hands fn(ctx) to the stub's thread (call from outside the simulation, then sc_start()).
-  void post(void (*fn)(void *), void *ctx);
+  // api_call: the request is an API call and costs -host_api_overhead_ns first (false: the
+  // program's own memory access that the platform trapped, docs/system-modes.md §2.4).
+  void post(void (*fn)(void *), void *ctx, bool api_call = true);
+  // The program's own load or store of the host cache line holding bus_addr, timed on the
+  // stub's thread: a timing-only transaction of the line (TLM_IGNORE_COMMAND, agent host) that the
+  // system memory's timing model, the system-level cache and the coherence directory see as the
+  // host's access, plus one host cycle per 16 bytes; moves no data (the program's instruction
+  // does, natively).
+  void touch(uint64_t bus_addr, bool write);
+  static constexpr uint64_t kLineBytes = 64;  // a host cache line
   // The posted work has finished (the thread called sc_pause()).
   bool done() const { return !pending_; }
   // The calling code runs on the stub's thread (a nested call from inside posted work).
@@ -99,6 +108,7 @@ class host_cpu : public sc_core::sc_module {
   void (*fn_)(void *) = nullptr;
   void *ctx_ = nullptr;
   bool pending_ = false;
+  bool api_call_ = true;
   sc_core::sc_process_handle thread_;
   counters counters_;
 };

@@ -58,6 +58,11 @@ typedef struct cu_platform {
   bool (*last_fault)(void *ctx, simtvp_diag *out);
   void (*close)(void *ctx);       /* releases the platform (prints the run summary); may be NULL */
   const char *name;               /* for messages */
+  /* (addition) Host memory [p, p + bytes) at bus address bus_addr is mapped into the GPU: the
+   * platform may time the program's own accesses to it (simtvp_host_watch); unwatch undoes one.
+   * NULL members: none. */
+  bool (*watch)(void *ctx, const void *p, uint64_t bytes, uint64_t bus_addr);
+  void (*unwatch)(void *ctx, const void *p, uint64_t bytes);
 } cu_platform;
 
 typedef simtvp_status (*cu_platform_open_fn)(cu_platform *out, simtvp_diag *diag);

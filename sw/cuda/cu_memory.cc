@@ -471,6 +471,9 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
       if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes);
       return r;
     }
+    // The program's own loads and stores of the run are timed while kernels run (the platform's
+    // trap: docs/system-modes.md §2.4).
+    if (s.plat.watch) s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes, span.bus);
     s.sysmap_runs[p] = span;
     for (uint64_t q = p; q < end; q += kPage) s.sysmap_pages[q] = 0;
     p = end;
@@ -508,6 +511,7 @@ static int unmap_pinned(State &s, uint64_t a, Pinned &pin) {
       return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
     });
     if (result == CUDA_SUCCESS) result = r;
+    if (s.plat.unwatch) s.plat.unwatch(s.plat.ctx, reinterpret_cast<void *>(va), span.bytes);
     if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(va), span.bytes);
     it = s.sysmap_runs.erase(it);
   }

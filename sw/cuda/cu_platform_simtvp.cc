@@ -22,6 +22,12 @@ bool expose(void *ctx, const void *p, uint64_t bytes, uint64_t *bus) {
 void unexpose(void *ctx, const void *p, uint64_t bytes) {
   simtvp_host_unexpose(static_cast<simtvp_host *>(ctx), p, bytes);
 }
+bool watch(void *ctx, const void *p, uint64_t bytes, uint64_t bus) {
+  return simtvp_host_watch(static_cast<simtvp_host *>(ctx), p, bytes, bus);
+}
+void unwatch(void *ctx, const void *p, uint64_t bytes) {
+  simtvp_host_unwatch(static_cast<simtvp_host *>(ctx), p, bytes);
+}
 uint64_t time_ps(void *ctx) { return simtvp_host_time_ps(static_cast<simtvp_host *>(ctx)); }
 bool last_fault(void *ctx, simtvp_diag *out) { return simtvp_host_last_fault(static_cast<simtvp_host *>(ctx), out); }
 void release(void *ctx) { simtvp_host_release(static_cast<simtvp_host *>(ctx)); }
@@ -53,5 +59,7 @@ extern "C" __attribute__((visibility("default"))) simtvp_status cucore_open_simt
   out->last_fault = last_fault;
   out->close = release;
   out->name = "simtvp";
+  out->watch = watch;
+  out->unwatch = unwatch;
   return SIMTVP_OK;
 }

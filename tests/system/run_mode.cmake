@@ -34,6 +34,27 @@ if(PROGRAM MATCHES "hmm$")
     message(FATAL_ERROR "hmm: the IOMMU answered no page requests (${OUT}/stats.json)")
   endif()
 endif()
+# spin: the program's stores to mapped memory while kernels ran were trapped, 18 of them by hand:
+# 4 rounds × 2 stores (payload, flag) on pinned memory, the same on registered memory, and 2 (the
+# line, the flag) in the coherence part. In the coherent modes the third kernel (reread) sees
+# exactly one invalidation of the GPU's copies: the GPU L2 holds `line` (read before its fence and
+# flag store); the host's store to it invalidates that copy (1). The GPU never holds `flag` when
+# the host stores 2 to it (its flag store is a write-through that keeps no copy, and its next read
+# of the flag reaches the directory after the host's store), and nothing writes host memory after.
+if(PROGRAM MATCHES "spin$")
+  file(READ ${OUT}/stats.json stats)
+  string(JSON writes GET "${stats}" totals counters host.trapped_writes)
+  if(NOT writes EQUAL 18)
+    message(FATAL_ERROR "spin with -system_mode ${MODE}: host.trapped_writes is ${writes}, expected 18 (${OUT}/stats.json)")
+  endif()
+  if(MODE MATCHES "^shared_")
+    string(JSON name GET "${stats}" kernels 2 kernel_name)
+    string(JSON inv GET "${stats}" kernels 2 counters coherence.gpu.invalidations)
+    if(NOT name STREQUAL "_Z6rereadPViS0_Pi" OR NOT inv EQUAL 1)
+      message(FATAL_ERROR "spin with -system_mode ${MODE}: kernel ${name} has coherence.gpu.invalidations ${inv}, expected 1")
+    endif()
+  endif()
+endif()
 if(MODE MATCHES "^shared_")
   file(READ ${OUT}/stats.json stats)
   foreach(counter "coherence[.]gpu[.]writes" "coherence[.]messages")
