@@ -39,6 +39,11 @@ struct gpu_simt_func {
   uint64_t *stall_cycles;   /* um.fault_stall_cycles: warp cycles spent waiting for replays */
   stats *st;                /* where they register at the first replayable fault (runs without
                                unified memory keep their statistics as they were) */
+  uint64_t step_insns;      /* warp instructions per step (gpu_simt_func_set_step); 0: none */
+  struct cta_group *yielded; /* groups that used up their step, waiting for their resume */
+  uint64_t yields_local;
+  uint64_t *yields;         /* func.step_yields, registered at the first yield */
+  stats *yield_st;
 };
 
 static uint64_t now_cycle(const gpu_simt_func *s) {
@@ -129,6 +134,7 @@ struct cta_group {
   gpu_kernel k;           /* pdb, channel, grid id for fault entries */
   uint64_t park_cycle;    /* when it parked */
   uint32_t waiting;       /* warps waiting then */
+  uint64_t due;           /* yielded: the core cycle of its next step */
   struct cta_group *next; /* parked groups, in the order they parked */
 };
 
@@ -170,12 +176,15 @@ static bool report_replayable(gpu_simt_func *s, struct cta_group *g, uint32_t ci
   return false;
 }
 
-/* Runs the group until it is done, faults, or waits on replayable faults only. true = finished
- * (g->r holds the results), false = parked. */
-static bool run_group(gpu_simt_func *s, struct cta_group *g) {
+typedef enum group_run { GROUP_DONE, GROUP_PARKED, GROUP_YIELDED } group_run;
+
+/* Runs the group until it is done, faults, waits on replayable faults only (parked), or has used
+ * up its step (yielded: g->due set). GROUP_DONE: g->r holds the results. */
+static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
   simtvp_diag d;
   simtvp_diag_clear(&d);
   simtvp_status fault = SIMTVP_OK;
+  uint64_t step = 0; /* warp instructions run in this step */
   for (;;) {
     bool live = false, progress = false, waiting = false;
     for (uint32_t ci = 0; ci < g->n && fault == SIMTVP_OK; ci++) {
@@ -190,6 +199,7 @@ static bool run_group(gpu_simt_func *s, struct cta_group *g) {
           func_step st;
           simtvp_status ss = func_warp_step(w, &st, &d);
           progress = true;
+          step++;
           if (ss != SIMTVP_OK) {
             report(s, &d);
             fault = ss;
@@ -222,6 +232,16 @@ static bool run_group(gpu_simt_func *s, struct cta_group *g) {
       }
     }
     if (fault != SIMTVP_OK || !live) break;
+    /* every warp had its turn: a step used up ends here while a CTA is left, if the kernel may be
+     * waiting for the host (host memory is mapped into the GPU) */
+    if (progress && s->step_insns && step >= s->step_insns && s->ports.resume.at && devmem_has_external(s->mem)) {
+      bool left = false;
+      for (uint32_t ci = 0; ci < g->n && !left; ci++) left = !func_cta_done(g->c[ci]);
+      if (left) {
+        g->due = now_cycle(s) + step;
+        return GROUP_YIELDED;
+      }
+    }
     if (!progress) {
       if (waiting) { /* park until MMU_REPLAY */
         g->park_cycle = now_cycle(s);
@@ -229,7 +249,7 @@ static bool run_group(gpu_simt_func *s, struct cta_group *g) {
         for (uint32_t ci = 0; ci < g->n; ci++)
           for (uint32_t i = 0; i < func_cta_warp_count(g->c[ci]); i++)
             g->waiting += func_warp_get_state(func_cta_warp(g->c[ci], i)) == FUNC_WARP_FAULT_WAIT;
-        return false;
+        return GROUP_PARKED;
       }
       uint32_t ci = 0;
       while (ci < g->n && func_cta_done(g->c[ci])) ci++;
@@ -244,7 +264,43 @@ static bool run_group(gpu_simt_func *s, struct cta_group *g) {
     }
   }
   for (uint32_t i = 0; i < g->n; i++) func_cta_finish(g->c[i]);
-  return true;
+  return GROUP_DONE;
+}
+
+static void append(struct cta_group **list, struct cta_group *g) {
+  while (*list) list = &(*list)->next;
+  g->next = NULL;
+  *list = g;
+}
+
+/* A group yielded: it waits for its resume (the earliest due is asked for). */
+static void yield_group(gpu_simt_func *s, struct cta_group *g) {
+  if (s->yield_st) {
+    s->yields = stats_counter(s->yield_st, "func.step_yields", "steps",
+                              "CTA steps of the functional GPU that ended with the CTA unfinished (a kernel that "
+                              "may wait for the host: -func_step_insns)");
+    s->yield_st = NULL;
+  }
+  ++*s->yields;
+  append(&s->yielded, g);
+  uint64_t first = UINT64_MAX;
+  for (const struct cta_group *y = s->yielded; y; y = y->next)
+    if (y->due < first) first = y->due;
+  s->ports.resume.at(s->ports.resume.ctx, first);
+}
+
+/* What run_group left: report a finished group, park or yield the others. */
+static void after_run(gpu_simt_func *s, struct cta_group *g, group_run how) {
+  if (how == GROUP_PARKED) {
+    append(&s->parked, g);
+    return;
+  }
+  if (how == GROUP_YIELDED) {
+    yield_group(s, g);
+    return;
+  }
+  for (uint32_t i = 0; i < g->n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, g->sm[i], g->slot, &g->r[i]);
+  free(g);
 }
 
 /* Starts n CTAs (one, or the CTAs of a thread block cluster) and runs them; reports each CTA's
@@ -270,7 +326,6 @@ static void run_ctas(gpu_simt_func *s, func_launch *l, const gpu_kernel *k, uint
   memcpy(g->sm, sm, n * sizeof *sm);
   memcpy(g->cta, cta, n * sizeof *cta);
   for (uint32_t i = 0; i < n; i++) g->r[i] = (gpu_cta_result){SIMTVP_OK, 0, 0};
-  bool finished = true;
   for (uint32_t i = 0; i < n; i++)
     if (func_cta_start(l, cta[i], sm[i], 0, &g->c[i], &d) != SIMTVP_OK) {
       report(s, &d);
@@ -278,18 +333,12 @@ static void run_ctas(gpu_simt_func *s, func_launch *l, const gpu_kernel *k, uint
       for (uint32_t j = 0; j < i; j++) func_cta_finish(g->c[j]);
       break;
     }
+  group_run how = GROUP_DONE;
   if (g->r[0].status == SIMTVP_OK) {
     func_launch_allow_replay(l, true);
-    finished = run_group(s, g);
+    how = run_group(s, g);
   }
-  if (!finished) { /* parked: the replay resumes it */
-    struct cta_group **p = &s->parked;
-    while (*p) p = &(*p)->next;
-    *p = g;
-    return;
-  }
-  for (uint32_t i = 0; i < n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, g->sm[i], g->slot, &g->r[i]);
-  free(g);
+  after_run(s, g, how); /* parked: the replay resumes it; yielded: the resume port */
 }
 
 static void mmu_replay(void *ctx, bool cancel, uint64_t now) {
@@ -302,7 +351,7 @@ static void mmu_replay(void *ctx, bool cancel, uint64_t now) {
     struct cta_group *g = list;
     list = g->next;
     g->next = NULL;
-    bool finished = true;
+    group_run how = GROUP_DONE;
     if (now > g->park_cycle) *s->stall_cycles += (now - g->park_cycle) * g->waiting;
     if (cancel) {
       simtvp_diag d;
@@ -319,16 +368,41 @@ static void mmu_replay(void *ctx, bool cancel, uint64_t now) {
         uint32_t nw = func_cta_warp_count(g->c[ci]);
         for (uint32_t i = 0; i < nw; i++) func_warp_retry(func_cta_warp(g->c[ci], i));
       }
-      finished = run_group(s, g);
+      how = run_group(s, g);
     }
-    if (!finished) {
-      struct cta_group **p = &s->parked;
-      while (*p) p = &(*p)->next;
-      *p = g;
+    after_run(s, g, how);
+  }
+}
+
+void gpu_simt_func_set_step(gpu_simt_func *s, uint64_t warp_insns) { s->step_insns = warp_insns; }
+
+bool gpu_simt_func_busy(const gpu_simt_func *s) { return s->yielded != NULL; }
+
+void gpu_simt_func_resume(gpu_simt_func *s, uint64_t cycle) {
+  /* the groups due now run one more step each, in the order they yielded; one that yields again
+   * goes to the end (behind groups yielded during this resume) */
+  struct cta_group *list = s->yielded, *later = NULL;
+  s->yielded = NULL;
+  while (list) {
+    struct cta_group *g = list;
+    list = g->next;
+    g->next = NULL;
+    if (g->due > cycle) {
+      append(&later, g);
       continue;
     }
-    for (uint32_t i = 0; i < g->n; i++) s->ports.cta_done.done(s->ports.cta_done.ctx, g->sm[i], g->slot, &g->r[i]);
-    free(g);
+    after_run(s, g, run_group(s, g));
+  }
+  /* those not due yet go back in front, in their order */
+  if (later) {
+    struct cta_group *tail = later;
+    while (tail->next) tail = tail->next;
+    tail->next = s->yielded;
+    s->yielded = later;
+    uint64_t first = UINT64_MAX;
+    for (const struct cta_group *y = s->yielded; y; y = y->next)
+      if (y->due < first) first = y->due;
+    s->ports.resume.at(s->ports.resume.ctx, first);
   }
 }
 
@@ -420,6 +494,8 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
   s->fault_waits = &s->fault_waits_local;
   s->stall_cycles = &s->stall_local;
   s->st = st;
+  s->yields = &s->yields_local;
+  s->yield_st = st;
   s->whole_kernels = engine && engine->threads > 1;
   s->max_warp_insns = engine ? engine->max_warp_insns : 0;
   s->e = func_create(engine, func_ports, mem, st, diag);
@@ -439,12 +515,13 @@ gpu_simt_func *gpu_simt_func_create(const func_config *engine, const func_ports 
 
 void gpu_simt_func_destroy(gpu_simt_func *s) {
   if (!s) return;
-  while (s->parked) {
-    struct cta_group *g = s->parked;
-    s->parked = g->next;
-    for (uint32_t i = 0; i < g->n; i++) func_cta_finish(g->c[i]);
-    free(g);
-  }
+  for (struct cta_group **list = &s->parked; list; list = list == &s->parked ? &s->yielded : NULL)
+    while (*list) {
+      struct cta_group *g = *list;
+      *list = g->next;
+      for (uint32_t i = 0; i < g->n; i++) func_cta_finish(g->c[i]);
+      free(g);
+    }
   gpu_launcher_destroy(s->launcher);
   func_destroy(s->e);
   free(s->runs);

@@ -43,6 +43,9 @@ typedef struct gpu_simt_func_ports {
   simtvp_msg_port messages; /* fault reports, image load failures */
   /* The control cycle now (optional: replayable-fault stall cycles count 0 without it). */
   struct { void *ctx; uint64_t (*now)(void *ctx); } cycle;
+  /* (addition) Call gpu_simt_func_resume at core cycle `cycle` (an earlier request may be
+   * replaced by a later one's earlier cycle). Optional: without it CTAs never yield. */
+  struct { void *ctx; void (*at)(void *ctx, uint64_t cycle); } resume;
 } gpu_simt_func_ports;
 
 /* engine/func_ports as for func_create (mem and st are not owned; st may be NULL). */
@@ -54,6 +57,19 @@ void gpu_simt_func_destroy(gpu_simt_func *s);
 gpu_simt_port gpu_simt_func_port(gpu_simt_func *s);
 /* Device-memory port over the same store (gpuctl_ports.devmem). */
 gpu_mem_port gpu_simt_func_devmem_port(gpu_simt_func *s);
+/* Bounded steps (docs/system-modes.md §2.4; one CTA at a time, not whole-kernel mode): while the
+ * store holds an external mapping (host memory mapped into the GPU, devmem_has_external), a CTA
+ * (or cluster) that has run `warp_insns` warp instructions in a step without ending yields: it
+ * resumes in a later step, `warp_insns run` core cycles later (one warp instruction per cycle),
+ * through the resume port, so a kernel that waits for the host lets simulated time (and the host)
+ * advance. 0 (default): every CTA runs to its end inside launch_cta, as without host memory.
+ * Statistics (from the first yield): func.step_yields. */
+void gpu_simt_func_set_step(gpu_simt_func *s, uint64_t warp_insns);
+/* Runs the yielded groups due at or before `cycle` (the cycle the resume port asked for), each
+ * for one more step; reports those that end through cta_done and asks for the next resume. */
+void gpu_simt_func_resume(gpu_simt_func *s, uint64_t cycle);
+/* CTAs have yielded and wait for a resume (the side is not idle). */
+bool gpu_simt_func_busy(const gpu_simt_func *s);
 /* The last fault's full report (SIMTVP_OK when none). */
 const simtvp_diag *gpu_simt_func_last_fault(const gpu_simt_func *s);
 

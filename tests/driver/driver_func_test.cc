@@ -184,6 +184,8 @@ DONE:
 
 struct Glue {
   gpu_harness *h = nullptr;
+  uint64_t cycle = 0;              // what the SIMT side's cycle port reads
+  std::vector<uint64_t> resumes;   // the cycles its resume port asked for
 };
 
 class DriverFunc : public ::testing::Test {
@@ -203,6 +205,10 @@ class DriverFunc : public ::testing::Test {
       auto *g = static_cast<Glue *>(ctx);
       gpuctl_cta_done(g->h->g, sm, slot, r, g->h->now);
     };
+    sp.cycle.ctx = &glue;
+    sp.cycle.now = [](void *ctx) { return static_cast<Glue *>(ctx)->cycle; };
+    sp.resume.ctx = &glue;
+    sp.resume.at = [](void *ctx, uint64_t cycle) { static_cast<Glue *>(ctx)->resumes.push_back(cycle); };
     simtvp_diag_clear(&diag);
     simt = gpu_simt_func_create(&fc, nullptr, mem, nullptr, sp, &diag);
     ASSERT_NE(simt, nullptr) << diag.message;
@@ -311,6 +317,108 @@ TEST_F(DriverFunc, WarpSpinningOnAnMbarrierLetsTheOthersArrive) {
   ASSERT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
   ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
   for (uint32_t t = 0; t < 64; t++) EXPECT_EQ(out[t], 1u) << t;
+}
+
+// One thread counts to n: 3 + 3 n + 2 warp instructions (two ld.param and the mov; add, setp and
+// bra per iteration; st and ret).
+const char kCountPtx[] = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry count_to(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p1;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd1;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r2, [n];
+  mov.u32 %r1, 0;
+LOOP:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, %r2;
+  @%p1 bra LOOP;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+class DriverFuncStep : public DriverFunc {
+ protected:
+  // Launches count_to(n) on one thread; the CTA runs inside the launch as far as it goes.
+  void launch_count(uint32_t n) {
+    drv_module *cm = nullptr;
+    ASSERT_EQ(drv_module_load_ptx(d, kCountPtx, sizeof kCountPtx - 1, "count.ptx", &cm, &diag), SIMTVP_OK)
+        << diag.message;
+    drv_function *f = drv_module_function(cm, "count_to");
+    ASSERT_NE(f, nullptr);
+    std::vector<uint32_t> zero(1, 0);
+    ASSERT_EQ(test_support::upload(d, zero, &dout, &diag), SIMTVP_OK);
+    ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    ASSERT_EQ(test_support::launch(d, f, 1, 1, {&dout, &n}, &diag), SIMTVP_OK) << diag.message;
+    gh_run(h, 1000000);  // the GPU dispatches the CTA (no interrupt to wait for while it yields)
+  }
+  uint32_t result() {
+    std::vector<uint32_t> out(1, 0);
+    EXPECT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    EXPECT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+    EXPECT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+    return out[0];
+  }
+  // Host memory mapped into the GPU (what makes a kernel possibly wait for the host).
+  void map_host_page() {
+    host_page = static_cast<uint8_t *>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(host_page, MAP_FAILED);
+    ASSERT_EQ(devmem_map_external(mem, 0x7f0000000000ull, 4096, host_page, 0x100000000ull, DEVMEM_APERTURE_SYSMEM,
+                                  &diag), SIMTVP_OK)
+        << diag.message;
+  }
+  void TearDown() override {
+    DriverFunc::TearDown();
+    if (host_page) munmap(host_page, 4096);
+  }
+  uint64_t dout = 0;
+  uint8_t *host_page = nullptr;
+};
+
+// count_to(3000) runs 3 + 3 × 3000 + 2 = 9005 warp instructions. With a step of 1 warp instruction
+// the CTA yields after its first turn (its warp's time slice: 4096 warp instructions) and asks to
+// resume 4096 cycles later (one warp instruction per cycle): at 0 + 4096. Resumed at cycle 4096, it
+// runs another 4096 (8192 in all) and asks for 4096 + 4096 = 8192; resumed then, it runs the last
+// 813 and ends. The result is the same as in one step.
+TEST_F(DriverFuncStep, CtaYieldsAfterItsStepWhileHostMemoryIsMappedAndResumesThatManyCyclesLater) {
+  map_host_page();
+  gpu_simt_func_set_step(simt, 1);
+  launch_count(3000);
+  ASSERT_EQ(glue.resumes, std::vector<uint64_t>({4096}));
+  EXPECT_TRUE(gpu_simt_func_busy(simt));
+  glue.cycle = 4096;
+  gpu_simt_func_resume(simt, 4095);  // not due yet: nothing runs, the same cycle is asked for
+  ASSERT_EQ(glue.resumes, std::vector<uint64_t>({4096, 4096}));
+  gpu_simt_func_resume(simt, 4096);
+  ASSERT_EQ(glue.resumes, std::vector<uint64_t>({4096, 4096, 8192}));
+  glue.cycle = 8192;
+  gpu_simt_func_resume(simt, 8192);
+  EXPECT_EQ(glue.resumes.size(), 3u);
+  EXPECT_FALSE(gpu_simt_func_busy(simt));
+  EXPECT_EQ(result(), 3000u);
+}
+
+// Without host memory mapped into the GPU a CTA cannot be waiting for the host: it runs to its
+// end at once whatever the step (functional statistics of such programs stay as they were).
+TEST_F(DriverFuncStep, CtaRunsToItsEndAtOnceWithoutHostMemoryMapped) {
+  gpu_simt_func_set_step(simt, 1);
+  launch_count(3000);
+  EXPECT_TRUE(glue.resumes.empty());
+  EXPECT_FALSE(gpu_simt_func_busy(simt));
+  EXPECT_EQ(result(), 3000u);
+}
+
+// Step 0 (the default): every CTA runs to its end at once, host memory or not.
+TEST_F(DriverFuncStep, StepZeroRunsEveryCtaToItsEnd) {
+  map_host_page();
+  launch_count(3000);
+  EXPECT_TRUE(glue.resumes.empty());
+  EXPECT_EQ(result(), 3000u);
 }
 
 TEST_F(DriverFunc, KernelFaultIsReportedThroughTheGpuErrorPath) {

@@ -1,7 +1,12 @@
 // simt_func — the functional SIMT side: models/func through gpu_simt_func (models/gpuctl). A CTA
 // runs to completion inside launch_cta and is reported done at once, so kernels take no GPU time
 // beyond the control side's (command processor, dispatcher, copies). Fastest path, no timing.
+// While host memory is mapped into the GPU, a CTA that runs longer than -func_step_insns warp
+// instructions yields and resumes that many core cycles later (gpu_simt_func_set_step): a method
+// of this shell wakes it, so a kernel that waits for the host lets simulated time advance.
 #include "simt_subsystem.h"
+
+#include <sysc/kernel/sc_dynamic_processes.h>
 
 #include "gpu_params.h"
 #include "gpu_simt_func.h"
@@ -13,6 +18,12 @@ class simt_func final : public simt_subsystem {
  public:
   simt_func(const simt_env &env, simtvp_diag *diag) : env_(env) {
     side_ = create(diag);
+    // Resumes CTAs that yielded (models/gpuctl gpu_simt_func_resume) at the cycle they asked for.
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.dont_initialize();
+    o.set_sensitivity(&resume_ev_);
+    sc_core::sc_spawn([this]() { resume(); }, sc_core::sc_gen_unique_name("func_resume"), &o);
     if (env.st) {
       thread_insn_ = stats_counter(env.st, "func.thread_insn", "insn",
                                    "thread instructions executed (active lanes of each warp instruction)");
@@ -40,6 +51,7 @@ class simt_func final : public simt_subsystem {
       if (s->thread_insn_) *s->gpu_sim_insn_ += *s->thread_insn_ - before;
     };
     p.kernel_end = [](void *ctx, const gpu_kernel *k) {
+      // (a kernel ends once its CTAs have, yielded ones included)
       auto *s = static_cast<simt_func *>(ctx);
       uint64_t before = s->thread_insn_ ? *s->thread_insn_ : 0;
       s->inner_.kernel_end(s->inner_.ctx, k);
@@ -71,7 +83,7 @@ class simt_func final : public simt_subsystem {
     inner_ = side_ ? gpu_simt_func_port(side_) : gpu_simt_port{};
     if (side_ && have_mmu_ && inner_.mmu_attach) inner_.mmu_attach(inner_.ctx, &mmu_);
   }
-  bool idle() const override { return true; }
+  bool idle() const override { return !side_ || !gpu_simt_func_busy(side_); }
   const char *model_name() const override { return "func"; }
   const simtvp_diag &last_fault() const override { return *gpu_simt_func_last_fault(side_); }
 
@@ -92,8 +104,33 @@ class simt_func final : public simt_subsystem {
       uint64_t ps = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
       return gpu_ps_to_cycles(ps, hz);
     };
-    return gpu_simt_func_create(&env_.params->func, &env_.func, env_.mem, env_.st, ports, diag);
+    ports.resume.ctx = this;
+    ports.resume.at = [](void *ctx, uint64_t cycle) {
+      auto *s = static_cast<simt_func *>(ctx);
+      uint64_t hz = s->env_.params ? s->env_.params->core_clock_hz : 0;
+      if (!hz) return;
+      s->resume_cycle_ = cycle;
+      uint64_t at = gpu_cycles_to_ps(cycle, hz);
+      uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+      s->resume_ev_.cancel();
+      s->resume_ev_.notify(sc_core::sc_time(static_cast<double>(at > now ? at - now : 0), sc_core::SC_PS));
+    };
+    gpu_simt_func *side = gpu_simt_func_create(&env_.params->func, &env_.func, env_.mem, env_.st, ports, diag);
+    if (side && env_.config) gpu_simt_func_set_step(side, env_.config->fidelity.func_step_insns);
+    return side;
   }
+
+  // The yielded CTAs due now run their next step; the thread instructions they execute are this
+  // kernel's (gpu_sim_insn), as in launch_cta.
+  void resume() {
+    if (!side_) return;
+    uint64_t before = thread_insn_ ? *thread_insn_ : 0;
+    gpu_simt_func_resume(side_, resume_cycle_);
+    if (thread_insn_) *gpu_sim_insn_ += *thread_insn_ - before;
+    if (env_.wake) env_.wake();
+  }
+  sc_core::sc_event resume_ev_;
+  uint64_t resume_cycle_ = 0;
 
   simt_env env_;
   gpu_simt_func *side_ = nullptr;
