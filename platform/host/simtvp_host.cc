@@ -395,7 +395,6 @@ void disarm(simtvp_host *h) {
   if (!h->armed.load()) return;
   h->armed = false;
   protect_watched(h, PROT_READ | PROT_WRITE);
-  tl_step_n = 0;
 }
 
 // Closes the watched pages while the GPU is busy (a kernel or copy that may read or write them).
@@ -459,12 +458,20 @@ bool trap_access(simtvp_host *h, uint64_t a, ucontext_t *uc) {
     mprotect(reinterpret_cast<void *>(page), kWatchPage, PROT_READ | PROT_WRITE);
     return true;
   }
+  if (h->broken) {  // the simulation stopped for good: the program goes on untimed
+    disarm(h);
+    return true;
+  }
   const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
   touch_ctx t{h, it->second.bus + (a - page), write};
   call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
   if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
-  mprotect(reinterpret_cast<void *>(page), kWatchPage, PROT_READ | PROT_WRITE);
-  if (tl_step_n < sizeof tl_step_pages / sizeof tl_step_pages[0]) tl_step_pages[tl_step_n++] = page;
+  // The instruction may straddle two pages: the first one's trap opened it, and the call above
+  // closed it again; this instruction's pages are all open for its step.
+  const unsigned cap = sizeof tl_step_pages / sizeof tl_step_pages[0];
+  if (tl_step_n < cap) tl_step_pages[tl_step_n++] = page;
+  for (unsigned i = 0; i < tl_step_n; i++)
+    mprotect(reinterpret_cast<void *>(tl_step_pages[i]), kWatchPage, PROT_READ | PROT_WRITE);
   uc->uc_mcontext.gregs[REG_EFL] |= 0x100;  // TF: trap after this one instruction
   return true;
 }

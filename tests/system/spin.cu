@@ -11,7 +11,8 @@
 // loads and stores on the host.
 // Part 3 (coherence): the kernel reads a line of mapped memory, says so, waits; the host then
 // overwrites the line with a plain store (which invalidates the GPU L2's copy in the coherent
-// modes) and releases the kernel, which must read the host's value.
+// modes) and releases the kernel, which must read the host's value; before that, one 8-byte store
+// straddles two mapped pages (trapped on each page, executed once).
 // Every host wait is bounded: a kernel that never answers ends the program with FAIL, not a hang.
 // Usage: spin [rounds=4]
 #include <atomic>
@@ -114,12 +115,17 @@ static int coherence_line(long *spins) {
   CHECK_CUDA(cudaHostAlloc(&line, sizeof(int), cudaHostAllocMapped));
   CHECK_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
   CHECK_CUDA(cudaMalloc(&out, 2 * sizeof(int)));
+  char *two = nullptr;  // two pages
+  CHECK_CUDA(cudaHostAlloc(&two, 8192, cudaHostAllocMapped));
+  std::memset(two, 0, 8192);
   volatile int *vl = line, *vf = flag;
   *vl = 7;
   *vf = 0;
   reread<<<1, 1>>>(line, flag, out);
   CHECK_CUDA(cudaGetLastError());
   if (!wait_for([&] { return *vf; }, 1, spins)) return verdict("spin", false, "coherence: the kernel did not read");
+  // One store that straddles two mapped pages traps on each page (and runs as one instruction).
+  asm volatile("movq %1, %0" : "=m"(*reinterpret_cast<unsigned long long *>(two + 4092)) : "r"(0x1122334455667788ull));
   *vl = 42;  // the GPU L2 holds this line: the directory invalidates its copy
   *vf = 2;
   CHECK_CUDA(cudaDeviceSynchronize());
@@ -127,8 +133,13 @@ static int coherence_line(long *spins) {
   CHECK_CUDA(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
   if (got[0] != 7 || got[1] != 42)
     return verdict("spin", false, "coherence: the kernel read %d then %d, expected 7 then 42", got[0], got[1]);
+  unsigned long long straddled = 0;
+  std::memcpy(&straddled, two + 4092, sizeof straddled);
+  if (straddled != 0x1122334455667788ull)
+    return verdict("spin", false, "coherence: the straddling store left 0x%llx", straddled);
   CHECK_CUDA(cudaFreeHost(line));
   CHECK_CUDA(cudaFreeHost(flag));
+  CHECK_CUDA(cudaFreeHost(two));
   CHECK_CUDA(cudaFree(out));
   return 0;
 }
