@@ -57,6 +57,7 @@ struct simtvp_host {
   std::atomic<bool> armed{false};
   bool trap_enabled = true;     // -host_trap_shared
   uint64_t *trapped_reads = nullptr, *trapped_writes = nullptr;  // registered at the first trap
+  uint64_t trapped_none[2] = {0, 0};  // where they count without a statistics sink
 };
 
 namespace {
@@ -370,12 +371,6 @@ constexpr uint64_t kWatchPage = 4096;
 #define SIMTVP_HOST_TRAPS 1
 #endif
 
-// The pages of this thread's single-stepped instruction (an access may straddle two pages).
-thread_local uint64_t tl_step_pages[4];
-thread_local unsigned tl_step_n = 0;
-struct sigaction g_old_segv {}, g_old_trap {};
-bool g_trap_handlers = false;
-
 // mprotect over the runs of contiguous watched pages.
 void protect_watched(simtvp_host *h, int prot) {
   uint64_t lo = 0, hi = 0;
@@ -405,6 +400,13 @@ void arm(simtvp_host *h) {
   h->armed = true;
 }
 
+#ifdef SIMTVP_HOST_TRAPS
+// The pages of this thread's single-stepped instruction (an access may straddle two pages).
+thread_local uint64_t tl_step_pages[4];
+thread_local unsigned tl_step_n = 0;
+struct sigaction g_old_segv {}, g_old_trap {};
+bool g_trap_handlers = false;
+
 void chain(const struct sigaction &old, int sig, siginfo_t *si, void *uc) {
   if (old.sa_flags & SA_SIGINFO) {
     if (old.sa_sigaction) old.sa_sigaction(sig, si, uc);
@@ -415,10 +417,10 @@ void chain(const struct sigaction &old, int sig, siginfo_t *si, void *uc) {
     old.sa_handler(sig);
     return;
   }
-  signal(sig, SIG_DFL);  // the fault happens again and ends the program as it would have
+  signal(sig, SIG_DFL);  // a fault happens again and ends the program as it would have
+  if (sig == SIGTRAP) raise(sig);  // a trap does not: deliver it (when the handler returns)
 }
 
-#ifdef SIMTVP_HOST_TRAPS
 struct touch_ctx {
   simtvp_host *h;
   uint64_t bus;
@@ -430,14 +432,13 @@ void touch_on_stub(void *p) {
   simtvp_host *h = t->h;
   if (!h->trapped_reads) {
     stats *st = h->platform->statistics();
-    static uint64_t none_r = 0, none_w = 0;
     h->trapped_reads = st ? stats_counter(st, "host.trapped_reads", "accesses",
                                           "the program's loads of host memory the GPU shares, trapped while the GPU was busy")
-                          : &none_r;
+                          : &h->trapped_none[0];
     h->trapped_writes = st ? stats_counter(st, "host.trapped_writes", "accesses",
                                            "the program's stores (and read-modify-writes) of host memory the GPU shares, "
                                            "trapped while the GPU was busy")
-                           : &none_w;
+                           : &h->trapped_none[1];
   }
   ++*(t->write ? h->trapped_writes : h->trapped_reads);
   h->platform->host().touch(t->bus, t->write);
