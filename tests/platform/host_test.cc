@@ -506,4 +506,92 @@ TEST_F(SimtvpHost, HostViewOfSystemMemoryIsWhatTheGpuReadsByDma) {
   EXPECT_EQ(simtvp_host_sysmem_ptr(host, 0x1000, 16), nullptr);  // not system memory
 }
 
+// A kernel that waits for the host: one thread stores 1 to *flag (it runs), then spins on a
+// volatile load of *flag until the host stores 2.
+const char kWaitFlagPtx[] = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry wait_flag(.param .u64 flag)
+{
+  .reg .pred %p1;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd1;
+  ld.param.u64 %rd1, [flag];
+  mov.u32 %r2, 1;
+  st.volatile.global.u32 [%rd1], %r2;
+LOOP:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.ne.u32 %p1, %r1, 2;
+  @%p1 bra LOOP;
+  ret;
+}
+)";
+
+// The program's own load and store of a watched page while a kernel runs are trapped, each runs
+// the simulation for the host's access of its line (docs/system-modes.md §2.4): a host that
+// waits with plain loads lets the kernel start, and the kernel sees the host's store and ends.
+// Hand computation: a trapped access is not an API call (no
+// -host_api_overhead_ns, 50 ns here) and costs one host cycle per 16 bytes of its 64-byte line:
+// 4 × 0.5 ns (2000 MHz) = 2 ns; discrete system memory adds no time of its own.
+TEST_F(SimtvpHost, ProgramsOwnAccessToAWatchedPageWhileAKernelRunsIsTrappedAndTimed) {
+  open({"-simt_model", "func", "-host_api_overhead_ns", "50"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  uint64_t pinned = 0;
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(host_call(host, [&] {
+              if (!bus->sysmem_alloc(bus->ctx, 4096, 4096, &pinned)) st = SIMTVP_ERR_NOMEM;
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK);
+  auto *flag = static_cast<volatile uint32_t *>(simtvp_host_sysmem_ptr(host, pinned, 4096));
+  ASSERT_NE(flag, nullptr);
+  *flag = 0;
+  uint64_t va = reinterpret_cast<uintptr_t>(flag);  // unified addressing: the GPU uses the host's address
+  ASSERT_TRUE(simtvp_host_watch(host, const_cast<uint32_t *>(flag), 4096, pinned));
+  ASSERT_EQ(host_call(host, [&] {
+              if ((st = drv_sysmem_map(d, va, pinned, 4096, &diag))) return;
+              st = test_support::load_and_launch(d, kWaitFlagPtx, "wait.ptx", "wait_flag", 1, 1, {&va}, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  // The host waits with plain loads only, each trapped: the GPU runs on by 2 ns per load until the
+  // kernel has started and stored 1.
+  uint64_t t0 = simtvp_host_time_ps(host);
+  uint64_t loads = 1;
+  while (*flag != 1 && loads < 10000000) loads++;
+  ASSERT_EQ(*flag, 1u);
+  loads++;  // the load of the ASSERT
+  uint64_t t1 = simtvp_host_time_ps(host);
+  EXPECT_EQ(t1 - t0, 2000u * loads);
+  *flag = 2;  // a trapped store: the kernel, in its steps of -func_step_insns, sees it and ends
+  EXPECT_EQ(simtvp_host_time_ps(host) - t1, 2000u);
+  ASSERT_EQ(host_call(host, [&] { st = drv_sync(d, &diag); }), SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  *flag = 3;  // the GPU is idle: untimed, not trapped
+  stats *s = simtvp_host_stats(host);
+  const uint64_t *reads = stats_counter_find(s, "host.trapped_reads");
+  const uint64_t *writes = stats_counter_find(s, "host.trapped_writes");
+  const uint64_t *yields = stats_counter_find(s, "func.step_yields");
+  ASSERT_NE(reads, nullptr);
+  ASSERT_NE(writes, nullptr);
+  ASSERT_NE(yields, nullptr);
+  EXPECT_EQ(*reads, loads);
+  EXPECT_EQ(*writes, 1u);
+  EXPECT_GT(*yields, 0u);  // the kernel waited in steps
+  simtvp_host_unwatch(host, const_cast<uint32_t *>(flag), 4096);
+}
+
+// -host_trap_shared 0: nothing is watched (the program's accesses run natively, untimed); bad
+// arguments are refused, not a crash.
+TEST_F(SimtvpHost, WatchIsRefusedWhenTrappingIsOffOrTheRangeIsEmpty) {
+  open({"-simt_model", "func", "-host_trap_shared", "0"});
+  static uint32_t word;
+  EXPECT_FALSE(simtvp_host_watch(host, &word, sizeof word, 0x100000000ull));
+  EXPECT_FALSE(simtvp_host_watch(nullptr, &word, sizeof word, 0x100000000ull));
+  EXPECT_FALSE(simtvp_host_watch(host, &word, 0, 0x100000000ull));
+  simtvp_host_unwatch(host, &word, sizeof word);  // nothing watched: nothing happens
+  simtvp_host_unwatch(nullptr, &word, sizeof word);
+}
+
 }  // namespace
