@@ -130,40 +130,7 @@ TEST(SimtCa, FenceWaitsForTheWarpsStores) {
   EXPECT_EQ(t[st + 2].cycle, t[st].cycle + 24);
 }
 
-// Fence scopes (-gpgpu_fence_latency WARP,CTA,GPU,SYS), on the trace above: the add behind the
-// fence issues at the later of the fence's issue (t+2) + its scope's latency and, for .gpu/.sys,
-// the store's acknowledgement (t+24). Defaults (0,0,0,0): .gpu/.sys wait for the ack (t+24);
-// bar.warp.sync and .cta do not wait for it (t+3: the next cycle).
-void expect_fence_scopes(const char *model) {
-  auto add_after = [&](const std::string &fence, const std::vector<std::string> &extra) -> int64_t {
-    std::string body = std::string(kOutSlot) + "  st.global.u32 [%rd1], %r1;\n  " + fence + ";\n  add.s32 %r2, %r3, 1;\n";
-    std::vector<const char *> opts = timing_options(model);
-    for (const std::string &e : extra) opts.push_back(e.c_str());
-    auto t = trace(opts, body, 32);
-    EXPECT_GE(t.size(), 4u) << fence;
-    if (t.size() < 4) return -1;
-    size_t st = t.size() - 4; /* st, fence, add, exit */
-    EXPECT_EQ(t[st + 1].cycle, t[st].cycle + 2) << fence;
-    return static_cast<int64_t>(t[st + 2].cycle - t[st].cycle);
-  };
-  EXPECT_EQ(add_after("membar.gl", {}), 24) << model;
-  EXPECT_EQ(add_after("membar.sys", {}), 24) << model;
-  EXPECT_EQ(add_after("fence.sc.gpu", {}), 24) << model;
-  EXPECT_EQ(add_after("membar.cta", {}), 3) << model;
-  EXPECT_EQ(add_after("fence.acq_rel.cta", {}), 3) << model;
-  EXPECT_EQ(add_after("bar.warp.sync -1", {}), 3) << model;
-  // latencies 5,10,50,100: warp t+2+5, cta t+2+10, gpu and cluster max(t+24, t+2+50), sys t+2+100
-  const std::vector<std::string> lat = {"-gpgpu_fence_latency", "5,10,50,100"};
-  EXPECT_EQ(add_after("bar.warp.sync -1", lat), 7) << model;
-  EXPECT_EQ(add_after("membar.cta", lat), 12) << model;
-  EXPECT_EQ(add_after("membar.gl", lat), 52) << model;
-  EXPECT_EQ(add_after("fence.sc.cluster", lat), 52) << model;
-  EXPECT_EQ(add_after("membar.sys", lat), 102) << model;
-  // a .gpu fence shorter than the store's round trip still waits for the acknowledgement
-  EXPECT_EQ(add_after("membar.gl", {"-gpgpu_fence_latency", "0,0,10,10"}), 24) << model;
-}
-
-TEST(SimtCa, FencesAreTimedByScope) { expect_fence_scopes("ca"); }
+TEST(SimtCa, FencesAreTimedByScope) { expect_fence_scopes("ca", 24); }
 
 // The PTX line profile's stall cycles (-enable_ptx_file_line_stats): an instruction's stall is the
 // cycles its warp waited after its previous issue (docs/statistics.md §4). As in the fence case
