@@ -491,7 +491,19 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     n = coalesce(c, k, shape_of(k, not_uniform, not_span), c->l1d_block, bytes, gt200, kind, path,
                  !load || atomic, n);
   }
-  if (sm.konst | sm.param) {
+  uint32_t kp = sm.konst | sm.param, same = 0;
+  if (kp && (kp == sm.param || !sm.param)) { /* one space: a kernel parameter or a constant every lane reads? */
+    uint64_t a0 = st->addr[__builtin_ctz(kp)];
+    uint32_t l = kp & (kp - 1);
+    while (l && st->addr[__builtin_ctz(l)] == a0) l &= l - 1;
+    if (!l) {
+      same = (uint32_t)simtvp_popcount32(kp);
+      c->ranges[0] = (ldst_range){sm.param ? c->param_of[slot] + a0 : a0, bytes, (uint32_t)__builtin_ctz(kp)};
+      n = coalesce(c, same, same > 1 ? SHAPE_UNIFORM : SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
+                   c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
+    }
+  }
+  if (kp && !same) {
     uint32_t k = 0;
     uint64_t a0 = 0, not_uniform = 0, not_span = 0;
     for (uint32_t l = sm.konst | sm.param; l; l &= l - 1) {
