@@ -132,6 +132,7 @@ static const at_pc *pc_info(at_core *c, at_warp *w) {
   p->to_unit = (uint8_t)(AT_ISSUE_TO_UNIT - (info->n_src_rf == 0));
   p->n_deps = (uint8_t)(info->n_src + info->n_dst);
   p->n_dst = info->n_dst;
+  p->fence = info->fence;
   p->regs = w->prog->regs + info->regs;
   p->ii = c->base.ii[info->lat_row][info->op];
   p->lat = c->base.lat[info->lat_row][info->op];
@@ -493,8 +494,8 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
     case FUNC_STEP_FENCE:
       /* -gpgpu_fence_latency: the next issue no sooner than the scope's latency; .gpu and .sys
        * fences (and SIMT_FENCE_DRAIN waits) also wait for the warp's results and acks */
-      if (info->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[info->fence];
-      if (info->fence >= GPU_FENCE_GPU && (w->deferred || w->last_done > t)) w->wait = SIMT_WAIT_FENCE;
+      if (p->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[p->fence];
+      if (p->fence >= GPU_FENCE_GPU && (w->deferred || w->last_done > t)) w->wait = SIMT_WAIT_FENCE;
       break;
     default:
       break;

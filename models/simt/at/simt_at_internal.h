@@ -46,6 +46,7 @@ typedef struct at_pc {
   uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
   uint8_t fetch_n;   /* instructions a fetch at this pc brings (2; 1 at a line's or function's
                       * end); 0: not known yet (filled by the first fetch, apart from AT_KNOWN) */
+  uint8_t fence;     /* simt_insn_info.fence: the scope of a fence or wait */
   uint32_t ii;       /* initiation interval on its unit */
   uint32_t lat;      /* unit to writeback */
   uint32_t ready;    /* unit to the cycle a dependent may use the result (lat less forwarding) */
