@@ -292,17 +292,18 @@ static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
     for (uint32_t k = 0; k < c->n_fetch && decode == 2; k++)
       if (k != best && !simtvp_cal_busy(&c->fetch_cal[k], f) && f >= c->fetch_cal[k].base) decode = 1;
   }
-  uint64_t addr = cta_of(c, w)->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
   at_pc *p = &w->pcs[w->pc];
   if (!p->fetch_n) { /* learnt once per pc (the CTA's code does not move) */
+    uint64_t addr = cta_of(c, w)->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
     const ptx_module *m = simt_program_module(w->prog);
     bool two = w->pc + 1 < m->n_insns && m->insns[w->pc + 1].function == m->insns[w->pc].function &&
                (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line;
     p->fetch_n = two ? 2 : 1;
+    p->l1i_line = addr / c->base.l1i_line + 1;
   }
   w->ib_n = p->fetch_n;
   /* within the L1I line of its last lookup: no lookup (at_mem_fetch's own rule, without the call) */
-  if (!c->base.l1i || addr / c->base.l1i_line + 1 == w->line) return f + decode;
+  if (!c->base.l1i || p->l1i_line == w->line) return f + decode;
   uint64_t got = at_mem_fetch(c, slot, f);
   return got == AT_NEVER ? AT_NEVER : got + decode;
 }

@@ -51,6 +51,7 @@ typedef struct at_pc {
   uint32_t lat;      /* unit to writeback */
   uint32_t ready;    /* unit to the cycle a dependent may use the result (lat less forwarding) */
   const uint32_t *regs; /* its registers (simt_program.regs): n_deps − n_dst sources, then n_dst */
+  uint64_t l1i_line; /* the L1I line its fetch reads, + 1 (with fetch_n) */
 } at_pc;
 
 typedef struct at_warp {
