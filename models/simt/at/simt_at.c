@@ -115,12 +115,19 @@ static uint8_t bank_extra(const at_core *c, const simt_insn_info *info, const ui
   return (uint8_t)(worst > ports ? (worst + ports - 1) / ports - 1 : 0);
 }
 
+/* The warp's pc gets an entry in its CTA slot's facts (cleared when the next CTA starts). */
+static void touch(at_core *c, const at_warp *w) {
+  at_cta_units *u = &c->cta_units[w->cta];
+  u->touched[u->n_touched++] = w->pc;
+}
+
 /* What the core needs to know of the instruction at the warp's pc: learnt once per pc. */
 static const at_pc *pc_info(at_core *c, at_warp *w) {
   at_pc *p = &w->pcs[w->pc];
   if (p->flags & AT_KNOWN) return p;
   func_peek pk;
   if (!func_warp_peek(w->fw, &pk)) return NULL;
+  if (!p->fetch_n) touch(c, w); /* (a fetch fills fetch_n first, and records the pc then) */
   const simt_insn_info *info = &w->prog->info[pk.pc];
   bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
                pk.kind == FUNC_STEP_NOP;
@@ -294,6 +301,7 @@ static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
   }
   at_pc *p = &w->pcs[w->pc];
   if (!p->fetch_n) { /* learnt once per pc (the CTA's code does not move) */
+    if (!(p->flags & AT_KNOWN)) touch(c, w);
     uint64_t addr = cta_of(c, w)->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
     const ptx_module *m = simt_program_module(w->prog);
     bool two = w->pc + 1 < m->n_insns && m->insns[w->pc + 1].function == m->insns[w->pc].function &&
@@ -604,11 +612,16 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
   if (!n_insns) n_insns = 1;
   if (u->cap < n_insns) {
     at_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-    if (!p) return false;
-    u->pcs = p;
+    if (p) u->pcs = p;
+    uint32_t *t = p ? realloc(u->touched, (size_t)n_insns * sizeof *t) : NULL;
+    if (t) u->touched = t;
+    if (!p || !t) return false;
+    memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
     u->cap = n_insns;
+    u->n_touched = 0;
   }
-  memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
+  for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
+  u->n_touched = 0;
   return true;
 }
 
@@ -717,7 +730,10 @@ static void at_destroy(void *state) {
   at_smem_free(c);
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) free(c->sched[s].heap);
   free(c->warps);
-  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].pcs);
+  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) {
+    free(c->cta_units[i].pcs);
+    free(c->cta_units[i].touched);
+  }
   free(c->cta_units);
   free(c->fetch_wait);
   for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)

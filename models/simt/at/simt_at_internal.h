@@ -79,9 +79,12 @@ typedef struct at_warp {
   func_warp *fw;
 } at_warp;
 
+/* A CTA slot's per-pc facts, learnt by its CTA's warps; a new CTA clears only the entries the
+ * previous one filled (`touched`), so a CTA launch costs what its warps ran, not the module's size. */
 typedef struct at_cta_units {
   at_pc *pcs;
-  uint32_t cap;
+  uint32_t *touched;  /* pcs whose entry is filled */
+  uint32_t n_touched, cap;
 } at_cta_units;
 
 typedef struct at_sched {
