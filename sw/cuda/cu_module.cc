@@ -22,6 +22,7 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_module_load_ptx(s.d, ptx, len, name.c_str(), &dm, &diag);
+    if (st == SIMTVP_OK) um_setup_locked(s);
     if (st == SIMTVP_OK) return CUDA_SUCCESS;
     if (st == SIMTVP_ERR_PARSE || st == SIMTVP_ERR_UNSUPPORTED)
       return fail(st == SIMTVP_ERR_PARSE ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_NOT_SUPPORTED,
@@ -32,14 +33,15 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   if (into) {
     into->dm = dm;
     *out = reinterpret_cast<cu_module *>(into->handle);
-    return CUDA_SUCCESS;
+    return managed_module_vars(s, into);
   }
   auto m = std::make_unique<Module>();
   m->dm = dm;
   m->ctx = c;
   m->name = name;
+  Module *mp = m.get();
   *out = reinterpret_cast<cu_module *>(s.modules.add(std::move(m)));
-  return CUDA_SUCCESS;
+  return managed_module_vars(s, mp);
 }
 
 int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out,

@@ -522,7 +522,7 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   if (!dptr) return SIMTVP_OK;
   if (drv_um_free(d, dptr, diag)) return SIMTVP_OK;
   for (drv_module *m = d->modules; m; m = m->next)
-    if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
+    if (dptr == m->image_addr || dptr == m->global_base || dptr == m->global_block || dptr == m->const_base)
       goto bad;
   if (drv_mem_release(d, dptr, true)) return SIMTVP_OK;
 bad:

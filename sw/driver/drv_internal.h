@@ -122,6 +122,8 @@ struct drv_module {
   bool owned;
   uint64_t image_addr, image_bytes;
   uint64_t global_base, const_base;
+  uint64_t global_block; /* the heap block holding the .global segment (global_base rounded up to
+                            4 KiB inside it when the module has __managed__ variables) */
   drv_function *functions;
   drv_module *next;
 };
@@ -178,6 +180,10 @@ simtvp_status drv_vm_set_page(drv *d, uint64_t va, uint64_t entry, simtvp_diag *
 /* drv_um.c */
 void drv_um_service(drv *d);                                 /* INTR_STATUS.MMU_FAULT */
 bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag);  /* drv_mem_free of a managed range */
+/* The module's __managed__ variables become managed ranges (drv_module_load_parsed, on-demand GPUs
+ * only: their pages hold the initialisers, so those start on the GPU) / stop being ones (unload). */
+simtvp_status drv_um_adopt_module(drv *d, const drv_module *mod, simtvp_diag *diag);
+void drv_um_forget_module(drv *d, const drv_module *mod);
 void drv_um_close(drv *d);
 /* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MEMMAP_OP). */
 enum { DRV_MEMMAP_INTERNAL = 1u << 0, DRV_MEMMAP_CODE = 1u << 1 /* with INTERNAL */ };

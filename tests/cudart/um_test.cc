@@ -193,6 +193,59 @@ TEST(CudartUnifiedMemory, ReadMostlyPagesAreDuplicatedUntilWritten) {
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 
+// A __managed__ variable (managed_value, initialised to 5) lies on a page of its own, apart from the
+// module's other globals (dev_counter), and migrates like cudaMallocManaged memory. The loader wrote
+// its initialiser to device memory, so the page starts on the GPU. Host read: 1 host fault, 1 page
+// (4096 bytes) down; host write: no fault (the page is the host's now). bump_managed (1 CTA of 4
+// threads, one warp) reads it and thread 0 adds 100: 1 fault, 1 page (4096 bytes) up. The host
+// read of 107 then: 1 host fault, 1 page down.
+TEST(CudartUnifiedMemory, ManagedVariableHasItsOwnPageAndMigratesOnDemand) {
+  Registration &r = kernels();
+  ASSERT_EQ(__cudaInitModule(r.handle()), 1);
+  int *value = static_cast<int *>(*r.managed_ptr("managed_value"));
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(value) % 4096, 0u);
+  void *counter = nullptr;
+  ASSERT_EQ(cudaGetSymbolAddress(&counter, r.var("dev_counter")), cudaSuccess);
+  EXPECT_NE(reinterpret_cast<uintptr_t>(counter) / 4096, reinterpret_cast<uintptr_t>(value) / 4096);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, value), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeManaged);
+  int last = -7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&last, 4, 4 /* LastPrefetchLocation */, value, 4), cudaSuccess);
+  EXPECT_EQ(last, 0);  // on the GPU, where the loader wrote it
+  drv_um_stats s0 = um();
+  EXPECT_EQ(*value, 5);
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.host_faults - s0.host_faults, 1u);
+  EXPECT_EQ(s1.bytes_to_host - s0.bytes_to_host, 4096u);
+  *value = 7;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.host_faults - s1.host_faults, 0u);
+  int *d = nullptr;
+  const int n = 4;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, 0, n * 4), cudaSuccess);
+  drv_um_stats s3 = um();
+  ASSERT_EQ(launch(r.kernel("bump_managed"), d3(1), d3(n), 0, nullptr, d, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(s4.faults - s3.faults, 1u);
+  EXPECT_EQ(s4.batches - s3.batches, 1u);
+  EXPECT_EQ(s4.pages_to_gpu - s3.pages_to_gpu, 1u);
+  EXPECT_EQ(s4.bytes_to_gpu - s3.bytes_to_gpu, 4096u);
+  EXPECT_EQ(*value, 107);  // the kernel saw the host's 7 and added 100
+  drv_um_stats s5 = um();
+  EXPECT_EQ(s5.host_faults - s4.host_faults, 1u);
+  EXPECT_EQ(s5.bytes_to_host - s4.bytes_to_host, 4096u);
+  int h[n];
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 7);
+  EXPECT_EQ(cudaFree(value), cudaErrorInvalidValue);  // the module owns it
+  cudaGetLastError();
+  cudaFree(d);
+}
+
 TEST(CudartUnifiedMemory, PreferredLocationAndAccessedByAreReportedBack) {
   int *m = managed(4096);
   ASSERT_EQ(cudaMemAdvise(m, 4096, 3 /* SetPreferredLocation */, device0()), cudaSuccess);

@@ -564,6 +564,80 @@ TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
   EXPECT_EQ(drv_managed_alloc(d, 0, &a, &diag), SIMTVP_ERR_ARG);
 }
 
+// __managed__ variables (.global .attribute(.managed)): the loader lays each on pages of its own
+// after the ordinary globals and makes each a managed range. m1 has an initialiser (the loader
+// wrote it: on the GPU), m2 none (nowhere). mk's 64 threads read m1 and plain and store
+// m2[i] = 5 + 3 + i into m2's first page: 1 fault (m2's page 0, a first touch: 0 bytes moved),
+// 1 batch; m1's page needs none. A host read of m2[10] brings page 0 back (4096 bytes). After the
+// unload nothing of the module is managed any more.
+TEST_F(DriverFuncUm, ManagedModuleVariablesGetPagesOfTheirOwnAndFaultLikeManagedMemory) {
+  static const char kManagedPtx[] = R"(.version 7.0
+.target sm_75
+.address_size 64
+.global .align 4 .u32 plain = 3;
+.global .attribute(.managed) .align 4 .u32 m1 = 5;
+.global .attribute(.managed) .align 4 .u32 m2[2048];
+.visible .entry mk(.param .u32 n) {
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r2, [n];
+  setp.ge.u32 %p, %r1, %r2;
+  @%p bra DONE;
+  ld.global.u32 %r3, [m1];
+  ld.global.u32 %r4, [plain];
+  add.u32 %r3, %r3, %r4;
+  add.u32 %r3, %r3, %r1;
+  mov.u64 %rd1, m2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r3;
+DONE:
+  ret;
+}
+)";
+  drv_module *mm = nullptr;
+  ASSERT_EQ(drv_module_load_ptx(d, kManagedPtx, sizeof kManagedPtx - 1, "managed.ptx", &mm, &diag), SIMTVP_OK)
+      << diag.message;
+  uint64_t plain = 0, m1 = 0, m2 = 0, bytes = 0, base = 0;
+  ASSERT_EQ(drv_module_global(mm, "plain", &plain, nullptr, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_module_global(mm, "m1", &m1, nullptr, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_module_global(mm, "m2", &m2, &bytes, &diag), SIMTVP_OK);
+  EXPECT_EQ(m1 % 4096, 0u);
+  EXPECT_EQ(m2, m1 + 4096);
+  EXPECT_NE(plain / 4096, m1 / 4096);
+  EXPECT_FALSE(drv_managed_lookup(d, plain, nullptr, nullptr));
+  ASSERT_TRUE(drv_managed_lookup(d, m2 + 4100, &base, &bytes));
+  EXPECT_EQ(base, m2);
+  EXPECT_EQ(bytes, 8192u);
+  EXPECT_EQ(drv_um_where(d, m1), DRV_UM_GPU);
+  EXPECT_EQ(drv_um_where(d, m2), DRV_UM_NOWHERE);
+  void *mirror = mmap(reinterpret_cast<void *>(m1), 3 * 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(mirror, reinterpret_cast<void *>(m1));
+  mirrors.push_back({m1, 3 * 4096});
+  drv_um_stats s0 = um();
+  uint32_t n = 64;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mm, "mk"), 1, 64, {&n}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 1u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.first_touch_gpu - s0.first_touch_gpu, 1u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  EXPECT_EQ(drv_um_where(d, m2), DRV_UM_GPU);
+  EXPECT_EQ(drv_um_where(d, m2 + 4096), DRV_UM_NOWHERE);
+  ASSERT_EQ(drv_um_host_access(d, m2 + 40, false, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 4096u);
+  EXPECT_EQ(reinterpret_cast<const uint32_t *>(m2)[10], 5u + 3u + 10u);
+  EXPECT_EQ(drv_mem_free(d, m1, &diag), SIMTVP_ERR_ARG);  // the module owns it
+  ASSERT_EQ(drv_module_unload(d, mm, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_FALSE(drv_managed_lookup(d, m1, nullptr, nullptr));
+  EXPECT_FALSE(drv_managed_lookup(d, m2, nullptr, nullptr));
+}
+
 // scatter(a, out, n): thread i reads the first word of page i of a, so a warp's one load needs 32
 // pages.
 const char kScatterPtx[] = R"(
