@@ -196,7 +196,7 @@ void drv_vm_get_stats(const drv *d, drv_vm_stats *out);
  * read-mostly duplicate). A GPU access to a page that is not on the GPU waits on a replayable
  * fault which the driver services in batches whenever it handles interrupts (any wait, query or
  * sync): copy-engine migration on the paging channel, page-table commit, MMU_REPLAY. Needs
- * MMU_CAPS.REPLAYABLE and three or more channels (drv_um_on_demand). */
+ * MMU_CAPS.REPLAYABLE and two or more channels (drv_um_on_demand: the last is the paging channel). */
 typedef enum drv_um_loc {
   DRV_UM_NOWHERE = 0, /* never touched: the first side to touch it gets it without a copy */
   DRV_UM_HOST = 1,

@@ -134,9 +134,11 @@ static simtvp_status set_gpu_page(drv *d, uint64_t va, bool present, bool ro, si
 }
 
 /* Copies the n pages at pages[] between their host mirrors and device memory (to_gpu: host ->
- * device) with the copy engine on the paging channel, staged in system memory, and waits. The
- * device side is physical (COPY *_PHYS): a page in motion is not mapped on the GPU. */
-static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint32_t n, simtvp_diag *diag) {
+ * device) with the copy engine on the paging channel, staged in system memory, and waits — or,
+ * to the GPU only, queues them (!wait: the host data is staged now, the staging freed once the
+ * copies passed). The device side is physical (COPY *_PHYS): a page in motion is not mapped on
+ * the GPU. */
+static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint32_t n, bool wait, simtvp_diag *diag) {
   if (!n) return SIMTVP_OK;
   uint64_t bus;
   if (!drv_sys_alloc(d, (uint64_t)n * PAGE, PAGE, &bus))
@@ -162,6 +164,7 @@ static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint
   if (st == SIMTVP_OK) {
     uint64_t fence = ch->submitted;
     drv_kick(d, ch);
+    if (!wait && to_gpu && drv_defer_sysmem_free(ch, fence, bus)) return SIMTVP_OK;
     st = drv_wait_fence(d, ch, fence, diag);
   }
   if (st == SIMTVP_OK && !to_gpu)
@@ -219,7 +222,7 @@ simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag
   if (!drv_um_on_demand(d))
     return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
                            "drv_managed_alloc: the GPU does not wait on replayable faults (MMU_CAPS.REPLAYABLE is 0) "
-                           "or has no separate paging channel (fewer than 3 channels)");
+                           "or has one channel only (the migrations need a paging channel of their own)");
   struct drv_um *u = um_get(d, diag);
   if (!u) return SIMTVP_ERR_NOMEM;
   simtvp_status st = fault_buffer(d, u, diag);
@@ -370,13 +373,15 @@ static simtvp_status page_to_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t
 }
 
 /* Copies the pages page_to_gpu collected, closes their host mirrors (read-only for duplicates),
- * then commits the page tables: the GPU sees a page only once its data is there. */
-static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, simtvp_diag *diag) {
-  simtvp_status st = move_pages(d, true, u->copy, u->n_copy, diag);
+ * then commits the page tables: the GPU sees a page only once its data is there. With !wait the
+ * copies and the table writes are only queued on the paging channel, in that order (a prefetch:
+ * the caller makes its stream wait for the channel). */
+static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, bool wait, simtvp_diag *diag) {
+  simtvp_status st = move_pages(d, true, u->copy, u->n_copy, wait, diag);
   for (uint32_t i = 0; i < u->n_copy; i++)
     host_protect(u, u->copy[i] & ~(PAGE - 1), (u->copy[i] & 1) ? DRV_UM_HOST_READ : DRV_UM_HOST_NONE);
   u->n_copy = 0;
-  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  if (st == SIMTVP_OK) st = wait ? drv_vm_commit(d, diag) : drv_vm_commit_queued(d, diag);
   return st;
 }
 
@@ -412,7 +417,7 @@ static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_
   }
   if (st != SIMTVP_OK) return st;
   host_protect(u, va, DRV_UM_HOST_RW);
-  st = move_pages(d, false, &va, 1, diag);
+  st = move_pages(d, false, &va, 1, true, diag);
   if (st != SIMTVP_OK) return st;
   if (dup) {
     host_protect(u, va, DRV_UM_HOST_READ);
@@ -485,8 +490,12 @@ static void service_batch(drv *d, struct drv_um *u) {
     if (!r) continue;
     st = page_to_gpu(d, u, r, (uint32_t)((va - r->va) / PAGE), (u->batch[i] & 1) != 0, &diag);
   }
-  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, &diag); /* the data, then the mappings */
+  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, true, &diag); /* the data, then the mappings */
   u->n_copy = 0;
+  /* a prefetch still in flight on the paging channel may hold pages of this batch (their state
+   * says GPU already): the replay waits for everything queued there */
+  drv_channel *pg = d->vm.paging;
+  if (st == SIMTVP_OK && pg->completed < pg->submitted) st = drv_wait_fence(d, pg, pg->submitted, &diag);
   if (st != SIMTVP_OK) {
     if (!d->has_error) {
       d->error = diag;
@@ -540,16 +549,22 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
   if (!s) s = drv_default_stream(d);
   /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
    * work can be using (an access to it waits on a fault, serviced on the same in-order paging
-   * channel, after these copies). The call returns once they are done, so the stream's later work
-   * finds the pages there. */
+   * channel, after these copies). They and the page-table writes are queued on the paging channel
+   * and the call returns at once; the stream waits for them on the GPU, so its later work (and a
+   * sync of it) finds the pages there. A host access to a page in flight migrates it back after
+   * them (the paging channel is in order). */
   if (to == DRV_UM_GPU) {
+    drv_channel *pg = d->vm.paging;
+    uint64_t before_fence = pg->submitted;
     for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
       uint8_t before = r->loc[p];
       st = page_to_gpu(d, u, r, p, write, diag);
       if (before != r->loc[p]) u->stats.prefetched_pages++;
     }
-    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, diag);
+    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, false, diag);
     u->n_copy = 0;
+    if (st == SIMTVP_OK && pg->submitted != before_fence)
+      st = drv_stream_wait_channel(d, s, pg, pg->submitted, diag);
     return st;
   }
   st = drv_stream_sync(d, s, diag); /* to the host: after the stream's earlier work */

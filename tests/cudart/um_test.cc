@@ -162,6 +162,46 @@ TEST(CudartUnifiedMemory, PrefetchMovesPagesSoNothingFaults) {
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 
+// A prefetch to the device is asynchronous to the host: the call returns with the 4 page copies
+// (and the page-table writes) queued on the paging channel and its stream waiting for them, so a
+// query of the stream right after it finds it busy; a sync waits for the copies, after which the
+// kernel on the stream faults 0 times (4 pages, 16384 bytes up, all prefetched).
+TEST(CudartUnifiedMemory, PrefetchToTheDeviceReturnsAtOnceAndItsStreamWaitsForTheCopies) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 3;
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaErrorNotReady);  // the copies are still on their way
+  int last = -7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&last, 4, 4 /* LastPrefetchLocation */, m, n * 4), cudaSuccess);
+  EXPECT_EQ(last, 0);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_gpu - s1.pages_to_gpu, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 16384u);
+  EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.faults - s2.faults, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 4) << i;
+  // A host access while a prefetch is in flight waits for it (the paging channel is in order) and
+  // brings the page back: page 2 comes down, 1 host fault.
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(m[2 * kPageInts + 1], 4);
+  drv_um_stats s5 = um();
+  EXPECT_EQ(s5.host_faults - s4.host_faults, 1u);
+  EXPECT_EQ(s5.pages_to_host - s4.pages_to_host, 1u);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
 // Read-mostly pages are duplicated: a copy out of them (a GPU-side read) leaves the host its
 // read-only copy, so host reads do not fault; a host write drops the GPU copy of that page only.
 TEST(CudartUnifiedMemory, ReadMostlyPagesAreDuplicatedUntilWritten) {

@@ -552,6 +552,54 @@ TEST_F(DriverFuncUm, UnmappedPageStaysFatalWithTheFaultBufferOn) {
   EXPECT_EQ(mmu().entries - m0.entries, 0u);
 }
 
+// Two channels: the second is the paging channel (streams share channel 0), so managed memory
+// still migrates on demand: vadd over 2 GPU-first-touched pages, 2 faults, 1 batch. One channel
+// cannot (a kernel waiting on a fault would hold up the copies behind it on the only ring):
+// drv_managed_alloc says so.
+class DriverFuncUmTwoChannels : public DriverFuncUm {
+ protected:
+  void configure(gpuctl_config *c) override {
+    DriverFuncUm::configure(c);
+    c->caps.n_channels = 2;
+  }
+};
+
+TEST_F(DriverFuncUmTwoChannels, TheSecondChannelPagesWhileStreamsShareTheFirst) {
+  ASSERT_TRUE(drv_um_on_demand(d));
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 2u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(drv_stream_set_vas(d, s, nullptr, &diag), SIMTVP_OK) << diag.message;  // not the paging channel
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+class DriverFuncUmOneChannel : public DriverFuncUm {
+ protected:
+  void configure(gpuctl_config *c) override {
+    DriverFuncUm::configure(c);
+    c->caps.n_channels = 1;
+  }
+};
+
+TEST_F(DriverFuncUmOneChannel, ManagedAllocationIsRefusedNamingTheReason) {
+  EXPECT_FALSE(drv_um_on_demand(d));
+  uint64_t va = 0;
+  EXPECT_EQ(drv_managed_alloc(d, 4096, &va, &diag), SIMTVP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(diag.message).find("one channel only"), std::string::npos) << diag.message;
+}
+
 TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
   uint64_t a = managed(4096);
   EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 8192, DRV_UM_GPU, false, &diag), SIMTVP_ERR_ARG);
