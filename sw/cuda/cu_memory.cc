@@ -746,9 +746,17 @@ void cucore::um_setup_locked(State &s) {
 // cudaMallocManaged memory. Elsewhere cucore_managed_adopt keeps the launch-and-sync scheme.
 int cucore::managed_module_vars(State &s, Module *m) {
   const ptx_module *pm = drv_module_ptx(m->dm);
+  bool asked = false;  // modules without __managed__ variables cost no register read
   for (uint32_t i = 0; i < pm->n_symbols; i++) {
     const ptx_symbol *sy = &pm->symbols[i];
     if (!(sy->flags & PTX_SYM_MANAGED) || (sy->flags & PTX_SYM_EXTERN)) continue;
+    if (!asked) {
+      asked = true;
+      run(s, [&]() -> int {
+        um_setup_locked(s);
+        return CUDA_SUCCESS;
+      });
+    }
     uint64_t va = 0, bytes = 0, base = 0;
     if (drv_module_global(m->dm, sy->name, &va, &bytes, nullptr) != SIMTVP_OK) continue;
     if (!drv_managed_lookup(s.d, va, &base, nullptr) || base != va) continue;  // launch-and-sync

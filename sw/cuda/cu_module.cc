@@ -22,7 +22,6 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_module_load_ptx(s.d, ptx, len, name.c_str(), &dm, &diag);
-    if (st == SIMTVP_OK) um_setup_locked(s);
     if (st == SIMTVP_OK) return CUDA_SUCCESS;
     if (st == SIMTVP_ERR_PARSE || st == SIMTVP_ERR_UNSUPPORTED)
       return fail(st == SIMTVP_ERR_PARSE ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_NOT_SUPPORTED,

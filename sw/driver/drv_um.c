@@ -16,8 +16,11 @@
  *   unmaps it on the GPU (commit + MMU_INVALIDATE), copies it back and opens the host mirror.
  * - Read-mostly pages are duplicated: a GPU read maps a read-only copy (RO | REPLAY) and leaves the
  *   host a read-only mirror; the first write on either side drops the other copy.
- * - Prefetches move a range on a stream (to the GPU: copies queued on the stream; to the host:
- *   after the stream's earlier work). */
+ * - Prefetches move a range on a stream: to the GPU the copies and table writes are queued on the
+ *   paging channel and the stream waits for them on the GPU (the call returns at once); to the
+ *   host after the stream's earlier work, synchronously.
+ * - A module's __managed__ variables are ranges too (drv_um_adopt_module): the module owns their
+ *   pages. */
 #include <stdlib.h>
 #include <string.h>
 

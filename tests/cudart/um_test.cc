@@ -202,6 +202,30 @@ TEST(CudartUnifiedMemory, PrefetchToTheDeviceReturnsAtOnceAndItsStreamWaitsForTh
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 
+// A kernel on another (non-blocking) stream does not wait for a prefetch: its warps may find pages
+// whose copies are still in flight (their state is the GPU's already, the table writes not done);
+// the driver then replays only once the paging channel is idle, so nothing moves twice (4 pages
+// up in all) and every value is right.
+TEST(CudartUnifiedMemory, KernelRacingAPrefetchOnAnotherStreamSeesThePagesOnce) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 10;
+  cudaStream_t a = nullptr, b = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, a), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, b, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_gpu - s1.pages_to_gpu, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 16384u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 11) << i;
+  EXPECT_EQ(cudaStreamDestroy(a), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(b), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
 // Read-mostly pages are duplicated: a copy out of them (a GPU-side read) leaves the host its
 // read-only copy, so host reads do not fault; a host write drops the GPU copy of that page only.
 TEST(CudartUnifiedMemory, ReadMostlyPagesAreDuplicatedUntilWritten) {
