@@ -552,6 +552,46 @@ TEST_F(DriverFuncUm, UnmappedPageStaysFatalWithTheFaultBufferOn) {
   EXPECT_EQ(mmu().entries - m0.entries, 0u);
 }
 
+// A prefetch to the GPU returns with its work queued: 3 host pages' copies and the table writes on
+// the paging channel, and a semaphore wait plus a fence on the stream, so the stream is busy right
+// after the call and idle after a sync; then the pages are the GPU's (mapped, mirrors closed) and
+// vadd over them on that stream faults 0 times (12288 bytes up, all prefetched).
+TEST_F(DriverFuncUm, PrefetchToTheGpuIsQueuedAndTheStreamWaitsForIt) {
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, false, &diag), SIMTVP_OK) << diag.message;
+  bool idle = true;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_FALSE(idle);  // the copies are on their way
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_NONE);  // closed at once: the host data was staged
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_TRUE(idle);
+  uint64_t e;
+  uint32_t bits;
+  EXPECT_TRUE(drv_vas_lookup(drv_default_vas(d), a + 8192, &e, &bits));
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 12288u);
+  EXPECT_EQ(s1.prefetched_pages - s0.prefetched_pages, 3u);
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(um().faults - s1.faults, 0u);
+  ASSERT_EQ(drv_um_host_access(d, a + 8, false, &diag), SIMTVP_OK);
+  EXPECT_EQ(ha[5], 5.0f + 2.0f);
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
 // Two channels: the second is the paging channel (streams share channel 0), so managed memory
 // still migrates on demand: vadd over 2 GPU-first-touched pages, 2 faults, 1 batch. One channel
 // cannot (a kernel waiting on a fault would hold up the copies behind it on the only ring):
