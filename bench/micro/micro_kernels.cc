@@ -251,6 +251,7 @@ std::string build_module() {
   m += ".visible .entry empty()\n{\n  ret;\n}\n";
   // Appended last, so the kernels above keep their place (and instruction addresses) in the module.
   for (const char *flavour : {"ca", "cg"}) m += "\n" + stream_kernel(flavour, "%globaltimer", "_gt");
+  for (const alu_class &c : fence_classes()) m += "\n" + alu_kernel(c);
   return m;
 }
 
@@ -272,6 +273,32 @@ const std::vector<alu_class> &alu_classes() {
       {"ffma", "fma.rn.f32 %f1, %f1, %f2, %f3;", "fp32 fma (fma.rn.f32)"},
       {"dfma", "fma.rn.f64 %fd1, %fd1, %fd2, %fd3;", "fp64 fma (fma.rn.f64)"},
       {"sfu", "sqrt.approx.f32 %f1, %f1;", "SFU (sqrt.approx.f32)"},
+  };
+  return classes;
+}
+
+const std::vector<alu_class> &fence_classes() {
+  // A store, then the fence, then an add the next store depends on: one thread, so every fence
+  // orders exactly one store (what it costs beyond `st` is the fence's price at its scope).
+  static const std::vector<alu_class> classes = {
+      {"st", "st.global.u32 [%rd2+64], %r10;\n  add.s32 %r10, %r10, %r11;", "store + add (no fence)"},
+      {"st_membar_cta", "st.global.u32 [%rd2+64], %r10;\n  membar.cta;\n  add.s32 %r10, %r10, %r11;",
+       "store + membar.cta + add"},
+      {"st_membar_gl", "st.global.u32 [%rd2+64], %r10;\n  membar.gl;\n  add.s32 %r10, %r10, %r11;",
+       "store + membar.gl + add"},
+      {"st_membar_sys", "st.global.u32 [%rd2+64], %r10;\n  membar.sys;\n  add.s32 %r10, %r10, %r11;",
+       "store + membar.sys + add"},
+      {"st_fence_gpu", "st.global.u32 [%rd2+64], %r10;\n  fence.acq_rel.gpu;\n  add.s32 %r10, %r10, %r11;",
+       "store + fence.acq_rel.gpu + add"},
+      {"st_syncwarp", "st.global.u32 [%rd2+64], %r10;\n  bar.warp.sync -1;\n  add.s32 %r10, %r10, %r11;",
+       "store + bar.warp.sync + add"},
+      // the fences alone (nothing to order): what a fence costs whatever is in flight
+      {"membar_cta", "membar.cta;\n  add.s32 %r10, %r10, %r11;", "membar.cta + add"},
+      {"membar_gl", "membar.gl;\n  add.s32 %r10, %r10, %r11;", "membar.gl + add"},
+      {"membar_sys", "membar.sys;\n  add.s32 %r10, %r10, %r11;", "membar.sys + add"},
+      // a load, then the fence: does a fence wait for loads in flight too?
+      {"ld_membar_gl", "ld.volatile.global.u32 %r12, [%rd2+64];\n  membar.gl;\n  add.s32 %r10, %r10, %r11;",
+       "load + membar.gl + add"},
   };
   return classes;
 }

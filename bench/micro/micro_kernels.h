@@ -51,6 +51,8 @@ constexpr uint32_t kMaxPasses = 8;
 //   smem_bw(out, iters)                     16 conflict-free ld.shared.u32 per thread and iteration
 //   l1_bw(in, out, n4, iters)               float4 reads of a small per-CTA window (L1D hits)
 //   empty()                                 nothing (launch overhead)
+//   alu_st, alu_st_membar_cta/_gl/_sys, alu_st_fence_gpu, alu_st_syncwarp (out, iters, passes)
+//                                           64 x (store, fence of that scope, add) per iteration
 const std::string &micro_module();
 
 // Names of the ALU chains and what they run.
@@ -60,6 +62,8 @@ struct alu_class {
   const char *what;     // row label
 };
 const std::vector<alu_class> &alu_classes();
+// The fence chains (kernels alu_<name>, appended at the module's end): store, fence, add.
+const std::vector<alu_class> &fence_classes();
 
 // ---- the harness ----------------------------------------------------------------------------
 

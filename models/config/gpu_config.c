@@ -55,6 +55,14 @@ static bool check_one_number(const char *v, char *why, size_t n) {
   return true;
 }
 
+static bool check_fence_latency(const char *v, char *why, size_t n) {
+  if (config_parse_uint_list(v, ',', NULL, GPU_FENCE_N) != GPU_FENCE_N) {
+    snprintf(why, n, "expected four cycle counts WARP,CTA,GPU,SYS (bar.warp.sync, .cta, .gpu, .sys)");
+    return false;
+  }
+  return true;
+}
+
 /* The GPU reports its name through 32 bytes of identification registers (docs/gpu-abi.md). */
 static bool check_gpu_name(const char *v, char *why, size_t n) {
   if (strlen(v) > 32) {
@@ -248,6 +256,13 @@ static const config_option core_options[] = {
          "Result forwarding (simtvp; Volta and later): a fixed-latency SP/INT/DP result releases "
          "the scoreboard early by the issue-to-execute depth, so a dependent chain costs its "
          "latency per instruction instead of latency + 4."),
+    CORE_X(fence_latency, CONFIG_STRING, "-gpgpu_fence_latency", "0,0,0,0", "core cycles",
+           "Fences by scope (simtvp) WARP,CTA,GPU,SYS: the fewest cycles from a fence's issue to "
+           "its warp's next issue, for bar.warp.sync, membar.cta / fence.*.cta (and proxy "
+           "fences), membar.gl / fence.*.{gpu,cluster}, membar.sys / fence.*.sys. GPU and SYS "
+           "fences also wait for the warp's memory accesses to complete; WARP and CTA ones do "
+           "not (docs/simt.md).",
+           check_fence_latency, NULL),
     CORE_X(sub_core_model, CONFIG_BOOL, "-gpgpu_sub_core_model", "0", "",
            "Sub-core model (Volta and later): each scheduler has its own register file and "
            "execution units.",
@@ -1276,6 +1291,7 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
   op_list(c->initiation_fp, ii_fp, d->initiation_fp, GPU_OP_SHFL);
   op_list(c->latency_dp, lat_dp, d->latency_dp, GPU_OP_SHFL);
   op_list(c->initiation_dp, ii_dp, d->initiation_dp, GPU_OP_SHFL);
+  config_parse_uint_list(c->fence_latency, ',', d->fence_latency, GPU_FENCE_N); /* checked when set */
   config_parse_uint_list(c->latency_sfu, ',', &d->latency_sfu, 1);
   config_parse_uint_list(c->initiation_sfu, ',', &d->initiation_sfu, 1);
   config_parse_uint_list(c->latency_tensor, ',', &d->latency_tensor, 1);

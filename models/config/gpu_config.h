@@ -58,6 +58,9 @@ enum {
 
 /* Indices of the -ptx_opcode_latency_* / -ptx_opcode_initiation_* lists. */
 enum { GPU_OP_ADD, GPU_OP_MAX, GPU_OP_MUL, GPU_OP_MAD, GPU_OP_DIV, GPU_OP_SHFL, GPU_OP_N };
+/* Fence scopes timed apart (-gpgpu_fence_latency): bar.warp.sync; .cta (and proxy fences);
+ * .gpu and .cluster (membar.gl); .sys. */
+typedef enum gpu_fence_scope { GPU_FENCE_WARP, GPU_FENCE_CTA, GPU_FENCE_GPU, GPU_FENCE_SYS, GPU_FENCE_N } gpu_fence_scope;
 
 /* SIMT core and cluster organisation, L1 caches, shared memory, pipeline (GPGPU-Sim
  * shader_core_config). */
@@ -95,6 +98,7 @@ typedef struct gpu_core_config {
   int32_t reg_banks;               /* -gpgpu_num_reg_banks */
   bool reg_bank_use_warp_id;       /* -gpgpu_reg_bank_use_warp_id */
   bool alu_forwarding;             /* -gpgpu_alu_forwarding (simtvp) */
+  char fence_latency[GPU_CONFIG_STRING_MAX]; /* -gpgpu_fence_latency (simtvp) WARP,CTA,GPU,SYS */
   bool hoist_loads;                /* -ptx_hoist_loads (simtvp) */
   int32_t reg_file_port_throughput; /* -gpgpu_reg_file_port_throughput */
   bool sub_core_model;             /* -gpgpu_sub_core_model */
@@ -308,6 +312,7 @@ typedef struct gpu_config_derived {
   double core_mhz, icnt_mhz, l2_mhz, dram_mhz; /* -gpgpu_clock_domains */
   uint32_t pipeline_width[GPU_PIPE_N]; /* absent fields (9- and 11-field forms) are 0 */
   uint32_t latency_int[GPU_OP_N], initiation_int[GPU_OP_N];
+  uint32_t fence_latency[GPU_FENCE_N]; /* by gpu_fence_scope */
   uint32_t latency_fp[GPU_OP_N], initiation_fp[GPU_OP_N];  /* [GPU_OP_SHFL] unused */
   uint32_t latency_dp[GPU_OP_N], initiation_dp[GPU_OP_N];  /* [GPU_OP_SHFL] unused */
   uint32_t latency_sfu, initiation_sfu, latency_tensor, initiation_tensor;

@@ -104,6 +104,22 @@ static void classify(const ptx_insn *in, simt_insn_info *info) {
     info->unit = SIMT_UNIT_TENSOR;
     info->lat_row = SIMT_LAT_TENSOR;
     break;
+  default: break;
+  }
+  /* the scope a fence is timed by (-gpgpu_fence_latency); other waits (cp.async.wait_group,
+   * wgmma.wait_group, ...) wait for the warp's accesses only: SIMT_FENCE_DRAIN */
+  info->fence = SIMT_FENCE_DRAIN;
+  switch ((ptx_opcode)in->opcode) {
+  case PTX_OP_BAR_WARP_SYNC: info->fence = GPU_FENCE_WARP; break;
+  case PTX_OP_MEMBAR: case PTX_OP_FENCE:
+    info->fence = in->opcode == PTX_OP_FENCE && in->sub_op != PTX_FENCE_PLAIN ? GPU_FENCE_CTA /* proxy, mbarrier_init */
+                  : in->scope == PTX_SCOPE_SYS                             ? GPU_FENCE_SYS
+                  : in->scope == PTX_SCOPE_CTA                             ? GPU_FENCE_CTA
+                                                                           : GPU_FENCE_GPU;
+    break;
+  default: break;
+  }
+  switch ((ptx_opcode)in->opcode) {
   case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
   case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
   case PTX_OP_BAR: case PTX_OP_BARRIER: case PTX_OP_BAR_WARP_SYNC: case PTX_OP_MEMBAR:

@@ -18,6 +18,8 @@ typedef struct simt_insn_info {
   uint8_t n_src;     /* registers read (RAW) */
   uint8_t n_src_rf;  /* the first n_src_rf of them are register-file reads (not predicates) */
   uint8_t n_dst;     /* registers written (WAW, released at writeback) */
+  uint8_t fence;     /* gpu_fence_scope of a fence (bar.warp.sync, membar, fence), or
+                        SIMT_FENCE_DRAIN for the other instructions that wait like one */
   uint32_t regs;     /* index in simt_program.regs: n_src sources, then n_dst destinations */
 } simt_insn_info;
 
@@ -30,6 +32,8 @@ struct simt_program {
 };
 
 #define SIMT_MAX_SRC 32u
+/* simt_insn_info.fence of waits without a scope: the warp's accesses complete, no latency */
+#define SIMT_FENCE_DRAIN GPU_FENCE_N
 #define SIMT_MAX_DST 16u
 
 #endif /* SIMTVP_SIMT_PROGRAM_H */

@@ -931,6 +931,8 @@ TEST(GpuConfig, MalformedCompositeValuesAreErrorsAtTheirFileLine) {
       {"-gpgpu_mem_addr_mapping dramid@8;RRRRXXXX", "-gpgpu_mem_addr_mapping"},
       {"-gpgpu_dram_scheduler 2", "-gpgpu_dram_scheduler"},
       {"-network_mode mesh", "-network_mode"},
+      {"-gpgpu_fence_latency 2,8,668", "-gpgpu_fence_latency"},
+      {"-gpgpu_fence_latency 2,8,x,1428", "-gpgpu_fence_latency"},
   };
   for (const auto &c : cases) {
     Gpu g;

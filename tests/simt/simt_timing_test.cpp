@@ -130,6 +130,8 @@ TEST(SimtCa, FenceWaitsForTheWarpsStores) {
   EXPECT_EQ(t[st + 2].cycle, t[st].cycle + 24);
 }
 
+TEST(SimtCa, FencesAreTimedByScope) { expect_fence_scopes("ca", 24); }
+
 // The PTX line profile's stall cycles (-enable_ptx_file_line_stats): an instruction's stall is the
 // cycles its warp waited after its previous issue (docs/statistics.md §4). As in the fence case
 // above: membar.gl issues 2 cycles after st.global (1 cycle of stall: t+1 is the earliest), the add

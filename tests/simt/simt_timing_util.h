@@ -197,6 +197,42 @@ inline void expect_barrier_releases_every_warp_when_the_last_arrives(const char 
   EXPECT_EQ(issue_cycle(t, 0, 9), 66);
 }
 
+// Fence scopes (-gpgpu_fence_latency WARP,CTA,GPU,SYS), both cores: st.global issues at t, the
+// fence at t+2 (after a refetch), and the add behind the fence at the later of the fence's issue
+// + its scope's latency and, for .gpu/.sys, the cycle the store is complete: `ack` cycles after t
+// (CA: the fake LDST's acknowledgement, t+24, SimtCa.FenceWaitsForTheWarpsStores; AT: its own
+// memory stage in front of the harness's 100-cycle memory, t+108). Defaults (0,0,0,0): .gpu/.sys
+// at t+ack; bar.warp.sync and .cta do not wait for the store (t+3: the next cycle).
+inline void expect_fence_scopes(const char *model, int64_t ack) {
+  auto add_after = [&](const std::string &fence, const std::vector<std::string> &extra) -> int64_t {
+    std::string body = std::string(kOutSlot) + "  st.global.u32 [%rd1], %r1;\n  " + fence + ";\n  add.s32 %r2, %r3, 1;\n";
+    std::vector<const char *> opts = timing_options(model);
+    for (const std::string &e : extra) opts.push_back(e.c_str());
+    auto t = trace(opts, body, 32);
+    EXPECT_GE(t.size(), 4u) << fence;
+    if (t.size() < 4) return -1;
+    size_t st = t.size() - 4; /* st, fence, add, exit */
+    EXPECT_EQ(t[st + 1].cycle, t[st].cycle + 2) << fence;
+    return static_cast<int64_t>(t[st + 2].cycle - t[st].cycle);
+  };
+  EXPECT_EQ(add_after("membar.gl", {}), ack) << model;
+  EXPECT_EQ(add_after("membar.sys", {}), ack) << model;
+  EXPECT_EQ(add_after("fence.sc.gpu", {}), ack) << model;
+  EXPECT_EQ(add_after("membar.cta", {}), 3) << model;
+  EXPECT_EQ(add_after("fence.acq_rel.cta", {}), 3) << model;
+  EXPECT_EQ(add_after("bar.warp.sync -1", {}), 3) << model;
+  // latencies 5,10,150,300 (beyond either ack): warp t+2+5, cta t+2+10, gpu and cluster t+2+150,
+  // sys t+2+300
+  const std::vector<std::string> lat = {"-gpgpu_fence_latency", "5,10,150,300"};
+  EXPECT_EQ(add_after("bar.warp.sync -1", lat), 7) << model;
+  EXPECT_EQ(add_after("membar.cta", lat), 12) << model;
+  EXPECT_EQ(add_after("membar.gl", lat), 152) << model;
+  EXPECT_EQ(add_after("fence.sc.cluster", lat), 152) << model;
+  EXPECT_EQ(add_after("membar.sys", lat), 302) << model;
+  // a .gpu fence shorter than the store's round trip still waits for it
+  EXPECT_EQ(add_after("membar.gl", {"-gpgpu_fence_latency", "0,0,10,10"}), ack) << model;
+}
+
 }  // namespace simttest
 
 #endif

@@ -23,6 +23,8 @@ TEST(SimtAt, ForwardedDependentChainCostsItsLatency) { expect_forwarded_chain_co
 
 TEST(SimtAt, IndependentWarpsHideTheLatency) { expect_independent_warps_hide_the_latency("at"); }
 
+TEST(SimtAt, FencesAreTimedByScope) { expect_fence_scopes("at", 108); }
+
 TEST(SimtAt, ScoreboardWaitsCountAsW0Scoreboard) {
   // Two more dependent adds: 2 x 9 cycles without issue, classified when the scheduler finds
   // nothing to issue; here every warp's head instruction waits for %r1 (W0_Scoreboard) except the

@@ -249,6 +249,12 @@ void run(micro_module &m, const options &o, int rep) {
     std::string q = std::string("alu_") + cls + "_latency";
     row(q.c_str(), "cycles", alu_chain(m, cls, 8, 2), rep);
   }
+  // fences: cycles per (store, fence, add) of one thread; alu_st is the same without the fence
+  for (const char *cls : {"st", "st_membar_cta", "st_membar_gl", "st_membar_sys", "st_fence_gpu", "st_syncwarp",
+                          "membar_cta", "membar_gl", "membar_sys", "ld_membar_gl"}) {
+    std::string q = std::string("fence_") + cls + "_cycles";
+    row(q.c_str(), "cycles", alu_chain(m, cls, 8, 2), rep);
+  }
 
   int sms = 0, threads = 0;
   HWC_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

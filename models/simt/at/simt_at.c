@@ -241,7 +241,7 @@ void at_fetch_known(at_core *c, uint32_t slot, uint64_t at) {
   at_warp *w = &c->warps[slot];
   if (!w->live || w->exited) return;
   w->fetching = false;
-  schedule(c, slot, at, SIMT_R_IBUFFER);
+  schedule(c, slot, at_max(at, w->fence_hold), SIMT_R_IBUFFER);
 }
 
 /* ---- fetch ----------------------------------------------------------------------------------- */
@@ -424,7 +424,10 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       cta_of(c, w)->check_bars = true;
       break;
     case FUNC_STEP_FENCE:
-      if (w->deferred || w->last_done > t) w->wait = SIMT_WAIT_FENCE;
+      /* -gpgpu_fence_latency: the next issue no sooner than the scope's latency; .gpu and .sys
+       * fences (and SIMT_FENCE_DRAIN waits) also wait for the warp's results and acks */
+      if (info->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[info->fence];
+      if (info->fence >= GPU_FENCE_GPU && (w->deferred || w->last_done > t)) w->wait = SIMT_WAIT_FENCE;
       break;
     default:
       break;
@@ -440,6 +443,7 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       if (dec == AT_NEVER) w->fetching = true;
       else w->next = dec;
     }
+    if (w->fence_hold > w->next) w->next = w->fence_hold; /* a fence's scope latency */
     simt_cta *cta = cta_of(c, w);
     if (cta->check_bars) settle_barriers(c, cta, t);
     if (!w->live || w->exited || w->wait || w->fetching || w->heap_pos != AT_NONE) return;

@@ -60,6 +60,7 @@ typedef struct at_warp {
   uint32_t deferred;  /* memory instructions whose completion is not known yet */
   uint64_t next;      /* earliest cycle its next instruction may issue (I-buffer, barrier…) */
   uint64_t last_done; /* latest known completion of its instructions (fences, exit) */
+  uint64_t fence_hold;  /* the first cycle it may issue after its last fence (-gpgpu_fence_latency) */
   uint64_t line;      /* L1I line of its last fetch that looked up the cache, + 1 (0: none) */
   uint64_t age;       /* launch order: the oldest ready warp issues first */
   uint64_t *rr;       /* per register id: cycle its value is ready (AT_NEVER: not known yet) */

@@ -99,11 +99,10 @@ static void finish_warp(ca_core *c, uint32_t slot) {
 }
 
 void ca_warp_progress(ca_core *c, uint32_t slot, uint64_t now) {
-  (void)now;
   ca_warp *w = &c->warps[slot];
   if (!w->live) return;
   bool stores = c->base.lif->pending_stores(c->base.ldst, slot) > 0;
-  if (w->wait == SIMT_WAIT_FENCE && !w->inflight_mem && !stores) {
+  if (w->wait == SIMT_WAIT_FENCE && now >= w->fence_until && (!w->fence_drain || (!w->inflight_mem && !stores))) {
     w->wait = SIMT_WAIT_NONE;
     ca_sched_touch(c, w->sched);
   }
@@ -115,8 +114,13 @@ void ca_warp_progress(ca_core *c, uint32_t slot, uint64_t now) {
 }
 
 static void recheck_drains(ca_core *c, uint64_t now) {
+  c->fence_wake = UINT64_MAX;
   for (uint32_t s = 0; s < c->base.cfg.max_warps && c->n_drain; s++)
-    if (c->warps[s].draining) ca_warp_progress(c, s, now);
+    if (c->warps[s].draining) {
+      ca_warp_progress(c, s, now);
+      const ca_warp *w = &c->warps[s];
+      if (w->wait == SIMT_WAIT_FENCE && w->fence_until < c->fence_wake) c->fence_wake = w->fence_until;
+    }
 }
 
 /* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported once their
@@ -436,12 +440,19 @@ static __attribute__((noinline)) int issue_warp(ca_core *c, uint32_t slot, uint8
     }
     cta->check_bars = c->any_check_bars = true;
     break;
-  case FUNC_STEP_FENCE:
-    if (w->inflight_mem || c->base.lif->pending_stores(c->base.ldst, slot)) {
+  case FUNC_STEP_FENCE: {
+    /* -gpgpu_fence_latency: the warp issues again no sooner than its scope's latency; .gpu and
+     * .sys fences also wait for the warp's memory accesses (loads in flight, store acks) */
+    w->fence_drain = info->fence >= GPU_FENCE_GPU; /* and SIMT_FENCE_DRAIN */
+    w->fence_until = now + (info->fence < GPU_FENCE_N ? c->base.cfg.fence_latency[info->fence] : 0);
+    if (w->fence_until > now + 1 ||
+        (w->fence_drain && (w->inflight_mem || c->base.lif->pending_stores(c->base.ldst, slot)))) {
       w->wait = SIMT_WAIT_FENCE;
       set_drain(c, w, true);
+      if (w->fence_until < c->fence_wake) c->fence_wake = w->fence_until;
     }
     break;
+  }
   default: break;
   }
   if (rec->warp_done) { /* every thread exited: may complete barriers the others wait at */
@@ -848,6 +859,7 @@ static uint64_t compute_next(ca_core *c, uint64_t t) {
   if (c->id_oc.n || c->cu.n || c->oc_ex.n || c->fb_valid || any_fetch(c)) return t + 1;
   if (c->base.l1i && cache_miss_peek(c->base.l1i)) return t + 1;
   uint64_t n = min_u64(simt_heap_top(&c->heap), c->base.lif->next_event(c->base.ldst));
+  if (c->n_drain) n = min_u64(n, c->fence_wake);
   if (c->base.l1i) n = min_u64(n, cache_next_event(c->base.l1i));
   if (n <= t + 1) return t + 1;
   for (uint32_t si = 0; si < c->base.cfg.n_schedulers && c->base.n_ctas; si++) {
@@ -920,6 +932,7 @@ static simtvp_status ca_create(const simt_core_config *cfg, simt_core_ports port
     return st;
   }
   c->next = SIMT_NEVER;
+  c->fence_wake = UINT64_MAX;
   c->fault_stall = &c->fault_stall_scratch;
   c->last_fetched = cfg->max_warps - 1;
   register_stats(c);

@@ -24,6 +24,8 @@ typedef struct ca_warp {
   bool tl_active;     /* two-level scheduler: in the active set */
   uint8_t wait;       /* simt_wait */
   uint64_t fault_since; /* SIMT_WAIT_FAULT: the cycle its replayable fault was found */
+  uint64_t fence_until; /* SIMT_WAIT_FENCE: the first cycle its next instruction may issue */
+  bool fence_drain;     /* and the fence waits for the warp's memory accesses (.gpu, .sys) */
   uint8_t ib_n;       /* valid I-buffer entries; ib_pc[0] is the head */
   uint32_t ib_pc[CA_IBUF];
   uint32_t fetch_pc;  /* instruction after the I-buffer: the next one to fetch */
@@ -112,6 +114,7 @@ typedef struct ca_core {
   ca_sched sched[SIMT_MAX_SCHEDULERS];
   uint64_t next_age;
   uint32_t n_drain;     /* warps that wait for stores (exited or at a fence) */
+  uint64_t fence_wake;  /* the earliest fence_until of a warp at a fence (UINT64_MAX: none) */
   uint64_t *need_fetch; /* bitset over warp slots: may fetch now */
   uint32_t fetch_words;
   uint32_t last_fetched;
