@@ -90,6 +90,20 @@ static inline uint64_t simtvp_cal_take(simtvp_cal *k, uint64_t t, uint32_t n) {
   return s;
 }
 
+/* simtvp_cal_take(k, t, 1) (the same cycle, the same booking), with the usual case — t inside
+ * the ring and free — in a few instructions: one slot per cycle (issue slots, ports) is booked
+ * once per simulated instruction or request. */
+static inline uint64_t simtvp_cal_take1(simtvp_cal *k, uint64_t t) {
+  if (t >= k->base && t < k->base + SIMTVP_CAL_CYCLES) {
+    uint64_t *word = &k->bits[(t / 64) % SIMTVP_CAL_WORDS], bit = 1ull << (t % 64);
+    if (!(*word & bit)) {
+      *word |= bit;
+      return t;
+    }
+  }
+  return simtvp_cal_take(k, t, 1);
+}
+
 /* Cycles booked at t or later. */
 static inline uint64_t simtvp_cal_booked_from(const simtvp_cal *k, uint64_t t) {
   if (t < k->base) t = k->base;

@@ -160,8 +160,9 @@ simtvp_status front_init(dram_front *f, const dram_config *cfg, dram_ports ports
   f->bank_mask = (uint32_t)((1ull << dram_addrmap_bank_bits(cfg->addrmap)) - 1);
   f->rd = calloc(f->nbk, sizeof *f->rd);
   f->wr = calloc(f->nbk, sizeof *f->wr);
+  f->queued = calloc((f->nbk + 63) / 64, sizeof *f->queued);
   uint32_t warm = cfg->sched_queue_size + cfg->write_queue_size + cfg->return_queue_size + f->nbk;
-  if (!f->rd || !f->wr || !pool_grow(f, warm < CHUNK_ENTRIES ? CHUNK_ENTRIES : warm)) {
+  if (!f->rd || !f->wr || !f->queued || !pool_grow(f, warm < CHUNK_ENTRIES ? CHUNK_ENTRIES : warm)) {
     front_fini(f);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "DRAM[%u]: out of host memory", cfg->channel);
   }
@@ -172,12 +173,14 @@ simtvp_status front_init(dram_front *f, const dram_config *cfg, dram_ports ports
 void front_fini(dram_front *f) {
   free(f->rd);
   free(f->wr);
+  free(f->queued);
   while (f->chunks) {
     entry_chunk *c = f->chunks;
     f->chunks = c->next;
     free(c);
   }
   f->rd = f->wr = NULL;
+  f->queued = NULL;
 }
 
 /* ---- admission ------------------------------------------------------------------------------------ */
@@ -212,6 +215,7 @@ bool front_enqueue(dram_front *f, mem_req *req, uint64_t arrival) {
   e->row_hit = true;
   bool to_wr = f->cfg.separate_write_queue && req->is_write;
   list_append(to_wr ? &f->wr[bank] : &f->rd[bank], e);
+  f->queued[bank / 64] |= 1ull << (bank % 64);
   if (f->cfg.scheduler == DRAM_SCHED_FIFO) fifo_append(to_wr ? &f->fifo_wr : &f->fifo_rd, e);
   if (req->is_write) f->n_wr_queued++;
   else f->n_rd_queued++;
@@ -241,6 +245,7 @@ bool front_serve_writes(const dram_front *f) {
 
 void front_update_mode(dram_front *f) {
   if (f->cfg.separate_write_queue) f->write_mode = mode_after_update(f);
+  f->mode_stale = false;
 }
 
 static entry_list *serve_list(dram_front *f, uint32_t bank, entry_list **fifo, bool writes) {
@@ -283,8 +288,10 @@ dram_entry *front_pick(dram_front *f, uint32_t bank, bool open, uint32_t open_ro
     if (!e) e = l->head;
   }
   list_remove(l, prev, e);
+  if (!f->rd[bank].head && !f->wr[bank].head) f->queued[bank / 64] &= ~(1ull << (bank % 64));
   if (e->is_write) f->n_wr_queued--;
   else f->n_rd_queued--;
+  f->mode_stale = f->cfg.separate_write_queue;
   return e;
 }
 

@@ -54,8 +54,10 @@ typedef struct dram_front {
   entry_list *rd; /* [nbk]: reads, or every request when writes share the queue */
   entry_list *wr; /* [nbk]: writes when separate_write_queue */
   entry_list fifo_rd, fifo_wr; /* global arrival order, linked through next_fifo */
+  uint64_t *queued;   /* [ceil(nbk / 64)]: bit per bank that holds a queued request */
   uint32_t n_rd_queued, n_wr_queued;
   bool write_mode;
+  bool mode_stale;    /* a request left the queues since the watermark mode was last updated */
   uint64_t seq;
 
   entry_list inflight; /* sorted by done_at */
@@ -87,6 +89,10 @@ void front_account(dram_front *f, uint64_t upto);
 /* Watermark mode as it would be after an update; front_update_mode applies it. */
 bool front_serve_writes(const dram_front *f);
 void front_update_mode(dram_front *f);
+/* Does the bank hold a queued request (read or write)? */
+static inline bool front_bank_queued(const dram_front *f, uint32_t bank) {
+  return (f->queued[bank / 64] >> (bank % 64)) & 1u;
+}
 /* Would front_pick(bank) return a request now? `writes` is front_serve_writes(f), computed once
  * by the caller for all banks. */
 bool front_has_candidate(const dram_front *f, uint32_t bank, bool writes);

@@ -66,6 +66,9 @@ typedef struct gpu_mmu_port {
    * written, the page was already pending, or the buffer overflowed), false = no fault buffer:
    * the fault is fatal. */
   bool (*fault)(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uint64_t now);
+  /* (addition) Whether a replayable fault would wait (a fault buffer is set up) without recording
+   * anything; reads registers only, so a core's tick on a worker thread may ask. May be NULL. */
+  bool (*fault_buffer)(void *ctx);
 } gpu_mmu_port;
 
 /* The GPU's map of system memory (MAP_SYSMEM packets): GPU addresses backed by system memory at a

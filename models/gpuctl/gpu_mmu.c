@@ -177,12 +177,17 @@ static uint8_t *port_host_page(void *ctx, uint32_t aperture, uint64_t pa) {
   return f ? f(m->ports.host_page.ctx, pa & ~(MMU_PAGE_BYTES - 1)) : NULL;
 }
 
+static bool port_fault_buffer(void *ctx) {
+  uint32_t entries = reg(ctx, GPU_REG_FAULT_BUF_ENTRIES);
+  return entries != 0 && entries <= GPU_FAULT_BUF_MAX_ENTRIES;
+}
+
 static bool port_fault(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uint64_t now) {
   return gpu_mmu_record_fault(ctx, pdb, f, now);
 }
 
 gpu_mmu_port gpu_mmu_simt_port(gpu_mmu *m) {
-  gpu_mmu_port p = {m, port_translate, port_host_page, &m->generation, port_fault};
+  gpu_mmu_port p = {m, port_translate, port_host_page, &m->generation, port_fault, port_fault_buffer};
   return p;
 }
 

@@ -2,6 +2,7 @@
 #include "gpu_simt_timing.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,28 +288,71 @@ static bool refuse(gpu_simt_timing *t, gpu_kernel_result *why, simtvp_status st)
   return false;
 }
 
-/* A core's warp found a page not resident (simt_kernel.replayable_fault): the MMU records it
- * (fault buffer, INTR_STATUS.MMU_FAULT); until the replay the deadlock window is suspended. */
-static bool replayable_fault(void *ctx, const simt_kernel *k, uint32_t sm, uint64_t va, uint8_t access, uint8_t kind,
-                             uint64_t now) {
+/* The faults of one warp instruction, as the serial phase records them. */
+typedef struct fault_note {
+  uint64_t pdb, now;
+  uint32_t slot, sm, n;
+  uint8_t access, kind;
+  uint64_t pages[32];
+} fault_note;
+
+/* Records the noted faults with the MMU (fault buffer, INTR_STATUS.MMU_FAULT); until the replay
+ * the deadlock window is suspended. Runs on the simulation thread: at once with one host thread,
+ * in the serial phase after the cluster's parallel tick otherwise, so the fault buffer's order is
+ * a one-thread run's. */
+static void record_faults(void *ctx, const void *data, size_t bytes, uint64_t arg) {
   gpu_simt_timing *t = ctx;
+  fault_note n;
+  (void)arg;
+  if (bytes < offsetof(fault_note, pages)) return;
+  memset(&n, 0, sizeof n);
+  memcpy(&n, data, bytes < sizeof n ? bytes : sizeof n);
   const gpu_mmu_port *m = gpu_launcher_mmu(t->launcher);
-  if (!m || !m->fault || k->slot >= t->n_slots) return false;
+  if (!m || !m->fault || n.slot >= t->n_slots) return;
   if (!t->fault_waits_stat && t->st)
     t->fault_waits_stat = stats_counter(t->st, "um.fault_waits", "waits",
                                         "warp accesses that waited on a replayable GPU page fault (unified memory)");
-  gpu_mmu_fault_info f;
-  memset(&f, 0, sizeof f);
-  f.va = va;
-  f.channel = t->slots[k->slot].k.desc.channel;
-  f.grid_id = t->slots[k->slot].k.desc.grid_id;
-  f.sm = sm;
-  f.access = access;
-  f.kind = kind;
-  if (!m->fault(m->ctx, k->pdb, &f, now)) return false;
-  if (t->fault_waits_stat) ++*t->fault_waits_stat;
+  for (uint32_t i = 0; i < n.n && i < 32; i++) {
+    gpu_mmu_fault_info f;
+    memset(&f, 0, sizeof f);
+    f.va = n.pages[i];
+    f.channel = t->slots[n.slot].k.desc.channel;
+    f.grid_id = t->slots[n.slot].k.desc.grid_id;
+    f.sm = n.sm;
+    f.access = n.access;
+    f.kind = n.kind;
+    /* false only when the MMU ran out of host memory for its pending list: the entry is lost
+     * like an overflowed one (the driver sees FAULT_STATUS.OVERFLOW only for real overflows) */
+    (void)m->fault(m->ctx, n.pdb, &f, n.now);
+    if (t->fault_waits_stat) ++*t->fault_waits_stat;
+  }
   t->fault_waits = true;
-  gpu_simctl_hold(t->ctl, true, now);
+  gpu_simctl_hold(t->ctl, true, n.now);
+}
+
+/* A core's warp found pages not resident (simt_kernel.replayable_fault): it waits when the MMU has
+ * a fault buffer (a register only the simulation thread writes, between ticks); the faults are
+ * recorded through the shell's serial port (record_faults). */
+static bool replayable_fault(void *ctx, const simt_kernel *k, uint32_t sm, const uint64_t *pages, uint32_t n,
+                             uint8_t access, uint8_t kind, uint64_t now) {
+  gpu_simt_timing *t = ctx;
+  const gpu_mmu_port *m = gpu_launcher_mmu(t->launcher);
+  if (!m || !m->fault || k->slot >= t->n_slots) return false;
+  if (m->fault_buffer && !m->fault_buffer(m->ctx)) return false;
+  if (n == 0) return true;
+  fault_note note;
+  memset(&note, 0, sizeof note);
+  note.pdb = k->pdb;
+  note.now = now;
+  note.slot = k->slot;
+  note.sm = sm;
+  note.n = n < 32 ? n : 32;
+  note.access = access;
+  note.kind = kind;
+  memcpy(note.pages, pages, note.n * sizeof *pages);
+  size_t bytes = offsetof(fault_note, pages) + note.n * sizeof *pages;
+  if (t->ports.serially) t->ports.serially(t->ports.ctx, record_faults, t, &note, bytes, 0);
+  else record_faults(t, &note, bytes, 0);
   return true;
 }
 

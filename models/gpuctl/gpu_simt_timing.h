@@ -90,6 +90,11 @@ typedef struct gpu_simt_timing_ports {
    * system's queues, as lines at `severity` through the shell's messages. May be NULL. */
   void (*dump)(void *ctx, simtvp_severity severity);
   simtvp_msg_port messages; /* warnings, stop reasons, refused kernels */
+  /* (addition) Runs fn(fn_ctx, copy of data[0..bytes), bytes, arg) now, or — when called from a
+   * cluster's parallel tick (-sim_threads > 1) — in the serial phase after it, in the order a
+   * one-thread run calls it (replayable faults, docs/vm.md). May be NULL: at once. */
+  void (*serially)(void *ctx, void (*fn)(void *fn_ctx, const void *data, size_t bytes, uint64_t arg), void *fn_ctx,
+                   const void *data, size_t bytes, uint64_t arg);
 } gpu_simt_timing_ports;
 
 /* Builds the functional engine, the launcher, the local-memory layout and every core's

@@ -427,8 +427,13 @@ enum {
   PTX_SYM_HAS_INIT = 1u << 6,
   PTX_SYM_PTR = 1u << 7,       /* .param .ptr attribute */
   PTX_SYM_TEXREF = 1u << 8,    /* legacy .texref/.samplerref/.surfref */
-  PTX_SYM_RETURN = 1u << 9     /* a .func return parameter */
+  PTX_SYM_RETURN = 1u << 9,    /* a .func return parameter */
+  PTX_SYM_MANAGED = 1u << 10   /* .global .attribute(.managed) (a __managed__ variable): laid out
+                                  on 4 KiB pages of its own after the other .global variables */
 };
+
+/* The page a .managed variable starts on and is padded to (the unified-memory page, docs/vm.md). */
+#define PTX_MANAGED_PAGE_BYTES 4096u
 
 typedef struct ptx_symbol {
   const char *name;

@@ -235,6 +235,7 @@ typedef struct decl_attrs {
   uint32_t vec;
   bool texref;      /* .texref/.samplerref/.surfref */
   bool ptr;
+  bool managed;     /* .attribute(.managed) */
   ptx_token type_tok;
 } decl_attrs;
 
@@ -243,7 +244,7 @@ static bool parse_decl_attrs(ptx_parser *p, decl_attrs *a, bool is_param, bool a
   a->type = -1;
   a->align = 0;
   a->vec = 1;
-  a->texref = a->ptr = false;
+  a->texref = a->ptr = a->managed = false;
   a->type_tok = p->tok;
   while (is_directive(&p->tok)) {
     const ptx_token t = p->tok;
@@ -279,6 +280,7 @@ static bool parse_decl_attrs(ptx_parser *p, decl_attrs *a, bool is_param, bool a
       do {
         if (ptx_is_punct(&p->tok, '(')) depth++;
         else if (ptx_is_punct(&p->tok, ')')) depth--;
+        else if (ptx_is_word(&p->tok, ".managed")) a->managed = true;
         ptx_next(p);
       } while (depth > 0 && p->tok.kind != PTX_TOK_EOF);
       if (depth) return ptx_error_tok(p, &t, "unterminated .attribute(");
@@ -586,7 +588,8 @@ static bool parse_var_decl(ptx_parser *p, ptx_space space, uint16_t flags, const
     if (!s.name) return false;
     s.space = (uint8_t)space;
     s.type = a.texref ? PTX_TYPE_NONE : (uint8_t)a.type;
-    s.flags = flags | (a.texref ? PTX_SYM_TEXREF : 0) | (a.ptr ? PTX_SYM_PTR : 0);
+    s.flags = flags | (a.texref ? PTX_SYM_TEXREF : 0) | (a.ptr ? PTX_SYM_PTR : 0) |
+              (a.managed && space == PTX_SPACE_GLOBAL && p->fn == PTX_NONE ? PTX_SYM_MANAGED : 0);
     s.align = a.align ? a.align : (elem ? elem : 1);
     s.size = unsized ? 0 : count * elem;
     s.function = p->fn;
@@ -1258,6 +1261,7 @@ static bool layout_module(ptx_parser *p) {
     if (s->flags & (PTX_SYM_ENTRY_PARAM | PTX_SYM_FUNC_PARAM | PTX_SYM_CALL_PARAM)) continue;
     switch (s->space) {
     case PTX_SPACE_GLOBAL:
+      if (s->flags & PTX_SYM_MANAGED) break; /* below, on pages of their own */
       s->offset = align_up(gseg, s->align);
       gseg = s->offset + s->size;
       break;
@@ -1273,6 +1277,14 @@ static bool layout_module(ptx_parser *p) {
       break;
     default: break;
     }
+  }
+  /* __managed__ variables: each on whole pages of its own after the other .global variables, so
+   * the driver can migrate them page by page without moving anything else (docs/vm.md) */
+  for (uint32_t i = 0; i < p->syms.n; i++) {
+    ptx_symbol *s = &p->syms.v[i];
+    if (!(s->flags & PTX_SYM_MANAGED) || (s->flags & PTX_SYM_EXTERN)) continue;
+    s->offset = align_up(gseg, PTX_MANAGED_PAGE_BYTES);
+    gseg = align_up(s->offset + (s->size ? s->size : 1), PTX_MANAGED_PAGE_BYTES);
   }
   /* Which functions may touch the module shared segment, themselves or through anything they may
    * call: propagated from the users to their callers over the reversed call graph (direct calls;

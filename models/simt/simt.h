@@ -159,12 +159,14 @@ typedef struct simt_kernel {
   func_launch *launch;
   const simt_program *program;    /* decode of the launch's module (ignored by func) */
   uint64_t pdb;                   /* the kernel's address space (CH_PDB; 0: physical addresses) */
-  /* (addition) Records a replayable fault of a warp of this kernel on core sm (unified memory,
-   * docs/vm.md): true = the warp waits for simt_core_replay, false = the fault is fatal. NULL:
-   * replayable faults are fatal. Called from the core's tick (one host thread: the GPU offers
-   * replayable faults to the timing cores only with -sim_threads 1). */
-  bool (*replayable_fault)(void *ctx, const struct simt_kernel *k, uint32_t sm, uint64_t va, uint8_t access,
-                           uint8_t kind, uint64_t now);
+  /* (addition) Records the replayable faults of one warp instruction of this kernel on core sm
+   * (unified memory, docs/vm.md): the n distinct pages it found not resident. true = the warp
+   * waits for simt_core_replay, false = the faults are fatal (no fault buffer). n 0 asks only
+   * whether faults can wait (records nothing). NULL: replayable faults are fatal. Called from the
+   * core's tick, which may run on a worker thread (-sim_threads > 1): the recorder answers at once
+   * and records where thread timing cannot change the order (gpu_simt_timing: the serial phase). */
+  bool (*replayable_fault)(void *ctx, const struct simt_kernel *k, uint32_t sm, const uint64_t *pages, uint32_t n,
+                           uint8_t access, uint8_t kind, uint64_t now);
   void *fault_ctx;
 } simt_kernel;
 

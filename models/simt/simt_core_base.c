@@ -21,15 +21,17 @@ bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, 
   func_warp_replay_fault(fw, fault_va, &access);
   func_warp_replay_kind(fw, &kind);
   uint32_t n = func_warp_replay_pages(fw, pages);
-  bool ok = k->replayable_fault != NULL;
-  for (uint32_t i = 0; i < n && ok; i++) ok = k->replayable_fault(k->fault_ctx, k, b->cfg.sm, pages[i], access, kind, now);
-  if (!ok) return false;
+  /* Whether the warp can wait is known at once; the stall counter registers before the faults
+   * are recorded, so the statistics' order is the same whether the recorder runs them now (one
+   * host thread) or in the serial phase (-sim_threads > 1, where this shard's registration comes
+   * first). */
+  if (!k->replayable_fault || !k->replayable_fault(k->fault_ctx, k, b->cfg.sm, pages, 0, access, kind, now)) return false;
   if (*stall == scratch) {
     *stall = simt_base_counter(b, "um.fault_stall_cycles", "cycles",
                                "warp cycles spent waiting for the driver to service replayable faults");
     **stall += *scratch;
   }
-  return true;
+  return k->replayable_fault(k->fault_ctx, k, b->cfg.sm, pages, n, access, kind, now);
 }
 
 /* The names and descriptions of docs/simt.md §5; the order is the statistics' output order. */

@@ -201,6 +201,22 @@ static inline void simt_base_count_issue(simt_core_base *b, uint32_t slot, uint3
   }
 }
 
+/* k warp instructions of one warp with the same `active` lanes, counted at once: what k calls of
+ * simt_base_count_issue count, for a warp without an issue trace or a per-pc profile
+ * (simt_base_issue_batchable). */
+static inline bool simt_base_issue_batchable(const simt_core_base *b, uint32_t slot) {
+  return !b->cfg.trace.issue && !(b->warp_pcc && b->warp_pcc[slot]);
+}
+static inline void simt_base_count_issues(simt_core_base *b, uint32_t active, uint64_t k) {
+  uint64_t n = (uint64_t)simtvp_popcount32(active);
+  *b->n.gpu_sim_insn += n * k;
+  *b->n.thrd_icount += n * k;
+  *b->n.core_thread_insn += n * k;
+  *b->n.w_icount += k;
+  *b->n.core_warp_insn += k;
+  if (n >= 1 && n <= 32) *b->distro[2 + n] += k;
+}
+
 /* ---- memory ----------------------------------------------------------------------------------- */
 
 /* The LDST unit's send port (ctx = b): the core's. */

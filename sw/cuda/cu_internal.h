@@ -384,6 +384,8 @@ Stream *find_stream(State &s, cu_stream *handle);
 // nodes read device memory: their pages are prefetched to the GPU)
 int managed_to_device(State &s, drv_stream *ds, bool copies = false);
 int managed_to_host(State &s);                     // after a synchronisation with the device idle
+void um_setup_locked(State &s);                    // (inside run) asks once whether pages migrate on demand
+int managed_module_vars(State &s, Module *m);      // after a module load: its on-demand __managed__ variables
 bool device_idle(State &s);                        // every stream drained (stub thread)
 void flush_deferred_frees(State &s);               // stub thread, device idle
 void unmap_managed_pages(State &s, uint64_t first, uint64_t last);  // page range [first, last)

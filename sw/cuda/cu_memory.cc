@@ -22,6 +22,7 @@
 #include <iterator>
 
 #include "cu_internal.h"
+#include "ptx.h"
 
 namespace cucore {
 
@@ -734,6 +735,54 @@ static int um_install(State &s) {
   return CUDA_SUCCESS;
 }
 
+}  // extern "C"
+
+void cucore::um_setup_locked(State &s) {
+  if (s.um_on_demand >= 0) return;
+  s.um_on_demand = drv_um_on_demand(s.d) ? 1 : 0;
+  drv_um_host_port hp{nullptr, um_protect};
+  if (s.um_on_demand) drv_um_set_host_port(s.d, &hp);
+}
+
+// The module's __managed__ variables that the driver made managed ranges of their own (on-demand
+// GPUs): their host mirrors open as the driver says where each page is (a variable with an
+// initialiser starts on the GPU, one without nowhere), and they fault and migrate like
+// cudaMallocManaged memory. Elsewhere cucore_managed_adopt keeps the launch-and-sync scheme.
+int cucore::managed_module_vars(State &s, Module *m) {
+  const ptx_module *pm = drv_module_ptx(m->dm);
+  bool asked = false;  // modules without __managed__ variables cost no register read
+  for (uint32_t i = 0; i < pm->n_symbols; i++) {
+    const ptx_symbol *sy = &pm->symbols[i];
+    if (!(sy->flags & PTX_SYM_MANAGED) || (sy->flags & PTX_SYM_EXTERN)) continue;
+    if (!asked) {
+      asked = true;
+      run(s, [&]() -> int {
+        um_setup_locked(s);
+        return CUDA_SUCCESS;
+      });
+    }
+    uint64_t va = 0, bytes = 0, base = 0;
+    if (drv_module_global(m->dm, sy->name, &va, &bytes, nullptr) != SIMTVP_OK) continue;
+    if (!drv_managed_lookup(s.d, va, &base, nullptr) || base != va) continue;  // launch-and-sync
+    if (s.managed.count(va)) continue;
+    if (int r = um_install(s)) return r;
+    uint64_t first = va & ~(kPage - 1), last = (va + (bytes ? bytes : 1) + kPage - 1) & ~(kPage - 1);
+    if (int r = map_managed_pages(s, first, last, PROT_NONE)) return r;
+    for (uint64_t p = first; p < last; p += kPage) {
+      drv_um_loc where = drv_um_where(s.d, p);
+      if (where == DRV_UM_HOST || where == DRV_UM_BOTH)
+        um_protect(nullptr, p, kPage, where == DRV_UM_HOST ? DRV_UM_HOST_RW : DRV_UM_HOST_READ);
+    }
+    Managed mg{bytes ? bytes : 1, false, true, 1};
+    mg.on_demand = true;
+    s.managed[va] = mg;
+    m->managed_vars.push_back(va);
+  }
+  return CUDA_SUCCESS;
+}
+
+extern "C" {
+
 int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *dptr) {
   Entry e;
   State &s = state();
@@ -746,11 +795,7 @@ int cucore_managed_alloc(cu_ctx *ctx, uint64_t bytes, unsigned flags, uint64_t *
   bool on_demand = false;
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
-    if (s.um_on_demand < 0) {
-      s.um_on_demand = drv_um_on_demand(s.d) ? 1 : 0;
-      drv_um_host_port hp{nullptr, um_protect};
-      if (s.um_on_demand) drv_um_set_host_port(s.d, &hp);
-    }
+    um_setup_locked(s);
     on_demand = s.um_on_demand == 1;
     simtvp_status st;
     if (on_demand) return (st = drv_managed_alloc(s.d, bytes, &a, &diag)) == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);

@@ -32,14 +32,15 @@ int load_ptx_locked(State &s, Ctx *c, const char *ptx, size_t len, const std::st
   if (into) {
     into->dm = dm;
     *out = reinterpret_cast<cu_module *>(into->handle);
-    return CUDA_SUCCESS;
+    return managed_module_vars(s, into);
   }
   auto m = std::make_unique<Module>();
   m->dm = dm;
   m->ctx = c;
   m->name = name;
+  Module *mp = m.get();
   *out = reinterpret_cast<cu_module *>(s.modules.add(std::move(m)));
-  return CUDA_SUCCESS;
+  return managed_module_vars(s, mp);
 }
 
 int load_fatbin_locked(State &s, Ctx *c, fatbin *fb, const std::string &name, bool relocatable, cu_module **out,

@@ -260,6 +260,26 @@ static bool defer_push(drv_channel *ch, const drv_deferred *x) {
 
 static drv_stream *stream_of(drv *d, drv_stream *s) { return s ? s : &d->default_stream; }
 
+simtvp_status drv_stream_wait_channel(drv *d, drv_stream *s, drv_channel *other, uint64_t v, simtvp_diag *diag) {
+  s = stream_of(d, s);
+  simtvp_status st = stream_prologue(d, s, diag);
+  if (st == SIMTVP_OK) st = emit_channel_wait(d, s->ch, other, v, diag);
+  if (st == SIMTVP_OK) st = emit_fence(d, s->ch, diag);
+  if (st != SIMTVP_OK) return st;
+  s->last = s->ch->submitted;
+  kick(d, s->ch);
+  return SIMTVP_OK;
+}
+
+bool drv_defer_sysmem_free(drv_channel *ch, uint64_t fence, uint64_t bus) {
+  drv_deferred x;
+  memset(&x, 0, sizeof x);
+  x.fence = fence;
+  x.kind = DRV_DEFER_FREE_SYSMEM;
+  x.bus_addr = bus;
+  return defer_push(ch, &x);
+}
+
 /* Queues one packet on s followed by a fence; the n_defer actions run once that fence passed. */
 static simtvp_status submit(drv *d, drv_stream *s, const uint32_t *pkt, uint32_t n,
                             drv_deferred *defer, uint32_t n_defer, simtvp_diag *diag) {
@@ -522,7 +542,7 @@ simtvp_status drv_mem_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   if (!dptr) return SIMTVP_OK;
   if (drv_um_free(d, dptr, diag)) return SIMTVP_OK;
   for (drv_module *m = d->modules; m; m = m->next)
-    if (dptr == m->image_addr || dptr == m->global_base || dptr == m->const_base)
+    if (dptr == m->image_addr || dptr == m->global_base || dptr == m->global_block || dptr == m->const_base)
       goto bad;
   if (drv_mem_release(d, dptr, true)) return SIMTVP_OK;
 bad:
@@ -673,10 +693,10 @@ drv_stream *drv_default_stream(drv *d) { return &d->default_stream; }
 simtvp_status drv_stream_create(drv *d, uint32_t flags, int priority, drv_stream **out, simtvp_diag *diag) {
   drv_stream *s = calloc(1, sizeof *s);
   if (!s) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "drv_stream_create: out of host memory");
-  /* Channel 0 belongs to the default stream; others share channels 1.. round robin (without the
-   * last one, the paging channel, when there are three or more). */
-  if (d->n_ch > 1) {
-    uint32_t n = d->vm.paging_shared ? d->n_ch : d->n_ch - 1;
+  /* Channel 0 belongs to the default stream; others share channels 1.. round robin without the
+   * last one, the paging channel (with two channels every stream shares channel 0). */
+  uint32_t n = d->vm.paging_shared ? d->n_ch : d->n_ch - 1; /* channels streams use */
+  if (n > 1) {
     s->ch = &d->ch[d->next_channel];
     d->next_channel = d->next_channel + 1 < n ? d->next_channel + 1 : 1;
   } else {

@@ -196,7 +196,7 @@ void drv_vm_get_stats(const drv *d, drv_vm_stats *out);
  * read-mostly duplicate). A GPU access to a page that is not on the GPU waits on a replayable
  * fault which the driver services in batches whenever it handles interrupts (any wait, query or
  * sync): copy-engine migration on the paging channel, page-table commit, MMU_REPLAY. Needs
- * MMU_CAPS.REPLAYABLE and three or more channels (drv_um_on_demand). */
+ * MMU_CAPS.REPLAYABLE and two or more channels (drv_um_on_demand: the last is the paging channel). */
 typedef enum drv_um_loc {
   DRV_UM_NOWHERE = 0, /* never touched: the first side to touch it gets it without a copy */
   DRV_UM_HOST = 1,
@@ -224,8 +224,9 @@ drv_um_loc drv_um_where(const drv *d, uint64_t va);
 /* The host touched va (write: for writing): its page comes to the host (or is duplicated). */
 simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *diag);
 /* Moves the pages of [va, va + bytes) (inside one managed range) to `to` (HOST or GPU) with timed
- * copy-engine copies on the paging channel and returns when they are done: to the GPU at once
- * (pages on the host are not in use by the GPU), to the host after s's earlier work completed.
+ * copy-engine copies on the paging channel. To the GPU: queued at once (pages on the host are not
+ * in use by the GPU) and s waits for them on the GPU; returns without waiting. To the host: after
+ * s's earlier work completed; returns when the pages are there.
  * Pages never touched stay so on a prefetch to the host. write: the pages are about to be
  * written on that side (a read-mostly page then moves instead of being duplicated). */
 simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,

@@ -77,7 +77,7 @@ typedef struct drv_vm {
   uint64_t heap_base, heap_bytes;  /* the GPU's device malloc heap */
   struct drv_vas *vas_default, *vases;
   struct drv_channel *paging;      /* where page-table writes (and migrations) go */
-  bool paging_shared;              /* fewer than 3 channels: streams use it too */
+  bool paging_shared;              /* a GPU of one channel: streams use it too */
   drv_pt *dirty;
   drv_inval *inval;
   uint32_t n_inval, cap_inval;
@@ -122,6 +122,8 @@ struct drv_module {
   bool owned;
   uint64_t image_addr, image_bytes;
   uint64_t global_base, const_base;
+  uint64_t global_block; /* the heap block holding the .global segment (global_base rounded up to
+                            4 KiB inside it when the module has __managed__ variables) */
   drv_function *functions;
   drv_module *next;
 };
@@ -161,6 +163,11 @@ simtvp_status drv_ring_emit(drv *d, drv_channel *ch, const uint32_t *p, uint32_t
 simtvp_status drv_emit_fence(drv *d, drv_channel *ch, simtvp_diag *diag);
 void drv_kick(drv *d, drv_channel *ch);
 simtvp_status drv_wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *diag);
+/* Stream s waits (on the GPU) until channel `other` reached fence v: a semaphore wait and a fence
+ * on s's channel, so s's later work, queries and syncs come after it. */
+simtvp_status drv_stream_wait_channel(drv *d, drv_stream *s, drv_channel *other, uint64_t v, simtvp_diag *diag);
+/* System memory at bus is freed once channel ch passed fence (false: out of host memory). */
+bool drv_defer_sysmem_free(drv_channel *ch, uint64_t fence, uint64_t bus);
 /* Releases a device allocation: the heap block (user: the program's, drv_heap_free_user), its
  * chunks' mappings and its block of the device-memory map. */
 bool drv_mem_release(drv *d, uint64_t dptr, bool user);
@@ -170,6 +177,10 @@ void drv_vm_layout(drv *d);                            /* before the heap is mad
 simtvp_status drv_vm_open(drv *d, simtvp_diag *diag);  /* channels up: default address space, PDBs */
 void drv_vm_close(drv *d);
 simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag);
+/* The same without waiting when nothing needs MMU_INVALIDATE (entries that become valid): the table
+ * writes are queued on the paging channel, in order after what is there (its later work and a
+ * wait for its fence see them). With invalidations pending it is drv_vm_commit. */
+simtvp_status drv_vm_commit_queued(drv *d, simtvp_diag *diag);
 simtvp_status drv_vm_map_alloc(drv *d, uint64_t addr, uint64_t size, simtvp_diag *diag);
 void drv_vm_unmap_alloc(drv *d, uint64_t addr, uint64_t size);
 /* The level-0 entry of the 4 KiB page va in the default address space (commit separately). */
@@ -178,6 +189,10 @@ simtvp_status drv_vm_set_page(drv *d, uint64_t va, uint64_t entry, simtvp_diag *
 /* drv_um.c */
 void drv_um_service(drv *d);                                 /* INTR_STATUS.MMU_FAULT */
 bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag);  /* drv_mem_free of a managed range */
+/* The module's __managed__ variables become managed ranges (drv_module_load_parsed, on-demand GPUs
+ * only: their pages hold the initialisers, so those start on the GPU) / stop being ones (unload). */
+simtvp_status drv_um_adopt_module(drv *d, const drv_module *mod, simtvp_diag *diag);
+void drv_um_forget_module(drv *d, const drv_module *mod);
 void drv_um_close(drv *d);
 /* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MEMMAP_OP). */
 enum { DRV_MEMMAP_INTERNAL = 1u << 0, DRV_MEMMAP_CODE = 1u << 1 /* with INTERNAL */ };

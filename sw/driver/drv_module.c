@@ -143,8 +143,9 @@ static simtvp_status fill_segments(const drv_module *mod, const gpu_image_header
 }
 
 static void release_device(drv *d, drv_module *mod) {
+  drv_um_forget_module(d, mod);
   if (mod->image_addr) drv_mem_release(d, mod->image_addr, false);
-  if (mod->global_base) drv_mem_release(d, mod->global_base, false);
+  if (mod->global_block) drv_mem_release(d, mod->global_block, false);
   if (mod->const_base) drv_mem_release(d, mod->const_base, false);
 }
 
@@ -180,8 +181,17 @@ simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_owne
   if (!mod) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "module loader: out of host memory");
   mod->ptx = m;
   mod->image_bytes = gpu_image_size(m);
-  if ((m->global_segment_bytes && (st = alloc_internal(d, m->global_segment_bytes, false, &mod->global_base, diag)) != SIMTVP_OK) ||
-      (m->const_segment_bytes && (st = alloc_internal(d, m->const_segment_bytes, false, &mod->const_base, diag)) != SIMTVP_OK) ||
+  /* __managed__ variables lie on whole pages of the segment (models/ptx): the segment starts on a
+   * page so they can be migrated page by page */
+  bool managed = false;
+  for (uint32_t s = 0; s < m->n_symbols && !managed; s++) managed = (m->symbols[s].flags & PTX_SYM_MANAGED) != 0;
+  uint64_t gpad = managed ? PTX_MANAGED_PAGE_BYTES - DRV_MEM_ALIGN : 0;
+  if (m->global_segment_bytes &&
+      (st = alloc_internal(d, m->global_segment_bytes + gpad, false, &mod->global_block, diag)) != SIMTVP_OK)
+    goto fail;
+  mod->global_base = managed ? (mod->global_block + PTX_MANAGED_PAGE_BYTES - 1) & ~(uint64_t)(PTX_MANAGED_PAGE_BYTES - 1)
+                             : mod->global_block;
+  if ((m->const_segment_bytes && (st = alloc_internal(d, m->const_segment_bytes, false, &mod->const_base, diag)) != SIMTVP_OK) ||
       (st = alloc_internal(d, mod->image_bytes, true, &mod->image_addr, diag)) != SIMTVP_OK)
     goto fail;
   img = malloc(mod->image_bytes);
@@ -208,6 +218,7 @@ simtvp_status drv_module_load_parsed(drv *d, const ptx_module *m, bool take_owne
        (st = drv_memcpy(d, NULL, drv_device_ptr(mod->const_base), drv_host_ptr(cseg), m->const_segment_bytes, diag))) ||
       (st = drv_stream_sync(d, NULL, diag)))
     goto fail;
+  if (managed && (st = drv_um_adopt_module(d, mod, diag)) != SIMTVP_OK) goto fail;
   if ((st = make_functions(d, mod, diag)) != SIMTVP_OK) goto fail;
   free(img);
   free(gseg);

@@ -16,18 +16,23 @@
  *   unmaps it on the GPU (commit + MMU_INVALIDATE), copies it back and opens the host mirror.
  * - Read-mostly pages are duplicated: a GPU read maps a read-only copy (RO | REPLAY) and leaves the
  *   host a read-only mirror; the first write on either side drops the other copy.
- * - Prefetches move a range on a stream (to the GPU: copies queued on the stream; to the host:
- *   after the stream's earlier work). */
+ * - Prefetches move a range on a stream: to the GPU the copies and table writes are queued on the
+ *   paging channel and the stream waits for them on the GPU (the call returns at once); to the
+ *   host after the stream's earlier work, synchronously.
+ * - A module's __managed__ variables are ranges too (drv_um_adopt_module): the module owns their
+ *   pages. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "drv_internal.h"
+#include "ptx.h"
 
 #define PAGE MMU_PAGE_BYTES
 #define FAULT_BUF_ENTRIES 512u /* 16 KiB of system memory; one entry is kept free by the GPU */
 
 typedef struct um_range {
-  uint64_t block;   /* the heap block (what drv_mem_free releases) */
+  uint64_t block;   /* the heap block (what drv_mem_free releases); 0 for a module's __managed__
+                       variable (the module owns its pages) */
   uint64_t va;      /* first page (4 KiB aligned): what the program got */
   uint64_t bytes;   /* what the program asked for */
   uint32_t pages;
@@ -132,9 +137,11 @@ static simtvp_status set_gpu_page(drv *d, uint64_t va, bool present, bool ro, si
 }
 
 /* Copies the n pages at pages[] between their host mirrors and device memory (to_gpu: host ->
- * device) with the copy engine on the paging channel, staged in system memory, and waits. The
- * device side is physical (COPY *_PHYS): a page in motion is not mapped on the GPU. */
-static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint32_t n, simtvp_diag *diag) {
+ * device) with the copy engine on the paging channel, staged in system memory, and waits — or,
+ * to the GPU only, queues them (!wait: the host data is staged now, the staging freed once the
+ * copies passed). The device side is physical (COPY *_PHYS): a page in motion is not mapped on
+ * the GPU. */
+static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint32_t n, bool wait, simtvp_diag *diag) {
   if (!n) return SIMTVP_OK;
   uint64_t bus;
   if (!drv_sys_alloc(d, (uint64_t)n * PAGE, PAGE, &bus))
@@ -160,6 +167,7 @@ static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint
   if (st == SIMTVP_OK) {
     uint64_t fence = ch->submitted;
     drv_kick(d, ch);
+    if (!wait && to_gpu && drv_defer_sysmem_free(ch, fence, bus)) return SIMTVP_OK;
     st = drv_wait_fence(d, ch, fence, diag);
   }
   if (st == SIMTVP_OK && !to_gpu)
@@ -169,38 +177,62 @@ static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint
   return st;
 }
 
+/* A range record of size bytes (> 0): every page nowhere, no advice. */
+static simtvp_status range_init(um_range *nr, uint64_t size, simtvp_diag *diag) {
+  uint64_t pages = (size + PAGE - 1) / PAGE;
+  memset(nr, 0, sizeof *nr);
+  if (pages > UINT32_MAX)
+    return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "managed memory: %llu bytes is too large", (unsigned long long)size);
+  nr->pages = (uint32_t)pages;
+  nr->bytes = size;
+  nr->preferred = -1;
+  nr->loc = calloc(pages, 1);
+  nr->read_mostly = calloc(pages, 1);
+  if (!nr->loc || !nr->read_mostly) {
+    free(nr->loc);
+    free(nr->read_mostly);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+  }
+  return SIMTVP_OK;
+}
+
+/* Adds nr to the ranges (sorted by va); frees its arrays when it cannot. */
+static simtvp_status range_insert(struct drv_um *u, um_range *nr, simtvp_diag *diag) {
+  if (u->n == u->cap) {
+    uint32_t cap = u->cap ? 2 * u->cap : 16;
+    um_range *r = realloc(u->r, cap * sizeof *r);
+    if (!r) {
+      free(nr->loc);
+      free(nr->read_mostly);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+    }
+    u->r = r;
+    u->cap = cap;
+  }
+  uint32_t i = u->n;
+  while (i > 0 && u->r[i - 1].va > nr->va) {
+    u->r[i] = u->r[i - 1];
+    i--;
+  }
+  u->r[i] = *nr;
+  u->n++;
+  return SIMTVP_OK;
+}
+
 simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag *diag) {
   if (!size)
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_managed_alloc: a managed allocation of 0 bytes");
   if (!drv_um_on_demand(d))
     return simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
                            "drv_managed_alloc: the GPU does not wait on replayable faults (MMU_CAPS.REPLAYABLE is 0) "
-                           "or has no separate paging channel (fewer than 3 channels)");
+                           "or has one channel only (the migrations need a paging channel of their own)");
   struct drv_um *u = um_get(d, diag);
   if (!u) return SIMTVP_ERR_NOMEM;
   simtvp_status st = fault_buffer(d, u, diag);
   if (st != SIMTVP_OK) return st;
   uint64_t pages = (size + PAGE - 1) / PAGE;
-  if (pages > UINT32_MAX) return simtvp_diag_set(diag, SIMTVP_ERR_LIMIT, "drv_managed_alloc: %llu bytes is too large", (unsigned long long)size);
-  if (u->n == u->cap) {
-    uint32_t cap = u->cap ? 2 * u->cap : 16;
-    um_range *r = realloc(u->r, cap * sizeof *r);
-    if (!r) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
-    u->r = r;
-    u->cap = cap;
-  }
   um_range nr;
-  memset(&nr, 0, sizeof nr);
-  nr.pages = (uint32_t)pages;
-  nr.bytes = size;
-  nr.preferred = -1;
-  nr.loc = calloc(pages, 1);
-  nr.read_mostly = calloc(pages, 1);
-  if (!nr.loc || !nr.read_mostly) {
-    free(nr.loc);
-    free(nr.read_mostly);
-    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
-  }
+  if ((st = range_init(&nr, size, diag)) != SIMTVP_OK) return st;
   /* whole pages of our own: pad so a 4 KiB-aligned run of `pages` pages fits in the block */
   st = drv_mem_alloc(d, pages * PAGE + PAGE - DRV_MEM_ALIGN, &nr.block, diag);
   if (st != SIMTVP_OK) {
@@ -221,13 +253,12 @@ simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag
     free(nr.read_mostly);
     return st;
   }
-  uint32_t i = u->n;
-  while (i > 0 && u->r[i - 1].va > nr.va) {
-    u->r[i] = u->r[i - 1];
-    i--;
+  if ((st = range_insert(u, &nr, diag)) != SIMTVP_OK) {
+    for (uint64_t p = 0; p < pages; p++) (void)set_gpu_page(d, nr.va + p * PAGE, true, false, NULL);
+    (void)drv_vm_commit(d, NULL);
+    (void)drv_mem_free(d, nr.block, NULL);
+    return st;
   }
-  u->r[i] = nr;
-  u->n++;
   *va = nr.va;
   return SIMTVP_OK;
 }
@@ -240,22 +271,73 @@ bool drv_managed_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *byt
   return true;
 }
 
-/* drv_mem_free of a managed range (true when dptr is one). */
-bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
-  struct drv_um *u = d->um;
-  um_range *r = range_of(d, dptr);
-  if (!u || !r || r->va != dptr) return false;
-  /* the GPU may still use it: wait, then the pages become plain device memory again */
-  (void)drv_sync(d, diag);
+/* Drops range r: its pages become plain device memory again (present, writable; commit
+ * separately). */
+static void range_remove(drv *d, struct drv_um *u, um_range *r) {
   for (uint32_t p = 0; p < r->pages; p++) (void)set_gpu_page(d, r->va + (uint64_t)p * PAGE, true, false, NULL);
-  (void)drv_vm_commit(d, NULL);
-  (void)drv_mem_release(d, r->block, true);
   free(r->loc);
   free(r->read_mostly);
   uint32_t i = (uint32_t)(r - u->r);
   memmove(&u->r[i], &u->r[i + 1], (u->n - i - 1) * sizeof *r);
   u->n--;
+}
+
+/* drv_mem_free of a managed range (true when dptr is one the program allocated). */
+bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
+  struct drv_um *u = d->um;
+  um_range *r = range_of(d, dptr);
+  if (!u || !r || r->va != dptr || !r->block) return false;
+  /* the GPU may still use it: wait, then the pages become plain device memory again */
+  (void)drv_sync(d, diag);
+  uint64_t block = r->block;
+  range_remove(d, u, r);
+  (void)drv_vm_commit(d, NULL);
+  (void)drv_mem_release(d, block, true);
   return true;
+}
+
+/* The module's __managed__ variables: each lies on whole pages of its own in the .global segment
+ * (models/ptx lays them out so, drv_module_load_parsed aligns the segment). The loader has written
+ * the segment, initialisers included, so a variable with an initialiser starts on the GPU (the
+ * loader's copy was its first touch); one without starts nowhere (both copies are zero). */
+simtvp_status drv_um_adopt_module(drv *d, const drv_module *mod, simtvp_diag *diag) {
+  if (!drv_um_on_demand(d)) return SIMTVP_OK; /* launch-and-sync (the CUDA runtime's scheme) */
+  struct drv_um *u = um_get(d, diag);
+  if (!u) return SIMTVP_ERR_NOMEM;
+  simtvp_status st = fault_buffer(d, u, diag);
+  const ptx_module *m = mod->ptx;
+  for (uint32_t s = 0; s < m->n_symbols && st == SIMTVP_OK; s++) {
+    const ptx_symbol *sy = &m->symbols[s];
+    if (!(sy->flags & PTX_SYM_MANAGED) || (sy->flags & PTX_SYM_EXTERN)) continue;
+    um_range nr;
+    if ((st = range_init(&nr, sy->size ? sy->size : 1, diag)) != SIMTVP_OK) break;
+    nr.va = mod->global_base + sy->offset;
+    uint8_t loc = (sy->flags & PTX_SYM_HAS_INIT) ? DRV_UM_GPU : DRV_UM_NOWHERE;
+    memset(nr.loc, loc, nr.pages);
+    for (uint32_t p = 0; p < nr.pages && st == SIMTVP_OK; p++)
+      if (loc == DRV_UM_NOWHERE) st = set_gpu_page(d, nr.va + (uint64_t)p * PAGE, false, false, diag);
+    if (st == SIMTVP_OK) st = range_insert(u, &nr, diag);
+    else {
+      free(nr.loc);
+      free(nr.read_mostly);
+    }
+  }
+  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  if (st != SIMTVP_OK) drv_um_forget_module(d, mod);
+  return st;
+}
+
+void drv_um_forget_module(drv *d, const drv_module *mod) {
+  struct drv_um *u = d->um;
+  uint64_t lo = mod->global_base, hi = lo + mod->ptx->global_segment_bytes;
+  if (!u || !mod->global_block) return;
+  bool any = false;
+  for (uint32_t i = u->n; i-- > 0;)
+    if (!u->r[i].block && u->r[i].va >= lo && u->r[i].va < hi) {
+      range_remove(d, u, &u->r[i]);
+      any = true;
+    }
+  if (any) (void)drv_vm_commit(d, NULL);
 }
 
 drv_um_loc drv_um_where(const drv *d, uint64_t va) {
@@ -294,13 +376,15 @@ static simtvp_status page_to_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t
 }
 
 /* Copies the pages page_to_gpu collected, closes their host mirrors (read-only for duplicates),
- * then commits the page tables: the GPU sees a page only once its data is there. */
-static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, simtvp_diag *diag) {
-  simtvp_status st = move_pages(d, true, u->copy, u->n_copy, diag);
+ * then commits the page tables: the GPU sees a page only once its data is there. With !wait the
+ * copies and the table writes are only queued on the paging channel, in that order (a prefetch:
+ * the caller makes its stream wait for the channel). */
+static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, bool wait, simtvp_diag *diag) {
+  simtvp_status st = move_pages(d, true, u->copy, u->n_copy, wait, diag);
   for (uint32_t i = 0; i < u->n_copy; i++)
     host_protect(u, u->copy[i] & ~(PAGE - 1), (u->copy[i] & 1) ? DRV_UM_HOST_READ : DRV_UM_HOST_NONE);
   u->n_copy = 0;
-  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  if (st == SIMTVP_OK) st = wait ? drv_vm_commit(d, diag) : drv_vm_commit_queued(d, diag);
   return st;
 }
 
@@ -336,7 +420,7 @@ static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_
   }
   if (st != SIMTVP_OK) return st;
   host_protect(u, va, DRV_UM_HOST_RW);
-  st = move_pages(d, false, &va, 1, diag);
+  st = move_pages(d, false, &va, 1, true, diag);
   if (st != SIMTVP_OK) return st;
   if (dup) {
     host_protect(u, va, DRV_UM_HOST_READ);
@@ -409,8 +493,12 @@ static void service_batch(drv *d, struct drv_um *u) {
     if (!r) continue;
     st = page_to_gpu(d, u, r, (uint32_t)((va - r->va) / PAGE), (u->batch[i] & 1) != 0, &diag);
   }
-  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, &diag); /* the data, then the mappings */
+  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, true, &diag); /* the data, then the mappings */
   u->n_copy = 0;
+  /* a prefetch still in flight on the paging channel may hold pages of this batch (their state
+   * says GPU already): the replay waits for everything queued there */
+  drv_channel *pg = d->vm.paging;
+  if (st == SIMTVP_OK && pg->completed < pg->submitted) st = drv_wait_fence(d, pg, pg->submitted, &diag);
   if (st != SIMTVP_OK) {
     if (!d->has_error) {
       d->error = diag;
@@ -464,16 +552,22 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
   if (!s) s = drv_default_stream(d);
   /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
    * work can be using (an access to it waits on a fault, serviced on the same in-order paging
-   * channel, after these copies). The call returns once they are done, so the stream's later work
-   * finds the pages there. */
+   * channel, after these copies). They and the page-table writes are queued on the paging channel
+   * and the call returns at once; the stream waits for them on the GPU, so its later work (and a
+   * sync of it) finds the pages there. A host access to a page in flight migrates it back after
+   * them (the paging channel is in order). */
   if (to == DRV_UM_GPU) {
+    drv_channel *pg = d->vm.paging;
+    uint64_t before_fence = pg->submitted;
     for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
       uint8_t before = r->loc[p];
       st = page_to_gpu(d, u, r, p, write, diag);
       if (before != r->loc[p]) u->stats.prefetched_pages++;
     }
-    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, diag);
+    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, false, diag);
     u->n_copy = 0;
+    if (st == SIMTVP_OK && pg->submitted != before_fence)
+      st = drv_stream_wait_channel(d, s, pg, pg->submitted, diag);
     return st;
   }
   st = drv_stream_sync(d, s, diag); /* to the host: after the stream's earlier work */

@@ -216,7 +216,7 @@ static simtvp_status clear_range(drv *d, drv_vas *v, uint64_t va, uint64_t bytes
 
 /* ---- committing ------------------------------------------------------------------------------- */
 
-simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag) {
+static simtvp_status commit(drv *d, bool wait, simtvp_diag *diag) {
   drv_vm *vm = &d->vm;
   simtvp_status st = SIMTVP_OK;
   if (vm->dirty) {
@@ -250,9 +250,10 @@ simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag) {
       drv_kick(d, ch);
       vm->stats.table_writes += n;
       vm->stats.table_bytes += bytes;
-      st = drv_wait_fence(d, ch, fence, diag);
+      if (!wait && !drv_defer_sysmem_free(ch, fence, bus)) wait = true; /* no room to defer the free */
+      if (wait) st = drv_wait_fence(d, ch, fence, diag);
     }
-    d->bus.sysmem_free(d->bus.ctx, bus);
+    if (wait || st != SIMTVP_OK) d->bus.sysmem_free(d->bus.ctx, bus);
     for (drv_pt *t = vm->dirty, *next; t; t = next) {
       next = t->next_dirty;
       t->dirty = false;
@@ -272,6 +273,12 @@ simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag) {
   }
   vm->n_inval = 0;
   return SIMTVP_OK;
+}
+
+simtvp_status drv_vm_commit(drv *d, simtvp_diag *diag) { return commit(d, true, diag); }
+
+simtvp_status drv_vm_commit_queued(drv *d, simtvp_diag *diag) {
+  return commit(d, d->vm.inval_all || d->vm.n_inval, diag);
 }
 
 /* ---- address spaces --------------------------------------------------------------------------- */
@@ -480,9 +487,11 @@ simtvp_status drv_vm_open(drv *d, simtvp_diag *diag) {
   vm->heap_bytes = ((uint64_t)drv_rd(d, GPU_REG_HEAP_SIZE_HI) << 32) | drv_rd(d, GPU_REG_HEAP_SIZE_LO);
   vm->heap_bytes = (vm->heap_bytes + SMALL - 1) & ~(SMALL - 1);
   if (vm->heap_base & (SMALL - 1)) vm->heap_bytes = 0; /* not page aligned: not mappable */
-  /* The paging channel: the last one, kept for the driver when there are three or more. */
+  /* The paging channel: the last one, kept for the driver whenever there are two or more (a GPU
+   * of one channel shares it with the streams: unified memory cannot migrate there, since a kernel
+   * waiting on a fault would hold up the copies queued behind it). */
   vm->paging = &d->ch[d->n_ch - 1];
-  vm->paging_shared = d->n_ch < 3;
+  vm->paging_shared = d->n_ch < 2;
   simtvp_status st = vas_new(d, &vm->vas_default, diag);
   if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
   if (st != SIMTVP_OK) return st;

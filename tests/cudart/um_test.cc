@@ -162,6 +162,70 @@ TEST(CudartUnifiedMemory, PrefetchMovesPagesSoNothingFaults) {
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 
+// A prefetch to the device is asynchronous to the host: the call returns with the 4 page copies
+// (and the page-table writes) queued on the paging channel and its stream waiting for them, so a
+// query of the stream right after it finds it busy; a sync waits for the copies, after which the
+// kernel on the stream faults 0 times (4 pages, 16384 bytes up, all prefetched).
+TEST(CudartUnifiedMemory, PrefetchToTheDeviceReturnsAtOnceAndItsStreamWaitsForTheCopies) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 3;
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaErrorNotReady);  // the copies are still on their way
+  int last = -7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&last, 4, 4 /* LastPrefetchLocation */, m, n * 4), cudaSuccess);
+  EXPECT_EQ(last, 0);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_gpu - s1.pages_to_gpu, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 16384u);
+  EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.faults - s2.faults, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 4) << i;
+  // A host access while a prefetch is in flight waits for it (the paging channel is in order) and
+  // brings the page back: page 2 comes down, 1 host fault.
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(m[2 * kPageInts + 1], 4);
+  drv_um_stats s5 = um();
+  EXPECT_EQ(s5.host_faults - s4.host_faults, 1u);
+  EXPECT_EQ(s5.pages_to_host - s4.pages_to_host, 1u);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// A kernel on another (non-blocking) stream does not wait for a prefetch: its warps may find pages
+// whose copies are still in flight (their state is the GPU's already, the table writes not done);
+// the driver then replays only once the paging channel is idle, so nothing moves twice (4 pages
+// up in all) and every value is right.
+TEST(CudartUnifiedMemory, KernelRacingAPrefetchOnAnotherStreamSeesThePagesOnce) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 10;
+  cudaStream_t a = nullptr, b = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, a), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, b, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_gpu - s1.pages_to_gpu, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 16384u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 11) << i;
+  EXPECT_EQ(cudaStreamDestroy(a), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(b), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
 // Read-mostly pages are duplicated: a copy out of them (a GPU-side read) leaves the host its
 // read-only copy, so host reads do not fault; a host write drops the GPU copy of that page only.
 TEST(CudartUnifiedMemory, ReadMostlyPagesAreDuplicatedUntilWritten) {
@@ -191,6 +255,59 @@ TEST(CudartUnifiedMemory, ReadMostlyPagesAreDuplicatedUntilWritten) {
   EXPECT_EQ(h[kPageInts], kPageInts);  // the copy was made before the write
   cudaFree(d);
   EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// A __managed__ variable (managed_value, initialised to 5) lies on a page of its own, apart from the
+// module's other globals (dev_counter), and migrates like cudaMallocManaged memory. The loader wrote
+// its initialiser to device memory, so the page starts on the GPU. Host read: 1 host fault, 1 page
+// (4096 bytes) down; host write: no fault (the page is the host's now). bump_managed (1 CTA of 4
+// threads, one warp) reads it and thread 0 adds 100: 1 fault, 1 page (4096 bytes) up. The host
+// read of 107 then: 1 host fault, 1 page down.
+TEST(CudartUnifiedMemory, ManagedVariableHasItsOwnPageAndMigratesOnDemand) {
+  Registration &r = kernels();
+  ASSERT_EQ(__cudaInitModule(r.handle()), 1);
+  int *value = static_cast<int *>(*r.managed_ptr("managed_value"));
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(value) % 4096, 0u);
+  void *counter = nullptr;
+  ASSERT_EQ(cudaGetSymbolAddress(&counter, r.var("dev_counter")), cudaSuccess);
+  EXPECT_NE(reinterpret_cast<uintptr_t>(counter) / 4096, reinterpret_cast<uintptr_t>(value) / 4096);
+  cudaPointerAttributes a;
+  ASSERT_EQ(cudaPointerGetAttributes(&a, value), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeManaged);
+  int last = -7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&last, 4, 4 /* LastPrefetchLocation */, value, 4), cudaSuccess);
+  EXPECT_EQ(last, 0);  // on the GPU, where the loader wrote it
+  drv_um_stats s0 = um();
+  EXPECT_EQ(*value, 5);
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.host_faults - s0.host_faults, 1u);
+  EXPECT_EQ(s1.bytes_to_host - s0.bytes_to_host, 4096u);
+  *value = 7;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.host_faults - s1.host_faults, 0u);
+  int *d = nullptr;
+  const int n = 4;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(&d), n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, 0, n * 4), cudaSuccess);
+  drv_um_stats s3 = um();
+  ASSERT_EQ(launch(r.kernel("bump_managed"), d3(1), d3(n), 0, nullptr, d, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(s4.faults - s3.faults, 1u);
+  EXPECT_EQ(s4.batches - s3.batches, 1u);
+  EXPECT_EQ(s4.pages_to_gpu - s3.pages_to_gpu, 1u);
+  EXPECT_EQ(s4.bytes_to_gpu - s3.bytes_to_gpu, 4096u);
+  EXPECT_EQ(*value, 107);  // the kernel saw the host's 7 and added 100
+  drv_um_stats s5 = um();
+  EXPECT_EQ(s5.host_faults - s4.host_faults, 1u);
+  EXPECT_EQ(s5.bytes_to_host - s4.bytes_to_host, 4096u);
+  int h[n];
+  ASSERT_EQ(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h[0], 7);
+  EXPECT_EQ(cudaFree(value), cudaErrorInvalidValue);  // the module owns it
+  cudaGetLastError();
+  cudaFree(d);
 }
 
 TEST(CudartUnifiedMemory, PreferredLocationAndAccessedByAreReportedBack) {

@@ -660,6 +660,94 @@ TEST_F(DriverFuncUm, UnmappedPageStaysFatalWithTheFaultBufferOn) {
   EXPECT_EQ(mmu().entries - m0.entries, 0u);
 }
 
+// A prefetch to the GPU returns with its work queued: 3 host pages' copies and the table writes on
+// the paging channel, and a semaphore wait plus a fence on the stream, so the stream is busy right
+// after the call and idle after a sync; then the pages are the GPU's (mapped, mirrors closed) and
+// vadd over them on that stream faults 0 times (12288 bytes up, all prefetched).
+TEST_F(DriverFuncUm, PrefetchToTheGpuIsQueuedAndTheStreamWaitsForIt) {
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, false, &diag), SIMTVP_OK) << diag.message;
+  bool idle = true;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_FALSE(idle);  // the copies are on their way
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_NONE);  // closed at once: the host data was staged
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_TRUE(idle);
+  uint64_t e;
+  uint32_t bits;
+  EXPECT_TRUE(drv_vas_lookup(drv_default_vas(d), a + 8192, &e, &bits));
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 12288u);
+  EXPECT_EQ(s1.prefetched_pages - s0.prefetched_pages, 3u);
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(um().faults - s1.faults, 0u);
+  ASSERT_EQ(drv_um_host_access(d, a + 8, false, &diag), SIMTVP_OK);
+  EXPECT_EQ(ha[5], 5.0f + 2.0f);
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+// Two channels: the second is the paging channel (streams share channel 0), so managed memory
+// still migrates on demand: vadd over 2 GPU-first-touched pages, 2 faults, 1 batch. One channel
+// cannot (a kernel waiting on a fault would hold up the copies behind it on the only ring):
+// drv_managed_alloc says so.
+class DriverFuncUmTwoChannels : public DriverFuncUm {
+ protected:
+  void configure(gpuctl_config *c) override {
+    DriverFuncUm::configure(c);
+    c->caps.n_channels = 2;
+  }
+};
+
+TEST_F(DriverFuncUmTwoChannels, TheSecondChannelPagesWhileStreamsShareTheFirst) {
+  ASSERT_TRUE(drv_um_on_demand(d));
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 2u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(drv_stream_set_vas(d, s, nullptr, &diag), SIMTVP_OK) << diag.message;  // not the paging channel
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+class DriverFuncUmOneChannel : public DriverFuncUm {
+ protected:
+  void configure(gpuctl_config *c) override {
+    DriverFuncUm::configure(c);
+    c->caps.n_channels = 1;
+  }
+};
+
+TEST_F(DriverFuncUmOneChannel, ManagedAllocationIsRefusedNamingTheReason) {
+  EXPECT_FALSE(drv_um_on_demand(d));
+  uint64_t va = 0;
+  EXPECT_EQ(drv_managed_alloc(d, 4096, &va, &diag), SIMTVP_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(diag.message).find("one channel only"), std::string::npos) << diag.message;
+}
+
 TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
   uint64_t a = managed(4096);
   EXPECT_EQ(drv_um_prefetch(d, nullptr, a, 8192, DRV_UM_GPU, false, &diag), SIMTVP_ERR_ARG);
@@ -670,6 +758,80 @@ TEST_F(DriverFuncUm, BadPrefetchAndAdviceNameTheAddress) {
   EXPECT_NE(std::string(diag.message).find("unknown advice 99"), std::string::npos) << diag.message;
   EXPECT_EQ(drv_um_host_access(d, 0x1234000, false, &diag), SIMTVP_ERR_ARG);
   EXPECT_EQ(drv_managed_alloc(d, 0, &a, &diag), SIMTVP_ERR_ARG);
+}
+
+// __managed__ variables (.global .attribute(.managed)): the loader lays each on pages of its own
+// after the ordinary globals and makes each a managed range. m1 has an initialiser (the loader
+// wrote it: on the GPU), m2 none (nowhere). mk's 64 threads read m1 and plain and store
+// m2[i] = 5 + 3 + i into m2's first page: 1 fault (m2's page 0, a first touch: 0 bytes moved),
+// 1 batch; m1's page needs none. A host read of m2[10] brings page 0 back (4096 bytes). After the
+// unload nothing of the module is managed any more.
+TEST_F(DriverFuncUm, ManagedModuleVariablesGetPagesOfTheirOwnAndFaultLikeManagedMemory) {
+  static const char kManagedPtx[] = R"(.version 7.0
+.target sm_75
+.address_size 64
+.global .align 4 .u32 plain = 3;
+.global .attribute(.managed) .align 4 .u32 m1 = 5;
+.global .attribute(.managed) .align 4 .u32 m2[2048];
+.visible .entry mk(.param .u32 n) {
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r2, [n];
+  setp.ge.u32 %p, %r1, %r2;
+  @%p bra DONE;
+  ld.global.u32 %r3, [m1];
+  ld.global.u32 %r4, [plain];
+  add.u32 %r3, %r3, %r4;
+  add.u32 %r3, %r3, %r1;
+  mov.u64 %rd1, m2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r3;
+DONE:
+  ret;
+}
+)";
+  drv_module *mm = nullptr;
+  ASSERT_EQ(drv_module_load_ptx(d, kManagedPtx, sizeof kManagedPtx - 1, "managed.ptx", &mm, &diag), SIMTVP_OK)
+      << diag.message;
+  uint64_t plain = 0, m1 = 0, m2 = 0, bytes = 0, base = 0;
+  ASSERT_EQ(drv_module_global(mm, "plain", &plain, nullptr, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_module_global(mm, "m1", &m1, nullptr, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_module_global(mm, "m2", &m2, &bytes, &diag), SIMTVP_OK);
+  EXPECT_EQ(m1 % 4096, 0u);
+  EXPECT_EQ(m2, m1 + 4096);
+  EXPECT_NE(plain / 4096, m1 / 4096);
+  EXPECT_FALSE(drv_managed_lookup(d, plain, nullptr, nullptr));
+  ASSERT_TRUE(drv_managed_lookup(d, m2 + 4100, &base, &bytes));
+  EXPECT_EQ(base, m2);
+  EXPECT_EQ(bytes, 8192u);
+  EXPECT_EQ(drv_um_where(d, m1), DRV_UM_GPU);
+  EXPECT_EQ(drv_um_where(d, m2), DRV_UM_NOWHERE);
+  void *mirror = mmap(reinterpret_cast<void *>(m1), 3 * 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(mirror, reinterpret_cast<void *>(m1));
+  mirrors.push_back({m1, 3 * 4096});
+  drv_um_stats s0 = um();
+  uint32_t n = 64;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mm, "mk"), 1, 64, {&n}, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 1u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.first_touch_gpu - s0.first_touch_gpu, 1u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  EXPECT_EQ(drv_um_where(d, m2), DRV_UM_GPU);
+  EXPECT_EQ(drv_um_where(d, m2 + 4096), DRV_UM_NOWHERE);
+  ASSERT_EQ(drv_um_host_access(d, m2 + 40, false, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 4096u);
+  EXPECT_EQ(reinterpret_cast<const uint32_t *>(m2)[10], 5u + 3u + 10u);
+  EXPECT_EQ(drv_mem_free(d, m1, &diag), SIMTVP_ERR_ARG);  // the module owns it
+  ASSERT_EQ(drv_module_unload(d, mm, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_FALSE(drv_managed_lookup(d, m1, nullptr, nullptr));
+  EXPECT_FALSE(drv_managed_lookup(d, m2, nullptr, nullptr));
 }
 
 // scatter(a, out, n): thread i reads the first word of page i of a, so a warp's one load needs 32

@@ -48,6 +48,10 @@ const thread_case kCases[] = {
     {"warp_vote", "warp_vote", ""},
     {"wmma", "wmma", ""},
     {"early_exit", "early_exit", ""},
+    // Unified memory (docs/vm.md): replayable faults recorded in the serial phase, so the fault
+    // buffer's order, the batches and every count are one thread's; CA and AT cores.
+    {"managed", "managed", ""},
+    {"at_cores_managed", "managed", "--set '-simt_model at'"},
     // Programs for newer GPUs on their configurations (8 clusters): cp.async, mbarrier, mma.sync;
     // thread block clusters (barrier.cluster, distributed shared memory across SMs), TMA, wgmma.
     {"a100_8_async_copy", "async_copy", "-c SM80_A100 --set '-gpgpu_n_clusters 8'"},

@@ -29,6 +29,27 @@ TEST(PtxLayout, ModuleGlobalsAndConstantsAreLaidOutInDeclarationOrder) {
   EXPECT_EQ(m->const_segment_bytes, 12u);
 }
 
+TEST(PtxLayout, ManagedGlobalsGetWholePagesOfTheirOwnAfterTheOtherGlobals) {
+  // a (4 bytes) @0, c[10] (u32) @4: 44 bytes of ordinary globals; then m1 (4 bytes, .managed) on
+  // the page at 4096, m2[1500] (6000 bytes, .managed) on the two pages at 8192: 16384 bytes
+  auto r = parse(".version 9.0\n.target sm_75\n.address_size 64\n"
+                 ".global .align 4 .u32 a = 1;\n"
+                 ".global .attribute(.managed) .align 4 .u32 m1 = 5;\n"
+                 ".global .u32 c[10];\n"
+                 ".global .attribute(.managed) .align 4 .u32 m2[1500];\n");
+  ASSERT_TRUE(r->m) << r->diag.message;
+  const ptx_module *m = r->m.get();
+  EXPECT_EQ(sym(m, "a")->offset, 0u);
+  EXPECT_EQ(sym(m, "c")->offset, 4u);
+  EXPECT_EQ(sym(m, "m1")->offset, 4096u);
+  EXPECT_EQ(sym(m, "m2")->offset, 8192u);
+  EXPECT_FALSE(sym(m, "a")->flags & PTX_SYM_MANAGED);
+  EXPECT_TRUE(sym(m, "m1")->flags & PTX_SYM_MANAGED);
+  EXPECT_TRUE(sym(m, "m1")->flags & PTX_SYM_HAS_INIT);
+  EXPECT_TRUE(sym(m, "m2")->flags & PTX_SYM_MANAGED);
+  EXPECT_EQ(m->global_segment_bytes, 16384u);
+}
+
 TEST(PtxLayout, InitialisersAreLittleEndianAndZeroFilled) {
   auto r = parse(read_fixture("features.ptx"));
   ASSERT_TRUE(r->m) << r->diag.message;

@@ -45,6 +45,45 @@ TEST(SimtAtCore, SameMemoryTrafficAndInstructionStatisticsAsTheCaCore) {
   EXPECT_GT(at_.stat("W0_Idle") + at_.stat("W0_Scoreboard") + at_.stat("Stall"), 0u);
 }
 
+TEST(SimtAtCore, IssueCountsAreTheSameWithAndWithoutAnIssueTrace) {
+  // Without an issue trace the AT core counts a warp's instructions in runs of equal active lanes
+  // (simt_base_count_issues, once per run); with one, instruction by instruction. Both must give
+  // the same statistics, bit for bit: full warps (SGEMM), a partial last warp (vector add of 3000
+  // floats: 3000 = 23 * 128 + 56, so one warp of 24 lanes) and lanes leaving a loop one by one
+  // (thread t adds t, t % 5 times: the active lanes change inside the warp's intervals).
+  const std::string loop = kernel(R"(
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 5;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+LOOP:
+  setp.ge.u32 %p1, %r4, %r2;
+  @%p1 bra DONE;
+  add.u32 %r3, %r3, %r1;
+  add.u32 %r4, %r4, 1;
+  bra LOOP;
+DONE:
+)" + std::string(kOutSlot) + "  cvt.u64.u32 %rd2, %r3;\n  st.global.u64 [%rd1], %rd2;\n",
+                                  true);
+  auto opts = at({"-gpgpu_n_clusters", "2"});
+  Gpu batched(kQV100, opts), traced(kQV100, opts, SH_LDST_REAL, 100, 20, 0, true);
+  for (Gpu *g : {&batched, &traced}) {
+    Sgemm s;
+    s.run(*g);
+    vector_add(*g);
+    ASSERT_EQ(g->load(loop, "loop.ptx"), SIMTVP_OK) << g->diag.message;
+    uint64_t out = g->alloc(2 * 64 * 8);
+    ASSERT_EQ(g->launch("k", 2, 64, {out}), SIMTVP_OK) << g->diag.message;
+    auto v = g->download<uint64_t>(out, 2 * 64);
+    for (uint32_t i = 0; i < 2 * 64; i++) ASSERT_EQ(v[i], (uint64_t)(i % 64) * ((i % 64) % 5)) << i;
+  }
+  EXPECT_EQ(traced.issues.size(), traced.stat("gpgpu_n_tot_w_icount"));
+  EXPECT_EQ(batched.cycles(), traced.cycles());
+  EXPECT_EQ(stats_json(batched), stats_json(traced));
+  EXPECT_GT(batched.stat("W24"), 0u);
+  EXPECT_GT(batched.stat("W26") + batched.stat("W25") + batched.stat("W19") + batched.stat("W12"), 0u);
+}
+
 TEST(SimtAtCore, MixedModelsShareOneGpu) {
   expect_models_share_one_gpu(at({"-gpgpu_n_clusters", "3", "-simt_model_override", "0:ca,2:func"}), {"ca", "at", "func"});
 }

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "ldst_coalesce.h"
 #include "ldst_harness.h"
 
 using namespace ldst_test;
@@ -303,4 +304,42 @@ TEST(SimtLdstCoalesce, AtomicRequestsCountTheirLaneOperations) {
   auto r3 = requests_of(h3, load(PTX_SPACE_GLOBAL, 4, [](uint32_t i) { return kBase + 4 * i; }));
   ASSERT_EQ(r3.size(), 1u);
   EXPECT_EQ(r3[0].req->n_ops, 0u);
+}
+
+// ldst_coalesce_span (the AT core's path for lanes found back to back while it gathers them)
+// gives exactly what the lane-by-lane sector rule gives for the same ranges: every lane count,
+// access size, alignment and block size, spans that cross lines included.
+TEST(SimtLdstCoalesce, SpanOfLanesGivesTheSameRequestsAsTheRangeRule) {
+  auto same = [](const ldst_access &a, const ldst_access &b) {
+    return a.addr == b.addr && a.size == b.size && a.sector_mask == b.sector_mask &&
+           a.byte_mask[0] == b.byte_mask[0] && a.byte_mask[1] == b.byte_mask[1] && a.lanes == b.lanes;
+  };
+  int cases = 0;
+  for (uint32_t block : {32u, 64u, 128u})
+    for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u})
+      for (uint32_t lanes : {1u, 2u, 3u, 16u, 31u, 32u})
+        for (uint64_t offset : {0ull, 4ull, 60ull, 100ull, 127ull}) {
+          ldst_range r[32];
+          uint64_t lo = kBase + offset;
+          for (uint32_t i = 0; i < lanes; i++) r[i] = {lo + (uint64_t)i * bytes, bytes, i};
+          ldst_access want[LDST_MAX_ACCESSES], got[LDST_MAX_ACCESSES];
+          uint32_t nw = 1, ng = 1; // appended after one access already there
+          want[0] = got[0] = ldst_access{};
+          ASSERT_TRUE(ldst_coalesce_blocks(r, lanes, block, want, &nw, LDST_MAX_ACCESSES));
+          ASSERT_TRUE(ldst_coalesce_span(lo, lanes, 0, bytes, block, got, &ng, LDST_MAX_ACCESSES));
+          ASSERT_EQ(nw, ng) << "block " << block << " bytes " << bytes << " lanes " << lanes << " offset " << offset;
+          for (uint32_t j = 0; j < nw; j++)
+            EXPECT_TRUE(same(want[j], got[j])) << "access " << j << ", block " << block << " bytes " << bytes
+                                               << " lanes " << lanes << " offset " << offset;
+          cases++;
+        }
+  EXPECT_EQ(cases, 3 * 5 * 6 * 5);
+  // Too many blocks for the room left: both stop at the cap and say so.
+  ldst_range r[32];
+  for (uint32_t i = 0; i < 32; i++) r[i] = {kBase + 16ull * i, 16, i};
+  ldst_access a[4];
+  uint32_t n1 = 0, n2 = 0;
+  EXPECT_FALSE(ldst_coalesce_blocks(r, 32, 32, a, &n1, 4));
+  EXPECT_FALSE(ldst_coalesce_span(kBase, 32, 0, 16, 32, a, &n2, 4));
+  EXPECT_EQ(n1, n2);
 }

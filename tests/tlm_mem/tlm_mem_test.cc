@@ -142,6 +142,26 @@ TEST(TlmCommonClock, EdgesAreExactAtNonIntegerPeriods) {
   EXPECT_FALSE(c.is_edge(c.time_of(977) + sc_time::from_value(1)));
 }
 
+// time_of and cycle_at compute on 64 bits while the products fit and on 128 bits beyond: both
+// sides of the switch give edge(n) = floor(n × U / f) and its inverse (U = 1e12 ps per second).
+TEST(TlmCommonClock, ConversionsAgreeAcrossTheSixtyFourBitLimit) {
+  using u128 = unsigned __int128;
+  clock_domain c("core", 1417.5);
+  const u128 f = 1417500000u, U = 1000000000000ull;
+  const uint64_t n_limit = UINT64_MAX / 1000000000000ull; // the last cycle computed on 64 bits
+  for (uint64_t n : {uint64_t{1}, n_limit - 1, n_limit, n_limit + 1, n_limit + 2, n_limit * 7}) {
+    uint64_t edge = static_cast<uint64_t>(static_cast<u128>(n) * U / f);
+    EXPECT_EQ(c.time_of(n).value(), edge) << "cycle " << n;
+    EXPECT_EQ(c.cycle_at(c.time_of(n)), n) << "cycle " << n;
+    EXPECT_EQ(c.cycle_at(c.time_of(n) - sc_time::from_value(1)), n - 1) << "cycle " << n;
+  }
+  const uint64_t v_limit = UINT64_MAX / 1417500000u; // the last time whose (v + 1) × f fits
+  for (uint64_t v : {v_limit - 2, v_limit - 1, v_limit, v_limit + 1, v_limit * 3}) {
+    uint64_t n = static_cast<uint64_t>(((static_cast<u128>(v) + 1) * f - 1) / U);
+    EXPECT_EQ(c.cycle_at(sc_time::from_value(v)), n) << "time " << v;
+  }
+}
+
 TEST(TlmCommonClock, DomainsWithRationalRatiosMeetExactly) {
   clock_domain a("a", 1000.0), b("b", 750.0);
   // 1000 and 750 MHz: edges coincide every 4 ns (4 and 3 cycles).
@@ -215,6 +235,66 @@ TEST(TlmCommonLink, BeginReqWithoutGpuExtensionIsAnErrorNamingTheSocket) {
   ph = tlm::BEGIN_REQ;
   EXPECT_THROW(owner.rin.nb_transport_fw(gp, ph, d), sc_core::sc_report);
   EXPECT_THROW(owner.in.b_transport(gp, d), sc_core::sc_report);
+}
+
+// A timed receiver that completes every item 5 ns after it arrives.
+struct timed_block : sc_core::sc_module, clocked, timed_target {
+  msg_in in;
+  std::vector<uint32_t> links;
+  explicit timed_block(sc_core::sc_module_name n) : sc_module(n), in("in", *this, 7) { in.set_timed(this); }
+  void tick(uint64_t) override {}
+  uint64_t next_tick() const override { return never; }
+  bool timed_transport(uint32_t link_id, mem_req *, sc_time &delay) override {
+    links.push_back(link_id);
+    delay += sc_time(5, sc_core::SC_NS);
+    return true;
+  }
+};
+
+struct timed_sender : sc_core::sc_module, clocked {
+  payload_pool pp;
+  msg_out out;
+  explicit timed_sender(sc_core::sc_module_name n) : sc_module(n), out("out", *this, 0, pp) {}
+  void tick(uint64_t) override {}
+  uint64_t next_tick() const override { return never; }
+};
+
+// Timed transport on an unchecked, untraced link is a plain call to the receiver (no payload);
+// traced or checked, it is a b_transport with the GPU payload. Same answer and counts either way.
+TEST(TlmCommonLink, TimedTransportIsADirectCallUnlessTheLinkIsTracedOrChecked) {
+  ONE_SIMULATION_PER_PROCESS(); // creates modules
+  timed_sender tx("tx");
+  timed_block rx("rx");
+  bind(tx.out, rx.in);
+  mem_req_pool *rp = mem_req_pool_create();
+  mem_req *r = mem_req_alloc(rp);
+  r->addr = 0x1000;
+  r->size = 32;
+  r->kind = MEM_ACC_GLOBAL_R;
+  sc_time d(2, sc_core::SC_NS);
+  ASSERT_TRUE(tx.out.timed());
+  EXPECT_TRUE(tx.out.transport(r, d));
+  EXPECT_EQ(d, sc_time(7, sc_core::SC_NS));
+  EXPECT_EQ(tx.pp.allocated(), 0u); // the direct path: no payload
+  std::ostringstream trace;
+  rx.in.set_trace(&trace);
+  d = sc_time(2, sc_core::SC_NS);
+  EXPECT_TRUE(tx.out.transport(r, d));
+  EXPECT_EQ(d, sc_time(7, sc_core::SC_NS));
+  EXPECT_EQ(tx.pp.allocated(), 1u); // traced: through the socket
+  EXPECT_NE(trace.str().find("rx.in TIMED"), std::string::npos) << trace.str();
+  rx.in.set_trace(nullptr);
+  tx.out.enable_protocol_checks();
+  d = sc_time(2, sc_core::SC_NS);
+  EXPECT_TRUE(tx.out.transport(r, d));
+  EXPECT_EQ(d, sc_time(7, sc_core::SC_NS));
+  ASSERT_NE(tx.out.protocol_monitor(), nullptr);
+  EXPECT_EQ(tx.out.protocol_monitor()->transactions(), 1u); // checked: the monitor saw it
+  EXPECT_EQ(tx.out.counters().transfers, 3u);
+  EXPECT_EQ(rx.in.counters().transfers, 3u);
+  EXPECT_EQ(rx.links, (std::vector<uint32_t>{7, 7, 7}));
+  mem_req_free(r);
+  mem_req_pool_destroy(rp);
 }
 
 TEST(TlmCommonLink, OpenTransactionMapSurvivesGrowthAndRemoval) {

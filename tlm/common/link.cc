@@ -384,6 +384,14 @@ bool msg_out::transport(mem_req *r, sc_time &delay) {
   // Its answer is needed at once, so it cannot wait for the serial phase: a parallel tick uses
   // post() (the answer unused) or does not take part in parallel phases.
   assert(!owner_.deferring() && "msg_out::transport from a parallel tick (use post)");
+  if (peer_ && peer_->timed_ && !monitor_ && !peer_->monitor_ && !trace_ && !peer_->trace_) {
+    // The direct timed path (docs/tlm.md "Timed transport"): nobody checks or traces this hop, so
+    // the item goes to the receiving shell by a plain call — the b_transport below without the
+    // payload, its extension and the socket's dispatch; same arguments, same answer.
+    n_.transfers++;
+    peer_->n_.transfers++;
+    return peer_->timed_->timed_transport(peer_->id_, r, delay);
+  }
   tlm::tlm_generic_payload *gp = pool_.acquire(r);
   gpu_ext *ext = gp->get_extension<gpu_ext>();
   ext->deferred = false;

@@ -184,6 +184,8 @@ class open_map {
 // and the receiving block computes at once when the transaction is complete, returned in delay —
 // no event, no phase, no wait. A receiver that cannot complete it (its own next hop is event
 // driven) keeps the request and says so; the reply then comes back on the ordinary links.
+// When neither end is traced or protocol-checked, msg_out::transport calls the receiver's
+// timed_target directly (the direct timed path): no payload, no extension, no socket dispatch.
 
 // Implemented by the shell of a block that can time an item at once.
 class timed_target {
@@ -265,6 +267,7 @@ class msg_in : public link_end, public tlm::tlm_fw_transport_if<> {
  private:
   void admit(tlm::tlm_generic_payload *gp, const sc_core::sc_time &arrival);
   static void deferred_admit(void *self, const void *arrival, size_t, uint64_t gp);
+  friend class msg_out; // its direct timed path calls timed_ itself
   detail::rx_queue rx_;
   timed_target *timed_ = nullptr;
 };

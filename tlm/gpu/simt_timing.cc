@@ -69,6 +69,13 @@ gpu_simt_timing_ports simt_timing::model_ports() {
       cl->poke();
     }
   };
+  // Replayable faults a cluster's warps found in a parallel tick are recorded with the MMU in
+  // the serial phase after it (the fault buffer's order is a one-thread run's).
+  p.serially = [](void *, void (*fn)(void *, const void *, size_t, uint64_t), void *fn_ctx, const void *data,
+                  size_t bytes, uint64_t arg) {
+    if (clocked *b = clocked::current_parallel()) b->serially(fn, fn_ctx, data, bytes, arg);
+    else fn(fn_ctx, data, bytes, arg);
+  };
   p.flush_l2 = [](void *ctx) {
     mem_system &mem = *static_cast<simt_timing *>(ctx)->mem_;
     uint64_t l2_now = mem.l2_driver().current_cycle();

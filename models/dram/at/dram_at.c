@@ -95,7 +95,23 @@ typedef struct dram_at {
   uint32_t n_acts;
   cmd_calendar row_cal, col_cal; /* the same calendar unless dual_bus */
   uint64_t next_refresh;
+  uint64_t *busy; /* [ceil(nbk / 64)]: bit per bank whose column step is booked (cur set) */
 } dram_at;
+
+/* The first bank in [from, hi) that has work — a booked column step or a queued request — or hi.
+ * Banks without either are skipped: nothing can happen at them (pick would find nothing). */
+static uint32_t next_active(const dram_at *a, uint32_t from, uint32_t hi) {
+  while (from < hi) {
+    uint32_t w = from / 64;
+    uint64_t bits = (a->busy[w] | a->f.queued[w]) >> (from % 64);
+    if (bits) {
+      uint32_t i = from + (uint32_t)__builtin_ctzll(bits);
+      return i < hi ? i : hi;
+    }
+    from = (w + 1) * 64;
+  }
+  return hi;
+}
 
 static cmd_calendar *row_cal(dram_at *a) { return &a->row_cal; }
 static cmd_calendar *col_cal(dram_at *a) { return a->f.cfg.dual_bus ? &a->col_cal : &a->row_cal; }
@@ -174,6 +190,7 @@ static void pick(dram_at *a, uint32_t i, uint64_t t) {
   }
   b->cur = e;
   b->cur_at = max_u64(t, b->col_ready);
+  a->busy[i / 64] |= 1ull << (i % 64);
 }
 
 /* Returns true when the column commands were booked, false when the step moved later. */
@@ -222,6 +239,7 @@ static bool column(dram_at *a, uint32_t i, uint64_t t) {
   e->done_at = c + lat + f->der.burst_cycles;
   front_finish(f, e);
   b->cur = NULL;
+  a->busy[i / 64] &= ~(1ull << (i % 64));
   b->free_at = c + 1;
   return true;
 }
@@ -266,7 +284,7 @@ static uint64_t next_internal(const void *impl) {
   if (ev == t0) return t0;
   if (f->cfg.tREFI) ev = min_u64(ev, max_u64(t0, a->next_refresh));
   bool room = front_return_room(f), writes = front_serve_writes(f);
-  for (uint32_t i = 0; i < f->nbk; i++) {
+  for (uint32_t i = next_active(a, 0, f->nbk); i < f->nbk; i = next_active(a, i + 1, f->nbk)) {
     const at_bank *b = &a->banks[i];
     if (b->cur) {
       if (!b->waiting_room || room) ev = min_u64(ev, max_u64(t0, b->waiting_room ? t0 : b->cur_at));
@@ -278,6 +296,23 @@ static uint64_t next_internal(const void *impl) {
   return ev;
 }
 
+/* Banks [lo, hi) in order at cycle t: a free bank picks its next request, a booked column step
+ * that is due issues. Banks with no work are passed over; at each of them the CA-equivalent loop
+ * would only have updated the write-queue watermark mode (front_pick finds nothing), which
+ * matters only when a request left the queues since the last update (front_update_mode is
+ * idempotent while the queues only grow), so that update is made once per run of idle banks. */
+static void visit(dram_at *a, uint32_t lo, uint32_t hi, uint64_t t) {
+  for (uint32_t i = lo;;) {
+    uint32_t j = next_active(a, i, hi);
+    if (j > i && a->f.mode_stale) front_update_mode(&a->f);
+    if (j >= hi) return;
+    at_bank *b = &a->banks[j];
+    if (!b->cur && b->free_at <= t) pick(a, j, t);
+    if (b->cur && b->cur_at <= t) column(a, j, t);
+    i = j + 1;
+  }
+}
+
 static void step(dram_at *a, uint64_t t) {
   dram_front *f = &a->f;
   front_account(f, t + 1);
@@ -286,12 +321,8 @@ static void step(dram_at *a, uint64_t t) {
   front_deliver(f, t);
   if (f->cfg.tREFI && t >= a->next_refresh) refresh(a, t);
   uint32_t nbk = f->nbk, prio = (uint32_t)(t % nbk);
-  for (uint32_t k = 0; k < nbk; k++) {
-    uint32_t i = (prio + k) % nbk;
-    at_bank *b = &a->banks[i];
-    if (!b->cur && b->free_at <= t) pick(a, i, t);
-    if (b->cur && b->cur_at <= t) column(a, i, t);
-  }
+  visit(a, prio, nbk, t); /* round-robin from bank t mod nbk */
+  visit(a, 0, prio, t);
 }
 
 /* Idle channels are not woken for refresh (see dram_ca.c): missed refreshes are caught up. */
@@ -346,10 +377,12 @@ static simtvp_status at_create(const dram_config *cfg, dram_ports ports, void **
   }
   a->banks = calloc(cfg->timing.nbk, sizeof *a->banks);
   a->groups = calloc(cfg->timing.nbkgrp, sizeof *a->groups);
-  if (!a->banks || !a->groups) {
+  a->busy = calloc((cfg->timing.nbk + 63) / 64, sizeof *a->busy);
+  if (!a->banks || !a->groups || !a->busy) {
     front_fini(&a->f);
     free(a->banks);
     free(a->groups);
+    free(a->busy);
     free(a);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   }
@@ -363,6 +396,7 @@ static void at_destroy(void *impl) {
   front_fini(&a->f);
   free(a->banks);
   free(a->groups);
+  free(a->busy);
   free(a);
 }
 

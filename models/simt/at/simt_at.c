@@ -115,12 +115,19 @@ static uint8_t bank_extra(const at_core *c, const simt_insn_info *info, const ui
   return (uint8_t)(worst > ports ? (worst + ports - 1) / ports - 1 : 0);
 }
 
+/* The warp's pc gets an entry in its CTA slot's facts (cleared when the next CTA starts). */
+static void touch(at_core *c, const at_warp *w) {
+  at_cta_units *u = &c->cta_units[w->cta];
+  u->touched[u->n_touched++] = w->pc;
+}
+
 /* What the core needs to know of the instruction at the warp's pc: learnt once per pc. */
 static const at_pc *pc_info(at_core *c, at_warp *w) {
   at_pc *p = &w->pcs[w->pc];
   if (p->flags & AT_KNOWN) return p;
   func_peek pk;
   if (!func_warp_peek(w->fw, &pk)) return NULL;
+  if (!p->fetch_n) touch(c, w); /* (a fetch fills fetch_n first, and records the pc then) */
   const simt_insn_info *info = &w->prog->info[pk.pc];
   bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
                pk.kind == FUNC_STEP_NOP;
@@ -130,7 +137,29 @@ static const at_pc *pc_info(at_core *c, at_warp *w) {
   p->flags = (uint8_t)(AT_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? AT_PLAIN : 0));
   p->bank_extra = bank_extra(c, info, w->prog->regs + info->regs);
   p->to_unit = (uint8_t)(AT_ISSUE_TO_UNIT - (info->n_src_rf == 0));
+  p->n_deps = (uint8_t)(info->n_src + info->n_dst);
+  p->n_dst = info->n_dst;
+  p->fence = info->fence;
+  p->regs = w->prog->regs + info->regs;
+  p->ii = c->base.ii[info->lat_row][info->op];
+  p->lat = c->base.lat[info->lat_row][info->op];
+  /* -gpgpu_alu_forwarding: SP/DP/INT results reach a dependent AT_ISSUE_TO_UNIT cycles before
+   * writeback, as in the CA core (simt_ca_pipe.c) */
+  p->ready = c->base.cfg.alu_forwarding && p->unit <= SIMT_UNIT_INT
+                 ? (p->lat > AT_ISSUE_TO_UNIT ? p->lat - AT_ISSUE_TO_UNIT : 0)
+                 : p->lat;
   return p;
+}
+
+/* deps_ready for an instruction whose facts are known. */
+static inline uint64_t deps_ready_at(const at_warp *w, const at_pc *p) {
+  const uint32_t *r = p->regs;
+  uint64_t t = 0;
+  for (uint32_t i = 0; i < p->n_deps; i++) {
+    uint64_t x = w->rr[r[i]];
+    t = x > t ? x : t;
+  }
+  return t;
 }
 
 /* Ready time of every register the warp's next instruction reads or writes; AT_NEVER when one
@@ -254,24 +283,36 @@ void at_fetch_known(at_core *c, uint32_t slot, uint64_t at) {
  * schedules the warp then). */
 static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
   at_warp *w = &c->warps[slot];
-  uint32_t best = 0;
-  uint64_t f = simtvp_cal_find(&c->fetch_cal[0], t, 1);
-  for (uint32_t k = 1; k < c->n_fetch; k++) {
-    uint64_t x = simtvp_cal_find(&c->fetch_cal[k], t, 1);
-    if (x < f) f = x, best = k;
-  }
-  simtvp_cal_book(&c->fetch_cal[best], f, 1);
-  /* another fetch+decode step free in the same cycle decodes it at once (issue from f + 1) */
+  uint64_t f;
   uint32_t decode = 2;
-  for (uint32_t k = 0; k < c->n_fetch && decode == 2; k++)
-    if (k != best && !simtvp_cal_busy(&c->fetch_cal[k], f) && f >= c->fetch_cal[k].base) decode = 1;
-  const simt_cta *cta = cta_of(c, w);
-  const ptx_module *m = simt_program_module(w->prog);
-  uint64_t addr = cta->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
-  bool two = w->pc + 1 < m->n_insns && m->insns[w->pc + 1].function == m->insns[w->pc].function &&
-             (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line;
-  w->ib_n = two ? 2 : 1;
-  uint64_t got = c->base.l1i ? at_mem_fetch(c, slot, f) : f;
+  if (c->n_fetch == 1) {
+    f = simtvp_cal_take1(&c->fetch_cal[0], t);
+  } else {
+    uint32_t best = 0;
+    f = simtvp_cal_find(&c->fetch_cal[0], t, 1);
+    for (uint32_t k = 1; k < c->n_fetch; k++) {
+      uint64_t x = simtvp_cal_find(&c->fetch_cal[k], t, 1);
+      if (x < f) f = x, best = k;
+    }
+    simtvp_cal_book(&c->fetch_cal[best], f, 1);
+    /* another fetch+decode step free in the same cycle decodes it at once (issue from f + 1) */
+    for (uint32_t k = 0; k < c->n_fetch && decode == 2; k++)
+      if (k != best && !simtvp_cal_busy(&c->fetch_cal[k], f) && f >= c->fetch_cal[k].base) decode = 1;
+  }
+  at_pc *p = &w->pcs[w->pc];
+  if (!p->fetch_n) { /* learnt once per pc (the CTA's code does not move) */
+    if (!(p->flags & AT_KNOWN)) touch(c, w);
+    uint64_t addr = cta_of(c, w)->code_base + (uint64_t)w->pc * FUNC_INSN_BYTES;
+    const ptx_module *m = simt_program_module(w->prog);
+    bool two = w->pc + 1 < m->n_insns && m->insns[w->pc + 1].function == m->insns[w->pc].function &&
+               (addr % c->base.l1i_line) + 2 * FUNC_INSN_BYTES <= c->base.l1i_line;
+    p->fetch_n = two ? 2 : 1;
+    p->l1i_line = addr / c->base.l1i_line + 1;
+  }
+  w->ib_n = p->fetch_n;
+  /* within the L1I line of its last lookup: no lookup (at_mem_fetch's own rule, without the call) */
+  if (!c->base.l1i || p->l1i_line == w->line) return f + decode;
+  uint64_t got = at_mem_fetch(c, slot, f);
   return got == AT_NEVER ? AT_NEVER : got + decode;
 }
 
@@ -279,7 +320,7 @@ static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
 
 /* The unit of pipeline u in the warp's sub-core that takes an instruction first from cycle e on
  * for ii cycles: its index, and that cycle in *at. */
-static uint32_t first_unit(at_core *c, uint32_t part, uint8_t u, uint64_t e, uint32_t ii, uint64_t *at) {
+static inline uint32_t first_unit(at_core *c, uint32_t part, uint8_t u, uint64_t e, uint32_t ii, uint64_t *at) {
   simtvp_cal *cal = c->unit_cal[part][u];
   uint32_t best = 0;
   uint64_t bt = simtvp_cal_find(&cal[0], e, ii);
@@ -317,16 +358,57 @@ static bool fault_wait(at_core *c, at_warp *w, uint64_t t) {
   return true;
 }
 
+/* Counts of the interval's instructions, kept while their active lanes stay the same
+ * (simt_base_count_issues when they change and when the interval ends). */
+typedef struct at_counts {
+  bool batch;         /* no issue trace or per-pc profile for the warp: counted in runs */
+  uint32_t active;
+  uint64_t n;
+} at_counts;
+
+static inline void count_issue(at_core *c, at_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
+  if (!k->batch) {
+    simt_base_count_issue(&c->base, slot, pc, active, t);
+    return;
+  }
+  if (active != k->active) {
+    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
+    k->active = active;
+    k->n = 0;
+  }
+  k->n++;
+}
+
+/* The cycle the warp's next instruction issues (its scheduler's slot booked, its unit booked
+ * and its results' ready times set for register-only work), from t0 on: §2's rules. */
+static inline uint64_t issue_at(at_core *c, at_warp *w, at_sched *s, const at_pc *p, const uint32_t *dst,
+                                uint64_t t0) {
+  if (p->unit >= SIMT_UNIT_MEM) return simtvp_cal_take1(&s->issue, t0);
+  uint32_t to_unit = p->to_unit + p->bank_extra, ii = p->ii;
+  uint64_t e;
+  uint32_t k = first_unit(c, w->part, p->unit, t0 + to_unit, ii, &e);
+  uint64_t unit_wait = e - to_unit - t0, t = simtvp_cal_take1(&s->issue, e - to_unit);
+  if (t + to_unit != e) k = first_unit(c, w->part, p->unit, t + to_unit, ii, &e);
+  simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
+  if (p->bank_extra) *c->reg_bank_stalls += p->bank_extra;
+  uint64_t wb = e + p->lat, ready = e + p->ready; /* ready: forwarding (pc_info) */
+  for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = ready;
+  if (wb > w->last_done) w->last_done = wb;
+  /* a wait for a unit booked by other instructions (the stall estimate, §4) */
+  s->gap[SIMT_R_PIPE] += unit_wait;
+  return t;
+}
+
 /* Runs warp `slot` from its `next` cycle: instruction after instruction while each may issue by
  * `limit`. */
-static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
+static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *k) {
   at_warp *w = &c->warps[slot];
   at_sched *s = &c->sched[w->sched];
   heap_remove(c, slot);
   for (;;) {
     const at_pc *p = pc_info(c, w);
     if (!p) return;
-    uint64_t d = deps_ready(w);
+    uint64_t d = deps_ready_at(w, p);
     if (d == AT_NEVER) {
       w->blocked = true;
       return;
@@ -338,50 +420,46 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       heap_put(c, slot, t0, why);
       return;
     }
-    const simt_insn_info *info = &w->prog->info[w->pc];
-    const uint32_t *regs = w->prog->regs + info->regs;
-    const uint32_t *dst = regs + info->n_src;
-    uint32_t pc = w->pc, active = 0;
-    uint64_t t, unit_wait = 0;
-    func_step rec;
-    simtvp_diag dg;
-    simtvp_status st;
-    if (p->unit < SIMT_UNIT_MEM) {
-      uint32_t to_unit = p->to_unit + p->bank_extra, ii = c->base.ii[info->lat_row][info->op];
-      uint64_t e;
-      uint32_t k = first_unit(c, w->part, p->unit, t0 + to_unit, ii, &e);
-      unit_wait = e - to_unit - t0;
-      t = simtvp_cal_take(&s->issue, e - to_unit, 1);
-      if (t + to_unit != e) k = first_unit(c, w->part, p->unit, t + to_unit, ii, &e);
-      simtvp_cal_book(&c->unit_cal[w->part][p->unit][k], e, ii);
-      if (p->bank_extra) *c->reg_bank_stalls += p->bank_extra;
-      uint64_t wb = e + c->base.lat[info->lat_row][info->op];
-      /* -gpgpu_alu_forwarding: SP/DP/INT results reach a dependent AT_ISSUE_TO_UNIT cycles
-       * before writeback, as in the CA core (simt_ca_pipe.c) */
-      uint64_t ready = c->base.cfg.alu_forwarding && p->unit <= SIMT_UNIT_INT
-                           ? (wb - e > AT_ISSUE_TO_UNIT ? wb - AT_ISSUE_TO_UNIT : e)
-                           : wb;
-      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = ready;
-      if (wb > w->last_done) w->last_done = wb;
-    } else {
-      t = simtvp_cal_take(&s->issue, t0, 1);
-    }
+    const uint32_t *dst = p->regs + (p->n_deps - p->n_dst);
+    uint32_t pc = w->pc;
     /* Why the warp waited (the stall estimate, §4): until t0 for its registers or its front end /
-     * barrier, then for a busy unit. Cycles it lost to other warps issuing are none of the
-     * scheduler's stalls. */
+     * barrier, then for a busy unit (issue_at). Cycles it lost to other warps issuing are none of
+     * the scheduler's stalls. */
     if (t0 > w->next) s->gap[why] += t0 - w->next;
-    if (unit_wait) s->gap[SIMT_R_PIPE] += unit_wait;
+    uint64_t t = issue_at(c, w, s, p, dst, t0);
     s->issued++;
+    simtvp_diag dg;
     if (p->flags & AT_PLAIN) {
-      active = func_warp_active(w->fw);
-      st = func_warp_step(w->fw, NULL, &dg);
-      rec.kind = FUNC_STEP_ALU;
-      rec.next_pc = func_warp_pc(w->fw);
-      rec.warp_done = false;
-    } else {
-      st = func_warp_step(w->fw, &rec, &dg);
-      active = rec.active;
+      /* register-only work: no step record, no barrier, fence, exit or page fault (those come
+       * from memory accesses) */
+      uint32_t active = func_warp_active(w->fw);
+      simtvp_status st = func_warp_step(w->fw, NULL, &dg);
+      if (st != SIMTVP_OK) {
+        simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+        return;
+      }
+      count_issue(c, k, slot, pc, active, t);
+      uint32_t next_pc = func_warp_pc(w->fw);
+      w->pc = next_pc;
+      w->why = SIMT_R_IBUFFER;
+      /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
+      if (next_pc != pc + 1 || w->ib_n <= 1) w->ib_n = 0;
+      else w->ib_n--;
+      w->next = t + 1;
+      if (!w->ib_n) { /* an empty I-buffer fetches (in this cycle, after issue) */
+        uint64_t dec = fetch(c, slot, t);
+        if (dec == AT_NEVER) {
+          w->fetching = true;
+          return;
+        }
+        w->next = dec;
+      }
+      if (w->heap_pos != AT_NONE) return;
+      continue;
     }
+    func_step rec;
+    simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+    uint32_t active = rec.active;
     if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
       /* a replayable fault (unified memory): nothing issued (the issue slot was spent finding
        * it); the warp waits, unscheduled, for the replay and then issues the instruction again */
@@ -400,17 +478,16 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
       simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
       return;
     }
-    simt_base_count_issue(&c->base, slot, pc, active, t);
+    count_issue(c, k, slot, pc, active, t);
     if (p->unit == SIMT_UNIT_MEM && rec.kind == FUNC_STEP_MEM) {
       simt_base_count_mem_insn(&c->base, &rec);
       uint64_t done = at_mem_issue(c, slot, &rec, t + p->to_unit);
       /* AT_NEVER: its result is not timed yet; at_result_known releases the registers */
-      for (uint32_t i = 0; i < info->n_dst; i++) w->rr[dst[i]] = done;
+      for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = done;
       if (done != AT_NEVER && done > w->last_done) w->last_done = done;
     }
     w->pc = rec.next_pc;
     w->why = SIMT_R_IBUFFER;
-    /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
     if (rec.next_pc != pc + 1 || w->ib_n <= 1) w->ib_n = 0;
     else w->ib_n--;
     w->next = t + 1;
@@ -426,8 +503,8 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
     case FUNC_STEP_FENCE:
       /* -gpgpu_fence_latency: the next issue no sooner than the scope's latency; .gpu and .sys
        * fences (and SIMT_FENCE_DRAIN waits) also wait for the warp's results and acks */
-      if (info->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[info->fence];
-      if (info->fence >= GPU_FENCE_GPU && (w->deferred || w->last_done > t)) w->wait = SIMT_WAIT_FENCE;
+      if (p->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[p->fence];
+      if (p->fence >= GPU_FENCE_GPU && (w->deferred || w->last_done > t)) w->wait = SIMT_WAIT_FENCE;
       break;
     default:
       break;
@@ -448,6 +525,12 @@ static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
     if (cta->check_bars) settle_barriers(c, cta, t);
     if (!w->live || w->exited || w->wait || w->fetching || w->heap_pos != AT_NONE) return;
   }
+}
+
+static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
+  at_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0};
+  run_warp_body(c, slot, limit, &k);
+  if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
 }
 
 /* ---- time ------------------------------------------------------------------------------------ */
@@ -529,11 +612,16 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
   if (!n_insns) n_insns = 1;
   if (u->cap < n_insns) {
     at_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-    if (!p) return false;
-    u->pcs = p;
+    if (p) u->pcs = p;
+    uint32_t *t = p ? realloc(u->touched, (size_t)n_insns * sizeof *t) : NULL;
+    if (t) u->touched = t;
+    if (!p || !t) return false;
+    memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
     u->cap = n_insns;
+    u->n_touched = 0;
   }
-  memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
+  for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
+  u->n_touched = 0;
   return true;
 }
 
@@ -642,7 +730,10 @@ static void at_destroy(void *state) {
   at_smem_free(c);
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) free(c->sched[s].heap);
   free(c->warps);
-  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) free(c->cta_units[i].pcs);
+  for (uint32_t i = 0; c->cta_units && i < c->base.cfg.max_ctas; i++) {
+    free(c->cta_units[i].pcs);
+    free(c->cta_units[i].touched);
+  }
   free(c->cta_units);
   free(c->fetch_wait);
   for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)

@@ -42,6 +42,16 @@ typedef struct at_pc {
   uint8_t flags;     /* AT_PLAIN, AT_KNOWN */
   uint8_t bank_extra;/* cycles its own register reads lose to bank conflicts */
   uint8_t to_unit;   /* issue to unit: AT_ISSUE_TO_UNIT, one less without register reads */
+  uint8_t n_deps;    /* registers it reads and writes (RAW and WAW) */
+  uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
+  uint8_t fetch_n;   /* instructions a fetch at this pc brings (2; 1 at a line's or function's
+                      * end); 0: not known yet (filled by the first fetch, apart from AT_KNOWN) */
+  uint8_t fence;     /* simt_insn_info.fence: the scope of a fence or wait */
+  uint32_t ii;       /* initiation interval on its unit */
+  uint32_t lat;      /* unit to writeback */
+  uint32_t ready;    /* unit to the cycle a dependent may use the result (lat less forwarding) */
+  const uint32_t *regs; /* its registers (simt_program.regs): n_deps − n_dst sources, then n_dst */
+  uint64_t l1i_line; /* the L1I line its fetch reads, + 1 (with fetch_n) */
 } at_pc;
 
 typedef struct at_warp {
@@ -69,9 +79,12 @@ typedef struct at_warp {
   func_warp *fw;
 } at_warp;
 
+/* A CTA slot's per-pc facts, learnt by its CTA's warps; a new CTA clears only the entries the
+ * previous one filled (`touched`), so a CTA launch costs what its warps ran, not the module's size. */
 typedef struct at_cta_units {
   at_pc *pcs;
-  uint32_t cap;
+  uint32_t *touched;  /* pcs whose entry is filled */
+  uint32_t n_touched, cap;
 } at_cta_units;
 
 typedef struct at_sched {

@@ -379,12 +379,30 @@ static void masks_of(const func_step *st, space_masks *m) {
   }
 }
 
-static uint32_t coalesce(at_core *c, uint32_t n_ranges, uint32_t block, uint32_t bytes, bool gt200, uint8_t kind,
-                         uint8_t path, bool write, uint32_t n) {
+/* The shape of a warp's lane addresses, found while they are gathered into c->ranges (in lane
+ * order, `bytes` each): the sector rule then needs no second pass over them. */
+typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
+
+static range_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
+  if (k < 2) return SHAPE_ANY;
+  return !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+}
+
+static uint32_t coalesce(at_core *c, uint32_t n_ranges, range_shape shape, uint32_t block, uint32_t bytes,
+                         bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
-  if (gt200) ldst_coalesce_gt200(c->ranges, n_ranges, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
-                                 LDST_MAX_ACCESSES);
-  else ldst_coalesce_blocks(c->ranges, n_ranges, block, c->acc, &n, LDST_MAX_ACCESSES);
+  if (gt200) {
+    ldst_coalesce_gt200(c->ranges, n_ranges, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
+                        LDST_MAX_ACCESSES);
+  } else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations (as ldst_coalesce_blocks) */
+    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
+      c->acc[first].lanes = (uint8_t)(n_ranges > 255 ? 255 : n_ranges);
+  } else if (shape == SHAPE_SPAN) {
+    ldst_coalesce_span(c->ranges[0].addr, n_ranges, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
+                       LDST_MAX_ACCESSES);
+  } else {
+    ldst_coalesce_blocks(c->ranges, n_ranges, block, c->acc, &n, LDST_MAX_ACCESSES);
+  }
   for (uint32_t i = first; i < n; i++) {
     c->acc[i].kind = kind;
     c->acc[i].path = path;
@@ -455,28 +473,49 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     }
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     uint8_t path = (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = coalesce(c, k, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
   }
   if (sm.global) {
     uint32_t k = 0;
+    uint64_t a0 = st->addr[__builtin_ctz(sm.global)], not_uniform = 0, not_span = 0;
     for (uint32_t l = sm.global; l; l &= l - 1) {
       uint32_t lane = (uint32_t)__builtin_ctz(l);
-      c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
+      uint64_t a = st->addr[lane];
+      not_uniform |= a ^ a0;
+      not_span |= a ^ (a0 + (uint64_t)k * bytes);
+      c->ranges[k++] = (ldst_range){a, bytes, lane};
     }
     bool l2_only = load && !atomic && st->insn && (st->insn->cache_op == PTX_CACHE_CG || st->insn->cache_op == PTX_CACHE_CV);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = coalesce(c, k, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+    n = coalesce(c, k, shape_of(k, not_uniform, not_span), c->l1d_block, bytes, gt200, kind, path,
+                 !load || atomic, n);
   }
-  if (sm.konst | sm.param) {
+  uint32_t kp = sm.konst | sm.param, same = 0;
+  if (kp && (kp == sm.param || !sm.param)) { /* one space: a kernel parameter or a constant every lane reads? */
+    uint64_t a0 = st->addr[__builtin_ctz(kp)];
+    uint32_t l = kp & (kp - 1);
+    while (l && st->addr[__builtin_ctz(l)] == a0) l &= l - 1;
+    if (!l) {
+      same = (uint32_t)simtvp_popcount32(kp);
+      c->ranges[0] = (ldst_range){sm.param ? c->param_of[slot] + a0 : a0, bytes, (uint32_t)__builtin_ctz(kp)};
+      n = coalesce(c, same, same > 1 ? SHAPE_UNIFORM : SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
+                   c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
+    }
+  }
+  if (kp && !same) {
     uint32_t k = 0;
+    uint64_t a0 = 0, not_uniform = 0, not_span = 0;
     for (uint32_t l = sm.konst | sm.param; l; l &= l - 1) {
       uint32_t lane = (uint32_t)__builtin_ctz(l);
       uint64_t a = ((sm.param >> lane) & 1u) ? c->param_of[slot] + st->addr[lane] : st->addr[lane];
+      if (!k) a0 = a;
+      not_uniform |= a ^ a0;
+      not_span |= a ^ (a0 + (uint64_t)k * bytes);
       c->ranges[k++] = (ldst_range){a, bytes, lane};
     }
-    n = coalesce(c, k, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
-                 false, n);
+    n = coalesce(c, k, shape_of(k, not_uniform, not_span), c->l1c_block, bytes, false, MEM_ACC_CONST_R,
+                 c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
   }
   if (sm.tex) {
     uint32_t k = 0;
@@ -484,8 +523,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
       uint32_t lane = (uint32_t)__builtin_ctz(l);
       c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
     }
-    n = coalesce(c, k, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
-                 false, n);
+    n = coalesce(c, k, SHAPE_ANY, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R,
+                 c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS, false, n);
   }
   /* the accesses, in order, each when its port takes it */
   uint64_t from = m + 1;

@@ -210,29 +210,71 @@ static bool uniform(const ldst_range *r, uint32_t n) {
   return !bad;
 }
 
-bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
-                          ldst_access *out, uint32_t *n, uint32_t cap) {
+/* The blocks of one span of n_lanes lanes, `bytes` each from lo on, in order; false at cap. */
+static bool span_blocks(uint64_t lo, uint32_t n_lanes, uint32_t bytes, uint32_t block_bytes, ldst_access *out,
+                        uint32_t *count, uint32_t cap) {
+  uint64_t bmask = ~(uint64_t)(block_bytes - 1), hi = lo + (uint64_t)n_lanes * bytes;
+  for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
+    if (*count == cap) return false;
+    uint64_t a = lo > block ? lo : block, e = hi < block + block_bytes ? hi : block + block_bytes;
+    ldst_access *o = &out[(*count)++];
+    memset(o, 0, sizeof *o);
+    o->addr = block;
+    uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
+    mask_bytes(o->byte_mask, off, off + (uint32_t)(e - a));
+    o->lanes = (uint8_t)((e - a + bytes - 1) / (bytes ? bytes : 1));
+  }
+  return true;
+}
+
+/* Block bases -> the lowest touched sector, with the sectors and their size. */
+static void finish_blocks(ldst_access *out, uint32_t start, uint32_t count) {
+  for (uint32_t j = start; j < count; j++) {
+    uint8_t s = sectors_of(out[j].byte_mask);
+    out[j].sector_mask = s;
+    out[j].addr = (out[j].addr & ~(uint64_t)(MEM_LINE_BYTES - 1)) + MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(s);
+    out[j].size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(s);
+  }
+}
+
+static bool coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes, ldst_access *out,
+                            uint32_t *n, uint32_t cap);
+
+bool ldst_coalesce_span(uint64_t lo, uint32_t n_lanes, uint32_t lane0, uint32_t bytes, uint32_t block_bytes,
+                        ldst_access *out, uint32_t *n, uint32_t cap) {
+  if (n_lanes < 2 || !bytes) { /* not a span of lanes: the lane-by-lane rule */
+    ldst_range r = {lo, bytes, lane0};
+    return n_lanes ? coalesce_blocks(&r, 1, block_bytes, out, n, cap) : true;
+  }
+  uint32_t start = *n, count = *n;
+  if (!span_blocks(lo, n_lanes, bytes, block_bytes, out, &count, cap)) {
+    *n = count;
+    return false;
+  }
+  finish_blocks(out, start, count);
+  *n = count;
+  return true;
+}
+
+bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes, ldst_access *out,
+                          uint32_t *n, uint32_t cap) {
+  return coalesce_blocks(r, n_ranges, block_bytes, out, n, cap);
+}
+
+static bool coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes, ldst_access *out,
+                            uint32_t *n, uint32_t cap) {
   uint32_t start = *n, count = *n, hit = *n;
   uint64_t bmask = ~(uint64_t)(block_bytes - 1);
   uint32_t uniform_lanes = 0; /* the same bytes for every lane: one lane's blocks, every lane's operations */
-  if (n_ranges > 1 && uniform(r, n_ranges)) {
+  if (n_ranges > 1 && r[1].addr == r[0].addr && uniform(r, n_ranges)) {
     uniform_lanes = n_ranges;
     n_ranges = 1;
   }
-  if (n_ranges > 1 && contiguous(r, n_ranges)) { /* one span: the blocks it covers, in order */
-    uint64_t lo = r[0].addr, hi = lo + (uint64_t)n_ranges * r[0].bytes;
-    for (uint64_t block = lo & bmask; block < hi; block += block_bytes) {
-      if (count == cap) {
-        *n = count;
-        return false;
-      }
-      uint64_t a = lo > block ? lo : block, e = hi < block + block_bytes ? hi : block + block_bytes;
-      memset(&out[count], 0, sizeof out[count]);
-      out[count].addr = block;
-      uint32_t off = (uint32_t)(a & (MEM_LINE_BYTES - 1));
-      mask_bytes(out[count].byte_mask, off, off + (uint32_t)(e - a));
-      out[count].lanes = (uint8_t)((e - a + r[0].bytes - 1) / (r[0].bytes ? r[0].bytes : 1));
-      count++;
+  if (n_ranges > 1 && r[1].addr == r[0].addr + r[0].bytes && contiguous(r, n_ranges)) {
+    /* one span: the blocks it covers, in order */
+    if (!span_blocks(r[0].addr, n_ranges, r[0].bytes, block_bytes, out, &count, cap)) {
+      *n = count;
+      return false;
     }
     n_ranges = 0; /* nothing left for the lane-by-lane rule */
   }
@@ -271,13 +313,7 @@ bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block
     }
   }
   if (uniform_lanes && count > start) out[start].lanes = (uint8_t)(uniform_lanes > 255 ? 255 : uniform_lanes);
-  for (uint32_t j = start; j < count; j++) { /* block base -> lowest touched sector */
-    uint8_t s = sectors_of(out[j].byte_mask);
-    out[j].sector_mask = s;
-    out[j].addr = (out[j].addr & ~(uint64_t)(MEM_LINE_BYTES - 1)) +
-                  MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(s);
-    out[j].size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(s);
-  }
+  finish_blocks(out, start, count);
   *n = count;
   return true;
 }

@@ -99,6 +99,13 @@ uint32_t ldst_local_ranges(uint64_t base, uint32_t max_threads, uint32_t thread,
 bool ldst_coalesce_blocks(const ldst_range *r, uint32_t n_ranges, uint32_t block_bytes,
                           ldst_access *out, uint32_t *n, uint32_t cap);
 
+/* The sector rule for the common shape, found by the caller while it gathers the lanes: n_lanes
+ * lanes in order, lane i touching `bytes` bytes at lo + i × bytes (a fully coalesced access). The
+ * same requests as ldst_coalesce_blocks on those ranges, without scanning them again (lane0: the
+ * first lane, used when n_lanes is 1). Appends to out[*n]; false when cap is reached. */
+bool ldst_coalesce_span(uint64_t lo, uint32_t n_lanes, uint32_t lane0, uint32_t bytes, uint32_t block_bytes,
+                        ldst_access *out, uint32_t *n, uint32_t cap);
+
 /* Compute capability 1.2/1.3 rule (-gpgpu_coalesce_arch 13), per half-warp (`half_lanes` lanes):
  * the segment (32 B for 1-byte words, 64 B for 2-byte, 128 B for larger) holding the lowest
  * remaining lane's word serves every remaining lane of the half-warp inside it, then shrinks to
