@@ -154,6 +154,7 @@ struct Pinned {
 struct SysmapRun {
   uint64_t bytes = 0, bus = 0;
   bool exposed = false;  // registered memory: the platform exposed it for this run
+  uint64_t watch_lo = 0, watch_hi = 0;  // the pages the platform watches (cu_platform.watch)
 };
 
 struct Managed {

@@ -16,6 +16,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -473,8 +474,19 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
       return r;
     }
     // The program's own loads and stores of the run are timed while kernels run (the platform's
-    // trap: docs/system-modes.md §2.4).
-    if (s.plat.watch) s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes, span.bus);
+    // trap: docs/system-modes.md §2.4). Of registered memory only the pages wholly inside the
+    // range: the others hold the program's (or this library's) unrelated data too, which must
+    // never fault.
+    uint64_t wlo = p, whi = end;
+    if (pin.registered) {
+      wlo = std::max(p, (a + kPage - 1) & ~(kPage - 1));
+      whi = std::min(end, (a + pin.bytes) & ~(kPage - 1));
+    }
+    if (s.plat.watch && whi > wlo &&
+        s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(wlo), whi - wlo, span.bus + (wlo - p))) {
+      span.watch_lo = wlo;
+      span.watch_hi = whi;
+    }
     s.sysmap_runs[p] = span;
     for (uint64_t q = p; q < end; q += kPage) s.sysmap_pages[q] = 0;
     p = end;
@@ -512,7 +524,8 @@ static int unmap_pinned(State &s, uint64_t a, Pinned &pin) {
       return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
     });
     if (result == CUDA_SUCCESS) result = r;
-    if (s.plat.unwatch) s.plat.unwatch(s.plat.ctx, reinterpret_cast<void *>(va), span.bytes);
+    if (s.plat.unwatch && span.watch_hi > span.watch_lo)
+      s.plat.unwatch(s.plat.ctx, reinterpret_cast<void *>(span.watch_lo), span.watch_hi - span.watch_lo);
     if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(va), span.bytes);
     it = s.sysmap_runs.erase(it);
   }
