@@ -28,6 +28,7 @@
 
 #include <systemc>
 
+#include "func.h"
 #include "gpu_params.h"
 #include "gpu_top.h"
 #include "vp_config.h"
@@ -172,6 +173,27 @@ void install_fatal_handlers() {
   }
 }
 
+// The GPU's generic-address windows (FUNC_WINDOW_*, models/func/func.h: shared, local and
+// parameter memory) are GPU addresses that never reach host memory. With unified addressing a
+// host pointer is a GPU address too (mapped memory, shared_va), so a host mapping inside the
+// windows would be read by kernels as shared, local or parameter memory. The kernel places
+// mappings at random (ASLR): system memory's large mapping landed there in 1-3 % of runs. So
+// the range is reserved (PROT_NONE, no memory) when the library loads, before anything of the
+// platform is mapped; where the program's own libraries already sit there, the platform says so.
+bool g_windows_reserved = false;
+
+__attribute__((constructor)) void reserve_generic_windows() {
+  const size_t bytes = FUNC_WINDOW_HI - FUNC_WINDOW_LO;
+  void *want = reinterpret_cast<void *>(FUNC_WINDOW_LO);
+  void *p = mmap(want, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED) return;
+  if (p != want) { /* a kernel older than 4.17 takes MAP_FIXED_NOREPLACE as a hint */
+    munmap(p, bytes);
+    return;
+  }
+  g_windows_reserved = true;
+}
+
 simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, bool check_only = false,
                          uint32_t *config_problems = nullptr) {
   if (g_host || g_systemc_used) {
@@ -240,6 +262,13 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, 
     if (!check_only) {
       report_line("open");
       install_fatal_handlers();
+      if (!g_windows_reserved && !settings.quiet)
+        std::fprintf(stderr,
+                     "simtvp: warning: host memory is mapped inside the GPU's generic-address windows "
+                     "[0x%llx, 0x%llx): a host pointer there passed to a kernel (mapped memory, "
+                     "-system_mode shared_va) would address shared, local or parameter memory; run "
+                     "the program again (the host places its mappings at random)\n",
+                     static_cast<unsigned long long>(FUNC_WINDOW_LO), static_cast<unsigned long long>(FUNC_WINDOW_HI));
     }
   } catch (...) {
     if (set_env) unsetenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");

@@ -7,6 +7,7 @@
 // in its own process. Running this binary by hand, pick one case (--gtest_filter).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "func.h"
 #include "drv_kernel.h"
 #include "host_platform.h"
 #include "ptx_fixtures.h"
@@ -80,6 +82,30 @@ TEST_F(SimtvpHost, OpensTheBuiltInDefaultConfiguration) {
   EXPECT_EQ(p->l2_bytes, 6u * 64 * 128 * 16);
   // 3 channels x 1 chip x 2 bytes (GDDR6 x16), as the full part's 12 x 16 = 192 bits.
   EXPECT_EQ(p->mem_bus_width_bits, 48u);
+}
+
+// The GPU's generic-address windows (shared, local, parameter memory) are reserved in the host
+// process when libsimtvp loads, so no host mapping — system memory's, the program's — can land
+// there and be read by a kernel as shared/local/param memory (mapped memory, shared_va). Before
+// the reservation, -system_mode shared_va's pingpong failed 1-3 % of runs this way.
+TEST_F(SimtvpHost, GenericAddressWindowsAreReservedInTheHostProcess) {
+  open();
+  std::ifstream maps("/proc/self/maps");
+  ASSERT_TRUE(maps.good());
+  std::string line;
+  bool reserved = false;
+  while (std::getline(maps, line)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s", &lo, &hi, perms) != 3) continue;
+    if (lo < FUNC_WINDOW_HI && hi > FUNC_WINDOW_LO) {  // overlaps the windows: must be the reservation
+      EXPECT_EQ(lo, FUNC_WINDOW_LO) << line;
+      EXPECT_EQ(hi, FUNC_WINDOW_HI) << line;
+      EXPECT_STREQ(perms, "---p") << line;
+      reserved = true;
+    }
+  }
+  EXPECT_TRUE(reserved);
 }
 
 TEST_F(SimtvpHost, OpensAGivenConfigurationFile) {
