@@ -34,6 +34,16 @@ bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, 
   return k->replayable_fault(k->fault_ctx, k, b->cfg.sm, pages, n, access, kind, now);
 }
 
+void simt_base_cancel_replay(simt_core_base *b, simt_cta *cta, uint64_t now) {
+  simtvp_diag d;
+  simtvp_diag_set(&d, SIMTVP_ERR_FAULT,
+                  "kernel %s: accesses waiting on replayable GPU page faults were cancelled (MMU_REPLAY.CANCEL)",
+                  cta->k->name);
+  simt_report_fault(&b->ports, b->cfg.sm, cta->k->slot, SIMTVP_ERR_FAULT, &d, d.message, now);
+  gpu_cta_result r = {SIMTVP_ERR_FAULT, 0, 0};
+  b->hooks->abort_cta(b, cta, &r, now);
+}
+
 /* The names and descriptions of docs/simt.md §5; the order is the statistics' output order. */
 static void register_stats(simt_core_base *b) {
   simt_insn_counters_register(&b->n, b->cfg.stats, b->cfg.sm, &b->scratch);

@@ -145,6 +145,9 @@ uint64_t *simt_base_counter(simt_core_base *b, const char *name, const char *uni
  * (fatal), *fault_va then holds the address for the report. Shared by the CA and AT cores. */
 bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, func_warp *fw, uint64_t now,
                                        uint64_t **stall, uint64_t *scratch, uint64_t *fault_va);
+/* MMU_REPLAY.CANCEL: the CTA of a warp that waited on a replayable fault ends with
+ * SIMTVP_ERR_FAULT, reported through `fault`. Shared by the CA and AT cores. */
+void simt_base_cancel_replay(simt_core_base *b, simt_cta *cta, uint64_t now);
 /* simt_stall_ldst_busy (each variant registers it where its statistics order puts it). */
 void simt_base_register_ldst_stall(simt_core_base *b);
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG

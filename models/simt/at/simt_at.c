@@ -836,14 +836,7 @@ static void at_replay(void *state, bool cancel, uint64_t now) {
     w->wait = SIMT_WAIT_NONE;
     func_warp_retry(w->fw);
     if (cancel) {
-      simt_cta *cta = cta_of(c, w);
-      simtvp_diag d;
-      simtvp_diag_set(&d, SIMTVP_ERR_FAULT,
-                      "kernel %s: accesses waiting on replayable GPU page faults were cancelled (MMU_REPLAY.CANCEL)",
-                      cta->k->name);
-      simt_report_fault(&c->base.ports, c->base.cfg.sm, cta->k->slot, SIMTVP_ERR_FAULT, &d, d.message, now);
-      gpu_cta_result r = {SIMTVP_ERR_FAULT, 0, 0};
-      c->base.hooks->abort_cta(&c->base, cta, &r, now);
+      simt_base_cancel_replay(&c->base, cta_of(c, w), now);
       continue;
     }
     if (now + 1 > w->next) w->next = now + 1;
