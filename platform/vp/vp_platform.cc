@@ -75,14 +75,14 @@ std::string human_rate(double per_second) {
   return buf;
 }
 
-uint64_t now_ps() {
-  sc_time t = sc_core::sc_time_stamp();
-  return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
-}
-
 uint64_t ps_of(const sc_time &t) {
   return static_cast<uint64_t>(t.value() * (sc_core::sc_get_time_resolution().to_seconds() * 1e12) + 0.5);
 }
+
+uint64_t now_ps() { return ps_of(sc_core::sc_time_stamp()); }
+
+// A configuration latency in ns as whole picoseconds (0 for none).
+uint64_t ps_of_ns(double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; }
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -317,12 +317,11 @@ vp_platform::~vp_platform() {
 // share), then the system-level cache, whose fills and write-backs reach the SoC memory.
 bool vp_platform::build_shared() {
   const gpu_system_config &sy = config_.system;
-  auto ps = [](double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; };
   syscache_config cc{};
   cc.sets = sy.syscache_sets;
   cc.ways = sy.syscache_ways;
   cc.line_bytes = sy.syscache_line;
-  cc.hit_ps = ps(sy.syscache_latency_ns);
+  cc.hit_ps = ps_of_ns(sy.syscache_latency_ns);
   cc.stats = stats_;
   cc.port.ctx = this;
   cc.port.memory = [](void *ctx, uint64_t addr, uint32_t bytes, bool write, uint64_t now) {
@@ -337,8 +336,8 @@ bool vp_platform::build_shared() {
   dc.ways = sy.dir_ways;
   dc.line_bytes = sy.syscache_line;
   dc.caching = (1u << SOCMEM_HOST) | (1u << SOCMEM_GPU);
-  dc.lookup_ps = ps(sy.dir_lookup_ns);
-  dc.message_ps = ps(sy.dir_message_ns);
+  dc.lookup_ps = ps_of_ns(sy.dir_lookup_ns);
+  dc.message_ps = ps_of_ns(sy.dir_message_ns);
   dc.stats = stats_;
   dc.port.ctx = this;
   // A dirty copy the directory recalls or downgrades goes into the system-level cache.
@@ -401,12 +400,11 @@ bool vp_platform::os_page_request(uint64_t va, bool write) {
 // map with the host's page tables, which the OS fills on page requests from what the program maps.
 void vp_platform::build_iommu() {
   const gpu_system_config &sy = config_.system;
-  auto ps = [](double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; };
   iommu_config ic{};
   ic.tlb_sets = sy.iommu_tlb_sets;
   ic.tlb_ways = sy.iommu_tlb_ways;
-  ic.tlb_hit_ps = ps(sy.iommu_tlb_ns);
-  ic.walk_level_ps = ps(sy.iommu_walk_ns);
+  ic.tlb_hit_ps = ps_of_ns(sy.iommu_tlb_ns);
+  ic.walk_level_ps = ps_of_ns(sy.iommu_walk_ns);
   ic.stats = stats_;
   ic.port.ctx = this;
   ic.port.page_request = [](void *ctx, ::iommu *, uint64_t va, bool write) {

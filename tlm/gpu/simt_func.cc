@@ -101,8 +101,7 @@ class simt_func final : public simt_subsystem {
       auto *s = static_cast<simt_func *>(ctx);
       uint64_t hz = s->env_.params ? s->env_.params->core_clock_hz : 0;
       if (!hz) return 0;
-      uint64_t ps = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
-      return gpu_ps_to_cycles(ps, hz);
+      return gpu_ps_to_cycles(now_ps(), hz);
     };
     ports.resume.ctx = this;
     ports.resume.at = [](void *ctx, uint64_t cycle) {
@@ -111,7 +110,7 @@ class simt_func final : public simt_subsystem {
       if (!hz) return;
       s->resume_cycle_ = cycle;
       uint64_t at = gpu_cycles_to_ps(cycle, hz);
-      uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5);
+      uint64_t now = now_ps();
       s->resume_ev_.cancel();
       s->resume_ev_.notify(sc_core::sc_time(static_cast<double>(at > now ? at - now : 0), sc_core::SC_PS));
     };
@@ -119,6 +118,9 @@ class simt_func final : public simt_subsystem {
     if (side && env_.config) gpu_simt_func_set_step(side, env_.config->fidelity.func_step_insns);
     return side;
   }
+
+  // Simulated time now in picoseconds.
+  static uint64_t now_ps() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e12 + 0.5); }
 
   // The yielded CTAs due now run their next step; the thread instructions they execute are this
   // kernel's (gpu_sim_insn), as in launch_cta.
