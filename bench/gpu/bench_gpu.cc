@@ -10,7 +10,8 @@
 // sgemm or vector; fidelity (speed only): ca (default: every block CA), at (every block AT),
 // at-cores (AT SIMT cores, CA memory), at-mem (CA cores, AT interconnect/partitions/DRAM) or func
 // (the functional SIMT side: no timing; the floor any timing model's speed stands on), or a mix
-// block=model,… of simt, icnt, mempart and dram (the others CA). Under callgrind (valgrind --tool=callgrind --trace-children=yes
+// block=model,… of simt, icnt, mempart and dram (the others CA); any of them with @DETAIL,PERIOD
+// appended (e.g. at@2000,20000) adds -at_sample DETAIL,PERIOD (sampled AT cores). Under callgrind (valgrind --tool=callgrind --trace-children=yes
 // --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
 // around launch and synchronisation), one callgrind.out file per run. With BENCH_GPU_OUTDIR set,
 // each run writes its statistics JSON there (run one configuration and kernel at a time).
@@ -354,15 +355,20 @@ const fidelity_mix kMixes[] = {
 
 // speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
 // at-cores, at-mem, func or block=model items. An unknown one is reported and ends the benchmark.
+// A suffix @DETAIL,PERIOD adds -at_sample DETAIL,PERIOD (sampled AT cores, docs/simt-at.md §6a).
 std::vector<std::string> mix_options(const std::string &model) {
   const char *words[GPU_FIDELITY_SPEC_WORDS];
   uint32_t n = 0;
   char why[512];
-  if (!gpu_fidelity_spec_options(model.c_str(), words, &n, why, sizeof why)) {
+  size_t at = model.find('@');
+  std::string spec = model.substr(0, at);
+  if (!gpu_fidelity_spec_options(spec.c_str(), words, &n, why, sizeof why)) {
     std::fprintf(stderr, "bench_gpu: %s\n", why);
     std::exit(2);
   }
-  return std::vector<std::string>(words, words + n);
+  std::vector<std::string> opts(words, words + n);
+  if (at != std::string::npos) opts.insert(opts.end(), {"-at_sample", model.substr(at + 1)});
+  return opts;
 }
 
 void fidelity(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &configs, const std::string &kernels) {
@@ -445,7 +451,7 @@ int main(int argc, char **argv) {
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
   if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {

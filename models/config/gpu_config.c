@@ -55,6 +55,14 @@ static bool check_one_number(const char *v, char *why, size_t n) {
   return true;
 }
 
+static bool check_at_sample(const char *v, char *why, size_t n) {
+  if (config_parse_uint_list(v, ',', NULL, 2) != 2) {
+    snprintf(why, n, "expected two core-cycle counts DETAIL,PERIOD (0,0: every cycle detailed)");
+    return false;
+  }
+  return true;
+}
+
 static bool check_fence_latency(const char *v, char *why, size_t n) {
   if (config_parse_uint_list(v, ',', NULL, GPU_FENCE_N) != GPU_FENCE_N) {
     snprintf(why, n, "expected four cycle counts WARP,CTA,GPU,SYS (bar.warp.sync, .cta, .gpu, .sys)");
@@ -745,6 +753,14 @@ static const config_option fidelity_options[] = {
                "\"Parallel simulation\" lists the one exception: CTAs on different SMs racing on "
                "the same global address in the same core cycle). The functional SIMT side ignores "
                "it (`-func_threads`)."),
+    FID_X(at_sample, CONFIG_STRING, "-at_sample", "0,0",
+          "Sampled timing on AT SIMT cores (simtvp; docs/simt-at.md §6a), DETAIL,PERIOD in core "
+          "cycles: in every PERIOD the first DETAIL cycles are timed in detail (the whole GPU in "
+          "the same phase), the rest fast-forward: warps execute their instructions at the issue "
+          "rate their core measured in the detail phase, sending nothing to the memory system. "
+          "Instruction counts and results stay exact; cycles are extrapolated. 0,0: off (every "
+          "cycle detailed). DETAIL >= 512 and PERIOD > DETAIL; discrete system mode only.",
+          NULL, check_at_sample),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -1358,6 +1374,23 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     return fail(r, "-sim_threads", diag, "at least one host thread is needed");
   if (f->sim_threads > 1024)
     return fail(r, "-sim_threads", diag, "at most 1024 host threads");
+  {
+    uint32_t ds[2] = {0, 0};
+    config_parse_uint_list(f->at_sample, ',', ds, 2); /* checked when set */
+    d->at_sample_detail = ds[0];
+    d->at_sample_period = ds[1];
+    if (ds[0] || ds[1]) {
+      if (ds[0] < GPU_AT_SAMPLE_MIN_DETAIL)
+        return fail(r, "-at_sample", diag, "a detail phase of %u core cycles is too short to measure an issue rate "
+                    "(at least %u)", ds[0], GPU_AT_SAMPLE_MIN_DETAIL);
+      if (ds[1] <= ds[0])
+        return fail(r, "-at_sample", diag, "the period (%u core cycles) must be longer than the detail phase (%u)",
+                    ds[1], ds[0]);
+      if (gpu_system_integrated(cfg->system.mode))
+        return fail(r, "-at_sample", diag, "sampling needs -system_mode discrete: fast-forwarded accesses would "
+                    "bypass the system-level cache, coherence directory and IOMMU of the integrated modes");
+    }
+  }
   if (cfg->sim.kernel_launch_latency < 0)
     return fail(r, "-gpgpu_kernel_launch_latency", diag, "a latency must not be negative (%" PRId32 ")",
                 cfg->sim.kernel_launch_latency);

@@ -224,6 +224,10 @@ typedef struct gpu_sim_config {
   bool memcheck;                   /* -memcheck: the memory checker (docs/memcheck.md) */
 } gpu_sim_config;
 
+/* -at_sample: the shortest detail phase (core cycles) from which an issue rate is measured (a
+ * quarter warms the memory system up, the AT core's run-ahead window is left out at the end). */
+#define GPU_AT_SAMPLE_MIN_DETAIL 512u
+
 /* simtvp: fidelity of each block instance. */
 typedef struct gpu_fidelity_config {
   int32_t simt_model;              /* -simt_model func|at|ca (all cores) */
@@ -236,6 +240,7 @@ typedef struct gpu_fidelity_config {
   uint32_t func_threads;           /* -func_threads: host threads for functional mode */
   uint32_t func_step_insns;        /* -func_step_insns: warp instructions per functional step */
   uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
+  char at_sample[GPU_CONFIG_STRING_MAX]; /* -at_sample DETAIL,PERIOD: sampled AT cores (docs/simt-at.md §6a) */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
@@ -325,6 +330,7 @@ typedef struct gpu_config_derived {
   uint8_t simt_model_of_core[GPU_CONFIG_MAX_CORES];       /* gpu_fidelity */
   uint8_t dram_model_of_channel[GPU_CONFIG_MAX_CHANNELS]; /* gpu_fidelity */
   uint8_t mempart_model_of_channel[GPU_CONFIG_MAX_CHANNELS]; /* gpu_fidelity */
+  uint32_t at_sample_detail, at_sample_period; /* -at_sample, core cycles (0,0: off) */
 } gpu_config_derived;
 
 typedef struct gpu_config {

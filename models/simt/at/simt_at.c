@@ -257,6 +257,10 @@ static void progress(at_core *c, uint32_t slot, uint64_t now) {
 }
 
 void at_result_known(at_core *c, const at_mop *m, uint64_t at) {
+  if (m->measure_from != AT_NEVER) { /* -at_sample: a measured access of the global kind */
+    c->sample.lat_sum[AT_SK_GLOBAL] += at > m->measure_from ? at - m->measure_from : 0;
+    c->sample.lat_n[AT_SK_GLOBAL]++;
+  }
   at_warp *w = &c->warps[m->warp];
   if (!w->live) return;
   for (uint32_t i = 0; i < m->n_dst; i++) w->rr[m->dst[i]] = at;
@@ -281,7 +285,7 @@ void at_fetch_known(at_core *c, uint32_t slot, uint64_t at) {
  * fetch when another fetch+decode step of that cycle is free to decode it). The cycle its instruction
  * may issue, AT_NEVER while the L1I waits for an event-driven memory system (at_fetch_known
  * schedules the warp then). */
-static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
+static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t, bool ff) {
   at_warp *w = &c->warps[slot];
   uint64_t f;
   uint32_t decode = 2;
@@ -310,8 +314,9 @@ static uint64_t fetch(at_core *c, uint32_t slot, uint64_t t) {
     p->l1i_line = addr / c->base.l1i_line + 1;
   }
   w->ib_n = p->fetch_n;
-  /* within the L1I line of its last lookup: no lookup (at_mem_fetch's own rule, without the call) */
-  if (!c->base.l1i || p->l1i_line == w->line) return f + decode;
+  /* within the L1I line of its last lookup: no lookup (at_mem_fetch's own rule, without the call);
+   * fast-forward (-at_sample): the L1I is not looked up (its port is still booked) */
+  if (!c->base.l1i || p->l1i_line == w->line || ff) return f + decode;
   uint64_t got = at_mem_fetch(c, slot, f);
   return got == AT_NEVER ? AT_NEVER : got + decode;
 }
@@ -399,6 +404,68 @@ static inline uint64_t issue_at(at_core *c, at_warp *w, at_sched *s, const at_pc
   return t;
 }
 
+/* ---- sampled timing (-at_sample; docs/simt-at.md §6a) --------------------------------------- */
+
+/* The period of cycle t (its index), and t's offset in it in *off. */
+static inline uint64_t phase_of(at_sample *sp, uint64_t t, uint32_t *off) {
+  if (t < sp->cached_start || t - sp->cached_start >= sp->period) {
+    sp->cached_k = t / sp->period;
+    sp->cached_start = sp->cached_k * sp->period;
+  }
+  *off = (uint32_t)(t - sp->cached_start);
+  return sp->cached_k;
+}
+
+/* A warp instruction issued in detail at t: counted when t is in its period's measured window
+ * (true then). */
+static inline bool sample_count(at_core *c, uint64_t t) {
+  at_sample *sp = &c->sample;
+  uint32_t off;
+  uint64_t k = phase_of(sp, t, &off);
+  if (off < sp->win_from || off >= sp->win_to) return false;
+  if (sp->meas_k != AT_NEVER && k < sp->meas_k) return false; /* (a straggler of an older window) */
+  if (k != sp->meas_k) {
+    sp->meas_k = k;
+    sp->meas_insns = 0;
+  }
+  sp->meas_insns++;
+  return true;
+}
+
+/* The kind of a memory instruction whose latency is measured (AT_SK_*). */
+static int sample_kind(const func_step *st) {
+  if (at_smem_only(st)) return AT_SK_SHARED;
+  if (st->space == PTX_SPACE_CONST || st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_TEX) return AT_SK_CONST;
+  return AT_SK_GLOBAL;
+}
+
+/* Whether an instruction that may issue at t fast-forwards: t is in a fast-forward phase whose
+ * period's window measured the kernel now resident. Decided once per period, at its first
+ * fast-forward instruction, which also fixes the memory latencies of the phase. */
+static bool fast_forward(at_core *c, uint64_t t) {
+  at_sample *sp = &c->sample;
+  uint32_t off;
+  uint64_t k = phase_of(sp, t, &off);
+  if (off < sp->detail) return false;
+  if (k != sp->ff_k) {
+    sp->ff_k = k;
+    uint64_t start = k * (uint64_t)sp->period;
+    sp->ff_valid = sp->meas_k == k && sp->meas_insns >= AT_SAMPLE_MIN_INSNS &&
+                   sp->resident_since <= start + sp->win_from;
+    for (int i = 0; i < AT_SAMPLE_KINDS; i++) {
+      uint64_t sum = sp->lat_sum[i], n = sp->lat_n[i];
+      if (i == AT_SK_GLOBAL && sp->out_n && t * sp->out_n >= sp->out_from_sum) { /* as far as they got */
+        sum += t * sp->out_n - sp->out_from_sum;
+        n += sp->out_n;
+      }
+      sp->lat[i] = n ? (sum + n / 2) / n : 0;
+      sp->hold[i] = sp->hold_n[i] ? (uint32_t)((sp->hold_sum[i] + sp->hold_n[i] / 2) / sp->hold_n[i]) : 0;
+    }
+    if (sp->ff_valid) ++*sp->ff_phases;
+  }
+  return sp->ff_valid;
+}
+
 /* Runs warp `slot` from its `next` cycle: instruction after instruction while each may issue by
  * `limit`. */
 static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *k) {
@@ -426,6 +493,8 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
      * barrier, then for a busy unit (issue_at). Cycles it lost to other warps issuing are none of
      * the scheduler's stalls. */
     if (t0 > w->next) s->gap[why] += t0 - w->next;
+    /* -at_sample: in a fast-forward phase, no L1I lookups and no memory system */
+    bool ff = c->sample.period && fast_forward(c, t0);
     uint64_t t = issue_at(c, w, s, p, dst, t0);
     s->issued++;
     simtvp_diag dg;
@@ -442,12 +511,17 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
       uint32_t next_pc = func_warp_pc(w->fw);
       w->pc = next_pc;
       w->why = SIMT_R_IBUFFER;
+      if (ff) {
+        ++*c->sample.ff_insn;
+      } else if (c->sample.period) {
+        sample_count(c, t);
+      }
       /* the I-buffer: the next instruction is there the next cycle; a control hazard flushes it */
       if (next_pc != pc + 1 || w->ib_n <= 1) w->ib_n = 0;
       else w->ib_n--;
       w->next = t + 1;
       if (!w->ib_n) { /* an empty I-buffer fetches (in this cycle, after issue) */
-        uint64_t dec = fetch(c, slot, t);
+        uint64_t dec = fetch(c, slot, t, ff);
         if (dec == AT_NEVER) {
           w->fetching = true;
           return;
@@ -479,9 +553,32 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
       return;
     }
     count_issue(c, k, slot, pc, active, t);
+    bool measure = false;
+    if (ff) ++*c->sample.ff_insn;
+    else if (c->sample.period) measure = sample_count(c, t);
     if (p->unit == SIMT_UNIT_MEM && rec.kind == FUNC_STEP_MEM) {
       simt_base_count_mem_insn(&c->base, &rec);
-      uint64_t done = at_mem_issue(c, slot, &rec, t + p->to_unit);
+      at_sample *sp = &c->sample;
+      int kind = sp->period ? sample_kind(&rec) : 0;
+      uint64_t done;
+      if (ff && kind != AT_SK_SHARED && sp->hold[kind] && (sp->lat[kind] || !p->n_dst)) {
+        /* the measured stage occupancy and latency; nothing is sent (shared memory is the core's
+         * own: timed as in detail, its pipeline is what limits a kernel like SGEMM) */
+        done = at_mem_hold(c, t + p->to_unit, sp->hold[kind]) + sp->lat[kind];
+      } else {
+        bool timed = measure && p->n_dst; /* loads and atomics: their latency */
+        sp->stage_from = timed ? t + p->to_unit : AT_NEVER; /* (a deferred one: at_result_known) */
+        done = at_mem_issue(c, slot, &rec, t + p->to_unit);
+        sp->stage_from = AT_NEVER;
+        if (measure) {
+          sp->hold_sum[kind] += c->stage_held;
+          sp->hold_n[kind]++;
+        }
+        if (timed && done != AT_NEVER) {
+          sp->lat_sum[kind] += done - c->stage_at;
+          sp->lat_n[kind]++;
+        }
+      }
       /* AT_NEVER: its result is not timed yet; at_result_known releases the registers */
       for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = done;
       if (done != AT_NEVER && done > w->last_done) w->last_done = done;
@@ -516,7 +613,7 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
     } else if (w->wait) {
       if (w->wait == SIMT_WAIT_FENCE) progress(c, slot, t);
     } else if (!w->ib_n) { /* an empty I-buffer fetches (in this cycle, after issue) */
-      uint64_t dec = fetch(c, slot, t);
+      uint64_t dec = fetch(c, slot, t, ff);
       if (dec == AT_NEVER) w->fetching = true;
       else w->next = dec;
     }
@@ -556,7 +653,7 @@ static void run_until(at_core *c, uint64_t end) {
       uint32_t slot = simt_heap_pop(&c->wake);
       at_warp *w = &c->warps[slot];
       if (w->live && !w->exited && !w->wait) {
-        uint64_t dec = w->ib_n ? t : fetch(c, slot, t > 0 ? t - 1 : 0);
+        uint64_t dec = w->ib_n ? t : fetch(c, slot, t > 0 ? t - 1 : 0, false);
         if (dec == AT_NEVER) w->fetching = true;
         else schedule(c, slot, at_max(t, dec), SIMT_R_BARRIER);
       }
@@ -664,6 +761,11 @@ static bool grow_rr(at_core *c, uint32_t stride) {
 static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports ports, void **state,
                                simtvp_diag *diag) {
   *state = NULL;
+  /* (-at_sample is checked by gpu_config; a core configured directly is checked here) */
+  if (cfg->sample_period && (cfg->sample_detail < 4 * AT_WINDOW || cfg->sample_period <= cfg->sample_detail))
+    return simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: -at_sample %u,%u: the detail phase must be at "
+                           "least %u core cycles and shorter than the period", cfg->sm, cfg->sample_detail,
+                           cfg->sample_period, 4 * AT_WINDOW);
   at_core *c = calloc(1, sizeof *c);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   simtvp_status st = simt_base_init(&c->base, cfg, ports, &at_hooks, diag);
@@ -673,6 +775,18 @@ static simtvp_status at_create(const simt_core_config *cfg, simt_core_ports port
   }
   c->next = AT_NEVER;
   c->fault_stall = &c->fault_stall_scratch;
+  at_sample *sp = &c->sample;
+  sp->meas_k = sp->ff_k = sp->kernel_uid = sp->stage_from = AT_NEVER;
+  if (cfg->sample_period) {
+    sp->detail = cfg->sample_detail;
+    sp->period = cfg->sample_period;
+    sp->win_from = sp->detail / 2;
+    sp->win_to = sp->detail - 2 * AT_WINDOW;
+    sp->ff_insn = simt_base_counter(&c->base, "at_sample_ff_warp_insn", "warp insns",
+                                    "warp instructions fast-forwarded (-at_sample): executed, not timed in detail");
+    sp->ff_phases = simt_base_counter(&c->base, "at_sample_ff_phases", "phases",
+                                      "fast-forward phases SIMT cores took (-at_sample; summed over cores)");
+  }
   simt_base_register_ldst_stall(&c->base);
   c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
                                         "extra shared-memory cycles caused by bank conflicts");
@@ -759,8 +873,24 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
   at_core *c = state;
   catch_up(c, now);
   uint32_t ci, nw, slots[SIMT_MAX_CTA_WARPS];
+  bool was_empty = !c->base.n_ctas;
   simtvp_status st = simt_base_start_cta(&c->base, k, id, &ci, slots, &nw, diag);
   if (st != SIMTVP_OK) return st;
+  at_sample *sp = &c->sample;
+  if (sp->period && (was_empty || k->launch_uid != sp->kernel_uid)) {
+    /* a measurement is valid for what was resident over its whole window; another kernel has no
+     * rate yet: detail for the rest of this fast-forward phase */
+    uint32_t off;
+    if (k->launch_uid != sp->kernel_uid) {
+      if (phase_of(sp, now, &off) == sp->ff_k) sp->ff_valid = false;
+      memset(sp->lat_sum, 0, sizeof sp->lat_sum);
+      memset(sp->lat_n, 0, sizeof sp->lat_n); /* (accesses still out keep counting: the same memory) */
+      memset(sp->hold_sum, 0, sizeof sp->hold_sum);
+      memset(sp->hold_n, 0, sizeof sp->hold_n);
+    }
+    sp->kernel_uid = k->launch_uid;
+    sp->resident_since = now;
+  }
   if (c->base.n_ctas == 1) {
     c->busy_from = at_max(c->busy_from, now);
     for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = at_max(c->sched[s].from, now);
@@ -800,7 +930,7 @@ static simtvp_status at_launch_cta(void *state, const simt_kernel *k, const uint
   for (uint32_t i = 0; i < nw; i++) {
     at_warp *w = &c->warps[slots[i]];
     if (w->exited) continue;
-    uint64_t dec = fetch(c, slots[i], now);
+    uint64_t dec = fetch(c, slots[i], now, false);
     if (dec == AT_NEVER) w->fetching = true;
     else schedule(c, slots[i], dec, SIMT_R_IBUFFER);
   }

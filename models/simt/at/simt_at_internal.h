@@ -97,6 +97,51 @@ typedef struct at_sched {
   uint64_t gap[SIMT_R_N]; /* cycles its warps waited since `from`, by reason (scaled when counted) */
 } at_sched;
 
+/* Sampled timing (-at_sample DETAIL,PERIOD; docs/simt-at.md §6a). Cycle t belongs to period
+ * t / PERIOD; its first DETAIL cycles are timed in detail, the rest fast-forward. In a fast-forward
+ * phase the core still issues by §2's rules (issue slots, units, registers), but without the front
+ * end, and a memory instruction does not go to the memory stage: its data is there after the mean
+ * latency the core measured for its kind (shared, or any other space) in the detail phases — the
+ * latency a loaded memory system gave, so the warps in flight keep the throughput it had (Little's
+ * law). Nothing reaches the memory system. Each detail phase measures over its window
+ * [DETAIL/2, DETAIL − 2·AT_WINDOW) (the memory system refilled after the fast-forward; the
+ * run-ahead's stragglers left out); the means are over the valid windows since the kernel arrived.
+ * A fast-forward phase is taken only when the core measured AT_SAMPLE_MIN_INSNS instructions in its
+ * period's window with the same kernel resident all along; a memory instruction of a kind without
+ * a measured latency is timed in detail. */
+#define AT_SAMPLE_MIN_INSNS 32u
+/* Kinds of memory instruction whose latencies are measured apart: shared memory; constant,
+ * parameter and texture (their own caches); global, local and generic. */
+enum { AT_SK_SHARED = 0, AT_SK_CONST, AT_SK_GLOBAL, AT_SAMPLE_KINDS };
+
+typedef struct at_sample {
+  uint32_t detail, period;  /* core cycles; period 0: off */
+  uint32_t win_from, win_to; /* the measured window, offsets in the period */
+  uint64_t cached_start;    /* first cycle of the period last looked up (phase_of) */
+  uint64_t cached_k;        /* its index */
+  uint64_t resident_since;  /* the CTAs resident now (same kernel) have been since this cycle */
+  uint64_t kernel_uid;      /* launch_uid of the kernel of the last CTA launched */
+  uint64_t meas_k;          /* period whose window meas_insns counts */
+  uint64_t meas_insns;      /* warp instructions issued in that window */
+  /* memory instructions with results (loads, atomics) by kind (at_sample_kind): Σ cycles from
+   * the memory stage to the data and count, over the windows since the kernel arrived; those
+   * still waiting for the memory system count as far as they got (so that long latencies are
+   * not left out of a phase's mean): their number and Σ stage cycles */
+  uint64_t lat_sum[AT_SAMPLE_KINDS], lat_n[AT_SAMPLE_KINDS];
+  uint64_t out_n, out_from_sum; /* (global kind only: the others are never deferred) */
+  uint64_t lat[AT_SAMPLE_KINDS]; /* the means, fixed when a fast-forward phase starts (0: none) */
+  /* every memory instruction by kind: Σ cycles it held its memory-stage slot (its accesses through
+   * the L1 port), count; the mean fixed with lat */
+  uint64_t hold_sum[AT_SAMPLE_KINDS], hold_n[AT_SAMPLE_KINDS];
+  uint32_t hold[AT_SAMPLE_KINDS];
+  uint64_t ff_k;            /* period whose fast-forward is decided (AT_NEVER: none yet) */
+  bool ff_valid;            /* that period fast-forwards */
+  uint64_t stage_from;      /* the memory instruction at_mem_issue handles now entered the stage
+                             * then and its latency is measured (AT_NEVER: not measured) */
+  uint64_t *ff_insn;        /* at_sample_ff_warp_insn */
+  uint64_t *ff_phases;      /* at_sample_ff_phases: fast-forward phases the core took */
+} at_sample;
+
 /* A memory instruction whose completion waits for the memory system (deferred pieces). */
 typedef struct at_mop {
   uint32_t warp;
@@ -105,6 +150,8 @@ typedef struct at_mop {
   const uint32_t *dst; /* its destination registers (simt_program.regs) */
   uint8_t n_dst;
   uint32_t next;      /* free list */
+  uint64_t measure_from; /* -at_sample: the cycle it entered the memory stage when its latency is
+                          * measured (at_sample.stage_from then), AT_NEVER when not */
 } at_mop;
 
 /* A memory instruction waiting for one fetch (several fetches may each have one for it). */
@@ -139,6 +186,7 @@ typedef struct at_core {
   uint64_t *fault_stall; /* um.fault_stall_cycles (registered at the first replayable fault) */
   uint64_t fault_stall_scratch;
   uint64_t busy_from;  /* first cycle of the current resident period not yet counted */
+  at_sample sample;    /* -at_sample */
 
   /* warps and schedulers */
   at_warp *warps;
@@ -184,6 +232,8 @@ typedef struct at_core {
   uint64_t *param_of;  /* per warp slot: where its kernel parameters are cached (L1C) */
   ldst_range *ranges;  /* scratch: LDST_MAX_RANGES */
   ldst_access *acc;    /* scratch: LDST_MAX_ACCESSES */
+  uint32_t stage_held; /* cycles the last at_mem_issue held its memory-stage slot (-at_sample) */
+  uint64_t stage_at;   /* and the cycle it got the slot */
   bool timed_memory;   /* the port times requests (known after the first send) */
   bool timed_known;
 
@@ -222,6 +272,9 @@ void at_mem_free(at_core *c);
  * time of its destinations; AT_NEVER when a piece waits for an event-driven memory system — the
  * warp's registers are released by at_mem_reply then). */
 uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t);
+/* -at_sample's fast-forward: a memory instruction ready for the stage at t holds the first free
+ * dispatch slot for `cycles`; the cycle it gets it. */
+uint64_t at_mem_hold(at_core *c, uint64_t t, uint32_t cycles);
 /* A reply from an event-driven memory system (or a timed reply now due). */
 void at_mem_reply(at_core *c, mem_req *r, uint64_t now);
 /* Requests waiting for their cycle go out (event-driven memory system). */

@@ -57,10 +57,21 @@ static uint32_t mop_new(at_core *c, uint32_t warp, const func_step *st, uint64_t
   m->dst = w->prog->regs + info->regs + info->n_src;
   m->n_dst = info->n_dst;
   m->next = AT_NONE;
+  m->measure_from = c->sample.stage_from;
+  if (m->measure_from != AT_NEVER) { /* -at_sample: waits for the memory system (simt_at.c) */
+    c->sample.out_n++;
+    c->sample.out_from_sum += m->measure_from;
+  }
   return id;
 }
 
 static void mop_release(at_core *c, uint32_t id) {
+  at_mop *m = &c->mops[id];
+  if (m->measure_from != AT_NEVER) { /* -at_sample: no longer waiting (at_result_known counted it) */
+    c->sample.out_n--;
+    c->sample.out_from_sum -= m->measure_from;
+    m->measure_from = AT_NEVER;
+  }
   c->mops[id].next = c->mop_free;
   c->mop_free = id;
 }
@@ -423,6 +434,14 @@ static uint32_t first_slot(at_core *c, uint64_t t, uint64_t *at) {
   return best;
 }
 
+uint64_t at_mem_hold(at_core *c, uint64_t t, uint32_t cycles) {
+  uint64_t m;
+  uint32_t ks = first_slot(c, t, &m);
+  if (m > t) ++*c->base.ldst_stall;
+  simtvp_cal_book(&c->slot_cal[ks], m, cycles ? cycles : 1u);
+  return m;
+}
+
 static uint32_t bank_of(const at_core *c, uint64_t addr) {
   if (c->n_banks <= 1) return 0;
   uint64_t idx = addr / c->bank_interleave;
@@ -444,6 +463,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
   uint64_t m;
   uint32_t ks = first_slot(c, t, &m);
   if (m > t) ++*c->base.ldst_stall; /* every dispatch slot was busy: it waited at the stage */
+  if (c->sample.stage_from != AT_NEVER) c->sample.stage_from = m; /* (measured from the slot on) */
+  c->stage_at = m;
   uint64_t held = m + 1; /* the slot is free again once the instruction's work is through */
   space_masks sm;
   masks_of(st, &sm);
@@ -536,7 +557,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     if (d == AT_NEVER) continue;
     if (d > done) done = d;
   }
-  simtvp_cal_book(&c->slot_cal[ks], m, held > m ? (uint32_t)(held - m) : 1u);
+  c->stage_held = held > m ? (uint32_t)(held - m) : 1u;
+  simtvp_cal_book(&c->slot_cal[ks], m, c->stage_held);
   if (mop != AT_NONE) {
     at_mop *x = &c->mops[mop];
     if (x->pieces) {

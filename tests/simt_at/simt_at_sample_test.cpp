@@ -1,0 +1,164 @@
+// Sampled timing on AT cores (-at_sample DETAIL,PERIOD; docs/simt-at.md §6a): the option and its
+// errors, the fast-forward's clock by hand on a dependent chain, a kernel shorter than the detail
+// phase timed exactly as without sampling, longer workloads that fast-forward (the same
+// instructions, determinism, cycles within a bound of the unsampled run). Results through sampled
+// cores: sampled_kernels_test.cpp.
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "simt_timing_util.h"
+
+extern "C" {
+#include "at_workloads.h"
+}
+
+using namespace simttest;
+
+namespace {
+
+// sh_create's status and message for the QV100-class configuration with `args`.
+simtvp_status create(std::vector<const char *> args, std::string *message) {
+  std::string config = source("configs/SM7_QV100.config");
+  sh_options o{};
+  o.config_file = config.c_str();
+  o.args = args.data();
+  o.n_args = (int)args.size();
+  o.mem_latency = 100;
+  o.quiet = true;
+  simt_harness *h = nullptr;
+  simtvp_diag d{};
+  simtvp_status st = sh_create(&o, &h, &d);
+  if (h) sh_destroy(h);
+  *message = d.message;
+  return st;
+}
+
+TEST(SimtAtSample, OptionTakesDetailAndPeriodAndNamesItselfInErrors) {
+  std::string m;
+  EXPECT_EQ(create({"-simt_model", "at", "-at_sample", "0,0"}, &m), SIMTVP_OK) << m;
+  EXPECT_EQ(create({"-simt_model", "at", "-at_sample", "2000,20000"}, &m), SIMTVP_OK) << m;
+  struct Bad {
+    const char *value, *why;
+  } bad[] = {{"2000", "two core-cycle counts"},
+             {"2000,20000,5", "two core-cycle counts"},
+             {"a,b", "two core-cycle counts"},
+             {"100,1000", "too short"},
+             {"4000,4000", "longer than the detail phase"}};
+  for (const Bad &b : bad) {
+    EXPECT_NE(create({"-simt_model", "at", "-at_sample", b.value}, &m), SIMTVP_OK) << b.value;
+    EXPECT_NE(m.find("-at_sample"), std::string::npos) << m;
+    EXPECT_NE(m.find(b.why), std::string::npos) << m;
+  }
+}
+
+TEST(SimtAtSample, IntegratedSystemModesAreRefused) {
+  // Fast-forwarded accesses would bypass the system-level cache, coherence directory and IOMMU.
+  std::string m;
+  for (const char *mode : {"unified", "shared_llc", "shared_va"}) {
+    EXPECT_EQ(create({"-simt_model", "at", "-system_mode", mode, "-at_sample", "2000,20000"}, &m), SIMTVP_ERR_CONFIG)
+        << mode;
+    EXPECT_NE(m.find("-at_sample"), std::string::npos) << m;
+    EXPECT_NE(m.find("-system_mode discrete"), std::string::npos) << m;
+  }
+}
+
+// The sampled options of the timing tests (tests/simt/simt_timing_util.h).
+std::vector<const char *> sampled(const char *pair) { return timing_options("at", {"-at_sample", pair}); }
+
+TEST(SimtAtSample, DependentChainFastForwardsOnTheSameClock) {
+  // -at_sample 1024,2048: detail [0, 1024), fast-forward [1024, 2048), detail [2048, 3072)...
+  // The window of period 0 is [512, 896): one add every 10 cycles (L + 4, the chain of
+  // SimtAt.DependentAluChainCostsNTimesLatency), 38 instructions ≥ 32, the kernel resident since
+  // cycle 0: period 0 fast-forwards from 1024. A fast-forwarded add issues by the same rules
+  // (issue slot, unit, register ready times), only the front end (a free fetch, decode 2) and the
+  // memory stage are left out, and a dependent chain never waits for its front end: the cycles are
+  // 10 n + 12, as in detail, and every add issued in [1024, 2048) or [3072, 4012] is counted as
+  // fast-forwarded: (2048 − 1024) / 10 ≈ 102 + (4012 − 3072) / 10 ≈ 94.
+  Gpu *g;
+  uint64_t cycles = run(sampled("1024,2048"), chain(400), 32, 1, &g);
+  EXPECT_EQ(cycles, 10u * 400u + 12u);
+  EXPECT_GE(g->stat("at_sample_ff_warp_insn"), 190u);
+  EXPECT_LE(g->stat("at_sample_ff_warp_insn"), 200u);
+  EXPECT_EQ(g->stat("at_sample_ff_phases"), 2u);
+  EXPECT_EQ(g->stat("gpgpu_n_tot_w_icount"), 402u); /* mov, 400 adds, exit: exact */
+  delete g;
+}
+
+// Every counter of a stats sink, by name.
+std::map<std::string, uint64_t> counters(Gpu *g) {
+  std::map<std::string, uint64_t> m;
+  const stats *s = sh_stats(g->h);
+  for (uint32_t i = 0; i < stats_counter_count(s); i++) m[stats_counter_name(s, i)] = *stats_counter_value(s, i);
+  return m;
+}
+
+TEST(SimtAtSample, KernelShorterThanTheDetailPhaseHasTheUnsampledStatistics) {
+  // chain(60) ends at cycle 612, inside the first detail phase [0, 1024): nothing fast-forwards,
+  // and every statistic is the unsampled run's (the sampling counters aside).
+  Gpu *a, *b;
+  uint64_t ca = run(timing_options("at"), chain(60), 64, 2, &a);
+  uint64_t cb = run(sampled("1024,2048"), chain(60), 64, 2, &b);
+  EXPECT_EQ(ca, cb);
+  auto x = counters(a), y = counters(b);
+  EXPECT_EQ(y["at_sample_ff_warp_insn"], 0u);
+  EXPECT_EQ(y["at_sample_ff_phases"], 0u);
+  y.erase("at_sample_ff_warp_insn");
+  y.erase("at_sample_ff_phases");
+  EXPECT_EQ(x, y);
+  delete a;
+  delete b;
+}
+
+at_run run_workload(const char *program, uint32_t scale, const char *sample) {
+  std::vector<const char *> args = {"-gpgpu_n_clusters", "4", "-simt_model", "at"};
+  if (sample) args.insert(args.end(), {"-at_sample", sample});
+  std::string config = source("configs/SM7_QV100.config");
+  sh_options o{};
+  o.config_file = config.c_str();
+  o.args = args.data();
+  o.n_args = (int)args.size();
+  o.mem_latency = 100;
+  o.ldst = SH_LDST_REAL;
+  o.quiet = true;
+  o.max_cycles = 5000000;
+  at_run r;
+  const at_workload *w = at_workload_find(program);
+  EXPECT_NE(w, nullptr) << program;
+  if (w) at_workload_run(w, &o, SIMTVP_SOURCE_DIR, scale, &r);
+  return r;
+}
+
+struct Case {
+  const char *program;
+  uint32_t scale;
+};
+void PrintTo(const Case &c, std::ostream *os) { *os << c.program << " x" << c.scale; }
+
+class SimtAtSampleWorkloads : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SimtAtSampleWorkloads, FastForwardKeepsInstructionsAndIsDeterministic) {
+  // Four SMs behind a fixed 100-cycle memory, -at_sample 1024,4096: three quarters of each long
+  // launch fast-forward. The same warp instructions as unsampled, the same cycles twice, and the
+  // cycles within 10 % of the unsampled AT run (measured: see the printed line).
+  Case c = GetParam();
+  at_run full = run_workload(c.program, c.scale, nullptr), s1 = run_workload(c.program, c.scale, "1024,4096"),
+         s2 = run_workload(c.program, c.scale, "1024,4096");
+  ASSERT_EQ(full.status, SIMTVP_OK) << full.message;
+  ASSERT_EQ(s1.status, SIMTVP_OK) << s1.message;
+  ASSERT_EQ(s2.status, SIMTVP_OK) << s2.message;
+  EXPECT_EQ(s1.warp_insns, full.warp_insns);
+  EXPECT_EQ(s1.cycles, s2.cycles);
+  EXPECT_EQ(s1.warp_insns, s2.warp_insns);
+  double err = ((double)s1.cycles - (double)full.cycles) / (double)full.cycles;
+  std::printf("  %-12s x%u: AT %8llu cycles, sampled %8llu cycles, %+5.1f%%\n", c.program, c.scale,
+              (unsigned long long)full.cycles, (unsigned long long)s1.cycles, 100.0 * err);
+  EXPECT_LE(std::fabs(err), 0.10);
+}
+
+const Case kCases[] = {{"sgemm", 4}, {"vector_add", 16}, {"transpose", 8}};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SimtAtSampleWorkloads, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.program); });
+
+}  // namespace
