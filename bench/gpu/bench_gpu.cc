@@ -26,8 +26,9 @@
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
 //
-// fidelity: each kernel on each selected configuration under four per-block mixes — all CA; AT
-//   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT —
+// fidelity: each kernel on each selected configuration under five per-block mixes — all CA; AT
+//   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT;
+//   all AT with sampled cores (-at_sample 4000,12000, docs/simt-at.md §6a) —
 //   with core cycles against all-CA, host seconds, warp instructions per host second and the
 //   speed-up over all-CA (docs/simt-at.md).
 //
@@ -351,6 +352,8 @@ const fidelity_mix kMixes[] = {
     {"AT memory (icnt, mempart, DRAM)", {"-simt_model", "ca", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
     {"AT cores", {"-simt_model", "at", "-icnt_model", "ca", "-mempart_model", "ca", "-dram_model", "ca"}},
     {"all AT", {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
+    {"all AT, sampled 4000,12000",
+     {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-at_sample", "4000,12000"}},
 };
 
 // speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,

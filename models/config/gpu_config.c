@@ -756,10 +756,12 @@ static const config_option fidelity_options[] = {
     FID_X(at_sample, CONFIG_STRING, "-at_sample", "0,0",
           "Sampled timing on AT SIMT cores (simtvp; docs/simt-at.md §6a), DETAIL,PERIOD in core "
           "cycles: in every PERIOD the first DETAIL cycles are timed in detail (the whole GPU in "
-          "the same phase), the rest fast-forward: warps execute their instructions at the issue "
-          "rate their core measured in the detail phase, sending nothing to the memory system. "
-          "Instruction counts and results stay exact; cycles are extrapolated. 0,0: off (every "
-          "cycle detailed). DETAIL >= 512 and PERIOD > DETAIL; discrete system mode only.",
+          "the same phase), the rest fast-forward: warps issue as in detail, but their global, "
+          "local, constant and parameter accesses take the memory-stage occupancy and latency "
+          "their core measured in the detail phases and send nothing to the memory system. "
+          "Results and instruction counts stay exact; cycles are extrapolated; cache and memory "
+          "statistics count the detail phases. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; "
+          "discrete system mode only.",
           NULL, check_at_sample),
 };
 
