@@ -1388,6 +1388,12 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
       if (ds[1] <= ds[0])
         return fail(r, "-at_sample", diag, "the period (%u core cycles) must be longer than the detail phase (%u)",
                     ds[1], ds[0]);
+      bool any_at = false;
+      for (uint32_t i = 0; i < d->n_cores && i < GPU_CONFIG_MAX_CORES; i++)
+        any_at |= d->simt_model_of_core[i] == GPU_FIDELITY_AT;
+      if (!any_at)
+        return fail(r, "-at_sample", diag, "sampling applies to approximately-timed SIMT cores, and no core is one "
+                    "(-simt_model at, or -simt_model_override with :at)");
       if (gpu_system_integrated(cfg->system.mode))
         return fail(r, "-at_sample", diag, "sampling needs -system_mode discrete: fast-forwarded accesses would "
                     "bypass the system-level cache, coherence directory and IOMMU of the integrated modes");

@@ -52,6 +52,16 @@ TEST(SimtAtSample, OptionTakesDetailAndPeriodAndNamesItselfInErrors) {
   }
 }
 
+TEST(SimtAtSample, SamplingWithoutAnAtCoreIsRefused) {
+  // CA and functional cores have nothing to sample: the option would silently do nothing.
+  std::string m;
+  EXPECT_EQ(create({"-simt_model", "ca", "-at_sample", "2000,20000"}, &m), SIMTVP_ERR_CONFIG);
+  EXPECT_NE(m.find("-at_sample"), std::string::npos) << m;
+  EXPECT_NE(m.find("no core is one"), std::string::npos) << m;
+  EXPECT_EQ(create({"-simt_model", "ca", "-simt_model_override", "1:at", "-at_sample", "2000,20000"}, &m), SIMTVP_OK)
+      << m;
+}
+
 TEST(SimtAtSample, IntegratedSystemModesAreRefused) {
   // Fast-forwarded accesses would bypass the system-level cache, coherence directory and IOMMU.
   std::string m;
