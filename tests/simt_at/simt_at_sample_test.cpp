@@ -151,7 +151,7 @@ TEST_P(SimtAtSampleWorkloads, FastForwardKeepsInstructionsAndIsDeterministic) {
   // Four SMs behind a fixed 100-cycle memory, -at_sample 1024,4096: three quarters of each long
   // launch fast-forward. The same warp instructions as unsampled, the same cycles twice, and the
   // cycles within 15 % of the unsampled AT run (measured: sgemm x4 −0.4 %, vector_add x16 +0.4 %,
-  // transpose x8 −10.5 %: its three launches of ~8 000 cycles each fast-forward on one or two
+  // transpose x8 −7.8 %: its three launches of ~8 000 cycles each fast-forward on one or two
   // windows' measurements).
   Case c = GetParam();
   at_run full = run_workload(c.program, c.scale, nullptr), s1 = run_workload(c.program, c.scale, "1024,4096"),

@@ -561,9 +561,8 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
       at_sample *sp = &c->sample;
       int kind = sp->period ? sample_kind(&rec) : 0;
       uint64_t done;
-      if (ff && kind != AT_SK_SHARED && sp->hold[kind] && (sp->lat[kind] || !p->n_dst)) {
-        /* the measured stage occupancy and latency; nothing is sent (shared memory is the core's
-         * own: timed as in detail, its pipeline is what limits a kernel like SGEMM) */
+      if (ff && sp->hold[kind] && (sp->lat[kind] || !p->n_dst)) {
+        /* the measured stage occupancy and latency of its kind; nothing is sent */
         done = at_mem_hold(c, t + p->to_unit, sp->hold[kind]) + sp->lat[kind];
       } else {
         bool timed = measure && p->n_dst; /* loads and atomics: their latency */

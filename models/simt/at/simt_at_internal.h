@@ -99,11 +99,12 @@ typedef struct at_sched {
 
 /* Sampled timing (-at_sample DETAIL,PERIOD; docs/simt-at.md §6a). Cycle t belongs to period
  * t / PERIOD; its first DETAIL cycles are timed in detail, the rest fast-forward. In a fast-forward
- * phase the core still issues by §2's rules (issue slots, units, registers), but without the front
- * end, and a memory instruction does not go to the memory stage: its data is there after the mean
- * latency the core measured for its kind (shared, or any other space) in the detail phases — the
- * latency a loaded memory system gave, so the warps in flight keep the throughput it had (Little's
- * law). Nothing reaches the memory system. Each detail phase measures over its window
+ * phase the core still issues by §2's rules (issue slots, units, registers, the fetch port), but
+ * without L1I lookups, and a memory instruction does not go to the memory stage: it holds a
+ * dispatch slot for the mean occupancy, and its data is there after the mean latency, that the
+ * core measured for its kind in the detail phases — the latency a loaded memory system gave, so
+ * the warps in flight keep the throughput it had (Little's law). Nothing reaches the memory
+ * system. Each detail phase measures over its window
  * [DETAIL/2, DETAIL − 2·AT_WINDOW) (the memory system refilled after the fast-forward; the
  * run-ahead's stragglers left out); the means are over the valid windows since the kernel arrived.
  * A fast-forward phase is taken only when the core measured AT_SAMPLE_MIN_INSNS instructions in its
