@@ -74,6 +74,12 @@ const thread_case kCases[] = {
     // the simulation thread): the golden runs' mixes and QV100 with AT cores and memory partitions.
     {"at_cores_sgemm", "sgemm", "--set '-simt_model at'"},
     {"at_cores_histogram", "histogram", "--set '-simt_model at'"},
+    // Sampled AT cores (docs/simt-at.md §6a): each core's measurements and fast-forward are its
+    // own, so any thread count gives the same statistics.
+    {"at_cores_sampled_sgemm", "sgemm", "--set '-simt_model at' --set '-at_sample 512,1024'"},
+    {"at_everywhere_sampled_transpose", "transpose",
+     "--set '-simt_model at' --set '-dram_model at' --set '-icnt_model at' --set '-mempart_model at' "
+     "--set '-at_sample 512,1024'"},
     {"qv100_16_at_cores_and_memory_vector_add", "vector_add",
      "-c SM7_QV100 --set '-gpgpu_n_clusters 16' --set '-simt_model at' --set '-dram_model at' "
      "--set '-mempart_model at'"},
