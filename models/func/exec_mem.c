@@ -509,9 +509,10 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
-/* Host address of the page all active lanes share, NULL when they do not (or it is unmapped). */
+/* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
+ * *spread is set when the lanes are aligned but on several pages (global_lane_ptrs' case). */
 static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m, uint32_t align, uint64_t *a,
-                                       bool write, bool *contig) {
+                                       bool write, bool *contig, bool *spread) {
   const uint64_t *R = FX_R64(w, in->o[1]);
   uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0, con = 1;
   if (m == FX_FULL) {
@@ -534,18 +535,49 @@ static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m
     }
   }
   *contig = con == 0;
+  *spread = !(bad & (align - 1)) && (diff >> DEVMEM_PAGE_BITS);
   if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
   uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a0) : devmem_tlb_translate(w->tlb, a0);
   return h ? h - (a0 & DEVMEM_PAGE_MASK) : NULL;
 }
 
+/* Host pointers of the lanes of m (aligned, on several pages: a tile's rows of a large matrix),
+ * translating each page once as the lanes change page, before anything is read or written. false
+ * when a page does not translate (the general path then reports or waits). */
+static inline bool global_lane_ptrs(fx_warp *w, const uint64_t *a, uint32_t m, bool write, uint8_t **hp) {
+  uint64_t page = UINT64_MAX;
+  uint8_t *base = NULL;
+  FX_FOR_LANES(i, m) {
+    uint64_t pg = a[i] >> DEVMEM_PAGE_BITS;
+    if (pg != page) {
+      uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a[i]) : devmem_tlb_translate(w->tlb, a[i]);
+      if (!h) return false;
+      base = h - (a[i] & DEVMEM_PAGE_MASK);
+      page = pg;
+    }
+    hp[i] = base + (a[i] & DEVMEM_PAGE_MASK);
+  }
+  return true;
+}
+
 static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint32_t r[32];
-  uint8_t *base;
-  bool contig;
-  if (!m || !(base = global_r64_page(w, in, m, 4, a, false, &contig))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     ld_scalar32(w, in, m);
+    return;
+  }
+  if (!(base = global_r64_page(w, in, m, 4, a, false, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, false, hp)) {
+      ld_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, true, a);
+    uint32_t *d = FX_R32(w, in->o[0]);
+    FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 4);
+    w->counts->loads[PTX_SPACE_GLOBAL]++;
     return;
   }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, true, a);
@@ -560,10 +592,21 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 
 static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32], r[32];
-  uint8_t *base;
-  bool contig;
-  if (!m || !(base = global_r64_page(w, in, m, 8, a, false, &contig))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     ld_scalar64(w, in, m);
+    return;
+  }
+  if (!(base = global_r64_page(w, in, m, 8, a, false, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, false, hp)) {
+      ld_scalar64(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 8, true, a);
+    uint64_t *d = FX_R64(w, in->o[0]);
+    FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 8);
+    w->counts->loads[PTX_SPACE_GLOBAL]++;
     return;
   }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 8, true, a);
@@ -578,10 +621,21 @@ static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
 
 static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
-  uint8_t *base;
-  bool contig;
-  if (!m || !(base = global_r64_page(w, in, m, 4, a, true, &contig))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     st_scalar32(w, in, m);
+    return;
+  }
+  if (!(base = global_r64_page(w, in, m, 4, a, true, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, true, hp)) {
+      st_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, false, a);
+    const uint32_t *v = FX_R32(w, in->o[2]);
+    FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], 4); /* lane order, as the general path */
+    w->counts->stores[PTX_SPACE_GLOBAL]++;
     return;
   }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, false, a);

@@ -244,6 +244,50 @@ TEST(FuncMem, HalfWarpSharedLoadPastTheEndFaultsAtTheFirstLaneOutside) {
   EXPECT_NE(msg.find("shared memory"), std::string::npos) << msg;
 }
 
+// A warp whose lanes are on several pages (lane i at element 256 i: 1 KiB apart, eight pages, as a
+// tile's rows of a large matrix) loads and stores each lane's own word — 4-byte and 8-byte loads,
+// 4-byte stores — and a lane on a page that is not mapped is reported precisely.
+TEST(FuncMem, GlobalAccessesSpreadOverPagesMoveEachLanesWord) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 stride)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r7, [stride];
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r6, %r1, %r7;
+  mul.wide.u32 %rd3, %r6, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  mul.wide.u32 %rd5, %r6, 8;
+  add.s64 %rd6, %rd2, %rd5;
+  ld.global.u64 %rd7, [%rd6];
+  cvt.u32.u64 %r3, %rd7;
+  add.u32 %r4, %r2, %r3;
+  add.s64 %rd8, %rd1, %rd3;
+  st.global.u32 [%rd8], %r4;
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  std::vector<uint32_t> in(32 * 512);
+  for (uint32_t i = 0; i < in.size(); i++) in[i] = i * 7 + 3;
+  uint64_t din = g.upload(in), dout = g.alloc(32 * 256 * 4);
+  ASSERT_EQ(g.launch("k", 1, 32, {dout, din, 256}), SIMTVP_OK) << g.diag.message;
+  auto v = g.download<uint32_t>(dout, 32 * 256);
+  for (uint32_t t = 0; t < 32; t++)
+    EXPECT_EQ(v[t * 256], in[t * 256] + in[t * 512]) << "u32 at 256 t plus the low word of u64 at 256 t, thread " << t;
+  // stride 2048 words: lane 2 is 16 KiB past a 16 KiB buffer (not mapped; the next allocation
+  // starts further on), so the warp faults there and not at a lane before it
+  uint64_t small = g.alloc(16384);
+  EXPECT_NE(g.launch("k", 1, 32, {dout, small, 2048}), SIMTVP_OK);
+  std::string msg = g.diag.message;
+  EXPECT_NE(msg.find("thread (2,0,0)"), std::string::npos) << "lanes 0 and 1 are inside the buffer: " << msg;
+  EXPECT_NE(msg.find("not mapped"), std::string::npos) << msg;
+}
+
 TEST(FuncMem, GenericAddressesReachSharedLocalAndGlobal) {
   Gpu g;
   std::string ptx = std::string(kHeader) + R"(
