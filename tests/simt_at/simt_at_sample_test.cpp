@@ -95,6 +95,20 @@ TEST(SimtAtSample, DependentChainFastForwardsOnTheSameClock) {
   delete g;
 }
 
+TEST(SimtAtSample, FastForwardedInstructionsComputeExactResults) {
+  // Each thread adds 3 three hundred times and stores the sum: ~3 000 cycles, periods of 2 048
+  // cycles, so the adds of [1024, 2048) fast-forward — and every thread's result is exact.
+  std::string body = std::string(kOutSlot) + "  mov.u32 %r1, 0;\n" + repeat("  add.s32 %r1, %r1, 3;\n", 300) +
+                     "  cvt.u64.u32 %rd2, %r1;\n  st.global.u64 [%rd1], %rd2;\n";
+  Gpu g("configs/SM7_QV100.config", sampled("1024,2048"), SH_LDST_FAKE);
+  ASSERT_EQ(g.load(kernel(body)), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 128);
+  ASSERT_EQ(g.launch("k", 2, 64, {out}), SIMTVP_OK) << g.diag.message;
+  EXPECT_GT(g.stat("at_sample_ff_warp_insn"), 100u);
+  auto v = g.download<uint64_t>(out, 128);
+  for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i], 900u) << "thread " << i;
+}
+
 // Every counter of a stats sink, by name.
 std::map<std::string, uint64_t> counters(Gpu *g) {
   std::map<std::string, uint64_t> m;
