@@ -16,9 +16,11 @@
  *   unmaps it on the GPU (commit + MMU_INVALIDATE), copies it back and opens the host mirror.
  * - Read-mostly pages are duplicated: a GPU read maps a read-only copy (RO | REPLAY) and leaves the
  *   host a read-only mirror; the first write on either side drops the other copy.
- * - Prefetches move a range on a stream: to the GPU the copies and table writes are queued on the
- *   paging channel and the stream waits for them on the GPU (the call returns at once); to the
- *   host after the stream's earlier work, synchronously.
+ * - Prefetches move a range on a stream and the call returns at once: to the GPU the copies and
+ *   table writes are queued on the paging channel and the stream waits for them on the GPU; to the
+ *   host the stream stops at a semaphore, and once its earlier work is done the driver migrates the
+ *   pages (on the paging channel) and releases it (um_prefetch: the migration runs at the end of a
+ *   poll of the channels, never inside a stream callback nor inside other unified-memory work).
  * - A module's __managed__ variables are ranges too (drv_um_adopt_module): the module owns their
  *   pages. */
 #include <stdlib.h>
@@ -42,6 +44,13 @@ typedef struct um_range {
   uint32_t accessed_by; /* bit 0 host, bit 1 the GPU */
 } um_range;
 
+/* A prefetch to the host waiting for its stream (drv_stream_hold_for_host). */
+typedef struct um_prefetch {
+  uint64_t id, va, bytes;
+  uint64_t sem;         /* the stream's semaphore: 1 releases it */
+  bool write, due;      /* due: the stream's earlier work is done */
+} um_prefetch;
+
 struct drv_um {
   um_range *r;          /* sorted by va */
   uint32_t n, cap;
@@ -54,6 +63,10 @@ struct drv_um {
   uint32_t n_batch, cap_batch;
   uint64_t *copy;       /* pages to copy host -> GPU (bit 0: a read-only duplicate) */
   uint32_t n_copy, cap_copy;
+  um_prefetch *pend;    /* prefetches to the host in flight, in call order */
+  uint32_t n_pend, cap_pend, n_due;
+  uint64_t next_id;
+  uint32_t hold;        /* > 0 while unified-memory work is half done: due prefetches wait */
 };
 
 static bool list_add(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t x) {
@@ -219,6 +232,8 @@ static simtvp_status range_insert(struct drv_um *u, um_range *nr, simtvp_diag *d
   return SIMTVP_OK;
 }
 
+static simtvp_status managed_alloc(drv *d, struct drv_um *u, uint64_t size, uint64_t *va, simtvp_diag *diag);
+
 simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag *diag) {
   if (!size)
     return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_managed_alloc: a managed allocation of 0 bytes");
@@ -228,6 +243,13 @@ simtvp_status drv_managed_alloc(drv *d, uint64_t size, uint64_t *va, simtvp_diag
                            "or has one channel only (the migrations need a paging channel of their own)");
   struct drv_um *u = um_get(d, diag);
   if (!u) return SIMTVP_ERR_NOMEM;
+  u->hold++;
+  simtvp_status st = managed_alloc(d, u, size, va, diag);
+  u->hold--;
+  return st;
+}
+
+static simtvp_status managed_alloc(drv *d, struct drv_um *u, uint64_t size, uint64_t *va, simtvp_diag *diag) {
   simtvp_status st = fault_buffer(d, u, diag);
   if (st != SIMTVP_OK) return st;
   uint64_t pages = (size + PAGE - 1) / PAGE;
@@ -273,7 +295,11 @@ bool drv_managed_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *byt
 
 /* Drops range r: its pages become plain device memory again (present, writable; commit
  * separately). */
+static void pend_remove(drv *d, struct drv_um *u, uint32_t i);
+
 static void range_remove(drv *d, struct drv_um *u, um_range *r) {
+  for (uint32_t i = u->n_pend; i-- > 0;) /* its prefetches to the host have nothing left to move */
+    if (u->pend[i].va >= r->va && u->pend[i].va < r->va + (uint64_t)r->pages * PAGE) pend_remove(d, u, i);
   for (uint32_t p = 0; p < r->pages; p++) (void)set_gpu_page(d, r->va + (uint64_t)p * PAGE, true, false, NULL);
   free(r->loc);
   free(r->read_mostly);
@@ -289,10 +315,13 @@ bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag) {
   if (!u || !r || r->va != dptr || !r->block) return false;
   /* the GPU may still use it: wait, then the pages become plain device memory again */
   (void)drv_sync(d, diag);
+  r = range_of(d, dptr); /* the wait may have run prefetches: the record is where it was, look again */
   uint64_t block = r->block;
+  u->hold++;
   range_remove(d, u, r);
   (void)drv_vm_commit(d, NULL);
   (void)drv_mem_release(d, block, true);
+  u->hold--;
   return true;
 }
 
@@ -441,7 +470,10 @@ simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *d
     return SIMTVP_ERR_ARG;
   }
   u->stats.host_faults++;
-  return page_to_host(d, u, r, (uint32_t)((va - r->va) / PAGE), write, diag);
+  u->hold++;
+  simtvp_status st = page_to_host(d, u, r, (uint32_t)((va - r->va) / PAGE), write, diag);
+  u->hold--;
+  return st;
 }
 
 /* ---- GPU faults ------------------------------------------------------------------------------- */
@@ -540,37 +572,28 @@ static simtvp_status check_range(const drv *d, const char *what, uint64_t va, ui
   return SIMTVP_OK;
 }
 
-simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,
-                              simtvp_diag *diag) {
-  um_range *r;
-  simtvp_status st = check_range(d, "drv_um_prefetch", va, bytes, &r, diag);
-  if (st != SIMTVP_OK) return st;
-  if (to != DRV_UM_HOST && to != DRV_UM_GPU)
-    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_um_prefetch: the destination must be the host or the GPU");
-  struct drv_um *u = d->um;
+/* Releases the stream of pending prefetch i (its semaphore) and forgets it. */
+static void pend_remove(drv *d, struct drv_um *u, uint32_t i) {
+  uint64_t one = 1;
+  if (u->pend[i].sem) d->bus.sysmem_write(d->bus.ctx, u->pend[i].sem, &one, sizeof one);
+  if (u->pend[i].due) u->n_due--;
+  memmove(&u->pend[i], &u->pend[i + 1], (u->n_pend - i - 1) * sizeof *u->pend);
+  u->n_pend--;
+}
+
+static bool pend_overlaps(const struct drv_um *u, uint64_t va, uint64_t bytes) {
+  for (uint32_t i = 0; i < u->n_pend; i++)
+    if (u->pend[i].va < va + bytes && va < u->pend[i].va + u->pend[i].bytes) return true;
+  return false;
+}
+
+/* The pages of [va, va + bytes) to the host, now (untouched pages stay untouched). */
+static simtvp_status prefetch_to_host(drv *d, struct drv_um *u, uint64_t va, uint64_t bytes, bool write,
+                                      simtvp_diag *diag) {
+  um_range *r = range_of(d, va);
+  if (!r) return SIMTVP_OK; /* freed meanwhile (range_remove drops its prefetches, so never) */
   uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
-  if (!s) s = drv_default_stream(d);
-  /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
-   * work can be using (an access to it waits on a fault, serviced on the same in-order paging
-   * channel, after these copies). They and the page-table writes are queued on the paging channel
-   * and the call returns at once; the stream waits for them on the GPU, so its later work (and a
-   * sync of it) finds the pages there. A host access to a page in flight migrates it back after
-   * them (the paging channel is in order). */
-  if (to == DRV_UM_GPU) {
-    drv_channel *pg = d->vm.paging;
-    uint64_t before_fence = pg->submitted;
-    for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
-      uint8_t before = r->loc[p];
-      st = page_to_gpu(d, u, r, p, write, diag);
-      if (before != r->loc[p]) u->stats.prefetched_pages++;
-    }
-    if (st == SIMTVP_OK) st = finish_to_gpu(d, u, false, diag);
-    u->n_copy = 0;
-    if (st == SIMTVP_OK && pg->submitted != before_fence)
-      st = drv_stream_wait_channel(d, s, pg, pg->submitted, diag);
-    return st;
-  }
-  st = drv_stream_sync(d, s, diag); /* to the host: after the stream's earlier work */
+  simtvp_status st = SIMTVP_OK;
   for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
     uint8_t before = r->loc[p];
     if (before == DRV_UM_NOWHERE) continue; /* nothing to move: it stays untouched */
@@ -580,10 +603,107 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
   return st;
 }
 
-simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice advice, simtvp_diag *diag) {
+void drv_um_prefetch_due(drv *d, uint64_t id) {
+  struct drv_um *u = d->um;
+  for (uint32_t i = 0; u && i < u->n_pend; i++)
+    if (u->pend[i].id == id && !u->pend[i].due) {
+      u->pend[i].due = true;
+      u->n_due++;
+    }
+}
+
+/* Called at the end of every poll of the channels. A migration needs the driver's full attention
+ * (page-table commits, copies and waits of its own), so it runs only when no other
+ * unified-memory work is half done (hold, servicing) — the polls inside its own waits find hold
+ * set — and never inside run_deferred, where stream callbacks run. */
+void drv_um_run_due(drv *d) {
+  struct drv_um *u = d->um;
+  if (!u || !u->n_due || u->hold || u->servicing) return;
+  u->hold++;
+  for (uint32_t i = 0; i < u->n_pend;) {
+    if (!u->pend[i].due) {
+      i++;
+      continue;
+    }
+    um_prefetch pf = u->pend[i];
+    simtvp_diag diag;
+    simtvp_diag_clear(&diag);
+    simtvp_status st = prefetch_to_host(d, u, pf.va, pf.bytes, pf.write, &diag);
+    if (st != SIMTVP_OK && !d->has_error) { /* the stream's next sync reports it */
+      d->error = diag;
+      d->has_error = true;
+    }
+    for (i = 0; i < u->n_pend && u->pend[i].id != pf.id; i++) {
+    }
+    if (i < u->n_pend) pend_remove(d, u, i);
+    i = 0; /* the waits may have made others due: look again from the start */
+  }
+  u->hold--;
+}
+
+simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,
+                              simtvp_diag *diag) {
   um_range *r;
-  simtvp_status st = check_range(d, "drv_um_advise", va, bytes, &r, diag);
+  simtvp_status st = check_range(d, "drv_um_prefetch", va, bytes, &r, diag);
   if (st != SIMTVP_OK) return st;
+  if (to != DRV_UM_HOST && to != DRV_UM_GPU)
+    return simtvp_diag_set(diag, SIMTVP_ERR_ARG, "drv_um_prefetch: the destination must be the host or the GPU");
+  struct drv_um *u = d->um;
+  if (!s) s = drv_default_stream(d);
+  /* To the host: the migration must come after the stream's earlier work (kernels may use the
+   * pages) and before its later work, and the call returns at once. The stream stops at a
+   * semaphore; when its earlier work is done the driver migrates the pages and releases it
+   * (drv_um_run_due). Until then the pages stay where they are: a GPU access maps them as usual,
+   * a host access migrates them at once (nothing is left for the prefetch). */
+  if (to == DRV_UM_HOST) {
+    if (u->n_pend == u->cap_pend) {
+      uint32_t cap = u->cap_pend ? 2 * u->cap_pend : 8;
+      um_prefetch *v = realloc(u->pend, cap * sizeof *v);
+      if (!v) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
+      u->pend = v;
+      u->cap_pend = cap;
+    }
+    um_prefetch pf = {++u->next_id, va, bytes, 0, write, false};
+    uint64_t sem = 0;
+    u->hold++; /* the record is complete before a poll may run it */
+    st = drv_stream_hold_for_host(d, s, pf.id, &sem, diag);
+    if (st == SIMTVP_OK) {
+      pf.sem = sem;
+      u->pend[u->n_pend++] = pf;
+      /* a poll inside the call may have marked it due before the record existed */
+      drv_channel *ch = s->ch;
+      if (ch->completed + 1 >= ch->submitted) drv_um_prefetch_due(d, pf.id);
+    }
+    u->hold--;
+    return st;
+  }
+  /* To the GPU the copies need not wait for the stream: a page still on the host is one no GPU
+   * work can be using (an access to it waits on a fault, serviced on the same in-order paging
+   * channel, after these copies). They and the page-table writes are queued on the paging channel
+   * and the call returns at once; the stream waits for them on the GPU, so its later work (and a
+   * sync of it) finds the pages there. A host access to a page in flight migrates it back after
+   * them (the paging channel is in order). A prefetch to the host still waiting for its stream
+   * would undo this one later: the call waits for it first. */
+  if (pend_overlaps(u, va, bytes) && (st = drv_sync(d, diag)) != SIMTVP_OK) return st;
+  u->hold++;
+  drv_channel *pg = d->vm.paging;
+  uint64_t before_fence = pg->submitted;
+  uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
+  for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
+    uint8_t before = r->loc[p];
+    st = page_to_gpu(d, u, r, p, write, diag);
+    if (before != r->loc[p]) u->stats.prefetched_pages++;
+  }
+  if (st == SIMTVP_OK) st = finish_to_gpu(d, u, false, diag);
+  u->n_copy = 0;
+  if (st == SIMTVP_OK && pg->submitted != before_fence) st = drv_stream_wait_channel(d, s, pg, pg->submitted, diag);
+  u->hold--;
+  return st;
+}
+
+static simtvp_status advise(drv *d, um_range *r, uint64_t va, uint64_t bytes, drv_um_advice advice,
+                           simtvp_diag *diag) {
+  simtvp_status st = SIMTVP_OK;
   uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
   struct drv_um *u = d->um;
   switch (advice) {
@@ -615,6 +735,16 @@ simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice a
   }
 }
 
+simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice advice, simtvp_diag *diag) {
+  um_range *r;
+  simtvp_status st = check_range(d, "drv_um_advise", va, bytes, &r, diag);
+  if (st != SIMTVP_OK) return st;
+  d->um->hold++;
+  st = advise(d, r, va, bytes, advice, diag);
+  d->um->hold--;
+  return st;
+}
+
 bool drv_um_range_info(const drv *d, uint64_t va, uint64_t bytes, drv_um_range_info_t *out) {
   const um_range *r = range_of(d, va);
   if (!r || !bytes || va + bytes > r->va + (uint64_t)r->pages * PAGE) return false;
@@ -637,6 +767,7 @@ void drv_um_close(drv *d) {
   free(u->r);
   free(u->batch);
   free(u->copy);
+  free(u->pend);
   if (u->buf_bus) {
     drv_wr(d, GPU_REG_FAULT_BUF_ENTRIES, 0);
     d->bus.sysmem_free(d->bus.ctx, u->buf_bus);

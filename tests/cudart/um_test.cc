@@ -154,6 +154,7 @@ TEST(CudartUnifiedMemory, PrefetchMovesPagesSoNothingFaults) {
   EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
   EXPECT_EQ(s2.faults - s1.faults, 0u);
   ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, host(), 0, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);  // stream-ordered, like the copies
   drv_um_stats s3 = um();
   EXPECT_EQ(s3.pages_to_host - s2.pages_to_host, 4u);
   for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 2) << i;
@@ -198,6 +199,47 @@ TEST(CudartUnifiedMemory, PrefetchToTheDeviceReturnsAtOnceAndItsStreamWaitsForTh
   EXPECT_EQ(s5.host_faults - s4.host_faults, 1u);
   EXPECT_EQ(s5.pages_to_host - s4.pages_to_host, 1u);
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// A prefetch to the host is asynchronous too: right after the call the stream is busy (it waits
+// for the driver, which migrates the 4 pages once the kernel before it is done), a host function
+// queued behind it on the stream finds them on the host (it reads all 4 pages without a fault:
+// the migration ran before it, never inside it), and the sync finds 4 pages, 16384 bytes down,
+// 4 prefetched, 0 host faults.
+TEST(CudartUnifiedMemory, PrefetchToTheHostReturnsAtOnceAndRunsInStreamOrder) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 5;
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, host(), 0, st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaErrorNotReady);
+  struct Seen {
+    const int *m;
+    int n;
+    long sum;
+  } seen{m, n, 0};
+  ASSERT_EQ(cudaLaunchHostFunc(st, [](void *p) {
+              auto *x = static_cast<Seen *>(p);
+              for (int i = 0; i < x->n; i++) x->sum += x->m[i];
+            }, &seen),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(seen.sum, 7L * n);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_host - s1.pages_to_host, 4u);
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 16384u);
+  EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
+  EXPECT_EQ(s2.host_faults - s1.host_faults, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 7) << i;
+  EXPECT_EQ(um().host_faults - s2.host_faults, 0u);
   EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }

@@ -700,6 +700,83 @@ TEST_F(DriverFuncUm, PrefetchToTheGpuIsQueuedAndTheStreamWaitsForIt) {
   EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
 }
 
+// A prefetch to the host is stream-ordered and returns at once: after vadd on stream s (3 pages
+// the GPU holds, a[i] = i + 2 x 1), the call leaves the pages where they are (the kernel may still
+// use them: GPU, mirrors closed) with the stream stopped at the driver's semaphore, so a query
+// finds it busy; the sync lets the driver migrate them once vadd is done and release the stream:
+// 3 pages, 12288 bytes down, 3 prefetched, 0 host faults, mirrors open, values i + 2.
+TEST_F(DriverFuncUm, PrefetchToTheHostReturnsAtOnceAndMigratesAfterTheStreamsEarlierWork) {
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, true, &diag), SIMTVP_OK) << diag.message;
+  uint32_t nn = n;
+  uint64_t c = a;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &c, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t p = 0; p < 3; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_NONE);
+  bool idle = true;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_FALSE(idle);
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t p = 0; p < 3; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_HOST) << p;
+  EXPECT_EQ(prot[a + 8192], DRV_UM_HOST_RW);
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.pages_to_host - s0.pages_to_host, 3u);
+  EXPECT_EQ(s1.bytes_to_host - s0.bytes_to_host, 12288u);
+  EXPECT_EQ(s1.prefetched_pages - s0.prefetched_pages, 3u);
+  EXPECT_EQ(s1.host_faults - s0.host_faults, 0u);
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(ha[i], (float)i + 2.0f) << i;
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+// Stream order across directions: a prefetch to the host still waiting for its stream (behind a
+// kernel) and then one to the GPU of the same pages end with the pages on the GPU — the second
+// call waits for the first (2 pages down, then 2 up) — and a range freed with a prefetch to the
+// host pending releases its stream (the sync returns).
+TEST_F(DriverFuncUm, PrefetchesKeepTheirStreamOrderAndAFreeReleasesAPendingOne) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;  // 2 GPU first touches
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, false, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.pages_to_host - s0.pages_to_host, 2u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 2u);
+  for (uint32_t p = 0; p < 2; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+  ASSERT_EQ(drv_um_host_access(d, a, false, &diag), SIMTVP_OK);
+  EXPECT_EQ(reinterpret_cast<float *>(a)[7], 4.0f);  // two vadds: 0 + 2 + 2
+  // freed while pending: the free waits for the GPU (drv_sync), which runs the prefetch first
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
 // Two channels: the second is the paging channel (streams share channel 0), so managed memory
 // still migrates on demand: vadd over 2 GPU-first-touched pages, 2 faults, 1 batch. One channel
 // cannot (a kernel waiting on a fault would hold up the copies behind it on the only ring):
