@@ -40,6 +40,7 @@ typedef struct um_range {
   uint32_t pages;
   uint8_t *loc;     /* drv_um_loc per page */
   uint8_t *read_mostly; /* per page: cudaMemAdviseSetReadMostly */
+  uint8_t *remote;      /* per page: the GPU maps its host copy (loc HOST) through a window */
   int32_t preferred;    /* DRV_UM_LOC_* as advised, -1 none */
   uint32_t accessed_by; /* bit 0 host, bit 1 the GPU */
 } um_range;
@@ -190,6 +191,81 @@ static simtvp_status move_pages(drv *d, bool to_gpu, const uint64_t *pages, uint
   return st;
 }
 
+/* ---- remote mappings (preferred location host, accessed-by) -------------------------------- */
+
+/* The GPU address of page va's window: DRV_UM_WINDOW_BASE + its offset in device memory, above
+ * every device address and every program address MAP_SYSMEM maps for zero-copy memory. */
+static uint64_t window_of(const drv *d, uint64_t va) { return DRV_UM_WINDOW_BASE + (va - d->props.devmem_base); }
+
+/* Queues MAP_SYSMEM (or its UNMAP) of one page's window on the paging channel. */
+static simtvp_status emit_window(drv *d, uint64_t w, uint64_t bus, bool unmap, simtvp_diag *diag) {
+  uint32_t p[GPU_PKT_MAP_SYSMEM_DWORDS];
+  p[0] = gpu_pkt_header(GPU_OP_MAP_SYSMEM, GPU_PKT_MAP_SYSMEM_DWORDS, unmap ? GPU_MAP_SYSMEM_F_UNMAP : 0);
+  p[GPU_MAP_SYSMEM_VA_LO] = (uint32_t)w;
+  p[GPU_MAP_SYSMEM_VA_HI] = (uint32_t)(w >> 32);
+  p[GPU_MAP_SYSMEM_BUS_LO] = (uint32_t)bus;
+  p[GPU_MAP_SYSMEM_BUS_HI] = (uint32_t)(bus >> 32);
+  p[GPU_MAP_SYSMEM_BYTES_LO] = (uint32_t)PAGE;
+  p[GPU_MAP_SYSMEM_BYTES_HI] = 0;
+  return drv_ring_emit(d, d->vm.paging, p, GPU_PKT_MAP_SYSMEM_DWORDS, diag);
+}
+
+/* Page p of r (its data on the host) becomes reachable by the GPU where it is: the host mirror
+ * exposed on the bus, a MAP_SYSMEM window onto it queued on the paging channel and the page's
+ * entry a volatile VIDMEM entry naming the window — the caller commits, and the commit's copies
+ * follow the window on the same in-order channel. Kernels then read and write the host's copy
+ * over the DMA initiator (zero-copy, docs/system-modes.md §1) and the host keeps its access.
+ * *mapped false: the host port cannot expose it (the caller migrates instead). */
+static simtvp_status remote_map(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool *mapped, simtvp_diag *diag) {
+  uint64_t va = r->va + (uint64_t)p * PAGE, w = window_of(d, va), bus = 0;
+  *mapped = r->remote[p] != 0;
+  if (*mapped) return SIMTVP_OK;
+  if (!u->host.expose || !u->host.unexpose || !u->host.expose(u->host.ctx, va, PAGE, &bus)) return SIMTVP_OK;
+  simtvp_status st = emit_window(d, w, bus, false, diag);
+  if (st == SIMTVP_OK) st = drv_vm_set_page(d, va, mmu_pte_make(w, MMU_APERTURE_VIDMEM, MMU_PTE_VOL), diag);
+  if (st != SIMTVP_OK) {
+    u->host.unexpose(u->host.ctx, va, PAGE);
+    return st;
+  }
+  r->remote[p] = 1;
+  u->stats.remote_maps++;
+  *mapped = true;
+  return SIMTVP_OK;
+}
+
+/* Ends the remote mapping of page p: its entry becomes `entry` (committed: the GPU stops using the
+ * window), then the window closes and the mirror is unexposed. */
+static simtvp_status remote_unmap(drv *d, struct drv_um *u, um_range *r, uint32_t p, uint64_t entry,
+                                  simtvp_diag *diag) {
+  uint64_t va = r->va + (uint64_t)p * PAGE;
+  drv_channel *pg = d->vm.paging;
+  simtvp_status st = drv_vm_set_page(d, va, entry, diag);
+  if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+  if (st == SIMTVP_OK) st = emit_window(d, window_of(d, va), 0, true, diag);
+  if (st == SIMTVP_OK) st = drv_emit_fence(d, pg, diag);
+  if (st == SIMTVP_OK) {
+    uint64_t fence = pg->submitted;
+    drv_kick(d, pg);
+    st = drv_wait_fence(d, pg, fence, diag);
+  }
+  if (st != SIMTVP_OK) return st;
+  u->host.unexpose(u->host.ctx, va, PAGE);
+  r->remote[p] = 0;
+  u->stats.remote_unmaps++;
+  return SIMTVP_OK;
+}
+
+bool drv_um_remote(const drv *d, uint64_t va) {
+  const um_range *r = range_of(d, va);
+  return r && r->remote[(va - r->va) / PAGE];
+}
+
+static void range_free_arrays(um_range *r) {
+  free(r->loc);
+  free(r->read_mostly);
+  free(r->remote);
+}
+
 /* A range record of size bytes (> 0): every page nowhere, no advice. */
 static simtvp_status range_init(um_range *nr, uint64_t size, simtvp_diag *diag) {
   uint64_t pages = (size + PAGE - 1) / PAGE;
@@ -201,9 +277,9 @@ static simtvp_status range_init(um_range *nr, uint64_t size, simtvp_diag *diag) 
   nr->preferred = -1;
   nr->loc = calloc(pages, 1);
   nr->read_mostly = calloc(pages, 1);
-  if (!nr->loc || !nr->read_mostly) {
-    free(nr->loc);
-    free(nr->read_mostly);
+  nr->remote = calloc(pages, 1);
+  if (!nr->loc || !nr->read_mostly || !nr->remote) {
+    range_free_arrays(nr);
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
   }
   return SIMTVP_OK;
@@ -215,8 +291,7 @@ static simtvp_status range_insert(struct drv_um *u, um_range *nr, simtvp_diag *d
     uint32_t cap = u->cap ? 2 * u->cap : 16;
     um_range *r = realloc(u->r, cap * sizeof *r);
     if (!r) {
-      free(nr->loc);
-      free(nr->read_mostly);
+      range_free_arrays(nr);
       return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
     }
     u->r = r;
@@ -258,8 +333,7 @@ static simtvp_status managed_alloc(drv *d, struct drv_um *u, uint64_t size, uint
   /* whole pages of our own: pad so a 4 KiB-aligned run of `pages` pages fits in the block */
   st = drv_mem_alloc(d, pages * PAGE + PAGE - DRV_MEM_ALIGN, &nr.block, diag);
   if (st != SIMTVP_OK) {
-    free(nr.loc);
-    free(nr.read_mostly);
+    range_free_arrays(&nr);
     return st;
   }
   nr.va = (nr.block + PAGE - 1) & ~(PAGE - 1);
@@ -271,8 +345,7 @@ static simtvp_status managed_alloc(drv *d, struct drv_um *u, uint64_t size, uint
   if (st != SIMTVP_OK) {
     for (uint64_t p = 0; p < pages; p++) (void)set_gpu_page(d, nr.va + p * PAGE, true, false, NULL);
     (void)drv_mem_free(d, nr.block, NULL);
-    free(nr.loc);
-    free(nr.read_mostly);
+    range_free_arrays(&nr);
     return st;
   }
   if ((st = range_insert(u, &nr, diag)) != SIMTVP_OK) {
@@ -298,11 +371,12 @@ bool drv_managed_lookup(const drv *d, uint64_t va, uint64_t *base, uint64_t *byt
 static void pend_remove(drv *d, struct drv_um *u, uint32_t i);
 
 static void range_remove(drv *d, struct drv_um *u, um_range *r) {
+  for (uint32_t p = 0; p < r->pages; p++)
+    if (r->remote[p]) (void)remote_unmap(d, u, r, p, mmu_pte_replayable_absent(), NULL);
   for (uint32_t i = u->n_pend; i-- > 0;) /* its prefetches to the host have nothing left to move */
     if (u->pend[i].va >= r->va && u->pend[i].va < r->va + (uint64_t)r->pages * PAGE) pend_remove(d, u, i);
   for (uint32_t p = 0; p < r->pages; p++) (void)set_gpu_page(d, r->va + (uint64_t)p * PAGE, true, false, NULL);
-  free(r->loc);
-  free(r->read_mostly);
+  range_free_arrays(r);
   uint32_t i = (uint32_t)(r - u->r);
   memmove(&u->r[i], &u->r[i + 1], (u->n - i - 1) * sizeof *r);
   u->n--;
@@ -347,8 +421,7 @@ simtvp_status drv_um_adopt_module(drv *d, const drv_module *mod, simtvp_diag *di
       if (loc == DRV_UM_NOWHERE) st = set_gpu_page(d, nr.va + (uint64_t)p * PAGE, false, false, diag);
     if (st == SIMTVP_OK) st = range_insert(u, &nr, diag);
     else {
-      free(nr.loc);
-      free(nr.read_mostly);
+      range_free_arrays(&nr);
     }
   }
   if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
@@ -382,12 +455,30 @@ void drv_um_get_stats(const drv *d, drv_um_stats *out) {
 /* ---- moving pages ----------------------------------------------------------------------------- */
 
 /* Page p of r to the GPU (for a write unless read-only duplication applies): adds a page to copy
- * to u->copy and changes the shadow page table (the caller copies, then commits). */
-static simtvp_status page_to_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool write, simtvp_diag *diag) {
+ * to u->copy and changes the shadow page table (the caller copies, then commits). A GPU fault
+ * (fault) on a page whose preferred location is the host maps it remotely instead. */
+static simtvp_status page_to_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool write, bool fault,
+                                 simtvp_diag *diag) {
   uint64_t va = r->va + (uint64_t)p * PAGE;
   uint8_t loc = r->loc[p];
   bool dup = r->read_mostly[p] && !write;
   if (loc == DRV_UM_GPU || (loc == DRV_UM_BOTH && dup)) return SIMTVP_OK;
+  if (fault && !dup && r->preferred == DRV_UM_HOST && (loc == DRV_UM_HOST || loc == DRV_UM_NOWHERE)) {
+    bool mapped = false;
+    simtvp_status st = remote_map(d, u, r, p, &mapped, diag);
+    if (st != SIMTVP_OK || mapped) {
+      if (st == SIMTVP_OK && loc == DRV_UM_NOWHERE) { /* placed where it is preferred: no copy */
+        u->stats.first_touch_host++;
+        r->loc[p] = DRV_UM_HOST;
+        host_protect(u, va, DRV_UM_HOST_RW);
+      }
+      return st;
+    }
+  }
+  if (r->remote[p]) { /* it moves: the GPU stops reaching the host copy first */
+    simtvp_status st = remote_unmap(d, u, r, p, mmu_pte_replayable_absent(), diag);
+    if (st != SIMTVP_OK) return st;
+  }
   if (loc == DRV_UM_HOST) { /* the host keeps it readable until the copy took it */
     if (!list_add(&u->copy, &u->n_copy, &u->cap_copy, va | (dup ? 1 : 0)))
       return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of host memory");
@@ -417,6 +508,16 @@ static simtvp_status finish_to_gpu(drv *d, struct drv_um *u, bool wait, simtvp_d
   return st;
 }
 
+/* A page that came to the host stays reachable by a GPU that accesses it (accessed-by): mapped
+ * remotely at once (committed), so the GPU does not fault on it. */
+static simtvp_status accessed_by_gpu(drv *d, struct drv_um *u, um_range *r, uint32_t p, simtvp_diag *diag) {
+  if (!(r->accessed_by & 2u) || r->read_mostly[p] || r->loc[p] != DRV_UM_HOST) return SIMTVP_OK;
+  bool mapped = false;
+  simtvp_status st = remote_map(d, u, r, p, &mapped, diag);
+  if (st == SIMTVP_OK && mapped) st = drv_vm_commit(d, diag);
+  return st;
+}
+
 /* Page p of r to the host (the host writes when write). */
 static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_t p, bool write, simtvp_diag *diag) {
   uint64_t va = r->va + (uint64_t)p * PAGE;
@@ -428,7 +529,7 @@ static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_
     u->stats.first_touch_host++;
     r->loc[p] = DRV_UM_HOST;
     host_protect(u, va, DRV_UM_HOST_RW);
-    return SIMTVP_OK;
+    return accessed_by_gpu(d, u, r, p, diag);
   }
   if (loc == DRV_UM_BOTH) { /* the host writes a duplicate: the GPU copy goes */
     st = set_gpu_page(d, va, false, false, diag);
@@ -458,7 +559,7 @@ static simtvp_status page_to_host(drv *d, struct drv_um *u, um_range *r, uint32_
   r->loc[p] = dup ? DRV_UM_BOTH : DRV_UM_HOST;
   u->stats.pages_to_host++;
   u->stats.bytes_to_host += PAGE;
-  return SIMTVP_OK;
+  return dup ? SIMTVP_OK : accessed_by_gpu(d, u, r, p, diag);
 }
 
 simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *diag) {
@@ -523,7 +624,7 @@ static void service_batch(drv *d, struct drv_um *u) {
     uint64_t va = u->batch[i] & ~(PAGE - 1);
     um_range *r = range_of(d, va);
     if (!r) continue;
-    st = page_to_gpu(d, u, r, (uint32_t)((va - r->va) / PAGE), (u->batch[i] & 1) != 0, &diag);
+    st = page_to_gpu(d, u, r, (uint32_t)((va - r->va) / PAGE), (u->batch[i] & 1) != 0, true, &diag);
   }
   if (st == SIMTVP_OK) st = finish_to_gpu(d, u, true, &diag); /* the data, then the mappings */
   u->n_copy = 0;
@@ -691,7 +792,7 @@ simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes
   uint32_t first = (uint32_t)((va - r->va) / PAGE), last = (uint32_t)((va + bytes - 1 - r->va) / PAGE);
   for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++) {
     uint8_t before = r->loc[p];
-    st = page_to_gpu(d, u, r, p, write, diag);
+    st = page_to_gpu(d, u, r, p, write, false, diag);
     if (before != r->loc[p]) u->stats.prefetched_pages++;
   }
   if (st == SIMTVP_OK) st = finish_to_gpu(d, u, false, diag);
@@ -727,7 +828,15 @@ static simtvp_status advise(drv *d, um_range *r, uint64_t va, uint64_t bytes, dr
   case DRV_UM_ADVISE_PREFER_GPU: r->preferred = DRV_UM_GPU; return SIMTVP_OK;
   case DRV_UM_ADVISE_UNSET_PREFERRED: r->preferred = -1; return SIMTVP_OK;
   case DRV_UM_ADVISE_ACCESSED_BY_HOST: r->accessed_by |= 1u; return SIMTVP_OK;
-  case DRV_UM_ADVISE_ACCESSED_BY_GPU: r->accessed_by |= 2u; return SIMTVP_OK;
+  case DRV_UM_ADVISE_ACCESSED_BY_GPU: /* every page the host holds: mapped remotely now */
+    r->accessed_by |= 2u;
+    for (uint32_t p = first; p <= last && st == SIMTVP_OK; p++)
+      if (r->loc[p] == DRV_UM_HOST && !r->read_mostly[p]) {
+        bool mapped = false;
+        st = remote_map(d, u, r, p, &mapped, diag);
+      }
+    if (st == SIMTVP_OK) st = drv_vm_commit(d, diag);
+    return st;
   case DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST: r->accessed_by &= ~1u; return SIMTVP_OK;
   case DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU: r->accessed_by &= ~2u; return SIMTVP_OK;
   default:
@@ -761,8 +870,9 @@ void drv_um_close(drv *d) {
   struct drv_um *u = d->um;
   if (!u) return;
   for (uint32_t i = 0; i < u->n; i++) {
-    free(u->r[i].loc);
-    free(u->r[i].read_mostly);
+    for (uint32_t p = 0; p < u->r[i].pages; p++)
+      if (u->r[i].remote[p]) u->host.unexpose(u->host.ctx, u->r[i].va + (uint64_t)p * PAGE, PAGE);
+    range_free_arrays(&u->r[i]);
   }
   free(u->r);
   free(u->batch);
