@@ -244,6 +244,70 @@ TEST(CudartUnifiedMemory, PrefetchToTheHostReturnsAtOnceAndRunsInStreamOrder) {
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 
+// Preferred location host: add_one over 4 host-initialised pages faults once per page (4 faults)
+// and each fault maps the host page for the GPU's remote access instead of migrating it (4
+// remote maps, 0 bytes up): the kernel's stores land in host memory, so host reads neither fault
+// nor bring anything down; a second kernel faults 0 times. Where the GPU has timing cores the
+// accesses are system-memory requests (hub.requests grows).
+TEST(CudartUnifiedMemory, PreferredLocationHostMapsPagesRemotelyInsteadOfMigrating) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 1;
+  ASSERT_EQ(cudaMemAdvise(m, n * 4, 3 /* SetPreferredLocation */, host()), cudaSuccess);
+  drv_um_stats s1 = um();
+  uint64_t hub0 = gpu_stat("hub.requests");
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.faults - s1.faults, 4u);
+  EXPECT_EQ(s2.remote_maps - s1.remote_maps, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 0u);
+  if (!kFunctional) {
+    EXPECT_GT(gpu_stat("hub.requests"), hub0);
+  }
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 2) << i;
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.faults - s2.faults, 0u);
+  EXPECT_EQ(s3.host_faults - s1.host_faults, 0u);
+  EXPECT_EQ(s3.bytes_to_host - s1.bytes_to_host, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 3) << i;
+  int pref = 7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&pref, 4, 2 /* PreferredLocation */, m, n * 4), cudaSuccess);
+  EXPECT_EQ(pref, cudaCpuDeviceId);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// Accessed-by the device: the advice maps the 2 pages the host holds at once (2 remote maps), so
+// the kernel over them faults 0 times and nothing moves; a prefetch to the device then migrates
+// them (8192 bytes up) and a host read brings page 0 back (1 host fault), where it is mapped
+// remotely again (1 more remote map).
+TEST(CudartUnifiedMemory, AccessedByTheDeviceKeepsHostPagesMapped) {
+  const int n = 2 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 10;
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemAdvise(m, n * 4, 5 /* SetAccessedBy */, device0()), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.remote_maps - s1.remote_maps, 2u);
+  EXPECT_EQ(s2.faults - s1.faults, 0u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 0u);
+  EXPECT_EQ(m[5], 11);
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.bytes_to_gpu - s2.bytes_to_gpu, 8192u);
+  EXPECT_EQ(s3.remote_unmaps - s2.remote_unmaps, 2u);
+  EXPECT_EQ(m[7], 11);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(s4.host_faults - s3.host_faults, 1u);
+  EXPECT_EQ(s4.remote_maps - s3.remote_maps, 1u);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
 // A kernel on another (non-blocking) stream does not wait for a prefetch: its warps may find pages
 // whose copies are still in flight (their state is the GPU's already, the table writes not done);
 // the driver then replays only once the paging channel is idle, so nothing moves twice (4 pages
