@@ -21,6 +21,10 @@
  *   host the stream stops at a semaphore, and once its earlier work is done the driver migrates the
  *   pages (on the paging channel) and releases it (um_prefetch: the migration runs at the end of a
  *   poll of the channels, never inside a stream callback nor inside other unified-memory work).
+ * - Advice: a GPU fault on a page whose preferred location is the host, and every page the host
+ *   holds of a range accessed by the GPU, is mapped remotely instead of migrating: the host
+ *   mirror's page exposed, a MAP_SYSMEM window onto it (window_of) and a VIDMEM entry naming the
+ *   window; the page keeps living on the host. A page that moves to the GPU loses its window.
  * - A module's __managed__ variables are ranges too (drv_um_adopt_module): the module owns their
  *   pages. */
 #include <stdlib.h>
