@@ -69,6 +69,9 @@ typedef struct gpu_mmu_port {
   /* (addition) Whether a replayable fault would wait (a fault buffer is set up) without recording
    * anything; reads registers only, so a core's tick on a worker thread may ask. May be NULL. */
   bool (*fault_buffer)(void *ctx);
+  /* (addition) Told every successful translation of a kernel access (gpuctl_ports.host_page
+   * .translated); may be NULL. */
+  void (*translated)(void *ctx, uint64_t va, uint32_t aperture, uint64_t pa);
 } gpu_mmu_port;
 
 /* The GPU's map of system memory (MAP_SYSMEM packets): GPU addresses backed by system memory at a

@@ -75,6 +75,7 @@ static uint8_t *xl_page(void *ctx, uint64_t vpage, bool write, bool *writable, u
     *fault = XLATE_NO_MEMORY;
     return NULL;
   }
+  if (x->mmu->translated) x->mmu->translated(x->mmu->ctx, vpage << MMU_PAGE_BITS, t.aperture, t.pa);
   *writable = !(t.entry & MMU_PTE_RO);
   return h;
 }

@@ -186,8 +186,14 @@ static bool port_fault(void *ctx, uint64_t pdb, const gpu_mmu_fault_info *f, uin
   return gpu_mmu_record_fault(ctx, pdb, f, now);
 }
 
+static void port_translated(void *ctx, uint64_t va, uint32_t aperture, uint64_t pa) {
+  gpu_mmu *m = ctx;
+  if (m->ports.host_page.translated) m->ports.host_page.translated(m->ports.host_page.ctx, va, aperture, pa);
+}
+
 gpu_mmu_port gpu_mmu_simt_port(gpu_mmu *m) {
-  gpu_mmu_port p = {m, port_translate, port_host_page, &m->generation, port_fault, port_fault_buffer};
+  gpu_mmu_port p = {m, port_translate, port_host_page, &m->generation, port_fault, port_fault_buffer,
+                    m->ports.host_page.translated ? port_translated : NULL};
   return p;
 }
 

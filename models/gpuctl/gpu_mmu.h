@@ -47,6 +47,7 @@ typedef struct gpu_mmu_ports {
     void *ctx;
     uint8_t *(*vidmem)(void *ctx, uint64_t pa);
     uint8_t *(*sysmem)(void *ctx, uint64_t pa);
+    void (*translated)(void *ctx, uint64_t va, uint32_t aperture, uint64_t pa); /* (addition) gpuctl.h */
   } host_page;
   /* The register block, firmware view (gpu_regs_fw_read/write, gpu_regs_raise). */
   struct {

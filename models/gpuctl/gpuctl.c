@@ -156,6 +156,7 @@ gpuctl *gpuctl_create(const gpuctl_config *config, gpuctl_ports ports, simtvp_di
   mp.host_page.ctx = ports.host_page.ctx;
   mp.host_page.vidmem = ports.host_page.vidmem;
   mp.host_page.sysmem = ports.host_page.sysmem;
+  mp.host_page.translated = ports.host_page.translated;
   mp.ats = ports.ats;
   mp.regs.ctx = g;
   mp.regs.read = cp_reg_read;

@@ -54,6 +54,11 @@ typedef struct gpuctl_ports {
     void *ctx;
     uint8_t *(*vidmem)(void *ctx, uint64_t pa);
     uint8_t *(*sysmem)(void *ctx, uint64_t pa);
+    /* (addition, optional) Every translation the functional engine makes for a kernel (virtual
+     * page va, the entry's aperture, physical page pa), so that a timing side whose requests
+     * carry virtual addresses can route those of a page mapped onto system memory (a MAP_SYSMEM
+     * window behind a VIDMEM entry) as system-memory requests. */
+    void (*translated)(void *ctx, uint64_t va, uint32_t aperture, uint64_t pa);
   } host_page;
   gpu_sysmap_port sysmap;   /* MAP_SYSMEM packets (optional: without it they are refused) */
   gpu_ats_port ats;         /* (addition) the system IOMMU's translation (gpu_mmu.h), optional */

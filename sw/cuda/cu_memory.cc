@@ -682,6 +682,18 @@ static void um_protect(void *, uint64_t va, uint64_t bytes, int access) {
   mprotect(reinterpret_cast<void *>(va), bytes, prot);
 }
 
+// Remote mappings of managed pages (the preferred location host, accessed-by): the platform
+// exposes the host mirror's page for the GPU's DMA, as for cudaHostRegister.
+static bool um_expose(void *ctx, uint64_t va, uint64_t bytes, uint64_t *bus) {
+  auto *s = static_cast<State *>(ctx);
+  return s->plat.expose && s->plat.unexpose && s->plat.expose(s->plat.ctx, reinterpret_cast<void *>(va), bytes, bus);
+}
+
+static void um_unexpose(void *ctx, uint64_t va, uint64_t bytes) {
+  auto *s = static_cast<State *>(ctx);
+  if (s->plat.unexpose) s->plat.unexpose(s->plat.ctx, reinterpret_cast<void *>(va), bytes);
+}
+
 static void um_die(const char *what, uint64_t a) {
   char buf[SIMTVP_DIAG_MESSAGE_MAX + 160];
   int n = snprintf(buf, sizeof buf, "simtvp: host access to managed memory at 0x%llx: %s\n", (unsigned long long)a, what);
@@ -753,7 +765,7 @@ static int um_install(State &s) {
 void cucore::um_setup_locked(State &s) {
   if (s.um_on_demand >= 0) return;
   s.um_on_demand = drv_um_on_demand(s.d) ? 1 : 0;
-  drv_um_host_port hp{nullptr, um_protect};
+  drv_um_host_port hp{&s, um_protect, um_expose, um_unexpose};
   if (s.um_on_demand) drv_um_set_host_port(s.d, &hp);
 }
 

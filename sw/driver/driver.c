@@ -88,6 +88,7 @@ static void run_deferred(drv *d, drv_deferred *x) {
     break;
   }
   case DRV_DEFER_FREE_DEVMEM: drv_mem_release(d, x->bus_addr, true); break;
+  case DRV_DEFER_UM_DUE: drv_um_prefetch_due(d, x->width); break;
   default: break;
   }
 }
@@ -108,6 +109,7 @@ static void poll_channels(drv *d) {
       run_deferred(d, &x); /* may run a user callback: state is consistent here */
     }
   }
+  if (d->um) drv_um_run_due(d); /* prefetches to the host whose turn came, outside any callback */
 }
 
 /* Reads and acknowledges the interrupt causes; an error becomes the sticky error. */
@@ -362,7 +364,7 @@ static void free_all(drv *d) {
       if (ch->ring_bus) d->bus.sysmem_free(d->bus.ctx, ch->ring_bus);
       for (uint32_t i = 0; i < ch->defer_len; i++) {
         drv_deferred *x = &ch->defer[(ch->defer_head + i) % ch->defer_cap];
-        if (x->kind != DRV_DEFER_FREE_DEVMEM) d->bus.sysmem_free(d->bus.ctx, x->bus_addr);
+        if (x->kind != DRV_DEFER_FREE_DEVMEM && x->kind != DRV_DEFER_UM_DUE) d->bus.sysmem_free(d->bus.ctx, x->bus_addr);
       }
       free(ch->defer);
       free(ch->waited);
@@ -860,6 +862,33 @@ simtvp_status drv_stream_add_callback(drv *d, drv_stream *s, void (*fn)(void *da
   p[GPU_SEM_WAIT_VALUE_HI] = 0;
   x[1].kind = DRV_DEFER_FREE_SYSMEM;
   x[1].bus_addr = sem;
+  return submit(d, s, p, GPU_PKT_SEM_WAIT_DWORDS, &x[1], 1, diag);
+}
+
+simtvp_status drv_stream_hold_for_host(drv *d, drv_stream *s, uint64_t id, uint64_t *sem, simtvp_diag *diag) {
+  drv_deferred x[2];
+  uint32_t p[GPU_PKT_SEM_WAIT_DWORDS];
+  uint64_t zero = 0;
+  simtvp_status st;
+  s = stream_of(d, s);
+  if (!sys_alloc(d, 8, 8, sem)) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "driver: out of system memory");
+  d->bus.sysmem_write(d->bus.ctx, *sem, &zero, sizeof zero);
+  /* as a stream callback: fence → the host's action (which writes 1 later) → SEM_WAIT → fence → free */
+  memset(x, 0, sizeof x);
+  x[0].kind = DRV_DEFER_UM_DUE;
+  x[0].width = id;
+  st = submit(d, s, NULL, 0, &x[0], 1, diag);
+  if (st != SIMTVP_OK) {
+    d->bus.sysmem_free(d->bus.ctx, *sem);
+    return st;
+  }
+  p[0] = gpu_pkt_header(GPU_OP_SEM_WAIT, GPU_PKT_SEM_WAIT_DWORDS, 0);
+  p[GPU_SEM_WAIT_ADDR_LO] = (uint32_t)*sem;
+  p[GPU_SEM_WAIT_ADDR_HI] = (uint32_t)(*sem >> 32);
+  p[GPU_SEM_WAIT_VALUE_LO] = 1;
+  p[GPU_SEM_WAIT_VALUE_HI] = 0;
+  x[1].kind = DRV_DEFER_FREE_SYSMEM;
+  x[1].bus_addr = *sem;
   return submit(d, s, p, GPU_PKT_SEM_WAIT_DWORDS, &x[1], 1, diag);
 }
 

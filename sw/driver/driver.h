@@ -206,10 +206,15 @@ typedef enum drv_um_loc {
 
 enum { DRV_UM_HOST_NONE = 0, DRV_UM_HOST_READ = 1, DRV_UM_HOST_RW = 2 };
 /* How the driver changes the host mirror's protection (the caller's mprotect): access is
- * DRV_UM_HOST_*. A host access the protection refuses must reach drv_um_host_access. */
+ * DRV_UM_HOST_*. A host access the protection refuses must reach drv_um_host_access. expose
+ * (optional, with unexpose): makes the mirror's pages [va, va + bytes) reachable by the GPU's DMA
+ * (the platform's expose, as for cudaHostRegister) and gives their bus address; unexpose undoes
+ * one expose. Without it pages are never mapped remotely (the advice below then migrates). */
 typedef struct drv_um_host_port {
   void *ctx;
   void (*protect)(void *ctx, uint64_t va, uint64_t bytes, int access);
+  bool (*expose)(void *ctx, uint64_t va, uint64_t bytes, uint64_t *bus);
+  void (*unexpose)(void *ctx, uint64_t va, uint64_t bytes);
 } drv_um_host_port;
 
 bool drv_um_on_demand(drv *d);
@@ -224,9 +229,10 @@ drv_um_loc drv_um_where(const drv *d, uint64_t va);
 /* The host touched va (write: for writing): its page comes to the host (or is duplicated). */
 simtvp_status drv_um_host_access(drv *d, uint64_t va, bool write, simtvp_diag *diag);
 /* Moves the pages of [va, va + bytes) (inside one managed range) to `to` (HOST or GPU) with timed
- * copy-engine copies on the paging channel. To the GPU: queued at once (pages on the host are not
- * in use by the GPU) and s waits for them on the GPU; returns without waiting. To the host: after
- * s's earlier work completed; returns when the pages are there.
+ * copy-engine copies on the paging channel; returns without waiting. To the GPU: queued at once
+ * (pages on the host are not in use by the GPU) and s waits for them on the GPU. To the host: s
+ * stops at a semaphore; once s's earlier work is done the driver migrates the pages (at its next
+ * poll of the channels: any wait, query or sync) and releases s.
  * Pages never touched stay so on a prefetch to the host. write: the pages are about to be
  * written on that side (a read-mostly page then moves instead of being duplicated). */
 simtvp_status drv_um_prefetch(drv *d, drv_stream *s, uint64_t va, uint64_t bytes, drv_um_loc to, bool write,
@@ -238,8 +244,11 @@ typedef enum drv_um_advice {
   DRV_UM_ADVISE_UNSET_ACCESSED_BY_HOST, DRV_UM_ADVISE_UNSET_ACCESSED_BY_GPU
 } drv_um_advice;
 /* SIMTVP_ERR_ARG naming the address for a range outside one managed allocation or an unknown
- * advice. Read-mostly pages are duplicated on reads; the preferred location and accessed-by are
- * recorded (drv_um_range_info) and do not change placement (docs/vm.md). */
+ * advice. Read-mostly pages are duplicated on reads. A GPU fault on a page whose preferred
+ * location is the host maps the host page remotely instead of migrating it; accessed-by the GPU
+ * maps every page the host holds remotely, now and whenever one comes to the host (docs/vm.md
+ * "Unified memory": a VIDMEM entry naming the page's MAP_SYSMEM window; needs the host port's
+ * expose). The preferred location GPU changes nothing (faults migrate to the GPU anyway). */
 simtvp_status drv_um_advise(drv *d, uint64_t va, uint64_t bytes, drv_um_advice advice, simtvp_diag *diag);
 typedef struct drv_um_range_info_t {
   bool read_mostly;     /* every page of the range is read-mostly */
@@ -257,7 +266,13 @@ typedef struct drv_um_stats {
   uint64_t host_faults;     /* host accesses that reached drv_um_host_access */
   uint64_t prefetched_pages;
   uint64_t duplicates, duplicates_dropped; /* read-mostly copies made and dropped */
+  uint64_t remote_maps, remote_unmaps;     /* host pages the GPU mapped remotely / stopped mapping */
 } drv_um_stats;
+/* The GPU address of the MAP_SYSMEM window through which the GPU reaches managed page va while it
+ * maps it remotely (DRV_UM_WINDOW_BASE + its offset in device memory; above every device and
+ * program address). */
+#define DRV_UM_WINDOW_BASE (1ull << 51)
+bool drv_um_remote(const drv *d, uint64_t va); /* the GPU maps page va's host copy remotely */
 void drv_um_get_stats(const drv *d, drv_um_stats *out);
 
 /* ---- system memory kernels reach (zero-copy) -------------------------------------------------- */

@@ -16,7 +16,8 @@ typedef enum drv_defer_kind {
   DRV_DEFER_FREE_SYSMEM = 0, /* bus_addr */
   DRV_DEFER_COPY_OUT,        /* rows × width bytes from bus_addr (pitch width) to host (pitch host_pitch) */
   DRV_DEFER_CALLBACK,        /* fn(data), then release the semaphore at bus_addr (writes 1) */
-  DRV_DEFER_FREE_DEVMEM      /* dptr (module unload while work is in flight never happens: sync) */
+  DRV_DEFER_FREE_DEVMEM,     /* dptr (module unload while work is in flight never happens: sync) */
+  DRV_DEFER_UM_DUE           /* a prefetch to the host (id in width) may run: drv_um_prefetch_due */
 } drv_defer_kind;
 
 typedef struct drv_deferred {
@@ -166,6 +167,10 @@ simtvp_status drv_wait_fence(drv *d, drv_channel *ch, uint64_t v, simtvp_diag *d
 /* Stream s waits (on the GPU) until channel `other` reached fence v: a semaphore wait and a fence
  * on s's channel, so s's later work, queries and syncs come after it. */
 simtvp_status drv_stream_wait_channel(drv *d, drv_stream *s, drv_channel *other, uint64_t v, simtvp_diag *diag);
+/* Stream s stops (on the GPU) at a semaphore in system memory (*sem, 8 bytes, 0) until the host
+ * writes 1 there; once s's earlier work is done the host runs the DRV_DEFER_UM_DUE action for id.
+ * The semaphore is freed after the wait passed. */
+simtvp_status drv_stream_hold_for_host(drv *d, drv_stream *s, uint64_t id, uint64_t *sem, simtvp_diag *diag);
 /* System memory at bus is freed once channel ch passed fence (false: out of host memory). */
 bool drv_defer_sysmem_free(drv_channel *ch, uint64_t fence, uint64_t bus);
 /* Releases a device allocation: the heap block (user: the program's, drv_heap_free_user), its
@@ -194,6 +199,11 @@ bool drv_um_free(drv *d, uint64_t dptr, simtvp_diag *diag);  /* drv_mem_free of 
 simtvp_status drv_um_adopt_module(drv *d, const drv_module *mod, simtvp_diag *diag);
 void drv_um_forget_module(drv *d, const drv_module *mod);
 void drv_um_close(drv *d);
+/* A prefetch to the host reached its place in its stream (run_deferred, inside poll_channels: only
+ * marks it) / runs the prefetches so marked, when no unified-memory work is half done (the end of
+ * poll_channels): their migrations never nest in a stream callback or in another migration. */
+void drv_um_prefetch_due(drv *d, uint64_t id);
+void drv_um_run_due(drv *d);
 /* Declares (map) or ends (!map) a block of the GPU's device-memory map (gpu_abi.h MEMMAP_OP). */
 enum { DRV_MEMMAP_INTERNAL = 1u << 0, DRV_MEMMAP_CODE = 1u << 1 /* with INTERNAL */ };
 void drv_memmap_op(drv *d, bool map, uint64_t addr, uint64_t size, uint64_t tag, uint32_t flags);

@@ -6,6 +6,7 @@
 // range attributes and their bad inputs. Every count below is computed by hand in its comment;
 // how many batches the timing cores' faults fall into depends on when the driver gets the interrupt,
 // so there the batch counts are only bounded (faults, pages and bytes are exact on both).
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -154,6 +155,7 @@ TEST(CudartUnifiedMemory, PrefetchMovesPagesSoNothingFaults) {
   EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
   EXPECT_EQ(s2.faults - s1.faults, 0u);
   ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, host(), 0, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);  // stream-ordered, like the copies
   drv_um_stats s3 = um();
   EXPECT_EQ(s3.pages_to_host - s2.pages_to_host, 4u);
   for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 2) << i;
@@ -199,6 +201,129 @@ TEST(CudartUnifiedMemory, PrefetchToTheDeviceReturnsAtOnceAndItsStreamWaitsForTh
   EXPECT_EQ(s5.pages_to_host - s4.pages_to_host, 1u);
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// A prefetch to the host is asynchronous too: right after the call the stream is busy (it waits
+// for the driver, which migrates the 4 pages once the kernel before it is done), a host function
+// queued behind it on the stream finds them on the host (it reads all 4 pages without a fault:
+// the migration ran before it, never inside it), and the sync finds 4 pages, 16384 bytes down,
+// 4 prefetched, 0 host faults.
+TEST(CudartUnifiedMemory, PrefetchToTheHostReturnsAtOnceAndRunsInStreamOrder) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 5;
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, st), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, st, m, n), cudaSuccess);
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, host(), 0, st), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(st), cudaErrorNotReady);
+  struct Seen {
+    const int *m;
+    int n;
+    long sum;
+  } seen{m, n, 0};
+  ASSERT_EQ(cudaLaunchHostFunc(st, [](void *p) {
+              auto *x = static_cast<Seen *>(p);
+              for (int i = 0; i < x->n; i++) x->sum += x->m[i];
+            }, &seen),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(seen.sum, 7L * n);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.pages_to_host - s1.pages_to_host, 4u);
+  EXPECT_EQ(s2.bytes_to_host - s1.bytes_to_host, 16384u);
+  EXPECT_EQ(s2.prefetched_pages - s1.prefetched_pages, 4u);
+  EXPECT_EQ(s2.host_faults - s1.host_faults, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 7) << i;
+  EXPECT_EQ(um().host_faults - s2.host_faults, 0u);
+  EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// Preferred location host: add_one over 4 host-initialised pages faults once per page (4 faults)
+// and each fault maps the host page for the GPU's remote access instead of migrating it (4
+// remote maps, 0 bytes up): the kernel's stores land in host memory, so host reads neither fault
+// nor bring anything down; a second kernel faults 0 times. On timing cores the accesses are
+// system-memory requests (hub.requests grows) and, on a discrete GPU, the second kernel, which
+// reaches host memory over the link, takes more GPU cycles than a third after a prefetch to the
+// device.
+TEST(CudartUnifiedMemory, PreferredLocationHostMapsPagesRemotelyInsteadOfMigrating) {
+  const int n = 4 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 1;
+  ASSERT_EQ(cudaMemAdvise(m, n * 4, 3 /* SetPreferredLocation */, host()), cudaSuccess);
+  drv_um_stats s1 = um();
+  uint64_t hub0 = gpu_stat("hub.requests");
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.faults - s1.faults, 4u);
+  EXPECT_EQ(s2.remote_maps - s1.remote_maps, 4u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 0u);
+  if (!kFunctional) {
+    EXPECT_GT(gpu_stat("hub.requests"), hub0);
+  }
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 2) << i;
+  uint64_t c0 = gpu_stat("gpu_sim_cycle");
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  uint64_t remote_cycles = gpu_stat("gpu_sim_cycle") - c0;
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.faults - s2.faults, 0u);
+  EXPECT_EQ(s3.host_faults - s1.host_faults, 0u);
+  EXPECT_EQ(s3.bytes_to_host - s1.bytes_to_host, 0u);
+  for (int i = 0; i < n; i++) ASSERT_EQ(m[i], 3) << i;
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  uint64_t c1 = gpu_stat("gpu_sim_cycle");
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  uint64_t local_cycles = gpu_stat("gpu_sim_cycle") - c1;
+  EXPECT_EQ(um().faults - s3.faults, 0u);
+  printf("add_one over 4 pages: %llu GPU cycles remote, %llu in device memory\n",
+         (unsigned long long)remote_cycles, (unsigned long long)local_cycles);
+  // A discrete GPU reaches host memory over its link; an integrated one (the other system modes)
+  // has no DRAM of its own, so there device memory is system memory too and costs the same.
+  if (!kFunctional && std::string(UM_TEST_MORE_OPTIONS).find("-system_mode") == std::string::npos) {
+    EXPECT_GT(remote_cycles, local_cycles);
+  }
+  int pref = 7;
+  ASSERT_EQ(cudaMemRangeGetAttribute(&pref, 4, 2 /* PreferredLocation */, m, n * 4), cudaSuccess);
+  EXPECT_EQ(pref, cudaCpuDeviceId);
+  EXPECT_EQ(cudaFree(m), cudaSuccess);
+}
+
+// Accessed-by the device: the advice maps the 2 pages the host holds at once (2 remote maps), so
+// the kernel over them faults 0 times and nothing moves; a prefetch to the device then migrates
+// them (8192 bytes up) and a host read brings page 0 back (1 host fault), where it is mapped
+// remotely again (1 more remote map).
+TEST(CudartUnifiedMemory, AccessedByTheDeviceKeepsHostPagesMapped) {
+  const int n = 2 * kPageInts;
+  int *m = managed(n * 4);
+  for (int i = 0; i < n; i++) m[i] = 10;
+  drv_um_stats s1 = um();
+  ASSERT_EQ(cudaMemAdvise(m, n * 4, 5 /* SetAccessedBy */, device0()), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(n / 128), d3(128), 0, nullptr, m, n), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.remote_maps - s1.remote_maps, 2u);
+  EXPECT_EQ(s2.faults - s1.faults, 0u);
+  EXPECT_EQ(s2.bytes_to_gpu - s1.bytes_to_gpu, 0u);
+  EXPECT_EQ(m[5], 11);
+  ASSERT_EQ(cudaMemPrefetchAsync(m, n * 4, device0(), 0, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.bytes_to_gpu - s2.bytes_to_gpu, 8192u);
+  EXPECT_EQ(s3.remote_unmaps - s2.remote_unmaps, 2u);
+  EXPECT_EQ(m[7], 11);
+  drv_um_stats s4 = um();
+  EXPECT_EQ(s4.host_faults - s3.host_faults, 1u);
+  EXPECT_EQ(s4.remote_maps - s3.remote_maps, 1u);
   EXPECT_EQ(cudaFree(m), cudaSuccess);
 }
 

@@ -544,7 +544,8 @@ class DriverFuncUm : public DriverFunc {
     DriverFunc::SetUp();
     drv_um_host_port hp{this, [](void *ctx, uint64_t va, uint64_t bytes, int access) {
                           for (uint64_t p = va; p < va + bytes; p += 4096) static_cast<DriverFuncUm *>(ctx)->prot[p] = access;
-                        }};
+                        },
+                        nullptr, nullptr};
     drv_um_set_host_port(d, &hp);
   }
   void TearDown() override {
@@ -698,6 +699,231 @@ TEST_F(DriverFuncUm, PrefetchToTheGpuIsQueuedAndTheStreamWaitsForIt) {
   ASSERT_EQ(drv_um_host_access(d, a + 8, false, &diag), SIMTVP_OK);
   EXPECT_EQ(ha[5], 5.0f + 2.0f);
   EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+// A prefetch to the host is stream-ordered and returns at once: after vadd on stream s (3 pages
+// the GPU holds, a[i] = i + 2 x 1), the call leaves the pages where they are (the kernel may still
+// use them: GPU, mirrors closed) with the stream stopped at the driver's semaphore, so a query
+// finds it busy; the sync lets the driver migrate them once vadd is done and release the stream:
+// 3 pages, 12288 bytes down, 3 prefetched, 0 host faults, mirrors open, values i + 2.
+TEST_F(DriverFuncUm, PrefetchToTheHostReturnsAtOnceAndMigratesAfterTheStreamsEarlierWork) {
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, true, &diag), SIMTVP_OK) << diag.message;
+  uint32_t nn = n;
+  uint64_t c = a;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &c, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t p = 0; p < 3; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_NONE);
+  bool idle = true;
+  ASSERT_EQ(drv_stream_query(d, s, &idle, &diag), SIMTVP_OK);
+  EXPECT_FALSE(idle);
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t p = 0; p < 3; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_HOST) << p;
+  EXPECT_EQ(prot[a + 8192], DRV_UM_HOST_RW);
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.pages_to_host - s0.pages_to_host, 3u);
+  EXPECT_EQ(s1.bytes_to_host - s0.bytes_to_host, 12288u);
+  EXPECT_EQ(s1.prefetched_pages - s0.prefetched_pages, 3u);
+  EXPECT_EQ(s1.host_faults - s0.host_faults, 0u);
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(ha[i], (float)i + 2.0f) << i;
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+// Stream order across directions: a prefetch to the host still waiting for its stream (behind a
+// kernel) and then one to the GPU of the same pages end with the pages on the GPU — the second
+// call waits for the first (2 pages down, then 2 up) — and a range freed with a prefetch to the
+// host pending releases its stream (the sync returns).
+TEST_F(DriverFuncUm, PrefetchesKeepTheirStreamOrderAndAFreeReleasesAPendingOne) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_stream *s = nullptr;
+  ASSERT_EQ(drv_stream_create(d, 0, 0, &s, &diag), SIMTVP_OK) << diag.message;
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;  // 2 GPU first touches
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_GPU, false, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.pages_to_host - s0.pages_to_host, 2u);
+  EXPECT_EQ(s1.pages_to_gpu - s0.pages_to_gpu, 2u);
+  for (uint32_t p = 0; p < 2; p++) EXPECT_EQ(drv_um_where(d, a + p * 4096), DRV_UM_GPU) << p;
+  ASSERT_EQ(drv_um_host_access(d, a, false, &diag), SIMTVP_OK);
+  EXPECT_EQ(reinterpret_cast<float *>(a)[7], 4.0f);  // two vadds: 0 + 2 + 2
+  // freed while pending: the free waits for the GPU (drv_sync), which runs the prefetch first
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag, 0, s),
+            SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_um_prefetch(d, s, a, n * 4, DRV_UM_HOST, false, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_stream_sync(d, s, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_EQ(drv_stream_destroy(d, s, &diag), SIMTVP_OK);
+}
+
+// Remote mappings. The test's host port plays the platform: expose gives the mirror page a bus
+// address and, as gpu_top does on the MAP_SYSMEM the driver then queues, maps the window onto
+// the mirror in the store; unexpose takes it away.
+class DriverFuncUmRemote : public DriverFuncUm {
+ protected:
+  void SetUp() override {
+    DriverFuncUm::SetUp();
+    drv_um_host_port hp{this,
+                        [](void *ctx, uint64_t va, uint64_t bytes, int access) {
+                          for (uint64_t p = va; p < va + bytes; p += 4096)
+                            static_cast<DriverFuncUmRemote *>(ctx)->prot[p] = access;
+                        },
+                        [](void *ctx, uint64_t va, uint64_t bytes, uint64_t *bus) {
+                          auto *t = static_cast<DriverFuncUmRemote *>(ctx);
+                          *bus = kBus + va;
+                          t->exposed++;
+                          return devmem_map_external(t->mem, t->window(va), bytes, reinterpret_cast<uint8_t *>(va),
+                                                     *bus, DEVMEM_APERTURE_SYSMEM, nullptr) == SIMTVP_OK;
+                        },
+                        [](void *ctx, uint64_t va, uint64_t bytes) {
+                          auto *t = static_cast<DriverFuncUmRemote *>(ctx);
+                          t->exposed--;
+                          devmem_unmap(t->mem, t->window(va), bytes);
+                        }};
+    drv_um_set_host_port(d, &hp);
+  }
+  uint64_t window(uint64_t va) const { return DRV_UM_WINDOW_BASE + (va - 0x500000000000ull); }
+  static constexpr uint64_t kBus = 1ull << 60;
+  int exposed = 0;
+};
+
+// Preferred location host: vadd over 3 host pages (c = a + 2 x 1 into a) faults once per page
+// (3 entries, 1 batch) and each fault maps the host page remotely instead of migrating it: 0
+// bytes up, 3 remote maps, 3 MAP_SYSMEM windows at DRV_UM_WINDOW_BASE + the page's offset, the
+// entries VALID VIDMEM VOL naming them; the kernel's stores land in the host mirror, which stays
+// open (no host fault). A second vadd faults 0 times. A prefetch to the GPU then migrates them
+// (3 remote unmaps, windows closed, unexposed; 12288 bytes up).
+TEST_F(DriverFuncUmRemote, PreferredLocationHostMapsFaultingPagesRemotely) {
+  const uint32_t n = 3 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 3; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  float *ha = reinterpret_cast<float *>(a);
+  for (uint32_t i = 0; i < n; i++) ha[i] = (float)i;
+  ASSERT_EQ(drv_um_advise(d, a, n * 4, DRV_UM_ADVISE_PREFER_HOST, &diag), SIMTVP_OK);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 3u);
+  EXPECT_EQ(s1.batches - s0.batches, 1u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  EXPECT_EQ(s1.remote_maps - s0.remote_maps, 3u);
+  EXPECT_EQ(exposed, 3);
+  ASSERT_EQ(h->n_sysmaps, 3u);
+  for (uint32_t p = 0; p < 3; p++) {
+    uint64_t va = a + p * 4096, e = 0;
+    uint32_t bits = 0;
+    EXPECT_EQ(drv_um_where(d, va), DRV_UM_HOST);
+    EXPECT_TRUE(drv_um_remote(d, va));
+    EXPECT_EQ(prot[va], DRV_UM_HOST_RW);
+    ASSERT_TRUE(drv_vas_lookup(drv_default_vas(d), va, &e, &bits));
+    EXPECT_EQ(mmu_pte_addr(e), window(va));
+    EXPECT_EQ(mmu_pte_aperture(e), (uint32_t)MMU_APERTURE_VIDMEM);
+    EXPECT_NE(e & MMU_PTE_VOL, 0u);
+  }
+  for (uint32_t i = 0; i < n; i++) ASSERT_EQ(ha[i], (float)i + 2.0f) << i;  // in place, no copy
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.faults - s1.faults, 0u);
+  EXPECT_EQ(s2.host_faults - s0.host_faults, 0u);
+  EXPECT_EQ(ha[9], 9.0f + 4.0f);
+  ASSERT_EQ(drv_um_prefetch(d, nullptr, a, n * 4, DRV_UM_GPU, false, &diag), SIMTVP_OK) << diag.message;
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s3 = um();
+  EXPECT_EQ(s3.remote_unmaps - s2.remote_unmaps, 3u);
+  EXPECT_EQ(s3.bytes_to_gpu - s2.bytes_to_gpu, 12288u);
+  EXPECT_EQ(exposed, 0);
+  EXPECT_EQ(h->n_sysmaps, 0u);
+  EXPECT_EQ(drv_um_where(d, a), DRV_UM_GPU);
+  EXPECT_FALSE(drv_um_remote(d, a));
+}
+
+// Preferred location host on pages never touched: the GPU's first touch places them on the host
+// (2 first touches there, mirrors opened) and maps them remotely: 2 faults, 0 bytes moved.
+TEST_F(DriverFuncUmRemote, PreferredHostFirstTouchByTheGpuPlacesThePageOnTheHost) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  ASSERT_EQ(drv_um_advise(d, a, n * 4, DRV_UM_ADVISE_PREFER_HOST, &diag), SIMTVP_OK);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 2u);
+  EXPECT_EQ(s1.first_touch_host - s0.first_touch_host, 2u);
+  EXPECT_EQ(s1.first_touch_gpu - s0.first_touch_gpu, 0u);
+  EXPECT_EQ(s1.remote_maps - s0.remote_maps, 2u);
+  EXPECT_EQ(prot[a + 4096], DRV_UM_HOST_RW);
+  EXPECT_EQ(reinterpret_cast<float *>(a)[1025], 2.0f);  // page 1, written in place
+}
+
+// Accessed-by the GPU: the advice maps the 2 pages the host holds at once (2 remote maps, no
+// fault when vadd then runs over them, 0 bytes moved); a page that comes back to the host later
+// (a host access after a prefetch to the GPU) is mapped remotely again (1 more remote map).
+TEST_F(DriverFuncUmRemote, AccessedByTheGpuKeepsHostPagesMapped) {
+  const uint32_t n = 2 * 1024;
+  uint64_t a = managed(n * 4);
+  for (uint32_t p = 0; p < 2; p++) ASSERT_EQ(drv_um_host_access(d, a + p * 4096, true, &diag), SIMTVP_OK);
+  drv_um_stats s0 = um();
+  ASSERT_EQ(drv_um_advise(d, a, n * 4, DRV_UM_ADVISE_ACCESSED_BY_GPU, &diag), SIMTVP_OK);
+  EXPECT_EQ(um().remote_maps - s0.remote_maps, 2u);
+  EXPECT_EQ(h->n_sysmaps, 2u);
+  std::vector<float> ones(n, 1.0f);
+  uint64_t db;
+  ASSERT_EQ(test_support::upload(d, ones, &db, &diag), SIMTVP_OK);
+  uint32_t nn = n;
+  ASSERT_EQ(test_support::launch(d, drv_module_function(mod, "vadd"), n / 128, 128, {&a, &db, &a, &nn}, &diag),
+            SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  drv_um_stats s1 = um();
+  EXPECT_EQ(s1.faults - s0.faults, 0u);
+  EXPECT_EQ(s1.bytes_to_gpu - s0.bytes_to_gpu, 0u);
+  EXPECT_EQ(reinterpret_cast<float *>(a)[5], 2.0f);
+  ASSERT_EQ(drv_um_prefetch(d, nullptr, a, 4096, DRV_UM_GPU, false, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  EXPECT_FALSE(drv_um_remote(d, a));
+  ASSERT_EQ(drv_um_host_access(d, a, false, &diag), SIMTVP_OK);
+  drv_um_stats s2 = um();
+  EXPECT_EQ(s2.remote_maps - s1.remote_maps, 1u);
+  EXPECT_EQ(s2.remote_unmaps - s1.remote_unmaps, 1u);
+  EXPECT_TRUE(drv_um_remote(d, a));
+  EXPECT_EQ(h->n_sysmaps, 2u);
+  EXPECT_EQ(drv_mem_free(d, a, &diag), SIMTVP_OK);  // the free closes both windows
+  EXPECT_EQ(h->n_sysmaps, 0u);
+  EXPECT_EQ(exposed, 0);
 }
 
 // Two channels: the second is the paging channel (streams share channel 0), so managed memory

@@ -12,7 +12,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <map>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "config.h"
@@ -143,6 +146,13 @@ struct gpu_top::state {
   gpu_dma_counters dma;
   // System memory mapped by MAP_SYSMEM: GPU address -> bytes (dropped at reset).
   std::map<uint64_t, uint64_t> sysmaps;
+  // Virtual pages the functional engine translated onto a page the store maps onto system memory
+  // (a VIDMEM entry naming a MAP_SYSMEM window: managed pages the GPU maps remotely), virtual page
+  // -> physical page: where a timing side's request, which carries the virtual address, goes.
+  // Filled on translation-cache fills, possibly from several engine threads.
+  std::mutex windows_mu;
+  std::atomic<uint32_t> n_windows{0};
+  std::unordered_map<uint64_t, uint64_t> windows;
 
   // Statistics.
   uint64_t *gpu_sim_cycle = nullptr;
@@ -372,9 +382,10 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   env.cta_done = [this](uint32_t sm, uint32_t slot, const gpu_cta_result &r) { cta_done(sm, slot, r); };
   // The timing side's hub: where a GPU address lies on the bus (the store's external mappings),
   // and the timing transaction on the DMA initiator.
+  env.physical = [this](uint64_t addr) { return physical_of(addr); };
   env.sysmem.translate = [this](const mem_req &req, uint64_t *bus, sc_time *extra) {
     *extra = SC_ZERO_TIME;
-    if (devmem_bus_addr(s_->mem, req.addr, bus, nullptr)) return true;
+    if (devmem_bus_addr(s_->mem, physical_of(req.addr), bus, nullptr)) return true;
     // shared_va: a page the store does not hold may be a host page the system IOMMU translates.
     if (s_->ats.timed && !devmem_page(s_->mem, req.addr >> DEVMEM_PAGE_BITS) &&
         s_->ats.timed(req.addr, req.is_write || req.kind == MEM_ACC_ATOMIC, bus, extra))
@@ -388,7 +399,8 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
     return true;
   };
   env.sysmem.transport = [this](const mem_req &req, uint64_t bus, sc_time *delay) {
-    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, req.addr, bus, req.size, delay,
+    // the bytes a write carries are those at the physical address (the store holds them there)
+    return dma_timed(req.is_write && req.kind != MEM_ACC_ATOMIC, physical_of(req.addr), bus, req.size, delay,
                      req.kind == MEM_ACC_L2_WRBK, req.kind == MEM_ACC_ATOMIC);
   };
   if (s.config.system.mode == GPU_SYSTEM_SHARED_VA)
@@ -437,6 +449,9 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
   ports.host_page.ctx = this;
   ports.host_page.vidmem = [](void *ctx, uint64_t pa) {
     return devmem_page(static_cast<gpu_top *>(ctx)->s_->mem, pa >> DEVMEM_PAGE_BITS);
+  };
+  ports.host_page.translated = [](void *ctx, uint64_t va, uint32_t aperture, uint64_t pa) {
+    static_cast<gpu_top *>(ctx)->translated(va, aperture, pa);
   };
   if (s.config.system.mode == GPU_SYSTEM_SHARED_VA) {
     // The system IOMMU (set_ats): host pages behind the SYSMEM translations it gives.
@@ -636,6 +651,11 @@ void gpu_top::hardware_reset() {
     }
   for (const auto &m : s.sysmaps) devmem_unmap(s.mem, m.first, m.second);
   s.sysmaps.clear();
+  {
+    std::lock_guard<std::mutex> lock(s.windows_mu);
+    s.windows.clear();
+    s.n_windows.store(0, std::memory_order_release);
+  }
   // No block is live, the map is off (MEMMAP_CTRL resets to 0).
   uint32_t n_blocks;
   while (devmem_blocks(s.mem, &n_blocks), n_blocks)
@@ -892,6 +912,25 @@ uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
       wk->dropped += wk->simt->coherent_invalidate(a);
     }, &w);
   return w.dropped;
+}
+
+void gpu_top::translated(uint64_t va, uint32_t aperture, uint64_t pa) {
+  state &s = *s_;
+  const uint64_t vp = va >> DEVMEM_PAGE_BITS, pp = pa >> DEVMEM_PAGE_BITS;
+  const bool window = aperture == MMU_APERTURE_VIDMEM && vp != pp && devmem_bus_addr(s.mem, pa, nullptr, nullptr);
+  if (!window && s.n_windows.load(std::memory_order_acquire) == 0) return;  // the usual case: nothing to do
+  std::lock_guard<std::mutex> lock(s.windows_mu);
+  if (window) s.windows[vp] = pp;
+  else s.windows.erase(vp);
+  s.n_windows.store(static_cast<uint32_t>(s.windows.size()), std::memory_order_release);
+}
+
+uint64_t gpu_top::physical_of(uint64_t addr) const {
+  state &s = *s_;
+  if (s.n_windows.load(std::memory_order_acquire) == 0) return addr;
+  std::lock_guard<std::mutex> lock(s.windows_mu);
+  auto it = s.windows.find(addr >> DEVMEM_PAGE_BITS);
+  return it == s.windows.end() ? addr : (it->second << DEVMEM_PAGE_BITS) | (addr & DEVMEM_PAGE_MASK);
 }
 
 bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {

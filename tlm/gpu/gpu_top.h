@@ -276,6 +276,8 @@ class gpu_top : public sc_core::sc_module {
                  bool writeback = false, bool atomic = false);
   // MAP_SYSMEM: [va, va + bytes) onto system memory at bus (through a DMI pointer).
   bool map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes);
+  void translated(uint64_t va, uint32_t aperture, uint64_t pa);
+  uint64_t physical_of(uint64_t addr) const;
   void unmap_sysmem(uint64_t va, uint64_t bytes);
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
 

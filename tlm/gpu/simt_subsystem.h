@@ -56,6 +56,11 @@ struct simt_env {
   // store's external mappings), the timing transaction on the DMA initiator. Always set by
   // gpu_top.
   sysmem_port sysmem;
+  // The physical address of a virtual one whose page the functional engine translated onto system
+  // memory through a VIDMEM entry (a MAP_SYSMEM window: managed pages mapped remotely); the address
+  // itself otherwise. Lets a side whose requests carry virtual addresses tag them SYSMEM. May be
+  // empty; callable from several threads.
+  std::function<uint64_t(uint64_t)> physical;
 };
 
 class simt_subsystem {

@@ -178,11 +178,15 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     cc.cores = gpu_simt_timing_core_configs(side_) + static_cast<size_t>(c) * per_cluster;
     cc.ejection_buffer = g_.core.cluster_ejection_buffer;
     cc.addrmap = mem_->addrmap();
-    // The aperture of each request: system memory where the store maps it externally.
-    cc.aperture.ctx = env_.mem;
+    // The aperture of each request: system memory where the store maps it externally (at the
+    // physical address: a request that carries a virtual address of a page mapped remotely is
+    // looked up where the functional engine's translation put it).
+    cc.aperture.ctx = this;
     cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
+      auto *t = static_cast<simt_timing *>(ctx);
       uint8_t ap = DEVMEM_APERTURE_VIDMEM;
-      if (!devmem_bus_addr(static_cast<devmem *>(ctx), addr, nullptr, &ap)) return MEM_APERTURE_VIDMEM;
+      if (t->env_.physical) addr = t->env_.physical(addr);
+      if (!devmem_bus_addr(t->env_.mem, addr, nullptr, &ap)) return MEM_APERTURE_VIDMEM;
       return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
     };
     if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
@@ -190,6 +194,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
       cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
         auto *t = static_cast<simt_timing *>(ctx);
         uint8_t ap = DEVMEM_APERTURE_VIDMEM;
+        if (t->env_.physical) addr = t->env_.physical(addr);
         if (devmem_bus_addr(t->env_.mem, addr, nullptr, &ap))
           return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
         if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
