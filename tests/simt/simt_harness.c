@@ -12,6 +12,8 @@
 #include "gpu_disp.h"
 #include "gpu_image.h"
 #include "gpu_launcher.h"
+#include "mmu.h"
+#include "mmu_pte.h"
 
 #define SH_MAX_KERNELS 8u
 #define SH_HEAP_BASE 0x0000000100000000ull
@@ -67,6 +69,12 @@ struct simt_harness {
   bool have_report;      /* report: the launch's first structured fault/deadlock report */
   simtvp_diag report;
   uint64_t *gpu_sim_cycle;
+  /* replayable faults (sh_set_absent_pages) */
+  gpu_mmu_port mmu;
+  uint8_t fault_policy;
+  uint64_t *absent, *pending;
+  uint32_t n_absent, n_pending;
+  uint64_t xlate_generation, faults, replays;
 };
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -192,6 +200,88 @@ static uint64_t mem_next(const simt_harness *h) {
   return t;
 }
 
+/* ---- replayable faults (sh_set_absent_pages) ---------------------------------------------------- */
+
+static bool page_in(const uint64_t *set, uint32_t n, uint64_t page) {
+  for (uint32_t i = 0; i < n; i++)
+    if (set[i] == page) return true;
+  return false;
+}
+
+/* The identity translation, with the absent pages not resident (REPLAY). */
+static mmu_fault identity_translate(void *ctx, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
+  simt_harness *h = ctx;
+  (void)pdb, (void)access;
+  memset(t, 0, sizeof *t);
+  if (page_in(h->absent, h->n_absent, va & ~(uint64_t)(MMU_PAGE_BYTES - 1))) {
+    t->entry = MMU_PTE_REPLAY;
+    t->fault = MMU_FAULT_REPLAY_ABSENT;
+    return t->fault;
+  }
+  t->entry = MMU_PTE_VALID;
+  t->pa = va;
+  t->aperture = MMU_APERTURE_VIDMEM;
+  t->page_bits = 12;
+  return MMU_FAULT_NONE;
+}
+
+static uint8_t *identity_host_page(void *ctx, uint32_t aperture, uint64_t pa) {
+  simt_harness *h = ctx;
+  return aperture == MMU_APERTURE_VIDMEM ? devmem_page(h->mem, pa >> DEVMEM_PAGE_BITS) : NULL;
+}
+
+/* simt_kernel.replayable_fault: the warp waits; each page is one fault until the next replay. */
+static bool replayable_fault(void *ctx, const simt_kernel *k, uint32_t sm, const uint64_t *pages, uint32_t n,
+                             uint8_t access, uint8_t kind, uint64_t now) {
+  simt_harness *h = ctx;
+  (void)k, (void)sm, (void)access, (void)kind, (void)now;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t page = pages[i] & ~(uint64_t)(MMU_PAGE_BYTES - 1);
+    if (page_in(h->pending, h->n_pending, page) || h->n_pending == h->n_absent) continue;
+    h->pending[h->n_pending++] = page;
+    h->faults++;
+  }
+  return true;
+}
+
+/* The driver's part: the pending pages become resident (or not), then every core replays. */
+static void serve_faults(simt_harness *h) {
+  bool cancel = h->fault_policy == SH_FAULTS_CANCEL;
+  if (!cancel) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < h->n_absent; i++)
+      if (!page_in(h->pending, h->n_pending, h->absent[i])) h->absent[kept++] = h->absent[i];
+    h->n_absent = kept;
+    h->xlate_generation++;
+  }
+  h->n_pending = 0;
+  h->replays++;
+  for (uint32_t sm = 0; sm < h->cfg.derived.n_cores; sm++) simt_core_replay(sh_core(h, sm), cancel, h->now);
+}
+
+void sh_set_absent_pages(simt_harness *h, const uint64_t *pages, uint32_t n, sh_fault_policy policy) {
+  free(h->absent);
+  free(h->pending);
+  h->absent = n ? malloc(n * sizeof *h->absent) : NULL;
+  h->pending = n ? malloc(n * sizeof *h->pending) : NULL;
+  h->n_absent = h->absent && h->pending ? n : 0;
+  h->n_pending = 0;
+  if (h->n_absent) memcpy(h->absent, pages, n * sizeof *pages);
+  h->fault_policy = (uint8_t)policy;
+  h->xlate_generation++;
+  gpu_mmu_port m;
+  memset(&m, 0, sizeof m);
+  m.ctx = h;
+  m.translate = identity_translate;
+  m.host_page = identity_host_page;
+  m.generation = &h->xlate_generation;
+  h->mmu = m;
+  gpu_launcher_set_mmu(h->launcher, policy ? &h->mmu : NULL);
+}
+
+uint64_t sh_faults(const simt_harness *h) { return h->faults; }
+uint64_t sh_replays(const simt_harness *h) { return h->replays; }
+
 /* ---- dispatcher ports -------------------------------------------------------------------------- */
 
 static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why) {
@@ -208,6 +298,9 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
   sk->name = m->functions[k->desc.entry].name;
   sk->launch = gpu_launcher_launch(h->launcher, k->slot);
   sk->program = gpu_launcher_attachment(h->launcher, k->slot);
+  sk->replayable_fault = h->fault_policy ? replayable_fault : NULL;
+  sk->fault_ctx = h;
+  if (h->fault_policy && sk->launch) func_launch_allow_replay(sk->launch, true);
   return true;
 }
 
@@ -380,6 +473,8 @@ void sh_destroy(simt_harness *h) {
     free(h->queues[c].v);
   }
   gpu_launcher_destroy(h->launcher);
+  free(h->absent);
+  free(h->pending);
   for (uint32_t i = 0; i < h->n_mods; i++) {
     func_program_destroy(h->mods[i].p);
     ptx_module_destroy(h->mods[i].m);
@@ -546,6 +641,11 @@ simtvp_status sh_launch(simt_harness *h, const char *name, const uint32_t grid[3
     gpu_disp_advance(h->disp, h->now);
     if (h->done) break;
     uint64_t t = next_event(h);
+    if (t == UINT64_MAX && h->n_pending) { /* every warp waits on a fault: the driver's turn */
+      serve_faults(h);
+      h->now++;
+      continue;
+    }
     if (t == UINT64_MAX || t - start > h->o.max_cycles) {
       st = t == UINT64_MAX ? SIMTVP_ERR_DEADLOCK : SIMTVP_ERR_LIMIT;
       on_message(h, SIMTVP_ERROR, t == UINT64_MAX ? "harness: nothing can happen any more but the kernel has not finished"

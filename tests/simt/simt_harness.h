@@ -69,6 +69,18 @@ simtvp_status sh_read(simt_harness *h, uint64_t addr, void *dst, uint64_t n, sim
 /* Device address and size of a module-scope variable; false when absent. */
 bool sh_symbol(simt_harness *h, const char *name, uint64_t *addr, uint64_t *bytes);
 
+/* Replayable page faults (unified memory, docs/vm.md "Unified memory"): from now on launches
+ * translate through an identity MMU in which the 4 KiB pages at `pages` (addresses) are not
+ * resident — an access to one is a replayable fault (MMU_FAULT_REPLAY_ABSENT), so the warp waits —
+ * and when nothing else can happen the harness plays the driver's part for the faults recorded:
+ * SH_FAULTS_MIGRATE makes those pages resident and replays (MMU_REPLAY), SH_FAULTS_CANCEL cancels
+ * (MMU_REPLAY.CANCEL: the waiting accesses fail). n 0 with SH_FAULTS_NONE turns translation off. */
+typedef enum sh_fault_policy { SH_FAULTS_NONE = 0, SH_FAULTS_MIGRATE, SH_FAULTS_CANCEL } sh_fault_policy;
+void sh_set_absent_pages(simt_harness *h, const uint64_t *pages, uint32_t n, sh_fault_policy policy);
+/* Distinct pages reported as faults (per replay window) and replays (or cancels) done so far. */
+uint64_t sh_faults(const simt_harness *h);
+uint64_t sh_replays(const simt_harness *h);
+
 /* Launches kernel `name` (args[i] points to parameter i, as cuLaunchKernel) and runs the GPU
  * until it finishes. Returns the kernel's result (the first failing CTA's status); diag gets the
  * first error message the cores reported (fault with kernel, CTA, thread, PC; deadlock dump). */
