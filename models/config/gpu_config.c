@@ -737,7 +737,9 @@ static const config_option fidelity_options[] = {
                "mapped into the GPU, a CTA that has run this many warp instructions without ending "
                "yields and resumes as many core cycles later, so a kernel that waits for the host "
                "lets simulated time (and the host) advance. 0: every CTA runs to its end at once. "
-               "CTAs of kernels without host memory always run to their end at once."),
+               "CTAs of kernels without host memory always run to their end at once. With "
+               "-func_threads > 1 a kernel launched while host memory is mapped runs CTA by CTA "
+               "like this on one thread."),
     CONFIG_OPT(gpu_fidelity_config, sim_threads, CONFIG_UINT, "-sim_threads", "1", "threads",
                "Host threads that advance the timing GPU: the SIMT clusters, memory partitions and "
                "DRAM channels of a clock domain due at the same edge are ticked in parallel. The "

@@ -8,10 +8,13 @@
 
 /* Whole-kernel mode (func_config.threads > 1): the first CTA the dispatcher hands over runs the
  * whole grid as one func_launch_run on several host threads; that CTA reports the kernel's result,
- * the others report OK at once. */
+ * the others report OK at once. A kernel launched while host memory is mapped into the GPU (it
+ * may wait for the host, which only runs between steps) runs CTA by CTA in steps instead, as with
+ * one thread: a whole-grid run never yields. */
 typedef struct whole_run {
   uint64_t launch_uid; /* the kernel this slot's state belongs to */
   bool ran;
+  bool by_cta;         /* run CTA by CTA, in steps of step_insns */
 } whole_run;
 
 /* The CTAs of one thread block cluster, collected until all have arrived. */
@@ -87,6 +90,7 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
     if (s->whole_kernels) {
       s->runs[k->slot].launch_uid = k->launch_uid;
       s->runs[k->slot].ran = false;
+      s->runs[k->slot].by_cta = s->step_insns && s->ports.resume.at && devmem_has_external(s->mem);
     }
     return true;
   }
@@ -426,7 +430,8 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
   gpu_simt_func *s = ctx;
   gpu_cta_result r = {SIMTVP_ERR_STATE, 0, 0};
   func_launch *l = gpu_launcher_launch(s->launcher, k->slot);
-  if (l && s->whole_kernels && k->slot < s->n_runs && s->runs[k->slot].launch_uid == k->launch_uid) {
+  if (l && s->whole_kernels && k->slot < s->n_runs && s->runs[k->slot].launch_uid == k->launch_uid &&
+      !s->runs[k->slot].by_cta) {
     whole_run *w = &s->runs[k->slot];
     r.status = SIMTVP_OK;
     if (!w->ran) {

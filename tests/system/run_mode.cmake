@@ -4,7 +4,8 @@
 # hmm in shared_va: the IOMMU answered page requests and the fault report names the kernel, the
 # thread and the address. With EXPECT_FAIL=<text> the program must fail saying <text> instead.
 # With FUNC=1 the GPU is the functional one (-simt_model func): no timing checks (it sends no
-# memory traffic), but its CTAs must have yielded (func.step_yields > 0: the kernel waited).
+# memory traffic), but its CTAs must have yielded (func.step_yields > 0: the kernel waited);
+# FUNC_THREADS=<n> adds -func_threads <n>.
 #   cmake -DSIMTVP=<build/bin/simtvp> -DPROGRAM=<bin/x> -DMODE=<mode> -DOUT=<dir> [-DEXPECT_FAIL=..] [-DFUNC=1] -P run_mode.cmake
 foreach(var SIMTVP PROGRAM MODE OUT)
   if(NOT DEFINED ${var})
@@ -17,6 +18,9 @@ set(ENV{SIMTVP_OUTDIR} ${OUT})
 set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE}")
 if(FUNC)
   set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE} -simt_model func")
+  if(FUNC_THREADS)  # whole-kernel mode, whose kernels run CTA by CTA while host memory is mapped
+    set(ENV{SIMTVP_OPTIONS} "-system_mode ${MODE} -simt_model func -func_threads ${FUNC_THREADS}")
+  endif()
 endif()
 execute_process(COMMAND ${SIMTVP} ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 if(DEFINED EXPECT_FAIL)
