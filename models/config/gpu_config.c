@@ -731,7 +731,10 @@ static const config_option fidelity_options[] = {
                "Host threads that run a kernel's CTAs on the functional SIMT side (`-simt_model "
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
                "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
-               "order) may differ from run to run. Timing SIMT sides ignore it."),
+               "order) may differ from run to run. A kernel launched while host memory is mapped "
+               "into the GPU, or once unified memory's fault buffer is set up, runs CTA by CTA on "
+               "one thread (it may wait for the host or on replayable faults). Timing SIMT sides "
+               "ignore it."),
     CONFIG_OPT(gpu_fidelity_config, func_step_insns, CONFIG_UINT, "-func_step_insns", "4096", "warp insns",
                "The functional SIMT side's step (docs/system-modes.md §2.4): while host memory is "
                "mapped into the GPU, a CTA that has run this many warp instructions without ending "

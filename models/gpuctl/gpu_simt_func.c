@@ -9,12 +9,13 @@
 /* Whole-kernel mode (func_config.threads > 1): the first CTA the dispatcher hands over runs the
  * whole grid as one func_launch_run on several host threads; that CTA reports the kernel's result,
  * the others report OK at once. A kernel launched while host memory is mapped into the GPU (it
- * may wait for the host, which only runs between steps) runs CTA by CTA in steps instead, as with
- * one thread: a whole-grid run never yields. */
+ * may wait for the host, which only runs between steps), or once the driver has set up the fault
+ * buffer (unified memory: its warps may wait on replayable faults), runs CTA by CTA instead, as
+ * with one thread: a whole-grid run can neither yield nor park a CTA. */
 typedef struct whole_run {
   uint64_t launch_uid; /* the kernel this slot's state belongs to */
   bool ran;
-  bool by_cta;         /* run CTA by CTA, in steps of step_insns */
+  bool by_cta;         /* run CTA by CTA (in steps of step_insns; parked on replayable faults) */
 } whole_run;
 
 /* The CTAs of one thread block cluster, collected until all have arrived. */
@@ -90,7 +91,9 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
     if (s->whole_kernels) {
       s->runs[k->slot].launch_uid = k->launch_uid;
       s->runs[k->slot].ran = false;
-      s->runs[k->slot].by_cta = s->step_insns && s->ports.resume.at && devmem_has_external(s->mem);
+      const gpu_mmu_port *mmu = gpu_launcher_mmu(s->launcher);
+      s->runs[k->slot].by_cta = (s->step_insns && s->ports.resume.at && devmem_has_external(s->mem)) ||
+                                (mmu && mmu->fault_buffer && mmu->fault_buffer(mmu->ctx));
     }
     return true;
   }
