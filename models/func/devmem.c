@@ -424,6 +424,7 @@ void devmem_tlb_init(devmem_tlb *tlb, const devmem *dm) {
   memset(tlb, 0, sizeof *tlb);
   tlb->dm = dm;
   tlb->generation = dm ? dm->generation : 0;
+  tlb->dm_generation = dm ? &dm->generation : &tlb->generation;
 }
 
 void devmem_tlb_init_xlate(devmem_tlb *tlb, const devmem *dm, const devmem_xlate *x) {
@@ -434,14 +435,11 @@ void devmem_tlb_init_xlate(devmem_tlb *tlb, const devmem *dm, const devmem_xlate
   }
 }
 
-void devmem_tlb_sync(devmem_tlb *tlb) {
-  uint64_t xg = tlb->xlate && tlb->xlate->generation ? *tlb->xlate->generation : 0;
-  if (tlb->generation != tlb->dm->generation || xg != tlb->xgeneration) {
-    memset(tlb->tag, 0, sizeof tlb->tag);
-    memset(tlb->wtag, 0, sizeof tlb->wtag);
-    tlb->generation = tlb->dm->generation;
-    tlb->xgeneration = xg;
-  }
+void devmem_tlb_flush(devmem_tlb *tlb) {
+  memset(tlb->tag, 0, sizeof tlb->tag);
+  memset(tlb->wtag, 0, sizeof tlb->wtag);
+  tlb->generation = *tlb->dm_generation;
+  tlb->xgeneration = tlb->xlate && tlb->xlate->generation ? *tlb->xlate->generation : 0;
 }
 
 static uint8_t *tlb_fill(devmem_tlb *tlb, uint64_t page, bool write) {

@@ -176,14 +176,21 @@ typedef struct devmem_tlb {
   uint64_t wtag[DEVMEM_TLB_ENTRIES]; /* page number + 1 when writes are allowed too */
   uint32_t fault;                    /* why the last fill failed (the translator's code; 0: the
                                         store has no such page) */
+  const uint64_t *dm_generation;     /* the store's mapping generation (devmem_tlb_sync reads it
+                                        inline: once per warp instruction) */
 } devmem_tlb;
 
 void devmem_tlb_init(devmem_tlb *tlb, const devmem *dm);
 /* A cache of virtual pages translated by x (x must outlive the cache; NULL = devmem_tlb_init). */
 void devmem_tlb_init_xlate(devmem_tlb *tlb, const devmem *dm, const devmem_xlate *x);
+/* Empties the cache and records the current generations (devmem_tlb_sync's slow path). */
+void devmem_tlb_flush(devmem_tlb *tlb);
 /* Empties the cache when pages were unmapped (or translations changed) since it was filled (call
  * before a batch of lookups, e.g. once per warp instruction). */
-void devmem_tlb_sync(devmem_tlb *tlb);
+static inline void devmem_tlb_sync(devmem_tlb *tlb) {
+  uint64_t xg = tlb->xlate && tlb->xlate->generation ? *tlb->xlate->generation : 0;
+  if (tlb->generation != *tlb->dm_generation || xg != tlb->xgeneration) devmem_tlb_flush(tlb);
+}
 uint8_t *devmem_tlb_fill(devmem_tlb *tlb, uint64_t page);
 uint8_t *devmem_tlb_fill_w(devmem_tlb *tlb, uint64_t page);
 

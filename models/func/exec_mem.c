@@ -396,8 +396,74 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
   return !(bad & 0x80000003u) && !(over & 0x80000000u);
 }
 
+/* Full warps of tiled kernels address shared memory by half-warps (lanes 0–15 and 16–31 are a
+ * row of a 16×16 tile each): each half reads one word (uniform: a broadcast) or 16 consecutive
+ * words (contiguous: a block copy). Classifies both halves of a full warp's offsets R[i] + off
+ * (32-bit sums that wrap, as fx_addr_gen's) and checks them: true when both halves have a pattern,
+ * every lane is 4-byte aligned and inside the `size` bytes of shared memory. Then a0 and a1 are
+ * the halves' first offsets and kinds has bit 0 (bit 1) set when the lower (upper) half is
+ * contiguous. Only a sufficient test: what it refuses goes through shared_r32_ok, which decides
+ * precisely. */
+static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0, uint32_t *a1,
+                                    uint32_t *kinds) {
+  /* lane i of a half against its first lane: uniform when every difference is 0, contiguous when
+   * it is 4i (mod 2^32, as the sums wrap); one branch-free loop the compiler vectorises */
+  uint32_t r0 = R[0], r1 = R[16], u0 = 0, c0 = 0, u1 = 0, c1 = 0;
+  for (unsigned i = 0; i < 16; i++) {
+    uint32_t d0 = R[i] - r0, d1 = R[16 + i] - r1;
+    u0 |= d0;
+    c0 |= d0 ^ (4u * i);
+    u1 |= d1;
+    c1 |= d1 ^ (4u * i);
+  }
+  if ((u0 && c0) || (u1 && c1)) return false;
+  uint32_t b0 = r0 + off, b1 = r1 + off;
+  /* a contiguous half ends 60 bytes after its first lane (64-bit sums: no wrap) */
+  if (((b0 | b1) & 3u) || (uint64_t)b0 + (c0 ? 4u : 64u) > size || (uint64_t)b1 + (c1 ? 4u : 64u) > size)
+    return false;
+  *a0 = b0;
+  *a1 = b1;
+  *kinds = (c0 == 0) | (uint32_t)(c1 == 0) << 1;
+  return true;
+}
+
+/* Step record of a full-warp shared access: the lanes' offsets. */
+static inline void rec_shared_full(func_step *rec, bool load, const uint32_t *R, uint32_t off) {
+  rec->is_load = load;
+  rec->is_store = !load;
+  rec->mem_mask = FX_FULL;
+  rec->access_bytes = 4;
+  rec->space = PTX_SPACE_SHARED;
+  for (unsigned i = 0; i < 32; i++) rec->addr[i] = (uint32_t)(R[i] + off);
+}
+
 static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t a[32], r[32];
+  if (m == FX_FULL) {
+    const uint32_t *R = FX_R32(w, in->o[1]);
+    uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+      if (w->rec) rec_shared_full(w->rec, true, R, off);
+      const uint8_t *s = w->cta->smem;
+      uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
+      if (kinds & 1u) {
+        memcpy(d, s + h0, 64);
+      } else {
+        uint32_t v;
+        memcpy(&v, s + h0, 4);
+        for (unsigned i = 0; i < 16; i++) d[i] = v;
+      }
+      if (kinds & 2u) {
+        memcpy(d + 16, s + h1, 64);
+      } else {
+        uint32_t v;
+        memcpy(&v, s + h1, 4);
+        for (unsigned i = 16; i < 32; i++) d[i] = v;
+      }
+      w->counts->loads[PTX_SPACE_SHARED]++;
+      return;
+    }
+  }
   if (!m || !shared_r32_ok(w, in, m, a)) {
     ld_scalar32(w, in, m);
     return;
@@ -411,6 +477,23 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
 
 static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t a[32];
+  if (m == FX_FULL) {
+    const uint32_t *R = FX_R32(w, in->o[1]);
+    uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+      if (w->rec) rec_shared_full(w->rec, false, R, off);
+      uint8_t *s = w->cta->smem;
+      const uint32_t *v = FX_R32(w, in->o[2]);
+      /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
+       * half lands after the lower one */
+      if (kinds & 1u) memcpy(s + h0, v, 64);
+      else memcpy(s + h0, &v[15], 4);
+      if (kinds & 2u) memcpy(s + h1, v + 16, 64);
+      else memcpy(s + h1, &v[31], 4);
+      w->counts->stores[PTX_SPACE_SHARED]++;
+      return;
+    }
+  }
   if (!m || !shared_r32_ok(w, in, m, a)) {
     st_scalar32(w, in, m);
     return;
@@ -426,17 +509,21 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
-/* Host address of the page all active lanes share, NULL when they do not (or it is unmapped). */
+/* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
+ * *spread is set when the lanes are aligned but on several pages (global_lane_ptrs' case). */
 static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m, uint32_t align, uint64_t *a,
-                                       bool write) {
+                                       bool write, bool *contig, bool *spread) {
   const uint64_t *R = FX_R64(w, in->o[1]);
-  uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0;
+  uint64_t off = in->imm, a0 = R[__builtin_ctz(m)] + off, bad = 0, diff = 0, con = 1;
   if (m == FX_FULL) {
+    /* con: whether lane i reads element i from lane 0's address (a block copy) */
+    con = 0;
     for (unsigned i = 0; i < 32; i++) {
       uint64_t x = R[i] + off;
       a[i] = x;
       bad |= x;
       diff |= x ^ a0;
+      con |= x ^ (a0 + (uint64_t)align * i);
     }
   } else {
     for (unsigned i = 0; i < 32; i++) {
@@ -447,48 +534,115 @@ static inline uint8_t *global_r64_page(fx_warp *w, const fx_insn *in, uint32_t m
       diff |= x ^ a0;
     }
   }
+  *contig = con == 0;
+  *spread = !(bad & (align - 1)) && (diff >> DEVMEM_PAGE_BITS);
   if ((bad & (align - 1)) || (diff >> DEVMEM_PAGE_BITS)) return NULL;
   uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a0) : devmem_tlb_translate(w->tlb, a0);
   return h ? h - (a0 & DEVMEM_PAGE_MASK) : NULL;
 }
 
+/* Host pointers of the lanes of m (aligned, on several pages: a tile's rows of a large matrix),
+ * translating each page once as the lanes change page, before anything is read or written. false
+ * when a page does not translate (the general path then reports or waits). */
+static inline bool global_lane_ptrs(fx_warp *w, const uint64_t *a, uint32_t m, bool write, uint8_t **hp) {
+  uint64_t page = UINT64_MAX;
+  uint8_t *base = NULL;
+  FX_FOR_LANES(i, m) {
+    uint64_t pg = a[i] >> DEVMEM_PAGE_BITS;
+    if (pg != page) {
+      uint8_t *h = write ? devmem_tlb_translate_w(w->tlb, a[i]) : devmem_tlb_translate(w->tlb, a[i]);
+      if (!h) return false;
+      base = h - (a[i] & DEVMEM_PAGE_MASK);
+      page = pg;
+    }
+    hp[i] = base + (a[i] & DEVMEM_PAGE_MASK);
+  }
+  return true;
+}
+
 static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint32_t r[32];
-  uint8_t *base;
-  if (!m || !(base = global_r64_page(w, in, m, 4, a, false))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     ld_scalar32(w, in, m);
     return;
   }
+  if (!(base = global_r64_page(w, in, m, 4, a, false, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, false, hp)) {
+      ld_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, true, a);
+    uint32_t *d = FX_R32(w, in->o[0]);
+    FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 4);
+    w->counts->loads[PTX_SPACE_GLOBAL]++;
+    return;
+  }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, true, a);
-  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 4);
-  fx_put32(FX_R32(w, in->o[0]), r, m);
+  if (contig) { /* a full warp reading 128 consecutive bytes of one page */
+    memcpy(FX_R32(w, in->o[0]), base + (a[0] & DEVMEM_PAGE_MASK), FX_ROW32);
+  } else {
+    for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 4);
+    fx_put32(FX_R32(w, in->o[0]), r, m);
+  }
   w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
 static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32], r[32];
-  uint8_t *base;
-  if (!m || !(base = global_r64_page(w, in, m, 8, a, false))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     ld_scalar64(w, in, m);
     return;
   }
+  if (!(base = global_r64_page(w, in, m, 8, a, false, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, false, hp)) {
+      ld_scalar64(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 8, true, a);
+    uint64_t *d = FX_R64(w, in->o[0]);
+    FX_FOR_LANES(i, m) memcpy(&d[i], hp[i], 8);
+    w->counts->loads[PTX_SPACE_GLOBAL]++;
+    return;
+  }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 8, true, a);
-  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 8);
-  fx_put64(FX_R64(w, in->o[0]), r, m);
+  if (contig) {
+    memcpy(FX_R64(w, in->o[0]), base + (a[0] & DEVMEM_PAGE_MASK), FX_ROW64);
+  } else {
+    for (unsigned i = 0; i < 32; i++) memcpy(&r[i], base + (a[i] & DEVMEM_PAGE_MASK), 8);
+    fx_put64(FX_R64(w, in->o[0]), r, m);
+  }
   w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
 static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
-  uint8_t *base;
-  if (!m || !(base = global_r64_page(w, in, m, 4, a, true))) {
+  uint8_t *base, *hp[32];
+  bool contig, spread;
+  if (!m) {
     st_scalar32(w, in, m);
+    return;
+  }
+  if (!(base = global_r64_page(w, in, m, 4, a, true, &contig, &spread))) {
+    if (!spread || !global_lane_ptrs(w, a, m, true, hp)) {
+      st_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, false, a);
+    const uint32_t *v = FX_R32(w, in->o[2]);
+    FX_FOR_LANES(i, m) memcpy(hp[i], &v[i], 4); /* lane order, as the general path */
+    w->counts->stores[PTX_SPACE_GLOBAL]++;
     return;
   }
   if (w->rec) rec_fast64(w->rec, m, PTX_SPACE_GLOBAL, 4, false, a);
   const uint32_t *v = FX_R32(w, in->o[2]);
-  if (m == FX_FULL) {
+  if (contig) {
+    memcpy(base + (a[0] & DEVMEM_PAGE_MASK), v, FX_ROW32);
+  } else if (m == FX_FULL) {
     for (unsigned i = 0; i < 32; i++) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);
   } else {
     FX_FOR_LANES(i, m) memcpy(base + (a[i] & DEVMEM_PAGE_MASK), &v[i], 4);
@@ -505,7 +659,7 @@ static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
     w->rec->space = PTX_SPACE_PARAM;
     w->rec->mem_mask = m;
     w->rec->access_bytes = (uint16_t)n;
-    FX_FOR_LANES(i, m) w->rec->addr[i] = a;
+    for (unsigned i = 0; i < 32; i++) w->rec->addr[i] = a; /* readers look at mem_mask's lanes */
   }
   if (!m) return;
   if (a + n > w->l->param_bytes) {

@@ -1391,65 +1391,90 @@ bool func_warp_peek(const func_warp *w, func_peek *out) {
 uint32_t func_warp_pc(const func_warp *w) { return w->pc; }
 uint32_t func_warp_active(const func_warp *w) { return w->active; }
 
-simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
-  func_launch *l = w->l;
-  if (w->state != FUNC_WARP_READY)
-    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "func_warp_step: warp %u is not ready (state %u)",
-                           w->index, w->state);
-  if (l->fault != SIMTVP_OK) {
-    if (diag) *diag = l->fault_diag;
-    return l->fault;
-  }
-  const func_debug_port *dbg = &l->e->ports.debug;
-  func_step own;
-  if (dbg->before) {
-    dbg->before(dbg->ctx, w); /* may stop here for as long as its user likes */
-    if (!rec) rec = &own;     /* the debugger sees what the instruction did */
-  }
-  devmem_tlb_sync(w->tlb);
+/* The step record's fields before the instruction runs (handlers fill the rest). */
+static inline void step_rec_begin(func_step *rec, const fx_warp *w, const fx_insn *in, uint32_t m) {
+  rec->pc = w->pc;
+  rec->insn = in->src;
+  rec->kind = in->cls;
+  rec->active = w->active;
+  rec->exec = m;
+  rec->diverged = false;
+  rec->space = PTX_SPACE_NONE;
+  rec->is_load = rec->is_store = rec->is_atomic = false;
+  rec->access_bytes = 0;
+  rec->mem_mask = 0;
+  rec->barrier_id = 0;
+  rec->barrier_wait = rec->barrier_complete = false;
+  rec->warp_done = false;
+  rec->yield = false;
+}
+static inline void step_rec_end(func_step *rec, const fx_warp *w) {
+  rec->next_pc = w->pc;
+  rec->next_active = w->active;
+  rec->warp_done = w->state == FUNC_WARP_DONE;
+  if (w->state == FUNC_WARP_FAULT_WAIT) rec->kind = FUNC_STEP_NOP; /* nothing was done */
+  rec->yield = w->state == FUNC_WARP_READY && w->stop;
+}
+
+/* Executes the instruction at w->pc (warp READY, no fault, translation cache in sync). */
+static inline __attribute__((always_inline)) void step_exec(fx_warp *w, func_step *rec) {
   const fx_insn *in = &w->code[w->pc];
   uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
-  if (rec) {
-    rec->pc = w->pc;
-    rec->insn = in->src;
-    rec->kind = in->cls;
-    rec->active = w->active;
-    rec->exec = m;
-    rec->diverged = false;
-    rec->space = PTX_SPACE_NONE;
-    rec->is_load = rec->is_store = rec->is_atomic = false;
-    rec->access_bytes = 0;
-    rec->mem_mask = 0;
-    rec->barrier_id = 0;
-    rec->barrier_wait = rec->barrier_complete = false;
-    rec->warp_done = false;
-    rec->yield = false;
-  }
+  if (rec) step_rec_begin(rec, w, in, m);
   w->rec = rec;
   w->stop = false;
-  w->counts->warp_insns++;
-  w->counts->thread_insns += w->nactive;
-  if (w->counts->pc) {
-    w->counts->pc[w->pc].warp_insns++;
-    w->counts->pc[w->pc].thread_insns += w->nactive;
+  fx_counts *c = w->counts;
+  c->warp_insns++;
+  c->thread_insns += w->nactive;
+  if (c->pc) {
+    c->pc[w->pc].warp_insns++;
+    c->pc[w->pc].thread_insns += w->nactive;
   }
   w->pc++;
   in->fn(w, in, m);
   if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)
     if (w->pc == w->rpc) fx_stack_reconverge(w);
   w->rec = NULL;
-  if (rec) {
-    rec->next_pc = w->pc;
-    rec->next_active = w->active;
-    rec->warp_done = w->state == FUNC_WARP_DONE;
-    if (w->state == FUNC_WARP_FAULT_WAIT) rec->kind = FUNC_STEP_NOP; /* nothing was done */
-    rec->yield = w->state == FUNC_WARP_READY && w->stop;
+  if (rec) step_rec_end(rec, w);
+}
+
+/* func_warp_step with a debugger attached: it sees the warp before and the record after. */
+static __attribute__((noinline)) void step_debugged(fx_warp *w, func_step *rec, const func_debug_port *dbg) {
+  func_step own;
+  if (dbg->before) {
+    dbg->before(dbg->ctx, w); /* may stop here for as long as its user likes */
+    if (!rec) rec = &own;     /* the debugger sees what the instruction did */
   }
+  devmem_tlb_sync(w->tlb);
+  step_exec(w, rec);
   if (dbg->after) dbg->after(dbg->ctx, w, rec);
-  if (l->fault != SIMTVP_OK) {
-    if (diag) *diag = l->fault_diag;
-    return l->fault;
+}
+
+static __attribute__((noinline)) simtvp_status step_fault(const func_launch *l, simtvp_diag *diag) {
+  if (diag) *diag = l->fault_diag;
+  return l->fault;
+}
+
+static __attribute__((noinline)) simtvp_status step_refused(const fx_warp *w, simtvp_diag *diag) {
+  const func_launch *l = w->l;
+  if (w->state != FUNC_WARP_READY)
+    return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "func_warp_step: warp %u is not ready (state %u)",
+                           w->index, w->state);
+  return step_fault(l, diag);
+}
+
+simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) return step_refused(w, diag);
+  const func_debug_port *dbg = &l->e->ports.debug;
+  if (dbg->before || dbg->after) {
+    step_debugged(w, rec, dbg);
+  } else {
+    devmem_tlb_sync(w->tlb);
+    if (rec) step_exec(w, rec);
+    else step_exec(w, NULL); /* a copy without the record's tests (AT's fast-forward) */
   }
+  if (l->fault != SIMTVP_OK) return step_fault(l, diag);
   return SIMTVP_OK;
 }
 

@@ -355,6 +355,26 @@ static inline void fx_put64(uint64_t *d, const uint64_t *r, uint32_t m) {
 }
 static inline void fx_putp(uint32_t *p, uint32_t r, uint32_t m) { *p = (*p & ~m) | (r & m); }
 
+/* The lane mask of 32 per-lane flags (each 0 or 1): flag i becomes bit i. Comparison handlers
+ * fill the flags in a loop the compiler vectorises and pack them here, eight lanes per multiply
+ * (byte k of x times 2^(7j+7) summed over j lands at bit 56 + k, no carries), instead of a shift
+ * and an or per lane. */
+static inline uint32_t fx_lane_bits(const uint8_t *t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t r = 0;
+  for (unsigned k = 0; k < 4; k++) {
+    uint64_t x;
+    memcpy(&x, t + 8 * k, 8);
+    r |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
+  }
+  return r;
+#else
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 32; i++) r |= (uint32_t)t[i] << i;
+  return r;
+#endif
+}
+
 /* Lane loop over the set bits of m. */
 #define FX_FOR_LANES(i, m) \
   for (uint32_t fx_mm_ = (m), i; fx_mm_ && ((i = (uint32_t)__builtin_ctz(fx_mm_)), 1); fx_mm_ &= fx_mm_ - 1)

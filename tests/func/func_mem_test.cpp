@@ -158,6 +158,136 @@ TEST(FuncMem, SharedAndLocalAddressSumsWrapAt32Bits) {
   }
 }
 
+// A 16×4 CTA: each half-warp is one row of a 16-wide tile, as in tiled kernels. Shared accesses
+// whose halves are contiguous (s[tid], s[16 + tx]) or uniform (s[16 ty + 2], u[ty]) take the
+// engine's half-warp path; s[3 tx] gathers lane by lane. Racing stores of one instruction to one
+// word leave the highest lane's value on every path (lanes store in lane order).
+TEST(FuncMem, HalfWarpSharedAccessesReadAndWriteWhatEachLaneAddresses) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 s[64];
+  .shared .align 4 .b32 u[4];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  shl.b32 %r3, %r2, 4;
+  add.u32 %r4, %r3, %r1;
+  mov.u32 %r5, s;
+  shl.b32 %r6, %r4, 2;
+  add.u32 %r7, %r5, %r6;
+  mad.lo.u32 %r8, %r4, 3, 1;
+  st.shared.u32 [%r7], %r8;
+  mov.u32 %r9, u;
+  shl.b32 %r10, %r2, 2;
+  add.u32 %r11, %r9, %r10;
+  st.shared.u32 [%r11], %r4;
+  bar.sync 0;
+  shl.b32 %r12, %r3, 2;
+  add.u32 %r13, %r5, %r12;
+  ld.shared.u32 %r14, [%r13+8];
+  shl.b32 %r15, %r1, 2;
+  add.u32 %r16, %r5, %r15;
+  ld.shared.u32 %r17, [%r16+64];
+  mul.lo.u32 %r18, %r1, 12;
+  add.u32 %r19, %r5, %r18;
+  ld.shared.u32 %r20, [%r19];
+  ld.shared.u32 %r21, [%r11];
+  mul.wide.u32 %rd2, %r4, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r14, %r17, %r20, %r21};
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(64 * 16);
+  ASSERT_EQ(g.launch("k", 1, 16, {out}, 0, 1, 4), SIMTVP_OK) << g.diag.message;
+  auto v = g.download<uint32_t>(out, 64 * 4);
+  for (uint32_t t = 0; t < 64; t++) {
+    uint32_t tx = t % 16, ty = t / 16;
+    EXPECT_EQ(v[t * 4 + 0], 3 * (16 * ty + 2) + 1) << "row broadcast s[16 ty + 2], thread " << t;
+    EXPECT_EQ(v[t * 4 + 1], 3 * (16 + tx) + 1) << "row segment s[16 + tx], thread " << t;
+    EXPECT_EQ(v[t * 4 + 2], 3 * (3 * tx) + 1) << "gather s[3 tx], thread " << t;
+    EXPECT_EQ(v[t * 4 + 3], 16 * ty + 15) << "u[ty] keeps the row's last lane, thread " << t;
+  }
+}
+
+// A half-warp whose contiguous words run past the end of shared memory is refused by the
+// half-warp path and reported by the general one: the first lane outside, its address.
+TEST(FuncMem, HalfWarpSharedLoadPastTheEndFaultsAtTheFirstLaneOutside) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  ld.shared.u32 %r5, [%r4+224];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(32 * 4);
+  EXPECT_NE(g.launch("k", 1, 32, {out}), SIMTVP_OK);
+  std::string msg = g.diag.message;
+  EXPECT_NE(msg.find("thread (8,0,0)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0x100"), std::string::npos) << "the first word past 256 bytes: " << msg;
+  EXPECT_NE(msg.find("shared memory"), std::string::npos) << msg;
+}
+
+// A warp whose lanes are on several pages (lane i at element 256 i: 1 KiB apart, eight pages, as a
+// tile's rows of a large matrix) loads and stores each lane's own word — 4-byte and 8-byte loads,
+// 4-byte stores — and a lane on a page that is not mapped is reported precisely.
+TEST(FuncMem, GlobalAccessesSpreadOverPagesMoveEachLanesWord) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 stride)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r7, [stride];
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r6, %r1, %r7;
+  mul.wide.u32 %rd3, %r6, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  mul.wide.u32 %rd5, %r6, 8;
+  add.s64 %rd6, %rd2, %rd5;
+  ld.global.u64 %rd7, [%rd6];
+  cvt.u32.u64 %r3, %rd7;
+  add.u32 %r4, %r2, %r3;
+  add.s64 %rd8, %rd1, %rd3;
+  st.global.u32 [%rd8], %r4;
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  std::vector<uint32_t> in(32 * 512);
+  for (uint32_t i = 0; i < in.size(); i++) in[i] = i * 7 + 3;
+  uint64_t din = g.upload(in), dout = g.alloc(32 * 256 * 4);
+  ASSERT_EQ(g.launch("k", 1, 32, {dout, din, 256}), SIMTVP_OK) << g.diag.message;
+  auto v = g.download<uint32_t>(dout, 32 * 256);
+  for (uint32_t t = 0; t < 32; t++)
+    EXPECT_EQ(v[t * 256], in[t * 256] + in[t * 512]) << "u32 at 256 t plus the low word of u64 at 256 t, thread " << t;
+  // stride 2048 words: lane 2 is 16 KiB past a 16 KiB buffer (not mapped; the next allocation
+  // starts further on), so the warp faults there and not at a lane before it
+  uint64_t small = g.alloc(16384);
+  EXPECT_NE(g.launch("k", 1, 32, {dout, small, 2048}), SIMTVP_OK);
+  std::string msg = g.diag.message;
+  EXPECT_NE(msg.find("thread (2,0,0)"), std::string::npos) << "lanes 0 and 1 are inside the buffer: " << msg;
+  EXPECT_NE(msg.find("not mapped"), std::string::npos) << msg;
+}
+
 TEST(FuncMem, GenericAddressesReachSharedLocalAndGlobal) {
   Gpu g;
   std::string ptx = std::string(kHeader) + R"(

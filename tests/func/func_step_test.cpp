@@ -154,6 +154,46 @@ TEST(FuncStep, MemoryRecordsCarrySpacePerLaneAddressesAndSize) {
   func_launch_destroy(l);
 }
 
+// A full warp takes the engine's whole-warp fast paths (a contiguous global load, a shared store
+// whose half-warps are contiguous) and, for lane i reading word i ^ 1, the per-lane gather: every
+// record carries each lane's own address, as the general path's does.
+TEST(FuncStep, FullWarpRecordsCarryEveryLanesAddressOnEachPath) {
+  Engine en(kStepPtx);
+  uint64_t data = en.alloc(256);
+  func_launch *l = en.launch("k", 1, 40, {data});
+  func_cta *cta;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+  func_warp *w = func_cta_warp(cta, 0);  // threads 0..31
+  func_step r = step_to_mem(w, &en.d);
+  EXPECT_TRUE(r.is_load);
+  EXPECT_EQ(r.space, PTX_SPACE_GLOBAL);
+  EXPECT_EQ(r.mem_mask, 0xffffffffu);
+  for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(r.addr[i], data + 4 * i) << "lane " << i;
+  r = step_to_mem(w, &en.d);
+  EXPECT_TRUE(r.is_store);
+  EXPECT_EQ(r.space, PTX_SPACE_SHARED);
+  EXPECT_EQ(r.access_bytes, 4u);
+  EXPECT_EQ(r.mem_mask, 0xffffffffu);
+  for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(r.addr[i], 4u * i) << "shared store, lane " << i;
+  // both warps to the barrier; the second arrival completes it
+  for (uint32_t wi = 0; wi < 2; wi++) {
+    func_warp *x = func_cta_warp(cta, wi);
+    while (func_warp_get_state(x) == FUNC_WARP_READY) {
+      func_step s;
+      ASSERT_EQ(func_warp_step(x, &s, &en.d), SIMTVP_OK) << en.d.message;
+      if (s.barrier_complete) func_cta_release_barrier(cta, s.barrier_id);
+    }
+  }
+  ASSERT_EQ(func_warp_get_state(w), FUNC_WARP_READY);
+  r = step_to_mem(w, &en.d);
+  EXPECT_TRUE(r.is_load);
+  EXPECT_EQ(r.space, PTX_SPACE_SHARED);
+  for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(r.addr[i], 4u * (i ^ 1u)) << "shared gather, lane " << i;
+  func_cta_finish(cta);
+  func_launch_destroy(l);
+}
+
 TEST(FuncStep, BarriersWaitForEveryWarpAndReleaseOnRequest) {
   Engine en(kStepPtx);
   uint64_t data = en.alloc(256);
