@@ -65,6 +65,10 @@ typedef struct mem_req {
   struct mem_req *next; /* free-list / intrusive queue link, owned by the current holder */
   uint8_t aperture;     /* mem_aperture: where the memory lives (set when the request is routed) */
   uint8_t n_ops;        /* lane operations an atomic carries (the L2's atomic unit); 0 counts as 1 */
+  uint64_t bus_addr;    /* (addition) a SYSMEM request: where addr lies on the system bus, set with
+                         * aperture when routed (0: not known). Partition and slice follow it, not
+                         * addr: a GPU routes by physical address, and the virtual address of a host
+                         * page moves from one run to the next (address-space randomisation). */
 } mem_req;
 
 /* Where a request's memory lives, as the GPU's page tables say: the GPU's own memory, or system
@@ -76,7 +80,16 @@ typedef enum mem_aperture { MEM_APERTURE_VIDMEM = 0, MEM_APERTURE_SYSMEM = 1 } m
 typedef struct mem_aperture_port {
   void *ctx;
   uint8_t (*of)(void *ctx, uint64_t addr); /* mem_aperture */
+  /* (addition, optional) as `of`, and for SYSMEM the bus address of addr in *bus (0: not known);
+   * used instead of `of` when set. */
+  uint8_t (*of_bus)(void *ctx, uint64_t addr, uint64_t *bus);
 } mem_aperture_port;
+
+/* The address a request is routed and checked by (dram_addrdec: partition, sub-partition): the
+ * bus address of system memory where known, else the device address. */
+static inline uint64_t mem_req_route_addr(const mem_req *r) {
+  return r->aperture == MEM_APERTURE_SYSMEM && r->bus_addr ? r->bus_addr : r->addr;
+}
 
 /* Bytes travelling on the wire for the request (request header + data for writes) and for its
  * reply; used by the interconnect to compute flits. Control size follows GPGPU-Sim (8 bytes). */

@@ -739,13 +739,18 @@ static const config_option fidelity_options[] = {
                "Host threads that run a kernel's CTAs on the functional SIMT side (`-simt_model "
                "func`); 1 runs them one by one, deterministically. With more, results that depend "
                "on the order of CTAs (atomics' return values, float atomic sums, races, printf "
-               "order) may differ from run to run. Timing SIMT sides ignore it."),
+               "order) may differ from run to run. A kernel launched while host memory is mapped "
+               "into the GPU, or once unified memory's fault buffer is set up, runs CTA by CTA on "
+               "one thread (it may wait for the host or on replayable faults). Timing SIMT sides "
+               "ignore it."),
     CONFIG_OPT(gpu_fidelity_config, func_step_insns, CONFIG_UINT, "-func_step_insns", "4096", "warp insns",
                "The functional SIMT side's step (docs/system-modes.md §2.4): while host memory is "
                "mapped into the GPU, a CTA that has run this many warp instructions without ending "
                "yields and resumes as many core cycles later, so a kernel that waits for the host "
                "lets simulated time (and the host) advance. 0: every CTA runs to its end at once. "
-               "CTAs of kernels without host memory always run to their end at once."),
+               "CTAs of kernels without host memory always run to their end at once. With "
+               "-func_threads > 1 a kernel launched while host memory is mapped runs CTA by CTA "
+               "like this on one thread."),
     CONFIG_OPT(gpu_fidelity_config, sim_threads, CONFIG_UINT, "-sim_threads", "1", "threads",
                "Host threads that advance the timing GPU: the SIMT clusters, memory partitions and "
                "DRAM channels of a clock domain due at the same edge are ticked in parallel. The "

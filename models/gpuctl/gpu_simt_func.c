@@ -8,10 +8,14 @@
 
 /* Whole-kernel mode (func_config.threads > 1): the first CTA the dispatcher hands over runs the
  * whole grid as one func_launch_run on several host threads; that CTA reports the kernel's result,
- * the others report OK at once. */
+ * the others report OK at once. A kernel launched while host memory is mapped into the GPU (it
+ * may wait for the host, which only runs between steps), or once the driver has set up the fault
+ * buffer (unified memory: its warps may wait on replayable faults), runs CTA by CTA instead, as
+ * with one thread: a whole-grid run can neither yield nor park a CTA. */
 typedef struct whole_run {
   uint64_t launch_uid; /* the kernel this slot's state belongs to */
   bool ran;
+  bool by_cta;         /* run CTA by CTA (in steps of step_insns; parked on replayable faults) */
 } whole_run;
 
 /* The CTAs of one thread block cluster, collected until all have arrived. */
@@ -87,6 +91,9 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
     if (s->whole_kernels) {
       s->runs[k->slot].launch_uid = k->launch_uid;
       s->runs[k->slot].ran = false;
+      const gpu_mmu_port *mmu = gpu_launcher_mmu(s->launcher);
+      s->runs[k->slot].by_cta = (s->step_insns && s->ports.resume.at && devmem_has_external(s->mem)) ||
+                                (mmu && mmu->fault_buffer && mmu->fault_buffer(mmu->ctx));
     }
     return true;
   }
@@ -426,7 +433,8 @@ static void launch_cta(void *ctx, const gpu_kernel *k, uint32_t sm, const uint32
   gpu_simt_func *s = ctx;
   gpu_cta_result r = {SIMTVP_ERR_STATE, 0, 0};
   func_launch *l = gpu_launcher_launch(s->launcher, k->slot);
-  if (l && s->whole_kernels && k->slot < s->n_runs && s->runs[k->slot].launch_uid == k->launch_uid) {
+  if (l && s->whole_kernels && k->slot < s->n_runs && s->runs[k->slot].launch_uid == k->launch_uid &&
+      !s->runs[k->slot].by_cta) {
     whole_run *w = &s->runs[k->slot];
     r.status = SIMTVP_OK;
     if (!w->ran) {

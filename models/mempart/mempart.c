@@ -436,7 +436,7 @@ static bool ca_can_accept(const mp_ca *mp, uint32_t sub, uint64_t now) {
 static void check_route(mp_ca *mp, const mp_sub *s, const mem_req *req) {
   if (!mp->cfg.addrmap) return;
   dram_addr a;
-  dram_addrmap_decode(mp->cfg.addrmap, req->addr, &a);
+  dram_addrmap_decode(mp->cfg.addrmap, mem_req_route_addr(req), &a);
   if (a.channel == mp->cfg.partition && a.sub_partition == s->global) return;
   ++*mp->c[C_MISROUTED];
   if (mp->misroute_reported) return;

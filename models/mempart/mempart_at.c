@@ -266,7 +266,7 @@ static uint32_t port_cycles(const mpa_sub *s, uint32_t bytes) {
 static void check_route(mp_at *mp, const mpa_sub *s, const mem_req *req) {
   if (!mp->cfg.addrmap) return;
   dram_addr a;
-  dram_addrmap_decode(mp->cfg.addrmap, req->addr, &a);
+  dram_addrmap_decode(mp->cfg.addrmap, mem_req_route_addr(req), &a);
   if (a.channel == mp->cfg.partition && a.sub_partition == s->global) return;
   ++*mp->c[C_MISROUTED];
   if (mp->misroute_reported) return;

@@ -77,11 +77,18 @@ static mem_req *timed_pop(simt_cluster *cl) {
 /* ---- injection ------------------------------------------------------------------------------- */
 
 /* Route: the sub-partition of the address, the interconnect nodes. */
+/* System memory goes by its bus address (mem_req.bus_addr), as a GPU routes by physical address:
+ * its virtual address is the host's, which moves between runs. */
 static void route(const simt_cluster *cl, mem_req *req) {
   uint32_t sub = 0, part = 0;
+  const mem_aperture_port *ap = &cl->cfg.aperture;
+  req->bus_addr = 0;
+  req->aperture = ap->of_bus ? ap->of_bus(ap->ctx, req->addr, &req->bus_addr)
+                  : ap->of   ? ap->of(ap->ctx, req->addr)
+                             : (uint8_t)MEM_APERTURE_VIDMEM;
   if (cl->cfg.addrmap) {
     dram_addr a;
-    dram_addrmap_decode(cl->cfg.addrmap, req->addr, &a);
+    dram_addrmap_decode(cl->cfg.addrmap, mem_req_route_addr(req), &a);
     sub = a.sub_partition;
     part = a.channel;
   }
@@ -89,8 +96,6 @@ static void route(const simt_cluster *cl, mem_req *req) {
   req->sub_partition = sub;
   req->src_node = (uint16_t)cl->cfg.cluster;
   req->dst_node = (uint16_t)(cl->cfg.n_clusters + sub);
-  req->aperture = cl->cfg.aperture.of ? cl->cfg.aperture.of(cl->cfg.aperture.ctx, req->addr)
-                                      : (uint8_t)MEM_APERTURE_VIDMEM;
 }
 
 static bool core_send(void *ctx, mem_req *req, uint64_t now) {

@@ -4,7 +4,8 @@
  *
  * Requests of the cores leave through ports.inject with src_node = the cluster's interconnect
  * node and dst_node = n_clusters + the global L2 sub-partition of the address (dram_addrdec.h;
- * partition, sub_partition and the aperture (cfg.aperture) are filled too). The cores get the injection port in round-robin
+ * partition, sub_partition, the aperture and a SYSMEM request's bus address (cfg.aperture) are
+ * filled too; system memory is routed by its bus address, mem_req_route_addr). The cores get the injection port in round-robin
  * order, one core further each cycle; once the interconnect refuses a request, no core injects
  * again that cycle. Replies enter the response FIFO through simt_cluster_deliver (false when it
  * is full: the interconnect keeps the packet); one reply per cycle leaves the FIFO for the core
@@ -34,7 +35,8 @@ typedef struct simt_cluster_config {
                                   sub-partition 0 */
   stats *stats;                /* may be NULL */
   mem_aperture_port aperture;  /* address → mem_aperture, set in every request sent (the GPU's
-                                  translation; docs/system-modes.md); of NULL: all VIDMEM */
+                                  translation; docs/system-modes.md); of and of_bus NULL:
+                                  all VIDMEM */
 } simt_cluster_config;
 
 typedef struct simt_cluster_ports {

@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -50,9 +53,16 @@ struct simtvp_host {
   }
   // Host memory the GPU shares (simtvp_host_watch): page -> its bus address and how many
   // watches hold it. armed: the pages are inaccessible to the program (PROT_NONE) now.
+  // parts: the watched bytes [first, second) of the page, one entry per watch (a registered
+  // range's first and last page may be watched in part: the rest is the program's other data).
   struct watched_page {
     uint64_t bus = 0;
-    uint32_t count = 0;
+    std::vector<std::pair<uint16_t, uint16_t>> parts;
+    bool covers(uint64_t off) const {
+      for (const auto &p : parts)
+        if (off >= p.first && off < p.second) return true;
+      return false;
+    }
   };
   std::map<uint64_t, watched_page> watched;
   std::atomic<bool> armed{false};
@@ -391,8 +401,13 @@ void close_locked(simtvp_host *h) {
 // handler closes the page again. Every trapped access advances simulated time, so a host loop that
 // spins on plain loads lets a running kernel advance. Inside simtvp_host_call the pages are open
 // (the driver, the copy engines and the GPU's functional engine reach the same bytes), and they
-// are closed again at its end while the GPU is still busy. Faults elsewhere go to the handler that
-// was installed before (unified memory's, the fatal-signal one, the default).
+// are closed again at its end while the GPU is still busy.
+//
+// The platform is the one owner of SIGSEGV and SIGTRAP (simtvp_host_fault_add): a fault goes to
+// the watched pages first, then to the handler registered for its page (unified memory's
+// host-side migration in sw/cuda), then to the handler installed before the owner (the program's
+// own, the fatal-signal one, the default). So the order in which these were set up does not
+// matter, and the program's own faults still reach its own handler.
 
 constexpr uint64_t kWatchPage = 4096;
 
@@ -492,10 +507,15 @@ bool trap_access(simtvp_host *h, uint64_t a, ucontext_t *uc) {
     disarm(h);
     return true;
   }
-  const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-  touch_ctx t{h, it->second.bus + (a - page), write};
-  call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
-  if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
+  // The shared bytes of the page: the access is the host's, timed. Elsewhere on a partly watched
+  // page (the program's other data next to a registered range): natively, untimed, by the same
+  // single step.
+  if (it->second.covers(a - page)) {
+    const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    touch_ctx t{h, it->second.bus + (a - page), write};
+    call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
+    if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
+  }
   // The instruction may straddle two pages: the first one's trap opened it, and the call above
   // closed it again; this instruction's pages are all open for its step.
   const unsigned cap = sizeof tl_step_pages / sizeof tl_step_pages[0];
@@ -506,11 +526,37 @@ bool trap_access(simtvp_host *h, uint64_t a, ucontext_t *uc) {
   return true;
 }
 
+// Handlers registered by page (simtvp_host_fault_add), counted like watches.
+struct fault_page {
+  simtvp_fault_fn fn = nullptr;
+  void *ctx = nullptr;
+  uint32_t count = 0;
+};
+std::mutex g_fault_lock;  // never held while a handler runs (a handler may add or remove pages)
+std::map<uint64_t, fault_page> g_fault_pages;
+
+bool registered_fault(uint64_t a, bool write) {
+  simtvp_fault_fn fn = nullptr;
+  void *ctx = nullptr;
+  {
+    std::lock_guard<std::mutex> l(g_fault_lock);
+    auto it = g_fault_pages.find(a & ~(kWatchPage - 1));
+    if (it == g_fault_pages.end()) return false;
+    fn = it->second.fn;
+    ctx = it->second.ctx;
+  }
+  return fn(ctx, a, write);
+}
+
 void on_watch_segv(int sig, siginfo_t *si, void *uc) {
   simtvp_host *h = g_host;
   if (h && si && si->si_code == SEGV_ACCERR && h->platform &&
       trap_access(h, reinterpret_cast<uint64_t>(si->si_addr), static_cast<ucontext_t *>(uc)))
     return;
+  if (si) {
+    const bool write = uc && (static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    if (registered_fault(reinterpret_cast<uint64_t>(si->si_addr), write)) return;
+  }
   chain(g_old_segv, sig, si, uc);
 }
 
@@ -527,14 +573,18 @@ void on_watch_trap(int sig, siginfo_t *si, void *uc) {
   chain(g_old_trap, sig, si, uc);
 }
 
+// Once per process, at the first watch or registered fault page. SA_NODEFER: a handler that runs
+// the simulation may fault again on another page (unified memory's migration reaching a mirror).
 bool install_trap_handlers() {
+  std::lock_guard<std::mutex> l(g_fault_lock);
   if (g_trap_handlers) return true;
   struct sigaction sa {};
   sa.sa_sigaction = on_watch_segv;
-  sa.sa_flags = SA_SIGINFO;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, &g_old_segv) != 0) return false;
   sa.sa_sigaction = on_watch_trap;
+  sa.sa_flags = SA_SIGINFO;
   if (sigaction(SIGTRAP, &sa, &g_old_trap) != 0) {
     sigaction(SIGSEGV, &g_old_segv, nullptr);
     return false;
@@ -697,7 +747,9 @@ bool simtvp_host_watch(simtvp_host *host, const void *p, uint64_t bytes, uint64_
   const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
   for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
     simtvp_host::watched_page &w = host->watched[pg];
-    if (w.count++ == 0) w.bus = bus_addr - (a - pg);  // the first watch's bus address stays
+    if (w.parts.empty()) w.bus = bus_addr - (a - pg);  // the first watch's bus address stays
+    w.parts.emplace_back(static_cast<uint16_t>(std::max(a, pg) - pg),
+                         static_cast<uint16_t>(std::min(a + bytes, pg + kWatchPage) - pg));
     if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_NONE);
   }
   return true;
@@ -710,10 +762,56 @@ void simtvp_host_unwatch(simtvp_host *host, const void *p, uint64_t bytes) {
   const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
   for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
     auto it = host->watched.find(pg);
-    if (it == host->watched.end() || --it->second.count) continue;
+    if (it == host->watched.end()) continue;
+    auto &parts = it->second.parts;
+    const std::pair<uint16_t, uint16_t> part(static_cast<uint16_t>(std::max(a, pg) - pg),
+                                             static_cast<uint16_t>(std::min(a + bytes, pg + kWatchPage) - pg));
+    for (auto p = parts.begin(); p != parts.end(); ++p)
+      if (*p == part) {
+        parts.erase(p);
+        break;
+      }
+    if (!parts.empty()) continue;
     host->watched.erase(it);
     if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_READ | PROT_WRITE);
   }
+}
+
+bool simtvp_host_fault_add(const void *p, uint64_t bytes, simtvp_fault_fn fn, void *ctx) {
+#ifdef SIMTVP_HOST_TRAPS
+  const uint64_t a = reinterpret_cast<uintptr_t>(p);
+  if (!fn || !bytes || a + bytes < a || !install_trap_handlers()) return false;
+  const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
+  std::lock_guard<std::mutex> l(g_fault_lock);
+  for (uint64_t pg = lo; pg < hi; pg += kWatchPage)
+    if (g_fault_pages.count(pg) && (g_fault_pages[pg].fn != fn || g_fault_pages[pg].ctx != ctx))
+      return false;  // another handler's page: nothing added
+  for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
+    fault_page &f = g_fault_pages[pg];
+    f.fn = fn;
+    f.ctx = ctx;
+    f.count++;
+  }
+  return true;
+#else
+  (void)p, (void)bytes, (void)fn, (void)ctx;
+  return false;
+#endif
+}
+
+void simtvp_host_fault_remove(const void *p, uint64_t bytes) {
+#ifdef SIMTVP_HOST_TRAPS
+  const uint64_t a = reinterpret_cast<uintptr_t>(p);
+  if (!bytes || a + bytes < a) return;
+  const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
+  std::lock_guard<std::mutex> l(g_fault_lock);
+  for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
+    auto it = g_fault_pages.find(pg);
+    if (it != g_fault_pages.end() && --it->second.count == 0) g_fault_pages.erase(it);
+  }
+#else
+  (void)p, (void)bytes;
+#endif
 }
 
 bool simtvp_host_last_fault(const simtvp_host *host, simtvp_diag *out) {

@@ -105,17 +105,35 @@ void simtvp_host_unexpose(simtvp_host *host, const void *p, uint64_t bytes);
 /* Host memory the GPU shares — mapped pinned memory, registered memory mapped into kernels —
  * whose accesses by the program itself the platform times (docs/system-modes.md §2.4): while the
  * GPU is busy the whole pages of [p, p + bytes) are inaccessible to the program between
- * simtvp_host_call's; a load or store there traps, runs the simulation for the cost of the host's
- * access of that line at bus address bus_addr + (address - p) (system memory's timing, the
- * system-level cache and the coherence directory see it as the host's access), and then executes
- * natively (single-stepped). So a host loop spinning on such memory advances simulated time, and
- * the directory sees the program's own reads and writes of shared lines. Watches are counted per
- * page; unwatch undoes one. false (nothing done) when -host_trap_shared is 0 or the host is not
- * x86-64 Linux. Faults on other addresses go to the SIGSEGV handler installed before the first
- * watch (unified memory's host-side migration, the default). Statistics (from the first trap):
- * host.trapped_reads / host.trapped_writes. Callable outside simtvp_host_call. */
+ * simtvp_host_call's; a load or store of a byte of [p, p + bytes) traps, runs the simulation for
+ * the cost of the host's access of that line at bus address bus_addr + (address - p) (system
+ * memory's timing, the system-level cache and the coherence directory see it as the host's
+ * access), and then executes natively (single-stepped). An access to the rest of a first or last
+ * page (the program's other data there) executes natively by the same single step, untimed and
+ * uncounted. So a host loop spinning on such memory advances simulated time, and the directory
+ * sees the program's own reads and writes of shared lines. Watches are counted per page and
+ * range; unwatch undoes the watch of the same range. false (nothing done) when -host_trap_shared
+ * is 0 or the host is not x86-64 Linux. Faults on other addresses go to the handlers added with
+ * simtvp_host_fault_add (unified memory's host-side migration), then to the one installed before
+ * the first watch. Statistics (from the first trap): host.trapped_reads / host.trapped_writes.
+ * Callable outside simtvp_host_call. */
 bool simtvp_host_watch(simtvp_host *host, const void *p, uint64_t bytes, uint64_t bus_addr);
 void simtvp_host_unwatch(simtvp_host *host, const void *p, uint64_t bytes);
+
+/* The process's one SIGSEGV (and SIGTRAP) owner (docs/system-modes.md §2.4). Installed at the
+ * first watch or fault page (x86-64 Linux), it remembers the handler installed before it (the
+ * program's own, the platform's fatal-signal handler, or the default) and hands a fault, in this
+ * order, to: the watched pages (the program's access while the GPU is busy); the handler added
+ * for the fault's 4 KiB page (fn(ctx, address, write): true when it dealt with the fault and the
+ * access is to run again, false to pass it on); the handler from before. So the order in which
+ * unified memory's handler, the watches and the program's own handler were set up does not
+ * matter. fault_add registers fn for the whole pages of [p, p + bytes), counted per page
+ * (fault_remove undoes one); false (nothing added) when a page has another handler, on bad
+ * arguments, or where the platform cannot trap (not x86-64 Linux: install a handler of your
+ * own). Callable outside simtvp_host_call, with or without an open platform. */
+typedef bool (*simtvp_fault_fn)(void *ctx, uint64_t addr, bool write);
+bool simtvp_host_fault_add(const void *p, uint64_t bytes, simtvp_fault_fn fn, void *ctx);
+void simtvp_host_fault_remove(const void *p, uint64_t bytes);
 
 /* Loads and checks the configuration the same way simtvp_host_open would (file, environment,
  * overrides, strict), without building anything: errors name the option and file:line. */

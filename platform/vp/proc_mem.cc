@@ -17,49 +17,51 @@ proc_mem::proc_mem(sc_core::sc_module_name name) : sc_module(name), socket("sock
   socket.register_transport_dbg(this, &proc_mem::transport_dbg);
 }
 
-bool proc_mem::expose(uint64_t p, uint64_t bytes) {
+bool proc_mem::expose(uint64_t p, uint64_t bytes, uint64_t *window) {
   if (!bytes || p >= kLimit || bytes > kLimit - p) return false;
-  for (uint64_t a = p & ~(kPage - 1); a < p + bytes; a += kPage) pages_[a]++;
+  const uint64_t lo = p & ~(kPage - 1), hi = (p + bytes + kPage - 1) & ~(kPage - 1);
+  if (hi - lo > kLimit - next_) return false;
+  ranges_[next_] = range{lo, hi - lo};
+  *window = next_ + (p - lo);
+  next_ += hi - lo;
   return true;
 }
 
 void proc_mem::unexpose(uint64_t p, uint64_t bytes) {
   if (!bytes || p >= kLimit || bytes > kLimit - p) return;
-  uint64_t lo = p & ~(kPage - 1), hi = (p + bytes + kPage - 1) & ~(kPage - 1);
-  bool gone = false;
-  for (uint64_t a = lo; a < hi; a += kPage) {
-    auto it = pages_.find(a);
-    if (it == pages_.end()) continue;
-    if (--it->second == 0) {
-      pages_.erase(it);
-      gone = true;
-    }
+  const uint64_t lo = p & ~(kPage - 1), hi = (p + bytes + kPage - 1) & ~(kPage - 1);
+  // The latest exposure of the range (ranges are few: registrations and one kernel's IOMMU pages).
+  for (auto it = ranges_.rbegin(); it != ranges_.rend(); ++it) {
+    if (it->second.host != lo || it->second.bytes != hi - lo) continue;
+    const uint64_t w = it->first;
+    ranges_.erase(std::next(it).base());
+    socket->invalidate_direct_mem_ptr(w, w + (hi - lo) - 1);
+    return;
   }
-  if (gone) socket->invalidate_direct_mem_ptr(lo, hi - 1);
 }
 
-bool proc_mem::run_of(uint64_t p, uint64_t *lo, uint64_t *hi) const {
-  uint64_t page = p & ~(kPage - 1);
-  auto it = pages_.find(page);
-  if (it == pages_.end()) return false;
-  // Grow the run both ways while pages are contiguous.
-  auto first = it;
-  while (first != pages_.begin()) {
-    auto prev = std::prev(first);
-    if (prev->first + kPage != first->first) break;
-    first = prev;
-  }
-  auto last = it;
-  for (auto next = std::next(last); next != pages_.end() && next->first == last->first + kPage; ++next) last = next;
-  *lo = first->first;
-  *hi = last->first + kPage;
+bool proc_mem::range_of(uint64_t w, uint64_t *lo, const range **r) const {
+  auto it = ranges_.upper_bound(w);
+  if (it == ranges_.begin()) return false;
+  --it;
+  if (w - it->first >= it->second.bytes) return false;
+  *lo = it->first;
+  *r = &it->second;
   return true;
 }
 
-bool proc_mem::exposed(uint64_t p, uint64_t bytes) const {
-  uint64_t lo, hi;
+bool proc_mem::exposed(uint64_t w, uint64_t bytes) const {
+  uint64_t lo;
+  const range *r;
   if (!bytes) return true;
-  return run_of(p, &lo, &hi) && p + bytes <= hi;
+  return range_of(w, &lo, &r) && bytes <= r->bytes - (w - lo);
+}
+
+uint8_t *proc_mem::host_of(uint64_t w) const {
+  uint64_t lo;
+  const range *r;
+  if (!range_of(w, &lo, &r)) return nullptr;
+  return reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(r->host + (w - lo)));
 }
 
 void proc_mem::time_access(const tlm::tlm_generic_payload &t, uint64_t addr, unsigned len, bool write,
@@ -93,7 +95,7 @@ void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay)
     t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
     return;
   }
-  auto *mem = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+  uint8_t *mem = host_of(addr);
   if (t.get_command() == tlm::TLM_READ_COMMAND)
     std::memcpy(t.get_data_ptr(), mem, len);
   else
@@ -106,23 +108,24 @@ void proc_mem::b_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &delay)
 }
 
 void proc_mem::unexpose_all() {
-  if (pages_.empty()) return;
-  pages_.clear();
+  if (ranges_.empty()) return;
+  ranges_.clear();
   socket->invalidate_direct_mem_ptr(0, kLimit - 1);
 }
 
 bool proc_mem::get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi) {
-  uint64_t lo, hi;
-  if (!run_of(t.get_address(), &lo, &hi)) {
+  uint64_t lo;
+  const range *r;
+  if (!range_of(t.get_address(), &lo, &r)) {
     // Refused over the page (the initiator asks again after an invalidation).
     uint64_t page = t.get_address() & ~(kPage - 1);
     dmi.set_start_address(page);
     dmi.set_end_address(page + kPage - 1);
     return false;
   }
-  dmi.set_dmi_ptr(reinterpret_cast<unsigned char *>(static_cast<uintptr_t>(lo)));
+  dmi.set_dmi_ptr(reinterpret_cast<unsigned char *>(static_cast<uintptr_t>(r->host)));
   dmi.set_start_address(lo);
-  dmi.set_end_address(hi - 1);
+  dmi.set_end_address(lo + r->bytes - 1);
   dmi.allow_read_write();
   dmi.set_read_latency(sc_core::SC_ZERO_TIME);
   dmi.set_write_latency(sc_core::SC_ZERO_TIME);
@@ -130,10 +133,11 @@ bool proc_mem::get_direct_mem_ptr(tlm::tlm_generic_payload &t, tlm::tlm_dmi &dmi
 }
 
 unsigned int proc_mem::transport_dbg(tlm::tlm_generic_payload &t) {
-  uint64_t addr = t.get_address(), lo, hi;
-  if (!run_of(addr, &lo, &hi)) return 0;
-  unsigned len = static_cast<unsigned>(std::min<uint64_t>(t.get_data_length(), hi - addr));
-  auto *mem = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+  uint64_t addr = t.get_address(), lo;
+  const range *r;
+  if (!range_of(addr, &lo, &r)) return 0;
+  unsigned len = static_cast<unsigned>(std::min<uint64_t>(t.get_data_length(), lo + r->bytes - addr));
+  uint8_t *mem = host_of(addr);
   if (t.get_command() == tlm::TLM_READ_COMMAND)
     std::memcpy(t.get_data_ptr(), mem, len);
   else if (t.get_command() == tlm::TLM_WRITE_COMMAND)

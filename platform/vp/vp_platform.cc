@@ -350,7 +350,9 @@ bool vp_platform::build_shared() {
     if (agent != SOCMEM_GPU || !p->gpu_) return;
     p->gpu_->coherent_invalidate(line, p->config_.system.syscache_line);
     // A page of the program the IOMMU translates is cached at its own (virtual) address.
-    if (line >= kProcBase && p->iommu_) p->gpu_->simt_side().coherent_invalidate(line - kProcBase);
+    if (line >= kProcBase && p->iommu_)
+      if (const uint8_t *va = p->proc_->host_of(line - kProcBase))
+        p->gpu_->simt_side().coherent_invalidate(reinterpret_cast<uintptr_t>(va), line);
   };
   if (coherence_create(&dc, &coherence_, &build_diag_) != SIMTVP_OK) {
     build_status_ = build_diag_.status;
@@ -391,9 +393,10 @@ bool vp_platform::os_page_request(uint64_t va, bool write) {
   const uint64_t page = va & ~4095ull;
   bool writable = false;
   if (page >= proc_mem::kLimit || !host_maps(page, &writable) || (write && !writable)) return false;
-  if (!proc_->expose(page, 4096)) return false;
+  uint64_t w = 0;
+  if (!proc_->expose(page, 4096, &w)) return false;
   iommu_pages_.push_back(page);
-  return iommu_map(iommu_, page, kProcBase + page, writable) == SIMTVP_OK;
+  return iommu_map(iommu_, page, kProcBase + w, writable) == SIMTVP_OK;
 }
 
 // shared_va (docs/system-modes.md): the system IOMMU translates what the GPU's page tables do not
@@ -422,11 +425,9 @@ void vp_platform::build_iommu() {
     *writable = iommu_lookup(iommu_, va, true, &b) == IOMMU_OK;
     return static_cast<uint32_t>(f);
   };
-  ats.host_page = [](uint64_t bus) -> uint8_t * {
-    // The window maps the program's pages one to one (proc_mem): bus kProcBase + p is byte p.
-    return bus >= kProcBase && bus - kProcBase < proc_mem::kLimit
-               ? reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(bus - kProcBase))
-               : nullptr;
+  ats.host_page = [this](uint64_t bus) -> uint8_t * {
+    // The program's page behind proc_mem's window address.
+    return bus >= kProcBase && bus - kProcBase < proc_mem::kLimit ? proc_->host_of(bus - kProcBase) : nullptr;
   };
   ats.timed = [this](uint64_t va, bool write, uint64_t *bus, sc_core::sc_time *extra) {
     std::lock_guard<std::mutex> lock(iommu_mutex_);
@@ -438,10 +439,10 @@ void vp_platform::build_iommu() {
     *extra = sc_core::sc_time(static_cast<double>(done - now), sc_core::SC_PS);
     return true;
   };
-  ats.maps = [this](uint64_t va) {
+  ats.maps = [this](uint64_t va, uint64_t *bus) {
     std::lock_guard<std::mutex> lock(iommu_mutex_);
-    uint64_t bus;
-    return iommu_lookup(iommu_, va, false, &bus) == IOMMU_OK;
+    uint64_t b;
+    return iommu_lookup(iommu_, va, false, bus ? bus : &b) == IOMMU_OK;
   };
   gpu_->set_ats(std::move(ats));
 }

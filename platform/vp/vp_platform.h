@@ -9,7 +9,7 @@
 //
 // Address map: system memory at kSysmemBase (kSysmemBytes, plus an integrated GPU's carve-out right
 // above: -gpu_carveout_base), BAR0 at kBar0Base, the program's own memory (what cudaHostRegister
-// exposes) at kProcBase + its address.
+// exposes, and the IOMMU's pages) in proc_mem's window at kProcBase, in the order it is exposed.
 #ifndef SIMTVP_PLATFORM_VP_PLATFORM_H
 #define SIMTVP_PLATFORM_VP_PLATFORM_H
 
@@ -73,10 +73,11 @@ class vp_platform : public sc_core::sc_module {
 
   // The program's memory [p, p + bytes) (whole pages) made reachable from the bus (the host's
   // page tables pin it): its bus address, false when it cannot be. unexpose undoes one expose.
+  // The bus address is the next free one of proc_mem's window, the same in every run.
   bool expose(const void *p, uint64_t bytes, uint64_t *bus_addr) {
-    uint64_t a = reinterpret_cast<uintptr_t>(p);
-    if (!proc_->expose(a, bytes)) return false;
-    *bus_addr = kProcBase + a;
+    uint64_t w = 0;
+    if (!proc_->expose(reinterpret_cast<uintptr_t>(p), bytes, &w)) return false;
+    *bus_addr = kProcBase + w;
     return true;
   }
   void unexpose(const void *p, uint64_t bytes) { proc_->unexpose(reinterpret_cast<uintptr_t>(p), bytes); }

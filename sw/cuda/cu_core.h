@@ -63,6 +63,13 @@ typedef struct cu_platform {
    * NULL members: none. */
   bool (*watch)(void *ctx, const void *p, uint64_t bytes, uint64_t bus_addr);
   void (*unwatch)(void *ctx, const void *p, uint64_t bytes);
+  /* (addition) The platform's one SIGSEGV owner hands faults on the whole pages of [p, p + bytes)
+   * to fn (simtvp_host_fault_add: true = dealt with, the access runs again; false = pass it on to
+   * the handler that was there before); counted per page, fault_remove undoes one. false: not
+   * added (then install a handler of your own). NULL members: no such owner. */
+  bool (*fault_add)(void *ctx, const void *p, uint64_t bytes, bool (*fn)(void *fctx, uint64_t addr, bool write),
+                    void *fctx);
+  void (*fault_remove)(void *ctx, const void *p, uint64_t bytes);
 } cu_platform;
 
 typedef simtvp_status (*cu_platform_open_fn)(cu_platform *out, simtvp_diag *diag);

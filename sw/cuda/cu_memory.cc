@@ -112,6 +112,9 @@ int managed_to_host(State &s) {
   return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
 }
 
+static bool um_fault(void *, uint64_t a, bool write);
+static int um_install_own(State &s);
+
 // Maps host pages [first, last) at their own addresses (page users counted).
 static int map_managed_pages(State &s, uint64_t first, uint64_t last, int prot = PROT_READ | PROT_WRITE) {
   for (uint64_t p = first; p < last; p += kPage) {
@@ -132,6 +135,14 @@ static int map_managed_pages(State &s, uint64_t first, uint64_t last, int prot =
                   (unsigned long long)p, err == EEXIST ? "the host already uses it" : strerror(err));
     }
     s.managed_pages[p] = 1;
+    // The host's first touch of an on-demand page faults: the platform's SIGSEGV owner hands it
+    // to um_fault (one handler for the process, docs/system-modes.md §2.4); a platform without
+    // one, or one that refuses, gets a handler of our own.
+    if (s.plat.fault_add && !s.plat.fault_add(s.plat.ctx, want, kPage, um_fault, nullptr))
+      if (int r = um_install_own(s)) {
+        unmap_managed_pages(s, first, p + kPage);
+        return r;
+      }
   }
   return CUDA_SUCCESS;
 }
@@ -141,6 +152,7 @@ void unmap_managed_pages(State &s, uint64_t first, uint64_t last) {
     auto it = s.managed_pages.find(p);
     if (it == s.managed_pages.end()) continue;
     if (--it->second == 0) {
+      if (s.plat.fault_remove) s.plat.fault_remove(s.plat.ctx, reinterpret_cast<void *>(p), kPage);
       munmap(reinterpret_cast<void *>(p), kPage);
       s.managed_pages.erase(it);
     }
@@ -474,13 +486,13 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
       return r;
     }
     // The program's own loads and stores of the run are timed while kernels run (the platform's
-    // trap: docs/system-modes.md §2.4). Of registered memory only the pages wholly inside the
-    // range: the others hold the program's (or this library's) unrelated data too, which must
-    // never fault.
+    // trap: docs/system-modes.md §2.4). Of registered memory only its own bytes: its first and
+    // last page may hold the program's (or this library's) unrelated data too, whose accesses
+    // the platform runs natively, untimed (a single step, no simulation).
     uint64_t wlo = p, whi = end;
-    if (pin.registered) {
-      wlo = std::max(p, (a + kPage - 1) & ~(kPage - 1));
-      whi = std::min(end, (a + pin.bytes) & ~(kPage - 1));
+    if (pin.registered) {  // its own bytes only: the platform lets the rest of a page through
+      wlo = std::max(p, a);
+      whi = std::min(end, a + pin.bytes);
     }
     if (s.plat.watch && whi > wlo &&
         s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(wlo), whi - wlo, span.bus + (wlo - p))) {
@@ -701,31 +713,27 @@ static void um_die(const char *what, uint64_t a) {
   abort();
 }
 
+}  // extern "C"
+
+namespace cucore {
+
 // A host access the mirror's protection refused: the page of an on-demand managed range comes to
-// the host (the driver migrates it back, timed), and the access runs again. Any other fault goes
-// to the handler that was there before.
-static void um_segv(int sig, siginfo_t *si, void *uc) {
+// the host (the driver migrates it back, timed), and the access runs again (true). Any other fault
+// is not ours (false: the platform's SIGSEGV owner passes it on).
+static bool um_fault(void *, uint64_t a, bool wr) {
   State &s = state();
-  uint64_t a = reinterpret_cast<uint64_t>(si->si_addr);
-  bool ours = false;
   if (!tl_inside_call()) {
     Entry e;
     if (e.ok() && s.d) {
       auto m = s.managed.upper_bound(a);
-      if (m != s.managed.begin() && (--m)->second.on_demand && a < m->first + ((m->second.bytes + kPage - 1) & ~(kPage - 1)))
-        ours = true;
-      if (ours) {
-        bool wr = true;  // without the CPU's word, migrate for writing (always correct)
-#if defined(__x86_64__)
-        wr = (static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-#endif
+      if (m != s.managed.begin() && (--m)->second.on_demand && a < m->first + ((m->second.bytes + kPage - 1) & ~(kPage - 1))) {
         simtvp_diag diag = cleared_diag();
         int r = run(s, [&]() -> int {
           simtvp_status st = drv_um_host_access(s.d, a, wr, &diag);
           return st == SIMTVP_OK ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
         });
         if (r != CUDA_SUCCESS) um_die(diag.message[0] ? diag.message : cucore_last_message(), a);
-        return;
+        return true;
       }
     }
   } else {
@@ -734,6 +742,18 @@ static void um_segv(int sig, siginfo_t *si, void *uc) {
       um_die("the page is on the GPU and the access comes from inside a CUDA call (a stream callback); "
              "synchronise or prefetch it to the host before", a);
   }
+  return false;
+}
+
+// Our own SIGSEGV handler, for a platform without one owner (cu_platform.fault_add): um_fault,
+// then the handler that was there before.
+static void um_segv(int sig, siginfo_t *si, void *uc) {
+  State &s = state();
+  bool wr = true;  // without the CPU's word, migrate for writing (always correct)
+#if defined(__x86_64__)
+  wr = (static_cast<ucontext_t *>(uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#endif
+  if (um_fault(nullptr, reinterpret_cast<uint64_t>(si->si_addr), wr)) return;
   const struct sigaction &old = s.um_old_segv;
   if (old.sa_flags & SA_SIGINFO) {
     if (old.sa_sigaction) old.sa_sigaction(sig, si, uc);
@@ -747,7 +767,7 @@ static void um_segv(int sig, siginfo_t *si, void *uc) {
   signal(SIGSEGV, SIG_DFL);  // the access faults again and ends the program as it would have
 }
 
-static int um_install(State &s) {
+static int um_install_own(State &s) {
   if (s.um_handler) return CUDA_SUCCESS;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -760,7 +780,15 @@ static int um_install(State &s) {
   return CUDA_SUCCESS;
 }
 
-}  // extern "C"
+// The host side of on-demand managed memory: with the platform's one SIGSEGV owner, the pages
+// are registered as they are mapped (map_managed_pages); else a handler of our own.
+static int um_install(State &s) {
+  if (s.plat.fault_add) return CUDA_SUCCESS;
+  return um_install_own(s);
+}
+
+}  // namespace cucore
+
 
 void cucore::um_setup_locked(State &s) {
   if (s.um_on_demand >= 0) return;

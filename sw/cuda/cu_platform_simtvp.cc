@@ -28,6 +28,10 @@ bool watch(void *ctx, const void *p, uint64_t bytes, uint64_t bus) {
 void unwatch(void *ctx, const void *p, uint64_t bytes) {
   simtvp_host_unwatch(static_cast<simtvp_host *>(ctx), p, bytes);
 }
+bool fault_add(void *, const void *p, uint64_t bytes, bool (*fn)(void *, uint64_t, bool), void *fctx) {
+  return simtvp_host_fault_add(p, bytes, fn, fctx);
+}
+void fault_remove(void *, const void *p, uint64_t bytes) { simtvp_host_fault_remove(p, bytes); }
 uint64_t time_ps(void *ctx) { return simtvp_host_time_ps(static_cast<simtvp_host *>(ctx)); }
 bool last_fault(void *ctx, simtvp_diag *out) { return simtvp_host_last_fault(static_cast<simtvp_host *>(ctx), out); }
 void release(void *ctx) { simtvp_host_release(static_cast<simtvp_host *>(ctx)); }
@@ -61,5 +65,7 @@ extern "C" __attribute__((visibility("default"))) simtvp_status cucore_open_simt
   out->name = "simtvp";
   out->watch = watch;
   out->unwatch = unwatch;
+  out->fault_add = fault_add;
+  out->fault_remove = fault_remove;
   return SIMTVP_OK;
 }

@@ -198,12 +198,9 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   ASSERT_EQ(i, 7u);
   std::string at1 = slurp(dir + "/1/stats.json"), at2 = slurp(dir + "/6/stats.json");
   EXPECT_FALSE(at1.empty());
-  // Known gap (docs/system-modes.md §5): zero-copy device pointers are host addresses, which the
-  // host's address-space randomisation moves from run to run, and the partition a request goes to
-  // follows its address; so zerocopy's statistics are not yet the same from one process to the next.
-  if (program != "zerocopy") {
-    EXPECT_TRUE(at1 == at2) << program << ": two all-AT runs differ (" << dir << "/1 and /6)";
-  }
+  // zerocopy too: its device pointers are host addresses, which the host's address-space
+  // randomisation moves, but requests to host memory are routed by bus address (system-modes.md §1).
+  EXPECT_TRUE(at1 == at2) << program << ": two all-AT runs differ (" << dir << "/1 and /6)";
   for (const auto &k : j.get_child("kernels")) {
     const auto &runs = k.second.get_child("runs");
     bool same_path = true;

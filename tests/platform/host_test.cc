@@ -6,6 +6,10 @@
 // SystemC simulates once per process: every case opens its own platform, and CTest runs each case
 // in its own process. Running this binary by hand, pick one case (--gtest_filter).
 #include <gtest/gtest.h>
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -608,6 +612,69 @@ TEST_F(SimtvpHost, ProgramsOwnAccessToAWatchedPageWhileAKernelRunsIsTrappedAndTi
   simtvp_host_unwatch(host, const_cast<uint32_t *>(flag), 4096);
 }
 
+// A registered range's first or last page holds the program's other data too: only the watched
+// bytes are timed (docs/system-modes.md §2.4). The kernel waits on a flag at byte 128 of a pinned
+// page watched at [128, 132) only. Hand computation: each load of the flag while the kernel runs
+// is trapped and costs 2 ns (a 64-byte line at 16 bytes per 0.5 ns host cycle, as above); the
+// load and the store of byte 0 (other data on the same, closed page) run natively by a single
+// step: no time, not counted; the store of 2 to the flag is 2 ns and one trapped write.
+TEST_F(SimtvpHost, OnlyTheWatchedBytesOfAPartlyWatchedPageAreTimed) {
+  open({"-simt_model", "func", "-host_api_overhead_ns", "50"});
+  const drv_bus *bus = simtvp_host_bus(host);
+  uint64_t pinned = 0;
+  simtvp_status st = SIMTVP_OK;
+  ASSERT_EQ(host_call(host, [&] {
+              if (!bus->sysmem_alloc(bus->ctx, 4096, 4096, &pinned)) st = SIMTVP_ERR_NOMEM;
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK);
+  auto *page = static_cast<volatile uint32_t *>(simtvp_host_sysmem_ptr(host, pinned, 4096));
+  ASSERT_NE(page, nullptr);
+  volatile uint32_t *flag = page + 32, *other = page;  // bytes 128 and 0
+  *flag = 0;
+  *other = 7;
+  uint64_t page_va = reinterpret_cast<uintptr_t>(page), va = page_va + 128;
+  ASSERT_TRUE(simtvp_host_watch(host, const_cast<uint32_t *>(flag), 4, pinned + 128));
+  ASSERT_EQ(host_call(host, [&] {
+              if ((st = drv_sysmem_map(d, page_va, pinned, 4096, &diag))) return;
+              st = test_support::load_and_launch(d, kWaitFlagPtx, "wait.ptx", "wait_flag", 1, 1, {&va}, &diag);
+            }),
+            SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  uint64_t t0 = simtvp_host_time_ps(host);
+  uint64_t loads = 1;
+  while (*flag != 1 && loads < 10000000) loads++;
+  ASSERT_EQ(*flag, 1u);
+  loads++;  // the load of the ASSERT
+  uint64_t t1 = simtvp_host_time_ps(host);
+  EXPECT_EQ(t1 - t0, 2000u * loads);
+  // The kernel still waits: the page is closed (a system call cannot read it, as documented) and
+  // the program's own load and store of its other data run natively.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  errno = 0;
+  EXPECT_EQ(::write(fds[1], const_cast<uint32_t *>(other), 4), -1);
+  EXPECT_EQ(errno, EFAULT);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_EQ(*other, 7u);
+  *other = 8;
+  EXPECT_EQ(simtvp_host_time_ps(host), t1);
+  *flag = 2;
+  EXPECT_EQ(simtvp_host_time_ps(host) - t1, 2000u);
+  ASSERT_EQ(host_call(host, [&] { st = drv_sync(d, &diag); }), SIMTVP_OK);
+  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
+  EXPECT_EQ(*other, 8u);
+  stats *s = simtvp_host_stats(host);
+  const uint64_t *reads = stats_counter_find(s, "host.trapped_reads");
+  const uint64_t *writes = stats_counter_find(s, "host.trapped_writes");
+  ASSERT_NE(reads, nullptr);
+  ASSERT_NE(writes, nullptr);
+  EXPECT_EQ(*reads, loads);
+  EXPECT_EQ(*writes, 1u);
+  simtvp_host_unwatch(host, const_cast<uint32_t *>(flag), 4);
+}
+
 // -host_trap_shared 0: nothing is watched (the program's accesses run natively, untimed); bad
 // arguments are refused, not a crash.
 TEST_F(SimtvpHost, WatchIsRefusedWhenTrappingIsOffOrTheRangeIsEmpty) {
@@ -619,5 +686,116 @@ TEST_F(SimtvpHost, WatchIsRefusedWhenTrappingIsOffOrTheRangeIsEmpty) {
   simtvp_host_unwatch(host, &word, sizeof word);  // nothing watched: nothing happens
   simtvp_host_unwatch(nullptr, &word, sizeof word);
 }
+
+// ---- the one SIGSEGV owner (simtvp_host_fault_add; docs/system-modes.md §2.4) ---------------------
+
+#if defined(__x86_64__) && defined(__linux__)
+int g_program_faults = 0;    // the program's own handler ran
+int g_registered_faults = 0; // the registered page's handler ran
+bool g_registered_write = false;
+
+void *page_of(void *a) { return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(a) & ~uintptr_t(4095)); }
+
+// A program that handles faults on its own pages: opens the page, the access runs again.
+void program_handler(int, siginfo_t *si, void *) {
+  g_program_faults++;
+  mprotect(page_of(si->si_addr), 4096, PROT_READ | PROT_WRITE);
+}
+
+// What unified memory's handler does: deals with faults on its page (ctx), passes on the rest.
+bool registered_handler(void *ctx, uint64_t addr, bool write) {
+  const uint64_t page = reinterpret_cast<uintptr_t>(ctx);
+  if (addr < page || addr >= page + 4096) return false;
+  g_registered_faults++;
+  g_registered_write = write;
+  mprotect(ctx, 4096, PROT_READ | PROT_WRITE);
+  return true;
+}
+
+struct two_pages {
+  char *ours, *theirs;
+  two_pages() {
+    void *p = mmap(nullptr, 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ours = p == MAP_FAILED ? nullptr : static_cast<char *>(p);
+    theirs = ours ? ours + 4096 : nullptr;
+  }
+  ~two_pages() {
+    if (ours) munmap(ours, 2 * 4096);
+  }
+};
+
+// The program installed its own SIGSEGV handler before the platform's owner came: a fault on a
+// registered page goes to that page's handler (once, with the CPU's write bit), every other fault
+// to the program's handler, and a removed page's faults to the program's handler again.
+TEST_F(SimtvpHost, RegisteredFaultPagesGoToTheirHandlerAndTheProgramsOwnFaultsToItsHandler) {
+  struct sigaction sa {}, old {};
+  sa.sa_sigaction = program_handler;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGSEGV, &sa, &old), 0);
+  open({"-simt_model", "func"});
+  two_pages m;
+  ASSERT_NE(m.ours, nullptr);
+  ASSERT_TRUE(simtvp_host_fault_add(m.ours + 100, 8, registered_handler, m.ours));  // the whole page
+  volatile char *ours = m.ours, *theirs = m.theirs;
+  ours[4000] = 1;  // a store on the registered page
+  EXPECT_EQ(g_registered_faults, 1);
+  EXPECT_TRUE(g_registered_write);
+  EXPECT_EQ(g_program_faults, 0);
+  EXPECT_EQ(theirs[7], 0);  // a load on the program's own page
+  EXPECT_EQ(g_program_faults, 1);
+  EXPECT_EQ(g_registered_faults, 1);
+  mprotect(m.ours, 4096, PROT_NONE);
+  EXPECT_EQ(ours[0], 0);  // a load: the handler sees a read
+  EXPECT_EQ(g_registered_faults, 2);
+  EXPECT_FALSE(g_registered_write);
+  simtvp_host_fault_remove(m.ours, 1);
+  mprotect(m.ours, 4096, PROT_NONE);
+  EXPECT_EQ(ours[1], 0);
+  EXPECT_EQ(g_program_faults, 2);
+  EXPECT_EQ(g_registered_faults, 2);
+  sigaction(SIGSEGV, &old, nullptr);
+}
+
+// Whether the watches or the fault pages came first, each fault reaches its own handler; a page
+// is registered by one handler only, and bad arguments are refused.
+void fault_pages_and_watches(bool watch_first, simtvp_host *host) {
+  two_pages m;
+  ASSERT_NE(m.ours, nullptr);
+  static uint32_t word;
+  if (watch_first) {
+    ASSERT_TRUE(simtvp_host_watch(host, &word, sizeof word, 0x100000000ull));
+  }
+  ASSERT_TRUE(simtvp_host_fault_add(m.ours, 4096, registered_handler, m.ours));
+  ASSERT_TRUE(simtvp_host_fault_add(m.ours, 4096, registered_handler, m.ours));  // counted
+  if (!watch_first) {
+    ASSERT_TRUE(simtvp_host_watch(host, &word, sizeof word, 0x100000000ull));
+  }
+  EXPECT_FALSE(simtvp_host_fault_add(m.ours, 4096, registered_handler, m.theirs));  // another handler
+  EXPECT_FALSE(simtvp_host_fault_add(m.theirs, 0, registered_handler, m.theirs));
+  EXPECT_FALSE(simtvp_host_fault_add(m.theirs, 4096, nullptr, m.theirs));
+  word = 5;  // the GPU is idle: the watched page is open
+  volatile char *ours = m.ours;
+  ours[1] = 2;
+  EXPECT_EQ(g_registered_faults, 1);
+  simtvp_host_fault_remove(m.ours, 4096);  // one of two registrations: still registered
+  mprotect(m.ours, 4096, PROT_NONE);
+  ours[2] = 3;
+  EXPECT_EQ(g_registered_faults, 2);
+  simtvp_host_fault_remove(m.ours, 4096);
+  simtvp_host_unwatch(host, &word, sizeof word);
+  EXPECT_EQ(word, 5u);
+}
+
+TEST_F(SimtvpHost, FaultPagesAddedAfterAWatchReachTheirHandler) {
+  open({"-simt_model", "func"});
+  fault_pages_and_watches(true, host);
+}
+
+TEST_F(SimtvpHost, WatchesAddedAfterFaultPagesLeaveTheirHandlerInPlace) {
+  open({"-simt_model", "func"});
+  fault_pages_and_watches(false, host);
+}
+#endif
 
 }  // namespace

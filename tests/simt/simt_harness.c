@@ -424,7 +424,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
   simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault, NULL};
   for (uint32_t c = 0; st == SIMTVP_OK && c < h->n_clusters; c++) {
     simt_cluster_config cl = {c, h->n_clusters, h->cores_per_cluster, &h->core_cfgs[c * h->cores_per_cluster],
-                              g->core.cluster_ejection_buffer, h->addrmap, h->st, {NULL, NULL}};
+                              g->core.cluster_ejection_buffer, h->addrmap, h->st, {NULL, NULL, NULL}};
     st = simt_cluster_create(&cl, cp, &h->clusters[c], diag);
   }
   if (st != SIMTVP_OK) {

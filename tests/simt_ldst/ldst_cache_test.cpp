@@ -204,6 +204,32 @@ TEST(SimtLdstL1d, CacheGlobalLoadsBypassTheL1d) {
   EXPECT_EQ(h.stat("L1D_total_cache_accesses"), 0u);
 }
 
+// ld.volatile and ld.relaxed / ld.acquire at .gpu or .sys scope must see other SMs' and the
+// host's writes, which the non-coherent L1D never learns of: L2 only, like .cv. A .cta-scoped
+// relaxed load and a plain one use the L1D (one access each).
+TEST(SimtLdstL1d, VolatileAndGpuOrSystemScopedLoadsBypassTheL1d) {
+  struct kind {
+    uint8_t sem, scope;
+    bool through_l1;
+  } kinds[] = {{PTX_SEM_VOLATILE, PTX_SCOPE_NONE, false}, {PTX_SEM_RELAXED, PTX_SCOPE_SYS, false},
+               {PTX_SEM_ACQUIRE, PTX_SCOPE_GPU, false},   {PTX_SEM_RELAXED, PTX_SCOPE_CTA, true},
+               {PTX_SEM_NONE, PTX_SCOPE_NONE, true}};
+  for (const kind &k : kinds) {
+    Harness h;
+    h.cfg.l1d = kWriteThrough;
+    h.create();
+    ptx_insn insn;
+    std::memset(&insn, 0, sizeof insn);
+    insn.sem = k.sem;
+    insn.scope = k.scope;
+    func_step s = load(PTX_SPACE_GLOBAL, 4, unit);
+    s.insn = &insn;
+    h.issue(0, s, 1);
+    h.run_to(3);
+    EXPECT_EQ(h.stat("L1D_total_cache_accesses"), k.through_l1 ? 1u : 0u) << int(k.sem) << " " << int(k.scope);
+  }
+}
+
 // Banks: 4 banks interleaved by 32 bytes. A warp touching the same sector offset of four lines
 // (all in bank 1) takes one cycle per line and counts three bank conflicts; four lines in four
 // different banks go in one cycle.

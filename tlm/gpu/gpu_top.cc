@@ -404,8 +404,8 @@ simtvp_status gpu_top::build(simtvp_diag *diag) {
                      req.kind == MEM_ACC_L2_WRBK, req.kind == MEM_ACC_ATOMIC);
   };
   if (s.config.system.mode == GPU_SYSTEM_SHARED_VA)
-    env.sysmem.aperture_of = [this](uint64_t addr) -> uint8_t {
-      return s_->ats.maps && s_->ats.maps(addr) ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+    env.sysmem.aperture_of = [this](uint64_t addr, uint64_t *bus) -> uint8_t {
+      return s_->ats.maps && s_->ats.maps(addr, bus) ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
     };
   env.wake = [this]() { s_->wake.notify(SC_ZERO_TIME); };
   env.abort_kernel = [this](uint32_t slot, const gpu_cta_result &why) {
@@ -904,13 +904,16 @@ uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
   struct walk {
     simt_subsystem *simt;
     uint32_t dropped;
-  } w{s_->simt.get(), 0};
+    uint64_t bus;
+  } w{s_->simt.get(), 0, 0};
   if (!w.simt) return 0;
-  for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES)
+  for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES) {
+    w.bus = b;
     devmem_addrs_of_bus(s_->mem, b, [](void *ctx, uint64_t a) {
       auto *wk = static_cast<walk *>(ctx);
-      wk->dropped += wk->simt->coherent_invalidate(a);
+      wk->dropped += wk->simt->coherent_invalidate(a, wk->bus);
     }, &w);
+  }
   return w.dropped;
 }
 

@@ -237,7 +237,7 @@ class gpu_top : public sc_core::sc_module {
     std::function<uint32_t(uint64_t va, bool write, uint64_t *bus, bool *writable)> resolve;
     std::function<uint8_t *(uint64_t bus)> host_page;
     std::function<bool(uint64_t va, bool write, uint64_t *bus, sc_core::sc_time *extra)> timed;
-    std::function<bool(uint64_t va)> maps;
+    std::function<bool(uint64_t va, uint64_t *bus)> maps;  // bus may be null
   };
   void set_ats(ats_port port);
   // With -memcheck: reports every live block the program allocated (not the driver's own) as a

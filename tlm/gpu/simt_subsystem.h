@@ -78,10 +78,12 @@ class simt_subsystem {
   // The last fault's full report (kernel, CTA, thread, PC, PTX line, address); OK when none.
   virtual const simtvp_diag &last_fault() const = 0;
   // A coherence invalidation from the system's directory (docs/system-modes.md): the GPU's caches
-  // that may hold the line at GPU address gpu_addr drop it; returns the lines dropped. The
+  // that may hold the line at GPU address gpu_addr, which lies at bus address `bus` (what its
+  // requests were routed by, mem_req_route_addr), drop it; returns the lines dropped. The
   // functional GPU models no caches (0).
-  virtual uint32_t coherent_invalidate(uint64_t gpu_addr) {
+  virtual uint32_t coherent_invalidate(uint64_t gpu_addr, uint64_t bus) {
     (void)gpu_addr;
+    (void)bus;
     return 0;
   }
 };

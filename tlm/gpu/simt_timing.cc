@@ -178,27 +178,36 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     cc.cores = gpu_simt_timing_core_configs(side_) + static_cast<size_t>(c) * per_cluster;
     cc.ejection_buffer = g_.core.cluster_ejection_buffer;
     cc.addrmap = mem_->addrmap();
-    // The aperture of each request: system memory where the store maps it externally (at the
-    // physical address: a request that carries a virtual address of a page mapped remotely is
-    // looked up where the functional engine's translation put it).
+    // The aperture of each request: system memory where the store maps it externally, with its
+    // bus address, by which the request is routed (deterministic where the virtual address is
+    // the host's and moves between runs). A request that carries a virtual address of a page
+    // mapped remotely is looked up where the functional engine's translation put it.
     cc.aperture.ctx = this;
-    cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
+    cc.aperture.of = nullptr;
+    cc.aperture.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
       auto *t = static_cast<simt_timing *>(ctx);
       uint8_t ap = DEVMEM_APERTURE_VIDMEM;
       if (t->env_.physical) addr = t->env_.physical(addr);
-      if (!devmem_bus_addr(t->env_.mem, addr, nullptr, &ap)) return MEM_APERTURE_VIDMEM;
-      return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+      if (!devmem_bus_addr(t->env_.mem, addr, bus, &ap)) return MEM_APERTURE_VIDMEM;
+      if (ap == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
+      *bus = 0;
+      return MEM_APERTURE_VIDMEM;
     };
     if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
       cc.aperture.ctx = this;
-      cc.aperture.of = [](void *ctx, uint64_t addr) -> uint8_t {
+      cc.aperture.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
         auto *t = static_cast<simt_timing *>(ctx);
         uint8_t ap = DEVMEM_APERTURE_VIDMEM;
         if (t->env_.physical) addr = t->env_.physical(addr);
-        if (devmem_bus_addr(t->env_.mem, addr, nullptr, &ap))
-          return ap == DEVMEM_APERTURE_SYSMEM ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM;
+        if (devmem_bus_addr(t->env_.mem, addr, bus, &ap)) {
+          if (ap == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
+          *bus = 0;
+          return MEM_APERTURE_VIDMEM;
+        }
         if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
-        return t->env_.sysmem.aperture_of(addr);
+        uint8_t r = t->env_.sysmem.aperture_of(addr, bus);
+        if (r != MEM_APERTURE_SYSMEM) *bus = 0;
+        return r;
       };
     }
     cc.stats = st;

@@ -44,7 +44,9 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
   bool idle() const override { return gpu_simt_timing_idle(side_); }
   const char *model_name() const override { return "timing"; }
   const simtvp_diag &last_fault() const override { return *gpu_simt_timing_last_fault(side_); }
-  uint32_t coherent_invalidate(uint64_t gpu_addr) override { return mem_->invalidate_l2_line(gpu_addr) ? 1 : 0; }
+  uint32_t coherent_invalidate(uint64_t gpu_addr, uint64_t bus) override {
+    return mem_->invalidate_l2_line(gpu_addr, bus) ? 1 : 0;
+  }
 
   // Inside (tests, benches, traces).
   gpu_simt_timing *model() const { return side_; }

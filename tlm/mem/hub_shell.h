@@ -34,8 +34,9 @@ struct sysmem_port {
   // annotated (the system's time to answer).
   std::function<bool(const mem_req &req, uint64_t bus, sc_core::sc_time *delay)> transport;
   // The aperture of a GPU address the device-memory store does not hold (optional; the pages the
-  // system IOMMU translates, -system_mode shared_va: MEM_APERTURE_SYSMEM).
-  std::function<uint8_t(uint64_t addr)> aperture_of;
+  // system IOMMU translates, -system_mode shared_va: MEM_APERTURE_SYSMEM, and its bus address in
+  // *bus when bus is not null).
+  std::function<uint8_t(uint64_t addr, uint64_t *bus)> aperture_of;
 };
 
 class hub_shell : public sc_core::sc_module, public clocked {

@@ -344,10 +344,10 @@ void mem_system::dump_lines(void (*line)(void *ctx, const char *text), void *ctx
   }
 }
 
-bool mem_system::invalidate_l2_line(uint64_t addr) {
+bool mem_system::invalidate_l2_line(uint64_t addr, uint64_t route_addr) {
   if (!map_) return false;
   dram_addr a;
-  dram_addrmap_decode(map_, addr, &a);
+  dram_addrmap_decode(map_, route_addr, &a);
   if (a.channel >= parts_.size()) return false;
   return mempart_invalidate_l2_line(parts_[a.channel]->model(), a.sub_partition % cfg_.n_sub, addr);
 }

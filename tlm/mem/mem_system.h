@@ -90,7 +90,8 @@ class mem_system : public sc_core::sc_module {
   uint32_t node_of(uint32_t sub_partition) const { return cfg_.n_clusters + sub_partition; }
   const dram_addrmap *addrmap() const { return map_; }
   // Drops the L2 line holding addr from its slice (a coherence invalidation); true when held.
-  bool invalidate_l2_line(uint64_t addr);
+  // route_addr: the address its requests were routed by (system memory's bus address).
+  bool invalidate_l2_line(uint64_t addr, uint64_t route_addr);
 
   icnt_shell &icnt() { return *icnt_; }
   mempart_shell &partition(uint32_t channel) { return *parts_.at(channel); }
