@@ -12,7 +12,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -23,8 +22,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
-#include <vector>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -53,16 +50,9 @@ struct simtvp_host {
   }
   // Host memory the GPU shares (simtvp_host_watch): page -> its bus address and how many
   // watches hold it. armed: the pages are inaccessible to the program (PROT_NONE) now.
-  // parts: the watched bytes [first, second) of the page, one entry per watch (a registered
-  // range's first and last page may be watched in part: the rest is the program's other data).
   struct watched_page {
     uint64_t bus = 0;
-    std::vector<std::pair<uint16_t, uint16_t>> parts;
-    bool covers(uint64_t off) const {
-      for (const auto &p : parts)
-        if (off >= p.first && off < p.second) return true;
-      return false;
-    }
+    uint32_t count = 0;
   };
   std::map<uint64_t, watched_page> watched;
   std::atomic<bool> armed{false};
@@ -507,15 +497,10 @@ bool trap_access(simtvp_host *h, uint64_t a, ucontext_t *uc) {
     disarm(h);
     return true;
   }
-  // The shared bytes of the page: the access is the host's, timed. Elsewhere on a partly watched
-  // page (the program's other data next to a registered range): natively, untimed, by the same
-  // single step.
-  if (it->second.covers(a - page)) {
-    const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    touch_ctx t{h, it->second.bus + (a - page), write};
-    call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
-    if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
-  }
+  const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  touch_ctx t{h, it->second.bus + (a - page), write};
+  call_locked(h, touch_on_stub, &t, nullptr, false);  // opens the pages, closes them if still busy
+  if (!h->armed.load()) return true;                  // the GPU went idle: everything stays open
   // The instruction may straddle two pages: the first one's trap opened it, and the call above
   // closed it again; this instruction's pages are all open for its step.
   const unsigned cap = sizeof tl_step_pages / sizeof tl_step_pages[0];
@@ -747,9 +732,7 @@ bool simtvp_host_watch(simtvp_host *host, const void *p, uint64_t bytes, uint64_
   const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
   for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
     simtvp_host::watched_page &w = host->watched[pg];
-    if (w.parts.empty()) w.bus = bus_addr - (a - pg);  // the first watch's bus address stays
-    w.parts.emplace_back(static_cast<uint16_t>(std::max(a, pg) - pg),
-                         static_cast<uint16_t>(std::min(a + bytes, pg + kWatchPage) - pg));
+    if (w.count++ == 0) w.bus = bus_addr - (a - pg);  // the first watch's bus address stays
     if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_NONE);
   }
   return true;
@@ -762,16 +745,7 @@ void simtvp_host_unwatch(simtvp_host *host, const void *p, uint64_t bytes) {
   const uint64_t lo = a & ~(kWatchPage - 1), hi = (a + bytes + kWatchPage - 1) & ~(kWatchPage - 1);
   for (uint64_t pg = lo; pg < hi; pg += kWatchPage) {
     auto it = host->watched.find(pg);
-    if (it == host->watched.end()) continue;
-    auto &parts = it->second.parts;
-    const std::pair<uint16_t, uint16_t> part(static_cast<uint16_t>(std::max(a, pg) - pg),
-                                             static_cast<uint16_t>(std::min(a + bytes, pg + kWatchPage) - pg));
-    for (auto p = parts.begin(); p != parts.end(); ++p)
-      if (*p == part) {
-        parts.erase(p);
-        break;
-      }
-    if (!parts.empty()) continue;
+    if (it == host->watched.end() || --it->second.count) continue;
     host->watched.erase(it);
     if (host->armed.load()) mprotect(reinterpret_cast<void *>(pg), kWatchPage, PROT_READ | PROT_WRITE);
   }

@@ -105,18 +105,15 @@ void simtvp_host_unexpose(simtvp_host *host, const void *p, uint64_t bytes);
 /* Host memory the GPU shares — mapped pinned memory, registered memory mapped into kernels —
  * whose accesses by the program itself the platform times (docs/system-modes.md §2.4): while the
  * GPU is busy the whole pages of [p, p + bytes) are inaccessible to the program between
- * simtvp_host_call's; a load or store of a byte of [p, p + bytes) traps, runs the simulation for
- * the cost of the host's access of that line at bus address bus_addr + (address - p) (system
- * memory's timing, the system-level cache and the coherence directory see it as the host's
- * access), and then executes natively (single-stepped). An access to the rest of a first or last
- * page (the program's other data there) executes natively by the same single step, untimed and
- * uncounted. So a host loop spinning on such memory advances simulated time, and the directory
- * sees the program's own reads and writes of shared lines. Watches are counted per page and
- * range; unwatch undoes the watch of the same range. false (nothing done) when -host_trap_shared
- * is 0 or the host is not x86-64 Linux. Faults on other addresses go to the handlers added with
- * simtvp_host_fault_add (unified memory's host-side migration), then to the one installed before
- * the first watch. Statistics (from the first trap): host.trapped_reads / host.trapped_writes.
- * Callable outside simtvp_host_call. */
+ * simtvp_host_call's; a load or store there traps, runs the simulation for the cost of the host's
+ * access of that line at bus address bus_addr + (address - p) (system memory's timing, the
+ * system-level cache and the coherence directory see it as the host's access), and then executes
+ * natively (single-stepped). So a host loop spinning on such memory advances simulated time, and
+ * the directory sees the program's own reads and writes of shared lines. Watches are counted per
+ * page; unwatch undoes one. false (nothing done) when -host_trap_shared is 0 or the host is not
+ * x86-64 Linux. Faults on other addresses go to the handlers added with simtvp_host_fault_add
+ * (unified memory's host-side migration), then to the one installed before the first watch. Statistics (from the first trap):
+ * host.trapped_reads / host.trapped_writes. Callable outside simtvp_host_call. */
 bool simtvp_host_watch(simtvp_host *host, const void *p, uint64_t bytes, uint64_t bus_addr);
 void simtvp_host_unwatch(simtvp_host *host, const void *p, uint64_t bytes);
 

@@ -486,13 +486,13 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
       return r;
     }
     // The program's own loads and stores of the run are timed while kernels run (the platform's
-    // trap: docs/system-modes.md §2.4). Of registered memory only its own bytes: its first and
-    // last page may hold the program's (or this library's) unrelated data too, whose accesses
-    // the platform runs natively, untimed (a single step, no simulation).
+    // trap: docs/system-modes.md §2.4). Of registered memory only the pages wholly inside the
+    // range: the others hold the program's (or this library's) unrelated data too, which must
+    // never fault.
     uint64_t wlo = p, whi = end;
-    if (pin.registered) {  // its own bytes only: the platform lets the rest of a page through
-      wlo = std::max(p, a);
-      whi = std::min(end, a + pin.bytes);
+    if (pin.registered) {
+      wlo = std::max(p, (a + kPage - 1) & ~(kPage - 1));
+      whi = std::min(end, (a + pin.bytes) & ~(kPage - 1));
     }
     if (s.plat.watch && whi > wlo &&
         s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(wlo), whi - wlo, span.bus + (wlo - p))) {

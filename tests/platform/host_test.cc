@@ -6,9 +6,7 @@
 // SystemC simulates once per process: every case opens its own platform, and CTest runs each case
 // in its own process. Running this binary by hand, pick one case (--gtest_filter).
 #include <gtest/gtest.h>
-#include <errno.h>
 #include <signal.h>
-#include <unistd.h>
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -610,69 +608,6 @@ TEST_F(SimtvpHost, ProgramsOwnAccessToAWatchedPageWhileAKernelRunsIsTrappedAndTi
   EXPECT_EQ(*writes, 1u);
   EXPECT_GT(*yields, 0u);  // the kernel waited in steps
   simtvp_host_unwatch(host, const_cast<uint32_t *>(flag), 4096);
-}
-
-// A registered range's first or last page holds the program's other data too: only the watched
-// bytes are timed (docs/system-modes.md §2.4). The kernel waits on a flag at byte 128 of a pinned
-// page watched at [128, 132) only. Hand computation: each load of the flag while the kernel runs
-// is trapped and costs 2 ns (a 64-byte line at 16 bytes per 0.5 ns host cycle, as above); the
-// load and the store of byte 0 (other data on the same, closed page) run natively by a single
-// step: no time, not counted; the store of 2 to the flag is 2 ns and one trapped write.
-TEST_F(SimtvpHost, OnlyTheWatchedBytesOfAPartlyWatchedPageAreTimed) {
-  open({"-simt_model", "func", "-host_api_overhead_ns", "50"});
-  const drv_bus *bus = simtvp_host_bus(host);
-  uint64_t pinned = 0;
-  simtvp_status st = SIMTVP_OK;
-  ASSERT_EQ(host_call(host, [&] {
-              if (!bus->sysmem_alloc(bus->ctx, 4096, 4096, &pinned)) st = SIMTVP_ERR_NOMEM;
-            }),
-            SIMTVP_OK);
-  ASSERT_EQ(st, SIMTVP_OK);
-  auto *page = static_cast<volatile uint32_t *>(simtvp_host_sysmem_ptr(host, pinned, 4096));
-  ASSERT_NE(page, nullptr);
-  volatile uint32_t *flag = page + 32, *other = page;  // bytes 128 and 0
-  *flag = 0;
-  *other = 7;
-  uint64_t page_va = reinterpret_cast<uintptr_t>(page), va = page_va + 128;
-  ASSERT_TRUE(simtvp_host_watch(host, const_cast<uint32_t *>(flag), 4, pinned + 128));
-  ASSERT_EQ(host_call(host, [&] {
-              if ((st = drv_sysmem_map(d, page_va, pinned, 4096, &diag))) return;
-              st = test_support::load_and_launch(d, kWaitFlagPtx, "wait.ptx", "wait_flag", 1, 1, {&va}, &diag);
-            }),
-            SIMTVP_OK);
-  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
-  uint64_t t0 = simtvp_host_time_ps(host);
-  uint64_t loads = 1;
-  while (*flag != 1 && loads < 10000000) loads++;
-  ASSERT_EQ(*flag, 1u);
-  loads++;  // the load of the ASSERT
-  uint64_t t1 = simtvp_host_time_ps(host);
-  EXPECT_EQ(t1 - t0, 2000u * loads);
-  // The kernel still waits: the page is closed (a system call cannot read it, as documented) and
-  // the program's own load and store of its other data run natively.
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  errno = 0;
-  EXPECT_EQ(::write(fds[1], const_cast<uint32_t *>(other), 4), -1);
-  EXPECT_EQ(errno, EFAULT);
-  ::close(fds[0]);
-  ::close(fds[1]);
-  EXPECT_EQ(*other, 7u);
-  *other = 8;
-  EXPECT_EQ(simtvp_host_time_ps(host), t1);
-  *flag = 2;
-  EXPECT_EQ(simtvp_host_time_ps(host) - t1, 2000u);
-  ASSERT_EQ(host_call(host, [&] { st = drv_sync(d, &diag); }), SIMTVP_OK);
-  ASSERT_EQ(st, SIMTVP_OK) << diag.message;
-  EXPECT_EQ(*other, 8u);
-  stats *s = simtvp_host_stats(host);
-  const uint64_t *reads = stats_counter_find(s, "host.trapped_reads");
-  const uint64_t *writes = stats_counter_find(s, "host.trapped_writes");
-  ASSERT_NE(reads, nullptr);
-  ASSERT_NE(writes, nullptr);
-  EXPECT_EQ(*reads, loads);
-  EXPECT_EQ(*writes, 1u);
-  simtvp_host_unwatch(host, const_cast<uint32_t *>(flag), 4);
 }
 
 // -host_trap_shared 0: nothing is watched (the program's accesses run natively, untimed); bad
