@@ -506,7 +506,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
       not_span |= a ^ (a0 + (uint64_t)k * bytes);
       c->ranges[k++] = (ldst_range){a, bytes, lane};
     }
-    bool l2_only = load && !atomic && st->insn && (st->insn->cache_op == PTX_CACHE_CG || st->insn->cache_op == PTX_CACHE_CV);
+    bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
     n = coalesce(c, k, shape_of(k, not_uniform, not_span), c->l1d_block, bytes, gt200, kind, path,

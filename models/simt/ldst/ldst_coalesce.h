@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "mem_req.h"
+#include "ptx.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,6 +114,16 @@ bool ldst_coalesce_span(uint64_t lo, uint32_t n_lanes, uint32_t lane0, uint32_t 
  * reached. */
 bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_lanes,
                          uint32_t word_bytes, ldst_access *out, uint32_t *n, uint32_t cap);
+
+/* Whether a global load goes around the (non-coherent) L1D to the L2, in every core variant:
+ * .cg / .cv loads (PTX ISA "Cache Operators"), ld.volatile, and ld.relaxed / ld.acquire at .gpu
+ * or .sys scope (PTX ISA "Memory Consistency Model": they must see other SMs' and the host's
+ * writes, which the L1 never learns of). */
+static inline bool ldst_load_bypasses_l1(const ptx_insn *pi) {
+  return pi && (pi->cache_op == PTX_CACHE_CG || pi->cache_op == PTX_CACHE_CV || pi->sem == PTX_SEM_VOLATILE ||
+                ((pi->sem == PTX_SEM_RELAXED || pi->sem == PTX_SEM_ACQUIRE) &&
+                 (pi->scope == PTX_SCOPE_GPU || pi->scope == PTX_SCOPE_SYS)));
+}
 
 #ifdef __cplusplus
 }

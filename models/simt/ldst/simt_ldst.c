@@ -682,14 +682,8 @@ static bool build(simt_ldst *u, ldst_slot *s, uint32_t warp, const func_step *st
       u->ranges[n].lane = lane;
       n++;
     }
-    /* .cg / .cv loads are cached in L2 only (PTX ISA "Cache Operators"); so are ld.volatile and
-     * ld.relaxed / ld.acquire at .gpu or .sys scope (PTX ISA "Memory Consistency Model": they
-     * must see other SMs' and the host's writes, which the non-coherent L1 never learns of) */
-    const ptx_insn *pi = step->insn;
-    bool l2_only = load && !atomic && pi &&
-                   (pi->cache_op == PTX_CACHE_CG || pi->cache_op == PTX_CACHE_CV || pi->sem == PTX_SEM_VOLATILE ||
-                    ((pi->sem == PTX_SEM_RELAXED || pi->sem == PTX_SEM_ACQUIRE) &&
-                     (pi->scope == PTX_SCOPE_GPU || pi->scope == PTX_SCOPE_SYS)));
+    /* loads the L1D must not serve (ldst_load_bypasses_l1) go to the L2 only */
+    bool l2_only = load && !atomic && ldst_load_bypasses_l1(step->insn);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !u->caches[CACHE_L1D] || u->cfg.gmem_skip_l1d || l2_only)
                        ? LDST_PATH_BYPASS
