@@ -157,15 +157,11 @@ simtvp_status gpu_params_from_config(const gpu_config *cfg, gpu_params *p, simtv
   p->func.max_warps_per_sm = d->max_warps_per_core;
   p->func.stack_bytes = cfg->sim.stack_size_limit > 0 ? (uint32_t)cfg->sim.stack_size_limit : 0;
   p->func.threads = cfg->fidelity.func_threads ? cfg->fidelity.func_threads : 1;
-  /* Warps wait on replayable faults (unified memory) where the SIMT side can park them: the
+  /* Warps wait on replayable faults (unified memory) on every SIMT side, which parks them: the
    * functional side (with several engine threads it runs kernels CTA by CTA on one once the
-   * driver has set up the fault buffer), and the timing GPU when every core is CA or AT (with any
-   * -sim_threads: faults are recorded in the serial phase; func cores inside it do not wait,
-   * docs/vm.md). */
-  bool all_timed = d->n_cores > 0; /* every core CA or AT (their warps wait; a func core's do not) */
-  for (uint32_t i = 0; i < d->n_cores && i < GPU_CONFIG_MAX_CORES; i++)
-    if (d->simt_model_of_core[i] == GPU_FIDELITY_FUNC) all_timed = false;
-  p->ctl.caps.replayable = strcmp(p->simt_model, "func") == 0 || all_timed;
+   * driver has set up the fault buffer), and the timing GPU, whose CA, AT and func cores all park
+   * waiting warps (with any -sim_threads: faults are recorded in the serial phase, docs/vm.md). */
+  p->ctl.caps.replayable = true;
   p->func.pc_counts = cfg->output.ptx_line_stats; /* PTX source-line statistics, every side */
   p->func.memcheck = cfg->sim.memcheck;
   if (cfg->sim.max_insn) /* thread instructions -> warp instructions, per launch */

@@ -393,7 +393,7 @@ static bool kernel_begin(void *ctx, const gpu_kernel *k, gpu_kernel_result *why)
   s->sk.pdb = gpu_launcher_mmu(t->launcher) ? k->desc.pdb : 0;
   s->sk.replayable_fault = replayable_fault;
   s->sk.fault_ctx = t;
-  /* the GPU offers replayable faults (MMU_CAPS.REPLAYABLE) when every core is CA or AT: their warps wait */
+  /* the GPU offers replayable faults (MMU_CAPS.REPLAYABLE): CA, AT and func cores' warps wait */
   if (s->sk.launch && t->cfg.params->ctl.caps.replayable) func_launch_allow_replay(s->sk.launch, true);
   uint32_t ws = t->cfg.gpu->derived.warp_size ? t->cfg.gpu->derived.warp_size : 32;
   s->warps = (k->threads_per_cta + ws - 1) / ws;
