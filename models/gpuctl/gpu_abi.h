@@ -99,8 +99,8 @@ typedef enum gpu_reset_source { GPU_RST_FIX = 0, GPU_RST_CFG } gpu_reset_source;
   ROW(MAX_PARAM_BYTES, 0x0A4, RO, 32764, CFG, 0xFFFFFFFFu, "Largest kernel parameter buffer, bytes.") \
   ROW(MMU_CAPS, 0x0A8, RO, 0x00343034u, CFG, 0x00FFFFFFu,                                            \
     "MMU: LEVELS [3:0] page-table levels, PAGE_4K [4] and PAGE_2M [5] page sizes, REPLAYABLE [6] " \
-    "accesses wait on replayable faults (1 on the functional GPU with one engine thread and on "   \
-    "timing GPUs whose cores are all CA or AT), "                                                   \
+    "accesses wait on replayable faults (1 on the platform's GPUs: functional, and timing with "   \
+    "any mix of CA, AT and func cores), "                                                           \
     "VA_BITS [15:8], PA_BITS [23:16] (see Virtual memory).")                                                                             \
   ROW(HEAP_BASE_LO, 0x0AC, RO, 0, CFG, 0xFFFFFFFFu,                                                  \
     "Device malloc heap the GPU keeps (physical address; software maps it at the same virtual "    \
