@@ -241,6 +241,49 @@ inline void expect_barrier_after_early_exits(const char *model) {
     }
 }
 
+// A CTA's warp slots are freed warp by warp, so a CTA started later may take the slot of a
+// finished warp of a CTA still resident; that CTA's barrier settling must not read the newcomer.
+// One core holding 2 CTAs (-gpgpu_shader_cta 2) of 2 warps runs 3 CTAs (warp w = tid / 32):
+//   CTA 0 (warp slots 0, 1): warp 0 exits at once (stores nothing); warp 1 spins 600 iterations,
+//                            stores 1 and exits;
+//   CTA 1 (slots 2, 3):      both warps spin 100 iterations, store 2 and exit: CTA 1 ends first
+//                            (after CTA 0's warp 0 finished, long before CTA 0's warp 1 exits);
+//   CTA 2 takes the first free slots, 0 (CTA 0's finished warp 0) and 2: its warp 0 waits at
+//                            bar.sync 0 at once, its warp 1 spins 2000 iterations and arrives
+//                            there; both store 3 and exit.
+// A loop iteration is 3 instructions, so CTA 0's warp 1 exits after ≥ 1800 issues, while CTA 2's
+// warp 0 still waits for warp 1 (≥ 6000 issues). That exit settles CTA 0's barriers: read by
+// slot, slot 0 (CTA 2's warp 0) "waits at a barrier" and every other warp has exited, a false
+// barrier deadlock of CTA 0. Expected: no error; out[64 * cta + tid] = 0 for CTA 0's warp 0, 1
+// for its warp 1, 2 for CTA 1, 3 for CTA 2.
+inline std::string slot_reuse_kernel() {
+  auto loop = [](const char *label, int n) {
+    return std::string("  mov.u32 %r2, 0;\n") + label + ":\n  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p3, %r2, " +
+           std::to_string(n) + ";\n  @%p3 bra " + label + ";\n";
+  };
+  return kernel(std::string(kOutSlot) +
+                    "  shr.u32 %r1, %r28, 5;\n  setp.eq.u32 %p2, %r1, 0;\n  add.u32 %r3, %r29, 1;\n"
+                    "  setp.eq.u32 %p1, %r29, 0;\n  @%p1 bra C0;\n  setp.eq.u32 %p1, %r29, 1;\n  @%p1 bra C1;\n"
+                    "  @%p2 bra BAR;\n" + loop("S2", 2000) + "BAR:\n  bar.sync 0;\n  bra.uni DONE;\n"
+                    "C1:\n" + loop("S1", 100) + "  bra.uni DONE;\n"
+                    "C0:\n  @%p2 bra OUT;\n" + loop("S0", 600) +
+                    "DONE:\n  cvt.u64.u32 %rd2, %r3;\n  st.global.u64 [%rd1], %rd2;\nOUT:\n",
+                true);
+}
+
+inline void expect_barrier_ignores_a_later_cta_in_a_freed_slot(const char *model,
+                                                               std::initializer_list<const char *> more = {}) {
+  std::vector<const char *> args = with_model(model, {"-gpgpu_n_clusters", "1", "-gpgpu_shader_cta", "2"});
+  args.insert(args.end(), more);
+  Gpu g(kQV100, args);
+  ASSERT_EQ(g.load(slot_reuse_kernel(), "slot_reuse.ptx"), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 3 * 64);
+  ASSERT_EQ(g.launch("k", 3, 64, {out}), SIMTVP_OK) << model << ": " << g.diag.message << g.messages();
+  auto v = g.download<uint64_t>(out, 3 * 64);
+  for (uint32_t i = 0; i < 3 * 64; i++)
+    ASSERT_EQ(v[i], i < 32 ? 0u : i < 64 ? 1u : i / 64 + 1) << model << " CTA " << i / 64 << " thread " << i % 64;
+}
+
 // A kernel spinning forever in 2 warps stopped by a 3000-cycle limit: every warp is dumped.
 inline std::string hang_messages(const char *model) {
   Gpu g(kQV100, with_model(model, {"-gpgpu_n_clusters", "1"}), SH_LDST_FAKE, 100, 20, 0, false, false, 3000);
