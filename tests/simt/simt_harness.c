@@ -235,6 +235,7 @@ static bool replayable_fault(void *ctx, const simt_kernel *k, uint32_t sm, const
                              uint8_t access, uint8_t kind, uint64_t now) {
   simt_harness *h = ctx;
   (void)k, (void)sm, (void)access, (void)kind, (void)now;
+  if (h->fault_policy == SH_FAULTS_NO_BUFFER) return false;
   for (uint32_t i = 0; i < n; i++) {
     uint64_t page = pages[i] & ~(uint64_t)(MMU_PAGE_BYTES - 1);
     if (page_in(h->pending, h->n_pending, page) || h->n_pending == h->n_absent) continue;

@@ -74,8 +74,15 @@ bool sh_symbol(simt_harness *h, const char *name, uint64_t *addr, uint64_t *byte
  * resident — an access to one is a replayable fault (MMU_FAULT_REPLAY_ABSENT), so the warp waits —
  * and when nothing else can happen the harness plays the driver's part for the faults recorded:
  * SH_FAULTS_MIGRATE makes those pages resident and replays (MMU_REPLAY), SH_FAULTS_CANCEL cancels
- * (MMU_REPLAY.CANCEL: the waiting accesses fail). n 0 with SH_FAULTS_NONE turns translation off. */
-typedef enum sh_fault_policy { SH_FAULTS_NONE = 0, SH_FAULTS_MIGRATE, SH_FAULTS_CANCEL } sh_fault_policy;
+ * (MMU_REPLAY.CANCEL: the waiting accesses fail); SH_FAULTS_NO_BUFFER is a GPU without a fault
+ * buffer (the recorder refuses: the faults are fatal). n 0 with SH_FAULTS_NONE turns translation
+ * off. */
+typedef enum sh_fault_policy {
+  SH_FAULTS_NONE = 0,
+  SH_FAULTS_MIGRATE,
+  SH_FAULTS_CANCEL,
+  SH_FAULTS_NO_BUFFER
+} sh_fault_policy;
 void sh_set_absent_pages(simt_harness *h, const uint64_t *pages, uint32_t n, sh_fault_policy policy);
 /* Distinct pages reported as faults (per replay window) and replays (or cancels) done so far. */
 uint64_t sh_faults(const simt_harness *h);

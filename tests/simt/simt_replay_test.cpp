@@ -6,6 +6,7 @@
 // harness (sh_set_absent_pages) translates through an identity MMU and plays the driver.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,21 @@ TEST_P(SimtReplay, CancelledReplayEndsTheWaitingCtasWithAFaultNamingTheKernel) {
   std::vector<uint64_t> v = values();
   for (uint32_t i = 0; i < 512; i++) ASSERT_EQ(v[i], i + 1u) << i;
   for (uint32_t i = 512; i < 1024; i++) ASSERT_EQ(v[i], 0u) << i;
+}
+
+// Without a fault buffer the recorder refuses: the first warp that touches the absent page ends the
+// kernel with a fault naming the address; nothing is recorded, nothing replayed.
+TEST_P(SimtReplay, ReplayableFaultWithoutAFaultBufferEndsTheKernelNamingTheAddress) {
+  const uint64_t absent = out + 4096;
+  sh_set_absent_pages(g->h, &absent, 1, SH_FAULTS_NO_BUFFER);
+  EXPECT_EQ(g->launch("k", 8, 128, {out}), SIMTVP_ERR_FAULT);
+  EXPECT_NE(std::string(g->diag.message).find("kernel k"), std::string::npos) << g->diag.message;
+  EXPECT_NE(std::string(g->diag.message).find("no fault buffer"), std::string::npos) << g->diag.message;
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(absent));
+  EXPECT_NE(std::string(g->diag.message).find(addr), std::string::npos) << g->diag.message;
+  EXPECT_EQ(sh_faults(g->h), 0u);
+  EXPECT_EQ(sh_replays(g->h), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(TimingCores, SimtReplay, ::testing::Values("ca", "at", "func"),
