@@ -323,8 +323,13 @@ static void queue_report(simt_core_base *b, uint32_t slot, const gpu_cta_result 
   b->n_reports++;
 }
 
+void simt_base_finish_warp(simt_core_base *b, simt_cta *cta, uint32_t i) {
+  b->warp_pcc[cta->warp_slot[i]] = NULL; /* before a later CTA's warp may take the slot */
+  cta->finished |= 1u << i;
+  if (++cta->n_finished == cta->n_warps) simt_base_finish_cta(b, cta);
+}
+
 void simt_base_finish_cta(simt_core_base *b, simt_cta *cta) {
-  for (uint32_t i = 0; i < cta->n_warps; i++) b->warp_pcc[cta->warp_slot[i]] = NULL;
   func_cta_finish(cta->fc);
   cta->fc = NULL;
   cta->live = false;
@@ -364,6 +369,7 @@ static void check_deadlock(simt_core_base *b, simt_cta *cta, const simt_warp_vie
   gpu_cta_result r = {SIMTVP_ERR_DEADLOCK, 0, first_pc};
   simt_report_deadlock(&b->ports, b->cfg.sm, cta->k, cta->id, first_pc, line, true, now);
   for (uint32_t i = 0; i < cta->n_warps; i++) {
+    if (!simt_cta_holds(cta, i)) continue; /* finished: its slot may be another CTA's */
     b->hooks->warp_line(b, cta->warp_slot[i], line, sizeof line);
     simtvp_msg(&b->ports.messages, SIMTVP_ERROR, "%s", line);
   }
@@ -376,6 +382,11 @@ void simt_base_settle_barriers(simt_core_base *b, simt_cta *cta, uint64_t now) {
   simt_warp_view v[SIMT_MAX_CTA_WARPS];
   uint32_t ids = 0;
   for (uint32_t i = 0; i < cta->n_warps; i++) {
+    /* a finished warp's slot may hold a warp of a CTA started since: not this CTA's */
+    if (!simt_cta_holds(cta, i)) {
+      v[i] = (simt_warp_view){.live = false};
+      continue;
+    }
     b->hooks->warp_view(b, cta->warp_slot[i], &v[i]);
     if (v[i].live && v[i].wait == SIMT_WAIT_BARRIER) ids |= 1u << v[i].bar_id;
   }
@@ -455,7 +466,7 @@ void simt_base_dump(const simt_core_base *b, const char *headline, void (*line)(
     line(ctx, buf);
     for (uint32_t j = 0; j < cta->n_warps; j++) {
       uint32_t slot = cta->warp_slot[j];
-      if (!warp_live(b, slot)) continue;
+      if (!simt_cta_holds(cta, j) || !warp_live(b, slot)) continue;
       b->hooks->warp_line(b, slot, buf, sizeof buf);
       line(ctx, buf);
     }

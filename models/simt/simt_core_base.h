@@ -59,9 +59,18 @@ typedef struct simt_cta {
   uint32_t id[3];
   uint32_t n_warps, n_finished;
   uint32_t warp_slot[SIMT_MAX_CTA_WARPS];
+  /* bit i: warp i finished. Its slot is free then and a CTA started later may hold it while this
+   * one is still resident, so the CTA's own code reads only the slots of warps it still holds
+   * (simt_cta_holds). */
+  uint32_t finished;
   uint64_t code_base; /* fetch address of instruction 0 */
   gpu_cta_result result;
 } simt_cta;
+
+_Static_assert(SIMT_MAX_CTA_WARPS <= 32, "simt_cta.finished has a bit per warp");
+
+/* Warp i of the CTA has not finished: warp_slot[i] is still its own. */
+static inline bool simt_cta_holds(const simt_cta *cta, uint32_t i) { return !(cta->finished >> i & 1u); }
 
 /* What the shared CTA code reads of a warp. */
 typedef struct simt_warp_view {
@@ -173,6 +182,9 @@ void simt_base_destroy(simt_core_base *b);
  * (live, counted in n_ctas). *cta_slot, slots[0..*n_warps). SIMTVP_ERR_STATE when no slot is free. */
 simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const uint32_t id[3], uint32_t *cta_slot,
                                   uint32_t slots[SIMT_MAX_CTA_WARPS], uint32_t *n_warps, simtvp_diag *diag);
+/* Warp i of the CTA finished (the variant freed its slot): counted and marked (simt_cta_holds),
+ * its profile pointer dropped; after the CTA's last warp simt_base_finish_cta. */
+void simt_base_finish_warp(simt_core_base *b, simt_cta *cta, uint32_t i);
 /* Every warp of the CTA finished: models/func's CTA finished, the slot free, the report queued. */
 void simt_base_finish_cta(simt_core_base *b, simt_cta *cta);
 /* Delivers the queued reports through ports.cta_done (the dispatcher may start CTAs from it). */

@@ -29,6 +29,14 @@ TEST(SimtCore, BarrierDeadlockIsReportedWithAWarpDump) {
 
 TEST(SimtCore, BarrierCountsOnlyWarpsThatHaveNotExited) { expect_barrier_after_early_exits("ca"); }
 
+TEST(SimtCore, BarrierOfACtaIgnoresALaterCtaInTheSlotOfItsFinishedWarp) {
+  expect_barrier_ignores_a_later_cta_in_a_freed_slot("ca");
+}
+
+TEST(SimtCore, BarrierDeadlockIsFoundBesideALaterCtaInTheSlotOfAFinishedWarp) {
+  expect_deadlock_found_beside_a_later_cta_in_a_freed_slot("ca");
+}
+
 TEST(SimtCore, FuncCoresCountOnlyWarpsThatHaveNotExitedAtABarrier) { expect_barrier_after_early_exits("func"); }
 
 TEST(SimtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {

@@ -241,6 +241,93 @@ inline void expect_barrier_after_early_exits(const char *model) {
     }
 }
 
+// A CTA's warp slots are freed warp by warp, so a CTA started later may take the slot of a
+// finished warp of a CTA still resident; that CTA's barrier settling must not read the newcomer.
+// One core holding 2 CTAs (-gpgpu_shader_cta 2) of 2 warps runs 3 CTAs (warp w = tid / 32):
+//   CTA 0 (warp slots 0, 1): warp 0 exits at once (stores nothing); warp 1 spins 600 iterations,
+//                            stores 1 and exits;
+//   CTA 1 (slots 2, 3):      both warps spin 100 iterations, store 2 and exit: CTA 1 ends first
+//                            (after CTA 0's warp 0 finished, long before CTA 0's warp 1 exits);
+//   CTA 2 takes the first free slots, 0 (CTA 0's finished warp 0) and 2: its warp 0 waits at
+//                            bar.sync 0 at once, its warp 1 spins 2000 iterations and arrives
+//                            there; both store 3 and exit.
+// A loop iteration is 3 instructions, so CTA 0's warp 1 exits after ≥ 1800 issues, while CTA 2's
+// warp 0 still waits for warp 1 (≥ 6000 issues). That exit settles CTA 0's barriers: read by
+// slot, slot 0 (CTA 2's warp 0) "waits at a barrier" and every other warp has exited, a false
+// barrier deadlock of CTA 0. Expected: no error; out[64 * cta + tid] = 0 for CTA 0's warp 0, 1
+// for its warp 1, 2 for CTA 1, 3 for CTA 2.
+inline std::string slot_reuse_kernel() {
+  auto loop = [](const char *label, int n) {
+    return std::string("  mov.u32 %r2, 0;\n") + label + ":\n  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p3, %r2, " +
+           std::to_string(n) + ";\n  @%p3 bra " + label + ";\n";
+  };
+  return kernel(std::string(kOutSlot) +
+                    "  shr.u32 %r1, %r28, 5;\n  setp.eq.u32 %p2, %r1, 0;\n  add.u32 %r3, %r29, 1;\n"
+                    "  setp.eq.u32 %p1, %r29, 0;\n  @%p1 bra C0;\n  setp.eq.u32 %p1, %r29, 1;\n  @%p1 bra C1;\n"
+                    "  @%p2 bra BAR;\n" + loop("S2", 2000) + "BAR:\n  bar.sync 0;\n  bra.uni DONE;\n"
+                    "C1:\n" + loop("S1", 100) + "  bra.uni DONE;\n"
+                    "C0:\n  @%p2 bra OUT;\n" + loop("S0", 600) +
+                    "DONE:\n  cvt.u64.u32 %rd2, %r3;\n  st.global.u64 [%rd1], %rd2;\nOUT:\n",
+                true);
+}
+
+inline void expect_barrier_ignores_a_later_cta_in_a_freed_slot(const char *model,
+                                                               std::initializer_list<const char *> more = {}) {
+  std::vector<const char *> args = with_model(model, {"-gpgpu_n_clusters", "1", "-gpgpu_shader_cta", "2"});
+  args.insert(args.end(), more);
+  Gpu g(kQV100, args);
+  ASSERT_EQ(g.load(slot_reuse_kernel(), "slot_reuse.ptx"), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 3 * 64);
+  ASSERT_EQ(g.launch("k", 3, 64, {out}), SIMTVP_OK) << model << ": " << g.diag.message << g.messages();
+  auto v = g.download<uint64_t>(out, 3 * 64);
+  for (uint32_t i = 0; i < 3 * 64; i++)
+    ASSERT_EQ(v[i], i < 32 ? 0u : i < 64 ? 1u : i / 64 + 1) << model << " CTA " << i / 64 << " thread " << i % 64;
+}
+
+// The other side of the same slot reuse: a real deadlock is reported although a later CTA's warp
+// runs in the slot of a finished warp. One core holding 2 CTAs of 3 warps runs 3 CTAs:
+//   CTA 0 (slots 0-2): warp 0 exits at once; warp 1 waits at bar.sync 1, warp 2 spins 600
+//                      iterations and waits at bar.sync 2: neither barrier can complete (each
+//                      expects the 2 warps that have not exited), a deadlock at warp 2's arrival;
+//   CTA 1 (slots 3-5): spins 100 iterations and exits, so CTA 2 starts (slots 0, 3, 4) and spins
+//                      2000 iterations (running at CTA 0's deadlock), then exits.
+// Read by slot, CTA 2's running warp in slot 0 hid the deadlock. Expected: the launch ends with
+// SIMTVP_ERR_DEADLOCK naming CTA (0,0,0) and bar.sync 1 (warp 1 waits first); CTA 0's warps 1 and
+// 2 are dumped with their barriers, slot 0 (no longer CTA 0's) is not; CTA 2 stores 3 everywhere.
+inline std::string slot_reuse_deadlock_kernel() {
+  auto loop = [](const char *label, int n) {
+    return std::string("  mov.u32 %r2, 0;\n") + label + ":\n  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p3, %r2, " +
+           std::to_string(n) + ";\n  @%p3 bra " + label + ";\n";
+  };
+  return kernel(std::string(kOutSlot) +
+                    "  shr.u32 %r1, %r28, 5;\n  add.u32 %r3, %r29, 1;\n"
+                    "  setp.eq.u32 %p1, %r29, 0;\n  @%p1 bra C0;\n  setp.eq.u32 %p1, %r29, 1;\n  @%p1 bra C1;\n" +
+                    loop("S2", 2000) + "  bra.uni DONE;\n"
+                    "C1:\n" + loop("S1", 100) + "  bra.uni DONE;\n"
+                    "C0:\n  setp.eq.u32 %p2, %r1, 0;\n  @%p2 bra OUT;\n  setp.eq.u32 %p2, %r1, 1;\n  @%p2 bra B1;\n" +
+                    loop("S0", 600) + "  bar.sync 2;\n  bra.uni DONE;\nB1:\n  bar.sync 1;\n"
+                    "DONE:\n  cvt.u64.u32 %rd2, %r3;\n  st.global.u64 [%rd1], %rd2;\nOUT:\n",
+                true);
+}
+
+inline void expect_deadlock_found_beside_a_later_cta_in_a_freed_slot(const char *model) {
+  Gpu g(kQV100, with_model(model, {"-gpgpu_n_clusters", "1", "-gpgpu_shader_cta", "2"}), SH_LDST_REAL, 100, 20, 0,
+        false, false, 200000);
+  ASSERT_EQ(g.load(slot_reuse_deadlock_kernel(), "slot_reuse_deadlock.ptx"), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 3 * 96);
+  EXPECT_EQ(g.launch("k", 3, 96, {out}), SIMTVP_ERR_DEADLOCK) << model << ": " << g.diag.message << g.messages();
+  std::string m = g.messages();
+  EXPECT_NE(m.find("CTA (0,0,0): barrier deadlock"), std::string::npos) << m;
+  EXPECT_NE(m.find("warp 1 (slot 1, sched 1): barrier 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("warp 2 (slot 2, sched 2): barrier 2"), std::string::npos) << m;
+  EXPECT_EQ(m.find("(slot 0,"), std::string::npos) << m;
+  const simtvp_diag *f = sh_fault_report(g.h);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->cta[0], 0u);
+  auto v = g.download<uint64_t>(out, 3 * 96);
+  for (uint32_t i = 2 * 96; i < 3 * 96; i++) ASSERT_EQ(v[i], 3u) << model << " CTA 2 thread " << i - 2 * 96;
+}
+
 // A kernel spinning forever in 2 warps stopped by a 3000-cycle limit: every warp is dumped.
 inline std::string hang_messages(const char *model) {
   Gpu g(kQV100, with_model(model, {"-gpgpu_n_clusters", "1"}), SH_LDST_FAKE, 100, 20, 0, false, false, 3000);

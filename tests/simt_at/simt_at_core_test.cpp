@@ -123,6 +123,16 @@ TEST(SimtAtCore, BarrierDeadlockIsReportedWithAWarpDump) {
 
 TEST(SimtAtCore, BarrierCountsOnlyWarpsThatHaveNotExited) { expect_barrier_after_early_exits("at"); }
 
+TEST(SimtAtCore, BarrierOfACtaIgnoresALaterCtaInTheSlotOfItsFinishedWarp) {
+  expect_barrier_ignores_a_later_cta_in_a_freed_slot("at");
+  // sampled: the spins fast-forward after the first 512 cycles
+  expect_barrier_ignores_a_later_cta_in_a_freed_slot("at", {"-at_sample", "512,1024"});
+}
+
+TEST(SimtAtCore, BarrierDeadlockIsFoundBesideALaterCtaInTheSlotOfAFinishedWarp) {
+  expect_deadlock_found_beside_a_later_cta_in_a_freed_slot("at");
+}
+
 TEST(SimtAtCore, HangingKernelDumpsEveryWarpAtTheCycleLimit) {
   std::string m = hang_messages("at");
   EXPECT_NE(m.find("cycle limit"), std::string::npos) << m;

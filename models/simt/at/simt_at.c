@@ -230,8 +230,8 @@ static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   w->live = false;
   c->n_live_warps--;
   simt_cta *cta = cta_of(c, w);
-  if (++cta->n_finished == cta->n_warps) {
-    simt_base_finish_cta(&c->base, cta);
+  simt_base_finish_warp(&c->base, cta, w->index);
+  if (!cta->live) {
     if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
       count_busy(c, now);
       for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
@@ -342,7 +342,7 @@ static inline uint32_t first_unit(at_core *c, uint32_t part, uint8_t u, uint64_t
 static void settle_barriers(at_core *c, simt_cta *cta, uint64_t t) {
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     const at_warp *x = &c->warps[cta->warp_slot[i]];
-    if (x->live && x->wait == SIMT_WAIT_BARRIER && x->next > t) t = x->next;
+    if (simt_cta_holds(cta, i) && x->live && x->wait == SIMT_WAIT_BARRIER && x->next > t) t = x->next;
   }
   simt_base_settle_barriers(&c->base, cta, t);
 }
@@ -731,7 +731,7 @@ static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r,
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     uint32_t slot = cta->warp_slot[i];
     at_warp *w = &c->warps[slot];
-    if (!w->live) continue;
+    if (!simt_cta_holds(cta, i) || !w->live) continue; /* finished: the slot may be another CTA's */
     w->exited = true;
     w->wait = SIMT_WAIT_NONE;
     heap_remove(c, slot);

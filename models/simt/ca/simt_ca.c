@@ -94,8 +94,7 @@ static void finish_warp(ca_core *c, uint32_t slot) {
   w->live = false;
   update_fetch_bit(c, slot);
   c->n_live_warps--;
-  simt_cta *cta = cta_of(c, w);
-  if (++cta->n_finished == cta->n_warps) simt_base_finish_cta(&c->base, cta);
+  simt_base_finish_warp(&c->base, cta_of(c, w), w->index);
 }
 
 void ca_warp_progress(ca_core *c, uint32_t slot, uint64_t now) {
@@ -133,14 +132,15 @@ static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r,
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     uint32_t slot = cta->warp_slot[i];
     ca_warp *w = &c->warps[slot];
-    if (!w->live) continue;
+    if (!simt_cta_holds(cta, i) || !w->live) continue; /* finished: the slot may be another CTA's */
     w->exited = true;
     w->ib_n = 0;
     w->wait = SIMT_WAIT_NONE;
     ca_sched_touch(c, w->sched);
     update_fetch_bit(c, slot);
   }
-  for (uint32_t i = 0; i < cta->n_warps && cta->live; i++) ca_warp_progress(c, cta->warp_slot[i], now);
+  for (uint32_t i = 0; i < cta->n_warps && cta->live; i++)
+    if (simt_cta_holds(cta, i)) ca_warp_progress(c, cta->warp_slot[i], now);
 }
 
 /* ---- hooks of the shared code (simt_core_base.h) -------------------------------------------- */
