@@ -52,6 +52,12 @@ const thread_case kCases[] = {
     // buffer's order, the batches and every count are one thread's; CA and AT cores.
     {"managed", "managed", ""},
     {"at_cores_managed", "managed", "--set '-simt_model at'"},
+    // Managed pages the GPU maps remotely (preferred location host, accessed-by): timing cores
+    // without TLBs route them by the functional engine's translations (gpu_top's window table,
+    // filled from the engine's threads), then a prefetch moves them into device memory.
+    {"managed_remote", "managed_remote", ""},
+    {"at_cores_managed_remote", "managed_remote", "--set '-simt_model at'"},
+    {"rtx2060_managed_remote", "managed_remote", "-c SM75_RTX2060"},
     // Programs for newer GPUs on their configurations (8 clusters): cp.async, mbarrier, mma.sync;
     // thread block clusters (barrier.cluster, distributed shared memory across SMs), TMA, wgmma.
     {"a100_8_async_copy", "async_copy", "-c SM80_A100 --set '-gpgpu_n_clusters 8'"},
