@@ -308,7 +308,10 @@ void gpu_abi_write_markdown(FILE *o) {
         "loader refuses a mismatch. Before the GPU trusts an image it checks every index, count, range\n"
         "and enumeration in it (operands against their function's registers, branch targets inside\n"
         "their function, symbols inside their segments, sections inside the image and 16-byte\n"
-        "aligned …); an image that fails is refused with `LAUNCH_IMAGE`.\n\n", o);
+        "aligned …); an image that fails is refused with `LAUNCH_IMAGE`. The module's source name\n"
+        "(the name messages give it) takes a fixed 128-byte slot of the string table (a longer name\n"
+        "keeps its end), so an image's size, and the time its upload takes, do not depend on the\n"
+        "program's file name.\n\n", o);
 
   fputs("## Device memory map\n\n"
         "After reset all of device memory is accessible (`MEMMAP_CTRL.ENABLE` = 0), which suits simple\n"
