@@ -7,30 +7,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "simt_test_util.h"
-
-extern "C" {
-#include "at_workloads.h"
-}
+#include "at_workload_run.h"
 
 namespace {
 
 at_run run(const char *program, const char *model, uint32_t scale) {
-  const char *args[] = {"-gpgpu_n_clusters", "4", "-simt_model", model};
-  std::string config = simttest::source("configs/SM7_QV100.config");
-  sh_options o{};
-  o.config_file = config.c_str();
-  o.args = args;
-  o.n_args = 4;
-  o.mem_latency = 100;
-  o.ldst = SH_LDST_REAL;
-  o.quiet = true;
-  o.max_cycles = 5000000;
-  at_run r;
-  const at_workload *w = at_workload_find(program);
-  EXPECT_NE(w, nullptr) << program;
-  if (w) at_workload_run(w, &o, SIMTVP_SOURCE_DIR, scale, &r);
-  return r;
+  return simttest::run_at_workload(program, scale, {"-simt_model", model});
 }
 
 struct Case {

@@ -7,11 +7,8 @@
 #include <cstdio>
 #include <map>
 
+#include "at_workload_run.h"
 #include "simt_timing_util.h"
-
-extern "C" {
-#include "at_workloads.h"
-}
 
 using namespace simttest;
 
@@ -135,22 +132,9 @@ TEST(SimtAtSample, KernelShorterThanTheDetailPhaseHasTheUnsampledStatistics) {
 }
 
 at_run run_workload(const char *program, uint32_t scale, const char *sample) {
-  std::vector<const char *> args = {"-gpgpu_n_clusters", "4", "-simt_model", "at"};
+  std::vector<const char *> args = {"-simt_model", "at"};
   if (sample) args.insert(args.end(), {"-at_sample", sample});
-  std::string config = source("configs/SM7_QV100.config");
-  sh_options o{};
-  o.config_file = config.c_str();
-  o.args = args.data();
-  o.n_args = (int)args.size();
-  o.mem_latency = 100;
-  o.ldst = SH_LDST_REAL;
-  o.quiet = true;
-  o.max_cycles = 5000000;
-  at_run r;
-  const at_workload *w = at_workload_find(program);
-  EXPECT_NE(w, nullptr) << program;
-  if (w) at_workload_run(w, &o, SIMTVP_SOURCE_DIR, scale, &r);
-  return r;
+  return simttest::run_at_workload(program, scale, args);
 }
 
 struct Case {
