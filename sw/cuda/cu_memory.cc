@@ -696,13 +696,21 @@ static void um_protect(void *, uint64_t va, uint64_t bytes, int access) {
 
 // Remote mappings of managed pages (the preferred location host, accessed-by): the platform
 // exposes the host mirror's page for the GPU's DMA, as for cudaHostRegister.
+// The page is also watched (docs/system-modes.md §2.4): the program's own loads and stores of it
+// while kernels run reach the directory, like those of mapped pinned memory. A managed page is a
+// whole page of its range (the driver pads managed allocations), so nothing unrelated shares it.
 static bool um_expose(void *ctx, uint64_t va, uint64_t bytes, uint64_t *bus) {
   auto *s = static_cast<State *>(ctx);
-  return s->plat.expose && s->plat.unexpose && s->plat.expose(s->plat.ctx, reinterpret_cast<void *>(va), bytes, bus);
+  if (!s->plat.expose || !s->plat.unexpose || !s->plat.expose(s->plat.ctx, reinterpret_cast<void *>(va), bytes, bus))
+    return false;
+  if (s->plat.watch && s->plat.unwatch) (void)s->plat.watch(s->plat.ctx, reinterpret_cast<void *>(va), bytes, *bus);
+  return true;
 }
 
+// Unwatching before the driver protects the mirror again (an unwatch opens the page).
 static void um_unexpose(void *ctx, uint64_t va, uint64_t bytes) {
   auto *s = static_cast<State *>(ctx);
+  if (s->plat.watch && s->plat.unwatch) s->plat.unwatch(s->plat.ctx, reinterpret_cast<void *>(va), bytes);
   if (s->plat.unexpose) s->plat.unexpose(s->plat.ctx, reinterpret_cast<void *>(va), bytes);
 }
 

@@ -71,6 +71,27 @@ if(PROGRAM MATCHES "spin$")
     endif()
   endif()
 endif()
+# spin_managed: 2 trapped stores by hand (the managed line, the pinned flag; the watch covers the
+# remote managed page). In the coherent modes the kernel (the only one) sees 1 invalidation (the
+# host's store to the line) and 3 directory reads, as spin's reread: line, flag, line again. The
+# L2 holds the remote line under its virtual address on cores without TLBs; before gpu_top
+# dropped the virtual pages of the window the directory names, the second read hit that stale
+# copy (2 reads in shared_llc).
+if(PROGRAM MATCHES "spin_managed$")
+  file(READ ${OUT}/stats.json stats)
+  string(JSON writes GET "${stats}" totals counters host.trapped_writes)
+  if(NOT writes EQUAL 2)
+    message(FATAL_ERROR "spin_managed with -system_mode ${MODE}: host.trapped_writes is ${writes}, expected 2 (${OUT}/stats.json)")
+  endif()
+  if(MODE MATCHES "^shared_" AND NOT FUNC)
+    string(JSON inv GET "${stats}" kernels 0 counters coherence.gpu.invalidations)
+    string(JSON reads GET "${stats}" kernels 0 counters coherence.gpu.reads)
+    if(NOT inv EQUAL 1 OR NOT reads EQUAL 3)
+      message(FATAL_ERROR "spin_managed with -system_mode ${MODE}: coherence.gpu.invalidations ${inv} "
+                          "and coherence.gpu.reads ${reads}, expected 1 and 3")
+    endif()
+  endif()
+endif()
 if(FUNC)
   file(READ ${OUT}/stats.json stats)
   string(JSON yields ERROR_VARIABLE none GET "${stats}" totals counters func.step_yields)

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "config.h"
 #include "devmem.h"
@@ -153,6 +154,9 @@ struct gpu_top::state {
   std::mutex windows_mu;
   std::atomic<uint32_t> n_windows{0};
   std::unordered_map<uint64_t, uint64_t> windows;
+  // The same the other way: window page -> the virtual pages translating onto it (a directory
+  // invalidation names the window; the lines of cores without TLBs are held under the virtual page).
+  std::unordered_map<uint64_t, std::vector<uint64_t>> window_users;
 
   // Statistics.
   uint64_t *gpu_sim_cycle = nullptr;
@@ -654,6 +658,7 @@ void gpu_top::hardware_reset() {
   {
     std::lock_guard<std::mutex> lock(s.windows_mu);
     s.windows.clear();
+    s.window_users.clear();
     s.n_windows.store(0, std::memory_order_release);
   }
   // No block is live, the map is off (MEMMAP_CTRL resets to 0).
@@ -902,16 +907,24 @@ void gpu_top::set_ats(ats_port port) { s_->ats = std::move(port); }
 
 uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
   struct walk {
+    state *s;
     simt_subsystem *simt;
     uint32_t dropped;
     uint64_t bus;
-  } w{s_->simt.get(), 0, 0};
+  } w{s_.get(), s_->simt.get(), 0, 0};
   if (!w.simt) return 0;
   for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES) {
     w.bus = b;
     devmem_addrs_of_bus(s_->mem, b, [](void *ctx, uint64_t a) {
       auto *wk = static_cast<walk *>(ctx);
       wk->dropped += wk->simt->coherent_invalidate(a, wk->bus);
+      // Remote managed pages: cores whose requests carry the virtual address hold the line there.
+      if (wk->s->n_windows.load(std::memory_order_acquire) == 0) return;
+      std::lock_guard<std::mutex> lock(wk->s->windows_mu);
+      auto it = wk->s->window_users.find(a >> DEVMEM_PAGE_BITS);
+      if (it == wk->s->window_users.end()) return;
+      for (uint64_t vp : it->second)
+        wk->dropped += wk->simt->coherent_invalidate((vp << DEVMEM_PAGE_BITS) | (a & DEVMEM_PAGE_MASK), wk->bus);
     }, &w);
   }
   return w.dropped;
@@ -923,8 +936,20 @@ void gpu_top::translated(uint64_t va, uint32_t aperture, uint64_t pa) {
   const bool window = aperture == MMU_APERTURE_VIDMEM && vp != pp && devmem_bus_addr(s.mem, pa, nullptr, nullptr);
   if (!window && s.n_windows.load(std::memory_order_acquire) == 0) return;  // the usual case: nothing to do
   std::lock_guard<std::mutex> lock(s.windows_mu);
-  if (window) s.windows[vp] = pp;
-  else s.windows.erase(vp);
+  auto old = s.windows.find(vp);
+  if (old != s.windows.end() && (!window || old->second != pp)) {  // vp no longer uses its window
+    auto u = s.window_users.find(old->second);
+    if (u != s.window_users.end()) {
+      u->second.erase(std::remove(u->second.begin(), u->second.end(), vp), u->second.end());
+      if (u->second.empty()) s.window_users.erase(u);
+    }
+  }
+  if (window) {
+    if (old == s.windows.end() || old->second != pp) s.window_users[pp].push_back(vp);
+    s.windows[vp] = pp;
+  } else {
+    s.windows.erase(vp);
+  }
   s.n_windows.store(static_cast<uint32_t>(s.windows.size()), std::memory_order_release);
 }
 
