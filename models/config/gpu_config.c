@@ -1106,6 +1106,10 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
   map_block(out, size, &len, "icnt", &icnt, 1);
   map_block(out, size, &len, "mempart", d->mempart_model_of_channel, channels);
   map_block(out, size, &len, "dram", d->dram_model_of_channel, channels);
+  bool at_cores = false;
+  for (uint32_t i = 0; i < cores; i++) at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT;
+  if (at_cores && d->at_sample_period) /* sampled AT cores (-at_sample) are a fidelity of their own */
+    map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
   return len;
 }
 
@@ -1115,7 +1119,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   const char *model[4] = {"ca", "ca", "ca", "ca"};
   *n_words = 0;
   if (!spec || !*spec) {
-    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, func, at-cores, at-mem or block=model items");
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, func, at-cores, at-mem or block=model items");
     return false;
   }
   if (!strcmp(spec, "func")) {
@@ -1124,7 +1128,8 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     *n_words = 2;
     return true;
   }
-  if (!strcmp(spec, "at")) model[0] = model[1] = model[2] = model[3] = "at";
+  bool sampled = !strcmp(spec, "at-sampled");
+  if (!strcmp(spec, "at") || sampled) model[0] = model[1] = model[2] = model[3] = "at";
   else if (!strcmp(spec, "at-cores")) model[0] = "at";
   else if (!strcmp(spec, "at-mem")) model[1] = model[2] = model[3] = "at";
   else if (strcmp(spec, "ca") != 0) {
@@ -1147,7 +1152,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
       if (!eq || first < 0 || !m || (first > 0 && !strcmp(m, "func"))) {
         snprintf(why, why_size,
-                 "'%.*s' in fidelity assignment '%s': expected ca, at, func, at-cores, at-mem or items "
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, func, at-cores, at-mem or items "
                  "block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
                  "func for simt)",
                  (int)n, p, spec);
@@ -1168,6 +1173,11 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     words[2 * b + 1] = model[b];
   }
   *n_words = 8;
+  if (sampled) { /* every block AT, the cores sampled (docs/simt-at.md §6a) */
+    words[8] = "-at_sample";
+    words[9] = GPU_FIDELITY_SAMPLED;
+    *n_words = 10;
+  }
   return true;
 }
 

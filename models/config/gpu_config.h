@@ -389,13 +389,15 @@ const char *gpu_fidelity_name(gpu_fidelity f);
  * agree, else ranges). Writes at most size bytes (always terminated); returns the length it needed. */
 size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
 
-/* A fidelity assignment as users write it — "ca", "at", "func", "at-cores" (AT SIMT cores, CA
- * memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
+/* A fidelity assignment as users write it — "ca", "at", "at-sampled" (every block AT, the cores
+ * sampled with -at_sample GPU_FIDELITY_SAMPLED), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
  * joined by commas over the all-CA assignment: simt=func|at|ca, icnt=at|ca, mempart=at|ca,
  * dram=at|ca, mem=at|ca (icnt, mempart and dram together), e.g. "simt=at,dram=ca" — as the option
  * words that select it ({"-simt_model", "at", "-icnt_model", "ca", …}; at most
  * GPU_FIDELITY_SPEC_WORDS words, string literals). Unknown words: false and why names them. */
-#define GPU_FIDELITY_SPEC_WORDS 8
+#define GPU_FIDELITY_SPEC_WORDS 10
+/* The -at_sample DETAIL,PERIOD of the `at-sampled` assignment (docs/simt-at.md §6a). */
+#define GPU_FIDELITY_SAMPLED "4000,12000"
 bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_SPEC_WORDS], uint32_t *n_words,
                                char *why, size_t why_size);
 

@@ -43,6 +43,7 @@ const char kCompareUsage[] =
     "SPEC is one of\n"
     "  ca        every block cycle accurate\n"
     "  at        every block approximately timed (SIMT cores, interconnect, partitions, DRAM)\n"
+    "  at-sampled  every block AT, the cores sampled (-at_sample " GPU_FIDELITY_SAMPLED ")\n"
     "  func      functional SIMT side, no timing\n"
     "  at-cores  AT SIMT cores on the CA memory system\n"
     "  at-mem    CA SIMT cores on the AT interconnect, memory partitions and DRAM\n"

@@ -1042,6 +1042,8 @@ TEST(GpuFidelitySpec, NamedAssignmentsSelectEveryBlocksModel) {
   EXPECT_EQ(spec_words("at-cores"), "-simt_model at -icnt_model ca -mempart_model ca -dram_model ca");
   EXPECT_EQ(spec_words("at-mem"), "-simt_model ca -icnt_model at -mempart_model at -dram_model at");
   EXPECT_EQ(spec_words("func"), "-simt_model func");
+  EXPECT_EQ(spec_words("at-sampled"),
+            "-simt_model at -icnt_model at -mempart_model at -dram_model at -at_sample " GPU_FIDELITY_SAMPLED);
 }
 
 TEST(GpuFidelitySpec, BlockItemsChangeTheAllCaAssignment) {
@@ -1082,4 +1084,12 @@ TEST(GpuFidelityMap, SaysEachBlockInstancesModelWithRangesWhenTheyDiffer) {
   char small[10];
   EXPECT_EQ(gpu_config_fidelity_map(&cfg, small, sizeof small), need) << "the length it needed";
   EXPECT_EQ(std::strlen(small), sizeof small - 1);
+  // sampled AT cores are part of the map; without an AT core the option changes nothing
+  cfg.derived.at_sample_detail = 4000;
+  cfg.derived.at_sample_period = 12000;
+  gpu_config_fidelity_map(&cfg, text, sizeof text);
+  EXPECT_STREQ(text, "simt=0-3:at,4-6:ca,7:func icnt=at mempart=ca dram=0:at,1:ca,2:at at_sample=4000,12000");
+  for (int i = 0; i < 8; i++) cfg.derived.simt_model_of_core[i] = GPU_FIDELITY_CA;
+  gpu_config_fidelity_map(&cfg, text, sizeof text);
+  EXPECT_STREQ(text, "simt=ca icnt=at mempart=ca dram=0:at,1:ca,2:at");
 }
