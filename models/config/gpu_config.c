@@ -1058,6 +1058,7 @@ const char *gpu_fidelity_name(gpu_fidelity f) {
   case GPU_FIDELITY_FUNC: return "func";
   case GPU_FIDELITY_AT: return "at";
   case GPU_FIDELITY_CA: return "ca";
+  case GPU_FIDELITY_INTERVAL: return "interval";
   }
   return "?";
 }

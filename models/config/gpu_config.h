@@ -35,8 +35,14 @@ extern "C" {
 #define GPU_CONFIG_MAX_CORES 1024    /* SIMT cores (clusters x cores per cluster) */
 #define GPU_CONFIG_MAX_CHANNELS 256  /* DRAM channels (-gpgpu_n_mem) */
 
-/* Fidelity of a block instance (DESIGN.md section 2). */
-typedef enum gpu_fidelity { GPU_FIDELITY_FUNC = 0, GPU_FIDELITY_AT = 1, GPU_FIDELITY_CA = 2 } gpu_fidelity;
+/* Fidelity of a block instance (DESIGN.md section 2). INTERVAL: SIMT cores only, the
+ * functional-first interval model (models/simt/interval, docs/simt-interval.md). */
+typedef enum gpu_fidelity {
+  GPU_FIDELITY_FUNC = 0,
+  GPU_FIDELITY_AT = 1,
+  GPU_FIDELITY_CA = 2,
+  GPU_FIDELITY_INTERVAL = 3
+} gpu_fidelity;
 
 /* -gpgpu_scheduler policies. */
 typedef enum gpu_scheduler_policy {

@@ -83,6 +83,20 @@ typedef struct simt_trace_port {
   void (*issue)(void *ctx, uint32_t sm, uint32_t warp_slot, uint32_t pc, uint32_t active, uint64_t cycle);
 } simt_trace_port;
 
+/* Where an interval core's (models/simt/interval) traffic beyond its L1 goes: a closed-form
+ * model of the interconnect, L2 slices and DRAM (models/memiv behind gpu_simt_timing; a fixed
+ * latency in core tests). access: one request for the sectors `sector_mask` (bit i = bytes
+ * [32i, 32i+32)) of the 128-byte line at `line_addr`, of mem_access_kind `kind` (`is_write`:
+ * data toward memory; `n_ops`: lane operations of an atomic, 0 counts as 1), leaving core `sm`
+ * at core cycle `at`; returns the core cycle its reply (data, or a write's acknowledgement) is
+ * back at the core (> at). Never fails; called on the simulation thread only. ctx NULL: not
+ * connected (the core then uses a fixed latency of its own). */
+typedef struct simt_interval_mem_port {
+  void *ctx;
+  uint64_t (*access)(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind,
+                     bool is_write, uint8_t n_ops, uint64_t at);
+} simt_interval_mem_port;
+
 /* One core. Plain data; strings are not copied (they must outlive simt_core_create). Cycles are
  * core-clock cycles. simt_core_config_from_gpu fills every field from a gpu_config. */
 typedef struct simt_core_config {
@@ -131,6 +145,7 @@ typedef struct simt_core_config {
   stats *stats;                   /* may be NULL */
   mem_req_pool *pool;             /* requests the core creates (fetches, LDST); NULL: its own */
   simt_trace_port trace;          /* optional */
+  simt_interval_mem_port interval_mem; /* interval cores: the memory system beyond the L1 */
   bool every_cycle;               /* simulate every cycle while a CTA is resident instead of
                                      skipping quiet ones (a check: it must change no statistic) */
 } simt_core_config;
