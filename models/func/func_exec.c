@@ -330,12 +330,14 @@ void fx_lost(fx_warp *w, const fx_insn *in, uint32_t m) {
 bool fx_stack_push(fx_warp *w, fx_sentry e) {
   if (w->depth == w->cap) {
     uint32_t cap = w->cap * 2;
-    fx_sentry *n = realloc(w->stack, cap * sizeof *n);
+    fx_sentry *n = w->stack_heap ? realloc(w->stack, cap * sizeof *n) : malloc(cap * sizeof *n);
     if (!n) {
       fx_fault(w, NULL, 0, SIMTVP_ERR_NOMEM, false, 0, "out of host memory growing the SIMT stack");
       return false;
     }
+    if (!w->stack_heap) memcpy(n, w->stack, w->cap * sizeof *n); /* leaves the CTA's block */
     w->stack = n;
+    w->stack_heap = true;
     w->cap = cap;
   }
   w->stack[w->depth++] = e;
@@ -389,12 +391,14 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
   size_t need = new_top + callee->frame_bytes + FX_ROW128; /* slack: see cta_alloc */
   if (need > w->rs_cap) {
     size_t cap = w->rs_cap * 2 > need ? w->rs_cap * 2 : need;
-    uint8_t *n = realloc(w->rs, cap);
+    uint8_t *n = w->rs_heap ? realloc(w->rs, cap) : malloc(cap);
     if (!n) {
       fx_fault(w, in, (uint32_t)__builtin_ctz(mask), SIMTVP_ERR_NOMEM, false, 0,
                "out of host memory growing the register stack");
       return false;
     }
+    if (!w->rs_heap) memcpy(n, w->rs, w->rs_cap); /* leaves the CTA's block */
+    w->rs_heap = true;
     /* no clearing: the callee's frame clears the registers it may read before writing
      * (fx_frame_clear below), as a CTA's kernel frame does */
     w->rs = n;
@@ -712,13 +716,12 @@ static size_t local_bytes(const func_cta *c) { return (size_t)c->n_warps * 32 * 
 
 static void cta_free(func_cta *c) {
   if (!c) return;
-  for (uint32_t i = 0; i < c->n_warps; i++) {
-    free(c->warps[i].stack);
-    free(c->warps[i].rs);
+  for (uint32_t i = 0; c->warps && i < c->n_warps; i++) {
+    if (c->warps[i].stack_heap) free(c->warps[i].stack);
+    if (c->warps[i].rs_heap) free(c->warps[i].rs);
     free(c->warps[i].replay_pages);
   }
-  free(c->warps);
-  free(c->smem);
+  free(c->block);
   local_free(c->local, local_bytes(c));
   free(c);
 }
@@ -820,29 +823,31 @@ static func_cta *cta_alloc(func_launch *l) {
    * memory (cta_init clears it), register frames (cta_init and calls clear the registers a thread
    * may read before writing: fx_find_unwritten_reads). Zeroing every frame here cost more host
    * instructions than short kernels execute. */
-  c->warps = malloc(c->n_warps * sizeof *c->warps);
-  c->smem = malloc(c->smem_bytes ? c->smem_bytes : 1);
+  /* One allocation (64-byte aligned parts) holds the warps, each warp's first SIMT stack (16
+   * entries) and register stack (two kernel frames and one 128-bit row of slack past any frame: a
+   * register operand of a class narrower than its instruction writes — a corrupted program image;
+   * the parser never makes one — stays inside), then shared memory. */
+#define FX_A64(x) (((size_t)(x) + 63) & ~(size_t)63)
+  const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame * 2 + FX_ROW128);
+  const size_t warps = FX_A64((size_t)c->n_warps * sizeof *c->warps), stack = FX_A64(16 * sizeof(fx_sentry));
+  const size_t total = warps + (size_t)c->n_warps * (stack + rs_cap) + FX_A64(c->smem_bytes ? c->smem_bytes : 1);
+  uint8_t *b = c->block = aligned_alloc(64, total);
   c->local = local_alloc(local_bytes(c));
-  if (c->warps)
-    for (uint32_t i = 0; i < c->n_warps; i++) memset(&c->warps[i], 0, offsetof(fx_warp, tid));
-  if (!c->warps || !c->smem || !c->local) {
+  if (!b || !c->local) {
     cta_free(c);
     return NULL;
   }
-  size_t frame = (l->kf->frame_bytes + 63) & ~(size_t)63;
+  c->warps = (fx_warp *)b;
+  c->smem = b + warps + (size_t)c->n_warps * (stack + rs_cap);
   for (uint32_t i = 0; i < c->n_warps; i++) {
     fx_warp *w = &c->warps[i];
+    memset(w, 0, offsetof(fx_warp, tid)); /* the thread ids are cta_init's */
     w->cap = 16;
-    w->stack = malloc(w->cap * sizeof *w->stack);
-    /* One 128-bit row of slack past any frame: a register operand of a class narrower than its
-     * instruction writes (a corrupted program image; the parser never makes one) stays inside. */
-    w->rs_cap = frame * 2 + FX_ROW128;
-    w->rs = malloc(w->rs_cap);
-    if (!w->stack || !w->rs) {
-      cta_free(c);
-      return NULL;
-    }
+    w->stack = (fx_sentry *)(b + warps + (size_t)i * (stack + rs_cap));
+    w->rs_cap = rs_cap;
+    w->rs = (uint8_t *)w->stack + stack;
   }
+#undef FX_A64
   return c;
 }
 

@@ -216,9 +216,11 @@ struct func_warp {
   uint32_t index;          /* warp index in the CTA */
   uint32_t valid;          /* lanes that exist */
   uint32_t exited;
-  /* SIMT stack */
+  /* SIMT stack (and the register stack below) start inside their CTA's block (func_cta.block)
+   * and move to an allocation of their own when they grow (stack_heap, rs_heap) */
   fx_sentry *stack;
   uint32_t depth, cap;
+  bool stack_heap, rs_heap;
   uint32_t call_depth;
   /* register stack: frames of the call chain, current at rs + rs_top */
   uint8_t *rs;
@@ -242,6 +244,7 @@ struct func_cta {
   uint32_t live;           /* warps not done (bit per warp) */
   uint8_t *smem;
   uint32_t smem_bytes;
+  void *block;             /* one allocation: warps, their first SIMT and register stacks, smem */
   uint8_t *local;
   uint32_t local_per_thread;
   fx_warp *warps;
