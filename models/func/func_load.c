@@ -56,7 +56,9 @@ uint32_t fx_rc_bits(uint32_t rclass) {
 }
 
 const ptx_operand *fx_vec_elems(const fx_build *b, const ptx_operand *op) {
-  return &b->p->m->opnd_pool[op->index];
+  /* an empty list (`call g, ();`) in a module without any list has no pool to point into */
+  const ptx_operand *pool = b->p->m->opnd_pool;
+  return pool ? pool + op->index : NULL;
 }
 
 /* ---- constant rows --------------------------------------------------------------------------- */
