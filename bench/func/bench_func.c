@@ -61,8 +61,9 @@ static simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) {
         func_warp *w = func_cta_warp(c, wi);
         if (func_warp_get_state(w) == FUNC_WARP_BARRIER) func_cta_release_barrier(c, func_warp_barrier(w));
         while (func_warp_get_state(w) == FUNC_WARP_READY) {
-          if (dv->plain && func_program_insn_plain(p, func_warp_pc(w))) {
-            dv->plain_insns += func_warp_run_plain(w, UINT32_MAX, diag);
+          uint32_t run = dv->plain ? func_program_plain_run(p, func_warp_pc(w)) : 0;
+          if (run) {
+            dv->plain_insns += func_warp_run_plain(w, run, diag);
             continue;
           }
           if ((st = func_warp_step(w, NULL, diag)) != SIMTVP_OK) {

@@ -375,6 +375,11 @@ uint32_t func_warp_run_plain(func_warp *w, uint32_t max, simtvp_diag *diag);
  * runs it), fixed at load time: a timing model may precompute run lengths per pc from it. A run
  * also ends where a warp reconverges, which depends on the warp (its SIMT stack). */
 bool func_program_insn_plain(const func_program *p, uint32_t pc);
+/* (addition) How many register-only instructions start at pc without passing the end of its basic
+ * block (0: the one at pc is not). A warp reconverges only at the first instruction of a block, so
+ * func_warp_run_plain(w, n) with n up to this many for the warp's pc runs exactly n (unless one
+ * faults): a timing model can time a run before executing it. */
+uint32_t func_program_plain_run(const func_program *p, uint32_t pc);
 
 /* Releases every warp waiting at barrier `id` once it has completed; returns how many were
  * released. In per-warp mode a completed barrier stays closed until this call. */

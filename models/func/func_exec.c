@@ -1551,6 +1551,10 @@ bool func_program_insn_plain(const func_program *p, uint32_t pc) {
   return p && pc < p->m->n_insns && p->code[pc].plain;
 }
 
+uint32_t func_program_plain_run(const func_program *p, uint32_t pc) {
+  return p && pc < p->m->n_insns ? p->plain_run[pc] : 0;
+}
+
 /* ---- inspection -------------------------------------------------------------------------------- */
 
 func_engine *func_launch_engine(const func_launch *l) { return l->e; }

@@ -273,6 +273,8 @@ struct func_program {
   uint32_t n_allocs, cap_allocs;
   stats_code *line_stats;  /* per-instruction statistics (pc_counts with a sink), or NULL */
   fx_fn *mc_inner;         /* memcheck: the handler each checked instruction wraps (else NULL) */
+  uint32_t *plain_run;     /* per pc: register-only instructions from it to the end of its basic
+                              block (func_program_plain_run; n_insns + 1 entries) */
 };
 
 struct func_launch {

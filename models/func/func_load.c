@@ -785,6 +785,24 @@ simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *
   return st;
 }
 
+/* Straight-run lengths per pc (func_program_plain_run): register-only instructions from pc on,
+ * not past the end of pc's basic block — a warp reconverges only at a block's first instruction,
+ * so func_warp_run_plain runs exactly that many. */
+static simtvp_status plain_runs(func_program *p, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  p->plain_run = calloc((size_t)m->n_insns + 1, sizeof *p->plain_run);
+  if (!p->plain_run) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  for (uint32_t b = 0; b < m->n_blocks; b++) {
+    const ptx_block *blk = &m->blocks[b];
+    uint32_t run = 0;
+    for (uint32_t k = blk->first_insn + blk->n_insns; k-- > blk->first_insn;) {
+      run = k < m->n_insns && p->code[k].plain ? run + 1 : 0;
+      if (k < m->n_insns) p->plain_run[k] = run;
+    }
+  }
+  return SIMTVP_OK;
+}
+
 /* PTX line statistics: the program's instructions with their PTX line and .loc source place. */
 static simtvp_status register_code(func_program *p, simtvp_diag *diag) {
   const ptx_module *m = p->m;
@@ -853,6 +871,7 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
         if (st == SIMTVP_OK) st = fx_find_unwritten_reads(p, &p->funcs[i], diag);
       }
   }
+  if (st == SIMTVP_OK) st = plain_runs(p, diag);
   if (st == SIMTVP_OK && e->cfg.pc_counts && e->st) st = register_code(p, diag);
   if (st == SIMTVP_OK && e->cfg.memcheck) st = fx_memcheck_wrap(p, diag);
   if (st != SIMTVP_OK) {
@@ -879,6 +898,7 @@ void func_program_destroy(func_program *p) {
   for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
   free(p->allocs);
   free(p->mc_inner);
+  free(p->plain_run);
   free(p->code);
   free(p->funcs);
   free(p->sym_addr);

@@ -53,11 +53,15 @@ struct Driver {
         if (func_warp_step(w, nullptr, diag) != SIMTVP_OK) return false;
         continue;
       }
-      uint32_t max = next_max;
+      uint32_t max = next_max, len = func_program_plain_run(p, pc);
       next_max = next_max % max_run + 1;
+      EXPECT_GT(len, 0u) << "pc " << pc;
+      if (len && len < max) max = len;
       uint32_t n = func_warp_run_plain(w, max, diag);
       runs += n;  // over the device's life
-      EXPECT_LE(n, max);
+      if (func_launch_fault(l, nullptr) == SIMTVP_OK) {
+        EXPECT_EQ(n, max) << "pc " << pc << ": a run within its block stopped early";
+      }
       if (n == 0) {
         EXPECT_NE(func_launch_fault(l, nullptr), SIMTVP_OK) << "a plain instruction at pc " << pc << " did not run";
         return false;
@@ -597,6 +601,16 @@ TEST(FuncPlainRun, EndsWhereTheWarpReconverges) {
   EXPECT_EQ(func_warp_run_plain(w, 100, &en.d), 2u);  // both lanes sets together, up to st
   func_cta_finish(c);
   func_launch_destroy(l);
+}
+
+TEST(FuncPlainRun, RunLengthsEndAtTheEndOfTheBasicBlock) {
+  Engine en(kReconverge);
+  const uint32_t k0 = en.m->functions[func_program_kernel(en.p, "k")].first_insn;
+  // 0 ld.param | 1 mov, 2 setp, 3 @p bra | 4 add, 5 add | $join: 6 add, 7 add, 8 st, 9 ret
+  const uint32_t run[] = {0, 2, 1, 0, 2, 1, 2, 1, 0, 0};
+  for (uint32_t i = 0; i < 10; i++) EXPECT_EQ(func_program_plain_run(en.p, k0 + i), run[i]) << "pc " << i;
+  EXPECT_EQ(func_program_plain_run(en.p, en.m->n_insns), 0u);
+  EXPECT_EQ(func_program_plain_run(nullptr, 0), 0u);
 }
 
 TEST(FuncPlainRun, RegisterOnlyInstructionsAreKnownByPc) {
