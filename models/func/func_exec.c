@@ -819,14 +819,13 @@ static func_cta *cta_alloc(func_launch *l) {
   c->n_warps = l->warps_per_cta;
   c->smem_bytes = l->smem_bytes;
   c->local_per_thread = l->local_per_thread;
-  /* Nothing here is zeroed that a start sets anyway: a warp's thread ids (cta_init), shared
-   * memory (cta_init clears it), register frames (cta_init and calls clear the registers a thread
-   * may read before writing: fx_find_unwritten_reads). Zeroing every frame here cost more host
-   * instructions than short kernels execute. */
   /* One allocation (64-byte aligned parts) holds the warps, each warp's first SIMT stack (16
    * entries) and register stack (two kernel frames and one 128-bit row of slack past any frame: a
    * register operand of a class narrower than its instruction writes — a corrupted program image;
-   * the parser never makes one — stays inside), then shared memory. */
+   * the parser never makes one — stays inside), then shared memory. None of it is zeroed beyond
+   * the warps' headers: thread ids and shared memory are set by cta_init, register frames zeroed
+   * only where a thread may read before writing (fx_find_unwritten_reads, fx_frame_clear).
+   * Zeroing whole frames here cost more host instructions than short kernels execute. */
 #define FX_A64(x) (((size_t)(x) + 63) & ~(size_t)63)
   const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame * 2 + FX_ROW128);
   const size_t warps = FX_A64((size_t)c->n_warps * sizeof *c->warps), stack = FX_A64(16 * sizeof(fx_sentry));
@@ -1535,8 +1534,8 @@ uint32_t func_warp_run_plain(func_warp *w, uint32_t max, simtvp_diag *diag) {
     }
     w->pc++;
     in->fn(w, in, m);
-    if (w->pc == w->rpc) {
-      fx_stack_reconverge(w);
+    if (w->pc == w->rpc) { /* as step_exec: a faulted warp's stack stays as it was */
+      if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER) fx_stack_reconverge(w);
       break;
     }
     if (w->stop) break;
