@@ -14,7 +14,8 @@
  *  (b) per-warp mode for the timing models — place a CTA on an SM (func_cta_start), peek at a
  *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
  *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
- *      branch/divergence, barrier, exit), release barriers when the timing model decides.
+ *      branch/divergence, barrier, exit), release barriers when the timing model decides; run a
+ *      straight stretch of register-only instructions in one call (func_warp_run_plain).
  *
  * Memory spaces: global (and const) live in the device-memory store (devmem.h) at device
  * addresses; shared memory per CTA; local memory per thread (also the call stack); kernel
