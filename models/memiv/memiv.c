@@ -29,8 +29,12 @@
 
 typedef struct memiv_cal {
   uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
+  uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
+
+/* n (1..64) ones from bit `off` (off + n <= 64). */
+static inline uint64_t run_mask(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
 
 static void cal_reach(memiv_cal *k, uint64_t last) {
   if (last < k->base + MEMIV_CAL_CYCLES) return;
@@ -49,10 +53,10 @@ static int cal_busy(const memiv_cal *k, uint64_t c) {
 
 /* The first t' >= t with [t', t' + n) free (cycles past the ring's end are free). */
 static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
+  if (t >= k->hi) return t; /* in time order: after every booking */
   const uint64_t end = k->base + MEMIV_CAL_CYCLES;
-  if (t + n - 1 < end && t % 64 + n <= 64) { /* the usual case: one word, free */
-    uint64_t want = (n == 64 ? ~0ull : (1ull << n) - 1) << (t % 64);
-    if (!(k->bits[(t / 64) % MEMIV_CAL_WORDS] & want)) return t;
+  if (t + n - 1 < end && t % 64 + n <= 64) { /* one word, free */
+    if (!(k->bits[(t / 64) % MEMIV_CAL_WORDS] & run_mask(n, (uint32_t)(t % 64)))) return t;
   }
   for (;;) {
     if (t >= end) return t;
@@ -71,8 +75,9 @@ static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
 
 static void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
   cal_reach(k, t + n - 1);
+  if (t + n > k->hi) k->hi = t + n;
   if (t % 64 + n <= 64) {
-    k->bits[(t / 64) % MEMIV_CAL_WORDS] |= (n == 64 ? ~0ull : (1ull << n) - 1) << (t % 64);
+    k->bits[(t / 64) % MEMIV_CAL_WORDS] |= run_mask(n, (uint32_t)(t % 64));
     return;
   }
   for (uint64_t c = t; c < t + n; c++) k->bits[(c / 64) % MEMIV_CAL_WORDS] |= 1ull << (c % 64);
@@ -108,6 +113,16 @@ typedef struct memiv_cluster {
   memiv_cal req_in, reply_out;   /* its interconnect node (icnt cycles) */
 } memiv_cluster;
 
+/* Where a line lives: its channel, global slice, bank (after -dram_bnk_indexing_policy) and row.
+ * Every shipped address map decodes bits 0-6 as burst (S) or column (C) bits, so all sectors of a
+ * line share them; memiv decodes the line once. */
+typedef struct memiv_where {
+  uint64_t line;       /* the line it belongs to (a memo entry: UINT64_MAX when empty) */
+  uint32_t channel, slice, bank, row;
+} memiv_where;
+
+#define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 96 KiB): a decode costs ~230 instructions */
+
 enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_COUNT };
 
 struct memiv {
@@ -124,6 +139,9 @@ struct memiv {
   memiv_cluster *cluster;
   memiv_slice *slice;
   memiv_channel *channel;
+  memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
+  uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
   uint64_t *c[C_COUNT];
   uint64_t local[C_COUNT];
@@ -136,6 +154,7 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
  * floor(c × fb / fa) + 1 (the shells' link rule, exact on integers). */
 static uint64_t cross(uint64_t c, uint64_t fa, uint64_t fb) {
   if (fa == fb) return c + 1;
+  if (c <= UINT64_MAX / fb) return c * fb / fa + 1;
   return (uint64_t)((unsigned __int128)c * fb / fa) + 1;
 }
 
@@ -150,13 +169,8 @@ static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
   return s;
 }
 
-static uint64_t find(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
-  if (t < k->base) {
-    t = k->base;
-    ++*m->c[C_LATE];
-  }
-  return cal_find(k, t, n);
-}
+/* As take, booking nothing (the caller books what it finally chooses; it counted a late want). */
+static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return cal_find(k, t < k->base ? k->base : t, n); }
 
 /* ---- configuration ---------------------------------------------------------------------------------- */
 
@@ -379,6 +393,11 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   if (dram_addrmap_create(&mc, &m->map, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
   if (index_init(m, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
 
+  for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
+  for (uint32_t mask = 0; mask < 16; mask++)
+    for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
+      if (mask >> i & 1u) m->byte_mask[mask][i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
+  m->scratch.needs_reply = true;
   m->cluster = calloc(m->n_clusters, sizeof *m->cluster);
   m->slice = calloc(m->n_slices, sizeof *m->slice);
   m->channel = calloc(c->n_channels, sizeof *m->channel);
@@ -448,11 +467,12 @@ static uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src, 
     case MEMIV_ICNT_FIXED: return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
     case MEMIV_ICNT_XBAR:
     default: { /* the first cycles both ports are free for the whole packet */
-      uint64_t g = find(m, in, t, flits);
+      if (t < in->base || t < out->base) ++*m->c[C_LATE];
+      uint64_t g = find(in, t, flits);
       for (;;) {
-        uint64_t o = find(m, out, g, flits);
+        uint64_t o = find(out, g, flits);
         if (o == g) break;
-        g = find(m, in, o, flits);
+        g = find(in, o, flits);
       }
       cal_book(in, g, flits);
       cal_book(out, g, flits);
@@ -507,14 +527,29 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
 
 /* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
  * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
-static uint64_t to_dram(memiv *m, uint64_t addr, uint32_t bytes, bool write, uint64_t t) {
+static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   dram_addr a;
-  dram_addrmap_decode(m->map, addr, &a);
+  dram_addrmap_decode(m->map, line, &a);
   uint32_t bank = a.bank;
   if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
-  bank %= m->cfg.timing.nbk;
-  uint64_t d = take(m, &m->channel[a.channel].arbiter, t, 1);
-  uint64_t end = dram_serve(m, a.channel, bank, a.row, bytes, write, cross(d, m->cfg.l2_khz, m->cfg.dram_khz));
+  w->line = line;
+  w->channel = a.channel;
+  w->slice = a.sub_partition < m->n_slices ? a.sub_partition : 0;
+  w->bank = bank % m->cfg.timing.nbk;
+  w->row = a.row;
+}
+
+/* The decoded line (remembered: a pure function of the address, so the memo changes no result). */
+static const memiv_where *locate(memiv *m, uint64_t line) {
+  memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
+  if (w->line != line) decode(m, line, w);
+  return w;
+}
+
+static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool write, uint64_t t) {
+  uint32_t channel = w->channel, bank = w->bank, row = w->row;
+  uint64_t d = take(m, &m->channel[channel].arbiter, t, 1);
+  uint64_t end = dram_serve(m, channel, bank, row, bytes, write, cross(d, m->cfg.l2_khz, m->cfg.dram_khz));
   return cross(end, m->cfg.dram_khz, m->cfg.l2_khz);
 }
 
@@ -524,9 +559,12 @@ static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
 
 /* The slice's part: the request reaches slice `si` at L2 cycle t; returns the L2 cycle its reply
  * leaves the slice. */
-static uint64_t slice_serve(memiv *m, uint32_t si, uint64_t line, uint8_t sectors, uint8_t kind, bool is_write,
+static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uint8_t kind, bool is_write,
                             uint8_t n_ops, bool sysmem, uint64_t t) {
   const memiv_config *c = &m->cfg;
+  const memiv_where here = *w; /* the memo entry may be reused by a write-back's decode */
+  const uint32_t si = here.slice;
+  const uint64_t line = here.line;
   memiv_slice *s = &m->slice[si];
   uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
   uint64_t first = line + (uint64_t)__builtin_ctz(sectors) * MEM_SECTOR_BYTES;
@@ -534,7 +572,8 @@ static uint64_t slice_serve(memiv *m, uint32_t si, uint64_t line, uint8_t sector
   uint64_t A = a + c->rop_latency + 1;
   uint32_t ops = kind == MEM_ACC_ATOMIC ? (n_ops ? n_ops : 1u) : 0u;
   if (ops && c->atomic_ops && A < s->atomic_free) A = s->atomic_free;
-  A = find(m, &s->data, A, 1);
+  if (A < s->data.base) ++*m->c[C_LATE];
+  A = find(&s->data, A, 1);
   if (ops && c->atomic_ops) s->atomic_free = A + (ops + c->atomic_ops - 1) / c->atomic_ops;
   uint64_t dram_at = A + 2 + c->dram_latency;
 
@@ -547,45 +586,43 @@ static uint64_t slice_serve(memiv *m, uint32_t si, uint64_t line, uint8_t sector
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
     cal_book(&s->data, A, 1);
     ++*m->c[C_BYPASSED];
-    return to_dram(m, first, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
 
-  mem_req req;
-  memset(&req, 0, sizeof req);
-  req.addr = first;
-  req.size = bytes;
-  req.sector_mask = sectors;
-  req.kind = kind;
-  req.is_write = is_write;
-  req.needs_reply = true;
-  req.n_ops = n_ops;
-  for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
-    if (sectors >> i & 1u) req.byte_mask[i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
+  mem_req *req = &m->scratch;
+  req->addr = first;
+  req->size = bytes;
+  req->sector_mask = sectors;
+  req->kind = kind;
+  req->is_write = is_write;
+  req->n_ops = n_ops;
+  req->byte_mask[0] = m->byte_mask[sectors][0];
+  req->byte_mask[1] = m->byte_mask[sectors][1];
   cache_timed_result r;
-  cache_timed_access(s->l2, &req, A, &r);
+  cache_timed_access(s->l2, req, A, &r);
   bool hit = r.status != CACHE_MISS;
   cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
   if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
     ++*m->c[C_WRITEBACKS];
-    to_dram(m, r.wb_line, (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
+    to_dram(m, locate(m, r.wb_line), (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
   }
   uint64_t filled = 0;
   if (r.fetch) {
     const cache_spec *sp = cache_get_spec(s->l2);
     uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
     uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
-    uint64_t back = to_dram(m, r.line + (uint64_t)__builtin_ctz(fetch) * MEM_SECTOR_BYTES, fbytes, false, dram_at);
+    uint64_t back = to_dram(m, &here, fbytes, false, dram_at);
     filled = take(m, &s->fill, back, port_cycles(s, fbytes));
     cache_timed_fill(s->l2, r.line, r.fetch, filled);
   }
   if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
     ++*m->c[C_BYPASSED];
-    return to_dram(m, first, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
   bool reads = !is_write || kind == MEM_ACC_ATOMIC;
   if (!reads) return A + 2; /* a write the L2 absorbed: acknowledged as a hit */
   uint64_t ready = A;
-  if (r.status == CACHE_MISS) ready = max64(filled, r.pending_ready);
+  if (r.status == CACHE_MISS) ready = max64(A, max64(filled, r.pending_ready));
   else if (r.ready != CACHE_NEVER) ready = max64(A, r.ready);
   return ready + 2;
 }
@@ -611,9 +648,8 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   } else if (c->aperture.of) {
     sysmem = c->aperture.of(c->aperture.ctx, line_addr) == MEM_APERTURE_SYSMEM;
   }
-  dram_addr a;
-  dram_addrmap_decode(m->map, route, &a);
-  uint32_t si = a.sub_partition < m->n_slices ? a.sub_partition : 0;
+  const memiv_where *w = locate(m, route);
+  uint32_t si = w->slice;
   uint32_t src = cl, dst = m->n_clusters + si;
 
   /* request: core → icnt → slice */
@@ -621,7 +657,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint64_t t = cross(at, c->core_khz, c->icnt_khz);
   t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
   t = cross(t, c->icnt_khz, c->l2_khz);
-  t = slice_serve(m, si, route, sectors, kind, is_write, n_ops, sysmem, t);
+  t = slice_serve(m, w, sectors, kind, is_write, n_ops, sysmem, t);
 
   /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
   bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
@@ -643,7 +679,9 @@ typedef struct flush_ctx {
 static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
   flush_ctx *f = ctx;
   ++*f->m->c[C_WRITEBACKS];
-  to_dram(f->m, line, (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES, true, f->at);
+  memiv_where w;
+  decode(f->m, line, &w);
+  to_dram(f->m, &w, (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES, true, f->at);
 }
 
 uint32_t memiv_flush_l2(memiv *m) {
@@ -674,13 +712,11 @@ void memiv_reset(memiv *m) {
 }
 
 void memiv_route_of(const memiv *m, uint64_t addr, memiv_route *out) {
-  dram_addr a;
-  dram_addrmap_decode(m->map, addr, &a);
-  out->channel = a.channel;
-  out->slice = a.sub_partition;
-  uint32_t bank = a.bank;
-  if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
-  out->bank = bank % m->cfg.timing.nbk;
-  out->row = a.row;
+  memiv_where w;
+  decode(m, addr, &w);
+  out->channel = w.channel;
+  out->slice = w.slice;
+  out->bank = w.bank;
+  out->row = w.row;
   out->index_addr = index_addr(m, addr);
 }
