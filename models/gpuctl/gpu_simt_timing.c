@@ -87,18 +87,13 @@ static gpu_launcher *make_launcher(gpu_simt_timing *t, simtvp_diag *diag) {
 
 /* Interval cores (models/simt/interval) reach the memory system beyond their L1s through one
  * closed-form model (models/memiv, docs/memiv.md), built only when a core is an interval core:
- * a run without one registers no statistic of it. Its state is shared by every core, so the cores
- * must call it from one host thread. */
+ * a run without one registers no statistic of it. Its state is shared by every core: the port is
+ * called on the simulation thread only (simt_cluster ticks a cluster with an interval core there). */
 static simtvp_status make_interval_memory(gpu_simt_timing *t, simtvp_diag *diag) {
   bool any = false;
   for (uint32_t sm = 0; sm < t->n_cores; sm++) any = any || t->core_cfgs[sm].model == GPU_FIDELITY_INTERVAL;
   if (!any) return SIMTVP_OK;
   const gpu_config *g = t->cfg.gpu;
-  if (g->fidelity.sim_threads > 1)
-    return simtvp_diag_option_error(diag, SIMTVP_ERR_UNSUPPORTED, "-sim_threads",
-                                    "interval SIMT cores need -sim_threads 1 (it is %u): their memory system "
-                                    "(models/memiv) is one state shared by every core",
-                                    g->fidelity.sim_threads);
   memiv_config mc;
   simtvp_status s = memiv_config_from_gpu(g, &mc, diag);
   if (s != SIMTVP_OK) return s;

@@ -472,8 +472,8 @@ struct Side {
     stats_destroy(st);
     devmem_destroy(mem);
   }
-  bool Make(int interval_core, std::vector<const char *> args = {}) {
-    EXPECT_EQ(l.Load(ConfigPath("default.config"), args), SIMTVP_OK) << l.diag.message;
+  bool Make(int interval_core) {
+    EXPECT_EQ(l.Load(ConfigPath("default.config")), SIMTVP_OK) << l.diag.message;
     if (interval_core >= 0) l.g.derived.simt_model_of_core[interval_core] = GPU_FIDELITY_INTERVAL;
     EXPECT_EQ(gpu_params_from_config(&l.g, &params, &diag), SIMTVP_OK) << diag.message;
     gpu_simt_timing_config tc{};
@@ -509,12 +509,6 @@ TEST(MemivWiring, RunWithoutIntervalCoresRegistersNoMemivStatistic) {
     EXPECT_NE(std::string(stats_counter_name(s.st, i)).rfind("memiv.", 0), 0u) << stats_counter_name(s.st, i);
   const simt_core_config *cc = gpu_simt_timing_core_configs(s.t);
   for (uint32_t i = 0; i < gpu_simt_timing_cores(s.t); i++) EXPECT_EQ(cc[i].interval_mem.ctx, nullptr);
-}
-
-TEST(MemivWiring, IntervalCoresOnSeveralHostThreadsAreRefusedNamingTheOption) {
-  Side s;
-  EXPECT_FALSE(s.Make(0, {"-sim_threads", "2"}));
-  EXPECT_STREQ(s.diag.option, "-sim_threads");
 }
 
 }  // namespace
