@@ -89,13 +89,18 @@ typedef struct memiv_bank {
   uint32_t row;        /* the open row */
   bool open;
   bool activated;      /* an ACT was ever issued (tRC counts from it) */
+  bool had_prev;       /* a row was open before this one */
   uint64_t act;        /* cycle of the open row's ACT */
   uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
+  uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
+  uint64_t prev_act, prev_close;
 } memiv_bank;
 
 typedef struct memiv_channel {
   memiv_bank *bank;
+  memiv_cal *group;    /* per bank group: cycles its column commands occupy (tCCDL apart) */
   memiv_cal bus;       /* the data bus (DRAM cycles) */
+  memiv_cal activate;  /* each ACT holds the channel's activate window tRRD cycles */
   memiv_cal arbiter;   /* the partition's one request per L2 cycle toward the DRAM (L2 cycles) */
   uint64_t accounted;  /* DRAM cycles counted into n_cmd */
   uint64_t *n_cmd, *n_act, *n_pre, *n_req, *n_rd, *n_write, *bwutil, *row_hits, *latency_sum;
@@ -135,6 +140,9 @@ struct memiv {
   uint32_t ix_n_removed;
   uint32_t n_clusters, n_slices, cols;
   uint32_t atom_bytes, burst_cycles, bank_mask;
+  uint32_t n_groups, group_size; /* bank groups (-gpgpu_dram_timing_opt nbkgrp) and banks per group */
+  uint32_t group_gap, bus_step;  /* column commands of one group tCCDL apart, of the channel tCCD and
+                                    a burst apart (DRAM cycles) */
   bool has_l2;
   memiv_cluster *cluster;
   memiv_slice *slice;
@@ -236,6 +244,7 @@ simtvp_status memiv_config_from_gpu(const gpu_config *g, memiv_config *cfg, simt
   cfg->data_command_freq_ratio = g->dram.data_command_freq_ratio;
   cfg->chips_per_channel = g->mem.chips_per_channel;
   cfg->bank_indexing = g->dram.bank_indexing;
+  cfg->bank_group_indexing = g->dram.bankgroup_indexing;
 
   /* System memory: the hub's link latency (-host_sysmem_latency_ns, or the SoC fabric's in the
    * integrated modes), in L2 cycles, there and back. */
@@ -385,6 +394,13 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   m->atom_bytes = c->burst_length * c->bus_width_bytes * c->chips_per_channel;
   m->burst_cycles = (c->burst_length + c->data_command_freq_ratio - 1) / c->data_command_freq_ratio;
   if (!m->burst_cycles) m->burst_cycles = 1;
+  m->n_groups = c->timing.nbkgrp > 1 && c->timing.nbk % c->timing.nbkgrp == 0 ? c->timing.nbkgrp : 1;
+  m->group_size = c->timing.nbk / m->n_groups;
+  m->group_gap = c->timing.tCCD;
+  if (m->n_groups > 1 && c->timing.tCCDL > m->group_gap) m->group_gap = c->timing.tCCDL;
+  if (!m->group_gap) m->group_gap = 1;
+  m->bus_step = m->burst_cycles > c->timing.tCCD ? m->burst_cycles : c->timing.tCCD;
+  if (!m->bus_step) m->bus_step = 1;
   m->bank_mask = 1;
   while (m->bank_mask < c->timing.nbk) m->bank_mask <<= 1;
   m->bank_mask--;
@@ -403,7 +419,8 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   m->channel = calloc(c->n_channels, sizeof *m->channel);
   if (!m->cluster || !m->slice || !m->channel) return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
   for (uint32_t ch = 0; ch < c->n_channels; ch++)
-    if (!(m->channel[ch].bank = calloc(c->timing.nbk, sizeof *m->channel[ch].bank)))
+    if (!(m->channel[ch].bank = calloc(c->timing.nbk, sizeof *m->channel[ch].bank)) ||
+        !(m->channel[ch].group = calloc(m->n_groups, sizeof *m->channel[ch].group)))
       return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
   register_stats(m);
 
@@ -439,7 +456,10 @@ void memiv_destroy(memiv *m) {
   if (m->slice)
     for (uint32_t i = 0; i < m->n_slices; i++) cache_destroy(m->slice[i].l2);
   if (m->channel)
-    for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) free(m->channel[ch].bank);
+    for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
+      free(m->channel[ch].bank);
+      free(m->channel[ch].group);
+    }
   free(m->cluster);
   free(m->slice);
   free(m->channel);
@@ -492,13 +512,23 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   if (b->open && b->row == row) { /* row hit: the column command once the row is open */
     col = max64(t, b->act + tm->tRCD);
     ++*ch->row_hits;
+  } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
+    /* the row open before was still open when this arrived: FR-FCFS serves it before the PRE */
+    col = max64(t, b->prev_act + tm->tRCD);
+    ++*ch->row_hits;
   } else { /* closed or another row open: PRE (if open), ACT, tRCD */
     uint64_t act = t;
     if (b->open) {
-      act = max64(t, b->pre_ready) + tm->tRP;
+      uint64_t pre = max64(t, b->pre_ready);
+      act = pre + tm->tRP;
+      b->had_prev = true;
+      b->prev_row = b->row;
+      b->prev_act = b->act;
+      b->prev_close = pre;
       ++*ch->n_pre;
     }
     if (b->activated) act = max64(act, b->act + tm->tRC);
+    act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
     col = act + tm->tRCD;
     b->open = b->activated = true;
     b->row = row;
@@ -508,11 +538,30 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   }
   uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
   if (!cols) cols = 1;
+  /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
+   * first cycle both the group's command slots and the bus's data cycles are free */
+  uint32_t lat = write ? tm->WL : tm->CL;
+  uint32_t group = m->cfg.bank_group_indexing == 1 ? bank % m->n_groups : bank / m->group_size;
+  memiv_cal *g = &ch->group[group < m->n_groups ? group : 0];
+  uint32_t g_len = cols * m->group_gap, bus_len = cols * m->bus_step;
+  if (col < g->base || col + lat < ch->bus.base) ++*m->c[C_LATE];
+  for (;;) {
+    uint64_t c1 = find(g, col, g_len);
+    uint64_t d = find(&ch->bus, c1 + lat, bus_len);
+    if (d == c1 + lat) {
+      col = c1;
+      break;
+    }
+    col = d - lat;
+  }
+  cal_book(g, col, g_len);
+  cal_book(&ch->bus, col + lat, bus_len);
+  uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;
+  uint64_t data = col + lat;
+  uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
   uint32_t busy = cols * m->burst_cycles;
-  uint64_t data = take(m, &ch->bus, col + (write ? tm->WL : tm->CL), busy);
-  uint64_t end = data + busy;
   /* reads: PRE after the last column command's burst (tRTP); writes: after write recovery */
-  b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : data - tm->CL + busy);
+  b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
   ++*ch->n_req;
   *(write ? ch->n_write : ch->n_rd) += cols;
   *ch->bwutil += busy;
@@ -706,8 +755,10 @@ void memiv_reset(memiv *m) {
   for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
     memiv_channel *c = &m->channel[ch];
     memset(c->bank, 0, m->cfg.timing.nbk * sizeof *c->bank);
+    memset(c->group, 0, m->n_groups * sizeof *c->group);
     memset(&c->bus, 0, sizeof c->bus);
     memset(&c->arbiter, 0, sizeof c->arbiter);
+    memset(&c->activate, 0, sizeof c->activate);
   }
 }
 

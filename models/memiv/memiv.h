@@ -17,8 +17,10 @@
  *             (-gpgpu_l2_atomic_ops_per_cycle); hit reply at A + 2;
  *   DRAM      miss: -dram_latency and the partition's one-per-cycle arbiter, L2 → DRAM clock;
  *             per bank the open row and its ACT / PRE readiness (-gpgpu_dram_timing_opt: a row hit
- *             waits for nothing but the bus, a miss costs tRP + tRCD, tRC and tRAS respected),
- *             CL or WL, then the channel's data bus busy burst cycles per column command; back to
+ *             waits for nothing but the bus, a miss costs tRP + tRCD, tRC and tRAS respected; a
+ *             request to the row open before, arriving before its PRE, is served as the FR-FCFS
+ *             scheduler would: a hit), column commands tCCDL apart within a bank group, CL or WL,
+ *             then the channel's data bus busy burst cycles per column command; back to
  *             the L2 clock, the fill port, reply at fill + 2; dirty evictions occupy the bank and
  *             bus, nobody waits for them;
  *   reply     L2 → icnt clock; the slice's injection port and the cluster's ejection port on the
@@ -35,8 +37,8 @@
  *
  * What it leaves out: queue capacities and refusals (waiting is time, never refusal: no
  * back-pressure into the cores beyond the waiting itself), L2 MSHR limits, the DRAM scheduler's
- * reordering beyond "a row hit may use a row that is open at its time", command-bus slots,
- * tRRD/tFAW, refresh, read/write turnaround and bank groups; the interconnect's iSLIP order among
+ * reordering beyond "a row hit may use a row that was open at its arrival", command-bus slots,
+ * tRRD/tFAW, refresh and read/write turnaround; the interconnect's iSLIP order among
  * simultaneous requests. C11, no globals, no allocation per request, deterministic. */
 #ifndef SIMTVP_MEMIV_H
 #define SIMTVP_MEMIV_H
@@ -90,6 +92,7 @@ typedef struct memiv_config {
   uint32_t data_command_freq_ratio; /* -dram_data_command_freq_ratio */
   uint32_t chips_per_channel;   /* -gpgpu_n_mem_per_ctrlr */
   uint32_t bank_indexing;       /* -dram_bnk_indexing_policy: 1 = bank ^= row bits */
+  uint32_t bank_group_indexing; /* -dram_bnkgrp_indexing_policy: 0 upper, 1 lower bank bits */
   /* system memory (zero-copy host memory) */
   mem_aperture_port aperture;   /* ctx/of NULL: every line is device memory */
   uint32_t sysmem_latency;      /* L2 cycles from a slice to the host and back (the hub's link) */

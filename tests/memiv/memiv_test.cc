@@ -163,6 +163,41 @@ TEST(Memiv, TwoRequestsToOneChannelSerialiseOnTheDataBusByTheBurstTime) {
   EXPECT_EQ(s.Stat("DRAM[0].bwutil"), 4u);
 }
 
+TEST(Memiv, ColumnCommandsOfOneBankGroupAreTccdlApart) {
+  for (bool same_group : {true, false}) {
+    Small s;
+    s.cfg.timing.nbkgrp = 2;  // banks 0-1 group 0, banks 2-3 group 1 (-dram_bnkgrp_indexing_policy 0)
+    s.cfg.timing.tCCDL = 6;
+    s.Create();
+    // bank 0 (0x000) and then bank 1 (0x800, same group) or bank 2 (0x1000, other group), both
+    // opened by their own ACT at DRAM 137 and 138 (the slice takes them 1 cycle apart): columns
+    // 147 and 148. Another group: the second's data follows the first's burst, 161-162 (as
+    // TwoRequests...). The same group: its column waits until 147 + tCCDL = 153, data 165-166.
+    uint64_t a = s.Access(0, 0x000, 0x1, kRead, false, 100);
+    uint64_t b = s.Access(1, same_group ? 0x800 : 0x1000, 0x1, kRead, false, 100);
+    EXPECT_EQ(a, 167u);
+    EXPECT_EQ(b, same_group ? 173u : 169u) << same_group;
+  }
+}
+
+TEST(Memiv, RequestToTheRowOpenBeforeItsPrechargeIsARowHit) {
+  Small s;
+  s.Create();
+  // SM 0: row 0 of bank 0 at 100, DRAM 137 (ACT 137, column 147, PRE allowed from 137 + tRAS =
+  // 157); SM 1: row 1 at 101, DRAM 138 (PRE 157, ACT max(165, 137 + tRC) = 167). SM 2: row 0
+  // again at 102, DRAM 139: row 0 is open until 157, so FR-FCFS serves it before the PRE: a row
+  // hit, column after the first's, its data after the first's burst: 161-162, back at the L2 164,
+  // reply leaves 166, core 169 (a conflict would have waited for ACT 167 + tRCD: ~215).
+  s.Access(0, 0x000, 0x1, kRead, false, 100);
+  s.Access(1, 0x2000, 0x1, kRead, false, 101);
+  EXPECT_EQ(s.Access(2, 0x080, 0x1, kRead, false, 102), 169u);
+  EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 1u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 2u);
+  // after the precharge, row 0 needs an ACT again
+  s.Access(0, 0x200, 0x1, kRead, false, 1000);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 3u);
+}
+
 TEST(Memiv, StreamingSmsSaturateAChannelAtItsBusBandwidth) {
   Small s;
   s.Create();
