@@ -30,6 +30,7 @@
 typedef struct memiv_cal {
   uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
   uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
+  uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
 
@@ -41,8 +42,12 @@ static void cal_reach(memiv_cal *k, uint64_t last) {
   uint64_t nb = (last - MEMIV_CAL_CYCLES + 64) & ~63ull;
   if (nb >= k->base + MEMIV_CAL_CYCLES) {
     memset(k->bits, 0, sizeof k->bits);
+    k->full = 0;
   } else {
-    for (uint64_t w = k->base / 64; w < nb / 64; w++) k->bits[w % MEMIV_CAL_WORDS] = 0;
+    for (uint64_t w = k->base / 64; w < nb / 64; w++) {
+      k->bits[w % MEMIV_CAL_WORDS] = 0;
+      k->full &= ~(1ull << (w % MEMIV_CAL_WORDS));
+    }
   }
   k->base = nb;
 }
@@ -61,9 +66,19 @@ static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
   for (;;) {
     if (t >= end) return t;
     uint64_t word = k->bits[(t / 64) % MEMIV_CAL_WORDS] >> (t % 64);
-    if (word & 1u) {
-      uint64_t free_from = ~word;
-      t += free_from ? (uint64_t)__builtin_ctzll(free_from) : 64 - t % 64;
+    if (word & 1u) { /* busy: to the first free cycle of this word, or past it and every full word */
+      uint32_t run = (uint32_t)__builtin_ctzll(~word); /* ~word has ones above the shifted-out part */
+      if (run < 64 - t % 64) {
+        t += run;
+        continue;
+      }
+      t += 64 - t % 64;
+      if (t >= end) return t;
+      uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
+      uint64_t rot = w ? k->full >> w | k->full << (64 - w) : k->full;
+      if (~rot == 0) return end;
+      t += 64 * (uint64_t)__builtin_ctzll(~rot); /* a run that wraps the ring ends at its end */
+      if (t >= end) return end;
       continue;
     }
     uint32_t i = 1;
@@ -77,10 +92,14 @@ static void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
   cal_reach(k, t + n - 1);
   if (t + n > k->hi) k->hi = t + n;
   if (t % 64 + n <= 64) {
-    k->bits[(t / 64) % MEMIV_CAL_WORDS] |= run_mask(n, (uint32_t)(t % 64));
+    uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
+    if ((k->bits[w] |= run_mask(n, (uint32_t)(t % 64))) == ~0ull) k->full |= 1ull << w;
     return;
   }
-  for (uint64_t c = t; c < t + n; c++) k->bits[(c / 64) % MEMIV_CAL_WORDS] |= 1ull << (c % 64);
+  for (uint64_t c = t; c < t + n; c++) {
+    uint32_t w = (uint32_t)((c / 64) % MEMIV_CAL_WORDS);
+    if ((k->bits[w] |= 1ull << (c % 64)) == ~0ull) k->full |= 1ull << w;
+  }
 }
 
 /* ---- state ---------------------------------------------------------------------------------------- */

@@ -1,7 +1,9 @@
 /* memiv_bench — traffic patterns on models/memiv alone (not a test: speed and bandwidth figures for
  * docs/memiv.md). Every SM keeps `outstanding` requests in flight (closed loop: a new request
  * leaves when the one `outstanding` back has replied) and the SMs are visited round robin, one
- * request each, so requests reach memiv out of time order as interval cores send them.
+ * request each, so requests reach memiv out of time order as interval cores send them. As
+ * tests/tlm_mem/mem_bench (the CA / AT memory system alone, the same patterns) it sets
+ * -gpgpu_memory_partition_indexing 2 and -network_mode 2, so the two compare.
  *
  *   memiv_bench <config file> <pattern> <requests per SM> [outstanding]
  *   pattern: stream (whole 128-byte lines, consecutive, SMs interleaved), strided (32-byte sectors
@@ -77,9 +79,13 @@ int main(int argc, char **argv) {
   gpu_config g;
   simtvp_diag diag;
   simtvp_diag_clear(&diag);
-  const char *files[] = {argv[1]};
+  /* as mem_bench: ipoly partition indexing and the crossbar, whatever the file says */
+  const char *args[] = {"-gpgpu_memory_partition_indexing", "2", "-network_mode", "2"};
   config_registry *reg = config_registry_create(NULL);
-  simtvp_status st = gpu_config_load(&g, reg, files, 1, &diag);
+  simtvp_status st = gpu_config_register(reg, &g, &diag);
+  if (st == SIMTVP_OK) st = config_registry_load_file(reg, argv[1], &diag);
+  if (st == SIMTVP_OK) st = config_registry_parse_args(reg, 4, args, &diag);
+  if (st == SIMTVP_OK) st = gpu_config_finalize(&g, reg, &diag);
   config_registry_destroy(reg);
   memiv_config c;
   if (st == SIMTVP_OK) st = memiv_config_from_gpu(&g, &c, &diag);
