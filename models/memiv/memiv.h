@@ -19,7 +19,8 @@
  *             per bank the open row and its ACT / PRE readiness (-gpgpu_dram_timing_opt: a row hit
  *             waits for nothing but the bus, a miss costs tRP + tRCD, tRC and tRAS respected; a
  *             request to the row open before, arriving before its PRE, is served as the FR-FCFS
- *             scheduler would: a hit), column commands tCCDL apart within a bank group, CL or WL,
+ *             scheduler would: a hit; ACTs of a channel tRRD apart), column commands tCCDL apart
+ *             within a bank group, CL or WL,
  *             then the channel's data bus busy burst cycles per column command; back to
  *             the L2 clock, the fill port, reply at fill + 2; dirty evictions occupy the bank and
  *             bus, nobody waits for them;
@@ -28,17 +29,17 @@
  * Every crossing between clock domains lands on the receiver's first edge strictly after the
  * sender's (the shells' link rule, docs/tlm.md), in exact integer arithmetic on kHz.
  *
- * Ports (interconnect ports, slice intake, L2 data and fill ports, partition arbiter, DRAM data
- * bus) are booked through memiv_port: requests arrive in host order, which is up to a few thousand
- * cycles out of time order (interval cores run ahead by a horizon). A booking at or after the
- * latest one seen is placed exactly (first free cycle after the port's latest booking); one in
- * the past of it takes room in 16-cycle bins (a ring of 4096 cycles) that are not yet full, so
- * bandwidth stays exact per bin and an out-of-order booking does not queue behind later ones.
+ * Ports (interconnect ports, slice intake, L2 data and fill ports, partition arbiter, a channel's
+ * activate window, bank groups' command slots and data bus) are calendars of booked cycles (a
+ * ring of 4096 per port): requests arrive in host order, up to a few thousand cycles out of time
+ * order (interval cores run ahead by a horizon), and a booking takes the first free cycles at or
+ * after the ones it wants, so an out-of-order booking does not queue behind later-timed ones; one
+ * wanted before a port's window starts at the window (memiv.late_bookings counts them).
  *
  * What it leaves out: queue capacities and refusals (waiting is time, never refusal: no
  * back-pressure into the cores beyond the waiting itself), L2 MSHR limits, the DRAM scheduler's
  * reordering beyond "a row hit may use a row that was open at its arrival", command-bus slots,
- * tRRD/tFAW, refresh and read/write turnaround; the interconnect's iSLIP order among
+ * tFAW, refresh and read/write turnaround; the interconnect's iSLIP order among
  * simultaneous requests. C11, no globals, no allocation per request, deterministic. */
 #ifndef SIMTVP_MEMIV_H
 #define SIMTVP_MEMIV_H
