@@ -88,7 +88,7 @@ static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
   }
 }
 
-static void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
+static inline __attribute__((always_inline)) void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
   cal_reach(k, t + n - 1);
   if (t + n > k->hi) k->hi = t + n;
   if (t % 64 + n <= 64) {
@@ -142,6 +142,7 @@ typedef struct memiv_cluster {
  * line share them; memiv decodes the line once. */
 typedef struct memiv_where {
   uint64_t line;       /* the line it belongs to (a memo entry: UINT64_MAX when empty) */
+  uint64_t index;      /* the L2 index address of the line */
   uint32_t channel, slice, bank, row;
 } memiv_where;
 
@@ -157,6 +158,7 @@ struct memiv {
   uint32_t ix_dramid_bit;
   uint8_t ix_removed[64];
   uint32_t ix_n_removed;
+  bool ix_offset_kept; /* the index address keeps bits 0-6: index(addr) = index(line) | offset */
   uint32_t n_clusters, n_slices, cols;
   uint32_t atom_bytes, burst_cycles, bank_mask;
   uint32_t n_groups, group_size; /* bank groups (-gpgpu_dram_timing_opt nbkgrp) and banks per group */
@@ -277,7 +279,7 @@ simtvp_status memiv_config_from_gpu(const gpu_config *g, memiv_config *cfg, simt
 static simtvp_status index_init(memiv *m, simtvp_diag *diag) {
   const char *mapping = m->cfg.addr_mapping;
   if (!mapping || !mapping[0]) {
-    m->ix_identity = true;
+    m->ix_identity = m->ix_offset_kept = true;
     return SIMTVP_OK;
   }
   config_addr_mapping map;
@@ -294,8 +296,12 @@ static simtvp_status index_init(memiv *m, simtvp_diag *diag) {
     if (c == 'D') remove[bit] = true;
     if (c == 'B' && banks_seen++ < sub_bits) remove[bit] = true; /* the lowest bank bits pick the slice */
   }
+  m->ix_offset_kept = !m->ix_division || m->ix_dramid_bit >= 7;
   for (int bit = 63; bit >= 0; bit--)
-    if (remove[bit]) m->ix_removed[m->ix_n_removed++] = (uint8_t)bit;
+    if (remove[bit]) {
+      m->ix_removed[m->ix_n_removed++] = (uint8_t)bit;
+      if (bit < 7) m->ix_offset_kept = false;
+    }
   return SIMTVP_OK;
 }
 
@@ -315,7 +321,15 @@ static uint64_t index_addr(const memiv *m, uint64_t addr) {
   return a;
 }
 
-static uint64_t index_hook(void *ctx, uint64_t addr) { return index_addr(ctx, addr); }
+/* The slices' set index (called by models/cache on every access and fill): from the decode memo
+ * when the line is there. */
+static uint64_t index_hook(void *ctx, uint64_t addr) {
+  const memiv *m = ctx;
+  uint64_t line = addr & ~127ull;
+  const memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
+  if (m->ix_offset_kept && w->line == line) return w->index | (addr & 127);
+  return index_addr(m, addr);
+}
 
 static void register_stats(memiv *m) {
   static const struct {
@@ -601,6 +615,7 @@ static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   uint32_t bank = a.bank;
   if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
   w->line = line;
+  w->index = index_addr(m, line);
   w->channel = a.channel;
   w->slice = a.sub_partition < m->n_slices ? a.sub_partition : 0;
   w->bank = bank % m->cfg.timing.nbk;
