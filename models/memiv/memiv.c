@@ -146,7 +146,7 @@ typedef struct memiv_where {
   uint32_t channel, slice, bank, row;
 } memiv_where;
 
-#define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 96 KiB): a decode costs ~230 instructions */
+#define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 160 KiB): a decode costs ~230 instructions */
 
 enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_COUNT };
 
