@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_launcher.h"
+#include "memiv.h"
 
 #define GIB (1ull << 30)
 
@@ -43,6 +44,7 @@ struct gpu_simt_timing {
   uint32_t n_slots, n_cores, n_clusters, cores_per_cluster;
   uint64_t local_base, local_region_bytes;
   gpu_simctl_stop pending_stop;
+  memiv *memiv;         /* the interval cores' memory system beyond the L1 (NULL: no interval core) */
   mmu_tlb *l2_tlb;      /* the shared L2 TLB (-gpgpu_tlb_*: docs/vm.md), NULL when translation is untimed */
   bool local_warned;
   simtvp_diag fault;
@@ -81,6 +83,29 @@ static gpu_launcher *make_launcher(gpu_simt_timing *t, simtvp_diag *diag) {
   gpu_launcher *l = gpu_launcher_create(t->engine, store, &attach, diag);
   if (l) gpu_launcher_set_hoist_loads(l, t->cfg.gpu->core.hoist_loads);
   return l;
+}
+
+/* Interval cores (models/simt/interval) reach the memory system beyond their L1s through one
+ * closed-form model (models/memiv, docs/memiv.md), built only when a core is an interval core:
+ * a run without one registers no statistic of it. Its state is shared by every core: the port is
+ * called on the simulation thread only (simt_cluster ticks a cluster with an interval core there). */
+static simtvp_status make_interval_memory(gpu_simt_timing *t, simtvp_diag *diag) {
+  bool any = false;
+  for (uint32_t sm = 0; sm < t->n_cores; sm++) any = any || t->core_cfgs[sm].model == GPU_FIDELITY_INTERVAL;
+  if (!any) return SIMTVP_OK;
+  const gpu_config *g = t->cfg.gpu;
+  memiv_config mc;
+  simtvp_status s = memiv_config_from_gpu(g, &mc, diag);
+  if (s != SIMTVP_OK) return s;
+  mc.stats = t->st;
+  if (!(t->memiv = memiv_create(&mc, diag))) return diag ? diag->status : SIMTVP_ERR_CONFIG;
+  for (uint32_t sm = 0; sm < t->n_cores; sm++) {
+    simt_core_config *cc = &t->core_cfgs[sm];
+    if (cc->model != GPU_FIDELITY_INTERVAL) continue;
+    cc->interval_mem.ctx = t->memiv;
+    cc->interval_mem.access = memiv_access;
+  }
+  return SIMTVP_OK;
 }
 
 gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_simt_timing_ports ports,
@@ -174,6 +199,10 @@ gpu_simt_timing *gpu_simt_timing_create(const gpu_simt_timing_config *cfg, gpu_s
       cc->ldst.l2_tlb = t->l2_tlb;
     }
   }
+  if (make_interval_memory(t, diag) != SIMTVP_OK) {
+    gpu_simt_timing_destroy(t);
+    return NULL;
+  }
   return t;
 }
 
@@ -197,6 +226,7 @@ void gpu_simt_timing_destroy(gpu_simt_timing *t) {
   gpu_simctl_destroy(t->ctl);
   gpu_launcher_destroy(t->launcher);
   if (t->engine) func_destroy(t->engine);
+  memiv_destroy(t->memiv);
   if (t->own_stats) stats_destroy(t->own_stats);
   mmu_tlb_destroy(t->l2_tlb);
   free(t->core_cfgs);
@@ -451,7 +481,10 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
   gpu_simt_timing *t = ctx;
   const uint64_t now = now_of(t);
   if (t->cfg.gpu->core.flush_l1_per_kernel) t->ports.flush_l1(t->ports.ctx, now);
-  if (t->cfg.gpu->mem.flush_l2_per_kernel) t->ports.flush_l2(t->ports.ctx);
+  if (t->cfg.gpu->mem.flush_l2_per_kernel) {
+    t->ports.flush_l2(t->ports.ctx);
+    if (t->memiv) memiv_flush_l2(t->memiv);
+  }
   gpu_simctl_kernel_end(t->ctl, now);
   gpu_launcher_end(t->launcher, k);
   if (k->slot < t->n_slots) t->slots[k->slot].active = false;
@@ -630,4 +663,5 @@ void gpu_simt_timing_reset(gpu_simt_timing *t) {
   t->pending_stop = GPU_SIMCTL_RUN;
   gpu_simctl_reset(t->ctl, now);
   t->ports.invalidate_l2(t->ports.ctx);
+  if (t->memiv) memiv_reset(t->memiv);
 }

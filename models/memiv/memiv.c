@@ -1,0 +1,807 @@
+/* memiv — the memory system beyond the L1 in closed form (memiv.h, docs/memiv.md). */
+#include "memiv.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "config.h"
+#include "gpu_config.h"
+#include "icnt.h"
+#include "mempart.h"
+#include "simtvp_bits.h"
+#include "stats.h"
+
+/* ---- a port's booked cycles -----------------------------------------------------------------------
+ * One bit per cycle in a ring of MEMIV_CAL_CYCLES cycles (the same idea as models/common/
+ * simtvp_cal.h, with a window four times longer: interval cores run ahead of each other by up to a
+ * few thousand cycles, so bookings arrive that much out of time order). A booking takes the first
+ * run of free cycles at or after the one it wants, so an out-of-order booking still takes the
+ * cycles earlier-timed ones left free. A booking wanted before the window's start (older than
+ * MEMIV_CAL_CYCLES behind the port's latest) is placed at the window's start and counted
+ * (memiv.late_bookings). */
+
+#define MEMIV_CAL_WORDS 64u
+#define MEMIV_CAL_CYCLES (MEMIV_CAL_WORDS * 64u)
+
+typedef struct memiv_cal {
+  uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
+  uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
+  uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
+  uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
+} memiv_cal;
+
+/* n (1..64) ones from bit `off` (off + n <= 64). */
+static inline uint64_t run_mask(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
+
+static void cal_reach(memiv_cal *k, uint64_t last) {
+  if (last < k->base + MEMIV_CAL_CYCLES) return;
+  uint64_t nb = (last - MEMIV_CAL_CYCLES + 64) & ~63ull;
+  if (nb >= k->base + MEMIV_CAL_CYCLES) {
+    memset(k->bits, 0, sizeof k->bits);
+    k->full = 0;
+  } else {
+    for (uint64_t w = k->base / 64; w < nb / 64; w++) {
+      k->bits[w % MEMIV_CAL_WORDS] = 0;
+      k->full &= ~(1ull << (w % MEMIV_CAL_WORDS));
+    }
+  }
+  k->base = nb;
+}
+
+static int cal_busy(const memiv_cal *k, uint64_t c) {
+  return (int)((k->bits[(c / 64) % MEMIV_CAL_WORDS] >> (c % 64)) & 1u);
+}
+
+/* The first t' >= t with [t', t' + n) free (cycles past the ring's end are free). */
+static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
+  if (t >= k->hi) return t; /* in time order: after every booking */
+  const uint64_t end = k->base + MEMIV_CAL_CYCLES;
+  if (t + n - 1 < end && t % 64 + n <= 64) { /* one word, free */
+    if (!(k->bits[(t / 64) % MEMIV_CAL_WORDS] & run_mask(n, (uint32_t)(t % 64)))) return t;
+  }
+  for (;;) {
+    if (t >= end) return t;
+    uint64_t word = k->bits[(t / 64) % MEMIV_CAL_WORDS] >> (t % 64);
+    if (word & 1u) { /* busy: to the first free cycle of this word, or past it and every full word */
+      uint32_t run = (uint32_t)__builtin_ctzll(~word); /* ~word has ones above the shifted-out part */
+      if (run < 64 - t % 64) {
+        t += run;
+        continue;
+      }
+      t += 64 - t % 64;
+      if (t >= end) return t;
+      uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
+      uint64_t rot = w ? k->full >> w | k->full << (64 - w) : k->full;
+      if (~rot == 0) return end;
+      t += 64 * (uint64_t)__builtin_ctzll(~rot); /* a run that wraps the ring ends at its end */
+      if (t >= end) return end;
+      continue;
+    }
+    uint32_t i = 1;
+    while (i < n && t + i < end && !cal_busy(k, t + i)) i++;
+    if (i == n || t + i >= end) return t;
+    t += i + 1;
+  }
+}
+
+static inline __attribute__((always_inline)) void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
+  cal_reach(k, t + n - 1);
+  if (t + n > k->hi) k->hi = t + n;
+  if (t % 64 + n <= 64) {
+    uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
+    if ((k->bits[w] |= run_mask(n, (uint32_t)(t % 64))) == ~0ull) k->full |= 1ull << w;
+    return;
+  }
+  for (uint64_t c = t; c < t + n; c++) {
+    uint32_t w = (uint32_t)((c / 64) % MEMIV_CAL_WORDS);
+    if ((k->bits[w] |= 1ull << (c % 64)) == ~0ull) k->full |= 1ull << w;
+  }
+}
+
+/* ---- state ---------------------------------------------------------------------------------------- */
+
+typedef struct memiv_bank {
+  uint32_t row;        /* the open row */
+  bool open;
+  bool activated;      /* an ACT was ever issued (tRC counts from it) */
+  bool had_prev;       /* a row was open before this one */
+  uint64_t act;        /* cycle of the open row's ACT */
+  uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
+  uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
+  uint64_t prev_act, prev_close;
+} memiv_bank;
+
+typedef struct memiv_channel {
+  memiv_bank *bank;
+  memiv_cal *group;    /* per bank group: cycles its column commands occupy (tCCDL apart) */
+  memiv_cal bus;       /* the data bus (DRAM cycles) */
+  memiv_cal activate;  /* each ACT holds the channel's activate window tRRD cycles */
+  memiv_cal arbiter;   /* the partition's one request per L2 cycle toward the DRAM (L2 cycles) */
+  uint64_t accounted;  /* DRAM cycles counted into n_cmd */
+  uint64_t *n_cmd, *n_act, *n_pre, *n_req, *n_rd, *n_write, *bwutil, *row_hits, *latency_sum;
+} memiv_channel;
+
+typedef struct memiv_slice {
+  cache *l2;
+  uint32_t port_bytes;           /* data / fill port width */
+  memiv_cal intake, data, fill;  /* L2 cycles */
+  memiv_cal req_out, reply_in;   /* its interconnect node: ejection of requests, injection of replies */
+  uint64_t atomic_free;          /* first L2 cycle the atomic unit takes another atomic */
+} memiv_slice;
+
+typedef struct memiv_cluster {
+  memiv_cal req_in, reply_out;   /* its interconnect node (icnt cycles) */
+} memiv_cluster;
+
+/* Where a line lives: its channel, global slice, bank (after -dram_bnk_indexing_policy) and row.
+ * Every shipped address map decodes bits 0-6 as burst (S) or column (C) bits, so all sectors of a
+ * line share them; memiv decodes the line once. */
+typedef struct memiv_where {
+  uint64_t line;       /* the line it belongs to (a memo entry: UINT64_MAX when empty) */
+  uint64_t index;      /* the L2 index address of the line */
+  uint32_t channel, slice, bank, row;
+} memiv_where;
+
+#define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 160 KiB): a decode costs ~230 instructions */
+
+enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_COUNT };
+
+struct memiv {
+  memiv_config cfg;
+  dram_addrmap *map;
+  /* the L2 index address: the channel and slice bits squeezed out (as models/mempart) */
+  bool ix_identity, ix_division;
+  uint32_t ix_dramid_bit;
+  uint8_t ix_removed[64];
+  uint32_t ix_n_removed;
+  bool ix_offset_kept; /* the index address keeps bits 0-6: index(addr) = index(line) | offset */
+  uint32_t n_clusters, n_slices, cols;
+  uint32_t atom_bytes, burst_cycles, bank_mask;
+  uint32_t n_groups, group_size; /* bank groups (-gpgpu_dram_timing_opt nbkgrp) and banks per group */
+  uint32_t group_gap, bus_step;  /* column commands of one group tCCDL apart, of the channel tCCD and
+                                    a burst apart (DRAM cycles) */
+  bool has_l2;
+  memiv_cluster *cluster;
+  memiv_slice *slice;
+  memiv_channel *channel;
+  memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
+  uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
+  uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
+  uint64_t *c[C_COUNT];
+  uint64_t local[C_COUNT];
+  uint64_t local_dram[9];        /* a channel's counters without a stats sink (shared: never read) */
+};
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Core cycle c of a domain at fa kHz is seen by a domain at fb kHz at its first edge strictly after:
+ * floor(c × fb / fa) + 1 (the shells' link rule, exact on integers). */
+static uint64_t cross(uint64_t c, uint64_t fa, uint64_t fb) {
+  if (fa == fb) return c + 1;
+  if (c <= UINT64_MAX / fb) return c * fb / fa + 1;
+  return (uint64_t)((unsigned __int128)c * fb / fa) + 1;
+}
+
+/* Cycles in [t, t + n) of a port, booked; returns the first. Counts bookings older than the window. */
+static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
+  if (t < k->base) {
+    t = k->base;
+    ++*m->c[C_LATE];
+  }
+  uint64_t s = cal_find(k, t, n);
+  cal_book(k, s, n);
+  return s;
+}
+
+/* As take, booking nothing (the caller books what it finally chooses; it counted a late want). */
+static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return cal_find(k, t < k->base ? k->base : t, n); }
+
+/* ---- configuration ---------------------------------------------------------------------------------- */
+
+static uint64_t khz_of(double mhz) { return (uint64_t)(mhz * 1000.0 + 0.5); }
+
+simtvp_status memiv_config_from_gpu(const gpu_config *g, memiv_config *cfg, simtvp_diag *diag) {
+  memset(cfg, 0, sizeof *cfg);
+  const gpu_config_derived *d = &g->derived;
+  if (!(d->core_mhz > 0) || !(d->icnt_mhz > 0) || !(d->l2_mhz > 0) || !(d->dram_mhz > 0))
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_clock_domains",
+                                    "memiv: the core, interconnect, L2 and DRAM clocks must be positive");
+  cfg->n_sms = d->n_cores;
+  cfg->cores_per_cluster = g->core.n_cores_per_cluster ? g->core.n_cores_per_cluster : 1;
+  cfg->core_khz = khz_of(d->core_mhz);
+  cfg->icnt_khz = khz_of(d->icnt_mhz);
+  cfg->l2_khz = khz_of(d->l2_mhz);
+  cfg->dram_khz = khz_of(d->dram_mhz);
+  if (!cfg->core_khz || !cfg->icnt_khz || !cfg->l2_khz || !cfg->dram_khz)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-gpgpu_clock_domains",
+                                    "memiv: a clock below 1 kHz");
+
+  /* The interconnect, as the memory system builds it (tlm/mem/mem_system.cc): the crossbar's
+   * switch latency is models/icnt's default (icnt_config_default). */
+  icnt_config ic;
+  icnt_config_default(&ic);
+  cfg->icnt_latency = ic.latency;
+  cfg->icnt_hop_latency = g->icnt.hop_latency;
+  switch (g->icnt.network_mode) {
+    case 1: /* intersim: the memory system models it as the crossbar too (it warns once) */
+    case 2: cfg->topology = MEMIV_ICNT_XBAR; break;
+    case 3: cfg->topology = MEMIV_ICNT_PERFECT; break;
+    case 4: cfg->topology = MEMIV_ICNT_FIXED; break;
+    default:
+      return simtvp_diag_option_error(diag, SIMTVP_ERR_UNSUPPORTED, "-network_mode",
+                                      "memiv: supported values are 1 (as 2), 2 (crossbar), 3 (perfect), 4 (fixed); "
+                                      "got %d", g->icnt.network_mode);
+  }
+  if (!g->icnt.flit_size)
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG, "-icnt_flit_size", "memiv: a flit must hold a byte");
+  cfg->flit_bytes = g->icnt.flit_size;
+
+  /* Partitions: the latencies converted to L2 cycles exactly as models/mempart does. */
+  mempart_config pc;
+  mempart_config_default(&pc);
+  simtvp_status s = mempart_config_from_gpu(g, 0, &pc, diag);
+  if (s != SIMTVP_OK) return s;
+  cfg->n_channels = g->mem.n_channels;
+  cfg->n_sub = g->mem.sub_partitions_per_channel;
+  cfg->addr_mapping = g->mem.addr_mapping; /* as the memory system decodes it (tlm/mem) */
+  s = dram_partition_indexing_from_option(g->mem.partition_indexing, NULL, &cfg->indexing, diag);
+  if (s != SIMTVP_OK) return s;
+  cfg->l2 = pc.l2;
+  cfg->l2_texture_only = pc.l2_texture_only;
+  cfg->l2_ideal = pc.l2_ideal;
+  cfg->rop_latency = pc.rop_latency;
+  cfg->dram_latency = pc.dram_latency;
+  cfg->atomic_ops = pc.atomic_ops;
+
+  s = dram_timing_parse(g->dram.timing, &cfg->timing, diag);
+  if (s != SIMTVP_OK) return s;
+  cfg->bus_width_bytes = g->dram.bus_width;
+  cfg->burst_length = g->dram.burst_length;
+  cfg->data_command_freq_ratio = g->dram.data_command_freq_ratio;
+  cfg->chips_per_channel = g->mem.chips_per_channel;
+  cfg->bank_indexing = g->dram.bank_indexing;
+  cfg->bank_group_indexing = g->dram.bankgroup_indexing;
+
+  /* System memory: the hub's link latency (-host_sysmem_latency_ns, or the SoC fabric's in the
+   * integrated modes), in L2 cycles, there and back. */
+  double ns = gpu_system_integrated(g->system.mode) ? g->system.fabric_latency_ns : g->host.sysmem_latency_ns;
+  cfg->sysmem_latency = (uint32_t)(ns * d->l2_mhz / 1000.0 + 0.5);
+  return SIMTVP_OK;
+}
+
+/* ---- construction ------------------------------------------------------------------------------------ */
+
+static simtvp_status index_init(memiv *m, simtvp_diag *diag) {
+  const char *mapping = m->cfg.addr_mapping;
+  if (!mapping || !mapping[0]) {
+    m->ix_identity = m->ix_offset_kept = true;
+    return SIMTVP_OK;
+  }
+  config_addr_mapping map;
+  char why[96];
+  if (!config_addr_mapping_parse(mapping, &map, why, sizeof why))
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_PARSE, "-gpgpu_mem_addr_mapping", "%s", why);
+  m->ix_division = map.by_division;
+  m->ix_dramid_bit = map.dramid_bit;
+  bool remove[64] = {false};
+  uint32_t sub_bits = 0, banks_seen = 0;
+  while ((1u << sub_bits) < m->cfg.n_sub) sub_bits++;
+  for (int bit = 0; bit < 64; bit++) {
+    char c = map.field[bit];
+    if (c == 'D') remove[bit] = true;
+    if (c == 'B' && banks_seen++ < sub_bits) remove[bit] = true; /* the lowest bank bits pick the slice */
+  }
+  m->ix_offset_kept = !m->ix_division || m->ix_dramid_bit >= 7;
+  for (int bit = 63; bit >= 0; bit--)
+    if (remove[bit]) {
+      m->ix_removed[m->ix_n_removed++] = (uint8_t)bit;
+      if (bit < 7) m->ix_offset_kept = false;
+    }
+  return SIMTVP_OK;
+}
+
+static uint64_t index_addr(const memiv *m, uint64_t addr) {
+  if (m->ix_identity) return addr;
+  uint64_t a = addr;
+  if (m->ix_division) {
+    uint32_t n = m->ix_dramid_bit;
+    uint64_t upper = (addr >> n) / m->cfg.n_channels;
+    a = (n ? upper << n : upper) | (n ? addr & ((1ull << n) - 1) : 0);
+  }
+  for (uint32_t i = 0; i < m->ix_n_removed; i++) { /* highest first: lower positions stay valid */
+    uint32_t b = m->ix_removed[i];
+    uint64_t low = b ? a & ((1ull << b) - 1) : 0, high = b >= 63 ? 0 : a >> (b + 1);
+    a = (high << b) | low;
+  }
+  return a;
+}
+
+/* The slices' set index (called by models/cache on every access and fill): from the decode memo
+ * when the line is there. */
+static uint64_t index_hook(void *ctx, uint64_t addr) {
+  const memiv *m = ctx;
+  uint64_t line = addr & ~127ull;
+  const memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
+  if (m->ix_offset_kept && w->line == line) return w->index | (addr & 127);
+  return index_addr(m, addr);
+}
+
+static void register_stats(memiv *m) {
+  static const struct {
+    const char *name, *unit, *desc;
+  } k[C_COUNT] = {
+      {"memiv.requests", "requests", "requests the interval cores sent beyond their L1s"},
+      {"memiv.sysmem_requests", "requests", "of them to system memory (answered at the hub's latency)"},
+      {"memiv.l2_bypassed", "requests", "of them that went around the L2 (no L2, texture-only L2, forwarded)"},
+      {"memiv.late_bookings", "bookings", "port bookings older than a port's 4096-cycle window (placed at its start)"},
+      {"memiv.latency_sum", "cycles", "core cycles from a request's departure to its reply, summed"},
+      {"memiv.l2_writebacks", "requests", "dirty L2 lines written back to DRAM"},
+  };
+  for (uint32_t i = 0; i < C_COUNT; i++)
+    m->c[i] = m->cfg.stats ? stats_counter(m->cfg.stats, k[i].name, k[i].unit, k[i].desc) : &m->local[i];
+  if (m->cfg.stats) stats_ratio(m->cfg.stats, "memiv.avg_latency", "average core cycles from request to reply",
+                                "memiv.latency_sum", "memiv.requests");
+  /* DRAM: GPGPU-Sim's names as models/dram registers them (the same counters when a DRAM
+   * controller of the memory system registered them first: its traffic and memiv's add up). */
+  static const struct {
+    size_t off;
+    const char *name, *unit, *desc;
+  } d[] = {
+      {offsetof(memiv_channel, n_cmd), "n_cmd", "cycles", "DRAM command-clock cycles simulated"},
+      {offsetof(memiv_channel, n_act), "n_act", "commands", "activate commands"},
+      {offsetof(memiv_channel, n_pre), "n_pre", "commands", "precharge commands"},
+      {offsetof(memiv_channel, n_req), "n_req", "requests", "requests served"},
+      {offsetof(memiv_channel, n_rd), "n_rd", "commands", "read column commands"},
+      {offsetof(memiv_channel, n_write), "n_write", "commands", "write column commands"},
+      {offsetof(memiv_channel, bwutil), "bwutil", "cycles", "data-bus busy cycles"},
+      {offsetof(memiv_channel, row_hits), "row_buffer_hits", "requests", "requests served from an open row"},
+      {offsetof(memiv_channel, latency_sum), "latency_sum", "cycles",
+       "request latency (arrival to last data) summed"},
+  };
+  for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
+    memiv_channel *c = &m->channel[ch];
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+      uint64_t **slot = (uint64_t **)((char *)c + d[i].off);
+      if (m->cfg.stats) {
+        char name[64];
+        snprintf(name, sizeof name, "DRAM[%u].%s", ch, d[i].name);
+        *slot = stats_counter(m->cfg.stats, name, d[i].unit, d[i].desc);
+      } else {
+        *slot = &m->local_dram[i];
+      }
+    }
+    if (m->cfg.stats) {
+      static const struct {
+        const char *name, *desc, *num, *den;
+      } r[] = {
+          {"bw_util", "data-bus utilisation", "bwutil", "n_cmd"},
+          {"row_buffer_locality", "row-buffer hit rate", "row_buffer_hits", "n_req"},
+          {"avg_latency", "average request latency (cycles)", "latency_sum", "n_req"},
+      };
+      for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        char name[64], num[64], den[64];
+        snprintf(name, sizeof name, "DRAM[%u].%s", ch, r[i].name);
+        snprintf(num, sizeof num, "DRAM[%u].%s", ch, r[i].num);
+        snprintf(den, sizeof den, "DRAM[%u].%s", ch, r[i].den);
+        stats_ratio(m->cfg.stats, name, r[i].desc, num, den);
+      }
+    }
+  }
+}
+
+static memiv *fail(memiv *m, simtvp_diag *diag, simtvp_status st, const char *option, const char *why) {
+  if (option) simtvp_diag_option_error(diag, st, option, "memiv: %s", why);
+  memiv_destroy(m);
+  return NULL;
+}
+
+memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
+  memiv *m = calloc(1, sizeof *m);
+  if (!m) {
+    simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "memiv: out of host memory");
+    return NULL;
+  }
+  m->cfg = *cfg;
+  const memiv_config *c = &m->cfg;
+  if (!c->core_khz || !c->icnt_khz || !c->l2_khz || !c->dram_khz)
+    return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_clock_domains", "every clock must be positive");
+  if (!c->n_sms) return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_clusters", "no SIMT core");
+  if (!c->n_channels) return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_mem", "no memory channel");
+  if (!c->n_sub || (c->n_sub & (c->n_sub - 1)))
+    return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_n_sub_partition_per_mchannel", "must be a power of two");
+  if (!c->flit_bytes) return fail(m, diag, SIMTVP_ERR_CONFIG, "-icnt_flit_size", "a flit must hold a byte");
+  if (!c->timing.nbk || !c->bus_width_bytes || !c->burst_length || !c->data_command_freq_ratio ||
+      !c->chips_per_channel)
+    return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_dram_timing_opt",
+                "banks, bus width, burst length, data/command ratio and chips per channel must be positive");
+  uint32_t cpc = c->cores_per_cluster ? c->cores_per_cluster : 1;
+  m->n_clusters = (c->n_sms + cpc - 1) / cpc;
+  m->n_slices = c->n_channels * c->n_sub;
+  uint32_t nodes = m->n_clusters + m->n_slices;
+  while ((uint64_t)m->cols * m->cols < nodes) m->cols++; /* models/icnt's 2-D layout: ceil(sqrt(nodes)) */
+  m->atom_bytes = c->burst_length * c->bus_width_bytes * c->chips_per_channel;
+  m->burst_cycles = (c->burst_length + c->data_command_freq_ratio - 1) / c->data_command_freq_ratio;
+  if (!m->burst_cycles) m->burst_cycles = 1;
+  m->n_groups = c->timing.nbkgrp > 1 && c->timing.nbk % c->timing.nbkgrp == 0 ? c->timing.nbkgrp : 1;
+  m->group_size = c->timing.nbk / m->n_groups;
+  m->group_gap = c->timing.tCCD;
+  if (m->n_groups > 1 && c->timing.tCCDL > m->group_gap) m->group_gap = c->timing.tCCDL;
+  if (!m->group_gap) m->group_gap = 1;
+  m->bus_step = m->burst_cycles > c->timing.tCCD ? m->burst_cycles : c->timing.tCCD;
+  if (!m->bus_step) m->bus_step = 1;
+  m->bank_mask = 1;
+  while (m->bank_mask < c->timing.nbk) m->bank_mask <<= 1;
+  m->bank_mask--;
+
+  dram_addrmap_config mc = {c->addr_mapping, c->n_channels, c->n_sub, c->indexing};
+  if (dram_addrmap_create(&mc, &m->map, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
+  if (index_init(m, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
+
+  for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
+  for (uint32_t mask = 0; mask < 16; mask++)
+    for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
+      if (mask >> i & 1u) m->byte_mask[mask][i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
+  m->scratch.needs_reply = true;
+  m->cluster = calloc(m->n_clusters, sizeof *m->cluster);
+  m->slice = calloc(m->n_slices, sizeof *m->slice);
+  m->channel = calloc(c->n_channels, sizeof *m->channel);
+  if (!m->cluster || !m->slice || !m->channel) return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
+  for (uint32_t ch = 0; ch < c->n_channels; ch++)
+    if (!(m->channel[ch].bank = calloc(c->timing.nbk, sizeof *m->channel[ch].bank)) ||
+        !(m->channel[ch].group = calloc(m->n_groups, sizeof *m->channel[ch].group)))
+      return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
+  register_stats(m);
+
+  m->has_l2 = c->l2 && c->l2[0] && strcmp(c->l2, "none") != 0;
+  if (m->has_l2) {
+    cache_spec spec;
+    if (cache_spec_parse(c->l2, "-gpgpu_cache:dl2", &spec, diag) != SIMTVP_OK)
+      return fail(m, diag, SIMTVP_OK, NULL, NULL);
+    for (uint32_t i = 0; i < m->n_slices; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "L2_cache_bank[%u]", i);
+      cache_config cc;
+      memset(&cc, 0, sizeof cc);
+      cc.spec = spec;
+      cc.level = CACHE_LEVEL_L2;
+      cc.stats = c->stats;
+      cc.name = name;
+      cc.stats_group = "L2";
+      cc.index_addr = index_hook;
+      cc.index_ctx = m;
+      cc.timed = true;
+      if (cache_create(&cc, &m->slice[i].l2, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
+      m->slice[i].port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
+    }
+  }
+  for (uint32_t i = 0; i < m->n_slices; i++)
+    if (!m->slice[i].port_bytes) m->slice[i].port_bytes = 128;
+  return m;
+}
+
+void memiv_destroy(memiv *m) {
+  if (!m) return;
+  if (m->slice)
+    for (uint32_t i = 0; i < m->n_slices; i++) cache_destroy(m->slice[i].l2);
+  if (m->channel)
+    for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
+      free(m->channel[ch].bank);
+      free(m->channel[ch].group);
+    }
+  free(m->cluster);
+  free(m->slice);
+  free(m->channel);
+  dram_addrmap_destroy(m->map);
+  free(m);
+}
+
+/* ---- the path of a request ------------------------------------------------------------------------------ */
+
+static uint32_t flits_of(const memiv *m, uint32_t bytes) {
+  return (bytes + m->cfg.flit_bytes - 1) / m->cfg.flit_bytes;
+}
+
+static uint32_t hops(const memiv *m, uint32_t a, uint32_t b) {
+  int ax = (int)(a % m->cols), ay = (int)(a / m->cols), bx = (int)(b % m->cols), by = (int)(b / m->cols);
+  return (uint32_t)(abs(ax - bx) + abs(ay - by));
+}
+
+/* A packet of `flits` from port `in` (node src) to port `out` (node dst) entering at icnt cycle t:
+ * the icnt cycle it has fully arrived (models/icnt's AT rules). */
+static uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src, uint32_t dst, uint32_t flits,
+                         uint64_t t) {
+  switch (m->cfg.topology) {
+    case MEMIV_ICNT_PERFECT: return t;
+    case MEMIV_ICNT_FIXED: return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
+    case MEMIV_ICNT_XBAR:
+    default: { /* the first cycles both ports are free for the whole packet */
+      if (t < in->base || t < out->base) ++*m->c[C_LATE];
+      uint64_t g = find(in, t, flits);
+      for (;;) {
+        uint64_t o = find(out, g, flits);
+        if (o == g) break;
+        g = find(in, o, flits);
+      }
+      cal_book(in, g, flits);
+      cal_book(out, g, flits);
+      return g + m->cfg.icnt_latency + flits - 1;
+    }
+  }
+}
+
+/* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
+ * cycle its last data beat is on the bus. */
+static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row, uint32_t bytes, bool write,
+                           uint64_t t) {
+  const dram_timing *tm = &m->cfg.timing;
+  memiv_channel *ch = &m->channel[ch_i];
+  memiv_bank *b = &ch->bank[bank];
+  uint64_t col;
+  if (b->open && b->row == row) { /* row hit: the column command once the row is open */
+    col = max64(t, b->act + tm->tRCD);
+    ++*ch->row_hits;
+  } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
+    /* the row open before was still open when this arrived: FR-FCFS serves it before the PRE */
+    col = max64(t, b->prev_act + tm->tRCD);
+    ++*ch->row_hits;
+  } else { /* closed or another row open: PRE (if open), ACT, tRCD */
+    uint64_t act = t;
+    if (b->open) {
+      uint64_t pre = max64(t, b->pre_ready);
+      act = pre + tm->tRP;
+      b->had_prev = true;
+      b->prev_row = b->row;
+      b->prev_act = b->act;
+      b->prev_close = pre;
+      ++*ch->n_pre;
+    }
+    if (b->activated) act = max64(act, b->act + tm->tRC);
+    act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
+    col = act + tm->tRCD;
+    b->open = b->activated = true;
+    b->row = row;
+    b->act = act;
+    b->pre_ready = act + tm->tRAS;
+    ++*ch->n_act;
+  }
+  uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
+  if (!cols) cols = 1;
+  /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
+   * first cycle both the group's command slots and the bus's data cycles are free */
+  uint32_t lat = write ? tm->WL : tm->CL;
+  uint32_t group = m->cfg.bank_group_indexing == 1 ? bank % m->n_groups : bank / m->group_size;
+  memiv_cal *g = &ch->group[group < m->n_groups ? group : 0];
+  uint32_t g_len = cols * m->group_gap, bus_len = cols * m->bus_step;
+  if (col < g->base || col + lat < ch->bus.base) ++*m->c[C_LATE];
+  for (;;) {
+    uint64_t c1 = find(g, col, g_len);
+    uint64_t d = find(&ch->bus, c1 + lat, bus_len);
+    if (d == c1 + lat) {
+      col = c1;
+      break;
+    }
+    col = d - lat;
+  }
+  cal_book(g, col, g_len);
+  cal_book(&ch->bus, col + lat, bus_len);
+  uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;
+  uint64_t data = col + lat;
+  uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
+  uint32_t busy = cols * m->burst_cycles;
+  /* reads: PRE after the last column command's burst (tRTP); writes: after write recovery */
+  b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
+  ++*ch->n_req;
+  *(write ? ch->n_write : ch->n_rd) += cols;
+  *ch->bwutil += busy;
+  *ch->latency_sum += end - t;
+  if (end > ch->accounted) {
+    *ch->n_cmd += end - ch->accounted;
+    ch->accounted = end;
+  }
+  if (end > m->latest_dram) m->latest_dram = end;
+  return end;
+}
+
+/* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
+ * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
+static void decode(const memiv *m, uint64_t line, memiv_where *w) {
+  dram_addr a;
+  dram_addrmap_decode(m->map, line, &a);
+  uint32_t bank = a.bank;
+  if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
+  w->line = line;
+  w->index = index_addr(m, line);
+  w->channel = a.channel;
+  w->slice = a.sub_partition < m->n_slices ? a.sub_partition : 0;
+  w->bank = bank % m->cfg.timing.nbk;
+  w->row = a.row;
+}
+
+/* The decoded line (remembered: a pure function of the address, so the memo changes no result). */
+static const memiv_where *locate(memiv *m, uint64_t line) {
+  memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
+  if (w->line != line) decode(m, line, w);
+  return w;
+}
+
+static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool write, uint64_t t) {
+  uint32_t channel = w->channel, bank = w->bank, row = w->row;
+  uint64_t d = take(m, &m->channel[channel].arbiter, t, 1);
+  uint64_t end = dram_serve(m, channel, bank, row, bytes, write, cross(d, m->cfg.l2_khz, m->cfg.dram_khz));
+  return cross(end, m->cfg.dram_khz, m->cfg.l2_khz);
+}
+
+static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
+  return bytes ? (bytes + s->port_bytes - 1) / s->port_bytes : 1;
+}
+
+/* The slice's part: the request reaches slice `si` at L2 cycle t; returns the L2 cycle its reply
+ * leaves the slice. */
+static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uint8_t kind, bool is_write,
+                            uint8_t n_ops, bool sysmem, uint64_t t) {
+  const memiv_config *c = &m->cfg;
+  const memiv_where here = *w; /* the memo entry may be reused by a write-back's decode */
+  const uint32_t si = here.slice;
+  const uint64_t line = here.line;
+  memiv_slice *s = &m->slice[si];
+  uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
+  uint64_t first = line + (uint64_t)__builtin_ctz(sectors) * MEM_SECTOR_BYTES;
+  uint64_t a = take(m, &s->intake, t, 1);
+  uint64_t A = a + c->rop_latency + 1;
+  uint32_t ops = kind == MEM_ACC_ATOMIC ? (n_ops ? n_ops : 1u) : 0u;
+  if (ops && c->atomic_ops && A < s->atomic_free) A = s->atomic_free;
+  if (A < s->data.base) ++*m->c[C_LATE];
+  A = find(&s->data, A, 1);
+  if (ops && c->atomic_ops) s->atomic_free = A + (ops + c->atomic_ops - 1) / c->atomic_ops;
+  uint64_t dram_at = A + 2 + c->dram_latency;
+
+  if (sysmem) { /* around the L2 to the hub and back */
+    cal_book(&s->data, A, 1);
+    ++*m->c[C_SYSMEM];
+    return A + 2 + c->sysmem_latency;
+  }
+  if (c->l2_ideal) return A + 1;
+  if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
+    cal_book(&s->data, A, 1);
+    ++*m->c[C_BYPASSED];
+    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+  }
+
+  mem_req *req = &m->scratch;
+  req->addr = first;
+  req->size = bytes;
+  req->sector_mask = sectors;
+  req->kind = kind;
+  req->is_write = is_write;
+  req->n_ops = n_ops;
+  req->byte_mask[0] = m->byte_mask[sectors][0];
+  req->byte_mask[1] = m->byte_mask[sectors][1];
+  cache_timed_result r;
+  cache_timed_access(s->l2, req, A, &r);
+  bool hit = r.status != CACHE_MISS;
+  cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
+  if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
+    ++*m->c[C_WRITEBACKS];
+    to_dram(m, locate(m, r.wb_line), (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
+  }
+  uint64_t filled = 0;
+  if (r.fetch) {
+    const cache_spec *sp = cache_get_spec(s->l2);
+    uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
+    uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
+    uint64_t back = to_dram(m, &here, fbytes, false, dram_at);
+    filled = take(m, &s->fill, back, port_cycles(s, fbytes));
+    cache_timed_fill(s->l2, r.line, r.fetch, filled);
+  }
+  if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
+    ++*m->c[C_BYPASSED];
+    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+  }
+  bool reads = !is_write || kind == MEM_ACC_ATOMIC;
+  if (!reads) return A + 2; /* a write the L2 absorbed: acknowledged as a hit */
+  uint64_t ready = A;
+  if (r.status == CACHE_MISS) ready = max64(A, max64(filled, r.pending_ready));
+  else if (r.ready != CACHE_NEVER) ready = max64(A, r.ready);
+  return ready + 2;
+}
+
+uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind, bool is_write,
+                      uint8_t n_ops, uint64_t at) {
+  memiv *m = ctx;
+  const memiv_config *c = &m->cfg;
+  uint8_t sectors = sector_mask & 0xFu;
+  if (!sectors) sectors = 0xFu;
+  line_addr &= ~(uint64_t)(MEM_SECTOR_BYTES * MEM_SECTORS_PER_LINE - 1);
+  uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
+  uint32_t cl = sm < c->n_sms ? sm / (c->cores_per_cluster ? c->cores_per_cluster : 1) : 0;
+  ++*m->c[C_REQUESTS];
+
+  /* where the line lives: system memory is routed by its bus address, as the partitions do */
+  bool sysmem = false;
+  uint64_t route = line_addr;
+  if (c->aperture.of_bus) {
+    uint64_t bus = 0;
+    sysmem = c->aperture.of_bus(c->aperture.ctx, line_addr, &bus) == MEM_APERTURE_SYSMEM;
+    if (sysmem && bus) route = bus & ~(uint64_t)127;
+  } else if (c->aperture.of) {
+    sysmem = c->aperture.of(c->aperture.ctx, line_addr) == MEM_APERTURE_SYSMEM;
+  }
+  const memiv_where *w = locate(m, route);
+  uint32_t si = w->slice;
+  uint32_t src = cl, dst = m->n_clusters + si;
+
+  /* request: core → icnt → slice */
+  uint32_t req_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (is_write ? bytes : 0));
+  uint64_t t = cross(at, c->core_khz, c->icnt_khz);
+  t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
+  t = cross(t, c->icnt_khz, c->l2_khz);
+  t = slice_serve(m, w, sectors, kind, is_write, n_ops, sysmem, t);
+
+  /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
+  bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
+  uint32_t reply_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (data_back ? bytes : 0));
+  t = cross(t, c->l2_khz, c->icnt_khz);
+  t = traverse(m, &m->slice[si].reply_in, &m->cluster[cl].reply_out, dst, src, reply_flits, t);
+  t = cross(t, c->icnt_khz, c->core_khz);
+  *m->c[C_LATENCY] += t - at;
+  return t;
+}
+
+/* ---- kernel boundaries --------------------------------------------------------------------------------- */
+
+typedef struct flush_ctx {
+  memiv *m;
+  uint64_t at; /* L2 cycle the write-backs leave */
+} flush_ctx;
+
+static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
+  flush_ctx *f = ctx;
+  ++*f->m->c[C_WRITEBACKS];
+  memiv_where w;
+  decode(f->m, line, &w);
+  to_dram(f->m, &w, (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES, true, f->at);
+}
+
+uint32_t memiv_flush_l2(memiv *m) {
+  if (!m->has_l2) return 0;
+  flush_ctx f = {m, cross(m->latest_dram, m->cfg.dram_khz, m->cfg.l2_khz)};
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->n_slices; i++) n += cache_timed_flush(m->slice[i].l2, flush_write_back, &f);
+  return n;
+}
+
+void memiv_reset(memiv *m) {
+  for (uint32_t i = 0; i < m->n_slices; i++) {
+    memiv_slice *s = &m->slice[i];
+    if (s->l2) cache_invalidate(s->l2);
+    cache *l2 = s->l2;
+    uint32_t pb = s->port_bytes;
+    memset(s, 0, sizeof *s);
+    s->l2 = l2;
+    s->port_bytes = pb;
+  }
+  memset(m->cluster, 0, m->n_clusters * sizeof *m->cluster);
+  for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
+    memiv_channel *c = &m->channel[ch];
+    memset(c->bank, 0, m->cfg.timing.nbk * sizeof *c->bank);
+    memset(c->group, 0, m->n_groups * sizeof *c->group);
+    memset(&c->bus, 0, sizeof c->bus);
+    memset(&c->arbiter, 0, sizeof c->arbiter);
+    memset(&c->activate, 0, sizeof c->activate);
+  }
+}
+
+void memiv_route_of(const memiv *m, uint64_t addr, memiv_route *out) {
+  memiv_where w;
+  decode(m, addr, &w);
+  out->channel = w.channel;
+  out->slice = w.slice;
+  out->bank = w.bank;
+  out->row = w.row;
+  out->index_addr = index_addr(m, addr);
+}
