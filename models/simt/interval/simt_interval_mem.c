@@ -1,0 +1,297 @@
+/* simt_interval_mem — the interval core's memory stage (docs/simt-interval.md §4): shared memory
+ * from its bank conflicts, the rest coalesced with the CA LDST unit's rules (ldst_coalesce.h)
+ * into accesses of one 128-byte line, each through its L1 (models/cache in timed use) at the
+ * first cycle the L1 port has room, and everything that leaves the L1 — line fills, writes the
+ * L1 forwards, write-backs, accesses around it, atomics — answered at once by the interval
+ * memory port (simt_core_config.interval_mem), or after interval_miss_latency cycles when the
+ * port is not connected. Nothing is queued: an instruction's completion is known when it issues. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_interval_internal.h"
+
+/* The cycle the reply to an access leaving the L1 at `at` is back at the core. */
+static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
+                          uint64_t at) {
+  ++*c->ms.port_requests;
+  const simt_interval_mem_port *p = &c->base.cfg.interval_mem;
+  if (!p->ctx || !p->access) return at + c->base.cfg.interval_miss_latency;
+  uint64_t back = p->access(p->ctx, c->base.cfg.sm, line, sectors, kind, write, n_ops, at);
+  return back > at ? back : at + 1;
+}
+
+static void count_request(iv_core *c, uint8_t kind) {
+  iv_mem_stats *s = &c->ms;
+  switch (kind) {
+    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
+    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
+    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
+    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
+    case MEM_ACC_CONST_R: ++*s->mem_const; break;
+    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
+    case MEM_ACC_ATOMIC: ++*s->atomic; break;
+    default: break;
+  }
+}
+
+static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
+
+/* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
+static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
+  count_request(c, x->kind);
+  cache *cc = x->path == LDST_PATH_L1D ? c->l1d : x->path == LDST_PATH_L1C ? c->l1c
+              : x->path == LDST_PATH_L1T ? c->l1t : NULL;
+  uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
+  if (!cc) /* around the L1: the reply is taken the cycle after it is back */
+    return beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1) + 1;
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
+                                                                                       : lc->l1t_latency;
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = x->addr;
+  q.size = x->size;
+  q.kind = x->kind;
+  q.is_write = x->is_write;
+  q.sector_mask = x->sector_mask;
+  q.byte_mask[0] = x->byte_mask[0];
+  q.byte_mask[1] = x->byte_mask[1];
+  cache_timed_result r;
+  cache_timed_access(cc, &q, a, &r);
+  if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
+    beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
+  uint64_t done = a + lat;
+  if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
+    uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
+    uint64_t fill = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1) + 1;
+    cache_timed_fill(cc, r.line, r.fetch, fill);
+    if (!x->is_write || !r.forward) done = iv_max(done, fill);
+    if (r.pending_ready != CACHE_NEVER) done = iv_max(done, r.pending_ready);
+  } else if (r.status == CACHE_HIT_RESERVED && !x->is_write && r.ready != CACHE_NEVER) {
+    done = iv_max(done, r.ready); /* an MSHR hit: the data comes with the fill on its way */
+  }
+  if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation) */
+    uint64_t back = beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1) + 1;
+    done = iv_max(done, back);
+  }
+  return done;
+}
+
+typedef struct space_masks {
+  uint32_t shared, local, global, konst, param, tex;
+} space_masks;
+
+/* Lanes of st by the space they accessed. */
+static void masks_of(const func_step *st, space_masks *m) {
+  memset(m, 0, sizeof *m);
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
+    m->tex = st->mem_mask;
+    return;
+  }
+  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
+    uint32_t all = st->mem_mask;
+    switch (st->space) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
+      case PTX_SPACE_LOCAL: m->local = all; break;
+      case PTX_SPACE_CONST: m->konst = all; break;
+      case PTX_SPACE_PARAM: m->param = all; break;
+      case PTX_SPACE_TEX: m->tex = all; break;
+      default: m->global = all; break;
+    }
+    return;
+  }
+  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
+    switch (st->lane_space[lane]) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
+      case PTX_SPACE_LOCAL: m->local |= bit; break;
+      case PTX_SPACE_CONST: m->konst |= bit; break;
+      case PTX_SPACE_PARAM: m->param |= bit; break;
+      case PTX_SPACE_TEX: m->tex |= bit; break;
+      default: m->global |= bit; break;
+    }
+  }
+}
+
+/* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
+static uint32_t coalesce(iv_core *c, uint32_t k, bool span, uint32_t block, uint32_t bytes, bool gt200,
+                         uint8_t kind, uint8_t path, bool write, uint32_t n) {
+  uint32_t first = n;
+  if (gt200)
+    ldst_coalesce_gt200(c->ranges, k, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
+                        LDST_MAX_ACCESSES);
+  else if (span && k > 1)
+    ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
+                       LDST_MAX_ACCESSES);
+  else
+    ldst_coalesce_blocks(c->ranges, k, block, c->acc, &n, LDST_MAX_ACCESSES);
+  for (uint32_t i = first; i < n; i++) {
+    c->acc[i].kind = kind;
+    c->acc[i].path = path;
+    c->acc[i].is_write = write;
+  }
+  return n;
+}
+
+/* Gathers the lanes of `mask` into c->ranges (addresses + base for param lanes in pmask); true
+ * when they form one span (lane i at a0 + i × bytes). */
+static bool gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
+                   uint32_t *k) {
+  uint64_t a0 = 0, not_span = 0;
+  uint32_t n = 0;
+  for (uint32_t l = mask; l; l &= l - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(l);
+    uint64_t a = st->addr[lane] + ((pmask >> lane & 1u) ? pbase : 0);
+    if (!n) a0 = a;
+    not_span |= a ^ (a0 + (uint64_t)n * bytes);
+    c->ranges[n++] = (ldst_range){a, bytes, lane};
+  }
+  *k = n;
+  return !not_span;
+}
+
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m) {
+  space_masks sm;
+  masks_of(st, &sm);
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  bool load = st->is_load || st->is_atomic, atomic = st->is_atomic;
+  bool store = st->is_store && !load;
+  uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
+  bool gt200 = lc->coalesce_arch == 13;
+  uint64_t done = m + 1;
+  if (sm.shared) {
+    ldst_smem_cost cost;
+    ldst_smem_cost_of(&c->smem_geo, sm.shared, st->addr, bytes, atomic, c->bank_count, &cost);
+    *c->smem_conflicts += cost.cycles - cost.phases;
+    uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
+    done = iv_max(done, load ? end + lc->smem_latency : end);
+  }
+  uint32_t n = 0, k;
+  if (sm.local) {
+    k = 0;
+    for (uint32_t l = sm.local; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
+                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
+    }
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
+    n = coalesce(c, k, false, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
+                 !load || atomic, n);
+  }
+  if (sm.global) {
+    bool span = gather(c, st, sm.global, 0, 0, bytes, &k);
+    bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
+    uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
+    n = coalesce(c, k, span, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+  }
+  if (sm.konst | sm.param) {
+    bool span = gather(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, &k);
+    n = coalesce(c, k, span, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
+                 false, n);
+  }
+  if (sm.tex) {
+    bool span = gather(c, st, sm.tex, 0, 0, bytes, &k);
+    n = coalesce(c, k, span, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
+                 false, n);
+  }
+  /* the accesses in order, one per cycle through the L1 port (shared by the core's warps) */
+  uint64_t a = m;
+  for (uint32_t i = 0; i < n; i++) {
+    a = iv_bins_take(&c->l1_port, a + 1, 1);
+    uint64_t d = access(c, &c->acc[i], a);
+    if (d > done) done = d;
+  }
+  return done;
+}
+
+typedef struct flush_ctx {
+  iv_core *c;
+  uint64_t now;
+} flush_ctx;
+
+static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
+  flush_ctx *f = ctx;
+  beyond_l1(f->c, line, chunks, MEM_ACC_L1_WRBK, true, 0, f->now);
+}
+
+/* -gpgpu_flush_l1_cache at a kernel boundary: dirty lines written back, the L1D emptied. */
+uint32_t iv_mem_flush(iv_core *c, uint64_t now) {
+  if (!c->l1d) return 0;
+  flush_ctx f = {c, now};
+  return cache_timed_flush(c->l1d, flush_write_back, &f);
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const char *option, const char *group,
+                                const char *alias, uint32_t *block, simtvp_diag *diag) {
+  *out = NULL;
+  *block = MEM_LINE_BYTES;
+  cache_config cc;
+  memset(&cc, 0, sizeof cc);
+  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
+  if (st != SIMTVP_OK || cc.spec.disabled) return st;
+  char name[64];
+  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
+  cc.level = CACHE_LEVEL_L1;
+  cc.stats = c->base.cfg.stats;
+  cc.name = name;
+  cc.stats_group = group;
+  cc.stats_total_alias = alias;
+  cc.pool = c->base.pool;
+  cc.timed = true;
+  st = cache_create(&cc, out, diag);
+  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  return st;
+}
+
+static uint64_t *counter(iv_core *c, const char *name, const char *desc) {
+  return simt_base_counter(&c->base, name, "requests", desc);
+}
+
+simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  iv_mem_stats *s = &c->ms;
+  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
+  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
+  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
+  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
+  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
+  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
+  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  s->port_requests = counter(c, "interval_mem_requests",
+                             "accesses interval SIMT cores sent beyond their L1 (fills, forwarded writes, "
+                             "write-backs, accesses around the L1)");
+  simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);
+  if (st != SIMTVP_OK) return st;
+  c->smem_geo = (ldst_smem_geometry){lc->smem_banks ? lc->smem_banks : 32u, lc->smem_bank_bytes ? lc->smem_bank_bytes : 4u,
+                                     c->base.cfg.warp_size, lc->smem_warp_parts > 0 ? (uint32_t)lc->smem_warp_parts : 1u,
+                                     lc->smem_limited_broadcast, 0, 0, false};
+  ldst_smem_geometry_init(&c->smem_geo);
+  c->l1_port.cap = IV_BIN * (lc->l1d_banks ? lc->l1d_banks : 1u); /* one access per bank and cycle */
+  c->smem.cap = IV_BIN;
+  c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
+  c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
+  c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
+  c->acc = calloc(LDST_MAX_ACCESSES, sizeof *c->acc);
+  if (!c->bank_count || !c->param_of || !c->ranges || !c->acc)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  return SIMTVP_OK;
+}
+
+void iv_mem_free(iv_core *c) {
+  if (c->l1d) cache_destroy(c->l1d);
+  if (c->l1c) cache_destroy(c->l1c);
+  if (c->l1t) cache_destroy(c->l1t);
+  free(c->bank_count);
+  free(c->param_of);
+  free(c->ranges);
+  free(c->acc);
+}
