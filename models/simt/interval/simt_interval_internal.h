@@ -120,6 +120,17 @@ typedef struct iv_mem_stats {
   uint64_t *port_requests; /* interval_mem_requests: accesses beyond the L1 */
 } iv_mem_stats;
 
+/* The last shared-memory access seen at a pc (simt_interval_mem.c: smem_cost). */
+#define IV_SMEM_MEMO 64u
+typedef struct iv_smem_memo {
+  const simt_program *prog;
+  uint32_t pc, mask, bytes;
+  bool atomic;
+  uint64_t a0;            /* its first active lane's address (the word alignment must match) */
+  uint64_t off[32];       /* each active lane's address less a0 */
+  ldst_smem_cost cost;
+} iv_smem_memo;
+
 typedef struct iv_core {
   simt_core_base base;  /* configuration, ports, CTAs, shared statistics */
   uint64_t next;        /* cached next_event */
@@ -142,6 +153,7 @@ typedef struct iv_core {
   iv_bins smem;         /* the shared-memory pipeline: one bank phase per cycle */
   ldst_smem_geometry smem_geo;
   uint16_t *bank_count; /* scratch for ldst_smem_cost_of */
+  iv_smem_memo smem_memo[IV_SMEM_MEMO];
   cache *l1d, *l1c, *l1t;
   uint32_t l1d_block, l1c_block, l1t_block;
   uint64_t *param_of;   /* per warp slot: where its kernel parameters are cached (L1C) */

@@ -117,14 +117,20 @@ static void masks_of(const func_step *st, space_masks *m) {
   }
 }
 
+/* The shape of a warp's lane addresses, found while gather collects them. */
+typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
+
 /* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
-static uint32_t coalesce(iv_core *c, uint32_t k, bool span, uint32_t block, uint32_t bytes, bool gt200,
+static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t block, uint32_t bytes, bool gt200,
                          uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
   if (gt200)
     ldst_coalesce_gt200(c->ranges, k, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
                         LDST_MAX_ACCESSES);
-  else if (span && k > 1)
+  else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations */
+    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
+      c->acc[first].lanes = (uint8_t)(k > 255 ? 255 : k);
+  } else if (shape == SHAPE_SPAN)
     ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
                        LDST_MAX_ACCESSES);
   else
@@ -137,21 +143,58 @@ static uint32_t coalesce(iv_core *c, uint32_t k, bool span, uint32_t block, uint
   return n;
 }
 
-/* Gathers the lanes of `mask` into c->ranges (addresses + base for param lanes in pmask); true
- * when they form one span (lane i at a0 + i × bytes). */
-static bool gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
+/* Gathers the lanes of `mask` into c->ranges (addresses + base for param lanes in pmask), and
+ * their shape: one address, or one span (active lane i at a0 + i × bytes). */
+static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
                    uint32_t *k) {
-  uint64_t a0 = 0, not_span = 0;
+  uint64_t a0 = 0, not_span = 0, not_uniform = 0;
   uint32_t n = 0;
   for (uint32_t l = mask; l; l &= l - 1) {
     uint32_t lane = (uint32_t)__builtin_ctz(l);
     uint64_t a = st->addr[lane] + ((pmask >> lane & 1u) ? pbase : 0);
     if (!n) a0 = a;
     not_span |= a ^ (a0 + (uint64_t)n * bytes);
+    not_uniform |= a ^ a0;
     c->ranges[n++] = (ldst_range){a, bytes, lane};
   }
   *k = n;
-  return !not_span;
+  return n < 2 ? SHAPE_ANY : !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+}
+
+/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
+ * conflict between two lanes depends only on the difference of their addresses (same bank,
+ * different word), so a warp whose lanes sit at the same offsets from its first active lane as
+ * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
+ * only then is the scan of every phase saved (docs/simt-interval.md §4). */
+static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
+                                uint32_t bytes, bool atomic) {
+  iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
+  uint64_t a0 = st->addr[__builtin_ctz(mask)];
+  bool same = e->prog == w->prog && e->pc == pc && e->mask == mask && e->bytes == bytes && e->atomic == atomic &&
+              (e->a0 ^ a0) % c->smem_geo.bank_bytes == 0;
+  if (same) {
+    uint64_t d = 0;
+    if (mask == ~0u) {
+      for (uint32_t l = 0; l < 32; l++) d |= (st->addr[l] - a0) ^ e->off[l];
+    } else {
+      for (uint32_t l = mask; l; l &= l - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(l);
+        d |= (st->addr[i] - a0) ^ e->off[i];
+      }
+    }
+    if (!d) return e->cost;
+  }
+  ldst_smem_cost cost;
+  ldst_smem_cost_of(&c->smem_geo, mask, st->addr, bytes, atomic, c->bank_count, &cost);
+  e->prog = w->prog;
+  e->pc = pc;
+  e->mask = mask;
+  e->bytes = bytes;
+  e->atomic = atomic;
+  e->a0 = a0;
+  for (uint32_t l = 0; l < 32; l++) e->off[l] = (mask >> l & 1u) ? st->addr[l] - a0 : 0;
+  e->cost = cost;
+  return cost;
 }
 
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m) {
@@ -164,8 +207,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m
   bool gt200 = lc->coalesce_arch == 13;
   uint64_t done = m + 1;
   if (sm.shared) {
-    ldst_smem_cost cost;
-    ldst_smem_cost_of(&c->smem_geo, sm.shared, st->addr, bytes, atomic, c->bank_count, &cost);
+    ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, sm.shared, bytes, atomic);
     *c->smem_conflicts += cost.cycles - cost.phases;
     uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
     done = iv_max(done, load ? end + lc->smem_latency : end);
@@ -179,23 +221,23 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m
                             st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
     }
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
-    n = coalesce(c, k, false, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
+    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
                  !load || atomic, n);
   }
   if (sm.global) {
-    bool span = gather(c, st, sm.global, 0, 0, bytes, &k);
+    range_shape span = gather(c, st, sm.global, 0, 0, bytes, &k);
     bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
     n = coalesce(c, k, span, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
   }
   if (sm.konst | sm.param) {
-    bool span = gather(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, &k);
+    range_shape span = gather(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, &k);
     n = coalesce(c, k, span, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
                  false, n);
   }
   if (sm.tex) {
-    bool span = gather(c, st, sm.tex, 0, 0, bytes, &k);
+    range_shape span = gather(c, st, sm.tex, 0, 0, bytes, &k);
     n = coalesce(c, k, span, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
                  false, n);
   }
