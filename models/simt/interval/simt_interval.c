@@ -51,6 +51,7 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
   p->lat = c->base.lat[info->lat_row][info->op];
   /* -gpgpu_alu_forwarding: SP/DP/INT results reach a dependent IV_ISSUE_TO_UNIT cycles before
    * writeback, as in the CA core */
+  p->l1i_line = (pk.fetch_addr / c->base.l1i_line) + 1;
   p->ready = c->base.cfg.alu_forwarding && p->unit <= SIMT_UNIT_INT
                  ? (p->lat > IV_ISSUE_TO_UNIT ? p->lat - IV_ISSUE_TO_UNIT : 0)
                  : p->lat;
@@ -89,10 +90,12 @@ static void retire(iv_core *c, uint32_t slot, uint64_t t) {
   simt_heap_push(&c->finish, iv_max(w->last_done, t), slot);
 }
 
+/* Barriers of the CTA that completed release their warps the cycle after the last arrival in
+ * time: t (the instruction just issued) or a waiting warp's arrival (its timeline − 1). */
 static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t) {
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     const iv_warp *x = &c->warps[cta->warp_slot[i]];
-    if (simt_cta_holds(cta, i) && x->live && x->wait == SIMT_WAIT_BARRIER && x->t > t) t = x->t;
+    if (simt_cta_holds(cta, i) && x->live && x->wait == SIMT_WAIT_BARRIER && x->t - 1 > t) t = x->t - 1;
   }
   simt_base_settle_barriers(&c->base, cta, t);
 }
@@ -146,6 +149,20 @@ static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, ui
   return t;
 }
 
+/* The warp issued pc at t and goes on at next_pc: the I-buffer holds two instructions per fetch,
+ * a control hazard (next_pc ≠ pc + 1) empties it, and an empty one fetches in the same cycle on
+ * the core's fetch port (-gpgpu_inst_fetch_throughput per cycle), decoded the cycle after: the
+ * next instruction issues from the fetch + 2 (docs/simt-interval.md §2). The cycle the warp may
+ * issue next. */
+static inline uint64_t after_issue(iv_core *c, iv_warp *w, uint32_t pc, uint32_t next_pc, uint64_t t) {
+  if (next_pc == pc + 1 && w->ib_n > 1) {
+    w->ib_n--;
+    return t + 1;
+  }
+  w->ib_n = 2;
+  return iv_bins_take(&c->fetch, t, 1) + 2;
+}
+
 /* Runs warp `slot` while its timeline is at most `limit`. */
 static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
   iv_warp *w = &c->warps[slot];
@@ -156,6 +173,8 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       retire(c, slot, w->t);
       return;
     }
+    if (p->l1i_line != w->line && c->base.l1i) /* a new L1I line: looked up (a miss waits) */
+      w->t = iv_max(w->t, iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2);
     uint64_t t0 = iv_max(w->t, deps_ready(w, p));
     uint64_t t = issue_at(c, w, p, t0);
     uint32_t pc = w->pc;
@@ -171,8 +190,9 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       uint64_t e = t + p->to_unit, ready = e + p->ready, wb = e + p->lat;
       for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = ready;
       if (wb > w->last_done) w->last_done = wb;
-      w->pc = func_warp_pc(w->fw);
-      w->t = t + 1;
+      uint32_t next_pc = func_warp_pc(w->fw);
+      w->t = after_issue(c, w, pc, next_pc, t);
+      w->pc = next_pc;
       continue;
     }
     func_step rec;
@@ -195,8 +215,8 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       return;
     }
     count_issue(c, k, slot, pc, rec.active, t);
+    w->t = rec.warp_done ? t + 1 : after_issue(c, w, pc, rec.next_pc, t);
     w->pc = rec.next_pc;
-    w->t = t + 1;
     switch (rec.kind) {
     case FUNC_STEP_MEM:
       if (p->unit == SIMT_UNIT_MEM) {
@@ -398,6 +418,7 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
   c->cta_pcs = calloc(cfg->max_ctas, sizeof *c->cta_pcs);
   bool ok = c->warps && c->cta_pcs;
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) c->issue[s].cap = IV_BIN; /* one issue per cycle */
+  c->fetch.cap = IV_BIN * (cfg->fetch_throughput ? cfg->fetch_throughput : 1u);
   for (int u = 0; ok && u < SIMT_UNIT_MEM; u++) {
     uint32_t lo[SIMT_MAX_SCHEDULERS], hi[SIMT_MAX_SCHEDULERS];
     simt_base_share(cfg->n_units[u] ? cfg->n_units[u] : 1, P, lo, hi);
@@ -468,8 +489,9 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     w->index = i;
     w->sched = slot % c->base.cfg.n_schedulers;
     w->part = c->base.cfg.sub_core ? w->sched : 0;
-    /* the first fetch and decode: perfect instruction fetch (docs/simt-interval.md §6) */
-    w->t = now + 2;
+    /* the first fetch (the core's fetch port) and decode */
+    w->ib_n = 2;
+    w->t = iv_bins_take(&c->fetch, now, 1) + 2;
     c->n_live_warps++;
     /* each running kernel's parameters get their own 64 KiB of the parameter window */
     c->param_of[slot] = FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u;

@@ -91,18 +91,21 @@ typedef struct iv_pc {
   uint32_t lat;      /* unit to writeback */
   uint32_t ready;    /* unit to the cycle a dependent may use the result */
   const uint32_t *regs;
+  uint64_t l1i_line; /* the L1I line holding it, + 1 */
 } iv_pc;
 
 typedef struct iv_warp {
   bool live;          /* holds a warp of a resident CTA until it is finished */
   bool exited;        /* issues nothing more; finished at last_done */
   uint8_t wait;       /* simt_wait: barrier or replayable fault */
+  uint8_t ib_n;       /* instructions left in its I-buffer (a fetch brings two) */
   uint32_t pc, cta, index, sched, part;
   uint32_t bar_id, bar_pc;
   uint64_t t;         /* the earliest cycle its next instruction may issue */
   uint64_t last_done; /* latest completion of its instructions (results, store acknowledgements) */
   uint64_t fence_hold;/* the first cycle it may issue after its last fence's scope latency */
   uint64_t fault_since;
+  uint64_t line;      /* the L1I line of its last lookup, + 1 (0: none) */
   uint64_t *rr;       /* per register id: the cycle its value is ready */
   const simt_program *prog;
   iv_pc *pcs;
@@ -146,10 +149,15 @@ typedef struct iv_core {
 
   /* throughput: per scheduler its issue slots, per sub-core and unit kind its units */
   iv_bins issue[SIMT_MAX_SCHEDULERS];
+  iv_bins fetch;        /* -gpgpu_inst_fetch_throughput fetches (of two instructions) per cycle */
   iv_bins *unit[SIMT_MAX_SCHEDULERS][SIMT_UNIT_MEM];
 
   /* memory (simt_interval_mem.c) */
-  iv_bins l1_port;      /* one access through the L1 port per cycle */
+  iv_bins l1_port;      /* one access through the L1 port per cycle (per L1D bank) */
+  iv_bins data_port;    /* the L1D data array: a hit holds it size / port width cycles */
+  iv_bins fill_port;    /* the L1 fill port: a fill holds it sectors × 32 / port width cycles */
+  iv_bins response;     /* the response buffer hands the core one reply per cycle */
+  uint32_t l1d_port_bytes;
   iv_bins smem;         /* the shared-memory pipeline: one bank phase per cycle */
   ldst_smem_geometry smem_geo;
   uint16_t *bank_count; /* scratch for ldst_smem_cost_of */
@@ -173,5 +181,8 @@ void iv_mem_free(iv_core *c);
  * load's, an atomic's) or its acknowledgement (a store's) is back. */
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m);
 uint32_t iv_mem_flush(iv_core *c, uint64_t now);
+/* The warp's fetch at pc p needs a new L1I line at cycle t: the cycle its instructions are there
+ * (t on a hit; a miss waits for the fill through the interval port). */
+uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t);
 
 #endif /* SIMTVP_SIMT_INTERVAL_INTERNAL_H */

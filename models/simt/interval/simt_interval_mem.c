@@ -37,6 +37,19 @@ static void count_request(iv_core *c, uint8_t kind) {
 
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
+/* Cycles the L1D's data or fill port is busy with `bytes`. */
+static uint32_t port_cycles(const iv_core *c, uint32_t bytes) {
+  return bytes ? (bytes + c->l1d_port_bytes - 1) / c->l1d_port_bytes : 1;
+}
+
+/* A reply back at the core at `back`: the response buffer hands over one per cycle from the
+ * cycle after; a fill of `fill_bytes` then waits for the fill port. The cycle its data is there. */
+static uint64_t reply_taken(iv_core *c, uint64_t back, uint32_t fill_bytes) {
+  uint64_t r = iv_bins_take(&c->response, back + 1, 1);
+  if (fill_bytes) r = iv_bins_take(&c->fill_port, r, port_cycles(c, fill_bytes));
+  return r;
+}
+
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   count_request(c, x->kind);
@@ -44,7 +57,7 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
               : x->path == LDST_PATH_L1T ? c->l1t : NULL;
   uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
   if (!cc) /* around the L1: the reply is taken the cycle after it is back */
-    return beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1) + 1;
+    return reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
                                                                                        : lc->l1t_latency;
@@ -57,14 +70,20 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   q.sector_mask = x->sector_mask;
   q.byte_mask[0] = x->byte_mask[0];
   q.byte_mask[1] = x->byte_mask[1];
+  bool l1d = x->path == LDST_PATH_L1D;
+  uint32_t port_n = port_cycles(c, x->size);
+  if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   cache_timed_result r;
   cache_timed_access(cc, &q, a, &r);
+  if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
   if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
     beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
-    uint64_t fill = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1) + 1;
+    uint64_t back = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1);
+    uint64_t fill = l1d ? reply_taken(c, back, (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES)
+                        : reply_taken(c, back, 0);
     cache_timed_fill(cc, r.line, r.fetch, fill);
     if (!x->is_write || !r.forward) done = iv_max(done, fill);
     if (r.pending_ready != CACHE_NEVER) done = iv_max(done, r.pending_ready);
@@ -72,7 +91,7 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
     done = iv_max(done, r.ready); /* an MSHR hit: the data comes with the fill on its way */
   }
   if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation) */
-    uint64_t back = beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1) + 1;
+    uint64_t back = reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
     done = iv_max(done, back);
   }
   return done;
@@ -251,6 +270,23 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m
   return done;
 }
 
+uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
+  w->line = p->l1i_line;
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = (p->l1i_line - 1) * c->base.l1i_line;
+  q.size = FUNC_INSN_BYTES;
+  q.kind = MEM_ACC_INST_R;
+  cache_timed_result r;
+  cache_timed_access(c->base.l1i, &q, t, &r);
+  if (r.status == CACHE_HIT) return t;
+  if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q.addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
+  if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
+  else w->line = 0; /* no L1I: every new line fetches again */
+  return back;
+}
+
 typedef struct flush_ctx {
   iv_core *c;
   uint64_t now;
@@ -289,6 +325,8 @@ static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const
   cc.timed = true;
   st = cache_create(&cc, out, diag);
   if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  if (st == SIMTVP_OK && out == &c->l1d)
+    c->l1d_port_bytes = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
   return st;
 }
 
@@ -319,6 +357,8 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   ldst_smem_geometry_init(&c->smem_geo);
   c->l1_port.cap = IV_BIN * (lc->l1d_banks ? lc->l1d_banks : 1u); /* one access per bank and cycle */
   c->smem.cap = IV_BIN;
+  c->data_port.cap = c->fill_port.cap = c->response.cap = IV_BIN;
+  if (!c->l1d_port_bytes) c->l1d_port_bytes = MEM_LINE_BYTES;
   c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
   c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
   c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
