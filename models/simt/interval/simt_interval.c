@@ -41,6 +41,15 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
             : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)IV_NO_UNIT
                                                                             : c->base.eff_unit[info->unit];
   p->flags = (uint8_t)(IV_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? IV_PLAIN : 0));
+  const ptx_module *m = simt_program_module(w->prog);
+  if (pk.kind == FUNC_STEP_MEM && pk.pc < m->n_insns) {
+    const ptx_insn *pi = &m->insns[pk.pc];
+    for (uint32_t i = 0; i < pi->nops; i++)
+      if (pi->ops[i].kind == PTX_OPND_ADDR) {
+        if (pi->ops[i].index == PTX_NONE) p->flags |= IV_UNIFORM;
+        break;
+      }
+  }
   p->to_unit = (uint8_t)(IV_ISSUE_TO_UNIT - (info->n_src_rf == 0));
   p->n_deps = (uint8_t)(info->n_src + info->n_dst);
   p->n_dst = info->n_dst;
@@ -132,13 +141,20 @@ static inline void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t
   k->n++;
 }
 
-/* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's. */
+/* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's (the
+ * first cycle both have room, to_unit apart). */
 static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
   iv_bins *is = &c->issue[w->sched];
   if (p->unit >= SIMT_UNIT_MEM) return iv_bins_take(is, t0, 1);
   iv_bins *u = c->unit[w->part][p->unit];
+  uint32_t *ui = iv_bins_slot(is, t0), *uu = iv_bins_slot(u, t0 + p->to_unit);
+  if (ui && uu && *ui + 1 <= is->cap && *uu + p->ii <= u->cap) { /* the usual case: room in both */
+    ++*ui;
+    *uu += p->ii;
+    return t0;
+  }
   uint64_t t;
-  for (;;) { /* the first cycle both the issue bin and the unit's bin (to_unit later) have room */
+  for (;;) {
     t = iv_bins_find(is, t0, 1);
     uint64_t e = iv_bins_find(u, t + p->to_unit, p->ii);
     if (e == t + p->to_unit) break;
@@ -221,7 +237,7 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
     case FUNC_STEP_MEM:
       if (p->unit == SIMT_UNIT_MEM) {
         simt_base_count_mem_insn(&c->base, &rec);
-        uint64_t done = iv_mem_issue(c, slot, &rec, t + p->to_unit);
+        uint64_t done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
         for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = done;
         if (done > w->last_done) w->last_done = done;
       }

@@ -78,11 +78,15 @@ static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
 }
 
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
-enum { IV_PLAIN = 1u, IV_KNOWN = 2u };
+enum {
+  IV_PLAIN = 1u,   /* register-only work, executed without a step record */
+  IV_KNOWN = 2u,   /* the entry is filled */
+  IV_UNIFORM = 4u  /* its address has no register ([symbol+offset], [offset]): every lane's is one */
+};
 
 typedef struct iv_pc {
   uint8_t unit;      /* pipeline (SIMT_UNIT_MEM for memory, IV_NO_UNIT for barriers/fences) */
-  uint8_t flags;     /* IV_PLAIN: register-only work, executed without a step record */
+  uint8_t flags;     /* IV_* */
   uint8_t to_unit;   /* issue to unit: IV_ISSUE_TO_UNIT, one less without register reads */
   uint8_t n_deps;    /* registers it reads and writes */
   uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
@@ -177,9 +181,10 @@ static inline uint64_t iv_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* simt_interval_mem.c */
 simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag);
 void iv_mem_free(iv_core *c);
-/* Memory instruction st of warp slot `slot` enters the memory stage at m: the cycle its data (a
+/* Memory instruction st of warp slot `slot` enters the memory stage at m (uniform: its pc has
+ * IV_UNIFORM): the cycle its data (a
  * load's, an atomic's) or its acknowledgement (a store's) is back. */
-uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m);
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m);
 uint32_t iv_mem_flush(iv_core *c, uint64_t now);
 /* The warp's fetch at pc p needs a new L1I line at cycle t: the cycle its instructions are there
  * (t on a hit; a miss waits for the fill through the interval port). */

@@ -139,6 +139,49 @@ static void masks_of(const func_step *st, space_masks *m) {
 /* The shape of a warp's lane addresses, found while gather collects them. */
 typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
 
+/* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
+ * access per line in order of first touch, with its touched bytes, sectors and the lanes that
+ * start in it — ldst_coalesce_blocks's answer, in one pass over the lanes. false (nothing
+ * appended) when a lane crosses a line or cap is reached. */
+static bool coalesce_lines(iv_core *c, uint32_t k, uint32_t *n, uint32_t cap) {
+  uint32_t first = *n, count = *n, last = *n;
+  for (uint32_t i = 0; i < k; i++) {
+    const ldst_range *r = &c->ranges[i];
+    uint64_t line = r->addr & ~(uint64_t)(MEM_LINE_BYTES - 1);
+    uint32_t lo = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1)), len = r->bytes;
+    if (!len || lo + len > MEM_LINE_BYTES) return false;
+    uint32_t j = last;
+    if (j == count || c->acc[j].addr != line) {
+      for (j = first; j < count && c->acc[j].addr != line; j++) {
+      }
+      if (j == count) {
+        if (count == cap) return false;
+        ldst_access *o = &c->acc[count++];
+        memset(o, 0, sizeof *o);
+        o->addr = line;
+      }
+      last = j;
+    }
+    ldst_access *o = &c->acc[j];
+    if ((lo & 63u) + len <= 64u)
+      o->byte_mask[lo >> 6] |= (len == 64 ? ~0ull : ((1ull << len) - 1)) << (lo & 63u);
+    else
+      for (uint32_t b = lo; b < lo + len; b++) o->byte_mask[b >> 6] |= 1ull << (b & 63u);
+    if (o->lanes < 255) o->lanes++;
+  }
+  for (uint32_t j = first; j < count; j++) {
+    ldst_access *o = &c->acc[j];
+    uint8_t sec = 0;
+    for (uint32_t q = 0; q < MEM_SECTORS_PER_LINE; q++)
+      if ((o->byte_mask[q / 2] >> ((q % 2) * 32)) & 0xffffffffull) sec |= (uint8_t)(1u << q);
+    o->sector_mask = sec;
+    o->addr += MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
+    o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
+  }
+  *n = count;
+  return true;
+}
+
 /* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
 static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t block, uint32_t bytes, bool gt200,
                          uint8_t kind, uint8_t path, bool write, uint32_t n) {
@@ -152,7 +195,7 @@ static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t blo
   } else if (shape == SHAPE_SPAN)
     ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
                        LDST_MAX_ACCESSES);
-  else
+  else if (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES))
     ldst_coalesce_blocks(c->ranges, k, block, c->acc, &n, LDST_MAX_ACCESSES);
   for (uint32_t i = first; i < n; i++) {
     c->acc[i].kind = kind;
@@ -162,10 +205,27 @@ static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t blo
   return n;
 }
 
-/* Gathers the lanes of `mask` into c->ranges (addresses + base for param lanes in pmask), and
- * their shape: one address, or one span (active lane i at a0 + i × bytes). */
-static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
-                   uint32_t *k) {
+/* Gathers the lanes of `mask` into c->ranges (addresses + pbase for param lanes in pmask), and
+ * their shape: one address, or one span (active lane i at a0 + i × bytes). A warp with every lane
+ * active in one space is first checked for those shapes in one pass without gathering (the
+ * coalescer then needs only the first lane). */
+static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
+                          uint32_t bytes, uint32_t *k) {
+  if (mask == ~0u && (pmask == 0 || pmask == ~0u)) {
+    const uint64_t *x = st->addr, a0 = x[0];
+    uint64_t nu0 = 0, nu1 = 0, ns0 = 0, ns1 = 0;
+    for (uint32_t i = 0; i < 32; i += 2) {
+      nu0 |= x[i] ^ a0;
+      nu1 |= x[i + 1] ^ a0;
+      ns0 |= x[i] ^ (a0 + (uint64_t)i * bytes);
+      ns1 |= x[i + 1] ^ (a0 + (uint64_t)(i + 1) * bytes);
+    }
+    if (!(nu0 | nu1) || !(ns0 | ns1)) {
+      c->ranges[0] = (ldst_range){a0 + (pmask ? pbase : 0), bytes, 0};
+      *k = 32;
+      return !(nu0 | nu1) ? SHAPE_UNIFORM : SHAPE_SPAN;
+    }
+  }
   uint64_t a0 = 0, not_span = 0, not_uniform = 0;
   uint32_t n = 0;
   for (uint32_t l = mask; l; l &= l - 1) {
@@ -216,22 +276,51 @@ static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const
   return cost;
 }
 
-uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m) {
-  space_masks sm;
-  masks_of(st, &sm);
+/* The one access of a load whose lanes all read [a, a + bytes) inside one line, as the sector
+ * rule makes it (ldst_coalesce_blocks on one lane, the operations of every lane). */
+static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, uint8_t kind, uint8_t path) {
+  uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
+  if (!bytes || hi > MEM_LINE_BYTES) return false;
+  ldst_access *x = &c->acc[0];
+  uint32_t s0 = lo / MEM_SECTOR_BYTES, s1 = (hi - 1) / MEM_SECTOR_BYTES;
+  x->addr = (a & ~(uint64_t)(MEM_LINE_BYTES - 1)) + (uint64_t)s0 * MEM_SECTOR_BYTES;
+  x->size = (s1 - s0 + 1) * MEM_SECTOR_BYTES;
+  x->sector_mask = (uint8_t)(((1u << (s1 + 1)) - 1u) & ~((1u << s0) - 1u));
+  x->byte_mask[0] = x->byte_mask[1] = 0;
+  for (uint32_t b = lo; b < hi; b++) x->byte_mask[b >> 6] |= 1ull << (b & 63u);
+  x->kind = kind;
+  x->path = path;
+  x->is_write = 0;
+  x->lanes = (uint8_t)(lanes > 255 ? 255 : lanes);
+  return true;
+}
+
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool load = st->is_load || st->is_atomic, atomic = st->is_atomic;
   bool store = st->is_store && !load;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
   bool gt200 = lc->coalesce_arch == 13;
   uint64_t done = m + 1;
+  space_masks sm;
+  uint32_t n = 0, k;
+  if (uniform && load && !atomic && st->mem_mask && !gt200 &&
+      (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST)) {
+    /* a kernel parameter or constant every lane reads at one address: one access, no gathering */
+    uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
+    if (one_access(c, a, bytes, (uint32_t)simtvp_popcount32(st->mem_mask), MEM_ACC_CONST_R,
+                   c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS)) {
+      n = 1;
+      goto accesses;
+    }
+  }
+  masks_of(st, &sm);
   if (sm.shared) {
     ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, sm.shared, bytes, atomic);
     *c->smem_conflicts += cost.cycles - cost.phases;
     uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
     done = iv_max(done, load ? end + lc->smem_latency : end);
   }
-  uint32_t n = 0, k;
   if (sm.local) {
     k = 0;
     for (uint32_t l = sm.local; l; l &= l - 1) {
@@ -260,6 +349,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, uint64_t m
     n = coalesce(c, k, span, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
                  false, n);
   }
+accesses:;
   /* the accesses in order, one per cycle through the L1 port (shared by the core's warps) */
   uint64_t a = m;
   for (uint32_t i = 0; i < n; i++) {
