@@ -83,12 +83,43 @@ static void count_busy(iv_core *c, uint64_t last_cycle) {
   c->busy_from = last_cycle + 1;
 }
 
+/* The scheduler's cycles [from, now) without an issue, split by why its warps waited (an
+ * estimate: the waits its warps reported, scaled to the cycles it did not issue in; the AT core's
+ * rule, docs/simt-at.md §4). */
+static void count_stalls(iv_core *c, iv_sched *s, uint64_t now) {
+  if (now <= s->from) return;
+  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
+  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
+  uint64_t given = 0;
+  int last = SIMT_R_NO_WARP;
+  for (int r = 0; r < SIMT_R_N && sum; r++) {
+    if (!s->gap[r]) continue;
+    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
+    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += n;
+    *c->base.reason[r] += n;
+    given += n;
+    last = r;
+  }
+  if (idle > given) {
+    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *c->base.distro[bucket] += idle - given;
+    *c->base.reason[last] += idle - given;
+  }
+  memset(s->gap, 0, sizeof s->gap);
+  s->issued = 0;
+  s->from = now;
+}
+
 static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   iv_warp *w = &c->warps[slot];
   w->live = false;
   c->n_live_warps--;
   simt_base_finish_warp(&c->base, cta_of(c, w), w->index);
-  if (!c->base.n_ctas) count_busy(c, now);
+  if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
+    count_busy(c, now);
+    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
+  }
 }
 
 /* The warp exited (or its CTA ended): finished at its last result. */
@@ -176,7 +207,9 @@ static inline uint64_t after_issue(iv_core *c, iv_warp *w, uint32_t pc, uint32_t
     return t + 1;
   }
   w->ib_n = 2;
-  return iv_bins_take(&c->fetch, t, 1) + 2;
+  uint64_t next = iv_bins_take(&c->fetch, t, 1) + 2;
+  c->sched[w->sched].gap[SIMT_R_IBUFFER] += next - t - 1; /* the front end's wait */
+  return next;
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. */
@@ -189,10 +222,16 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       retire(c, slot, w->t);
       return;
     }
-    if (p->l1i_line != w->line && c->base.l1i) /* a new L1I line: looked up (a miss waits) */
-      w->t = iv_max(w->t, iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2);
-    uint64_t t0 = iv_max(w->t, deps_ready(w, p));
+    if (p->l1i_line != w->line && c->base.l1i) { /* a new L1I line: looked up (a miss waits) */
+      uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
+      if (f > w->t) c->sched[w->sched].gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
+    }
+    iv_sched *sc = &c->sched[w->sched];
+    uint64_t d = deps_ready(w, p), t0 = w->t;
+    if (d > t0) sc->gap[SIMT_R_SCOREBOARD] += d - t0, t0 = d;
     uint64_t t = issue_at(c, w, p, t0);
+    sc->gap[SIMT_R_PIPE] += t - t0;
+    sc->issued++;
     uint32_t pc = w->pc;
     const uint32_t *dst = p->regs + (p->n_deps - p->n_dst);
     if (p->flags & IV_PLAIN) {
@@ -215,6 +254,7 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
     simtvp_status st = func_warp_step(w->fw, &rec, &dg);
     if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
       /* a replayable fault (unified memory): nothing issued; the warp waits for the replay */
+      sc->issued--;
       w->t = t;
       if (fault_wait(c, w, t)) return;
       st = SIMTVP_ERR_FAULT;
@@ -338,7 +378,10 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
 }
 
 static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
-  iv_warp *w = &((iv_core *)b)->warps[slot];
+  iv_core *c = (iv_core *)b;
+  iv_warp *w = &c->warps[slot];
+  /* the wait from its arrival (its timeline) to the release is a barrier stall of its scheduler */
+  if (now + 1 > w->t) c->sched[w->sched].gap[SIMT_R_BARRIER] += now + 1 - w->t;
   w->wait = SIMT_WAIT_NONE;
   if (now + 1 > w->t) w->t = now + 1;
 }
@@ -488,7 +531,10 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
   uint32_t ci, nw, slots[SIMT_MAX_CTA_WARPS];
   simtvp_status st = simt_base_start_cta(&c->base, k, id, &ci, slots, &nw, diag);
   if (st != SIMTVP_OK) return st;
-  if (c->base.n_ctas == 1) c->busy_from = iv_max(c->busy_from, now);
+  if (c->base.n_ctas == 1) {
+    c->busy_from = iv_max(c->busy_from, now);
+    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = iv_max(c->sched[s].from, now);
+  }
   simt_cta *cta = &c->base.ctas[ci];
   for (uint32_t i = 0; i < nw; i++) {
     uint32_t slot = slots[i];

@@ -116,6 +116,14 @@ typedef struct iv_warp {
   func_warp *fw;
 } iv_warp;
 
+/* A scheduler's stall estimate (docs/simt-interval.md §7): since `from`, the instructions its
+ * warps issued and the cycles they waited, by simt_reason; scaled to the cycles it did not issue
+ * in when the core empties. */
+typedef struct iv_sched {
+  uint64_t from, issued;
+  uint64_t gap[SIMT_R_N];
+} iv_sched;
+
 typedef struct iv_cta_pcs {
   iv_pc *pcs;
   uint32_t *touched;
@@ -153,6 +161,7 @@ typedef struct iv_core {
 
   /* throughput: per scheduler its issue slots, per sub-core and unit kind its units */
   iv_bins issue[SIMT_MAX_SCHEDULERS];
+  iv_sched sched[SIMT_MAX_SCHEDULERS];
   iv_bins fetch;        /* -gpgpu_inst_fetch_throughput fetches (of two instructions) per cycle */
   iv_bins *unit[SIMT_MAX_SCHEDULERS][SIMT_UNIT_MEM];
 
