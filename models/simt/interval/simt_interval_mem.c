@@ -254,7 +254,12 @@ static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const
   if (same) {
     uint64_t d = 0;
     if (mask == ~0u) {
-      for (uint32_t l = 0; l < 32; l++) d |= (st->addr[l] - a0) ^ e->off[l];
+      uint64_t d1 = 0;
+      for (uint32_t l = 0; l < 32; l += 2) {
+        d |= (st->addr[l] - a0) ^ e->off[l];
+        d1 |= (st->addr[l + 1] - a0) ^ e->off[l + 1];
+      }
+      d |= d1;
     } else {
       for (uint32_t l = mask; l; l &= l - 1) {
         uint32_t i = (uint32_t)__builtin_ctz(l);
