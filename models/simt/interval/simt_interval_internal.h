@@ -170,6 +170,9 @@ typedef struct iv_core {
   iv_bins data_port;    /* the L1D data array: a hit holds it size / port width cycles */
   iv_bins fill_port;    /* the L1 fill port: a fill holds it sectors × 32 / port width cycles */
   iv_bins response;     /* the response buffer hands the core one reply per cycle */
+  iv_bins miss_queue;   /* requests leave the core one per cycle */
+  iv_bins dispatch;     /* -gpgpu_mem_unit_ports instructions in the memory stage at once: each
+                         * holds its slot until its accesses have taken the L1 port */
   uint32_t l1d_port_bytes;
   iv_bins smem;         /* the shared-memory pipeline: one bank phase per cycle */
   ldst_smem_geometry smem_geo;

@@ -15,6 +15,7 @@
 static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
                           uint64_t at) {
   ++*c->ms.port_requests;
+  at = iv_bins_take(&c->miss_queue, at, 1);
   const simt_interval_mem_port *p = &c->base.cfg.interval_mem;
   if (!p->ctx || !p->access) return at + c->base.cfg.interval_miss_latency;
   uint64_t back = p->access(p->ctx, c->base.cfg.sm, line, sectors, kind, write, n_ops, at);
@@ -306,6 +307,8 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
   bool store = st->is_store && !load;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
   bool gt200 = lc->coalesce_arch == 13;
+  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
   space_masks sm;
   uint32_t n = 0, k;
@@ -324,6 +327,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
     ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, sm.shared, bytes, atomic);
     *c->smem_conflicts += cost.cycles - cost.phases;
     uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
+    held = iv_max(held, end);
     done = iv_max(done, load ? end + lc->smem_latency : end);
   }
   if (sm.local) {
@@ -359,9 +363,11 @@ accesses:;
   uint64_t a = m;
   for (uint32_t i = 0; i < n; i++) {
     a = iv_bins_take(&c->l1_port, a + 1, 1);
+    held = iv_max(held, a);
     uint64_t d = access(c, &c->acc[i], a);
     if (d > done) done = d;
   }
+  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 + 1 > IV_BIN ? IV_BIN : held - m0 + 1));
   return done;
 }
 
@@ -453,6 +459,8 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   c->l1_port.cap = IV_BIN * (lc->l1d_banks ? lc->l1d_banks : 1u); /* one access per bank and cycle */
   c->smem.cap = IV_BIN;
   c->data_port.cap = c->fill_port.cap = c->response.cap = IV_BIN;
+  c->miss_queue.cap = IV_BIN;
+  c->dispatch.cap = IV_BIN * (lc->mem_unit_ports > 0 ? (uint32_t)lc->mem_unit_ports : 1u);
   if (!c->l1d_port_bytes) c->l1d_port_bytes = MEM_LINE_BYTES;
   c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
   c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
