@@ -154,3 +154,86 @@ INSTANTIATE_TEST_SUITE_P(Kernels, SimtIntervalWorkloads, ::testing::ValuesIn(wor
                          [](const ::testing::TestParamInfo<std::string> &i) { return i.param; });
 
 }  // namespace
+
+namespace {
+
+// A memory port of the tests' own: records every access and answers `latency` cycles later.
+struct RecordingPort {
+  struct Access {
+    uint32_t sm;
+    uint64_t line;
+    uint8_t sectors, kind;
+    bool write;
+    uint64_t at;
+  };
+  uint64_t latency = 50;
+  std::vector<Access> log;
+  static uint64_t access(void *ctx, uint32_t sm, uint64_t line, uint8_t sectors, uint8_t kind, bool write,
+                         uint8_t n_ops, uint64_t at) {
+    (void)n_ops;
+    auto *p = static_cast<RecordingPort *>(ctx);
+    p->log.push_back({sm, line, sectors, kind, write, at});
+    return at + p->latency;
+  }
+};
+
+TEST(SimtInterval, AccessesBeyondTheL1GoToTheConnectedPortOnce) {
+  // Four threads load one word each from one sector, then store it: the L1D misses once (one
+  // fill of sector 0 of the line, a read, leaving at ld + 6), the load's dependent add waits for
+  // the port's 50 cycles (ld + 6 + 50, taken the cycle after: the add at ld + 57), and the store
+  // goes through the port as a write (the L1D writes through). Nothing reaches the harness's own
+  // memory (its request counters stay 0).
+  RecordingPort port;
+  std::string config = source("configs/SM7_QV100.config");
+  std::vector<const char *> args = timing_options("interval");
+  sh_options o{};
+  o.config_file = config.c_str();
+  o.args = args.data();
+  o.n_args = static_cast<int>(args.size());
+  o.ldst = SH_LDST_FAKE;
+  o.fake_ldst_latency = 20;
+  o.quiet = true;
+  o.interval_mem = {&port, RecordingPort::access};
+  std::vector<std::pair<uint32_t, uint64_t>> issues;
+  o.trace.ctx = &issues;
+  o.trace.issue = [](void *ctx, uint32_t, uint32_t, uint32_t pc, uint32_t, uint64_t cycle) {
+    static_cast<std::vector<std::pair<uint32_t, uint64_t>> *>(ctx)->push_back({pc, cycle});
+  };
+  simt_harness *h = nullptr;
+  simtvp_diag d{};
+  ASSERT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
+  std::string ptx = kernel(std::string(kOutSlot) + "  ld.global.u32 %r1, [%rd1];\n  add.s32 %r2, %r1, 1;\n"
+                                                    "  st.global.u32 [%rd1], %r2;\n");
+  ASSERT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), "test.ptx", &d), SIMTVP_OK) << d.message;
+  uint64_t out = sh_alloc(h, 64);
+  const void *params[] = {&out};
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {4, 1, 1};
+  ASSERT_EQ(sh_launch(h, "k", grid, block, 0, params, &d), SIMTVP_OK) << d.message;
+  uint64_t ld = 0, add = 0;
+  for (auto &i : issues) {
+    if (i.first == 7) ld = i.second;
+    if (i.first == 8) add = i.second;
+  }
+  EXPECT_EQ(add - ld, 57u);
+  size_t reads = 0, writes = 0;
+  for (auto &a : port.log) {
+    EXPECT_EQ(a.sm, 0u);
+    if (a.kind == MEM_ACC_GLOBAL_R) {
+      reads++;
+      EXPECT_EQ(a.line, out & ~uint64_t(127));
+      EXPECT_EQ(a.sectors, 1u << ((out & 127) / 32));
+      EXPECT_FALSE(a.write);
+      EXPECT_EQ(a.at, ld + 6);
+    }
+    if (a.kind == MEM_ACC_GLOBAL_W) {
+      writes++;
+      EXPECT_TRUE(a.write);
+    }
+  }
+  EXPECT_EQ(reads, 1u);
+  EXPECT_EQ(writes, 1u);
+  EXPECT_EQ(sh_mem_requests(h, MEM_ACC_GLOBAL_R) + sh_mem_requests(h, MEM_ACC_GLOBAL_W), 0u);
+  sh_destroy(h);
+}
+
+}  // namespace
