@@ -367,7 +367,8 @@ accesses:;
     uint64_t d = access(c, &c->acc[i], a);
     if (d > done) done = d;
   }
-  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 + 1 > IV_BIN ? IV_BIN : held - m0 + 1));
+  /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
+  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0));
   return done;
 }
 
