@@ -50,10 +50,6 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
         break;
       }
   }
-  if (p->flags & IV_PLAIN) {
-    uint32_t run = func_program_plain_run(func_launch_program(cta_of(c, w)->k->launch), pk.pc);
-    p->run = (uint16_t)(run > UINT16_MAX ? UINT16_MAX : run);
-  }
   p->to_unit = (uint8_t)(IV_ISSUE_TO_UNIT - (info->n_src_rf == 0));
   p->n_deps = (uint8_t)(info->n_src + info->n_dst);
   p->n_dst = info->n_dst;
@@ -163,7 +159,7 @@ typedef struct iv_counts {
   uint64_t n;
 } iv_counts;
 
-static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
+static inline void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
   if (!k->batch) {
     simt_base_count_issue(&c->base, slot, pc, active, t);
     return;
@@ -178,7 +174,7 @@ static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_cou
 
 /* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's (the
  * first cycle both have room, to_unit apart). */
-static inline __attribute__((always_inline)) uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
+static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
   iv_bins *is = &c->issue[w->sched];
   if (p->unit >= SIMT_UNIT_MEM) return iv_bins_take(is, t0, 1);
   iv_bins *u = c->unit[w->part][p->unit];
@@ -205,7 +201,7 @@ static inline __attribute__((always_inline)) uint64_t issue_at(iv_core *c, const
  * the core's fetch port (-gpgpu_inst_fetch_throughput per cycle), decoded the cycle after: the
  * next instruction issues from the fetch + 2 (docs/simt-interval.md §2). The cycle the warp may
  * issue next. */
-static inline __attribute__((always_inline)) uint64_t after_issue(iv_core *c, iv_warp *w, uint32_t pc, uint32_t next_pc, uint64_t t) {
+static inline uint64_t after_issue(iv_core *c, iv_warp *w, uint32_t pc, uint32_t next_pc, uint64_t t) {
   if (next_pc == pc + 1 && w->ib_n > 1) {
     w->ib_n--;
     return t + 1;
@@ -214,72 +210,6 @@ static inline __attribute__((always_inline)) uint64_t after_issue(iv_core *c, iv
   uint64_t next = iv_bins_take(&c->fetch, t, 1) + 2;
   c->sched[w->sched].gap[SIMT_R_IBUFFER] += next - t - 1; /* the front end's wait */
   return next;
-}
-
-/* The cycle instruction p of warp w issues: its L1I line looked up when the fetch enters a new
- * one (a miss waits), its registers' ready times, its scheduler's issue bin and its unit's bin;
- * the scheduler's waits counted by reason. */
-static inline __attribute__((always_inline)) uint64_t issue_time(iv_core *c, iv_warp *w, const iv_pc *p) {
-  iv_sched *sc = &c->sched[w->sched];
-  if (p->l1i_line != w->line && c->base.l1i) { /* a new L1I line: looked up (a miss waits) */
-    uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
-    if (f > w->t) sc->gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
-  }
-  uint64_t d = deps_ready(w, p), t0 = w->t;
-  if (d > t0) sc->gap[SIMT_R_SCOREBOARD] += d - t0, t0 = d;
-  uint64_t t = issue_at(c, w, p, t0);
-  sc->gap[SIMT_R_PIPE] += t - t0;
-  sc->issued++;
-  return t;
-}
-
-/* A straight run of register-only instructions from w->pc, the first (p) issuing at t: timed
- * one after the other with the rules of run_warp_body (they are the same instructions whatever
- * their values), up to the end of the run (p->run, within one basic block: the warp goes to
- * pc + 1 after each but the last), the first pc whose facts are not learnt yet, or the horizon;
- * then executed in models/func in one call (func_warp_run_plain). false when one faulted (the
- * CTA is then ended). */
-static bool run_plain(iv_core *c, iv_warp *w, uint32_t slot, const iv_pc *p, uint64_t t, uint64_t limit,
-                      iv_counts *k) {
-  uint32_t pc = w->pc, active = func_warp_active(w->fw), n = 0, max = p->run;
-  for (;;) {
-    count_issue(c, k, slot, pc + n, active, t);
-    const uint32_t *dst = p->regs + (p->n_deps - p->n_dst);
-    uint64_t e = t + p->to_unit, ready = e + p->ready, wb = e + p->lat;
-    for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = ready;
-    if (wb > w->last_done) w->last_done = wb;
-    n++;
-    if (n == max) break;
-    const iv_pc *q = &w->pcs[pc + n];
-    if (!(q->flags & IV_PLAIN) || !q->run) break; /* not learnt yet: pc_info peeks it after the run */
-    uint64_t next = after_issue(c, w, pc + n - 1, pc + n, t);
-    if (next > limit) { /* the horizon: the warp goes on at pc + n next time */
-      simtvp_diag dg;
-      uint32_t done = func_warp_run_plain(w->fw, n, &dg);
-      w->pc = func_warp_pc(w->fw);
-      w->t = next;
-      if (done < n && (func_warp_get_state(w->fw) == FUNC_WARP_FAULTED || !done)) {
-        simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, dg.status != SIMTVP_OK ? dg.status : SIMTVP_ERR_STATE,
-                            &dg, t);
-        return false;
-      }
-      return true;
-    }
-    w->t = next;
-    w->pc = pc + n;
-    p = q;
-    t = issue_time(c, w, p);
-  }
-  simtvp_diag dg;
-  uint32_t done = func_warp_run_plain(w->fw, n, &dg);
-  if (done < n && (func_warp_get_state(w->fw) == FUNC_WARP_FAULTED || !done)) {
-    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, dg.status != SIMTVP_OK ? dg.status : SIMTVP_ERR_STATE, &dg, t);
-    return false;
-  }
-  uint32_t next_pc = func_warp_pc(w->fw), last = pc + n - 1;
-  w->t = after_issue(c, w, last, next_pc, t);
-  w->pc = next_pc;
-  return true;
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. */
@@ -292,15 +222,19 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       retire(c, slot, w->t);
       return;
     }
+    if (p->l1i_line != w->line && c->base.l1i) { /* a new L1I line: looked up (a miss waits) */
+      uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
+      if (f > w->t) c->sched[w->sched].gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
+    }
     iv_sched *sc = &c->sched[w->sched];
-    uint64_t t = issue_time(c, w, p);
+    uint64_t d = deps_ready(w, p), t0 = w->t;
+    if (d > t0) sc->gap[SIMT_R_SCOREBOARD] += d - t0, t0 = d;
+    uint64_t t = issue_at(c, w, p, t0);
+    sc->gap[SIMT_R_PIPE] += t - t0;
+    sc->issued++;
     uint32_t pc = w->pc;
     const uint32_t *dst = p->regs + (p->n_deps - p->n_dst);
-    if ((p->flags & IV_PLAIN) && p->run > 1) { /* (a run of one costs less as one step) */
-      if (!run_plain(c, w, slot, p, t, limit, k)) return;
-      continue;
-    }
-    if (p->flags & IV_PLAIN) { /* one instruction: a run of one, or a branch (not in a run) */
+    if (p->flags & IV_PLAIN) {
       uint32_t active = func_warp_active(w->fw);
       simtvp_status st = func_warp_step(w->fw, NULL, &dg);
       if (st != SIMTVP_OK) {

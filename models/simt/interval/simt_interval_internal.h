@@ -92,8 +92,6 @@ typedef struct iv_pc {
   uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
   uint8_t fence;     /* simt_insn_info.fence */
   uint16_t ii;       /* initiation interval on its unit */
-  uint16_t run;      /* IV_PLAIN: register-only instructions from here to the end of its basic block
-                      * (func_program_plain_run, at most UINT16_MAX) */
   uint32_t lat;      /* unit to writeback */
   uint32_t ready;    /* unit to the cycle a dependent may use the result */
   const uint32_t *regs;
