@@ -142,10 +142,11 @@ static uint32_t map_home(const cache *c, uint64_t line) {
 }
 
 static void map_insert(cache *c, uint64_t line, int32_t li) {
-  uint32_t i = map_home(c, line);
+  uint32_t home = map_home(c, line), i = home;
   while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
   c->map[i].line = line;
   c->map[i].li = li;
+  c->map[i].home = home;
 }
 
 static void map_remove(cache *c, uint64_t line) {
@@ -155,7 +156,7 @@ static void map_remove(cache *c, uint64_t line) {
   /* backward-shift deletion: probe chains stay unbroken without tombstones */
   uint32_t hole = i;
   for (uint32_t j = (i + 1) & c->map_mask; c->map[j].li >= 0; j = (j + 1) & c->map_mask) {
-    uint32_t home = map_home(c, c->map[j].line);
+    uint32_t home = c->map[j].home;
     bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
       c->map[hole] = c->map[j];
@@ -251,18 +252,33 @@ void cache_touch(cache *c, int32_t li) {
   }
 }
 
+/* Line li takes `line` (whatever it held is dropped: the caller evicted or reported it). Every
+ * field is set here, no clearing of the whole line first; with a map, a line that was allocated
+ * moves from its old address's slot and its place in the order to the new ones (the set's
+ * allocated count does not change). */
 void cache_install(cache *c, int32_t li, uint64_t line) {
   cache_line *l = &c->lines[li];
-  line_clear(c, li);
-  l->tag = line;
-  l->allocated = 1;
-  l->mshr = -1;
-  l->alloc_stamp = l->last_use = ++c->stamp;
   if (c->map) {
+    if (l->allocated) {
+      map_remove(c, l->tag);
+      if (l->newer >= 0) { /* not already the newest */
+        order_unlink(c, li);
+        order_append(c, li);
+      }
+    } else {
+      order_append(c, li);
+      c->order[(uint32_t)li / c->max_assoc].allocated++;
+    }
     map_insert(c, line, li);
-    order_append(c, li);
-    c->order[(uint32_t)li / c->max_assoc].allocated++;
+  } else {
+    l->older = l->newer = -1;
   }
+  l->tag = line;
+  l->alloc_stamp = l->last_use = ++c->stamp;
+  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
+  l->mshr = -1;
+  l->allocated = 1;
+  l->valid = l->written = l->dirty = 0;
 }
 
 static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint64_t bytes[2],

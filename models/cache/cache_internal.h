@@ -44,6 +44,7 @@ typedef struct cache_set_order {
 typedef struct cache_line_slot {
   uint64_t line;
   int32_t li;
+  uint32_t home; /* map_home(line), kept so deletion does not rehash the entries it shifts */
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
 
@@ -171,6 +172,10 @@ struct cache {
   /* timed use (cache_timed.c): per line and chunk, the cycle it is readable (CACHE_NEVER: on its
    * way, not timed yet); NULL unless cache_config.timed */
   uint64_t *ready;
+  /* the line the last timed lookup found or placed (checked before use: a line address lives in
+   * at most one line, so an allocated line with that tag within the ways in use is the answer a
+   * set lookup would give); a fill or a repeated access to the same line skips the set index */
+  int32_t memo_li;
 
   /* statistics */
   stats *stats;
@@ -189,6 +194,29 @@ void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_
                        cache_fail_reason reason);
 /* n reservation failures at once (cache_count_reservation_fail). */
 void cache_stats_count_fails(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t n);
+/* The breakdown counter of (kind, col) in set s, registered on its first use (a set whose
+ * breakdowns are off gets c->dummy); the slow path of cache_stats_count_ok. */
+uint64_t *cache_stats_breakdown_slot(cache *c, cache_stat_set *s, uint8_t kind, unsigned col);
+
+__attribute__((always_inline)) static inline void cache_stats_count_set(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+  ++*s->access;
+  if (col == CACHE_BD_HIT_RESERVED) ++*s->pending_hit;
+  if (col == CACHE_BD_MISS || col == CACHE_BD_SECTOR_MISS) ++*s->miss;
+  if (col == CACHE_BD_SECTOR_MISS) ++*s->sector_miss;
+  uint64_t *p = s->breakdown[kind][col];
+  if (__builtin_expect(!p, 0)) p = cache_stats_breakdown_slot(c, s, kind, col);
+  ++*p;
+}
+
+/* An accepted access (col: HIT, HIT_RESERVED, MISS or SECTOR_MISS) in every counter it moves:
+ * inlined, so a call site with a constant outcome pays a handful of increments. */
+__attribute__((always_inline)) static inline void cache_stats_count_ok(cache *c, uint8_t kind, unsigned col) {
+  if (__builtin_expect(kind >= MEM_ACC_KIND_COUNT, 0)) kind = MEM_ACC_GLOBAL_R; /* count it somewhere */
+  cache_stats_count_set(c, &c->inst, kind, col);
+  cache_stats_count_set(c, &c->group, kind, col);
+  ++*c->alias_access;
+  if (col == CACHE_BD_MISS || col == CACHE_BD_SECTOR_MISS) ++*c->alias_miss;
+}
 
 /* cache.c, used by cache_tex.c */
 void cache_list_push(cache_req_list *l, mem_req *r);
