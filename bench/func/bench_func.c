@@ -3,12 +3,19 @@
  * vector add (target >= 50 M/s). The kernels are platform/simtvp-func/demo.cu (demo.ptx bundled).
  * GPGPU-Sim's functional mode runs about 8 M thread-instructions/s on this class of machine.
  *
- *   bench_func [sgemm_n=512] [vector_n=8388608] [repeats=3]
+ *   bench_func [sgemm_n=512] [vector_n=8388608] [repeats=3] [run|step|plain]
+ *
+ * The mode says how kernels execute: run (default) is func_launch_run, functional mode; step and
+ * plain drive the per-warp interface as a timing model does, one CTA at a time, warps in turn,
+ * every instruction through func_warp_step(w, NULL) (step), or straight runs of register-only
+ * instructions through func_warp_run_plain and the rest through func_warp_step (plain). Under
+ * callgrind they give the host instructions per warp instruction of each call (docs/func.md).
  *
  * Each workload runs `repeats` times; the best run is reported (the host is shared). Results are
  * checked against the host so a fast wrong answer cannot pass. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +37,47 @@ static void die(const char *what, const simtvp_diag *d) {
   exit(1);
 }
 
+/* The per-warp driver of the step and plain modes. */
+typedef struct driver {
+  bool plain;
+  uint64_t plain_insns; /* warp instructions func_warp_run_plain executed */
+} driver;
+
+/* One CTA at a time; each warp in turn runs until it stops (barrier, exit). */
+static simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) {
+  driver *dv = ctx;
+  func_launch_params lp;
+  func_launch_get_params(l, &lp);
+  const func_program *p = func_launch_program(l);
+  uint64_t n = (uint64_t)lp.grid[0] * lp.grid[1] * lp.grid[2];
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t id[3] = {(uint32_t)(i % lp.grid[0]), (uint32_t)(i / lp.grid[0] % lp.grid[1]),
+                      (uint32_t)(i / ((uint64_t)lp.grid[0] * lp.grid[1]))};
+    func_cta *c;
+    simtvp_status st = func_cta_start(l, id, 0, 0, &c, diag);
+    if (st != SIMTVP_OK) return st;
+    while (!func_cta_done(c)) {
+      for (uint32_t wi = 0; wi < func_cta_warp_count(c); wi++) {
+        func_warp *w = func_cta_warp(c, wi);
+        if (func_warp_get_state(w) == FUNC_WARP_BARRIER) func_cta_release_barrier(c, func_warp_barrier(w));
+        while (func_warp_get_state(w) == FUNC_WARP_READY) {
+          uint32_t run = dv->plain ? func_program_plain_run(p, func_warp_pc(w)) : 0;
+          if (run) {
+            dv->plain_insns += func_warp_run_plain(w, run, diag);
+            continue;
+          }
+          if ((st = func_warp_step(w, NULL, diag)) != SIMTVP_OK) {
+            func_cta_finish(c);
+            return st;
+          }
+        }
+      }
+    }
+    func_cta_finish(c);
+  }
+  return SIMTVP_OK;
+}
+
 typedef struct result {
   double seconds;
   func_launch_counts c;
@@ -46,12 +94,20 @@ int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 512;
   long vn = argc > 2 ? atol(argv[2]) : 8l << 20;
   int repeats = argc > 3 ? atoi(argv[3]) : 3;
-  if (n < 16 || n % 16 || vn < 1 || repeats < 1) {
-    fprintf(stderr, "usage: bench_func [sgemm_n (multiple of 16)] [vector_n] [repeats]\n");
+  const char *mode = argc > 4 ? argv[4] : "run";
+  bool per_warp = !strcmp(mode, "step") || !strcmp(mode, "plain");
+  if (n < 16 || n % 16 || vn < 1 || repeats < 1 || (!per_warp && strcmp(mode, "run"))) {
+    fprintf(stderr, "usage: bench_func [sgemm_n (multiple of 16)] [vector_n] [repeats] [run|step|plain]\n");
     return 2;
   }
   simtvp_diag d = {0};
-  func_runner *r = func_runner_create(NULL, &d);
+  driver dv = {!strcmp(mode, "plain"), 0};
+  func_runner_config cfg = {0};
+  if (per_warp) {
+    cfg.run_launch = drive;
+    cfg.run_ctx = &dv;
+  }
+  func_runner *r = func_runner_create(&cfg, &d);
   if (!r) die("create", &d);
   if (func_runner_load_ptx(r, func_demo_ptx, func_demo_ptx_len, "demo.ptx", &d) != SIMTVP_OK) die("load", &d);
 
@@ -121,7 +177,9 @@ int main(int argc, char **argv) {
       return 1;
     }
 
-  printf("bench_func: functional engine, one host core, best of %d runs (results checked)\n", repeats);
+  printf("bench_func: functional engine (%s), one host core, best of %d runs (results checked)\n",
+         per_warp ? dv.plain ? "per-warp, straight runs" : "per-warp, step by step" : "functional mode", repeats);
+  if (dv.plain) printf("warp instructions in straight runs (all runs): %" PRIu64 "\n", dv.plain_insns);
   printf("%-12s %-10s %14s %12s %9s %12s %12s  %6s\n", "kernel", "size", "thread-insns", "warp-insns",
          "seconds", "M thr-insn/s", "M warp-in/s", "target");
   char size[64];

@@ -14,7 +14,8 @@
  *  (b) per-warp mode for the timing models — place a CTA on an SM (func_cta_start), peek at a
  *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
  *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
- *      branch/divergence, barrier, exit), release barriers when the timing model decides.
+ *      branch/divergence, barrier, exit), release barriers when the timing model decides; run a
+ *      straight stretch of register-only instructions in one call (func_warp_run_plain).
  *
  * Memory spaces: global (and const) live in the device-memory store (devmem.h) at device
  * addresses; shared memory per CTA; local memory per thread (also the call stack); kernel
@@ -359,6 +360,28 @@ typedef struct func_step {
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
  * stopped the warp (diag filled; the warp is then FAULTED and the launch reports the fault). */
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
+/* (addition) Runs warp w through consecutive register-only instructions — those func_warp_step
+ * executes with a NULL record and no control transfer: ALU or SFU work (func_step_kind) that
+ * touches no memory and reads no clock (%clock*, %globaltimer*, whose value depends on when it
+ * executes); no load/store/atomic, texture, barrier, fence, branch, call, return or exit — at most
+ * `max` of them, stopping before the first that is not one (func_program_insn_plain tells which
+ * are), and after the one where the warp reconverges (its next pc is then another stack entry's).
+ * Returns how many it executed: they were at pcs pc, pc+1, … pc+n−1 where pc = func_warp_pc(w)
+ * before the call; 0 when the next one is not register-only, or when the warp is not READY (diag
+ * then says why, as func_warp_step's refusal). Values and statistics exactly as n calls of
+ * func_warp_step(w, NULL, diag). Should one fault it is the last counted, the warp is FAULTED and diag has the launch's report; one that yields ends the
+ * run. It costs what func_launch_run's whole-warp loop costs per instruction, not a step. */
+uint32_t func_warp_run_plain(func_warp *w, uint32_t max, simtvp_diag *diag);
+/* (addition) Whether the instruction at module-wide index pc is register-only (func_warp_run_plain
+ * runs it), fixed at load time: a timing model may precompute run lengths per pc from it. A run
+ * also ends where a warp reconverges, which depends on the warp (its SIMT stack). */
+bool func_program_insn_plain(const func_program *p, uint32_t pc);
+/* (addition) How many register-only instructions start at pc without passing the end of its basic
+ * block (0: the one at pc is not). A warp reconverges only at the first instruction of a block, so
+ * func_warp_run_plain(w, n) with n up to this many for the warp's pc runs exactly n (unless one
+ * faults): a timing model can time a run before executing it. */
+uint32_t func_program_plain_run(const func_program *p, uint32_t pc);
+
 /* Releases every warp waiting at barrier `id` once it has completed; returns how many were
  * released. In per-warp mode a completed barrier stays closed until this call. */
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -49,6 +50,7 @@ func_engine *func_create(const func_config *config, const func_ports *ports, dev
   if (!e->cfg.max_warps_per_sm) e->cfg.max_warps_per_sm = 64;
   if (!e->cfg.stack_bytes) e->cfg.stack_bytes = 1024;
   if (ports) e->ports = *ports;
+  e->zero_frames = e->ports.debug.before || e->ports.debug.after || e->ports.debug.cta || e->ports.debug.launch;
   e->mem = mem;
   e->st = st;
   if (e->cfg.sm_threads) {
@@ -328,12 +330,14 @@ void fx_lost(fx_warp *w, const fx_insn *in, uint32_t m) {
 bool fx_stack_push(fx_warp *w, fx_sentry e) {
   if (w->depth == w->cap) {
     uint32_t cap = w->cap * 2;
-    fx_sentry *n = realloc(w->stack, cap * sizeof *n);
+    fx_sentry *n = w->stack_heap ? realloc(w->stack, cap * sizeof *n) : malloc(cap * sizeof *n);
     if (!n) {
       fx_fault(w, NULL, 0, SIMTVP_ERR_NOMEM, false, 0, "out of host memory growing the SIMT stack");
       return false;
     }
+    if (!w->stack_heap) memcpy(n, w->stack, w->cap * sizeof *n); /* leaves the CTA's block */
     w->stack = n;
+    w->stack_heap = true;
     w->cap = cap;
   }
   w->stack[w->depth++] = e;
@@ -387,15 +391,16 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
   size_t need = new_top + callee->frame_bytes + FX_ROW128; /* slack: see cta_alloc */
   if (need > w->rs_cap) {
     size_t cap = w->rs_cap * 2 > need ? w->rs_cap * 2 : need;
-    uint8_t *n = realloc(w->rs, cap);
+    uint8_t *n = w->rs_heap ? realloc(w->rs, cap) : malloc(cap);
     if (!n) {
       fx_fault(w, in, (uint32_t)__builtin_ctz(mask), SIMTVP_ERR_NOMEM, false, 0,
                "out of host memory growing the register stack");
       return false;
     }
-    /* Registers a callee reads before writing (lanes a divergent setp left alone) must not be
-     * host garbage: zero the new part once, so runs stay deterministic. */
-    memset(n + w->rs_cap, 0, cap - w->rs_cap);
+    if (!w->rs_heap) memcpy(n, w->rs, w->rs_cap); /* leaves the CTA's block */
+    w->rs_heap = true;
+    /* no clearing: the callee's frame clears the registers it may read before writing
+     * (fx_frame_clear below), as a CTA's kernel frame does */
     w->rs = n;
     w->rs_cap = cap;
     w->regs = w->rs + w->rs_top;
@@ -429,6 +434,7 @@ bool fx_enter_function(fx_warp *w, const fx_insn *in, fx_func *callee, uint32_t 
   w->rs_top = new_top;
   w->regs = w->rs + new_top;
   memcpy(w->regs + callee->off_const, callee->const_img, callee->frame_bytes - callee->off_const);
+  fx_frame_clear(callee, w->regs, w->l->e->zero_frames);
   w->fp = new_fp;
   w->fn = callee;
   w->call_depth++;
@@ -710,13 +716,12 @@ static size_t local_bytes(const func_cta *c) { return (size_t)c->n_warps * 32 * 
 
 static void cta_free(func_cta *c) {
   if (!c) return;
-  for (uint32_t i = 0; i < c->n_warps; i++) {
-    free(c->warps[i].stack);
-    free(c->warps[i].rs);
+  for (uint32_t i = 0; c->warps && i < c->n_warps; i++) {
+    if (c->warps[i].stack_heap) free(c->warps[i].stack);
+    if (c->warps[i].rs_heap) free(c->warps[i].rs);
     free(c->warps[i].replay_pages);
   }
-  free(c->warps);
-  free(c->smem);
+  free(c->block);
   local_free(c->local, local_bytes(c));
   free(c);
 }
@@ -814,27 +819,34 @@ static func_cta *cta_alloc(func_launch *l) {
   c->n_warps = l->warps_per_cta;
   c->smem_bytes = l->smem_bytes;
   c->local_per_thread = l->local_per_thread;
-  c->warps = calloc(c->n_warps, sizeof *c->warps);
-  c->smem = calloc(1, c->smem_bytes ? c->smem_bytes : 1);
+  /* One allocation (64-byte aligned parts) holds the warps, each warp's first SIMT stack (16
+   * entries) and register stack (two kernel frames and one 128-bit row of slack past any frame: a
+   * register operand of a class narrower than its instruction writes — a corrupted program image;
+   * the parser never makes one — stays inside), then shared memory. None of it is zeroed beyond
+   * the warps' headers: thread ids and shared memory are set by cta_init, register frames zeroed
+   * only where a thread may read before writing (fx_find_unwritten_reads, fx_frame_clear).
+   * Zeroing whole frames here cost more host instructions than short kernels execute. */
+#define FX_A64(x) (((size_t)(x) + 63) & ~(size_t)63)
+  const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame * 2 + FX_ROW128);
+  const size_t warps = FX_A64((size_t)c->n_warps * sizeof *c->warps), stack = FX_A64(16 * sizeof(fx_sentry));
+  const size_t total = warps + (size_t)c->n_warps * (stack + rs_cap) + FX_A64(c->smem_bytes ? c->smem_bytes : 1);
+  uint8_t *b = c->block = aligned_alloc(64, total);
   c->local = local_alloc(local_bytes(c));
-  if (!c->warps || !c->smem || !c->local) {
+  if (!b || !c->local) {
     cta_free(c);
     return NULL;
   }
-  size_t frame = (l->kf->frame_bytes + 63) & ~(size_t)63;
+  c->warps = (fx_warp *)b;
+  c->smem = b + warps + (size_t)c->n_warps * (stack + rs_cap);
   for (uint32_t i = 0; i < c->n_warps; i++) {
     fx_warp *w = &c->warps[i];
+    memset(w, 0, offsetof(fx_warp, tid)); /* the thread ids are cta_init's */
     w->cap = 16;
-    w->stack = malloc(w->cap * sizeof *w->stack);
-    /* One 128-bit row of slack past any frame: a register operand of a class narrower than its
-     * instruction writes (a corrupted program image; the parser never makes one) stays inside. */
-    w->rs_cap = frame * 2 + FX_ROW128;
-    w->rs = calloc(1, w->rs_cap);
-    if (!w->stack || !w->rs) {
-      cta_free(c);
-      return NULL;
-    }
+    w->stack = (fx_sentry *)(b + warps + (size_t)i * (stack + rs_cap));
+    w->rs_cap = rs_cap;
+    w->rs = (uint8_t *)w->stack + stack;
   }
+#undef FX_A64
   return c;
 }
 
@@ -861,6 +873,7 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->rs_top = 0;
     w->regs = w->rs;
     memcpy(w->regs + kf->off_const, kf->const_img, kf->frame_bytes - kf->off_const);
+    fx_frame_clear(kf, w->regs, l->e->zero_frames);
     w->local_stride = c->local_per_thread;
     w->local = c->local + (size_t)wi * 32 * c->local_per_thread;
     w->fp = 0;
@@ -872,15 +885,22 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->cbar_arrived = 0;
     uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
     w->valid = n == 32 ? FX_FULL : (1u << n) - 1u;
-    /* thread ids of the lanes, counted up without a division per lane */
+    /* thread ids of the lanes, counted up without a division per lane; a warp inside one row
+     * of the block (x from x0 to x0 + 31, the usual case) in loops the compiler vectorises */
     uint32_t x = first % bx, y = (first / bx) % by, z = first / (bx * by);
-    for (uint32_t lane = 0; lane < 32; lane++) {
-      w->tid[0][lane] = x;
-      w->tid[1][lane] = y;
-      w->tid[2][lane] = z;
-      if (++x == bx) {
-        x = 0;
-        if (++y == by) y = 0, z++;
+    if (x + 32 <= bx) {
+      for (uint32_t lane = 0; lane < 32; lane++) w->tid[0][lane] = x + lane;
+      for (uint32_t lane = 0; lane < 32; lane++) w->tid[1][lane] = y;
+      for (uint32_t lane = 0; lane < 32; lane++) w->tid[2][lane] = z;
+    } else {
+      for (uint32_t lane = 0; lane < 32; lane++) {
+        w->tid[0][lane] = x;
+        w->tid[1][lane] = y;
+        w->tid[2][lane] = z;
+        if (++x == bx) {
+          x = 0;
+          if (++y == by) y = 0, z++;
+        }
       }
     }
     w->depth = 1;
@@ -1476,6 +1496,62 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   }
   if (l->fault != SIMTVP_OK) return step_fault(l, diag);
   return SIMTVP_OK;
+}
+
+/* A straight run of register-only instructions: run_warp_body's loop without the step record,
+ * stopping before the first instruction that is not plain, after one that faults or yields, and
+ * where the warp reconverges (its next pc is then not the next instruction). */
+uint32_t func_warp_run_plain(func_warp *w, uint32_t max, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) {
+    step_refused(w, diag);
+    return 0;
+  }
+  const fx_insn *code = w->code;
+  uint32_t n = 0;
+  if (l->e->ports.debug.before || l->e->ports.debug.after) { /* each through the debugger */
+    while (n < max && code[w->pc].plain) {
+      uint32_t next = w->pc + 1;
+      n++;
+      if (func_warp_step(w, NULL, diag) != SIMTVP_OK || w->stop || w->pc != next) break;
+    }
+    return n;
+  }
+  fx_counts *c = w->counts;
+  func_pc_count *pc = c->pc;
+  uint64_t t = 0;
+  w->rec = NULL;
+  w->stop = false;
+  while (n < max) {
+    const fx_insn *in = &code[w->pc];
+    if (!in->plain) break;
+    uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+    n++;
+    t += w->nactive;
+    if (pc) {
+      pc[w->pc].warp_insns++;
+      pc[w->pc].thread_insns += w->nactive;
+    }
+    w->pc++;
+    in->fn(w, in, m);
+    if (w->pc == w->rpc) { /* as step_exec: a faulted warp's stack stays as it was */
+      if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER) fx_stack_reconverge(w);
+      break;
+    }
+    if (w->stop) break;
+  }
+  c->warp_insns += n;
+  c->thread_insns += t;
+  if (l->fault != SIMTVP_OK) step_fault(l, diag);
+  return n;
+}
+
+bool func_program_insn_plain(const func_program *p, uint32_t pc) {
+  return p && pc < p->m->n_insns && p->code[pc].plain;
+}
+
+uint32_t func_program_plain_run(const func_program *p, uint32_t pc) {
+  return p && pc < p->m->n_insns ? p->plain_run[pc] : 0;
 }
 
 /* ---- inspection -------------------------------------------------------------------------------- */

@@ -88,6 +88,7 @@ struct fx_insn {
   uint8_t type;    /* ptx_type of the operation */
   uint8_t type2;
   uint8_t flags;   /* family-specific */
+  uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
@@ -117,6 +118,12 @@ struct fx_func {
   uint32_t *param_off, *param_size; /* params then return values, in declaration order */
   /* shared memory: base of the function's own .shared variables in the CTA's shared memory */
   uint32_t shared_base, shared_bytes;
+  /* Registers an activation must start with zeroed (fx_find_unwritten_reads): byte ranges
+   * (offset, bytes) of the register area [0, off_const), adjacent rows merged. Every other
+   * register is written in full by each thread before that thread reads it, so what an
+   * activation finds there (a previous CTA's values) can never be observed. */
+  uint32_t *zero_ranges;
+  uint32_t n_zero_ranges;
 };
 
 /* A call instruction's description (fx_insn.ext of call). */
@@ -209,9 +216,11 @@ struct func_warp {
   uint32_t index;          /* warp index in the CTA */
   uint32_t valid;          /* lanes that exist */
   uint32_t exited;
-  /* SIMT stack */
+  /* SIMT stack (and the register stack below) start inside their CTA's block (func_cta.block)
+   * and move to an allocation of their own when they grow (stack_heap, rs_heap) */
   fx_sentry *stack;
   uint32_t depth, cap;
+  bool stack_heap, rs_heap;
   uint32_t call_depth;
   /* register stack: frames of the call chain, current at rs + rs_top */
   uint8_t *rs;
@@ -235,6 +244,7 @@ struct func_cta {
   uint32_t live;           /* warps not done (bit per warp) */
   uint8_t *smem;
   uint32_t smem_bytes;
+  void *block;             /* one allocation: warps, their first SIMT and register stacks, smem */
   uint8_t *local;
   uint32_t local_per_thread;
   fx_warp *warps;
@@ -263,6 +273,8 @@ struct func_program {
   uint32_t n_allocs, cap_allocs;
   stats_code *line_stats;  /* per-instruction statistics (pc_counts with a sink), or NULL */
   fx_fn *mc_inner;         /* memcheck: the handler each checked instruction wraps (else NULL) */
+  uint32_t *plain_run;     /* per pc: register-only instructions from it to the end of its basic
+                              block (func_program_plain_run; n_insns + 1 entries) */
 };
 
 struct func_launch {
@@ -308,6 +320,8 @@ struct func_launch {
 struct func_engine {
   func_config cfg;
   func_ports ports;
+  bool zero_frames; /* a debugger is attached: new register frames are zeroed whole (it may read
+                       any register, fx_frame_clear) */
   devmem *mem;
   stats *st;
   /* stats counters (point at `sink` when there is no stats sink) */
@@ -500,6 +514,19 @@ uint32_t fx_const_row(fx_build *b, uint64_t value, uint32_t bits); /* 32 or 64 *
 simtvp_status fx_mem_operand(fx_build *b, const ptx_operand *op, uint32_t slot);
 const ptx_operand *fx_vec_elems(const fx_build *b, const ptx_operand *op); /* VEC/LIST elements */
 void *fx_alloc(func_program *p, size_t bytes); /* zeroed, freed with the program */
+/* Finds the registers of f that a thread may read before writing them and fills f->zero_ranges
+ * (func_load.c; after the function is built). */
+simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *diag);
+/* Zeroes what a new activation of f must find zeroed in its register frame: the rows of
+ * zero_ranges, or the whole register area when `all` (a debugger can read any register). */
+static inline void fx_frame_clear(const fx_func *f, uint8_t *regs, bool all) {
+  if (all) {
+    memset(regs, 0, f->off_const);
+    return;
+  }
+  for (uint32_t i = 0; i < f->n_zero_ranges; i++)
+    memset(regs + f->zero_ranges[2 * i], 0, f->zero_ranges[2 * i + 1]);
+}
 simtvp_status fx_unsupported(fx_build *b, const char *why);
 /* Register class width in bits of a register operand. */
 uint32_t fx_rc_bits(uint32_t rclass);

@@ -56,7 +56,9 @@ uint32_t fx_rc_bits(uint32_t rclass) {
 }
 
 const ptx_operand *fx_vec_elems(const fx_build *b, const ptx_operand *op) {
-  return &b->p->m->opnd_pool[op->index];
+  /* an empty list (`call g, ();`) in a module without any list has no pool to point into */
+  const ptx_operand *pool = b->p->m->opnd_pool;
+  return pool ? pool + op->index : NULL;
 }
 
 /* ---- constant rows --------------------------------------------------------------------------- */
@@ -434,6 +436,23 @@ static simtvp_status place_symbols(func_program *p, simtvp_diag *diag) {
 
 /* ---- program ---------------------------------------------------------------------------------- */
 
+/* A register-only instruction (func_warp_run_plain, func_program_insn_plain): ALU or SFU work
+ * that touches no memory (txq and istypep read a descriptor, wgmma reads shared memory) and reads
+ * no clock (%clock*, %globaltimer*: their value depends on when the warp executes it). */
+static bool insn_is_plain(const ptx_module *m, const ptx_insn *pi, const fx_insn *in) {
+  if (in->cls != FX_C_ALU && in->cls != FX_C_SFU) return false;
+  if (pi->opcode == PTX_OP_TXQ || pi->opcode == PTX_OP_ISTYPEP || pi->opcode == PTX_OP_WGMMA_MMA_ASYNC) return false;
+  for (uint32_t i = 0; i < pi->nops && i < PTX_MAX_OPERANDS; i++) {
+    const ptx_operand *o = &pi->ops[i];
+    bool list = o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST;
+    for (uint32_t e = 0; e < (list ? o->count : 1u); e++) {
+      const ptx_operand *x = list ? &m->opnd_pool[o->index + e] : o;
+      if (x->kind == PTX_OPND_SREG && x->index >= PTX_SREG_CLOCK && x->index <= PTX_SREG_GLOBALTIMER_HI) return false;
+    }
+  }
+  return true;
+}
+
 static simtvp_status build_function(func_program *p, fx_func *f, const fx_builder *table,
                                     simtvp_diag *diag) {
   const ptx_module *m = p->m;
@@ -461,6 +480,7 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
     simtvp_status st = builder(&b);
     if (st != SIMTVP_OK) return st;
     if (!in->fn) return fx_unsupported(&b, "no handler for this form of the instruction");
+    in->plain = insn_is_plain(m, pi, in);
   }
   /* constant image: PT word then the constant rows */
   uint32_t img_bytes = f->frame_bytes - f->off_const;
@@ -480,6 +500,306 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
   free(f->const64_val);
   f->const32_val = f->const64_val = NULL;
   f->built = true;
+  return SIMTVP_OK;
+}
+
+/* ---- registers read before written ------------------------------------------------------------
+ * A new register frame (a CTA's kernel frame, a callee's frame) holds whatever the last user of
+ * that memory left, and zeroing all of it at every CTA start cost more than short kernels execute
+ * (a calloc/memset of twice the frame per warp). PTX leaves a register's value undefined until it
+ * is written; the engine gives such reads zero, so a frame zeroes exactly the registers a thread
+ * may read before it has written them, found here once per function:
+ *
+ * - every thread follows a path of the CFG (the SIMT stack only serialises the paths of a warp's
+ *   threads), so a register read by a thread at instruction U was written by that thread when an
+ *   unguarded full write of it lies on every path from the function's entry to U: a forward
+ *   "definitely written" analysis over the basic blocks (must: intersection at joins);
+ * - a full write is one whose handler stores the whole register element of each lane it executes
+ *   for: lane-local instructions (mov, ld, cvt, cvta and the integer/float arithmetic, logic,
+ *   shift, setp and selp handlers) with the destination's width equal to its register class
+ *   (16-bit results are stored zero-extended to 32 bits); anything else counts as a read;
+ * - instructions outside that list may read lanes other than their own (shfl, mma, wmma, …) or
+ *   registers at other times (call arguments and returns, bar.red): every register they name is
+ *   always zeroed;
+ * - a read wider than its register's row (a 64-bit operand in a 32-bit register: the parser
+ *   accepts it, and the handler then reads into the next row) makes the whole register area
+ *   zeroed for the function, as it was before. */
+
+typedef struct fx_rw {
+  const fx_func *f;
+  uint32_t base[PTX_RC_COUNT]; /* first row index of each class */
+  uint32_t n_rows;
+  bool zero_all;
+} fx_rw;
+
+static uint32_t rw_row(fx_rw *c, uint8_t rclass, uint32_t index) {
+  if (rclass >= PTX_RC_COUNT || index >= c->f->pf->n_regs[rclass]) {
+    c->zero_all = true; /* a register the function does not declare */
+    return UINT32_MAX;
+  }
+  return c->base[rclass] + index;
+}
+
+static uint32_t rc_bits(uint8_t rclass) { return rclass == PTX_RC_PRED ? 1 : fx_rc_bits(rclass); }
+static uint32_t type_bits_of(uint8_t t) { return t == PTX_TYPE_PRED ? 1 : 8u * ptx_type_bytes((ptx_type)t); }
+
+/* Lane-local instructions whose handlers write full elements of the lanes they execute for. */
+static bool rw_lane_local(const ptx_insn *in) {
+  switch ((ptx_opcode)in->opcode) {
+  case PTX_OP_MOV: case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_CVT: case PTX_OP_CVTA:
+  case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+  case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_NEG: case PTX_OP_ABS: case PTX_OP_AND:
+  case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_SHL: case PTX_OP_SHR:
+  case PTX_OP_SETP: case PTX_OP_SELP: case PTX_OP_BRA: case PTX_OP_EXIT: case PTX_OP_RET:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Operand roles of one instruction: each register with whether it is written in full (a
+ * definite write) and the bits each lane reads from it (0: none). */
+typedef struct fx_rw_op {
+  uint32_t row;
+  bool def;
+  uint32_t read_bits;
+} fx_rw_op;
+
+static void rw_add(fx_rw *c, fx_rw_op *ops, uint32_t *n, uint8_t rclass, uint32_t index, bool def,
+                   uint32_t read_bits) {
+  uint32_t row = rw_row(c, rclass, index);
+  if (row == UINT32_MAX || *n >= 64) {
+    if (*n >= 64) c->zero_all = true;
+    return;
+  }
+  if (rclass == PTX_RC_PRED) read_bits = read_bits ? 1 : 0; /* a lane mask word, read as such */
+  ops[(*n)++] = (fx_rw_op){row, def, read_bits};
+}
+
+/* cvt's packed forms (cvt.rn.f16x2.f32 d, a, b; cvt.f16x2.e4m3x2 d, a) read and write by type;
+ * the others by register class. */
+static bool rw_cvt_by_class(const ptx_insn *in) {
+  const uint8_t x2[] = {PTX_TYPE_F16X2, PTX_TYPE_BF16X2, PTX_TYPE_E4M3X2, PTX_TYPE_E5M2X2};
+  for (unsigned k = 0; k < sizeof x2; k++)
+    if (in->type == x2[k] || in->type2 == x2[k]) return false;
+  return in->nops == 2;
+}
+
+/* The bits a lane-local instruction reads from source operand i (its width rules). */
+static uint32_t rw_src_bits(const ptx_insn *in, uint32_t i, uint8_t rclass) {
+  switch ((ptx_opcode)in->opcode) {
+  case PTX_OP_CVT:
+    return rw_cvt_by_class(in) ? rc_bits(rclass) : type_bits_of(in->type2);
+  case PTX_OP_MOV: case PTX_OP_LD: case PTX_OP_ST:
+    return rc_bits(rclass); /* these handlers read by register class */
+  case PTX_OP_SHL: case PTX_OP_SHR:
+    if (i == 2) return 32; /* the shift amount is a u32 */
+    break;
+  case PTX_OP_MAD:
+    if (i == 3 && (in->mods & PTX_MOD_WIDE)) return 2 * type_bits_of(in->type);
+    break;
+  case PTX_OP_SETP:
+    if (i >= 3) return 1; /* the combining predicate */
+    break;
+  case PTX_OP_SELP:
+    if (i == 3) return 1;
+    break;
+  default:
+    break;
+  }
+  return type_bits_of(in->type);
+}
+
+/* The register operands of instruction `in` into ops; returns whether it is lane-local. */
+static bool rw_collect(fx_rw *c, const ptx_module *m, const ptx_insn *in, fx_rw_op *ops, uint32_t *n) {
+  *n = 0;
+  bool local = rw_lane_local(in);
+  if (in->guard != PTX_NONE) rw_add(c, ops, n, PTX_RC_PRED, in->guard, false, 1);
+  bool dest = ptx_insn_has_dest(in) || in->opcode == PTX_OP_CALL;
+  bool guarded = in->guard != PTX_NONE;
+  uint32_t opaque_bits = 0; /* what an instruction outside the list may read: its widest type */
+  const uint8_t types[4] = {in->type, in->type2, in->type3, in->type4};
+  for (int k = 0; k < 4; k++)
+    if (types[k] != PTX_TYPE_PRED && 8u * ptx_type_bytes((ptx_type)types[k]) > opaque_bits)
+      opaque_bits = 8u * ptx_type_bytes((ptx_type)types[k]);
+  for (uint32_t i = 0; i < in->nops && i < PTX_MAX_OPERANDS; i++) {
+    const ptx_operand *o = &in->ops[i];
+    bool is_dest = i == 0 && dest;
+    bool list = o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST;
+    for (uint32_t e = 0; e < (list ? o->count : 1u); e++) {
+      const ptx_operand *x = list ? &m->opnd_pool[o->index + e] : o;
+      if (x->kind == PTX_OPND_ADDR) { /* the base register, read by its class (FX_AM_R32/R64) */
+        if (x->index != PTX_NONE) rw_add(c, ops, n, x->rclass, x->index, false, rc_bits(x->rclass));
+        continue;
+      }
+      if (x->kind != PTX_OPND_REG) continue;
+      uint32_t rb = rc_bits(x->rclass);
+      if (!local) {
+        /* dests count as reads (a partial write keeps the rest); sources may be read this wide */
+        uint32_t want = is_dest ? 0 : opaque_bits;
+        if (x->rclass != PTX_RC_PRED && want > rb) c->zero_all = true;
+        rw_add(c, ops, n, x->rclass, x->index, false, is_dest ? rb : (want ? want : rb));
+        continue;
+      }
+      if (is_dest) {
+        uint32_t wb = type_bits_of(in->type);
+        if ((in->opcode == PTX_OP_MUL || in->opcode == PTX_OP_MAD) && (in->mods & PTX_MOD_WIDE)) wb *= 2;
+        if (in->opcode == PTX_OP_SETP) wb = 1;
+        /* mov/ld/cvt store by register class; mov's unpack into a vector is left as a read */
+        bool by_class = in->opcode == PTX_OP_LD || (in->opcode == PTX_OP_CVT && rw_cvt_by_class(in)) ||
+                        (in->opcode == PTX_OP_MOV && o->kind == PTX_OPND_REG);
+        bool full = !guarded && (by_class || wb == rb || (rb == 32 && wb >= 8 && wb < 32 &&
+                                                          x->rclass == PTX_RC_B32));
+        if (in->opcode == PTX_OP_MOV && o->kind != PTX_OPND_REG) full = false;
+        rw_add(c, ops, n, x->rclass, x->index, full, full ? 0 : rb);
+        continue;
+      }
+      uint32_t want = rw_src_bits(in, i, x->rclass);
+      if (x->rclass != PTX_RC_PRED && want > rb) c->zero_all = true;
+      rw_add(c, ops, n, x->rclass, x->index, false, rb);
+    }
+    if (o->flags & PTX_OPND_PAIR) /* setp's second destination p|q */
+      rw_add(c, ops, n, PTX_RC_PRED, o->pair, local && is_dest && !guarded, local && is_dest && !guarded ? 0 : 1);
+  }
+  return local;
+}
+
+static inline bool bit_get(const uint64_t *s, uint32_t b) { return (s[b >> 6] >> (b & 63)) & 1; }
+static inline void bit_set(uint64_t *s, uint32_t b) { s[b >> 6] |= 1ull << (b & 63); }
+
+/* Byte offset and size of row r in the frame. */
+static void rw_row_place(const fx_rw *c, uint32_t r, uint32_t *off, uint32_t *bytes) {
+  const fx_func *f = c->f;
+  if (r < c->base[PTX_RC_B32]) { *off = f->off_pred + 4u * r; *bytes = 4; }
+  else if (r < c->base[PTX_RC_B64]) { *off = f->off_b32 + FX_ROW32 * (r - c->base[PTX_RC_B32]); *bytes = FX_ROW32; }
+  else if (r < c->base[PTX_RC_B128]) { *off = f->off_b64 + FX_ROW64 * (r - c->base[PTX_RC_B64]); *bytes = FX_ROW64; }
+  else { *off = f->off_b128 + FX_ROW128 * (r - c->base[PTX_RC_B128]); *bytes = FX_ROW128; }
+}
+
+simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  const ptx_function *pf = f->pf;
+  fx_rw c = {.f = f};
+  c.base[PTX_RC_PRED] = 0;
+  c.base[PTX_RC_B32] = pf->n_regs[PTX_RC_PRED];
+  c.base[PTX_RC_B64] = c.base[PTX_RC_B32] + pf->n_regs[PTX_RC_B32];
+  c.base[PTX_RC_B128] = c.base[PTX_RC_B64] + pf->n_regs[PTX_RC_B64];
+  c.n_rows = c.base[PTX_RC_B128] + pf->n_regs[PTX_RC_B128];
+  free(f->zero_ranges);
+  f->zero_ranges = NULL;
+  f->n_zero_ranges = 0;
+  if (c.n_rows == 0) return SIMTVP_OK;
+  const uint32_t nb = pf->n_blocks, fb = pf->first_block;
+  const uint64_t W = (c.n_rows + 63) / 64;
+  if (nb == 0 || W * (nb + 2) > (64u << 20) / 8) { /* no CFG, or a huge one: zero everything */
+    c.zero_all = true;
+  }
+  uint64_t *in = NULL, *gen = NULL, *need = NULL, *cur = NULL;
+  if (!c.zero_all) {
+    in = malloc(W * nb * sizeof *in);
+    gen = calloc(W * nb, sizeof *gen);
+    need = calloc(W, sizeof *need);
+    cur = malloc(W * sizeof *cur);
+    if (!in || !gen || !need || !cur) {
+      free(in), free(gen), free(need), free(cur);
+      return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    }
+    fx_rw_op ops[64];
+    uint32_t n;
+    /* gen: rows a block writes in full */
+    for (uint32_t b = 0; b < nb && !c.zero_all; b++) {
+      const ptx_block *blk = &m->blocks[fb + b];
+      for (uint32_t k = blk->first_insn; k < blk->first_insn + blk->n_insns; k++) {
+        rw_collect(&c, m, &m->insns[k], ops, &n);
+        for (uint32_t i = 0; i < n; i++)
+          if (ops[i].def) bit_set(gen + W * b, ops[i].row);
+      }
+    }
+    /* in[entry] = nothing written; in[b] = intersection of its predecessors' out; start from
+     * "everything" and shrink to the greatest fixed point (blocks nothing reaches keep it) */
+    memset(in, 0xff, W * nb * sizeof *in);
+    memset(in, 0, W * sizeof *in); /* the entry block is the function's first */
+    bool changed = true;
+    while (changed && !c.zero_all) {
+      changed = false;
+      for (uint32_t b = 0; b < nb; b++) {
+        const ptx_block *blk = &m->blocks[fb + b];
+        for (uint32_t s = 0; s < blk->n_succ; s++) {
+          uint32_t t = m->succ_list[blk->first_succ + s] - fb;
+          if (t >= nb) continue;
+          for (uint64_t w = 0; w < W; w++) {
+            uint64_t v = in[W * t + w] & (in[W * b + w] | gen[W * b + w]);
+            if (v != in[W * t + w]) {
+              in[W * t + w] = v;
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+    /* reads of rows not yet written in full, and every row of the other instructions */
+    for (uint32_t b = 0; b < nb && !c.zero_all; b++) {
+      const ptx_block *blk = &m->blocks[fb + b];
+      memcpy(cur, in + W * b, W * sizeof *cur);
+      for (uint32_t k = blk->first_insn; k < blk->first_insn + blk->n_insns; k++) {
+        bool local = rw_collect(&c, m, &m->insns[k], ops, &n);
+        for (uint32_t i = 0; i < n; i++)
+          if (!local || (ops[i].read_bits && !bit_get(cur, ops[i].row))) bit_set(need, ops[i].row);
+        for (uint32_t i = 0; i < n; i++)
+          if (ops[i].def) bit_set(cur, ops[i].row);
+      }
+    }
+  }
+  simtvp_status st = SIMTVP_OK;
+  if (c.zero_all) { /* one range: the whole register area */
+    f->zero_ranges = malloc(2 * sizeof *f->zero_ranges);
+    if (!f->zero_ranges) st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    else if (f->off_const) {
+      f->zero_ranges[0] = 0;
+      f->zero_ranges[1] = f->off_const;
+      f->n_zero_ranges = 1;
+    }
+  } else {
+    uint32_t cnt = 0;
+    for (uint32_t r = 0; r < c.n_rows; r++) cnt += bit_get(need, r);
+    f->zero_ranges = malloc(2 * (cnt ? cnt : 1) * sizeof *f->zero_ranges);
+    if (!f->zero_ranges) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    } else {
+      for (uint32_t r = 0; r < c.n_rows; r++) {
+        if (!bit_get(need, r)) continue;
+        uint32_t off, bytes;
+        rw_row_place(&c, r, &off, &bytes);
+        uint32_t k = f->n_zero_ranges;
+        if (k && f->zero_ranges[2 * k - 2] + f->zero_ranges[2 * k - 1] == off) {
+          f->zero_ranges[2 * k - 1] += bytes;
+        } else {
+          f->zero_ranges[2 * k] = off;
+          f->zero_ranges[2 * k + 1] = bytes;
+          f->n_zero_ranges++;
+        }
+      }
+    }
+  }
+  free(in), free(gen), free(need), free(cur);
+  return st;
+}
+
+/* Straight-run lengths per pc (func_program_plain_run): register-only instructions from pc on,
+ * not past the end of pc's basic block — a warp reconverges only at a block's first instruction,
+ * so func_warp_run_plain runs exactly that many. */
+static simtvp_status plain_runs(func_program *p, simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  p->plain_run = calloc((size_t)m->n_insns + 1, sizeof *p->plain_run);
+  if (!p->plain_run) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+  for (uint32_t b = 0; b < m->n_blocks; b++) {
+    const ptx_block *blk = &m->blocks[b];
+    uint32_t run = 0;
+    for (uint32_t k = blk->first_insn + blk->n_insns; k-- > blk->first_insn;) {
+      run = k < m->n_insns && p->code[k].plain ? run + 1 : 0;
+      if (k < m->n_insns) p->plain_run[k] = run;
+    }
+  }
   return SIMTVP_OK;
 }
 
@@ -546,8 +866,12 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
     fx_register_async(table);
     fx_register_mma(table);
     for (uint32_t i = 0; i < m->n_functions && st == SIMTVP_OK; i++)
-      if (p->funcs[i].has_body) st = build_function(p, &p->funcs[i], table, diag);
+      if (p->funcs[i].has_body) {
+        st = build_function(p, &p->funcs[i], table, diag);
+        if (st == SIMTVP_OK) st = fx_find_unwritten_reads(p, &p->funcs[i], diag);
+      }
   }
+  if (st == SIMTVP_OK) st = plain_runs(p, diag);
   if (st == SIMTVP_OK && e->cfg.pc_counts && e->st) st = register_code(p, diag);
   if (st == SIMTVP_OK && e->cfg.memcheck) st = fx_memcheck_wrap(p, diag);
   if (st != SIMTVP_OK) {
@@ -568,11 +892,13 @@ void func_program_destroy(func_program *p) {
       free(f->const64_val);
       free(f->param_off);
       free(f->param_size);
+      free(f->zero_ranges);
     }
   }
   for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
   free(p->allocs);
   free(p->mc_inner);
+  free(p->plain_run);
   free(p->code);
   free(p->funcs);
   free(p->sym_addr);

@@ -278,7 +278,7 @@ simtvp_status func_runner_launch_cluster(func_runner *r, const char *name, const
   free(buf);
   if (st != SIMTVP_OK) return st;
   stats_kernel_begin(r->st, name, r->launches);
-  st = func_launch_run(l, diag);
+  st = r->cfg.run_launch ? r->cfg.run_launch(r->cfg.run_ctx, l, diag) : func_launch_run(l, diag);
   func_launch_get_counts(l, &r->last);
   func_launch_destroy(l);
   *r->gpu_sim_insn += r->last.thread_insns;

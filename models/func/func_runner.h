@@ -32,6 +32,11 @@ typedef struct func_runner_config {
   FILE *out;
   simtvp_msg_port messages;    /* parser warnings */
   func_debug_port debug;       /* a debugger (models/debug); zeros = none */
+  /* (addition) Runs each launch instead of func_launch_run — through the per-warp interface, as a
+   * timing model would (tests of that interface); it returns the launch's status as
+   * func_launch_run does. NULL = func_launch_run. */
+  simtvp_status (*run_launch)(void *ctx, func_launch *l, simtvp_diag *diag);
+  void *run_ctx;
 } func_runner_config;
 
 func_runner *func_runner_create(const func_runner_config *config, simtvp_diag *diag);
