@@ -8,6 +8,7 @@
 //
 // configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
 // sgemm or vector; fidelity (speed only): ca (default: every block CA), at (every block AT),
+// interval (interval SIMT cores, docs/simt-interval.md),
 // at-cores (AT SIMT cores, CA memory), at-mem (CA cores, AT interconnect/partitions/DRAM) or func
 // (the functional SIMT side: no timing; the floor any timing model's speed stands on), or a mix
 // block=model,… of simt, icnt, mempart and dram (the others CA); any of them with @DETAIL,PERIOD
@@ -26,9 +27,10 @@
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
 //
-// fidelity: each kernel on each selected configuration under five per-block mixes — all CA; AT
+// fidelity: each kernel on each selected configuration under six per-block mixes — all CA; AT
 //   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT;
-//   all AT with sampled cores (-at_sample 4000,12000, docs/simt-at.md §6a) —
+//   all AT with sampled cores (-at_sample 4000,12000, docs/simt-at.md §6a); interval cores
+//   (docs/simt-interval.md) with the memory blocks AT —
 //   with core cycles against all-CA, host seconds, warp instructions per host second and the
 //   speed-up over all-CA (docs/simt-at.md).
 //
@@ -354,6 +356,8 @@ const fidelity_mix kMixes[] = {
     {"all AT", {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
     {"all AT, sampled 4000,12000",
      {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-at_sample", "4000,12000"}},
+    {"all interval (interval cores, AT memory)",
+     {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
 };
 
 // speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
@@ -454,13 +458,13 @@ int main(int argc, char **argv) {
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
   if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
     mix_options(model);  // an unknown assignment ends the benchmark here, naming it
     std::printf("Timing GPU speed (%s), one host core, kernel only:\n\n",
-                model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : model == "at-mem" ? "CA cores, AT memory" : model.c_str());
+                model == "ca" ? "all CA" : model == "at" ? "all AT" : model == "interval" ? "interval cores" : model == "at-cores" ? "AT cores, CA memory" : model == "func" ? "functional SIMT side, no timing" : model == "at-mem" ? "CA cores, AT memory" : model.c_str());
     speed(sgemm_n, vector_n, repeats, configs, kernels, model);
     std::printf("\n");
   }

@@ -147,7 +147,8 @@ static bool check_scheduler(const char *v, char *why, size_t n) {
 /* ---- enum value tables --------------------------------------------------------------------- */
 
 static const config_enum_value simt_models[] = {
-    {"func", GPU_FIDELITY_FUNC}, {"at", GPU_FIDELITY_AT}, {"ca", GPU_FIDELITY_CA}, {NULL, 0}};
+    {"func", GPU_FIDELITY_FUNC}, {"at", GPU_FIDELITY_AT}, {"ca", GPU_FIDELITY_CA},
+    {"interval", GPU_FIDELITY_INTERVAL}, {NULL, 0}};
 static const config_enum_value dram_models[] = {
     {"at", GPU_FIDELITY_AT}, {"ca", GPU_FIDELITY_CA}, {NULL, 0}};
 static const config_enum_value dram_schedulers[] = {{"fifo", 0}, {"frfcfs", 1}, {NULL, 0}};
@@ -708,7 +709,8 @@ static const config_option sim_options[] = {
 
 static const config_option fidelity_options[] = {
     FID_X(simt_model, CONFIG_ENUM, "-simt_model", "ca",
-          "Fidelity of every SIMT core: functional only, approximately timed or cycle accurate.",
+          "Fidelity of every SIMT core: functional only (`func`), approximately timed (`at`), "
+          "cycle accurate (`ca`), or timed by intervals (`interval`, docs/simt-interval.md).",
           simt_models, NULL),
     FID_X(simt_model_override, CONFIG_STRING, "-simt_model_override", "",
           "Per-core exceptions to `-simt_model`, `<core>[-<core>]:<model>` separated by ','; "
@@ -1120,7 +1122,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   const char *model[4] = {"ca", "ca", "ca", "ca"};
   *n_words = 0;
   if (!spec || !*spec) {
-    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, func, at-cores, at-mem or block=model items");
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, func, at-cores, at-mem or block=model items");
     return false;
   }
   if (!strcmp(spec, "func")) {
@@ -1131,7 +1133,10 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   }
   bool sampled = !strcmp(spec, "at-sampled");
   if (!strcmp(spec, "at") || sampled) model[0] = model[1] = model[2] = model[3] = "at";
-  else if (!strcmp(spec, "at-cores")) model[0] = "at";
+  else if (!strcmp(spec, "interval")) { /* interval cores; nothing of theirs reaches the AT blocks */
+    model[0] = "interval";
+    model[1] = model[2] = model[3] = "at";
+  } else if (!strcmp(spec, "at-cores")) model[0] = "at";
   else if (!strcmp(spec, "at-mem")) model[1] = model[2] = model[3] = "at";
   else if (strcmp(spec, "ca") != 0) {
     for (const char *p = spec; *p;) {
@@ -1144,6 +1149,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       const char *m = value_n == 2 && !strncmp(value, "ca", 2)     ? "ca"
                       : value_n == 2 && !strncmp(value, "at", 2)   ? "at"
                       : value_n == 4 && !strncmp(value, "func", 4) ? "func"
+                      : value_n == 8 && !strncmp(value, "interval", 8) ? "interval"
                                                                    : NULL;
       int first = -1, last = -1;
       if (key_n == 4 && !strncmp(p, "simt", 4)) first = last = 0;
@@ -1151,11 +1157,11 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       else if (key_n == 7 && !strncmp(p, "mempart", 7)) first = last = 2;
       else if (key_n == 4 && !strncmp(p, "dram", 4)) first = last = 3;
       else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
-      if (!eq || first < 0 || !m || (first > 0 && !strcmp(m, "func"))) {
+      if (!eq || first < 0 || !m || (first > 0 && (!strcmp(m, "func") || !strcmp(m, "interval")))) {
         snprintf(why, why_size,
-                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, func, at-cores, at-mem or items "
-                 "block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
-                 "func for simt)",
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, func, at-cores, at-mem or "
+                 "items block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
+                 "func or interval for simt)",
                  (int)n, p, spec);
         return false;
       }

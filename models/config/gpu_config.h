@@ -387,7 +387,7 @@ bool gpu_config_check_dram_timing(const char *text, char *why, size_t why_size);
 bool gpu_config_resolve_overrides(const char *text, const config_enum_value *allowed, uint8_t dflt,
                                   uint8_t *out, uint32_t n, char *why, size_t why_size);
 
-/* Name of a fidelity ("func", "at", "ca"). */
+/* Name of a fidelity ("func", "at", "ca", "interval"). */
 const char *gpu_fidelity_name(gpu_fidelity f);
 
 /* The fidelity of every block instance of a finalized configuration, in words:
@@ -396,8 +396,9 @@ const char *gpu_fidelity_name(gpu_fidelity f);
 size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
 
 /* A fidelity assignment as users write it — "ca", "at", "at-sampled" (every block AT, the cores
- * sampled with -at_sample GPU_FIDELITY_SAMPLED), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
- * joined by commas over the all-CA assignment: simt=func|at|ca, icnt=at|ca, mempart=at|ca,
+ * sampled with -at_sample GPU_FIDELITY_SAMPLED), "interval" (interval SIMT cores,
+ * docs/simt-interval.md; the memory blocks AT), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
+ * joined by commas over the all-CA assignment: simt=func|at|ca|interval, icnt=at|ca, mempart=at|ca,
  * dram=at|ca, mem=at|ca (icnt, mempart and dram together), e.g. "simt=at,dram=ca" — as the option
  * words that select it ({"-simt_model", "at", "-icnt_model", "ca", …}; at most
  * GPU_FIDELITY_SPEC_WORDS words, string literals). Unknown words: false and why names them. */

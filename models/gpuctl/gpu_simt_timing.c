@@ -98,6 +98,7 @@ static simtvp_status make_interval_memory(gpu_simt_timing *t, simtvp_diag *diag)
   simtvp_status s = memiv_config_from_gpu(g, &mc, diag);
   if (s != SIMTVP_OK) return s;
   mc.stats = t->st;
+  mc.aperture = t->cfg.aperture; /* system memory by its bus address, not the host's moving VA */
   if (!(t->memiv = memiv_create(&mc, diag))) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   for (uint32_t sm = 0; sm < t->n_cores; sm++) {
     simt_core_config *cc = &t->core_cfgs[sm];

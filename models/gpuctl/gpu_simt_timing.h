@@ -58,6 +58,9 @@ typedef struct gpu_simt_timing_config {
   func_ports func;           /* the functional engine's ports as the shell answers them: clock
                               * (%clock64) the core clock's cycle, globaltimer the simulated ns,
                               * print; messages without emit: ports.messages */
+  mem_aperture_port aperture; /* (addition) where an address lives, as the clusters' requests are
+                               * routed: the interval cores' memory model routes system memory by
+                               * its bus address (ctx NULL: every line is device memory) */
 } gpu_simt_timing_config;
 
 /* What leaves the side. Every function is called with ctx; none may be NULL unless it says so. */

@@ -143,11 +143,12 @@ simtvp_status simt_core_config_from_gpu(const gpu_config *g, uint32_t sm, simt_c
   l->l1_tlb_entries = c->tlb_l1_entries;
   l->l1_tlb_assoc = c->tlb_l1_assoc;
   l->l2_tlb_latency = c->tlb_l2_latency;
+  cfg->interval_miss_latency = g->mem.rop_latency + g->mem.dram_latency;
   return SIMTVP_OK;
 }
 
 /* The variants, for messages. */
-#define SIMT_MODELS_BUILT "func, at, ca"
+#define SIMT_MODELS_BUILT "func, at, ca, interval"
 
 /* ---- fault reports (simt_core_ports.fault) --------------------------------------------------- */
 
@@ -183,6 +184,7 @@ static const simt_core_ops *ops_for(uint8_t model) {
   case GPU_FIDELITY_FUNC: return &simt_func_ops;
   case GPU_FIDELITY_CA: return &simt_ca_ops;
   case GPU_FIDELITY_AT: return &simt_at_ops;
+  case GPU_FIDELITY_INTERVAL: return &simt_interval_ops;
   default: return NULL;
   }
 }
@@ -195,7 +197,7 @@ simtvp_status simt_core_create(const simt_core_config *config, simt_core_ports p
     simtvp_diag_set(diag, SIMTVP_ERR_UNSUPPORTED,
                     "-simt_model: SIMT core %u asks for model '%s', which this build does not have "
                     "(available: %s)",
-                    config->sm, config->model <= GPU_FIDELITY_CA ? gpu_fidelity_name((gpu_fidelity)config->model) : "?",
+                    config->sm, config->model <= GPU_FIDELITY_INTERVAL ? gpu_fidelity_name((gpu_fidelity)config->model) : "?",
                     SIMT_MODELS_BUILT);
     simtvp_diag_at_option(diag, "-simt_model");
     return SIMTVP_ERR_UNSUPPORTED;

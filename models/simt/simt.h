@@ -12,7 +12,11 @@
  *          (models/simt/ldst), writeback (docs/simt.md);
  *   at   — approximately timed: ready times per warp and register, pipeline resources as
  *          next-free times, only cycles with work visited, the same LDST unit (models/simt/at,
- *          docs/simt-at.md).
+ *          docs/simt-at.md);
+ *   interval — warps run ahead in intervals of a horizon, timed by per-warp register ready
+ *          times, coarse issue/unit throughput bins and an L1D tag model; traffic beyond the L1
+ *          answered at once by simt_core_config.interval_mem (models/simt/interval,
+ *          docs/simt-interval.md).
  *
  * Values never depend on timing (DESIGN.md §3): every variant executes warp instructions through
  * models/func's per-warp interface; a timing variant decides *when*. Memory requests leave
@@ -100,7 +104,7 @@ typedef struct simt_interval_mem_port {
 /* One core. Plain data; strings are not copied (they must outlive simt_core_create). Cycles are
  * core-clock cycles. simt_core_config_from_gpu fills every field from a gpu_config. */
 typedef struct simt_core_config {
-  uint8_t model;                  /* gpu_fidelity: GPU_FIDELITY_FUNC, _AT, _CA */
+  uint8_t model;                  /* gpu_fidelity: GPU_FIDELITY_FUNC, _AT, _CA, _INTERVAL */
   uint32_t sm;                    /* global core index (mem_req.sm, CTA-done reports, stat names) */
   uint32_t cluster;               /* cluster index (mem_req.cluster) */
   uint32_t warp_size;             /* threads per warp: 32 */
@@ -146,6 +150,9 @@ typedef struct simt_core_config {
   mem_req_pool *pool;             /* requests the core creates (fetches, LDST); NULL: its own */
   simt_trace_port trace;          /* optional */
   simt_interval_mem_port interval_mem; /* interval cores: the memory system beyond the L1 */
+  uint32_t interval_miss_latency; /* interval cores without interval_mem: the cycles from an
+                                     access leaving the L1 to its reply (-gpgpu_l2_rop_latency +
+                                     -dram_latency: an L2 miss with idle queues) */
   bool every_cycle;               /* simulate every cycle while a CTA is resident instead of
                                      skipping quiet ones (a check: it must change no statistic) */
 } simt_core_config;

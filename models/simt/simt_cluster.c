@@ -33,6 +33,9 @@ struct simt_cluster {
   uint32_t cluster_ctas;
   bool *slot_clustered;
   uint32_t n_slots;
+  /* an interval core (models/simt/interval) calls its memory port synchronously: the port's
+   * model is shared by every SM, so the cluster ticks on the simulation thread */
+  bool has_interval;
 };
 
 static bool timed_before(const struct timed_reply *a, const struct timed_reply *b) {
@@ -186,6 +189,7 @@ simtvp_status simt_cluster_create(const simt_cluster_config *config, simt_cluste
     cl->core_ports[i].cl = cl;
     cl->core_ports[i].index = i;
     cl->sm_of[i] = config->cores[i].sm;
+    cl->has_interval |= config->cores[i].model == GPU_FIDELITY_INTERVAL;
     simt_core_ports cp = {&cl->core_ports[i], core_send, core_cta_done, ports.messages,
                           ports.fault ? core_fault : NULL, ports.inject_timed ? core_send_timed : NULL};
     simtvp_status s = simt_core_create(&config->cores[i], cp, &cl->cores[i], diag);
@@ -250,7 +254,7 @@ simtvp_status simt_cluster_launch_cta(simt_cluster *cl, uint32_t sm, const simt_
   return st;
 }
 
-bool simt_cluster_runs_cluster_ctas(const simt_cluster *cl) { return cl->cluster_ctas != 0; }
+bool simt_cluster_runs_cluster_ctas(const simt_cluster *cl) { return cl->cluster_ctas != 0 || cl->has_interval; }
 
 bool simt_cluster_deliver(simt_cluster *cl, mem_req *reply, uint64_t now) {
   (void)now;

@@ -82,8 +82,10 @@ void simt_cluster_advance(simt_cluster *cl, uint64_t now);
 uint64_t simt_cluster_next_event(const simt_cluster *cl);
 bool simt_cluster_idle(const simt_cluster *cl);
 /* (addition) Whether CTAs of a thread block cluster launch (more than one CTA per cluster) are
- * resident: they share barriers and shared memory with CTAs on other SMs, so a shell ticks this
- * cluster on the simulation thread then (-sim_threads stays deterministic). */
+ * resident — they share barriers and shared memory with CTAs on other SMs — or the cluster holds
+ * an interval core, whose memory port (simt_interval_mem_port) is called on the simulation
+ * thread only: a shell ticks this cluster on the simulation thread then (-sim_threads stays
+ * deterministic). */
 bool simt_cluster_runs_cluster_ctas(const simt_cluster *cl);
 /* Replies waiting in the response FIFO. */
 uint32_t simt_cluster_pending_replies(const simt_cluster *cl);

@@ -59,6 +59,7 @@ typedef struct simt_core_ops {
 extern const simt_core_ops simt_func_ops;
 extern const simt_core_ops simt_ca_ops;
 extern const simt_core_ops simt_at_ops;
+extern const simt_core_ops simt_interval_ops;
 
 /* Shared by the variants: the instruction and thread counters every variant bumps. */
 typedef struct simt_insn_counters {

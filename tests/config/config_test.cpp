@@ -796,6 +796,23 @@ TEST(GpuConfig, FidelityOverridesApplyPerCoreAndPerChannel) {
   EXPECT_EQ(d.dram_model_of_channel[3], GPU_FIDELITY_CA);
 }
 
+TEST(GpuConfig, IntervalCoresAreChosenLikeTheOtherModelsAndNamedInTheMap) {
+  Gpu g;
+  ASSERT_EQ(g.load("-gpgpu_n_clusters 4 -gpgpu_n_cores_per_cluster 2\n"
+                   "-simt_model interval\n-simt_model_override 0-1:ca\n"),
+            SIMTVP_OK)
+      << g.diag.message;
+  ASSERT_EQ(g.finalize(), SIMTVP_OK) << g.diag.message;
+  const gpu_config_derived &d = g.cfg->derived;
+  for (int i = 0; i < 2; i++) EXPECT_EQ(d.simt_model_of_core[i], GPU_FIDELITY_CA) << i;
+  for (int i = 2; i < 8; i++) EXPECT_EQ(d.simt_model_of_core[i], GPU_FIDELITY_INTERVAL) << i;
+  char map[256];
+  gpu_config_fidelity_map(g.cfg.get(), map, sizeof map);
+  EXPECT_EQ(std::string(map).substr(0, 25), "simt=0-1:ca,2-7:interval ") << map;
+  Gpu h;
+  ASSERT_EQ(h.load("-simt_model ca -simt_model_override 3:interval\n"), SIMTVP_OK) << h.diag.message;
+}
+
 TEST(GpuConfig, OverrideBeyondTheCoreCountIsAnErrorAtItsFileLine) {
   Gpu g;
   ASSERT_EQ(g.load("-gpgpu_n_clusters 4 -gpgpu_n_cores_per_cluster 1\n"
@@ -842,7 +859,7 @@ TEST(GpuConfig, MalformedOverrideIsRejectedWhenSet) {
   Gpu g;
   EXPECT_EQ(g.load("-simt_model_override 0-3:fast\n"), SIMTVP_ERR_PARSE);
   EXPECT_STREQ(g.diag.option, "-simt_model_override");
-  EXPECT_NE(std::string(g.diag.message).find("not one of: func at ca"), std::string::npos)
+  EXPECT_NE(std::string(g.diag.message).find("not one of: func at ca interval"), std::string::npos)
       << g.diag.message;
   Gpu h;
   EXPECT_EQ(h.load("-dram_model_override 0:func\n"), SIMTVP_ERR_PARSE);  // DRAM has no func
@@ -1051,6 +1068,14 @@ TEST(GpuFidelitySpec, BlockItemsChangeTheAllCaAssignment) {
   EXPECT_EQ(spec_words("mem=at"), "-simt_model ca -icnt_model at -mempart_model at -dram_model at");
   EXPECT_EQ(spec_words("mem=at,icnt=ca"), "-simt_model ca -icnt_model ca -mempart_model at -dram_model at");
   EXPECT_EQ(spec_words("simt=func,mem=at"), "-simt_model func");
+  EXPECT_EQ(spec_words("simt=interval"), "-simt_model interval -icnt_model ca -mempart_model ca -dram_model ca");
+}
+
+TEST(GpuFidelitySpec, IntervalMeansIntervalCoresOnTheAtMemorySystem) {
+  EXPECT_EQ(spec_words("interval"), "-simt_model interval -icnt_model at -mempart_model at -dram_model at");
+  std::string why;
+  EXPECT_EQ(spec_words("dram=interval", &why), "error"); /* only SIMT cores have an interval model */
+  EXPECT_NE(why.find("interval for simt"), std::string::npos) << why;
 }
 
 TEST(GpuFidelitySpec, UnknownBlocksAndModelsAreNamed) {

@@ -141,6 +141,15 @@ simtvp_status sh_read(simt_harness *h, uint64_t addr, void *dst, uint64_t n, sim
 
 /* ---- fixed-latency memory ---------------------------------------------------------------------- */
 
+/* Interval cores' accesses beyond their L1 (simt_interval_mem_port): the fixed latency. */
+static uint64_t interval_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind,
+                                bool is_write, uint8_t n_ops, uint64_t at) {
+  simt_harness *h = ctx;
+  (void)sm, (void)line_addr, (void)sector_mask, (void)is_write, (void)n_ops;
+  if (kind < MEM_ACC_KIND_COUNT) h->mem_count[kind]++;
+  return at + h->o.mem_latency;
+}
+
 static bool mem_inject(void *ctx, mem_req *req, uint64_t now) {
   simt_harness *h = ctx;
   if (req->kind < MEM_ACC_KIND_COUNT) h->mem_count[req->kind]++;
@@ -421,6 +430,7 @@ simtvp_status sh_create(const sh_options *o, simt_harness **out, simtvp_diag *di
     cc->ldst_iface = lif;
     if (lif != simt_ldst_default_iface()) cc->ldst.l1d_latency = o->fake_ldst_latency;
     cc->ldst.local_base = sh_alloc(h, 1u << 20); /* a region per core (the LDST maps local memory there) */
+    cc->interval_mem = o->interval_mem.ctx ? o->interval_mem : (simt_interval_mem_port){h, interval_access};
   }
   simt_cluster_ports cp = {h, mem_inject, cta_done, {h, on_message}, on_fault, NULL};
   for (uint32_t c = 0; st == SIMTVP_OK && c < h->n_clusters; c++) {

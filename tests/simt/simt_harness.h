@@ -44,6 +44,9 @@ typedef struct sh_options {
   simt_trace_port trace;            /* every issued warp instruction (optional) */
   bool every_cycle;                 /* simt_core_config.every_cycle */
   func_debug_port debug;            /* a debugger on the functional engine (models/debug) */
+  /* interval cores' memory beyond the L1 (simt_core_config.interval_mem); ctx NULL: the
+   * harness's own, answering after mem_latency cycles and counted in sh_mem_requests */
+  simt_interval_mem_port interval_mem;
 } sh_options;
 
 typedef struct simt_harness simt_harness;

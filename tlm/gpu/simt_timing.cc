@@ -94,6 +94,42 @@ gpu_simt_timing_ports simt_timing::model_ports() {
   return p;
 }
 
+// The aperture of an address: system memory where the store maps it externally, with its bus
+// address, by which requests are routed (deterministic where the virtual address is the host's
+// and moves between runs). An address of a page mapped remotely is looked up where the
+// functional engine's translation put it.
+mem_aperture_port simt_timing::aperture_port() {
+  mem_aperture_port ap;
+  ap.ctx = this;
+  ap.of = nullptr;
+  ap.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
+    auto *t = static_cast<simt_timing *>(ctx);
+    uint8_t a = DEVMEM_APERTURE_VIDMEM;
+    if (t->env_.physical) addr = t->env_.physical(addr);
+    if (!devmem_bus_addr(t->env_.mem, addr, bus, &a)) return MEM_APERTURE_VIDMEM;
+    if (a == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
+    *bus = 0;
+    return MEM_APERTURE_VIDMEM;
+  };
+  if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
+    ap.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
+      auto *t = static_cast<simt_timing *>(ctx);
+      uint8_t a = DEVMEM_APERTURE_VIDMEM;
+      if (t->env_.physical) addr = t->env_.physical(addr);
+      if (devmem_bus_addr(t->env_.mem, addr, bus, &a)) {
+        if (a == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
+        *bus = 0;
+        return MEM_APERTURE_VIDMEM;
+      }
+      if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
+      uint8_t r = t->env_.sysmem.aperture_of(addr, bus);
+      if (r != MEM_APERTURE_SYSMEM) *bus = 0;
+      return r;
+    };
+  }
+  return ap;
+}
+
 simtvp_status simt_timing::build(simtvp_diag *diag) {
   // The model core: functional engine (%clock64 the core cycle, %globaltimer the simulated
   // time), launcher, local-memory layout, per-core configurations.
@@ -141,6 +177,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
   func_messages_.set_target(env_.func.messages.emit ? env_.func.messages : env_.messages);
   tc.func.messages = func_messages_.port();
   tc.func.debug = env_.func.debug;
+  tc.aperture = aperture_port();
   side_ = gpu_simt_timing_create(&tc, model_ports(), diag);
   if (!side_) return diag ? diag->status : SIMTVP_ERR_CONFIG;
   stats *st = gpu_simt_timing_stats(side_);
@@ -178,38 +215,7 @@ simtvp_status simt_timing::build(simtvp_diag *diag) {
     cc.cores = gpu_simt_timing_core_configs(side_) + static_cast<size_t>(c) * per_cluster;
     cc.ejection_buffer = g_.core.cluster_ejection_buffer;
     cc.addrmap = mem_->addrmap();
-    // The aperture of each request: system memory where the store maps it externally, with its
-    // bus address, by which the request is routed (deterministic where the virtual address is
-    // the host's and moves between runs). A request that carries a virtual address of a page
-    // mapped remotely is looked up where the functional engine's translation put it.
-    cc.aperture.ctx = this;
-    cc.aperture.of = nullptr;
-    cc.aperture.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
-      auto *t = static_cast<simt_timing *>(ctx);
-      uint8_t ap = DEVMEM_APERTURE_VIDMEM;
-      if (t->env_.physical) addr = t->env_.physical(addr);
-      if (!devmem_bus_addr(t->env_.mem, addr, bus, &ap)) return MEM_APERTURE_VIDMEM;
-      if (ap == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
-      *bus = 0;
-      return MEM_APERTURE_VIDMEM;
-    };
-    if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
-      cc.aperture.ctx = this;
-      cc.aperture.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
-        auto *t = static_cast<simt_timing *>(ctx);
-        uint8_t ap = DEVMEM_APERTURE_VIDMEM;
-        if (t->env_.physical) addr = t->env_.physical(addr);
-        if (devmem_bus_addr(t->env_.mem, addr, bus, &ap)) {
-          if (ap == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
-          *bus = 0;
-          return MEM_APERTURE_VIDMEM;
-        }
-        if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
-        uint8_t r = t->env_.sysmem.aperture_of(addr, bus);
-        if (r != MEM_APERTURE_SYSMEM) *bus = 0;
-        return r;
-      };
-    }
+    cc.aperture = aperture_port();
     cc.stats = st;
     clusters_.push_back(std::make_unique<simt_cluster_shell>(("cluster_" + std::to_string(c)).c_str(),
                                                              *core_drv_, cc, sp, workers_ != nullptr));

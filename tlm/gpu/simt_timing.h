@@ -72,6 +72,9 @@ class simt_timing final : public sc_core::sc_module, public simt_subsystem {
 
   simtvp_status build(simtvp_diag *diag);
   gpu_simt_timing_ports model_ports();
+  // Where an address lives (system memory with its bus address, or device memory): the clusters'
+  // requests and the interval cores' memory model (models/memiv) route by it.
+  mem_aperture_port aperture_port();
 
   simt_env env_;
   const gpu_config &g_;

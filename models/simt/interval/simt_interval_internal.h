@@ -1,0 +1,205 @@
+/* simt_interval_internal — state of the interval SIMT core (private to models/simt/interval).
+ *
+ * The interval core (docs/simt-interval.md) runs each resident warp ahead of the GPU's time by up
+ * to a horizon of IV_HORIZON cycles: the warp executes instruction after instruction in
+ * models/func and a per-warp timeline `t` advances by each instruction's issue rule (register
+ * ready times, coarse throughput bins per scheduler and per unit, the L1 port), until the
+ * timeline passes the horizon, the warp waits at a barrier, exits or waits on a replayable fault.
+ * Every memory access is timed at once: shared memory from its bank conflicts, the L1 caches
+ * from models/cache in timed use, and everything beyond the L1 by one call of
+ * simt_core_config.interval_mem (or a fixed latency when nothing is connected). Nothing is
+ * stepped cycle by cycle, no request leaves the core, and no instruction is an event. */
+#ifndef SIMTVP_SIMT_INTERVAL_INTERNAL_H
+#define SIMTVP_SIMT_INTERVAL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ldst_coalesce.h"
+#include "simt_core_base.h"
+
+#define IV_NONE SIMT_NONE
+#define IV_NEVER SIMT_NEVER
+#define IV_NO_UNIT 0xffu
+/* Cycles from issue to the execution unit (operand collector, register read, OC_EX: the CA
+ * core's stages, docs/simt.md §3), so a dependent ALU chain costs latency + 4 per instruction. */
+#define IV_ISSUE_TO_UNIT 4u
+/* How far (core cycles) a warp's timeline may run ahead of the time the core is advanced to.
+ * The core asks to be advanced again when its earliest warp is IV_HORIZON / 2 ahead, so each
+ * call runs every warp about IV_HORIZON / 2 cycles further (docs/simt-interval.md §1). */
+#define IV_HORIZON 2048u
+/* Throughput bins: IV_BIN cycles each, a ring of IV_RING bins (8 192 cycles: the horizon plus
+ * the longest latency, with room) per resource. */
+#define IV_BIN 32u
+#define IV_RING 256u
+
+/* A resource's budget per bin: `cap` units of work per IV_BIN cycles (an instruction on a unit
+ * with initiation interval II costs II; a unit kind with n units has cap IV_BIN × n). Bin b of
+ * the ring holds the work booked in cycles [b·IV_BIN, (b+1)·IV_BIN); a slot whose id is older
+ * than the bin asked for is recycled. */
+typedef struct iv_bins {
+  uint64_t id[IV_RING];
+  uint32_t used[IV_RING];
+  uint32_t cap;
+} iv_bins;
+
+/* The bin slot of cycle t, recycled when it holds an older bin; NULL when it already holds a
+ * later one (a warp far behind the others: its work is not tracked). */
+static inline uint32_t *iv_bins_slot(iv_bins *b, uint64_t t) {
+  uint64_t bin = t / IV_BIN;
+  uint32_t s = (uint32_t)(bin % IV_RING);
+  if (b->id[s] != bin) {
+    if (b->id[s] > bin) return NULL;
+    b->id[s] = bin;
+    b->used[s] = 0;
+  }
+  return &b->used[s];
+}
+
+/* The first cycle ≥ t whose bin has room for `cost` (an empty bin takes any cost). */
+static inline uint64_t iv_bins_find(iv_bins *b, uint64_t t, uint32_t cost) {
+  for (;;) {
+    uint32_t *u = iv_bins_slot(b, t);
+    if (!u || *u == 0 || *u + cost <= b->cap) return t;
+    t = (t / IV_BIN + 1) * IV_BIN;
+  }
+}
+
+static inline void iv_bins_book(iv_bins *b, uint64_t t, uint32_t cost) {
+  uint32_t *u = iv_bins_slot(b, t);
+  if (u) *u += cost;
+}
+
+/* iv_bins_find, then booked there. */
+static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
+  t = iv_bins_find(b, t, cost);
+  iv_bins_book(b, t, cost);
+  return t;
+}
+
+/* What the core needs of an instruction, learnt once per pc and CTA slot. */
+enum {
+  IV_PLAIN = 1u,   /* register-only work, executed without a step record */
+  IV_KNOWN = 2u,   /* the entry is filled */
+  IV_UNIFORM = 4u  /* its address has no register ([symbol+offset], [offset]): every lane's is one */
+};
+
+typedef struct iv_pc {
+  uint8_t unit;      /* pipeline (SIMT_UNIT_MEM for memory, IV_NO_UNIT for barriers/fences) */
+  uint8_t flags;     /* IV_* */
+  uint8_t to_unit;   /* issue to unit: IV_ISSUE_TO_UNIT, one less without register reads */
+  uint8_t n_deps;    /* registers it reads and writes */
+  uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
+  uint8_t fence;     /* simt_insn_info.fence */
+  uint16_t ii;       /* initiation interval on its unit */
+  uint32_t lat;      /* unit to writeback */
+  uint32_t ready;    /* unit to the cycle a dependent may use the result */
+  const uint32_t *regs;
+  uint64_t l1i_line; /* the L1I line holding it, + 1 */
+} iv_pc;
+
+typedef struct iv_warp {
+  bool live;          /* holds a warp of a resident CTA until it is finished */
+  bool exited;        /* issues nothing more; finished at last_done */
+  uint8_t wait;       /* simt_wait: barrier or replayable fault */
+  uint8_t ib_n;       /* instructions left in its I-buffer (a fetch brings two) */
+  uint32_t pc, cta, index, sched, part;
+  uint32_t bar_id, bar_pc;
+  uint64_t t;         /* the earliest cycle its next instruction may issue */
+  uint64_t last_done; /* latest completion of its instructions (results, store acknowledgements) */
+  uint64_t fence_hold;/* the first cycle it may issue after its last fence's scope latency */
+  uint64_t fault_since;
+  uint64_t line;      /* the L1I line of its last lookup, + 1 (0: none) */
+  uint64_t *rr;       /* per register id: the cycle its value is ready */
+  const simt_program *prog;
+  iv_pc *pcs;
+  func_warp *fw;
+} iv_warp;
+
+/* A scheduler's stall estimate (docs/simt-interval.md §7): since `from`, the instructions its
+ * warps issued and the cycles they waited, by simt_reason; scaled to the cycles it did not issue
+ * in when the core empties. */
+typedef struct iv_sched {
+  uint64_t from, issued;
+  uint64_t gap[SIMT_R_N];
+} iv_sched;
+
+typedef struct iv_cta_pcs {
+  iv_pc *pcs;
+  uint32_t *touched;
+  uint32_t n_touched, cap;
+} iv_cta_pcs;
+
+typedef struct iv_mem_stats {
+  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
+  uint64_t *port_requests; /* interval_mem_requests: accesses beyond the L1 */
+} iv_mem_stats;
+
+/* The last shared-memory access seen at a pc (simt_interval_mem.c: smem_cost). */
+#define IV_SMEM_MEMO 64u
+typedef struct iv_smem_memo {
+  const simt_program *prog;
+  uint32_t pc, mask, bytes;
+  bool atomic;
+  uint64_t a0;            /* its first active lane's address (the word alignment must match) */
+  uint64_t off[32];       /* each active lane's address less a0 */
+  ldst_smem_cost cost;
+} iv_smem_memo;
+
+typedef struct iv_core {
+  simt_core_base base;  /* configuration, ports, CTAs, shared statistics */
+  uint64_t next;        /* cached next_event */
+  uint64_t busy_from;   /* first cycle of the resident period not counted yet */
+  uint64_t *fault_stall, fault_stall_scratch;
+
+  iv_warp *warps;
+  uint32_t n_live_warps;
+  iv_cta_pcs *cta_pcs;
+  uint64_t *rr;
+  uint32_t rr_stride;
+  simt_heap finish;     /* (cycle, warp slot): exited warps finished then */
+
+  /* throughput: per scheduler its issue slots, per sub-core and unit kind its units */
+  iv_bins issue[SIMT_MAX_SCHEDULERS];
+  iv_sched sched[SIMT_MAX_SCHEDULERS];
+  iv_bins fetch;        /* -gpgpu_inst_fetch_throughput fetches (of two instructions) per cycle */
+  iv_bins *unit[SIMT_MAX_SCHEDULERS][SIMT_UNIT_MEM];
+
+  /* memory (simt_interval_mem.c) */
+  iv_bins l1_port;      /* one access through the L1 port per cycle (per L1D bank) */
+  iv_bins data_port;    /* the L1D data array: a hit holds it size / port width cycles */
+  iv_bins fill_port;    /* the L1 fill port: a fill holds it sectors × 32 / port width cycles */
+  iv_bins response;     /* the response buffer hands the core one reply per cycle */
+  iv_bins miss_queue;   /* requests leave the core one per cycle */
+  iv_bins dispatch;     /* -gpgpu_mem_unit_ports instructions in the memory stage at once: each
+                         * holds its slot until its accesses have taken the L1 port */
+  uint32_t l1d_port_bytes;
+  iv_bins smem;         /* the shared-memory pipeline: one bank phase per cycle */
+  ldst_smem_geometry smem_geo;
+  uint16_t *bank_count; /* scratch for ldst_smem_cost_of */
+  iv_smem_memo smem_memo[IV_SMEM_MEMO];
+  cache *l1d, *l1c, *l1t;
+  uint32_t l1d_block, l1c_block, l1t_block;
+  uint64_t *param_of;   /* per warp slot: where its kernel parameters are cached (L1C) */
+  ldst_range *ranges;   /* scratch: LDST_MAX_RANGES */
+  ldst_access *acc;     /* scratch: LDST_MAX_ACCESSES */
+  iv_mem_stats ms;
+  uint64_t *smem_conflicts;
+} iv_core;
+
+static inline uint64_t iv_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t iv_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* simt_interval_mem.c */
+simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag);
+void iv_mem_free(iv_core *c);
+/* Memory instruction st of warp slot `slot` enters the memory stage at m (uniform: its pc has
+ * IV_UNIFORM): the cycle its data (a
+ * load's, an atomic's) or its acknowledgement (a store's) is back. */
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m);
+uint32_t iv_mem_flush(iv_core *c, uint64_t now);
+/* The warp's fetch at pc p needs a new L1I line at cycle t: the cycle its instructions are there
+ * (t on a hit; a miss waits for the fill through the interval port). */
+uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t);
+
+#endif /* SIMTVP_SIMT_INTERVAL_INTERNAL_H */

@@ -1,0 +1,483 @@
+/* simt_interval_mem — the interval core's memory stage (docs/simt-interval.md §4): shared memory
+ * from its bank conflicts, the rest coalesced with the CA LDST unit's rules (ldst_coalesce.h)
+ * into accesses of one 128-byte line, each through its L1 (models/cache in timed use) at the
+ * first cycle the L1 port has room, and everything that leaves the L1 — line fills, writes the
+ * L1 forwards, write-backs, accesses around it, atomics — answered at once by the interval
+ * memory port (simt_core_config.interval_mem), or after interval_miss_latency cycles when the
+ * port is not connected. Nothing is queued: an instruction's completion is known when it issues. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simt_interval_internal.h"
+
+/* The cycle the reply to an access leaving the L1 at `at` is back at the core. */
+static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
+                          uint64_t at) {
+  ++*c->ms.port_requests;
+  at = iv_bins_take(&c->miss_queue, at, 1);
+  const simt_interval_mem_port *p = &c->base.cfg.interval_mem;
+  if (!p->ctx || !p->access) return at + c->base.cfg.interval_miss_latency;
+  uint64_t back = p->access(p->ctx, c->base.cfg.sm, line, sectors, kind, write, n_ops, at);
+  return back > at ? back : at + 1;
+}
+
+static void count_request(iv_core *c, uint8_t kind) {
+  iv_mem_stats *s = &c->ms;
+  switch (kind) {
+    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
+    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
+    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
+    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
+    case MEM_ACC_CONST_R: ++*s->mem_const; break;
+    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
+    case MEM_ACC_ATOMIC: ++*s->atomic; break;
+    default: break;
+  }
+}
+
+static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
+
+/* Cycles the L1D's data or fill port is busy with `bytes`. */
+static uint32_t port_cycles(const iv_core *c, uint32_t bytes) {
+  return bytes ? (bytes + c->l1d_port_bytes - 1) / c->l1d_port_bytes : 1;
+}
+
+/* A reply back at the core at `back`: the response buffer hands over one per cycle from the
+ * cycle after; a fill of `fill_bytes` then waits for the fill port. The cycle its data is there. */
+static uint64_t reply_taken(iv_core *c, uint64_t back, uint32_t fill_bytes) {
+  uint64_t r = iv_bins_take(&c->response, back + 1, 1);
+  if (fill_bytes) r = iv_bins_take(&c->fill_port, r, port_cycles(c, fill_bytes));
+  return r;
+}
+
+/* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
+static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
+  count_request(c, x->kind);
+  cache *cc = x->path == LDST_PATH_L1D ? c->l1d : x->path == LDST_PATH_L1C ? c->l1c
+              : x->path == LDST_PATH_L1T ? c->l1t : NULL;
+  uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
+  if (!cc) /* around the L1: the reply is taken the cycle after it is back */
+    return reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
+                                                                                       : lc->l1t_latency;
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = x->addr;
+  q.size = x->size;
+  q.kind = x->kind;
+  q.is_write = x->is_write;
+  q.sector_mask = x->sector_mask;
+  q.byte_mask[0] = x->byte_mask[0];
+  q.byte_mask[1] = x->byte_mask[1];
+  bool l1d = x->path == LDST_PATH_L1D;
+  uint32_t port_n = port_cycles(c, x->size);
+  if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
+  cache_timed_result r;
+  cache_timed_access(cc, &q, a, &r);
+  if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
+  if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
+    beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
+  uint64_t done = a + lat;
+  if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
+    uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
+    uint64_t back = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1);
+    uint64_t fill = l1d ? reply_taken(c, back, (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES)
+                        : reply_taken(c, back, 0);
+    cache_timed_fill(cc, r.line, r.fetch, fill);
+    if (!x->is_write || !r.forward) done = iv_max(done, fill);
+    if (r.pending_ready != CACHE_NEVER) done = iv_max(done, r.pending_ready);
+  } else if (r.status == CACHE_HIT_RESERVED && !x->is_write && r.ready != CACHE_NEVER) {
+    done = iv_max(done, r.ready); /* an MSHR hit: the data comes with the fill on its way */
+  }
+  if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation) */
+    uint64_t back = reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
+    done = iv_max(done, back);
+  }
+  return done;
+}
+
+typedef struct space_masks {
+  uint32_t shared, local, global, konst, param, tex;
+} space_masks;
+
+/* Lanes of st by the space they accessed. */
+static void masks_of(const func_step *st, space_masks *m) {
+  memset(m, 0, sizeof *m);
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
+    m->tex = st->mem_mask;
+    return;
+  }
+  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
+    uint32_t all = st->mem_mask;
+    switch (st->space) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
+      case PTX_SPACE_LOCAL: m->local = all; break;
+      case PTX_SPACE_CONST: m->konst = all; break;
+      case PTX_SPACE_PARAM: m->param = all; break;
+      case PTX_SPACE_TEX: m->tex = all; break;
+      default: m->global = all; break;
+    }
+    return;
+  }
+  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
+    switch (st->lane_space[lane]) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
+      case PTX_SPACE_LOCAL: m->local |= bit; break;
+      case PTX_SPACE_CONST: m->konst |= bit; break;
+      case PTX_SPACE_PARAM: m->param |= bit; break;
+      case PTX_SPACE_TEX: m->tex |= bit; break;
+      default: m->global |= bit; break;
+    }
+  }
+}
+
+/* The shape of a warp's lane addresses, found while gather collects them. */
+typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
+
+/* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
+ * access per line in order of first touch, with its touched bytes, sectors and the lanes that
+ * start in it — ldst_coalesce_blocks's answer, in one pass over the lanes. false (nothing
+ * appended) when a lane crosses a line or cap is reached. */
+static bool coalesce_lines(iv_core *c, uint32_t k, uint32_t *n, uint32_t cap) {
+  uint32_t first = *n, count = *n, last = *n;
+  for (uint32_t i = 0; i < k; i++) {
+    const ldst_range *r = &c->ranges[i];
+    uint64_t line = r->addr & ~(uint64_t)(MEM_LINE_BYTES - 1);
+    uint32_t lo = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1)), len = r->bytes;
+    if (!len || lo + len > MEM_LINE_BYTES) return false;
+    uint32_t j = last;
+    if (j == count || c->acc[j].addr != line) {
+      for (j = first; j < count && c->acc[j].addr != line; j++) {
+      }
+      if (j == count) {
+        if (count == cap) return false;
+        ldst_access *o = &c->acc[count++];
+        memset(o, 0, sizeof *o);
+        o->addr = line;
+      }
+      last = j;
+    }
+    ldst_access *o = &c->acc[j];
+    if ((lo & 63u) + len <= 64u)
+      o->byte_mask[lo >> 6] |= (len == 64 ? ~0ull : ((1ull << len) - 1)) << (lo & 63u);
+    else
+      for (uint32_t b = lo; b < lo + len; b++) o->byte_mask[b >> 6] |= 1ull << (b & 63u);
+    if (o->lanes < 255) o->lanes++;
+  }
+  for (uint32_t j = first; j < count; j++) {
+    ldst_access *o = &c->acc[j];
+    uint8_t sec = 0;
+    for (uint32_t q = 0; q < MEM_SECTORS_PER_LINE; q++)
+      if ((o->byte_mask[q / 2] >> ((q % 2) * 32)) & 0xffffffffull) sec |= (uint8_t)(1u << q);
+    o->sector_mask = sec;
+    o->addr += MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
+    o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
+  }
+  *n = count;
+  return true;
+}
+
+/* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
+static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t block, uint32_t bytes, bool gt200,
+                         uint8_t kind, uint8_t path, bool write, uint32_t n) {
+  uint32_t first = n;
+  if (gt200)
+    ldst_coalesce_gt200(c->ranges, k, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
+                        LDST_MAX_ACCESSES);
+  else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations */
+    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
+      c->acc[first].lanes = (uint8_t)(k > 255 ? 255 : k);
+  } else if (shape == SHAPE_SPAN)
+    ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
+                       LDST_MAX_ACCESSES);
+  else if (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES))
+    ldst_coalesce_blocks(c->ranges, k, block, c->acc, &n, LDST_MAX_ACCESSES);
+  for (uint32_t i = first; i < n; i++) {
+    c->acc[i].kind = kind;
+    c->acc[i].path = path;
+    c->acc[i].is_write = write;
+  }
+  return n;
+}
+
+/* Gathers the lanes of `mask` into c->ranges (addresses + pbase for param lanes in pmask), and
+ * their shape: one address, or one span (active lane i at a0 + i × bytes). A warp with every lane
+ * active in one space is first checked for those shapes in one pass without gathering (the
+ * coalescer then needs only the first lane). */
+static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
+                          uint32_t bytes, uint32_t *k) {
+  if (mask == ~0u && (pmask == 0 || pmask == ~0u)) {
+    const uint64_t *x = st->addr, a0 = x[0];
+    uint64_t nu0 = 0, nu1 = 0, ns0 = 0, ns1 = 0;
+    for (uint32_t i = 0; i < 32; i += 2) {
+      nu0 |= x[i] ^ a0;
+      nu1 |= x[i + 1] ^ a0;
+      ns0 |= x[i] ^ (a0 + (uint64_t)i * bytes);
+      ns1 |= x[i + 1] ^ (a0 + (uint64_t)(i + 1) * bytes);
+    }
+    if (!(nu0 | nu1) || !(ns0 | ns1)) {
+      c->ranges[0] = (ldst_range){a0 + (pmask ? pbase : 0), bytes, 0};
+      *k = 32;
+      return !(nu0 | nu1) ? SHAPE_UNIFORM : SHAPE_SPAN;
+    }
+  }
+  uint64_t a0 = 0, not_span = 0, not_uniform = 0;
+  uint32_t n = 0;
+  for (uint32_t l = mask; l; l &= l - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(l);
+    uint64_t a = st->addr[lane] + ((pmask >> lane & 1u) ? pbase : 0);
+    if (!n) a0 = a;
+    not_span |= a ^ (a0 + (uint64_t)n * bytes);
+    not_uniform |= a ^ a0;
+    c->ranges[n++] = (ldst_range){a, bytes, lane};
+  }
+  *k = n;
+  return n < 2 ? SHAPE_ANY : !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+}
+
+/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
+ * conflict between two lanes depends only on the difference of their addresses (same bank,
+ * different word), so a warp whose lanes sit at the same offsets from its first active lane as
+ * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
+ * only then is the scan of every phase saved (docs/simt-interval.md §4). */
+static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
+                                uint32_t bytes, bool atomic) {
+  iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
+  uint64_t a0 = st->addr[__builtin_ctz(mask)];
+  bool same = e->prog == w->prog && e->pc == pc && e->mask == mask && e->bytes == bytes && e->atomic == atomic &&
+              (e->a0 ^ a0) % c->smem_geo.bank_bytes == 0;
+  if (same) {
+    uint64_t d = 0;
+    if (mask == ~0u) {
+      uint64_t d1 = 0;
+      for (uint32_t l = 0; l < 32; l += 2) {
+        d |= (st->addr[l] - a0) ^ e->off[l];
+        d1 |= (st->addr[l + 1] - a0) ^ e->off[l + 1];
+      }
+      d |= d1;
+    } else {
+      for (uint32_t l = mask; l; l &= l - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(l);
+        d |= (st->addr[i] - a0) ^ e->off[i];
+      }
+    }
+    if (!d) return e->cost;
+  }
+  ldst_smem_cost cost;
+  ldst_smem_cost_of(&c->smem_geo, mask, st->addr, bytes, atomic, c->bank_count, &cost);
+  e->prog = w->prog;
+  e->pc = pc;
+  e->mask = mask;
+  e->bytes = bytes;
+  e->atomic = atomic;
+  e->a0 = a0;
+  for (uint32_t l = 0; l < 32; l++) e->off[l] = (mask >> l & 1u) ? st->addr[l] - a0 : 0;
+  e->cost = cost;
+  return cost;
+}
+
+/* The one access of a load whose lanes all read [a, a + bytes) inside one line, as the sector
+ * rule makes it (ldst_coalesce_blocks on one lane, the operations of every lane). */
+static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, uint8_t kind, uint8_t path) {
+  uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
+  if (!bytes || hi > MEM_LINE_BYTES) return false;
+  ldst_access *x = &c->acc[0];
+  uint32_t s0 = lo / MEM_SECTOR_BYTES, s1 = (hi - 1) / MEM_SECTOR_BYTES;
+  x->addr = (a & ~(uint64_t)(MEM_LINE_BYTES - 1)) + (uint64_t)s0 * MEM_SECTOR_BYTES;
+  x->size = (s1 - s0 + 1) * MEM_SECTOR_BYTES;
+  x->sector_mask = (uint8_t)(((1u << (s1 + 1)) - 1u) & ~((1u << s0) - 1u));
+  x->byte_mask[0] = x->byte_mask[1] = 0;
+  for (uint32_t b = lo; b < hi; b++) x->byte_mask[b >> 6] |= 1ull << (b & 63u);
+  x->kind = kind;
+  x->path = path;
+  x->is_write = 0;
+  x->lanes = (uint8_t)(lanes > 255 ? 255 : lanes);
+  return true;
+}
+
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  bool load = st->is_load || st->is_atomic, atomic = st->is_atomic;
+  bool store = st->is_store && !load;
+  uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
+  bool gt200 = lc->coalesce_arch == 13;
+  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint64_t m0 = m, held = m + 1;
+  uint64_t done = m + 1;
+  space_masks sm;
+  uint32_t n = 0, k;
+  if (uniform && load && !atomic && st->mem_mask && !gt200 &&
+      (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST)) {
+    /* a kernel parameter or constant every lane reads at one address: one access, no gathering */
+    uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
+    if (one_access(c, a, bytes, (uint32_t)simtvp_popcount32(st->mem_mask), MEM_ACC_CONST_R,
+                   c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS)) {
+      n = 1;
+      goto accesses;
+    }
+  }
+  masks_of(st, &sm);
+  if (sm.shared) {
+    ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, sm.shared, bytes, atomic);
+    *c->smem_conflicts += cost.cycles - cost.phases;
+    uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
+    held = iv_max(held, end);
+    done = iv_max(done, load ? end + lc->smem_latency : end);
+  }
+  if (sm.local) {
+    k = 0;
+    for (uint32_t l = sm.local; l; l &= l - 1) {
+      uint32_t lane = (uint32_t)__builtin_ctz(l);
+      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
+                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
+    }
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
+    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
+                 !load || atomic, n);
+  }
+  if (sm.global) {
+    range_shape span = gather(c, st, sm.global, 0, 0, bytes, &k);
+    bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
+    uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
+    uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
+    n = coalesce(c, k, span, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+  }
+  if (sm.konst | sm.param) {
+    range_shape span = gather(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, &k);
+    n = coalesce(c, k, span, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
+                 false, n);
+  }
+  if (sm.tex) {
+    range_shape span = gather(c, st, sm.tex, 0, 0, bytes, &k);
+    n = coalesce(c, k, span, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
+                 false, n);
+  }
+accesses:;
+  /* the accesses in order, one per cycle through the L1 port (shared by the core's warps) */
+  uint64_t a = m;
+  for (uint32_t i = 0; i < n; i++) {
+    a = iv_bins_take(&c->l1_port, a + 1, 1);
+    held = iv_max(held, a);
+    uint64_t d = access(c, &c->acc[i], a);
+    if (d > done) done = d;
+  }
+  /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
+  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0));
+  return done;
+}
+
+uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
+  w->line = p->l1i_line;
+  mem_req q;
+  memset(&q, 0, sizeof q);
+  q.addr = (p->l1i_line - 1) * c->base.l1i_line;
+  q.size = FUNC_INSN_BYTES;
+  q.kind = MEM_ACC_INST_R;
+  cache_timed_result r;
+  cache_timed_access(c->base.l1i, &q, t, &r);
+  if (r.status == CACHE_HIT) return t;
+  if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q.addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
+  if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
+  else w->line = 0; /* no L1I: every new line fetches again */
+  return back;
+}
+
+typedef struct flush_ctx {
+  iv_core *c;
+  uint64_t now;
+} flush_ctx;
+
+static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
+  flush_ctx *f = ctx;
+  beyond_l1(f->c, line, chunks, MEM_ACC_L1_WRBK, true, 0, f->now);
+}
+
+/* -gpgpu_flush_l1_cache at a kernel boundary: dirty lines written back, the L1D emptied. */
+uint32_t iv_mem_flush(iv_core *c, uint64_t now) {
+  if (!c->l1d) return 0;
+  flush_ctx f = {c, now};
+  return cache_timed_flush(c->l1d, flush_write_back, &f);
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const char *option, const char *group,
+                                const char *alias, uint32_t *block, simtvp_diag *diag) {
+  *out = NULL;
+  *block = MEM_LINE_BYTES;
+  cache_config cc;
+  memset(&cc, 0, sizeof cc);
+  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
+  if (st != SIMTVP_OK || cc.spec.disabled) return st;
+  char name[64];
+  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
+  cc.level = CACHE_LEVEL_L1;
+  cc.stats = c->base.cfg.stats;
+  cc.name = name;
+  cc.stats_group = group;
+  cc.stats_total_alias = alias;
+  cc.pool = c->base.pool;
+  cc.timed = true;
+  st = cache_create(&cc, out, diag);
+  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  if (st == SIMTVP_OK && out == &c->l1d)
+    c->l1d_port_bytes = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+  return st;
+}
+
+static uint64_t *counter(iv_core *c, const char *name, const char *desc) {
+  return simt_base_counter(&c->base, name, "requests", desc);
+}
+
+simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  iv_mem_stats *s = &c->ms;
+  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
+  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
+  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
+  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
+  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
+  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
+  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  s->port_requests = counter(c, "interval_mem_requests",
+                             "accesses interval SIMT cores sent beyond their L1 (fills, forwarded writes, "
+                             "write-backs, accesses around the L1)");
+  simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
+  if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);
+  if (st != SIMTVP_OK) return st;
+  c->smem_geo = (ldst_smem_geometry){lc->smem_banks ? lc->smem_banks : 32u, lc->smem_bank_bytes ? lc->smem_bank_bytes : 4u,
+                                     c->base.cfg.warp_size, lc->smem_warp_parts > 0 ? (uint32_t)lc->smem_warp_parts : 1u,
+                                     lc->smem_limited_broadcast, 0, 0, false};
+  ldst_smem_geometry_init(&c->smem_geo);
+  c->l1_port.cap = IV_BIN * (lc->l1d_banks ? lc->l1d_banks : 1u); /* one access per bank and cycle */
+  c->smem.cap = IV_BIN;
+  c->data_port.cap = c->fill_port.cap = c->response.cap = IV_BIN;
+  c->miss_queue.cap = IV_BIN;
+  c->dispatch.cap = IV_BIN * (lc->mem_unit_ports > 0 ? (uint32_t)lc->mem_unit_ports : 1u);
+  if (!c->l1d_port_bytes) c->l1d_port_bytes = MEM_LINE_BYTES;
+  c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
+  c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
+  c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
+  c->acc = calloc(LDST_MAX_ACCESSES, sizeof *c->acc);
+  if (!c->bank_count || !c->param_of || !c->ranges || !c->acc)
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  return SIMTVP_OK;
+}
+
+void iv_mem_free(iv_core *c) {
+  if (c->l1d) cache_destroy(c->l1d);
+  if (c->l1c) cache_destroy(c->l1c);
+  if (c->l1t) cache_destroy(c->l1t);
+  free(c->bank_count);
+  free(c->param_of);
+  free(c->ranges);
+  free(c->acc);
+}
