@@ -2,6 +2,7 @@
 #include "memiv.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,7 @@ struct memiv {
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
+  memiv_cal link;                /* the hub's link to system memory: cycles its transfers occupy (L2) */
   uint64_t *c[C_COUNT];
   uint64_t local[C_COUNT];
   uint64_t local_dram[9];        /* a channel's counters without a stats sink (shared: never read) */
@@ -269,8 +271,18 @@ simtvp_status memiv_config_from_gpu(const gpu_config *g, memiv_config *cfg, simt
 
   /* System memory: the hub's link latency (-host_sysmem_latency_ns, or the SoC fabric's in the
    * integrated modes), in L2 cycles, there and back. */
-  double ns = gpu_system_integrated(g->system.mode) ? g->system.fabric_latency_ns : g->host.sysmem_latency_ns;
+  const bool integrated = gpu_system_integrated(g->system.mode);
+  double ns = integrated ? g->system.fabric_latency_ns : g->host.sysmem_latency_ns;
   cfg->sysmem_latency = (uint32_t)(ns * d->l2_mhz / 1000.0 + 0.5);
+  /* ... and its bandwidth (-host_bus_bandwidth_gbs, or -soc_fabric_bandwidth_gbs), in bytes per
+   * 1000 L2 cycles as tlm/mem/mem_system.cc gives it to models/hub. */
+  double gbs = integrated ? g->system.fabric_bandwidth_gbs : g->host.bus_bandwidth_gbs;
+  if (!(gbs > 0))
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG,
+                                    integrated ? "-soc_fabric_bandwidth_gbs" : "-host_bus_bandwidth_gbs",
+                                    "memiv: the bandwidth must be positive (%g)", gbs);
+  cfg->sysmem_bytes_per_kcycle = (uint64_t)llround(gbs * 1e6 / d->l2_mhz);
+  if (!cfg->sysmem_bytes_per_kcycle) cfg->sysmem_bytes_per_kcycle = 1;
   return SIMTVP_OK;
 }
 
@@ -636,6 +648,22 @@ static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool wri
   return cross(end, m->cfg.dram_khz, m->cfg.l2_khz);
 }
 
+/* System memory through models/hub: the partition hands the request on as it would to its DRAM
+ * (one per L2 cycle, at t), the hub's link carries its bytes once, whichever way they flow
+ * (ceil(bytes × 1000 / bytes_per_kcycle) cycles, transfers one after another), and the reply is
+ * back at the partition the link's round trip later. Returns that L2 cycle. */
+static uint64_t to_host(memiv *m, const memiv_where *w, uint32_t bytes, uint64_t t) {
+  const memiv_config *c = &m->cfg;
+  uint64_t d = take(m, &m->channel[w->channel].arbiter, t, 1) + 1;
+  uint64_t ser = 0;
+  if (c->sysmem_bytes_per_kcycle) {
+    ser = ((uint64_t)bytes * 1000 + c->sysmem_bytes_per_kcycle - 1) / c->sysmem_bytes_per_kcycle;
+    if (ser > MEMIV_CAL_CYCLES / 2) ser = MEMIV_CAL_CYCLES / 2;
+    if (ser) d = take(m, &m->link, d, (uint32_t)ser);
+  }
+  return d + ser + c->sysmem_latency + 1;
+}
+
 static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
   return bytes ? (bytes + s->port_bytes - 1) / s->port_bytes : 1;
 }
@@ -660,10 +688,10 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   if (ops && c->atomic_ops) s->atomic_free = A + (ops + c->atomic_ops - 1) / c->atomic_ops;
   uint64_t dram_at = A + 2 + c->dram_latency;
 
-  if (sysmem) { /* around the L2 to the hub and back */
+  if (sysmem) { /* around the L2, through the partition's DRAM-side queue, to the hub and back */
     cal_book(&s->data, A, 1);
     ++*m->c[C_SYSMEM];
-    return A + 2 + c->sysmem_latency;
+    return to_host(m, &here, bytes, dram_at);
   }
   if (c->l2_ideal) return A + 1;
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
@@ -794,6 +822,7 @@ void memiv_reset(memiv *m) {
     memset(&c->arbiter, 0, sizeof c->arbiter);
     memset(&c->activate, 0, sizeof c->activate);
   }
+  memset(&m->link, 0, sizeof m->link);
 }
 
 void memiv_route_of(const memiv *m, uint64_t addr, memiv_route *out) {

@@ -96,7 +96,8 @@ typedef struct memiv_config {
   uint32_t bank_group_indexing; /* -dram_bnkgrp_indexing_policy: 0 upper, 1 lower bank bits */
   /* system memory (zero-copy host memory) */
   mem_aperture_port aperture;   /* ctx/of NULL: every line is device memory */
-  uint32_t sysmem_latency;      /* L2 cycles from a slice to the host and back (the hub's link) */
+  uint32_t sysmem_latency;      /* L2 cycles of the hub's link, there and back (models/hub's latency) */
+  uint64_t sysmem_bytes_per_kcycle; /* the hub link's bandwidth: bytes per 1000 L2 cycles (0: unlimited) */
   struct stats *stats;          /* counters registered here when non-NULL (docs/memiv.md) */
 } memiv_config;
 
