@@ -111,6 +111,7 @@ typedef struct memiv_bank {
   bool activated;      /* an ACT was ever issued (tRC counts from it) */
   bool had_prev;       /* a row was open before this one */
   uint64_t act;        /* cycle of the open row's ACT */
+  uint64_t arrived;    /* arrival of the request that opened it (its time order) */
   uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
   uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
   uint64_t prev_act, prev_close;
@@ -147,9 +148,18 @@ typedef struct memiv_where {
   uint32_t channel, slice, bank, row;
 } memiv_where;
 
+/* A fill on its way in an L2 slice, as memiv booked it: the line, the cycle its miss was at the
+ * slice (A), the cycle the cache was told its sectors are readable (the cache's own record), and
+ * the cycle memiv now answers for (earlier when a request of an earlier time asked afterwards). */
+typedef struct memiv_fill {
+  uint64_t line, issued, cache_ready, ready;
+} memiv_fill;
+
+#define MEMIV_FILLS 2048u /* fills remembered (direct mapped by line, 64 KiB) */
+
 #define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 160 KiB): a decode costs ~230 instructions */
 
-enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_COUNT };
+enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_REORDERED, C_COUNT };
 
 struct memiv {
   memiv_config cfg;
@@ -170,6 +180,7 @@ struct memiv {
   memiv_slice *slice;
   memiv_channel *channel;
   memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
@@ -348,11 +359,13 @@ static void register_stats(memiv *m) {
     const char *name, *unit, *desc;
   } k[C_COUNT] = {
       {"memiv.requests", "requests", "requests the interval cores sent beyond their L1s"},
-      {"memiv.sysmem_requests", "requests", "of them to system memory (answered at the hub's latency)"},
+      {"memiv.sysmem_requests", "requests", "of them to system memory (through the hub's link)"},
       {"memiv.l2_bypassed", "requests", "of them that went around the L2 (no L2, texture-only L2, forwarded)"},
       {"memiv.late_bookings", "bookings", "port bookings older than a port's 4096-cycle window (placed at its start)"},
       {"memiv.latency_sum", "cycles", "core cycles from a request's departure to its reply, summed"},
       {"memiv.l2_writebacks", "requests", "dirty L2 lines written back to DRAM"},
+      {"memiv.reordered_fills", "requests", "L2 pending hits that arrived before the miss they wait for "
+                                            "(out of time order): the fill is answered from their arrival"},
   };
   for (uint32_t i = 0; i < C_COUNT; i++)
     m->c[i] = m->cfg.stats ? stats_counter(m->cfg.stats, k[i].name, k[i].unit, k[i].desc) : &m->local[i];
@@ -554,7 +567,20 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   memiv_channel *ch = &m->channel[ch_i];
   memiv_bank *b = &ch->bank[bank];
   uint64_t col;
-  if (b->open && b->row == row) { /* row hit: the column command once the row is open */
+  if (b->activated && t < b->arrived) {
+    /* Out of time order: the request that opened the bank's row arrived after this one (requests
+     * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
+     * this request came first, so it does not wait for that later row: a row hit if it wants the
+     * row open before, which was still open then, else its own ACT at once (the channel's
+     * activate window still applies); the bank's later state stays as it is. */
+    if (b->had_prev && b->prev_row == row && t >= b->prev_act && t < b->prev_close) {
+      col = max64(t, b->prev_act + tm->tRCD);
+      ++*ch->row_hits;
+    } else {
+      col = take(m, &ch->activate, t, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
+      ++*ch->n_act;
+    }
+  } else if (b->open && b->row == row) { /* row hit: the column command once the row is open */
     col = max64(t, b->act + tm->tRCD);
     ++*ch->row_hits;
   } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
@@ -578,6 +604,7 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
     b->open = b->activated = true;
     b->row = row;
     b->act = act;
+    b->arrived = t;
     b->pre_ready = act + tm->tRAS;
     ++*ch->n_act;
   }
@@ -730,6 +757,28 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
     ++*m->c[C_BYPASSED];
     return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
+  uint64_t pending = r.status == CACHE_MISS ? r.pending_ready : r.status == CACHE_HIT_RESERVED ? r.ready : 0;
+  if (r.fetch) {
+    memiv_fill *f = &m->fills[(line >> 7) % MEMIV_FILLS];
+    f->line = line;
+    f->issued = A;
+    f->cache_ready = f->ready = filled;
+  } else if (pending && pending != CACHE_NEVER) {
+    /* Waiting for a fill that a request of a later time started: requests reach memiv in host
+     * order, up to the interval cores' horizon out of time order. In time order this request came
+     * first and would have been the miss: it waits the miss's own latency from its arrival, and
+     * so does every later request for that fill. */
+    memiv_fill *f = &m->fills[(line >> 7) % MEMIV_FILLS];
+    if (f->line == line && f->cache_ready == pending) {
+      if (A < f->issued) {
+        f->ready -= f->issued - A;
+        f->issued = A;
+        ++*m->c[C_REORDERED];
+      }
+      if (r.status == CACHE_MISS) r.pending_ready = f->ready;
+      else r.ready = f->ready;
+    }
+  }
   bool reads = !is_write || kind == MEM_ACC_ATOMIC;
   if (!reads) return A + 2; /* a write the L2 absorbed: acknowledged as a hit */
   uint64_t ready = A;
@@ -814,6 +863,7 @@ void memiv_reset(memiv *m) {
     s->port_bytes = pb;
   }
   memset(m->cluster, 0, m->n_clusters * sizeof *m->cluster);
+  memset(m->fills, 0, sizeof m->fills);
   for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
     memiv_channel *c = &m->channel[ch];
     memset(c->bank, 0, m->cfg.timing.nbk * sizeof *c->bank);

@@ -277,6 +277,34 @@ TEST(Memiv, SystemMemoryWithoutLinkBandwidthOnlyPaysTheRoundTrip) {
   EXPECT_EQ(s.Access(1, host + 0x100, 0x1, kRead, false, 100), 241u);
 }
 
+// Requests reach memiv in host order, interval cores up to their horizon apart in time. SM 0's
+// miss at 1000 (header: the slice at A = 1024, filled at 1062, at the core 1067) was presented
+// first; SM 1's read of the same line at 100 comes after it in host order but first in time: it
+// waits the miss's own 38 cycles from its A = 124 (filled 162, at the core 167, as the miss would
+// have), not for the fill at 1062.
+TEST(Memiv, PendingHitOfAnEarlierTimeWaitsTheMissLatencyFromItsArrival) {
+  Small s;
+  s.Create();
+  EXPECT_EQ(s.Access(0, 0x0, 0x1, kRead, false, 1000), 1067u);
+  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 167u);
+  EXPECT_EQ(s.Stat("memiv.reordered_fills"), 1u);
+  // a later one (A = 134) waits for that fill at 162: its reply leaves at 164 behind SM 1's on the
+  // slice's injection port, one cycle later: 168
+  EXPECT_EQ(s.Access(2, 0x0, 0x1, kRead, false, 110), 168u);
+  EXPECT_EQ(s.Stat("L2_cache_bank[0].miss"), 1u);
+}
+
+// The same in a DRAM bank: SM 0's miss at 1000 opens row 1 of bank 0 (ACT at 1037); SM 1's miss
+// to row 0 of that bank at 100 arrived first in time, so it does not wait for row 1's precharge:
+// its own ACT at 137, at the core 167 as on a closed bank (header).
+TEST(Memiv, RowOpenedByALaterRequestDoesNotDelayAnEarlierOne) {
+  Small s;
+  s.Create();
+  EXPECT_EQ(s.Access(0, 0x2000, 0x1, kRead, false, 1000), 1067u);
+  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 167u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 2u);
+}
+
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   Small s;
   s.Create();
