@@ -571,13 +571,15 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
     /* Out of time order: the request that opened the bank's row arrived after this one (requests
      * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
      * this request came first, so it does not wait for that later row: a row hit if it wants the
-     * row open before, which was still open then, else its own ACT at once (the channel's
-     * activate window still applies); the bank's later state stays as it is. */
+     * row open before, which was still open then, else a row miss on a bank with a row open
+     * (PRE at its arrival, its own ACT tRP later; the channel's activate window still applies);
+     * the bank's later state stays as it is. */
     if (b->had_prev && b->prev_row == row && t >= b->prev_act && t < b->prev_close) {
       col = max64(t, b->prev_act + tm->tRCD);
       ++*ch->row_hits;
-    } else {
-      col = take(m, &ch->activate, t, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
+    } else { /* a row was open at its arrival (this bank has been used): PRE, then its ACT */
+      col = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
+      ++*ch->n_pre;
       ++*ch->n_act;
     }
   } else if (b->open && b->row == row) { /* row hit: the column command once the row is open */

@@ -295,14 +295,16 @@ TEST(Memiv, PendingHitOfAnEarlierTimeWaitsTheMissLatencyFromItsArrival) {
 }
 
 // The same in a DRAM bank: SM 0's miss at 1000 opens row 1 of bank 0 (ACT at 1037); SM 1's miss
-// to row 0 of that bank at 100 arrived first in time, so it does not wait for row 1's precharge:
-// its own ACT at 137, at the core 167 as on a closed bank (header).
+// to row 0 of that bank at 100 arrived first in time, so it does not wait for row 1's precharge
+// (ACT 1037 + tRAS 20 at the earliest): the bank has been used, so a row is taken to be open at
+// its arrival: PRE at 137, its own ACT tRP = 8 later, at the core 167 + 8 = 175 (header).
 TEST(Memiv, RowOpenedByALaterRequestDoesNotDelayAnEarlierOne) {
   Small s;
   s.Create();
   EXPECT_EQ(s.Access(0, 0x2000, 0x1, kRead, false, 1000), 1067u);
-  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 167u);
+  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 175u);
   EXPECT_EQ(s.Stat("DRAM[0].n_act"), 2u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_pre"), 1u);
 }
 
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
