@@ -66,19 +66,6 @@ static void byte_range(uint32_t lo, uint32_t hi, uint64_t m[2]) {
   }
 }
 
-/* Chunks of the line the request touches: its sector mask in a sectored cache (or the sectors
- * addr/size cover when the mask is 0); the single chunk of a normal cache. */
-uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
-  if (!c->sector) return 1;
-  uint8_t m = r->sector_mask & c->all_chunks;
-  if (m) return m;
-  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
-  uint32_t size = r->size ? r->size : 1;
-  uint32_t last = off + size - 1;
-  if (last >= MEM_LINE_BYTES) last = MEM_LINE_BYTES - 1;
-  for (uint32_t s = off / MEM_SECTOR_BYTES; s <= last / MEM_SECTOR_BYTES; s++) m |= (uint8_t)(1u << s);
-  return m;
-}
 
 /* Bytes a request writes, 128-byte-line relative. */
 static void req_bytes(const mem_req *r, uint64_t m[2]) {
@@ -135,27 +122,23 @@ static uint8_t full_chunks(const cache *c, uint64_t line, const uint64_t bytes[2
 
 /* ---- tag array ------------------------------------------------------------------------------ */
 
-/* The line map (cache.map): every allocated line once, by its address. A line only ever lives in
- * the set of its address, so the map finds what a scan of that set finds. */
-static uint32_t map_home(const cache *c, uint64_t line) {
-  return (uint32_t)(((line >> c->line_log2) * 0x9E3779B97F4A7C15ull) >> 32) & c->map_mask;
-}
 
 static void map_insert(cache *c, uint64_t line, int32_t li) {
-  uint32_t i = map_home(c, line);
+  uint32_t home = cache_map_home(c, line), i = home;
   while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
   c->map[i].line = line;
   c->map[i].li = li;
+  c->map[i].home = home;
 }
 
 static void map_remove(cache *c, uint64_t line) {
-  uint32_t i = map_home(c, line);
+  uint32_t i = cache_map_home(c, line);
   while (c->map[i].li >= 0 && c->map[i].line != line) i = (i + 1) & c->map_mask;
   if (c->map[i].li < 0) return;
   /* backward-shift deletion: probe chains stay unbroken without tombstones */
   uint32_t hole = i;
   for (uint32_t j = (i + 1) & c->map_mask; c->map[j].li >= 0; j = (j + 1) & c->map_mask) {
-    uint32_t home = map_home(c, c->map[j].line);
+    uint32_t home = c->map[j].home;
     bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
       c->map[hole] = c->map[j];
@@ -165,33 +148,14 @@ static void map_remove(cache *c, uint64_t line) {
   c->map[hole].li = -1;
 }
 
-/* The set's replacement order (with the map): unlink line li / append it as the newest. */
-static void order_unlink(cache *c, int32_t li) {
-  cache_line *l = &c->lines[li];
-  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
-  if (l->older >= 0) c->lines[l->older].newer = l->newer;
-  else o->oldest = l->newer;
-  if (l->newer >= 0) c->lines[l->newer].older = l->older;
-  else o->newest = l->older;
-  l->older = l->newer = -1;
-}
 
-static void order_append(cache *c, int32_t li) {
-  cache_line *l = &c->lines[li];
-  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
-  l->newer = -1;
-  l->older = o->newest;
-  if (o->newest >= 0) c->lines[o->newest].newer = li;
-  else o->oldest = li;
-  o->newest = li;
-}
 
 /* Empties line li (tag invalid, no reservation), keeping the map and the order in step. */
 static void line_clear(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   if (c->map && l->allocated) {
     map_remove(c, l->tag);
-    order_unlink(c, li);
+    cache_order_unlink(c, li);
     c->order[(uint32_t)li / c->max_assoc].allocated--;
   }
   memset(l, 0, sizeof *l);
@@ -199,21 +163,6 @@ static void line_clear(cache *c, int32_t li) {
   l->older = l->newer = -1;
 }
 
-int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
-  uint32_t first = set * c->max_assoc;
-  if (c->map) {
-    for (uint32_t i = map_home(c, line); c->map[i].li >= 0; i = (i + 1) & c->map_mask)
-      if (c->map[i].line == line) {
-        uint32_t li = (uint32_t)c->map[i].li;
-        return li >= first && li < first + c->assoc ? (int32_t)li : -1;
-      }
-    return -1;
-  }
-  const cache_line *l = &c->lines[first];
-  for (uint32_t w = 0; w < c->assoc; w++)
-    if (l[w].allocated && l[w].tag == line) return (int32_t)(first + w);
-  return -1;
-}
 
 /* An invalid line if there is one (lowest way), else the least recently used (LRU) or first
  * allocated (FIFO) line that no pending fill has reserved; -1 when every line is reserved. */
@@ -243,26 +192,34 @@ int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
   return best < 0 ? -1 : (int32_t)(set * c->max_assoc + (uint32_t)best);
 }
 
-void cache_touch(cache *c, int32_t li) {
-  c->lines[li].last_use = ++c->stamp;
-  if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
-    order_unlink(c, li);
-    order_append(c, li);
-  }
-}
 
+/* Line li takes `line` (whatever it held is dropped: the caller evicted or reported it). Every
+ * field is set here, no clearing of the whole line first; with a map, a line that was allocated
+ * moves from its old address's slot and its place in the order to the new ones (the set's
+ * allocated count does not change). */
 void cache_install(cache *c, int32_t li, uint64_t line) {
   cache_line *l = &c->lines[li];
-  line_clear(c, li);
-  l->tag = line;
-  l->allocated = 1;
-  l->mshr = -1;
-  l->alloc_stamp = l->last_use = ++c->stamp;
   if (c->map) {
+    if (l->allocated) {
+      map_remove(c, l->tag);
+      if (l->newer >= 0) { /* not already the newest */
+        cache_order_unlink(c, li);
+        cache_order_append(c, li);
+      }
+    } else {
+      cache_order_append(c, li);
+      c->order[(uint32_t)li / c->max_assoc].allocated++;
+    }
     map_insert(c, line, li);
-    order_append(c, li);
-    c->order[(uint32_t)li / c->max_assoc].allocated++;
+  } else {
+    l->older = l->newer = -1;
   }
+  l->tag = line;
+  l->alloc_stamp = l->last_use = ++c->stamp;
+  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
+  l->mshr = -1;
+  l->allocated = 1;
+  l->valid = l->written = l->dirty = 0;
 }
 
 static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint64_t bytes[2],

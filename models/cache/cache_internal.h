@@ -44,6 +44,7 @@ typedef struct cache_set_order {
 typedef struct cache_line_slot {
   uint64_t line;
   int32_t li;
+  uint32_t home; /* map_home(line), kept so deletion does not rehash the entries it shifts */
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
 
@@ -171,6 +172,10 @@ struct cache {
   /* timed use (cache_timed.c): per line and chunk, the cycle it is readable (CACHE_NEVER: on its
    * way, not timed yet); NULL unless cache_config.timed */
   uint64_t *ready;
+  /* the line the last timed lookup found or placed (checked before use: a line address lives in
+   * at most one line, so an allocated line with that tag within the ways in use is the answer a
+   * set lookup would give); a fill or a repeated access to the same line skips the set index */
+  int32_t memo_li;
 
   /* statistics */
   stats *stats;
@@ -178,6 +183,76 @@ struct cache {
   uint64_t *alias_access, *alias_miss;
   uint64_t dummy; /* target of counters nobody registered */
 };
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+/* Chunks of the line the request touches: its sector mask in a sectored cache (or the sectors
+ * addr/size cover when the mask is 0); the single chunk of a normal cache. */
+static inline uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
+  if (!c->sector) return 1;
+  uint8_t m = r->sector_mask & c->all_chunks;
+  if (m) return m;
+  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
+  uint32_t size = r->size ? r->size : 1;
+  uint32_t last = off + size - 1;
+  if (last >= MEM_LINE_BYTES) last = MEM_LINE_BYTES - 1;
+  for (uint32_t s = off / MEM_SECTOR_BYTES; s <= last / MEM_SECTOR_BYTES; s++) m |= (uint8_t)(1u << s);
+  return m;
+}
+
+/* ---- tag array: lookups and the replacement order, inlined into every path ---------------- */
+
+/* The line map (cache.map): every allocated line once, by its address. A line only ever lives in
+ * the set of its address, so the map finds what a scan of that set finds. */
+static inline uint32_t cache_map_home(const cache *c, uint64_t line) {
+  return (uint32_t)(((line >> c->line_log2) * 0x9E3779B97F4A7C15ull) >> 32) & c->map_mask;
+}
+
+/* The set's replacement order (with the map): unlink line li / append it as the newest. */
+static inline void cache_order_unlink(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  if (l->older >= 0) c->lines[l->older].newer = l->newer;
+  else o->oldest = l->newer;
+  if (l->newer >= 0) c->lines[l->newer].older = l->older;
+  else o->newest = l->older;
+  l->older = l->newer = -1;
+}
+
+static inline void cache_order_append(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  l->newer = -1;
+  l->older = o->newest;
+  if (o->newest >= 0) c->lines[o->newest].newer = li;
+  else o->oldest = li;
+  o->newest = li;
+}
+
+static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
+  uint32_t first = set * c->max_assoc;
+  if (c->map) {
+    for (uint32_t i = cache_map_home(c, line); c->map[i].li >= 0; i = (i + 1) & c->map_mask)
+      if (c->map[i].line == line) {
+        uint32_t li = (uint32_t)c->map[i].li;
+        return li >= first && li < first + c->assoc ? (int32_t)li : -1;
+      }
+    return -1;
+  }
+  const cache_line *l = &c->lines[first];
+  for (uint32_t w = 0; w < c->assoc; w++)
+    if (l[w].allocated && l[w].tag == line) return (int32_t)(first + w);
+  return -1;
+}
+
+/* Line li was used now (LRU: it becomes the newest of its set). */
+static inline void cache_touch(cache *c, int32_t li) {
+  c->lines[li].last_use = ++c->stamp;
+  if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
+    cache_order_unlink(c, li);
+    cache_order_append(c, li);
+  }
+}
 
 /* cache_index.c */
 simtvp_status cache_index_init(cache *c, simtvp_diag *diag);
@@ -189,16 +264,36 @@ void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_
                        cache_fail_reason reason);
 /* n reservation failures at once (cache_count_reservation_fail). */
 void cache_stats_count_fails(cache *c, uint8_t kind, cache_fail_reason reason, uint64_t n);
+/* The breakdown counter of (kind, col) in set s, registered on its first use (a set whose
+ * breakdowns are off gets c->dummy); the slow path of cache_stats_count_ok. */
+uint64_t *cache_stats_breakdown_slot(cache *c, cache_stat_set *s, uint8_t kind, unsigned col);
+
+__attribute__((always_inline)) static inline void cache_stats_count_set(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+  ++*s->access;
+  if (col == CACHE_BD_HIT_RESERVED) ++*s->pending_hit;
+  if (col == CACHE_BD_MISS || col == CACHE_BD_SECTOR_MISS) ++*s->miss;
+  if (col == CACHE_BD_SECTOR_MISS) ++*s->sector_miss;
+  uint64_t *p = s->breakdown[kind][col];
+  if (__builtin_expect(!p, 0)) p = cache_stats_breakdown_slot(c, s, kind, col);
+  ++*p;
+}
+
+/* An accepted access (col: HIT, HIT_RESERVED, MISS or SECTOR_MISS) in every counter it moves:
+ * inlined, so a call site with a constant outcome pays a handful of increments. */
+__attribute__((always_inline)) static inline void cache_stats_count_ok(cache *c, uint8_t kind, unsigned col) {
+  if (__builtin_expect(kind >= MEM_ACC_KIND_COUNT, 0)) kind = MEM_ACC_GLOBAL_R; /* count it somewhere */
+  cache_stats_count_set(c, &c->inst, kind, col);
+  cache_stats_count_set(c, &c->group, kind, col);
+  ++*c->alias_access;
+  if (col == CACHE_BD_MISS || col == CACHE_BD_SECTOR_MISS) ++*c->alias_miss;
+}
 
 /* cache.c, used by cache_tex.c */
 void cache_list_push(cache_req_list *l, mem_req *r);
 mem_req *cache_list_pop(cache_req_list *l);
-uint8_t cache_req_chunks(const cache *c, const mem_req *r);
-int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line);
 int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved);
 void cache_evict(cache *c, int32_t li, const mem_req *trigger);
 void cache_install(cache *c, int32_t li, uint64_t line);
-void cache_touch(cache *c, int32_t li);
 mem_req *cache_new_fetch(cache *c, uint64_t line, uint8_t chunks, uint8_t kind,
                          const mem_req *trigger, uint64_t owner_tag);
 void cache_complete(cache *c, mem_req *req); /* to the released list (or freed) */

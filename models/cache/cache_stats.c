@@ -118,16 +118,19 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
 static const char *const bd_names[CACHE_BD_COUNT] = {"HIT", "HIT_RESERVED", "MISS",
                                                      "RESERVATION_FAIL", "SECTOR_MISS"};
 
+uint64_t *cache_stats_breakdown_slot(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
+  uint64_t *p = s->breakdown[kind][col];
+  if (p) return p;
+  if (!s->enabled) return s->breakdown[kind][col] = &c->dummy; /* counted nowhere */
+  char name[256];
+  snprintf(name, sizeof name, s->group ? "%s_cache_stats_breakdown[%s][%s]" : "%s.stats_breakdown[%s][%s]",
+           s->prefix, mem_access_kind_name((mem_access_kind)kind), bd_names[col]);
+  return s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
+}
+
 static void add_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col, uint64_t n) {
   if (!s->enabled) return;
-  uint64_t *p = s->breakdown[kind][col];
-  if (!p) {
-    char name[256];
-    snprintf(name, sizeof name, s->group ? "%s_cache_stats_breakdown[%s][%s]" : "%s.stats_breakdown[%s][%s]",
-             s->prefix, mem_access_kind_name((mem_access_kind)kind), bd_names[col]);
-    p = s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
-  }
-  *p += n;
+  *cache_stats_breakdown_slot(c, s, kind, col) += n;
 }
 
 static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col) {
@@ -165,40 +168,25 @@ void cache_stats_count_fails(cache *c, uint8_t kind, cache_fail_reason reason, u
 
 void cache_stats_count(cache *c, uint8_t kind, cache_status status, bool sector_miss,
                        cache_fail_reason reason) {
-  if (kind >= MEM_ACC_KIND_COUNT) kind = MEM_ACC_GLOBAL_R; /* not a kind: count it somewhere */
-  cache_stat_set *sets[2] = {&c->inst, &c->group};
-  unsigned col;
   switch (status) {
     case CACHE_HIT:
-      col = CACHE_BD_HIT;
-      break;
+      cache_stats_count_ok(c, kind, CACHE_BD_HIT);
+      return;
     case CACHE_HIT_RESERVED:
-      col = CACHE_BD_HIT_RESERVED;
-      break;
+      cache_stats_count_ok(c, kind, CACHE_BD_HIT_RESERVED);
+      return;
     case CACHE_MISS:
-      col = sector_miss ? CACHE_BD_SECTOR_MISS : CACHE_BD_MISS;
-      break;
+      cache_stats_count_ok(c, kind, sector_miss ? CACHE_BD_SECTOR_MISS : CACHE_BD_MISS);
+      return;
     default:
-      col = CACHE_BD_RESERVATION_FAIL;
       break;
   }
+  if (kind >= MEM_ACC_KIND_COUNT) kind = MEM_ACC_GLOBAL_R; /* not a kind: count it somewhere */
+  cache_stat_set *sets[2] = {&c->inst, &c->group};
   for (int i = 0; i < 2; i++) {
     cache_stat_set *s = sets[i];
-    if (status == CACHE_RESERVATION_FAIL) {
-      ++*s->reservation_fail;
-      if ((unsigned)reason < CACHE_FAIL_COUNT) bump_fail(c, s, kind, reason);
-    } else {
-      ++*s->access;
-      if (status == CACHE_HIT_RESERVED) ++*s->pending_hit;
-      if (status == CACHE_MISS) {
-        ++*s->miss;
-        if (sector_miss) ++*s->sector_miss;
-      }
-    }
-    bump_breakdown(c, s, kind, col);
-  }
-  if (status != CACHE_RESERVATION_FAIL) {
-    ++*c->alias_access;
-    if (status == CACHE_MISS) ++*c->alias_miss;
+    ++*s->reservation_fail;
+    if ((unsigned)reason < CACHE_FAIL_COUNT) bump_fail(c, s, kind, reason);
+    bump_breakdown(c, s, kind, CACHE_BD_RESERVATION_FAIL);
   }
 }

@@ -26,6 +26,25 @@ static inline uint64_t line_addr(const cache *c, uint64_t addr) {
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
 
+/* The line holding `line` from the memo, or -1 (then a set lookup decides). */
+static inline int32_t memo_find(const cache *c, uint64_t line) {
+  int32_t li = c->memo_li;
+  const cache_line *l = &c->lines[li];
+  if (!l->allocated || l->tag != line) return -1;
+  if (c->assoc != c->max_assoc && (uint32_t)li % c->max_assoc >= c->assoc) return -1;
+  return li;
+}
+
+/* The line holding `line` (-1: none; *set is then its set), the memo first. */
+static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set) {
+  int32_t li = memo_find(c, line);
+  if (li >= 0) return li;
+  *set = cache_index_of(c, addr);
+  li = cache_find_line(c, *set, line);
+  if (li >= 0) c->memo_li = li;
+  return li;
+}
+
 /* The latest ready time of the chunks `m` of line li. */
 static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
@@ -53,11 +72,16 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
     ++*c->group.write_back;
   }
   cache_install(c, victim, line);
+  c->memo_li = victim;
   return victim;
 }
 
-static void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
-  cache_stats_count(c, req->kind, st, sector_miss, CACHE_FAIL_NONE);
+__attribute__((always_inline)) static inline void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
+  unsigned col = st == CACHE_HIT            ? CACHE_BD_HIT
+                 : st == CACHE_HIT_RESERVED ? CACHE_BD_HIT_RESERVED
+                 : sector_miss              ? CACHE_BD_SECTOR_MISS
+                                            : CACHE_BD_MISS;
+  cache_stats_count_ok(c, req->kind, col);
 }
 
 static void forwarded(cache *c, cache_timed_result *out) {
@@ -69,9 +93,9 @@ static void forwarded(cache *c, cache_timed_result *out) {
 /* Reads (and atomics, which leave their sectors dirty). */
 static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
   uint64_t line = line_addr(c, req->addr);
-  uint32_t set = cache_index_of(c, req->addr);
+  uint32_t set = 0;
   uint8_t need = cache_req_chunks(c, req);
-  int32_t li = cache_find_line(c, set, line);
+  int32_t li = find(c, req->addr, line, &set);
   uint8_t present = li >= 0 ? c->lines[li].valid : 0;
   uint8_t missing = need & (uint8_t)~present;
   out->line = line;
@@ -118,9 +142,9 @@ static eff_policy effective_policy(const cache *c, const mem_req *req) {
 
 static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
   uint64_t line = line_addr(c, req->addr);
-  uint32_t set = cache_index_of(c, req->addr);
+  uint32_t set = 0;
   uint8_t need = cache_req_chunks(c, req);
-  int32_t li = cache_find_line(c, set, line);
+  int32_t li = find(c, req->addr, line, &set);
   uint8_t present = li >= 0 ? c->lines[li].valid : 0;
   uint8_t absent = need & (uint8_t)~present;
   eff_policy eff = effective_policy(c, req);
@@ -209,8 +233,8 @@ void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_
 
 void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
   if (!c->ready) return;
-  uint32_t set = cache_index_of(c, line);
-  int32_t li = cache_find_line(c, set, line_addr(c, line));
+  uint32_t set = 0;
+  int32_t li = find(c, line, line_addr(c, line), &set);
   if (li < 0) return; /* evicted while the fetch was on its way */
   uint8_t m = chunks & c->lines[li].valid;
   uint64_t *r = ready_of(c, li);
@@ -224,8 +248,9 @@ void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
 
 uint64_t cache_timed_ready(const cache *c, uint64_t addr, uint8_t chunks) {
   if (!c->ready) return CACHE_NEVER;
-  uint32_t set = cache_index_of(c, addr);
-  int32_t li = cache_find_line(c, set, line_addr(c, addr));
+  uint64_t line = line_addr(c, addr);
+  int32_t li = memo_find(c, line);
+  if (li < 0) li = cache_find_line(c, cache_index_of(c, addr), line);
   if (li < 0 || (chunks & (uint8_t)~c->lines[li].valid)) return CACHE_NEVER;
   return chunks_ready(c, li, chunks);
 }

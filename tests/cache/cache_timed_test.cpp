@@ -1,0 +1,131 @@
+// The timed use (cache_timed_access / _fill / _ready): outcomes and statistics of a short sequence
+// worked out by hand, and the lookup memo (the line the last timed lookup found) never answering
+// for a line that was evicted, replaced or is outside the ways in use — in caches with a line map
+// (64 ways) and without (2 ways).
+#include <random>
+#include <vector>
+
+#include "cache_test_util.h"
+
+namespace {
+
+uint64_t counter(const CacheRig &r, const char *name) {
+  int found = 0;
+  uint64_t v = stats_get(r.st, name, &found);
+  EXPECT_TRUE(found) << name;
+  return v;
+}
+
+cache_timed_result timed(CacheRig &r, uint64_t addr, uint64_t now, bool write = false) {
+  mem_req *q = write ? r.write(addr) : r.read(addr);
+  cache_timed_result o{};
+  cache_timed_access(r.c, q, now, &o);
+  mem_req_free(q);
+  return o;
+}
+
+}  // namespace
+
+TEST(CacheTimed, MissFillPendingHitAndSectorMissCountUnderTheCaNames) {
+  // Sectored, 4 sets × 2 ways, 128-byte lines (4 sectors of 32 bytes), write-back.
+  CacheRig r("S:4:128:2,L:B:m:F:L,A:4:4,4");
+  r.cfg.timed = true;
+  r.build();
+  cache_timed_result o = timed(r, 0x1000, 10);  // sector 0 of line 0x1000: a miss, fetch sector 0
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_EQ(0x1u, o.fetch);
+  EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 0x1000, 1));
+  o = timed(r, 0x1000, 11);  // on its way, fill not timed yet: a pending hit, ready unknown
+  EXPECT_EQ(CACHE_HIT_RESERVED, o.status);
+  EXPECT_EQ(CACHE_NEVER, o.ready);
+  cache_timed_fill(r.c, 0x1000, 1, 50);
+  EXPECT_EQ(50u, cache_timed_ready(r.c, 0x1000, 1));
+  o = timed(r, 0x1000, 20);  // before the fill lands: pending hit ready at 50
+  EXPECT_EQ(CACHE_HIT_RESERVED, o.status);
+  EXPECT_EQ(50u, o.ready);
+  o = timed(r, 0x1000, 60);  // after: a hit
+  EXPECT_EQ(CACHE_HIT, o.status);
+  EXPECT_EQ(60u, o.ready);
+  o = timed(r, 0x1020, 61);  // sector 1 of the same line: a sector miss fetching sector 1 only
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_EQ(0x2u, o.fetch);
+  // 5 accesses: 1 miss + 1 sector miss (misses 2), 2 pending hits, 1 hit; 1 fill.
+  EXPECT_EQ(5u, counter(r, "L1D_cache_core[0].access"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_core[0].miss"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_core[0].sector_miss"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_core[0].pending_hit"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_core[0].fill"));
+  EXPECT_EQ(5u, counter(r, "L1D_total_cache_accesses"));
+  EXPECT_EQ(2u, counter(r, "L1D_total_cache_misses"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][HIT]"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][HIT_RESERVED]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][MISS]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][SECTOR_MISS]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_core[0].stats_breakdown[GLOBAL_ACC_R][SECTOR_MISS]"));
+  int found = 1;
+  stats_get(r.st, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][HIT]", &found);
+  EXPECT_FALSE(found) << "breakdowns are registered on first use only";
+}
+
+TEST(CacheTimed, AFillForALineEvictedSinceItsMissIsDropped) {
+  // 1 set × 2 ways: the miss on A is the last lookup, then B and C evict A before its fill.
+  CacheRig r("N:1:128:2,L:R:m:N:L,A:8:4,8");
+  r.cfg.timed = true;
+  r.build();
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x0000, 1).status);  // A
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x1000, 2).status);  // B
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x2000, 3).status);  // C replaces A (LRU)
+  cache_timed_fill(r.c, 0x0000, 1, 9);                // A's fill finds no line: dropped
+  EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 0x0000, 1));
+  EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 0x2000, 1));  // C's own fill is not timed yet
+  EXPECT_EQ(0u, counter(r, "L1D_cache_core[0].fill"));
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x0000, 10).status);  // A again misses (and replaces B)
+  EXPECT_FALSE(r.has_line(0x1000));
+}
+
+// Random timed reads and fills against a reference of which lines are resident (LRU over
+// one set): every outcome's hit/miss must match, whatever line the last lookup found.
+void check_lookups(const char *spec, uint32_t ways) {
+  CacheRig r(spec);
+  r.cfg.timed = true;
+  r.build();
+  std::vector<uint64_t> order;  // resident lines, least recently used first
+  std::mt19937_64 rng(11);
+  for (uint64_t now = 1; now <= 4000; now++) {
+    uint64_t line = (rng() % (ways + ways / 2 + 2)) * 0x1000;
+    if (rng() % 4 == 0) {  // a fill for a line that may have gone since its miss
+      cache_timed_fill(r.c, line, 1, now);
+      continue;
+    }
+    bool resident = false;
+    for (size_t i = 0; i < order.size(); i++)
+      if (order[i] == line) {
+        order.erase(order.begin() + (long)i);
+        resident = true;
+        break;
+      }
+    if (!resident && order.size() == ways) order.erase(order.begin());
+    order.push_back(line);
+    cache_timed_result o = timed(r, line, now);
+    ASSERT_EQ(resident, o.status != CACHE_MISS) << std::hex << line << std::dec << " at " << now;
+  }
+}
+
+TEST(CacheTimed, LookupsMatchAReferenceLruWithALineMap) { check_lookups("N:1:128:64,L:R:m:N:L,A:256:4,256", 64); }
+
+TEST(CacheTimed, LookupsMatchAReferenceLruScanningTheSet) { check_lookups("N:1:128:2,L:R:m:N:L,A:8:4,8", 2); }
+
+TEST(CacheTimed, LinesBeyondAReducedAssociativityAreNotFound) {
+  // 64 ways allocated, 64 in use: fill all; then 8 in use: the cache forgets every line, and no
+  // lookup may find one of the old lines in a way beyond the eighth.
+  CacheRig r("N:1:128:64,L:R:m:N:L,A:256:4,256");
+  r.cfg.timed = true;
+  r.build();
+  for (uint64_t i = 0; i < 64; i++) timed(r, i * 0x1000, i + 1);
+  EXPECT_EQ(CACHE_HIT_RESERVED, timed(r, 63 * 0x1000, 100).status);  // the last lookup: way 63
+  ASSERT_EQ(SIMTVP_OK, cache_set_assoc(r.c, 8, &r.diag)) << r.diag.message;
+  EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 63 * 0x1000, 1));
+  EXPECT_EQ(CACHE_MISS, timed(r, 63 * 0x1000, 101).status);
+  for (uint64_t i = 0; i < 8; i++) EXPECT_EQ(CACHE_MISS, timed(r, i * 0x1000, 200 + i).status);
+  EXPECT_EQ(CACHE_HIT_RESERVED, timed(r, 3 * 0x1000, 300).status);
+}
