@@ -2,6 +2,7 @@
 #include "memiv.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,7 @@ typedef struct memiv_bank {
   bool activated;      /* an ACT was ever issued (tRC counts from it) */
   bool had_prev;       /* a row was open before this one */
   uint64_t act;        /* cycle of the open row's ACT */
+  uint64_t arrived;    /* arrival of the request that opened it (its time order) */
   uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
   uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
   uint64_t prev_act, prev_close;
@@ -146,9 +148,18 @@ typedef struct memiv_where {
   uint32_t channel, slice, bank, row;
 } memiv_where;
 
+/* A fill on its way in an L2 slice, as memiv booked it: the line, the cycle its miss was at the
+ * slice (A), the cycle the cache was told its sectors are readable (the cache's own record), and
+ * the cycle memiv now answers for (earlier when a request of an earlier time asked afterwards). */
+typedef struct memiv_fill {
+  uint64_t line, issued, cache_ready, ready;
+} memiv_fill;
+
+#define MEMIV_FILLS 2048u /* fills remembered (direct mapped by line, 64 KiB) */
+
 #define MEMIV_MEMO 4096u /* decoded lines remembered (direct mapped, 160 KiB): a decode costs ~230 instructions */
 
-enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_COUNT };
+enum { C_REQUESTS, C_SYSMEM, C_BYPASSED, C_LATE, C_LATENCY, C_WRITEBACKS, C_REORDERED, C_COUNT };
 
 struct memiv {
   memiv_config cfg;
@@ -169,9 +180,11 @@ struct memiv {
   memiv_slice *slice;
   memiv_channel *channel;
   memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
+  memiv_cal link;                /* the hub's link to system memory: cycles its transfers occupy (L2) */
   uint64_t *c[C_COUNT];
   uint64_t local[C_COUNT];
   uint64_t local_dram[9];        /* a channel's counters without a stats sink (shared: never read) */
@@ -269,8 +282,18 @@ simtvp_status memiv_config_from_gpu(const gpu_config *g, memiv_config *cfg, simt
 
   /* System memory: the hub's link latency (-host_sysmem_latency_ns, or the SoC fabric's in the
    * integrated modes), in L2 cycles, there and back. */
-  double ns = gpu_system_integrated(g->system.mode) ? g->system.fabric_latency_ns : g->host.sysmem_latency_ns;
+  const bool integrated = gpu_system_integrated(g->system.mode);
+  double ns = integrated ? g->system.fabric_latency_ns : g->host.sysmem_latency_ns;
   cfg->sysmem_latency = (uint32_t)(ns * d->l2_mhz / 1000.0 + 0.5);
+  /* ... and its bandwidth (-host_bus_bandwidth_gbs, or -soc_fabric_bandwidth_gbs), in bytes per
+   * 1000 L2 cycles as tlm/mem/mem_system.cc gives it to models/hub. */
+  double gbs = integrated ? g->system.fabric_bandwidth_gbs : g->host.bus_bandwidth_gbs;
+  if (!(gbs > 0))
+    return simtvp_diag_option_error(diag, SIMTVP_ERR_CONFIG,
+                                    integrated ? "-soc_fabric_bandwidth_gbs" : "-host_bus_bandwidth_gbs",
+                                    "memiv: the bandwidth must be positive (%g)", gbs);
+  cfg->sysmem_bytes_per_kcycle = (uint64_t)llround(gbs * 1e6 / d->l2_mhz);
+  if (!cfg->sysmem_bytes_per_kcycle) cfg->sysmem_bytes_per_kcycle = 1;
   return SIMTVP_OK;
 }
 
@@ -336,11 +359,13 @@ static void register_stats(memiv *m) {
     const char *name, *unit, *desc;
   } k[C_COUNT] = {
       {"memiv.requests", "requests", "requests the interval cores sent beyond their L1s"},
-      {"memiv.sysmem_requests", "requests", "of them to system memory (answered at the hub's latency)"},
+      {"memiv.sysmem_requests", "requests", "of them to system memory (through the hub's link)"},
       {"memiv.l2_bypassed", "requests", "of them that went around the L2 (no L2, texture-only L2, forwarded)"},
       {"memiv.late_bookings", "bookings", "port bookings older than a port's 4096-cycle window (placed at its start)"},
       {"memiv.latency_sum", "cycles", "core cycles from a request's departure to its reply, summed"},
       {"memiv.l2_writebacks", "requests", "dirty L2 lines written back to DRAM"},
+      {"memiv.reordered_fills", "requests", "L2 pending hits that arrived before the miss they wait for "
+                                            "(out of time order): the fill is answered from their arrival"},
   };
   for (uint32_t i = 0; i < C_COUNT; i++)
     m->c[i] = m->cfg.stats ? stats_counter(m->cfg.stats, k[i].name, k[i].unit, k[i].desc) : &m->local[i];
@@ -542,7 +567,22 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   memiv_channel *ch = &m->channel[ch_i];
   memiv_bank *b = &ch->bank[bank];
   uint64_t col;
-  if (b->open && b->row == row) { /* row hit: the column command once the row is open */
+  if (b->activated && t < b->arrived) {
+    /* Out of time order: the request that opened the bank's row arrived after this one (requests
+     * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
+     * this request came first, so it does not wait for that later row: a row hit if it wants the
+     * row open before, which was still open then, else a row miss on a bank with a row open
+     * (PRE at its arrival, its own ACT tRP later; the channel's activate window still applies);
+     * the bank's later state stays as it is. */
+    if (b->had_prev && b->prev_row == row && t >= b->prev_act && t < b->prev_close) {
+      col = max64(t, b->prev_act + tm->tRCD);
+      ++*ch->row_hits;
+    } else { /* a row was open at its arrival (this bank has been used): PRE, then its ACT */
+      col = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
+      ++*ch->n_pre;
+      ++*ch->n_act;
+    }
+  } else if (b->open && b->row == row) { /* row hit: the column command once the row is open */
     col = max64(t, b->act + tm->tRCD);
     ++*ch->row_hits;
   } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
@@ -566,6 +606,7 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
     b->open = b->activated = true;
     b->row = row;
     b->act = act;
+    b->arrived = t;
     b->pre_ready = act + tm->tRAS;
     ++*ch->n_act;
   }
@@ -636,6 +677,22 @@ static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool wri
   return cross(end, m->cfg.dram_khz, m->cfg.l2_khz);
 }
 
+/* System memory through models/hub: the partition hands the request on as it would to its DRAM
+ * (one per L2 cycle, at t), the hub's link carries its bytes once, whichever way they flow
+ * (ceil(bytes × 1000 / bytes_per_kcycle) cycles, transfers one after another), and the reply is
+ * back at the partition the link's round trip later. Returns that L2 cycle. */
+static uint64_t to_host(memiv *m, const memiv_where *w, uint32_t bytes, uint64_t t) {
+  const memiv_config *c = &m->cfg;
+  uint64_t d = take(m, &m->channel[w->channel].arbiter, t, 1) + 1;
+  uint64_t ser = 0;
+  if (c->sysmem_bytes_per_kcycle) {
+    ser = ((uint64_t)bytes * 1000 + c->sysmem_bytes_per_kcycle - 1) / c->sysmem_bytes_per_kcycle;
+    if (ser > MEMIV_CAL_CYCLES / 2) ser = MEMIV_CAL_CYCLES / 2;
+    if (ser) d = take(m, &m->link, d, (uint32_t)ser);
+  }
+  return d + ser + c->sysmem_latency + 1;
+}
+
 static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
   return bytes ? (bytes + s->port_bytes - 1) / s->port_bytes : 1;
 }
@@ -660,10 +717,10 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   if (ops && c->atomic_ops) s->atomic_free = A + (ops + c->atomic_ops - 1) / c->atomic_ops;
   uint64_t dram_at = A + 2 + c->dram_latency;
 
-  if (sysmem) { /* around the L2 to the hub and back */
+  if (sysmem) { /* around the L2, through the partition's DRAM-side queue, to the hub and back */
     cal_book(&s->data, A, 1);
     ++*m->c[C_SYSMEM];
-    return A + 2 + c->sysmem_latency;
+    return to_host(m, &here, bytes, dram_at);
   }
   if (c->l2_ideal) return A + 1;
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
@@ -701,6 +758,28 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
     ++*m->c[C_BYPASSED];
     return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+  }
+  uint64_t pending = r.status == CACHE_MISS ? r.pending_ready : r.status == CACHE_HIT_RESERVED ? r.ready : 0;
+  if (r.fetch) {
+    memiv_fill *f = &m->fills[(line >> 7) % MEMIV_FILLS];
+    f->line = line;
+    f->issued = A;
+    f->cache_ready = f->ready = filled;
+  } else if (pending && pending != CACHE_NEVER) {
+    /* Waiting for a fill that a request of a later time started: requests reach memiv in host
+     * order, up to the interval cores' horizon out of time order. In time order this request came
+     * first and would have been the miss: it waits the miss's own latency from its arrival, and
+     * so does every later request for that fill. */
+    memiv_fill *f = &m->fills[(line >> 7) % MEMIV_FILLS];
+    if (f->line == line && f->cache_ready == pending) {
+      if (A < f->issued) {
+        f->ready -= f->issued - A;
+        f->issued = A;
+        ++*m->c[C_REORDERED];
+      }
+      if (r.status == CACHE_MISS) r.pending_ready = f->ready;
+      else r.ready = f->ready;
+    }
   }
   bool reads = !is_write || kind == MEM_ACC_ATOMIC;
   if (!reads) return A + 2; /* a write the L2 absorbed: acknowledged as a hit */
@@ -786,6 +865,7 @@ void memiv_reset(memiv *m) {
     s->port_bytes = pb;
   }
   memset(m->cluster, 0, m->n_clusters * sizeof *m->cluster);
+  memset(m->fills, 0, sizeof m->fills);
   for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
     memiv_channel *c = &m->channel[ch];
     memset(c->bank, 0, m->cfg.timing.nbk * sizeof *c->bank);
@@ -794,6 +874,7 @@ void memiv_reset(memiv *m) {
     memset(&c->arbiter, 0, sizeof c->arbiter);
     memset(&c->activate, 0, sizeof c->activate);
   }
+  memset(&m->link, 0, sizeof m->link);
 }
 
 void memiv_route_of(const memiv *m, uint64_t addr, memiv_route *out) {

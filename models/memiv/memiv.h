@@ -24,6 +24,11 @@
  *             then the channel's data bus busy burst cycles per column command; back to
  *             the L2 clock, the fill port, reply at fill + 2; dirty evictions occupy the bank and
  *             bus, nobody waits for them;
+ *   sysmem    a line the aperture names system memory goes around the L2 to the partition's
+ *             queue toward its DRAM side (-dram_latency, the arbiter), then through the hub's
+ *             link: its bytes serialised at the link's bandwidth (one calendar for the GPU), then
+ *             the link's round trip (-host_sysmem_latency_ns / -host_bus_bandwidth_gbs, or the
+ *             SoC fabric's when integrated), as models/hub; the hub's request limit left out;
  *   reply     L2 → icnt clock; the slice's injection port and the cluster's ejection port on the
  *             reply subnet; icnt → core clock.
  * Every crossing between clock domains lands on the receiver's first edge strictly after the
@@ -34,7 +39,9 @@
  * ring of 4096 per port): requests arrive in host order, up to a few thousand cycles out of time
  * order (interval cores run ahead by a horizon), and a booking takes the first free cycles at or
  * after the ones it wants, so an out-of-order booking does not queue behind later-timed ones; one
- * wanted before a port's window starts at the window (memiv.late_bookings counts them).
+ * wanted before a port's window starts at the window (memiv.late_bookings counts them). A request
+ * that arrived before the one that opened its DRAM bank's row, or before the miss whose fill it
+ * waits for in the L2, is served as in time order it would have been (docs/memiv.md §3).
  *
  * What it leaves out: queue capacities and refusals (waiting is time, never refusal: no
  * back-pressure into the cores beyond the waiting itself), L2 MSHR limits, the DRAM scheduler's
@@ -96,7 +103,8 @@ typedef struct memiv_config {
   uint32_t bank_group_indexing; /* -dram_bnkgrp_indexing_policy: 0 upper, 1 lower bank bits */
   /* system memory (zero-copy host memory) */
   mem_aperture_port aperture;   /* ctx/of NULL: every line is device memory */
-  uint32_t sysmem_latency;      /* L2 cycles from a slice to the host and back (the hub's link) */
+  uint32_t sysmem_latency;      /* L2 cycles of the hub's link, there and back (models/hub's latency) */
+  uint64_t sysmem_bytes_per_kcycle; /* the hub link's bandwidth: bytes per 1000 L2 cycles (0: unlimited) */
   struct stats *stats;          /* counters registered here when non-NULL (docs/memiv.md) */
 } memiv_config;
 

@@ -239,6 +239,74 @@ TEST(Memiv, BacklogLongerThanThePortWindowStillSerialises) {
   EXPECT_EQ(last - first, 4800u - 8u);
 }
 
+// System memory (zero-copy host memory): addresses at or above 1 TiB, in this test's aperture.
+uint8_t AboveOneTiB(void *, uint64_t addr) { return addr >= (1ull << 40) ? MEM_APERTURE_SYSMEM : MEM_APERTURE_VIDMEM; }
+
+// The hub's link, as models/hub: 100 L2 cycles round trip, 8 bytes per cycle (8000 per 1000), so
+// a 32-byte sector holds it 4 cycles. A one-sector read leaving SM 0 at `at` (header): the slice's
+// A = at+24, the partition's queue toward DRAM and the hub A + 2 + 10 = at+36 (arbiter), pushed to
+// the hub at+37, on the link at+37..at+40, back at the slice at+37 + 4 + 100 + 1 = at+142, reply
+// at the core 3 cycles later (as an L2 hit's): at+145. SM 1's read at the same cycle, to channel 1
+// (another slice, another arbiter), shares only the link: on it at+41..at+44, 4 cycles later.
+TEST(Memiv, SystemMemoryRequestsSerialiseOnTheHubLinkAtItsBandwidth) {
+  Small s;
+  s.cfg.aperture.of = AboveOneTiB;
+  s.cfg.sysmem_latency = 100;
+  s.cfg.sysmem_bytes_per_kcycle = 8000;
+  s.Create();
+  const uint64_t host = 1ull << 40;
+  EXPECT_EQ(s.Access(0, host + 0x000, 0x1, kRead, false, 100), 245u);
+  EXPECT_EQ(s.Access(1, host + 0x100, 0x1, kRead, false, 100), 249u);
+  // Whole lines hold the link 16 cycles each: at 1000, on it 1037..1052, back at the slice
+  // 1037 + 16 + 101 = 1154; the reply is 8 + 128 bytes = 4 flits: icnt 1155, arrives 1155 + 1 + 3,
+  // core 1160. The other channel's line behind it: on the link 1053..1068, at the core 16 later.
+  EXPECT_EQ(s.Access(2, host + 0x2000, 0xF, kRead, false, 1000), 1160u);
+  EXPECT_EQ(s.Access(3, host + 0x2100, 0xF, kRead, false, 1000), 1176u);
+  EXPECT_EQ(s.Stat("memiv.sysmem_requests"), 4u);
+  EXPECT_EQ(s.Stat("L2_cache_bank[0].access"), 0u);  // around the L2
+}
+
+// Without a bandwidth (0) the link never queues: both reads of the case above back at at+141.
+TEST(Memiv, SystemMemoryWithoutLinkBandwidthOnlyPaysTheRoundTrip) {
+  Small s;
+  s.cfg.aperture.of = AboveOneTiB;
+  s.cfg.sysmem_latency = 100;
+  s.Create();
+  const uint64_t host = 1ull << 40;
+  EXPECT_EQ(s.Access(0, host + 0x000, 0x1, kRead, false, 100), 241u);
+  EXPECT_EQ(s.Access(1, host + 0x100, 0x1, kRead, false, 100), 241u);
+}
+
+// Requests reach memiv in host order, interval cores up to their horizon apart in time. SM 0's
+// miss at 1000 (header: the slice at A = 1024, filled at 1062, at the core 1067) was presented
+// first; SM 1's read of the same line at 100 comes after it in host order but first in time: it
+// waits the miss's own 38 cycles from its A = 124 (filled 162, at the core 167, as the miss would
+// have), not for the fill at 1062.
+TEST(Memiv, PendingHitOfAnEarlierTimeWaitsTheMissLatencyFromItsArrival) {
+  Small s;
+  s.Create();
+  EXPECT_EQ(s.Access(0, 0x0, 0x1, kRead, false, 1000), 1067u);
+  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 167u);
+  EXPECT_EQ(s.Stat("memiv.reordered_fills"), 1u);
+  // a later one (A = 134) waits for that fill at 162: its reply leaves at 164 behind SM 1's on the
+  // slice's injection port, one cycle later: 168
+  EXPECT_EQ(s.Access(2, 0x0, 0x1, kRead, false, 110), 168u);
+  EXPECT_EQ(s.Stat("L2_cache_bank[0].miss"), 1u);
+}
+
+// The same in a DRAM bank: SM 0's miss at 1000 opens row 1 of bank 0 (ACT at 1037); SM 1's miss
+// to row 0 of that bank at 100 arrived first in time, so it does not wait for row 1's precharge
+// (ACT 1037 + tRAS 20 at the earliest): the bank has been used, so a row is taken to be open at
+// its arrival: PRE at 137, its own ACT tRP = 8 later, at the core 167 + 8 = 175 (header).
+TEST(Memiv, RowOpenedByALaterRequestDoesNotDelayAnEarlierOne) {
+  Small s;
+  s.Create();
+  EXPECT_EQ(s.Access(0, 0x2000, 0x1, kRead, false, 1000), 1067u);
+  EXPECT_EQ(s.Access(1, 0x0, 0x1, kRead, false, 100), 175u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 2u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_pre"), 1u);
+}
+
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   Small s;
   s.Create();
@@ -447,6 +515,27 @@ TEST(MemivConfig, Qv100LatenciesComeFromItsOptions) {
   EXPECT_EQ(c.flit_bytes, 40u);
   EXPECT_EQ(c.timing.tRCD, 12u);
   EXPECT_EQ(c.topology, MEMIV_ICNT_XBAR);  // -network_mode 1 is modelled as the crossbar
+}
+
+// The hub's link as tlm/mem/mem_system.cc gives it to models/hub: RTX2060's L2 at 1365 MHz,
+// -host_sysmem_latency_ns 600 → 819 L2 cycles, -host_bus_bandwidth_gbs 12 → 12e6 / 1365 = 8791
+// bytes per 1000 L2 cycles (a 128-byte line: 15 cycles on the link).
+TEST(MemivConfig, HostLinkLatencyAndBandwidthComeFromTheHostOptions) {
+  Loaded l;
+  ASSERT_EQ(l.Load(ConfigPath("SM75_RTX2060.config")), SIMTVP_OK) << l.diag.message;
+  memiv_config c;
+  ASSERT_EQ(memiv_config_from_gpu(&l.g, &c, &l.diag), SIMTVP_OK) << l.diag.message;
+  EXPECT_EQ(c.sysmem_latency, 819u);
+  EXPECT_EQ(c.sysmem_bytes_per_kcycle, 8791u);
+}
+
+TEST(MemivConfig, ZeroHostLinkBandwidthIsReportedByOption) {
+  Loaded l;
+  ASSERT_EQ(l.Load(ConfigPath("SM75_RTX2060.config")), SIMTVP_OK) << l.diag.message;
+  l.g.host.bus_bandwidth_gbs = 0;
+  memiv_config c;
+  EXPECT_NE(memiv_config_from_gpu(&l.g, &c, &l.diag), SIMTVP_OK);
+  EXPECT_STREQ(l.diag.option, "-host_bus_bandwidth_gbs");
 }
 
 TEST(MemivConfig, UnknownNetworkModeIsReportedByOption) {
