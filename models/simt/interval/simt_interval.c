@@ -61,6 +61,8 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
   /* -gpgpu_alu_forwarding: SP/DP/INT results reach a dependent IV_ISSUE_TO_UNIT cycles before
    * writeback, as in the CA core */
   p->l1i_line = (pk.fetch_addr / c->base.l1i_line) + 1;
+  uint64_t first_line = (pk.fetch_addr - (uint64_t)pk.pc * FUNC_INSN_BYTES) / c->base.l1i_line + 1;
+  p->l1i_bit = p->l1i_line - first_line < 64 ? (uint8_t)(p->l1i_line - first_line) : (uint8_t)IV_NO_L1I_BIT;
   p->ready = c->base.cfg.alu_forwarding && p->unit <= SIMT_UNIT_INT
                  ? (p->lat > IV_ISSUE_TO_UNIT ? p->lat - IV_ISSUE_TO_UNIT : 0)
                  : p->lat;
@@ -222,9 +224,15 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
       retire(c, slot, w->t);
       return;
     }
-    if (p->l1i_line != w->line && c->base.l1i) { /* a new L1I line: looked up (a miss waits) */
-      uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
-      if (f > w->t) c->sched[w->sched].gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
+    if (p->l1i_line != w->line && c->base.l1i) {
+      uint64_t bit = p->l1i_bit < 64 ? 1ull << p->l1i_bit : 0;
+      if (w->l1i_seen & bit) { /* a line the warp fetched before: there, no lookup (§2) */
+        w->line = p->l1i_line;
+      } else { /* a new L1I line: looked up (a miss waits) */
+        uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
+        if (f > w->t) c->sched[w->sched].gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
+        if (w->line) w->l1i_seen |= bit; /* (no L1I: iv_mem_fetch leaves 0, every fetch looks up) */
+      }
     }
     iv_sched *sc = &c->sched[w->sched];
     uint64_t d = deps_ready(w, p), t0 = w->t;

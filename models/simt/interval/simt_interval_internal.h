@@ -21,6 +21,7 @@
 #define IV_NONE SIMT_NONE
 #define IV_NEVER SIMT_NEVER
 #define IV_NO_UNIT 0xffu
+#define IV_NO_L1I_BIT 0xffu
 /* Cycles from issue to the execution unit (operand collector, register read, OC_EX: the CA
  * core's stages, docs/simt.md §3), so a dependent ALU chain costs latency + 4 per instruction. */
 #define IV_ISSUE_TO_UNIT 4u
@@ -96,6 +97,7 @@ typedef struct iv_pc {
   uint32_t ready;    /* unit to the cycle a dependent may use the result */
   const uint32_t *regs;
   uint64_t l1i_line; /* the L1I line holding it, + 1 */
+  uint8_t l1i_bit;   /* that line's index from the start of the kernel's code (IV_NO_L1I_BIT: ≥ 64) */
 } iv_pc;
 
 typedef struct iv_warp {
@@ -109,7 +111,8 @@ typedef struct iv_warp {
   uint64_t last_done; /* latest completion of its instructions (results, store acknowledgements) */
   uint64_t fence_hold;/* the first cycle it may issue after its last fence's scope latency */
   uint64_t fault_since;
-  uint64_t line;      /* the L1I line of its last lookup, + 1 (0: none) */
+  uint64_t line;      /* the L1I line it fetches from, + 1 (0: none) */
+  uint64_t l1i_seen;  /* bit i: it looked up L1I line i of its kernel's code (iv_pc.l1i_bit) */
   uint64_t *rr;       /* per register id: the cycle its value is ready */
   const simt_program *prog;
   iv_pc *pcs;
