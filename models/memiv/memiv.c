@@ -68,7 +68,8 @@ static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
     if (t >= end) return t;
     uint64_t word = k->bits[(t / 64) % MEMIV_CAL_WORDS] >> (t % 64);
     if (word & 1u) { /* busy: to the first free cycle of this word, or past it and every full word */
-      uint32_t run = (uint32_t)__builtin_ctzll(~word); /* ~word has ones above the shifted-out part */
+      /* ~word has ones above the shifted-out part; a full word at t % 64 == 0 has none */
+      uint32_t run = ~word ? (uint32_t)__builtin_ctzll(~word) : 64u;
       if (run < 64 - t % 64) {
         t += run;
         continue;
