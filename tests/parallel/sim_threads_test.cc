@@ -92,6 +92,15 @@ const thread_case kCases[] = {
     {"mixed_transpose", "transpose",
      "--set '-simt_model_override 0-3:ca,4-5:at,6-7:func' --set '-dram_model_override 0:at'"},
     {"rtx2060_12_scan", "scan", "-c SM75_RTX2060 --set '-gpgpu_n_clusters 12'"},
+    // Interval cores (docs/simt-interval.md): their clusters tick on the simulation thread, so the
+    // closed-form memory behind them (models/memiv) sees one order at any thread count; a mix with
+    // CA cores, whose clusters stay parallel, and the host link (zerocopy, remote managed pages).
+    {"interval_sgemm", "sgemm", "--set '-simt_model interval'"},
+    {"interval_zerocopy", "zerocopy", "--set '-simt_model interval'"},
+    {"interval_managed_remote", "managed_remote", "--set '-simt_model interval'"},
+    {"interval_and_ca_transpose", "transpose", "--set '-simt_model_override 0-3:ca,4-7:interval'"},
+    {"qv100_16_interval_vector_add", "vector_add",
+     "-c SM7_QV100 --set '-gpgpu_n_clusters 16' --set '-simt_model interval'"},
     // Simulation control reads what the clusters count: each stop at the same cycle. The first
     // stops inside reduction's one-CTA kernel (a lone cluster ticks at most edges).
     {"max_insn_in_a_one_cta_kernel", "reduction", "--set '-gpgpu_max_insn 366336'", 2},
