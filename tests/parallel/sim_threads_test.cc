@@ -94,9 +94,9 @@ const thread_case kCases[] = {
     {"rtx2060_12_scan", "scan", "-c SM75_RTX2060 --set '-gpgpu_n_clusters 12'"},
     // Interval cores (docs/simt-interval.md): their clusters tick on the simulation thread, so the
     // closed-form memory behind them (models/memiv) sees one order at any thread count; a mix with
-    // CA cores, whose clusters stay parallel, and the host link (zerocopy, remote managed pages).
+    // CA cores, whose clusters stay parallel, and the host link (remote managed pages; zerocopy
+    // has the known gap below at any fidelity).
     {"interval_sgemm", "sgemm", "--set '-simt_model interval'"},
-    {"interval_zerocopy", "zerocopy", "--set '-simt_model interval'"},
     {"interval_managed_remote", "managed_remote", "--set '-simt_model interval'"},
     {"interval_and_ca_transpose", "transpose", "--set '-simt_model_override 0-3:ca,4-7:interval'"},
     {"qv100_16_interval_vector_add", "vector_add",
