@@ -109,6 +109,32 @@ TEST(SimtInterval, L1MissWaitsForThePortAndAHitForTheL1Latency) {
   EXPECT_EQ(sh_mem_requests(g.h, MEM_ACC_GLOBAL_R), 1u);
 }
 
+TEST(SimtInterval, PendingHitEarlierInTimeWaitsItsOwnLatencyNotTheLaterFill) {
+  // Two warps load the same word. Warps run in slot order (§1), so warp 0 runs first: eight
+  // dependent adds (10 cycles each, the first from the kOutSlot mov) put its miss 70 cycles later
+  // in time than warp 1's load (warp 1 branches past the adds). Warp 1 finds the line pending
+  // (a hit on the fill warp 0's miss started). Without the reordered-fills rule it would wait for that
+  // later fill (ld + 70 + 107); with it, it waits the miss's own latency from its own time:
+  // memory stage at ld + 4, L1 port ld + 5, the miss would leave at ld + 6 and be back 100 later,
+  // readable the cycle after: its dependent add at ld + 107, as for a miss of its own (the test
+  // above). Warp 0 (the miss itself) waits 107 from its load too. One read beyond the L1, one
+  // reordered fill.
+  std::string body = std::string(kOutSlot) +
+                     "  setp.ge.u32 %p1, %r28, 32;\n  @%p1 bra SKIP;\n  add.s32 %r2, %r28, 1;\n";
+  for (int i = 0; i < 7; ++i) body += "  add.s32 %r2, %r2, 1;\n";
+  body += "SKIP:\n  ld.global.u32 %r1, [%rd28];\n  add.s32 %r3, %r1, 1;\n";
+  Gpu g("configs/SM7_QV100.config", base(), SH_LDST_FAKE, 100, 20, 0, true);
+  ASSERT_EQ(g.load(kernel(body, true)), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.launch("k", 1, 64, {g.alloc(64 * 8)}), SIMTVP_OK) << g.diag.message;
+  const uint32_t ld = 17, add = 18; /* kOutSlot (7 instructions), setp, bra, eight adds */
+  int64_t w0 = issue_cycle(g.issues, 0, ld), w1 = issue_cycle(g.issues, 1, ld);
+  EXPECT_GE(w0 - w1, 70);
+  EXPECT_EQ(issue_cycle(g.issues, 1, add) - w1, 107);
+  EXPECT_EQ(issue_cycle(g.issues, 0, add) - w0, 107);
+  EXPECT_EQ(sh_mem_requests(g.h, MEM_ACC_GLOBAL_R), 1u);
+  EXPECT_EQ(g.stat("interval_l1_reordered_fills"), 1u);
+}
+
 TEST(SimtInterval, FencesAreTimedByScope) {
   // The shared hand computation of tests/simt/simt_timing_util.h (the fence after the store's
   // refetch, at t + 2). st.global at t: memory stage t + 4, L1 port t + 5, the L1D forwards the

@@ -136,7 +136,19 @@ typedef struct iv_cta_pcs {
 typedef struct iv_mem_stats {
   uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
   uint64_t *port_requests; /* interval_mem_requests: accesses beyond the L1 */
+  uint64_t *reordered;     /* interval_l1_reordered_fills: waits on a later-issued fill shortened */
 } iv_mem_stats;
+
+/* A fill in flight in one L1 (docs/simt-interval.md §4, reordered fills): the line, the time of
+ * the miss that fetched it, the ready time the cache was told and the ready time answered. */
+typedef struct iv_fill {
+  uint64_t line, miss_at, told, ready;
+} iv_fill;
+/* Per L1: fills by line, direct-mapped (a power of two ≥ the cache's line count). */
+typedef struct iv_fills {
+  iv_fill *e;
+  uint32_t mask;
+} iv_fills;
 
 /* The last shared-memory access seen at a pc (simt_interval_mem.c: smem_cost). */
 #define IV_SMEM_MEMO 64u
@@ -182,6 +194,7 @@ typedef struct iv_core {
   uint16_t *bank_count; /* scratch for ldst_smem_cost_of */
   iv_smem_memo smem_memo[IV_SMEM_MEMO];
   cache *l1d, *l1c, *l1t;
+  iv_fills fills[3];    /* per L1 (l1d, l1c, l1t): the fills in flight */
   uint32_t l1d_block, l1c_block, l1t_block;
   uint64_t *param_of;   /* per warp slot: where its kernel parameters are cached (L1C) */
   ldst_range *ranges;   /* scratch: LDST_MAX_RANGES */

@@ -51,6 +51,25 @@ static uint64_t reply_taken(iv_core *c, uint64_t back, uint32_t fill_bytes) {
   return r;
 }
 
+/* The slot of `line` in an L1's table of fills in flight. */
+static iv_fill *fill_slot(const iv_fills *t, uint64_t line) {
+  return &t->e[(line / MEM_LINE_BYTES) & t->mask];
+}
+
+/* Reordered fills: an access at a, earlier in time than the miss that made `line` pending
+ * (warps run ahead), waits that miss's own latency from a, not the later fill. *ready is the
+ * ready time the cache answered; a slot that holds another line or another fill leaves it. */
+static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_t a, uint64_t *ready) {
+  iv_fill *f = fill_slot(t, line);
+  if (f->line != line + 1 || f->told != *ready) return;
+  if (a < f->miss_at) {
+    f->ready -= f->miss_at - a;
+    f->miss_at = a;
+    ++*c->ms.reordered;
+  }
+  *ready = f->ready;
+}
+
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   count_request(c, x->kind);
@@ -72,6 +91,7 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   q.byte_mask[0] = x->byte_mask[0];
   q.byte_mask[1] = x->byte_mask[1];
   bool l1d = x->path == LDST_PATH_L1D;
+  const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
   if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   cache_timed_result r;
@@ -80,12 +100,17 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
     beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
+  if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) reordered_fill(c, ft, r.line, a, &r.ready);
+  if (r.status == CACHE_MISS && r.pending_ready && r.pending_ready != CACHE_NEVER)
+    reordered_fill(c, ft, r.line, a, &r.pending_ready);
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
     uint64_t back = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1);
     uint64_t fill = l1d ? reply_taken(c, back, (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES)
                         : reply_taken(c, back, 0);
     cache_timed_fill(cc, r.line, r.fetch, fill);
+    if (!r.pending_ready || r.pending_ready == CACHE_NEVER) /* the whole line is this miss's */
+      *fill_slot(ft, r.line) = (iv_fill){r.line + 1, a, fill, fill};
     if (!x->is_write || !r.forward) done = iv_max(done, fill);
     if (r.pending_ready != CACHE_NEVER) done = iv_max(done, r.pending_ready);
   } else if (r.status == CACHE_HIT_RESERVED && !x->is_write && r.ready != CACHE_NEVER) {
@@ -427,6 +452,14 @@ static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const
   cc.timed = true;
   st = cache_create(&cc, out, diag);
   if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  if (st == SIMTVP_OK) { /* its table of fills in flight */
+    iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
+    uint64_t lines = (uint64_t)cc.spec.n_sets * cc.spec.assoc, n = 1;
+    while (n < lines && n < (1u << 20)) n <<= 1;
+    t->e = calloc(n, sizeof *t->e);
+    t->mask = (uint32_t)n - 1;
+    if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  }
   if (st == SIMTVP_OK && out == &c->l1d)
     c->l1d_port_bytes = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
   return st;
@@ -449,6 +482,9 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   s->port_requests = counter(c, "interval_mem_requests",
                              "accesses interval SIMT cores sent beyond their L1 (fills, forwarded writes, "
                              "write-backs, accesses around the L1)");
+  s->reordered = counter(c, "interval_l1_reordered_fills",
+                         "L1 pending hits (or pending parts of misses) of interval SIMT cores earlier in time "
+                         "than the miss that fetched their line: they waited that miss's latency from their own time");
   simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);
@@ -476,6 +512,7 @@ void iv_mem_free(iv_core *c) {
   if (c->l1d) cache_destroy(c->l1d);
   if (c->l1c) cache_destroy(c->l1c);
   if (c->l1t) cache_destroy(c->l1t);
+  for (int i = 0; i < 3; ++i) free(c->fills[i].e);
   free(c->bank_count);
   free(c->param_of);
   free(c->ranges);
