@@ -106,27 +106,18 @@ mem_aperture_port simt_timing::aperture_port() {
     auto *t = static_cast<simt_timing *>(ctx);
     uint8_t a = DEVMEM_APERTURE_VIDMEM;
     if (t->env_.physical) addr = t->env_.physical(addr);
-    if (!devmem_bus_addr(t->env_.mem, addr, bus, &a)) return MEM_APERTURE_VIDMEM;
-    if (a == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
-    *bus = 0;
-    return MEM_APERTURE_VIDMEM;
+    if (devmem_bus_addr(t->env_.mem, addr, bus, &a)) {
+      if (a == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
+      *bus = 0;
+      return MEM_APERTURE_VIDMEM;
+    }
+    // and the pages the system IOMMU translates (shared_va)
+    if (!t->env_.sysmem.aperture_of || devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS))
+      return MEM_APERTURE_VIDMEM;
+    uint8_t r = t->env_.sysmem.aperture_of(addr, bus);
+    if (r != MEM_APERTURE_SYSMEM) *bus = 0;
+    return r;
   };
-  if (env_.sysmem.aperture_of) {  // and the pages the system IOMMU translates (shared_va)
-    ap.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
-      auto *t = static_cast<simt_timing *>(ctx);
-      uint8_t a = DEVMEM_APERTURE_VIDMEM;
-      if (t->env_.physical) addr = t->env_.physical(addr);
-      if (devmem_bus_addr(t->env_.mem, addr, bus, &a)) {
-        if (a == DEVMEM_APERTURE_SYSMEM) return MEM_APERTURE_SYSMEM;
-        *bus = 0;
-        return MEM_APERTURE_VIDMEM;
-      }
-      if (devmem_page(t->env_.mem, addr >> DEVMEM_PAGE_BITS)) return MEM_APERTURE_VIDMEM;
-      uint8_t r = t->env_.sysmem.aperture_of(addr, bus);
-      if (r != MEM_APERTURE_SYSMEM) *bus = 0;
-      return r;
-    };
-  }
   return ap;
 }
 
