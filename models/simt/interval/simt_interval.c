@@ -147,19 +147,24 @@ static void retire(iv_core *c, uint32_t slot, uint64_t t) {
 
 /* Barriers of the CTA that completed release their warps the cycle after the last arrival in
  * time: t (the instruction just issued) or a waiting warp's arrival (its timeline − 1). An arrival
- * that completed no barrier (may_complete false) while a warp of the CTA still runs releases
- * nothing and cannot be a deadlock: simt_base_settle_barriers is not asked (its answer would be
- * the same: func releases only completed barriers, and a deadlock needs every warp waiting). */
+ * that completed no barrier (may_complete false) while a warp of the CTA still runs, or any event
+ * while no warp waits, releases nothing and cannot be a deadlock: simt_base_settle_barriers is
+ * not asked (its answer would be the same: func releases only completed barriers, and a deadlock
+ * needs every warp waiting). */
 static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t, bool may_complete) {
-  uint32_t running = 0;
+  uint32_t running = 0, waiting = 0;
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     if (!simt_cta_holds(cta, i)) continue;
     const iv_warp *x = &c->warps[cta->warp_slot[i]];
     if (!x->live || x->exited) continue;
-    if (x->wait != SIMT_WAIT_BARRIER) running++;
-    else if (x->t - 1 > t) t = x->t - 1;
+    if (x->wait != SIMT_WAIT_BARRIER) {
+      running++;
+    } else {
+      waiting++;
+      if (x->t - 1 > t) t = x->t - 1;
+    }
   }
-  if (!may_complete && running) {
+  if (!waiting || (!may_complete && running)) {
     cta->check_bars = false;
     return;
   }
@@ -225,10 +230,10 @@ static __attribute__((noinline)) uint64_t issue_search(iv_bins *is, iv_bins *u, 
 /* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's (the
  * first cycle both have room, to_unit apart). The usual case — both bins are the ring's current
  * ones and have room — is one test. */
-static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
-  iv_bins *is = &c->issue[w->sched];
+static inline uint64_t issue_at(const iv_warp *w, const iv_pc *p, uint64_t t0) {
+  iv_bins *is = w->issue;
   if (p->unit >= SIMT_UNIT_MEM) return iv_bins_take(is, t0, 1);
-  iv_bins *u = c->unit[w->part][p->unit];
+  iv_bins *u = w->units[p->unit];
   uint64_t bi = t0 / IV_BIN, bu = (t0 + p->to_unit) / IV_BIN;
   uint32_t si = (uint32_t)(bi % IV_RING), su = (uint32_t)(bu % IV_RING);
   if (is->id[si] == bi && u->id[su] == bu && is->used[si] < is->cap && u->used[su] + p->ii <= u->cap) {
@@ -328,7 +333,8 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
   simtvp_diag dg;
   uint32_t pc = w->pc;
   simtvp_status st = func_warp_step(w->fw, &rec, &dg);
-  if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
+  /* (a step that waits on a replayable fault did nothing: its record says FUNC_STEP_NOP) */
+  if (st == SIMTVP_OK && rec.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
     /* a replayable fault (unified memory): nothing issued; the warp waits for the replay */
     k->issued--;
     w->t = t;
@@ -402,34 +408,27 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
- * here (the rest out of line, noinline, so that the loop keeps its values in registers) with the warp's timeline, pc, I-buffer and last result in locals (models/func does not read
- * them); they are written back (SYNC) before anything else reads or changes them. */
+ * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
+ * line, so that the loop stays small. */
 static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
   iv_warp *w = &c->warps[slot];
-  uint64_t wt = w->t, last = w->last_done;
-  uint32_t pc = w->pc, ib = w->ib_n;
-#define SYNC() (w->t = wt, w->last_done = last, w->pc = pc, w->ib_n = (uint8_t)ib)
-#define LOAD() (wt = w->t, last = w->last_done, pc = w->pc, ib = w->ib_n)
-  while (wt <= limit) {
-    iv_pc *p = &w->pcs[pc];
+  while (w->t <= limit) {
+    iv_pc *p = &w->pcs[w->pc];
     if (!(p->flags & IV_KNOWN)) {
-      SYNC();
       p = pc_info(c, w);
       if (!p) { /* nothing left to run: the warp is done */
-        retire(c, slot, wt);
+        retire(c, slot, w->t);
         return;
       }
     }
-    if (p->l1i_line != w->line) wt = enter_line(c, w, p, wt, k);
-    uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, wt);
-    k->scoreboard += t0 - wt;
-    uint64_t t = issue_at(c, w, p, t0);
+    if (p->l1i_line != w->line) w->t = enter_line(c, w, p, w->t, k);
+    uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
+    k->scoreboard += t0 - w->t;
+    uint64_t t = issue_at(w, p, t0);
     if (t != t0) k->pipe += t - t0;
     k->issued++;
     if (!(p->flags & IV_PLAIN)) {
-      SYNC();
       if (!record_step(c, slot, w, p, k, t)) return;
-      LOAD();
       continue;
     }
     /* register-only: executed without a step record */
@@ -437,21 +436,19 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
     simtvp_diag dg;
     simtvp_status st = func_warp_step(w->fw, NULL, &dg);
     if (st != SIMTVP_OK) {
-      SYNC();
       simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
       return;
     }
+    uint32_t pc = w->pc;
     count_issue(c, k, slot, pc, active, t);
     uint64_t e = t + p->to_unit, wb = e + p->lat;
     set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
-    last = wb > last ? wb : last;
-    uint32_t next_pc = func_warp_pc(w->fw);
-    wt = after_issue(c, &ib, k, pc, next_pc, t);
-    pc = next_pc;
+    if (wb > w->last_done) w->last_done = wb;
+    uint32_t next_pc = func_warp_pc(w->fw), ib = w->ib_n;
+    w->t = after_issue(c, &ib, k, pc, next_pc, t);
+    w->ib_n = (uint8_t)ib;
+    w->pc = next_pc;
   }
-  SYNC();
-#undef SYNC
-#undef LOAD
 }
 
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
@@ -527,8 +524,9 @@ static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   if (now + 1 > w->t) w->t = now + 1;
 }
 
+/* (no warp is live: each warp's ready times are cleared when it is launched) */
 static bool grow_rr(iv_core *c, uint32_t stride) {
-  uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * stride, sizeof *rr);
+  uint64_t *rr = malloc((size_t)c->base.cfg.max_warps * stride * sizeof *rr);
   if (!rr) return false;
   free(c->rr);
   c->rr = rr;
@@ -713,6 +711,8 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     w->index = i;
     w->sched = slot % c->base.cfg.n_schedulers;
     w->part = c->base.cfg.sub_core ? w->sched : 0;
+    w->issue = &c->issue[w->sched];
+    w->units = c->unit[w->part];
     /* the first fetch (the core's fetch port) and decode */
     w->ib_n = 2;
     w->t = iv_bins_take(&c->fetch, now, 1) + 2;

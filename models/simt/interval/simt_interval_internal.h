@@ -132,6 +132,8 @@ typedef struct iv_warp {
   const simt_program *prog;
   iv_pc *pcs;
   struct iv_launch_pcs *lp; /* the table pcs belongs to */
+  struct iv_bins *issue;    /* its scheduler's issue bins */
+  struct iv_bins *const *units; /* its sub-core's unit bins, by unit kind */
   func_warp *fw;
 } iv_warp;
 
