@@ -312,7 +312,8 @@ static __attribute__((noinline)) uint64_t enter_line(iv_core *c, iv_warp *w, con
  * pc's; only the space of a generic access varies). */
 static inline void count_mem_insn(iv_core *c, iv_pc *p, const func_step *rec) {
   if (rec->space == p->mi_space) {
-    *c->base.mem_insn[p->mi] += (uint64_t)simtvp_popcount32(rec->mem_mask);
+    uint32_t m = rec->mem_mask;
+    *c->base.mem_insn[p->mi] += m == ~0u ? 32u : (uint64_t)simtvp_popcount32(m); /* (most: every lane) */
     return;
   }
   int mi = simt_base_mem_insn_class(rec);
@@ -404,7 +405,7 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
   }
   if (cta->check_bars)
     settle_barriers(c, cta, t, rec.warp_done || rec.kind != FUNC_STEP_BARRIER || rec.barrier_complete);
-  return runnable(w);
+  return !w->exited && !w->wait; /* (live: it is running) */
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
