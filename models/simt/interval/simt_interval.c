@@ -372,6 +372,10 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
       set_ready(w->rr, dst, n_dst, done);
       if (done > w->last_done) w->last_done = done;
     }
+    if (!rec.warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
+      if (w->fence_hold > w->t) w->t = w->fence_hold;
+      return !w->exited && !w->wait;
+    }
     break;
   case FUNC_STEP_BARRIER:
     if (rec.barrier_wait) {
