@@ -236,7 +236,12 @@ static inline uint64_t issue_at(const iv_warp *w, const iv_pc *p, uint64_t t0) {
   iv_bins *u = w->units[p->unit];
   uint64_t bi = t0 / IV_BIN, bu = (t0 + p->to_unit) / IV_BIN;
   uint32_t si = (uint32_t)(bi % IV_RING), su = (uint32_t)(bu % IV_RING);
-  if (is->id[si] == bi && u->id[su] == bu && is->used[si] < is->cap && u->used[su] + p->ii <= u->cap) {
+  if (is->id[si] != bi || u->id[su] != bu) { /* a slot of an older bin is recycled (iv_bins_slot) */
+    if (is->id[si] > bi || u->id[su] > bu) return issue_search(is, u, p, t0);
+    if (is->id[si] != bi) is->id[si] = bi, is->used[si] = 0;
+    if (u->id[su] != bu) u->id[su] = bu, u->used[su] = 0;
+  }
+  if (is->used[si] < is->cap && u->used[su] + p->ii <= u->cap) {
     is->used[si]++;
     u->used[su] += p->ii;
     return t0;

@@ -79,13 +79,20 @@ static __attribute__((noinline, unused)) uint64_t iv_bins_take_search(iv_bins *b
   return t;
 }
 
-/* iv_bins_find, then booked there. The usual case — t's bin is the ring's and has room — is one
- * test; the rest is iv_bins_take_search. */
+/* iv_bins_find, then booked there. The usual cases — t's bin is the ring's and has room, or its
+ * slot holds an older bin (recycled: empty) — are one test each; the rest is
+ * iv_bins_take_search. */
 static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
   uint64_t bin = t / IV_BIN;
   uint32_t s = (uint32_t)(bin % IV_RING), u = b->used[s];
-  if (b->id[s] == bin && (u == 0 || u + cost <= b->cap)) {
-    b->used[s] = u + cost;
+  if (b->id[s] == bin) {
+    if (u == 0 || u + cost <= b->cap) {
+      b->used[s] = u + cost;
+      return t;
+    }
+  } else if (b->id[s] < bin) {
+    b->id[s] = bin;
+    b->used[s] = cost;
     return t;
   }
   return iv_bins_take_search(b, t, cost);
