@@ -431,7 +431,10 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
         return;
       }
     }
-    if (p->l1i_line != w->line) w->t = enter_line(c, w, p, w->t, k);
+    if (p->l1i_line != w->line) { /* a line it fetched before is there (§6): the usual case inline */
+      if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
+      else w->t = enter_line(c, w, p, w->t, k);
+    }
     uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
     k->scoreboard += t0 - w->t;
     uint64_t t = issue_at(w, p, t0);
