@@ -570,6 +570,13 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
    * table is matched only while a CTA of its launch is resident: a launch that ended may share
    * its address and uid with a later one) */
   uint32_t n = c->base.cfg.max_ctas, t = n;
+  for (uint32_t s = 0; s < n; s++) { /* the usual case: a resident CTA of the same launch */
+    const simt_cta *o = &c->base.ctas[s];
+    if (s != cta_slot && o->live && o->k->launch == k->launch && o->k->launch_uid == k->launch_uid) {
+      c->lpcs_of[cta_slot] = c->lpcs_of[s];
+      return true;
+    }
+  }
   for (uint32_t i = 0; i < n; i++) c->lpcs[i].used = false;
   for (uint32_t s = 0; s < n; s++)
     if (s != cta_slot && c->base.ctas[s].live) c->lpcs[c->lpcs_of[s]].used = true;
