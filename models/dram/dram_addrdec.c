@@ -2,11 +2,13 @@
  * config_addr_mapping_parse) and partition indexing (linear / xor / ipoly over simtvp_gf2's
  * polynomials). See dram_addrdec.h for the format and the hash definitions.
  *
- * The map is compiled once into runs of contiguous bits per field, each a mask and a shift, so
- * decoding an address costs a mask, a shift and an OR per run; the ipoly hash is compiled into one
- * table per address byte (the hash is linear over GF(2): the XOR of its bytes' residues), and a
- * power-of-two dramid@N division into a shift (a hot path: every request is decoded at the
- * partition and again by its controller, and by models/memiv for every line it has not kept). */
+ * The map is compiled once into runs of contiguous bits per field, each a mask and a shift; the
+ * ipoly hash into one table per address byte (it is linear over GF(2): the XOR of its bytes'
+ * residues), a power-of-two dramid@N division into shifts. When no division by a channel count
+ * that is not a power of two is left, the whole decode is linear too and is compiled into one
+ * table per address byte: a decode is then the XOR of an entry per non-zero byte (a hot path:
+ * every request is decoded at the partition and again by its controller, and by models/memiv for
+ * every line it has not kept). */
 #include "dram_addrdec.h"
 
 #include <stdbool.h>
@@ -50,6 +52,12 @@ struct dram_addrmap {
    * of that address the XOR of the terms of its set bits */
   uint32_t ipoly_term[64];
   uint32_t ipoly_byte[8][256];
+  /* Without a division by a channel count that is not a power of two, the whole decode is linear
+   * over GF(2) in the address bits (bit selections, the XOR and ipoly hashes, a power-of-two
+   * remap that never leaves the channels): then it is the XOR of one entry per address byte, each
+   * the decode of that byte alone, packed as {row | column << 32, bank | burst << 16 | channel << 48}. */
+  bool linear;
+  uint64_t byte_decode[8][256][2];
 };
 
 static uint32_t ceil_log2(uint32_t n) {
@@ -108,6 +116,8 @@ static simtvp_status compile_map(dram_addrmap *m, const config_addr_mapping *map
     }
   return SIMTVP_OK;
 }
+
+static void decode_fields(const dram_addrmap *m, uint64_t addr, dram_addr *out);
 
 simtvp_status dram_addrmap_create(const dram_addrmap_config *cfg, dram_addrmap **out,
                                   simtvp_diag *diag) {
@@ -175,13 +185,25 @@ simtvp_status dram_addrmap_create(const dram_addrmap_config *cfg, dram_addrmap *
   }
   m->div_pow2 = m->by_division && is_pow2(m->n_channels);
   m->channel_shift = m->channel_bits_k;
+  /* fields that fit the packed entries (bank, row and column checked above; channels <= 65536) */
+  if ((!m->by_division || m->div_pow2) && m->fields[FIELD_S].bits <= 32) {
+    for (uint32_t b = 0; b < 8; b++)
+      for (uint32_t v = 0; v < 256; v++) {
+        dram_addr d;
+        decode_fields(m, (uint64_t)v << (8 * b), &d);
+        m->byte_decode[b][v][0] = d.row | (uint64_t)d.column << 32;
+        m->byte_decode[b][v][1] = d.bank | (uint64_t)d.burst << 16 | (uint64_t)d.channel << 48;
+      }
+    m->linear = true;
+  }
   *out = m;
   return SIMTVP_OK;
 }
 
 void dram_addrmap_destroy(dram_addrmap *map) { free(map); }
 
-void dram_addrmap_decode(const dram_addrmap *m, uint64_t addr, dram_addr *out) {
+/* The decode from the compiled fields (every map; the tables of a linear map are built with it). */
+static void decode_fields(const dram_addrmap *m, uint64_t addr, dram_addr *out) {
   uint64_t a = addr, upper; /* upper: the address above the channel field */
   uint32_t ch;
   if (m->by_division) {
@@ -219,6 +241,25 @@ void dram_addrmap_decode(const dram_addrmap *m, uint64_t addr, dram_addr *out) {
   }
   out->channel = ch;
   out->sub_partition = ch * m->n_sub + (out->bank & (m->n_sub - 1));
+}
+
+void dram_addrmap_decode(const dram_addrmap *m, uint64_t addr, dram_addr *out) {
+  if (!m->linear) {
+    decode_fields(m, addr, out);
+    return;
+  }
+  uint64_t w0 = 0, w1 = 0;
+  for (uint32_t b = 0; addr; b++, addr >>= 8) {
+    const uint64_t *e = m->byte_decode[b][addr & 0xffu];
+    w0 ^= e[0];
+    w1 ^= e[1];
+  }
+  out->row = (uint32_t)w0;
+  out->column = (uint32_t)(w0 >> 32);
+  out->bank = (uint32_t)(w1 & 0xffffu);
+  out->burst = (uint32_t)(w1 >> 16);
+  out->channel = (uint32_t)(w1 >> 48);
+  out->sub_partition = out->channel * m->n_sub + (out->bank & (m->n_sub - 1));
 }
 
 uint32_t dram_addrmap_bank_bits(const dram_addrmap *m) { return m->fields[FIELD_B].bits; }
