@@ -102,6 +102,7 @@ struct memiv {
   memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
+  uint32_t flits[MEM_SECTORS_PER_LINE + 1]; /* a packet carrying k sectors (and its 8-byte header) */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
   memiv_cal link;                /* the hub's link to system memory: cycles its transfers occupy (L2) */
   uint64_t *c[C_COUNT];
@@ -395,6 +396,8 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   for (uint32_t mask = 0; mask < 16; mask++)
     for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
       if (mask >> i & 1u) m->byte_mask[mask][i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
+  for (uint32_t k = 0; k <= MEM_SECTORS_PER_LINE; k++)
+    m->flits[k] = (MEM_REQ_CONTROL_BYTES + k * MEM_SECTOR_BYTES + c->flit_bytes - 1) / c->flit_bytes;
   m->scratch.needs_reply = true;
   m->cluster = calloc(m->n_clusters, sizeof *m->cluster);
   m->slice = calloc(m->n_slices, sizeof *m->slice);
@@ -450,10 +453,6 @@ void memiv_destroy(memiv *m) {
 }
 
 /* ---- the path of a request ------------------------------------------------------------------------------ */
-
-static uint32_t flits_of(const memiv *m, uint32_t bytes) {
-  return (bytes + m->cfg.flit_bytes - 1) / m->cfg.flit_bytes;
-}
 
 static uint32_t hops(const memiv *m, uint32_t a, uint32_t b) {
   int ax = (int)(a % m->cols), ay = (int)(a / m->cols), bx = (int)(b % m->cols), by = (int)(b / m->cols);
@@ -709,7 +708,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint8_t sectors = sector_mask & 0xFu;
   if (!sectors) sectors = 0xFu;
   line_addr &= ~(uint64_t)(MEM_SECTOR_BYTES * MEM_SECTORS_PER_LINE - 1);
-  uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
+  uint32_t n_sectors = (uint32_t)simtvp_popcount32(sectors);
   uint32_t cl = sm < c->n_sms ? sm / (c->cores_per_cluster ? c->cores_per_cluster : 1) : 0;
   ++*m->c[C_REQUESTS];
 
@@ -728,7 +727,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint32_t src = cl, dst = m->n_clusters + si;
 
   /* request: core → icnt → slice */
-  uint32_t req_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (is_write ? bytes : 0));
+  uint32_t req_flits = m->flits[is_write ? n_sectors : 0];
   uint64_t t = cross(at, c->core_khz, c->icnt_khz);
   t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
   t = cross(t, c->icnt_khz, c->l2_khz);
@@ -736,7 +735,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
 
   /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
   bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
-  uint32_t reply_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (data_back ? bytes : 0));
+  uint32_t reply_flits = m->flits[data_back ? n_sectors : 0];
   t = cross(t, c->l2_khz, c->icnt_khz);
   t = traverse(m, &m->slice[si].reply_in, &m->cluster[cl].reply_out, dst, src, reply_flits, t);
   t = cross(t, c->icnt_khz, c->core_khz);

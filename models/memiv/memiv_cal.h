@@ -62,12 +62,10 @@ static inline uint64_t memiv_cal_limit(const memiv_cal *k) {
 
 /* Offsets p (bit p) in a 64-cycle window x at which n (1..64) cycles are free, none past bit 63. */
 static inline uint64_t memiv_cal_starts(uint64_t x, uint32_t n) {
-  uint64_t r = ~x;
-  for (uint32_t have = 1; have < n;) {
-    uint32_t s = have < n - have ? have : n - have;
-    r &= r >> s;
-    have += s;
-  }
+  uint64_t r = ~x; /* bit p: the run from p is at least `have` long */
+  uint32_t have = 1;
+  for (; 2 * have <= n; have *= 2) r &= r >> have;
+  if (have < n) r &= r >> (n - have); /* two overlapping runs of `have` cover n */
   return r;
 }
 
@@ -75,10 +73,21 @@ static inline uint64_t memiv_cal_starts(uint64_t x, uint32_t n) {
 static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
   const uint64_t end = k->base + MEMIV_CAL_CYCLES;
   const uint64_t lim = k->hi < end ? k->hi : end; /* every cycle from here on is free */
-  if (n <= 64) { /* a start within the next 64 cycles: one look at them */
-    uint64_t r = memiv_cal_starts(memiv_cal_window(k, t, lim), n);
-    if (r) return t + (uint64_t)__builtin_ctzll(r);
-    t += 65 - n; /* no start at t .. t + 64 - n */
+  if (n <= 64) { /* 64 cycles at a time: a start among the first 65 - n, else on past them */
+    for (;;) {
+      uint64_t r = memiv_cal_starts(memiv_cal_window(k, t, lim), n);
+      if (r) return t + (uint64_t)__builtin_ctzll(r);
+      t += 65 - n;
+      if (t >= lim) return t;
+      uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
+      if (!(k->full >> w & 1u)) continue;
+      /* t's word and those after it that are wholly booked (a backlog) hold no start; past the
+       * window's end every cycle is free */
+      uint64_t rot = w ? k->full >> w | k->full << (64 - w) : k->full;
+      if (~rot == 0) return end;
+      t = (t / 64 + (uint64_t)__builtin_ctzll(~rot)) * 64;
+      if (t >= lim) return t >= end ? end : t;
+    }
   }
   for (;;) {
     if (t >= lim) return t;
@@ -136,14 +145,15 @@ static inline uint64_t memiv_cal_find(const memiv_cal *k, uint64_t t, uint32_t n
 
 /* The first t' >= t with [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (t >= a's
  * base, t + off >= b's; na, nb >= 1): a column command holds its bank group's command slots and,
- * `off` later, the data bus. Each port's first free start in turn until they agree: each step
- * skips only starts that one port refuses, so the first they agree on is the least. */
+ * `off` later, the data bus. Each port's first free start in turn until they agree, b's first (the
+ * busier: the data bus): each step skips only starts that one port refuses, so the first they
+ * agree on is the least. */
 static inline uint64_t memiv_cal_find_pair(const memiv_cal *a, uint32_t na, const memiv_cal *b, uint64_t off,
                                            uint32_t nb, uint64_t t) {
   for (;;) {
-    uint64_t fa = memiv_cal_find(a, t, na), fb = memiv_cal_find(b, fa + off, nb) - off;
-    if (fb == fa) return fa;
-    t = fb;
+    uint64_t fb = memiv_cal_find(b, t + off, nb) - off, fa = memiv_cal_find(a, fb, na);
+    if (fa == fb) return fa;
+    t = fa;
   }
 }
 
