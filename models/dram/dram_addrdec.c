@@ -266,6 +266,7 @@ uint32_t dram_addrmap_bank_bits(const dram_addrmap *m) { return m->fields[FIELD_
 uint32_t dram_addrmap_row_bits(const dram_addrmap *m) { return m->fields[FIELD_R].bits; }
 uint32_t dram_addrmap_column_bits(const dram_addrmap *m) { return m->fields[FIELD_C].bits; }
 uint32_t dram_addrmap_channels(const dram_addrmap *m) { return m->n_channels; }
+bool dram_addrmap_linear(const dram_addrmap *m) { return m->linear; }
 
 simtvp_status dram_partition_indexing_from_option(int32_t option, const simtvp_msg_port *msg,
                                                   dram_partition_indexing *out, simtvp_diag *diag) {

@@ -67,6 +67,13 @@ typedef struct memiv_where {
 /* A fill on its way in an L2 slice, as memiv booked it: the line, the cycle its miss was at the
  * slice (A), the cycle the cache was told its sectors are readable (the cache's own record), and
  * the cycle memiv now answers for (earlier when a request of an earlier time asked afterwards). */
+/* The raw route of one address byte (memiv.route_linear). */
+typedef struct memiv_byte_route {
+  uint64_t index;                /* its part of the L2 index address */
+  uint32_t row;
+  uint16_t bank, channel;        /* the decoder's bank (before -dram_bnk_indexing_policy), channel */
+} memiv_byte_route;
+
 typedef struct memiv_fill {
   uint64_t line, issued, cache_ready, ready;
 } memiv_fill;
@@ -99,6 +106,11 @@ struct memiv {
   memiv_slice *slice;
   memiv_channel *channel;
   memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  /* With a linear address map and index address (both bit selections and XOR hashes: no division
+   * by a channel count that is not a power of two), a line's route is the XOR of one entry per
+   * address byte, each the route of that byte alone (built at create from the decode itself). */
+  bool route_linear;
+  memiv_byte_route byte_route[8][256];
   memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
@@ -391,6 +403,16 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   dram_addrmap_config mc = {c->addr_mapping, c->n_channels, c->n_sub, c->indexing};
   if (dram_addrmap_create(&mc, &m->map, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
   if (index_init(m, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
+  if (dram_addrmap_linear(m->map) && (m->ix_identity || !m->ix_division || m->ix_pow2)) {
+    for (uint32_t b = 0; b < 8; b++)
+      for (uint32_t v = 0; v < 256; v++) {
+        uint64_t addr = (uint64_t)v << (8 * b);
+        dram_addr a;
+        dram_addrmap_decode(m->map, addr, &a);
+        m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), a.row, (uint16_t)a.bank, (uint16_t)a.channel};
+      }
+    m->route_linear = true;
+  }
 
   for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
   for (uint32_t mask = 0; mask < 16; mask++)
@@ -563,16 +585,36 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
 /* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
  * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
-  dram_addr a;
-  dram_addrmap_decode(m->map, line, &a);
-  uint32_t bank = a.bank;
-  if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
+  uint32_t raw_bank, row, channel;
+  if (m->route_linear) {
+    memiv_byte_route r = {0, 0, 0, 0};
+    for (uint64_t a = line, b = 0; a; a >>= 8, b++) {
+      const memiv_byte_route *e = &m->byte_route[b][a & 0xffu];
+      r.index ^= e->index;
+      r.row ^= e->row;
+      r.bank ^= e->bank;
+      r.channel ^= e->channel;
+    }
+    w->index = r.index;
+    raw_bank = r.bank;
+    row = r.row;
+    channel = r.channel;
+  } else {
+    dram_addr a;
+    dram_addrmap_decode(m->map, line, &a);
+    w->index = index_addr(m, line);
+    raw_bank = a.bank;
+    row = a.row;
+    channel = a.channel;
+  }
+  uint32_t sub = channel * m->cfg.n_sub + (raw_bank & (m->cfg.n_sub - 1)); /* as dram_addrmap_decode */
+  uint32_t bank = raw_bank;
+  if (m->cfg.bank_indexing == 1) bank ^= row & m->bank_mask;
   w->line = line;
-  w->index = index_addr(m, line);
-  w->channel = a.channel;
-  w->slice = a.sub_partition < m->n_slices ? a.sub_partition : 0;
+  w->channel = channel;
+  w->slice = sub < m->n_slices ? sub : 0;
   w->bank = bank % m->cfg.timing.nbk;
-  w->row = a.row;
+  w->row = row;
 }
 
 /* The decoded line (remembered: a pure function of the address, so the memo changes no result). */
