@@ -9,9 +9,10 @@
  *
  * Invariant: a set bit always stands for a cycle before `hi` (every booking ends by hi, and the
  * words the window leaves behind are cleared), so every cycle from min(hi, window end) on is free.
- * The search works a word (64 cycles) at a time: the first busy cycle of the wanted run by one
- * count-trailing-zeros, a busy run skipped the same way, and words that are wholly booked by the
- * `full` summary (a backlog). Bookings in time order (at or after hi) cost a compare. */
+ * The search works 64 cycles at a time: the starts of n free cycles in a 64-cycle window by shifts
+ * and one count-trailing-zeros, words that are wholly booked skipped by the `full` summary (a
+ * backlog); runs longer than 64 cycles word by word. Bookings in time order (at or after hi) cost a
+ * compare, bookings within a word one mask. */
 #ifndef SIMTVP_MEMIV_CAL_H
 #define SIMTVP_MEMIV_CAL_H
 
