@@ -57,28 +57,42 @@ static inline uint8_t sectors_between(uint32_t lo, uint32_t hi) {
   return (uint8_t)(((2u << ((hi - 1) / MEM_SECTOR_BYTES)) - 1u) & ~((1u << (lo / MEM_SECTOR_BYTES)) - 1u));
 }
 
-/* Two lanes' addresses at once (GCC/Clang vector extension: SSE2 on x86-64, plain code elsewhere). */
-typedef uint64_t iv_v2 __attribute__((vector_size(16)));
-static inline iv_v2 v2_load(const uint64_t *p) {
-  iv_v2 v;
-  memcpy(&v, p, sizeof v);
-  return v;
+/* Lane checks, four lanes an operation (GCC/Clang vector extension: two SSE2 operations per
+ * step, one with AVX2, which x86-64 GCC builds pick at load time). */
+typedef uint64_t iv_v4 __attribute__((vector_size(32)));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define IV_LANE_CHECK __attribute__((target_clones("avx2", "default"), noinline))
+#else
+#define IV_LANE_CHECK __attribute__((noinline))
+#endif
+
+/* Nonzero unless lanes [0, n) of x (n a multiple of 4, at most 32) sit at b, b + step,
+ * b + 2·step, …: one pass. */
+IV_LANE_CHECK static uint64_t run_misses(const uint64_t *x, uint32_t n, uint64_t b, uint64_t step) {
+  iv_v4 e = {b, b + step, b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step}, acc = {0},
+        v;
+  for (uint32_t i = 0; i < n; i += 4) {
+    memcpy(&v, x + i, sizeof v);
+    acc |= v ^ e;
+    e += inc;
+  }
+  return acc[0] | acc[1] | acc[2] | acc[3];
 }
 
-/* Nonzero unless lanes [0, n) of x (n a multiple of 4) sit at b, b + step, b + 2·step, …: one
- * pass, four lanes a step (unrolled in full where n is a constant). */
-static inline uint64_t run_misses(const uint64_t *x, uint32_t n, uint64_t b, uint64_t step) {
-  iv_v2 e0 = {b, b + step}, e1 = {b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step}, acc0 = {0, 0},
-        acc1 = {0, 0};
-#pragma GCC unroll 8
-  for (uint32_t i = 0; i < n; i += 4) {
-    acc0 |= v2_load(x + i) ^ e0;
-    acc1 |= v2_load(x + i + 2) ^ e1;
-    e0 += inc;
-    e1 += inc;
+/* Nonzero unless every lane of x sits at a0 + off[lane] (32 lanes): one pass. */
+IV_LANE_CHECK static uint64_t offset_misses(const uint64_t *x, uint64_t a0, const uint64_t *off) {
+  const iv_v4 base = {a0, a0, a0, a0};
+  iv_v4 acc0 = {0}, acc1 = {0}, v0, v1, o0, o1;
+  for (uint32_t l = 0; l < 32; l += 8) {
+    memcpy(&v0, x + l, sizeof v0);
+    memcpy(&o0, off + l, sizeof o0);
+    memcpy(&v1, x + l + 4, sizeof v1);
+    memcpy(&o1, off + l + 4, sizeof o1);
+    acc0 |= (v0 - base) ^ o0;
+    acc1 |= (v1 - base) ^ o1;
   }
   acc0 |= acc1;
-  return acc0[0] | acc0[1];
+  return acc0[0] | acc0[1] | acc0[2] | acc0[3];
 }
 
 /* Cycles the L1D's data or fill port is busy with `bytes`. */
@@ -113,6 +127,11 @@ static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_
   *ready = f->ready;
 }
 
+/* The request the L1 lookups are made with: zeroed once (iv_mem_init, after the scratch
+ * accesses), then only the fields a lookup reads are set per access — no clearing per access. */
+static inline mem_req *req_scratch(iv_core *c) { return (mem_req *)(void *)(c->acc + LDST_MAX_ACCESSES); }
+_Static_assert(LDST_MAX_ACCESSES * sizeof(ldst_access) % _Alignof(mem_req) == 0, "mem_req after the accesses");
+
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   count_request(c, x->kind);
@@ -124,21 +143,20 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
                                                                                        : lc->l1t_latency;
-  mem_req q;
-  memset(&q, 0, sizeof q);
-  q.addr = x->addr;
-  q.size = x->size;
-  q.kind = x->kind;
-  q.is_write = x->is_write;
-  q.sector_mask = x->sector_mask;
-  q.byte_mask[0] = x->byte_mask[0];
-  q.byte_mask[1] = x->byte_mask[1];
+  mem_req *q = req_scratch(c);
+  q->addr = x->addr;
+  q->size = x->size;
+  q->kind = x->kind;
+  q->is_write = x->is_write;
+  q->sector_mask = x->sector_mask;
+  q->byte_mask[0] = x->byte_mask[0];
+  q->byte_mask[1] = x->byte_mask[1];
   bool l1d = x->path == LDST_PATH_L1D;
   const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
   if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   cache_timed_result r;
-  cache_timed_access(cc, &q, a, &r);
+  cache_timed_access(cc, q, a, &r);
   if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
   if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
     beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
@@ -451,7 +469,7 @@ static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_sm
   return cost;
 }
 
-static inline ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
+static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
                                        uint32_t bytes, bool atomic) {
   iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
   uint64_t a0 = st->addr[__builtin_ctz(mask)];
@@ -460,15 +478,7 @@ static inline ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc
   if (same) {
     uint64_t d = 0;
     if (mask == ~0u) {
-      const iv_v2 base = {a0, a0};
-      iv_v2 acc0 = {0, 0}, acc1 = {0, 0};
-#pragma GCC unroll 8
-      for (uint32_t l = 0; l < 32; l += 4) {
-        acc0 |= (v2_load(st->addr + l) - base) ^ v2_load(e->off + l);
-        acc1 |= (v2_load(st->addr + l + 2) - base) ^ v2_load(e->off + l + 2);
-      }
-      acc0 |= acc1;
-      d = acc0[0] | acc0[1];
+      d = offset_misses(st->addr, a0, e->off);
     } else {
       for (uint32_t l = mask; l; l &= l - 1) {
         uint32_t i = (uint32_t)__builtin_ctz(l);
@@ -483,7 +493,7 @@ static inline ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc
 /* Shared-memory lanes `mask` of st, entering the memory stage at m: their bank phases on the
  * shared-memory pipeline from m + 1; *held and *done at least its last phase (a load's data
  * -gpgpu_smem_latency later). */
-static inline void smem_stage(iv_core *c, uint32_t slot, const func_step *st, uint32_t mask, uint32_t bytes, bool load,
+static inline __attribute__((always_inline)) void smem_stage(iv_core *c, uint32_t slot, const func_step *st, uint32_t mask, uint32_t bytes, bool load,
                               uint64_t m, uint64_t *held, uint64_t *done) {
   ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, mask, bytes, st->is_atomic);
   *c->smem_conflicts += cost.cycles - cost.phases;
@@ -511,19 +521,14 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
-uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
+/* iv_mem_issue of any instruction but a shared-memory-only one. */
+static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
+                                                         uint64_t m) {
   bool load = st->is_load || st->is_atomic;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
   m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
   uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
-  if ((st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) && !texture_op(st)) {
-    /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
-     * through the L1 port */
-    if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, bytes, load, m, &held, &done);
-    iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0));
-    return done;
-  }
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool atomic = st->is_atomic, store = st->is_store && !load;
   bool gt200 = lc->coalesce_arch == 13;
@@ -578,18 +583,33 @@ accesses:;
   return done;
 }
 
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || texture_op(st))
+    return issue_accesses(c, slot, st, uniform, m);
+  /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
+   * through the L1 port */
+  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint64_t held = m + 1, done = m + 1;
+  if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
+                               st->is_load || st->is_atomic, m, &held, &done);
+  iv_bins_book(&c->dispatch, m, (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m));
+  return done;
+}
+
 uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
   w->line = p->l1i_line;
-  mem_req q;
-  memset(&q, 0, sizeof q);
-  q.addr = (p->l1i_line - 1) * c->base.l1i_line;
-  q.size = FUNC_INSN_BYTES;
-  q.kind = MEM_ACC_INST_R;
+  mem_req *q = req_scratch(c);
+  q->addr = (p->l1i_line - 1) * c->base.l1i_line;
+  q->size = FUNC_INSN_BYTES;
+  q->kind = MEM_ACC_INST_R;
+  q->is_write = false;
+  q->sector_mask = 0;
+  q->byte_mask[0] = q->byte_mask[1] = 0;
   cache_timed_result r;
-  cache_timed_access(c->base.l1i, &q, t, &r);
+  cache_timed_access(c->base.l1i, q, t, &r);
   if (r.status == CACHE_HIT) return t;
   if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
-  uint64_t back = beyond_l1(c, r.fetch ? r.line : q.addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
   if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
   else w->line = 0; /* no L1I: every new line fetches again */
   return back;
@@ -683,7 +703,7 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
   c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
   c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
-  c->acc = calloc(LDST_MAX_ACCESSES, sizeof *c->acc);
+  c->acc = calloc(1, LDST_MAX_ACCESSES * sizeof *c->acc + sizeof(mem_req)); /* + req_scratch */
   if (!c->bank_count || !c->param_of || !c->ranges || !c->acc)
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   return SIMTVP_OK;
