@@ -79,10 +79,24 @@ IV_LANE_CHECK static uint64_t run_misses(const uint64_t *x, uint32_t n, uint64_t
   return acc[0] | acc[1] | acc[2] | acc[3];
 }
 
+/* run_misses of a whole warp (32 lanes), unrolled in full. */
+IV_LANE_CHECK static uint64_t warp_run_misses(const uint64_t *x, uint64_t b, uint64_t step) {
+  iv_v4 e = {b, b + step, b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step}, acc = {0},
+        v;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < 32; i += 4) {
+    memcpy(&v, x + i, sizeof v);
+    acc |= v ^ e;
+    e += inc;
+  }
+  return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
 /* Nonzero unless every lane of x sits at a0 + off[lane] (32 lanes): one pass. */
 IV_LANE_CHECK static uint64_t offset_misses(const uint64_t *x, uint64_t a0, const uint64_t *off) {
   const iv_v4 base = {a0, a0, a0, a0};
   iv_v4 acc0 = {0}, acc1 = {0}, v0, v1, o0, o1;
+#pragma GCC unroll 4
   for (uint32_t l = 0; l < 32; l += 8) {
     memcpy(&v0, x + l, sizeof v0);
     memcpy(&o0, off + l, sizeof o0);
@@ -377,13 +391,13 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint64_t off, uint32_t byte
   const uint64_t x0 = x[0], lo = x0 + off, bmask = ~(uint64_t)(block - 1);
   if (lo & (bytes - 1)) return false;
   if (x[1] == x0 + bytes && x[31] == x0 + 31ull * bytes) { /* one run (a 1-D block) */
-    if (run_misses(x, 32, x0, bytes)) return false;
+    if (warp_run_misses(x, x0, bytes)) return false;
     if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
     one_block(c, lo, 32u * bytes, n);
     return true;
   }
   if (x[1] == x0) { /* one address: one lane's block, every lane's operations */
-    if (run_misses(x, 32, x0, 0)) return false;
+    if (warp_run_misses(x, x0, 0)) return false;
     one_block(c, lo, bytes, n);
     return true;
   }
