@@ -535,12 +535,26 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
+/* iv_bins_find(&c->dispatch, m, 1), also giving the bin's counter (NULL: not tracked), so that
+ * the instruction books its held cycles there without finding the bin again. */
+static inline uint64_t dispatch_find(iv_core *c, uint64_t m, uint32_t **used) {
+  for (;;) {
+    uint32_t *u = iv_bins_slot(&c->dispatch, m);
+    if (!u || *u == 0 || *u + 1 <= c->dispatch.cap) {
+      *used = u;
+      return m;
+    }
+    m = (m / IV_BIN + 1) * IV_BIN;
+  }
+}
+
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
   bool load = st->is_load || st->is_atomic;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
-  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint32_t *slot_used;
+  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
   const simt_ldst_config *lc = &c->base.cfg.ldst;
@@ -593,7 +607,7 @@ accesses:;
     if (d > done) done = d;
   }
   /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
-  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0));
+  if (slot_used) *slot_used += (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0);
   return done;
 }
 
@@ -602,11 +616,12 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
     return issue_accesses(c, slot, st, uniform, m);
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
-  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint32_t *slot_used;
+  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t held = m + 1, done = m + 1;
   if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
                                st->is_load || st->is_atomic, m, &held, &done);
-  iv_bins_book(&c->dispatch, m, (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m));
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
   return done;
 }
 
