@@ -4,7 +4,10 @@
  * first cycle the L1 port has room, and everything that leaves the L1 — line fills, writes the
  * L1 forwards, write-backs, accesses around it, atomics — answered at once by the interval
  * memory port (simt_core_config.interval_mem), or after interval_miss_latency cycles when the
- * port is not connected. Nothing is queued: an instruction's completion is known when it issues. */
+ * port is not connected. Nothing is queued: an instruction's completion is known when it issues.
+ * Hot path (docs/simt-interval.md §4): shared-only instructions skip the space split; a full
+ * warp in a usual shape (one address, one run, rows of runs) is coalesced straight from its
+ * runs; the lane checks are vector code, four lanes at a time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
