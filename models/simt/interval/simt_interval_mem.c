@@ -69,20 +69,23 @@ typedef uint64_t iv_v4 __attribute__((vector_size(32)));
 #define IV_LANE_CHECK __attribute__((noinline))
 #endif
 
-/* Nonzero unless lanes [0, n) of x (n a multiple of 4, at most 32) sit at b, b + step,
- * b + 2·step, …: one pass. */
-IV_LANE_CHECK static uint64_t run_misses(const uint64_t *x, uint32_t n, uint64_t b, uint64_t step) {
-  iv_v4 e = {b, b + step, b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step}, acc = {0},
-        v;
-  for (uint32_t i = 0; i < n; i += 4) {
-    memcpy(&v, x + i, sizeof v);
-    acc |= v ^ e;
-    e += inc;
+/* Nonzero unless each row of w lanes of the warp x (w = 4, 8 or 16) sits at its first lane's
+ * address, + step, + 2·step, …: one pass. */
+IV_LANE_CHECK static uint64_t rows_misses(const uint64_t *x, uint32_t w, uint64_t step) {
+  const iv_v4 lane = {0, step, 2 * step, 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step};
+  iv_v4 acc = {0}, v;
+  for (uint32_t r = 0; r < 32; r += w) {
+    iv_v4 e = lane + x[r];
+    for (uint32_t i = 0; i < w; i += 4) {
+      memcpy(&v, x + r + i, sizeof v);
+      acc |= v ^ e;
+      e += inc;
+    }
   }
   return acc[0] | acc[1] | acc[2] | acc[3];
 }
 
-/* run_misses of a whole warp (32 lanes), unrolled in full. */
+/* Nonzero unless the 32 lanes of x sit at b, b + step, b + 2·step, …: one pass, unrolled. */
 IV_LANE_CHECK static uint64_t warp_run_misses(const uint64_t *x, uint64_t b, uint64_t step) {
   iv_v4 e = {b, b + step, b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step}, acc = {0},
         v;
@@ -319,12 +322,8 @@ static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t blo
  * fastest). The widest w whose first row ends where a run would is checked for every row in one
  * pass; 0 when that fails (the general path then). */
 static uint32_t row_width(const uint64_t *x, uint32_t bytes) {
-  for (uint32_t w = 16; w >= 4; w /= 2) {
-    if (x[w - 1] != x[0] + (uint64_t)(w - 1) * bytes) continue;
-    uint64_t miss = 0;
-    for (uint32_t r = 0; r < 32; r += w) miss |= run_misses(x + r, w, x[r], bytes);
-    return miss ? 0 : w;
-  }
+  for (uint32_t w = 16; w >= 4; w /= 2)
+    if (x[w - 1] == x[0] + (uint64_t)(w - 1) * bytes) return rows_misses(x, w, bytes) ? 0 : w;
   return 0;
 }
 
@@ -337,10 +336,11 @@ static bool runs_to_accesses(iv_core *c, const uint64_t *x, uint32_t w, uint32_t
                              uint32_t block, uint32_t *n) {
   uint32_t first = *n, count = *n, hit = *n;
   const uint64_t bmask = ~(uint64_t)(block - 1);
+  const uint32_t shift = (uint32_t)__builtin_ctz(bytes);
   for (uint32_t r = 0; r < rows; r++) {
-    uint64_t lo = x[r * w] + off, hi = lo + (uint64_t)w * bytes;
+    uint64_t lo = x[r * w] + off, hi = lo + ((uint64_t)w << shift);
     if (lo & (bytes - 1)) return false;
-    for (uint64_t blk = lo & bmask; blk < hi; blk += block) {
+    for (uint64_t blk = lo & bmask;; blk += block) { /* the blocks the run touches, in order */
       uint64_t a = lo > blk ? lo : blk, e = hi < blk + block ? hi : blk + block;
       uint32_t j = hit;
       if (j == count || c->acc[j].addr != blk) {
@@ -357,7 +357,8 @@ static bool runs_to_accesses(iv_core *c, const uint64_t *x, uint32_t w, uint32_t
       ldst_access *o = &c->acc[j];
       uint32_t lo_b = (uint32_t)(a & (MEM_LINE_BYTES - 1));
       line_bytes(o->byte_mask, lo_b, lo_b + (uint32_t)(e - a));
-      o->lanes = (uint8_t)(o->lanes + (e - a) / bytes);
+      o->lanes = (uint8_t)(o->lanes + ((e - a) >> shift));
+      if (e == hi) break;
     }
   }
   for (uint32_t j = first; j < count; j++) { /* block base -> the lowest touched sector */
