@@ -54,9 +54,10 @@ std::string shape_kernel(const Shape &s) {
          "  atom.global.add.u32 %r13, [%rd3], 1;\n  exit;\n}\n";
 }
 
-// The CA LDST unit's requests for the shape's warps (the sector rule, 128-byte blocks): the load's
-// as reads, the atomic's with their lane operations.
-std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t threads) {
+// The CA LDST unit's requests for the shape's warps (the sector rule, blocks of `block` bytes: the
+// 128-byte line, or the L1D's line when shorter): the load's as reads, the atomic's with their lane
+// operations.
+std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t threads, uint32_t block) {
   std::vector<Port::Access> v;
   for (uint32_t warp = 0; warp < threads / 32; warp++) {
     for (int atomic = 0; atomic < 2; atomic++) {
@@ -67,7 +68,7 @@ std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t thread
       }
       ldst_access a[LDST_MAX_ACCESSES];
       uint32_t n = 0;
-      EXPECT_TRUE(ldst_coalesce_blocks(r, 32, MEM_LINE_BYTES, a, &n, LDST_MAX_ACCESSES));
+      EXPECT_TRUE(ldst_coalesce_blocks(r, 32, block, a, &n, LDST_MAX_ACCESSES));
       for (uint32_t j = 0; j < n; j++)
         v.push_back({a[j].addr & ~uint64_t(MEM_LINE_BYTES - 1), a[j].sector_mask,
                      uint8_t(atomic ? MEM_ACC_ATOMIC : MEM_ACC_GLOBAL_R), uint8_t(atomic ? a[j].lanes : 0),
@@ -79,12 +80,17 @@ std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t thread
 }
 
 // Runs the shape on one interval core whose global loads go around the L1D
-// (-gpgpu_gmem_skip_L1D 1), so the port sees every coalesced access as it was built.
-std::vector<Port::Access> run_shape(const Shape &s, uint32_t threads, uint64_t *out) {
+// (-gpgpu_gmem_skip_L1D 1), so the port sees every coalesced access as it was built; block 64:
+// an L1D of 64-byte lines, whose blocks the coalescer then uses.
+std::vector<Port::Access> run_shape(const Shape &s, uint32_t threads, uint32_t block, uint64_t *out) {
   Port port;
   std::string config = source(kQV100);
   std::vector<const char *> args =
       with_model("interval", {"-gpgpu_n_clusters", "1", "-gpgpu_gmem_skip_L1D", "1"});
+  if (block == 64) {
+    args.push_back("-gpgpu_cache:dl1");
+    args.push_back("N:64:64:4,L:L:m:N:H,A:32:8,8");
+  }
   sh_options o{};
   o.config_file = config.c_str();
   o.args = args.data();
@@ -110,10 +116,10 @@ std::vector<Port::Access> run_shape(const Shape &s, uint32_t threads, uint64_t *
   return v;
 }
 
-void expect_ca_accesses(const Shape &s, const char *what) {
+void expect_ca_accesses(const Shape &s, const char *what, uint32_t block = MEM_LINE_BYTES) {
   uint64_t out = 0;
-  std::vector<Port::Access> got = run_shape(s, 64, &out);
-  std::vector<Port::Access> want = expected(s, out, 64);
+  std::vector<Port::Access> got = run_shape(s, 64, block, &out);
+  std::vector<Port::Access> want = expected(s, out, 64, block);
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); i++)
     EXPECT_TRUE(got[i] == want[i]) << what << ": access " << i << " line 0x" << std::hex << got[i].line << " sectors "
@@ -148,6 +154,15 @@ TEST(SimtIntervalMemShapes, RowsOfRunsGiveTheCaRequests) {
   expect_ca_accesses({8, 4, 40, 0, 4}, "8-lane rows sharing lines");
   expect_ca_accesses({16, 4, 96, 64, 4}, "16-lane rows crossing lines");
   expect_ca_accesses({16, 8, 1024, 0, 8}, "16-lane rows of 8 bytes");
+}
+
+TEST(SimtIntervalMemShapes, ShapesGiveTheCaRequestsWithBlocksOfAShorterL1Line) {
+  // 64-byte L1D lines: a 128-byte run is two requests, a 16-byte lane row three blocks.
+  expect_ca_accesses({32, 4, 0, 0, 4}, "4-byte run, 64-byte blocks", 64);
+  expect_ca_accesses({32, 16, 0, 32, 16}, "16-byte run, 64-byte blocks", 64);
+  expect_ca_accesses({16, 4, 512, 32, 4}, "16-lane rows, 64-byte blocks", 64);
+  expect_ca_accesses({32, 0, 0, 8, 4}, "one address, 64-byte blocks", 64);
+  expect_ca_accesses({32, 8, 0, 0, 4}, "stride 8, 64-byte blocks", 64);
 }
 
 TEST(SimtIntervalMemShapes, OtherShapesGiveTheCaRequestsThroughTheGeneralPath) {
