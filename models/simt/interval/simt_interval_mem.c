@@ -396,7 +396,8 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint64_t off, uint32_t byte
   if (lo & (bytes - 1)) return false;
   if (x[1] == x0 + bytes && x[31] == x0 + 31ull * bytes) { /* one run (a 1-D block) */
     if (warp_run_misses(x, x0, bytes)) return false;
-    if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
+    if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) /* more than one block */
+      return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
     one_block(c, lo, 32u * bytes, n);
     return true;
   }
@@ -452,7 +453,8 @@ static uint32_t lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask
                                   uint32_t bytes, uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write,
                                   uint32_t n) {
   uint32_t first = n;
-  if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 && full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
+  if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 &&
+      full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
     for (uint32_t i = first; i < n; i++) {
       c->acc[i].kind = kind;
       c->acc[i].path = path;
@@ -465,12 +467,7 @@ static uint32_t lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask
   return coalesce(c, k, span, block, bytes, gt200, kind, path, write, n);
 }
 
-/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
- * conflict between two lanes depends only on the difference of their addresses (same bank,
- * different word), so a warp whose lanes sit at the same offsets from its first active lane as
- * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
- * only then is the scan of every phase saved (docs/simt-interval.md §4). */
-/* The memo's miss: ldst_smem_cost_of, then remembered for the pc (kept out of the hit path). */
+/* smem_cost's miss: ldst_smem_cost_of, then remembered for the pc (kept out of the hit path). */
 static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_smem_memo *e, const iv_warp *w,
                                                                uint32_t pc, const func_step *st, uint32_t mask,
                                                                uint32_t bytes, bool atomic, uint64_t a0) {
@@ -487,8 +484,14 @@ static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_sm
   return cost;
 }
 
-static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
-                                       uint32_t bytes, bool atomic) {
+/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
+ * conflict between two lanes depends only on the difference of their addresses (same bank,
+ * different word), so a warp whose lanes sit at the same offsets from its first active lane as
+ * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
+ * only then is the scan of every phase saved (docs/simt-interval.md §4). */
+static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc,
+                                                                      const func_step *st, uint32_t mask,
+                                                                      uint32_t bytes, bool atomic) {
   iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
   uint64_t a0 = st->addr[__builtin_ctz(mask)];
   bool same = e->prog == w->prog && e->pc == pc && e->mask == mask && e->bytes == bytes && e->atomic == atomic &&
@@ -511,8 +514,9 @@ static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c
 /* Shared-memory lanes `mask` of st, entering the memory stage at m: their bank phases on the
  * shared-memory pipeline from m + 1; *held and *done at least its last phase (a load's data
  * -gpgpu_smem_latency later). */
-static inline __attribute__((always_inline)) void smem_stage(iv_core *c, uint32_t slot, const func_step *st, uint32_t mask, uint32_t bytes, bool load,
-                              uint64_t m, uint64_t *held, uint64_t *done) {
+static inline __attribute__((always_inline)) void smem_stage(iv_core *c, uint32_t slot, const func_step *st,
+                                                             uint32_t mask, uint32_t bytes, bool load, uint64_t m,
+                                                             uint64_t *held, uint64_t *done) {
   ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, mask, bytes, st->is_atomic);
   *c->smem_conflicts += cost.cycles - cost.phases;
   uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
