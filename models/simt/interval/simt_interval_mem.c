@@ -449,9 +449,9 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
 /* The accesses of st's lanes `mask` (param lanes `pmask` at pbase + their address), appended at
  * n with their kind, path and direction: a full warp in a usual shape directly (full_warp), any
  * other through gather and coalesce. The new count. */
-static uint32_t lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
-                                  uint32_t bytes, uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write,
-                                  uint32_t n) {
+static inline __attribute__((always_inline)) uint32_t
+lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
+                  uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
   if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 &&
       full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
