@@ -89,6 +89,7 @@ struct fx_insn {
   uint8_t type2;
   uint8_t flags;   /* family-specific */
   uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
+  uint8_t nosync;  /* touches no device memory: the translation cache need not be synced before it */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
@@ -297,6 +298,7 @@ struct func_launch {
   uint32_t n_active, cap_active;
   bool auto_release;       /* functional mode: barriers release as soon as they complete */
   bool replay_ok;          /* replayable faults make warps wait (func_launch_allow_replay) */
+  bool debug_step;         /* the engine's debugger has before/after hooks: every step goes to them */
   fx_counts counts, flushed;
   simtvp_status fault;
   simtvp_diag fault_diag;
