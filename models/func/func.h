@@ -329,6 +329,7 @@ typedef enum func_step_kind {
 /* What one warp instruction did. Memory addresses are in the resolved state space: global and
  * const: device address; shared: byte offset in the CTA's shared memory; local: byte offset in
  * the thread's local memory; param: byte offset in the kernel parameter buffer. */
+enum { FUNC_HALF_UNIFORM = 1, FUNC_HALF_CONTIG = 2 };
 typedef struct func_step {
   uint32_t pc;
   const ptx_insn *insn;
@@ -345,6 +346,12 @@ typedef struct func_step {
   uint16_t access_bytes;     /* bytes per lane (element size × vector length) */
   uint32_t mem_mask;         /* lanes that accessed memory */
   uint64_t addr[32];         /* per-lane address of the first byte */
+  /* (addition) What a fast path learned about addr[] (0: nothing): for a full warp's 4-byte
+   * shared access, per half-warp (bits 0-1 lanes 0-15, bits 2-3 lanes 16-31) FUNC_HALF_UNIFORM
+   * when the half's lanes share one address, FUNC_HALF_CONTIG when they are consecutive words
+   * (addr[i] = addr[first lane of the half] + 4 * lane within the half): a bank-conflict scan
+   * can be skipped. */
+  uint8_t addr_halves;
   /* barriers (kind == BARRIER) */
   uint8_t barrier_id;
   bool barrier_wait;         /* the warp now waits at the barrier */
@@ -404,6 +411,9 @@ uint32_t func_program_plain_run(const func_program *p, uint32_t pc);
 /* Releases every warp waiting at barrier `id` once it has completed; returns how many were
  * released. In per-warp mode a completed barrier stays closed until this call. */
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);
+/* (addition) func_cta_release_barrier for every barrier id, in id order (after a warp's exit,
+ * which may complete barriers that waited only for it); returns how many warps were released. */
+uint32_t func_cta_release_barriers(func_cta *cta);
 
 /* ---- inspection (debuggers; no side effects) ------------------------------------------------- */
 

@@ -1134,6 +1134,13 @@ uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
   return n;
 }
 
+uint32_t func_cta_release_barriers(func_cta *cta) {
+  uint32_t n = 0;
+  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
+    if (cta->bar[id].complete) n += func_cta_release_barrier(cta, id);
+  return n;
+}
+
 /* ---- execution --------------------------------------------------------------------------------- */
 
 /* The hot loop: executes up to `budget` warp instructions or until the warp stops (barrier wait,
@@ -1424,6 +1431,7 @@ static inline void step_rec_begin(func_step *rec, const fx_warp *w, const fx_ins
   rec->is_load = rec->is_store = rec->is_atomic = false;
   rec->access_bytes = 0;
   rec->mem_mask = 0;
+  rec->addr_halves = 0;
   rec->barrier_id = 0;
   rec->barrier_wait = rec->barrier_complete = false;
   rec->warp_done = false;
@@ -1547,6 +1555,7 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
   fx_counts *c = w->counts;
   const fx_insn *code = w->code, *in = NULL;
   uint64_t pn = 0, pt = 0;
+  uint32_t m = 0, depth = 0; /* the last instruction's lanes, and call depth before a non-plain one */
   w->rec = NULL;
   w->stop = false;
   while (n < max) {
@@ -1565,6 +1574,7 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
         break;
       }
       if (!in->nosync) devmem_tlb_sync(w->tlb);
+      depth = w->call_depth;
       c->warp_insns += pn + 1; /* as step_exec: counted before it runs */
       c->thread_insns += pt + w->nactive;
       pn = pt = 0;
@@ -1576,7 +1586,7 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
       c->pc[pc].warp_insns++;
       c->pc[pc].thread_insns += w->nactive;
     }
-    uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+    m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
     w->pc = pc + 1;
     in->fn(w, in, m);
     if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER))
@@ -1588,7 +1598,10 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
   if (in) {
     end->pc = (uint32_t)(in - code);
     end->insn = in->src;
-    end->kind = w->state == FUNC_WARP_FAULT_WAIT ? FUNC_STEP_NOP : in->cls;
+    /* as the record: a kernel's ret is its threads' exit (ret_h), a replayable wait did nothing */
+    end->kind = w->state == FUNC_WARP_FAULT_WAIT                    ? FUNC_STEP_NOP
+                : in->cls == FX_C_RET && depth == 0 && m != 0 ? FUNC_STEP_EXIT
+                                                                    : in->cls;
     end->warp_done = w->state == FUNC_WARP_DONE;
     end->yield = w->state == FUNC_WARP_READY && w->stop;
   }

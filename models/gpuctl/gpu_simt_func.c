@@ -238,7 +238,7 @@ static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(g->c[ci], st.barrier_id);
           /* a warp's exit completes the barriers that waited only for it */
           if (st.warp_done)
-            for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(g->c[ci], b);
+            func_cta_release_barriers(g->c[ci]);
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
           if (st.yield) break;
         }
