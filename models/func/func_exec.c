@@ -1528,6 +1528,12 @@ static inline void run_end_from(func_run_end *end, const func_step *rec) {
   end->yield = rec->yield;
 }
 
+/* One step with a record, out of func_warp_run's loop. */
+static __attribute__((noinline)) void step_recorded(fx_warp *w, func_step *rec) {
+  devmem_tlb_sync(w->tlb);
+  step_exec(w, rec);
+}
+
 /* A warp's run until something its scheduler must see: step_exec without records, except for
  * barrier instructions (which end the run with their record's facts). */
 simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_run_end *end, simtvp_diag *diag) {
@@ -1550,12 +1556,8 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     *n_out = n;
     return st;
   }
-  /* Register-only instructions count in locals, added to the warp's counters before any other
-   * instruction runs (only those read them: %clock, a replayable fault undoing its step). */
   fx_counts *c = w->counts;
   const fx_insn *code = w->code, *in = NULL;
-  uint64_t pn = 0, pt = 0;
-  uint32_t m = 0, depth = 0; /* the last instruction's lanes, and call depth before a non-plain one */
   w->rec = NULL;
   w->stop = false;
   while (n < max) {
@@ -1563,45 +1565,36 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     in = &code[pc];
     n++;
     if (__builtin_expect(!in->plain, 0)) {
-      if (in->cls == FX_C_BAR) {
-        c->warp_insns += pn;
-        c->thread_insns += pt;
-        pn = pt = 0;
-        devmem_tlb_sync(w->tlb);
-        step_exec(w, &rec);
-        run_end_from(end, &rec);
-        in = NULL;
-        break;
+      if (in->cls == FX_C_BAR || in->cls == FX_C_RET) {
+        /* with a record: a barrier ends the run with its facts; a ret's record says whether it
+         * was the kernel's (its threads' exit) */
+        step_recorded(w, &rec);
+        if (in->cls == FX_C_BAR || w->stop || n == max) {
+          run_end_from(end, &rec);
+          in = NULL;
+          break;
+        }
+        continue;
       }
       if (!in->nosync) devmem_tlb_sync(w->tlb);
-      depth = w->call_depth;
-      c->warp_insns += pn + 1; /* as step_exec: counted before it runs */
-      c->thread_insns += pt + w->nactive;
-      pn = pt = 0;
-    } else {
-      pn++;
-      pt += w->nactive;
     }
+    c->warp_insns++; /* as step_exec: counted before it runs (%clock reads the count) */
+    c->thread_insns += w->nactive;
     if (c->pc) {
       c->pc[pc].warp_insns++;
       c->pc[pc].thread_insns += w->nactive;
     }
-    m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+    uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
     w->pc = pc + 1;
     in->fn(w, in, m);
     if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER))
       fx_stack_reconverge(w);
     if (w->stop) break;
   }
-  c->warp_insns += pn;
-  c->thread_insns += pt;
   if (in) {
     end->pc = (uint32_t)(in - code);
     end->insn = in->src;
-    /* as the record: a kernel's ret is its threads' exit (ret_h), a replayable wait did nothing */
-    end->kind = w->state == FUNC_WARP_FAULT_WAIT                    ? FUNC_STEP_NOP
-                : in->cls == FX_C_RET && depth == 0 && m != 0 ? FUNC_STEP_EXIT
-                                                                    : in->cls;
+    end->kind = w->state == FUNC_WARP_FAULT_WAIT ? FUNC_STEP_NOP : in->cls; /* as the record's */
     end->warp_done = w->state == FUNC_WARP_DONE;
     end->yield = w->state == FUNC_WARP_READY && w->stop;
   }
