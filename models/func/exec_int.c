@@ -436,10 +436,9 @@ H(mov_tid_y) { fx_put32(FX_R32(w, in->o[0]), w->tid[1], m); }
 H(mov_tid_z) { fx_put32(FX_R32(w, in->o[0]), w->tid[2], m); }
 /* special registers with one value per warp (%ntid, %ctaid, %clock …): computed once */
 H(mov_sreg_uni32) {
-  uint32_t v = (uint32_t)fx_sreg_value(w, in->aux, 0), r[32];
+  uint32_t v = (uint32_t)fx_sreg_value(w, in->aux, 0);
   if (in->flags & 1) v &= 0xffffu;
-  for (unsigned i = 0; i < 32; i++) r[i] = v;
-  fx_put32(FX_R32(w, in->o[0]), r, m);
+  fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
 H(mov_sreg32) {
   uint32_t r[32];

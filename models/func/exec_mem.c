@@ -687,21 +687,22 @@ static __attribute__((noinline)) void st_global32_lanes(fx_warp *w, const fx_ins
  * kernels (a row of a tile per half, or a whole warp on consecutive words) pass; what it refuses
  * goes through the lane-by-lane path. */
 static inline bool global_half_kind(const uint64_t *R, uint32_t elem, bool *contig) {
-  fx_v2u64 d[8], u = {0, 0};
+  /* contiguous first: global accesses are mostly consecutive elements */
+  fx_v2u64 d[8], k = {0, elem}, c = {0, 0};
   uint64_t r = R[0];
   for (unsigned j = 0; j < 8; j++) {
     memcpy(&d[j], R + 2 * j, sizeof d[j]);
     d[j] -= r;
-    u |= d[j];
+    c |= d[j] ^ (k + 2ull * elem * j);
   }
-  if (!(u[0] | u[1])) {
-    *contig = false;
+  if (!(c[0] | c[1])) {
+    *contig = true;
     return true;
   }
-  fx_v2u64 k = {0, elem}, c = {0, 0};
-  for (unsigned j = 0; j < 8; j++) c |= d[j] ^ (k + 2ull * elem * j);
-  *contig = true;
-  return !(c[0] | c[1]);
+  fx_v2u64 u = {0, 0};
+  for (unsigned j = 0; j < 8; j++) u |= d[j];
+  *contig = false;
+  return !(u[0] | u[1]);
 }
 static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t elem, uint64_t *a0, uint64_t *a1,
                                     uint32_t *kinds) {
