@@ -262,7 +262,8 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, 
     if (!check_only) {
       report_line("open");
       install_fatal_handlers();
-      if (!g_windows_reserved && !settings.quiet)
+      // a warning, not information: printed even when quiet (a kernel could read the wrong memory)
+      if (!g_windows_reserved)
         std::fprintf(stderr,
                      "simtvp: warning: host memory is mapped inside the GPU's generic-address windows "
                      "[0x%llx, 0x%llx): a host pointer there passed to a kernel (mapped memory, "
