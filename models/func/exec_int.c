@@ -46,12 +46,13 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     const uint64_t *A = FX_R64(w, in->o[1]);                                                   \
     const uint32_t *B = FX_R32(w, in->o[2]);                                                   \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
-    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) && fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32); \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32);                            \
     uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i];                                                                       \
       uint32_t b = B[i];                                                                       \
-      out[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
     if (!direct) fx_put64(D, r, m);                                                            \
   }
@@ -60,11 +61,12 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
   H(name) {                                                                                    \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
-    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) && fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32); \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32);                            \
     uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint32_t a = A[i], b = B[i];                                                             \
-      out[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
     if (!direct) fx_put64(D, r, m);                                                            \
   }
@@ -82,11 +84,11 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]);                                                   \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
-    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64); \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64);            \
     uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i];                                                                       \
-      out[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
     if (!direct) fx_put64(D, r, m);                                                            \
   }
@@ -115,11 +117,13 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]), *C = FX_R64(w, in->o[3]); \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
-    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) && fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW64) && fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64); \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW64) &&                          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64);                            \
     uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i], b = B[i], c = C[i];                                                   \
-      out[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
     if (!direct) fx_put64(D, r, m);                                                            \
   }
@@ -129,12 +133,14 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     const uint64_t *C = FX_R64(w, in->o[3]);                                                   \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
-    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) && fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32) && fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64); \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32) &&                          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64);                            \
     uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint32_t a = A[i], b = B[i];                                                             \
       uint64_t c = C[i];                                                                       \
-      out[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
     if (!direct) fx_put64(D, r, m);                                                            \
   }
