@@ -1503,17 +1503,28 @@ static __attribute__((noinline)) simtvp_status step_slow(fx_warp *w, func_step *
   return SIMTVP_OK;
 }
 
+/* func_warp_step's two common cases, each its own function (reached by a tail call, so each saves
+ * only the registers it needs): with a record, and without (AT's fast-forward, the interval
+ * core's register-only instructions). Register-only instructions and shared/local/param accesses
+ * read no device memory: the translation cache need not be in sync for them. */
+static __attribute__((noinline)) simtvp_status step_rec(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  step_exec(w, rec);
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+static __attribute__((noinline)) simtvp_status step_norec(fx_warp *w, simtvp_diag *diag) {
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  step_exec(w, NULL);
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
-  func_launch *l = w->l;
+  const func_launch *l = w->l;
   if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
     return step_slow(w, rec, diag);
-  /* register-only instructions and shared/local/param accesses read no device memory: the
-   * translation cache need not be in sync for them */
-  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
-  if (rec) step_exec(w, rec);
-  else step_exec(w, NULL); /* a copy without the record's tests (AT's fast-forward, interval's ALU) */
-  if (__builtin_expect(l->fault != SIMTVP_OK, 0)) return step_fault(l, diag);
-  return SIMTVP_OK;
+  return rec ? step_rec(w, rec, diag) : step_norec(w, diag);
 }
 
 /* The facts of a step record func_warp_run reports. */
