@@ -150,6 +150,12 @@ static void map_remove(cache *c, uint64_t line) {
 
 
 
+/* Line li's bit in its set's allocated-way bitmap (with the map), flipped as it fills or empties. */
+static inline void alloc_bit_flip(cache *c, int32_t li) {
+  uint32_t set = (uint32_t)li / c->max_assoc, way = (uint32_t)li % c->max_assoc;
+  c->alloc_bits[(size_t)set * c->alloc_words + way / 64] ^= 1ull << (way % 64);
+}
+
 /* Empties line li (tag invalid, no reservation), keeping the map and the order in step. */
 static void line_clear(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
@@ -157,6 +163,7 @@ static void line_clear(cache *c, int32_t li) {
     map_remove(c, l->tag);
     cache_order_unlink(c, li);
     c->order[(uint32_t)li / c->max_assoc].allocated--;
+    alloc_bit_flip(c, li);
   }
   memset(l, 0, sizeof *l);
   l->mshr = -1;
@@ -167,17 +174,22 @@ static void line_clear(cache *c, int32_t li) {
 /* An invalid line if there is one (lowest way), else the least recently used (LRU) or first
  * allocated (FIFO) line that no pending fill has reserved; -1 when every line is reserved. */
 int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
-  const cache_line *l = &c->lines[(size_t)set * c->max_assoc];
   if (c->order) {
     const cache_set_order *o = &c->order[set];
-    if (o->allocated < c->assoc) { /* an invalid line: the lowest way */
-      for (uint32_t w = 0; w < c->assoc; w++)
-        if (!l[w].allocated) return (int32_t)(set * c->max_assoc + w);
+    if (o->allocated < c->assoc) { /* an invalid line: the lowest way among those in use */
+      const uint64_t *bits = &c->alloc_bits[(size_t)set * c->alloc_words];
+      for (uint32_t w = 0; w * 64 < c->assoc; w++)
+        if (~bits[w]) {
+          uint32_t way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
+          if (way < c->assoc) return (int32_t)(set * c->max_assoc + way);
+          break;
+        }
     }
     for (int32_t li = o->oldest; li >= 0; li = c->lines[li].newer)
       if (allow_reserved || c->lines[li].mshr < 0) return li;
     return -1;
   }
+  const cache_line *l = &c->lines[(size_t)set * c->max_assoc];
   int32_t best = -1;
   uint64_t best_stamp = 0;
   for (uint32_t w = 0; w < c->assoc; w++) {
@@ -209,6 +221,7 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
     } else {
       cache_order_append(c, li);
       c->order[(uint32_t)li / c->max_assoc].allocated++;
+      alloc_bit_flip(c, li);
     }
     map_insert(c, line, li);
   } else {
@@ -1176,7 +1189,9 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     while (slots < 2 * n_lines(c)) slots <<= 1;
     c->map = malloc(slots * sizeof *c->map);
     c->order = malloc((size_t)sp->n_sets * sizeof *c->order);
-    ok = c->map && c->order;
+    c->alloc_words = (c->max_assoc + 63) / 64;
+    c->alloc_bits = calloc((size_t)sp->n_sets * c->alloc_words, sizeof *c->alloc_bits);
+    ok = c->map && c->order && c->alloc_bits;
     for (size_t i = 0; ok && i < slots; i++) c->map[i].li = -1;
     for (uint32_t i = 0; ok && i < sp->n_sets; i++) c->order[i] = (cache_set_order){-1, -1, 0};
     c->map_mask = (uint32_t)(slots - 1);
@@ -1244,6 +1259,7 @@ void cache_destroy(cache *c) {
   free(c->ready);
   free(c->map);
   free(c->order);
+  free(c->alloc_bits);
   free(c->run_ready);
   free(c->run_count);
   free(c->bank_used);

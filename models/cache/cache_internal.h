@@ -120,6 +120,10 @@ struct cache {
   cache_line_slot *map;
   uint32_t map_mask;
   cache_set_order *order; /* per set, with the map */
+  /* With the map: per set, one bit per way that holds a line (alloc_words words a set), so the
+   * lowest invalid way is a count of trailing zeros instead of a scan of every way's line. */
+  uint64_t *alloc_bits;
+  uint32_t alloc_words;
 
   /* set index */
   uint64_t (*index_addr)(void *ctx, uint64_t addr);

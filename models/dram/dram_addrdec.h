@@ -21,6 +21,7 @@
 #ifndef SIMTVP_DRAM_ADDRDEC_H
 #define SIMTVP_DRAM_ADDRDEC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simtvp_diag.h"
@@ -73,6 +74,10 @@ uint32_t dram_addrmap_bank_bits(const dram_addrmap *map);
 uint32_t dram_addrmap_row_bits(const dram_addrmap *map);
 uint32_t dram_addrmap_column_bits(const dram_addrmap *map);
 uint32_t dram_addrmap_channels(const dram_addrmap *map);
+/* True when the decode is linear over GF(2) in the address bits (no division by a channel count
+ * that is not a power of two): every field of a ^ b is then the XOR of those of a and b, and the
+ * decode of 0 is all zeros. */
+bool dram_addrmap_linear(const dram_addrmap *map);
 
 #ifdef __cplusplus
 }

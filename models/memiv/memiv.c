@@ -12,97 +12,12 @@
 #include "config.h"
 #include "gpu_config.h"
 #include "icnt.h"
+#include "memiv_cal.h"
 #include "mempart.h"
 #include "simtvp_bits.h"
 #include "stats.h"
 
-/* ---- a port's booked cycles -----------------------------------------------------------------------
- * One bit per cycle in a ring of MEMIV_CAL_CYCLES cycles (the same idea as models/common/
- * simtvp_cal.h, with a window four times longer: interval cores run ahead of each other by up to a
- * few thousand cycles, so bookings arrive that much out of time order). A booking takes the first
- * run of free cycles at or after the one it wants, so an out-of-order booking still takes the
- * cycles earlier-timed ones left free. A booking wanted before the window's start (older than
- * MEMIV_CAL_CYCLES behind the port's latest) is placed at the window's start and counted
- * (memiv.late_bookings). */
-
-#define MEMIV_CAL_WORDS 64u
-#define MEMIV_CAL_CYCLES (MEMIV_CAL_WORDS * 64u)
-
-typedef struct memiv_cal {
-  uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
-  uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
-  uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
-  uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
-} memiv_cal;
-
-/* n (1..64) ones from bit `off` (off + n <= 64). */
-static inline uint64_t run_mask(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
-
-static void cal_reach(memiv_cal *k, uint64_t last) {
-  if (last < k->base + MEMIV_CAL_CYCLES) return;
-  uint64_t nb = (last - MEMIV_CAL_CYCLES + 64) & ~63ull;
-  if (nb >= k->base + MEMIV_CAL_CYCLES) {
-    memset(k->bits, 0, sizeof k->bits);
-    k->full = 0;
-  } else {
-    for (uint64_t w = k->base / 64; w < nb / 64; w++) {
-      k->bits[w % MEMIV_CAL_WORDS] = 0;
-      k->full &= ~(1ull << (w % MEMIV_CAL_WORDS));
-    }
-  }
-  k->base = nb;
-}
-
-static int cal_busy(const memiv_cal *k, uint64_t c) {
-  return (int)((k->bits[(c / 64) % MEMIV_CAL_WORDS] >> (c % 64)) & 1u);
-}
-
-/* The first t' >= t with [t', t' + n) free (cycles past the ring's end are free). */
-static uint64_t cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
-  if (t >= k->hi) return t; /* in time order: after every booking */
-  const uint64_t end = k->base + MEMIV_CAL_CYCLES;
-  if (t + n - 1 < end && t % 64 + n <= 64) { /* one word, free */
-    if (!(k->bits[(t / 64) % MEMIV_CAL_WORDS] & run_mask(n, (uint32_t)(t % 64)))) return t;
-  }
-  for (;;) {
-    if (t >= end) return t;
-    uint64_t word = k->bits[(t / 64) % MEMIV_CAL_WORDS] >> (t % 64);
-    if (word & 1u) { /* busy: to the first free cycle of this word, or past it and every full word */
-      /* ~word has ones above the shifted-out part; a full word at t % 64 == 0 has none */
-      uint32_t run = ~word ? (uint32_t)__builtin_ctzll(~word) : 64u;
-      if (run < 64 - t % 64) {
-        t += run;
-        continue;
-      }
-      t += 64 - t % 64;
-      if (t >= end) return t;
-      uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
-      uint64_t rot = w ? k->full >> w | k->full << (64 - w) : k->full;
-      if (~rot == 0) return end;
-      t += 64 * (uint64_t)__builtin_ctzll(~rot); /* a run that wraps the ring ends at its end */
-      if (t >= end) return end;
-      continue;
-    }
-    uint32_t i = 1;
-    while (i < n && t + i < end && !cal_busy(k, t + i)) i++;
-    if (i == n || t + i >= end) return t;
-    t += i + 1;
-  }
-}
-
-static inline __attribute__((always_inline)) void cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
-  cal_reach(k, t + n - 1);
-  if (t + n > k->hi) k->hi = t + n;
-  if (t % 64 + n <= 64) {
-    uint32_t w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
-    if ((k->bits[w] |= run_mask(n, (uint32_t)(t % 64))) == ~0ull) k->full |= 1ull << w;
-    return;
-  }
-  for (uint64_t c = t; c < t + n; c++) {
-    uint32_t w = (uint32_t)((c / 64) % MEMIV_CAL_WORDS);
-    if ((k->bits[w] |= 1ull << (c % 64)) == ~0ull) k->full |= 1ull << w;
-  }
-}
+/* ---- a port's booked cycles: memiv_cal.h ---- */
 
 /* ---- state ---------------------------------------------------------------------------------------- */
 
@@ -152,6 +67,13 @@ typedef struct memiv_where {
 /* A fill on its way in an L2 slice, as memiv booked it: the line, the cycle its miss was at the
  * slice (A), the cycle the cache was told its sectors are readable (the cache's own record), and
  * the cycle memiv now answers for (earlier when a request of an earlier time asked afterwards). */
+/* The raw route of one address byte (memiv.route_linear). */
+typedef struct memiv_byte_route {
+  uint64_t index;                /* its part of the L2 index address */
+  uint32_t row;
+  uint16_t bank, channel;        /* the decoder's bank (before -dram_bnk_indexing_policy), channel */
+} memiv_byte_route;
+
 typedef struct memiv_fill {
   uint64_t line, issued, cache_ready, ready;
 } memiv_fill;
@@ -168,8 +90,11 @@ struct memiv {
   /* the L2 index address: the channel and slice bits squeezed out (as models/mempart) */
   bool ix_identity, ix_division;
   uint32_t ix_dramid_bit;
-  uint8_t ix_removed[64];
-  uint32_t ix_n_removed;
+  bool ix_pow2;          /* the division by the channel count is a shift by ix_ch_shift */
+  uint32_t ix_ch_shift;
+  uint64_t ix_keep[65];  /* the kept bits as runs: index = OR of (a & ix_keep[i]) >> ix_shift[i] */
+  uint8_t ix_shift[65];
+  uint32_t ix_n_runs;
   bool ix_offset_kept; /* the index address keeps bits 0-6: index(addr) = index(line) | offset */
   uint32_t n_clusters, n_slices, cols;
   uint32_t atom_bytes, burst_cycles, bank_mask;
@@ -181,9 +106,15 @@ struct memiv {
   memiv_slice *slice;
   memiv_channel *channel;
   memiv_where memo[MEMIV_MEMO];  /* recently decoded lines */
+  /* With a linear address map and index address (both bit selections and XOR hashes: no division
+   * by a channel count that is not a power of two), a line's route is the XOR of one entry per
+   * address byte, each the route of that byte alone (built at create from the decode itself). */
+  bool route_linear;
+  memiv_byte_route byte_route[8][256];
   memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
+  uint32_t flits[MEM_SECTORS_PER_LINE + 1]; /* a packet carrying k sectors (and its 8-byte header) */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
   memiv_cal link;                /* the hub's link to system memory: cycles its transfers occupy (L2) */
   uint64_t *c[C_COUNT];
@@ -207,13 +138,13 @@ static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
     t = k->base;
     ++*m->c[C_LATE];
   }
-  uint64_t s = cal_find(k, t, n);
-  cal_book(k, s, n);
+  uint64_t s = memiv_cal_find(k, t, n);
+  memiv_cal_book(k, s, n);
   return s;
 }
 
 /* As take, booking nothing (the caller books what it finally chooses; it counted a late want). */
-static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return cal_find(k, t < k->base ? k->base : t, n); }
+static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return memiv_cal_find(k, t < k->base ? k->base : t, n); }
 
 /* ---- configuration ---------------------------------------------------------------------------------- */
 
@@ -312,6 +243,8 @@ static simtvp_status index_init(memiv *m, simtvp_diag *diag) {
     return simtvp_diag_option_error(diag, SIMTVP_ERR_PARSE, "-gpgpu_mem_addr_mapping", "%s", why);
   m->ix_division = map.by_division;
   m->ix_dramid_bit = map.dramid_bit;
+  m->ix_pow2 = !(m->cfg.n_channels & (m->cfg.n_channels - 1));
+  while ((1u << m->ix_ch_shift) < m->cfg.n_channels) m->ix_ch_shift++;
   bool remove[64] = {false};
   uint32_t sub_bits = 0, banks_seen = 0;
   while ((1u << sub_bits) < m->cfg.n_sub) sub_bits++;
@@ -321,11 +254,17 @@ static simtvp_status index_init(memiv *m, simtvp_diag *diag) {
     if (c == 'B' && banks_seen++ < sub_bits) remove[bit] = true; /* the lowest bank bits pick the slice */
   }
   m->ix_offset_kept = !m->ix_division || m->ix_dramid_bit >= 7;
-  for (int bit = 63; bit >= 0; bit--)
+  /* squeezing the removed bits out moves each run of kept bits down by the removed bits below it */
+  uint32_t below = 0;
+  for (int bit = 0; bit < 64; bit++) {
     if (remove[bit]) {
-      m->ix_removed[m->ix_n_removed++] = (uint8_t)bit;
+      below++;
       if (bit < 7) m->ix_offset_kept = false;
+      continue;
     }
+    if (bit == 0 || remove[bit - 1] || !m->ix_n_runs) m->ix_shift[m->ix_n_runs++] = (uint8_t)below;
+    m->ix_keep[m->ix_n_runs - 1] |= 1ull << bit;
+  }
   return SIMTVP_OK;
 }
 
@@ -334,15 +273,12 @@ static uint64_t index_addr(const memiv *m, uint64_t addr) {
   uint64_t a = addr;
   if (m->ix_division) {
     uint32_t n = m->ix_dramid_bit;
-    uint64_t upper = (addr >> n) / m->cfg.n_channels;
+    uint64_t upper = m->ix_pow2 ? addr >> n >> m->ix_ch_shift : (addr >> n) / m->cfg.n_channels;
     a = (n ? upper << n : upper) | (n ? addr & ((1ull << n) - 1) : 0);
   }
-  for (uint32_t i = 0; i < m->ix_n_removed; i++) { /* highest first: lower positions stay valid */
-    uint32_t b = m->ix_removed[i];
-    uint64_t low = b ? a & ((1ull << b) - 1) : 0, high = b >= 63 ? 0 : a >> (b + 1);
-    a = (high << b) | low;
-  }
-  return a;
+  uint64_t x = 0;
+  for (uint32_t i = 0; i < m->ix_n_runs; i++) x |= (a & m->ix_keep[i]) >> m->ix_shift[i];
+  return x;
 }
 
 /* The slices' set index (called by models/cache on every access and fill): from the decode memo
@@ -467,11 +403,23 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   dram_addrmap_config mc = {c->addr_mapping, c->n_channels, c->n_sub, c->indexing};
   if (dram_addrmap_create(&mc, &m->map, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
   if (index_init(m, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
+  if (dram_addrmap_linear(m->map) && (m->ix_identity || !m->ix_division || m->ix_pow2)) {
+    for (uint32_t b = 0; b < 8; b++)
+      for (uint32_t v = 0; v < 256; v++) {
+        uint64_t addr = (uint64_t)v << (8 * b);
+        dram_addr a;
+        dram_addrmap_decode(m->map, addr, &a);
+        m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), a.row, (uint16_t)a.bank, (uint16_t)a.channel};
+      }
+    m->route_linear = true;
+  }
 
   for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
   for (uint32_t mask = 0; mask < 16; mask++)
     for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
       if (mask >> i & 1u) m->byte_mask[mask][i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
+  for (uint32_t k = 0; k <= MEM_SECTORS_PER_LINE; k++)
+    m->flits[k] = (MEM_REQ_CONTROL_BYTES + k * MEM_SECTOR_BYTES + c->flit_bytes - 1) / c->flit_bytes;
   m->scratch.needs_reply = true;
   m->cluster = calloc(m->n_clusters, sizeof *m->cluster);
   m->slice = calloc(m->n_slices, sizeof *m->slice);
@@ -528,10 +476,6 @@ void memiv_destroy(memiv *m) {
 
 /* ---- the path of a request ------------------------------------------------------------------------------ */
 
-static uint32_t flits_of(const memiv *m, uint32_t bytes) {
-  return (bytes + m->cfg.flit_bytes - 1) / m->cfg.flit_bytes;
-}
-
 static uint32_t hops(const memiv *m, uint32_t a, uint32_t b) {
   int ax = (int)(a % m->cols), ay = (int)(a / m->cols), bx = (int)(b % m->cols), by = (int)(b / m->cols);
   return (uint32_t)(abs(ax - bx) + abs(ay - by));
@@ -547,14 +491,9 @@ static uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src, 
     case MEMIV_ICNT_XBAR:
     default: { /* the first cycles both ports are free for the whole packet */
       if (t < in->base || t < out->base) ++*m->c[C_LATE];
-      uint64_t g = find(in, t, flits);
-      for (;;) {
-        uint64_t o = find(out, g, flits);
-        if (o == g) break;
-        g = find(in, o, flits);
-      }
-      cal_book(in, g, flits);
-      cal_book(out, g, flits);
+      uint64_t g = memiv_cal_find_both(in, out, max64(t, max64(in->base, out->base)), flits);
+      memiv_cal_book(in, g, flits);
+      memiv_cal_book(out, g, flits);
       return g + m->cfg.icnt_latency + flits - 1;
     }
   }
@@ -620,17 +559,11 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   memiv_cal *g = &ch->group[group < m->n_groups ? group : 0];
   uint32_t g_len = cols * m->group_gap, bus_len = cols * m->bus_step;
   if (col < g->base || col + lat < ch->bus.base) ++*m->c[C_LATE];
-  for (;;) {
-    uint64_t c1 = find(g, col, g_len);
-    uint64_t d = find(&ch->bus, c1 + lat, bus_len);
-    if (d == c1 + lat) {
-      col = c1;
-      break;
-    }
-    col = d - lat;
-  }
-  cal_book(g, col, g_len);
-  cal_book(&ch->bus, col + lat, bus_len);
+  col = max64(col, g->base);
+  if (col + lat < ch->bus.base) col = ch->bus.base - lat;
+  col = memiv_cal_find_pair(g, g_len, &ch->bus, lat, bus_len, col);
+  memiv_cal_book(g, col, g_len);
+  memiv_cal_book(&ch->bus, col + lat, bus_len);
   uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;
   uint64_t data = col + lat;
   uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
@@ -652,16 +585,36 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
 /* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
  * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
-  dram_addr a;
-  dram_addrmap_decode(m->map, line, &a);
-  uint32_t bank = a.bank;
-  if (m->cfg.bank_indexing == 1) bank ^= a.row & m->bank_mask;
+  uint32_t raw_bank, row, channel;
+  if (m->route_linear) {
+    memiv_byte_route r = {0, 0, 0, 0};
+    for (uint64_t a = line, b = 0; a; a >>= 8, b++) {
+      const memiv_byte_route *e = &m->byte_route[b][a & 0xffu];
+      r.index ^= e->index;
+      r.row ^= e->row;
+      r.bank ^= e->bank;
+      r.channel ^= e->channel;
+    }
+    w->index = r.index;
+    raw_bank = r.bank;
+    row = r.row;
+    channel = r.channel;
+  } else {
+    dram_addr a;
+    dram_addrmap_decode(m->map, line, &a);
+    w->index = index_addr(m, line);
+    raw_bank = a.bank;
+    row = a.row;
+    channel = a.channel;
+  }
+  uint32_t sub = channel * m->cfg.n_sub + (raw_bank & (m->cfg.n_sub - 1)); /* as dram_addrmap_decode */
+  uint32_t bank = raw_bank;
+  if (m->cfg.bank_indexing == 1) bank ^= row & m->bank_mask;
   w->line = line;
-  w->index = index_addr(m, line);
-  w->channel = a.channel;
-  w->slice = a.sub_partition < m->n_slices ? a.sub_partition : 0;
+  w->channel = channel;
+  w->slice = sub < m->n_slices ? sub : 0;
   w->bank = bank % m->cfg.timing.nbk;
-  w->row = a.row;
+  w->row = row;
 }
 
 /* The decoded line (remembered: a pure function of the address, so the memo changes no result). */
@@ -719,13 +672,13 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   uint64_t dram_at = A + 2 + c->dram_latency;
 
   if (sysmem) { /* around the L2, through the partition's DRAM-side queue, to the hub and back */
-    cal_book(&s->data, A, 1);
+    memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_SYSMEM];
     return to_host(m, &here, bytes, dram_at);
   }
   if (c->l2_ideal) return A + 1;
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
-    cal_book(&s->data, A, 1);
+    memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_BYPASSED];
     return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
@@ -742,7 +695,7 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   cache_timed_result r;
   cache_timed_access(s->l2, req, A, &r);
   bool hit = r.status != CACHE_MISS;
-  cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
+  memiv_cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
   if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
     ++*m->c[C_WRITEBACKS];
     to_dram(m, locate(m, r.wb_line), (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
@@ -797,7 +750,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint8_t sectors = sector_mask & 0xFu;
   if (!sectors) sectors = 0xFu;
   line_addr &= ~(uint64_t)(MEM_SECTOR_BYTES * MEM_SECTORS_PER_LINE - 1);
-  uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
+  uint32_t n_sectors = (uint32_t)simtvp_popcount32(sectors);
   uint32_t cl = sm < c->n_sms ? sm / (c->cores_per_cluster ? c->cores_per_cluster : 1) : 0;
   ++*m->c[C_REQUESTS];
 
@@ -816,7 +769,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint32_t src = cl, dst = m->n_clusters + si;
 
   /* request: core → icnt → slice */
-  uint32_t req_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (is_write ? bytes : 0));
+  uint32_t req_flits = m->flits[is_write ? n_sectors : 0];
   uint64_t t = cross(at, c->core_khz, c->icnt_khz);
   t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
   t = cross(t, c->icnt_khz, c->l2_khz);
@@ -824,7 +777,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
 
   /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
   bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
-  uint32_t reply_flits = flits_of(m, MEM_REQ_CONTROL_BYTES + (data_back ? bytes : 0));
+  uint32_t reply_flits = m->flits[data_back ? n_sectors : 0];
   t = cross(t, c->l2_khz, c->icnt_khz);
   t = traverse(m, &m->slice[si].reply_in, &m->cluster[cl].reply_out, dst, src, reply_flits, t);
   t = cross(t, c->icnt_khz, c->core_khz);

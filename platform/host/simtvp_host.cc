@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -179,19 +180,66 @@ void install_fatal_handlers() {
 // windows would be read by kernels as shared, local or parameter memory. The kernel places
 // mappings at random (ASLR): system memory's large mapping landed there in 1-3 % of runs. So
 // the range is reserved (PROT_NONE, no memory) when the library loads, before anything of the
-// platform is mapped; where the program's own libraries already sit there, the platform says so.
+// platform is mapped. Where something already sits there (the program's own libraries, placed at
+// random; AddressSanitizer's allocator), the free gaps around it are reserved instead, so nothing
+// later lands there either, and the platform says what it found when it opens.
 bool g_windows_reserved = false;
+char g_windows_occupant[160] = ""; /* the first foreign mapping found inside the windows */
+
+/* The length of a /proc/self/maps line without its trailing spaces. */
+size_t n_keep(const char *line) {
+  size_t n = std::strlen(line);
+  while (n && line[n - 1] == ' ') n--;
+  return n;
+}
+
+/* Reserves [lo, hi) with PROT_NONE unless something is mapped there: true when reserved. */
+bool reserve_range(uint64_t lo, uint64_t hi) {
+  if (hi <= lo) return true;
+  void *want = reinterpret_cast<void *>(lo);
+  void *p = mmap(want, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  if (p != want) { /* a kernel older than 4.17 takes MAP_FIXED_NOREPLACE as a hint */
+    munmap(p, hi - lo);
+    return false;
+  }
+  return true;
+}
 
 __attribute__((constructor)) void reserve_generic_windows() {
-  const size_t bytes = FUNC_WINDOW_HI - FUNC_WINDOW_LO;
-  void *want = reinterpret_cast<void *>(FUNC_WINDOW_LO);
-  void *p = mmap(want, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  if (p == MAP_FAILED) return;
-  if (p != want) { /* a kernel older than 4.17 takes MAP_FIXED_NOREPLACE as a hint */
-    munmap(p, bytes);
+  if (reserve_range(FUNC_WINDOW_LO, FUNC_WINDOW_HI)) {
+    g_windows_reserved = true;
     return;
   }
-  g_windows_reserved = true;
+  /* occupied: reserve the gaps between what /proc/self/maps shows inside the windows (no heap
+   * use here: the program's allocator may not be ready) */
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char buf[4096], line[512];
+  size_t n_line = 0;
+  uint64_t cursor = FUNC_WINDOW_LO;
+  ssize_t got;
+  while ((got = read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < got; i++) {
+      if (buf[i] != '\n') {
+        if (n_line + 1 < sizeof line) line[n_line++] = buf[i];
+        continue;
+      }
+      line[n_line] = 0;
+      n_line = 0;
+      unsigned long long lo = 0, hi = 0;
+      if (std::sscanf(line, "%llx-%llx", &lo, &hi) != 2 || hi <= FUNC_WINDOW_LO || lo >= FUNC_WINDOW_HI) continue;
+      if (!g_windows_occupant[0]) { /* kept short: the range and permissions, then the name */
+        size_t keep = std::min(n_keep(line), sizeof g_windows_occupant - 1);
+        std::memcpy(g_windows_occupant, line, keep);
+        g_windows_occupant[keep] = 0;
+      }
+      if (lo > cursor) reserve_range(cursor, lo);
+      if (hi > cursor) cursor = hi;
+    }
+  }
+  close(fd);
+  if (cursor < FUNC_WINDOW_HI) reserve_range(cursor, FUNC_WINDOW_HI);
 }
 
 simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, bool check_only = false,
@@ -262,14 +310,14 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, 
     if (!check_only) {
       report_line("open");
       install_fatal_handlers();
-      // a warning, not information: printed even when quiet (a kernel could read the wrong memory)
-      if (!g_windows_reserved)
+      if (!g_windows_reserved && !settings.quiet)
         std::fprintf(stderr,
                      "simtvp: warning: host memory is mapped inside the GPU's generic-address windows "
-                     "[0x%llx, 0x%llx): a host pointer there passed to a kernel (mapped memory, "
-                     "-system_mode shared_va) would address shared, local or parameter memory; run "
-                     "the program again (the host places its mappings at random)\n",
-                     static_cast<unsigned long long>(FUNC_WINDOW_LO), static_cast<unsigned long long>(FUNC_WINDOW_HI));
+                     "[0x%llx, 0x%llx) (%s): a host pointer there passed to a kernel (mapped memory, "
+                     "-system_mode shared_va) would address shared, local or parameter memory; the rest of "
+                     "the range is reserved; run the program again (the host places its mappings at random)\n",
+                     static_cast<unsigned long long>(FUNC_WINDOW_LO), static_cast<unsigned long long>(FUNC_WINDOW_HI),
+                     g_windows_occupant[0] ? g_windows_occupant : "a mapping");
     }
   } catch (...) {
     if (set_env) unsetenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");

@@ -1,12 +1,14 @@
 // window_taken_probe — a program whose own memory sits inside the GPU's generic-address windows
 // before libsimtvp loads (as AddressSanitizer's allocator sometimes does): it maps a page there,
-// then loads libsimtvp.so with dlopen and opens the platform quietly. The platform cannot reserve
-// the windows and must say so on stderr (platform_host_tests runs this and reads what it says).
+// then loads libsimtvp.so with dlopen and opens the platform. The platform cannot reserve the whole
+// windows: it must reserve the gaps around the page and say so on stderr; the probe then prints how
+// many reservations (---p mappings) it finds inside the windows (platform_host_tests reads both).
 // Exit 0 when opened, 77 when the page could not be placed first, 1 on any other failure.
 #include <dlfcn.h>
 #include <sys/mman.h>
 
 #include <cstdio>
+#include <string>
 
 #include "func.h"
 #include "simtvp_host.h"
@@ -33,13 +35,26 @@ int main(int argc, char **argv) {
   simtvp_host_options o = {};
   o.overrides = overrides;
   o.n_overrides = 2;
-  o.quiet = true;
+  o.quiet = false;
   simtvp_diag d{};
   simtvp_host *h = open(&o, &d);
   if (!h) {
     std::fprintf(stderr, "window_taken_probe: %s\n", d.message);
     return 1;
   }
+  unsigned gaps = 0;
+  if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, maps)) {
+      unsigned long long lo = 0, hi = 0;
+      char perms[8] = {};
+      if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && lo < FUNC_WINDOW_HI && hi > FUNC_WINDOW_LO &&
+          std::string(perms) == "---p")
+        gaps++;
+    }
+    std::fclose(maps);
+  }
+  std::fprintf(stderr, "window_taken_probe: gaps reserved: %u\n", gaps);
   close(h);
   return 0;
 }

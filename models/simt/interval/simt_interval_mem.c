@@ -4,7 +4,10 @@
  * first cycle the L1 port has room, and everything that leaves the L1 — line fills, writes the
  * L1 forwards, write-backs, accesses around it, atomics — answered at once by the interval
  * memory port (simt_core_config.interval_mem), or after interval_miss_latency cycles when the
- * port is not connected. Nothing is queued: an instruction's completion is known when it issues. */
+ * port is not connected. Nothing is queued: an instruction's completion is known when it issues.
+ * Hot path (docs/simt-interval.md §4): shared-only instructions skip the space split; a full
+ * warp in a usual shape (one address, one run, rows of runs) is coalesced straight from its
+ * runs; the lane checks are vector code, four lanes at a time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,80 @@ static void count_request(iv_core *c, uint8_t kind) {
 
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
+/* Bytes [lo, hi) of a 128-byte line (0 ≤ lo ≤ hi ≤ 128) into a mem_req byte mask, no loop. */
+static inline void line_bytes(uint64_t m[2], uint32_t lo, uint32_t hi) {
+  typedef unsigned __int128 u128;
+  u128 r = (hi - lo >= 128 ? ~(u128)0 : ((u128)1 << (hi - lo)) - 1) << lo;
+  m[0] |= (uint64_t)r;
+  m[1] |= (uint64_t)(r >> 64);
+}
+
+/* The 32-byte sectors of a byte mask. */
+static inline uint8_t sectors_of_bytes(const uint64_t m[2]) {
+  return (uint8_t)((uint32_t)!!(uint32_t)m[0] | (uint32_t)!!(m[0] >> 32) << 1 | (uint32_t)!!(uint32_t)m[1] << 2 |
+                   (uint32_t)!!(m[1] >> 32) << 3);
+}
+
+/* The 32-byte sectors of bytes [lo, hi) of a line (lo < hi ≤ 128). */
+static inline uint8_t sectors_between(uint32_t lo, uint32_t hi) {
+  return (uint8_t)(((2u << ((hi - 1) / MEM_SECTOR_BYTES)) - 1u) & ~((1u << (lo / MEM_SECTOR_BYTES)) - 1u));
+}
+
+/* Lane checks, four lanes an operation (GCC/Clang vector extension: two SSE2 operations per
+ * step, one with AVX2, which x86-64 GCC builds pick at load time). */
+typedef uint64_t iv_v4 __attribute__((vector_size(32)));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define IV_LANE_CHECK __attribute__((target_clones("avx2", "default"), noinline))
+#else
+#define IV_LANE_CHECK __attribute__((noinline))
+#endif
+
+/* Nonzero unless each row of w lanes of the warp x (w = 4, 8 or 16) sits at its first lane's
+ * address, + step, + 2·step, …: one pass. */
+IV_LANE_CHECK static uint64_t rows_misses(const uint64_t *x, uint32_t w, uint64_t step) {
+  const iv_v4 lane = {0, step, 2 * step, 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step};
+  iv_v4 acc = {0}, v;
+  for (uint32_t r = 0; r < 32; r += w) {
+    iv_v4 e = lane + x[r];
+    for (uint32_t i = 0; i < w; i += 4) {
+      memcpy(&v, x + r + i, sizeof v);
+      acc |= v ^ e;
+      e += inc;
+    }
+  }
+  return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
+/* Nonzero unless the 32 lanes of x sit at b, b + step, b + 2·step, …: one pass, unrolled. */
+IV_LANE_CHECK static uint64_t warp_run_misses(const uint64_t *x, uint64_t b, uint64_t step) {
+  iv_v4 e = {b, b + step, b + 2 * step, b + 3 * step}, inc = {4 * step, 4 * step, 4 * step, 4 * step}, acc = {0},
+        v;
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < 32; i += 4) {
+    memcpy(&v, x + i, sizeof v);
+    acc |= v ^ e;
+    e += inc;
+  }
+  return acc[0] | acc[1] | acc[2] | acc[3];
+}
+
+/* Nonzero unless every lane of x sits at a0 + off[lane] (32 lanes): one pass. */
+IV_LANE_CHECK static uint64_t offset_misses(const uint64_t *x, uint64_t a0, const uint64_t *off) {
+  const iv_v4 base = {a0, a0, a0, a0};
+  iv_v4 acc0 = {0}, acc1 = {0}, v0, v1, o0, o1;
+#pragma GCC unroll 4
+  for (uint32_t l = 0; l < 32; l += 8) {
+    memcpy(&v0, x + l, sizeof v0);
+    memcpy(&o0, off + l, sizeof o0);
+    memcpy(&v1, x + l + 4, sizeof v1);
+    memcpy(&o1, off + l + 4, sizeof o1);
+    acc0 |= (v0 - base) ^ o0;
+    acc1 |= (v1 - base) ^ o1;
+  }
+  acc0 |= acc1;
+  return acc0[0] | acc0[1] | acc0[2] | acc0[3];
+}
+
 /* Cycles the L1D's data or fill port is busy with `bytes`. */
 static uint32_t port_cycles(const iv_core *c, uint32_t bytes) {
   return bytes ? (bytes + c->l1d_port_bytes - 1) / c->l1d_port_bytes : 1;
@@ -70,6 +147,11 @@ static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_
   *ready = f->ready;
 }
 
+/* The request the L1 lookups are made with: zeroed once (iv_mem_init, after the scratch
+ * accesses), then only the fields a lookup reads are set per access — no clearing per access. */
+static inline mem_req *req_scratch(iv_core *c) { return (mem_req *)(void *)(c->acc + LDST_MAX_ACCESSES); }
+_Static_assert(LDST_MAX_ACCESSES * sizeof(ldst_access) % _Alignof(mem_req) == 0, "mem_req after the accesses");
+
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   count_request(c, x->kind);
@@ -81,21 +163,20 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
                                                                                        : lc->l1t_latency;
-  mem_req q;
-  memset(&q, 0, sizeof q);
-  q.addr = x->addr;
-  q.size = x->size;
-  q.kind = x->kind;
-  q.is_write = x->is_write;
-  q.sector_mask = x->sector_mask;
-  q.byte_mask[0] = x->byte_mask[0];
-  q.byte_mask[1] = x->byte_mask[1];
+  mem_req *q = req_scratch(c);
+  q->addr = x->addr;
+  q->size = x->size;
+  q->kind = x->kind;
+  q->is_write = x->is_write;
+  q->sector_mask = x->sector_mask;
+  q->byte_mask[0] = x->byte_mask[0];
+  q->byte_mask[1] = x->byte_mask[1];
   bool l1d = x->path == LDST_PATH_L1D;
   const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
   if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   cache_timed_result r;
-  cache_timed_access(cc, &q, a, &r);
+  cache_timed_access(cc, q, a, &r);
   if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
   if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
     beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
@@ -127,11 +208,16 @@ typedef struct space_masks {
   uint32_t shared, local, global, konst, param, tex;
 } space_masks;
 
+/* A texture or surface instruction: its lanes go through the L1T whatever their space. */
+static inline bool texture_op(const func_step *st) {
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
+}
+
 /* Lanes of st by the space they accessed. */
 static void masks_of(const func_step *st, space_masks *m) {
   memset(m, 0, sizeof *m);
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
+  if (texture_op(st)) {
     m->tex = st->mem_mask;
     return;
   }
@@ -231,6 +317,100 @@ static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t blo
   return n;
 }
 
+/* A full warp's lanes as rows of w lanes (w = 16, 8 or 4), each row a run of `bytes` per lane
+ * (lane i of a row at its first lane's address + i × bytes): a 2-D block's rows (threadIdx.x
+ * fastest). The widest w whose first row ends where a run would is checked for every row in one
+ * pass; 0 when that fails (the general path then). */
+static uint32_t row_width(const uint64_t *x, uint32_t bytes) {
+  for (uint32_t w = 16; w >= 4; w /= 2)
+    if (x[w - 1] == x[0] + (uint64_t)(w - 1) * bytes) return rows_misses(x, w, bytes) ? 0 : w;
+  return 0;
+}
+
+/* The sector rule's accesses for `rows` runs of w lanes (run r: lanes [r·w, r·w + w), `bytes`
+ * each from x[r·w] + off), appended at *n in order of first touch with their bytes, sectors and
+ * the lanes that start in each — ldst_coalesce_blocks's answer on those lanes, built a block at a
+ * time: no lane's bytes cross a block because bytes is a power of two ≤ block and every run
+ * starts aligned to it (false otherwise, *n unchanged). */
+static bool runs_to_accesses(iv_core *c, const uint64_t *x, uint32_t w, uint32_t rows, uint64_t off, uint32_t bytes,
+                             uint32_t block, uint32_t *n) {
+  uint32_t first = *n, count = *n, hit = *n;
+  const uint64_t bmask = ~(uint64_t)(block - 1);
+  const uint32_t shift = (uint32_t)__builtin_ctz(bytes);
+  for (uint32_t r = 0; r < rows; r++) {
+    uint64_t lo = x[r * w] + off, hi = lo + ((uint64_t)w << shift);
+    if (lo & (bytes - 1)) return false;
+    for (uint64_t blk = lo & bmask;; blk += block) { /* the blocks the run touches, in order */
+      uint64_t a = lo > blk ? lo : blk, e = hi < blk + block ? hi : blk + block;
+      uint32_t j = hit;
+      if (j == count || c->acc[j].addr != blk) {
+        for (j = first; j < count && c->acc[j].addr != blk; j++) {
+        }
+        if (j == count) { /* a new block (32 lanes never fill LDST_MAX_ACCESSES) */
+          ldst_access *o = &c->acc[count++];
+          o->addr = blk;
+          o->byte_mask[0] = o->byte_mask[1] = 0;
+          o->lanes = 0;
+        }
+        hit = j;
+      }
+      ldst_access *o = &c->acc[j];
+      uint32_t lo_b = (uint32_t)(a & (MEM_LINE_BYTES - 1));
+      line_bytes(o->byte_mask, lo_b, lo_b + (uint32_t)(e - a));
+      o->lanes = (uint8_t)(o->lanes + ((e - a) >> shift));
+      if (e == hi) break;
+    }
+  }
+  for (uint32_t j = first; j < count; j++) { /* block base -> the lowest touched sector */
+    ldst_access *o = &c->acc[j];
+    uint8_t sec = sectors_of_bytes(o->byte_mask);
+    o->sector_mask = sec;
+    o->addr = line_of(o->addr) + MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
+    o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
+  }
+  *n = count;
+  return true;
+}
+
+/* The access of 32 lanes touching [lo, lo + len) inside one block, appended at *n. */
+static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n) {
+  ldst_access *o = &c->acc[(*n)++];
+  uint32_t lo_b = (uint32_t)(lo & (MEM_LINE_BYTES - 1));
+  o->byte_mask[0] = o->byte_mask[1] = 0;
+  line_bytes(o->byte_mask, lo_b, lo_b + len);
+  uint8_t sec = sectors_between(lo_b, lo_b + len);
+  o->sector_mask = sec;
+  o->addr = line_of(lo) + MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
+  o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
+  o->lanes = 32;
+}
+
+/* A full warp (every lane active, addresses x + off) in one of the usual shapes — one address
+ * for every lane, or rows of runs (row_width) — coalesced directly: true with the accesses
+ * appended at *n; false (nothing appended) for any other shape, which gather and coalesce take.
+ * One address, or one run inside one block (a 1-D block's aligned load: the most common access),
+ * is one access built at once. */
+static bool full_warp(iv_core *c, const uint64_t *x, uint64_t off, uint32_t bytes, uint32_t block, uint32_t *n) {
+  if ((bytes & (bytes - 1)) || bytes > block) return false;
+  const uint64_t x0 = x[0], lo = x0 + off, bmask = ~(uint64_t)(block - 1);
+  if (lo & (bytes - 1)) return false;
+  if (x[1] == x0 + bytes && x[31] == x0 + 31ull * bytes) { /* one run (a 1-D block) */
+    if (warp_run_misses(x, x0, bytes)) return false;
+    if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) /* more than one block */
+      return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
+    one_block(c, lo, 32u * bytes, n);
+    return true;
+  }
+  if (x[1] == x0) { /* one address: one lane's block, every lane's operations */
+    if (warp_run_misses(x, x0, 0)) return false;
+    one_block(c, lo, bytes, n);
+    return true;
+  }
+  if (x[1] != x0 + bytes) return false;
+  uint32_t w = row_width(x, bytes);
+  return w && runs_to_accesses(c, x, w, 32 / w, off, bytes, block, n);
+}
+
 /* Gathers the lanes of `mask` into c->ranges (addresses + pbase for param lanes in pmask), and
  * their shape: one address, or one span (active lane i at a0 + i × bytes). A warp with every lane
  * active in one space is first checked for those shapes in one pass without gathering (the
@@ -266,34 +446,31 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
   return n < 2 ? SHAPE_ANY : !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
 }
 
-/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
- * conflict between two lanes depends only on the difference of their addresses (same bank,
- * different word), so a warp whose lanes sit at the same offsets from its first active lane as
- * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
- * only then is the scan of every phase saved (docs/simt-interval.md §4). */
-static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const func_step *st, uint32_t mask,
-                                uint32_t bytes, bool atomic) {
-  iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
-  uint64_t a0 = st->addr[__builtin_ctz(mask)];
-  bool same = e->prog == w->prog && e->pc == pc && e->mask == mask && e->bytes == bytes && e->atomic == atomic &&
-              (e->a0 ^ a0) % c->smem_geo.bank_bytes == 0;
-  if (same) {
-    uint64_t d = 0;
-    if (mask == ~0u) {
-      uint64_t d1 = 0;
-      for (uint32_t l = 0; l < 32; l += 2) {
-        d |= (st->addr[l] - a0) ^ e->off[l];
-        d1 |= (st->addr[l + 1] - a0) ^ e->off[l + 1];
-      }
-      d |= d1;
-    } else {
-      for (uint32_t l = mask; l; l &= l - 1) {
-        uint32_t i = (uint32_t)__builtin_ctz(l);
-        d |= (st->addr[i] - a0) ^ e->off[i];
-      }
+/* The accesses of st's lanes `mask` (param lanes `pmask` at pbase + their address), appended at
+ * n with their kind, path and direction: a full warp in a usual shape directly (full_warp), any
+ * other through gather and coalesce. The new count. */
+static inline __attribute__((always_inline)) uint32_t
+lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase, uint32_t bytes,
+                  uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
+  uint32_t first = n;
+  if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 &&
+      full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
+    for (uint32_t i = first; i < n; i++) {
+      c->acc[i].kind = kind;
+      c->acc[i].path = path;
+      c->acc[i].is_write = write;
     }
-    if (!d) return e->cost;
+    return n;
   }
+  uint32_t k;
+  range_shape span = gather(c, st, mask, pmask, pbase, bytes, &k);
+  return coalesce(c, k, span, block, bytes, gt200, kind, path, write, n);
+}
+
+/* smem_cost's miss: ldst_smem_cost_of, then remembered for the pc (kept out of the hit path). */
+static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_smem_memo *e, const iv_warp *w,
+                                                               uint32_t pc, const func_step *st, uint32_t mask,
+                                                               uint32_t bytes, bool atomic, uint64_t a0) {
   ldst_smem_cost cost;
   ldst_smem_cost_of(&c->smem_geo, mask, st->addr, bytes, atomic, c->bank_count, &cost);
   e->prog = w->prog;
@@ -307,6 +484,46 @@ static ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc, const
   return cost;
 }
 
+/* Shared-memory cost of st's lanes `mask`: ldst_smem_cost_of's answer, remembered per pc. A bank
+ * conflict between two lanes depends only on the difference of their addresses (same bank,
+ * different word), so a warp whose lanes sit at the same offsets from its first active lane as
+ * the last warp at this pc costs what it did (the usual case: warps of a tile differ by a row);
+ * only then is the scan of every phase saved (docs/simt-interval.md §4). */
+static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c, const iv_warp *w, uint32_t pc,
+                                                                      const func_step *st, uint32_t mask,
+                                                                      uint32_t bytes, bool atomic) {
+  iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
+  uint64_t a0 = st->addr[__builtin_ctz(mask)];
+  bool same = e->prog == w->prog && e->pc == pc && e->mask == mask && e->bytes == bytes && e->atomic == atomic &&
+              ((e->a0 ^ a0) & ((1u << c->smem_geo.word_shift) - 1u)) == 0; /* words start alike */
+  if (same) {
+    uint64_t d = 0;
+    if (mask == ~0u) {
+      d = offset_misses(st->addr, a0, e->off);
+    } else {
+      for (uint32_t l = mask; l; l &= l - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(l);
+        d |= (st->addr[i] - a0) ^ e->off[i];
+      }
+    }
+    if (!d) return e->cost;
+  }
+  return smem_cost_scan(c, e, w, pc, st, mask, bytes, atomic, a0);
+}
+
+/* Shared-memory lanes `mask` of st, entering the memory stage at m: their bank phases on the
+ * shared-memory pipeline from m + 1; *held and *done at least its last phase (a load's data
+ * -gpgpu_smem_latency later). */
+static inline __attribute__((always_inline)) void smem_stage(iv_core *c, uint32_t slot, const func_step *st,
+                                                             uint32_t mask, uint32_t bytes, bool load, uint64_t m,
+                                                             uint64_t *held, uint64_t *done) {
+  ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, mask, bytes, st->is_atomic);
+  *c->smem_conflicts += cost.cycles - cost.phases;
+  uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
+  *held = iv_max(*held, end);
+  *done = iv_max(*done, load ? end + c->base.cfg.ldst.smem_latency : end);
+}
+
 /* The one access of a load whose lanes all read [a, a + bytes) inside one line, as the sector
  * rule makes it (ldst_coalesce_blocks on one lane, the operations of every lane). */
 static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, uint8_t kind, uint8_t path) {
@@ -318,7 +535,7 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   x->size = (s1 - s0 + 1) * MEM_SECTOR_BYTES;
   x->sector_mask = (uint8_t)(((1u << (s1 + 1)) - 1u) & ~((1u << s0) - 1u));
   x->byte_mask[0] = x->byte_mask[1] = 0;
-  for (uint32_t b = lo; b < hi; b++) x->byte_mask[b >> 6] |= 1ull << (b & 63u);
+  line_bytes(x->byte_mask, lo, hi);
   x->kind = kind;
   x->path = path;
   x->is_write = 0;
@@ -326,15 +543,31 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
-uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  const simt_ldst_config *lc = &c->base.cfg.ldst;
-  bool load = st->is_load || st->is_atomic, atomic = st->is_atomic;
-  bool store = st->is_store && !load;
+/* iv_bins_find(&c->dispatch, m, 1), also giving the bin's counter (NULL: not tracked), so that
+ * the instruction books its held cycles there without finding the bin again. */
+static inline uint64_t dispatch_find(iv_core *c, uint64_t m, uint32_t **used) {
+  for (;;) {
+    uint32_t *u = iv_bins_slot(&c->dispatch, m);
+    if (!u || *u == 0 || *u + 1 <= c->dispatch.cap) {
+      *used = u;
+      return m;
+    }
+    m = (m / IV_BIN + 1) * IV_BIN;
+  }
+}
+
+/* iv_mem_issue of any instruction but a shared-memory-only one. */
+static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
+                                                         uint64_t m) {
+  bool load = st->is_load || st->is_atomic;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
-  bool gt200 = lc->coalesce_arch == 13;
-  m = iv_bins_find(&c->dispatch, m, 1); /* a free slot of the memory stage */
+  uint32_t *slot_used;
+  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
+  const simt_ldst_config *lc = &c->base.cfg.ldst;
+  bool atomic = st->is_atomic, store = st->is_store && !load;
+  bool gt200 = lc->coalesce_arch == 13;
   space_masks sm;
   uint32_t n = 0, k;
   if (uniform && load && !atomic && st->mem_mask && !gt200 &&
@@ -348,13 +581,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
     }
   }
   masks_of(st, &sm);
-  if (sm.shared) {
-    ldst_smem_cost cost = smem_cost(c, &c->warps[slot], st->pc, st, sm.shared, bytes, atomic);
-    *c->smem_conflicts += cost.cycles - cost.phases;
-    uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
-    held = iv_max(held, end);
-    done = iv_max(done, load ? end + lc->smem_latency : end);
-  }
+  if (sm.shared) smem_stage(c, slot, st, sm.shared, bytes, load, m, &held, &done);
   if (sm.local) {
     k = 0;
     for (uint32_t l = sm.local; l; l &= l - 1) {
@@ -367,22 +594,17 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
                  !load || atomic, n);
   }
   if (sm.global) {
-    range_shape span = gather(c, st, sm.global, 0, 0, bytes, &k);
     bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = coalesce(c, k, span, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+    n = lanes_to_accesses(c, st, sm.global, 0, 0, bytes, c->l1d_block, gt200, kind, path, !load || atomic, n);
   }
-  if (sm.konst | sm.param) {
-    range_shape span = gather(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, &k);
-    n = coalesce(c, k, span, c->l1c_block, bytes, false, MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS,
-                 false, n);
-  }
-  if (sm.tex) {
-    range_shape span = gather(c, st, sm.tex, 0, 0, bytes, &k);
-    n = coalesce(c, k, span, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R, c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS,
-                 false, n);
-  }
+  if (sm.konst | sm.param)
+    n = lanes_to_accesses(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, c->l1c_block, false,
+                          MEM_ACC_CONST_R, c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
+  if (sm.tex)
+    n = lanes_to_accesses(c, st, sm.tex, 0, 0, bytes, c->l1t_block, false, MEM_ACC_TEXTURE_R,
+                          c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS, false, n);
 accesses:;
   /* the accesses in order, one per cycle through the L1 port (shared by the core's warps) */
   uint64_t a = m;
@@ -393,22 +615,38 @@ accesses:;
     if (d > done) done = d;
   }
   /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
-  iv_bins_book(&c->dispatch, m0, (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0));
+  if (slot_used) *slot_used += (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0);
+  return done;
+}
+
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || texture_op(st))
+    return issue_accesses(c, slot, st, uniform, m);
+  /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
+   * through the L1 port */
+  uint32_t *slot_used;
+  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  uint64_t held = m + 1, done = m + 1;
+  if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
+                               st->is_load || st->is_atomic, m, &held, &done);
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
   return done;
 }
 
 uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
   w->line = p->l1i_line;
-  mem_req q;
-  memset(&q, 0, sizeof q);
-  q.addr = (p->l1i_line - 1) * c->base.l1i_line;
-  q.size = FUNC_INSN_BYTES;
-  q.kind = MEM_ACC_INST_R;
+  mem_req *q = req_scratch(c);
+  q->addr = (p->l1i_line - 1) * c->base.l1i_line;
+  q->size = FUNC_INSN_BYTES;
+  q->kind = MEM_ACC_INST_R;
+  q->is_write = false;
+  q->sector_mask = 0;
+  q->byte_mask[0] = q->byte_mask[1] = 0;
   cache_timed_result r;
-  cache_timed_access(c->base.l1i, &q, t, &r);
+  cache_timed_access(c->base.l1i, q, t, &r);
   if (r.status == CACHE_HIT) return t;
   if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
-  uint64_t back = beyond_l1(c, r.fetch ? r.line : q.addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
   if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
   else w->line = 0; /* no L1I: every new line fetches again */
   return back;
@@ -502,7 +740,7 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   c->bank_count = calloc(c->smem_geo.banks, sizeof *c->bank_count);
   c->param_of = calloc(c->base.cfg.max_warps, sizeof *c->param_of);
   c->ranges = calloc(LDST_MAX_RANGES, sizeof *c->ranges);
-  c->acc = calloc(LDST_MAX_ACCESSES, sizeof *c->acc);
+  c->acc = calloc(1, LDST_MAX_ACCESSES * sizeof *c->acc + sizeof(mem_req)); /* + req_scratch */
   if (!c->bank_count || !c->param_of || !c->ranges || !c->acc)
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   return SIMTVP_OK;
