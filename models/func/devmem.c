@@ -351,8 +351,23 @@ static uint8_t *dm_chunk(const devmem *dm, uint64_t addr, uint64_t *avail) {
   return s->host + (addr - base);
 }
 
+/* Host pointer of [addr, addr + size) when one segment holds all of it (the common case: one
+ * lookup instead of a hole search and a chunk walk), else NULL. */
+static uint8_t *dm_in_one_segment(const devmem *dm, uint64_t addr, uint64_t size) {
+  const dm_segment *s = dm_find(dm, addr >> DEVMEM_PAGE_BITS);
+  if (!s) return NULL;
+  uint64_t off = addr - (s->first_page << DEVMEM_PAGE_BITS);
+  uint64_t bytes = s->n_pages << DEVMEM_PAGE_BITS; /* 0 when it reaches 2^64 */
+  return size <= bytes - off ? s->host + off : NULL;
+}
+
 simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t size, simtvp_diag *diag) {
   uint64_t hole;
+  const uint8_t *one = size ? dm_in_one_segment(dm, addr, size) : NULL;
+  if (one) {
+    memcpy(dst, one, size);
+    return SIMTVP_OK;
+  }
   if (dm_first_hole(dm, addr, size, &hole)) return dm_unmapped(diag, "read", hole);
   uint8_t *out = dst;
   while (size) {
@@ -369,6 +384,11 @@ simtvp_status devmem_read(const devmem *dm, uint64_t addr, void *dst, uint64_t s
 
 simtvp_status devmem_write(devmem *dm, uint64_t addr, const void *src, uint64_t size, simtvp_diag *diag) {
   uint64_t hole;
+  uint8_t *one = size ? dm_in_one_segment(dm, addr, size) : NULL;
+  if (one) {
+    memcpy(one, src, size);
+    return SIMTVP_OK;
+  }
   if (dm_first_hole(dm, addr, size, &hole)) return dm_unmapped(diag, "write", hole);
   const uint8_t *in = src;
   while (size) {

@@ -309,22 +309,22 @@ static inline void setp_write(fx_warp *w, const fx_insn *in, uint32_t r, uint32_
 #define SETP32(name, EXPR)                                                                     \
   H(name) {                                                                                    \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
-    uint8_t t[32];                                                                             \
+    int32_t t[32];                                                                             \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint32_t a = A[i], b = B[i];                                                             \
-      t[i] = (uint8_t)(EXPR);                                                                  \
+      t[i] = -(int32_t)(EXPR);                                                                 \
     }                                                                                          \
-    setp_write(w, in, fx_lane_bits(t), m);                                                     \
+    setp_write(w, in, fx_lane_mask(t), m);                                                     \
   }
 #define SETP64(name, EXPR)                                                                     \
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
-    uint8_t t[32];                                                                             \
+    int32_t t[32];                                                                             \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i], b = B[i];                                                             \
-      t[i] = (uint8_t)(EXPR);                                                                  \
+      t[i] = -(int32_t)(EXPR);                                                                 \
     }                                                                                          \
-    setp_write(w, in, fx_lane_bits(t), m);                                                     \
+    setp_write(w, in, fx_lane_mask(t), m);                                                     \
   }
 #define SETP_INT(sfx, T, MAC, ST, UT)                                                          \
   MAC(setp_eq_##sfx, a == b)                                                                   \

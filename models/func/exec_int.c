@@ -29,37 +29,46 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
 #define BIN64(name, EXPR)                                                                      \
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW64);                            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i], b = B[i];                                                             \
       (void)a, (void)b;                                                                        \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 64-bit a, 32-bit b (shift amounts, bit positions) */
 #define BIN64_32(name, EXPR)                                                                   \
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]);                                                   \
     const uint32_t *B = FX_R32(w, in->o[2]);                                                   \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32);                            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i];                                                                       \
       uint32_t b = B[i];                                                                       \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 32-bit operands, 64-bit result (mul.wide) */
 #define WIDE32(name, EXPR)                                                                     \
   H(name) {                                                                                    \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32);                            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint32_t a = A[i], b = B[i];                                                             \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 #define UN32(name, EXPR)                                                                       \
   H(name) {                                                                                    \
@@ -74,12 +83,14 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
 #define UN64(name, EXPR)                                                                       \
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]);                                                   \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64);            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i];                                                                       \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 64-bit source, 32-bit result (popc.b64, clz.b64, bfind.u64) */
 #define UN64TO32(name, EXPR)                                                                   \
@@ -105,25 +116,33 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
 #define TER64(name, EXPR)                                                                      \
   H(name) {                                                                                    \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]), *C = FX_R64(w, in->o[3]); \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW64) &&                          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64);                            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint64_t a = A[i], b = B[i], c = C[i];                                                   \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 32-bit a, b; 64-bit c and d (mad.wide) */
 #define MADW(name, EXPR)                                                                       \
   H(name) {                                                                                    \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     const uint64_t *C = FX_R64(w, in->o[3]);                                                   \
-    uint64_t r[32];                                                                            \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[2], FX_ROW32) &&                          \
+                  fx_apart(in->o[0], FX_ROW64, in->o[3], FX_ROW64);                            \
+    uint64_t *out = direct ? D : r;                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
       uint32_t a = A[i], b = B[i];                                                             \
       uint64_t c = C[i];                                                                       \
-      r[i] = (EXPR);                                                                           \
+      out[i] = (EXPR);                                                                         \
     }                                                                                          \
-    fx_put64(FX_R64(w, in->o[0]), r, m);                                                       \
+    if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 64-bit a, b; 32-bit c (bfe.b64 pos/len, bfi.b64) */
 #define BFX64(name, EXPR)                                                                      \
@@ -159,7 +178,14 @@ BIN32(mul_hi_s16, alu_mul_hi_s16((uint16_t)a, (uint16_t)b))
 BIN64(mul_hi_u64, alu_mul_hi_u64(a, b))
 BIN64(mul_hi_s64, alu_mul_hi_s64(a, b))
 WIDE32(mul_wide_u32, alu_mul_wide_u32(a, b))
-WIDE32(mul_wide_s32, alu_mul_wide_s32(a, b))
+/* mul.wide.s32 from the unsigned 32x32->64 product (SSE2 has it, pmuludq; not the signed one):
+ * with a = ua - 2^32*[a<0] and b likewise, a*b = ua*ub - 2^32*([a<0]*ub + [b<0]*ua) mod 2^64,
+ * bit for bit alu_mul_wide_s32. */
+static inline uint64_t mul_wide_s32_via_u(uint32_t a, uint32_t b) {
+  uint32_t fix = ((uint32_t)((int32_t)a >> 31) & b) + ((uint32_t)((int32_t)b >> 31) & a);
+  return (uint64_t)a * b - ((uint64_t)fix << 32);
+}
+WIDE32(mul_wide_s32, mul_wide_s32_via_u(a, b))
 BIN32(mul_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b))
 BIN32(mul_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b))
 TER32(mad_lo32, a * b + c)
@@ -173,7 +199,7 @@ TER32(mad_hi_s16, zx16(alu_mul_hi_s16((uint16_t)a, (uint16_t)b) + c))
 TER64(mad_hi_u64, alu_mul_hi_u64(a, b) + c)
 TER64(mad_hi_s64, alu_mul_hi_s64(a, b) + c)
 MADW(mad_wide_u32, alu_mul_wide_u32(a, b) + c)
-MADW(mad_wide_s32, alu_mul_wide_s32(a, b) + c)
+MADW(mad_wide_s32, mul_wide_s32_via_u(a, b) + c)
 TER32(mad_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b) + c)
 TER32(mad_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b) + c)
 BIN32(mul24_lo_u32, alu_mul24_lo_u32(a, b))
@@ -279,11 +305,32 @@ H(prmt32) {
   for (unsigned i = 0; i < 32; i++) r[i] = alu_prmt_b32(A[i], B[i], C[i], (ptx_prmt_mode)in->aux);
   fx_put32(FX_R32(w, in->o[0]), r, m);
 }
-BIN32(shl32, alu_shl_b32(a, b))
+/* 32-bit shifts: the lanes of a warp usually shift by one amount (an immediate's constant row, or
+ * a uniform register), tested once; then the loop has a loop-invariant count and vectorises (SSE2
+ * has no per-lane shift counts). */
+#define SHIFT32(name, EXPR)                                                                    \
+  H(name) {                                                                                    \
+    const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
+    uint32_t r[32], n = B[0], u = 0;                                                           \
+    for (unsigned i = 0; i < 32; i++) u |= B[i] ^ n;                                           \
+    if (!u) {                                                                                  \
+      for (unsigned i = 0; i < 32; i++) {                                                      \
+        uint32_t a = A[i], b = n;                                                              \
+        r[i] = (EXPR);                                                                         \
+      }                                                                                        \
+    } else {                                                                                   \
+      for (unsigned i = 0; i < 32; i++) {                                                      \
+        uint32_t a = A[i], b = B[i];                                                           \
+        r[i] = (EXPR);                                                                         \
+      }                                                                                        \
+    }                                                                                          \
+    fx_put32(FX_R32(w, in->o[0]), r, m);                                                       \
+  }
+SHIFT32(shl32, alu_shl_b32(a, b))
 BIN32(shl16, alu_shl_b16((uint16_t)a, b))
 BIN64_32(shl64, alu_shl_b64(a, b))
-BIN32(shr_u32, alu_shr_u32(a, b))
-BIN32(shr_s32, alu_shr_s32(a, b))
+SHIFT32(shr_u32, alu_shr_u32(a, b))
+SHIFT32(shr_s32, alu_shr_s32(a, b))
 BIN32(shr_u16, alu_shr_u16((uint16_t)a, b))
 BIN32(shr_s16, alu_shr_s16((uint16_t)a, b))
 BIN64_32(shr_u64, alu_shr_u64(a, b))
@@ -395,10 +442,9 @@ H(mov_tid_y) { fx_put32(FX_R32(w, in->o[0]), w->tid[1], m); }
 H(mov_tid_z) { fx_put32(FX_R32(w, in->o[0]), w->tid[2], m); }
 /* special registers with one value per warp (%ntid, %ctaid, %clock …): computed once */
 H(mov_sreg_uni32) {
-  uint32_t v = (uint32_t)fx_sreg_value(w, in->aux, 0), r[32];
+  uint32_t v = (uint32_t)fx_sreg_value(w, in->aux, 0);
   if (in->flags & 1) v &= 0xffffu;
-  for (unsigned i = 0; i < 32; i++) r[i] = v;
-  fx_put32(FX_R32(w, in->o[0]), r, m);
+  fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
 H(mov_sreg32) {
   uint32_t r[32];

@@ -404,46 +404,77 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
  * the halves' first offsets and kinds has bit 0 (bit 1) set when the lower (upper) half is
  * contiguous. Only a sufficient test: what it refuses goes through shared_r32_ok, which decides
  * precisely. */
+/* One half-warp's offsets against its first lane r: false when they are neither one word
+ * (uniform: every difference 0) nor consecutive words (contiguous: difference 4i, mod 2^32 as the
+ * sums wrap); *contig says which. Four lanes at a time; the contiguous test only when needed. */
+static inline bool shared_half_kind(const uint32_t *R, uint32_t r, bool *contig) {
+  fx_v4u32 d[4], u;
+  for (unsigned j = 0; j < 4; j++) d[j] = fx_v4_load(R + 4 * j) - r;
+  u = (d[0] | d[1]) | (d[2] | d[3]);
+  if (fx_v4_zero(u)) {
+    *contig = false;
+    return true;
+  }
+  const fx_v4u32 k = {0, 4, 8, 12};
+  u = ((d[0] ^ k) | (d[1] ^ (k + 16))) | ((d[2] ^ (k + 32)) | (d[3] ^ (k + 48)));
+  *contig = true;
+  return fx_v4_zero(u);
+}
+
 static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0, uint32_t *a1,
                                     uint32_t *kinds) {
-  /* lane i of a half against its first lane: uniform when every difference is 0, contiguous when
-   * it is 4i (mod 2^32, as the sums wrap); one branch-free loop the compiler vectorises */
-  uint32_t r0 = R[0], r1 = R[16], u0 = 0, c0 = 0, u1 = 0, c1 = 0;
-  for (unsigned i = 0; i < 16; i++) {
-    uint32_t d0 = R[i] - r0, d1 = R[16 + i] - r1;
-    u0 |= d0;
-    c0 |= d0 ^ (4u * i);
-    u1 |= d1;
-    c1 |= d1 ^ (4u * i);
-  }
-  if ((u0 && c0) || (u1 && c1)) return false;
+  uint32_t r0 = R[0], r1 = R[16];
+  bool con0, con1;
+  if (!shared_half_kind(R, r0, &con0) || !shared_half_kind(R + 16, r1, &con1)) return false;
   uint32_t b0 = r0 + off, b1 = r1 + off;
   /* a contiguous half ends 60 bytes after its first lane (64-bit sums: no wrap) */
-  if (((b0 | b1) & 3u) || (uint64_t)b0 + (c0 ? 4u : 64u) > size || (uint64_t)b1 + (c1 ? 4u : 64u) > size)
+  if (((b0 | b1) & 3u) || (uint64_t)b0 + (con0 ? 64u : 4u) > size || (uint64_t)b1 + (con1 ? 64u : 4u) > size)
     return false;
   *a0 = b0;
   *a1 = b1;
-  *kinds = (c0 == 0) | (uint32_t)(c1 == 0) << 1;
+  *kinds = (uint32_t)con0 | (uint32_t)con1 << 1;
   return true;
 }
 
-/* Step record of a full-warp shared access: the lanes' offsets. */
-static inline void rec_shared_full(func_step *rec, bool load, const uint32_t *R, uint32_t off) {
+/* The 16 addresses of a half-warp from its first (h) and pattern: one word, or consecutive words. */
+static inline void rec_shared_half(uint64_t *addr, uint32_t h, bool contig) {
+  fx_v2u64 v = {h, contig ? (uint64_t)h + 4u : h}, step = {contig ? 8u : 0u, contig ? 8u : 0u};
+  for (unsigned j = 0; j < 8; j++, v += step) memcpy(addr + 2 * j, &v, sizeof v);
+}
+
+/* Step record of a full-warp shared access whose halves shared_halves_ok classified. */
+static inline void rec_shared_full(func_step *rec, bool load, uint32_t h0, uint32_t h1, uint32_t kinds) {
   rec->is_load = load;
   rec->is_store = !load;
   rec->mem_mask = FX_FULL;
   rec->access_bytes = 4;
   rec->space = PTX_SPACE_SHARED;
-  for (unsigned i = 0; i < 32; i++) rec->addr[i] = (uint32_t)(R[i] + off);
+  rec_shared_half(rec->addr, h0, kinds & 1u);
+  rec_shared_half(rec->addr + 16, h1, kinds & 2u);
+  rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
+                               (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
+}
+
+/* ld_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
+static __attribute__((noinline)) void ld_shared32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint32_t a[32], r[32];
+  if (!m || !shared_r32_ok(w, in, m, a)) {
+    ld_scalar32(w, in, m);
+    return;
+  }
+  if (w->rec) rec_fast32(w->rec, m, PTX_SPACE_SHARED, 4, true, a);
+  const uint8_t *s = w->cta->smem;
+  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], s + a[i], 4);
+  fx_put32(FX_R32(w, in->o[0]), r, m);
+  w->counts->loads[PTX_SPACE_SHARED]++;
 }
 
 static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
-  uint32_t a[32], r[32];
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_shared_full(w->rec, true, R, off);
+      if (w->rec) rec_shared_full(w->rec, true, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
       if (kinds & 1u) {
@@ -464,36 +495,12 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
       return;
     }
   }
-  if (!m || !shared_r32_ok(w, in, m, a)) {
-    ld_scalar32(w, in, m);
-    return;
-  }
-  if (w->rec) rec_fast32(w->rec, m, PTX_SPACE_SHARED, 4, true, a);
-  const uint8_t *s = w->cta->smem;
-  for (unsigned i = 0; i < 32; i++) memcpy(&r[i], s + a[i], 4);
-  fx_put32(FX_R32(w, in->o[0]), r, m);
-  w->counts->loads[PTX_SPACE_SHARED]++;
+  ld_shared32_lanes(w, in, m);
 }
 
-static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* st_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
+static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t a[32];
-  if (m == FX_FULL) {
-    const uint32_t *R = FX_R32(w, in->o[1]);
-    uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
-    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_shared_full(w->rec, false, R, off);
-      uint8_t *s = w->cta->smem;
-      const uint32_t *v = FX_R32(w, in->o[2]);
-      /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
-       * half lands after the lower one */
-      if (kinds & 1u) memcpy(s + h0, v, 64);
-      else memcpy(s + h0, &v[15], 4);
-      if (kinds & 2u) memcpy(s + h1, v + 16, 64);
-      else memcpy(s + h1, &v[31], 4);
-      w->counts->stores[PTX_SPACE_SHARED]++;
-      return;
-    }
-  }
   if (!m || !shared_r32_ok(w, in, m, a)) {
     st_scalar32(w, in, m);
     return;
@@ -507,6 +514,27 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     FX_FOR_LANES(i, m) memcpy(s + a[i], &v[i], 4);
   }
   w->counts->stores[PTX_SPACE_SHARED]++;
+}
+
+static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  if (m == FX_FULL) {
+    const uint32_t *R = FX_R32(w, in->o[1]);
+    uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+      if (w->rec) rec_shared_full(w->rec, false, h0, h1, kinds);
+      uint8_t *s = w->cta->smem;
+      const uint32_t *v = FX_R32(w, in->o[2]);
+      /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
+       * half lands after the lower one */
+      if (kinds & 1u) memcpy(s + h0, v, 64);
+      else memcpy(s + h0, &v[15], 4);
+      if (kinds & 2u) memcpy(s + h1, v + 16, 64);
+      else memcpy(s + h1, &v[31], 4);
+      w->counts->stores[PTX_SPACE_SHARED]++;
+      return;
+    }
+  }
+  st_shared32_lanes(w, in, m);
 }
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
@@ -560,7 +588,8 @@ static inline bool global_lane_ptrs(fx_warp *w, const uint64_t *a, uint32_t m, b
   return true;
 }
 
-static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* ld_global32_r64 when global_halves_ok refuses: any pattern, lane by lane where needed. */
+static __attribute__((noinline)) void ld_global32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint32_t r[32];
   uint8_t *base, *hp[32];
@@ -619,7 +648,8 @@ static void ld_global64_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   w->counts->loads[PTX_SPACE_GLOBAL]++;
 }
 
-static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* st_global32_r64 when global_halves_ok refuses. */
+static __attribute__((noinline)) void st_global32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t a[32];
   uint8_t *base, *hp[32];
   bool contig, spread;
@@ -650,6 +680,120 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   w->counts->stores[PTX_SPACE_GLOBAL]++;
 }
 
+/* A full warp's global addresses R[i] + off by half-warps, as shared_halves_ok: each half one
+ * address (uniform) or consecutive elements of `elem` bytes (contiguous, differences elem*i mod
+ * 2^64), every lane aligned, each half inside one page. Then a0/a1 are the halves' first addresses
+ * and kinds has bit 0 (bit 1) set when the lower (upper) half is contiguous. Tiled and streaming
+ * kernels (a row of a tile per half, or a whole warp on consecutive words) pass; what it refuses
+ * goes through the lane-by-lane path. */
+static inline bool global_half_kind(const uint64_t *R, uint32_t elem, bool *contig) {
+  /* contiguous first: global accesses are mostly consecutive elements */
+  fx_v2u64 d[8], k = {0, elem}, c = {0, 0};
+  uint64_t r = R[0];
+  for (unsigned j = 0; j < 8; j++) {
+    memcpy(&d[j], R + 2 * j, sizeof d[j]);
+    d[j] -= r;
+    c |= d[j] ^ (k + 2ull * elem * j);
+  }
+  if (!(c[0] | c[1])) {
+    *contig = true;
+    return true;
+  }
+  fx_v2u64 u = {0, 0};
+  for (unsigned j = 0; j < 8; j++) u |= d[j];
+  *contig = false;
+  return !(u[0] | u[1]);
+}
+static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t elem, uint64_t *a0, uint64_t *a1,
+                                    uint32_t *kinds) {
+  bool con0, con1;
+  if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
+  uint64_t b0 = R[0] + off, b1 = R[16] + off;
+  if (((b0 | b1) & (elem - 1)) || (b0 & DEVMEM_PAGE_MASK) + (con0 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES ||
+      (b1 & DEVMEM_PAGE_MASK) + (con1 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES)
+    return false;
+  *a0 = b0;
+  *a1 = b1;
+  *kinds = (uint32_t)con0 | (uint32_t)con1 << 1;
+  return true;
+}
+
+/* The 16 addresses of a half-warp of 64-bit addresses from its first (h): one, or consecutive
+ * elements of elem bytes. */
+static inline void rec_global_half(uint64_t *addr, uint64_t h, bool contig, uint32_t elem) {
+  uint64_t e = contig ? elem : 0;
+  fx_v2u64 v = {h, h + e}, step = {2 * e, 2 * e};
+  for (unsigned j = 0; j < 8; j++, v += step) memcpy(addr + 2 * j, &v, sizeof v);
+}
+/* Step record of a full-warp global access whose halves global_halves_ok classified: what
+ * rec_fast64 records for the same addresses. */
+static inline void rec_global_full(func_step *rec, bool load, uint64_t h0, uint64_t h1, uint32_t kinds) {
+  rec->is_load = load;
+  rec->is_store = !load;
+  rec->mem_mask = FX_FULL;
+  rec->access_bytes = 4;
+  rec->space = PTX_SPACE_GLOBAL;
+  rec_global_half(rec->addr, h0, kinds & 1u, 4);
+  rec_global_half(rec->addr + 16, h1, kinds & 2u, 4);
+  rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
+                               (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
+}
+
+static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t h0, h1;
+  uint32_t kinds;
+  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+    /* the pages in lane order, as the lane path translates them; one that does not translate: the
+     * general path reports (or waits) */
+    const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate(w->tlb, h1) : NULL;
+    if (!p1) {
+      ld_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_global_full(w->rec, true, h0, h1, kinds);
+    uint32_t *d = FX_R32(w, in->o[0]);
+    if (kinds & 1u) {
+      memcpy(d, p0, 64);
+    } else {
+      uint32_t v;
+      memcpy(&v, p0, 4);
+      for (unsigned i = 0; i < 16; i++) d[i] = v;
+    }
+    if (kinds & 2u) {
+      memcpy(d + 16, p1, 64);
+    } else {
+      uint32_t v;
+      memcpy(&v, p1, 4);
+      for (unsigned i = 16; i < 32; i++) d[i] = v;
+    }
+    w->counts->loads[PTX_SPACE_GLOBAL]++;
+    return;
+  }
+  ld_global32_lanes(w, in, m);
+}
+
+static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t h0, h1;
+  uint32_t kinds;
+  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+    uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate_w(w->tlb, h1) : NULL;
+    if (!p1) {
+      st_scalar32(w, in, m);
+      return;
+    }
+    if (w->rec) rec_global_full(w->rec, false, h0, h1, kinds);
+    const uint32_t *v = FX_R32(w, in->o[2]);
+    /* lane order: a uniform half leaves its last lane's value, the upper half lands last */
+    if (kinds & 1u) memcpy(p0, v, 64);
+    else memcpy(p0, &v[15], 4);
+    if (kinds & 2u) memcpy(p1, v + 16, 64);
+    else memcpy(p1, &v[31], 4);
+    w->counts->stores[PTX_SPACE_GLOBAL]++;
+    return;
+  }
+  st_global32_lanes(w, in, m);
+}
+
 /* Uniform kernel-parameter load: one address for every lane. */
 static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size;
@@ -659,7 +803,8 @@ static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
     w->rec->space = PTX_SPACE_PARAM;
     w->rec->mem_mask = m;
     w->rec->access_bytes = (uint16_t)n;
-    for (unsigned i = 0; i < 32; i++) w->rec->addr[i] = a; /* readers look at mem_mask's lanes */
+    fx_v2u64 v = {a, a}; /* readers look at mem_mask's lanes */
+    for (unsigned j = 0; j < 16; j++) memcpy(w->rec->addr + 2 * j, &v, sizeof v);
   }
   if (!m) return;
   if (a + n > w->l->param_bytes) {
@@ -670,15 +815,8 @@ static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   count_mem(w, in, true);
   uint64_t v = fx_load_le(w->l->params + a, n, in->flags & LD_SIGN);
-  if (in->flags & LD_WIDE) {
-    uint64_t r[32];
-    for (int i = 0; i < 32; i++) r[i] = v;
-    fx_put64(FX_R64(w, in->o[0]), r, m);
-  } else {
-    uint32_t r[32];
-    for (int i = 0; i < 32; i++) r[i] = (uint32_t)v;
-    fx_put32(FX_R32(w, in->o[0]), r, m);
-  }
+  if (in->flags & LD_WIDE) fx_fill64(FX_R64(w, in->o[0]), v, m);
+  else fx_fill32(FX_R32(w, in->o[0]), (uint32_t)v, m);
 }
 
 static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -907,9 +1045,11 @@ static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
     fx_put32(FX_R32(w, in->o[0]), r, m);
   } else {
     const uint64_t *a = FX_R64(w, in->o[1]);
-    uint64_t r[32];
-    for (int i = 0; i < 32; i++) r[i] = a[i] + (uint64_t)delta;
-    fx_put64(FX_R64(w, in->o[0]), r, m);
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64);
+    uint64_t *out = direct ? D : r;
+    for (int i = 0; i < 32; i++) out[i] = a[i] + (uint64_t)delta;
+    if (!direct) fx_put64(D, r, m);
   }
 }
 

@@ -329,6 +329,7 @@ typedef enum func_step_kind {
 /* What one warp instruction did. Memory addresses are in the resolved state space: global and
  * const: device address; shared: byte offset in the CTA's shared memory; local: byte offset in
  * the thread's local memory; param: byte offset in the kernel parameter buffer. */
+enum { FUNC_HALF_UNIFORM = 1, FUNC_HALF_CONTIG = 2 };
 typedef struct func_step {
   uint32_t pc;
   const ptx_insn *insn;
@@ -345,6 +346,12 @@ typedef struct func_step {
   uint16_t access_bytes;     /* bytes per lane (element size × vector length) */
   uint32_t mem_mask;         /* lanes that accessed memory */
   uint64_t addr[32];         /* per-lane address of the first byte */
+  /* (addition) What a fast path learned about addr[] (0: nothing): for a full warp's 4-byte
+   * shared access, per half-warp (bits 0-1 lanes 0-15, bits 2-3 lanes 16-31) FUNC_HALF_UNIFORM
+   * when the half's lanes share one address, FUNC_HALF_CONTIG when they are consecutive words
+   * (addr[i] = addr[first lane of the half] + 4 * lane within the half): a bank-conflict scan
+   * can be skipped. */
+  uint8_t addr_halves;
   /* barriers (kind == BARRIER) */
   uint8_t barrier_id;
   bool barrier_wait;         /* the warp now waits at the barrier */
@@ -372,6 +379,25 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
  * func_warp_step(w, NULL, diag). Should one fault it is the last counted, the warp is FAULTED and diag has the launch's report; one that yields ends the
  * run. It costs what func_launch_run's whole-warp loop costs per instruction, not a step. */
 uint32_t func_warp_run_plain(func_warp *w, uint32_t max, simtvp_diag *diag);
+/* (addition) What the last instruction of a func_warp_run did: the step record's facts a
+ * scheduler that needs no per-instruction record acts on. */
+typedef struct func_run_end {
+  uint32_t pc;               /* its pc */
+  const ptx_insn *insn;      /* and PTX instruction */
+  uint8_t kind;              /* func_step_kind (NOP when the warp waits on a replayable fault) */
+  uint8_t barrier_id;        /* kind BARRIER: as func_step's */
+  bool barrier_wait, barrier_complete;
+  bool warp_done, yield;     /* as func_step's */
+} func_run_end;
+/* (addition) Runs warp w for up to `max` instructions, exactly as that many
+ * func_warp_step(w, rec, diag) calls would (values, statistics, state, faults) but without
+ * records, and stops after the first instruction whose record a scheduler must see: a barrier
+ * instruction (kind BARRIER), one that ends the warp (warp_done), yields, faults or waits on a
+ * replayable fault (FUNC_WARP_FAULT_WAIT; it is counted in *n as func_warp_step's call is, though
+ * its counts are undone). *n gets how many it executed, *end the facts of the last (zeroed when
+ * none ran). Returns SIMTVP_OK, or the fault / refusal as func_warp_step does. Its cost per
+ * instruction is a run loop's, not a step's (the functional GPU, models/gpuctl gpu_simt_func.c). */
+simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n, func_run_end *end, simtvp_diag *diag);
 /* (addition) Whether the instruction at module-wide index pc is register-only (func_warp_run_plain
  * runs it), fixed at load time: a timing model may precompute run lengths per pc from it. A run
  * also ends where a warp reconverges, which depends on the warp (its SIMT stack). */
@@ -385,6 +411,9 @@ uint32_t func_program_plain_run(const func_program *p, uint32_t pc);
 /* Releases every warp waiting at barrier `id` once it has completed; returns how many were
  * released. In per-warp mode a completed barrier stays closed until this call. */
 uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);
+/* (addition) func_cta_release_barrier for every barrier id, in id order (after a warp's exit,
+ * which may complete barriers that waited only for it); returns how many warps were released. */
+uint32_t func_cta_release_barriers(func_cta *cta);
 
 /* ---- inspection (debuggers; no side effects) ------------------------------------------------- */
 

@@ -614,6 +614,7 @@ simtvp_status func_launch_create(func_engine *e, func_program *p, const func_lau
   func_launch *l = calloc(1, sizeof *l);
   if (!l) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
   l->e = e;
+  l->debug_step = e->ports.debug.before || e->ports.debug.after;
   l->p = p;
   l->kf = kf;
   memcpy(l->grid, lp->grid, sizeof l->grid);
@@ -1133,6 +1134,13 @@ uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id) {
   return n;
 }
 
+uint32_t func_cta_release_barriers(func_cta *cta) {
+  uint32_t n = 0;
+  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
+    if (cta->bar[id].complete) n += func_cta_release_barrier(cta, id);
+  return n;
+}
+
 /* ---- execution --------------------------------------------------------------------------------- */
 
 /* The hot loop: executes up to `budget` warp instructions or until the warp stops (barrier wait,
@@ -1423,6 +1431,7 @@ static inline void step_rec_begin(func_step *rec, const fx_warp *w, const fx_ins
   rec->is_load = rec->is_store = rec->is_atomic = false;
   rec->access_bytes = 0;
   rec->mem_mask = 0;
+  rec->addr_halves = 0;
   rec->barrier_id = 0;
   rec->barrier_wait = rec->barrier_complete = false;
   rec->warp_done = false;
@@ -1454,8 +1463,10 @@ static inline __attribute__((always_inline)) void step_exec(fx_warp *w, func_ste
   in->fn(w, in, m);
   if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)
     if (w->pc == w->rpc) fx_stack_reconverge(w);
-  w->rec = NULL;
-  if (rec) step_rec_end(rec, w);
+  if (rec) {
+    w->rec = NULL;
+    step_rec_end(rec, w);
+  }
 }
 
 /* func_warp_step with a debugger attached: it sees the warp before and the record after. */
@@ -1483,17 +1494,122 @@ static __attribute__((noinline)) simtvp_status step_refused(const fx_warp *w, si
   return step_fault(l, diag);
 }
 
-simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
+/* func_warp_step's rarer cases: not ready, a fault, a debugger. */
+static __attribute__((noinline)) simtvp_status step_slow(fx_warp *w, func_step *rec, simtvp_diag *diag) {
   func_launch *l = w->l;
   if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) return step_refused(w, diag);
-  const func_debug_port *dbg = &l->e->ports.debug;
-  if (dbg->before || dbg->after) {
-    step_debugged(w, rec, dbg);
-  } else {
-    devmem_tlb_sync(w->tlb);
-    if (rec) step_exec(w, rec);
-    else step_exec(w, NULL); /* a copy without the record's tests (AT's fast-forward) */
+  step_debugged(w, rec, &l->e->ports.debug);
+  if (l->fault != SIMTVP_OK) return step_fault(l, diag);
+  return SIMTVP_OK;
+}
+
+/* func_warp_step's two common cases, each its own function (reached by a tail call, so each saves
+ * only the registers it needs): with a record, and without (AT's fast-forward, the interval
+ * core's register-only instructions). Register-only instructions and shared/local/param accesses
+ * read no device memory: the translation cache need not be in sync for them. */
+static __attribute__((noinline)) simtvp_status step_rec(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  step_exec(w, rec);
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+static __attribute__((noinline)) simtvp_status step_norec(fx_warp *w, simtvp_diag *diag) {
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  step_exec(w, NULL);
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+
+simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
+  const func_launch *l = w->l;
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
+    return step_slow(w, rec, diag);
+  return rec ? step_rec(w, rec, diag) : step_norec(w, diag);
+}
+
+/* The facts of a step record func_warp_run reports. */
+static inline void run_end_from(func_run_end *end, const func_step *rec) {
+  end->pc = rec->pc;
+  end->insn = rec->insn;
+  end->kind = rec->kind;
+  end->barrier_id = rec->barrier_id;
+  end->barrier_wait = rec->barrier_wait;
+  end->barrier_complete = rec->barrier_complete;
+  end->warp_done = rec->warp_done;
+  end->yield = rec->yield;
+}
+
+/* One step with a record, out of func_warp_run's loop. */
+static __attribute__((noinline)) void step_recorded(fx_warp *w, func_step *rec) {
+  devmem_tlb_sync(w->tlb);
+  step_exec(w, rec);
+}
+
+/* A warp's run until something its scheduler must see: step_exec without records, except for
+ * barrier instructions (which end the run with their record's facts). */
+simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_run_end *end, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  uint32_t n = 0;
+  simtvp_status st = SIMTVP_OK;
+  func_step rec;
+  *n_out = 0;
+  memset(end, 0, sizeof *end);
+  if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) return step_refused(w, diag);
+  if (l->debug_step) { /* each through the debugger, with a record */
+    while (n < max) {
+      n++;
+      st = func_warp_step(w, &rec, diag);
+      run_end_from(end, &rec);
+      if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
+          w->state == FUNC_WARP_FAULT_WAIT)
+        break;
+    }
+    *n_out = n;
+    return st;
   }
+  fx_counts *c = w->counts;
+  const fx_insn *code = w->code, *in = NULL;
+  w->rec = NULL;
+  w->stop = false;
+  while (n < max) {
+    uint32_t pc = w->pc;
+    in = &code[pc];
+    n++;
+    if (__builtin_expect(!in->plain, 0)) {
+      if (in->cls == FX_C_BAR || in->cls == FX_C_RET) {
+        /* with a record: a barrier ends the run with its facts; a ret's record says whether it
+         * was the kernel's (its threads' exit) */
+        step_recorded(w, &rec);
+        if (in->cls == FX_C_BAR || w->stop || n == max) {
+          run_end_from(end, &rec);
+          in = NULL;
+          break;
+        }
+        continue;
+      }
+      if (!in->nosync) devmem_tlb_sync(w->tlb);
+    }
+    c->warp_insns++; /* as step_exec: counted before it runs (%clock reads the count) */
+    c->thread_insns += w->nactive;
+    if (c->pc) {
+      c->pc[pc].warp_insns++;
+      c->pc[pc].thread_insns += w->nactive;
+    }
+    uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+    w->pc = pc + 1;
+    in->fn(w, in, m);
+    if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER))
+      fx_stack_reconverge(w);
+    if (w->stop) break;
+  }
+  if (in) {
+    end->pc = (uint32_t)(in - code);
+    end->insn = in->src;
+    end->kind = w->state == FUNC_WARP_FAULT_WAIT ? FUNC_STEP_NOP : in->cls; /* as the record's */
+    end->warp_done = w->state == FUNC_WARP_DONE;
+    end->yield = w->state == FUNC_WARP_READY && w->stop;
+  }
+  *n_out = n;
   if (l->fault != SIMTVP_OK) return step_fault(l, diag);
   return SIMTVP_OK;
 }

@@ -23,6 +23,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "devmem.h"
 #include "func.h"
@@ -89,6 +92,7 @@ struct fx_insn {
   uint8_t type2;
   uint8_t flags;   /* family-specific */
   uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
+  uint8_t nosync;  /* touches no device memory: the translation cache need not be synced before it */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
@@ -297,6 +301,7 @@ struct func_launch {
   uint32_t n_active, cap_active;
   bool auto_release;       /* functional mode: barriers release as soon as they complete */
   bool replay_ok;          /* replayable faults make warps wait (func_launch_allow_replay) */
+  bool debug_step;         /* the engine's debugger has before/after hooks: every step goes to them */
   fx_counts counts, flushed;
   simtvp_status fault;
   simtvp_diag fault_diag;
@@ -367,26 +372,75 @@ static inline void fx_put64(uint64_t *d, const uint64_t *r, uint32_t m) {
     }
   }
 }
+/* Whether a handler may compute a full warp straight into its destination row (frame offset d,
+ * db bytes) while reading source row s (sb bytes): the same row at the same width (lane i reads
+ * its element before it writes it, in vector chunks too) or rows that do not overlap. Otherwise it
+ * computes into a temporary and copies (fx_put64): what it always did. Worth it for 64-bit rows,
+ * where the copy is 32 loads and stores. */
+static inline bool fx_apart(uint32_t d, uint32_t db, uint32_t s, uint32_t sb) {
+  return (d == s && db == sb) || d + db <= s || s + sb <= d;
+}
+
+/* Writes v into the lanes of m of row d. */
+static inline void fx_fill32(uint32_t *d, uint32_t v, uint32_t m) {
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) d[i] = v;
+  } else {
+    for (unsigned i = 0; i < 32; i++) {
+      uint32_t sel = 0u - ((m >> i) & 1u);
+      d[i] = (v & sel) | (d[i] & ~sel);
+    }
+  }
+}
+static inline void fx_fill64(uint64_t *d, uint64_t v, uint32_t m) {
+  if (m == FX_FULL) {
+    for (unsigned i = 0; i < 32; i++) d[i] = v;
+  } else {
+    for (unsigned i = 0; i < 32; i++) {
+      uint64_t sel = 0ull - (uint64_t)((m >> i) & 1u);
+      d[i] = (v & sel) | (d[i] & ~sel);
+    }
+  }
+}
 static inline void fx_putp(uint32_t *p, uint32_t r, uint32_t m) { *p = (*p & ~m) | (r & m); }
 
-/* The lane mask of 32 per-lane flags (each 0 or 1): flag i becomes bit i. Comparison handlers
- * fill the flags in a loop the compiler vectorises and pack them here, eight lanes per multiply
- * (byte k of x times 2^(7j+7) summed over j lands at bit 56 + k, no carries), instead of a shift
- * and an or per lane. */
-static inline uint32_t fx_lane_bits(const uint8_t *t) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The lane mask of 32 per-lane flags, each 0 or all ones (-1): flag i becomes bit i. Comparison
+ * handlers fill the flags in a loop the compiler vectorises (compares give all-ones lanes) and
+ * pack them here: on x86-64 two saturating packs and a byte movemask per 16 lanes, instead of a
+ * shift and an or per lane. */
+static inline uint32_t fx_lane_mask(const int32_t *t) {
+#if defined(__SSE2__)
   uint32_t r = 0;
-  for (unsigned k = 0; k < 4; k++) {
-    uint64_t x;
-    memcpy(&x, t + 8 * k, 8);
-    r |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
+  for (unsigned k = 0; k < 2; k++) {
+    const int32_t *q = t + 16 * k;
+    __m128i a = _mm_loadu_si128((const __m128i *)q), b = _mm_loadu_si128((const __m128i *)(q + 4));
+    __m128i c = _mm_loadu_si128((const __m128i *)(q + 8)), d = _mm_loadu_si128((const __m128i *)(q + 12));
+    r |= (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d))) << (16 * k);
   }
   return r;
 #else
   uint32_t r = 0;
-  for (unsigned i = 0; i < 32; i++) r |= (uint32_t)t[i] << i;
+  for (unsigned i = 0; i < 32; i++) r |= ((uint32_t)t[i] & 1u) << i;
   return r;
 #endif
+}
+
+/* Four 32-bit or two 64-bit lanes (GCC/Clang vector extensions: SSE2 on x86-64), for the few hot
+ * checks the compiler does not vectorise well by itself. Loads and stores go through memcpy
+ * (rows need not be 16-byte aligned). */
+typedef uint32_t fx_v4u32 __attribute__((vector_size(16)));
+typedef uint64_t fx_v2u64 __attribute__((vector_size(16)));
+static inline fx_v4u32 fx_v4_load(const uint32_t *p) {
+  fx_v4u32 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+/* Whether every lane of v is zero. */
+static inline bool fx_v4_zero(fx_v4u32 v) {
+  uint64_t a, b;
+  memcpy(&a, &v, 8);
+  memcpy(&b, (const char *)&v + 8, 8);
+  return !(a | b);
 }
 
 /* Lane loop over the set bits of m. */

@@ -481,6 +481,11 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
     if (st != SIMTVP_OK) return st;
     if (!in->fn) return fx_unsupported(&b, "no handler for this form of the instruction");
     in->plain = insn_is_plain(m, pi, in);
+    /* register-only work, and ld/st of shared, local or parameter memory (host blocks of the
+     * engine), touch no device memory: step and run loops skip devmem_tlb_sync before them */
+    in->nosync = in->plain || ((pi->opcode == PTX_OP_LD || pi->opcode == PTX_OP_ST) && in->cls == FX_C_MEM &&
+                               (in->space == PTX_SPACE_SHARED || in->space == PTX_SPACE_LOCAL ||
+                                in->space == PTX_SPACE_PARAM));
   }
   /* constant image: PT word then the constant rows */
   uint32_t img_bytes = f->frame_bytes - f->off_const;

@@ -108,7 +108,7 @@ static void kernel_end(void *ctx, const gpu_kernel *k) {
 
 /* The launch's warp instructions so far against func_config.max_warp_insns, which func_launch_run
  * enforces itself but the per-warp interface used here does not: false (and d filled) past it. */
-static bool within_limit(const gpu_simt_func *s, func_launch *l, const func_step *last, const char *kernel,
+static bool within_limit(const gpu_simt_func *s, func_launch *l, const func_run_end *last, const char *kernel,
                          const uint32_t cta[3], uint32_t warp, simtvp_diag *d) {
   func_launch_counts c;
   func_launch_get_counts(l, &c);
@@ -201,12 +201,18 @@ static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
       for (uint32_t i = 0; i < nw && fault == SIMTVP_OK; i++) {
         func_warp *w = func_cta_warp(g->c[ci], i);
         /* a warp runs until it waits at a barrier, spins on a wait (yield) or has run a time slice,
-         * so warps waiting on each other's memory progress (as func_launch_run's slices) */
-        for (uint32_t slice = 0; slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY; slice++) {
-          func_step st;
-          simtvp_status ss = func_warp_step(w, &st, &d);
+         * so warps waiting on each other's memory progress (as func_launch_run's slices); each
+         * func_warp_run call stops after what this loop must act on (and where the instruction
+         * limit is checked, every 4096 instructions of the group) */
+        uint32_t slice = 0;
+        while (slice < RUN_SLICE && func_warp_get_state(w) == FUNC_WARP_READY) {
+          uint32_t max = RUN_SLICE - slice, n, to_check = 4096u - (uint32_t)(g->steps % 4096u);
+          if (s->max_warp_insns && to_check < max) max = to_check;
+          func_run_end st;
+          simtvp_status ss = func_warp_run(w, max, &n, &st, &d);
           progress = true;
-          step++;
+          step += n;
+          slice += n;
           if (ss != SIMTVP_OK) {
             report(s, &d);
             fault = ss;
@@ -214,6 +220,7 @@ static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
             break;
           }
           if (func_warp_get_state(w) == FUNC_WARP_FAULT_WAIT) {
+            g->steps += n - 1; /* the waiting instruction is not one */
             if (!report_replayable(s, g, ci, w, &d)) {
               report(s, &d);
               fault = SIMTVP_ERR_FAULT;
@@ -221,7 +228,7 @@ static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
             }
             break;
           }
-          if (s->max_warp_insns && ++g->steps % 4096u == 0 &&
+          if (s->max_warp_insns && (g->steps += n) % 4096u == 0 &&
               !within_limit(s, g->l, &st, g->kernel, g->cta[ci], i, &d)) {
             report(s, &d);
             fault = SIMTVP_ERR_LIMIT;
@@ -231,7 +238,7 @@ static group_run run_group(gpu_simt_func *s, struct cta_group *g) {
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_complete) func_cta_release_barrier(g->c[ci], st.barrier_id);
           /* a warp's exit completes the barriers that waited only for it */
           if (st.warp_done)
-            for (uint32_t b = 0; b < FUNC_NUM_BARRIERS; b++) func_cta_release_barrier(g->c[ci], b);
+            func_cta_release_barriers(g->c[ci]);
           if (st.kind == FUNC_STEP_BARRIER && st.barrier_wait) break; /* let the other warps arrive */
           if (st.yield) break;
         }

@@ -1,0 +1,502 @@
+// Whole-warp runs and the engine's whole-warp fast paths (func.h func_warp_run,
+// func_cta_release_barriers, func_step.addr_halves; docs/func.md "Per-warp mode", "Speed"):
+// - func_warp_run executes exactly what as many func_warp_step calls would, stopping after what a
+//   scheduler must see: on every tests/kernels program (suite FuncWarpRuns) two engines run the
+//   same warp schedule, one stepping with records and stopping as func_warp_run's contract says,
+//   one in func_warp_run calls (of 1-7 instructions each, so every boundary is crossed), and their
+//   slices (length, last pc, kind, barrier facts), values, counts and per-instruction counts must
+//   agree; unit tests check barriers, refusals, %clock and func_cta_release_barriers;
+// - full-warp shared and global accesses whose half-warps are one word or consecutive words record
+//   every lane's address (and say so in addr_halves); other patterns record addr_halves 0;
+// - shifts by a warp-uniform count (32 and more included) give what per-lane shifts give.
+#include <cstring>
+#include <memory>
+
+#include "func_test_util.h"
+#include "kernel_checks.h"
+#include "ptx.h"
+
+using namespace functest;
+
+namespace {
+
+// ---- a per-warp driver, in func_warp_run slices or in stepped slices that stop alike -------------
+
+struct RunDriver {
+  bool runs = false;         // true: func_warp_run; false: func_warp_step with records
+  uint64_t trace = 1469598103934665603ull;
+  uint64_t executed = 0;     // instructions of the last launch
+  uint64_t run_calls = 0;
+  std::vector<func_pc_count> pc_counts;
+  func_launch_counts counts{};
+  uint32_t next_max = 1;
+
+  void fold(uint64_t v) {
+    for (int i = 0; i < 8; i++) trace = (trace ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  }
+
+  // One slice of warp w: up to `max` instructions; false when the launch faulted.
+  bool slice(uint64_t cta_id, func_cta *c, func_warp *w, uint32_t warp, simtvp_diag *diag) {
+    uint32_t max = next_max;
+    next_max = next_max % 7 + 1;
+    uint32_t n = 0;
+    func_run_end end{};
+    simtvp_status st = SIMTVP_OK;
+    if (runs) {
+      st = func_warp_run(w, max, &n, &end, diag);
+      run_calls++;
+      EXPECT_LE(n, max);
+    } else {
+      func_step rec{};
+      while (n < max) {
+        n++;
+        st = func_warp_step(w, &rec, diag);
+        end = {rec.pc, rec.insn, rec.kind, rec.barrier_id, rec.barrier_wait, rec.barrier_complete,
+               rec.warp_done, rec.yield};
+        if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
+            func_warp_get_state(w) == FUNC_WARP_FAULT_WAIT)
+          break;
+      }
+    }
+    executed += n;
+    fold(cta_id << 40 ^ (uint64_t)warp << 32 ^ n);
+    fold((uint64_t)end.pc << 32 ^ (uint64_t)end.kind << 24 ^ (uint64_t)end.barrier_id << 16 ^
+         (uint64_t)end.barrier_wait << 3 ^ (uint64_t)end.barrier_complete << 2 ^ (uint64_t)end.warp_done << 1 ^
+         (uint64_t)end.yield);
+    fold((uint64_t)st << 32 ^ func_warp_get_state(w));
+    if (st != SIMTVP_OK) return false;
+    if (end.kind == FUNC_STEP_BARRIER && end.barrier_complete) func_cta_release_barrier(c, end.barrier_id);
+    if (end.warp_done) func_cta_release_barriers(c);
+    return true;
+  }
+
+  simtvp_status run(func_launch *l, simtvp_diag *diag) {
+    executed = 0;
+    func_launch_params lp;
+    func_launch_get_params(l, &lp);
+    const uint32_t *g = lp.grid;
+    const uint64_t n_ctas = (uint64_t)g[0] * g[1] * g[2];
+    const uint64_t batch = func_launch_cluster_size(l) > 1 ? n_ctas : 16;
+    simtvp_status st = SIMTVP_OK;
+    for (uint64_t first = 0; first < n_ctas && st == SIMTVP_OK; first += batch) {
+      std::vector<func_cta *> ctas;
+      for (uint64_t i = first; i < first + batch && i < n_ctas; i++) {
+        uint32_t id[3] = {(uint32_t)(i % g[0]), (uint32_t)(i / g[0] % g[1]), (uint32_t)(i / ((uint64_t)g[0] * g[1]))};
+        func_cta *c = nullptr;
+        st = func_cta_start(l, id, (uint32_t)(i % 4), 0, &c, diag);
+        if (st != SIMTVP_OK) break;
+        ctas.push_back(c);
+      }
+      bool live = st == SIMTVP_OK;
+      while (live) {
+        live = false;
+        bool progress = false;
+        for (size_t ci = 0; ci < ctas.size() && st == SIMTVP_OK; ci++) {
+          func_cta *c = ctas[ci];
+          if (func_cta_done(c)) continue;
+          live = true;
+          for (uint32_t wi = 0; wi < func_cta_warp_count(c); wi++) {
+            func_warp *w = func_cta_warp(c, wi);
+            // cluster barriers and the like complete elsewhere: a waiting warp's barrier may be
+            // released whenever it has completed
+            if (func_warp_get_state(w) == FUNC_WARP_BARRIER && func_cta_release_barrier(c, func_warp_barrier(w)))
+              progress = true;
+            if (func_warp_get_state(w) != FUNC_WARP_READY) continue;
+            progress = true;
+            if (!slice(first + ci, c, w, wi, diag)) {
+              st = func_launch_fault(l, diag);
+              if (st == SIMTVP_OK) st = SIMTVP_ERR_STATE;
+              break;
+            }
+          }
+        }
+        if (st != SIMTVP_OK) break;
+        if (live && !progress) {
+          st = simtvp_diag_set(diag, SIMTVP_ERR_DEADLOCK, "the test driver found no warp to run");
+          break;
+        }
+      }
+      for (func_cta *c : ctas) func_cta_finish(c);
+    }
+    uint32_t n = 0;
+    func_pc_count *pc = func_launch_pc_counts(l, &n);
+    pc_counts.assign(pc, pc + n);
+    func_launch_get_counts(l, &counts);
+    return st;
+  }
+};
+
+simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) { return static_cast<RunDriver *>(ctx)->run(l, diag); }
+
+// Two functional GPUs fed the same calls: `step_` (reference) and `run_`.
+class run_device : public kernel_checks::device {
+ public:
+  explicit run_device(uint32_t stack_bytes) {
+    run_.runs = true;
+    for (int i = 0; i < 2; i++) {
+      func_runner_config cfg{};
+      cfg.engine.stack_bytes = stack_bytes;
+      cfg.engine.pc_counts = true;
+      cfg.print = [](void *ctx, const char *text, size_t len) { static_cast<std::string *>(ctx)->append(text, len); };
+      cfg.print_ctx = &printed_[i];
+      cfg.run_launch = drive;
+      cfg.run_ctx = i == 0 ? &step_ : &run_;
+      r_[i] = func_runner_create(&cfg, &diag_[i]);
+    }
+  }
+  ~run_device() override {
+    for (auto *r : r_) func_runner_destroy(r);
+  }
+  simtvp_status load(const std::string &ptx, const char *name) override {
+    simtvp_status a = func_runner_load_ptx(r_[0], ptx.data(), ptx.size(), name, &diag_[0]);
+    EXPECT_EQ(func_runner_load_ptx(r_[1], ptx.data(), ptx.size(), name, &diag_[1]), a);
+    return a;
+  }
+  simtvp_status alloc(uint64_t bytes, uint64_t *addr) override {
+    uint64_t other = 0;
+    simtvp_status a = func_runner_alloc(r_[0], bytes, addr, &diag_[0]);
+    EXPECT_EQ(func_runner_alloc(r_[1], bytes, &other, &diag_[1]), a);
+    EXPECT_EQ(*addr, other);
+    return a;
+  }
+  simtvp_status write(uint64_t addr, const void *src, uint64_t bytes) override {
+    simtvp_status a = func_runner_write(r_[0], addr, src, bytes, &diag_[0]);
+    EXPECT_EQ(func_runner_write(r_[1], addr, src, bytes, &diag_[1]), a);
+    return a;
+  }
+  simtvp_status read(uint64_t addr, void *dst, uint64_t bytes) override {
+    simtvp_status a = func_runner_read(r_[0], addr, dst, bytes, &diag_[0]);
+    std::vector<uint8_t> other(bytes);
+    EXPECT_EQ(func_runner_read(r_[1], addr, other.data(), bytes, &diag_[1]), a);
+    if (a == SIMTVP_OK) {
+      EXPECT_EQ(std::memcmp(dst, other.data(), bytes), 0) << "device memory differs at 0x" << std::hex << addr;
+    }
+    return a;
+  }
+  simtvp_status launch(const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
+                       const void **args) override {
+    simtvp_diag_clear(&diag_[0]);
+    simtvp_diag_clear(&diag_[1]);
+    simtvp_status a = func_runner_launch(r_[0], kernel, grid, block, smem, args, &diag_[0]);
+    simtvp_status b = func_runner_launch(r_[1], kernel, grid, block, smem, args, &diag_[1]);
+    EXPECT_EQ(a, b) << kernel << ": " << diag_[0].message << " / " << diag_[1].message;
+    EXPECT_EQ(std::string(diag_[0].message), std::string(diag_[1].message)) << kernel;
+    EXPECT_EQ(step_.executed, run_.executed) << kernel;
+    EXPECT_EQ(step_.trace, run_.trace) << kernel << ": the slices differ";
+    EXPECT_EQ(step_.counts.warp_insns, run_.counts.warp_insns) << kernel;
+    EXPECT_EQ(step_.counts.thread_insns, run_.counts.thread_insns) << kernel;
+    EXPECT_EQ(step_.counts.ctas_done, run_.counts.ctas_done) << kernel;
+    EXPECT_EQ(std::memcmp(step_.counts.loads, run_.counts.loads, sizeof step_.counts.loads), 0) << kernel;
+    EXPECT_EQ(std::memcmp(step_.counts.stores, run_.counts.stores, sizeof step_.counts.stores), 0) << kernel;
+    EXPECT_EQ(std::memcmp(step_.counts.atomics, run_.counts.atomics, sizeof step_.counts.atomics), 0) << kernel;
+    EXPECT_EQ(step_.pc_counts.size(), run_.pc_counts.size()) << kernel;
+    for (size_t i = 0; i < step_.pc_counts.size() && i < run_.pc_counts.size(); i++) {
+      EXPECT_EQ(step_.pc_counts[i].warp_insns, run_.pc_counts[i].warp_insns) << kernel << " pc " << i;
+      EXPECT_EQ(step_.pc_counts[i].thread_insns, run_.pc_counts[i].thread_insns) << kernel << " pc " << i;
+    }
+    EXPECT_EQ(printed_[0], printed_[1]) << kernel;
+    EXPECT_EQ(step_.run_calls, 0u);
+    return a;
+  }
+  bool symbol(const char *name, uint64_t *addr, uint64_t *bytes) override {
+    uint64_t a2 = 0, b2 = 0;
+    bool a = func_runner_symbol(r_[0], name, addr, bytes);
+    EXPECT_EQ(func_runner_symbol(r_[1], name, &a2, &b2), a);
+    if (a) {
+      EXPECT_EQ(*addr, a2);
+    }
+    return a;
+  }
+  std::string printed() const override { return printed_[0]; }
+  const simtvp_diag &diag() const override { return diag_[0]; }
+
+ private:
+  RunDriver step_, run_;
+  func_runner *r_[2] = {nullptr, nullptr};
+  simtvp_diag diag_[2]{};
+  std::string printed_[2];
+};
+
+const bool registered = (kernel_checks::register_all(
+                             "FuncWarpRuns",
+                             [](uint32_t stack_bytes) -> std::unique_ptr<kernel_checks::device> {
+                               return std::make_unique<run_device>(stack_bytes);
+                             },
+                             __FILE__, __LINE__),
+                         true);
+
+// ---- a small engine in per-warp mode -------------------------------------------------------------
+
+struct Engine {
+  devmem *mem = devmem_create();
+  func_engine *e = nullptr;
+  ptx_module *m = nullptr;
+  func_program *p = nullptr;
+  simtvp_diag d{};
+  uint64_t next = 0x100000000ull;
+
+  explicit Engine(const std::string &ptx) {
+    e = func_create(nullptr, nullptr, mem, nullptr, &d);
+    m = ptx_parse(ptx.data(), ptx.size(), "run.ptx", nullptr, &d);
+    EXPECT_NE(m, nullptr) << d.message;
+    if (!m) return;
+    uint64_t g = alloc(m->global_segment_bytes + 16), c = alloc(m->const_segment_bytes + 16);
+    func_placement pl = {g, c, nullptr, 0x7000000};
+    EXPECT_EQ(func_program_load(e, m, &pl, &p, &d), SIMTVP_OK) << d.message;
+  }
+  ~Engine() {
+    func_program_destroy(p);
+    ptx_module_destroy(m);
+    func_destroy(e);
+    devmem_destroy(mem);
+  }
+  uint64_t alloc(uint64_t bytes) {
+    uint64_t a = next, sz = (bytes + 4095) & ~4095ull;
+    if (!sz) sz = 4096;
+    EXPECT_EQ(devmem_map(mem, a, sz, &d), SIMTVP_OK);
+    next += sz + 4096;
+    return a;
+  }
+  func_launch *launch(const char *kernel, uint32_t bx, std::vector<uint64_t> params) {
+    uint32_t k = func_program_kernel(p, kernel);
+    EXPECT_NE(k, PTX_NONE);
+    std::vector<uint8_t> buf(func_program_param_bytes(p, k) + 8);
+    for (uint32_t i = 0; i < params.size(); i++) {
+      uint32_t off, n;
+      EXPECT_TRUE(func_program_param(p, k, i, &off, &n));
+      std::memcpy(buf.data() + off, &params[i], n);
+    }
+    func_launch_params lp = {k, {1, 1, 1}, {bx, 1, 1}, 0, buf.data(), (uint32_t)buf.size(), 1, {0, 0, 0}, 1, nullptr};
+    func_launch *l = nullptr;
+    EXPECT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
+    return l;
+  }
+  std::vector<uint32_t> read32(uint64_t a, size_t n) {
+    std::vector<uint32_t> v(n);
+    EXPECT_EQ(devmem_read(mem, a, v.data(), n * 4, &d), SIMTVP_OK);
+    return v;
+  }
+};
+
+// Two warps: ALU work, a barrier, a %clock read (the launch's warp instruction count by default),
+// then a store of it per thread.
+const char *kBarrierClock = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  add.u32 %r2, %r1, 3;
+  mul.lo.u32 %r3, %r2, %r2;
+  xor.b32 %r4, %r3, %r1;
+  bar.sync 0;
+  add.u32 %r5, %r4, 1;
+  add.u32 %r6, %r5, 1;
+  mov.u32 %r7, %clock;
+  add.u32 %r8, %r7, %r6;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  ret;
+})";
+
+TEST(FuncWarpRun, StopsAfterABarrierWithItsRecordsFacts) {
+  Engine en(kBarrierClock);
+  uint64_t out = en.alloc(256);
+  func_launch *l = en.launch("k", 64, {out});
+  func_cta *cta;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+  func_warp *w0 = func_cta_warp(cta, 0), *w1 = func_cta_warp(cta, 1);
+  uint32_t n = 0;
+  func_run_end end;
+  // ld.param, mov, add, mul, xor, bar: six instructions, the last a barrier the first warp waits at
+  ASSERT_EQ(func_warp_run(w0, 100, &n, &end, &en.d), SIMTVP_OK) << en.d.message;
+  EXPECT_EQ(n, 6u);
+  EXPECT_EQ(end.kind, FUNC_STEP_BARRIER);
+  EXPECT_EQ(end.pc, 5u);
+  EXPECT_TRUE(end.barrier_wait);
+  EXPECT_FALSE(end.barrier_complete);
+  EXPECT_FALSE(end.warp_done);
+  EXPECT_EQ(func_warp_get_state(w0), FUNC_WARP_BARRIER);
+  // a warp that is not ready is refused, nothing run
+  EXPECT_EQ(func_warp_run(w0, 100, &n, &end, &en.d), SIMTVP_ERR_STATE);
+  EXPECT_EQ(n, 0u);
+  // max is honoured
+  ASSERT_EQ(func_warp_run(w1, 2, &n, &end, &en.d), SIMTVP_OK);
+  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(end.pc, 1u);
+  EXPECT_EQ(end.kind, FUNC_STEP_ALU);
+  // the second arrival completes the barrier; both wait until it is released
+  ASSERT_EQ(func_warp_run(w1, 100, &n, &end, &en.d), SIMTVP_OK);
+  EXPECT_EQ(n, 4u);
+  EXPECT_TRUE(end.barrier_complete);
+  EXPECT_EQ(end.barrier_id, 0u);
+  EXPECT_EQ(func_cta_release_barriers(cta), 2u);
+  EXPECT_EQ(func_cta_release_barriers(cta), 0u) << "nothing left to release";
+  // to the end: the exit is reported
+  ASSERT_EQ(func_warp_run(w0, 100, &n, &end, &en.d), SIMTVP_OK);
+  EXPECT_EQ(n, 8u);
+  EXPECT_TRUE(end.warp_done);
+  EXPECT_EQ(end.pc, 13u);
+  ASSERT_EQ(func_warp_run(w1, 100, &n, &end, &en.d), SIMTVP_OK);
+  EXPECT_TRUE(func_cta_done(cta));
+  func_cta_finish(cta);
+  func_launch_destroy(l);
+  // %clock (the launch's warp instruction count, this instruction included) reads what stepping
+  // reads: w0's mov is the 15th instruction (6 + 6 of w1's + 3), w1's the 23rd (20 + 3)
+  auto v = en.read32(out, 64);
+  for (uint32_t t = 0; t < 64; t++) {
+    uint32_t x = ((t + 3) * (t + 3) ^ t) + 2;
+    EXPECT_EQ(v[t], x + (t < 32 ? 15u : 23u)) << "thread " << t;
+  }
+}
+
+// Full warps: half-warps on one word or on consecutive words take the whole-warp paths, whose
+// records carry every lane's address and say which pattern each half had; a stride of two words
+// takes the lane path (addr_halves 0).
+const char *kPatterns = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<12>;
+  .shared .align 4 .b8 sm[512];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 15;
+  shr.u32 %r3, %r1, 4;
+  shl.b32 %r4, %r2, 2;
+  shl.b32 %r5, %r3, 6;
+  add.u32 %r6, %r4, %r5;
+  st.shared.u32 [%r6], %r1;
+  ld.shared.u32 %r8, [%r5];
+  setp.eq.u32 %p1, %r3, 0;
+  selp.b32 %r10, %r4, %r5, %p1;
+  ld.shared.u32 %r11, [%r10+4];
+  shl.b32 %r12, %r1, 3;
+  ld.shared.u32 %r13, [%r12];
+  cvt.u64.u32 %rd2, %r6;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  cvt.u64.u32 %rd4, %r5;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r14, [%rd5+4];
+  st.global.u32 [%rd3+128], %r14;
+  st.global.u32 [%rd3+256], %r11;
+  st.global.u32 [%rd3+384], %r13;
+  ret;
+})";
+
+TEST(FuncFastPath, HalfWarpPatternsRecordEveryLanesAddressAndThePattern) {
+  Engine en(kPatterns);
+  uint64_t out = en.alloc(4096);
+  func_launch *l = en.launch("k", 32, {out});
+  func_cta *cta;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+  func_warp *w = func_cta_warp(cta, 0);
+  std::vector<func_step> mem;
+  while (func_warp_get_state(w) == FUNC_WARP_READY) {
+    func_step r;
+    ASSERT_EQ(func_warp_step(w, &r, &en.d), SIMTVP_OK) << en.d.message;
+    if (r.kind == FUNC_STEP_MEM && r.space != PTX_SPACE_PARAM) mem.push_back(r);
+  }
+  ASSERT_EQ(mem.size(), 9u);
+  const uint8_t U = FUNC_HALF_UNIFORM, C = FUNC_HALF_CONTIG;
+  struct Want {
+    uint8_t space, halves;
+    bool load;
+  } want[9] = {{PTX_SPACE_SHARED, (uint8_t)(C | C << 2), false}, {PTX_SPACE_SHARED, (uint8_t)(U | U << 2), true},
+               {PTX_SPACE_SHARED, (uint8_t)(C | U << 2), true},  {PTX_SPACE_SHARED, 0, true},
+               {PTX_SPACE_GLOBAL, (uint8_t)(C | C << 2), false}, {PTX_SPACE_GLOBAL, (uint8_t)(U | U << 2), true},
+               {PTX_SPACE_GLOBAL, (uint8_t)(C | C << 2), false}, {PTX_SPACE_GLOBAL, (uint8_t)(C | C << 2), false},
+               {PTX_SPACE_GLOBAL, (uint8_t)(C | C << 2), false}};
+  for (uint32_t k = 0; k < 9; k++) {
+    const func_step &r = mem[k];
+    EXPECT_EQ(r.space, want[k].space) << "access " << k;
+    EXPECT_EQ(r.addr_halves, want[k].halves) << "access " << k;
+    EXPECT_EQ(r.is_load, want[k].load) << "access " << k;
+    EXPECT_EQ(r.mem_mask, 0xffffffffu) << "access " << k;
+    EXPECT_EQ(r.access_bytes, 4u) << "access " << k;
+    for (uint32_t i = 0; i < 32; i++) {
+      uint64_t lo = 4 * (i & 15), hi = 64 * (i >> 4), a;
+      switch (k) {
+      case 0: a = lo + hi; break;
+      case 1: a = hi; break;
+      case 2: a = (i < 16 ? lo : hi) + 4; break;
+      case 3: a = 8 * i; break;
+      case 4: a = out + lo + hi; break;
+      case 5: a = out + hi + 4; break;
+      default: a = out + lo + hi + 128 * (k - 5); break;
+      }
+      EXPECT_EQ(r.addr[i], a) << "access " << k << ", lane " << i;
+    }
+  }
+  func_cta_finish(cta);
+  func_launch_destroy(l);
+  auto v = en.read32(out, 128);
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t half = t >> 4;
+    EXPECT_EQ(v[t], 16 * half) << "a uniform half's broadcast, thread " << t;
+    EXPECT_EQ(v[32 + t], 16 * half) << "a global uniform load, thread " << t;
+    EXPECT_EQ(v[64 + t], t < 16 ? t + 1 : 17u) << "a contiguous and a uniform half, thread " << t;
+    EXPECT_EQ(v[96 + t], 2 * t < 32 ? 2 * t : 0u) << "stride two words, thread " << t;
+  }
+}
+
+// A warp-uniform shift count (an immediate's constant row, or a uniform register) takes one vector
+// shift; 32 and more give 0 (shl, shr.u) or the sign (shr.s), as per lane.
+TEST(FuncFastPath, UniformShiftCountsGiveWhatPerLaneShiftsGive) {
+  std::vector<Slot> in;
+  for (uint32_t t = 0; t < 64; t++) {
+    Slot s;
+    s.set_u32(0, 0x9234567u * (t + 1) ^ (t & 1 ? 0x80000000u : 0));
+    in.push_back(s);
+  }
+  for (uint32_t n : {0u, 1u, 17u, 31u, 32u, 33u, 0xffffffffu}) {
+    std::string cnt = "mov.u32 %r3, " + std::to_string(n) + ";\n";
+    auto out = run_lanes("ld.global.u32 %r2, [%rd4];\n" + cnt +
+                             "shl.b32 %r5, %r2, %r3;\n shr.u32 %r6, %r2, %r3;\n shr.s32 %r7, %r2, %r3;\n"
+                             "st.global.u32 [%rd5], %r5;\n st.global.u32 [%rd5+4], %r6;\n st.global.u32 [%rd5+8], %r7;",
+                         in);
+    for (uint32_t t = 0; t < 64; t++) {
+      uint32_t a = in[t].u32(0);
+      EXPECT_EQ(out[t].u32(0), n >= 32 ? 0u : a << n) << "shl by " << n << ", thread " << t;
+      EXPECT_EQ(out[t].u32(1), n >= 32 ? 0u : a >> n) << "shr.u32 by " << n << ", thread " << t;
+      EXPECT_EQ(out[t].u32(2), (uint32_t)((int32_t)a >> (n >= 32 ? 31 : n))) << "shr.s32 by " << n << ", thread " << t;
+    }
+  }
+}
+
+// mul.wide.s32 and mad.wide.s32 come from unsigned products with a sign correction: every sign
+// combination and the extremes, in full warps.
+TEST(FuncFastPath, SignedWideMultipliesMatchTheHostsProducts) {
+  const int32_t vals[] = {0, 1, -1, 2, -2, 0x7fffffff, (int32_t)0x80000000, 0x12345678, -0x12345678, 46341, -46341};
+  std::vector<Slot> in;
+  for (int32_t a : vals)
+    for (int32_t b : vals) {
+      Slot s;
+      s.set_u32(0, (uint32_t)a);
+      s.set_u32(1, (uint32_t)b);
+      s.q[1] = 0x0123456789abcdefull;
+      in.push_back(s);
+    }
+  while (in.size() % 32) in.push_back(in[in.size() % 7]);
+  auto out = run_lanes("ld.global.u32 %r2, [%rd4];\n ld.global.u32 %r3, [%rd4+4];\n ld.global.u64 %rd6, [%rd4+8];\n"
+                       "mul.wide.s32 %rd7, %r2, %r3;\n mad.wide.s32 %rd8, %r2, %r3, %rd6;\n"
+                       "st.global.u64 [%rd5], %rd7;\n st.global.u64 [%rd5+8], %rd8;",
+                       in);
+  for (size_t i = 0; i < in.size(); i++) {
+    int64_t p = (int64_t)(int32_t)in[i].u32(0) * (int32_t)in[i].u32(1);
+    EXPECT_EQ(out[i].q[0], (uint64_t)p) << in[i].u32(0) << " * " << in[i].u32(1);
+    EXPECT_EQ(out[i].q[1], (uint64_t)p + 0x0123456789abcdefull) << in[i].u32(0) << " * " << in[i].u32(1);
+  }
+}
+
+}  // namespace
