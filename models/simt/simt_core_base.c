@@ -202,7 +202,8 @@ simtvp_status simt_base_attach(simt_core_base *b,
   b->ctas = calloc(cfg->max_ctas, sizeof *b->ctas);
   b->warp_pcc = calloc(cfg->max_warps, sizeof *b->warp_pcc);
   b->warp_ready = calloc(cfg->max_warps, sizeof *b->warp_ready);
-  if (!b->pool || !b->ctas || !b->warp_pcc || !b->warp_ready)
+  b->slot_used = calloc((cfg->max_warps + 63) / 64, sizeof *b->slot_used);
+  if (!b->pool || !b->ctas || !b->warp_pcc || !b->warp_ready || !b->slot_used)
     return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   b->l1i_line = 128;
   if (!cfg->perfect_l1i) {
@@ -250,16 +251,14 @@ void simt_base_destroy(simt_core_base *b) {
   free(b->reports);
   free(b->warp_pcc);
   free(b->warp_ready);
+  free(b->slot_used);
   if (b->own_pool) mem_req_pool_destroy(b->pool);
 }
 
 /* ---- CTAs ------------------------------------------------------------------------------------- */
 
-static bool warp_live(const simt_core_base *b, uint32_t slot) {
-  simt_warp_view v;
-  b->hooks->warp_view(b, slot, &v);
-  return v.live;
-}
+/* A warp slot holds a warp from simt_base_start_cta to simt_base_finish_warp (the variants' `live`). */
+static bool warp_live(const simt_core_base *b, uint32_t slot) { return b->slot_used[slot >> 6] >> (slot & 63u) & 1u; }
 
 simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const uint32_t id[3], uint32_t *cta_slot,
                                   uint32_t slots[SIMT_MAX_CTA_WARPS], uint32_t *n_warps, simtvp_diag *diag) {
@@ -268,7 +267,9 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   uint32_t ci = 0;
   while (ci < cfg->max_ctas && b->ctas[ci].live) ci++;
   uint32_t first = 0;
+  while (first < cfg->max_warps && !~b->slot_used[first >> 6]) first += 64; /* whole words in use */
   while (first < cfg->max_warps && warp_live(b, first)) first++;
+  if (first > cfg->max_warps) first = cfg->max_warps;
   if (ci == cfg->max_ctas || first == cfg->max_warps) {
     st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: no free %s slot for CTA (%u,%u,%u) of %s", cfg->sm,
                          ci == cfg->max_ctas ? "CTA" : "warp", id[0], id[1], id[2], k->name ? k->name : "?");
@@ -298,6 +299,7 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   func_pc_count *pcc = func_cta_pc_counts(fc, &n_pc);  /* its SM's own with several host threads */
   for (uint32_t i = 0; i < nw; i++) {
     cta->warp_slot[i] = slots[i];
+    b->slot_used[slots[i] >> 6] |= 1ull << (slots[i] & 63u);
     b->warp_pcc[slots[i]] = n_pc ? pcc : NULL;  /* the profile: stalls from the CTA's arrival */
     b->warp_ready[slots[i]] = b->done_until;
   }
@@ -325,6 +327,7 @@ static void queue_report(simt_core_base *b, uint32_t slot, const gpu_cta_result 
 
 void simt_base_finish_warp(simt_core_base *b, simt_cta *cta, uint32_t i) {
   b->warp_pcc[cta->warp_slot[i]] = NULL; /* before a later CTA's warp may take the slot */
+  b->slot_used[cta->warp_slot[i] >> 6] &= ~(1ull << (cta->warp_slot[i] & 63u));
   cta->finished |= 1u << i;
   if (++cta->n_finished == cta->n_warps) simt_base_finish_cta(b, cta);
 }
@@ -427,28 +430,37 @@ bool simt_base_memory_idle(const simt_core_base *b) {
   return (!b->ldst || b->lif->idle(b->ldst)) && (!b->l1i || cache_is_idle(b->l1i));
 }
 
-static void count_space(simt_core_base *b, uint8_t space, bool store, uint64_t n) {
+static int space_class(uint8_t space, bool store) {
   switch (space) {
-  case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: *b->mem_insn[SIMT_MI_SHMEM] += n; break;
-  case PTX_SPACE_CONST: *b->mem_insn[SIMT_MI_CONST] += n; break;
-  case PTX_SPACE_PARAM: *b->mem_insn[SIMT_MI_PARAM] += n; break;
-  case PTX_SPACE_TEX: *b->mem_insn[SIMT_MI_TEX] += n; break;
-  default: *b->mem_insn[store ? SIMT_MI_STORE : SIMT_MI_LOAD] += n; break;
+  case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return SIMT_MI_SHMEM;
+  case PTX_SPACE_CONST: return SIMT_MI_CONST;
+  case PTX_SPACE_PARAM: return SIMT_MI_PARAM;
+  case PTX_SPACE_TEX: return SIMT_MI_TEX;
+  default: return store ? SIMT_MI_STORE : SIMT_MI_LOAD;
   }
 }
 
-void simt_base_count_mem_insn(simt_core_base *b, const func_step *st) {
-  bool store = st->is_store && !st->is_load && !st->is_atomic;
+static bool is_store_only(const func_step *st) { return st->is_store && !st->is_load && !st->is_atomic; }
+
+static bool is_texture_op(const func_step *st) {
   uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    *b->mem_insn[SIMT_MI_TEX] += (uint64_t)simtvp_popcount32(st->mem_mask);
+  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
+}
+
+int simt_base_mem_insn_class(const func_step *st) {
+  if (is_texture_op(st)) return SIMT_MI_TEX;
+  if (st->space == PTX_SPACE_GENERIC) return -1;
+  return space_class(st->space, is_store_only(st));
+}
+
+void simt_base_count_mem_insn(simt_core_base *b, const func_step *st) {
+  int mi = simt_base_mem_insn_class(st);
+  if (mi >= 0) {
+    *b->mem_insn[mi] += (uint64_t)simtvp_popcount32(st->mem_mask);
     return;
   }
-  if (st->space != PTX_SPACE_GENERIC) {
-    count_space(b, st->space, store, (uint64_t)simtvp_popcount32(st->mem_mask));
-    return;
-  }
-  for (uint32_t m = st->mem_mask; m; m &= m - 1) count_space(b, st->lane_space[__builtin_ctz(m)], store, 1);
+  bool store = is_store_only(st);
+  for (uint32_t m = st->mem_mask; m; m &= m - 1) ++*b->mem_insn[space_class(st->lane_space[__builtin_ctz(m)], store)];
 }
 
 /* ---- dump ------------------------------------------------------------------------------------- */

@@ -137,6 +137,8 @@ struct simt_core_base {
    * the cycles until it does are that instruction's stall_cycles (docs/statistics.md §4). */
   func_pc_count **warp_pcc;
   uint64_t *warp_ready;
+  /* bit s of word s / 64: warp slot s holds a warp (simt_base_start_cta to simt_base_finish_warp) */
+  uint64_t *slot_used;
 };
 
 /* ---- lifetime --------------------------------------------------------------------------------- */
@@ -241,6 +243,10 @@ bool simt_base_memory_idle(const simt_core_base *b);
 /* gpgpu_n_*_insn for a memory instruction entering the LDST unit: threads that accessed memory,
  * by space; global and local loads and atomics count as loads (docs/simt.md §5). */
 void simt_base_count_mem_insn(simt_core_base *b, const func_step *st);
+/* The gpgpu_n_*_insn counter (SIMT_MI_*) every thread of the memory instruction counts in, or −1
+ * when its lanes' spaces differ (a generic access: simt_base_count_mem_insn counts lane by lane).
+ * A texture or store opcode is its instruction's; only a generic access's space varies. */
+int simt_base_mem_insn_class(const func_step *st);
 
 /* ---- dump ------------------------------------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
 // (tests/simt/simt_core_util.h): skipping cycles changes nothing, determinism, mixes with the
 // other variants in one GPU, faults and barrier deadlocks reported with kernel/CTA/thread/PC and
 // a warp dump, barriers that count only live warps, a hanging kernel's dump, configuration errors
-// naming the option, the L1I in front of the interval port.
+// naming the option, the L1I in front of the interval port, per-launch instruction facts.
 #include "simt_core_util.h"
 
 using namespace simttest;
@@ -40,6 +40,40 @@ TEST(SimtIntervalCore, FirstFetchOfEachLineMissesTheInstructionCache) {
   EXPECT_EQ(miss.stat("L1I_total_cache_misses"), 4u);
   EXPECT_EQ(sh_mem_requests(miss.h, MEM_ACC_INST_R), 4u);
   EXPECT_EQ(miss.cycles() - perfect.cycles(), 4u * 101u);
+}
+
+TEST(SimtIntervalCore, EachLaunchIsTimedByItsOwnInstructions) {
+  // What issue needs of an instruction (unit, latency, registers, L1I line) is learnt once per pc
+  // and launch on each core, in a table the launch's CTAs share and a later launch takes over.
+  // Two modules put different instructions at the same pcs: a chain of 16 dependent add.s32
+  // (INT) and one of 16 dependent sqrt.approx.f32 (SFU, another latency). Each launch, after
+  // the other on the same GPU and with several CTAs on the core, takes the cycles it takes on a
+  // GPU of its own: no fact of the earlier launch is reused.
+  const std::string adds = kernel("  mov.u32 %r1, 1;\n" + repeat("  add.s32 %r1, %r1, 1;\n", 16));
+  std::string sqrts = kernel("  mov.f32 %f1, 0f40000000;\n" + repeat("  sqrt.approx.f32 %f1, %f1;\n", 16));
+  sqrts.replace(sqrts.find(".entry k("), 9, ".entry k2(");
+  auto opts = iv({"-gpgpu_n_clusters", "1"});
+  // (a launch's cycles on a GPU of its own, after `before` launches of it there: the L1I keeps
+  // its lines between launches)
+  auto alone = [&](const std::string &ptx, const char *name, int before) {
+    Gpu g(kQV100, opts, SH_LDST_FAKE);
+    EXPECT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+    uint64_t out = g.alloc(4 * 64 * 8);
+    for (int i = 0; i <= before; i++) EXPECT_EQ(g.launch(name, 4, 64, {out}), SIMTVP_OK) << g.diag.message;
+    return g.cycles();
+  };
+  uint64_t add_alone = alone(adds, "k", 0), sqrt_alone = alone(sqrts, "k2", 0), add_again = alone(adds, "k", 1);
+  ASSERT_NE(add_alone, sqrt_alone);
+  Gpu g(kQV100, opts, SH_LDST_FAKE);
+  ASSERT_EQ(g.load(adds), SIMTVP_OK) << g.diag.message;
+  ASSERT_EQ(g.load(sqrts, "sqrt.ptx"), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(4 * 64 * 8);
+  ASSERT_EQ(g.launch("k", 4, 64, {out}), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.cycles(), add_alone);
+  ASSERT_EQ(g.launch("k2", 4, 64, {out}), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.cycles(), sqrt_alone);
+  ASSERT_EQ(g.launch("k", 4, 64, {out}), SIMTVP_OK) << g.diag.message;
+  EXPECT_EQ(g.cycles(), add_again);
 }
 
 TEST(SimtIntervalCore, FaultInsideAnIntervalCoreNamesKernelCtaThreadAndPc) {

@@ -25,14 +25,33 @@ static simt_cta *cta_of(iv_core *c, const iv_warp *w) { return &c->base.ctas[w->
 /* A warp that may issue (not waiting, not exited). */
 static inline bool runnable(const iv_warp *w) { return w->live && !w->exited && !w->wait; }
 
+/* The runnable bit of warp slot `slot` (c->runnable) after its state changed. */
+static inline void mark(iv_core *c, uint32_t slot) {
+  uint64_t bit = 1ull << (slot & 63u);
+  if (runnable(&c->warps[slot])) c->runnable[slot >> 6] |= bit;
+  else c->runnable[slot >> 6] &= ~bit;
+}
+
+/* The first runnable warp slot ≥ from, or max_warps. */
+static inline uint32_t next_runnable(const iv_core *c, uint32_t from) {
+  uint32_t n = c->base.cfg.max_warps, i = from >> 6;
+  if (from >= n) return n;
+  uint64_t m = c->runnable[i] & (~0ull << (from & 63u));
+  for (;;) {
+    if (m) return i * 64u + (uint32_t)__builtin_ctzll(m);
+    if (++i * 64u >= n) return n;
+    m = c->runnable[i];
+  }
+}
+
 /* ---- per-pc facts ------------------------------------------------------------------------------ */
 
-static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
+static iv_pc *pc_info(iv_core *c, iv_warp *w) {
   iv_pc *p = &w->pcs[w->pc];
   if (p->flags & IV_KNOWN) return p;
   func_peek pk;
   if (!func_warp_peek(w->fw, &pk)) return NULL;
-  iv_cta_pcs *u = &c->cta_pcs[w->cta];
+  iv_launch_pcs *u = w->lp;
   u->touched[u->n_touched++] = w->pc;
   const simt_insn_info *info = &w->prog->info[pk.pc];
   bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
@@ -52,8 +71,9 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
   }
   p->to_unit = (uint8_t)(IV_ISSUE_TO_UNIT - (info->n_src_rf == 0));
   p->n_deps = (uint8_t)(info->n_src + info->n_dst);
-  p->n_dst = info->n_dst;
+  p->n_src = info->n_src;
   p->fence = info->fence;
+  p->mi_space = IV_NO_SPACE;
   p->regs = w->prog->regs + info->regs;
   uint32_t ii = c->base.ii[info->lat_row][info->op];
   p->ii = (uint16_t)(ii > UINT16_MAX ? UINT16_MAX : ii);
@@ -67,15 +87,6 @@ static const iv_pc *pc_info(iv_core *c, iv_warp *w) {
                  ? (p->lat > IV_ISSUE_TO_UNIT ? p->lat - IV_ISSUE_TO_UNIT : 0)
                  : p->lat;
   return p;
-}
-
-static inline uint64_t deps_ready(const iv_warp *w, const iv_pc *p) {
-  uint64_t t = 0;
-  for (uint32_t i = 0; i < p->n_deps; i++) {
-    uint64_t x = w->rr[p->regs[i]];
-    t = x > t ? x : t;
-  }
-  return t;
 }
 
 /* ---- warps ------------------------------------------------------------------------------------ */
@@ -116,6 +127,7 @@ static void count_stalls(iv_core *c, iv_sched *s, uint64_t now) {
 static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   iv_warp *w = &c->warps[slot];
   w->live = false;
+  mark(c, slot);
   c->n_live_warps--;
   simt_base_finish_warp(&c->base, cta_of(c, w), w->index);
   if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
@@ -129,15 +141,32 @@ static void retire(iv_core *c, uint32_t slot, uint64_t t) {
   iv_warp *w = &c->warps[slot];
   w->exited = true;
   w->wait = SIMT_WAIT_NONE;
+  mark(c, slot);
   simt_heap_push(&c->finish, iv_max(w->last_done, t), slot);
 }
 
 /* Barriers of the CTA that completed release their warps the cycle after the last arrival in
- * time: t (the instruction just issued) or a waiting warp's arrival (its timeline − 1). */
-static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t) {
+ * time: t (the instruction just issued) or a waiting warp's arrival (its timeline − 1). An arrival
+ * that completed no barrier (may_complete false) while a warp of the CTA still runs, or any event
+ * while no warp waits, releases nothing and cannot be a deadlock: simt_base_settle_barriers is
+ * not asked (its answer would be the same: func releases only completed barriers, and a deadlock
+ * needs every warp waiting). */
+static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t, bool may_complete) {
+  uint32_t running = 0, waiting = 0;
   for (uint32_t i = 0; i < cta->n_warps; i++) {
+    if (!simt_cta_holds(cta, i)) continue;
     const iv_warp *x = &c->warps[cta->warp_slot[i]];
-    if (simt_cta_holds(cta, i) && x->live && x->wait == SIMT_WAIT_BARRIER && x->t - 1 > t) t = x->t - 1;
+    if (!x->live || x->exited) continue;
+    if (x->wait != SIMT_WAIT_BARRIER) {
+      running++;
+    } else {
+      waiting++;
+      if (x->t - 1 > t) t = x->t - 1;
+    }
+  }
+  if (!waiting || (!may_complete && running)) {
+    cta->check_bars = false;
+    return;
   }
   simt_base_settle_barriers(&c->base, cta, t);
 }
@@ -154,11 +183,14 @@ static bool fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
   return true;
 }
 
-/* Counts of a warp's instructions while their active lanes stay the same. */
+/* What a warp's run counts, kept here and added to the core's counters when the run ends: its
+ * instructions while their active lanes stay the same, and its scheduler's issues and waits
+ * (iv_sched: read only when the core empties, after every run). */
 typedef struct iv_counts {
   bool batch;
   uint32_t active;
   uint64_t n;
+  uint64_t issued, scoreboard, pipe, ibuffer;
 } iv_counts;
 
 static inline void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
@@ -174,14 +206,11 @@ static inline void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t
   k->n++;
 }
 
-/* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's (the
- * first cycle both have room, to_unit apart). */
-static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
-  iv_bins *is = &c->issue[w->sched];
-  if (p->unit >= SIMT_UNIT_MEM) return iv_bins_take(is, t0, 1);
-  iv_bins *u = c->unit[w->part][p->unit];
+/* issue_at when the usual case fails: the first cycle from t0 on at which the issue bin and the
+ * unit's bin (to_unit later) both have room. */
+static __attribute__((noinline)) uint64_t issue_search(iv_bins *is, iv_bins *u, const iv_pc *p, uint64_t t0) {
   uint32_t *ui = iv_bins_slot(is, t0), *uu = iv_bins_slot(u, t0 + p->to_unit);
-  if (ui && uu && *ui + 1 <= is->cap && *uu + p->ii <= u->cap) { /* the usual case: room in both */
+  if (ui && uu && *ui + 1 <= is->cap && *uu + p->ii <= u->cap) { /* (a recycled bin has room) */
     ++*ui;
     *uu += p->ii;
     return t0;
@@ -198,137 +227,253 @@ static inline uint64_t issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, ui
   return t;
 }
 
+/* The cycle the instruction issues from t0 on: its scheduler's issue bin, then its unit's (the
+ * first cycle both have room, to_unit apart). The usual case — both bins are the ring's current
+ * ones and have room — is one test. */
+static inline uint64_t issue_at(const iv_warp *w, const iv_pc *p, uint64_t t0) {
+  iv_bins *is = w->issue;
+  if (p->unit >= SIMT_UNIT_MEM) return iv_bins_take(is, t0, 1);
+  iv_bins *u = w->units[p->unit];
+  uint64_t bi = t0 / IV_BIN, bu = (t0 + p->to_unit) / IV_BIN;
+  uint32_t si = (uint32_t)(bi % IV_RING), su = (uint32_t)(bu % IV_RING);
+  if (is->id[si] != bi || u->id[su] != bu) { /* a slot of an older bin is recycled (iv_bins_slot) */
+    if (is->id[si] > bi || u->id[su] > bu) return issue_search(is, u, p, t0);
+    if (is->id[si] != bi) is->id[si] = bi, is->used[si] = 0;
+    if (u->id[su] != bu) u->id[su] = bu, u->used[su] = 0;
+  }
+  if (is->used[si] < is->cap && u->used[su] + p->ii <= u->cap) {
+    is->used[si]++;
+    u->used[su] += p->ii;
+    return t0;
+  }
+  return issue_search(is, u, p, t0);
+}
+
 /* The warp issued pc at t and goes on at next_pc: the I-buffer holds two instructions per fetch,
  * a control hazard (next_pc ≠ pc + 1) empties it, and an empty one fetches in the same cycle on
  * the core's fetch port (-gpgpu_inst_fetch_throughput per cycle), decoded the cycle after: the
  * next instruction issues from the fetch + 2 (docs/simt-interval.md §2). The cycle the warp may
  * issue next. */
-static inline uint64_t after_issue(iv_core *c, iv_warp *w, uint32_t pc, uint32_t next_pc, uint64_t t) {
-  if (next_pc == pc + 1 && w->ib_n > 1) {
-    w->ib_n--;
+static inline uint64_t after_issue(iv_core *c, uint32_t *ib, iv_counts *k, uint32_t pc, uint32_t next_pc,
+                                   uint64_t t) {
+  if (next_pc == pc + 1 && *ib > 1) {
+    --*ib;
     return t + 1;
   }
-  w->ib_n = 2;
+  *ib = 2;
   uint64_t next = iv_bins_take(&c->fetch, t, 1) + 2;
-  c->sched[w->sched].gap[SIMT_R_IBUFFER] += next - t - 1; /* the front end's wait */
+  k->ibuffer += next - t - 1; /* the front end's wait */
   return next;
 }
 
-/* Runs warp `slot` while its timeline is at most `limit`. */
+/* The latest of t and the ready times of the n registers regs[] (unrolled: most instructions
+ * name a few). */
+static inline uint64_t deps_ready(const uint64_t *rr, const uint32_t *regs, uint32_t n, uint64_t t) {
+  uint64_t x;
+  switch (n) {
+  default:
+    for (uint32_t i = 6; i < n; i++) x = rr[regs[i]], t = x > t ? x : t;
+    /* fall through */
+  case 6: x = rr[regs[5]], t = x > t ? x : t; /* fall through */
+  case 5: x = rr[regs[4]], t = x > t ? x : t; /* fall through */
+  case 4: x = rr[regs[3]], t = x > t ? x : t; /* fall through */
+  case 3: x = rr[regs[2]], t = x > t ? x : t; /* fall through */
+  case 2: x = rr[regs[1]], t = x > t ? x : t; /* fall through */
+  case 1: x = rr[regs[0]], t = x > t ? x : t; /* fall through */
+  case 0: break;
+  }
+  return t;
+}
+
+/* The n registers dst[] are ready at `ready`. */
+static inline void set_ready(uint64_t *rr, const uint32_t *dst, uint32_t n, uint64_t ready) {
+  if (n == 1) {
+    rr[dst[0]] = ready;
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) rr[dst[i]] = ready;
+}
+
+/* The warp's next instruction is in another L1I line than its last: a line it fetched before is
+ * there (no lookup, §6); a new one is looked up (a miss waits). The cycle it may issue from. */
+static __attribute__((noinline)) uint64_t enter_line(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t, iv_counts *k) {
+  if (!c->base.l1i) { /* a perfect L1I: nothing to look up */
+    w->line = p->l1i_line;
+    return t;
+  }
+  uint64_t bit = p->l1i_bit < 64 ? 1ull << p->l1i_bit : 0;
+  if (w->l1i_seen & bit) { /* a line the warp fetched before: there, no lookup (§6) */
+    w->line = p->l1i_line;
+    return t;
+  }
+  uint64_t f = iv_mem_fetch(c, w, p, t > 2 ? t - 2 : 0) + 2;
+  if (f > t) k->ibuffer += f - t, t = f;
+  if (w->line) w->l1i_seen |= bit; /* (no L1I: iv_mem_fetch leaves 0, every fetch looks up) */
+  return t;
+}
+
+/* gpgpu_n_*_insn of a memory instruction (simt_base_count_mem_insn): the class its pc had the
+ * last time when its space is the same (an instruction's opcode, hence texture or store, is its
+ * pc's; only the space of a generic access varies). */
+static inline void count_mem_insn(iv_core *c, iv_pc *p, const func_step *rec) {
+  if (rec->space == p->mi_space) {
+    uint32_t m = rec->mem_mask;
+    *c->base.mem_insn[p->mi] += m == ~0u ? 32u : (uint64_t)simtvp_popcount32(m); /* (most: every lane) */
+    return;
+  }
+  int mi = simt_base_mem_insn_class(rec);
+  if (mi < 0) {
+    simt_base_count_mem_insn(&c->base, rec);
+    return;
+  }
+  p->mi_space = rec->space;
+  p->mi = (uint8_t)mi;
+  *c->base.mem_insn[mi] += (uint64_t)simtvp_popcount32(rec->mem_mask);
+}
+
+/* A warp instruction with a step record (memory, barrier, fence, exit, calls): executed and
+ * timed; it issues at t. w->t, w->pc, w->ib_n and w->last_done are the warp's. false: the warp
+ * stops running (it waits, exited or faulted). */
+static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k, uint64_t t) {
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+  /* (a step that waits on a replayable fault did nothing: its record says FUNC_STEP_NOP) */
+  if (st == SIMTVP_OK && rec.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
+    /* a replayable fault (unified memory): nothing issued; the warp waits for the replay */
+    k->issued--;
+    w->t = t;
+    if (fault_wait(c, w, t)) return false;
+    st = SIMTVP_ERR_FAULT;
+    simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
+                    "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
+    simtvp_diag_at_address(&dg, w->fault_since);
+    simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
+    gpu_cta_result r = {st, w->fault_since, pc};
+    c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
+    return false;
+  }
+  if (st != SIMTVP_OK) {
+    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+    return false;
+  }
+  count_issue(c, k, slot, pc, rec.active, t);
+  if (rec.warp_done) {
+    w->t = t + 1;
+  } else {
+    uint32_t ib = w->ib_n;
+    w->t = after_issue(c, &ib, k, pc, rec.next_pc, t);
+    w->ib_n = (uint8_t)ib;
+  }
+  w->pc = rec.next_pc;
+  const uint32_t *dst = p->regs + p->n_src;
+  uint32_t n_dst = (uint32_t)p->n_deps - p->n_src;
+  switch (rec.kind) {
+  case FUNC_STEP_MEM:
+    if (p->unit == SIMT_UNIT_MEM) {
+      count_mem_insn(c, p, &rec);
+      uint64_t done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+      set_ready(w->rr, dst, n_dst, done);
+      if (done > w->last_done) w->last_done = done;
+    }
+    if (!rec.warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
+      if (w->fence_hold > w->t) w->t = w->fence_hold;
+      return !w->exited && !w->wait;
+    }
+    break;
+  case FUNC_STEP_BARRIER:
+    if (rec.barrier_wait) {
+      w->wait = SIMT_WAIT_BARRIER;
+      w->bar_id = rec.barrier_id;
+      w->bar_pc = rec.pc;
+    }
+    cta_of(c, w)->check_bars = true;
+    break;
+  case FUNC_STEP_FENCE:
+    /* -gpgpu_fence_latency: the next issue no sooner than the scope's latency; .gpu and .sys
+     * fences (and the waits without a scope) also wait for the warp's results and acks */
+    if (p->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[p->fence];
+    if (p->fence >= GPU_FENCE_GPU) w->t = iv_max(w->t, w->last_done);
+    break;
+  default: {
+    /* other step records (ALU work with a record): timed like register-only work */
+    uint64_t e = t + p->to_unit;
+    if (p->unit < SIMT_UNIT_MEM) {
+      set_ready(w->rr, dst, n_dst, e + p->ready);
+      if (e + p->lat > w->last_done) w->last_done = e + p->lat;
+    }
+    break;
+  }
+  }
+  if (w->fence_hold > w->t) w->t = w->fence_hold;
+  simt_cta *cta = cta_of(c, w);
+  if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+    retire(c, slot, t);
+    cta->check_bars = true;
+  }
+  if (cta->check_bars)
+    settle_barriers(c, cta, t, rec.warp_done || rec.kind != FUNC_STEP_BARRIER || rec.barrier_complete);
+  return !w->exited && !w->wait; /* (live: it is running) */
+}
+
+/* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
+ * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
+ * line, so that the loop stays small. */
 static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
   iv_warp *w = &c->warps[slot];
-  simtvp_diag dg;
   while (w->t <= limit) {
-    const iv_pc *p = pc_info(c, w);
-    if (!p) { /* nothing left to run: the warp is done */
-      retire(c, slot, w->t);
-      return;
-    }
-    if (p->l1i_line != w->line && c->base.l1i) {
-      uint64_t bit = p->l1i_bit < 64 ? 1ull << p->l1i_bit : 0;
-      if (w->l1i_seen & bit) { /* a line the warp fetched before: there, no lookup (§2) */
-        w->line = p->l1i_line;
-      } else { /* a new L1I line: looked up (a miss waits) */
-        uint64_t f = iv_mem_fetch(c, w, p, w->t > 2 ? w->t - 2 : 0) + 2;
-        if (f > w->t) c->sched[w->sched].gap[SIMT_R_IBUFFER] += f - w->t, w->t = f;
-        if (w->line) w->l1i_seen |= bit; /* (no L1I: iv_mem_fetch leaves 0, every fetch looks up) */
-      }
-    }
-    iv_sched *sc = &c->sched[w->sched];
-    uint64_t d = deps_ready(w, p), t0 = w->t;
-    if (d > t0) sc->gap[SIMT_R_SCOREBOARD] += d - t0, t0 = d;
-    uint64_t t = issue_at(c, w, p, t0);
-    sc->gap[SIMT_R_PIPE] += t - t0;
-    sc->issued++;
-    uint32_t pc = w->pc;
-    const uint32_t *dst = p->regs + (p->n_deps - p->n_dst);
-    if (p->flags & IV_PLAIN) {
-      uint32_t active = func_warp_active(w->fw);
-      simtvp_status st = func_warp_step(w->fw, NULL, &dg);
-      if (st != SIMTVP_OK) {
-        simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+    iv_pc *p = &w->pcs[w->pc];
+    if (!(p->flags & IV_KNOWN)) {
+      p = pc_info(c, w);
+      if (!p) { /* nothing left to run: the warp is done */
+        retire(c, slot, w->t);
         return;
       }
-      count_issue(c, k, slot, pc, active, t);
-      uint64_t e = t + p->to_unit, ready = e + p->ready, wb = e + p->lat;
-      for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = ready;
-      if (wb > w->last_done) w->last_done = wb;
-      uint32_t next_pc = func_warp_pc(w->fw);
-      w->t = after_issue(c, w, pc, next_pc, t);
-      w->pc = next_pc;
+    }
+    if (p->l1i_line != w->line) { /* a line it fetched before is there (§6): the usual case inline */
+      if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
+      else w->t = enter_line(c, w, p, w->t, k);
+    }
+    uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
+    k->scoreboard += t0 - w->t;
+    uint64_t t = issue_at(w, p, t0);
+    if (t != t0) k->pipe += t - t0;
+    k->issued++;
+    if (!(p->flags & IV_PLAIN)) {
+      if (!record_step(c, slot, w, p, k, t)) return;
       continue;
     }
-    func_step rec;
-    simtvp_status st = func_warp_step(w->fw, &rec, &dg);
-    if (st == SIMTVP_OK && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
-      /* a replayable fault (unified memory): nothing issued; the warp waits for the replay */
-      sc->issued--;
-      w->t = t;
-      if (fault_wait(c, w, t)) return;
-      st = SIMTVP_ERR_FAULT;
-      simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
-                      "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
-      simtvp_diag_at_address(&dg, w->fault_since);
-      simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
-      gpu_cta_result r = {st, w->fault_since, pc};
-      c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
-      return;
-    }
+    /* register-only: executed without a step record */
+    uint32_t active = func_warp_active(w->fw);
+    simtvp_diag dg;
+    simtvp_status st = func_warp_step(w->fw, NULL, &dg);
     if (st != SIMTVP_OK) {
       simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
       return;
     }
-    count_issue(c, k, slot, pc, rec.active, t);
-    w->t = rec.warp_done ? t + 1 : after_issue(c, w, pc, rec.next_pc, t);
-    w->pc = rec.next_pc;
-    switch (rec.kind) {
-    case FUNC_STEP_MEM:
-      if (p->unit == SIMT_UNIT_MEM) {
-        simt_base_count_mem_insn(&c->base, &rec);
-        uint64_t done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
-        for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = done;
-        if (done > w->last_done) w->last_done = done;
-      }
-      break;
-    case FUNC_STEP_BARRIER:
-      if (rec.barrier_wait) {
-        w->wait = SIMT_WAIT_BARRIER;
-        w->bar_id = rec.barrier_id;
-        w->bar_pc = rec.pc;
-      }
-      cta_of(c, w)->check_bars = true;
-      break;
-    case FUNC_STEP_FENCE:
-      /* -gpgpu_fence_latency: the next issue no sooner than the scope's latency; .gpu and .sys
-       * fences (and the waits without a scope) also wait for the warp's results and acks */
-      if (p->fence < GPU_FENCE_N) w->fence_hold = t + c->base.cfg.fence_latency[p->fence];
-      if (p->fence >= GPU_FENCE_GPU) w->t = iv_max(w->t, w->last_done);
-      break;
-    default: {
-      /* other step records (ALU work with a record): timed like register-only work */
-      uint64_t e = t + p->to_unit;
-      if (p->unit < SIMT_UNIT_MEM) {
-        for (uint32_t i = 0; i < p->n_dst; i++) w->rr[dst[i]] = e + p->ready;
-        if (e + p->lat > w->last_done) w->last_done = e + p->lat;
-      }
-      break;
-    }
-    }
-    if (w->fence_hold > w->t) w->t = w->fence_hold;
-    simt_cta *cta = cta_of(c, w);
-    if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
-      retire(c, slot, t);
-      cta->check_bars = true;
-    }
-    if (cta->check_bars) settle_barriers(c, cta, t);
-    if (!runnable(w)) return;
+    uint32_t pc = w->pc;
+    count_issue(c, k, slot, pc, active, t);
+    uint64_t e = t + p->to_unit, wb = e + p->lat;
+    set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
+    if (wb > w->last_done) w->last_done = wb;
+    uint32_t next_pc = func_warp_pc(w->fw), ib = w->ib_n;
+    w->t = after_issue(c, &ib, k, pc, next_pc, t);
+    w->ib_n = (uint8_t)ib;
+    w->pc = next_pc;
   }
 }
 
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
-  iv_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0};
+  iv_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0, 0, 0, 0, 0};
   run_warp_body(c, slot, limit, &k);
   if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
+  iv_sched *sc = &c->sched[c->warps[slot].sched];
+  sc->issued += k.issued;
+  sc->gap[SIMT_R_SCOREBOARD] += k.scoreboard;
+  sc->gap[SIMT_R_PIPE] += k.pipe;
+  sc->gap[SIMT_R_IBUFFER] += k.ibuffer;
+  mark(c, slot);
 }
 
 /* ---- time --------------------------------------------------------------------------------------- */
@@ -336,10 +481,8 @@ static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
 static uint64_t compute_next(const iv_core *c) {
   uint64_t t = simt_heap_top(&c->finish);
   uint64_t run = IV_NEVER;
-  for (uint32_t i = 0; i < c->base.cfg.max_warps; i++) {
-    const iv_warp *w = &c->warps[i];
-    if (runnable(w) && w->t < run) run = w->t;
-  }
+  for (uint32_t i = next_runnable(c, 0); i < c->base.cfg.max_warps; i = next_runnable(c, i + 1))
+    if (c->warps[i].t < run) run = c->warps[i].t;
   if (run != IV_NEVER) t = iv_min(t, run > IV_HORIZON / 2 ? run - IV_HORIZON / 2 : 0);
   return t;
 }
@@ -350,9 +493,8 @@ static void run_until(iv_core *c, uint64_t now) {
   bool again = c->n_live_warps != 0;
   while (again) { /* a barrier released late in the pass lets earlier warps go on */
     again = false;
-    for (uint32_t i = 0; i < c->base.cfg.max_warps; i++) {
-      iv_warp *w = &c->warps[i];
-      if (!runnable(w) || w->t > limit) continue;
+    for (uint32_t i = next_runnable(c, 0); i < c->base.cfg.max_warps; i = next_runnable(c, i + 1)) {
+      if (c->warps[i].t > limit) continue;
       run_warp(c, i, limit);
       again = true;
     }
@@ -391,11 +533,13 @@ static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   /* the wait from its arrival (its timeline) to the release is a barrier stall of its scheduler */
   if (now + 1 > w->t) c->sched[w->sched].gap[SIMT_R_BARRIER] += now + 1 - w->t;
   w->wait = SIMT_WAIT_NONE;
+  mark(c, slot);
   if (now + 1 > w->t) w->t = now + 1;
 }
 
+/* (no warp is live: each warp's ready times are cleared when it is launched) */
 static bool grow_rr(iv_core *c, uint32_t stride) {
-  uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * stride, sizeof *rr);
+  uint64_t *rr = malloc((size_t)c->base.cfg.max_warps * stride * sizeof *rr);
   if (!rr) return false;
   free(c->rr);
   c->rr = rr;
@@ -422,21 +566,44 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
       return false;
     }
   }
-  iv_cta_pcs *u = &c->cta_pcs[cta_slot];
-  uint32_t n_insns = simt_program_module(k->program)->n_insns;
-  if (!n_insns) n_insns = 1;
-  if (u->cap < n_insns) {
-    iv_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-    if (p) u->pcs = p;
-    uint32_t *t = p ? realloc(u->touched, (size_t)n_insns * sizeof *t) : NULL;
-    if (t) u->touched = t;
-    if (!p || !t) return false;
-    memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
-    u->cap = n_insns;
-    u->n_touched = 0;
+  /* the launch's per-pc table: the one its resident CTAs use, else one no resident CTA uses (a
+   * table is matched only while a CTA of its launch is resident: a launch that ended may share
+   * its address and uid with a later one) */
+  uint32_t n = c->base.cfg.max_ctas, t = n;
+  for (uint32_t s = 0; s < n; s++) { /* the usual case: a resident CTA of the same launch */
+    const simt_cta *o = &c->base.ctas[s];
+    if (s != cta_slot && o->live && o->k->launch == k->launch && o->k->launch_uid == k->launch_uid) {
+      c->lpcs_of[cta_slot] = c->lpcs_of[s];
+      return true;
+    }
   }
-  for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
-  u->n_touched = 0;
+  for (uint32_t i = 0; i < n; i++) c->lpcs[i].used = false;
+  for (uint32_t s = 0; s < n; s++)
+    if (s != cta_slot && c->base.ctas[s].live) c->lpcs[c->lpcs_of[s]].used = true;
+  for (uint32_t i = 0; i < n && t == n; i++)
+    if (c->lpcs[i].used && c->lpcs[i].launch == k->launch && c->lpcs[i].uid == k->launch_uid) t = i;
+  if (t == n) {
+    t = 0;
+    while (c->lpcs[t].used) t++; /* max_ctas tables, fewer than max_ctas other CTAs */
+    iv_launch_pcs *u = &c->lpcs[t];
+    uint32_t n_insns = simt_program_module(k->program)->n_insns;
+    if (!n_insns) n_insns = 1;
+    if (u->cap < n_insns) {
+      iv_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
+      if (p) u->pcs = p;
+      uint32_t *x = p ? realloc(u->touched, (size_t)n_insns * sizeof *x) : NULL;
+      if (x) u->touched = x;
+      if (!p || !x) return false;
+      memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
+      u->cap = n_insns;
+      u->n_touched = 0;
+    }
+    for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
+    u->n_touched = 0;
+    u->launch = k->launch;
+    u->uid = k->launch_uid;
+  }
+  c->lpcs_of[cta_slot] = t;
   return true;
 }
 
@@ -482,8 +649,10 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
   }
   uint32_t P = c->base.n_parts;
   c->warps = calloc(cfg->max_warps, sizeof *c->warps);
-  c->cta_pcs = calloc(cfg->max_ctas, sizeof *c->cta_pcs);
-  bool ok = c->warps && c->cta_pcs;
+  c->runnable = calloc((cfg->max_warps + 63) / 64, sizeof *c->runnable);
+  c->lpcs = calloc(cfg->max_ctas, sizeof *c->lpcs);
+  c->lpcs_of = calloc(cfg->max_ctas, sizeof *c->lpcs_of);
+  bool ok = c->warps && c->runnable && c->lpcs && c->lpcs_of;
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) c->issue[s].cap = IV_BIN; /* one issue per cycle */
   c->fetch.cap = IV_BIN * (cfg->fetch_throughput ? cfg->fetch_throughput : 1u);
   for (int u = 0; ok && u < SIMT_UNIT_MEM; u++) {
@@ -516,11 +685,13 @@ static void iv_destroy(void *state) {
   iv_mem_free(c);
   simt_base_destroy(&c->base);
   free(c->warps);
-  for (uint32_t i = 0; c->cta_pcs && i < c->base.cfg.max_ctas; i++) {
-    free(c->cta_pcs[i].pcs);
-    free(c->cta_pcs[i].touched);
+  free(c->runnable);
+  for (uint32_t i = 0; c->lpcs && i < c->base.cfg.max_ctas; i++) {
+    free(c->lpcs[i].pcs);
+    free(c->lpcs[i].touched);
   }
-  free(c->cta_pcs);
+  free(c->lpcs);
+  free(c->lpcs_of);
   for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)
     for (int u = 0; u < SIMT_UNIT_MEM; u++) free(c->unit[part][u]);
   free(c->rr);
@@ -554,11 +725,14 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     w->live = true;
     w->fw = func_cta_warp(cta->fc, i);
     w->prog = k->program;
-    w->pcs = c->cta_pcs[ci].pcs;
+    w->lp = &c->lpcs[c->lpcs_of[ci]];
+    w->pcs = w->lp->pcs;
     w->cta = ci;
     w->index = i;
     w->sched = slot % c->base.cfg.n_schedulers;
     w->part = c->base.cfg.sub_core ? w->sched : 0;
+    w->issue = &c->issue[w->sched];
+    w->units = c->unit[w->part];
     /* the first fetch (the core's fetch port) and decode */
     w->ib_n = 2;
     w->t = iv_bins_take(&c->fetch, now, 1) + 2;
@@ -571,6 +745,7 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
       continue;
     }
     w->pc = pk.pc;
+    mark(c, slot);
   }
   end_call(c, now);
   return SIMTVP_OK;
@@ -591,6 +766,7 @@ static void iv_replay(void *state, bool cancel, uint64_t now) {
     if (!w->live || w->wait != SIMT_WAIT_FAULT) continue;
     *c->fault_stall += now > w->fault_since ? now - w->fault_since : 0;
     w->wait = SIMT_WAIT_NONE;
+    mark(c, slot);
     func_warp_retry(w->fw);
     if (cancel) {
       simt_base_cancel_replay(&c->base, cta_of(c, w), now);

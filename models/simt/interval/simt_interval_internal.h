@@ -22,6 +22,7 @@
 #define IV_NEVER SIMT_NEVER
 #define IV_NO_UNIT 0xffu
 #define IV_NO_L1I_BIT 0xffu
+#define IV_NO_SPACE 0xffu
 /* Cycles from issue to the execution unit (operand collector, register read, OC_EX: the CA
  * core's stages, docs/simt.md §3), so a dependent ALU chain costs latency + 4 per instruction. */
 #define IV_ISSUE_TO_UNIT 4u
@@ -71,11 +72,30 @@ static inline void iv_bins_book(iv_bins *b, uint64_t t, uint32_t cost) {
   if (u) *u += cost;
 }
 
-/* iv_bins_find, then booked there. */
-static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
+/* iv_bins_take past its usual case. */
+static __attribute__((noinline, unused)) uint64_t iv_bins_take_search(iv_bins *b, uint64_t t, uint32_t cost) {
   t = iv_bins_find(b, t, cost);
   iv_bins_book(b, t, cost);
   return t;
+}
+
+/* iv_bins_find, then booked there. The usual cases — t's bin is the ring's and has room, or its
+ * slot holds an older bin (recycled: empty) — are one test each; the rest is
+ * iv_bins_take_search. */
+static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
+  uint64_t bin = t / IV_BIN;
+  uint32_t s = (uint32_t)(bin % IV_RING), u = b->used[s];
+  if (b->id[s] == bin) {
+    if (u == 0 || u + cost <= b->cap) {
+      b->used[s] = u + cost;
+      return t;
+    }
+  } else if (b->id[s] < bin) {
+    b->id[s] = bin;
+    b->used[s] = cost;
+    return t;
+  }
+  return iv_bins_take_search(b, t, cost);
 }
 
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
@@ -89,8 +109,8 @@ typedef struct iv_pc {
   uint8_t unit;      /* pipeline (SIMT_UNIT_MEM for memory, IV_NO_UNIT for barriers/fences) */
   uint8_t flags;     /* IV_* */
   uint8_t to_unit;   /* issue to unit: IV_ISSUE_TO_UNIT, one less without register reads */
-  uint8_t n_deps;    /* registers it reads and writes */
-  uint8_t n_dst;     /* registers it writes (the last n_dst of the n_deps) */
+  uint8_t n_deps;    /* registers it reads and writes: regs[0, n_deps) */
+  uint8_t n_src;     /* of which it only reads the first n_src (it writes regs[n_src, n_deps)) */
   uint8_t fence;     /* simt_insn_info.fence */
   uint16_t ii;       /* initiation interval on its unit */
   uint32_t lat;      /* unit to writeback */
@@ -98,6 +118,8 @@ typedef struct iv_pc {
   const uint32_t *regs;
   uint64_t l1i_line; /* the L1I line holding it, + 1 */
   uint8_t l1i_bit;   /* that line's index from the start of the kernel's code (IV_NO_L1I_BIT: ≥ 64) */
+  uint8_t mi_space;  /* memory: the space of its last access with a class (IV_NO_SPACE: none yet) */
+  uint8_t mi;        /* and that class (SIMT_MI_*, gpgpu_n_*_insn) */
 } iv_pc;
 
 typedef struct iv_warp {
@@ -116,6 +138,9 @@ typedef struct iv_warp {
   uint64_t *rr;       /* per register id: the cycle its value is ready */
   const simt_program *prog;
   iv_pc *pcs;
+  struct iv_launch_pcs *lp; /* the table pcs belongs to */
+  struct iv_bins *issue;    /* its scheduler's issue bins */
+  struct iv_bins *const *units; /* its sub-core's unit bins, by unit kind */
   func_warp *fw;
 } iv_warp;
 
@@ -127,11 +152,17 @@ typedef struct iv_sched {
   uint64_t gap[SIMT_R_N];
 } iv_sched;
 
-typedef struct iv_cta_pcs {
+/* The per-pc facts of one kernel launch on this core, shared by its resident CTAs (learnt once
+ * per launch, not per CTA): `touched` lists the entries filled, cleared when the table moves to
+ * another launch. */
+typedef struct iv_launch_pcs {
+  const func_launch *launch; /* the launch (and its uid) whose facts it holds */
+  uint64_t uid;
+  bool used;          /* scratch of fit_kernel: a resident CTA uses it */
   iv_pc *pcs;
   uint32_t *touched;
   uint32_t n_touched, cap;
-} iv_cta_pcs;
+} iv_launch_pcs;
 
 typedef struct iv_mem_stats {
   uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
@@ -169,7 +200,9 @@ typedef struct iv_core {
 
   iv_warp *warps;
   uint32_t n_live_warps;
-  iv_cta_pcs *cta_pcs;
+  uint64_t *runnable;   /* bit s of word s / 64: warp slot s may issue (live, not exited, not waiting) */
+  iv_launch_pcs *lpcs;  /* max_ctas tables, one per launch with resident CTAs at most */
+  uint32_t *lpcs_of;    /* per CTA slot: its launch's table (index into lpcs) */
   uint64_t *rr;
   uint32_t rr_stride;
   simt_heap finish;     /* (cycle, warp slot): exited warps finished then */
