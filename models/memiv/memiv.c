@@ -70,8 +70,8 @@ typedef struct memiv_where {
 /* The raw route of one address byte (memiv.route_linear). */
 typedef struct memiv_byte_route {
   uint64_t index;                /* its part of the L2 index address */
-  uint32_t row;
-  uint16_t bank, channel;        /* the decoder's bank (before -dram_bnk_indexing_policy), channel */
+  uint64_t rbc;                  /* row | the decoder's bank (before -dram_bnk_indexing_policy) << 32 |
+                                    channel << 48: one XOR for the three */
 } memiv_byte_route;
 
 typedef struct memiv_fill {
@@ -409,7 +409,8 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
         uint64_t addr = (uint64_t)v << (8 * b);
         dram_addr a;
         dram_addrmap_decode(m->map, addr, &a);
-        m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), a.row, (uint16_t)a.bank, (uint16_t)a.channel};
+        m->byte_route[b][v] = (memiv_byte_route){
+            index_addr(m, addr), (uint64_t)a.row | (uint64_t)(uint16_t)a.bank << 32 | (uint64_t)(uint16_t)a.channel << 48};
       }
     m->route_linear = true;
   }
@@ -481,22 +482,28 @@ static uint32_t hops(const memiv *m, uint32_t a, uint32_t b) {
   return (uint32_t)(abs(ax - bx) + abs(ay - by));
 }
 
+/* A packet between two nodes entering at icnt cycle t on the perfect or fixed-latency network. */
+static uint64_t traverse_fixed(const memiv *m, uint32_t src, uint32_t dst, uint64_t t) {
+  if (m->cfg.topology == MEMIV_ICNT_PERFECT) return t;
+  return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
+}
+
 /* A packet of `flits` from port `in` (node src) to port `out` (node dst) entering at icnt cycle t:
  * the icnt cycle it has fully arrived (models/icnt's AT rules). */
-static uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src, uint32_t dst, uint32_t flits,
-                         uint64_t t) {
-  switch (m->cfg.topology) {
-    case MEMIV_ICNT_PERFECT: return t;
-    case MEMIV_ICNT_FIXED: return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
-    case MEMIV_ICNT_XBAR:
-    default: { /* the first cycles both ports are free for the whole packet */
-      if (t < in->base || t < out->base) ++*m->c[C_LATE];
-      uint64_t g = memiv_cal_find_both(in, out, max64(t, max64(in->base, out->base)), flits);
-      memiv_cal_book(in, g, flits);
-      memiv_cal_book(out, g, flits);
-      return g + m->cfg.icnt_latency + flits - 1;
-    }
+__attribute__((always_inline)) static inline uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src,
+                                                               uint32_t dst, uint32_t flits, uint64_t t) {
+  if (m->cfg.topology == MEMIV_ICNT_PERFECT || m->cfg.topology == MEMIV_ICNT_FIXED)
+    return traverse_fixed(m, src, dst, t);
+  /* the crossbar: the first cycles both ports are free for the whole packet */
+  uint64_t lo = max64(in->base, out->base);
+  if (t < lo) {
+    ++*m->c[C_LATE];
+    t = lo;
   }
+  uint64_t g = memiv_cal_find_both(in, out, t, flits);
+  memiv_cal_book(in, g, flits);
+  memiv_cal_book(out, g, flits);
+  return g + m->cfg.icnt_latency + flits - 1;
 }
 
 /* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
@@ -587,18 +594,17 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   uint32_t raw_bank, row, channel;
   if (m->route_linear) {
-    memiv_byte_route r = {0, 0, 0, 0};
-    for (uint64_t a = line, b = 0; a; a >>= 8, b++) {
-      const memiv_byte_route *e = &m->byte_route[b][a & 0xffu];
-      r.index ^= e->index;
-      r.row ^= e->row;
-      r.bank ^= e->bank;
-      r.channel ^= e->channel;
-    }
-    w->index = r.index;
-    raw_bank = r.bank;
-    row = r.row;
-    channel = r.channel;
+    /* every byte, unrolled (a byte that is zero adds a zero entry) */
+    const memiv_byte_route *e0 = &m->byte_route[0][line & 0xffu], *e1 = &m->byte_route[1][(line >> 8) & 0xffu],
+                           *e2 = &m->byte_route[2][(line >> 16) & 0xffu], *e3 = &m->byte_route[3][(line >> 24) & 0xffu],
+                           *e4 = &m->byte_route[4][(line >> 32) & 0xffu], *e5 = &m->byte_route[5][(line >> 40) & 0xffu],
+                           *e6 = &m->byte_route[6][(line >> 48) & 0xffu], *e7 = &m->byte_route[7][line >> 56];
+    uint64_t index = e0->index ^ e1->index ^ e2->index ^ e3->index ^ e4->index ^ e5->index ^ e6->index ^ e7->index;
+    uint64_t rbc = e0->rbc ^ e1->rbc ^ e2->rbc ^ e3->rbc ^ e4->rbc ^ e5->rbc ^ e6->rbc ^ e7->rbc;
+    w->index = index;
+    row = (uint32_t)rbc;
+    raw_bank = (uint16_t)(rbc >> 32);
+    channel = (uint16_t)(rbc >> 48);
   } else {
     dram_addr a;
     dram_addrmap_decode(m->map, line, &a);
