@@ -144,7 +144,7 @@ static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
 }
 
 /* As take, booking nothing (the caller books what it finally chooses; it counted a late want). */
-static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return memiv_cal_find(k, t < k->base ? k->base : t, n); }
+static uint64_t find(memiv_cal *k, uint64_t t, uint32_t n) { return memiv_cal_find(k, t < k->base ? k->base : t, n); }
 
 /* ---- configuration ---------------------------------------------------------------------------------- */
 

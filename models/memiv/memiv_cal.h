@@ -26,23 +26,32 @@ typedef struct memiv_cal {
   uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
   uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
   uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
+  /* What the last searches learned: no run of skip_n or more free cycles starts in
+   * [skip_lo, skip_hi) (bookings only take cycles, so it stays true); a later search from there
+   * for at least as many cycles goes on from skip_hi. skip_n == 0: nothing learned. */
+  uint64_t skip_lo, skip_hi;
+  uint32_t skip_n;
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
 
-/* The window moves so that cycle `last` is in it (the words it leaves are cleared). */
-static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
-  if (last < k->base + MEMIV_CAL_CYCLES) return;
+/* The window moves so that cycle `last` (past its end) is in it (the words it leaves are cleared). */
+__attribute__((noinline)) static void memiv_cal_move(memiv_cal *k, uint64_t last) {
   uint64_t nb = (last - MEMIV_CAL_CYCLES + 64) & ~63ull;
   if (nb >= k->base + MEMIV_CAL_CYCLES) {
     memset(k->bits, 0, sizeof k->bits);
     k->full = 0;
-  } else {
-    for (uint64_t w = k->base / 64; w < nb / 64; w++) {
-      k->bits[w % MEMIV_CAL_WORDS] = 0;
-      k->full &= ~(1ull << (w % MEMIV_CAL_WORDS));
-    }
+  } else { /* the words from base's to nb's (fewer than MEMIV_CAL_WORDS), their summary bits at once */
+    const uint32_t first = (uint32_t)((k->base / 64) % MEMIV_CAL_WORDS), n = (uint32_t)(nb / 64 - k->base / 64);
+    for (uint32_t i = 0; i < n; i++) k->bits[(first + i) % MEMIV_CAL_WORDS] = 0;
+    const uint64_t run = (1ull << n) - 1; /* n < 64 */
+    k->full &= ~(first ? run << first | run >> (64 - first) : run);
   }
   k->base = nb;
+}
+
+/* The window moves so that cycle `last` is in it. */
+__attribute__((always_inline)) static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
+  if (last >= k->base + MEMIV_CAL_CYCLES) memiv_cal_move(k, last);
 }
 
 /* The 64 cycles from t as bits (bit i: cycle t + i taken), those from lim on free. t >= base. */
@@ -135,13 +144,40 @@ static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
 /* n (1..64) ones from bit `off` (off + n <= 64). */
 static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
 
+/* memiv_cal_find when t is before hi and not free at once: from the end of what earlier searches
+ * learned when t is in it, then the search; what this one learned joins it (or replaces it when
+ * the two are apart). */
+__attribute__((noinline)) static uint64_t memiv_cal_find_slow(memiv_cal *k, uint64_t t, uint32_t n) {
+  uint64_t lo = t;
+  uint32_t need = n;
+  if (k->skip_n && n >= k->skip_n && t >= k->skip_lo && t < k->skip_hi) {
+    lo = k->skip_lo;
+    need = k->skip_n > n ? k->skip_n : n;
+    t = k->skip_hi;
+  }
+  const uint64_t s = t >= k->hi ? t : memiv_cal_search(k, t, n);
+  /* no run of `need` free cycles starts in [lo, s) */
+  if (s > lo) {
+    uint64_t hi = s;
+    if (k->skip_n && lo <= k->skip_hi && s >= k->skip_lo) { /* they meet: one stretch */
+      if (k->skip_lo < lo) lo = k->skip_lo;
+      if (k->skip_hi > hi) hi = k->skip_hi;
+      if (k->skip_n > need) need = k->skip_n;
+    }
+    k->skip_lo = lo;
+    k->skip_hi = hi;
+    k->skip_n = need;
+  }
+  return s;
+}
+
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free). */
-static inline uint64_t memiv_cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *k, uint64_t t, uint32_t n) {
   if (t >= k->hi) return t; /* in time order: after every booking */
   /* within one word (t < hi <= the window's end, so the word is in the window): free at once? */
   uint32_t off = (uint32_t)(t % 64);
   if (off + n <= 64 && !(k->bits[(t / 64) % MEMIV_CAL_WORDS] & memiv_cal_run(n, off))) return t;
-  return memiv_cal_search(k, t, n);
+  return memiv_cal_find_slow(k, t, n);
 }
 
 /* The first t' >= t with [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (t >= a's
@@ -149,7 +185,7 @@ static inline uint64_t memiv_cal_find(const memiv_cal *k, uint64_t t, uint32_t n
  * `off` later, the data bus. Each port's first free start in turn until they agree, b's first (the
  * busier: the data bus): each step skips only starts that one port refuses, so the first they
  * agree on is the least. */
-static inline uint64_t memiv_cal_find_pair(const memiv_cal *a, uint32_t na, const memiv_cal *b, uint64_t off,
+static inline uint64_t memiv_cal_find_pair(memiv_cal *a, uint32_t na, memiv_cal *b, uint64_t off,
                                            uint32_t nb, uint64_t t) {
   for (;;) {
     uint64_t fb = memiv_cal_find(b, t + off, nb) - off, fa = memiv_cal_find(a, fb, na);
@@ -162,7 +198,7 @@ static inline uint64_t memiv_cal_find_pair(const memiv_cal *a, uint32_t na, cons
  * crossbar holds its input and output ports over the same cycles. The next 64 starts of both at
  * one look, then as memiv_cal_find_pair. (That look does not pay for a column command's ports:
  * there the data bus is the busy one, and its next 64 cycles are mostly full.) */
-static inline uint64_t memiv_cal_find_both(const memiv_cal *a, const memiv_cal *b, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t memiv_cal_find_both(memiv_cal *a, memiv_cal *b, uint64_t t, uint32_t n) {
   if (t >= a->hi && t >= b->hi) return t;
   if (n <= 64) {
     uint64_t r = memiv_cal_starts(memiv_cal_window(a, t, memiv_cal_limit(a)) | memiv_cal_window(b, t, memiv_cal_limit(b)), n);
@@ -173,7 +209,7 @@ static inline uint64_t memiv_cal_find_both(const memiv_cal *a, const memiv_cal *
 }
 
 /* Books [t, t + n) (n >= 1) across words (memiv_cal_book's general case). */
-static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((noinline)) static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
   for (uint64_t c = t, e = t + n; c < e;) {
     uint32_t off = (uint32_t)(c % 64);
     uint64_t span = 64 - off;
@@ -186,7 +222,7 @@ static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
 }
 
 /* Books [t, t + n) (n >= 1). */
-static inline void memiv_cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline void memiv_cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
   memiv_cal_reach(k, t + n - 1);
   if (t + n > k->hi) k->hi = t + n;
   uint32_t off = (uint32_t)(t % 64);
