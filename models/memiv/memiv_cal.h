@@ -58,8 +58,8 @@ __attribute__((always_inline)) static inline void memiv_cal_reach(memiv_cal *k, 
 static inline uint64_t memiv_cal_window(const memiv_cal *k, uint64_t t, uint64_t lim) {
   if (t >= lim) return 0;
   uint32_t off = (uint32_t)(t % 64), w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
-  uint64_t x = k->bits[w] >> off;
-  if (off) x |= k->bits[(w + 1) % MEMIV_CAL_WORDS] << (64 - off);
+  /* the word and the next as one 128-bit value, shifted: no branch on off */
+  uint64_t x = (uint64_t)(((unsigned __int128)k->bits[(w + 1) % MEMIV_CAL_WORDS] << 64 | k->bits[w]) >> off);
   if (lim - t < 64) x &= (1ull << (lim - t)) - 1;
   return x;
 }
