@@ -133,7 +133,7 @@ static uint64_t cross(uint64_t c, uint64_t fa, uint64_t fb) {
 }
 
 /* Cycles in [t, t + n) of a port, booked; returns the first. Counts bookings older than the window. */
-static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
   if (t < k->base) {
     t = k->base;
     ++*m->c[C_LATE];
