@@ -662,9 +662,8 @@ static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
 static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uint8_t kind, bool is_write,
                             uint8_t n_ops, bool sysmem, uint64_t t) {
   const memiv_config *c = &m->cfg;
-  const memiv_where here = *w; /* the memo entry may be reused by a write-back's decode */
-  const uint32_t si = here.slice;
-  const uint64_t line = here.line;
+  const uint32_t si = w->slice;
+  const uint64_t line = w->line;
   memiv_slice *s = &m->slice[si];
   uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
   uint64_t first = line + (uint64_t)__builtin_ctz(sectors) * MEM_SECTOR_BYTES;
@@ -680,13 +679,13 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   if (sysmem) { /* around the L2, through the partition's DRAM-side queue, to the hub and back */
     memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_SYSMEM];
-    return to_host(m, &here, bytes, dram_at);
+    return to_host(m, w, bytes, dram_at);
   }
   if (c->l2_ideal) return A + 1;
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
     memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_BYPASSED];
-    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, w, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
 
   mem_req *req = &m->scratch;
@@ -704,20 +703,22 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   memiv_cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
   if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
     ++*m->c[C_WRITEBACKS];
-    to_dram(m, locate(m, r.wb_line), (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
+    memiv_where victim; /* decoded aside: the memo entry `w` stays this request's */
+    decode(m, r.wb_line, &victim);
+    to_dram(m, &victim, (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
   }
   uint64_t filled = 0;
   if (r.fetch) {
     const cache_spec *sp = cache_get_spec(s->l2);
     uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
     uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
-    uint64_t back = to_dram(m, &here, fbytes, false, dram_at);
+    uint64_t back = to_dram(m, w, fbytes, false, dram_at);
     filled = take(m, &s->fill, back, port_cycles(s, fbytes));
     cache_timed_fill(s->l2, r.line, r.fetch, filled);
   }
   if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
     ++*m->c[C_BYPASSED];
-    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, w, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
   uint64_t pending = r.status == CACHE_MISS ? r.pending_ready : r.status == CACHE_HIT_RESERVED ? r.ready : 0;
   if (r.fetch) {

@@ -42,7 +42,14 @@ __attribute__((noinline)) static void memiv_cal_move(memiv_cal *k, uint64_t last
     k->full = 0;
   } else { /* the words from base's to nb's (fewer than MEMIV_CAL_WORDS), their summary bits at once */
     const uint32_t first = (uint32_t)((k->base / 64) % MEMIV_CAL_WORDS), n = (uint32_t)(nb / 64 - k->base / 64);
-    for (uint32_t i = 0; i < n; i++) k->bits[(first + i) % MEMIV_CAL_WORDS] = 0;
+    if (n <= 8) { /* a few words: stores (a call costs more) */
+      for (uint32_t i = 0; i < n; i++) k->bits[(first + i) % MEMIV_CAL_WORDS] = 0;
+    } else if (first + n <= MEMIV_CAL_WORDS) {
+      memset(&k->bits[first], 0, n * sizeof k->bits[0]);
+    } else { /* across the ring's end */
+      memset(&k->bits[first], 0, (MEMIV_CAL_WORDS - first) * sizeof k->bits[0]);
+      memset(k->bits, 0, (first + n - MEMIV_CAL_WORDS) * sizeof k->bits[0]);
+    }
     const uint64_t run = (1ull << n) - 1; /* n < 64 */
     k->full &= ~(first ? run << first | run >> (64 - first) : run);
   }
