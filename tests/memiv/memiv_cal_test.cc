@@ -45,13 +45,16 @@ uint64_t NextRand(uint64_t *x) {
 // With `fixed`, bookings are max_len cycles long, a few one shorter (a data bus's column commands of
 // whole lines and some sectors: what one search learned about where no such run starts serves the
 // next ones, never a shorter one), and some answers are not booked.
-void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false) {
+// With `leaps`, time now and then leaps 600 to 3 600 cycles ahead (the window moves by many words
+// at once, across the ring's end).
+void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false, bool leaps = false) {
   memiv_cal k;
   memset(&k, 0, sizeof k);
   Booked booked;
   uint64_t x = seed, clock = 0;
   for (int i = 0; i < 20000; i++) {
     clock += NextRand(&x) % 3;
+    if (leaps && NextRand(&x) % 64 == 0) clock += 600 + NextRand(&x) % 3000;
     uint64_t back = NextRand(&x) % spread;
     uint64_t t = clock > back ? clock - back : 0;
     if (t < k.base) t = k.base;
@@ -77,6 +80,11 @@ TEST(MemivCal, LearnedStretchesWithoutAStartKeepTheSearchEqualToTheDefinition) {
   RunAgainstReference(9, 16, 1500, true);
   RunAgainstReference(10, 1, 300, true);
   RunAgainstReference(11, 90, 3000, true);
+}
+
+TEST(MemivCal, WindowLeapingManyWordsAtOnceKeepsTheSearchEqualToTheDefinition) {
+  RunAgainstReference(12, 8, 400, false, true);
+  RunAgainstReference(13, 4, 300, true, true);
 }
 
 TEST(MemivCal, WordSearchEqualsTheCycleByCycleDefinitionAcrossWordsAndBacklogs) {
