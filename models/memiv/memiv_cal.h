@@ -26,11 +26,6 @@ typedef struct memiv_cal {
   uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
   uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
   uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
-  /* What the last searches learned: no run of skip_n or more free cycles starts in
-   * [skip_lo, skip_hi) (bookings only take cycles, so it stays true); a later search from there
-   * for at least as many cycles goes on from skip_hi. skip_n == 0: nothing learned. */
-  uint64_t skip_lo, skip_hi;
-  uint32_t skip_n;
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
 
@@ -87,7 +82,7 @@ static inline uint64_t memiv_cal_starts(uint64_t x, uint32_t n) {
 }
 
 /* The search below when t is before hi: first t' >= t (t >= base) with [t', t' + n) free. */
-static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((noinline)) static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
   const uint64_t end = k->base + MEMIV_CAL_CYCLES;
   const uint64_t lim = k->hi < end ? k->hi : end; /* every cycle from here on is free */
   if (n <= 64) { /* 64 cycles at a time: a start among the first 65 - n, else on past them */
@@ -151,40 +146,13 @@ static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
 /* n (1..64) ones from bit `off` (off + n <= 64). */
 static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
 
-/* memiv_cal_find when t is before hi and not free at once: from the end of what earlier searches
- * learned when t is in it, then the search; what this one learned joins it (or replaces it when
- * the two are apart). */
-__attribute__((noinline)) static uint64_t memiv_cal_find_slow(memiv_cal *k, uint64_t t, uint32_t n) {
-  uint64_t lo = t;
-  uint32_t need = n;
-  if (k->skip_n && n >= k->skip_n && t >= k->skip_lo && t < k->skip_hi) {
-    lo = k->skip_lo;
-    need = k->skip_n > n ? k->skip_n : n;
-    t = k->skip_hi;
-  }
-  const uint64_t s = t >= k->hi ? t : memiv_cal_search(k, t, n);
-  /* no run of `need` free cycles starts in [lo, s) */
-  if (s > lo) {
-    uint64_t hi = s;
-    if (k->skip_n && lo <= k->skip_hi && s >= k->skip_lo) { /* they meet: one stretch */
-      if (k->skip_lo < lo) lo = k->skip_lo;
-      if (k->skip_hi > hi) hi = k->skip_hi;
-      if (k->skip_n > need) need = k->skip_n;
-    }
-    k->skip_lo = lo;
-    k->skip_hi = hi;
-    k->skip_n = need;
-  }
-  return s;
-}
-
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free). */
 __attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *k, uint64_t t, uint32_t n) {
   if (t >= k->hi) return t; /* in time order: after every booking */
   /* within one word (t < hi <= the window's end, so the word is in the window): free at once? */
   uint32_t off = (uint32_t)(t % 64);
   if (off + n <= 64 && !(k->bits[(t / 64) % MEMIV_CAL_WORDS] & memiv_cal_run(n, off))) return t;
-  return memiv_cal_find_slow(k, t, n);
+  return memiv_cal_search(k, t, n);
 }
 
 /* The first t' >= t with [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (t >= a's

@@ -43,8 +43,7 @@ uint64_t NextRand(uint64_t *x) {
 // Random bookings out of time order (up to a window behind the latest), of 1 to 200 cycles, on a
 // port that is sometimes saturated (backlogs of whole words) and sometimes sparse.
 // With `fixed`, bookings are max_len cycles long, a few one shorter (a data bus's column commands of
-// whole lines and some sectors: what one search learned about where no such run starts serves the
-// next ones, never a shorter one), and some answers are not booked.
+// whole lines and some sectors), and some answers are not booked.
 // With `leaps`, time now and then leaps 600 to 3 600 cycles ahead (the window moves by many words
 // at once, across the ring's end).
 void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false, bool leaps = false) {
@@ -75,7 +74,7 @@ TEST(MemivCal, WordSearchEqualsTheCycleByCycleDefinitionOnShortBookings) {
   RunAgainstReference(2, 2, 200);
 }
 
-TEST(MemivCal, LearnedStretchesWithoutAStartKeepTheSearchEqualToTheDefinition) {
+TEST(MemivCal, BookingsOfOneLengthSomeNotBookedEqualTheDefinition) {
   RunAgainstReference(8, 4, 400, true);
   RunAgainstReference(9, 16, 1500, true);
   RunAgainstReference(10, 1, 300, true);
@@ -158,16 +157,15 @@ TEST(MemivCal, BookingsInTimeOrderTakeTheCycleTheyWant) {
   EXPECT_EQ(memiv_cal_find(&k, 50, 10), 50u); // 50..59 free
 }
 
-// A search learns where no run of its length starts; a later, shorter one still finds the holes
-// that fit it there, and a longer one goes on from the learned stretch's end.
-TEST(MemivCal, ALearnedStretchServesLongerSearchesOnly) {
+// Among holes of 3 cycles a search for 4 goes on to the backlog's end, one for 3 finds the holes.
+TEST(MemivCal, ShorterAndLongerSearchesAmongShortHolesEqualTheDefinition) {
   memiv_cal k;
   memset(&k, 0, sizeof k);
   for (uint64_t c = 100; c < 300; c += 8) memiv_cal_book(&k, c, 5);  // 5 booked, 3 free, ... to 300
   memiv_cal_book(&k, 300, 20);                                         // 300..319
-  EXPECT_EQ(memiv_cal_find(&k, 101, 4), 320u);  // no hole of 4 from 101: learned [101, 320)
+  EXPECT_EQ(memiv_cal_find(&k, 101, 4), 320u);  // no hole of 4 from 101
   EXPECT_EQ(memiv_cal_find(&k, 150, 3), 153u);  // 3-cycle holes at 105, 113, ..., 153, ...
-  EXPECT_EQ(memiv_cal_find(&k, 150, 5), 320u);  // longer: from the stretch's end
+  EXPECT_EQ(memiv_cal_find(&k, 150, 5), 320u);
   memiv_cal_book(&k, 325, 4);                   // 320..324 free, 325..328 booked
   EXPECT_EQ(memiv_cal_find(&k, 200, 4), 320u);
   EXPECT_EQ(memiv_cal_find(&k, 200, 6), 329u);
