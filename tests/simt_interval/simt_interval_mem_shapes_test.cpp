@@ -106,8 +106,8 @@ std::vector<Port::Access> run_shape(const Shape &s, uint32_t threads, uint32_t b
   EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), "shape.ptx", &d), SIMTVP_OK) << d.message;
   *out = sh_alloc(h, 1u << 16);
   const void *params[] = {out};
-  uint32_t grid[3] = {1, 1, 1}, block[3] = {threads, 1, 1};
-  EXPECT_EQ(sh_launch(h, "k", grid, block, 0, params, &d), SIMTVP_OK) << d.message;
+  uint32_t grid[3] = {1, 1, 1}, cta[3] = {threads, 1, 1};
+  EXPECT_EQ(sh_launch(h, "k", grid, cta, 0, params, &d), SIMTVP_OK) << d.message;
   sh_destroy(h);
   std::vector<Port::Access> v;
   for (auto &a : port.log)
