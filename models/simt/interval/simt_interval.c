@@ -373,7 +373,9 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
   case FUNC_STEP_MEM:
     if (p->unit == SIMT_UNIT_MEM) {
       count_mem_insn(c, p, &rec);
-      uint64_t done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+      uint64_t done;
+      if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done))
+        done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
       set_ready(w->rr, dst, n_dst, done);
       if (done > w->last_done) w->last_done = done;
     }

@@ -479,6 +479,8 @@ static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_sm
   e->bytes = bytes;
   e->atomic = atomic;
   e->a0 = a0;
+  e->halves = st->addr_halves;
+  e->d16 = st->addr[16] - st->addr[0];
   for (uint32_t l = 0; l < 32; l++) e->off[l] = (mask >> l & 1u) ? st->addr[l] - a0 : 0;
   e->cost = cost;
   return cost;
@@ -498,7 +500,13 @@ static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c
               ((e->a0 ^ a0) & ((1u << c->smem_geo.word_shift) - 1u)) == 0; /* words start alike */
   if (same) {
     uint64_t d = 0;
-    if (mask == ~0u) {
+    if (st->addr_halves && st->addr_halves == e->halves) {
+      /* both records' half-warp patterns (func_step.addr_halves: a full warp, each half one word
+       * or 16 consecutive words from its first lane) are the same: every lane's offset from lane
+       * 0 follows from the pattern and lane 16's offset, so comparing that one offset is the
+       * lane scan's answer */
+      d = (st->addr[16] - a0) ^ e->d16;
+    } else if (mask == ~0u) {
       d = offset_misses(st->addr, a0, e->off);
     } else {
       for (uint32_t l = mask; l; l &= l - 1) {
@@ -543,26 +551,13 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
-/* iv_bins_find(&c->dispatch, m, 1), also giving the bin's counter (NULL: not tracked), so that
- * the instruction books its held cycles there without finding the bin again. */
-static inline uint64_t dispatch_find(iv_core *c, uint64_t m, uint32_t **used) {
-  for (;;) {
-    uint32_t *u = iv_bins_slot(&c->dispatch, m);
-    if (!u || *u == 0 || *u + 1 <= c->dispatch.cap) {
-      *used = u;
-      return m;
-    }
-    m = (m / IV_BIN + 1) * IV_BIN;
-  }
-}
-
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
   bool load = st->is_load || st->is_atomic;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
   uint32_t *slot_used;
-  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
   const simt_ldst_config *lc = &c->base.cfg.ldst;
@@ -625,7 +620,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
   uint32_t *slot_used;
-  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t held = m + 1, done = m + 1;
   if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
                                st->is_load || st->is_atomic, m, &held, &done);
