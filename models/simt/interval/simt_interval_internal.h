@@ -260,9 +260,9 @@ static inline uint64_t iv_dispatch_find(iv_core *c, uint64_t m, uint32_t **used)
  * offset from lane 0 and the first word aligned alike — then every lane sits where the last
  * warp's did and its remembered bank-conflict cost is the scan's answer. Booked as iv_mem_issue
  * books it; *done its data's (or acknowledgement's) cycle. false (nothing booked): iv_mem_issue. */
-static inline bool iv_mem_shared_fast(iv_core *c, const simt_program *prog, const func_step *st, uint64_t m,
-                                      uint64_t *done) {
-  if (!st->addr_halves || st->space != PTX_SPACE_SHARED) return false;
+static inline __attribute__((always_inline)) bool iv_mem_shared_fast(iv_core *c, const simt_program *prog,
+                                                                    const func_step *st, uint64_t m, uint64_t *done) {
+  if (st->space != PTX_SPACE_SHARED || !st->addr_halves) return false;
   const iv_smem_memo *e = &c->smem_memo[st->pc % IV_SMEM_MEMO];
   uint64_t a0 = st->addr[0];
   /* (equal nonzero halves: both records are full warps' 4-byte accesses) */
