@@ -389,20 +389,25 @@ static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n)
  * for every lane, or rows of runs (row_width) — coalesced directly: true with the accesses
  * appended at *n; false (nothing appended) for any other shape, which gather and coalesce take.
  * One address, or one run inside one block (a 1-D block's aligned load: the most common access),
- * is one access built at once. */
-static bool full_warp(iv_core *c, const uint64_t *x, uint64_t off, uint32_t bytes, uint32_t block, uint32_t *n) {
+ * is one access built at once. `halves` is the record's func_step.addr_halves for x: both halves
+ * 16 consecutive words (one word) with lane 16 right after lane 15 (at lane 0) is the one run (one
+ * address) without the lane scan. */
+static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t off, uint32_t bytes, uint32_t block,
+                      uint32_t *n) {
   if ((bytes & (bytes - 1)) || bytes > block) return false;
   const uint64_t x0 = x[0], lo = x0 + off, bmask = ~(uint64_t)(block - 1);
   if (lo & (bytes - 1)) return false;
   if (x[1] == x0 + bytes && x[31] == x0 + 31ull * bytes) { /* one run (a 1-D block) */
-    if (warp_run_misses(x, x0, bytes)) return false;
+    bool known = halves == (FUNC_HALF_CONTIG | FUNC_HALF_CONTIG << 2) && bytes == 4 && x[16] == x0 + 64;
+    if (!known && warp_run_misses(x, x0, bytes)) return false;
     if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) /* more than one block */
       return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
     one_block(c, lo, 32u * bytes, n);
     return true;
   }
   if (x[1] == x0) { /* one address: one lane's block, every lane's operations */
-    if (warp_run_misses(x, x0, 0)) return false;
+    bool known = halves == (FUNC_HALF_UNIFORM | FUNC_HALF_UNIFORM << 2) && x[16] == x0;
+    if (!known && warp_run_misses(x, x0, 0)) return false;
     one_block(c, lo, bytes, n);
     return true;
   }
@@ -454,7 +459,7 @@ lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask
                   uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
   if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 &&
-      full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
+      full_warp(c, st->addr, st->addr_halves, pmask ? pbase : 0, bytes, block, &n)) {
     for (uint32_t i = first; i < n; i++) {
       c->acc[i].kind = kind;
       c->acc[i].path = path;
