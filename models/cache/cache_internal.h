@@ -130,6 +130,8 @@ struct cache {
   void *index_ctx;
   uint16_t (*ipoly)[256]; /* [8][256]: residues of each byte of the line number */
   uint64_t ipoly_mask;    /* line-number bits the IPOLY hash uses */
+  bool index_linear;      /* linear set index, power-of-two sets, no index_addr: the set is
+                             (addr >> line_log2) & (n_sets - 1), computed inline by timed lookups */
 
   /* MSHRs */
   cache_mshr *mshr;

@@ -39,7 +39,7 @@ static inline int32_t memo_find(const cache *c, uint64_t line) {
 static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set) {
   int32_t li = memo_find(c, line);
   if (li >= 0) return li;
-  *set = cache_index_of(c, addr);
+  *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
   li = cache_find_line(c, *set, line);
   if (li >= 0) c->memo_li = li;
   return li;
@@ -48,6 +48,10 @@ static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set
 /* The latest ready time of the chunks `m` of line li. */
 static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
+  if (m == 0xf) { /* a whole sectored line (the common coalesced access) */
+    uint64_t a = r[0] > r[1] ? r[0] : r[1], b = r[2] > r[3] ? r[2] : r[3];
+    return a > b ? a : b;
+  }
   uint64_t t = 0;
   for (; m; m &= (uint8_t)(m - 1)) {
     uint64_t x = r[__builtin_ctz(m)];
@@ -58,6 +62,10 @@ static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
 
 static void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
   uint64_t *r = ready_of(c, li);
+  if (m == 0xf) { /* a whole sectored line */
+    r[0] = r[1] = r[2] = r[3] = t;
+    return;
+  }
   for (; m; m &= (uint8_t)(m - 1)) r[__builtin_ctz(m)] = t;
 }
 
@@ -268,7 +276,13 @@ uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line
       n++;
       l->dirty = 0;
     }
-    cache_evict(c, (int32_t)i, NULL);
+    memset(l, 0, sizeof *l); /* what cache_evict leaves, without unlinking line by line */
+    l->mshr = l->older = l->newer = -1;
+  }
+  if (c->map) { /* every line left: the map, the orders and the way bitmaps are empty */
+    for (uint32_t i = 0; i <= c->map_mask; i++) c->map[i].li = -1;
+    for (uint32_t s = 0; s < c->spec.n_sets; s++) c->order[s] = (cache_set_order){-1, -1, 0};
+    memset(c->alloc_bits, 0, (size_t)c->spec.n_sets * c->alloc_words * sizeof *c->alloc_bits);
   }
   return n;
 }
