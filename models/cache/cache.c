@@ -1165,6 +1165,7 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->chunk_bytes = sp->line_bytes / c->n_chunks;
   c->all_chunks = (uint8_t)((1u << c->n_chunks) - 1);
   c->line_log2 = log2_floor(sp->line_bytes);
+  c->line_mask = ~((uint64_t)sp->line_bytes - 1);
   c->sets_pow2 = (sp->n_sets & (sp->n_sets - 1)) == 0;
   c->set_bits = log2_floor(sp->n_sets);
   c->assoc = sp->assoc;

@@ -105,6 +105,7 @@ struct cache {
   uint32_t chunk_bytes;
   uint8_t all_chunks;
   uint32_t line_log2;
+  uint64_t line_mask;  /* ~(line_bytes - 1): an address's line address */
   uint32_t set_bits;   /* log2(n_sets) when a power of two */
   bool sets_pow2;
   uint32_t assoc, max_assoc;

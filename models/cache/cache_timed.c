@@ -21,7 +21,7 @@
 #include "cache_internal.h"
 
 static inline uint64_t line_addr(const cache *c, uint64_t addr) {
-  return addr & ~((uint64_t)c->spec.line_bytes - 1);
+  return addr & c->line_mask;
 }
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
@@ -46,7 +46,7 @@ static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set
 }
 
 /* The latest ready time of the chunks `m` of line li. */
-static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
+__attribute__((always_inline)) static inline uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
   if (m == 0xf) { /* a whole sectored line (the common coalesced access) */
     uint64_t a = r[0] > r[1] ? r[0] : r[1], b = r[2] > r[3] ? r[2] : r[3];
@@ -60,7 +60,7 @@ static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   return t;
 }
 
-static void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
+__attribute__((always_inline)) static inline void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
   uint64_t *r = ready_of(c, li);
   if (m == 0xf) { /* a whole sectored line */
     r[0] = r[1] = r[2] = r[3] = t;
@@ -110,11 +110,16 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   if (!missing) {
     cache_touch(c, li);
     uint64_t r = chunks_ready(c, li, need);
-    out->status = r <= now ? CACHE_HIT : CACHE_HIT_RESERVED;
-    out->ready = r <= now ? now : r;
-    out->data_port = out->status == CACHE_HIT;
     if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
-    count(c, req, out->status, false);
+    if (r <= now) { /* each outcome counted with its own constant column: no branch per counter */
+      out->status = CACHE_HIT;
+      out->data_port = true;
+      cache_stats_count_ok(c, req->kind, CACHE_BD_HIT);
+    } else {
+      out->status = CACHE_HIT_RESERVED;
+      out->ready = r;
+      cache_stats_count_ok(c, req->kind, CACHE_BD_HIT_RESERVED);
+    }
     return;
   }
   bool sector_miss = li >= 0;
@@ -130,7 +135,8 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   /* sectors it needs that were already on their way */
   uint8_t old = need & present;
   if (old) out->pending_ready = chunks_ready(c, li, old);
-  count(c, req, CACHE_MISS, sector_miss);
+  if (sector_miss) cache_stats_count_ok(c, req->kind, CACHE_BD_SECTOR_MISS);
+  else cache_stats_count_ok(c, req->kind, CACHE_BD_MISS);
 }
 
 typedef enum { EFF_BACK, EFF_THROUGH, EFF_EVICT } eff_policy;
@@ -224,7 +230,8 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
 void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
   memset(out, 0, sizeof *out);
   out->ready = now;
-  if (c->spec.disabled || !c->ready) { /* "none": everything goes to the next level */
+  if (__builtin_expect(!c->ready, 0)) { /* "none" (cache_create allocates no ready times for a
+                                            disabled cache): everything goes to the next level */
     out->status = CACHE_MISS;
     out->line = req->addr & ~(uint64_t)(MEM_LINE_BYTES - 1);
     out->forward = true;
