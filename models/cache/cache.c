@@ -123,13 +123,6 @@ static uint8_t full_chunks(const cache *c, uint64_t line, const uint64_t bytes[2
 /* ---- tag array ------------------------------------------------------------------------------ */
 
 
-static void map_insert(cache *c, uint64_t line, int32_t li) {
-  uint32_t home = cache_map_home(c, line), i = home;
-  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
-  c->map[i].line = line;
-  c->map[i].li = li;
-  c->map[i].home = home;
-}
 
 static void map_remove(cache *c, uint64_t line) {
   uint32_t i = cache_map_home(c, line);
@@ -223,7 +216,7 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
       c->order[(uint32_t)li / c->max_assoc].allocated++;
       alloc_bit_flip(c, li);
     }
-    map_insert(c, line, li);
+    cache_map_insert(c, line, li);
   } else {
     l->older = l->newer = -1;
   }

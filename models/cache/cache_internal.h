@@ -215,6 +215,15 @@ static inline uint32_t cache_map_home(const cache *c, uint64_t line) {
   return (uint32_t)(((line >> c->line_log2) * 0x9E3779B97F4A7C15ull) >> 32) & c->map_mask;
 }
 
+/* Enters line li as the holder of `line` (which no line holds) into the map. */
+static inline void cache_map_insert(cache *c, uint64_t line, int32_t li) {
+  uint32_t home = cache_map_home(c, line), i = home;
+  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
+  c->map[i].line = line;
+  c->map[i].li = li;
+  c->map[i].home = home;
+}
+
 /* The set's replacement order (with the map): unlink line li / append it as the newest. */
 static inline void cache_order_unlink(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];

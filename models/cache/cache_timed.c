@@ -84,6 +84,36 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
   return victim;
 }
 
+/* allocate, for the common case of a set with the line map that still has an invalid way among
+ * those in use (a cache warming up): the lowest such way takes the line, as cache_pick_victim
+ * and cache_install would do, without their calls and the way's division back into set and way;
+ * -1 when the set has none (then allocate decides). */
+__attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c, uint32_t set, uint64_t line) {
+  if (!c->order) return -1;
+  cache_set_order *o = &c->order[set];
+  if (o->allocated >= c->assoc) return -1;
+  uint64_t *bits = &c->alloc_bits[(size_t)set * c->alloc_words];
+  uint32_t w = 0;
+  while (w * 64 < c->assoc && !~bits[w]) w++;
+  if (w * 64 >= c->assoc) return -1;
+  uint32_t way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
+  if (way >= c->assoc) return -1;
+  int32_t li = (int32_t)(set * c->max_assoc + way);
+  cache_order_append(c, li);
+  o->allocated++;
+  bits[w] |= 1ull << (way % 64);
+  cache_map_insert(c, line, li);
+  cache_line *l = &c->lines[li];
+  l->tag = line;
+  l->alloc_stamp = l->last_use = ++c->stamp;
+  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
+  l->mshr = -1;
+  l->allocated = 1;
+  l->valid = l->written = l->dirty = 0;
+  c->memo_li = li;
+  return li;
+}
+
 __attribute__((always_inline)) static inline void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
   unsigned col = st == CACHE_HIT            ? CACHE_BD_HIT
                  : st == CACHE_HIT_RESERVED ? CACHE_BD_HIT_RESERVED
@@ -123,7 +153,10 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
     return;
   }
   bool sector_miss = li >= 0;
-  if (li < 0) li = allocate(c, set, line, out);
+  if (li < 0) {
+    li = allocate_free_way(c, set, line);
+    if (li < 0) li = allocate(c, set, line, out);
+  }
   else cache_touch(c, li);
   uint8_t fetch = c->sector ? missing : c->all_chunks;
   c->lines[li].valid |= fetch;
@@ -202,7 +235,10 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
     count(c, req, CACHE_MISS, sector_miss);
     return;
   }
-  if (li < 0) li = allocate(c, set, line, out);
+  if (li < 0) {
+    li = allocate_free_way(c, set, line);
+    if (li < 0) li = allocate(c, set, line, out);
+  }
   else cache_touch(c, li);
   cache_line *l = &c->lines[li];
   if (wa == CACHE_WA_WRITE_ALLOCATE) { /* GPGPU-Sim 3.x: the write goes on, the line is fetched */
