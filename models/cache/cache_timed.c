@@ -289,9 +289,15 @@ void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
   if (li < 0) return; /* evicted while the fetch was on its way */
   uint8_t m = chunks & c->lines[li].valid;
   uint64_t *r = ready_of(c, li);
-  for (; m; m &= (uint8_t)(m - 1)) {
-    uint32_t k = (uint32_t)__builtin_ctz(m);
-    if (r[k] == CACHE_NEVER) r[k] = t; /* a later refetch of a dropped sector is not this fill */
+  /* a later refetch of a dropped sector is not this fill: only sectors still untimed take t */
+  if (m == 0xf) { /* a whole sectored line */
+    for (uint32_t k = 0; k < 4; k++)
+      if (r[k] == CACHE_NEVER) r[k] = t;
+  } else {
+    for (; m; m &= (uint8_t)(m - 1)) {
+      uint32_t k = (uint32_t)__builtin_ctz(m);
+      if (r[k] == CACHE_NEVER) r[k] = t;
+    }
   }
   ++*c->inst.fill;
   ++*c->group.fill;
