@@ -208,8 +208,7 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
     if (l->allocated) {
       map_remove(c, l->tag);
       if (l->newer >= 0) { /* not already the newest */
-        cache_order_unlink(c, li);
-        cache_order_append(c, li);
+        cache_order_to_newest(c, li);
       }
     } else {
       cache_order_append(c, li);

@@ -245,6 +245,20 @@ static inline void cache_order_append(cache *c, int32_t li) {
   o->newest = li;
 }
 
+/* Line li, not the newest of its set (lines[li].newer >= 0), becomes the newest: unlink and
+ * append in one, the set's order found once. */
+static inline void cache_order_to_newest(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  if (l->older >= 0) c->lines[l->older].newer = l->newer;
+  else o->oldest = l->newer;
+  c->lines[l->newer].older = l->older;
+  l->older = o->newest; /* not li: li had a newer line */
+  l->newer = -1;
+  c->lines[o->newest].newer = li;
+  o->newest = li;
+}
+
 static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
   uint32_t first = set * c->max_assoc;
   if (c->map) {
@@ -265,8 +279,7 @@ static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t lin
 static inline void cache_touch(cache *c, int32_t li) {
   c->lines[li].last_use = ++c->stamp;
   if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
-    cache_order_unlink(c, li);
-    cache_order_append(c, li);
+    cache_order_to_newest(c, li);
   }
 }
 
