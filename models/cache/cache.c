@@ -123,13 +123,6 @@ static uint8_t full_chunks(const cache *c, uint64_t line, const uint64_t bytes[2
 /* ---- tag array ------------------------------------------------------------------------------ */
 
 
-static void map_insert(cache *c, uint64_t line, int32_t li) {
-  uint32_t home = cache_map_home(c, line), i = home;
-  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
-  c->map[i].line = line;
-  c->map[i].li = li;
-  c->map[i].home = home;
-}
 
 static void map_remove(cache *c, uint64_t line) {
   uint32_t i = cache_map_home(c, line);
@@ -215,15 +208,14 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
     if (l->allocated) {
       map_remove(c, l->tag);
       if (l->newer >= 0) { /* not already the newest */
-        cache_order_unlink(c, li);
-        cache_order_append(c, li);
+        cache_order_to_newest(c, li);
       }
     } else {
       cache_order_append(c, li);
       c->order[(uint32_t)li / c->max_assoc].allocated++;
       alloc_bit_flip(c, li);
     }
-    map_insert(c, line, li);
+    cache_map_insert(c, line, li);
   } else {
     l->older = l->newer = -1;
   }
@@ -1165,6 +1157,7 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->chunk_bytes = sp->line_bytes / c->n_chunks;
   c->all_chunks = (uint8_t)((1u << c->n_chunks) - 1);
   c->line_log2 = log2_floor(sp->line_bytes);
+  c->line_mask = ~((uint64_t)sp->line_bytes - 1);
   c->sets_pow2 = (sp->n_sets & (sp->n_sets - 1)) == 0;
   c->set_bits = log2_floor(sp->n_sets);
   c->assoc = sp->assoc;

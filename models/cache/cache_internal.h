@@ -105,6 +105,7 @@ struct cache {
   uint32_t chunk_bytes;
   uint8_t all_chunks;
   uint32_t line_log2;
+  uint64_t line_mask;  /* ~(line_bytes - 1): an address's line address */
   uint32_t set_bits;   /* log2(n_sets) when a power of two */
   bool sets_pow2;
   uint32_t assoc, max_assoc;
@@ -130,6 +131,8 @@ struct cache {
   void *index_ctx;
   uint16_t (*ipoly)[256]; /* [8][256]: residues of each byte of the line number */
   uint64_t ipoly_mask;    /* line-number bits the IPOLY hash uses */
+  bool index_linear;      /* linear set index, power-of-two sets, no index_addr: the set is
+                             (addr >> line_log2) & (n_sets - 1), computed inline by timed lookups */
 
   /* MSHRs */
   cache_mshr *mshr;
@@ -212,6 +215,15 @@ static inline uint32_t cache_map_home(const cache *c, uint64_t line) {
   return (uint32_t)(((line >> c->line_log2) * 0x9E3779B97F4A7C15ull) >> 32) & c->map_mask;
 }
 
+/* Enters line li as the holder of `line` (which no line holds) into the map. */
+static inline void cache_map_insert(cache *c, uint64_t line, int32_t li) {
+  uint32_t home = cache_map_home(c, line), i = home;
+  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
+  c->map[i].line = line;
+  c->map[i].li = li;
+  c->map[i].home = home;
+}
+
 /* The set's replacement order (with the map): unlink line li / append it as the newest. */
 static inline void cache_order_unlink(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
@@ -230,6 +242,20 @@ static inline void cache_order_append(cache *c, int32_t li) {
   l->older = o->newest;
   if (o->newest >= 0) c->lines[o->newest].newer = li;
   else o->oldest = li;
+  o->newest = li;
+}
+
+/* Line li, not the newest of its set (lines[li].newer >= 0), becomes the newest: unlink and
+ * append in one, the set's order found once. */
+static inline void cache_order_to_newest(cache *c, int32_t li) {
+  cache_line *l = &c->lines[li];
+  cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
+  if (l->older >= 0) c->lines[l->older].newer = l->newer;
+  else o->oldest = l->newer;
+  c->lines[l->newer].older = l->older;
+  l->older = o->newest; /* not li: li had a newer line */
+  l->newer = -1;
+  c->lines[o->newest].newer = li;
   o->newest = li;
 }
 
@@ -253,8 +279,7 @@ static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t lin
 static inline void cache_touch(cache *c, int32_t li) {
   c->lines[li].last_use = ++c->stamp;
   if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
-    cache_order_unlink(c, li);
-    cache_order_append(c, li);
+    cache_order_to_newest(c, li);
   }
 }
 

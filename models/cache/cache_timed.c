@@ -21,7 +21,7 @@
 #include "cache_internal.h"
 
 static inline uint64_t line_addr(const cache *c, uint64_t addr) {
-  return addr & ~((uint64_t)c->spec.line_bytes - 1);
+  return addr & c->line_mask;
 }
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
@@ -39,15 +39,19 @@ static inline int32_t memo_find(const cache *c, uint64_t line) {
 static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set) {
   int32_t li = memo_find(c, line);
   if (li >= 0) return li;
-  *set = cache_index_of(c, addr);
+  *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
   li = cache_find_line(c, *set, line);
   if (li >= 0) c->memo_li = li;
   return li;
 }
 
 /* The latest ready time of the chunks `m` of line li. */
-static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
+__attribute__((always_inline)) static inline uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
+  if (m == 0xf) { /* a whole sectored line (the common coalesced access) */
+    uint64_t a = r[0] > r[1] ? r[0] : r[1], b = r[2] > r[3] ? r[2] : r[3];
+    return a > b ? a : b;
+  }
   uint64_t t = 0;
   for (; m; m &= (uint8_t)(m - 1)) {
     uint64_t x = r[__builtin_ctz(m)];
@@ -56,8 +60,12 @@ static uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   return t;
 }
 
-static void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
+__attribute__((always_inline)) static inline void set_ready(cache *c, int32_t li, uint8_t m, uint64_t t) {
   uint64_t *r = ready_of(c, li);
+  if (m == 0xf) { /* a whole sectored line */
+    r[0] = r[1] = r[2] = r[3] = t;
+    return;
+  }
   for (; m; m &= (uint8_t)(m - 1)) r[__builtin_ctz(m)] = t;
 }
 
@@ -74,6 +82,36 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
   cache_install(c, victim, line);
   c->memo_li = victim;
   return victim;
+}
+
+/* allocate, for the common case of a set with the line map that still has an invalid way among
+ * those in use (a cache warming up): the lowest such way takes the line, as cache_pick_victim
+ * and cache_install would do, without their calls and the way's division back into set and way;
+ * -1 when the set has none (then allocate decides). */
+__attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c, uint32_t set, uint64_t line) {
+  if (!c->order) return -1;
+  cache_set_order *o = &c->order[set];
+  if (o->allocated >= c->assoc) return -1;
+  uint64_t *bits = &c->alloc_bits[(size_t)set * c->alloc_words];
+  uint32_t w = 0;
+  while (w * 64 < c->assoc && !~bits[w]) w++;
+  if (w * 64 >= c->assoc) return -1;
+  uint32_t way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
+  if (way >= c->assoc) return -1;
+  int32_t li = (int32_t)(set * c->max_assoc + way);
+  cache_order_append(c, li);
+  o->allocated++;
+  bits[w] |= 1ull << (way % 64);
+  cache_map_insert(c, line, li);
+  cache_line *l = &c->lines[li];
+  l->tag = line;
+  l->alloc_stamp = l->last_use = ++c->stamp;
+  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
+  l->mshr = -1;
+  l->allocated = 1;
+  l->valid = l->written = l->dirty = 0;
+  c->memo_li = li;
+  return li;
 }
 
 __attribute__((always_inline)) static inline void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
@@ -102,15 +140,23 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   if (!missing) {
     cache_touch(c, li);
     uint64_t r = chunks_ready(c, li, need);
-    out->status = r <= now ? CACHE_HIT : CACHE_HIT_RESERVED;
-    out->ready = r <= now ? now : r;
-    out->data_port = out->status == CACHE_HIT;
     if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
-    count(c, req, out->status, false);
+    if (r <= now) { /* each outcome counted with its own constant column: no branch per counter */
+      out->status = CACHE_HIT;
+      out->data_port = true;
+      cache_stats_count_ok(c, req->kind, CACHE_BD_HIT);
+    } else {
+      out->status = CACHE_HIT_RESERVED;
+      out->ready = r;
+      cache_stats_count_ok(c, req->kind, CACHE_BD_HIT_RESERVED);
+    }
     return;
   }
   bool sector_miss = li >= 0;
-  if (li < 0) li = allocate(c, set, line, out);
+  if (li < 0) {
+    li = allocate_free_way(c, set, line);
+    if (li < 0) li = allocate(c, set, line, out);
+  }
   else cache_touch(c, li);
   uint8_t fetch = c->sector ? missing : c->all_chunks;
   c->lines[li].valid |= fetch;
@@ -122,7 +168,8 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   /* sectors it needs that were already on their way */
   uint8_t old = need & present;
   if (old) out->pending_ready = chunks_ready(c, li, old);
-  count(c, req, CACHE_MISS, sector_miss);
+  if (sector_miss) cache_stats_count_ok(c, req->kind, CACHE_BD_SECTOR_MISS);
+  else cache_stats_count_ok(c, req->kind, CACHE_BD_MISS);
 }
 
 typedef enum { EFF_BACK, EFF_THROUGH, EFF_EVICT } eff_policy;
@@ -188,7 +235,10 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
     count(c, req, CACHE_MISS, sector_miss);
     return;
   }
-  if (li < 0) li = allocate(c, set, line, out);
+  if (li < 0) {
+    li = allocate_free_way(c, set, line);
+    if (li < 0) li = allocate(c, set, line, out);
+  }
   else cache_touch(c, li);
   cache_line *l = &c->lines[li];
   if (wa == CACHE_WA_WRITE_ALLOCATE) { /* GPGPU-Sim 3.x: the write goes on, the line is fetched */
@@ -216,7 +266,8 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
 void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out) {
   memset(out, 0, sizeof *out);
   out->ready = now;
-  if (c->spec.disabled || !c->ready) { /* "none": everything goes to the next level */
+  if (__builtin_expect(!c->ready, 0)) { /* "none" (cache_create allocates no ready times for a
+                                            disabled cache): everything goes to the next level */
     out->status = CACHE_MISS;
     out->line = req->addr & ~(uint64_t)(MEM_LINE_BYTES - 1);
     out->forward = true;
@@ -238,9 +289,15 @@ void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
   if (li < 0) return; /* evicted while the fetch was on its way */
   uint8_t m = chunks & c->lines[li].valid;
   uint64_t *r = ready_of(c, li);
-  for (; m; m &= (uint8_t)(m - 1)) {
-    uint32_t k = (uint32_t)__builtin_ctz(m);
-    if (r[k] == CACHE_NEVER) r[k] = t; /* a later refetch of a dropped sector is not this fill */
+  /* a later refetch of a dropped sector is not this fill: only sectors still untimed take t */
+  if (m == 0xf) { /* a whole sectored line */
+    for (uint32_t k = 0; k < 4; k++)
+      if (r[k] == CACHE_NEVER) r[k] = t;
+  } else {
+    for (; m; m &= (uint8_t)(m - 1)) {
+      uint32_t k = (uint32_t)__builtin_ctz(m);
+      if (r[k] == CACHE_NEVER) r[k] = t;
+    }
   }
   ++*c->inst.fill;
   ++*c->group.fill;
@@ -268,7 +325,13 @@ uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line
       n++;
       l->dirty = 0;
     }
-    cache_evict(c, (int32_t)i, NULL);
+    memset(l, 0, sizeof *l); /* what cache_evict leaves, without unlinking line by line */
+    l->mshr = l->older = l->newer = -1;
+  }
+  if (c->map) { /* every line left: the map, the orders and the way bitmaps are empty */
+    for (uint32_t i = 0; i <= c->map_mask; i++) c->map[i].li = -1;
+    for (uint32_t s = 0; s < c->spec.n_sets; s++) c->order[s] = (cache_set_order){-1, -1, 0};
+    memset(c->alloc_bits, 0, (size_t)c->spec.n_sets * c->alloc_words * sizeof *c->alloc_bits);
   }
   return n;
 }

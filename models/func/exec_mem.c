@@ -693,7 +693,7 @@ static inline bool global_half_kind(const uint64_t *R, uint32_t elem, bool *cont
   for (unsigned j = 0; j < 8; j++) {
     memcpy(&d[j], R + 2 * j, sizeof d[j]);
     d[j] -= r;
-    c |= d[j] ^ (k + 2ull * elem * j);
+    c |= d[j] ^ (k + (uint64_t)2 * elem * j);
   }
   if (!(c[0] | c[1])) {
     *contig = true;

@@ -20,8 +20,15 @@ sys_mem::sys_mem(sc_core::sc_module_name name, uint64_t size) : sc_module(name),
   socket.register_b_transport(this, &sys_mem::b_transport);
   socket.register_get_direct_mem_ptr(this, &sys_mem::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &sys_mem::transport_dbg);
-  // Anonymous private memory reads as zero and is backed only where written.
-  void *p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Anonymous private memory reads as zero and is backed only where written. The host view sits at
+  // kPreferredHostAddress when that range is free: pinned memory's host pointers are GPU virtual
+  // addresses too (mapped memory), which the GPU's page walks, TLBs and address hashes see, so one
+  // fixed place keeps statistics the same from run to run (address-space randomisation would move
+  // them). A second instance, or an occupied range, takes whatever address the host gives.
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void *want = reinterpret_cast<void *>(kPreferredHostAddress);
+  void *p = mmap(want, size_, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED) p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p != MAP_FAILED) {
     data_ = static_cast<uint8_t *>(p);
     free_[0] = size_;

@@ -20,6 +20,10 @@ namespace simtvp {
 
 class sys_mem : public sc_core::sc_module {
  public:
+  // Where the first instance's host view is mapped when that range is free (data()): above
+  // AddressSanitizer's shadow, below the GPU's device memory (0x5000_0000_0000) and far from where
+  // the host places libraries and heaps.
+  static constexpr uint64_t kPreferredHostAddress = 0x200000000000ull;
   tlm_utils::simple_target_socket<sys_mem> socket;
 
   // size: bytes (a multiple of 4 KiB). Without a timing model the memory has no latency of its

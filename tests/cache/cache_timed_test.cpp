@@ -1,7 +1,8 @@
 // The timed use (cache_timed_access / _fill / _ready): outcomes and statistics of a short sequence
 // worked out by hand, and the lookup memo (the line the last timed lookup found) never answering
 // for a line that was evicted, replaced or is outside the ways in use — in caches with a line map
-// (64 ways) and without (2 ways).
+// (64 ways) and without (2 ways); a flush that empties a mapped cache at once, and whole-line
+// (4-sector) ready times.
 #include <random>
 #include <vector>
 
@@ -85,13 +86,18 @@ TEST(CacheTimed, AFillForALineEvictedSinceItsMissIsDropped) {
 
 // Random timed reads and fills against a reference of which lines are resident (LRU over
 // one set): every outcome's hit/miss must match, whatever line the last lookup found.
-void check_lookups(const char *spec, uint32_t ways) {
+// flush_at: a timed flush at that cycle empties the cache (and the reference).
+void check_lookups(const char *spec, uint32_t ways, uint64_t flush_at = 0) {
   CacheRig r(spec);
   r.cfg.timed = true;
   r.build();
   std::vector<uint64_t> order;  // resident lines, least recently used first
   std::mt19937_64 rng(11);
   for (uint64_t now = 1; now <= 4000; now++) {
+    if (now == flush_at) {
+      EXPECT_EQ(0u, cache_timed_flush(r.c, nullptr, nullptr));  // reads only: nothing dirty
+      order.clear();
+    }
     uint64_t line = (rng() % (ways + ways / 2 + 2)) * 0x1000;
     if (rng() % 4 == 0) {  // a fill for a line that may have gone since its miss
       cache_timed_fill(r.c, line, 1, now);
@@ -114,6 +120,62 @@ void check_lookups(const char *spec, uint32_t ways) {
 TEST(CacheTimed, LookupsMatchAReferenceLruWithALineMap) { check_lookups("N:1:128:64,L:R:m:N:L,A:256:4,256", 64); }
 
 TEST(CacheTimed, LookupsMatchAReferenceLruScanningTheSet) { check_lookups("N:1:128:2,L:R:m:N:L,A:8:4,8", 2); }
+
+TEST(CacheTimed, AFlushLeavesAMappedCacheThatFillsLikeAnEmptyOne) {
+  // The flush resets the line map, the set order and the way bitmaps at once: lookups and
+  // replacement after it must match a reference that starts empty again.
+  check_lookups("N:1:128:64,L:R:m:N:L,A:256:4,256", 64, 2000);
+}
+
+TEST(CacheTimed, AFlushReportsEveryDirtyLineOnceAndForgetsTheLines) {
+  // Write-back, 64 ways (line map), 2 sets: 3 lines written (dirty), 2 read; the flush reports
+  // the 3 written lines with their written sectors, and every line misses afterwards.
+  CacheRig r("S:2:128:64,L:B:m:L:L,A:256:4,256");
+  r.cfg.timed = true;
+  r.build();
+  const uint64_t written[] = {0x0000, 0x0080, 0x1000}, read[] = {0x2000, 0x2080};
+  for (uint64_t a : written) timed(r, a + 0x20, 1, true);  // sector 1 of each
+  for (uint64_t a : read) timed(r, a, 2);
+  std::vector<std::pair<uint64_t, uint8_t>> wb;
+  auto record = [](void *ctx, uint64_t line, uint8_t chunks) {
+    static_cast<std::vector<std::pair<uint64_t, uint8_t>> *>(ctx)->push_back({line, chunks});
+  };
+  EXPECT_EQ(3u, cache_timed_flush(r.c, record, &wb));
+  ASSERT_EQ(3u, wb.size());
+  for (const auto &w : wb) EXPECT_EQ(0x2u, w.second) << std::hex << w.first;
+  for (uint64_t a : written) EXPECT_FALSE(r.has_line(a));
+  for (uint64_t a : read) EXPECT_EQ(CACHE_MISS, timed(r, a, 10).status);
+  EXPECT_EQ(CACHE_HIT_RESERVED, timed(r, read[0], 11).status);  // placed again by its miss
+}
+
+TEST(CacheTimed, AWholeSectoredLineIsReadyWhenItsLastSectorIs) {
+  // A 128-byte read covers all 4 sectors: a hit only once every sector's fill has landed, and a
+  // pending hit until the latest one (sectors timed 40, 55, 30, 70: ready at 70).
+  CacheRig r("S:4:128:2,L:B:m:F:L,A:4:4,4");
+  r.cfg.timed = true;
+  r.build();
+  auto whole = [&](uint64_t now) {
+    mem_req *q = r.read(0x1000, 128);
+    cache_timed_result o{};
+    cache_timed_access(r.c, q, now, &o);
+    mem_req_free(q);
+    return o;
+  };
+  cache_timed_result o = whole(1);
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_EQ(0xfu, o.fetch);
+  const uint64_t at[4] = {40, 55, 30, 70};
+  for (uint32_t k = 0; k < 4; k++) cache_timed_fill(r.c, 0x1000, (uint8_t)(1u << k), at[k]);
+  cache_timed_fill(r.c, 0x1000, 0xf, 99);  // a second fill of timed sectors changes nothing
+  EXPECT_EQ(70u, cache_timed_ready(r.c, 0x1000, 0xf));
+  o = whole(60);
+  EXPECT_EQ(CACHE_HIT_RESERVED, o.status);
+  EXPECT_EQ(70u, o.ready);
+  o = whole(70);
+  EXPECT_EQ(CACHE_HIT, o.status);
+  EXPECT_TRUE(o.data_port);
+  EXPECT_EQ(30u, cache_timed_ready(r.c, 0x1040, 0x4));
+}
 
 TEST(CacheTimed, LinesBeyondAReducedAssociativityAreNotFound) {
   // 64 ways allocated, 64 in use: fill all; then 8 in use: the cache forgets every line, and no

@@ -193,7 +193,8 @@ typedef struct iv_counts {
   uint64_t issued, scoreboard, pipe, ibuffer;
 } iv_counts;
 
-static inline void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
+static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc,
+                                                             uint32_t active, uint64_t t) {
   if (!k->batch) {
     simt_base_count_issue(&c->base, slot, pc, active, t);
     return;
@@ -331,62 +332,62 @@ static inline void count_mem_insn(iv_core *c, iv_pc *p, const func_step *rec) {
   *c->base.mem_insn[mi] += (uint64_t)simtvp_popcount32(rec->mem_mask);
 }
 
-/* A warp instruction with a step record (memory, barrier, fence, exit, calls): executed and
- * timed; it issues at t. w->t, w->pc, w->ib_n and w->last_done are the warp's. false: the warp
- * stops running (it waits, exited or faulted). */
-static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k, uint64_t t) {
-  func_step rec;
-  simtvp_diag dg;
-  uint32_t pc = w->pc;
-  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+/* A warp instruction with a step record (memory, barrier, fence, exit, calls), executed at pc
+ * (func_warp_step answered st, the record and diag), timed: it issues at t. w->t, w->pc, w->ib_n
+ * and w->last_done are the warp's. false: the warp stops running (it waits, exited or faulted). */
+static __attribute__((noinline)) bool step_done(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k,
+                                                uint64_t t, uint32_t pc, simtvp_status st, const func_step *rec,
+                                                simtvp_diag *dg) {
   /* (a step that waits on a replayable fault did nothing: its record says FUNC_STEP_NOP) */
-  if (st == SIMTVP_OK && rec.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
+  if (st == SIMTVP_OK && rec->kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT) {
     /* a replayable fault (unified memory): nothing issued; the warp waits for the replay */
     k->issued--;
     w->t = t;
     if (fault_wait(c, w, t)) return false;
     st = SIMTVP_ERR_FAULT;
-    simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
+    simtvp_diag_set(dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
                     "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
-    simtvp_diag_at_address(&dg, w->fault_since);
-    simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
+    simtvp_diag_at_address(dg, w->fault_since);
+    simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, dg, dg->message, t);
     gpu_cta_result r = {st, w->fault_since, pc};
     c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
     return false;
   }
   if (st != SIMTVP_OK) {
-    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, dg, t);
     return false;
   }
-  count_issue(c, k, slot, pc, rec.active, t);
-  if (rec.warp_done) {
+  count_issue(c, k, slot, pc, rec->active, t);
+  if (rec->warp_done) {
     w->t = t + 1;
   } else {
     uint32_t ib = w->ib_n;
-    w->t = after_issue(c, &ib, k, pc, rec.next_pc, t);
+    w->t = after_issue(c, &ib, k, pc, rec->next_pc, t);
     w->ib_n = (uint8_t)ib;
   }
-  w->pc = rec.next_pc;
+  w->pc = rec->next_pc;
   const uint32_t *dst = p->regs + p->n_src;
   uint32_t n_dst = (uint32_t)p->n_deps - p->n_src;
-  switch (rec.kind) {
+  switch (rec->kind) {
   case FUNC_STEP_MEM:
     if (p->unit == SIMT_UNIT_MEM) {
-      count_mem_insn(c, p, &rec);
-      uint64_t done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+      count_mem_insn(c, p, rec);
+      uint64_t done;
+      if (!iv_mem_shared_fast(c, w->prog, rec, t + p->to_unit, &done))
+        done = iv_mem_issue(c, slot, rec, p->flags & IV_UNIFORM, t + p->to_unit);
       set_ready(w->rr, dst, n_dst, done);
       if (done > w->last_done) w->last_done = done;
     }
-    if (!rec.warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
+    if (!rec->warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
       if (w->fence_hold > w->t) w->t = w->fence_hold;
       return !w->exited && !w->wait;
     }
     break;
   case FUNC_STEP_BARRIER:
-    if (rec.barrier_wait) {
+    if (rec->barrier_wait) {
       w->wait = SIMT_WAIT_BARRIER;
-      w->bar_id = rec.barrier_id;
-      w->bar_pc = rec.pc;
+      w->bar_id = rec->barrier_id;
+      w->bar_pc = rec->pc;
     }
     cta_of(c, w)->check_bars = true;
     break;
@@ -408,13 +409,50 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
   }
   if (w->fence_hold > w->t) w->t = w->fence_hold;
   simt_cta *cta = cta_of(c, w);
-  if (rec.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+  if (rec->warp_done) { /* every thread exited: may complete a barrier the others wait at */
     retire(c, slot, t);
     cta->check_bars = true;
   }
   if (cta->check_bars)
-    settle_barriers(c, cta, t, rec.warp_done || rec.kind != FUNC_STEP_BARRIER || rec.barrier_complete);
+    settle_barriers(c, cta, t, rec->warp_done || rec->kind != FUNC_STEP_BARRIER || rec->barrier_complete);
   return !w->exited && !w->wait; /* (live: it is running) */
+}
+
+/* An instruction with a step record other than a memory one's: executed, then step_done. */
+static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k,
+                                                  uint64_t t) {
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+  return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+}
+
+/* A memory instruction (its pc's unit is the memory stage) issuing at t: step_done's usual case
+ * as a straight path — a memory step that leaves the warp running, with no barrier of its CTA to
+ * settle; anything else (a fault, a replayable wait, the warp's end, a barrier to settle) goes on
+ * in step_done. */
+static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k,
+                                               uint64_t t) {
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0))
+    return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+  count_issue(c, k, slot, pc, rec.active, t);
+  uint32_t ib = w->ib_n;
+  uint64_t next = after_issue(c, &ib, k, pc, rec.next_pc, t);
+  w->ib_n = (uint8_t)ib;
+  w->pc = rec.next_pc;
+  count_mem_insn(c, p, &rec);
+  uint64_t done;
+  if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done))
+    done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+  set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
+  if (done > w->last_done) w->last_done = done;
+  w->t = iv_max(next, w->fence_hold);
+  return true; /* (a memory step changes neither its waiting nor its exit) */
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
@@ -441,7 +479,7 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
     if (t != t0) k->pipe += t - t0;
     k->issued++;
     if (!(p->flags & IV_PLAIN)) {
-      if (!record_step(c, slot, w, p, k, t)) return;
+      if (!(p->unit == SIMT_UNIT_MEM ? mem_step(c, slot, w, p, k, t) : record_step(c, slot, w, p, k, t))) return;
       continue;
     }
     /* register-only: executed without a step record */

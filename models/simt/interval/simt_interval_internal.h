@@ -187,6 +187,8 @@ typedef struct iv_smem_memo {
   const simt_program *prog;
   uint32_t pc, mask, bytes;
   bool atomic;
+  uint8_t halves;         /* its record's addr_halves (0: none) … */
+  uint64_t d16;           /* … and lane 16's address less lane 0's, which with them fix off[] */
   uint64_t a0;            /* its first active lane's address (the word alignment must match) */
   uint64_t off[32];       /* each active lane's address less a0 */
   ldst_smem_cost cost;
@@ -238,6 +240,45 @@ typedef struct iv_core {
 
 static inline uint64_t iv_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static inline uint64_t iv_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* iv_bins_find(&c->dispatch, m, 1), also giving the bin's counter (NULL: not tracked), so that
+ * a memory instruction books its held cycles there without finding the bin again. */
+static inline uint64_t iv_dispatch_find(iv_core *c, uint64_t m, uint32_t **used) {
+  for (;;) {
+    uint32_t *u = iv_bins_slot(&c->dispatch, m);
+    if (!u || *u == 0 || *u + 1 <= c->dispatch.cap) {
+      *used = u;
+      return m;
+    }
+    m = (m / IV_BIN + 1) * IV_BIN;
+  }
+}
+
+/* The usual shared-memory instruction of a tiled kernel, inline in the core's step
+ * (docs/simt-interval.md §4): a full warp's shared-only access whose record has half-warp
+ * patterns (func_step.addr_halves) the last warp at its pc had too, with lane 16 at the same
+ * offset from lane 0 and the first word aligned alike — then every lane sits where the last
+ * warp's did and its remembered bank-conflict cost is the scan's answer. Booked as iv_mem_issue
+ * books it; *done its data's (or acknowledgement's) cycle. false (nothing booked): iv_mem_issue. */
+static inline __attribute__((always_inline)) bool iv_mem_shared_fast(iv_core *c, const simt_program *prog,
+                                                                    const func_step *st, uint64_t m, uint64_t *done) {
+  if (st->space != PTX_SPACE_SHARED || !st->addr_halves) return false;
+  const iv_smem_memo *e = &c->smem_memo[st->pc % IV_SMEM_MEMO];
+  uint64_t a0 = st->addr[0];
+  /* (equal nonzero halves: both records are full warps' 4-byte accesses) */
+  if (e->halves != st->addr_halves || e->pc != st->pc || e->prog != prog || e->atomic != st->is_atomic ||
+      st->addr[16] - a0 != e->d16 || ((e->a0 ^ a0) & ((1u << c->smem_geo.word_shift) - 1u)))
+    return false;
+  uint32_t *slot_used;
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  ldst_smem_cost cost = e->cost;
+  *c->smem_conflicts += cost.cycles - cost.phases;
+  uint64_t start = iv_bins_take(&c->smem, m + 1, cost.cycles), end = start + cost.cycles - 1;
+  uint64_t held = iv_max(m + 1, end);
+  *done = iv_max(m + 1, st->is_load || st->is_atomic ? end + c->base.cfg.ldst.smem_latency : end);
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
+  return true;
+}
 
 /* simt_interval_mem.c */
 simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag);

@@ -389,20 +389,25 @@ static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n)
  * for every lane, or rows of runs (row_width) — coalesced directly: true with the accesses
  * appended at *n; false (nothing appended) for any other shape, which gather and coalesce take.
  * One address, or one run inside one block (a 1-D block's aligned load: the most common access),
- * is one access built at once. */
-static bool full_warp(iv_core *c, const uint64_t *x, uint64_t off, uint32_t bytes, uint32_t block, uint32_t *n) {
+ * is one access built at once. `halves` is the record's func_step.addr_halves for x: both halves
+ * 16 consecutive words (one word) with lane 16 right after lane 15 (at lane 0) is the one run (one
+ * address) without the lane scan. */
+static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t off, uint32_t bytes, uint32_t block,
+                      uint32_t *n) {
   if ((bytes & (bytes - 1)) || bytes > block) return false;
   const uint64_t x0 = x[0], lo = x0 + off, bmask = ~(uint64_t)(block - 1);
   if (lo & (bytes - 1)) return false;
   if (x[1] == x0 + bytes && x[31] == x0 + 31ull * bytes) { /* one run (a 1-D block) */
-    if (warp_run_misses(x, x0, bytes)) return false;
+    bool known = halves == (FUNC_HALF_CONTIG | FUNC_HALF_CONTIG << 2) && bytes == 4 && x[16] == x0 + 64;
+    if (!known && warp_run_misses(x, x0, bytes)) return false;
     if ((lo & bmask) != ((lo + 32ull * bytes - 1) & bmask)) /* more than one block */
       return runs_to_accesses(c, x, 32, 1, off, bytes, block, n);
     one_block(c, lo, 32u * bytes, n);
     return true;
   }
   if (x[1] == x0) { /* one address: one lane's block, every lane's operations */
-    if (warp_run_misses(x, x0, 0)) return false;
+    bool known = halves == (FUNC_HALF_UNIFORM | FUNC_HALF_UNIFORM << 2) && x[16] == x0;
+    if (!known && warp_run_misses(x, x0, 0)) return false;
     one_block(c, lo, bytes, n);
     return true;
   }
@@ -454,7 +459,7 @@ lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask
                   uint32_t block, bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
   if (mask == ~0u && (pmask == 0 || pmask == ~0u) && !gt200 &&
-      full_warp(c, st->addr, pmask ? pbase : 0, bytes, block, &n)) {
+      full_warp(c, st->addr, st->addr_halves, pmask ? pbase : 0, bytes, block, &n)) {
     for (uint32_t i = first; i < n; i++) {
       c->acc[i].kind = kind;
       c->acc[i].path = path;
@@ -479,6 +484,8 @@ static __attribute__((noinline)) ldst_smem_cost smem_cost_scan(iv_core *c, iv_sm
   e->bytes = bytes;
   e->atomic = atomic;
   e->a0 = a0;
+  e->halves = st->addr_halves;
+  e->d16 = st->addr[16] - st->addr[0];
   for (uint32_t l = 0; l < 32; l++) e->off[l] = (mask >> l & 1u) ? st->addr[l] - a0 : 0;
   e->cost = cost;
   return cost;
@@ -498,7 +505,13 @@ static inline __attribute__((always_inline)) ldst_smem_cost smem_cost(iv_core *c
               ((e->a0 ^ a0) & ((1u << c->smem_geo.word_shift) - 1u)) == 0; /* words start alike */
   if (same) {
     uint64_t d = 0;
-    if (mask == ~0u) {
+    if (st->addr_halves && st->addr_halves == e->halves) {
+      /* both records' half-warp patterns (func_step.addr_halves: a full warp, each half one word
+       * or 16 consecutive words from its first lane) are the same: every lane's offset from lane
+       * 0 follows from the pattern and lane 16's offset, so comparing that one offset is the
+       * lane scan's answer */
+      d = (st->addr[16] - a0) ^ e->d16;
+    } else if (mask == ~0u) {
       d = offset_misses(st->addr, a0, e->off);
     } else {
       for (uint32_t l = mask; l; l &= l - 1) {
@@ -543,26 +556,13 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
-/* iv_bins_find(&c->dispatch, m, 1), also giving the bin's counter (NULL: not tracked), so that
- * the instruction books its held cycles there without finding the bin again. */
-static inline uint64_t dispatch_find(iv_core *c, uint64_t m, uint32_t **used) {
-  for (;;) {
-    uint32_t *u = iv_bins_slot(&c->dispatch, m);
-    if (!u || *u == 0 || *u + 1 <= c->dispatch.cap) {
-      *used = u;
-      return m;
-    }
-    m = (m / IV_BIN + 1) * IV_BIN;
-  }
-}
-
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
   bool load = st->is_load || st->is_atomic;
   uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
   uint32_t *slot_used;
-  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t m0 = m, held = m + 1;
   uint64_t done = m + 1;
   const simt_ldst_config *lc = &c->base.cfg.ldst;
@@ -625,7 +625,7 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
   uint32_t *slot_used;
-  m = dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t held = m + 1, done = m + 1;
   if (st->mem_mask) smem_stage(c, slot, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
                                st->is_load || st->is_atomic, m, &held, &done);
