@@ -70,8 +70,8 @@ typedef struct memiv_where {
 /* The raw route of one address byte (memiv.route_linear). */
 typedef struct memiv_byte_route {
   uint64_t index;                /* its part of the L2 index address */
-  uint32_t row;
-  uint16_t bank, channel;        /* the decoder's bank (before -dram_bnk_indexing_policy), channel */
+  uint64_t rbc;                  /* row | the decoder's bank (before -dram_bnk_indexing_policy) << 32 |
+                                    channel << 48: one XOR for the three */
 } memiv_byte_route;
 
 typedef struct memiv_fill {
@@ -133,7 +133,7 @@ static uint64_t cross(uint64_t c, uint64_t fa, uint64_t fb) {
 }
 
 /* Cycles in [t, t + n) of a port, booked; returns the first. Counts bookings older than the window. */
-static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
   if (t < k->base) {
     t = k->base;
     ++*m->c[C_LATE];
@@ -144,7 +144,7 @@ static uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
 }
 
 /* As take, booking nothing (the caller books what it finally chooses; it counted a late want). */
-static uint64_t find(const memiv_cal *k, uint64_t t, uint32_t n) { return memiv_cal_find(k, t < k->base ? k->base : t, n); }
+static uint64_t find(memiv_cal *k, uint64_t t, uint32_t n) { return memiv_cal_find(k, t < k->base ? k->base : t, n); }
 
 /* ---- configuration ---------------------------------------------------------------------------------- */
 
@@ -409,7 +409,8 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
         uint64_t addr = (uint64_t)v << (8 * b);
         dram_addr a;
         dram_addrmap_decode(m->map, addr, &a);
-        m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), a.row, (uint16_t)a.bank, (uint16_t)a.channel};
+        m->byte_route[b][v] = (memiv_byte_route){
+            index_addr(m, addr), (uint64_t)a.row | (uint64_t)(uint16_t)a.bank << 32 | (uint64_t)(uint16_t)a.channel << 48};
       }
     m->route_linear = true;
   }
@@ -481,22 +482,28 @@ static uint32_t hops(const memiv *m, uint32_t a, uint32_t b) {
   return (uint32_t)(abs(ax - bx) + abs(ay - by));
 }
 
+/* A packet between two nodes entering at icnt cycle t on the perfect or fixed-latency network. */
+static uint64_t traverse_fixed(const memiv *m, uint32_t src, uint32_t dst, uint64_t t) {
+  if (m->cfg.topology == MEMIV_ICNT_PERFECT) return t;
+  return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
+}
+
 /* A packet of `flits` from port `in` (node src) to port `out` (node dst) entering at icnt cycle t:
  * the icnt cycle it has fully arrived (models/icnt's AT rules). */
-static uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src, uint32_t dst, uint32_t flits,
-                         uint64_t t) {
-  switch (m->cfg.topology) {
-    case MEMIV_ICNT_PERFECT: return t;
-    case MEMIV_ICNT_FIXED: return t + m->cfg.icnt_latency + (uint64_t)m->cfg.icnt_hop_latency * hops(m, src, dst);
-    case MEMIV_ICNT_XBAR:
-    default: { /* the first cycles both ports are free for the whole packet */
-      if (t < in->base || t < out->base) ++*m->c[C_LATE];
-      uint64_t g = memiv_cal_find_both(in, out, max64(t, max64(in->base, out->base)), flits);
-      memiv_cal_book(in, g, flits);
-      memiv_cal_book(out, g, flits);
-      return g + m->cfg.icnt_latency + flits - 1;
-    }
+__attribute__((always_inline)) static inline uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src,
+                                                               uint32_t dst, uint32_t flits, uint64_t t) {
+  if (m->cfg.topology == MEMIV_ICNT_PERFECT || m->cfg.topology == MEMIV_ICNT_FIXED)
+    return traverse_fixed(m, src, dst, t);
+  /* the crossbar: the first cycles both ports are free for the whole packet */
+  uint64_t lo = max64(in->base, out->base);
+  if (t < lo) {
+    ++*m->c[C_LATE];
+    t = lo;
   }
+  uint64_t g = memiv_cal_find_both(in, out, t, flits);
+  memiv_cal_book(in, g, flits);
+  memiv_cal_book(out, g, flits);
+  return g + m->cfg.icnt_latency + flits - 1;
 }
 
 /* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
@@ -587,18 +594,17 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   uint32_t raw_bank, row, channel;
   if (m->route_linear) {
-    memiv_byte_route r = {0, 0, 0, 0};
-    for (uint64_t a = line, b = 0; a; a >>= 8, b++) {
-      const memiv_byte_route *e = &m->byte_route[b][a & 0xffu];
-      r.index ^= e->index;
-      r.row ^= e->row;
-      r.bank ^= e->bank;
-      r.channel ^= e->channel;
-    }
-    w->index = r.index;
-    raw_bank = r.bank;
-    row = r.row;
-    channel = r.channel;
+    /* every byte, unrolled (a byte that is zero adds a zero entry) */
+    const memiv_byte_route *e0 = &m->byte_route[0][line & 0xffu], *e1 = &m->byte_route[1][(line >> 8) & 0xffu],
+                           *e2 = &m->byte_route[2][(line >> 16) & 0xffu], *e3 = &m->byte_route[3][(line >> 24) & 0xffu],
+                           *e4 = &m->byte_route[4][(line >> 32) & 0xffu], *e5 = &m->byte_route[5][(line >> 40) & 0xffu],
+                           *e6 = &m->byte_route[6][(line >> 48) & 0xffu], *e7 = &m->byte_route[7][line >> 56];
+    uint64_t index = e0->index ^ e1->index ^ e2->index ^ e3->index ^ e4->index ^ e5->index ^ e6->index ^ e7->index;
+    uint64_t rbc = e0->rbc ^ e1->rbc ^ e2->rbc ^ e3->rbc ^ e4->rbc ^ e5->rbc ^ e6->rbc ^ e7->rbc;
+    w->index = index;
+    row = (uint32_t)rbc;
+    raw_bank = (uint16_t)(rbc >> 32);
+    channel = (uint16_t)(rbc >> 48);
   } else {
     dram_addr a;
     dram_addrmap_decode(m->map, line, &a);
@@ -656,9 +662,8 @@ static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
 static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uint8_t kind, bool is_write,
                             uint8_t n_ops, bool sysmem, uint64_t t) {
   const memiv_config *c = &m->cfg;
-  const memiv_where here = *w; /* the memo entry may be reused by a write-back's decode */
-  const uint32_t si = here.slice;
-  const uint64_t line = here.line;
+  const uint32_t si = w->slice;
+  const uint64_t line = w->line;
   memiv_slice *s = &m->slice[si];
   uint32_t bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
   uint64_t first = line + (uint64_t)__builtin_ctz(sectors) * MEM_SECTOR_BYTES;
@@ -674,13 +679,13 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   if (sysmem) { /* around the L2, through the partition's DRAM-side queue, to the hub and back */
     memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_SYSMEM];
-    return to_host(m, &here, bytes, dram_at);
+    return to_host(m, w, bytes, dram_at);
   }
   if (c->l2_ideal) return A + 1;
   if (!m->has_l2 || (c->l2_texture_only && kind != MEM_ACC_TEXTURE_R)) { /* around the L2 */
     memiv_cal_book(&s->data, A, 1);
     ++*m->c[C_BYPASSED];
-    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, w, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
 
   mem_req *req = &m->scratch;
@@ -698,20 +703,22 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   memiv_cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
   if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
     ++*m->c[C_WRITEBACKS];
-    to_dram(m, locate(m, r.wb_line), (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
+    memiv_where victim; /* decoded aside: the memo entry `w` stays this request's */
+    decode(m, r.wb_line, &victim);
+    to_dram(m, &victim, (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
   }
   uint64_t filled = 0;
   if (r.fetch) {
     const cache_spec *sp = cache_get_spec(s->l2);
     uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
     uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
-    uint64_t back = to_dram(m, &here, fbytes, false, dram_at);
+    uint64_t back = to_dram(m, w, fbytes, false, dram_at);
     filled = take(m, &s->fill, back, port_cycles(s, fbytes));
     cache_timed_fill(s->l2, r.line, r.fetch, filled);
   }
   if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
     ++*m->c[C_BYPASSED];
-    return to_dram(m, &here, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
+    return to_dram(m, w, bytes, is_write && kind != MEM_ACC_ATOMIC, dram_at) + 1;
   }
   uint64_t pending = r.status == CACHE_MISS ? r.pending_ready : r.status == CACHE_HIT_RESERVED ? r.ready : 0;
   if (r.fetch) {

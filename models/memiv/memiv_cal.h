@@ -29,28 +29,39 @@ typedef struct memiv_cal {
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
 
-/* The window moves so that cycle `last` is in it (the words it leaves are cleared). */
-static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
-  if (last < k->base + MEMIV_CAL_CYCLES) return;
+/* The window moves so that cycle `last` (past its end) is in it (the words it leaves are cleared). */
+__attribute__((noinline)) static void memiv_cal_move(memiv_cal *k, uint64_t last) {
   uint64_t nb = (last - MEMIV_CAL_CYCLES + 64) & ~63ull;
   if (nb >= k->base + MEMIV_CAL_CYCLES) {
     memset(k->bits, 0, sizeof k->bits);
     k->full = 0;
-  } else {
-    for (uint64_t w = k->base / 64; w < nb / 64; w++) {
-      k->bits[w % MEMIV_CAL_WORDS] = 0;
-      k->full &= ~(1ull << (w % MEMIV_CAL_WORDS));
+  } else { /* the words from base's to nb's (fewer than MEMIV_CAL_WORDS), their summary bits at once */
+    const uint32_t first = (uint32_t)((k->base / 64) % MEMIV_CAL_WORDS), n = (uint32_t)(nb / 64 - k->base / 64);
+    if (n <= 8) { /* a few words: stores (a call costs more) */
+      for (uint32_t i = 0; i < n; i++) k->bits[(first + i) % MEMIV_CAL_WORDS] = 0;
+    } else if (first + n <= MEMIV_CAL_WORDS) {
+      memset(&k->bits[first], 0, n * sizeof k->bits[0]);
+    } else { /* across the ring's end */
+      memset(&k->bits[first], 0, (MEMIV_CAL_WORDS - first) * sizeof k->bits[0]);
+      memset(k->bits, 0, (first + n - MEMIV_CAL_WORDS) * sizeof k->bits[0]);
     }
+    const uint64_t run = (1ull << n) - 1; /* n < 64 */
+    k->full &= ~(first ? run << first | run >> (64 - first) : run);
   }
   k->base = nb;
+}
+
+/* The window moves so that cycle `last` is in it. */
+__attribute__((always_inline)) static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
+  if (last >= k->base + MEMIV_CAL_CYCLES) memiv_cal_move(k, last);
 }
 
 /* The 64 cycles from t as bits (bit i: cycle t + i taken), those from lim on free. t >= base. */
 static inline uint64_t memiv_cal_window(const memiv_cal *k, uint64_t t, uint64_t lim) {
   if (t >= lim) return 0;
   uint32_t off = (uint32_t)(t % 64), w = (uint32_t)((t / 64) % MEMIV_CAL_WORDS);
-  uint64_t x = k->bits[w] >> off;
-  if (off) x |= k->bits[(w + 1) % MEMIV_CAL_WORDS] << (64 - off);
+  /* the word and the next as one 128-bit value, shifted: no branch on off */
+  uint64_t x = (uint64_t)(((unsigned __int128)k->bits[(w + 1) % MEMIV_CAL_WORDS] << 64 | k->bits[w]) >> off);
   if (lim - t < 64) x &= (1ull << (lim - t)) - 1;
   return x;
 }
@@ -71,7 +82,7 @@ static inline uint64_t memiv_cal_starts(uint64_t x, uint32_t n) {
 }
 
 /* The search below when t is before hi: first t' >= t (t >= base) with [t', t' + n) free. */
-static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((noinline)) static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
   const uint64_t end = k->base + MEMIV_CAL_CYCLES;
   const uint64_t lim = k->hi < end ? k->hi : end; /* every cycle from here on is free */
   if (n <= 64) { /* 64 cycles at a time: a start among the first 65 - n, else on past them */
@@ -136,7 +147,7 @@ static uint64_t memiv_cal_search(const memiv_cal *k, uint64_t t, uint32_t n) {
 static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
 
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free). */
-static inline uint64_t memiv_cal_find(const memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *k, uint64_t t, uint32_t n) {
   if (t >= k->hi) return t; /* in time order: after every booking */
   /* within one word (t < hi <= the window's end, so the word is in the window): free at once? */
   uint32_t off = (uint32_t)(t % 64);
@@ -149,7 +160,7 @@ static inline uint64_t memiv_cal_find(const memiv_cal *k, uint64_t t, uint32_t n
  * `off` later, the data bus. Each port's first free start in turn until they agree, b's first (the
  * busier: the data bus): each step skips only starts that one port refuses, so the first they
  * agree on is the least. */
-static inline uint64_t memiv_cal_find_pair(const memiv_cal *a, uint32_t na, const memiv_cal *b, uint64_t off,
+static inline uint64_t memiv_cal_find_pair(memiv_cal *a, uint32_t na, memiv_cal *b, uint64_t off,
                                            uint32_t nb, uint64_t t) {
   for (;;) {
     uint64_t fb = memiv_cal_find(b, t + off, nb) - off, fa = memiv_cal_find(a, fb, na);
@@ -162,7 +173,7 @@ static inline uint64_t memiv_cal_find_pair(const memiv_cal *a, uint32_t na, cons
  * crossbar holds its input and output ports over the same cycles. The next 64 starts of both at
  * one look, then as memiv_cal_find_pair. (That look does not pay for a column command's ports:
  * there the data bus is the busy one, and its next 64 cycles are mostly full.) */
-static inline uint64_t memiv_cal_find_both(const memiv_cal *a, const memiv_cal *b, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline uint64_t memiv_cal_find_both(memiv_cal *a, memiv_cal *b, uint64_t t, uint32_t n) {
   if (t >= a->hi && t >= b->hi) return t;
   if (n <= 64) {
     uint64_t r = memiv_cal_starts(memiv_cal_window(a, t, memiv_cal_limit(a)) | memiv_cal_window(b, t, memiv_cal_limit(b)), n);
@@ -173,7 +184,7 @@ static inline uint64_t memiv_cal_find_both(const memiv_cal *a, const memiv_cal *
 }
 
 /* Books [t, t + n) (n >= 1) across words (memiv_cal_book's general case). */
-static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((noinline)) static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
   for (uint64_t c = t, e = t + n; c < e;) {
     uint32_t off = (uint32_t)(c % 64);
     uint64_t span = 64 - off;
@@ -186,7 +197,7 @@ static void memiv_cal_book_words(memiv_cal *k, uint64_t t, uint32_t n) {
 }
 
 /* Books [t, t + n) (n >= 1). */
-static inline void memiv_cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
+__attribute__((always_inline)) static inline void memiv_cal_book(memiv_cal *k, uint64_t t, uint32_t n) {
   memiv_cal_reach(k, t + n - 1);
   if (t + n > k->hi) k->hi = t + n;
   uint32_t off = (uint32_t)(t % 64);

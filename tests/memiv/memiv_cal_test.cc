@@ -42,20 +42,26 @@ uint64_t NextRand(uint64_t *x) {
 
 // Random bookings out of time order (up to a window behind the latest), of 1 to 200 cycles, on a
 // port that is sometimes saturated (backlogs of whole words) and sometimes sparse.
-void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread) {
+// With `fixed`, bookings are max_len cycles long, a few one shorter (a data bus's column commands of
+// whole lines and some sectors), and some answers are not booked.
+// With `leaps`, time now and then leaps 600 to 3 600 cycles ahead (the window moves by many words
+// at once, across the ring's end).
+void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false, bool leaps = false) {
   memiv_cal k;
   memset(&k, 0, sizeof k);
   Booked booked;
   uint64_t x = seed, clock = 0;
   for (int i = 0; i < 20000; i++) {
     clock += NextRand(&x) % 3;
+    if (leaps && NextRand(&x) % 64 == 0) clock += 600 + NextRand(&x) % 3000;
     uint64_t back = NextRand(&x) % spread;
     uint64_t t = clock > back ? clock - back : 0;
     if (t < k.base) t = k.base;
-    uint32_t n = 1 + (uint32_t)(NextRand(&x) % max_len);
+    uint32_t n = fixed ? max_len - (max_len > 1 && NextRand(&x) % 4 == 0) : 1 + (uint32_t)(NextRand(&x) % max_len);
     uint64_t want = ReferenceFind(booked, k.base, t, n);
     uint64_t got = memiv_cal_find(&k, t, n);
     ASSERT_EQ(got, want) << "booking " << i << " at " << t << " for " << n << " cycles, window from " << k.base;
+    if (fixed && NextRand(&x) % 4 == 0) continue;  // asked, not booked (a column command its bank group refused)
     memiv_cal_book(&k, got, n);
     for (uint64_t c = got; c < got + n; c++) booked.insert(c);
   }
@@ -66,6 +72,18 @@ void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread) {
 TEST(MemivCal, WordSearchEqualsTheCycleByCycleDefinitionOnShortBookings) {
   RunAgainstReference(1, 4, 3000);
   RunAgainstReference(2, 2, 200);
+}
+
+TEST(MemivCal, BookingsOfOneLengthSomeNotBookedEqualTheDefinition) {
+  RunAgainstReference(8, 4, 400, true);
+  RunAgainstReference(9, 16, 1500, true);
+  RunAgainstReference(10, 1, 300, true);
+  RunAgainstReference(11, 90, 3000, true);
+}
+
+TEST(MemivCal, WindowLeapingManyWordsAtOnceKeepsTheSearchEqualToTheDefinition) {
+  RunAgainstReference(12, 8, 400, false, true);
+  RunAgainstReference(13, 4, 300, true, true);
 }
 
 TEST(MemivCal, WordSearchEqualsTheCycleByCycleDefinitionAcrossWordsAndBacklogs) {
@@ -137,4 +155,18 @@ TEST(MemivCal, BookingsInTimeOrderTakeTheCycleTheyWant) {
   memiv_cal_book(&k, 60, 10);                 // 60..69 crosses a word
   EXPECT_EQ(memiv_cal_find(&k, 50, 12), 70u); // 50..61 overlaps, 15..: starts >= 50
   EXPECT_EQ(memiv_cal_find(&k, 50, 10), 50u); // 50..59 free
+}
+
+// Among holes of 3 cycles a search for 4 goes on to the backlog's end, one for 3 finds the holes.
+TEST(MemivCal, ShorterAndLongerSearchesAmongShortHolesEqualTheDefinition) {
+  memiv_cal k;
+  memset(&k, 0, sizeof k);
+  for (uint64_t c = 100; c < 300; c += 8) memiv_cal_book(&k, c, 5);  // 5 booked, 3 free, ... to 300
+  memiv_cal_book(&k, 300, 20);                                         // 300..319
+  EXPECT_EQ(memiv_cal_find(&k, 101, 4), 320u);  // no hole of 4 from 101
+  EXPECT_EQ(memiv_cal_find(&k, 150, 3), 153u);  // 3-cycle holes at 105, 113, ..., 153, ...
+  EXPECT_EQ(memiv_cal_find(&k, 150, 5), 320u);
+  memiv_cal_book(&k, 325, 4);                   // 320..324 free, 325..328 booked
+  EXPECT_EQ(memiv_cal_find(&k, 200, 4), 320u);
+  EXPECT_EQ(memiv_cal_find(&k, 200, 6), 329u);
 }
