@@ -66,8 +66,12 @@ int main(int argc, char **argv) {
   saxpy_zerocopy<<<blocks, threads>>>(mx, my, mout, a, n);
   CHECK_LAUNCH();  // the host reads the result in place: no copy
 
-  // malloc'ed memory, registered and mapped.
-  int *reg = static_cast<int *>(std::malloc(n * sizeof(int)));
+  // Host memory of the program's own, registered and mapped: page-aligned, as CUDA advises for
+  // cudaHostRegister, so the kernel touches the same lines whatever else the heap holds (a plain
+  // malloc'ed buffer's offset in its page follows every earlier allocation of the process, the
+  // runtime's and the simulator's included; tests/cudart covers unaligned registration).
+  const size_t reg_bytes = (n * sizeof(int) + 4095) / 4096 * 4096;
+  int *reg = static_cast<int *>(std::aligned_alloc(4096, reg_bytes));
   for (int i = 0; i < n; ++i) reg[i] = 3;
   CHECK_CUDA(cudaHostRegister(reg, n * sizeof(int), cudaHostRegisterMapped));
   int *mreg;
