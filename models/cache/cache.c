@@ -219,12 +219,7 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
   } else {
     l->older = l->newer = -1;
   }
-  l->tag = line;
-  l->alloc_stamp = l->last_use = ++c->stamp;
-  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
-  l->mshr = -1;
-  l->allocated = 1;
-  l->valid = l->written = l->dirty = 0;
+  cache_line_take(c, l, line);
 }
 
 static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint64_t bytes[2],

@@ -225,6 +225,17 @@ static inline void cache_map_insert(cache *c, uint64_t line, int32_t li) {
 }
 
 /* The set's replacement order (with the map): unlink line li / append it as the newest. */
+/* The fields of a line that has just taken `line`: allocated, nothing valid, written or dirty yet
+ * (cache_install and the timed path's fill of a free way). */
+static inline void cache_line_take(cache *c, cache_line *l, uint64_t line) {
+  l->tag = line;
+  l->alloc_stamp = l->last_use = ++c->stamp;
+  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
+  l->mshr = -1;
+  l->allocated = 1;
+  l->valid = l->written = l->dirty = 0;
+}
+
 static inline void cache_order_unlink(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];

@@ -104,12 +104,7 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   bits[w] |= 1ull << (way % 64);
   cache_map_insert(c, line, li);
   cache_line *l = &c->lines[li];
-  l->tag = line;
-  l->alloc_stamp = l->last_use = ++c->stamp;
-  l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
-  l->mshr = -1;
-  l->allocated = 1;
-  l->valid = l->written = l->dirty = 0;
+  cache_line_take(c, l, line);
   c->memo_li = li;
   return li;
 }

@@ -437,20 +437,22 @@ static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t si
 }
 
 /* The 16 addresses of a half-warp from its first (h) and pattern: one word, or consecutive words. */
-static inline void rec_shared_half(uint64_t *addr, uint32_t h, bool contig) {
-  fx_v2u64 v = {h, contig ? (uint64_t)h + 4u : h}, step = {contig ? 8u : 0u, contig ? 8u : 0u};
+static inline void rec_half(uint64_t *addr, uint64_t h, bool contig) {
+  uint64_t e = contig ? 4 : 0;
+  fx_v2u64 v = {h, h + e}, step = {2 * e, 2 * e};
   for (unsigned j = 0; j < 8; j++, v += step) memcpy(addr + 2 * j, &v, sizeof v);
 }
 
-/* Step record of a full-warp shared access whose halves shared_halves_ok classified. */
-static inline void rec_shared_full(func_step *rec, bool load, uint32_t h0, uint32_t h1, uint32_t kinds) {
+/* Step record of a full-warp 4-byte access (shared or global) whose halves shared_halves_ok or
+ * global_halves_ok classified: what the lane-by-lane paths record for the same addresses. */
+static inline void rec_full(func_step *rec, bool load, uint8_t space, uint64_t h0, uint64_t h1, uint32_t kinds) {
   rec->is_load = load;
   rec->is_store = !load;
   rec->mem_mask = FX_FULL;
   rec->access_bytes = 4;
-  rec->space = PTX_SPACE_SHARED;
-  rec_shared_half(rec->addr, h0, kinds & 1u);
-  rec_shared_half(rec->addr + 16, h1, kinds & 2u);
+  rec->space = space;
+  rec_half(rec->addr, h0, kinds & 1u);
+  rec_half(rec->addr + 16, h1, kinds & 2u);
   rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
                                (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
 }
@@ -474,7 +476,7 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_shared_full(w->rec, true, h0, h1, kinds);
+      if (w->rec) rec_full(w->rec, true, PTX_SPACE_SHARED, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
       if (kinds & 1u) {
@@ -521,7 +523,7 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_shared_full(w->rec, false, h0, h1, kinds);
+      if (w->rec) rec_full(w->rec, false, PTX_SPACE_SHARED, h0, h1, kinds);
       uint8_t *s = w->cta->smem;
       const uint32_t *v = FX_R32(w, in->o[2]);
       /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
@@ -718,26 +720,6 @@ static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t el
   return true;
 }
 
-/* The 16 addresses of a half-warp of 64-bit addresses from its first (h): one, or consecutive
- * elements of elem bytes. */
-static inline void rec_global_half(uint64_t *addr, uint64_t h, bool contig, uint32_t elem) {
-  uint64_t e = contig ? elem : 0;
-  fx_v2u64 v = {h, h + e}, step = {2 * e, 2 * e};
-  for (unsigned j = 0; j < 8; j++, v += step) memcpy(addr + 2 * j, &v, sizeof v);
-}
-/* Step record of a full-warp global access whose halves global_halves_ok classified: what
- * rec_fast64 records for the same addresses. */
-static inline void rec_global_full(func_step *rec, bool load, uint64_t h0, uint64_t h1, uint32_t kinds) {
-  rec->is_load = load;
-  rec->is_store = !load;
-  rec->mem_mask = FX_FULL;
-  rec->access_bytes = 4;
-  rec->space = PTX_SPACE_GLOBAL;
-  rec_global_half(rec->addr, h0, kinds & 1u, 4);
-  rec_global_half(rec->addr + 16, h1, kinds & 2u, 4);
-  rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
-                               (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
-}
 
 static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t h0, h1;
@@ -750,7 +732,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       ld_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_global_full(w->rec, true, h0, h1, kinds);
+    if (w->rec) rec_full(w->rec, true, PTX_SPACE_GLOBAL, h0, h1, kinds);
     uint32_t *d = FX_R32(w, in->o[0]);
     if (kinds & 1u) {
       memcpy(d, p0, 64);
@@ -781,7 +763,7 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       st_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_global_full(w->rec, false, h0, h1, kinds);
+    if (w->rec) rec_full(w->rec, false, PTX_SPACE_GLOBAL, h0, h1, kinds);
     const uint32_t *v = FX_R32(w, in->o[2]);
     /* lane order: a uniform half leaves its last lane's value, the upper half lands last */
     if (kinds & 1u) memcpy(p0, v, 64);
