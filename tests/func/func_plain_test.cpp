@@ -76,51 +76,8 @@ struct Driver {
 
   simtvp_status run(func_launch *l, simtvp_diag *diag) {
     executed = 0;  // per launch, as the counts; the trace runs on over the device's launches
-    func_launch_params lp;
-    func_launch_get_params(l, &lp);
-    const uint32_t *g = lp.grid;
-    const uint64_t n_ctas = (uint64_t)g[0] * g[1] * g[2];
-    // Clusters start whole: with clusters every CTA is resident at once, else batches of 16.
-    const uint64_t batch = func_launch_cluster_size(l) > 1 ? n_ctas : 16;
-    simtvp_status st = SIMTVP_OK;
-    for (uint64_t first = 0; first < n_ctas && st == SIMTVP_OK; first += batch) {
-      std::vector<func_cta *> ctas;
-      for (uint64_t i = first; i < first + batch && i < n_ctas; i++) {
-        uint32_t id[3] = {(uint32_t)(i % g[0]), (uint32_t)(i / g[0] % g[1]), (uint32_t)(i / ((uint64_t)g[0] * g[1]))};
-        func_cta *c = nullptr;
-        st = func_cta_start(l, id, (uint32_t)(i % 4), 0, &c, diag);
-        if (st != SIMTVP_OK) break;
-        ctas.push_back(c);
-      }
-      bool live = st == SIMTVP_OK;
-      while (live) {
-        live = false;
-        bool progress = false;
-        for (size_t ci = 0; ci < ctas.size() && st == SIMTVP_OK; ci++) {
-          func_cta *c = ctas[ci];
-          if (func_cta_done(c)) continue;
-          live = true;
-          for (uint32_t wi = 0; wi < func_cta_warp_count(c); wi++) {
-            func_warp *w = func_cta_warp(c, wi);
-            if (func_warp_get_state(w) == FUNC_WARP_BARRIER && func_cta_release_barrier(c, func_warp_barrier(w)))
-              progress = true;
-            if (func_warp_get_state(w) != FUNC_WARP_READY) continue;
-            progress = true;
-            if (!slice(l, first + ci, w, wi, diag)) {
-              st = func_launch_fault(l, diag);
-              if (st == SIMTVP_OK) st = SIMTVP_ERR_STATE;
-              break;
-            }
-          }
-        }
-        if (st != SIMTVP_OK) break;
-        if (live && !progress) {
-          st = simtvp_diag_set(diag, SIMTVP_ERR_DEADLOCK, "the test driver found no warp to run");
-          break;
-        }
-      }
-      for (func_cta *c : ctas) func_cta_finish(c);
-    }
+    simtvp_status st = run_launch_in_slices(
+        l, [&](uint64_t cta, func_cta *, func_warp *w, uint32_t wi, simtvp_diag *d) { return slice(l, cta, w, wi, d); }, diag);
     uint32_t n = 0;
     func_pc_count *pc = func_launch_pc_counts(l, &n);
     pc_counts.assign(pc, pc + n);
