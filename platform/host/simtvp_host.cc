@@ -206,17 +206,14 @@ bool reserve_range(uint64_t lo, uint64_t hi) {
   return true;
 }
 
-__attribute__((constructor)) void reserve_generic_windows() {
-  if (reserve_range(FUNC_WINDOW_LO, FUNC_WINDOW_HI)) {
-    g_windows_reserved = true;
-    return;
-  }
-  /* occupied: reserve the gaps between what /proc/self/maps shows inside the windows (no heap
-   * use here: the program's allocator may not be ready) */
+/* Reads /proc/self/maps and notes the free gaps inside the windows (at most max_gaps; no heap use
+ * here: the program's allocator may not be ready): the number noted. Nothing is mapped while the
+ * file is read, since a new mapping can shift the kernel's place in it and hide a line. */
+size_t find_window_gaps(uint64_t (*gaps)[2], size_t max_gaps) {
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return 0;
   char buf[4096], line[512];
-  size_t n_line = 0;
+  size_t n_line = 0, n_gaps = 0;
   uint64_t cursor = FUNC_WINDOW_LO;
   ssize_t got;
   while ((got = read(fd, buf, sizeof buf)) > 0) {
@@ -229,17 +226,43 @@ __attribute__((constructor)) void reserve_generic_windows() {
       n_line = 0;
       unsigned long long lo = 0, hi = 0;
       if (std::sscanf(line, "%llx-%llx", &lo, &hi) != 2 || hi <= FUNC_WINDOW_LO || lo >= FUNC_WINDOW_HI) continue;
-      if (!g_windows_occupant[0]) { /* kept short: the range and permissions, then the name */
+      if (!g_windows_occupant[0]) { /* (the first pass: none of ours is there yet) */
+        /* kept short: the range and permissions, then the name */
         size_t keep = std::min(n_keep(line), sizeof g_windows_occupant - 1);
         std::memcpy(g_windows_occupant, line, keep);
         g_windows_occupant[keep] = 0;
       }
-      if (lo > cursor) reserve_range(cursor, lo);
+      if (lo > cursor && n_gaps < max_gaps) {
+        gaps[n_gaps][0] = cursor;
+        gaps[n_gaps++][1] = lo;
+      }
       if (hi > cursor) cursor = hi;
     }
   }
   close(fd);
-  if (cursor < FUNC_WINDOW_HI) reserve_range(cursor, FUNC_WINDOW_HI);
+  if (cursor < FUNC_WINDOW_HI && n_gaps < max_gaps) {
+    gaps[n_gaps][0] = cursor;
+    gaps[n_gaps++][1] = FUNC_WINDOW_HI;
+  }
+  return n_gaps;
+}
+
+/* Reserves the free gaps around what sits inside the windows. A pass whose reservations all
+ * succeed has left no gap (another thread may map something meanwhile: then look again). */
+void reserve_window_gaps() {
+  for (int pass = 0; pass < 8; pass++) {
+    uint64_t gaps[64][2];
+    size_t n = find_window_gaps(gaps, 64), reserved = 0;
+    for (size_t i = 0; i < n; i++) reserved += reserve_range(gaps[i][0], gaps[i][1]);
+    if (n < 64 && reserved == n) return;
+  }
+}
+
+__attribute__((constructor)) void reserve_generic_windows() {
+  if (reserve_range(FUNC_WINDOW_LO, FUNC_WINDOW_HI))
+    g_windows_reserved = true;
+  else
+    reserve_window_gaps();
 }
 
 simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, bool check_only = false,
@@ -310,6 +333,9 @@ simtvp_host *open_locked(const simtvp_host_options *options, simtvp_diag *diag, 
     if (!check_only) {
       report_line("open");
       install_fatal_handlers();
+      // What sat inside the windows may have been trimmed since the library loaded (allocators map
+      // large and unmap the misaligned ends): reserve what that freed before kernels run.
+      if (!g_windows_reserved) reserve_window_gaps();
       if (!g_windows_reserved && !settings.quiet)
         std::fprintf(stderr,
                      "simtvp: warning: host memory is mapped inside the GPU's generic-address windows "

@@ -2,7 +2,7 @@
 // before libsimtvp loads (as AddressSanitizer's allocator sometimes does): it maps a page there,
 // then loads libsimtvp.so with dlopen and opens the platform. The platform cannot reserve the whole
 // windows: it must reserve the gaps around the page and say so on stderr; the probe then prints how
-// many reservations (---p mappings) it finds inside the windows (platform_host_tests reads both).
+// many bytes of the windows nothing maps (platform_host_tests reads both: the answer must be 0).
 // Exit 0 when opened, 77 when the page could not be placed first, 1 on any other failure.
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -42,19 +42,34 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "window_taken_probe: %s\n", d.message);
     return 1;
   }
-  unsigned gaps = 0;
+  // What matters is that no later host mapping can land inside the windows: every page of them is
+  // mapped by something (the page above, other mappings already there, the platform's gap
+  // reservations). Count the bytes nothing covers (/proc/self/maps lists mappings in address order).
+  unsigned long long covered_to = FUNC_WINDOW_LO, uncovered = 0;
   if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
     char line[512];
     while (std::fgets(line, sizeof line, maps)) {
       unsigned long long lo = 0, hi = 0;
-      char perms[8] = {};
-      if (std::sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && lo < FUNC_WINDOW_HI && hi > FUNC_WINDOW_LO &&
-          std::string(perms) == "---p")
-        gaps++;
+      if (std::sscanf(line, "%llx-%llx", &lo, &hi) != 2 || hi <= covered_to || lo >= FUNC_WINDOW_HI) continue;
+      if (lo > covered_to) uncovered += lo - covered_to;
+      covered_to = hi < FUNC_WINDOW_HI ? hi : FUNC_WINDOW_HI;
     }
     std::fclose(maps);
+  } else {
+    return 1;
   }
-  std::fprintf(stderr, "window_taken_probe: gaps reserved: %u\n", gaps);
+  if (covered_to < FUNC_WINDOW_HI) uncovered += FUNC_WINDOW_HI - covered_to;
+  std::fprintf(stderr, "window_taken_probe: window bytes left unmapped: %llu\n", uncovered);
+  if (uncovered) /* say what is there, for the test's failure message */
+    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
+      char line[512];
+      while (std::fgets(line, sizeof line, maps)) {
+        unsigned long long lo = 0, hi = 0;
+        if (std::sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi > FUNC_WINDOW_LO && lo < FUNC_WINDOW_HI)
+          std::fprintf(stderr, "  %s", line);
+      }
+      std::fclose(maps);
+    }
   close(h);
   return 0;
 }
