@@ -767,8 +767,9 @@ static const config_option fidelity_options[] = {
           "the same phase): warps issue as in detail, but their global, local, constant and "
           "parameter accesses take the memory-stage occupancy and latency their core measured in "
           "the detail phases and send nothing to the memory system. Interval cores (phases by "
-          "each warp's own timeline): warps run in models/func without timing, at the cycles per "
-          "warp instruction their core measured in the detail phases. Results and instruction "
+          "each warp's own timeline from its kernel's arrival on the core, the first period in "
+          "detail): warps run in models/func without timing, each instruction costing what its "
+          "pc cost in the detail phases. Results and instruction "
           "counts stay exact; cycles are extrapolated; cache and memory statistics count the "
           "detail phases. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; discrete system mode only.",
           NULL, check_at_sample),

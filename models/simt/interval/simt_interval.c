@@ -468,14 +468,12 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
 }
 
 /* The cost of warp w's last detailed instruction (from its issue to the next, at t) joins its pc's
- * and its launch's measurement. */
+ * measurement, and is counted for its launch's. */
 static inline void measure(iv_warp *w, uint64_t t) {
   iv_pc *p = w->last_p;
-  iv_launch_pcs *lp = w->lp;
   p->s_cyc += t - w->last_issue;
   p->s_n++;
-  lp->s_cyc += t - w->last_issue;
-  lp->s_n++;
+  w->lp->s_n++;
 }
 
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
@@ -562,16 +560,11 @@ static uint32_t ff_len(iv_warp *w, uint32_t pc) {
 }
 
 /* Whether warp w may fast-forward: its core measured enough of its launch (§10). */
-static inline bool may_ff(const iv_warp *w, uint64_t ps) {
-  return ps > w->lp->s_origin && w->lp->s_n >= IV_FF_MIN_INSNS;
-}
+static inline bool may_ff(const iv_warp *w) { return w->lp->s_n >= IV_FF_MIN_INSNS; }
 
-/* An instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's next): its
- * pc's mean over the windows, else its launch's. */
-static inline uint64_t ff_cost(const iv_pc *p, uint64_t dflt) {
-  uint64_t q = p->s_n ? p->s_cyc * IV_FF_ONE / p->s_n : dflt;
-  return q ? q : 1;
-}
+/* A measured instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's
+ * next): its pc's mean over the windows (at least a cycle: a warp issues once per cycle). */
+static inline uint64_t ff_cost(const iv_pc *p) { return iv_max(IV_FF_ONE, p->s_cyc * IV_FF_ONE / p->s_n); }
 
 /* A fast-forwarded instruction at t waits on a replayable fault (as step_done): the warp parks
  * until the replay, or its CTA ends when the GPU has no fault buffer. */
@@ -592,15 +585,16 @@ static void ff_fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
  * no register ready times, bins, L1I, memory stage or port. Barriers, exit, faults and replayable
  * faults as in detail. false: it ran nothing (the caller times it in detail). */
 static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
-  const iv_launch_pcs *lp = w->lp;
-  const uint64_t dflt = lp->s_cyc * IV_FF_ONE / lp->s_n, endq = (end + 1) * IV_FF_ONE;
+  const uint64_t endq = (end + 1) * IV_FF_ONE;
   uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
   bool ran = false;
-  w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
   while (tq < endq) {
+    /* the run: from pc on while its lanes stay the same, its pcs are measured and they issue by
+     * `end` */
     uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
-    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n; max++) q += ff_cost(&w->pcs[pc + max], dflt);
+    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n; max++) q += ff_cost(&w->pcs[pc + max]);
     if (!max) return ran; /* an instruction not measured yet: timed in detail */
+    w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
     uint32_t active = func_warp_active(w->fw);
     func_run_end e;
     simtvp_diag dg;
@@ -624,7 +618,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
         set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, ready);
         if (res > w->last_done) w->last_done = res;
       }
-      tq += ff_cost(p, dflt);
+      tq += ff_cost(p);
     }
     if (k->batch) count_ff_issues(c, k, active, done);
     *c->sample.ff_insn += done;
@@ -673,7 +667,7 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
     uint64_t t0 = w->t, ps = t0 - (t0 - o) % P, ws = ps + D / 2, de = ps + D;
     if (t0 >= de) { /* the fast-forward phase, up to the next period */
       uint64_t end = iv_min(limit, ps + P - 1);
-      if (!may_ff(w, ps)) run_body(c, slot, end, k, true, false);
+      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false); /* (the first period: warm-up) */
       else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
         run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true);
     } else if (t0 >= ws) {
@@ -823,7 +817,7 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     u->n_touched = 0;
     u->launch = k->launch;
     u->uid = k->launch_uid;
-    u->s_cyc = u->s_n = 0;
+    u->s_n = 0;
     u->s_origin = IV_NEVER; /* (set by iv_launch_cta: the launch's first CTA here) */
   }
   c->lpcs_of[cta_slot] = t;

@@ -174,7 +174,7 @@ typedef struct iv_launch_pcs {
   iv_pc *pcs;
   uint32_t *touched;
   uint32_t n_touched, cap;
-  uint64_t s_cyc, s_n; /* -at_sample: its pcs' measurements summed (§10) … */
+  uint64_t s_n;        /* -at_sample: its pcs' measurements (§10) … */
   uint64_t s_origin;   /* … and the cycle its periods count from (its first CTA's start here) */
 } iv_launch_pcs;
 
