@@ -6,6 +6,7 @@
 // interval cores: iv_sampled_kernels_test.cpp.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "at_workload_run.h"
@@ -56,6 +57,31 @@ TEST(SimtIntervalSample, OptionAppliesToIntervalCoresWithTheSameChecks) {
         << mode;
     EXPECT_NE(m.find("-system_mode discrete"), std::string::npos) << m;
   }
+}
+
+TEST(SimtIntervalSample, IntervalSampledAssignmentAndFidelityMapNameTheSampling) {
+  // `simtvp compare -f interval-sampled` / `bench_gpu … interval-sampled`: interval cores on the
+  // AT memory blocks with GPU_FIDELITY_IV_SAMPLED; stats.json's info.fidelity says the pair when
+  // an interval core is sampled.
+  const char *w[GPU_FIDELITY_SPEC_WORDS];
+  uint32_t n = 0;
+  char why[512] = "";
+  ASSERT_TRUE(gpu_fidelity_spec_options("interval-sampled", w, &n, why, sizeof why)) << why;
+  std::string words;
+  for (uint32_t i = 0; i < n; i++) words += (i ? " " : "") + std::string(w[i]);
+  EXPECT_EQ(words, "-simt_model interval -icnt_model at -mempart_model at -dram_model at -at_sample " GPU_FIDELITY_IV_SAMPLED);
+  gpu_config cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.derived.n_cores = 2;
+  cfg.mem.n_channels = 1;
+  cfg.fidelity.simt_model = GPU_FIDELITY_INTERVAL;
+  cfg.derived.simt_model_of_core[0] = cfg.derived.simt_model_of_core[1] = GPU_FIDELITY_INTERVAL;
+  cfg.derived.at_sample_detail = 1000;
+  cfg.derived.at_sample_period = 4000;
+  char text[256];
+  gpu_config_fidelity_map(&cfg, text, sizeof text);
+  EXPECT_NE(std::string(text).find("simt=interval"), std::string::npos) << text;
+  EXPECT_NE(std::string(text).find(" at_sample=1000,4000"), std::string::npos) << text;
 }
 
 std::vector<const char *> sampled(const char *pair) { return timing_options("interval", {"-at_sample", pair}); }
