@@ -21,16 +21,21 @@
 
 /* ---- state ---------------------------------------------------------------------------------------- */
 
+/* A row a bank opened: the arrival of the request that opened it (its place in time order), its
+ * ACT, the earliest that ACT could have been whatever that arrival (the row before's PRE readiness
+ * + tRP and ACT + tRC), and its PRE (UINT64_MAX while it is the bank's open row). */
+typedef struct memiv_row_use {
+  uint64_t arrived, act, floor, close;
+  uint32_t row;
+} memiv_row_use;
+
+#define MEMIV_ROW_USES 8u /* rows a bank remembers, in time order (the FR-FCFS window, docs/memiv.md §3) */
+
 typedef struct memiv_bank {
-  uint32_t row;        /* the open row */
-  bool open;
-  bool activated;      /* an ACT was ever issued (tRC counts from it) */
-  bool had_prev;       /* a row was open before this one */
-  uint64_t act;        /* cycle of the open row's ACT */
-  uint64_t arrived;    /* arrival of the request that opened it (its time order) */
-  uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
-  uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
-  uint64_t prev_act, prev_close;
+  uint64_t pre_ready; /* earliest PRE of the open row: ACT + tRAS, after the last read's burst / write's recovery */
+  uint32_t head;      /* use[head]: the open row, the latest to arrive; older ones before it (a ring) */
+  uint32_t n;         /* rows remembered (0: never activated) */
+  memiv_row_use use[MEMIV_ROW_USES];
 } memiv_bank;
 
 typedef struct memiv_channel {
@@ -123,6 +128,7 @@ struct memiv {
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* Core cycle c of a domain at fa kHz is seen by a domain at fb kHz at its first edge strictly after:
  * floor(c × fb / fa) + 1 (the shells' link rule, exact on integers). */
@@ -513,50 +519,86 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   const dram_timing *tm = &m->cfg.timing;
   memiv_channel *ch = &m->channel[ch_i];
   memiv_bank *b = &ch->bank[bank];
+  memiv_row_use *u = b->use;
+  const uint32_t K = MEMIV_ROW_USES, h = b->head;
+#define USE(k) (&u[(h + K - (k)) % K]) /* the k-th latest row to arrive */
   uint64_t col;
-  if (b->activated && t < b->arrived) {
+  bool on_open = false; /* served on the bank's open row (its PRE readiness moves) */
+  if (b->n && t < u[h].arrived) {
     /* Out of time order: the request that opened the bank's row arrived after this one (requests
      * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
-     * this request came first, so it does not wait for that later row: a row hit if it wants the
-     * row open before, which was still open then, else a row miss on a bank with a row open
-     * (PRE at its arrival, its own ACT tRP later; the channel's activate window still applies);
-     * the bank's later state stays as it is. */
-    if (b->had_prev && b->prev_row == row && t >= b->prev_act && t < b->prev_close) {
-      col = max64(t, b->prev_act + tm->tRCD);
+     * this request came first; it never waits for a row of the bank's future. The bank remembers
+     * its last rows in time order; as the controller's FR-FCFS queue serves every queued request
+     * to the open row before it closes that row, this request is:
+     *  - a row hit on a row that arrived before it and was still open when it arrived;
+     *  - else, if the next row to arrive after it is its row, that row's opener: in time order it
+     *    opened the row itself, at the earliest the bank allowed (the row before's PRE readiness
+     *    + tRP and ACT + tRC, its own arrival + tRP), no later than the row's booked ACT; the
+     *    ACT is already counted, the requests that joined the row are its hits, and the row's
+     *    timing stays;
+     *  - else a row miss: PRE at its arrival, its own ACT tRP later (the channel's activate
+     *    window still applies), remembered in its place in time order, open until the next
+     *    row's PRE.
+     * The bank's open row and its later state stay as they are. */
+    uint32_t k = 1; /* USE(k): the latest row that arrived at or before t (k == n: none remembered) */
+    while (k < b->n && USE(k)->arrived > t) k++;
+    const memiv_row_use *hit = NULL;
+    for (uint32_t j = k; j < b->n && !hit; j++)
+      if (USE(j)->row == row && t < USE(j)->close) hit = USE(j);
+    const memiv_row_use *next = USE(k - 1);
+    if (hit) {
+      col = max64(t, hit->act + tm->tRCD);
       ++*ch->row_hits;
-    } else { /* a row was open at its arrival (this bank has been used): PRE, then its ACT */
-      col = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
+    } else if (next->row == row) {
+      uint64_t act = max64(next->floor, k < b->n ? t + tm->tRP : t);
+      col = min64(act, next->act) + tm->tRCD;
+      ++*ch->row_hits;
+      on_open = k == 1;
+    } else {
+      uint64_t act = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1);
+      col = act + tm->tRCD;
       ++*ch->n_pre;
       ++*ch->n_act;
+      if (k < b->n || b->n < K) { /* remembered between USE(k) and next (the oldest forgotten if full) */
+        memiv_row_use own = {t, act, 0, next->act > tm->tRP ? next->act - tm->tRP : 0, row};
+        for (uint32_t j = 0; j < k; j++) u[(h + 1 + K - j) % K] = *USE(j);
+        b->head = (h + 1) % K;
+        u[(b->head + K - k) % K] = own;
+        if (b->n < K) b->n++;
+      }
     }
-  } else if (b->open && b->row == row) { /* row hit: the column command once the row is open */
-    col = max64(t, b->act + tm->tRCD);
+  } else if (b->n && u[h].row == row) { /* row hit: the column command once the row is open */
+    col = max64(t, u[h].act + tm->tRCD);
     ++*ch->row_hits;
-  } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
-    /* the row open before was still open when this arrived: FR-FCFS serves it before the PRE */
-    col = max64(t, b->prev_act + tm->tRCD);
-    ++*ch->row_hits;
-  } else { /* closed or another row open: PRE (if open), ACT, tRCD */
-    uint64_t act = t;
-    if (b->open) {
-      uint64_t pre = max64(t, b->pre_ready);
-      act = pre + tm->tRP;
-      b->had_prev = true;
-      b->prev_row = b->row;
-      b->prev_act = b->act;
-      b->prev_close = pre;
-      ++*ch->n_pre;
+    on_open = true;
+  } else {
+    /* a row open before that was still open when this arrived: FR-FCFS serves it before the PRE */
+    const memiv_row_use *hit = NULL;
+    for (uint32_t j = 1; j < b->n && !hit; j++)
+      if (USE(j)->row == row && t < USE(j)->close) hit = USE(j);
+    if (hit) {
+      col = max64(t, hit->act + tm->tRCD);
+      ++*ch->row_hits;
+    } else { /* closed or another row open: PRE (if open), ACT, tRCD */
+      uint64_t act = t, floor = 0;
+      if (b->n) {
+        uint64_t pre = max64(t, b->pre_ready);
+        act = max64(pre + tm->tRP, u[h].act + tm->tRC);
+        floor = max64(b->pre_ready + tm->tRP, u[h].act + tm->tRC);
+        u[h].close = pre;
+        ++*ch->n_pre;
+      }
+      act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
+      col = act + tm->tRCD;
+      b->head = (h + 1) % K;
+      u[b->head] = (memiv_row_use){t, act, floor, UINT64_MAX, row};
+      if (b->n < K) b->n++;
+      b->pre_ready = act + tm->tRAS;
+      ++*ch->n_act;
+      on_open = true;
     }
-    if (b->activated) act = max64(act, b->act + tm->tRC);
-    act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
-    col = act + tm->tRCD;
-    b->open = b->activated = true;
-    b->row = row;
-    b->act = act;
-    b->arrived = t;
-    b->pre_ready = act + tm->tRAS;
-    ++*ch->n_act;
   }
+#undef USE
   uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
   if (!cols) cols = 1;
   /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
@@ -576,7 +618,8 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
   uint32_t busy = cols * m->burst_cycles;
   /* reads: PRE after the last column command's burst (tRTP); writes: after write recovery */
-  b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
+  if (on_open)
+    b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
   ++*ch->n_req;
   *(write ? ch->n_write : ch->n_rd) += cols;
   *ch->bwutil += busy;
