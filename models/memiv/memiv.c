@@ -21,21 +21,21 @@
 
 /* ---- state ---------------------------------------------------------------------------------------- */
 
-/* A row a bank opened: the arrival of the request that opened it (its place in time order), its
- * ACT, the earliest that ACT could have been whatever that arrival (the row before's PRE readiness
- * + tRP and ACT + tRC), and its PRE (UINT64_MAX while it is the bank's open row). */
-typedef struct memiv_row_use {
-  uint64_t arrived, act, floor, close;
-  uint32_t row;
-} memiv_row_use;
+#define MEMIV_ROW_USES 8u /* rows a bank remembers (the FR-FCFS window in time order, docs/memiv.md §3) */
 
-#define MEMIV_ROW_USES 8u /* rows a bank remembers, in time order (the FR-FCFS window, docs/memiv.md §3) */
-
+/* A bank's open row and the rows it opened before, each with the arrival of the request that
+ * opened it (its place in time order), its ACT, the earliest that ACT could have been whatever
+ * that arrival (the row before's PRE readiness + tRP and its ACT + tRC), and its PRE (UINT64_MAX
+ * for the open row). Kept as columns, in no particular order: a search visits them all; a full
+ * bank forgets its rows in the order it remembered them. */
 typedef struct memiv_bank {
   uint64_t pre_ready; /* earliest PRE of the open row: ACT + tRAS, after the last read's burst / write's recovery */
-  uint32_t head;      /* use[head]: the open row, the latest to arrive; older ones before it (a ring) */
+  uint64_t closes;    /* no remembered row but the open one is open at or after this cycle */
+  uint32_t open;      /* the open row's entry: the latest to arrive */
   uint32_t n;         /* rows remembered (0: never activated) */
-  memiv_row_use use[MEMIV_ROW_USES];
+  uint32_t evict;     /* the entry a row remembered on a full bank replaces (in turn, never the open row) */
+  uint32_t row[MEMIV_ROW_USES];
+  uint64_t arrived[MEMIV_ROW_USES], act[MEMIV_ROW_USES], floor[MEMIV_ROW_USES], close[MEMIV_ROW_USES];
 } memiv_bank;
 
 typedef struct memiv_channel {
@@ -512,6 +512,16 @@ __attribute__((always_inline)) static inline uint64_t traverse(memiv *m, memiv_c
   return g + m->cfg.icnt_latency + flits - 1;
 }
 
+/* The entry a bank remembers a new row in: a free one, else the next in turn that is not the open
+ * row (a full bank forgets its rows in the order it remembered them). */
+static uint32_t remember(memiv_bank *b) {
+  if (b->n < MEMIV_ROW_USES) return b->n++;
+  uint32_t e = b->evict;
+  if (e == b->open) e = (e + 1) % MEMIV_ROW_USES;
+  b->evict = (e + 1) % MEMIV_ROW_USES;
+  return e;
+}
+
 /* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
  * cycle its last data beat is on the bus. */
 static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row, uint32_t bytes, bool write,
@@ -519,86 +529,96 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   const dram_timing *tm = &m->cfg.timing;
   memiv_channel *ch = &m->channel[ch_i];
   memiv_bank *b = &ch->bank[bank];
-  memiv_row_use *u = b->use;
-  const uint32_t K = MEMIV_ROW_USES, h = b->head;
-#define USE(k) (&u[(h + K - (k)) % K]) /* the k-th latest row to arrive */
+  const uint32_t o = b->open;
   uint64_t col;
   bool on_open = false; /* served on the bank's open row (its PRE readiness moves) */
-  if (b->n && t < u[h].arrived) {
+  uint32_t hit = MEMIV_ROW_USES;
+  if (b->n && t >= b->arrived[o]) { /* in time order after the open row's opener */
+    if (b->row[o] == row) { /* row hit: the column command once the row is open */
+      col = max64(t, b->act[o] + tm->tRCD);
+      ++*ch->row_hits;
+      on_open = true;
+      goto column;
+    }
+    if (t < b->closes) /* a row remembered may still be open: the latest to arrive of its row */
+      for (uint32_t i = 0; i < b->n; i++)
+        if (b->row[i] == row && t < b->close[i] && (hit == MEMIV_ROW_USES || b->arrived[i] >= b->arrived[hit])) hit = i;
+  } else if (b->n) {
     /* Out of time order: the request that opened the bank's row arrived after this one (requests
      * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
-     * this request came first; it never waits for a row of the bank's future. The bank remembers
-     * its last rows in time order; as the controller's FR-FCFS queue serves every queued request
-     * to the open row before it closes that row, this request is:
-     *  - a row hit on a row that arrived before it and was still open when it arrived;
-     *  - else, if the next row to arrive after it is its row, that row's opener: in time order it
-     *    opened the row itself, at the earliest the bank allowed (the row before's PRE readiness
-     *    + tRP and ACT + tRC, its own arrival + tRP), no later than the row's booked ACT; the
-     *    ACT is already counted, the requests that joined the row are its hits, and the row's
-     *    timing stays;
-     *  - else a row miss: PRE at its arrival, its own ACT tRP later (the channel's activate
-     *    window still applies), remembered in its place in time order, open until the next
-     *    row's PRE.
-     * The bank's open row and its later state stay as they are. */
-    uint32_t k = 1; /* USE(k): the latest row that arrived at or before t (k == n: none remembered) */
-    while (k < b->n && USE(k)->arrived > t) k++;
-    const memiv_row_use *hit = NULL;
-    for (uint32_t j = k; j < b->n && !hit; j++)
-      if (USE(j)->row == row && t < USE(j)->close) hit = USE(j);
-    const memiv_row_use *next = USE(k - 1);
-    if (hit) {
-      col = max64(t, hit->act + tm->tRCD);
-      ++*ch->row_hits;
-    } else if (next->row == row) {
-      uint64_t act = max64(next->floor, k < b->n ? t + tm->tRP : t);
-      col = min64(act, next->act) + tm->tRCD;
-      ++*ch->row_hits;
-      on_open = k == 1;
-    } else {
-      uint64_t act = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1);
-      col = act + tm->tRCD;
-      ++*ch->n_pre;
-      ++*ch->n_act;
-      if (k < b->n || b->n < K) { /* remembered between USE(k) and next (the oldest forgotten if full) */
-        memiv_row_use own = {t, act, 0, next->act > tm->tRP ? next->act - tm->tRP : 0, row};
-        for (uint32_t j = 0; j < k; j++) u[(h + 1 + K - j) % K] = *USE(j);
-        b->head = (h + 1) % K;
-        u[(b->head + K - k) % K] = own;
-        if (b->n < K) b->n++;
+     * this request came first; it never waits for a row of the bank's future. One look at the
+     * remembered rows: the latest to arrive at or before t that was still open at t (its PRE
+     * after t) and is its row, FR-FCFS's row hit; the first to arrive after t; whether any
+     * arrived at or before t. If that next row is its row, it was that row's opener: its ACT at
+     * the earliest the bank allowed (the row before's PRE readiness + tRP and ACT + tRC, its own
+     * arrival + tRP when a row was open), no later than the row's booked ACT; the ACT is already
+     * counted and the requests that joined the row are its hits, the row's timing stays. Else a
+     * row miss: PRE at its arrival, its own ACT tRP later (the channel's activate window still
+     * applies), remembered in its place in time order, open until the next row's PRE. The bank's
+     * open row and its later state stay as they are. */
+    uint32_t next = o;
+    bool before = false;
+    for (uint32_t i = 0; i < b->n; i++) {
+      uint64_t a = b->arrived[i];
+      if (a <= t) {
+        before = true;
+        if (b->row[i] == row && t < b->close[i] && (hit == MEMIV_ROW_USES || a >= b->arrived[hit])) hit = i;
+      } else if (a < b->arrived[next]) {
+        next = i;
       }
     }
-  } else if (b->n && u[h].row == row) { /* row hit: the column command once the row is open */
-    col = max64(t, u[h].act + tm->tRCD);
-    ++*ch->row_hits;
-    on_open = true;
-  } else {
-    /* a row open before that was still open when this arrived: FR-FCFS serves it before the PRE */
-    const memiv_row_use *hit = NULL;
-    for (uint32_t j = 1; j < b->n && !hit; j++)
-      if (USE(j)->row == row && t < USE(j)->close) hit = USE(j);
-    if (hit) {
-      col = max64(t, hit->act + tm->tRCD);
-      ++*ch->row_hits;
-    } else { /* closed or another row open: PRE (if open), ACT, tRCD */
-      uint64_t act = t, floor = 0;
-      if (b->n) {
-        uint64_t pre = max64(t, b->pre_ready);
-        act = max64(pre + tm->tRP, u[h].act + tm->tRC);
-        floor = max64(b->pre_ready + tm->tRP, u[h].act + tm->tRC);
-        u[h].close = pre;
+    if (hit == MEMIV_ROW_USES) {
+      if (b->row[next] == row) {
+        uint64_t act = max64(b->floor[next], before ? t + tm->tRP : t);
+        col = min64(act, b->act[next]) + tm->tRCD;
+        ++*ch->row_hits;
+        on_open = next == o;
+      } else {
+        uint64_t act = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1);
+        col = act + tm->tRCD;
         ++*ch->n_pre;
+        ++*ch->n_act;
+        if (before || b->n < MEMIV_ROW_USES) { /* (older than every row remembered: forgotten) */
+          uint64_t close = b->act[next] > tm->tRP ? b->act[next] - tm->tRP : 0; /* (next may be replaced) */
+          uint32_t e = remember(b);
+          b->row[e] = row;
+          b->arrived[e] = t;
+          b->act[e] = act;
+          b->floor[e] = 0;
+          b->close[e] = close;
+          b->closes = max64(b->closes, close);
+        }
       }
-      act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
-      col = act + tm->tRCD;
-      b->head = (h + 1) % K;
-      u[b->head] = (memiv_row_use){t, act, floor, UINT64_MAX, row};
-      if (b->n < K) b->n++;
-      b->pre_ready = act + tm->tRAS;
-      ++*ch->n_act;
-      on_open = true;
+      goto column;
     }
   }
-#undef USE
+  if (hit < MEMIV_ROW_USES) { /* a row open at its arrival: FR-FCFS serves it before that row's PRE */
+    col = max64(t, b->act[hit] + tm->tRCD);
+    ++*ch->row_hits;
+  } else { /* in order, closed or another row open: PRE (if open), ACT, tRCD */
+    uint64_t act = t, floor = 0;
+    if (b->n) {
+      uint64_t pre = max64(t, b->pre_ready);
+      act = max64(pre + tm->tRP, b->act[o] + tm->tRC);
+      floor = max64(b->pre_ready + tm->tRP, b->act[o] + tm->tRC);
+      b->close[o] = pre;
+      b->closes = max64(b->closes, pre);
+      ++*ch->n_pre;
+    }
+    act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
+    col = act + tm->tRCD;
+    uint32_t e = remember(b);
+    b->row[e] = row;
+    b->arrived[e] = t;
+    b->act[e] = act;
+    b->floor[e] = floor;
+    b->close[e] = UINT64_MAX;
+    b->open = e;
+    b->pre_ready = act + tm->tRAS;
+    ++*ch->n_act;
+    on_open = true;
+  }
+column:;
   uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
   if (!cols) cols = 1;
   /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
