@@ -357,6 +357,26 @@ TEST(Memiv, RowOpenedOutOfOrderServesLaterArrivalsAsRowHitsUntilTheNextRowsPrech
   EXPECT_EQ(s.Stat("DRAM[0].n_act"), 4u);
 }
 
+// A bank remembers its last 8 rows (docs/memiv.md §3). SM 0 opens rows 0-8 of bank 0 one after
+// another, 200 cycles apart (row 0 on the closed bank at+67, the others row conflicts at+75; row 8
+// at 1700 replaces row 0, the first remembered). SM 1's second line of row 0 at 150 (DRAM 187)
+// arrived while row 0 was open (ACT 137, PRE at 337 for row 1), but row 0 is forgotten: older
+// than every row remembered, a row miss of its own (PRE 187, ACT 195, column 205, core 225, where
+// a hit would be at+57 = 207), not remembered. SM 2's row 10 at 1550 (DRAM 1587) arrived after row 7's opener and before row 8's:
+// its own row (PRE 1587, ACT 1595, column 1605, core 1625), remembered in place of row 1, never
+// of the open row 8, so SM 3's second line of row 8 at 1800 is its row hit (core at+57 = 1857).
+TEST(Memiv, FullBankForgetsRowsInTheOrderItRememberedThemNeverTheOpenOne) {
+  Small s;
+  s.Create();
+  for (uint64_t r = 0; r < 9; r++)
+    EXPECT_EQ(s.Access(0, 0x2000 * r, 0x1, kRead, false, 100 + 200 * r), 100 + 200 * r + (r ? 75u : 67u)) << r;
+  EXPECT_EQ(s.Access(1, 0x80, 0x1, kRead, false, 150), 225u);
+  EXPECT_EQ(s.Access(2, 0x2000 * 10, 0x1, kRead, false, 1550), 1625u);
+  EXPECT_EQ(s.Access(3, 0x2000 * 8 + 0x80, 0x1, kRead, false, 1800), 1857u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 11u);
+  EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 1u);
+}
+
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   Small s;
   s.Create();
