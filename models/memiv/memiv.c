@@ -553,20 +553,20 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
      * the earliest the bank allowed (the row before's PRE readiness + tRP and ACT + tRC, its own
      * arrival + tRP when a row was open), no later than the row's booked ACT; the ACT is already
      * counted and the requests that joined the row are its hits, the row's timing stays. Else a
-     * row miss: PRE at its arrival, its own ACT tRP later (the channel's activate window still
-     * applies), remembered in its place in time order, open until the next row's PRE. The bank's
+     * row miss: PRE at its arrival (once the row before it in time order has been open tRAS), its
+     * own ACT tRP later and tRC after that row's (the channel's activate window still applies), remembered in its place in time order, open until the next row's PRE. The bank's
      * open row and its later state stay as they are. */
-    uint32_t next = o;
-    bool before = false;
+    uint32_t next = o, prev = MEMIV_ROW_USES;
     for (uint32_t i = 0; i < b->n; i++) {
       uint64_t a = b->arrived[i];
       if (a <= t) {
-        before = true;
+        if (prev == MEMIV_ROW_USES || a >= b->arrived[prev]) prev = i;
         if (b->row[i] == row && t < b->close[i] && (hit == MEMIV_ROW_USES || a >= b->arrived[hit])) hit = i;
       } else if (a < b->arrived[next]) {
         next = i;
       }
     }
+    bool before = prev < MEMIV_ROW_USES;
     if (hit == MEMIV_ROW_USES) {
       if (b->row[next] == row) {
         uint64_t act = max64(b->floor[next], before ? t + tm->tRP : t);
@@ -574,7 +574,15 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
         ++*ch->row_hits;
         on_open = next == o;
       } else {
-        uint64_t act = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1);
+        /* the row before it in time order: closed at its arrival, or precharged then once tRAS
+         * after its ACT has passed; its own ACT also tRC after that row's */
+        uint64_t act = t + tm->tRP;
+        if (before) {
+          uint64_t p_act = b->act[prev];
+          act = t >= b->close[prev] ? max64(t, b->close[prev] + tm->tRP) : max64(t, p_act + tm->tRAS) + tm->tRP;
+          act = max64(act, p_act + tm->tRC);
+        }
+        act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1);
         col = act + tm->tRCD;
         ++*ch->n_pre;
         ++*ch->n_act;
