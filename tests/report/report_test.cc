@@ -4,6 +4,7 @@
 // the report's adaptive samples and its embedded data.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -535,7 +536,7 @@ TEST(ReportJsonText, IntegralDoublesHavePrintfsDigits) {
   std::string want = "[";
   for (double v : values) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, v == static_cast<double>(static_cast<int64_t>(v)) && v > -9e15 && v < 9e15 ? "%.0f" : "%.6g", v);
+    std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 9e15 ? "%.0f" : "%.6g", v);
     want += std::string(want.size() > 1 ? "," : "") + buf;
   }
   want += "]";
