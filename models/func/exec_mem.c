@@ -444,17 +444,31 @@ static inline void rec_half(uint64_t *addr, uint64_t h, bool contig) {
 }
 
 /* Step record of a full-warp 4-byte access (shared or global) whose halves shared_halves_ok or
- * global_halves_ok classified: what the lane-by-lane paths record for the same addresses. */
-static inline void rec_full(func_step *rec, bool load, uint8_t space, uint64_t h0, uint64_t h1, uint32_t kinds) {
+ * global_halves_ok classified: what the lane-by-lane paths record for the same addresses (a lean
+ * record of a shared access, func_warp_step_lean's: the halves' first lanes only). */
+static inline void rec_full(const fx_warp *w, bool load, uint8_t space, uint64_t h0, uint64_t h1, uint32_t kinds) {
+  func_step *rec = w->rec;
   rec->is_load = load;
   rec->is_store = !load;
   rec->mem_mask = FX_FULL;
   rec->access_bytes = 4;
   rec->space = space;
-  rec_half(rec->addr, h0, kinds & 1u);
-  rec_half(rec->addr + 16, h1, kinds & 2u);
+  if (space == PTX_SPACE_SHARED && w->rec_lean) {
+    rec->addr[0] = h0;
+    rec->addr[16] = h1;
+  } else {
+    rec_half(rec->addr, h0, kinds & 1u);
+    rec_half(rec->addr + 16, h1, kinds & 2u);
+  }
   rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
                                (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
+}
+
+void func_step_fill_shared_halves(func_step *rec) {
+  uint8_t h = rec->addr_halves;
+  if (!h || rec->space != PTX_SPACE_SHARED) return;
+  rec_half(rec->addr, rec->addr[0], (h & 3u) == FUNC_HALF_CONTIG);
+  rec_half(rec->addr + 16, rec->addr[16], (h >> 2) == FUNC_HALF_CONTIG);
 }
 
 /* ld_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
@@ -476,7 +490,7 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_full(w->rec, true, PTX_SPACE_SHARED, h0, h1, kinds);
+      if (w->rec) rec_full(w, true, PTX_SPACE_SHARED, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
       if (kinds & 1u) {
@@ -523,7 +537,7 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_full(w->rec, false, PTX_SPACE_SHARED, h0, h1, kinds);
+      if (w->rec) rec_full(w, false, PTX_SPACE_SHARED, h0, h1, kinds);
       uint8_t *s = w->cta->smem;
       const uint32_t *v = FX_R32(w, in->o[2]);
       /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
@@ -732,7 +746,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       ld_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_full(w->rec, true, PTX_SPACE_GLOBAL, h0, h1, kinds);
+    if (w->rec) rec_full(w, true, PTX_SPACE_GLOBAL, h0, h1, kinds);
     uint32_t *d = FX_R32(w, in->o[0]);
     if (kinds & 1u) {
       memcpy(d, p0, 64);
@@ -763,7 +777,7 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       st_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_full(w->rec, false, PTX_SPACE_GLOBAL, h0, h1, kinds);
+    if (w->rec) rec_full(w, false, PTX_SPACE_GLOBAL, h0, h1, kinds);
     const uint32_t *v = FX_R32(w, in->o[2]);
     /* lane order: a uniform half leaves its last lane's value, the upper half lands last */
     if (kinds & 1u) memcpy(p0, v, 64);

@@ -882,6 +882,7 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->exited = 0;
     w->call_depth = 0;
     w->rec = NULL;
+    w->rec_lean = false;
     w->bar_dest = FX_NONE;
     w->cbar_arrived = 0;
     uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
@@ -1525,6 +1526,24 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
     return step_slow(w, rec, diag);
   return rec ? step_rec(w, rec, diag) : step_norec(w, diag);
+}
+
+/* func_warp_step_lean's usual case: step_rec with the lean flag on (the debugger's and the rarer
+ * cases record in full, which is a valid lean record too). */
+static __attribute__((noinline)) simtvp_status step_rec_lean(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  w->rec_lean = true;
+  step_exec(w, rec);
+  w->rec_lean = false;
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+
+simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag) {
+  const func_launch *l = w->l;
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
+    return step_slow(w, rec, diag);
+  return step_rec_lean(w, rec, diag);
 }
 
 /* The facts of a step record func_warp_run reports. */

@@ -211,6 +211,8 @@ struct func_warp {
   struct fx_counts *counts; /* where this warp counts (the launch's, or a worker thread's) */
   devmem_tlb *tlb;          /* translation cache of the host thread running it */
   func_step *rec;          /* step record being filled, or NULL */
+  bool rec_lean;           /* and it is func_warp_step_lean's (addresses of patterned halves:
+                              first lanes only) */
   uint64_t replay_va;      /* FUNC_WARP_FAULT_WAIT: the address whose page is not there */
   uint64_t *replay_pages;  /* and every distinct page of the instruction that faulted replayably
                               (32 slots, allocated at the first such fault) */

@@ -8,6 +8,9 @@
 //   agree; unit tests check barriers, refusals, %clock and func_cta_release_barriers;
 // - full-warp shared and global accesses whose half-warps are one word or consecutive words record
 //   every lane's address (and say so in addr_halves); other patterns record addr_halves 0;
+//   func_warp_step_lean's records of such shared accesses hold lanes 0 and 16, and
+//   func_step_fill_addr completes them to func_warp_step's (unit test, and suite FuncLeanSteps: every
+//   tests/kernels program stepped both ways, every memory record compared);
 // - shifts by a warp-uniform count (32 and more included) give what per-lane shifts give.
 #include <cstring>
 #include <memory>
@@ -24,15 +27,30 @@ namespace {
 
 struct RunDriver {
   bool runs = false;         // true: func_warp_run; false: func_warp_step with records
+  bool lean = false;         // stepping: func_warp_step_lean, then func_step_fill_addr
   uint64_t trace = 1469598103934665603ull;
+  uint64_t mem_trace = 1469598103934665603ull; // stepping: every memory record's facts
   uint64_t executed = 0;     // instructions of the last launch
   uint64_t run_calls = 0;
   std::vector<func_pc_count> pc_counts;
   func_launch_counts counts{};
   uint32_t next_max = 1;
 
-  void fold(uint64_t v) {
-    for (int i = 0; i < 8; i++) trace = (trace ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  static void fold_into(uint64_t &h, uint64_t v) {
+    for (int i = 0; i < 8; i++) h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  }
+  void fold(uint64_t v) { fold_into(trace, v); }
+  void fold_mem(const func_step &r) {
+    if (r.kind != FUNC_STEP_MEM) return;
+    fold_into(mem_trace, (uint64_t)r.pc << 32 ^ (uint64_t)r.space << 24 ^ (uint64_t)r.addr_halves << 16 ^
+                             (uint64_t)r.access_bytes);
+    fold_into(mem_trace, (uint64_t)r.mem_mask << 32 ^ (uint64_t)r.is_load << 2 ^ (uint64_t)r.is_store << 1 ^
+                             (uint64_t)r.is_atomic);
+    for (uint32_t i = 0; i < 32; i++)
+      if (r.mem_mask >> i & 1u) {
+        fold_into(mem_trace, r.addr[i]);
+        if (r.space == PTX_SPACE_GENERIC) fold_into(mem_trace, r.lane_space[i]);
+      }
   }
 
   // One slice of warp w: up to `max` instructions; false when the launch faulted.
@@ -50,7 +68,13 @@ struct RunDriver {
       func_step rec{};
       while (n < max) {
         n++;
-        st = func_warp_step(w, &rec, diag);
+        if (lean) {
+          st = func_warp_step_lean(w, &rec, diag);
+          func_step_fill_addr(&rec);
+        } else {
+          st = func_warp_step(w, &rec, diag);
+        }
+        fold_mem(rec);
         end = {rec.pc, rec.insn, rec.kind, rec.barrier_id, rec.barrier_wait, rec.barrier_complete,
                rec.warp_done, rec.yield};
         if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
@@ -87,8 +111,12 @@ simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) { return stati
 // Two functional GPUs fed the same calls: `step_` (reference) and `run_`.
 class run_device : public kernel_checks::device {
  public:
-  explicit run_device(uint32_t stack_bytes) {
-    run_.runs = true;
+  // lean: the second engine steps with func_warp_step_lean records (completed by
+  // func_step_fill_addr), which must equal the first's func_warp_step records; else it runs in
+  // func_warp_run slices.
+  explicit run_device(uint32_t stack_bytes, bool lean = false) {
+    run_.runs = !lean;
+    run_.lean = lean;
     for (int i = 0; i < 2; i++) {
       func_runner_config cfg{};
       cfg.engine.stack_bytes = stack_bytes;
@@ -139,6 +167,9 @@ class run_device : public kernel_checks::device {
     EXPECT_EQ(std::string(diag_[0].message), std::string(diag_[1].message)) << kernel;
     EXPECT_EQ(step_.executed, run_.executed) << kernel;
     EXPECT_EQ(step_.trace, run_.trace) << kernel << ": the slices differ";
+    if (run_.lean) {
+      EXPECT_EQ(step_.mem_trace, run_.mem_trace) << kernel << ": the memory records differ";
+    }
     EXPECT_EQ(step_.counts.warp_insns, run_.counts.warp_insns) << kernel;
     EXPECT_EQ(step_.counts.thread_insns, run_.counts.thread_insns) << kernel;
     EXPECT_EQ(step_.counts.ctas_done, run_.counts.ctas_done) << kernel;
@@ -152,6 +183,9 @@ class run_device : public kernel_checks::device {
     }
     EXPECT_EQ(printed_[0], printed_[1]) << kernel;
     EXPECT_EQ(step_.run_calls, 0u);
+    if (run_.lean) {
+      EXPECT_EQ(run_.run_calls, 0u);
+    }
     return a;
   }
   bool symbol(const char *name, uint64_t *addr, uint64_t *bytes) override {
@@ -180,6 +214,13 @@ const bool registered = (kernel_checks::register_all(
                              },
                              __FILE__, __LINE__),
                          true);
+const bool registered_lean = (kernel_checks::register_all(
+                                  "FuncLeanSteps",
+                                  [](uint32_t stack_bytes) -> std::unique_ptr<kernel_checks::device> {
+                                    return std::make_unique<run_device>(stack_bytes, true);
+                                  },
+                                  __FILE__, __LINE__),
+                              true);
 
 // ---- a small engine in per-warp mode -------------------------------------------------------------
 
@@ -404,6 +445,59 @@ TEST(FuncFastPath, HalfWarpPatternsRecordEveryLanesAddressAndThePattern) {
     EXPECT_EQ(v[64 + t], t < 16 ? t + 1 : 17u) << "a contiguous and a uniform half, thread " << t;
     EXPECT_EQ(v[96 + t], 2 * t < 32 ? 2 * t : 0u) << "stride two words, thread " << t;
   }
+}
+
+// func_warp_step_lean: a shared access with half-warp patterns records lanes 0 and 16 only, and
+// func_step_fill_addr completes it to func_warp_step's record; every other record (global
+// accesses with patterns, shared ones without) is func_warp_step's already. The same program is
+// stepped on two engines, one each way.
+TEST(FuncFastPath, LeanRecordsOfPatternedSharedAccessesFillToTheFullRecord) {
+  Engine full(kPatterns), lean(kPatterns);
+  uint64_t out_f = full.alloc(4096), out_l = lean.alloc(4096);
+  ASSERT_EQ(out_f, out_l);
+  func_launch *lf = full.launch("k", 32, {out_f}), *ll = lean.launch("k", 32, {out_l});
+  func_cta *cf, *cl;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(lf, ctaid, 0, 0, &cf, &full.d), SIMTVP_OK);
+  ASSERT_EQ(func_cta_start(ll, ctaid, 0, 0, &cl, &lean.d), SIMTVP_OK);
+  func_warp *wf = func_cta_warp(cf, 0), *wl = func_cta_warp(cl, 0);
+  uint32_t k = 0, shared_lean = 0;
+  while (func_warp_get_state(wf) == FUNC_WARP_READY) {
+    func_step rf, rl;
+    std::memset(&rl, 0xa5, sizeof rl); // lanes a lean record leaves alone keep this
+    ASSERT_EQ(func_warp_step(wf, &rf, &full.d), SIMTVP_OK) << full.d.message;
+    ASSERT_EQ(func_warp_step_lean(wl, &rl, &lean.d), SIMTVP_OK) << lean.d.message;
+    ASSERT_EQ(rl.kind, rf.kind) << "step " << k;
+    if (rf.kind == FUNC_STEP_MEM) {
+      EXPECT_EQ(rl.space, rf.space) << "step " << k;
+      EXPECT_EQ(rl.addr_halves, rf.addr_halves) << "step " << k;
+      EXPECT_EQ(rl.mem_mask, rf.mem_mask) << "step " << k;
+      bool is_lean = rf.space == PTX_SPACE_SHARED && rf.addr_halves;
+      shared_lean += is_lean;
+      for (uint32_t i = 0; i < 32; i++) {
+        if (!(rf.mem_mask >> i & 1u)) continue;
+        if (is_lean && i % 16) {
+          EXPECT_EQ(rl.addr[i], 0xa5a5a5a5a5a5a5a5ull) << "step " << k << ", lane " << i << " is not filled";
+        } else {
+          EXPECT_EQ(rl.addr[i], rf.addr[i]) << "step " << k << ", lane " << i;
+        }
+      }
+      func_step_fill_addr(&rl);
+      for (uint32_t i = 0; i < 32; i++)
+        if (rf.mem_mask >> i & 1u) {
+          EXPECT_EQ(rl.addr[i], rf.addr[i]) << "step " << k << ", lane " << i << " after the fill";
+        }
+    }
+    EXPECT_EQ(rl.next_pc, rf.next_pc) << "step " << k;
+    k++;
+  }
+  EXPECT_EQ(shared_lean, 3u) << "the three patterned shared accesses of kPatterns";
+  EXPECT_EQ(func_warp_get_state(wl), func_warp_get_state(wf));
+  func_cta_finish(cf);
+  func_cta_finish(cl);
+  func_launch_destroy(lf);
+  func_launch_destroy(ll);
+  EXPECT_EQ(full.read32(out_f, 128), lean.read32(out_l, 128));
 }
 
 // A warp-uniform shift count (an immediate's constant row, or a uniform register) takes one vector
