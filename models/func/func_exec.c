@@ -1587,7 +1587,12 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     return st;
   }
   fx_counts *c = w->counts;
+  func_pc_count *pcc = c->pc;
   const fx_insn *code = w->code, *in = NULL;
+  /* Warp instructions run here count as n - base, added to the counter before an instruction
+   * that reads it (a %clock read: step_exec counts an instruction before it runs) and at the end;
+   * the rest only add to it (a replayable wait takes its step back). */
+  uint32_t base = 0;
   w->rec = NULL;
   w->stop = false;
   while (n < max) {
@@ -1597,7 +1602,9 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     if (__builtin_expect(!in->plain, 0)) {
       if (in->cls == FX_C_BAR || in->cls == FX_C_RET) {
         /* with a record: a barrier ends the run with its facts; a ret's record says whether it
-         * was the kernel's (its threads' exit) */
+         * was the kernel's (its threads' exit); step_exec counts it */
+        c->warp_insns += n - 1 - base;
+        base = n;
         step_recorded(w, &rec);
         if (in->cls == FX_C_BAR || w->stop || n == max) {
           run_end_from(end, &rec);
@@ -1607,12 +1614,15 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
         continue;
       }
       if (!in->nosync) devmem_tlb_sync(w->tlb);
+      if (in->clock) {
+        c->warp_insns += n - base;
+        base = n;
+      }
     }
-    c->warp_insns++; /* as step_exec: counted before it runs (%clock reads the count) */
     c->thread_insns += w->nactive;
-    if (c->pc) {
-      c->pc[pc].warp_insns++;
-      c->pc[pc].thread_insns += w->nactive;
+    if (pcc) {
+      pcc[pc].warp_insns++;
+      pcc[pc].thread_insns += w->nactive;
     }
     uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
     w->pc = pc + 1;
@@ -1621,6 +1631,7 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
       fx_stack_reconverge(w);
     if (w->stop) break;
   }
+  c->warp_insns += n - base;
   if (in) {
     end->pc = (uint32_t)(in - code);
     end->insn = in->src;

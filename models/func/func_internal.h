@@ -93,6 +93,7 @@ struct fx_insn {
   uint8_t flags;   /* family-specific */
   uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
   uint8_t nosync;  /* touches no device memory: the translation cache need not be synced before it */
+  uint8_t clock;   /* reads %clock or %globaltimer (by default the warp instruction count) */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
