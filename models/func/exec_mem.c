@@ -403,36 +403,40 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
  * every lane is 4-byte aligned and inside the `size` bytes of shared memory. Then a0 and a1 are
  * the halves' first offsets and kinds has bit 0 (bit 1) set when the lower (upper) half is
  * contiguous. Only a sufficient test: what it refuses goes through shared_r32_ok, which decides
- * precisely. */
-/* One half-warp's offsets against its first lane r: false when they are neither one word
- * (uniform: every difference 0) nor consecutive words (contiguous: difference 4i, mod 2^32 as the
- * sums wrap); *contig says which. Four lanes at a time; the contiguous test only when needed. */
-static inline bool shared_half_kind(const uint32_t *R, uint32_t r, bool *contig) {
-  fx_v4u32 d[4], u;
-  for (unsigned j = 0; j < 4; j++) d[j] = fx_v4_load(R + 4 * j) - r;
-  u = (d[0] | d[1]) | (d[2] | d[3]);
-  if (fx_v4_zero(u)) {
-    *contig = false;
-    return true;
-  }
-  const fx_v4u32 k = {0, 4, 8, 12};
-  u = ((d[0] ^ k) | (d[1] ^ (k + 16))) | ((d[2] ^ (k + 32)) | (d[3] ^ (k + 48)));
-  *contig = true;
-  return fx_v4_zero(u);
-}
-
+ * precisely. Both halves at once, against their first lanes r0 and r1: the differences d (mod
+ * 2^32, as the sums wrap) are all 0 in a uniform half and 4i in a contiguous one. The usual warp
+ * has both halves of one kind, which one test each decides; a mixed warp takes a test per half. */
 static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0, uint32_t *a1,
                                     uint32_t *kinds) {
   uint32_t r0 = R[0], r1 = R[16];
-  bool con0, con1;
-  if (!shared_half_kind(R, r0, &con0) || !shared_half_kind(R + 16, r1, &con1)) return false;
+  fx_v4u32 d[8];
+  for (unsigned j = 0; j < 4; j++) {
+    d[j] = fx_v4_load(R + 4 * j) - r0;
+    d[4 + j] = fx_v4_load(R + 16 + 4 * j) - r1;
+  }
+  fx_v4u32 u0 = (d[0] | d[1]) | (d[2] | d[3]), u1 = (d[4] | d[5]) | (d[6] | d[7]);
+  uint32_t k;
+  if (fx_v4_zero(u0 | u1)) {
+    k = 0; /* both uniform */
+  } else {
+    const fx_v4u32 c = {0, 4, 8, 12};
+    fx_v4u32 c0 = ((d[0] ^ c) | (d[1] ^ (c + 16))) | ((d[2] ^ (c + 32)) | (d[3] ^ (c + 48)));
+    fx_v4u32 c1 = ((d[4] ^ c) | (d[5] ^ (c + 16))) | ((d[6] ^ (c + 32)) | (d[7] ^ (c + 48)));
+    if (fx_v4_zero(c0 | c1)) {
+      k = 3; /* both contiguous */
+    } else {
+      bool uu0 = fx_v4_zero(u0), uu1 = fx_v4_zero(u1);
+      if (!(uu0 || fx_v4_zero(c0)) || !(uu1 || fx_v4_zero(c1))) return false;
+      k = (uint32_t)!uu0 | (uint32_t)!uu1 << 1;
+    }
+  }
   uint32_t b0 = r0 + off, b1 = r1 + off;
-  /* a contiguous half ends 60 bytes after its first lane (64-bit sums: no wrap) */
-  if (((b0 | b1) & 3u) || (uint64_t)b0 + (con0 ? 64u : 4u) > size || (uint64_t)b1 + (con1 ? 64u : 4u) > size)
-    return false;
+  /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
+  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
+  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
   *a0 = b0;
   *a1 = b1;
-  *kinds = (uint32_t)con0 | (uint32_t)con1 << 1;
+  *kinds = k;
   return true;
 }
 
