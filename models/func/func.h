@@ -375,6 +375,13 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
  * reads the rest only sometimes (the interval core's shared-memory memo): the fill is the dearest
  * part of such a record. */
 simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag);
+/* (addition) func_warp_step(w, NULL, diag) for a timing model's loop over register-only
+ * instructions (func_program_insn_plain at the warp's pc; any other instruction is stepped as
+ * func_warp_step steps it): *active gets the lanes active at the instruction (func_warp_active
+ * before the step), *st SIMTVP_OK or the fault or refusal func_warp_step returns, and the result is
+ * the warp's next pc (func_warp_pc after it). One call instead of three, without the record and
+ * translation-cache tests a register-only instruction needs none of. */
+uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st, simtvp_diag *diag);
 /* Completes a func_warp_step_lean record's addr[] (nothing to do unless it is a shared access
  * with addr_halves set; a full record stays as it is). */
 void func_step_fill_shared_halves(func_step *rec);

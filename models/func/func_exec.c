@@ -1546,6 +1546,31 @@ simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *dia
   return step_rec_lean(w, rec, diag);
 }
 
+uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  const fx_insn *in = &w->code[w->pc];
+  *active = w->active;
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step || !in->plain, 0)) {
+    *st = func_warp_step(w, NULL, diag);
+    return w->pc;
+  }
+  /* step_exec without a record for an instruction that is register-only (nosync) */
+  uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+  fx_counts *c = w->counts;
+  c->warp_insns++;
+  c->thread_insns += w->nactive;
+  if (c->pc) {
+    c->pc[w->pc].warp_insns++;
+    c->pc[w->pc].thread_insns += w->nactive;
+  }
+  w->stop = false; /* (w->rec is NULL between steps) */
+  w->pc++;
+  in->fn(w, in, m);
+  if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)) fx_stack_reconverge(w);
+  *st = __builtin_expect(l->fault != SIMTVP_OK, 0) ? step_fault(l, diag) : SIMTVP_OK;
+  return w->pc;
+}
+
 /* The facts of a step record func_warp_run reports. */
 static inline void run_end_from(func_run_end *end, const func_step *rec) {
   end->pc = rec->pc;

@@ -11,6 +11,8 @@
 //   func_warp_step_lean's records of such shared accesses hold lanes 0 and 16, and
 //   func_step_fill_addr completes them to func_warp_step's (unit test, and suite FuncLeanSteps: every
 //   tests/kernels program stepped both ways, every memory record compared);
+// - func_warp_step_plain steps every instruction as func_warp_step(w, NULL) does (unit test; suite
+//   FuncLeanSteps runs every register-only instruction of every tests/kernels program through it);
 // - shifts by a warp-uniform count (32 and more included) give what per-lane shifts give.
 #include <cstring>
 #include <memory>
@@ -27,11 +29,13 @@ namespace {
 
 struct RunDriver {
   bool runs = false;         // true: func_warp_run; false: func_warp_step with records
-  bool lean = false;         // stepping: func_warp_step_lean, then func_step_fill_addr
+  bool lean = false;         // stepping: func_warp_step_lean, then func_step_fill_addr, and
+                             // func_warp_step_plain for register-only instructions
   uint64_t trace = 1469598103934665603ull;
   uint64_t mem_trace = 1469598103934665603ull; // stepping: every memory record's facts
   uint64_t executed = 0;     // instructions of the last launch
   uint64_t run_calls = 0;
+  uint64_t plain_steps = 0;  // lean: register-only instructions run by func_warp_step_plain
   std::vector<func_pc_count> pc_counts;
   func_launch_counts counts{};
   uint32_t next_max = 1;
@@ -66,8 +70,23 @@ struct RunDriver {
       EXPECT_LE(n, max);
     } else {
       func_step rec{};
+      const func_program *prog = func_launch_program(func_cta_launch(c));
       while (n < max) {
         n++;
+        func_peek pk{};
+        if (lean && func_warp_peek(w, &pk) && func_program_insn_plain(prog, pk.pc)) {
+          // a register-only instruction through func_warp_step_plain: what the record would say
+          uint32_t before = func_warp_active(w), active = 0;
+          uint32_t next = func_warp_step_plain(w, &active, &st, diag);
+          EXPECT_EQ(active, before) << "pc " << pk.pc;
+          if (st == SIMTVP_OK) {
+            EXPECT_EQ(next, func_warp_pc(w)) << "pc " << pk.pc;
+          }
+          plain_steps++;
+          end = {pk.pc, pk.insn, pk.kind, 0, false, false, false, false};
+          if (st != SIMTVP_OK) break;
+          continue;
+        }
         if (lean) {
           st = func_warp_step_lean(w, &rec, diag);
           func_step_fill_addr(&rec);
@@ -111,9 +130,9 @@ simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) { return stati
 // Two functional GPUs fed the same calls: `step_` (reference) and `run_`.
 class run_device : public kernel_checks::device {
  public:
-  // lean: the second engine steps with func_warp_step_lean records (completed by
-  // func_step_fill_addr), which must equal the first's func_warp_step records; else it runs in
-  // func_warp_run slices.
+  // lean: the second engine steps register-only instructions with func_warp_step_plain and the
+  // rest with func_warp_step_lean records (completed by func_step_fill_addr), which must equal the
+  // first's func_warp_step records; else it runs in func_warp_run slices.
   explicit run_device(uint32_t stack_bytes, bool lean = false) {
     run_.runs = !lean;
     run_.lean = lean;
@@ -185,6 +204,7 @@ class run_device : public kernel_checks::device {
     EXPECT_EQ(step_.run_calls, 0u);
     if (run_.lean) {
       EXPECT_EQ(run_.run_calls, 0u);
+      EXPECT_GT(run_.plain_steps, 0u) << kernel;
     }
     return a;
   }
@@ -299,6 +319,57 @@ const char *kBarrierClock = R"(.version 8.0
   st.global.u32 [%rd3], %r8;
   ret;
 })";
+
+// func_warp_step_plain on every instruction of two warps (register-only ones in its own path, the
+// others as func_warp_step steps them, a warp at a barrier refused) against func_warp_step: the
+// same active lanes, next pcs, states, statuses, counts, %clock readings and stores.
+TEST(FuncWarpStepPlain, StepsEveryInstructionAsFuncWarpStepDoes) {
+  Engine a(kBarrierClock), b(kBarrierClock);
+  uint64_t out_a = a.alloc(256), out_b = b.alloc(256);
+  ASSERT_EQ(out_a, out_b);
+  func_launch *la = a.launch("k", 64, {out_a}), *lb = b.launch("k", 64, {out_b});
+  func_cta *ca, *cb;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(la, ctaid, 0, 0, &ca, &a.d), SIMTVP_OK);
+  ASSERT_EQ(func_cta_start(lb, ctaid, 0, 0, &cb, &b.d), SIMTVP_OK);
+  uint32_t plain = 0, other = 0;
+  // warp 0 to its barrier, warp 1 to it (and one refused step of warp 0 there), then both to the end
+  for (uint32_t wi : {0u, 0u, 1u, 0u, 1u}) {
+    func_warp *wa = func_cta_warp(ca, wi), *wb = func_cta_warp(cb, wi);
+    for (int k = 0; k < 40; k++) {
+      bool ready = func_warp_get_state(wa) == FUNC_WARP_READY;
+      bool is_plain = ready && func_program_insn_plain(func_launch_program(lb), func_warp_pc(wb));
+      uint32_t before = func_warp_active(wa), active = 0;
+      simtvp_status sa = func_warp_step(wa, nullptr, &a.d), sb = SIMTVP_ERR_ARG;
+      uint32_t next = func_warp_step_plain(wb, &active, &sb, &b.d);
+      ASSERT_EQ(sb, sa) << "warp " << wi << ", step " << k << ": " << b.d.message;
+      EXPECT_EQ(active, before) << "warp " << wi << ", step " << k;
+      EXPECT_EQ(func_warp_get_state(wb), func_warp_get_state(wa)) << "warp " << wi << ", step " << k;
+      if (sa != SIMTVP_OK) break; // refused: not ready
+      EXPECT_EQ(next, func_warp_pc(wa)) << "warp " << wi << ", step " << k;
+      (is_plain ? plain : other)++;
+      if (func_warp_get_state(wa) != FUNC_WARP_READY) break;
+    }
+    if (func_warp_get_state(wa) == FUNC_WARP_BARRIER && wi == 1) {
+      EXPECT_EQ(func_cta_release_barrier(ca, 0), 2u);
+      EXPECT_EQ(func_cta_release_barrier(cb, 0), 2u);
+    }
+  }
+  EXPECT_EQ(plain, 2u * 9u) << "mov, add, mul, xor; add, add; add, mul.wide, add.s64 per warp";
+  EXPECT_EQ(other, 2u * 5u) << "ld.param, bar, mov %clock, st, ret per warp";
+  EXPECT_TRUE(func_cta_done(ca));
+  EXPECT_TRUE(func_cta_done(cb));
+  func_launch_counts ka, kb;
+  func_launch_get_counts(la, &ka);
+  func_launch_get_counts(lb, &kb);
+  func_cta_finish(ca);
+  func_cta_finish(cb);
+  EXPECT_EQ(kb.warp_insns, ka.warp_insns);
+  EXPECT_EQ(kb.thread_insns, ka.thread_insns);
+  func_launch_destroy(la);
+  func_launch_destroy(lb);
+  EXPECT_EQ(b.read32(out_b, 64), a.read32(out_a, 64)) << "the %clock readings and values";
+}
 
 TEST(FuncWarpRun, StopsAfterABarrierWithItsRecordsFacts) {
   Engine en(kBarrierClock);
