@@ -15,7 +15,9 @@
  *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
  *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
  *      branch/divergence, barrier, exit), release barriers when the timing model decides; run a
- *      straight stretch of register-only instructions in one call (func_warp_run_plain).
+ *      straight stretch of register-only instructions in one call (func_warp_run_plain), step one
+ *      cheaply (func_warp_step_plain), or take records whose patterned shared-memory addresses
+ *      are filled on demand (func_warp_step_lean, func_step_fill_addr).
  *
  * Memory spaces: global (and const) live in the device-memory store (devmem.h) at device
  * addresses; shared memory per CTA; local memory per thread (also the call stack); kernel
