@@ -21,16 +21,21 @@
 
 /* ---- state ---------------------------------------------------------------------------------------- */
 
+#define MEMIV_ROW_USES 8u /* rows a bank remembers (the FR-FCFS window in time order, docs/memiv.md §3) */
+
+/* A bank's open row and the rows it opened before, each with the arrival of the request that
+ * opened it (its place in time order), its ACT, the earliest that ACT could have been whatever
+ * that arrival (the row before's PRE readiness + tRP and its ACT + tRC), and its PRE (UINT64_MAX
+ * for the open row). Kept as columns, in no particular order: a search visits them all; a full
+ * bank forgets its rows in the order it remembered them. */
 typedef struct memiv_bank {
-  uint32_t row;        /* the open row */
-  bool open;
-  bool activated;      /* an ACT was ever issued (tRC counts from it) */
-  bool had_prev;       /* a row was open before this one */
-  uint64_t act;        /* cycle of the open row's ACT */
-  uint64_t arrived;    /* arrival of the request that opened it (its time order) */
-  uint64_t pre_ready;  /* earliest PRE: ACT + tRAS, after the last read's burst / write's recovery */
-  uint32_t prev_row;   /* the row open before, from prev_act until its PRE at prev_close */
-  uint64_t prev_act, prev_close;
+  uint64_t pre_ready; /* earliest PRE of the open row: ACT + tRAS, after the last read's burst / write's recovery */
+  uint64_t closes;    /* no remembered row but the open one is open at or after this cycle */
+  uint32_t open;      /* the open row's entry: the latest to arrive */
+  uint32_t n;         /* rows remembered (0: never activated) */
+  uint32_t evict;     /* the entry a row remembered on a full bank replaces (in turn, never the open row) */
+  uint32_t row[MEMIV_ROW_USES];
+  uint64_t arrived[MEMIV_ROW_USES], act[MEMIV_ROW_USES], floor[MEMIV_ROW_USES], close[MEMIV_ROW_USES];
 } memiv_bank;
 
 typedef struct memiv_channel {
@@ -123,6 +128,7 @@ struct memiv {
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* Core cycle c of a domain at fa kHz is seen by a domain at fb kHz at its first edge strictly after:
  * floor(c × fb / fa) + 1 (the shells' link rule, exact on integers). */
@@ -506,6 +512,16 @@ __attribute__((always_inline)) static inline uint64_t traverse(memiv *m, memiv_c
   return g + m->cfg.icnt_latency + flits - 1;
 }
 
+/* The entry a bank remembers a new row in: a free one, else the next in turn that is not the open
+ * row (a full bank forgets its rows in the order it remembered them). */
+static uint32_t remember(memiv_bank *b) {
+  if (b->n < MEMIV_ROW_USES) return b->n++;
+  uint32_t e = b->evict;
+  if (e == b->open) e = (e + 1) % MEMIV_ROW_USES;
+  b->evict = (e + 1) % MEMIV_ROW_USES;
+  return e;
+}
+
 /* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
  * cycle its last data beat is on the bus. */
 static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row, uint32_t bytes, bool write,
@@ -513,50 +529,104 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   const dram_timing *tm = &m->cfg.timing;
   memiv_channel *ch = &m->channel[ch_i];
   memiv_bank *b = &ch->bank[bank];
+  const uint32_t o = b->open;
   uint64_t col;
-  if (b->activated && t < b->arrived) {
+  bool on_open = false; /* served on the bank's open row (its PRE readiness moves) */
+  uint32_t hit = MEMIV_ROW_USES;
+  if (b->n && t >= b->arrived[o]) { /* in time order after the open row's opener */
+    if (b->row[o] == row) { /* row hit: the column command once the row is open */
+      col = max64(t, b->act[o] + tm->tRCD);
+      ++*ch->row_hits;
+      on_open = true;
+      goto column;
+    }
+    if (t < b->closes) /* a row remembered may still be open: the latest to arrive of its row */
+      for (uint32_t i = 0; i < b->n; i++)
+        if (b->row[i] == row && t < b->close[i] && (hit == MEMIV_ROW_USES || b->arrived[i] >= b->arrived[hit])) hit = i;
+  } else if (b->n) {
     /* Out of time order: the request that opened the bank's row arrived after this one (requests
      * reach memiv in host order, up to the interval cores' horizon apart in time). In time order
-     * this request came first, so it does not wait for that later row: a row hit if it wants the
-     * row open before, which was still open then, else a row miss on a bank with a row open
-     * (PRE at its arrival, its own ACT tRP later; the channel's activate window still applies);
-     * the bank's later state stays as it is. */
-    if (b->had_prev && b->prev_row == row && t >= b->prev_act && t < b->prev_close) {
-      col = max64(t, b->prev_act + tm->tRCD);
-      ++*ch->row_hits;
-    } else { /* a row was open at its arrival (this bank has been used): PRE, then its ACT */
-      col = take(m, &ch->activate, t + tm->tRP, tm->tRRD ? tm->tRRD : 1) + tm->tRCD;
-      ++*ch->n_pre;
-      ++*ch->n_act;
+     * this request came first; it never waits for a row of the bank's future. One look at the
+     * remembered rows: the latest to arrive at or before t that was still open at t (its PRE
+     * after t) and is its row, FR-FCFS's row hit; the first to arrive after t; whether any
+     * arrived at or before t. If that next row is its row, it was that row's opener: its ACT at
+     * the earliest the bank allowed (the row before's PRE readiness + tRP and ACT + tRC, its own
+     * arrival + tRP when a row was open), no later than the row's booked ACT; the ACT is already
+     * counted and the requests that joined the row are its hits, the row's timing stays. Else a
+     * row miss: PRE at its arrival (once the row before it in time order has been open tRAS), its
+     * own ACT tRP later and tRC after that row's (the channel's activate window still applies), remembered in its place in time order, open until the next row's PRE. The bank's
+     * open row and its later state stay as they are. */
+    uint32_t next = o, prev = MEMIV_ROW_USES;
+    for (uint32_t i = 0; i < b->n; i++) {
+      uint64_t a = b->arrived[i];
+      if (a <= t) {
+        if (prev == MEMIV_ROW_USES || a >= b->arrived[prev]) prev = i;
+        if (b->row[i] == row && t < b->close[i] && (hit == MEMIV_ROW_USES || a >= b->arrived[hit])) hit = i;
+      } else if (a < b->arrived[next]) {
+        next = i;
+      }
     }
-  } else if (b->open && b->row == row) { /* row hit: the column command once the row is open */
-    col = max64(t, b->act + tm->tRCD);
+    bool before = prev < MEMIV_ROW_USES;
+    if (hit == MEMIV_ROW_USES) {
+      if (b->row[next] == row) {
+        uint64_t act = max64(b->floor[next], before ? t + tm->tRP : t);
+        col = min64(act, b->act[next]) + tm->tRCD;
+        ++*ch->row_hits;
+        on_open = next == o;
+      } else {
+        /* the row before it in time order: closed at its arrival, or precharged then once tRAS
+         * after its ACT has passed; its own ACT also tRC after that row's */
+        uint64_t act = t + tm->tRP;
+        if (before) {
+          uint64_t p_act = b->act[prev];
+          act = t >= b->close[prev] ? max64(t, b->close[prev] + tm->tRP) : max64(t, p_act + tm->tRAS) + tm->tRP;
+          act = max64(act, p_act + tm->tRC);
+        }
+        act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1);
+        col = act + tm->tRCD;
+        ++*ch->n_pre;
+        ++*ch->n_act;
+        if (before || b->n < MEMIV_ROW_USES) { /* (older than every row remembered: forgotten) */
+          uint64_t close = b->act[next] > tm->tRP ? b->act[next] - tm->tRP : 0; /* (next may be replaced) */
+          uint32_t e = remember(b);
+          b->row[e] = row;
+          b->arrived[e] = t;
+          b->act[e] = act;
+          b->floor[e] = 0;
+          b->close[e] = close;
+          b->closes = max64(b->closes, close);
+        }
+      }
+      goto column;
+    }
+  }
+  if (hit < MEMIV_ROW_USES) { /* a row open at its arrival: FR-FCFS serves it before that row's PRE */
+    col = max64(t, b->act[hit] + tm->tRCD);
     ++*ch->row_hits;
-  } else if (b->had_prev && b->prev_row == row && t < b->prev_close) {
-    /* the row open before was still open when this arrived: FR-FCFS serves it before the PRE */
-    col = max64(t, b->prev_act + tm->tRCD);
-    ++*ch->row_hits;
-  } else { /* closed or another row open: PRE (if open), ACT, tRCD */
-    uint64_t act = t;
-    if (b->open) {
+  } else { /* in order, closed or another row open: PRE (if open), ACT, tRCD */
+    uint64_t act = t, floor = 0;
+    if (b->n) {
       uint64_t pre = max64(t, b->pre_ready);
-      act = pre + tm->tRP;
-      b->had_prev = true;
-      b->prev_row = b->row;
-      b->prev_act = b->act;
-      b->prev_close = pre;
+      act = max64(pre + tm->tRP, b->act[o] + tm->tRC);
+      floor = max64(b->pre_ready + tm->tRP, b->act[o] + tm->tRC);
+      b->close[o] = pre;
+      b->closes = max64(b->closes, pre);
       ++*ch->n_pre;
     }
-    if (b->activated) act = max64(act, b->act + tm->tRC);
     act = take(m, &ch->activate, act, tm->tRRD ? tm->tRRD : 1); /* ACTs of a channel tRRD apart */
     col = act + tm->tRCD;
-    b->open = b->activated = true;
-    b->row = row;
-    b->act = act;
-    b->arrived = t;
+    uint32_t e = remember(b);
+    b->row[e] = row;
+    b->arrived[e] = t;
+    b->act[e] = act;
+    b->floor[e] = floor;
+    b->close[e] = UINT64_MAX;
+    b->open = e;
     b->pre_ready = act + tm->tRAS;
     ++*ch->n_act;
+    on_open = true;
   }
+column:;
   uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
   if (!cols) cols = 1;
   /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
@@ -576,7 +646,8 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
   uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
   uint32_t busy = cols * m->burst_cycles;
   /* reads: PRE after the last column command's burst (tRTP); writes: after write recovery */
-  b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
+  if (on_open)
+    b->pre_ready = max64(b->pre_ready, write ? end + tm->tWR : col + (uint64_t)(cols - 1) * step + m->burst_cycles);
   ++*ch->n_req;
   *(write ? ch->n_write : ch->n_rd) += cols;
   *ch->bwutil += busy;

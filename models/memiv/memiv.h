@@ -16,10 +16,11 @@
  *             -gpgpu_cache:dl2 exactly (models/cache, timed use), the atomic unit
  *             (-gpgpu_l2_atomic_ops_per_cycle); hit reply at A + 2;
  *   DRAM      miss: -dram_latency and the partition's one-per-cycle arbiter, L2 → DRAM clock;
- *             per bank the open row and its ACT / PRE readiness (-gpgpu_dram_timing_opt: a row hit
- *             waits for nothing but the bus, a miss costs tRP + tRCD, tRC and tRAS respected; a
- *             request to the row open before, arriving before its PRE, is served as the FR-FCFS
- *             scheduler would: a hit; ACTs of a channel tRRD apart), column commands tCCDL apart
+ *             per bank its last 8 rows in time order, each with its ACT and PRE (the open one's
+ *             PRE readiness) (-gpgpu_dram_timing_opt: a row hit waits for nothing but the bus, a
+ *             miss costs tRP + tRCD, tRC and tRAS respected; a request to a row that was open at
+ *             its arrival, before that row's PRE, is served as the FR-FCFS scheduler would: a hit;
+ *             ACTs of a channel tRRD apart), column commands tCCDL apart
  *             within a bank group, CL or WL,
  *             then the channel's data bus busy burst cycles per column command; back to
  *             the L2 clock, the fill port, reply at fill + 2; dirty evictions occupy the bank and
@@ -40,12 +41,15 @@
  * order (interval cores run ahead by a horizon), and a booking takes the first free cycles at or
  * after the ones it wants, so an out-of-order booking does not queue behind later-timed ones; one
  * wanted before a port's window starts at the window (memiv.late_bookings counts them). A request
- * that arrived before the one that opened its DRAM bank's row, or before the miss whose fill it
- * waits for in the L2, is served as in time order it would have been (docs/memiv.md §3).
+ * that arrived before the one that opened its DRAM bank's row (a hit on a row open at its
+ * arrival, the opener of the next row when that is its row, else its own row in its place in
+ * time order), or before the miss whose fill it waits for in the L2, is served as in time order
+ * it would have been, never waiting for a later one (docs/memiv.md §3).
  *
  * What it leaves out: queue capacities and refusals (waiting is time, never refusal: no
  * back-pressure into the cores beyond the waiting itself), L2 MSHR limits, the DRAM scheduler's
- * reordering beyond "a row hit may use a row that was open at its arrival", command-bus slots,
+ * reordering beyond "a row hit may use a row that was open at its arrival" (and beyond a bank's
+ * last 8 rows), command-bus slots,
  * tFAW, refresh and read/write turnaround; the interconnect's iSLIP order among
  * simultaneous requests. C11, no globals, no allocation per request, deterministic. */
 #ifndef SIMTVP_MEMIV_H

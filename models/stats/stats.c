@@ -88,6 +88,7 @@ typedef struct slot {
   uint32_t hash;
   item_kind kind;
   uint32_t index;
+  uint32_t item; /* its place in items[] (add_item follows every table_insert) */
 } slot;
 
 struct stats {
@@ -274,7 +275,7 @@ static bool table_insert(stats *s, const char *name, item_kind kind, uint32_t in
   uint32_t mask = s->table_size - 1;
   uint32_t i = h & mask;
   while (s->table[i].name) i = (i + 1) & mask;
-  s->table[i] = (slot){name, h, kind, index};
+  s->table[i] = (slot){name, h, kind, index, s->n_items};
   s->table_used++;
   return true;
 }
@@ -569,8 +570,8 @@ void stats_mark_cumulative(stats *s, const char *name) {
     if (!copy) return;
     s->cumulative_names[s->n_cumulative_names++] = copy;
   }
-  for (uint32_t i = 0; i < s->n_items; i++)
-    if (strcmp(item_name(s, &s->items[i]), name) == 0) s->items[i].cumulative = true;
+  const slot *e = table_find(s, name); /* names are unique: at most one item has it */
+  if (e && e->item < s->n_items) s->items[e->item].cumulative = true;
 }
 
 void stats_set_info(stats *s, const char *key, const char *value) {
@@ -991,6 +992,30 @@ void stats_print_kernel(const stats *s, FILE *out) {
   }
 }
 
+/* "name = value\n" without printf (a statistics file holds many thousands of these lines). */
+static void print_count_line(FILE *out, const char *name, uint64_t v) {
+  char digits[24];
+  char *p = digits + sizeof digits;
+  *--p = '\n';
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  fputs(name, out);
+  fputs(" = ", out);
+  fwrite(p, 1, (size_t)(digits + sizeof digits - p), out);
+}
+
+/* dst gets prefix and then src, cut to fit n bytes with its terminator (as snprintf would). */
+static void join_name(char *dst, size_t n, const char *prefix, const char *src) {
+  size_t lp = strlen(prefix), ls = strlen(src);
+  if (lp > n - 1) lp = n - 1;
+  if (ls > n - 1 - lp) ls = n - 1 - lp;
+  memcpy(dst, prefix, lp);
+  memcpy(dst + lp, src, ls);
+  dst[lp + ls] = 0;
+}
+
 void stats_print_totals(const stats *s, FILE *out) {
   if (!s || !out) return;
   fold_shards((stats *)s);
@@ -999,15 +1024,15 @@ void stats_print_totals(const stats *s, FILE *out) {
     const item *it = &s->items[i];
     const char *n = item_name(s, it);
     if (item_kernel_scoped(s, it))
-      snprintf(name, sizeof name, "gpu_tot_%s", n + 4);
+      join_name(name, sizeof name, "gpu_tot_", n + 4);
     else
-      snprintf(name, sizeof name, "%s", n);
+      join_name(name, sizeof name, "", n);
     switch (it->kind) {
     case ITEM_COUNTER:
-      fprintf(out, "%s = %" PRIu64 "\n", name, *s->counters[it->index].value);
+      print_count_line(out, name, *s->counters[it->index].value);
       break;
     case ITEM_SUM:
-      fprintf(out, "%s = %" PRIu64 "\n", name, sum_value(s, &s->sums[it->index], NULL));
+      print_count_line(out, name, sum_value(s, &s->sums[it->index], NULL));
       break;
     case ITEM_RATIO: {
       bool ok;

@@ -14,8 +14,9 @@ void stats_json_init(stats_json *w, FILE *out) {
 }
 
 static void indent(stats_json *w) {
-  fputc('\n', w->out);
-  for (int i = 0; i < w->depth; i++) fputs("  ", w->out);
+  static const char newline_and_spaces[] = "\n                                                                ";
+  _Static_assert(sizeof newline_and_spaces - 1 >= 1 + 2 * STATS_JSON_MAX_DEPTH, "room for the deepest level");
+  fwrite(newline_and_spaces, 1, 1 + 2 * (size_t)w->depth, w->out);
 }
 
 /* Separator and layout before a new element at the current level. */
@@ -93,10 +94,18 @@ static int utf8_length(const unsigned char *s) {
   return n;
 }
 
+/* Whether byte c is written as it is: printable ASCII other than the quote and the backslash. */
+static bool plain_ascii(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
 void stats_json_write_escaped(FILE *out, const char *str) {
   const unsigned char *s = (const unsigned char *)(str ? str : "");
   fputc('"', out);
   while (*s) {
+    /* the usual case: a run of plain ASCII goes out in one write */
+    const unsigned char *run = s;
+    while (plain_ascii(*s)) s++;
+    if (s != run) fwrite(run, 1, (size_t)(s - run), out);
+    if (!*s) break;
     unsigned char c = *s;
     switch (c) {
     case '"': fputs("\\\"", out); s++; continue;
@@ -137,14 +146,26 @@ void stats_json_string(stats_json *w, const char *s) {
   stats_json_write_escaped(w->out, s);
 }
 
+/* The decimal digits of v, written without printf (stats files hold many thousands of counters). */
+static void write_decimal(FILE *out, bool negative, uint64_t v) {
+  char buf[24];
+  char *p = buf + sizeof buf;
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (negative) *--p = '-';
+  fwrite(p, 1, (size_t)(buf + sizeof buf - p), out);
+}
+
 void stats_json_uint(stats_json *w, uint64_t v) {
   before_value(w);
-  fprintf(w->out, "%" PRIu64, v);
+  write_decimal(w->out, false, v);
 }
 
 void stats_json_int(stats_json *w, int64_t v) {
   before_value(w);
-  fprintf(w->out, "%" PRId64, v);
+  write_decimal(w->out, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 void stats_json_double(stats_json *w, double v) {

@@ -307,6 +307,76 @@ TEST(Memiv, RowOpenedByALaterRequestDoesNotDelayAnEarlierOne) {
   EXPECT_EQ(s.Stat("DRAM[0].n_pre"), 1u);
 }
 
+// A strided stream to one bank's rows 0, 1, 2 (0x0000, 0x2000, 0x4000 and a second line of each),
+// two requests a row, each pair reaching memiv in host order the later-timed first (interval cores
+// run apart): A at T + 10 then B at T, T = 100, 300, 500. The CA controller's FR-FCFS queue would
+// have opened each row once, for B, and served A as its row hit: 3 ACTs, 3 row hits.
+//   row 0: A DRAM 147 on the closed bank: ACT 147, column 157, core 177. B DRAM 137 arrived
+//          before A's opener: in time order it opened row 0 itself, on a bank never used, at its
+//          arrival: ACT 137, column 147, core 167 (a closed bank's at+67). A's ACT is the one.
+//          Row 0's PRE is ready at max(ACT 147 + tRAS, the bursts 157 + 2, 147 + 2) = 167.
+//   row 1: A DRAM 347: PRE 347, ACT max(355, 147 + tRC) = 355, column 365, core 385 (at+75);
+//          the bank-bound part of that ACT: max(167 + tRP, 147 + tRC) = 177. B DRAM 337 arrived
+//          after row 0's opener and before row 1's: it opened row 1: PRE at its arrival, ACT
+//          max(177, 337 + tRP) = 345, column 355, core 375 (its own row conflict, at+75).
+//          Row 1's PRE is ready at max(355 + tRAS, 365 + 2, 355 + 2) = 375.
+//   row 2: A DRAM 547: PRE 547, ACT max(555, 355 + 30) = 555, column 565, core 585; floor
+//          max(375 + 8, 385) = 385. B DRAM 537: ACT max(385, 545) = 545, column 555, core 575.
+// Before B joined its row (each B its own PRE and ACT): 6 ACTs, no row hit, row 0's B at 175.
+TEST(Memiv, StridedStreamArrivingSlightlyOutOfOrderGetsTheFrFcfsRowHits) {
+  Small s;
+  s.Create();
+  const uint64_t expect_a[] = {177, 385, 585}, expect_b[] = {167, 375, 575};
+  for (uint64_t r = 0; r < 3; r++) {
+    uint64_t t = 100 + 200 * r;
+    EXPECT_EQ(s.Access(2 * r, 0x2000 * r, 0x1, kRead, false, t + 10), expect_a[r]) << "row " << r;
+    EXPECT_EQ(s.Access(2 * r + 1, 0x2000 * r + 0x80, 0x1, kRead, false, t), expect_b[r]) << "row " << r;
+  }
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 3u);
+  EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 3u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_pre"), 2u);
+}
+
+// A row opened out of time order is remembered in its place: SM 0 opens row 0 at 100 (core
+// 167); SM 1 at 1000 books row 2 (DRAM 1037: PRE 1037, ACT 1045, column 1055, core 1075). SM 2's
+// row 1 at 500 (DRAM 537) arrived between them: it waits for neither (PRE at its arrival, ACT
+// 545, column 555, core 575: a row conflict at its own time), and row 1 stays open until row 2's
+// PRE (1037). SM 3's second line of row 1 at 510 (DRAM 547) is its row hit: column 555 + the
+// first's burst on the bus (data 567-568): 557, core 577 (its own PRE and ACT: column 565, 585).
+TEST(Memiv, RowOpenedOutOfOrderServesLaterArrivalsAsRowHitsUntilTheNextRowsPrecharge) {
+  Small s;
+  s.Create();
+  EXPECT_EQ(s.Access(0, 0x0000, 0x1, kRead, false, 100), 167u);
+  EXPECT_EQ(s.Access(1, 0x4000, 0x1, kRead, false, 1000), 1075u);
+  EXPECT_EQ(s.Access(2, 0x2000, 0x1, kRead, false, 500), 575u);
+  EXPECT_EQ(s.Access(3, 0x2080, 0x1, kRead, false, 510), 577u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 3u);
+  EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 1u);
+  // after row 2's PRE row 1 is closed again: SM 4's row 1 at 1020 (DRAM 1057) needs its own ACT
+  s.Access(4, 0x2200, 0x1, kRead, false, 1020);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 4u);
+}
+
+// A bank remembers its last 8 rows (docs/memiv.md §3). SM 0 opens rows 0-8 of bank 0 one after
+// another, 200 cycles apart (row 0 on the closed bank at+67, the others row conflicts at+75; row 8
+// at 1700 replaces row 0, the first remembered). SM 1's second line of row 0 at 150 (DRAM 187)
+// arrived while row 0 was open (ACT 137, PRE at 337 for row 1), but row 0 is forgotten: older
+// than every row remembered, a row miss of its own (PRE 187, ACT 195, column 205, core 225, where
+// a hit would be at+57 = 207), not remembered. SM 2's row 10 at 1550 (DRAM 1587) arrived after row 7's opener and before row 8's:
+// its own row (PRE 1587, ACT 1595, column 1605, core 1625), remembered in place of row 1, never
+// of the open row 8, so SM 3's second line of row 8 at 1800 is its row hit (core at+57 = 1857).
+TEST(Memiv, FullBankForgetsRowsInTheOrderItRememberedThemNeverTheOpenOne) {
+  Small s;
+  s.Create();
+  for (uint64_t r = 0; r < 9; r++)
+    EXPECT_EQ(s.Access(0, 0x2000 * r, 0x1, kRead, false, 100 + 200 * r), 100 + 200 * r + (r ? 75u : 67u)) << r;
+  EXPECT_EQ(s.Access(1, 0x80, 0x1, kRead, false, 150), 225u);
+  EXPECT_EQ(s.Access(2, 0x2000 * 10, 0x1, kRead, false, 1550), 1625u);
+  EXPECT_EQ(s.Access(3, 0x2000 * 8 + 0x80, 0x1, kRead, false, 1800), 1857u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_act"), 11u);
+  EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 1u);
+}
+
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   Small s;
   s.Create();

@@ -4,12 +4,14 @@
 // the report's adaptive samples and its embedded data.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "demangle.h"
 #include "html_report.h"
+#include "json_text.h"
 #include "json_reader.h"
 #include "message_fold.h"
 #include "progress.h"
@@ -520,4 +522,24 @@ TEST(HtmlReport, DataIsJsonAndThePageCannotBeBrokenByNames) {
   EXPECT_EQ(page.find("<script src"), std::string::npos);
 }
 
+}  // namespace
+
+namespace {
+// The report's numbers: an integral double is written as "%.0f" would (without printf), others
+// with six significant digits.
+TEST(ReportJsonText, IntegralDoublesHavePrintfsDigits) {
+  simtvp::report::json_text j;
+  j.begin_array();
+  const double values[] = {0.0, -0.0, 1.0, -3.0, 123456789012345.0, -8.99e15, 2.5, 1e20};
+  for (double v : values) j.num(v);
+  j.end_array();
+  std::string want = "[";
+  for (double v : values) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 9e15 ? "%.0f" : "%.6g", v);
+    want += std::string(want.size() > 1 ? "," : "") + buf;
+  }
+  want += "]";
+  EXPECT_EQ(j.text(), want);
+}
 }  // namespace

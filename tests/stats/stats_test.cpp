@@ -459,6 +459,62 @@ TEST(StatsJson, EscapesQuotesBackslashesAndControlCharacters) {
   free(buf);
 }
 
+// Integers are written without printf: the same digits as "%" PRIu64 / PRId64, the extremes too.
+TEST(StatsJson, IntegersKeepPrintfsDigitsAtTheExtremes) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json w;
+  stats_json_init(&w, f);
+  stats_json_begin_array(&w, true);
+  stats_json_uint(&w, 0);
+  stats_json_uint(&w, 10);
+  stats_json_uint(&w, UINT64_MAX);
+  stats_json_int(&w, -1);
+  stats_json_int(&w, INT64_MIN);
+  stats_json_int(&w, INT64_MAX);
+  stats_json_end_array(&w);
+  fclose(f);
+  EXPECT_EQ(std::string(buf, len),
+            "[0, 10, 18446744073709551615, -1, -9223372036854775808, 9223372036854775807]\n");
+  free(buf);
+}
+
+// Plain text goes out in runs; the escapes between runs, at the ends and back to back stay exact,
+// and the deepest nesting a writer allows indents two spaces a level.
+TEST(StatsJson, EscapesBetweenPlainRunsAndDeepNestingIndentExactly) {
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json_write_escaped(f, "\"\"lead\ttail\\");
+  stats_json_write_escaped(f, "");
+  stats_json_write_escaped(f, nullptr);
+  fclose(f);
+  EXPECT_EQ(std::string(buf, len), "\"\\\"\\\"lead\\ttail\\\\\"\"\"\"\"");
+  free(buf);
+  buf = nullptr;
+  f = open_memstream(&buf, &len);
+  stats_json w;
+  stats_json_init(&w, f);
+  const int depth = STATS_JSON_MAX_DEPTH - 1;  // the deepest a writer allows
+  for (int i = 0; i < depth; i++) {
+    stats_json_begin_object(&w);
+    stats_json_key(&w, "k");
+  }
+  stats_json_uint(&w, 7);
+  for (int i = 0; i < depth; i++) stats_json_end_object(&w);
+  fclose(f);
+  std::string want;
+  // each object holds one key whose value is the next object
+  for (int i = 0; i < depth; i++) want += "{\n" + std::string(2 * (i + 1), ' ') + "\"k\": ";
+  want += "7";
+  for (int i = depth - 1; i >= 0; i--) want += "\n" + std::string(2 * i, ' ') + "}";
+  want += "\n";
+  EXPECT_EQ(std::string(buf, len), want);
+  EXPECT_TRUE(stats_json_ok(&w));
+  free(buf);
+}
+
 TEST(StatsJson, RejectsOverlongUtf8) {
   char *buf = nullptr;
   size_t len = 0;

@@ -12,10 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 #include <map>
-#include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,6 +22,7 @@
 #include "gpu_image.h"
 #include "gpu_params.h"
 #include "gpu_regs.h"
+#include "gpu_windows.h"
 #include "gpuctl.h"
 #include "simt_subsystem.h"
 #include "simtvp_version.h"
@@ -148,15 +146,14 @@ struct gpu_top::state {
   // System memory mapped by MAP_SYSMEM: GPU address -> bytes (dropped at reset).
   std::map<uint64_t, uint64_t> sysmaps;
   // Virtual pages the functional engine translated onto a page the store maps onto system memory
-  // (a VIDMEM entry naming a MAP_SYSMEM window: managed pages the GPU maps remotely), virtual page
-  // -> physical page: where a timing side's request, which carries the virtual address, goes.
-  // Filled on translation-cache fills, possibly from several engine threads.
-  std::mutex windows_mu;
-  std::atomic<uint32_t> n_windows{0};
-  std::unordered_map<uint64_t, uint64_t> windows;
-  // The same the other way: window page -> the virtual pages translating onto it (a directory
-  // invalidation names the window; the lines of cores without TLBs are held under the virtual page).
-  std::unordered_map<uint64_t, std::vector<uint64_t>> window_users;
+  // (managed pages the GPU maps remotely) and back: where a timing side's request, which carries
+  // the virtual address, goes (models/gpuctl/gpu_windows.h).
+  std::unique_ptr<gpu_windows, void (*)(gpu_windows *)> windows{new_windows(), gpu_windows_destroy};
+  static gpu_windows *new_windows() {
+    gpu_windows *w = gpu_windows_create(DEVMEM_PAGE_BITS);
+    if (!w) throw std::bad_alloc();
+    return w;
+  }
 
   // Statistics.
   uint64_t *gpu_sim_cycle = nullptr;
@@ -655,12 +652,7 @@ void gpu_top::hardware_reset() {
     }
   for (const auto &m : s.sysmaps) devmem_unmap(s.mem, m.first, m.second);
   s.sysmaps.clear();
-  {
-    std::lock_guard<std::mutex> lock(s.windows_mu);
-    s.windows.clear();
-    s.window_users.clear();
-    s.n_windows.store(0, std::memory_order_release);
-  }
+  gpu_windows_clear(s.windows.get());
   // No block is live, the map is off (MEMMAP_CTRL resets to 0).
   uint32_t n_blocks;
   while (devmem_blocks(s.mem, &n_blocks), n_blocks)
@@ -910,8 +902,8 @@ uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
     state *s;
     simt_subsystem *simt;
     uint32_t dropped;
-    uint64_t bus;
-  } w{s_.get(), s_->simt.get(), 0, 0};
+    uint64_t bus, addr;
+  } w{s_.get(), s_->simt.get(), 0, 0, 0};
   if (!w.simt) return 0;
   for (uint64_t b = bus & ~uint64_t(MEM_LINE_BYTES - 1); b < bus + bytes; b += MEM_LINE_BYTES) {
     w.bus = b;
@@ -919,12 +911,11 @@ uint32_t gpu_top::coherent_invalidate(uint64_t bus, uint64_t bytes) {
       auto *wk = static_cast<walk *>(ctx);
       wk->dropped += wk->simt->coherent_invalidate(a, wk->bus);
       // Remote managed pages: cores whose requests carry the virtual address hold the line there.
-      if (wk->s->n_windows.load(std::memory_order_acquire) == 0) return;
-      std::lock_guard<std::mutex> lock(wk->s->windows_mu);
-      auto it = wk->s->window_users.find(a >> DEVMEM_PAGE_BITS);
-      if (it == wk->s->window_users.end()) return;
-      for (uint64_t vp : it->second)
-        wk->dropped += wk->simt->coherent_invalidate((vp << DEVMEM_PAGE_BITS) | (a & DEVMEM_PAGE_MASK), wk->bus);
+      wk->addr = a;
+      gpu_windows_users(wk->s->windows.get(), a >> DEVMEM_PAGE_BITS, [](void *ctx2, uint64_t vp) {
+        auto *wk2 = static_cast<walk *>(ctx2);
+        wk2->dropped += wk2->simt->coherent_invalidate((vp << DEVMEM_PAGE_BITS) | (wk2->addr & DEVMEM_PAGE_MASK), wk2->bus);
+      }, wk);
     }, &w);
   }
   return w.dropped;
@@ -934,32 +925,10 @@ void gpu_top::translated(uint64_t va, uint32_t aperture, uint64_t pa) {
   state &s = *s_;
   const uint64_t vp = va >> DEVMEM_PAGE_BITS, pp = pa >> DEVMEM_PAGE_BITS;
   const bool window = aperture == MMU_APERTURE_VIDMEM && vp != pp && devmem_bus_addr(s.mem, pa, nullptr, nullptr);
-  if (!window && s.n_windows.load(std::memory_order_acquire) == 0) return;  // the usual case: nothing to do
-  std::lock_guard<std::mutex> lock(s.windows_mu);
-  auto old = s.windows.find(vp);
-  if (old != s.windows.end() && (!window || old->second != pp)) {  // vp no longer uses its window
-    auto u = s.window_users.find(old->second);
-    if (u != s.window_users.end()) {
-      u->second.erase(std::remove(u->second.begin(), u->second.end(), vp), u->second.end());
-      if (u->second.empty()) s.window_users.erase(u);
-    }
-  }
-  if (window) {
-    if (old == s.windows.end() || old->second != pp) s.window_users[pp].push_back(vp);
-    s.windows[vp] = pp;
-  } else {
-    s.windows.erase(vp);
-  }
-  s.n_windows.store(static_cast<uint32_t>(s.windows.size()), std::memory_order_release);
+  if (gpu_windows_set(s.windows.get(), vp, window, pp) != SIMTVP_OK) throw std::bad_alloc();
 }
 
-uint64_t gpu_top::physical_of(uint64_t addr) const {
-  state &s = *s_;
-  if (s.n_windows.load(std::memory_order_acquire) == 0) return addr;
-  std::lock_guard<std::mutex> lock(s.windows_mu);
-  auto it = s.windows.find(addr >> DEVMEM_PAGE_BITS);
-  return it == s.windows.end() ? addr : (it->second << DEVMEM_PAGE_BITS) | (addr & DEVMEM_PAGE_MASK);
-}
+uint64_t gpu_top::physical_of(uint64_t addr) const { return gpu_windows_physical(s_->windows.get(), addr); }
 
 bool gpu_top::map_sysmem(uint64_t va, uint64_t bus, uint64_t bytes) {
   state &s = *s_;
