@@ -1053,6 +1053,20 @@ static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
 }
 
+/* cvta between generic and global (window 0) of a 64-bit register: a copy (nothing when d is a) */
+static void cvta_global64_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+  if (in->o[0] == in->o[1]) return;
+  const uint64_t *a = FX_R64(w, in->o[1]);
+  uint64_t *D = FX_R64(w, in->o[0]);
+  if (m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64)) {
+    memcpy(D, a, FX_ROW64);
+  } else {
+    uint64_t r[32];
+    memcpy(r, a, sizeof r);
+    fx_put64(D, r, m);
+  }
+}
+
 /* cvta of a local/param symbol from the frame: d = fp + imm (+window) */
 static void cvta_fp_h(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t v = w->fp + in->imm;
@@ -1095,7 +1109,7 @@ static simtvp_status build_cvta(fx_build *b) {
     st = fx_src(b, 1, (ptx_type)pi->type, &in->o[1]);
   }
   if (st != SIMTVP_OK) return st;
-  in->fn = cvta_h;
+  in->fn = in->imm == 0 && !(in->flags & 1) ? cvta_global64_h : cvta_h;
   return SIMTVP_OK;
 }
 

@@ -1509,6 +1509,7 @@ static __attribute__((noinline)) simtvp_status step_slow(fx_warp *w, func_step *
  * core's register-only instructions). Register-only instructions and shared/local/param accesses
  * read no device memory: the translation cache need not be in sync for them. */
 static __attribute__((noinline)) simtvp_status step_rec(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!rec) __builtin_unreachable(); /* (the callers pass one) */
   if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
   step_exec(w, rec);
   if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
@@ -1531,6 +1532,7 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
 /* func_warp_step_lean's usual case: step_rec with the lean flag on (the debugger's and the rarer
  * cases record in full, which is a valid lean record too). */
 static __attribute__((noinline)) simtvp_status step_rec_lean(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!rec) __builtin_unreachable(); /* (the callers pass one) */
   if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
   w->rec_lean = true;
   step_exec(w, rec);

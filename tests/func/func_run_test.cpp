@@ -571,6 +571,31 @@ TEST(FuncFastPath, LeanRecordsOfPatternedSharedAccessesFillToTheFullRecord) {
   EXPECT_EQ(full.read32(out_f, 128), lean.read32(out_l, 128));
 }
 
+// cvta between generic and global addresses (window 0) is a copy: into another register with
+// every lane or some lanes (the others keep what they had), and onto itself.
+TEST(FuncFastPath, GlobalCvtaCopiesTheAddressUnderTheGuard) {
+  std::vector<Slot> in;
+  for (uint32_t t = 0; t < 64; t++) {
+    Slot s;
+    s.q[0] = 0x0000123400000000ull + 0x1000ull * t + 8 * t;
+    in.push_back(s);
+  }
+  auto out = run_lanes("ld.global.u64 %rd6, [%rd4];\n mov.u64 %rd7, 77;\n mov.u64 %rd8, 99;\n"
+                       "and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 1;\n"
+                       "cvta.to.global.u64 %rd9, %rd6;\n @%p1 cvta.global.u64 %rd7, %rd6;\n"
+                       "cvta.to.global.u64 %rd6, %rd6;\n @!%p1 cvta.to.global.u64 %rd8, %rd8;\n"
+                       "st.global.u64 [%rd5], %rd9;\n st.global.u64 [%rd5+8], %rd7;\n"
+                       "st.global.u64 [%rd5+16], %rd6;\n st.global.u64 [%rd5+24], %rd8;",
+                       in);
+  for (uint32_t t = 0; t < 64; t++) {
+    uint64_t a = in[t].q[0];
+    EXPECT_EQ(out[t].q[0], a) << "a full warp, thread " << t;
+    EXPECT_EQ(out[t].q[1], t & 1 ? a : 77u) << "odd lanes only, thread " << t;
+    EXPECT_EQ(out[t].q[2], a) << "onto itself, thread " << t;
+    EXPECT_EQ(out[t].q[3], 99u) << "even lanes onto itself, thread " << t;
+  }
+}
+
 // A warp-uniform shift count (an immediate's constant row, or a uniform register) takes one vector
 // shift; 32 and more give 0 (shl, shr.u) or the sign (shr.s), as per lane.
 TEST(FuncFastPath, UniformShiftCountsGiveWhatPerLaneShiftsGive) {
