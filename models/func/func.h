@@ -369,13 +369,13 @@ typedef struct func_step {
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
  * stopped the warp (diag filled; the warp is then FAULTED and the launch reports the fault). */
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
-/* (addition) func_warp_step with a record (rec not NULL) whose shared-memory addresses are filled
- * lazily: when the record's space is PTX_SPACE_SHARED and its addr_halves nonzero, addr[] holds
- * only lanes 0 and 16 (each half-warp's first lane); func_step_fill_addr(rec) then writes the other
- * lanes, which the pattern fixes, exactly as func_warp_step records them. Everything else is
- * func_warp_step's. For a consumer that decides from addr_halves and those two lanes first and
- * reads the rest only sometimes (the interval core's shared-memory memo): the fill is the dearest
- * part of such a record. */
+/* (addition) func_warp_step with a record whose shared-memory addresses are filled lazily: when
+ * the record's space is PTX_SPACE_SHARED and its addr_halves nonzero, addr[] holds only lanes 0
+ * and 16 (each half-warp's first lane); func_step_fill_addr(rec) then writes the other lanes,
+ * which the pattern fixes, exactly as func_warp_step records them. Everything else (rec NULL
+ * included) is func_warp_step's. For a consumer that decides from addr_halves and those two lanes
+ * first and reads the rest only sometimes (the interval core's shared-memory memo): the fill is
+ * the dearest part of such a record. */
 simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag);
 /* (addition) func_warp_step(w, NULL, diag) for a timing model's loop over register-only
  * instructions (func_program_insn_plain at the warp's pc; any other instruction is stepped as

@@ -1543,7 +1543,7 @@ static __attribute__((noinline)) simtvp_status step_rec_lean(fx_warp *w, func_st
 
 simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag) {
   const func_launch *l = w->l;
-  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step || !rec, 0))
     return step_slow(w, rec, diag);
   return step_rec_lean(w, rec, diag);
 }

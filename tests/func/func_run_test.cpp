@@ -563,6 +563,8 @@ TEST(FuncFastPath, LeanRecordsOfPatternedSharedAccessesFillToTheFullRecord) {
     k++;
   }
   EXPECT_EQ(shared_lean, 3u) << "the three patterned shared accesses of kPatterns";
+  // without a record it steps as func_warp_step(w, NULL) does: here a finished warp is refused
+  EXPECT_EQ(func_warp_step_lean(wl, nullptr, &lean.d), SIMTVP_ERR_STATE);
   EXPECT_EQ(func_warp_get_state(wl), func_warp_get_state(wf));
   func_cta_finish(cf);
   func_cta_finish(cl);
