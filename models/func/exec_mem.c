@@ -403,36 +403,40 @@ static inline bool shared_r32_ok(const fx_warp *w, const fx_insn *in, uint32_t m
  * every lane is 4-byte aligned and inside the `size` bytes of shared memory. Then a0 and a1 are
  * the halves' first offsets and kinds has bit 0 (bit 1) set when the lower (upper) half is
  * contiguous. Only a sufficient test: what it refuses goes through shared_r32_ok, which decides
- * precisely. */
-/* One half-warp's offsets against its first lane r: false when they are neither one word
- * (uniform: every difference 0) nor consecutive words (contiguous: difference 4i, mod 2^32 as the
- * sums wrap); *contig says which. Four lanes at a time; the contiguous test only when needed. */
-static inline bool shared_half_kind(const uint32_t *R, uint32_t r, bool *contig) {
-  fx_v4u32 d[4], u;
-  for (unsigned j = 0; j < 4; j++) d[j] = fx_v4_load(R + 4 * j) - r;
-  u = (d[0] | d[1]) | (d[2] | d[3]);
-  if (fx_v4_zero(u)) {
-    *contig = false;
-    return true;
-  }
-  const fx_v4u32 k = {0, 4, 8, 12};
-  u = ((d[0] ^ k) | (d[1] ^ (k + 16))) | ((d[2] ^ (k + 32)) | (d[3] ^ (k + 48)));
-  *contig = true;
-  return fx_v4_zero(u);
-}
-
+ * precisely. Both halves at once, against their first lanes r0 and r1: the differences d (mod
+ * 2^32, as the sums wrap) are all 0 in a uniform half and 4i in a contiguous one. The usual warp
+ * has both halves of one kind, which one test each decides; a mixed warp takes a test per half. */
 static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0, uint32_t *a1,
                                     uint32_t *kinds) {
   uint32_t r0 = R[0], r1 = R[16];
-  bool con0, con1;
-  if (!shared_half_kind(R, r0, &con0) || !shared_half_kind(R + 16, r1, &con1)) return false;
+  fx_v4u32 d[8];
+  for (unsigned j = 0; j < 4; j++) {
+    d[j] = fx_v4_load(R + 4 * j) - r0;
+    d[4 + j] = fx_v4_load(R + 16 + 4 * j) - r1;
+  }
+  fx_v4u32 u0 = (d[0] | d[1]) | (d[2] | d[3]), u1 = (d[4] | d[5]) | (d[6] | d[7]);
+  uint32_t k;
+  if (fx_v4_zero(u0 | u1)) {
+    k = 0; /* both uniform */
+  } else {
+    const fx_v4u32 c = {0, 4, 8, 12};
+    fx_v4u32 c0 = ((d[0] ^ c) | (d[1] ^ (c + 16))) | ((d[2] ^ (c + 32)) | (d[3] ^ (c + 48)));
+    fx_v4u32 c1 = ((d[4] ^ c) | (d[5] ^ (c + 16))) | ((d[6] ^ (c + 32)) | (d[7] ^ (c + 48)));
+    if (fx_v4_zero(c0 | c1)) {
+      k = 3; /* both contiguous */
+    } else {
+      bool uu0 = fx_v4_zero(u0), uu1 = fx_v4_zero(u1);
+      if (!(uu0 || fx_v4_zero(c0)) || !(uu1 || fx_v4_zero(c1))) return false;
+      k = (uint32_t)!uu0 | (uint32_t)!uu1 << 1;
+    }
+  }
   uint32_t b0 = r0 + off, b1 = r1 + off;
-  /* a contiguous half ends 60 bytes after its first lane (64-bit sums: no wrap) */
-  if (((b0 | b1) & 3u) || (uint64_t)b0 + (con0 ? 64u : 4u) > size || (uint64_t)b1 + (con1 ? 64u : 4u) > size)
-    return false;
+  /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
+  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
+  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
   *a0 = b0;
   *a1 = b1;
-  *kinds = (uint32_t)con0 | (uint32_t)con1 << 1;
+  *kinds = k;
   return true;
 }
 
@@ -444,17 +448,31 @@ static inline void rec_half(uint64_t *addr, uint64_t h, bool contig) {
 }
 
 /* Step record of a full-warp 4-byte access (shared or global) whose halves shared_halves_ok or
- * global_halves_ok classified: what the lane-by-lane paths record for the same addresses. */
-static inline void rec_full(func_step *rec, bool load, uint8_t space, uint64_t h0, uint64_t h1, uint32_t kinds) {
+ * global_halves_ok classified: what the lane-by-lane paths record for the same addresses (a lean
+ * record of a shared access, func_warp_step_lean's: the halves' first lanes only). */
+static inline void rec_full(const fx_warp *w, bool load, uint8_t space, uint64_t h0, uint64_t h1, uint32_t kinds) {
+  func_step *rec = w->rec;
   rec->is_load = load;
   rec->is_store = !load;
   rec->mem_mask = FX_FULL;
   rec->access_bytes = 4;
   rec->space = space;
-  rec_half(rec->addr, h0, kinds & 1u);
-  rec_half(rec->addr + 16, h1, kinds & 2u);
+  if (space == PTX_SPACE_SHARED && w->rec_lean) {
+    rec->addr[0] = h0;
+    rec->addr[16] = h1;
+  } else {
+    rec_half(rec->addr, h0, kinds & 1u);
+    rec_half(rec->addr + 16, h1, kinds & 2u);
+  }
   rec->addr_halves = (uint8_t)((kinds & 1u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) |
                                (kinds & 2u ? FUNC_HALF_CONTIG : FUNC_HALF_UNIFORM) << 2);
+}
+
+void func_step_fill_shared_halves(func_step *rec) {
+  uint8_t h = rec->addr_halves;
+  if (!h || rec->space != PTX_SPACE_SHARED) return;
+  rec_half(rec->addr, rec->addr[0], (h & 3u) == FUNC_HALF_CONTIG);
+  rec_half(rec->addr + 16, rec->addr[16], (h >> 2) == FUNC_HALF_CONTIG);
 }
 
 /* ld_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
@@ -476,7 +494,7 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_full(w->rec, true, PTX_SPACE_SHARED, h0, h1, kinds);
+      if (w->rec) rec_full(w, true, PTX_SPACE_SHARED, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
       if (kinds & 1u) {
@@ -523,7 +541,7 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
     if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
-      if (w->rec) rec_full(w->rec, false, PTX_SPACE_SHARED, h0, h1, kinds);
+      if (w->rec) rec_full(w, false, PTX_SPACE_SHARED, h0, h1, kinds);
       uint8_t *s = w->cta->smem;
       const uint32_t *v = FX_R32(w, in->o[2]);
       /* lanes store in lane order: a uniform half leaves its last lane's value, and the upper
@@ -732,7 +750,7 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       ld_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_full(w->rec, true, PTX_SPACE_GLOBAL, h0, h1, kinds);
+    if (w->rec) rec_full(w, true, PTX_SPACE_GLOBAL, h0, h1, kinds);
     uint32_t *d = FX_R32(w, in->o[0]);
     if (kinds & 1u) {
       memcpy(d, p0, 64);
@@ -763,7 +781,7 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
       st_scalar32(w, in, m);
       return;
     }
-    if (w->rec) rec_full(w->rec, false, PTX_SPACE_GLOBAL, h0, h1, kinds);
+    if (w->rec) rec_full(w, false, PTX_SPACE_GLOBAL, h0, h1, kinds);
     const uint32_t *v = FX_R32(w, in->o[2]);
     /* lane order: a uniform half leaves its last lane's value, the upper half lands last */
     if (kinds & 1u) memcpy(p0, v, 64);
@@ -1035,6 +1053,20 @@ static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
 }
 
+/* cvta between generic and global (window 0) of a 64-bit register: a copy (nothing when d is a) */
+static void cvta_global64_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+  if (in->o[0] == in->o[1]) return;
+  const uint64_t *a = FX_R64(w, in->o[1]);
+  uint64_t *D = FX_R64(w, in->o[0]);
+  if (m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64)) {
+    memcpy(D, a, FX_ROW64);
+  } else {
+    uint64_t r[32];
+    memcpy(r, a, sizeof r);
+    fx_put64(D, r, m);
+  }
+}
+
 /* cvta of a local/param symbol from the frame: d = fp + imm (+window) */
 static void cvta_fp_h(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t v = w->fp + in->imm;
@@ -1077,7 +1109,7 @@ static simtvp_status build_cvta(fx_build *b) {
     st = fx_src(b, 1, (ptx_type)pi->type, &in->o[1]);
   }
   if (st != SIMTVP_OK) return st;
-  in->fn = cvta_h;
+  in->fn = in->imm == 0 && !(in->flags & 1) ? cvta_global64_h : cvta_h;
   return SIMTVP_OK;
 }
 

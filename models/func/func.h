@@ -15,7 +15,9 @@
  *      warp's next instruction (func_warp_peek), execute one warp instruction (func_warp_step) and
  *      get back what it did (func_step: active mask, per-lane addresses of memory accesses,
  *      branch/divergence, barrier, exit), release barriers when the timing model decides; run a
- *      straight stretch of register-only instructions in one call (func_warp_run_plain).
+ *      straight stretch of register-only instructions in one call (func_warp_run_plain), step one
+ *      cheaply (func_warp_step_plain), or take records whose patterned shared-memory addresses
+ *      are filled on demand (func_warp_step_lean, func_step_fill_addr).
  *
  * Memory spaces: global (and const) live in the device-memory store (devmem.h) at device
  * addresses; shared memory per CTA; local memory per thread (also the call stack); kernel
@@ -367,6 +369,27 @@ typedef struct func_step {
 /* Executes the warp's next instruction. rec may be NULL. Returns SIMTVP_OK, or the fault that
  * stopped the warp (diag filled; the warp is then FAULTED and the launch reports the fault). */
 simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag);
+/* (addition) func_warp_step with a record whose shared-memory addresses are filled lazily: when
+ * the record's space is PTX_SPACE_SHARED and its addr_halves nonzero, addr[] holds only lanes 0
+ * and 16 (each half-warp's first lane); func_step_fill_addr(rec) then writes the other lanes,
+ * which the pattern fixes, exactly as func_warp_step records them. Everything else (rec NULL
+ * included) is func_warp_step's. For a consumer that decides from addr_halves and those two lanes
+ * first and reads the rest only sometimes (the interval core's shared-memory memo): the fill is
+ * the dearest part of such a record. */
+simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag);
+/* (addition) func_warp_step(w, NULL, diag) for a timing model's loop over register-only
+ * instructions (func_program_insn_plain at the warp's pc; any other instruction is stepped as
+ * func_warp_step steps it): *active gets the lanes active at the instruction (func_warp_active
+ * before the step), *st SIMTVP_OK or the fault or refusal func_warp_step returns, and the result is
+ * the warp's next pc (func_warp_pc after it). One call instead of three, without the record and
+ * translation-cache tests a register-only instruction needs none of. */
+uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st, simtvp_diag *diag);
+/* Completes a func_warp_step_lean record's addr[] (nothing to do unless it is a shared access
+ * with addr_halves set; a full record stays as it is). */
+void func_step_fill_shared_halves(func_step *rec);
+static inline void func_step_fill_addr(func_step *rec) {
+  if (rec->addr_halves && rec->space == PTX_SPACE_SHARED) func_step_fill_shared_halves(rec);
+}
 /* (addition) Runs warp w through consecutive register-only instructions — those func_warp_step
  * executes with a NULL record and no control transfer: ALU or SFU work (func_step_kind) that
  * touches no memory and reads no clock (%clock*, %globaltimer*, whose value depends on when it

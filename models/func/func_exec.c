@@ -882,6 +882,7 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     w->exited = 0;
     w->call_depth = 0;
     w->rec = NULL;
+    w->rec_lean = false;
     w->bar_dest = FX_NONE;
     w->cbar_arrived = 0;
     uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
@@ -1508,6 +1509,7 @@ static __attribute__((noinline)) simtvp_status step_slow(fx_warp *w, func_step *
  * core's register-only instructions). Register-only instructions and shared/local/param accesses
  * read no device memory: the translation cache need not be in sync for them. */
 static __attribute__((noinline)) simtvp_status step_rec(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!rec) __builtin_unreachable(); /* (the callers pass one) */
   if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
   step_exec(w, rec);
   if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
@@ -1525,6 +1527,50 @@ simtvp_status func_warp_step(func_warp *w, func_step *rec, simtvp_diag *diag) {
   if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step, 0))
     return step_slow(w, rec, diag);
   return rec ? step_rec(w, rec, diag) : step_norec(w, diag);
+}
+
+/* func_warp_step_lean's usual case: step_rec with the lean flag on (the debugger's and the rarer
+ * cases record in full, which is a valid lean record too). */
+static __attribute__((noinline)) simtvp_status step_rec_lean(fx_warp *w, func_step *rec, simtvp_diag *diag) {
+  if (!rec) __builtin_unreachable(); /* (the callers pass one) */
+  if (!w->code[w->pc].nosync) devmem_tlb_sync(w->tlb);
+  w->rec_lean = true;
+  step_exec(w, rec);
+  w->rec_lean = false;
+  if (__builtin_expect(w->l->fault != SIMTVP_OK, 0)) return step_fault(w->l, diag);
+  return SIMTVP_OK;
+}
+
+simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *diag) {
+  const func_launch *l = w->l;
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step || !rec, 0))
+    return step_slow(w, rec, diag);
+  return step_rec_lean(w, rec, diag);
+}
+
+uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  const fx_insn *in = &w->code[w->pc];
+  *active = w->active;
+  if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step || !in->plain, 0)) {
+    *st = func_warp_step(w, NULL, diag);
+    return w->pc;
+  }
+  /* step_exec without a record for an instruction that is register-only (nosync) */
+  uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
+  fx_counts *c = w->counts;
+  c->warp_insns++;
+  c->thread_insns += w->nactive;
+  if (c->pc) {
+    c->pc[w->pc].warp_insns++;
+    c->pc[w->pc].thread_insns += w->nactive;
+  }
+  w->stop = false; /* (w->rec is NULL between steps) */
+  w->pc++;
+  in->fn(w, in, m);
+  if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)) fx_stack_reconverge(w);
+  *st = __builtin_expect(l->fault != SIMTVP_OK, 0) ? step_fault(l, diag) : SIMTVP_OK;
+  return w->pc;
 }
 
 /* The facts of a step record func_warp_run reports. */
@@ -1568,7 +1614,12 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     return st;
   }
   fx_counts *c = w->counts;
+  func_pc_count *pcc = c->pc;
   const fx_insn *code = w->code, *in = NULL;
+  /* Warp instructions run here count as n - base, added to the counter before an instruction
+   * that reads it (a %clock read: step_exec counts an instruction before it runs) and at the end;
+   * the rest only add to it (a replayable wait takes its step back). */
+  uint32_t base = 0;
   w->rec = NULL;
   w->stop = false;
   while (n < max) {
@@ -1578,7 +1629,9 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     if (__builtin_expect(!in->plain, 0)) {
       if (in->cls == FX_C_BAR || in->cls == FX_C_RET) {
         /* with a record: a barrier ends the run with its facts; a ret's record says whether it
-         * was the kernel's (its threads' exit) */
+         * was the kernel's (its threads' exit); step_exec counts it */
+        c->warp_insns += n - 1 - base;
+        base = n;
         step_recorded(w, &rec);
         if (in->cls == FX_C_BAR || w->stop || n == max) {
           run_end_from(end, &rec);
@@ -1588,12 +1641,15 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
         continue;
       }
       if (!in->nosync) devmem_tlb_sync(w->tlb);
+      if (in->clock) {
+        c->warp_insns += n - base;
+        base = n;
+      }
     }
-    c->warp_insns++; /* as step_exec: counted before it runs (%clock reads the count) */
     c->thread_insns += w->nactive;
-    if (c->pc) {
-      c->pc[pc].warp_insns++;
-      c->pc[pc].thread_insns += w->nactive;
+    if (pcc) {
+      pcc[pc].warp_insns++;
+      pcc[pc].thread_insns += w->nactive;
     }
     uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
     w->pc = pc + 1;
@@ -1602,6 +1658,7 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
       fx_stack_reconverge(w);
     if (w->stop) break;
   }
+  c->warp_insns += n - base;
   if (in) {
     end->pc = (uint32_t)(in - code);
     end->insn = in->src;

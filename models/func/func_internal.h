@@ -93,6 +93,7 @@ struct fx_insn {
   uint8_t flags;   /* family-specific */
   uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
   uint8_t nosync;  /* touches no device memory: the translation cache need not be synced before it */
+  uint8_t clock;   /* reads %clock or %globaltimer (by default the warp instruction count) */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
@@ -211,6 +212,8 @@ struct func_warp {
   struct fx_counts *counts; /* where this warp counts (the launch's, or a worker thread's) */
   devmem_tlb *tlb;          /* translation cache of the host thread running it */
   func_step *rec;          /* step record being filled, or NULL */
+  bool rec_lean;           /* and it is func_warp_step_lean's (addresses of patterned halves:
+                              first lanes only) */
   uint64_t replay_va;      /* FUNC_WARP_FAULT_WAIT: the address whose page is not there */
   uint64_t *replay_pages;  /* and every distinct page of the instruction that faulted replayably
                               (32 slots, allocated at the first such fault) */

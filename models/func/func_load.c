@@ -439,18 +439,21 @@ static simtvp_status place_symbols(func_program *p, simtvp_diag *diag) {
 /* A register-only instruction (func_warp_run_plain, func_program_insn_plain): ALU or SFU work
  * that touches no memory (txq and istypep read a descriptor, wgmma reads shared memory) and reads
  * no clock (%clock*, %globaltimer*: their value depends on when the warp executes it). */
-static bool insn_is_plain(const ptx_module *m, const ptx_insn *pi, const fx_insn *in) {
-  if (in->cls != FX_C_ALU && in->cls != FX_C_SFU) return false;
-  if (pi->opcode == PTX_OP_TXQ || pi->opcode == PTX_OP_ISTYPEP || pi->opcode == PTX_OP_WGMMA_MMA_ASYNC) return false;
+static bool insn_reads_clock(const ptx_module *m, const ptx_insn *pi) {
   for (uint32_t i = 0; i < pi->nops && i < PTX_MAX_OPERANDS; i++) {
     const ptx_operand *o = &pi->ops[i];
     bool list = o->kind == PTX_OPND_VEC || o->kind == PTX_OPND_LIST;
     for (uint32_t e = 0; e < (list ? o->count : 1u); e++) {
       const ptx_operand *x = list ? &m->opnd_pool[o->index + e] : o;
-      if (x->kind == PTX_OPND_SREG && x->index >= PTX_SREG_CLOCK && x->index <= PTX_SREG_GLOBALTIMER_HI) return false;
+      if (x->kind == PTX_OPND_SREG && x->index >= PTX_SREG_CLOCK && x->index <= PTX_SREG_GLOBALTIMER_HI) return true;
     }
   }
-  return true;
+  return false;
+}
+static bool insn_is_plain(const ptx_module *m, const ptx_insn *pi, const fx_insn *in) {
+  if (in->cls != FX_C_ALU && in->cls != FX_C_SFU) return false;
+  if (pi->opcode == PTX_OP_TXQ || pi->opcode == PTX_OP_ISTYPEP || pi->opcode == PTX_OP_WGMMA_MMA_ASYNC) return false;
+  return !insn_reads_clock(m, pi);
 }
 
 static simtvp_status build_function(func_program *p, fx_func *f, const fx_builder *table,
@@ -481,6 +484,7 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
     if (st != SIMTVP_OK) return st;
     if (!in->fn) return fx_unsupported(&b, "no handler for this form of the instruction");
     in->plain = insn_is_plain(m, pi, in);
+    in->clock = insn_reads_clock(m, pi);
     /* register-only work, and ld/st of shared, local or parameter memory (host blocks of the
      * engine), touch no device memory: step and run loops skip devmem_tlb_sync before them */
     in->nosync = in->plain || ((pi->opcode == PTX_OP_LD || pi->opcode == PTX_OP_ST) && in->cls == FX_C_MEM &&

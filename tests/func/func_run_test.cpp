@@ -8,6 +8,11 @@
 //   agree; unit tests check barriers, refusals, %clock and func_cta_release_barriers;
 // - full-warp shared and global accesses whose half-warps are one word or consecutive words record
 //   every lane's address (and say so in addr_halves); other patterns record addr_halves 0;
+//   func_warp_step_lean's records of such shared accesses hold lanes 0 and 16, and
+//   func_step_fill_addr completes them to func_warp_step's (unit test, and suite FuncLeanSteps: every
+//   tests/kernels program stepped both ways, every memory record compared);
+// - func_warp_step_plain steps every instruction as func_warp_step(w, NULL) does (unit test; suite
+//   FuncLeanSteps runs every register-only instruction of every tests/kernels program through it);
 // - shifts by a warp-uniform count (32 and more included) give what per-lane shifts give.
 #include <cstring>
 #include <memory>
@@ -24,15 +29,32 @@ namespace {
 
 struct RunDriver {
   bool runs = false;         // true: func_warp_run; false: func_warp_step with records
+  bool lean = false;         // stepping: func_warp_step_lean, then func_step_fill_addr, and
+                             // func_warp_step_plain for register-only instructions
   uint64_t trace = 1469598103934665603ull;
+  uint64_t mem_trace = 1469598103934665603ull; // stepping: every memory record's facts
   uint64_t executed = 0;     // instructions of the last launch
   uint64_t run_calls = 0;
+  uint64_t plain_steps = 0;  // lean: register-only instructions run by func_warp_step_plain
   std::vector<func_pc_count> pc_counts;
   func_launch_counts counts{};
   uint32_t next_max = 1;
 
-  void fold(uint64_t v) {
-    for (int i = 0; i < 8; i++) trace = (trace ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  static void fold_into(uint64_t &h, uint64_t v) {
+    for (int i = 0; i < 8; i++) h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+  }
+  void fold(uint64_t v) { fold_into(trace, v); }
+  void fold_mem(const func_step &r) {
+    if (r.kind != FUNC_STEP_MEM) return;
+    fold_into(mem_trace, (uint64_t)r.pc << 32 ^ (uint64_t)r.space << 24 ^ (uint64_t)r.addr_halves << 16 ^
+                             (uint64_t)r.access_bytes);
+    fold_into(mem_trace, (uint64_t)r.mem_mask << 32 ^ (uint64_t)r.is_load << 2 ^ (uint64_t)r.is_store << 1 ^
+                             (uint64_t)r.is_atomic);
+    for (uint32_t i = 0; i < 32; i++)
+      if (r.mem_mask >> i & 1u) {
+        fold_into(mem_trace, r.addr[i]);
+        if (r.space == PTX_SPACE_GENERIC) fold_into(mem_trace, r.lane_space[i]);
+      }
   }
 
   // One slice of warp w: up to `max` instructions; false when the launch faulted.
@@ -48,9 +70,30 @@ struct RunDriver {
       EXPECT_LE(n, max);
     } else {
       func_step rec{};
+      const func_program *prog = func_launch_program(func_cta_launch(c));
       while (n < max) {
         n++;
-        st = func_warp_step(w, &rec, diag);
+        func_peek pk{};
+        if (lean && func_warp_peek(w, &pk) && func_program_insn_plain(prog, pk.pc)) {
+          // a register-only instruction through func_warp_step_plain: what the record would say
+          uint32_t before = func_warp_active(w), active = 0;
+          uint32_t next = func_warp_step_plain(w, &active, &st, diag);
+          EXPECT_EQ(active, before) << "pc " << pk.pc;
+          if (st == SIMTVP_OK) {
+            EXPECT_EQ(next, func_warp_pc(w)) << "pc " << pk.pc;
+          }
+          plain_steps++;
+          end = {pk.pc, pk.insn, pk.kind, 0, false, false, false, false};
+          if (st != SIMTVP_OK) break;
+          continue;
+        }
+        if (lean) {
+          st = func_warp_step_lean(w, &rec, diag);
+          func_step_fill_addr(&rec);
+        } else {
+          st = func_warp_step(w, &rec, diag);
+        }
+        fold_mem(rec);
         end = {rec.pc, rec.insn, rec.kind, rec.barrier_id, rec.barrier_wait, rec.barrier_complete,
                rec.warp_done, rec.yield};
         if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
@@ -87,8 +130,12 @@ simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) { return stati
 // Two functional GPUs fed the same calls: `step_` (reference) and `run_`.
 class run_device : public kernel_checks::device {
  public:
-  explicit run_device(uint32_t stack_bytes) {
-    run_.runs = true;
+  // lean: the second engine steps register-only instructions with func_warp_step_plain and the
+  // rest with func_warp_step_lean records (completed by func_step_fill_addr), which must equal the
+  // first's func_warp_step records; else it runs in func_warp_run slices.
+  explicit run_device(uint32_t stack_bytes, bool lean = false) {
+    run_.runs = !lean;
+    run_.lean = lean;
     for (int i = 0; i < 2; i++) {
       func_runner_config cfg{};
       cfg.engine.stack_bytes = stack_bytes;
@@ -139,6 +186,9 @@ class run_device : public kernel_checks::device {
     EXPECT_EQ(std::string(diag_[0].message), std::string(diag_[1].message)) << kernel;
     EXPECT_EQ(step_.executed, run_.executed) << kernel;
     EXPECT_EQ(step_.trace, run_.trace) << kernel << ": the slices differ";
+    if (run_.lean) {
+      EXPECT_EQ(step_.mem_trace, run_.mem_trace) << kernel << ": the memory records differ";
+    }
     EXPECT_EQ(step_.counts.warp_insns, run_.counts.warp_insns) << kernel;
     EXPECT_EQ(step_.counts.thread_insns, run_.counts.thread_insns) << kernel;
     EXPECT_EQ(step_.counts.ctas_done, run_.counts.ctas_done) << kernel;
@@ -152,6 +202,10 @@ class run_device : public kernel_checks::device {
     }
     EXPECT_EQ(printed_[0], printed_[1]) << kernel;
     EXPECT_EQ(step_.run_calls, 0u);
+    if (run_.lean) {
+      EXPECT_EQ(run_.run_calls, 0u);
+      EXPECT_GT(run_.plain_steps, 0u) << kernel;
+    }
     return a;
   }
   bool symbol(const char *name, uint64_t *addr, uint64_t *bytes) override {
@@ -180,6 +234,13 @@ const bool registered = (kernel_checks::register_all(
                              },
                              __FILE__, __LINE__),
                          true);
+const bool registered_lean = (kernel_checks::register_all(
+                                  "FuncLeanSteps",
+                                  [](uint32_t stack_bytes) -> std::unique_ptr<kernel_checks::device> {
+                                    return std::make_unique<run_device>(stack_bytes, true);
+                                  },
+                                  __FILE__, __LINE__),
+                              true);
 
 // ---- a small engine in per-warp mode -------------------------------------------------------------
 
@@ -258,6 +319,57 @@ const char *kBarrierClock = R"(.version 8.0
   st.global.u32 [%rd3], %r8;
   ret;
 })";
+
+// func_warp_step_plain on every instruction of two warps (register-only ones in its own path, the
+// others as func_warp_step steps them, a warp at a barrier refused) against func_warp_step: the
+// same active lanes, next pcs, states, statuses, counts, %clock readings and stores.
+TEST(FuncWarpStepPlain, StepsEveryInstructionAsFuncWarpStepDoes) {
+  Engine a(kBarrierClock), b(kBarrierClock);
+  uint64_t out_a = a.alloc(256), out_b = b.alloc(256);
+  ASSERT_EQ(out_a, out_b);
+  func_launch *la = a.launch("k", 64, {out_a}), *lb = b.launch("k", 64, {out_b});
+  func_cta *ca, *cb;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(la, ctaid, 0, 0, &ca, &a.d), SIMTVP_OK);
+  ASSERT_EQ(func_cta_start(lb, ctaid, 0, 0, &cb, &b.d), SIMTVP_OK);
+  uint32_t plain = 0, other = 0;
+  // warp 0 to its barrier, warp 1 to it (and one refused step of warp 0 there), then both to the end
+  for (uint32_t wi : {0u, 0u, 1u, 0u, 1u}) {
+    func_warp *wa = func_cta_warp(ca, wi), *wb = func_cta_warp(cb, wi);
+    for (int k = 0; k < 40; k++) {
+      bool ready = func_warp_get_state(wa) == FUNC_WARP_READY;
+      bool is_plain = ready && func_program_insn_plain(func_launch_program(lb), func_warp_pc(wb));
+      uint32_t before = func_warp_active(wa), active = 0;
+      simtvp_status sa = func_warp_step(wa, nullptr, &a.d), sb = SIMTVP_ERR_ARG;
+      uint32_t next = func_warp_step_plain(wb, &active, &sb, &b.d);
+      ASSERT_EQ(sb, sa) << "warp " << wi << ", step " << k << ": " << b.d.message;
+      EXPECT_EQ(active, before) << "warp " << wi << ", step " << k;
+      EXPECT_EQ(func_warp_get_state(wb), func_warp_get_state(wa)) << "warp " << wi << ", step " << k;
+      if (sa != SIMTVP_OK) break; // refused: not ready
+      EXPECT_EQ(next, func_warp_pc(wa)) << "warp " << wi << ", step " << k;
+      (is_plain ? plain : other)++;
+      if (func_warp_get_state(wa) != FUNC_WARP_READY) break;
+    }
+    if (func_warp_get_state(wa) == FUNC_WARP_BARRIER && wi == 1) {
+      EXPECT_EQ(func_cta_release_barrier(ca, 0), 2u);
+      EXPECT_EQ(func_cta_release_barrier(cb, 0), 2u);
+    }
+  }
+  EXPECT_EQ(plain, 2u * 9u) << "mov, add, mul, xor; add, add; add, mul.wide, add.s64 per warp";
+  EXPECT_EQ(other, 2u * 5u) << "ld.param, bar, mov %clock, st, ret per warp";
+  EXPECT_TRUE(func_cta_done(ca));
+  EXPECT_TRUE(func_cta_done(cb));
+  func_launch_counts ka, kb;
+  func_launch_get_counts(la, &ka);
+  func_launch_get_counts(lb, &kb);
+  func_cta_finish(ca);
+  func_cta_finish(cb);
+  EXPECT_EQ(kb.warp_insns, ka.warp_insns);
+  EXPECT_EQ(kb.thread_insns, ka.thread_insns);
+  func_launch_destroy(la);
+  func_launch_destroy(lb);
+  EXPECT_EQ(b.read32(out_b, 64), a.read32(out_a, 64)) << "the %clock readings and values";
+}
 
 TEST(FuncWarpRun, StopsAfterABarrierWithItsRecordsFacts) {
   Engine en(kBarrierClock);
@@ -403,6 +515,86 @@ TEST(FuncFastPath, HalfWarpPatternsRecordEveryLanesAddressAndThePattern) {
     EXPECT_EQ(v[32 + t], 16 * half) << "a global uniform load, thread " << t;
     EXPECT_EQ(v[64 + t], t < 16 ? t + 1 : 17u) << "a contiguous and a uniform half, thread " << t;
     EXPECT_EQ(v[96 + t], 2 * t < 32 ? 2 * t : 0u) << "stride two words, thread " << t;
+  }
+}
+
+// func_warp_step_lean: a shared access with half-warp patterns records lanes 0 and 16 only, and
+// func_step_fill_addr completes it to func_warp_step's record; every other record (global
+// accesses with patterns, shared ones without) is func_warp_step's already. The same program is
+// stepped on two engines, one each way.
+TEST(FuncFastPath, LeanRecordsOfPatternedSharedAccessesFillToTheFullRecord) {
+  Engine full(kPatterns), lean(kPatterns);
+  uint64_t out_f = full.alloc(4096), out_l = lean.alloc(4096);
+  ASSERT_EQ(out_f, out_l);
+  func_launch *lf = full.launch("k", 32, {out_f}), *ll = lean.launch("k", 32, {out_l});
+  func_cta *cf, *cl;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(lf, ctaid, 0, 0, &cf, &full.d), SIMTVP_OK);
+  ASSERT_EQ(func_cta_start(ll, ctaid, 0, 0, &cl, &lean.d), SIMTVP_OK);
+  func_warp *wf = func_cta_warp(cf, 0), *wl = func_cta_warp(cl, 0);
+  uint32_t k = 0, shared_lean = 0;
+  while (func_warp_get_state(wf) == FUNC_WARP_READY) {
+    func_step rf, rl;
+    std::memset(&rl, 0xa5, sizeof rl); // lanes a lean record leaves alone keep this
+    ASSERT_EQ(func_warp_step(wf, &rf, &full.d), SIMTVP_OK) << full.d.message;
+    ASSERT_EQ(func_warp_step_lean(wl, &rl, &lean.d), SIMTVP_OK) << lean.d.message;
+    ASSERT_EQ(rl.kind, rf.kind) << "step " << k;
+    if (rf.kind == FUNC_STEP_MEM) {
+      EXPECT_EQ(rl.space, rf.space) << "step " << k;
+      EXPECT_EQ(rl.addr_halves, rf.addr_halves) << "step " << k;
+      EXPECT_EQ(rl.mem_mask, rf.mem_mask) << "step " << k;
+      bool is_lean = rf.space == PTX_SPACE_SHARED && rf.addr_halves;
+      shared_lean += is_lean;
+      for (uint32_t i = 0; i < 32; i++) {
+        if (!(rf.mem_mask >> i & 1u)) continue;
+        if (is_lean && i % 16) {
+          EXPECT_EQ(rl.addr[i], 0xa5a5a5a5a5a5a5a5ull) << "step " << k << ", lane " << i << " is not filled";
+        } else {
+          EXPECT_EQ(rl.addr[i], rf.addr[i]) << "step " << k << ", lane " << i;
+        }
+      }
+      func_step_fill_addr(&rl);
+      for (uint32_t i = 0; i < 32; i++)
+        if (rf.mem_mask >> i & 1u) {
+          EXPECT_EQ(rl.addr[i], rf.addr[i]) << "step " << k << ", lane " << i << " after the fill";
+        }
+    }
+    EXPECT_EQ(rl.next_pc, rf.next_pc) << "step " << k;
+    k++;
+  }
+  EXPECT_EQ(shared_lean, 3u) << "the three patterned shared accesses of kPatterns";
+  // without a record it steps as func_warp_step(w, NULL) does: here a finished warp is refused
+  EXPECT_EQ(func_warp_step_lean(wl, nullptr, &lean.d), SIMTVP_ERR_STATE);
+  EXPECT_EQ(func_warp_get_state(wl), func_warp_get_state(wf));
+  func_cta_finish(cf);
+  func_cta_finish(cl);
+  func_launch_destroy(lf);
+  func_launch_destroy(ll);
+  EXPECT_EQ(full.read32(out_f, 128), lean.read32(out_l, 128));
+}
+
+// cvta between generic and global addresses (window 0) is a copy: into another register with
+// every lane or some lanes (the others keep what they had), and onto itself.
+TEST(FuncFastPath, GlobalCvtaCopiesTheAddressUnderTheGuard) {
+  std::vector<Slot> in;
+  for (uint32_t t = 0; t < 64; t++) {
+    Slot s;
+    s.q[0] = 0x0000123400000000ull + 0x1000ull * t + 8 * t;
+    in.push_back(s);
+  }
+  auto out = run_lanes("ld.global.u64 %rd6, [%rd4];\n mov.u64 %rd7, 77;\n mov.u64 %rd8, 99;\n"
+                       "and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 1;\n"
+                       "cvta.to.global.u64 %rd9, %rd6;\n @%p1 cvta.global.u64 %rd7, %rd6;\n"
+                       "cvta.to.global.u64 %rd6, %rd6;\n @!%p1 cvta.to.global.u64 %rd8, %rd8;\n"
+                       "st.global.u64 [%rd5], %rd9;\n st.global.u64 [%rd5+8], %rd7;\n"
+                       "st.global.u64 [%rd5+16], %rd6;\n st.global.u64 [%rd5+24], %rd8;",
+                       in);
+  for (uint32_t t = 0; t < 64; t++) {
+    uint64_t a = in[t].q[0];
+    EXPECT_EQ(out[t].q[0], a) << "a full warp, thread " << t;
+    EXPECT_EQ(out[t].q[1], t & 1 ? a : 77u) << "odd lanes only, thread " << t;
+    EXPECT_EQ(out[t].q[2], a) << "onto itself, thread " << t;
+    EXPECT_EQ(out[t].q[3], 99u) << "even lanes onto itself, thread " << t;
   }
 }
 
