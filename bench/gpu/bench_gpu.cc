@@ -71,6 +71,7 @@ struct run_result {
   char error[SIMTVP_DIAG_MESSAGE_MAX] = "";
   double wall_s = 0, cpu_s = 0;   // the kernel's simulation only
   uint64_t cycles = 0, warp_insn = 0, thread_insn = 0;
+  uint64_t ff_warp_insn = 0;      // fast-forwarded by sampled cores (-at_sample)
   double open_s = 0;              // opening the platform
 };
 
@@ -146,6 +147,7 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   int found = 0;
   uint64_t c0 = stats_get(st, "gpu_sim_cycle", &found), w0 = stats_get(st, "gpgpu_n_tot_w_icount", &found),
            t0i = stats_get(st, "gpu_sim_insn", &found);
+  uint64_t f0 = stats_get(st, "iv_sample_ff_warp_insn", &found) + stats_get(st, "at_sample_ff_warp_insn", &found);
   double cpu0 = cpu_seconds();
   auto k0 = std::chrono::steady_clock::now();
   simtvp_status sync = SIMTVP_OK;
@@ -163,6 +165,7 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   r.cycles = stats_get(st, "gpu_sim_cycle", &found) - c0;
   r.warp_insn = stats_get(st, "gpgpu_n_tot_w_icount", &found) - w0;
   r.thread_insn = stats_get(st, "gpu_sim_insn", &found) - t0i;
+  r.ff_warp_insn = stats_get(st, "iv_sample_ff_warp_insn", &found) + stats_get(st, "at_sample_ff_warp_insn", &found) - f0;
   r.ok = !r.error[0];
   simtvp_host_close(h);
   return r;
@@ -338,6 +341,9 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
       std::printf("| %s | %s | %llu | %llu | %.2f | %.0f K | %.0f K |\n", c.label, name,
                   static_cast<unsigned long long>(best.warp_insn), static_cast<unsigned long long>(best.cycles),
                   best.cpu_s, best.warp_insn / best.cpu_s / 1e3, best.cycles / best.cpu_s / 1e3);
+      if (best.ff_warp_insn) /* sampled cores (-at_sample, fidelity@DETAIL,PERIOD) */
+        std::printf("  (fast-forwarded: %llu warp instructions, %.1f %%)\n",
+                    static_cast<unsigned long long>(best.ff_warp_insn), 100.0 * best.ff_warp_insn / best.warp_insn);
       std::fflush(stdout);
     }
   }

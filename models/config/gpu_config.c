@@ -761,14 +761,17 @@ static const config_option fidelity_options[] = {
                "the same global address in the same core cycle). The functional SIMT side ignores "
                "it (`-func_threads`)."),
     FID_X(at_sample, CONFIG_STRING, "-at_sample", "0,0",
-          "Sampled timing on AT SIMT cores (simtvp; docs/simt-at.md §6a), DETAIL,PERIOD in core "
-          "cycles: in every PERIOD the first DETAIL cycles are timed in detail (the whole GPU in "
-          "the same phase), the rest fast-forward: warps issue as in detail, but their global, "
-          "local, constant and parameter accesses take the memory-stage occupancy and latency "
-          "their core measured in the detail phases and send nothing to the memory system. "
-          "Results and instruction counts stay exact; cycles are extrapolated; cache and memory "
-          "statistics count the detail phases. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; "
-          "discrete system mode only.",
+          "Sampled timing on AT and interval SIMT cores (simtvp; docs/simt-at.md §6a, "
+          "docs/simt-interval.md §10), DETAIL,PERIOD in core cycles: in every PERIOD the first "
+          "DETAIL cycles are timed in detail, the rest fast-forward. AT cores (the whole GPU in "
+          "the same phase): warps issue as in detail, but their global, local, constant and "
+          "parameter accesses take the memory-stage occupancy and latency their core measured in "
+          "the detail phases and send nothing to the memory system. Interval cores (phases by "
+          "each warp's own timeline from its kernel's arrival on the core, the first period in "
+          "detail): warps run in models/func without timing, each instruction costing what its "
+          "pc cost in the detail phases. Results and instruction "
+          "counts stay exact; cycles are extrapolated; cache and memory statistics count the "
+          "detail phases. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; discrete system mode only.",
           NULL, check_at_sample),
 };
 
@@ -1110,8 +1113,9 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
   map_block(out, size, &len, "mempart", d->mempart_model_of_channel, channels);
   map_block(out, size, &len, "dram", d->dram_model_of_channel, channels);
   bool at_cores = false;
-  for (uint32_t i = 0; i < cores; i++) at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT;
-  if (at_cores && d->at_sample_period) /* sampled AT cores (-at_sample) are a fidelity of their own */
+  for (uint32_t i = 0; i < cores; i++)
+    at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
+  if (at_cores && d->at_sample_period) /* sampled AT or interval cores (-at_sample): a fidelity of their own */
     map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
   return len;
 }
@@ -1122,7 +1126,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   const char *model[4] = {"ca", "ca", "ca", "ca"};
   *n_words = 0;
   if (!spec || !*spec) {
-    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, func, at-cores, at-mem or block=model items");
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, interval-sampled, func, at-cores, at-mem or block=model items");
     return false;
   }
   if (!strcmp(spec, "func")) {
@@ -1131,9 +1135,9 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     *n_words = 2;
     return true;
   }
-  bool sampled = !strcmp(spec, "at-sampled");
+  bool sampled = !strcmp(spec, "at-sampled"), iv_sampled = !strcmp(spec, "interval-sampled");
   if (!strcmp(spec, "at") || sampled) model[0] = model[1] = model[2] = model[3] = "at";
-  else if (!strcmp(spec, "interval")) { /* interval cores; nothing of theirs reaches the AT blocks */
+  else if (!strcmp(spec, "interval") || iv_sampled) { /* interval cores; nothing of theirs reaches the AT blocks */
     model[0] = "interval";
     model[1] = model[2] = model[3] = "at";
   } else if (!strcmp(spec, "at-cores")) model[0] = "at";
@@ -1159,7 +1163,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
       if (!eq || first < 0 || !m || (first > 0 && (!strcmp(m, "func") || !strcmp(m, "interval")))) {
         snprintf(why, why_size,
-                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, func, at-cores, at-mem or "
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, interval-sampled, func, at-cores, at-mem or "
                  "items block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
                  "func or interval for simt)",
                  (int)n, p, spec);
@@ -1180,9 +1184,9 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     words[2 * b + 1] = model[b];
   }
   *n_words = 8;
-  if (sampled) { /* every block AT, the cores sampled (docs/simt-at.md §6a) */
+  if (sampled || iv_sampled) { /* the cores sampled (docs/simt-at.md §6a, docs/simt-interval.md §10) */
     words[8] = "-at_sample";
-    words[9] = GPU_FIDELITY_SAMPLED;
+    words[9] = sampled ? GPU_FIDELITY_SAMPLED : GPU_FIDELITY_IV_SAMPLED;
     *n_words = 10;
   }
   return true;
@@ -1412,10 +1416,10 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
                     ds[1], ds[0]);
       bool any_at = false;
       for (uint32_t i = 0; i < d->n_cores && i < GPU_CONFIG_MAX_CORES; i++)
-        any_at |= d->simt_model_of_core[i] == GPU_FIDELITY_AT;
+        any_at |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
       if (!any_at)
-        return fail(r, "-at_sample", diag, "sampling applies to approximately-timed SIMT cores, and no core is one "
-                    "(-simt_model at, or -simt_model_override with :at)");
+        return fail(r, "-at_sample", diag, "sampling applies to approximately-timed and interval SIMT cores, and no "
+                    "core is one (-simt_model at|interval, or -simt_model_override with :at or :interval)");
       if (gpu_system_integrated(cfg->system.mode))
         return fail(r, "-at_sample", diag, "sampling needs -system_mode discrete: fast-forwarded accesses would "
                     "bypass the system-level cache, coherence directory and IOMMU of the integrated modes");

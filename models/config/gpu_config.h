@@ -397,7 +397,8 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
 
 /* A fidelity assignment as users write it — "ca", "at", "at-sampled" (every block AT, the cores
  * sampled with -at_sample GPU_FIDELITY_SAMPLED), "interval" (interval SIMT cores,
- * docs/simt-interval.md; the memory blocks AT), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
+ * docs/simt-interval.md; the memory blocks AT), "interval-sampled" (the same, the cores sampled
+ * with -at_sample GPU_FIDELITY_IV_SAMPLED), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
  * joined by commas over the all-CA assignment: simt=func|at|ca|interval, icnt=at|ca, mempart=at|ca,
  * dram=at|ca, mem=at|ca (icnt, mempart and dram together), e.g. "simt=at,dram=ca" — as the option
  * words that select it ({"-simt_model", "at", "-icnt_model", "ca", …}; at most
@@ -405,6 +406,9 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
 #define GPU_FIDELITY_SPEC_WORDS 10
 /* The -at_sample DETAIL,PERIOD of the `at-sampled` assignment (docs/simt-at.md §6a). */
 #define GPU_FIDELITY_SAMPLED "4000,12000"
+/* The -at_sample DETAIL,PERIOD of the `interval-sampled` assignment (interval cores sampled, the
+ * memory blocks AT; docs/simt-interval.md §10). */
+#define GPU_FIDELITY_IV_SAMPLED "1000,4000"
 bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_SPEC_WORDS], uint32_t *n_words,
                                char *why, size_t why_size);
 

@@ -45,6 +45,7 @@ const char kCompareUsage[] =
     "  at        every block approximately timed (SIMT cores, interconnect, partitions, DRAM)\n"
     "  at-sampled  every block AT, the cores sampled (-at_sample " GPU_FIDELITY_SAMPLED ")\n"
     "  interval  interval SIMT cores (docs/simt-interval.md), the memory blocks AT\n"
+    "  interval-sampled  interval cores sampled (-at_sample " GPU_FIDELITY_IV_SAMPLED "), the memory blocks AT\n"
     "  func      functional SIMT side, no timing\n"
     "  at-cores  AT SIMT cores on the CA memory system\n"
     "  at-mem    CA SIMT cores on the AT interconnect, memory partitions and DRAM\n"

@@ -101,6 +101,11 @@ const thread_case kCases[] = {
     {"interval_and_ca_transpose", "transpose", "--set '-simt_model_override 0-3:ca,4-7:interval'"},
     {"qv100_16_interval_vector_add", "vector_add",
      "-c SM7_QV100 --set '-gpgpu_n_clusters 16' --set '-simt_model interval'"},
+    // Sampled interval cores (docs/simt-interval.md §10): measurements and fast-forwards are each
+    // core's own, on the simulation thread; beside CA cores that tick in parallel.
+    {"interval_sampled_sgemm", "sgemm", "--set '-simt_model interval' --set '-at_sample 512,1024'"},
+    {"interval_sampled_and_ca_transpose", "transpose",
+     "--set '-simt_model_override 0-3:ca,4-7:interval' --set '-at_sample 512,1024'"},
     // Simulation control reads what the clusters count: each stop at the same cycle. The first
     // stops inside reduction's one-CTA kernel (a lone cluster ticks at most edges).
     {"max_insn_in_a_one_cta_kernel", "reduction", "--set '-gpgpu_max_insn 366336'", 2},

@@ -52,14 +52,14 @@ static iv_pc *pc_info(iv_core *c, iv_warp *w) {
   func_peek pk;
   if (!func_warp_peek(w->fw, &pk)) return NULL;
   iv_launch_pcs *u = w->lp;
-  u->touched[u->n_touched++] = w->pc;
+  if (!p->flags) u->touched[u->n_touched++] = w->pc; /* (IV_FF_KNOWN alone: listed already) */
   const simt_insn_info *info = &w->prog->info[pk.pc];
   bool plain = pk.kind == FUNC_STEP_ALU || pk.kind == FUNC_STEP_SFU || pk.kind == FUNC_STEP_BRANCH ||
                pk.kind == FUNC_STEP_NOP;
   p->unit = pk.kind == FUNC_STEP_MEM ? (uint8_t)SIMT_UNIT_MEM
             : (pk.kind == FUNC_STEP_BARRIER || pk.kind == FUNC_STEP_FENCE) ? (uint8_t)IV_NO_UNIT
                                                                             : c->base.eff_unit[info->unit];
-  p->flags = (uint8_t)(IV_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? IV_PLAIN : 0));
+  p->flags = (uint8_t)((p->flags & IV_FF_KNOWN) | IV_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? IV_PLAIN : 0));
   const ptx_module *m = simt_program_module(w->prog);
   if (pk.kind == FUNC_STEP_MEM && pk.pc < m->n_insns) {
     const ptx_insn *pi = &m->insns[pk.pc];
@@ -205,6 +205,16 @@ static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_cou
     k->n = 0;
   }
   k->n++;
+}
+
+/* n fast-forwarded warp instructions with the same active lanes, counted in the run's batch. */
+static inline void count_ff_issues(iv_core *c, iv_counts *k, uint32_t active, uint32_t n) {
+  if (active != k->active) {
+    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
+    k->active = active;
+    k->n = 0;
+  }
+  k->n += n;
 }
 
 /* issue_at when the usual case fails: the first cycle from t0 on at which the issue bin and the
@@ -377,6 +387,7 @@ static __attribute__((noinline)) bool step_done(iv_core *c, uint32_t slot, iv_wa
         done = iv_mem_issue(c, slot, rec, p->flags & IV_UNIFORM, t + p->to_unit);
       set_ready(w->rr, dst, n_dst, done);
       if (done > w->last_done) w->last_done = done;
+      if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
     }
     if (!rec->warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
       if (w->fence_hold > w->t) w->t = w->fence_hold;
@@ -451,14 +462,27 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
     done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
   set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
   if (done > w->last_done) w->last_done = done;
+  if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
   w->t = iv_max(next, w->fence_hold);
   return true; /* (a memory step changes neither its waiting nor its exit) */
 }
 
+/* The cost of warp w's last detailed instruction (from its issue to the next, at t) joins its pc's
+ * measurement, and is counted for its launch's. */
+static inline void measure(iv_warp *w, uint64_t t) {
+  iv_pc *p = w->last_p;
+  p->s_cyc += t - w->last_issue;
+  p->s_n++;
+  w->lp->s_n++;
+}
+
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
  * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
- * line, so that the loop stays small. */
-static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+ * line, so that the loop stays small. sampled (-at_sample, a constant of each caller): every
+ * issue ends the cost of the warp's last instruction (cycles from its issue to this one), which
+ * `window` adds to that pc's and its launch's measurement (§10). */
+static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k,
+                                                           const bool sampled, bool window) {
   iv_warp *w = &c->warps[slot];
   while (w->t <= limit) {
     iv_pc *p = &w->pcs[w->pc];
@@ -478,6 +502,11 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
     uint64_t t = issue_at(w, p, t0);
     if (t != t0) k->pipe += t - t0;
     k->issued++;
+    if (sampled) {
+      if (window && w->last_p) measure(w, t);
+      w->last_p = p;
+      w->last_issue = t;
+    }
     if (!(p->flags & IV_PLAIN)) {
       if (!(p->unit == SIMT_UNIT_MEM ? mem_step(c, slot, w, p, k, t) : record_step(c, slot, w, p, k, t))) return;
       continue;
@@ -502,9 +531,157 @@ static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *
   }
 }
 
+static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  run_body(c, slot, limit, k, false, false);
+}
+
+/* ---- sampled timing (-at_sample DETAIL,PERIOD; docs/simt-interval.md §10) ---------------------- */
+
+/* How many instructions from pc on a fast-forward runs in one func_warp_run call, all with the
+ * lanes active at pc: a warp's active lanes change only after a branch, an exit or a call, and
+ * where it reconverges (the first instruction of a basic block, ptx_insn.block) — so to the end
+ * of pc's block (blocks end after branches and exits) or its first call, whichever is first.
+ * Learnt once per pc and launch (IV_FF_KNOWN). */
+static uint32_t ff_len(iv_warp *w, uint32_t pc) {
+  iv_pc *p = &w->pcs[pc];
+  if (p->flags & IV_FF_KNOWN) return p->ff_len;
+  const ptx_module *m = simt_program_module(w->prog);
+  uint32_t n = 1;
+  if (pc < m->n_insns) {
+    uint32_t b = m->insns[pc].block;
+    while (n < UINT16_MAX && pc + n < m->n_insns && m->insns[pc + n].block == b &&
+           m->insns[pc + n - 1].opcode != PTX_OP_CALL)
+      n++;
+  }
+  if (!p->flags) w->lp->touched[w->lp->n_touched++] = pc;
+  p->flags |= IV_FF_KNOWN;
+  p->ff_len = (uint16_t)n;
+  return n;
+}
+
+/* Whether warp w may fast-forward: its core measured enough of its launch (§10). */
+static inline bool may_ff(const iv_warp *w) { return w->lp->s_n >= IV_FF_MIN_INSNS; }
+
+/* A measured instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's
+ * next): its pc's mean over the windows (at least a cycle: a warp issues once per cycle). */
+static inline uint64_t ff_cost(const iv_pc *p) { return iv_max(IV_FF_ONE, p->s_cyc * IV_FF_ONE / p->s_n); }
+
+/* A fast-forwarded instruction at t waits on a replayable fault (as step_done): the warp parks
+ * until the replay, or its CTA ends when the GPU has no fault buffer. */
+static void ff_fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
+  if (fault_wait(c, w, t)) return;
+  simtvp_diag dg;
+  simtvp_status st = SIMTVP_ERR_FAULT;
+  simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
+                  "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
+  simtvp_diag_at_address(&dg, w->fault_since);
+  simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
+  gpu_cta_result r = {st, w->fault_since, w->pc};
+  c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
+}
+
+/* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
+ * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
+ * no register ready times, bins, L1I, memory stage or port. Barriers, exit, faults and replayable
+ * faults as in detail. false: it ran nothing (the caller times it in detail). */
+static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
+  const uint64_t endq = (end + 1) * IV_FF_ONE;
+  uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
+  bool ran = false;
+  while (tq < endq) {
+    /* the run: from pc on while its lanes stay the same, its pcs are measured and they issue by
+     * `end` */
+    uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
+    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n; max++) q += ff_cost(&w->pcs[pc + max]);
+    if (!max) return ran; /* an instruction not measured yet: timed in detail */
+    w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
+    uint32_t active = func_warp_active(w->fw);
+    func_run_end e;
+    simtvp_diag dg;
+    simtvp_status st = func_warp_run(w->fw, max, &n, &e, &dg);
+    bool parked = st == SIMTVP_OK && n && e.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT;
+    uint32_t done = n - parked; /* (the waiting instruction did nothing) */
+    if (!n && st == SIMTVP_OK) return ran;
+    ran = true;
+    uint64_t last = tq / IV_FF_ONE; /* the last one's issue */
+    for (uint32_t i = 0; i < done; i++) {
+      const iv_pc *p = &w->pcs[pc + i];
+      last = tq / IV_FF_ONE;
+      if (!k->batch) simt_base_count_issue(&c->base, slot, pc + i, active, last);
+      /* its results (a store's acknowledgement) are in its measured latency later, an ALU
+       * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
+       * for (a pc measured is known: its registers are) */
+      if (p->flags & IV_KNOWN) {
+        uint64_t res = last, ready = last;
+        if (p->unit == SIMT_UNIT_MEM) res = ready = last + (p->s_ln ? p->s_lat / p->s_ln : 0);
+        else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
+        set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, ready);
+        if (res > w->last_done) w->last_done = res;
+      }
+      tq += ff_cost(p);
+    }
+    if (k->batch) count_ff_issues(c, k, active, done);
+    *c->sample.ff_insn += done;
+    k->issued += done;
+    w->t = tq / IV_FF_ONE;
+    w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
+    w->pc = func_warp_pc(w->fw);
+    if (w->t > w->last_done) w->last_done = w->t;
+    simt_cta *cta = cta_of(c, w);
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta, w->fw, st, &dg, last);
+      return true;
+    }
+    if (parked) {
+      ff_fault_wait(c, w, w->t);
+      return true;
+    }
+    if (e.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+      retire(c, slot, last);
+      cta->check_bars = true;
+      settle_barriers(c, cta, last, true);
+      return true;
+    }
+    if (e.kind == FUNC_STEP_BARRIER) {
+      if (e.barrier_wait) {
+        w->wait = SIMT_WAIT_BARRIER;
+        w->bar_id = e.barrier_id;
+        w->bar_pc = e.pc;
+      }
+      cta->check_bars = true;
+      settle_barriers(c, cta, last, e.barrier_complete);
+      if (w->exited || w->wait || !w->live) return true;
+      if (w->t * IV_FF_ONE > tq) tq = w->t * IV_FF_ONE; /* released later */
+    }
+  }
+  return ran;
+}
+
+/* run_warp_body under -at_sample: by the warp's own timeline, the detail phase of each period
+ * runs in detail (measured over its second half, the window), the rest fast-forwards once the
+ * core has measured the warp's launch (ff_run). */
+static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  iv_warp *w = &c->warps[slot];
+  const uint64_t D = c->sample.detail, P = c->sample.period, o = w->lp->s_origin;
+  while (w->t <= limit && runnable(w)) {
+    uint64_t t0 = w->t, ps = t0 - (t0 - o) % P, ws = ps + D / 2, de = ps + D;
+    if (t0 >= de) { /* the fast-forward phase, up to the next period */
+      uint64_t end = iv_min(limit, ps + P - 1);
+      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false); /* (the first period: warm-up) */
+      else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
+        run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true);
+    } else if (t0 >= ws) {
+      run_body(c, slot, iv_min(limit, de - 1), k, true, true);
+    } else {
+      run_body(c, slot, iv_min(limit, ws - 1), k, true, false);
+    }
+  }
+}
+
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
   iv_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0, 0, 0, 0, 0};
-  run_warp_body(c, slot, limit, &k);
+  if (c->sample.period) run_sampled(c, slot, limit, &k);
+  else run_warp_body(c, slot, limit, &k);
   if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
   iv_sched *sc = &c->sched[c->warps[slot].sched];
   sc->issued += k.issued;
@@ -640,6 +817,8 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     u->n_touched = 0;
     u->launch = k->launch;
     u->uid = k->launch_uid;
+    u->s_n = 0;
+    u->s_origin = IV_NEVER; /* (set by iv_launch_cta: the launch's first CTA here) */
   }
   c->lpcs_of[cta_slot] = t;
   return true;
@@ -677,6 +856,20 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
   }
   c->next = IV_NEVER;
   c->fault_stall = &c->fault_stall_scratch;
+  /* -at_sample (checked by gpu_config; a core configured directly is checked here) */
+  if (cfg->sample_period) {
+    if (cfg->sample_detail < 2 || cfg->sample_period <= cfg->sample_detail) {
+      iv_destroy(c);
+      return simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: -at_sample %u,%u: the detail phase must be "
+                             "at least 2 core cycles and shorter than the period", cfg->sm, cfg->sample_detail,
+                             cfg->sample_period);
+    }
+    c->sample.detail = cfg->sample_detail;
+    c->sample.period = cfg->sample_period;
+    c->sample.ff_insn = simt_base_counter(&c->base, "iv_sample_ff_warp_insn", "warp insns",
+                                          "warp instructions fast-forwarded on interval cores (-at_sample): "
+                                          "executed, timed at the measured cycles per warp instruction");
+  }
   simt_base_register_ldst_stall(&c->base);
   c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
                                         "extra shared-memory cycles caused by bank conflicts");
@@ -753,6 +946,7 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = iv_max(c->sched[s].from, now);
   }
   simt_cta *cta = &c->base.ctas[ci];
+  if (c->lpcs[c->lpcs_of[ci]].s_origin == IV_NEVER) c->lpcs[c->lpcs_of[ci]].s_origin = now;
   for (uint32_t i = 0; i < nw; i++) {
     uint32_t slot = slots[i];
     iv_warp *w = &c->warps[slot];

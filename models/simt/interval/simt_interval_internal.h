@@ -102,7 +102,8 @@ static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
 enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
   IV_KNOWN = 2u,   /* the entry is filled */
-  IV_UNIFORM = 4u  /* its address has no register ([symbol+offset], [offset]): every lane's is one */
+  IV_UNIFORM = 4u, /* its address has no register ([symbol+offset], [offset]): every lane's is one */
+  IV_FF_KNOWN = 8u /* ff_len is filled (-at_sample's fast-forward, docs/simt-interval.md §10) */
 };
 
 typedef struct iv_pc {
@@ -120,6 +121,12 @@ typedef struct iv_pc {
   uint8_t l1i_bit;   /* that line's index from the start of the kernel's code (IV_NO_L1I_BIT: ≥ 64) */
   uint8_t mi_space;  /* memory: the space of its last access with a class (IV_NO_SPACE: none yet) */
   uint8_t mi;        /* and that class (SIMT_MI_*, gpgpu_n_*_insn) */
+  uint16_t ff_len;   /* fast-forward: instructions from pc on that run with pc's active lanes (to
+                      * the end of its basic block or a call, whichever is first; IV_FF_KNOWN) */
+  uint32_t s_n;      /* -at_sample: its issues measured in the windows (§10) … */
+  uint64_t s_cyc;    /* … and the cycles from each to its warp's next issue */
+  uint32_t s_ln;     /* memory: its detailed issues under -at_sample … */
+  uint64_t s_lat;    /* … and the cycles from each to its data or acknowledgement */
 } iv_pc;
 
 typedef struct iv_warp {
@@ -136,6 +143,11 @@ typedef struct iv_warp {
   uint64_t line;      /* the L1I line it fetches from, + 1 (0: none) */
   uint64_t l1i_seen;  /* bit i: it looked up L1I line i of its kernel's code (iv_pc.l1i_bit) */
   uint64_t *rr;       /* per register id: the cycle its value is ready */
+  /* -at_sample (docs/simt-interval.md §10): its last detailed issue (cycle, pc; NULL: none to
+   * measure from) and the fraction of a cycle (/ IV_FF_ONE) its fast-forwarded timeline is past t */
+  uint64_t last_issue;
+  struct iv_pc *last_p;
+  uint32_t ff_frac;
   const simt_program *prog;
   iv_pc *pcs;
   struct iv_launch_pcs *lp; /* the table pcs belongs to */
@@ -162,6 +174,8 @@ typedef struct iv_launch_pcs {
   iv_pc *pcs;
   uint32_t *touched;
   uint32_t n_touched, cap;
+  uint64_t s_n;        /* -at_sample: its pcs' measurements (§10) … */
+  uint64_t s_origin;   /* … and the cycle its periods count from (its first CTA's start here) */
 } iv_launch_pcs;
 
 typedef struct iv_mem_stats {
@@ -194,8 +208,21 @@ typedef struct iv_smem_memo {
   ldst_smem_cost cost;
 } iv_smem_memo;
 
+/* Sampled timing (-at_sample DETAIL,PERIOD on interval cores, docs/simt-interval.md §10): a
+ * warp's timeline t is in period t / period; its first `detail` cycles are timed in detail, the
+ * rest fast-forwarded, each instruction costing what its pc cost the core's warps of its launch
+ * in the measured windows (the second half of each detail phase). */
+#define IV_FF_ONE 256u       /* fixed point of the fast-forward's cycles per instruction */
+#define IV_FF_STRETCH 64u    /* cycles timed in detail (and measured) at a pc not measured yet */
+#define IV_FF_MIN_INSNS 64u  /* warp instructions a core measures of a launch before it fast-forwards */
+typedef struct iv_sample {
+  uint32_t detail, period;    /* 0,0: off */
+  uint64_t *ff_insn;          /* iv_sample_ff_warp_insn */
+} iv_sample;
+
 typedef struct iv_core {
   simt_core_base base;  /* configuration, ports, CTAs, shared statistics */
+  iv_sample sample;
   uint64_t next;        /* cached next_event */
   uint64_t busy_from;   /* first cycle of the resident period not counted yet */
   uint64_t *fault_stall, fault_stall_scratch;
