@@ -448,9 +448,11 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
   func_step rec;
   simtvp_diag dg;
   uint32_t pc = w->pc;
-  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
-  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0))
+  simtvp_status st = func_warp_step_lean(w->fw, &rec, &dg); /* (func_step_fill_addr before a lane read) */
+  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0)) {
+    func_step_fill_addr(&rec);
     return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+  }
   count_issue(c, k, slot, pc, rec.active, t);
   uint32_t ib = w->ib_n;
   uint64_t next = after_issue(c, &ib, k, pc, rec.next_pc, t);
@@ -458,8 +460,10 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
   w->pc = rec.next_pc;
   count_mem_insn(c, p, &rec);
   uint64_t done;
-  if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done))
+  if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done)) {
+    func_step_fill_addr(&rec);
     done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+  }
   set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
   if (done > w->last_done) w->last_done = done;
   if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
@@ -512,9 +516,10 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
       continue;
     }
     /* register-only: executed without a step record */
-    uint32_t active = func_warp_active(w->fw);
+    uint32_t active;
     simtvp_diag dg;
-    simtvp_status st = func_warp_step(w->fw, NULL, &dg);
+    simtvp_status st;
+    uint32_t next_pc = func_warp_step_plain(w->fw, &active, &st, &dg);
     if (st != SIMTVP_OK) {
       simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
       return;
@@ -524,7 +529,7 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
     uint64_t e = t + p->to_unit, wb = e + p->lat;
     set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
     if (wb > w->last_done) w->last_done = wb;
-    uint32_t next_pc = func_warp_pc(w->fw), ib = w->ib_n;
+    uint32_t ib = w->ib_n;
     w->t = after_issue(c, &ib, k, pc, next_pc, t);
     w->ib_n = (uint8_t)ib;
     w->pc = next_pc;
