@@ -14,6 +14,7 @@
 
 #include "func_test_util.h"
 #include "kernel_checks.h"
+#include "twin_device.h"
 #include "ptx.h"
 
 using namespace functest;
@@ -86,98 +87,17 @@ struct Driver {
   }
 };
 
-simtvp_status drive(void *ctx, func_launch *l, simtvp_diag *diag) { return static_cast<Driver *>(ctx)->run(l, diag); }
-
-// Two functional GPUs with per-warp drivers, fed the same calls: `step` (reference) and `plain`.
-// Launches compare traces and counts; reads compare the bytes of both.
-class plain_device : public kernel_checks::device {
+// Two functional GPUs with per-warp drivers, fed the same calls: the reference steps, the other
+// runs register-only stretches with func_warp_run_plain (twin_device.h compares them).
+class plain_device : public twin_device<Driver> {
  public:
-  explicit plain_device(uint32_t stack_bytes) {
-    plain_.plain_runs = true;
-    for (int i = 0; i < 2; i++) {
-      func_runner_config cfg{};
-      cfg.engine.stack_bytes = stack_bytes;
-      cfg.engine.pc_counts = true;
-      cfg.print = [](void *ctx, const char *text, size_t len) { static_cast<std::string *>(ctx)->append(text, len); };
-      cfg.print_ctx = &printed_[i];
-      cfg.run_launch = drive;
-      cfg.run_ctx = i == 0 ? &step_ : &plain_;
-      r_[i] = func_runner_create(&cfg, &diag_[i]);
-    }
-  }
-  ~plain_device() override {
-    for (auto *r : r_) func_runner_destroy(r);
-  }
-  simtvp_status load(const std::string &ptx, const char *name) override {
-    simtvp_status a = func_runner_load_ptx(r_[0], ptx.data(), ptx.size(), name, &diag_[0]);
-    simtvp_status b = func_runner_load_ptx(r_[1], ptx.data(), ptx.size(), name, &diag_[1]);
-    EXPECT_EQ(a, b);
-    return a;
-  }
-  simtvp_status alloc(uint64_t bytes, uint64_t *addr) override {
-    uint64_t other = 0;
-    simtvp_status a = func_runner_alloc(r_[0], bytes, addr, &diag_[0]);
-    simtvp_status b = func_runner_alloc(r_[1], bytes, &other, &diag_[1]);
-    EXPECT_EQ(a, b);
-    EXPECT_EQ(*addr, other);
-    return a;
-  }
-  simtvp_status write(uint64_t addr, const void *src, uint64_t bytes) override {
-    simtvp_status a = func_runner_write(r_[0], addr, src, bytes, &diag_[0]);
-    EXPECT_EQ(func_runner_write(r_[1], addr, src, bytes, &diag_[1]), a);
-    return a;
-  }
-  simtvp_status read(uint64_t addr, void *dst, uint64_t bytes) override {
-    simtvp_status a = func_runner_read(r_[0], addr, dst, bytes, &diag_[0]);
-    std::vector<uint8_t> other(bytes);
-    EXPECT_EQ(func_runner_read(r_[1], addr, other.data(), bytes, &diag_[1]), a);
-    if (a == SIMTVP_OK) {
-      EXPECT_EQ(std::memcmp(dst, other.data(), bytes), 0) << "device memory differs at 0x" << std::hex << addr;
-    }
-    return a;
-  }
-  simtvp_status launch(const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
-                       const void **args) override {
-    simtvp_diag_clear(&diag_[0]);
-    simtvp_diag_clear(&diag_[1]);
-    simtvp_status a = func_runner_launch(r_[0], kernel, grid, block, smem, args, &diag_[0]);
-    simtvp_status b = func_runner_launch(r_[1], kernel, grid, block, smem, args, &diag_[1]);
-    EXPECT_EQ(a, b) << kernel << ": " << diag_[0].message << " / " << diag_[1].message;
-    EXPECT_EQ(step_.executed, plain_.executed) << kernel;
-    EXPECT_EQ(step_.trace, plain_.trace) << kernel << ": the pc sequences differ";
-    EXPECT_EQ(step_.counts.warp_insns, plain_.counts.warp_insns) << kernel;
-    EXPECT_EQ(step_.counts.thread_insns, plain_.counts.thread_insns) << kernel;
-    EXPECT_EQ(step_.counts.ctas_done, plain_.counts.ctas_done) << kernel;
-    EXPECT_EQ(std::memcmp(step_.counts.loads, plain_.counts.loads, sizeof step_.counts.loads), 0) << kernel;
-    EXPECT_EQ(std::memcmp(step_.counts.stores, plain_.counts.stores, sizeof step_.counts.stores), 0) << kernel;
-    EXPECT_EQ(std::memcmp(step_.counts.atomics, plain_.counts.atomics, sizeof step_.counts.atomics), 0) << kernel;
-    EXPECT_EQ(step_.counts.warp_insns, step_.executed) << kernel;
-    EXPECT_EQ(step_.pc_counts.size(), plain_.pc_counts.size()) << kernel;
-    for (size_t i = 0; i < step_.pc_counts.size() && i < plain_.pc_counts.size(); i++) {
-      EXPECT_EQ(step_.pc_counts[i].warp_insns, plain_.pc_counts[i].warp_insns) << kernel << " pc " << i;
-      EXPECT_EQ(step_.pc_counts[i].thread_insns, plain_.pc_counts[i].thread_insns) << kernel << " pc " << i;
-    }
-    EXPECT_EQ(printed_[0], printed_[1]) << kernel;
-    EXPECT_EQ(step_.runs, 0u);
-    return a;
-  }
-  bool symbol(const char *name, uint64_t *addr, uint64_t *bytes) override {
-    uint64_t a2 = 0, b2 = 0;
-    bool a = func_runner_symbol(r_[0], name, addr, bytes);
-    EXPECT_EQ(func_runner_symbol(r_[1], name, &a2, &b2), a);
-    if (a) {
-      EXPECT_EQ(*addr, a2);
-    }
-    return a;
-  }
-  std::string printed() const override { return printed_[0]; }
-  const simtvp_diag &diag() const override { return diag_[0]; }
+  explicit plain_device(uint32_t stack_bytes) : twin_device<Driver>(stack_bytes) { test_.plain_runs = true; }
 
- private:
-  Driver step_, plain_;
-  func_runner *r_[2] = {nullptr, nullptr};
-  simtvp_diag diag_[2]{};
-  std::string printed_[2];
+ protected:
+  void check_drivers(const char *kernel) override {
+    EXPECT_EQ(ref_.counts.warp_insns, ref_.executed) << kernel;
+    EXPECT_EQ(ref_.runs, 0u);
+  }
 };
 
 const bool registered = (kernel_checks::register_all(
