@@ -161,6 +161,48 @@ bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, 
 void simt_base_cancel_replay(simt_core_base *b, simt_cta *cta, uint64_t now);
 /* simt_stall_ldst_busy (each variant registers it where its statistics order puts it). */
 void simt_base_register_ldst_stall(simt_core_base *b);
+/* The core's busy cycles up to last_cycle, from *busy_from on (which moves past it). */
+static inline void simt_base_count_busy(simt_core_base *b, uint64_t *busy_from, uint64_t last_cycle) {
+  if (last_cycle + 1 > *busy_from) *b->cycles += last_cycle + 1 - *busy_from;
+  *busy_from = last_cycle + 1;
+}
+/* A scheduler's cycles [*from, now) without an issue (*issued of them issued), split by why its
+ * warps waited: gap[r] cycles for reason r, scaled to the idle cycles (an estimate; the rest after
+ * rounding to the last reason, or to no warp). gap and *issued restart at 0, *from at now. Shared
+ * by the AT and interval cores (docs/simt-at.md §4). */
+void simt_base_count_stalls(simt_core_base *b, uint64_t *from, uint64_t *issued, uint64_t gap[SIMT_R_N],
+                            uint64_t now);
+/* A timed L1 (the AT and interval cores): `text` parsed as `option` (NULL: none), the cache
+ * "<group>_cache_core[<sm>]" created in *out (NULL when disabled), *block its coalescing block (the
+ * line, at most MEM_LINE_BYTES), *spec its parsed spec for the variant's own tables. */
+simtvp_status simt_base_make_timed_l1(simt_core_base *b, cache **out, const char *text, const char *option,
+                                      const char *group, const char *alias, uint32_t *block, cache_spec *spec,
+                                      simtvp_diag *diag);
+/* The request counters of a timed LD/ST path (the AT and interval cores): gpgpu_n_mem_read_global …
+ * simt_ldst.atomic_requests, registered by simt_base_mem_counters in that order. */
+typedef struct simt_mem_counters {
+  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
+} simt_mem_counters;
+void simt_base_mem_counters(simt_core_base *b, simt_mem_counters *s);
+/* One request of kind (MEM_ACC_*) counted; other kinds count nowhere. */
+static inline void simt_mem_count_request(const simt_mem_counters *s, uint8_t kind) {
+  switch (kind) {
+    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
+    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
+    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
+    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
+    case MEM_ACC_CONST_R: ++*s->mem_const; break;
+    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
+    case MEM_ACC_ATOMIC: ++*s->atomic; break;
+    default: break;
+  }
+}
+/* A kernel's per-pc table (entries of `elem` bytes, the pcs filled listed in touched[0, n_touched))
+ * made ready for n_insns pcs (at least one), every entry zero: grown (zeroed) when *cap is smaller,
+ * else only its touched entries cleared. False (the table as it was) when out of host memory. The
+ * AT core's per-CTA tables and the interval core's per-launch ones. */
+bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint32_t *cap, uint32_t n_insns,
+                       size_t elem);
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG
  * naming the option for a pipeline without units, register or collector; for the variants'
  * resources, simt_base_share. */

@@ -258,31 +258,11 @@ static uint64_t reply_taken(at_core *c, uint8_t ci, uint32_t bytes, uint64_t at)
   return r;
 }
 
-typedef struct at_stats {
-  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
-} at_stats;
-
-static at_stats *stats_of(at_core *c) { return (at_stats *)c->acc_stats; }
-
-static void count_request(at_core *c, uint8_t kind) {
-  at_stats *s = stats_of(c);
-  switch (kind) {
-    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
-    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
-    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
-    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
-    case MEM_ACC_CONST_R: ++*s->mem_const; break;
-    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
-    case MEM_ACC_ATOMIC: ++*s->atomic; break;
-    default: break;
-  }
-}
-
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is there, or
  * AT_NEVER when it waits for an event-driven memory system (*mop then waits for it). */
 static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t *mop, const ldst_access *x,
                        uint64_t a) {
-  count_request(c, x->kind);
+  simt_mem_count_request(c->acc_stats, x->kind);
   cache *cc = cache_of(c, x->path);
   if (!cc) { /* around the L1 */
     mem_req *r = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
@@ -705,46 +685,20 @@ uint32_t at_mem_flush(at_core *c, uint64_t now) {
 
 static simtvp_status make_cache(at_core *c, cache **out, const char *text, const char *option, const char *group,
                                 const char *alias, uint32_t *block, simtvp_diag *diag) {
-  *out = NULL;
-  *block = MEM_LINE_BYTES;
-  cache_config cc;
-  memset(&cc, 0, sizeof cc);
-  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
-  if (st != SIMTVP_OK || cc.spec.disabled) return st;
-  char name[64];
-  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
-  cc.level = CACHE_LEVEL_L1;
-  cc.stats = c->base.cfg.stats;
-  cc.name = name;
-  cc.stats_group = group;
-  cc.stats_total_alias = alias;
-  cc.pool = c->base.pool;
-  cc.timed = true;
-  st = cache_create(&cc, out, diag);
-  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
-  if (st == SIMTVP_OK) {
+  cache_spec spec;
+  simtvp_status st = simt_base_make_timed_l1(&c->base, out, text, option, group, alias, block, &spec, diag);
+  if (st == SIMTVP_OK && *out) {
     uint8_t ci = out == &c->l1d ? AT_L1D : out == &c->l1c ? AT_L1C : AT_L1T;
-    c->port_bytes[ci] = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+    c->port_bytes[ci] = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
   }
   return st;
 }
 
-static uint64_t *counter(at_core *c, const char *name, const char *desc) {
-  return simt_base_counter(&c->base, name, "requests", desc);
-}
-
 simtvp_status at_mem_init(at_core *c, simtvp_diag *diag) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
-  at_stats *s = calloc(1, sizeof *s);
-  if (!s) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
-  c->acc_stats = s;
-  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
-  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
-  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
-  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
-  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
-  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
-  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  c->acc_stats = calloc(1, sizeof *c->acc_stats);
+  if (!c->acc_stats) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  simt_base_mem_counters(&c->base, c->acc_stats);
   simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);

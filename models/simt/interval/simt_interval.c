@@ -91,39 +91,6 @@ static iv_pc *pc_info(iv_core *c, iv_warp *w) {
 
 /* ---- warps ------------------------------------------------------------------------------------ */
 
-static void count_busy(iv_core *c, uint64_t last_cycle) {
-  if (last_cycle + 1 > c->busy_from) *c->base.cycles += last_cycle + 1 - c->busy_from;
-  c->busy_from = last_cycle + 1;
-}
-
-/* The scheduler's cycles [from, now) without an issue, split by why its warps waited (an
- * estimate: the waits its warps reported, scaled to the cycles it did not issue in; the AT core's
- * rule, docs/simt-at.md §4). */
-static void count_stalls(iv_core *c, iv_sched *s, uint64_t now) {
-  if (now <= s->from) return;
-  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
-  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
-  uint64_t given = 0;
-  int last = SIMT_R_NO_WARP;
-  for (int r = 0; r < SIMT_R_N && sum; r++) {
-    if (!s->gap[r]) continue;
-    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
-    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += n;
-    *c->base.reason[r] += n;
-    given += n;
-    last = r;
-  }
-  if (idle > given) {
-    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += idle - given;
-    *c->base.reason[last] += idle - given;
-  }
-  memset(s->gap, 0, sizeof s->gap);
-  s->issued = 0;
-  s->from = now;
-}
-
 static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   iv_warp *w = &c->warps[slot];
   w->live = false;
@@ -131,8 +98,11 @@ static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   c->n_live_warps--;
   simt_base_finish_warp(&c->base, cta_of(c, w), w->index);
   if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
-    count_busy(c, now);
-    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
+    simt_base_count_busy(&c->base, &c->busy_from, now);
+    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
+      iv_sched *s = &c->sched[i];
+      simt_base_count_stalls(&c->base, &s->from, &s->issued, s->gap, now);
+    }
   }
 }
 
@@ -806,20 +776,11 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     t = 0;
     while (c->lpcs[t].used) t++; /* max_ctas tables, fewer than max_ctas other CTAs */
     iv_launch_pcs *u = &c->lpcs[t];
-    uint32_t n_insns = simt_program_module(k->program)->n_insns;
-    if (!n_insns) n_insns = 1;
-    if (u->cap < n_insns) {
-      iv_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-      if (p) u->pcs = p;
-      uint32_t *x = p ? realloc(u->touched, (size_t)n_insns * sizeof *x) : NULL;
-      if (x) u->touched = x;
-      if (!p || !x) return false;
-      memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
-      u->cap = n_insns;
-      u->n_touched = 0;
-    }
-    for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
-    u->n_touched = 0;
+    void *pcs = u->pcs;
+    bool ok = simt_pc_table_fit(&pcs, &u->touched, &u->n_touched, &u->cap,
+                                simt_program_module(k->program)->n_insns, sizeof *u->pcs);
+    u->pcs = pcs;
+    if (!ok) return false;
     u->launch = k->launch;
     u->uid = k->launch_uid;
     u->s_n = 0;

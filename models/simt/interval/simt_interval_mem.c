@@ -25,20 +25,6 @@ static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t ki
   return back > at ? back : at + 1;
 }
 
-static void count_request(iv_core *c, uint8_t kind) {
-  iv_mem_stats *s = &c->ms;
-  switch (kind) {
-    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
-    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
-    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
-    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
-    case MEM_ACC_CONST_R: ++*s->mem_const; break;
-    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
-    case MEM_ACC_ATOMIC: ++*s->atomic; break;
-    default: break;
-  }
-}
-
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
 /* Bytes [lo, hi) of a 128-byte line (0 ≤ lo ≤ hi ≤ 128) into a mem_req byte mask, no loop. */
@@ -154,7 +140,7 @@ _Static_assert(LDST_MAX_ACCESSES * sizeof(ldst_access) % _Alignof(mem_req) == 0,
 
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
-  count_request(c, x->kind);
+  simt_mem_count_request(&c->ms.req, x->kind);
   cache *cc = x->path == LDST_PATH_L1D ? c->l1d : x->path == LDST_PATH_L1C ? c->l1c
               : x->path == LDST_PATH_L1T ? c->l1t : NULL;
   uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
@@ -673,33 +659,17 @@ uint32_t iv_mem_flush(iv_core *c, uint64_t now) {
 
 static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const char *option, const char *group,
                                 const char *alias, uint32_t *block, simtvp_diag *diag) {
-  *out = NULL;
-  *block = MEM_LINE_BYTES;
-  cache_config cc;
-  memset(&cc, 0, sizeof cc);
-  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
-  if (st != SIMTVP_OK || cc.spec.disabled) return st;
-  char name[64];
-  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
-  cc.level = CACHE_LEVEL_L1;
-  cc.stats = c->base.cfg.stats;
-  cc.name = name;
-  cc.stats_group = group;
-  cc.stats_total_alias = alias;
-  cc.pool = c->base.pool;
-  cc.timed = true;
-  st = cache_create(&cc, out, diag);
-  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
-  if (st == SIMTVP_OK) { /* its table of fills in flight */
-    iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
-    uint64_t lines = (uint64_t)cc.spec.n_sets * cc.spec.assoc, n = 1;
-    while (n < lines && n < (1u << 20)) n <<= 1;
-    t->e = calloc(n, sizeof *t->e);
-    t->mask = (uint32_t)n - 1;
-    if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
-  }
-  if (st == SIMTVP_OK && out == &c->l1d)
-    c->l1d_port_bytes = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+  cache_spec spec;
+  simtvp_status st = simt_base_make_timed_l1(&c->base, out, text, option, group, alias, block, &spec, diag);
+  if (st != SIMTVP_OK || !*out) return st;
+  /* its table of fills in flight */
+  iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
+  uint64_t lines = (uint64_t)spec.n_sets * spec.assoc, n = 1;
+  while (n < lines && n < (1u << 20)) n <<= 1;
+  t->e = calloc(n, sizeof *t->e);
+  t->mask = (uint32_t)n - 1;
+  if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  if (out == &c->l1d) c->l1d_port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
   return st;
 }
 
@@ -710,13 +680,7 @@ static uint64_t *counter(iv_core *c, const char *name, const char *desc) {
 simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   iv_mem_stats *s = &c->ms;
-  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
-  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
-  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
-  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
-  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
-  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
-  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  simt_base_mem_counters(&c->base, &s->req);
   s->port_requests = counter(c, "interval_mem_requests",
                              "accesses interval SIMT cores sent beyond their L1 (fills, forwarded writes, "
                              "write-backs, accesses around the L1)");
