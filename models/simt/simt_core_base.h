@@ -275,6 +275,36 @@ static inline void simt_base_count_issues(simt_core_base *b, uint32_t active, ui
   *b->n.core_warp_insn += k;
   if (n >= 1 && n <= 32) *b->distro[2 + n] += k;
 }
+/* A run's warp instructions counted in batches while their active lanes stay the same (`on`:
+ * simt_base_issue_batchable), else one by one; simt_batch_flush when the run ends. Shared by the
+ * AT and interval cores' issue loops. */
+typedef struct simt_issue_batch {
+  bool on;
+  uint32_t active;
+  uint64_t n;
+} simt_issue_batch;
+static inline __attribute__((always_inline)) void simt_batch_add(simt_core_base *b, simt_issue_batch *k,
+                                                                 uint32_t active, uint64_t n) {
+  if (active != k->active) {
+    if (k->n) simt_base_count_issues(b, k->active, k->n);
+    k->active = active;
+    k->n = 0;
+  }
+  k->n += n;
+}
+static inline __attribute__((always_inline)) void simt_batch_issue(simt_core_base *b, simt_issue_batch *k,
+                                                                   uint32_t slot, uint32_t pc, uint32_t active,
+                                                                   uint64_t now) {
+  if (!k->on) {
+    simt_base_count_issue(b, slot, pc, active, now);
+    return;
+  }
+  simt_batch_add(b, k, active, 1);
+}
+static inline void simt_batch_flush(simt_core_base *b, simt_issue_batch *k) {
+  if (k->n) simt_base_count_issues(b, k->active, k->n);
+  k->n = 0;
+}
 
 /* ---- memory ----------------------------------------------------------------------------------- */
 

@@ -334,25 +334,12 @@ static bool fault_wait(at_core *c, at_warp *w, uint64_t t) {
   return true;
 }
 
-/* Counts of the interval's instructions, kept while their active lanes stay the same
- * (simt_base_count_issues when they change and when the interval ends). */
-typedef struct at_counts {
-  bool batch;         /* no issue trace or per-pc profile for the warp: counted in runs */
-  uint32_t active;
-  uint64_t n;
-} at_counts;
+/* Counts of the interval's instructions (simt_issue_batch: counted in runs when the warp has no
+ * issue trace or per-pc profile). */
+typedef simt_issue_batch at_counts;
 
 static inline void count_issue(at_core *c, at_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
-  if (!k->batch) {
-    simt_base_count_issue(&c->base, slot, pc, active, t);
-    return;
-  }
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n++;
+  simt_batch_issue(&c->base, k, slot, pc, active, t);
 }
 
 /* The cycle the warp's next instruction issues (its scheduler's slot booked, its unit booked
@@ -597,7 +584,7 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
 static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
   at_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0};
   run_warp_body(c, slot, limit, &k);
-  if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
+  simt_batch_flush(&c->base, &k);
 }
 
 /* ---- time ------------------------------------------------------------------------------------ */

@@ -157,34 +157,13 @@ static bool fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
  * instructions while their active lanes stay the same, and its scheduler's issues and waits
  * (iv_sched: read only when the core empties, after every run). */
 typedef struct iv_counts {
-  bool batch;
-  uint32_t active;
-  uint64_t n;
+  simt_issue_batch b;
   uint64_t issued, scoreboard, pipe, ibuffer;
 } iv_counts;
 
 static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc,
                                                              uint32_t active, uint64_t t) {
-  if (!k->batch) {
-    simt_base_count_issue(&c->base, slot, pc, active, t);
-    return;
-  }
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n++;
-}
-
-/* n fast-forwarded warp instructions with the same active lanes, counted in the run's batch. */
-static inline void count_ff_issues(iv_core *c, iv_counts *k, uint32_t active, uint32_t n) {
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n += n;
+  simt_batch_issue(&c->base, &k->b, slot, pc, active, t);
 }
 
 /* issue_at when the usual case fails: the first cycle from t0 on at which the issue bin and the
@@ -582,7 +561,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
     for (uint32_t i = 0; i < done; i++) {
       const iv_pc *p = &w->pcs[pc + i];
       last = tq / IV_FF_ONE;
-      if (!k->batch) simt_base_count_issue(&c->base, slot, pc + i, active, last);
+      if (!k->b.on) simt_base_count_issue(&c->base, slot, pc + i, active, last);
       /* its results (a store's acknowledgement) are in its measured latency later, an ALU
        * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
        * for (a pc measured is known: its registers are) */
@@ -595,7 +574,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
       }
       tq += ff_cost(p);
     }
-    if (k->batch) count_ff_issues(c, k, active, done);
+    if (k->b.on) simt_batch_add(&c->base, &k->b, active, done);
     *c->sample.ff_insn += done;
     k->issued += done;
     w->t = tq / IV_FF_ONE;
@@ -654,10 +633,10 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
 }
 
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
-  iv_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0, 0, 0, 0, 0};
+  iv_counts k = {{simt_base_issue_batchable(&c->base, slot), 0, 0}, 0, 0, 0, 0};
   if (c->sample.period) run_sampled(c, slot, limit, &k);
   else run_warp_body(c, slot, limit, &k);
-  if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
+  simt_batch_flush(&c->base, &k.b);
   iv_sched *sc = &c->sched[c->warps[slot].sched];
   sc->issued += k.issued;
   sc->gap[SIMT_R_SCOREBOARD] += k.scoreboard;
