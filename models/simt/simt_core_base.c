@@ -602,3 +602,13 @@ bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint
   *n_touched = 0;
   return true;
 }
+
+uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
+                                 bool keep) {
+  uint64_t *rr = calloc((size_t)b->cfg.max_warps * stride, sizeof *rr);
+  if (!rr) return NULL;
+  for (uint32_t w = 0; w < b->cfg.max_warps && keep && old; w++)
+    memcpy(rr + (size_t)w * stride, old + (size_t)w * old_stride, old_stride * sizeof *rr);
+  free(old);
+  return rr;
+}

@@ -694,11 +694,8 @@ static const simt_variant_hooks at_hooks = {warp_view, fit_kernel, barrier_relea
 static void at_destroy(void *state);
 
 static bool grow_rr(at_core *c, uint32_t stride) {
-  uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * stride, sizeof *rr);
+  uint64_t *rr = simt_base_regrow_ready(&c->base, c->rr, c->rr_stride, stride, true);
   if (!rr) return false;
-  for (uint32_t w = 0; w < c->base.cfg.max_warps && c->rr; w++)
-    memcpy(rr + (size_t)w * stride, c->rr + (size_t)w * c->rr_stride, c->rr_stride * sizeof *rr);
-  free(c->rr);
   c->rr = rr;
   c->rr_stride = stride;
   for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * stride;

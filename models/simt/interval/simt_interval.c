@@ -706,34 +706,17 @@ static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   if (now + 1 > w->t) w->t = now + 1;
 }
 
-/* (no warp is live: each warp's ready times are cleared when it is launched) */
-static bool grow_rr(iv_core *c, uint32_t stride) {
-  uint64_t *rr = malloc((size_t)c->base.cfg.max_warps * stride * sizeof *rr);
-  if (!rr) return false;
-  free(c->rr);
-  c->rr = rr;
-  c->rr_stride = stride;
-  for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * stride;
-  return true;
-}
-
 static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *k) {
   iv_core *c = (iv_core *)b;
-  /* (registers are only grown between CTAs' lives when no warp is live: a resident warp's ready
-   * times would be lost) */
+  /* the registers' ready times grown for the kernel: a resident warp's kept (a warp launched
+   * later has its own cleared) */
   if (k->program->n_reg_ids > c->rr_stride) {
-    if (c->n_live_warps) {
-      uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * k->program->n_reg_ids, sizeof *rr);
-      if (!rr) return false;
-      for (uint32_t w = 0; w < c->base.cfg.max_warps; w++)
-        memcpy(rr + (size_t)w * k->program->n_reg_ids, c->rr + (size_t)w * c->rr_stride, c->rr_stride * sizeof *rr);
-      free(c->rr);
-      c->rr = rr;
-      c->rr_stride = k->program->n_reg_ids;
-      for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * c->rr_stride;
-    } else if (!grow_rr(c, k->program->n_reg_ids)) {
-      return false;
-    }
+    uint64_t *rr = simt_base_regrow_ready(&c->base, c->rr, c->rr_stride, k->program->n_reg_ids,
+                                          c->n_live_warps != 0);
+    if (!rr) return false;
+    c->rr = rr;
+    c->rr_stride = k->program->n_reg_ids;
+    for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * c->rr_stride;
   }
   /* the launch's per-pc table: the one its resident CTAs use, else one no resident CTA uses (a
    * table is matched only while a CTA of its launch is resident: a launch that ended may share
