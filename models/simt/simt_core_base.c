@@ -605,7 +605,8 @@ bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint
 
 uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
                                  bool keep) {
-  uint64_t *rr = calloc((size_t)b->cfg.max_warps * stride, sizeof *rr);
+  size_t n = (size_t)b->cfg.max_warps * stride;
+  uint64_t *rr = keep ? calloc(n, sizeof *rr) : malloc(n * sizeof *rr); /* no zeroing pass unless kept */
   if (!rr) return NULL;
   for (uint32_t w = 0; w < b->cfg.max_warps && keep && old; w++)
     memcpy(rr + (size_t)w * stride, old + (size_t)w * old_stride, old_stride * sizeof *rr);

@@ -203,9 +203,10 @@ static inline void simt_mem_count_request(const simt_mem_counters *s, uint8_t ki
  * AT core's per-CTA tables and the interval core's per-launch ones. */
 bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint32_t *cap, uint32_t n_insns,
                        size_t elem);
-/* The warps' register ready times laid out again with `stride` entries per warp (max_warps rows,
- * zeroed), each warp's old_stride entries of `old` copied when keep; `old` freed. NULL (`old`
- * kept) when out of host memory. The caller points its warps at their rows. */
+/* The warps' register ready times laid out again with `stride` entries per warp (max_warps rows):
+ * when keep, zeroed and each warp's old_stride entries of `old` copied; else left unset (the
+ * caller clears a warp's row when it launches one). `old` freed. NULL (`old` kept) when out of
+ * host memory. The caller points its warps at their rows. */
 uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
                                  bool keep);
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG

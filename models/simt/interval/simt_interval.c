@@ -708,8 +708,8 @@ static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
 
 static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *k) {
   iv_core *c = (iv_core *)b;
-  /* the registers' ready times grown for the kernel: a resident warp's kept (a warp launched
-   * later has its own cleared) */
+  /* the registers' ready times grown for the kernel: a resident warp's kept, else not zeroed (a
+   * warp launched later has its own cleared) */
   if (k->program->n_reg_ids > c->rr_stride) {
     uint64_t *rr = simt_base_regrow_ready(&c->base, c->rr, c->rr_stride, k->program->n_reg_ids,
                                           c->n_live_warps != 0);
