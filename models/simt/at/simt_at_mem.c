@@ -372,33 +372,18 @@ static void masks_of(const func_step *st, space_masks *m) {
 
 /* The shape of a warp's lane addresses, found while they are gathered into c->ranges (in lane
  * order, `bytes` each): the sector rule then needs no second pass over them. */
-typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
-
-static range_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
-  if (k < 2) return SHAPE_ANY;
-  return !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+static ldst_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
+  if (k < 2) return LDST_SHAPE_ANY;
+  return !not_uniform ? LDST_SHAPE_UNIFORM : !not_span ? LDST_SHAPE_SPAN : LDST_SHAPE_ANY;
 }
 
-static uint32_t coalesce(at_core *c, uint32_t n_ranges, range_shape shape, uint32_t block, uint32_t bytes,
+static uint32_t coalesce(at_core *c, uint32_t n_ranges, ldst_shape shape, uint32_t block, uint32_t bytes,
                          bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
-  if (gt200) {
-    ldst_coalesce_gt200(c->ranges, n_ranges, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
-                        LDST_MAX_ACCESSES);
-  } else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations (as ldst_coalesce_blocks) */
-    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
-      c->acc[first].lanes = (uint8_t)(n_ranges > 255 ? 255 : n_ranges);
-  } else if (shape == SHAPE_SPAN) {
-    ldst_coalesce_span(c->ranges[0].addr, n_ranges, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
-                       LDST_MAX_ACCESSES);
-  } else {
+  if (!ldst_coalesce_shaped(c->ranges, n_ranges, shape, block, bytes, gt200, c->base.cfg.warp_size / 2, c->acc, &n,
+                            LDST_MAX_ACCESSES))
     ldst_coalesce_blocks(c->ranges, n_ranges, block, c->acc, &n, LDST_MAX_ACCESSES);
-  }
-  for (uint32_t i = first; i < n; i++) {
-    c->acc[i].kind = kind;
-    c->acc[i].path = path;
-    c->acc[i].is_write = write;
-  }
+  ldst_tag_accesses(c->acc, first, n, kind, path, write);
   return n;
 }
 
@@ -474,7 +459,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     }
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     uint8_t path = (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
   }
   if (sm.global) {
     uint32_t k = 0;
@@ -500,7 +485,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     if (!l) {
       same = (uint32_t)simtvp_popcount32(kp);
       c->ranges[0] = (ldst_range){sm.param ? c->param_of[slot] + a0 : a0, bytes, (uint32_t)__builtin_ctz(kp)};
-      n = coalesce(c, same, same > 1 ? SHAPE_UNIFORM : SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
+      n = coalesce(c, same, same > 1 ? LDST_SHAPE_UNIFORM : LDST_SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
                    c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
     }
   }
@@ -524,7 +509,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
       uint32_t lane = (uint32_t)__builtin_ctz(l);
       c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
     }
-    n = coalesce(c, k, SHAPE_ANY, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R,
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R,
                  c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS, false, n);
   }
   /* the accesses, in order, each when its port takes it */

@@ -234,9 +234,6 @@ static void masks_of(const func_step *st, space_masks *m) {
   }
 }
 
-/* The shape of a warp's lane addresses, found while gather collects them. */
-typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
-
 /* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
  * access per line in order of first touch, with its touched bytes, sectors and the lanes that
  * start in it — ldst_coalesce_blocks's answer, in one pass over the lanes. false (nothing
@@ -281,25 +278,14 @@ static bool coalesce_lines(iv_core *c, uint32_t k, uint32_t *n, uint32_t cap) {
 }
 
 /* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
-static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t block, uint32_t bytes, bool gt200,
+static uint32_t coalesce(iv_core *c, uint32_t k, ldst_shape shape, uint32_t block, uint32_t bytes, bool gt200,
                          uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
-  if (gt200)
-    ldst_coalesce_gt200(c->ranges, k, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
-                        LDST_MAX_ACCESSES);
-  else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations */
-    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
-      c->acc[first].lanes = (uint8_t)(k > 255 ? 255 : k);
-  } else if (shape == SHAPE_SPAN)
-    ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
-                       LDST_MAX_ACCESSES);
-  else if (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES))
+  if (!ldst_coalesce_shaped(c->ranges, k, shape, block, bytes, gt200, c->base.cfg.warp_size / 2, c->acc, &n,
+                            LDST_MAX_ACCESSES) &&
+      (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES)))
     ldst_coalesce_blocks(c->ranges, k, block, c->acc, &n, LDST_MAX_ACCESSES);
-  for (uint32_t i = first; i < n; i++) {
-    c->acc[i].kind = kind;
-    c->acc[i].path = path;
-    c->acc[i].is_write = write;
-  }
+  ldst_tag_accesses(c->acc, first, n, kind, path, write);
   return n;
 }
 
@@ -406,7 +392,7 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t of
  * their shape: one address, or one span (active lane i at a0 + i × bytes). A warp with every lane
  * active in one space is first checked for those shapes in one pass without gathering (the
  * coalescer then needs only the first lane). */
-static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
+static ldst_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
                           uint32_t bytes, uint32_t *k) {
   if (mask == ~0u && (pmask == 0 || pmask == ~0u)) {
     const uint64_t *x = st->addr, a0 = x[0];
@@ -420,7 +406,7 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
     if (!(nu0 | nu1) || !(ns0 | ns1)) {
       c->ranges[0] = (ldst_range){a0 + (pmask ? pbase : 0), bytes, 0};
       *k = 32;
-      return !(nu0 | nu1) ? SHAPE_UNIFORM : SHAPE_SPAN;
+      return !(nu0 | nu1) ? LDST_SHAPE_UNIFORM : LDST_SHAPE_SPAN;
     }
   }
   uint64_t a0 = 0, not_span = 0, not_uniform = 0;
@@ -434,7 +420,7 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
     c->ranges[n++] = (ldst_range){a, bytes, lane};
   }
   *k = n;
-  return n < 2 ? SHAPE_ANY : !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+  return n < 2 ? LDST_SHAPE_ANY : !not_uniform ? LDST_SHAPE_UNIFORM : !not_span ? LDST_SHAPE_SPAN : LDST_SHAPE_ANY;
 }
 
 /* The accesses of st's lanes `mask` (param lanes `pmask` at pbase + their address), appended at
@@ -454,7 +440,7 @@ lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask
     return n;
   }
   uint32_t k;
-  range_shape span = gather(c, st, mask, pmask, pbase, bytes, &k);
+  ldst_shape span = gather(c, st, mask, pmask, pbase, bytes, &k);
   return coalesce(c, k, span, block, bytes, gt200, kind, path, write, n);
 }
 
@@ -576,7 +562,7 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
                             st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
     }
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
-    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
                  !load || atomic, n);
   }
   if (sm.global) {
