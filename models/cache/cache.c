@@ -1163,34 +1163,63 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->index_addr = cfg->index_addr;
   c->index_ctx = cfg->index_ctx;
 
-  bool ok = true;
-  c->lines = calloc(n_lines(c), sizeof *c->lines);
-  ok = ok && c->lines;
-  if (cfg->timed) {
-    c->ready = calloc(n_lines(c) * c->n_chunks, sizeof *c->ready);
-    ok = ok && c->ready;
-  }
-  if (ok)
-    for (size_t i = 0; i < n_lines(c); i++) c->lines[i].mshr = c->lines[i].older = c->lines[i].newer = -1;
-  if (ok && c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* at most half full */
-    size_t slots = 1;
-    while (slots < 2 * n_lines(c)) slots <<= 1;
-    c->map = malloc(slots * sizeof *c->map);
-    c->order = malloc((size_t)sp->n_sets * sizeof *c->order);
+  /* One block for every array whose size the spec fixes: building a GPU's hundreds of caches
+   * costs one allocation each, not a dozen, and zeroes only what is read before it is written.
+   * First the arrays the loops below fill (lines, line map, set orders, MSHR hash buckets), then
+   * those that start zero (ready times, way bitmaps, hit runs, banks, MSHRs, waiters). Offsets in
+   * 8-byte units; every element is 8-byte aligned or smaller. */
+  size_t lines_n = n_lines(c), slots = 0, off = 0;
+  if (c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* the line map, at most half full */
+    slots = 1;
+    while (slots < 2 * lines_n) slots <<= 1;
     c->alloc_words = (c->max_assoc + 63) / 64;
-    c->alloc_bits = calloc((size_t)sp->n_sets * c->alloc_words, sizeof *c->alloc_bits);
-    ok = c->map && c->order && c->alloc_bits;
-    for (size_t i = 0; ok && i < slots; i++) c->map[i].li = -1;
-    for (uint32_t i = 0; ok && i < sp->n_sets; i++) c->order[i] = (cache_set_order){-1, -1, 0};
-    c->map_mask = (uint32_t)(slots - 1);
   }
   c->run_cap = c->hit_latency + 2;
-  c->run_ready = calloc(c->run_cap, sizeof *c->run_ready);
-  c->run_count = calloc(c->run_cap, sizeof *c->run_count);
-  ok = ok && c->run_ready && c->run_count;
-  if (c->n_banks > 1) {
-    c->bank_used = calloc(c->n_banks, sizeof *c->bank_used);
-    ok = ok && c->bank_used;
+  if (!c->tex) {
+    c->mshr_cap = sp->mshr_entries;
+    c->bucket_bits = log2_floor(c->mshr_cap) + 2;
+    c->waiter_cap = c->mshr_cap * sp->mshr_max_merge;
+  }
+  size_t buckets = c->tex ? 0 : (size_t)1 << c->bucket_bits;
+#define CACHE_PART(bytes) (off += ((bytes) + 7) / 8 * 8, off - ((bytes) + 7) / 8 * 8)
+  size_t o_lines = CACHE_PART(lines_n * sizeof(cache_line));
+  size_t o_map = CACHE_PART(slots * sizeof(cache_line_slot));
+  size_t o_order = CACHE_PART(slots ? (size_t)sp->n_sets * sizeof(cache_set_order) : 0);
+  size_t o_bucket = CACHE_PART(buckets * sizeof(int32_t));
+  size_t o_zero = off;
+  size_t o_ready = CACHE_PART(cfg->timed ? lines_n * c->n_chunks * sizeof(uint64_t) : 0);
+  size_t o_bits = CACHE_PART((size_t)sp->n_sets * c->alloc_words * sizeof(uint64_t));
+  size_t o_run_ready = CACHE_PART((size_t)c->run_cap * sizeof(uint64_t));
+  size_t o_run_count = CACHE_PART((size_t)c->run_cap * sizeof(uint32_t));
+  size_t o_banks = CACHE_PART(c->n_banks > 1 ? (size_t)c->n_banks * sizeof(uint64_t) : 0);
+  size_t o_mshr = CACHE_PART((size_t)c->mshr_cap * sizeof(cache_mshr));
+  size_t o_waiter = CACHE_PART((size_t)c->waiter_cap * sizeof(cache_waiter));
+#undef CACHE_PART
+  c->block = malloc(off ? off : 1);
+  bool ok = c->block != NULL;
+  if (ok) {
+    char *b = c->block;
+    memset(b + o_zero, 0, off - o_zero);
+    c->lines = (cache_line *)(void *)(b + o_lines);
+    if (cfg->timed) c->ready = (uint64_t *)(void *)(b + o_ready);
+    const cache_line empty = {.mshr = -1, .older = -1, .newer = -1}; /* what line_clear leaves */
+    for (size_t i = 0; i < lines_n; i++) c->lines[i] = empty;
+    if (slots) {
+      c->map = (cache_line_slot *)(void *)(b + o_map);
+      c->order = (cache_set_order *)(void *)(b + o_order);
+      c->alloc_bits = (uint64_t *)(void *)(b + o_bits);
+      for (size_t i = 0; i < slots; i++) c->map[i].li = -1;
+      for (uint32_t i = 0; i < sp->n_sets; i++) c->order[i] = (cache_set_order){-1, -1, 0};
+      c->map_mask = (uint32_t)(slots - 1);
+    }
+    c->run_ready = (uint64_t *)(void *)(b + o_run_ready);
+    c->run_count = (uint32_t *)(void *)(b + o_run_count);
+    if (c->n_banks > 1) c->bank_used = (uint64_t *)(void *)(b + o_banks);
+    if (!c->tex) {
+      c->mshr = (cache_mshr *)(void *)(b + o_mshr);
+      c->bucket = (int32_t *)(void *)(b + o_bucket);
+      c->waiter = (cache_waiter *)(void *)(b + o_waiter);
+    }
   }
   size_t warm = 0; /* requests this cache can have out at once: pre-grow the pool to that */
   if (c->tex) {
@@ -1198,15 +1227,8 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     ok = ok && cache_tex_init(c) == SIMTVP_OK;
     warm = (size_t)c->rob_cap + c->miss_queue_cap;
   } else {
-    c->mshr_cap = sp->mshr_entries;
-    c->bucket_bits = log2_floor(c->mshr_cap) + 2;
-    c->mshr = calloc(c->mshr_cap, sizeof *c->mshr);
-    c->bucket = malloc(((size_t)1 << c->bucket_bits) * sizeof *c->bucket);
-    c->waiter_cap = c->mshr_cap * sp->mshr_max_merge;
-    c->waiter = calloc(c->waiter_cap, sizeof *c->waiter);
-    ok = ok && c->mshr && c->bucket && c->waiter;
     if (ok) {
-      for (size_t b = 0; b < ((size_t)1 << c->bucket_bits); b++) c->bucket[b] = -1;
+      for (size_t b = 0; b < buckets; b++) c->bucket[b] = -1;
       for (int32_t i = (int32_t)c->mshr_cap - 1; i >= 0; i--) {
         c->mshr[i].hnext = c->mshr_free;
         c->mshr_free = i;
@@ -1243,17 +1265,7 @@ void cache_destroy(cache *c) {
     for (uint32_t i = 0; i < c->waiter_cap; i++)
       if (c->waiter[i].req) mem_req_free(c->waiter[i].req);
   cache_tex_destroy(c);
-  free(c->lines);
-  free(c->ready);
-  free(c->map);
-  free(c->order);
-  free(c->alloc_bits);
-  free(c->run_ready);
-  free(c->run_count);
-  free(c->bank_used);
-  free(c->mshr);
-  free(c->bucket);
-  free(c->waiter);
+  free(c->block); /* lines, ready times, map, orders, bitmaps, runs, banks, MSHRs, waiters */
   free(c->ipoly);
   if (c->own_pool) mem_req_pool_destroy(c->pool);
   free(c);

@@ -113,6 +113,7 @@ struct cache {
   uint32_t data_port_bytes;
   uint32_t n_banks, bank_interleave;
 
+  void *block;         /* the one allocation behind the arrays below that the spec sizes */
   cache_line *lines;   /* n_sets × max_assoc */
   uint64_t stamp;
   /* With many ways (max_assoc > CACHE_MAP_MIN_ASSOC; the QV100 L1D has 64): line address →

@@ -14,10 +14,32 @@ static uint64_t *reg(cache *c, const char *name, const char *unit, const char *d
   return p ? p : &c->dummy;
 }
 
-static uint64_t *regf(cache *c, const char *fmt, const char *a, const char *unit, const char *desc) {
+/* pre + a + post into out[192], cut short like snprintf would (building a cache registers ~30
+ * names; concatenation instead of a format string keeps that cheap). */
+static const char *cat3(char out[192], const char *pre, const char *a, const char *post) {
+  size_t n = 0;
+  const char *parts[3] = {pre, a, post};
+  for (int i = 0; i < 3; i++) {
+    size_t len = strlen(parts[i]);
+    if (len > 191 - n) len = 191 - n;
+    memcpy(out + n, parts[i], len);
+    n += len;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+static void set_prefix(cache_stat_set *s, const char *p) {
+  size_t len = strlen(p);
+  if (len > sizeof s->prefix - 1) len = sizeof s->prefix - 1;
+  memcpy(s->prefix, p, len);
+  s->prefix[len] = '\0';
+}
+
+static uint64_t *regf(cache *c, const char *pre, const char *a, const char *post, const char *unit,
+                      const char *desc) {
   char name[192];
-  snprintf(name, sizeof name, fmt, a);
-  return reg(c, name, unit, desc);
+  return reg(c, cat3(name, pre, a, post), unit, desc);
 }
 
 static void set_dummy(cache *c, cache_stat_set *s) {
@@ -38,25 +60,25 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
   if (cfg->name && *cfg->name) {
     cache_stat_set *s = &c->inst;
     const char *p = cfg->name;
-    snprintf(s->prefix, sizeof s->prefix, "%s", p);
-    s->access = regf(c, "%s.access", p, "accesses", "accesses accepted (hits, pending hits, misses)");
-    s->miss = regf(c, "%s.miss", p, "accesses", "accesses that missed (incl. sector misses)");
-    s->pending_hit = regf(c, "%s.pending_hit", p, "accesses",
+    set_prefix(s, p);
+    s->access = regf(c, "", p, ".access", "accesses", "accesses accepted (hits, pending hits, misses)");
+    s->miss = regf(c, "", p, ".miss", "accesses", "accesses that missed (incl. sector misses)");
+    s->pending_hit = regf(c, "", p, ".pending_hit", "accesses",
                           "accesses merged into the MSHR of an earlier miss (HIT_RESERVED)");
-    s->reservation_fail = regf(c, "%s.reservation_fail", p, "accesses",
+    s->reservation_fail = regf(c, "", p, ".reservation_fail", "accesses",
                                "accesses refused for lack of a line, MSHR or queue slot");
-    s->sector_miss = regf(c, "%s.sector_miss", p, "accesses",
+    s->sector_miss = regf(c, "", p, ".sector_miss", "accesses",
                           "misses on a line whose tag was present (sectors missing)");
-    s->write_back = regf(c, "%s.write_back", p, "requests", "write-back requests sent");
-    s->fill = regf(c, "%s.fill", p, "requests", "fills received from the next level");
-    s->forwarded = regf(c, "%s.forwarded", p, "requests",
+    s->write_back = regf(c, "", p, ".write_back", "requests", "write-back requests sent");
+    s->fill = regf(c, "", p, ".fill", "requests", "fills received from the next level");
+    s->forwarded = regf(c, "", p, ".forwarded", "requests",
                         "requests passed on to the next level unchanged (write-through, bypass)");
-    s->data_port_busy = regf(c, "%s.data_port_busy", p, "cycles", "cycles the data port was busy");
-    s->fill_port_busy = regf(c, "%s.fill_port_busy", p, "cycles", "cycles the fill port was busy");
-    snprintf(n1, sizeof n1, "%s.miss_rate", p);
-    snprintf(n2, sizeof n2, "%s.access", p);
+    s->data_port_busy = regf(c, "", p, ".data_port_busy", "cycles", "cycles the data port was busy");
+    s->fill_port_busy = regf(c, "", p, ".fill_port_busy", "cycles", "cycles the fill port was busy");
+    cat3(n1, "", p, ".miss_rate");
+    cat3(n2, "", p, ".access");
     char n3[192];
-    snprintf(n3, sizeof n3, "%s.miss", p);
+    cat3(n3, "", p, ".miss");
     stats_ratio(c->stats, n1, "misses per access", n3, n2);
     s->enabled = cfg->stats_instance_breakdown;
     s->group = false;
@@ -65,32 +87,32 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
   if (cfg->stats_group && *cfg->stats_group) {
     cache_stat_set *s = &c->group;
     const char *g = cfg->stats_group;
-    snprintf(s->prefix, sizeof s->prefix, "%s", g);
-    snprintf(n1, sizeof n1, "%s_total_cache_accesses", g);
+    set_prefix(s, g);
+    cat3(n1, "", g, "_total_cache_accesses");
     int found = 0;
     stats_get(c->stats, n1, &found); /* the first instance of the group registers the ratio */
-    s->access = regf(c, "%s_total_cache_accesses", g, "accesses",
+    s->access = regf(c, "", g, "_total_cache_accesses", "accesses",
                      "accesses accepted by all caches of the group (hits, pending hits, misses)");
-    s->miss = regf(c, "%s_total_cache_misses", g, "accesses", "misses, all caches of the group");
-    s->pending_hit = regf(c, "%s_total_cache_pending_hits", g, "accesses",
+    s->miss = regf(c, "", g, "_total_cache_misses", "accesses", "misses, all caches of the group");
+    s->pending_hit = regf(c, "", g, "_total_cache_pending_hits", "accesses",
                           "pending hits (HIT_RESERVED), all caches of the group");
-    s->reservation_fail = regf(c, "%s_total_cache_reservation_fails", g, "accesses",
+    s->reservation_fail = regf(c, "", g, "_total_cache_reservation_fails", "accesses",
                                "reservation failures, all caches of the group");
-    s->sector_miss = regf(c, "%s_total_cache_sector_misses", g, "accesses",
+    s->sector_miss = regf(c, "", g, "_total_cache_sector_misses", "accesses",
                           "sector misses, all caches of the group");
-    s->write_back = regf(c, "%s_total_cache_write_backs", g, "requests",
+    s->write_back = regf(c, "", g, "_total_cache_write_backs", "requests",
                          "write-back requests, all caches of the group");
-    s->fill = regf(c, "%s_total_cache_fills", g, "requests", "fills, all caches of the group");
-    s->forwarded = regf(c, "%s_total_cache_forwarded", g, "requests",
+    s->fill = regf(c, "", g, "_total_cache_fills", "requests", "fills, all caches of the group");
+    s->forwarded = regf(c, "", g, "_total_cache_forwarded", "requests",
                         "requests passed through unchanged, all caches of the group");
-    s->data_port_busy = regf(c, "%s_cache_data_port_busy", g, "cycles",
+    s->data_port_busy = regf(c, "", g, "_cache_data_port_busy", "cycles",
                              "data-port busy cycles, summed over the group");
-    s->fill_port_busy = regf(c, "%s_cache_fill_port_busy", g, "cycles",
+    s->fill_port_busy = regf(c, "", g, "_cache_fill_port_busy", "cycles",
                              "fill-port busy cycles, summed over the group");
     if (!found) {
-      snprintf(n2, sizeof n2, "%s_total_cache_misses", g);
+      cat3(n2, "", g, "_total_cache_misses");
       char n3[192];
-      snprintf(n3, sizeof n3, "%s_total_cache_miss_rate", g);
+      cat3(n3, "", g, "_total_cache_miss_rate");
       stats_ratio(c->stats, n3, "misses per access, all caches of the group", n2, n1);
     }
     s->enabled = true;
@@ -99,17 +121,17 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
 
   if (cfg->stats_total_alias && *cfg->stats_total_alias) {
     const char *a = cfg->stats_total_alias;
-    snprintf(n1, sizeof n1, "total_%s_accesses", a);
+    cat3(n1, "total_", a, "_accesses");
     int found = 0;
     stats_get(c->stats, n1, &found);
-    c->alias_access = regf(c, "total_%s_accesses", a, "accesses",
+    c->alias_access = regf(c, "total_", a, "_accesses", "accesses",
                            "accesses, all caches of the group (Accel-Sim's name)");
-    c->alias_miss = regf(c, "total_%s_misses", a, "accesses",
+    c->alias_miss = regf(c, "total_", a, "_misses", "accesses",
                          "misses, all caches of the group (Accel-Sim's name)");
     if (!found) {
-      snprintf(n2, sizeof n2, "total_%s_misses", a);
+      cat3(n2, "total_", a, "_misses");
       char n3[192];
-      snprintf(n3, sizeof n3, "total_%s_miss_rate", a);
+      cat3(n3, "total_", a, "_miss_rate");
       stats_ratio(c->stats, n3, "misses per access (Accel-Sim's name)", n2, n1);
     }
   }

@@ -118,3 +118,30 @@ TEST(CacheRetry, FailuresKeepTheEpochAndCountedRetriesMatchRealOnes) {
   EXPECT_LE(cache_data_port_free_from(r.c), 8u);
   CacheRig::release(r.replies(7));
 }
+
+// A cache just built holds no line in any way (its line array is written once as invalid, not
+// zeroed): with the line map (64 ways) and with a scan of the set (4 ways), timed or not, no
+// address — line 0 included, whose tag an all-zero line would carry — is found, its first read
+// misses and, timed, its sectors are not ready (CACHE_NEVER).
+TEST(CacheBuild, AFreshCacheHoldsNoLineInAnyWay) {
+  for (uint32_t max_assoc : {64u, 4u}) {
+    for (bool timed : {false, true}) {
+      CacheRig r("S:2:128:4,L:B:m:W:L,A:64:4,64");
+      r.cfg.max_assoc = max_assoc;
+      r.cfg.timed = timed;
+      r.build();
+      for (uint64_t i = 0; i < 256; i++) EXPECT_FALSE(r.has_line(i * 0x80)) << max_assoc << " " << i;
+      if (timed) {
+        EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 0, 0xf));
+        continue;
+      }
+      EXPECT_EQ(CACHE_MISS, r.access(r.read(0), 1)) << max_assoc;
+      for (mem_req *m : r.drain_misses()) r.fill(m, 1);
+      CacheRig::release(r.replies(1));
+      EXPECT_TRUE(r.has_line(0));
+      cache_occupancy occ{};
+      cache_get_occupancy(r.c, &occ);
+      EXPECT_EQ(0u, occ.mshr_entries);
+    }
+  }
+}
