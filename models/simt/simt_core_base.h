@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cache.h"
 #include "simt_program.h"
@@ -209,6 +210,47 @@ bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint
  * host memory. The caller points its warps at their rows. */
 uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
                                  bool keep);
+/* Lanes of a memory step by the space they accessed (the AT and interval cores' LD/ST paths). */
+typedef struct simt_space_masks {
+  uint32_t shared, local, global, konst, param, tex;
+} simt_space_masks;
+/* A texture or surface instruction: its lanes go through the L1T whatever their space. */
+static inline bool simt_texture_op(const func_step *st) {
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
+}
+static inline void simt_space_masks_of(const func_step *st, simt_space_masks *m) {
+  memset(m, 0, sizeof *m);
+  if (simt_texture_op(st)) {
+    m->tex = st->mem_mask;
+    return;
+  }
+  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
+    uint32_t all = st->mem_mask;
+    switch (st->space) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
+      case PTX_SPACE_LOCAL: m->local = all; break;
+      case PTX_SPACE_CONST: m->konst = all; break;
+      case PTX_SPACE_PARAM: m->param = all; break;
+      case PTX_SPACE_TEX: m->tex = all; break;
+      default: m->global = all; break;
+    }
+    return;
+  }
+  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
+    switch (st->lane_space[lane]) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
+      case PTX_SPACE_LOCAL: m->local |= bit; break;
+      case PTX_SPACE_CONST: m->konst |= bit; break;
+      case PTX_SPACE_PARAM: m->param |= bit; break;
+      case PTX_SPACE_TEX: m->tex |= bit; break;
+      default: m->global |= bit; break;
+    }
+  }
+}
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG
  * naming the option for a pipeline without units, register or collector; for the variants'
  * resources, simt_base_share. */

@@ -334,42 +334,6 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   return done;
 }
 
-/* Lanes of st by the space they accessed. */
-typedef struct space_masks {
-  uint32_t shared, local, global, konst, param, tex;
-} space_masks;
-
-static void masks_of(const func_step *st, space_masks *m) {
-  memset(m, 0, sizeof *m);
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    m->tex = st->mem_mask;
-    return;
-  }
-  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
-    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
-    switch (st->space == PTX_SPACE_GENERIC ? st->lane_space[lane] : st->space) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
-      case PTX_SPACE_LOCAL: m->local |= bit; break;
-      case PTX_SPACE_CONST: m->konst |= bit; break;
-      case PTX_SPACE_PARAM: m->param |= bit; break;
-      case PTX_SPACE_TEX: m->tex |= bit; break;
-      default: m->global |= bit; break;
-    }
-    if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
-      uint32_t all = st->mem_mask;
-      if (m->shared) m->shared = all;
-      else if (m->local) m->local = all;
-      else if (m->konst) m->konst = all;
-      else if (m->param) m->param = all;
-      else if (m->tex) m->tex = all;
-      else m->global = all;
-      break;
-    }
-  }
-}
-
 /* The shape of a warp's lane addresses, found while they are gathered into c->ranges (in lane
  * order, `bytes` each): the sector rule then needs no second pass over them. */
 static ldst_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
@@ -431,8 +395,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
   if (c->sample.stage_from != AT_NEVER) c->sample.stage_from = m; /* (measured from the slot on) */
   c->stage_at = m;
   uint64_t held = m + 1; /* the slot is free again once the instruction's work is through */
-  space_masks sm;
-  masks_of(st, &sm);
+  simt_space_masks sm;
+  simt_space_masks_of(st, &sm);
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool load = st->is_load || st->is_atomic, store = st->is_store && !st->is_load && !st->is_atomic;
   bool atomic = st->is_atomic;

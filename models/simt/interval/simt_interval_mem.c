@@ -190,50 +190,6 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   return done;
 }
 
-typedef struct space_masks {
-  uint32_t shared, local, global, konst, param, tex;
-} space_masks;
-
-/* A texture or surface instruction: its lanes go through the L1T whatever their space. */
-static inline bool texture_op(const func_step *st) {
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
-}
-
-/* Lanes of st by the space they accessed. */
-static void masks_of(const func_step *st, space_masks *m) {
-  memset(m, 0, sizeof *m);
-  if (texture_op(st)) {
-    m->tex = st->mem_mask;
-    return;
-  }
-  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
-    uint32_t all = st->mem_mask;
-    switch (st->space) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
-      case PTX_SPACE_LOCAL: m->local = all; break;
-      case PTX_SPACE_CONST: m->konst = all; break;
-      case PTX_SPACE_PARAM: m->param = all; break;
-      case PTX_SPACE_TEX: m->tex = all; break;
-      default: m->global = all; break;
-    }
-    return;
-  }
-  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
-    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
-    switch (st->lane_space[lane]) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
-      case PTX_SPACE_LOCAL: m->local |= bit; break;
-      case PTX_SPACE_CONST: m->konst |= bit; break;
-      case PTX_SPACE_PARAM: m->param |= bit; break;
-      case PTX_SPACE_TEX: m->tex |= bit; break;
-      default: m->global |= bit; break;
-    }
-  }
-}
-
 /* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
  * access per line in order of first touch, with its touched bytes, sectors and the lanes that
  * start in it — ldst_coalesce_blocks's answer, in one pass over the lanes. false (nothing
@@ -540,7 +496,7 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool atomic = st->is_atomic, store = st->is_store && !load;
   bool gt200 = lc->coalesce_arch == 13;
-  space_masks sm;
+  simt_space_masks sm;
   uint32_t n = 0, k;
   if (uniform && load && !atomic && st->mem_mask && !gt200 &&
       (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST)) {
@@ -552,7 +508,7 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
       goto accesses;
     }
   }
-  masks_of(st, &sm);
+  simt_space_masks_of(st, &sm);
   if (sm.shared) smem_stage(c, slot, st, sm.shared, bytes, load, m, &held, &done);
   if (sm.local) {
     k = 0;
@@ -592,7 +548,7 @@ accesses:;
 }
 
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || texture_op(st))
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st))
     return issue_accesses(c, slot, st, uniform, m);
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
