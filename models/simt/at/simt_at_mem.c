@@ -415,12 +415,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
   }
   uint32_t n = 0;
   if (sm.local) {
-    uint32_t k = 0;
-    for (uint32_t l = sm.local; l; l &= l - 1) {
-      uint32_t lane = (uint32_t)__builtin_ctz(l);
-      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
-                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
-    }
+    uint32_t k = ldst_local_warp_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size,
+                                        sm.local, st->addr, bytes, c->ranges, LDST_MAX_RANGES);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     uint8_t path = (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
     n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);

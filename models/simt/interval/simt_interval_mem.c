@@ -511,12 +511,8 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
   simt_space_masks_of(st, &sm);
   if (sm.shared) smem_stage(c, slot, st, sm.shared, bytes, load, m, &held, &done);
   if (sm.local) {
-    k = 0;
-    for (uint32_t l = sm.local; l; l &= l - 1) {
-      uint32_t lane = (uint32_t)__builtin_ctz(l);
-      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
-                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
-    }
+    k = ldst_local_warp_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size, sm.local,
+                               st->addr, bytes, c->ranges, LDST_MAX_RANGES);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
                  !load || atomic, n);

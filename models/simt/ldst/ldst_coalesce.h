@@ -91,6 +91,18 @@ void ldst_smem_cost_of(const ldst_smem_geometry *g, uint32_t mask, const uint64_
 uint32_t ldst_local_ranges(uint64_t base, uint32_t max_threads, uint32_t thread, uint32_t lane,
                            uint64_t offset, uint32_t bytes, ldst_range *out, uint32_t n,
                            uint32_t cap);
+/* ldst_local_ranges for each lane of `mask` (lane l: thread first_thread + l, offset addr[l]), from
+ * out[0]: the count. The AT and interval cores' local accesses of a warp. */
+static inline uint32_t ldst_local_warp_ranges(uint64_t base, uint32_t max_threads, uint32_t first_thread,
+                                              uint32_t mask, const uint64_t *addr, uint32_t bytes, ldst_range *out,
+                                              uint32_t cap) {
+  uint32_t k = 0;
+  for (uint32_t l = mask; l; l &= l - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(l);
+    k = ldst_local_ranges(base, max_threads, first_thread + lane, lane, addr[lane], bytes, out, k, cap);
+  }
+  return k;
+}
 
 /* ---- coalescing ----------------------------------------------------------------------------- */
 
