@@ -518,3 +518,98 @@ bool simt_heap_grow(simt_heap *h) {
   h->cap = n;
   return true;
 }
+
+void simt_base_count_stalls(simt_core_base *b, uint64_t *from, uint64_t *issued, uint64_t gap[SIMT_R_N],
+                            uint64_t now) {
+  if (now <= *from) return;
+  uint64_t span = now - *from, idle = span > *issued ? span - *issued : 0, sum = 0;
+  for (int r = 0; r < SIMT_R_N; r++) sum += gap[r];
+  uint64_t given = 0;
+  int last = SIMT_R_NO_WARP;
+  for (int r = 0; r < SIMT_R_N && sum; r++) {
+    if (!gap[r]) continue;
+    uint64_t n = (uint64_t)((double)idle * (double)gap[r] / (double)sum);
+    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *b->distro[bucket] += n;
+    *b->reason[r] += n;
+    given += n;
+    last = r;
+  }
+  if (idle > given) { /* rounding, or nobody waited: the rest to the last reason (or no warp) */
+    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
+    *b->distro[bucket] += idle - given;
+    *b->reason[last] += idle - given;
+  }
+  memset(gap, 0, SIMT_R_N * sizeof *gap);
+  *issued = 0;
+  *from = now;
+}
+
+simtvp_status simt_base_make_timed_l1(simt_core_base *b, cache **out, const char *text, const char *option,
+                                      const char *group, const char *alias, uint32_t *block, cache_spec *spec,
+                                      simtvp_diag *diag) {
+  *out = NULL;
+  *block = MEM_LINE_BYTES;
+  cache_config cc;
+  memset(&cc, 0, sizeof cc);
+  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
+  *spec = cc.spec;
+  if (st != SIMTVP_OK || cc.spec.disabled) return st;
+  char name[64];
+  snprintf(name, sizeof name, "%s_cache_core[%u]", group, b->cfg.sm);
+  cc.level = CACHE_LEVEL_L1;
+  cc.stats = b->cfg.stats;
+  cc.name = name;
+  cc.stats_group = group;
+  cc.stats_total_alias = alias;
+  cc.pool = b->pool;
+  cc.timed = true;
+  st = cache_create(&cc, out, diag);
+  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
+  return st;
+}
+
+void simt_base_mem_counters(simt_core_base *b, simt_mem_counters *s) {
+  s->read_global = simt_base_counter(b, "gpgpu_n_mem_read_global", "requests",
+                                     "global-memory read requests leaving the LD/ST units");
+  s->write_global = simt_base_counter(b, "gpgpu_n_mem_write_global", "requests",
+                                      "global-memory write requests leaving the LD/ST units");
+  s->read_local = simt_base_counter(b, "gpgpu_n_mem_read_local", "requests",
+                                    "local-memory read requests leaving the LD/ST units");
+  s->write_local = simt_base_counter(b, "gpgpu_n_mem_write_local", "requests",
+                                     "local-memory write requests leaving the LD/ST units");
+  s->mem_const = simt_base_counter(b, "gpgpu_n_mem_const", "requests",
+                                   "constant-cache accesses (const and param space, one per line)");
+  s->mem_texture = simt_base_counter(b, "gpgpu_n_mem_texture", "requests", "texture-cache accesses (one per line)");
+  s->atomic = simt_base_counter(b, "simt_ldst.atomic_requests", "requests",
+                                "global atomic / reduction requests sent to the L2");
+}
+
+bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint32_t *cap, uint32_t n_insns,
+                       size_t elem) {
+  if (!n_insns) n_insns = 1;
+  if (*cap < n_insns) {
+    void *p = realloc(*pcs, (size_t)n_insns * elem);
+    if (p) *pcs = p;
+    uint32_t *t = p ? realloc(*touched, (size_t)n_insns * sizeof *t) : NULL;
+    if (t) *touched = t;
+    if (!p || !t) return false;
+    memset(*pcs, 0, (size_t)n_insns * elem);
+    *cap = n_insns;
+    *n_touched = 0;
+  }
+  for (uint32_t i = 0; i < *n_touched; i++) memset((char *)*pcs + (size_t)(*touched)[i] * elem, 0, elem);
+  *n_touched = 0;
+  return true;
+}
+
+uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
+                                 bool keep) {
+  size_t n = (size_t)b->cfg.max_warps * stride;
+  uint64_t *rr = keep ? calloc(n, sizeof *rr) : malloc(n * sizeof *rr); /* no zeroing pass unless kept */
+  if (!rr) return NULL;
+  for (uint32_t w = 0; w < b->cfg.max_warps && keep && old; w++)
+    memcpy(rr + (size_t)w * stride, old + (size_t)w * old_stride, old_stride * sizeof *rr);
+  free(old);
+  return rr;
+}

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cache.h"
 #include "simt_program.h"
@@ -161,6 +162,95 @@ bool simt_base_report_replayable_fault(simt_core_base *b, const simt_kernel *k, 
 void simt_base_cancel_replay(simt_core_base *b, simt_cta *cta, uint64_t now);
 /* simt_stall_ldst_busy (each variant registers it where its statistics order puts it). */
 void simt_base_register_ldst_stall(simt_core_base *b);
+/* The core's busy cycles up to last_cycle, from *busy_from on (which moves past it). */
+static inline void simt_base_count_busy(simt_core_base *b, uint64_t *busy_from, uint64_t last_cycle) {
+  if (last_cycle + 1 > *busy_from) *b->cycles += last_cycle + 1 - *busy_from;
+  *busy_from = last_cycle + 1;
+}
+/* A scheduler's cycles [*from, now) without an issue (*issued of them issued), split by why its
+ * warps waited: gap[r] cycles for reason r, scaled to the idle cycles (an estimate; the rest after
+ * rounding to the last reason, or to no warp). gap and *issued restart at 0, *from at now. Shared
+ * by the AT and interval cores (docs/simt-at.md §4). */
+void simt_base_count_stalls(simt_core_base *b, uint64_t *from, uint64_t *issued, uint64_t gap[SIMT_R_N],
+                            uint64_t now);
+/* A timed L1 (the AT and interval cores): `text` parsed as `option` (NULL: none), the cache
+ * "<group>_cache_core[<sm>]" created in *out (NULL when disabled), *block its coalescing block (the
+ * line, at most MEM_LINE_BYTES), *spec its parsed spec for the variant's own tables. */
+simtvp_status simt_base_make_timed_l1(simt_core_base *b, cache **out, const char *text, const char *option,
+                                      const char *group, const char *alias, uint32_t *block, cache_spec *spec,
+                                      simtvp_diag *diag);
+/* The request counters of a timed LD/ST path (the AT and interval cores): gpgpu_n_mem_read_global …
+ * simt_ldst.atomic_requests, registered by simt_base_mem_counters in that order. */
+typedef struct simt_mem_counters {
+  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
+} simt_mem_counters;
+void simt_base_mem_counters(simt_core_base *b, simt_mem_counters *s);
+/* One request of kind (MEM_ACC_*) counted; other kinds count nowhere. */
+static inline void simt_mem_count_request(const simt_mem_counters *s, uint8_t kind) {
+  switch (kind) {
+    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
+    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
+    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
+    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
+    case MEM_ACC_CONST_R: ++*s->mem_const; break;
+    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
+    case MEM_ACC_ATOMIC: ++*s->atomic; break;
+    default: break;
+  }
+}
+/* A kernel's per-pc table (entries of `elem` bytes, the pcs filled listed in touched[0, n_touched))
+ * made ready for n_insns pcs (at least one), every entry zero: grown (zeroed) when *cap is smaller,
+ * else only its touched entries cleared. False (the table as it was) when out of host memory. The
+ * AT core's per-CTA tables and the interval core's per-launch ones. */
+bool simt_pc_table_fit(void **pcs, uint32_t **touched, uint32_t *n_touched, uint32_t *cap, uint32_t n_insns,
+                       size_t elem);
+/* The warps' register ready times laid out again with `stride` entries per warp (max_warps rows):
+ * when keep, zeroed and each warp's old_stride entries of `old` copied; else left unset (the
+ * caller clears a warp's row when it launches one). `old` freed. NULL (`old` kept) when out of
+ * host memory. The caller points its warps at their rows. */
+uint64_t *simt_base_regrow_ready(const simt_core_base *b, uint64_t *old, uint32_t old_stride, uint32_t stride,
+                                 bool keep);
+/* Lanes of a memory step by the space they accessed (the AT and interval cores' LD/ST paths). */
+typedef struct simt_space_masks {
+  uint32_t shared, local, global, konst, param, tex;
+} simt_space_masks;
+/* A texture or surface instruction: its lanes go through the L1T whatever their space. */
+static inline bool simt_texture_op(const func_step *st) {
+  uint16_t op = st->insn ? st->insn->opcode : 0;
+  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
+}
+static inline void simt_space_masks_of(const func_step *st, simt_space_masks *m) {
+  memset(m, 0, sizeof *m);
+  if (simt_texture_op(st)) {
+    m->tex = st->mem_mask;
+    return;
+  }
+  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
+    uint32_t all = st->mem_mask;
+    switch (st->space) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
+      case PTX_SPACE_LOCAL: m->local = all; break;
+      case PTX_SPACE_CONST: m->konst = all; break;
+      case PTX_SPACE_PARAM: m->param = all; break;
+      case PTX_SPACE_TEX: m->tex = all; break;
+      default: m->global = all; break;
+    }
+    return;
+  }
+  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
+    switch (st->lane_space[lane]) {
+      case PTX_SPACE_SHARED:
+      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
+      case PTX_SPACE_LOCAL: m->local |= bit; break;
+      case PTX_SPACE_CONST: m->konst |= bit; break;
+      case PTX_SPACE_PARAM: m->param |= bit; break;
+      case PTX_SPACE_TEX: m->tex |= bit; break;
+      default: m->global |= bit; break;
+    }
+  }
+}
 /* Pipeline classes, latency/initiation tables and their checks (n_parts set): SIMTVP_ERR_CONFIG
  * naming the option for a pipeline without units, register or collector; for the variants'
  * resources, simt_base_share. */
@@ -232,6 +322,36 @@ static inline void simt_base_count_issues(simt_core_base *b, uint32_t active, ui
   *b->n.w_icount += k;
   *b->n.core_warp_insn += k;
   if (n >= 1 && n <= 32) *b->distro[2 + n] += k;
+}
+/* A run's warp instructions counted in batches while their active lanes stay the same (`on`:
+ * simt_base_issue_batchable), else one by one; simt_batch_flush when the run ends. Shared by the
+ * AT and interval cores' issue loops. */
+typedef struct simt_issue_batch {
+  bool on;
+  uint32_t active;
+  uint64_t n;
+} simt_issue_batch;
+static inline __attribute__((always_inline)) void simt_batch_add(simt_core_base *b, simt_issue_batch *k,
+                                                                 uint32_t active, uint64_t n) {
+  if (active != k->active) {
+    if (k->n) simt_base_count_issues(b, k->active, k->n);
+    k->active = active;
+    k->n = 0;
+  }
+  k->n += n;
+}
+static inline __attribute__((always_inline)) void simt_batch_issue(simt_core_base *b, simt_issue_batch *k,
+                                                                   uint32_t slot, uint32_t pc, uint32_t active,
+                                                                   uint64_t now) {
+  if (!k->on) {
+    simt_base_count_issue(b, slot, pc, active, now);
+    return;
+  }
+  simt_batch_add(b, k, active, 1);
+}
+static inline void simt_batch_flush(simt_core_base *b, simt_issue_batch *k) {
+  if (k->n) simt_base_count_issues(b, k->active, k->n);
+  k->n = 0;
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */

@@ -190,38 +190,6 @@ static void schedule(at_core *c, uint32_t slot, uint64_t floor, uint8_t why) {
   heap_put(c, slot, at_max(floor, d), d > floor ? SIMT_R_SCOREBOARD : why);
 }
 
-static void count_busy(at_core *c, uint64_t last_cycle) {
-  if (last_cycle + 1 > c->busy_from) *c->base.cycles += last_cycle + 1 - c->busy_from;
-  c->busy_from = last_cycle + 1;
-}
-
-/* The scheduler's cycles [from, now) without an issue, by why its warps waited (an estimate: the
- * waits its warps reported, scaled to the cycles it did not issue in; docs/simt-at.md §4). */
-static void count_stalls(at_core *c, at_sched *s, uint64_t now) {
-  if (now <= s->from) return;
-  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
-  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
-  uint64_t given = 0;
-  int last = SIMT_R_NO_WARP;
-  for (int r = 0; r < SIMT_R_N && sum; r++) {
-    if (!s->gap[r]) continue;
-    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
-    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += n;
-    *c->base.reason[r] += n;
-    given += n;
-    last = r;
-  }
-  if (idle > given) { /* rounding, or nobody waited: the rest to the last reason (or no warp) */
-    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += idle - given;
-    *c->base.reason[last] += idle - given;
-  }
-  memset(s->gap, 0, sizeof s->gap);
-  s->issued = 0;
-  s->from = now;
-}
-
 static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   at_warp *w = &c->warps[slot];
   heap_remove(c, slot);
@@ -233,8 +201,11 @@ static void finish_warp(at_core *c, uint32_t slot, uint64_t now) {
   simt_base_finish_warp(&c->base, cta, w->index);
   if (!cta->live) {
     if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
-      count_busy(c, now);
-      for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
+      simt_base_count_busy(&c->base, &c->busy_from, now);
+      for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
+        at_sched *s = &c->sched[i];
+        simt_base_count_stalls(&c->base, &s->from, &s->issued, s->gap, now);
+      }
     }
   }
 }
@@ -363,25 +334,12 @@ static bool fault_wait(at_core *c, at_warp *w, uint64_t t) {
   return true;
 }
 
-/* Counts of the interval's instructions, kept while their active lanes stay the same
- * (simt_base_count_issues when they change and when the interval ends). */
-typedef struct at_counts {
-  bool batch;         /* no issue trace or per-pc profile for the warp: counted in runs */
-  uint32_t active;
-  uint64_t n;
-} at_counts;
+/* Counts of the interval's instructions (simt_issue_batch: counted in runs when the warp has no
+ * issue trace or per-pc profile). */
+typedef simt_issue_batch at_counts;
 
 static inline void count_issue(at_core *c, at_counts *k, uint32_t slot, uint32_t pc, uint32_t active, uint64_t t) {
-  if (!k->batch) {
-    simt_base_count_issue(&c->base, slot, pc, active, t);
-    return;
-  }
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n++;
+  simt_batch_issue(&c->base, k, slot, pc, active, t);
 }
 
 /* The cycle the warp's next instruction issues (its scheduler's slot booked, its unit booked
@@ -626,7 +584,7 @@ static void run_warp_body(at_core *c, uint32_t slot, uint64_t limit, at_counts *
 static void run_warp(at_core *c, uint32_t slot, uint64_t limit) {
   at_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0};
   run_warp_body(c, slot, limit, &k);
-  if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
+  simt_batch_flush(&c->base, &k);
 }
 
 /* ---- time ------------------------------------------------------------------------------------ */
@@ -704,21 +662,11 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
   at_core *c = (at_core *)b;
   if (k->program->n_reg_ids > c->rr_stride && !grow_rr(c, k->program->n_reg_ids)) return false;
   at_cta_units *u = &c->cta_units[cta_slot];
-  uint32_t n_insns = simt_program_module(k->program)->n_insns;
-  if (!n_insns) n_insns = 1;
-  if (u->cap < n_insns) {
-    at_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-    if (p) u->pcs = p;
-    uint32_t *t = p ? realloc(u->touched, (size_t)n_insns * sizeof *t) : NULL;
-    if (t) u->touched = t;
-    if (!p || !t) return false;
-    memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
-    u->cap = n_insns;
-    u->n_touched = 0;
-  }
-  for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
-  u->n_touched = 0;
-  return true;
+  void *pcs = u->pcs;
+  bool ok = simt_pc_table_fit(&pcs, &u->touched, &u->n_touched, &u->cap, simt_program_module(k->program)->n_insns,
+                              sizeof *u->pcs);
+  u->pcs = pcs;
+  return ok;
 }
 
 /* Ends a CTA early (fault, deadlock): its warps issue nothing more; it is reported when their
@@ -746,11 +694,8 @@ static const simt_variant_hooks at_hooks = {warp_view, fit_kernel, barrier_relea
 static void at_destroy(void *state);
 
 static bool grow_rr(at_core *c, uint32_t stride) {
-  uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * stride, sizeof *rr);
+  uint64_t *rr = simt_base_regrow_ready(&c->base, c->rr, c->rr_stride, stride, true);
   if (!rr) return false;
-  for (uint32_t w = 0; w < c->base.cfg.max_warps && c->rr; w++)
-    memcpy(rr + (size_t)w * stride, c->rr + (size_t)w * c->rr_stride, c->rr_stride * sizeof *rr);
-  free(c->rr);
   c->rr = rr;
   c->rr_stride = stride;
   for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * stride;

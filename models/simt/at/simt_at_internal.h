@@ -229,7 +229,7 @@ typedef struct at_core {
   cache *l1d, *l1c, *l1t;
   uint32_t l1d_latency, l1c_latency, l1t_latency;
   uint32_t l1d_block, l1c_block, l1t_block; /* coalescing block: the line, at most 128 bytes */
-  void *acc_stats;     /* the request counters (simt_at_mem.c) */
+  simt_mem_counters *acc_stats; /* the request counters (simt_at_mem.c) */
   uint64_t *param_of;  /* per warp slot: where its kernel parameters are cached (L1C) */
   ldst_range *ranges;  /* scratch: LDST_MAX_RANGES */
   ldst_access *acc;    /* scratch: LDST_MAX_ACCESSES */

@@ -258,31 +258,11 @@ static uint64_t reply_taken(at_core *c, uint8_t ci, uint32_t bytes, uint64_t at)
   return r;
 }
 
-typedef struct at_stats {
-  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
-} at_stats;
-
-static at_stats *stats_of(at_core *c) { return (at_stats *)c->acc_stats; }
-
-static void count_request(at_core *c, uint8_t kind) {
-  at_stats *s = stats_of(c);
-  switch (kind) {
-    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
-    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
-    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
-    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
-    case MEM_ACC_CONST_R: ++*s->mem_const; break;
-    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
-    case MEM_ACC_ATOMIC: ++*s->atomic; break;
-    default: break;
-  }
-}
-
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is there, or
  * AT_NEVER when it waits for an event-driven memory system (*mop then waits for it). */
 static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t *mop, const ldst_access *x,
                        uint64_t a) {
-  count_request(c, x->kind);
+  simt_mem_count_request(c->acc_stats, x->kind);
   cache *cc = cache_of(c, x->path);
   if (!cc) { /* around the L1 */
     mem_req *r = new_req(c, slot, x->kind, x->is_write, x->addr, x->size, x->sector_mask, x->byte_mask);
@@ -354,71 +334,20 @@ static uint64_t access(at_core *c, uint32_t slot, const func_step *st, uint32_t 
   return done;
 }
 
-/* Lanes of st by the space they accessed. */
-typedef struct space_masks {
-  uint32_t shared, local, global, konst, param, tex;
-} space_masks;
-
-static void masks_of(const func_step *st, space_masks *m) {
-  memset(m, 0, sizeof *m);
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  if (op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED) {
-    m->tex = st->mem_mask;
-    return;
-  }
-  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
-    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
-    switch (st->space == PTX_SPACE_GENERIC ? st->lane_space[lane] : st->space) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
-      case PTX_SPACE_LOCAL: m->local |= bit; break;
-      case PTX_SPACE_CONST: m->konst |= bit; break;
-      case PTX_SPACE_PARAM: m->param |= bit; break;
-      case PTX_SPACE_TEX: m->tex |= bit; break;
-      default: m->global |= bit; break;
-    }
-    if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
-      uint32_t all = st->mem_mask;
-      if (m->shared) m->shared = all;
-      else if (m->local) m->local = all;
-      else if (m->konst) m->konst = all;
-      else if (m->param) m->param = all;
-      else if (m->tex) m->tex = all;
-      else m->global = all;
-      break;
-    }
-  }
-}
-
 /* The shape of a warp's lane addresses, found while they are gathered into c->ranges (in lane
  * order, `bytes` each): the sector rule then needs no second pass over them. */
-typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
-
-static range_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
-  if (k < 2) return SHAPE_ANY;
-  return !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+static ldst_shape shape_of(uint32_t k, uint64_t not_uniform, uint64_t not_span) {
+  if (k < 2) return LDST_SHAPE_ANY;
+  return !not_uniform ? LDST_SHAPE_UNIFORM : !not_span ? LDST_SHAPE_SPAN : LDST_SHAPE_ANY;
 }
 
-static uint32_t coalesce(at_core *c, uint32_t n_ranges, range_shape shape, uint32_t block, uint32_t bytes,
+static uint32_t coalesce(at_core *c, uint32_t n_ranges, ldst_shape shape, uint32_t block, uint32_t bytes,
                          bool gt200, uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
-  if (gt200) {
-    ldst_coalesce_gt200(c->ranges, n_ranges, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
-                        LDST_MAX_ACCESSES);
-  } else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations (as ldst_coalesce_blocks) */
-    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
-      c->acc[first].lanes = (uint8_t)(n_ranges > 255 ? 255 : n_ranges);
-  } else if (shape == SHAPE_SPAN) {
-    ldst_coalesce_span(c->ranges[0].addr, n_ranges, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
-                       LDST_MAX_ACCESSES);
-  } else {
+  if (!ldst_coalesce_shaped(c->ranges, n_ranges, shape, block, bytes, gt200, c->base.cfg.warp_size / 2, c->acc, &n,
+                            LDST_MAX_ACCESSES))
     ldst_coalesce_blocks(c->ranges, n_ranges, block, c->acc, &n, LDST_MAX_ACCESSES);
-  }
-  for (uint32_t i = first; i < n; i++) {
-    c->acc[i].kind = kind;
-    c->acc[i].path = path;
-    c->acc[i].is_write = write;
-  }
+  ldst_tag_accesses(c->acc, first, n, kind, path, write);
   return n;
 }
 
@@ -466,8 +395,8 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
   if (c->sample.stage_from != AT_NEVER) c->sample.stage_from = m; /* (measured from the slot on) */
   c->stage_at = m;
   uint64_t held = m + 1; /* the slot is free again once the instruction's work is through */
-  space_masks sm;
-  masks_of(st, &sm);
+  simt_space_masks sm;
+  simt_space_masks_of(st, &sm);
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool load = st->is_load || st->is_atomic, store = st->is_store && !st->is_load && !st->is_atomic;
   bool atomic = st->is_atomic;
@@ -486,15 +415,11 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
   }
   uint32_t n = 0;
   if (sm.local) {
-    uint32_t k = 0;
-    for (uint32_t l = sm.local; l; l &= l - 1) {
-      uint32_t lane = (uint32_t)__builtin_ctz(l);
-      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
-                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
-    }
+    uint32_t k = ldst_local_warp_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size,
+                                        sm.local, st->addr, bytes, c->ranges, LDST_MAX_RANGES);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     uint8_t path = (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, path, !load || atomic, n);
   }
   if (sm.global) {
     uint32_t k = 0;
@@ -520,7 +445,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
     if (!l) {
       same = (uint32_t)simtvp_popcount32(kp);
       c->ranges[0] = (ldst_range){sm.param ? c->param_of[slot] + a0 : a0, bytes, (uint32_t)__builtin_ctz(kp)};
-      n = coalesce(c, same, same > 1 ? SHAPE_UNIFORM : SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
+      n = coalesce(c, same, same > 1 ? LDST_SHAPE_UNIFORM : LDST_SHAPE_ANY, c->l1c_block, bytes, false, MEM_ACC_CONST_R,
                    c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS, false, n);
     }
   }
@@ -544,7 +469,7 @@ uint64_t at_mem_issue(at_core *c, uint32_t slot, const func_step *st, uint64_t t
       uint32_t lane = (uint32_t)__builtin_ctz(l);
       c->ranges[k++] = (ldst_range){st->addr[lane], bytes, lane};
     }
-    n = coalesce(c, k, SHAPE_ANY, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R,
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1t_block, bytes, false, MEM_ACC_TEXTURE_R,
                  c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS, false, n);
   }
   /* the accesses, in order, each when its port takes it */
@@ -705,46 +630,20 @@ uint32_t at_mem_flush(at_core *c, uint64_t now) {
 
 static simtvp_status make_cache(at_core *c, cache **out, const char *text, const char *option, const char *group,
                                 const char *alias, uint32_t *block, simtvp_diag *diag) {
-  *out = NULL;
-  *block = MEM_LINE_BYTES;
-  cache_config cc;
-  memset(&cc, 0, sizeof cc);
-  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
-  if (st != SIMTVP_OK || cc.spec.disabled) return st;
-  char name[64];
-  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
-  cc.level = CACHE_LEVEL_L1;
-  cc.stats = c->base.cfg.stats;
-  cc.name = name;
-  cc.stats_group = group;
-  cc.stats_total_alias = alias;
-  cc.pool = c->base.pool;
-  cc.timed = true;
-  st = cache_create(&cc, out, diag);
-  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
-  if (st == SIMTVP_OK) {
+  cache_spec spec;
+  simtvp_status st = simt_base_make_timed_l1(&c->base, out, text, option, group, alias, block, &spec, diag);
+  if (st == SIMTVP_OK && *out) {
     uint8_t ci = out == &c->l1d ? AT_L1D : out == &c->l1c ? AT_L1C : AT_L1T;
-    c->port_bytes[ci] = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+    c->port_bytes[ci] = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
   }
   return st;
 }
 
-static uint64_t *counter(at_core *c, const char *name, const char *desc) {
-  return simt_base_counter(&c->base, name, "requests", desc);
-}
-
 simtvp_status at_mem_init(at_core *c, simtvp_diag *diag) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
-  at_stats *s = calloc(1, sizeof *s);
-  if (!s) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
-  c->acc_stats = s;
-  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
-  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
-  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
-  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
-  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
-  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
-  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  c->acc_stats = calloc(1, sizeof *c->acc_stats);
+  if (!c->acc_stats) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  simt_base_mem_counters(&c->base, c->acc_stats);
   simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);

@@ -91,39 +91,6 @@ static iv_pc *pc_info(iv_core *c, iv_warp *w) {
 
 /* ---- warps ------------------------------------------------------------------------------------ */
 
-static void count_busy(iv_core *c, uint64_t last_cycle) {
-  if (last_cycle + 1 > c->busy_from) *c->base.cycles += last_cycle + 1 - c->busy_from;
-  c->busy_from = last_cycle + 1;
-}
-
-/* The scheduler's cycles [from, now) without an issue, split by why its warps waited (an
- * estimate: the waits its warps reported, scaled to the cycles it did not issue in; the AT core's
- * rule, docs/simt-at.md §4). */
-static void count_stalls(iv_core *c, iv_sched *s, uint64_t now) {
-  if (now <= s->from) return;
-  uint64_t span = now - s->from, idle = span > s->issued ? span - s->issued : 0, sum = 0;
-  for (int r = 0; r < SIMT_R_N; r++) sum += s->gap[r];
-  uint64_t given = 0;
-  int last = SIMT_R_NO_WARP;
-  for (int r = 0; r < SIMT_R_N && sum; r++) {
-    if (!s->gap[r]) continue;
-    uint64_t n = (uint64_t)((double)idle * (double)s->gap[r] / (double)sum);
-    uint8_t bucket = r == SIMT_R_PIPE ? SIMT_B_STALL : r == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += n;
-    *c->base.reason[r] += n;
-    given += n;
-    last = r;
-  }
-  if (idle > given) {
-    uint8_t bucket = last == SIMT_R_PIPE ? SIMT_B_STALL : last == SIMT_R_SCOREBOARD ? SIMT_B_SCOREBOARD : SIMT_B_IDLE;
-    *c->base.distro[bucket] += idle - given;
-    *c->base.reason[last] += idle - given;
-  }
-  memset(s->gap, 0, sizeof s->gap);
-  s->issued = 0;
-  s->from = now;
-}
-
 static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   iv_warp *w = &c->warps[slot];
   w->live = false;
@@ -131,8 +98,11 @@ static void finish_warp(iv_core *c, uint32_t slot, uint64_t now) {
   c->n_live_warps--;
   simt_base_finish_warp(&c->base, cta_of(c, w), w->index);
   if (!c->base.n_ctas) { /* the core empties: its schedulers' stalls are counted */
-    count_busy(c, now);
-    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) count_stalls(c, &c->sched[i], now);
+    simt_base_count_busy(&c->base, &c->busy_from, now);
+    for (uint32_t i = 0; i < c->base.cfg.n_schedulers; i++) {
+      iv_sched *s = &c->sched[i];
+      simt_base_count_stalls(&c->base, &s->from, &s->issued, s->gap, now);
+    }
   }
 }
 
@@ -187,34 +157,13 @@ static bool fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
  * instructions while their active lanes stay the same, and its scheduler's issues and waits
  * (iv_sched: read only when the core empties, after every run). */
 typedef struct iv_counts {
-  bool batch;
-  uint32_t active;
-  uint64_t n;
+  simt_issue_batch b;
   uint64_t issued, scoreboard, pipe, ibuffer;
 } iv_counts;
 
 static inline __attribute__((always_inline)) void count_issue(iv_core *c, iv_counts *k, uint32_t slot, uint32_t pc,
                                                              uint32_t active, uint64_t t) {
-  if (!k->batch) {
-    simt_base_count_issue(&c->base, slot, pc, active, t);
-    return;
-  }
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n++;
-}
-
-/* n fast-forwarded warp instructions with the same active lanes, counted in the run's batch. */
-static inline void count_ff_issues(iv_core *c, iv_counts *k, uint32_t active, uint32_t n) {
-  if (active != k->active) {
-    if (k->n) simt_base_count_issues(&c->base, k->active, k->n);
-    k->active = active;
-    k->n = 0;
-  }
-  k->n += n;
+  simt_batch_issue(&c->base, &k->b, slot, pc, active, t);
 }
 
 /* issue_at when the usual case fails: the first cycle from t0 on at which the issue bin and the
@@ -612,7 +561,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
     for (uint32_t i = 0; i < done; i++) {
       const iv_pc *p = &w->pcs[pc + i];
       last = tq / IV_FF_ONE;
-      if (!k->batch) simt_base_count_issue(&c->base, slot, pc + i, active, last);
+      if (!k->b.on) simt_base_count_issue(&c->base, slot, pc + i, active, last);
       /* its results (a store's acknowledgement) are in its measured latency later, an ALU
        * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
        * for (a pc measured is known: its registers are) */
@@ -625,7 +574,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
       }
       tq += ff_cost(p);
     }
-    if (k->batch) count_ff_issues(c, k, active, done);
+    if (k->b.on) simt_batch_add(&c->base, &k->b, active, done);
     *c->sample.ff_insn += done;
     k->issued += done;
     w->t = tq / IV_FF_ONE;
@@ -684,10 +633,10 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
 }
 
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
-  iv_counts k = {simt_base_issue_batchable(&c->base, slot), 0, 0, 0, 0, 0, 0};
+  iv_counts k = {{simt_base_issue_batchable(&c->base, slot), 0, 0}, 0, 0, 0, 0};
   if (c->sample.period) run_sampled(c, slot, limit, &k);
   else run_warp_body(c, slot, limit, &k);
-  if (k.n) simt_base_count_issues(&c->base, k.active, k.n);
+  simt_batch_flush(&c->base, &k.b);
   iv_sched *sc = &c->sched[c->warps[slot].sched];
   sc->issued += k.issued;
   sc->gap[SIMT_R_SCOREBOARD] += k.scoreboard;
@@ -757,34 +706,17 @@ static void barrier_released(simt_core_base *b, uint32_t slot, uint64_t now) {
   if (now + 1 > w->t) w->t = now + 1;
 }
 
-/* (no warp is live: each warp's ready times are cleared when it is launched) */
-static bool grow_rr(iv_core *c, uint32_t stride) {
-  uint64_t *rr = malloc((size_t)c->base.cfg.max_warps * stride * sizeof *rr);
-  if (!rr) return false;
-  free(c->rr);
-  c->rr = rr;
-  c->rr_stride = stride;
-  for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * stride;
-  return true;
-}
-
 static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *k) {
   iv_core *c = (iv_core *)b;
-  /* (registers are only grown between CTAs' lives when no warp is live: a resident warp's ready
-   * times would be lost) */
+  /* the registers' ready times grown for the kernel: a resident warp's kept, else not zeroed (a
+   * warp launched later has its own cleared) */
   if (k->program->n_reg_ids > c->rr_stride) {
-    if (c->n_live_warps) {
-      uint64_t *rr = calloc((size_t)c->base.cfg.max_warps * k->program->n_reg_ids, sizeof *rr);
-      if (!rr) return false;
-      for (uint32_t w = 0; w < c->base.cfg.max_warps; w++)
-        memcpy(rr + (size_t)w * k->program->n_reg_ids, c->rr + (size_t)w * c->rr_stride, c->rr_stride * sizeof *rr);
-      free(c->rr);
-      c->rr = rr;
-      c->rr_stride = k->program->n_reg_ids;
-      for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * c->rr_stride;
-    } else if (!grow_rr(c, k->program->n_reg_ids)) {
-      return false;
-    }
+    uint64_t *rr = simt_base_regrow_ready(&c->base, c->rr, c->rr_stride, k->program->n_reg_ids,
+                                          c->n_live_warps != 0);
+    if (!rr) return false;
+    c->rr = rr;
+    c->rr_stride = k->program->n_reg_ids;
+    for (uint32_t w = 0; w < c->base.cfg.max_warps; w++) c->warps[w].rr = rr + (size_t)w * c->rr_stride;
   }
   /* the launch's per-pc table: the one its resident CTAs use, else one no resident CTA uses (a
    * table is matched only while a CTA of its launch is resident: a launch that ended may share
@@ -806,20 +738,11 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     t = 0;
     while (c->lpcs[t].used) t++; /* max_ctas tables, fewer than max_ctas other CTAs */
     iv_launch_pcs *u = &c->lpcs[t];
-    uint32_t n_insns = simt_program_module(k->program)->n_insns;
-    if (!n_insns) n_insns = 1;
-    if (u->cap < n_insns) {
-      iv_pc *p = realloc(u->pcs, (size_t)n_insns * sizeof *p);
-      if (p) u->pcs = p;
-      uint32_t *x = p ? realloc(u->touched, (size_t)n_insns * sizeof *x) : NULL;
-      if (x) u->touched = x;
-      if (!p || !x) return false;
-      memset(u->pcs, 0, (size_t)n_insns * sizeof *u->pcs);
-      u->cap = n_insns;
-      u->n_touched = 0;
-    }
-    for (uint32_t i = 0; i < u->n_touched; i++) memset(&u->pcs[u->touched[i]], 0, sizeof *u->pcs);
-    u->n_touched = 0;
+    void *pcs = u->pcs;
+    bool ok = simt_pc_table_fit(&pcs, &u->touched, &u->n_touched, &u->cap,
+                                simt_program_module(k->program)->n_insns, sizeof *u->pcs);
+    u->pcs = pcs;
+    if (!ok) return false;
     u->launch = k->launch;
     u->uid = k->launch_uid;
     u->s_n = 0;

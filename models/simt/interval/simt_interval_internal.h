@@ -179,7 +179,7 @@ typedef struct iv_launch_pcs {
 } iv_launch_pcs;
 
 typedef struct iv_mem_stats {
-  uint64_t *read_global, *write_global, *read_local, *write_local, *mem_const, *mem_texture, *atomic;
+  simt_mem_counters req;   /* gpgpu_n_mem_read_global … simt_ldst.atomic_requests */
   uint64_t *port_requests; /* interval_mem_requests: accesses beyond the L1 */
   uint64_t *reordered;     /* interval_l1_reordered_fills: waits on a later-issued fill shortened */
 } iv_mem_stats;

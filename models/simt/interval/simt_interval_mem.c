@@ -25,20 +25,6 @@ static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t ki
   return back > at ? back : at + 1;
 }
 
-static void count_request(iv_core *c, uint8_t kind) {
-  iv_mem_stats *s = &c->ms;
-  switch (kind) {
-    case MEM_ACC_GLOBAL_R: ++*s->read_global; break;
-    case MEM_ACC_GLOBAL_W: ++*s->write_global; break;
-    case MEM_ACC_LOCAL_R: ++*s->read_local; break;
-    case MEM_ACC_LOCAL_W: ++*s->write_local; break;
-    case MEM_ACC_CONST_R: ++*s->mem_const; break;
-    case MEM_ACC_TEXTURE_R: ++*s->mem_texture; break;
-    case MEM_ACC_ATOMIC: ++*s->atomic; break;
-    default: break;
-  }
-}
-
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
 /* Bytes [lo, hi) of a 128-byte line (0 ≤ lo ≤ hi ≤ 128) into a mem_req byte mask, no loop. */
@@ -154,7 +140,7 @@ _Static_assert(LDST_MAX_ACCESSES * sizeof(ldst_access) % _Alignof(mem_req) == 0,
 
 /* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
 static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
-  count_request(c, x->kind);
+  simt_mem_count_request(&c->ms.req, x->kind);
   cache *cc = x->path == LDST_PATH_L1D ? c->l1d : x->path == LDST_PATH_L1C ? c->l1c
               : x->path == LDST_PATH_L1T ? c->l1t : NULL;
   uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
@@ -204,53 +190,6 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   return done;
 }
 
-typedef struct space_masks {
-  uint32_t shared, local, global, konst, param, tex;
-} space_masks;
-
-/* A texture or surface instruction: its lanes go through the L1T whatever their space. */
-static inline bool texture_op(const func_step *st) {
-  uint16_t op = st->insn ? st->insn->opcode : 0;
-  return op == PTX_OP_TEX || op == PTX_OP_TLD4 || op == PTX_OP_SULD || op == PTX_OP_SUST || op == PTX_OP_SURED;
-}
-
-/* Lanes of st by the space they accessed. */
-static void masks_of(const func_step *st, space_masks *m) {
-  memset(m, 0, sizeof *m);
-  if (texture_op(st)) {
-    m->tex = st->mem_mask;
-    return;
-  }
-  if (st->space != PTX_SPACE_GENERIC) { /* one space for every lane */
-    uint32_t all = st->mem_mask;
-    switch (st->space) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared = all; break;
-      case PTX_SPACE_LOCAL: m->local = all; break;
-      case PTX_SPACE_CONST: m->konst = all; break;
-      case PTX_SPACE_PARAM: m->param = all; break;
-      case PTX_SPACE_TEX: m->tex = all; break;
-      default: m->global = all; break;
-    }
-    return;
-  }
-  for (uint32_t k = st->mem_mask; k; k &= k - 1) {
-    uint32_t lane = (uint32_t)__builtin_ctz(k), bit = 1u << lane;
-    switch (st->lane_space[lane]) {
-      case PTX_SPACE_SHARED:
-      case PTX_SPACE_SHARED_CLUSTER: m->shared |= bit; break;
-      case PTX_SPACE_LOCAL: m->local |= bit; break;
-      case PTX_SPACE_CONST: m->konst |= bit; break;
-      case PTX_SPACE_PARAM: m->param |= bit; break;
-      case PTX_SPACE_TEX: m->tex |= bit; break;
-      default: m->global |= bit; break;
-    }
-  }
-}
-
-/* The shape of a warp's lane addresses, found while gather collects them. */
-typedef enum range_shape { SHAPE_ANY, SHAPE_UNIFORM, SHAPE_SPAN } range_shape;
-
 /* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
  * access per line in order of first touch, with its touched bytes, sectors and the lanes that
  * start in it — ldst_coalesce_blocks's answer, in one pass over the lanes. false (nothing
@@ -295,25 +234,14 @@ static bool coalesce_lines(iv_core *c, uint32_t k, uint32_t *n, uint32_t cap) {
 }
 
 /* Appends the coalesced accesses of c->ranges[0..k) (in lane order). */
-static uint32_t coalesce(iv_core *c, uint32_t k, range_shape shape, uint32_t block, uint32_t bytes, bool gt200,
+static uint32_t coalesce(iv_core *c, uint32_t k, ldst_shape shape, uint32_t block, uint32_t bytes, bool gt200,
                          uint8_t kind, uint8_t path, bool write, uint32_t n) {
   uint32_t first = n;
-  if (gt200)
-    ldst_coalesce_gt200(c->ranges, k, c->base.cfg.warp_size / 2, bytes < 4 ? bytes : 4, c->acc, &n,
-                        LDST_MAX_ACCESSES);
-  else if (shape == SHAPE_UNIFORM) { /* one lane's blocks, every lane's operations */
-    if (ldst_coalesce_blocks(c->ranges, 1, block, c->acc, &n, LDST_MAX_ACCESSES) && n > first)
-      c->acc[first].lanes = (uint8_t)(k > 255 ? 255 : k);
-  } else if (shape == SHAPE_SPAN)
-    ldst_coalesce_span(c->ranges[0].addr, k, c->ranges[0].lane, c->ranges[0].bytes, block, c->acc, &n,
-                       LDST_MAX_ACCESSES);
-  else if (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES))
+  if (!ldst_coalesce_shaped(c->ranges, k, shape, block, bytes, gt200, c->base.cfg.warp_size / 2, c->acc, &n,
+                            LDST_MAX_ACCESSES) &&
+      (block != MEM_LINE_BYTES || !coalesce_lines(c, k, &n, LDST_MAX_ACCESSES)))
     ldst_coalesce_blocks(c->ranges, k, block, c->acc, &n, LDST_MAX_ACCESSES);
-  for (uint32_t i = first; i < n; i++) {
-    c->acc[i].kind = kind;
-    c->acc[i].path = path;
-    c->acc[i].is_write = write;
-  }
+  ldst_tag_accesses(c->acc, first, n, kind, path, write);
   return n;
 }
 
@@ -420,7 +348,7 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t of
  * their shape: one address, or one span (active lane i at a0 + i × bytes). A warp with every lane
  * active in one space is first checked for those shapes in one pass without gathering (the
  * coalescer then needs only the first lane). */
-static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
+static ldst_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask, uint64_t pbase,
                           uint32_t bytes, uint32_t *k) {
   if (mask == ~0u && (pmask == 0 || pmask == ~0u)) {
     const uint64_t *x = st->addr, a0 = x[0];
@@ -434,7 +362,7 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
     if (!(nu0 | nu1) || !(ns0 | ns1)) {
       c->ranges[0] = (ldst_range){a0 + (pmask ? pbase : 0), bytes, 0};
       *k = 32;
-      return !(nu0 | nu1) ? SHAPE_UNIFORM : SHAPE_SPAN;
+      return !(nu0 | nu1) ? LDST_SHAPE_UNIFORM : LDST_SHAPE_SPAN;
     }
   }
   uint64_t a0 = 0, not_span = 0, not_uniform = 0;
@@ -448,7 +376,7 @@ static range_shape gather(iv_core *c, const func_step *st, uint32_t mask, uint32
     c->ranges[n++] = (ldst_range){a, bytes, lane};
   }
   *k = n;
-  return n < 2 ? SHAPE_ANY : !not_uniform ? SHAPE_UNIFORM : !not_span ? SHAPE_SPAN : SHAPE_ANY;
+  return n < 2 ? LDST_SHAPE_ANY : !not_uniform ? LDST_SHAPE_UNIFORM : !not_span ? LDST_SHAPE_SPAN : LDST_SHAPE_ANY;
 }
 
 /* The accesses of st's lanes `mask` (param lanes `pmask` at pbase + their address), appended at
@@ -468,7 +396,7 @@ lanes_to_accesses(iv_core *c, const func_step *st, uint32_t mask, uint32_t pmask
     return n;
   }
   uint32_t k;
-  range_shape span = gather(c, st, mask, pmask, pbase, bytes, &k);
+  ldst_shape span = gather(c, st, mask, pmask, pbase, bytes, &k);
   return coalesce(c, k, span, block, bytes, gt200, kind, path, write, n);
 }
 
@@ -568,7 +496,7 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool atomic = st->is_atomic, store = st->is_store && !load;
   bool gt200 = lc->coalesce_arch == 13;
-  space_masks sm;
+  simt_space_masks sm;
   uint32_t n = 0, k;
   if (uniform && load && !atomic && st->mem_mask && !gt200 &&
       (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST)) {
@@ -580,17 +508,13 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
       goto accesses;
     }
   }
-  masks_of(st, &sm);
+  simt_space_masks_of(st, &sm);
   if (sm.shared) smem_stage(c, slot, st, sm.shared, bytes, load, m, &held, &done);
   if (sm.local) {
-    k = 0;
-    for (uint32_t l = sm.local; l; l &= l - 1) {
-      uint32_t lane = (uint32_t)__builtin_ctz(l);
-      k = ldst_local_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size + lane, lane,
-                            st->addr[lane], bytes, c->ranges, k, LDST_MAX_RANGES);
-    }
+    k = ldst_local_warp_ranges(lc->local_base, c->base.cfg.max_threads, slot * c->base.cfg.warp_size, sm.local,
+                               st->addr, bytes, c->ranges, LDST_MAX_RANGES);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
-    n = coalesce(c, k, SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
+    n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
                  !load || atomic, n);
   }
   if (sm.global) {
@@ -620,7 +544,7 @@ accesses:;
 }
 
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || texture_op(st))
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st))
     return issue_accesses(c, slot, st, uniform, m);
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
@@ -673,33 +597,17 @@ uint32_t iv_mem_flush(iv_core *c, uint64_t now) {
 
 static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const char *option, const char *group,
                                 const char *alias, uint32_t *block, simtvp_diag *diag) {
-  *out = NULL;
-  *block = MEM_LINE_BYTES;
-  cache_config cc;
-  memset(&cc, 0, sizeof cc);
-  simtvp_status st = cache_spec_parse(text ? text : "none", option, &cc.spec, diag);
-  if (st != SIMTVP_OK || cc.spec.disabled) return st;
-  char name[64];
-  snprintf(name, sizeof name, "%s_cache_core[%u]", group, c->base.cfg.sm);
-  cc.level = CACHE_LEVEL_L1;
-  cc.stats = c->base.cfg.stats;
-  cc.name = name;
-  cc.stats_group = group;
-  cc.stats_total_alias = alias;
-  cc.pool = c->base.pool;
-  cc.timed = true;
-  st = cache_create(&cc, out, diag);
-  if (st == SIMTVP_OK && cc.spec.line_bytes < MEM_LINE_BYTES) *block = cc.spec.line_bytes;
-  if (st == SIMTVP_OK) { /* its table of fills in flight */
-    iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
-    uint64_t lines = (uint64_t)cc.spec.n_sets * cc.spec.assoc, n = 1;
-    while (n < lines && n < (1u << 20)) n <<= 1;
-    t->e = calloc(n, sizeof *t->e);
-    t->mask = (uint32_t)n - 1;
-    if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
-  }
-  if (st == SIMTVP_OK && out == &c->l1d)
-    c->l1d_port_bytes = cc.spec.data_port_bytes ? cc.spec.data_port_bytes : cc.spec.line_bytes;
+  cache_spec spec;
+  simtvp_status st = simt_base_make_timed_l1(&c->base, out, text, option, group, alias, block, &spec, diag);
+  if (st != SIMTVP_OK || !*out) return st;
+  /* its table of fills in flight */
+  iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
+  uint64_t lines = (uint64_t)spec.n_sets * spec.assoc, n = 1;
+  while (n < lines && n < (1u << 20)) n <<= 1;
+  t->e = calloc(n, sizeof *t->e);
+  t->mask = (uint32_t)n - 1;
+  if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
+  if (out == &c->l1d) c->l1d_port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
   return st;
 }
 
@@ -710,13 +618,7 @@ static uint64_t *counter(iv_core *c, const char *name, const char *desc) {
 simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   iv_mem_stats *s = &c->ms;
-  s->read_global = counter(c, "gpgpu_n_mem_read_global", "global-memory read requests leaving the LD/ST units");
-  s->write_global = counter(c, "gpgpu_n_mem_write_global", "global-memory write requests leaving the LD/ST units");
-  s->read_local = counter(c, "gpgpu_n_mem_read_local", "local-memory read requests leaving the LD/ST units");
-  s->write_local = counter(c, "gpgpu_n_mem_write_local", "local-memory write requests leaving the LD/ST units");
-  s->mem_const = counter(c, "gpgpu_n_mem_const", "constant-cache accesses (const and param space, one per line)");
-  s->mem_texture = counter(c, "gpgpu_n_mem_texture", "texture-cache accesses (one per line)");
-  s->atomic = counter(c, "simt_ldst.atomic_requests", "global atomic / reduction requests sent to the L2");
+  simt_base_mem_counters(&c->base, &s->req);
   s->port_requests = counter(c, "interval_mem_requests",
                              "accesses interval SIMT cores sent beyond their L1 (fills, forwarded writes, "
                              "write-backs, accesses around the L1)");

@@ -91,6 +91,18 @@ void ldst_smem_cost_of(const ldst_smem_geometry *g, uint32_t mask, const uint64_
 uint32_t ldst_local_ranges(uint64_t base, uint32_t max_threads, uint32_t thread, uint32_t lane,
                            uint64_t offset, uint32_t bytes, ldst_range *out, uint32_t n,
                            uint32_t cap);
+/* ldst_local_ranges for each lane of `mask` (lane l: thread first_thread + l, offset addr[l]), from
+ * out[0]: the count. The AT and interval cores' local accesses of a warp. */
+static inline uint32_t ldst_local_warp_ranges(uint64_t base, uint32_t max_threads, uint32_t first_thread,
+                                              uint32_t mask, const uint64_t *addr, uint32_t bytes, ldst_range *out,
+                                              uint32_t cap) {
+  uint32_t k = 0;
+  for (uint32_t l = mask; l; l &= l - 1) {
+    uint32_t lane = (uint32_t)__builtin_ctz(l);
+    k = ldst_local_ranges(base, max_threads, first_thread + lane, lane, addr[lane], bytes, out, k, cap);
+  }
+  return k;
+}
 
 /* ---- coalescing ----------------------------------------------------------------------------- */
 
@@ -114,6 +126,43 @@ bool ldst_coalesce_span(uint64_t lo, uint32_t n_lanes, uint32_t lane0, uint32_t 
  * reached. */
 bool ldst_coalesce_gt200(const ldst_range *r, uint32_t n_ranges, uint32_t half_lanes,
                          uint32_t word_bytes, ldst_access *out, uint32_t *n, uint32_t cap);
+
+/* The shape of a warp's lane addresses (ldst_range in lane order), found by the caller while it
+ * gathers them: every lane at the same address (UNIFORM), a run of `bytes` per lane (SPAN), or
+ * anything else (ANY). */
+typedef enum ldst_shape { LDST_SHAPE_ANY, LDST_SHAPE_UNIFORM, LDST_SHAPE_SPAN } ldst_shape;
+
+/* The accesses of r[0, n_ranges) by a shortcut when one applies, appended at out[*n]: gt200:
+ * ldst_coalesce_gt200 (half warps of half_lanes lanes, words of min(bytes, 4)); UNIFORM: one
+ * lane's blocks of `block_bytes`, every lane's operations; SPAN: ldst_coalesce_span. False (nothing
+ * appended) for ANY: the caller applies the sector rule (ldst_coalesce_blocks or its own). Shared
+ * by the AT and interval cores' memory stages. */
+static inline bool ldst_coalesce_shaped(const ldst_range *r, uint32_t n_ranges, ldst_shape shape, uint32_t block_bytes,
+                                        uint32_t bytes, bool gt200, uint32_t half_lanes, ldst_access *out,
+                                        uint32_t *n, uint32_t cap) {
+  uint32_t first = *n;
+  if (gt200) {
+    ldst_coalesce_gt200(r, n_ranges, half_lanes, bytes < 4 ? bytes : 4, out, n, cap);
+  } else if (shape == LDST_SHAPE_UNIFORM) {
+    if (ldst_coalesce_blocks(r, 1, block_bytes, out, n, cap) && *n > first)
+      out[first].lanes = (uint8_t)(n_ranges > 255 ? 255 : n_ranges);
+  } else if (shape == LDST_SHAPE_SPAN) {
+    ldst_coalesce_span(r[0].addr, n_ranges, r[0].lane, r[0].bytes, block_bytes, out, n, cap);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* out[from, to) tagged with their kind, path and direction. */
+static inline void ldst_tag_accesses(ldst_access *out, uint32_t from, uint32_t to, uint8_t kind, uint8_t path,
+                                     bool write) {
+  for (uint32_t i = from; i < to; i++) {
+    out[i].kind = kind;
+    out[i].path = path;
+    out[i].is_write = write;
+  }
+}
 
 /* Whether a global load goes around the (non-coherent) L1D to the L2, in every core variant:
  * .cg / .cv loads (PTX ISA "Cache Operators"), ld.volatile, and ld.relaxed / ld.acquire at .gpu
