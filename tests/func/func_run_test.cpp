@@ -163,58 +163,7 @@ const bool registered_lean = (kernel_checks::register_all(
                                   __FILE__, __LINE__),
                               true);
 
-// ---- a small engine in per-warp mode -------------------------------------------------------------
-
-struct Engine {
-  devmem *mem = devmem_create();
-  func_engine *e = nullptr;
-  ptx_module *m = nullptr;
-  func_program *p = nullptr;
-  simtvp_diag d{};
-  uint64_t next = 0x100000000ull;
-
-  explicit Engine(const std::string &ptx) {
-    e = func_create(nullptr, nullptr, mem, nullptr, &d);
-    m = ptx_parse(ptx.data(), ptx.size(), "run.ptx", nullptr, &d);
-    EXPECT_NE(m, nullptr) << d.message;
-    if (!m) return;
-    uint64_t g = alloc(m->global_segment_bytes + 16), c = alloc(m->const_segment_bytes + 16);
-    func_placement pl = {g, c, nullptr, 0x7000000};
-    EXPECT_EQ(func_program_load(e, m, &pl, &p, &d), SIMTVP_OK) << d.message;
-  }
-  ~Engine() {
-    func_program_destroy(p);
-    ptx_module_destroy(m);
-    func_destroy(e);
-    devmem_destroy(mem);
-  }
-  uint64_t alloc(uint64_t bytes) {
-    uint64_t a = next, sz = (bytes + 4095) & ~4095ull;
-    if (!sz) sz = 4096;
-    EXPECT_EQ(devmem_map(mem, a, sz, &d), SIMTVP_OK);
-    next += sz + 4096;
-    return a;
-  }
-  func_launch *launch(const char *kernel, uint32_t bx, std::vector<uint64_t> params) {
-    uint32_t k = func_program_kernel(p, kernel);
-    EXPECT_NE(k, PTX_NONE);
-    std::vector<uint8_t> buf(func_program_param_bytes(p, k) + 8);
-    for (uint32_t i = 0; i < params.size(); i++) {
-      uint32_t off, n;
-      EXPECT_TRUE(func_program_param(p, k, i, &off, &n));
-      std::memcpy(buf.data() + off, &params[i], n);
-    }
-    func_launch_params lp = {k, {1, 1, 1}, {bx, 1, 1}, 0, buf.data(), (uint32_t)buf.size(), 1, {0, 0, 0}, 1, nullptr};
-    func_launch *l = nullptr;
-    EXPECT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
-    return l;
-  }
-  std::vector<uint32_t> read32(uint64_t a, size_t n) {
-    std::vector<uint32_t> v(n);
-    EXPECT_EQ(devmem_read(mem, a, v.data(), n * 4, &d), SIMTVP_OK);
-    return v;
-  }
-};
+// ---- per-warp tests on a small engine (functest::Engine, func_test_util.h) ------------------------
 
 // Two warps: ALU work, a barrier, a %clock read (the launch's warp instruction count by default),
 // then a store of it per thread.
@@ -248,7 +197,7 @@ TEST(FuncWarpStepPlain, StepsEveryInstructionAsFuncWarpStepDoes) {
   Engine a(kBarrierClock), b(kBarrierClock);
   uint64_t out_a = a.alloc(256), out_b = b.alloc(256);
   ASSERT_EQ(out_a, out_b);
-  func_launch *la = a.launch("k", 64, {out_a}), *lb = b.launch("k", 64, {out_b});
+  func_launch *la = a.launch("k", 1, 64, {out_a}), *lb = b.launch("k", 1, 64, {out_b});
   func_cta *ca, *cb;
   uint32_t ctaid[3] = {0, 0, 0};
   ASSERT_EQ(func_cta_start(la, ctaid, 0, 0, &ca, &a.d), SIMTVP_OK);
@@ -295,7 +244,7 @@ TEST(FuncWarpStepPlain, StepsEveryInstructionAsFuncWarpStepDoes) {
 TEST(FuncWarpRun, StopsAfterABarrierWithItsRecordsFacts) {
   Engine en(kBarrierClock);
   uint64_t out = en.alloc(256);
-  func_launch *l = en.launch("k", 64, {out});
+  func_launch *l = en.launch("k", 1, 64, {out});
   func_cta *cta;
   uint32_t ctaid[3] = {0, 0, 0};
   ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
@@ -385,7 +334,7 @@ const char *kPatterns = R"(.version 8.0
 TEST(FuncFastPath, HalfWarpPatternsRecordEveryLanesAddressAndThePattern) {
   Engine en(kPatterns);
   uint64_t out = en.alloc(4096);
-  func_launch *l = en.launch("k", 32, {out});
+  func_launch *l = en.launch("k", 1, 32, {out});
   func_cta *cta;
   uint32_t ctaid[3] = {0, 0, 0};
   ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
@@ -447,7 +396,7 @@ TEST(FuncFastPath, LeanRecordsOfPatternedSharedAccessesFillToTheFullRecord) {
   Engine full(kPatterns), lean(kPatterns);
   uint64_t out_f = full.alloc(4096), out_l = lean.alloc(4096);
   ASSERT_EQ(out_f, out_l);
-  func_launch *lf = full.launch("k", 32, {out_f}), *ll = lean.launch("k", 32, {out_l});
+  func_launch *lf = full.launch("k", 1, 32, {out_f}), *ll = lean.launch("k", 1, 32, {out_l});
   func_cta *cf, *cl;
   uint32_t ctaid[3] = {0, 0, 0};
   ASSERT_EQ(func_cta_start(lf, ctaid, 0, 0, &cf, &full.d), SIMTVP_OK);

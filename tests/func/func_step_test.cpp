@@ -13,57 +13,6 @@ using namespace functest;
 
 namespace {
 
-struct Engine {
-  devmem *mem = devmem_create();
-  func_engine *e = nullptr;
-  ptx_module *m = nullptr;
-  func_program *p = nullptr;
-  simtvp_diag d{};
-  uint64_t next = 0x100000000ull;
-
-  explicit Engine(const std::string &ptx) {
-    e = func_create(nullptr, nullptr, mem, nullptr, &d);
-    m = ptx_parse(ptx.data(), ptx.size(), "step.ptx", nullptr, &d);
-    EXPECT_NE(m, nullptr) << d.message;
-    if (!m) return;
-    uint64_t g = alloc(m->global_segment_bytes + 16), c = alloc(m->const_segment_bytes + 16);
-    func_placement pl = {g, c, nullptr, 0x7000000};
-    EXPECT_EQ(func_program_load(e, m, &pl, &p, &d), SIMTVP_OK) << d.message;
-    if (p) {
-      EXPECT_EQ(func_program_write_segments(p, &d), SIMTVP_OK);
-    }
-  }
-  ~Engine() {
-    func_program_destroy(p);
-    ptx_module_destroy(m);
-    func_destroy(e);
-    devmem_destroy(mem);
-  }
-  uint64_t alloc(uint64_t bytes) {
-    uint64_t a = next;
-    uint64_t sz = (bytes + 4095) & ~4095ull;
-    if (!sz) sz = 4096;
-    EXPECT_EQ(devmem_map(mem, a, sz, &d), SIMTVP_OK);
-    next += sz + 4096;
-    return a;
-  }
-  func_launch *launch(const char *kernel, uint32_t gx, uint32_t bx, std::vector<uint64_t> params, uint32_t gy = 1,
-                      uint32_t by = 1) {
-    uint32_t k = func_program_kernel(p, kernel);
-    EXPECT_NE(k, PTX_NONE);
-    std::vector<uint8_t> buf(func_program_param_bytes(p, k));
-    for (uint32_t i = 0; i < params.size(); i++) {
-      uint32_t off, n;
-      EXPECT_TRUE(func_program_param(p, k, i, &off, &n));
-      std::memcpy(buf.data() + off, &params[i], n);
-    }
-    func_launch_params lp = {k, {gx, gy, 1}, {bx, by, 1}, 0, buf.data(), (uint32_t)buf.size(), 1, {0, 0, 0}, 1, nullptr};
-    func_launch *l = nullptr;
-    EXPECT_EQ(func_launch_create(e, p, &lp, &l, &d), SIMTVP_OK) << d.message;
-    return l;
-  }
-};
-
 const char *kStepPtx = R"(.version 8.0
 .target sm_80
 .address_size 64
