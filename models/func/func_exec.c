@@ -1556,7 +1556,9 @@ uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st,
     *st = func_warp_step(w, NULL, diag);
     return w->pc;
   }
-  /* step_exec without a record for an instruction that is register-only (nosync) */
+  /* step_exec without a record for an instruction that is register-only (nosync); calling
+   * step_exec(w, NULL) here measured 578 -> 581 host instructions per warp instruction on QV100
+   * SGEMM interval (callgrind), so the hot path keeps its own copy */
   uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
   fx_counts *c = w->counts;
   c->warp_insns++;
