@@ -131,12 +131,6 @@ TEST(SimtAtSample, KernelShorterThanTheDetailPhaseHasTheUnsampledStatistics) {
   delete b;
 }
 
-at_run run_workload(const char *program, uint32_t scale, const char *sample) {
-  std::vector<const char *> args = {"-simt_model", "at"};
-  if (sample) args.insert(args.end(), {"-at_sample", sample});
-  return simttest::run_at_workload(program, scale, args);
-}
-
 struct Case {
   const char *program;
   uint32_t scale;
@@ -152,18 +146,7 @@ TEST_P(SimtAtSampleWorkloads, FastForwardKeepsInstructionsAndIsDeterministic) {
   // transpose x8 −7.8 %: its three launches of ~8 000 cycles each fast-forward on one or two
   // windows' measurements).
   Case c = GetParam();
-  at_run full = run_workload(c.program, c.scale, nullptr), s1 = run_workload(c.program, c.scale, "1024,4096"),
-         s2 = run_workload(c.program, c.scale, "1024,4096");
-  ASSERT_EQ(full.status, SIMTVP_OK) << full.message;
-  ASSERT_EQ(s1.status, SIMTVP_OK) << s1.message;
-  ASSERT_EQ(s2.status, SIMTVP_OK) << s2.message;
-  EXPECT_EQ(s1.warp_insns, full.warp_insns);
-  EXPECT_EQ(s1.cycles, s2.cycles);
-  EXPECT_EQ(s1.warp_insns, s2.warp_insns);
-  double err = ((double)s1.cycles - (double)full.cycles) / (double)full.cycles;
-  std::printf("  %-12s x%u: AT %8llu cycles, sampled %8llu cycles, %+5.1f%%\n", c.program, c.scale,
-              (unsigned long long)full.cycles, (unsigned long long)s1.cycles, 100.0 * err);
-  EXPECT_LE(std::fabs(err), 0.15);
+  simttest::expect_sampled_workload("at", c.program, c.scale, "1024,4096", 0.15);
 }
 
 const Case kCases[] = {{"sgemm", 4}, {"vector_add", 16}, {"transpose", 8}};

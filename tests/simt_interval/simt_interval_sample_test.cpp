@@ -170,12 +170,6 @@ TEST(SimtIntervalSample, FastForwardedInstructionsComputeExactResults) {
   for (size_t i = 0; i < v.size(); i++) EXPECT_EQ(v[i], 1200u) << "thread " << i;
 }
 
-at_run run_workload(const char *program, uint32_t scale, const char *sample) {
-  std::vector<const char *> args = {"-simt_model", "interval"};
-  if (sample) args.insert(args.end(), {"-at_sample", sample});
-  return simttest::run_at_workload(program, scale, args);
-}
-
 struct Case {
   const char *program;
   uint32_t scale;
@@ -195,18 +189,7 @@ TEST_P(SimtIntervalSampleWorkloads, FastForwardKeepsInstructionsAndIsDeterminist
   // nothing through the core's miss queue and response bins, so they measure lighter queues than
   // a loaded core has (docs/simt-interval.md §10, limits).
   Case c = GetParam();
-  at_run full = run_workload(c.program, c.scale, nullptr), s1 = run_workload(c.program, c.scale, "1000,4000"),
-         s2 = run_workload(c.program, c.scale, "1000,4000");
-  ASSERT_EQ(full.status, SIMTVP_OK) << full.message;
-  ASSERT_EQ(s1.status, SIMTVP_OK) << s1.message;
-  ASSERT_EQ(s2.status, SIMTVP_OK) << s2.message;
-  EXPECT_EQ(s1.warp_insns, full.warp_insns);
-  EXPECT_EQ(s1.cycles, s2.cycles);
-  EXPECT_EQ(s1.warp_insns, s2.warp_insns);
-  double err = ((double)s1.cycles - (double)full.cycles) / (double)full.cycles;
-  std::printf("  %-12s x%u: interval %8llu cycles, sampled %8llu cycles, %+5.1f%%\n", c.program, c.scale,
-              (unsigned long long)full.cycles, (unsigned long long)s1.cycles, 100.0 * err);
-  EXPECT_LE(std::fabs(err), c.bound);
+  simttest::expect_sampled_workload("interval", c.program, c.scale, "1000,4000", c.bound);
 }
 
 const Case kCases[] = {{"sgemm", 4, 0.15}, {"vector_add", 16, 0.25}, {"transpose", 8, 0.15}};
