@@ -22,7 +22,9 @@
 //   configuration (8 SMs) and configs/SM75_RTX2060.config (30 SMs, GPGPU-Sim's published
 //   matmul-256 figure is ~11 K warp-instructions/s on it); simulated warp instructions and core
 //   cycles per host second, counting only the kernel (launch to synchronisation), best of
-//   `repeats`.
+//   `repeats`. host s is the kernel's CPU time, user + system; the system part and the minor page
+//   faults beside it are mostly first touches of host memory (the CTAs' register frames), which
+//   callgrind's host instruction counts do not see.
 // dram: streaming (float4, consecutive), strided (one 4-byte read per thread, 2 KB + 64 B apart)
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
@@ -70,16 +72,14 @@ struct run_result {
   bool ok = false;
   char error[SIMTVP_DIAG_MESSAGE_MAX] = "";
   double wall_s = 0, cpu_s = 0;   // the kernel's simulation only
+  double sys_s = 0;               // of cpu_s, in the kernel (mostly first touches of host memory)
+  long page_faults = 0;           // minor page faults during the kernel
   uint64_t cycles = 0, warp_insn = 0, thread_insn = 0;
   uint64_t ff_warp_insn = 0;      // fast-forwarded by sampled cores (-at_sample)
   double open_s = 0;              // opening the platform
 };
 
-double cpu_seconds() {
-  rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
+double seconds(const timeval &t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 
 using test_support::host_call;
 using test_support::read_file;
@@ -148,7 +148,8 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   uint64_t c0 = stats_get(st, "gpu_sim_cycle", &found), w0 = stats_get(st, "gpgpu_n_tot_w_icount", &found),
            t0i = stats_get(st, "gpu_sim_insn", &found);
   uint64_t f0 = stats_get(st, "iv_sample_ff_warp_insn", &found) + stats_get(st, "at_sample_ff_warp_insn", &found);
-  double cpu0 = cpu_seconds();
+  rusage u0;
+  getrusage(RUSAGE_SELF, &u0);
   auto k0 = std::chrono::steady_clock::now();
   simtvp_status sync = SIMTVP_OK;
   COLLECT_TOGGLE();
@@ -161,7 +162,11 @@ run_result run_child(const std::string &config, const std::vector<std::string> &
   }, &diag);
   COLLECT_TOGGLE();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - k0).count();
-  r.cpu_s = cpu_seconds() - cpu0;
+  rusage u1;
+  getrusage(RUSAGE_SELF, &u1);
+  r.sys_s = seconds(u1.ru_stime) - seconds(u0.ru_stime);
+  r.cpu_s = seconds(u1.ru_utime) - seconds(u0.ru_utime) + r.sys_s;
+  r.page_faults = u1.ru_minflt - u0.ru_minflt;
   r.cycles = stats_get(st, "gpu_sim_cycle", &found) - c0;
   r.warp_insn = stats_get(st, "gpgpu_n_tot_w_icount", &found) - w0;
   r.thread_insn = stats_get(st, "gpu_sim_insn", &found) - t0i;
@@ -310,8 +315,9 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
   } cfgs[] = {{"QV100 (80 SMs)", "configs/SM7_QV100.config", "qv100"},
               {"default (8 SMs)", "", "default"},
               {"RTX2060 (30 SMs)", "configs/SM75_RTX2060.config", "rtx2060"}};
-  std::printf("| configuration | kernel | warp instructions | core cycles | host s | warp-insn/s | cycles/s |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| configuration | kernel | warp instructions | core cycles | host s | of which sys s | page faults | "
+              "warp-insn/s | cycles/s |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const cfg &c : cfgs) {
     if (!selected(configs, c.key)) continue;
     std::string file = c.file[0] ? g_src + "/" + c.file : "";
@@ -338,9 +344,10 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
         std::printf("| %s | %s | failed: %s |\n", c.label, name, best.error);
         continue;
       }
-      std::printf("| %s | %s | %llu | %llu | %.2f | %.0f K | %.0f K |\n", c.label, name,
+      std::printf("| %s | %s | %llu | %llu | %.3f | %.3f | %ld | %.0f K | %.0f K |\n", c.label, name,
                   static_cast<unsigned long long>(best.warp_insn), static_cast<unsigned long long>(best.cycles),
-                  best.cpu_s, best.warp_insn / best.cpu_s / 1e3, best.cycles / best.cpu_s / 1e3);
+                  best.cpu_s, best.sys_s, best.page_faults, best.warp_insn / best.cpu_s / 1e3,
+                  best.cycles / best.cpu_s / 1e3);
       if (best.ff_warp_insn) /* sampled cores (-at_sample, fidelity@DETAIL,PERIOD) */
         std::printf("  (fast-forwarded: %llu warp instructions, %.1f %%)\n",
                     static_cast<unsigned long long>(best.ff_warp_insn), 100.0 * best.ff_warp_insn / best.warp_insn);

@@ -821,14 +821,17 @@ static func_cta *cta_alloc(func_launch *l) {
   c->smem_bytes = l->smem_bytes;
   c->local_per_thread = l->local_per_thread;
   /* One allocation (64-byte aligned parts) holds the warps, each warp's first SIMT stack (16
-   * entries) and register stack (two kernel frames and one 128-bit row of slack past any frame: a
+   * entries) and register stack (the kernel's frame and one 128-bit row of slack past it: a
    * register operand of a class narrower than its instruction writes — a corrupted program image;
-   * the parser never makes one — stays inside), then shared memory. None of it is zeroed beyond
+   * the parser never makes one — stays inside; a call moves the stack to the heap,
+   * fx_enter_function), then shared memory. The warps' frames lie next to each other: each page a
+   * kernel touches first costs a page fault (QV100 vector add 262 144 under interval cores: 13 688
+   * faults in the kernel with room for two frames per warp, 9 275 with one). None of it is zeroed beyond
    * the warps' headers: thread ids and shared memory are set by cta_init, register frames zeroed
    * only where a thread may read before writing (fx_find_unwritten_reads, fx_frame_clear).
    * Zeroing whole frames here cost more host instructions than short kernels execute. */
 #define FX_A64(x) (((size_t)(x) + 63) & ~(size_t)63)
-  const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame * 2 + FX_ROW128);
+  const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame + FX_ROW128);
   const size_t warps = FX_A64((size_t)c->n_warps * sizeof *c->warps), stack = FX_A64(16 * sizeof(fx_sentry));
   const size_t total = warps + (size_t)c->n_warps * (stack + rs_cap) + FX_A64(c->smem_bytes ? c->smem_bytes : 1);
   uint8_t *b = c->block = aligned_alloc(64, total);
