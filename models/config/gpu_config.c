@@ -768,10 +768,13 @@ static const config_option fidelity_options[] = {
           "parameter accesses take the memory-stage occupancy and latency their core measured in "
           "the detail phases and send nothing to the memory system. Interval cores (phases by "
           "each warp's own timeline from its kernel's arrival on the core, the first period in "
-          "detail): warps run in models/func without timing, each instruction costing what its "
-          "pc cost in the detail phases. Results and instruction "
+          "detail): warps run in models/func without issue timing, each instruction costing what "
+          "its pc cost in the detail phases, and their memory instructions outside shared memory "
+          "still go through the L1 and the memory system. Results and instruction "
           "counts stay exact; cycles are extrapolated; cache and memory statistics count the "
-          "detail phases. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; discrete system mode only.",
+          "detail phases on AT cores, every access but shared memory's and instruction fetch's "
+          "on interval cores. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; discrete system mode "
+          "only.",
           NULL, check_at_sample),
 };
 

@@ -63,6 +63,7 @@ static iv_pc *pc_info(iv_core *c, iv_warp *w) {
   const ptx_module *m = simt_program_module(w->prog);
   if (pk.kind == FUNC_STEP_MEM && pk.pc < m->n_insns) {
     const ptx_insn *pi = &m->insns[pk.pc];
+    if (pi->space != PTX_SPACE_SHARED && pi->space != PTX_SPACE_SHARED_CLUSTER) p->flags |= IV_FF_MEM;
     for (uint32_t i = 0; i < pi->nops; i++)
       if (pi->ops[i].kind == PTX_OPND_ADDR) {
         if (pi->ops[i].index == PTX_NONE) p->flags |= IV_UNIFORM;
@@ -534,19 +535,73 @@ static void ff_fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
   c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
 }
 
+/* A fast-forwarded memory instruction of warp w whose accesses leave the core (IV_FF_MEM, its pc
+ * measured), its timeline at *tq: executed as mem_step executes it and its accesses issued
+ * through the memory stage at its fast-forwarded issue time, so that the L1, the miss queue and
+ * the memory port (memiv) see the load the warp puts on them; its destination registers are ready
+ * when its data is back (for the detailed instructions after the fast-forward). The timeline then
+ * advances by the pc's measured cost: the fast-forwarded instructions after it do not wait for
+ * their registers — the windows after a loaded fast-forward measure the loaded latencies, and
+ * waiting as well made the bench kernels no closer to CA (docs §10). An instruction
+ * that turns out to access shared memory (through a generic address) stays on the SM as in
+ * ff_run: ready at its measured latency. Anything unusual (a fault, a replayable wait, the
+ * warp's end, a barrier to settle) goes on in step_done, timed in detail. false: the warp stops
+ * running here, or step_done timed it (w->t is the warp's; the caller returns). */
+static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, uint64_t *tq,
+                                             iv_counts *k) {
+  uint64_t t = *tq / IV_FF_ONE;
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  k->issued++;
+  simtvp_status st = func_warp_step_lean(w->fw, &rec, &dg);
+  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0)) {
+    func_step_fill_addr(&rec);
+    w->ff_frac = 0;
+    step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+    return false;
+  }
+  count_issue(c, k, slot, pc, rec.active, t);
+  w->pc = rec.next_pc;
+  uint64_t done;
+  if ((rec.space == PTX_SPACE_SHARED || rec.space == PTX_SPACE_SHARED_CLUSTER) && !simt_texture_op(&rec)) {
+    done = t + (p->s_ln ? p->s_lat / p->s_ln : 0);
+  } else {
+    count_mem_insn(c, p, &rec);
+    done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+  }
+  set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
+  if (done > w->last_done) w->last_done = done;
+  ++*c->sample.ff_insn;
+  *tq += ff_cost(p);
+  return true;
+}
+
 /* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
  * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
- * no register ready times, bins, L1I, memory stage or port. Barriers, exit, faults and replayable
- * faults as in detail. false: it ran nothing (the caller times it in detail). */
+ * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, their
+ * accesses through the memory stage (ff_mem). Barriers, exit, faults and replayable faults as in
+ * detail. false: it ran nothing (the caller times it in detail). */
 static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
   const uint64_t endq = (end + 1) * IV_FF_ONE;
   uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
   bool ran = false;
   while (tq < endq) {
-    /* the run: from pc on while its lanes stay the same, its pcs are measured and they issue by
-     * `end` */
     uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
-    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n; max++) q += ff_cost(&w->pcs[pc + max]);
+    iv_pc *p0 = &w->pcs[pc];
+    if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
+      w->last_p = NULL;
+      ran = true;
+      if (!ff_mem(c, slot, w, p0, &tq, k)) return true;
+      w->t = tq / IV_FF_ONE;
+      w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
+      continue;
+    }
+    /* the run: from pc on while its lanes stay the same, its pcs are measured, none leaves the
+     * core (ff_mem) and they issue by `end` */
+    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n && !(w->pcs[pc + max].flags & IV_FF_MEM);
+         max++)
+      q += ff_cost(&w->pcs[pc + max]);
     if (!max) return ran; /* an instruction not measured yet: timed in detail */
     w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
     uint32_t active = func_warp_active(w->fw);

@@ -103,7 +103,9 @@ enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
   IV_KNOWN = 2u,   /* the entry is filled */
   IV_UNIFORM = 4u, /* its address has no register ([symbol+offset], [offset]): every lane's is one */
-  IV_FF_KNOWN = 8u /* ff_len is filled (-at_sample's fast-forward, docs/simt-interval.md §10) */
+  IV_FF_KNOWN = 8u, /* ff_len is filled (-at_sample's fast-forward, docs/simt-interval.md §10) */
+  IV_FF_MEM = 16u   /* a memory instruction not of the shared space: fast-forwarded, its accesses
+                     * still go through the memory stage (iv_mem_issue, §10) */
 };
 
 typedef struct iv_pc {
