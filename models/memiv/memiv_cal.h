@@ -26,6 +26,12 @@ typedef struct memiv_cal {
   uint64_t base;                    /* first cycle the ring holds (a multiple of 64) */
   uint64_t hi;                      /* every cycle from here on is free (the latest booking's end) */
   uint64_t full;                    /* bit w set: every cycle of bits[w] is taken (skips backlogs) */
+  /* what a search learnt: no run of hint_n (or more) free cycles starts in [hint_from, hint_to)
+   * (empty when hint_to <= hint_from). Bookings only take cycles, so it stays true; a search
+   * asked from inside it starts at hint_to (a saturated port's backlog, full of holes too short
+   * for the bookings, is walked once, not by every request). */
+  uint64_t hint_from, hint_to;
+  uint32_t hint_n;
   uint64_t bits[MEMIV_CAL_WORDS];   /* bit c % MEMIV_CAL_CYCLES set: cycle c is taken */
 } memiv_cal;
 
@@ -143,16 +149,37 @@ __attribute__((noinline)) static uint64_t memiv_cal_search(const memiv_cal *k, u
   }
 }
 
+/* memiv_cal_search, and what it learnt kept: no start for n in [t, found). Joined with the hint
+ * when they touch (same n), else the one reaching further is kept. */
+__attribute__((noinline)) static uint64_t memiv_cal_search_learn(memiv_cal *k, uint64_t t, uint32_t n) {
+  uint64_t found = memiv_cal_search(k, t, n);
+  if (found > t) {
+    if (n == k->hint_n && t <= k->hint_to && found >= k->hint_from) {
+      if (t < k->hint_from) k->hint_from = t;
+      if (found > k->hint_to) k->hint_to = found;
+    } else if (found > k->hint_to) {
+      k->hint_from = t;
+      k->hint_to = found;
+      k->hint_n = n;
+    }
+  }
+  return found;
+}
+
 /* n (1..64) ones from bit `off` (off + n <= 64). */
 static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
 
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free). */
 __attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *k, uint64_t t, uint32_t n) {
   if (t >= k->hi) return t; /* in time order: after every booking */
+  if (t < k->hint_to && t >= k->hint_from && n >= k->hint_n) { /* inside what a search learnt */
+    t = k->hint_to;
+    if (t >= k->hi) return t;
+  }
   /* within one word (t < hi <= the window's end, so the word is in the window): free at once? */
   uint32_t off = (uint32_t)(t % 64);
   if (off + n <= 64 && !(k->bits[(t / 64) % MEMIV_CAL_WORDS] & memiv_cal_run(n, off))) return t;
-  return memiv_cal_search(k, t, n);
+  return memiv_cal_search_learn(k, t, n);
 }
 
 /* The first t' >= t with [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (t >= a's

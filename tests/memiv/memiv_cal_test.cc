@@ -81,6 +81,15 @@ TEST(MemivCal, BookingsOfOneLengthSomeNotBookedEqualTheDefinition) {
   RunAgainstReference(11, 90, 3000, true);
 }
 
+// A saturated port asked far behind its latest bookings again and again (a DRAM bus under a
+// streaming kernel): the regions earlier searches learnt hold no start (the calendar's hint), and
+// the answers stay the definition's when lengths change between searches.
+TEST(MemivCal, SearchesIntoALearntBacklogEqualTheDefinition) {
+  RunAgainstReference(14, 2, 3000, true);
+  RunAgainstReference(15, 3, 4000);
+  RunAgainstReference(16, 8, 2500, true, true);
+}
+
 TEST(MemivCal, WindowLeapingManyWordsAtOnceKeepsTheSearchEqualToTheDefinition) {
   RunAgainstReference(12, 8, 400, false, true);
   RunAgainstReference(13, 4, 300, true, true);
