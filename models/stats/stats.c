@@ -1258,6 +1258,7 @@ simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *di
   stats_json_end_object(&w);
   json_time_series(&w, s);
   stats_json_end_object(&w);
+  stats_json_flush(&w); /* written already when the document closed; not so after a misuse */
   if (!stats_json_ok(&w)) return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "JSON writer misuse");
   if (ferror(out)) return simtvp_diag_set(diag, SIMTVP_ERR_IO, "writing statistics JSON failed");
   return SIMTVP_OK;
