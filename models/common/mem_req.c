@@ -113,20 +113,45 @@ void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
   pool->shared = shared;
 }
 
+/* What allocating n requests and freeing them leaves, without doing it (building a GPU reserves
+ * for hundreds of caches): the free list holds at least n, new chunks linked after what it had in
+ * allocation order (so requests come out at the same addresses as before), and n ids used up. */
 bool mem_req_pool_reserve(mem_req_pool *pool, size_t n) {
-  mem_req *chain = NULL;
-  size_t got = 0;
-  for (; got < n; got++) {
-    mem_req *r = mem_req_alloc(pool);
-    if (!r) break;
-    r->next = chain;
-    chain = r;
+  if (pool->shared) { /* frees go to `returned`: take the long way, as an allocation would */
+    mem_req *chain = NULL;
+    size_t got = 0;
+    for (; got < n; got++) {
+      mem_req *r = mem_req_alloc(pool);
+      if (!r) break;
+      r->next = chain;
+      chain = r;
+    }
+    while (chain) {
+      mem_req *next = chain->next;
+      mem_req_free(chain);
+      chain = next;
+    }
+    return got == n;
   }
-  while (chain) {
-    mem_req *next = chain->next;
-    mem_req_free(chain);
-    chain = next;
+  mem_req **tail = &pool->free_list;
+  size_t have = 0;
+  while (*tail && have < n) {
+    tail = &(*tail)->next;
+    have++;
   }
+  while (have < n) { /* the list ended: an allocation would grow the pool here */
+    mem_req_chunk *c = malloc(sizeof *c);
+    if (!c) break;
+    c->next = pool->chunks;
+    pool->chunks = c;
+    for (int i = 0; i < MEM_REQ_CHUNK - 1; i++) c->reqs[i].next = &c->reqs[i + 1];
+    c->reqs[MEM_REQ_CHUNK - 1].next = NULL;
+    *tail = &c->reqs[0];
+    tail = &c->reqs[MEM_REQ_CHUNK - 1].next;
+    have += MEM_REQ_CHUNK;
+  }
+  size_t got = have < n ? have : n;
+  pool->next_id += got;
   return got == n;
 }
 
