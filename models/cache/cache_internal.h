@@ -188,6 +188,9 @@ struct cache {
   /* statistics */
   stats *stats;
   cache_stat_set inst, group;
+  /* The group's set as every cache of the group shares it (kept by the sink, stats_shared): its
+   * counters resolved once, its breakdowns as any cache registers them; NULL without a group. */
+  cache_stat_set *group_shared;
   uint64_t *alias_access, *alias_miss;
   uint64_t dummy; /* target of counters nobody registered */
 };

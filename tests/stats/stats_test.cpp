@@ -589,6 +589,29 @@ TEST(StatsJson, DoublesRoundTripShortestAndNonFiniteIsNull) {
   EXPECT_EQ(v[3].kind, json_reader::Value::Null);
 }
 
+// A block kept under a key: zeroed, the same one for every call with the key, another for another
+// key, and a shard's own (what a block resolved through a shard stays that shard's).
+TEST(Stats, SharedBlocksAreOnePerKeyAndPerShard) {
+  Sink k;
+  auto *a = static_cast<uint64_t *>(stats_shared(k.s, "cache.group:L1D", 4 * sizeof(uint64_t)));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a[0] | a[1] | a[2] | a[3], 0u);
+  a[3] = 42;
+  EXPECT_EQ(stats_shared(k.s, "cache.group:L1D", 4 * sizeof(uint64_t)), a);
+  auto *b = static_cast<uint64_t *>(stats_shared(k.s, "cache.group:L2", 4 * sizeof(uint64_t)));
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b, a);
+  EXPECT_EQ(b[3], 0u);
+  bool deferred = false;
+  stats *shard = stats_shard_create(k.s, &deferred);
+  ASSERT_NE(shard, nullptr);
+  void *own = stats_shared(shard, "cache.group:L1D", 4 * sizeof(uint64_t));
+  ASSERT_NE(own, nullptr);
+  EXPECT_NE(own, static_cast<void *>(a));
+  EXPECT_EQ(stats_shared(shard, "cache.group:L1D", 4 * sizeof(uint64_t)), own);
+  EXPECT_EQ(stats_shared(nullptr, "x", 8), nullptr);
+}
+
 TEST(Stats, SumTotalsMatchingInstanceCountersWhenRead) {
   Sink k;
   stats_sum(k.s, "L1D_total_cache_accesses", "requests", "all cores", "L1D[*].access");
