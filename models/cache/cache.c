@@ -349,8 +349,12 @@ static bool mshr_room(const cache *c, int32_t i, uint8_t new_chunks) {
 static void merge(cache *c, int32_t i, mem_req *req, uint8_t waits) {
   cache_mshr *m = &c->mshr[i];
   int32_t w = c->waiter_free;
-  assert(w >= 0 && "waiter pool sized from MSHR entries x max merge");
-  c->waiter_free = c->waiter[w].next;
+  if (w >= 0) {
+    c->waiter_free = c->waiter[w].next;
+  } else { /* none freed to reuse: the next never used (the order a full free list would give) */
+    assert(c->waiter_fresh < c->waiter_cap && "waiter pool sized from MSHR entries x max merge");
+    w = (int32_t)c->waiter_fresh++;
+  }
   c->waiter[w].req = req;
   c->waiter[w].waits = waits;
   c->waiter[w].next = -1;
@@ -1233,10 +1237,6 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
         c->mshr[i].hnext = c->mshr_free;
         c->mshr_free = i;
       }
-      for (int32_t i = (int32_t)c->waiter_cap - 1; i >= 0; i--) {
-        c->waiter[i].next = c->waiter_free;
-        c->waiter_free = i;
-      }
     }
     warm = (size_t)c->mshr_cap * c->n_chunks + 2u * c->miss_queue_cap;
   }
@@ -1262,7 +1262,7 @@ void cache_destroy(cache *c) {
   list_free_all(&c->released);
   list_free_all(&c->hits);
   if (c->waiter)
-    for (uint32_t i = 0; i < c->waiter_cap; i++)
+    for (uint32_t i = 0; i < c->waiter_fresh; i++)
       if (c->waiter[i].req) mem_req_free(c->waiter[i].req);
   cache_tex_destroy(c);
   simtvp_zfree(c->block); /* lines, ready times, map, orders, bitmaps, runs, banks, MSHRs, waiters */

@@ -145,7 +145,9 @@ struct cache {
   uint32_t mshr_chunks; /* chunks being fetched, all entries */
   cache_waiter *waiter;
   uint32_t waiter_cap;
-  int32_t waiter_free;
+  int32_t waiter_free;   /* freed waiters, last freed first */
+  uint32_t waiter_fresh; /* waiters [waiter_fresh, waiter_cap) never used yet: taken in order when
+                          * none is free, so building a cache does not link thousands */
   uint32_t merged;
 
   /* queues */
