@@ -1,6 +1,7 @@
 // json_text — see json_text.h.
 #include "json_text.h"
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,37 @@
 #include "stats_json.h"
 
 namespace simtvp::report {
+
+namespace {
+
+// Whether s goes out as it is between quotes: printable ASCII other than the quote and the
+// backslash (stats_json's rule; anything else takes the escaping path).
+bool plain(const std::string &s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') return false;
+  return true;
+}
+
+// s quoted onto out: names and labels are plain, so the escaper runs only for the rest.
+void append_quoted(std::string &out, const std::string &s) {
+  if (!plain(s)) {
+    out += json_text::quote(s);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+// The decimal digits of v onto out (std::to_string's, without a temporary string).
+template <typename T>
+void append_integer(std::string &out, T v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+}  // namespace
 
 void json_text::comma() {
   if (after_key_) {
@@ -43,14 +75,14 @@ json_text &json_text::end_array() {
 }
 json_text &json_text::key(const std::string &k) {
   comma();
-  out_ += quote(k);
+  append_quoted(out_, k);
   out_ += ':';
   after_key_ = true;
   return *this;
 }
 json_text &json_text::str(const std::string &s) {
   comma();
-  out_ += quote(s);
+  append_quoted(out_, s);
   return *this;
 }
 json_text &json_text::num(double v) {
@@ -65,8 +97,7 @@ json_text &json_text::num(double v) {
     if (v == 0 && std::signbit(v)) {
       out_ += "-0";
     } else {
-      const int64_t i = static_cast<int64_t>(v);
-      out_ += std::to_string(i);
+      append_integer(out_, static_cast<int64_t>(v));
     }
     return *this;
   }
@@ -78,7 +109,7 @@ json_text &json_text::num(double v) {
 }
 json_text &json_text::num(uint64_t v) {
   comma();
-  out_ += std::to_string(v);
+  append_integer(out_, v);
   return *this;
 }
 json_text &json_text::boolean(bool v) {
@@ -93,6 +124,7 @@ json_text &json_text::null() {
 }
 
 std::string json_text::quote(const std::string &s) {
+  if (plain(s)) return '"' + s + '"';
   char *buf = nullptr;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);

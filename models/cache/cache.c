@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cache_internal.h"
+#include "simtvp_zalloc.h"
 
 static inline uint32_t popcount8(uint8_t v) { return (uint32_t)simtvp_popcount32(v); }
 static inline uint64_t line_of(const cache *c, uint64_t addr) {
@@ -348,8 +349,12 @@ static bool mshr_room(const cache *c, int32_t i, uint8_t new_chunks) {
 static void merge(cache *c, int32_t i, mem_req *req, uint8_t waits) {
   cache_mshr *m = &c->mshr[i];
   int32_t w = c->waiter_free;
-  assert(w >= 0 && "waiter pool sized from MSHR entries x max merge");
-  c->waiter_free = c->waiter[w].next;
+  if (w >= 0) {
+    c->waiter_free = c->waiter[w].next;
+  } else { /* none freed to reuse: the next never used (the order a full free list would give) */
+    assert(c->waiter_fresh < c->waiter_cap && "waiter pool sized from MSHR entries x max merge");
+    w = (int32_t)c->waiter_fresh++;
+  }
   c->waiter[w].req = req;
   c->waiter[w].waits = waits;
   c->waiter[w].next = -1;
@@ -1164,10 +1169,11 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->index_ctx = cfg->index_ctx;
 
   /* One block for every array whose size the spec fixes: building a GPU's hundreds of caches
-   * costs one allocation each, not a dozen, and zeroes only what is read before it is written.
-   * First the arrays the loops below fill (lines, line map, set orders, MSHR hash buckets), then
-   * those that start zero (ready times, way bitmaps, hit runs, banks, MSHRs, waiters). Offsets in
-   * 8-byte units; every element is 8-byte aligned or smaller. */
+   * costs one allocation each, not a dozen. First the arrays the loops below fill (lines, line
+   * map, set orders, MSHR hash buckets), then those that start zero (ready times, way bitmaps,
+   * hit runs, banks, MSHRs, waiters): a large block is fresh zeroed pages (simtvp_zalloc), so
+   * those cost nothing until a run writes them. Offsets in 8-byte units; every element is
+   * 8-byte aligned or smaller. */
   size_t lines_n = n_lines(c), slots = 0, off = 0;
   if (c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* the line map, at most half full */
     slots = 1;
@@ -1186,7 +1192,6 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   size_t o_map = CACHE_PART(slots * sizeof(cache_line_slot));
   size_t o_order = CACHE_PART(slots ? (size_t)sp->n_sets * sizeof(cache_set_order) : 0);
   size_t o_bucket = CACHE_PART(buckets * sizeof(int32_t));
-  size_t o_zero = off;
   size_t o_ready = CACHE_PART(cfg->timed ? lines_n * c->n_chunks * sizeof(uint64_t) : 0);
   size_t o_bits = CACHE_PART((size_t)sp->n_sets * c->alloc_words * sizeof(uint64_t));
   size_t o_run_ready = CACHE_PART((size_t)c->run_cap * sizeof(uint64_t));
@@ -1195,11 +1200,10 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   size_t o_mshr = CACHE_PART((size_t)c->mshr_cap * sizeof(cache_mshr));
   size_t o_waiter = CACHE_PART((size_t)c->waiter_cap * sizeof(cache_waiter));
 #undef CACHE_PART
-  c->block = malloc(off ? off : 1);
+  c->block = simtvp_zalloc(off); /* zeroed pages: what starts zero costs only when a run writes it */
   bool ok = c->block != NULL;
   if (ok) {
     char *b = c->block;
-    memset(b + o_zero, 0, off - o_zero);
     c->lines = (cache_line *)(void *)(b + o_lines);
     if (cfg->timed) c->ready = (uint64_t *)(void *)(b + o_ready);
     const cache_line empty = {.mshr = -1, .older = -1, .newer = -1}; /* what line_clear leaves */
@@ -1233,10 +1237,6 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
         c->mshr[i].hnext = c->mshr_free;
         c->mshr_free = i;
       }
-      for (int32_t i = (int32_t)c->waiter_cap - 1; i >= 0; i--) {
-        c->waiter[i].next = c->waiter_free;
-        c->waiter_free = i;
-      }
     }
     warm = (size_t)c->mshr_cap * c->n_chunks + 2u * c->miss_queue_cap;
   }
@@ -1262,10 +1262,10 @@ void cache_destroy(cache *c) {
   list_free_all(&c->released);
   list_free_all(&c->hits);
   if (c->waiter)
-    for (uint32_t i = 0; i < c->waiter_cap; i++)
+    for (uint32_t i = 0; i < c->waiter_fresh; i++)
       if (c->waiter[i].req) mem_req_free(c->waiter[i].req);
   cache_tex_destroy(c);
-  free(c->block); /* lines, ready times, map, orders, bitmaps, runs, banks, MSHRs, waiters */
+  simtvp_zfree(c->block); /* lines, ready times, map, orders, bitmaps, runs, banks, MSHRs, waiters */
   free(c->ipoly);
   if (c->own_pool) mem_req_pool_destroy(c->pool);
   free(c);

@@ -145,7 +145,9 @@ struct cache {
   uint32_t mshr_chunks; /* chunks being fetched, all entries */
   cache_waiter *waiter;
   uint32_t waiter_cap;
-  int32_t waiter_free;
+  int32_t waiter_free;   /* freed waiters, last freed first */
+  uint32_t waiter_fresh; /* waiters [waiter_fresh, waiter_cap) never used yet: taken in order when
+                          * none is free, so building a cache does not link thousands */
   uint32_t merged;
 
   /* queues */
@@ -188,6 +190,9 @@ struct cache {
   /* statistics */
   stats *stats;
   cache_stat_set inst, group;
+  /* The group's set as every cache of the group shares it (kept by the sink, stats_shared): its
+   * counters resolved once, its breakdowns as any cache registers them; NULL without a group. */
+  cache_stat_set *group_shared;
   uint64_t *alias_access, *alias_miss;
   uint64_t dummy; /* target of counters nobody registered */
 };

@@ -2,7 +2,10 @@
  * meaning matches (docs/cache.md "Statistics"): per instance (<name>.access, .miss, ...), per
  * group summed over instances (L1D_total_cache_accesses, L2_cache_stats_breakdown[K][S], ...) and
  * the total_dl1_* aliases. Counting an access costs a few adds; breakdown counters are registered
- * the first time their (kind, status) occurs, so a name is formatted once, never per access. */
+ * the first time their (kind, status) occurs, so a name is formatted once, never per access.
+ * The group's and the alias's counters are resolved once per sink, by the first cache of the
+ * group, and kept there (stats_shared) for the others: a GPU of 80 SMs builds 320 L1s, which
+ * otherwise looked the same dozen names up each. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +43,19 @@ static uint64_t *regf(cache *c, const char *pre, const char *a, const char *post
                       const char *desc) {
   char name[192];
   return reg(c, cat3(name, pre, a, post), unit, desc);
+}
+
+/* The alias's counters as every cache with the alias shares them (stats_shared). */
+typedef struct cache_alias_shared {
+  bool ready;
+  uint64_t *access, *miss;
+} cache_alias_shared;
+
+/* The shared record of a group or alias: "cache.group:L1D", "cache.alias:dl1" (NULL: no memory,
+ * each cache then resolves by name as it would alone). */
+static void *shared(cache *c, const char *what, const char *name, size_t bytes) {
+  char key[192];
+  return stats_shared(c->stats, cat3(key, what, name, ""), bytes);
 }
 
 static void set_dummy(cache *c, cache_stat_set *s) {
@@ -87,40 +103,52 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
   if (cfg->stats_group && *cfg->stats_group) {
     cache_stat_set *s = &c->group;
     const char *g = cfg->stats_group;
-    set_prefix(s, g);
-    cat3(n1, "", g, "_total_cache_accesses");
-    int found = 0;
-    stats_get(c->stats, n1, &found); /* the first instance of the group registers the ratio */
-    s->access = regf(c, "", g, "_total_cache_accesses", "accesses",
-                     "accesses accepted by all caches of the group (hits, pending hits, misses)");
-    s->miss = regf(c, "", g, "_total_cache_misses", "accesses", "misses, all caches of the group");
-    s->pending_hit = regf(c, "", g, "_total_cache_pending_hits", "accesses",
-                          "pending hits (HIT_RESERVED), all caches of the group");
-    s->reservation_fail = regf(c, "", g, "_total_cache_reservation_fails", "accesses",
-                               "reservation failures, all caches of the group");
-    s->sector_miss = regf(c, "", g, "_total_cache_sector_misses", "accesses",
-                          "sector misses, all caches of the group");
-    s->write_back = regf(c, "", g, "_total_cache_write_backs", "requests",
-                         "write-back requests, all caches of the group");
-    s->fill = regf(c, "", g, "_total_cache_fills", "requests", "fills, all caches of the group");
-    s->forwarded = regf(c, "", g, "_total_cache_forwarded", "requests",
-                        "requests passed through unchanged, all caches of the group");
-    s->data_port_busy = regf(c, "", g, "_cache_data_port_busy", "cycles",
-                             "data-port busy cycles, summed over the group");
-    s->fill_port_busy = regf(c, "", g, "_cache_fill_port_busy", "cycles",
-                             "fill-port busy cycles, summed over the group");
-    if (!found) {
-      cat3(n2, "", g, "_total_cache_misses");
-      char n3[192];
-      cat3(n3, "", g, "_total_cache_miss_rate");
-      stats_ratio(c->stats, n3, "misses per access, all caches of the group", n2, n1);
+    c->group_shared = shared(c, "cache.group:", g, sizeof *c->group_shared);
+    if (c->group_shared && c->group_shared->enabled) { /* resolved by the group's first cache */
+      *s = *c->group_shared;
+    } else {
+      set_prefix(s, g);
+      cat3(n1, "", g, "_total_cache_accesses");
+      int found = 0;
+      stats_get(c->stats, n1, &found); /* the first instance of the group registers the ratio */
+      s->access = regf(c, "", g, "_total_cache_accesses", "accesses",
+                       "accesses accepted by all caches of the group (hits, pending hits, misses)");
+      s->miss = regf(c, "", g, "_total_cache_misses", "accesses", "misses, all caches of the group");
+      s->pending_hit = regf(c, "", g, "_total_cache_pending_hits", "accesses",
+                            "pending hits (HIT_RESERVED), all caches of the group");
+      s->reservation_fail = regf(c, "", g, "_total_cache_reservation_fails", "accesses",
+                                 "reservation failures, all caches of the group");
+      s->sector_miss = regf(c, "", g, "_total_cache_sector_misses", "accesses",
+                            "sector misses, all caches of the group");
+      s->write_back = regf(c, "", g, "_total_cache_write_backs", "requests",
+                           "write-back requests, all caches of the group");
+      s->fill = regf(c, "", g, "_total_cache_fills", "requests", "fills, all caches of the group");
+      s->forwarded = regf(c, "", g, "_total_cache_forwarded", "requests",
+                          "requests passed through unchanged, all caches of the group");
+      s->data_port_busy = regf(c, "", g, "_cache_data_port_busy", "cycles",
+                               "data-port busy cycles, summed over the group");
+      s->fill_port_busy = regf(c, "", g, "_cache_fill_port_busy", "cycles",
+                               "fill-port busy cycles, summed over the group");
+      if (!found) {
+        cat3(n2, "", g, "_total_cache_misses");
+        char n3[192];
+        cat3(n3, "", g, "_total_cache_miss_rate");
+        stats_ratio(c->stats, n3, "misses per access, all caches of the group", n2, n1);
+      }
+      s->enabled = true;
+      s->group = true;
+      if (c->group_shared) *c->group_shared = *s;
     }
-    s->enabled = true;
-    s->group = true;
   }
 
   if (cfg->stats_total_alias && *cfg->stats_total_alias) {
     const char *a = cfg->stats_total_alias;
+    cache_alias_shared *sh = shared(c, "cache.alias:", a, sizeof *sh);
+    if (sh && sh->ready) {
+      c->alias_access = sh->access;
+      c->alias_miss = sh->miss;
+      return;
+    }
     cat3(n1, "total_", a, "_accesses");
     int found = 0;
     stats_get(c->stats, n1, &found);
@@ -134,6 +162,7 @@ void cache_stats_init(cache *c, const cache_config *cfg) {
       cat3(n3, "total_", a, "_miss_rate");
       stats_ratio(c->stats, n3, "misses per access (Accel-Sim's name)", n2, n1);
     }
+    if (sh) *sh = (cache_alias_shared){true, c->alias_access, c->alias_miss};
   }
 }
 
@@ -144,10 +173,14 @@ uint64_t *cache_stats_breakdown_slot(cache *c, cache_stat_set *s, uint8_t kind, 
   uint64_t *p = s->breakdown[kind][col];
   if (p) return p;
   if (!s->enabled) return s->breakdown[kind][col] = &c->dummy; /* counted nowhere */
+  cache_stat_set *g = s == &c->group ? c->group_shared : NULL;
+  if (g && g->breakdown[kind][col]) return s->breakdown[kind][col] = g->breakdown[kind][col];
   char name[256];
   snprintf(name, sizeof name, s->group ? "%s_cache_stats_breakdown[%s][%s]" : "%s.stats_breakdown[%s][%s]",
            s->prefix, mem_access_kind_name((mem_access_kind)kind), bd_names[col]);
-  return s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
+  p = s->breakdown[kind][col] = reg(c, name, "accesses", "accesses by kind and outcome");
+  if (g) g->breakdown[kind][col] = p;
+  return p;
 }
 
 static void add_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned col, uint64_t n) {
@@ -162,12 +195,15 @@ static void bump_breakdown(cache *c, cache_stat_set *s, uint8_t kind, unsigned c
 static void add_fail(cache *c, cache_stat_set *s, uint8_t kind, cache_fail_reason reason, uint64_t n) {
   if (!s->enabled) return;
   uint64_t *p = s->fail[kind][reason];
+  cache_stat_set *g = s == &c->group ? c->group_shared : NULL;
+  if (!p && g && g->fail[kind][reason]) p = s->fail[kind][reason] = g->fail[kind][reason];
   if (!p) {
     char name[256];
     snprintf(name, sizeof name,
              s->group ? "%s_cache_stats_fail_breakdown[%s][%s]" : "%s.stats_fail_breakdown[%s][%s]",
              s->prefix, mem_access_kind_name((mem_access_kind)kind), cache_fail_reason_name(reason));
     p = s->fail[kind][reason] = reg(c, name, "accesses", "reservation failures by kind and reason");
+    if (g) g->fail[kind][reason] = p;
   }
   *p += n;
 }

@@ -1,5 +1,8 @@
 /* mem_req — request pool (see mem_req.h). Requests are allocated in chunks and recycled through a
- * free list, so the timing models never call malloc per memory access. */
+ * free list, so the timing models never call malloc per memory access. Requests never handed out
+ * are not linked into the free list: they are taken in order after it (the rest of the chunk in
+ * use, then reserved chunks), exactly where a fully linked list would have had them, so a pool
+ * reserved for the worst case touches only the memory a run uses. */
 #include "mem_req.h"
 
 #include <stdlib.h>
@@ -8,7 +11,8 @@
 #define MEM_REQ_CHUNK 256
 
 typedef struct mem_req_chunk {
-  struct mem_req_chunk *next;
+  struct mem_req_chunk *next;  /* every chunk, newest first (freed with the pool) */
+  struct mem_req_chunk *spare; /* reserved chunks not started yet, oldest first */
   mem_req reqs[MEM_REQ_CHUNK];
 } mem_req_chunk;
 
@@ -16,6 +20,8 @@ struct mem_req_pool {
   /* The owner's (allocation). */
   mem_req_chunk *chunks;
   mem_req *free_list;
+  mem_req *fresh, *fresh_end;        /* never handed out: the rest of the chunk in use … */
+  mem_req_chunk *spare, *spare_tail; /* … then these chunks, in order */
   uint64_t next_id;
   size_t outstanding;  /* one thread: allocated and not freed */
   size_t allocated;    /* shared: allocated since the pool became shared (outstanding at that point included) */
@@ -44,24 +50,54 @@ void mem_req_pool_destroy(mem_req_pool *pool) {
   free(pool);
 }
 
-static bool pool_grow(mem_req_pool *pool) {
+static mem_req_chunk *chunk_new(mem_req_pool *pool) {
   mem_req_chunk *c = malloc(sizeof *c);
-  if (!c) return false;
+  if (!c) return NULL;
   c->next = pool->chunks;
+  c->spare = NULL;
   pool->chunks = c;
-  for (int i = MEM_REQ_CHUNK - 1; i >= 0; i--) {
-    c->reqs[i].next = pool->free_list;
-    pool->free_list = &c->reqs[i];
+  return c;
+}
+
+/* The next request never handed out (the rest of the chunk in use, then the reserved chunks), or
+ * NULL when there is none. */
+static mem_req *take_fresh(mem_req_pool *pool) {
+  if (pool->fresh == pool->fresh_end) {
+    mem_req_chunk *c = pool->spare;
+    if (!c) return NULL;
+    pool->spare = c->spare;
+    if (!pool->spare) pool->spare_tail = NULL;
+    pool->fresh = c->reqs;
+    pool->fresh_end = c->reqs + MEM_REQ_CHUNK;
   }
-  return true;
+  return pool->fresh++;
+}
+
+/* The free list ran dry: never-used requests first (a linked list held them after the freed
+ * ones), then those other threads returned to a shared pool, then a new chunk. */
+static mem_req *alloc_slow(mem_req_pool *pool) {
+  mem_req *r = take_fresh(pool);
+  if (r) return r;
+  if (pool->shared) {
+    r = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
+    if (r) {
+      pool->free_list = r->next;
+      return r;
+    }
+  }
+  mem_req_chunk *c = chunk_new(pool);
+  if (!c) return NULL;
+  pool->fresh = c->reqs + 1;
+  pool->fresh_end = c->reqs + MEM_REQ_CHUNK;
+  return &c->reqs[0];
 }
 
 mem_req *mem_req_alloc(mem_req_pool *pool) {
-  if (!pool->free_list && pool->shared)
-    pool->free_list = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
-  if (!pool->free_list && !pool_grow(pool)) return NULL;
   mem_req *r = pool->free_list;
-  pool->free_list = r->next;
+  if (r)
+    pool->free_list = r->next;
+  else if (!(r = alloc_slow(pool)))
+    return NULL;
   memset(r, 0, sizeof *r);
   r->id = pool->next_id++;
   r->pool = pool;
@@ -113,20 +149,41 @@ void mem_req_pool_set_shared(mem_req_pool *pool, bool shared) {
   pool->shared = shared;
 }
 
+/* What allocating n requests and freeing them leaves, without doing it (building a GPU reserves
+ * for hundreds of caches): room for n in the free list, the never-used rest and reserved chunks
+ * (new ones queued after those, untouched until taken), and n ids used up. */
 bool mem_req_pool_reserve(mem_req_pool *pool, size_t n) {
-  mem_req *chain = NULL;
-  size_t got = 0;
-  for (; got < n; got++) {
-    mem_req *r = mem_req_alloc(pool);
-    if (!r) break;
-    r->next = chain;
-    chain = r;
+  if (pool->shared) { /* frees go to `returned`: take the long way, as an allocation would */
+    mem_req *chain = NULL;
+    size_t got = 0;
+    for (; got < n; got++) {
+      mem_req *r = mem_req_alloc(pool);
+      if (!r) break;
+      r->next = chain;
+      chain = r;
+    }
+    while (chain) {
+      mem_req *next = chain->next;
+      mem_req_free(chain);
+      chain = next;
+    }
+    return got == n;
   }
-  while (chain) {
-    mem_req *next = chain->next;
-    mem_req_free(chain);
-    chain = next;
+  size_t have = (size_t)(pool->fresh_end - pool->fresh);
+  for (mem_req *r = pool->free_list; r && have < n; r = r->next) have++;
+  for (mem_req_chunk *c = pool->spare; c && have < n; c = c->spare) have += MEM_REQ_CHUNK;
+  while (have < n) {
+    mem_req_chunk *c = chunk_new(pool);
+    if (!c) break;
+    if (pool->spare_tail)
+      pool->spare_tail->spare = c;
+    else
+      pool->spare = c;
+    pool->spare_tail = c;
+    have += MEM_REQ_CHUNK;
   }
+  size_t got = have < n ? have : n;
+  pool->next_id += got;
   return got == n;
 }
 

@@ -44,40 +44,63 @@ void simt_base_cancel_replay(simt_core_base *b, simt_cta *cta, uint64_t now) {
   b->hooks->abort_cta(b, cta, &r, now);
 }
 
+/* The counters every SIMT core of a sink shares (same names: W0_Idle ... gpgpu_n_param_mem_insn),
+ * resolved by the sink's first core and kept there (stats_shared) for the others: 80 cores looked
+ * the same 47 names up, and formatted 37 of them, each. */
+typedef struct simt_base_shared {
+  bool ready;
+  uint64_t *distro[3 + 32];
+  uint64_t *reason[SIMT_R_N];
+  uint64_t *mem_insn[SIMT_MI_N];
+} simt_base_shared;
+
 /* The names and descriptions of docs/simt.md §5; the order is the statistics' output order. */
 static void register_stats(simt_core_base *b) {
   simt_insn_counters_register(&b->n, b->cfg.stats, b->cfg.sm, &b->scratch);
   char name[96];
-  b->distro[SIMT_B_IDLE] = simt_base_counter(b, "W0_Idle", "cycles",
-                                             "scheduler cycles without issue: no warp had a decoded instruction");
-  b->distro[SIMT_B_SCOREBOARD] = simt_base_counter(b, "W0_Scoreboard", "cycles",
-                                                   "scheduler cycles without issue: every decoded instruction "
-                                                   "waited for a register (scoreboard)");
-  b->distro[SIMT_B_STALL] = simt_base_counter(b, "Stall", "cycles",
-                                              "scheduler cycles without issue: a ready instruction found its pipeline busy");
-  for (int i = 1; i <= 32; i++) {
-    snprintf(name, sizeof name, "W%d", i);
-    b->distro[2 + i] = simt_base_counter(b, name, "insn", "warp instructions issued with this many active threads");
+  simt_base_shared *sh = b->cfg.stats ? stats_shared(b->cfg.stats, "simt_core.shared", sizeof *sh) : NULL;
+  if (sh && sh->ready) {
+    memcpy(b->distro, sh->distro, sizeof b->distro);
+    memcpy(b->reason, sh->reason, sizeof b->reason);
+    memcpy(b->mem_insn, sh->mem_insn, sizeof b->mem_insn);
+  } else {
+    b->distro[SIMT_B_IDLE] = simt_base_counter(b, "W0_Idle", "cycles",
+                                               "scheduler cycles without issue: no warp had a decoded instruction");
+    b->distro[SIMT_B_SCOREBOARD] = simt_base_counter(b, "W0_Scoreboard", "cycles",
+                                                     "scheduler cycles without issue: every decoded instruction "
+                                                     "waited for a register (scoreboard)");
+    b->distro[SIMT_B_STALL] = simt_base_counter(b, "Stall", "cycles",
+                                                "scheduler cycles without issue: a ready instruction found its pipeline busy");
+    for (int i = 1; i <= 32; i++) {
+      snprintf(name, sizeof name, "W%d", i);
+      b->distro[2 + i] = simt_base_counter(b, name, "insn", "warp instructions issued with this many active threads");
+    }
+    static const char *const rn[SIMT_R_N] = {"no_warp", "barrier", "ibuffer_empty", "scoreboard", "pipe_busy"};
+    static const char *const rd[SIMT_R_N] = {
+        "scheduler cycles without issue: the scheduler had no live warp",
+        "scheduler cycles without issue: every live warp waited at a barrier or fence or had exited",
+        "scheduler cycles without issue: the best warp had no decoded instruction (fetch, L1I miss, branch)",
+        "scheduler cycles without issue: the best warp waited for a register (scoreboard)",
+        "scheduler cycles without issue: the best warp was ready but its pipeline was busy"};
+    for (int i = 0; i < SIMT_R_N; i++) {
+      snprintf(name, sizeof name, "simt_sched_stall[%s]", rn[i]);
+      b->reason[i] = simt_base_counter(b, name, "cycles", rd[i]);
+    }
+    static const char *const mn[SIMT_MI_N] = {"gpgpu_n_load_insn",  "gpgpu_n_store_insn",     "gpgpu_n_shmem_insn",
+                                              "gpgpu_n_sstarr_insn", "gpgpu_n_tex_insn",      "gpgpu_n_const_mem_insn",
+                                              "gpgpu_n_param_mem_insn"};
+    static const char *const md[SIMT_MI_N] = {
+        "thread loads (and atomics) of global and local memory", "thread stores to global and local memory",
+        "thread accesses to shared memory", "thread accesses to shared static arrays (OpenCL; always 0 here)",
+        "thread texture and surface accesses", "thread constant-memory loads", "thread parameter-memory loads"};
+    for (int i = 0; i < SIMT_MI_N; i++) b->mem_insn[i] = simt_base_counter(b, mn[i], "insn", md[i]);
+    if (sh) {
+      memcpy(sh->distro, b->distro, sizeof b->distro);
+      memcpy(sh->reason, b->reason, sizeof b->reason);
+      memcpy(sh->mem_insn, b->mem_insn, sizeof b->mem_insn);
+      sh->ready = true;
+    }
   }
-  static const char *const rn[SIMT_R_N] = {"no_warp", "barrier", "ibuffer_empty", "scoreboard", "pipe_busy"};
-  static const char *const rd[SIMT_R_N] = {
-      "scheduler cycles without issue: the scheduler had no live warp",
-      "scheduler cycles without issue: every live warp waited at a barrier or fence or had exited",
-      "scheduler cycles without issue: the best warp had no decoded instruction (fetch, L1I miss, branch)",
-      "scheduler cycles without issue: the best warp waited for a register (scoreboard)",
-      "scheduler cycles without issue: the best warp was ready but its pipeline was busy"};
-  for (int i = 0; i < SIMT_R_N; i++) {
-    snprintf(name, sizeof name, "simt_sched_stall[%s]", rn[i]);
-    b->reason[i] = simt_base_counter(b, name, "cycles", rd[i]);
-  }
-  static const char *const mn[SIMT_MI_N] = {"gpgpu_n_load_insn",  "gpgpu_n_store_insn",     "gpgpu_n_shmem_insn",
-                                            "gpgpu_n_sstarr_insn", "gpgpu_n_tex_insn",      "gpgpu_n_const_mem_insn",
-                                            "gpgpu_n_param_mem_insn"};
-  static const char *const md[SIMT_MI_N] = {
-      "thread loads (and atomics) of global and local memory", "thread stores to global and local memory",
-      "thread accesses to shared memory", "thread accesses to shared static arrays (OpenCL; always 0 here)",
-      "thread texture and surface accesses", "thread constant-memory loads", "thread parameter-memory loads"};
-  for (int i = 0; i < SIMT_MI_N; i++) b->mem_insn[i] = simt_base_counter(b, mn[i], "insn", md[i]);
   snprintf(name, sizeof name, "simt_core[%u].cycles", b->cfg.sm);
   b->cycles = simt_base_counter(b, name, "cycles", "cycles this SIMT core had a resident CTA");
   snprintf(name, sizeof name, "simt_core[%u].ctas", b->cfg.sm);

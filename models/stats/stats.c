@@ -82,6 +82,12 @@ typedef struct info {
   char *key, *value;
 } info;
 
+/* A block kept for the sink's users under a key (stats_shared). */
+typedef struct shared_block {
+  char *key;
+  void *mem;
+} shared_block;
+
 /* Name table entry: which list and where (kind + index), or empty when name == NULL. */
 typedef struct slot {
   const char *name;
@@ -136,6 +142,9 @@ struct stats {
   uint64_t n_sample_values, cap_sample_values;
 
   code_profile *code;  /* per-instruction profile (stats_code_*); never NULL */
+
+  shared_block *blocks; /* stats_shared, in creation order (few: one per cache group) */
+  uint32_t n_blocks, cap_blocks;
 
   bool nomem;          /* an allocation failed: reported by stats_write_json */
   char error[256];     /* first registration problem, reported by stats_write_json */
@@ -200,6 +209,7 @@ static bool shard_forward(stats *s, int kind, const char *a, const char *b, cons
                           const char *d);
 static void watch_counter(stats *s, uint32_t index);
 static void shards_destroy(stats *s);
+static void blocks_free(stats *s);
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
@@ -328,6 +338,7 @@ static void free_hist_states(hist_state *h, uint32_t n) {
 void stats_destroy(stats *s) {
   if (!s || s->shard) return; /* a shard goes with its parent */
   shards_destroy(s);
+  blocks_free(s);
   for (uint32_t i = 0; i < s->n_chunks; i++) free(s->chunks[i]);
   free(s->chunks);
   for (uint32_t i = 0; i < s->n_counters; i++) {
@@ -461,6 +472,24 @@ uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char
   if (s->n_shards && !s->folding) watch_counter(s, index); /* the parent's own user holds it */
   for (uint32_t i = 0; i < s->n_sums; i++) add_member_if_matching(s, &s->sums[i], index);
   return c->value;
+}
+
+void *stats_shared(stats *s, const char *key, size_t bytes) {
+  if (!s || !key) return NULL;
+  for (uint32_t i = 0; i < s->n_blocks; i++)
+    if (strcmp(s->blocks[i].key, key) == 0) return s->blocks[i].mem;
+  if (!GROW(s, s->blocks, s->cap_blocks, s->n_blocks + 1)) return NULL;
+  shared_block *b = &s->blocks[s->n_blocks];
+  b->key = dup_str(s, key);
+  b->mem = calloc(1, bytes ? bytes : 1);
+  if (!b->key || !b->mem) {
+    free(b->key);
+    free(b->mem);
+    s->nomem = true;
+    return NULL;
+  }
+  s->n_blocks++;
+  return b->mem;
 }
 
 void stats_ratio(stats *s, const char *name, const char *description, const char *numerator,
@@ -1258,6 +1287,7 @@ simtvp_status stats_write_json_stream(const stats *s, FILE *out, simtvp_diag *di
   stats_json_end_object(&w);
   json_time_series(&w, s);
   stats_json_end_object(&w);
+  stats_json_flush(&w); /* written already when the document closed; not so after a misuse */
   if (!stats_json_ok(&w)) return simtvp_diag_set(diag, SIMTVP_ERR_STATE, "JSON writer misuse");
   if (ferror(out)) return simtvp_diag_set(diag, SIMTVP_ERR_IO, "writing statistics JSON failed");
   return SIMTVP_OK;
@@ -1363,8 +1393,17 @@ static void histogram_free(stats_histogram *h) {
   free(h);
 }
 
+static void blocks_free(stats *s) {
+  for (uint32_t i = 0; i < s->n_blocks; i++) {
+    free(s->blocks[i].key);
+    free(s->blocks[i].mem);
+  }
+  free(s->blocks);
+}
+
 static void shard_free(stats *s) {
   shard_state *sh = s->shard;
+  blocks_free(s);
   for (uint32_t i = 0; i < sh->n_chunks; i++) free(sh->chunks[i]);
   free(sh->chunks);
   for (uint32_t i = 0; i < sh->n_own_hists; i++) histogram_free(sh->own_hists[i]);

@@ -31,6 +31,13 @@ void stats_destroy(stats *s);
  * ("L1D[3].access"). `unit` is a short word ("cycles", "insn", "bytes", "requests"). */
 uint64_t *stats_counter(stats *s, const char *name, const char *unit, const char *description);
 
+/* A zeroed block of `bytes` the sink keeps for its lifetime under `key`: every call with the key
+ * gets the same block (the first call sizes it). For a family of blocks that resolve shared
+ * counters once for all their instances instead of by name in each (a cache group's totals,
+ * docs/cache.md "Statistics"). A shard keeps its own blocks, so each holds what was registered
+ * through it. NULL when out of memory (reported by stats_write_json). */
+void *stats_shared(stats *s, const char *key, size_t bytes);
+
 /* A value that is a ratio of two counters, evaluated when printed (e.g. gpu_ipc =
  * gpu_sim_insn / gpu_sim_cycle). Both counters must be registered (before or after); either may
  * also be a sum (stats_sum). */

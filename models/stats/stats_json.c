@@ -7,16 +7,72 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where text goes: a buffer in front of a stream (the writer's, or a small one on the stack for
+ * stats_json_write_escaped), so each piece costs a copy, not a stdio call. */
+typedef struct json_sink {
+  FILE *out;
+  char *buf;
+  size_t n, cap;
+} json_sink;
+
+static void sink_flush(json_sink *k) {
+  if (k->n) fwrite(k->buf, 1, k->n, k->out);
+  k->n = 0;
+}
+
+static void sink_put(json_sink *k, const char *s, size_t n) {
+  if (n > k->cap - k->n) {
+    sink_flush(k);
+    if (n > k->cap) {
+      fwrite(s, 1, n, k->out);
+      return;
+    }
+  }
+  memcpy(k->buf + k->n, s, n);
+  k->n += n;
+}
+
+static void sink_putc(json_sink *k, char c) {
+  if (k->n == k->cap) sink_flush(k);
+  k->buf[k->n++] = c;
+}
+
+static void sink_puts(json_sink *k, const char *s) { sink_put(k, s, strlen(s)); }
+
+/* The writer's buffer as a sink (the writer keeps only the fill level between calls). */
+static json_sink sink_of(stats_json *w) { return (json_sink){w->out, w->buf, w->n_buf, sizeof w->buf}; }
+static void sink_done(stats_json *w, const json_sink *k) { w->n_buf = k->n; }
+
+static void put(stats_json *w, const char *s, size_t n) {
+  json_sink k = sink_of(w);
+  sink_put(&k, s, n);
+  sink_done(w, &k);
+}
+
+static void putch(stats_json *w, char c) {
+  if (w->n_buf == sizeof w->buf) stats_json_flush(w);
+  w->buf[w->n_buf++] = c;
+}
+
 void stats_json_init(stats_json *w, FILE *out) {
-  memset(w, 0, sizeof *w);
   w->out = out;
+  w->n_buf = 0;
+  w->depth = 0;
+  memset(w->first, 0, sizeof w->first);
+  memset(w->compact, 0, sizeof w->compact);
+  w->after_key = w->error = false;
   w->first[0] = true;
+}
+
+void stats_json_flush(stats_json *w) {
+  if (w->n_buf) fwrite(w->buf, 1, w->n_buf, w->out);
+  w->n_buf = 0;
 }
 
 static void indent(stats_json *w) {
   static const char newline_and_spaces[] = "\n                                                                ";
   _Static_assert(sizeof newline_and_spaces - 1 >= 1 + 2 * STATS_JSON_MAX_DEPTH, "room for the deepest level");
-  fwrite(newline_and_spaces, 1, 1 + 2 * (size_t)w->depth, w->out);
+  put(w, newline_and_spaces, 1 + 2 * (size_t)w->depth);
 }
 
 /* Separator and layout before a new element at the current level. */
@@ -26,9 +82,9 @@ static void before_value(stats_json *w) {
     return;
   }
   if (w->depth == 0) return;
-  if (!w->first[w->depth]) fputc(',', w->out);
+  if (!w->first[w->depth]) putch(w, ',');
   if (w->compact[w->depth]) {
-    if (!w->first[w->depth]) fputc(' ', w->out);
+    if (!w->first[w->depth]) putch(w, ' ');
   } else {
     indent(w);
   }
@@ -37,7 +93,7 @@ static void before_value(stats_json *w) {
 
 static void open(stats_json *w, char c, bool compact) {
   before_value(w);
-  fputc(c, w->out);
+  putch(w, c);
   if (w->depth + 1 >= STATS_JSON_MAX_DEPTH) {
     w->error = true;
     return;
@@ -57,8 +113,11 @@ static void close(stats_json *w, char c) {
   bool compact = w->compact[w->depth];
   w->depth--;
   if (!empty && !compact) indent(w);
-  fputc(c, w->out);
-  if (w->depth == 0) fputc('\n', w->out);
+  putch(w, c);
+  if (w->depth == 0) {
+    putch(w, '\n');
+    stats_json_flush(w);
+  }
 }
 
 void stats_json_begin_object(stats_json *w) { open(w, '{', false); }
@@ -97,57 +156,84 @@ static int utf8_length(const unsigned char *s) {
 /* Whether byte c is written as it is: printable ASCII other than the quote and the backslash. */
 static bool plain_ascii(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
 
-void stats_json_write_escaped(FILE *out, const char *str) {
+/* Whether all eight bytes of x are plain_ascii, tested together: none below 0x20, none with the
+ * high bit, none equal to 0x7F, '"' or '\\' (the zero-byte test of each is exact for "any"). */
+static bool plain_word(uint64_t x) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+#define JSON_HAS_ZERO(v) (((v) - ones) & ~(v) & highs)
+  uint64_t below_space = (x - 0x20 * ones) & ~x & highs;
+  uint64_t odd = JSON_HAS_ZERO(x ^ (0x7F * ones)) | JSON_HAS_ZERO(x ^ ('"' * ones)) |
+                 JSON_HAS_ZERO(x ^ ('\\' * ones));
+#undef JSON_HAS_ZERO
+  return !(below_space | odd | (x & highs));
+}
+
+static void escape(json_sink *k, const char *str) {
   const unsigned char *s = (const unsigned char *)(str ? str : "");
-  fputc('"', out);
-  while (*s) {
-    /* the usual case: a run of plain ASCII goes out in one write */
+  const unsigned char *end = s + strlen((const char *)s);
+  sink_putc(k, '"');
+  while (s < end) {
+    /* the usual case: a run of plain ASCII, tested eight bytes at a time, goes out in one copy */
     const unsigned char *run = s;
+    for (uint64_t x; end - s >= 8 && (memcpy(&x, s, 8), plain_word(x));) s += 8;
     while (plain_ascii(*s)) s++;
-    if (s != run) fwrite(run, 1, (size_t)(s - run), out);
-    if (!*s) break;
+    if (s != run) sink_put(k, (const char *)run, (size_t)(s - run));
+    if (s == end) break;
     unsigned char c = *s;
     switch (c) {
-    case '"': fputs("\\\"", out); s++; continue;
-    case '\\': fputs("\\\\", out); s++; continue;
-    case '\b': fputs("\\b", out); s++; continue;
-    case '\f': fputs("\\f", out); s++; continue;
-    case '\n': fputs("\\n", out); s++; continue;
-    case '\r': fputs("\\r", out); s++; continue;
-    case '\t': fputs("\\t", out); s++; continue;
+    case '"': sink_puts(k, "\\\""); s++; continue;
+    case '\\': sink_puts(k, "\\\\"); s++; continue;
+    case '\b': sink_puts(k, "\\b"); s++; continue;
+    case '\f': sink_puts(k, "\\f"); s++; continue;
+    case '\n': sink_puts(k, "\\n"); s++; continue;
+    case '\r': sink_puts(k, "\\r"); s++; continue;
+    case '\t': sink_puts(k, "\\t"); s++; continue;
     default: break;
     }
     if (c < 0x20 || c == 0x7F) {
-      fprintf(out, "\\u%04x", c);
+      char u[8];
+      snprintf(u, sizeof u, "\\u%04x", c);
+      sink_puts(k, u);
       s++;
       continue;
     }
     int n = utf8_length(s);
     if (n == 0) {
-      fputs("\\ufffd", out); /* replacement character for a stray byte */
+      sink_puts(k, "\\ufffd"); /* replacement character for a stray byte */
       s++;
       continue;
     }
-    fwrite(s, 1, (size_t)n, out);
+    sink_put(k, (const char *)s, (size_t)n);
     s += n;
   }
-  fputc('"', out);
+  sink_putc(k, '"');
+}
+
+void stats_json_write_escaped(FILE *out, const char *str) {
+  char buf[256];
+  json_sink k = {out, buf, 0, sizeof buf};
+  escape(&k, str);
+  sink_flush(&k);
 }
 
 void stats_json_key(stats_json *w, const char *key) {
   before_value(w);
-  stats_json_write_escaped(w->out, key);
-  fputs(": ", w->out);
+  json_sink k = sink_of(w);
+  escape(&k, key);
+  sink_put(&k, ": ", 2);
+  sink_done(w, &k);
   w->after_key = true;
 }
 
 void stats_json_string(stats_json *w, const char *s) {
   before_value(w);
-  stats_json_write_escaped(w->out, s);
+  json_sink k = sink_of(w);
+  escape(&k, s);
+  sink_done(w, &k);
 }
 
 /* The decimal digits of v, written without printf (stats files hold many thousands of counters). */
-static void write_decimal(FILE *out, bool negative, uint64_t v) {
+static void write_decimal(stats_json *w, bool negative, uint64_t v) {
   char buf[24];
   char *p = buf + sizeof buf;
   do {
@@ -155,23 +241,23 @@ static void write_decimal(FILE *out, bool negative, uint64_t v) {
     v /= 10;
   } while (v);
   if (negative) *--p = '-';
-  fwrite(p, 1, (size_t)(buf + sizeof buf - p), out);
+  put(w, p, (size_t)(buf + sizeof buf - p));
 }
 
 void stats_json_uint(stats_json *w, uint64_t v) {
   before_value(w);
-  write_decimal(w->out, false, v);
+  write_decimal(w, false, v);
 }
 
 void stats_json_int(stats_json *w, int64_t v) {
   before_value(w);
-  write_decimal(w->out, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+  write_decimal(w, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 void stats_json_double(stats_json *w, double v) {
   before_value(w);
   if (!isfinite(v)) {
-    fputs("null", w->out);
+    put(w, "null", 4);
     return;
   }
   /* Shortest of %.15g/%.17g that reads back as the same double: 0.1 stays "0.1". */
@@ -179,17 +265,20 @@ void stats_json_double(stats_json *w, double v) {
   snprintf(buf, sizeof buf, "%.15g", v);
   if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v); /* same locale both ways */
   stats_json_c_decimal_point(buf);
-  fputs(buf, w->out);
+  put(w, buf, strlen(buf));
 }
 
 void stats_json_bool(stats_json *w, bool v) {
   before_value(w);
-  fputs(v ? "true" : "false", w->out);
+  if (v)
+    put(w, "true", 4);
+  else
+    put(w, "false", 5);
 }
 
 void stats_json_null(stats_json *w) {
   before_value(w);
-  fputs("null", w->out);
+  put(w, "null", 4);
 }
 
 void stats_json_c_decimal_point(char *number) {

@@ -18,8 +18,15 @@ extern "C" {
 
 #define STATS_JSON_MAX_DEPTH 32
 
+/* Bytes the writer gathers before it hands them to the stream: a statistics file is a few
+ * hundred thousand small pieces, and one stdio call each (with its lock) cost more than the
+ * formatting itself. */
+#define STATS_JSON_BUFFER 4096
+
 typedef struct stats_json {
   FILE *out;
+  size_t n_buf;                     /* bytes waiting in buf */
+  char buf[STATS_JSON_BUFFER];
   int depth;
   bool first[STATS_JSON_MAX_DEPTH]; /* no element written yet at this level */
   bool compact[STATS_JSON_MAX_DEPTH]; /* this level's elements go on one line */
@@ -27,7 +34,10 @@ typedef struct stats_json {
   bool error;                       /* nesting misuse (too deep, unbalanced) */
 } stats_json;
 
+/* Output reaches the stream when the outermost container closes and at stats_json_flush; in
+ * between it may wait in the writer's buffer. */
 void stats_json_init(stats_json *w, FILE *out);
+void stats_json_flush(stats_json *w);
 
 /* Containers. A compact container writes its elements on one line. */
 void stats_json_begin_object(stats_json *w);

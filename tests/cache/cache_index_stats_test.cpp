@@ -117,6 +117,35 @@ TEST(CacheStats, GroupTotalsSumOverInstances) {
   EXPECT_EQ(0u, r.stat("L1D_total_cache_reservation_fails"));
 }
 
+// The group's and the alias's counters are resolved once per sink and shared: a cache built after
+// the group's first counted an outcome uses that breakdown counter, and one the later cache
+// registers first (a failure breakdown) is the one the first cache then counts in.
+TEST(CacheStats, GroupCountersAreSharedByCachesBuiltBeforeAndAfterFirstUse) {
+  CacheRig r("N:4:128:2,L:R:m:N:L,A:4:2,1");  // a one-entry miss queue: the second miss is refused
+  r.cfg.stats_total_alias = "dl1";
+  r.build();
+  r.access(r.read(0x1000), 1);  // core 0: GLOBAL_ACC_R MISS, registered by core 0
+  cache_config cfg2 = r.cfg;
+  cfg2.name = "L1D_cache_core[1]";
+  cache *c2 = nullptr;
+  ASSERT_EQ(SIMTVP_OK, cache_create(&cfg2, &c2, nullptr));
+  cache_access(c2, r.read(0x5000), 1, nullptr);  // core 1: the same breakdown counter
+  mem_req *refused = r.read(0x6000);
+  EXPECT_EQ(CACHE_RESERVATION_FAIL, cache_access(c2, refused, 2, nullptr));  // registered by core 1
+  mem_req_free(refused);
+  EXPECT_EQ(CACHE_FAIL_MISS_QUEUE_FULL, r.refused(r.read(0x7000), 2));  // core 0: core 1's counter
+  EXPECT_EQ(2u, r.stat("L1D_cache_stats_breakdown[GLOBAL_ACC_R][MISS]"));
+  EXPECT_EQ(2u, r.stat("L1D_cache_stats_breakdown[GLOBAL_ACC_R][RESERVATION_FAIL]"));
+  EXPECT_EQ(2u, r.stat("L1D_cache_stats_fail_breakdown[GLOBAL_ACC_R][MISS_QUEUE_FULL]"));
+  EXPECT_EQ(2u, r.stat("L1D_total_cache_accesses"));
+  EXPECT_EQ(2u, r.stat("L1D_total_cache_reservation_fails"));
+  EXPECT_EQ(2u, r.stat("total_dl1_accesses"));
+  EXPECT_EQ(2u, r.stat("total_dl1_misses"));
+  EXPECT_EQ(1u, r.stat("L1D_cache_core[0].reservation_fail"));
+  EXPECT_EQ(1u, r.stat("L1D_cache_core[1].reservation_fail"));
+  cache_destroy(c2);
+}
+
 TEST(CacheStats, NoStatsSinkCountsNothingAndStillWorks) {
   CacheRig r("N:4:128:2,L:R:m:N:L,A:4:2,4");
   r.cfg.stats = nullptr;

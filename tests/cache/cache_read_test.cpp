@@ -152,6 +152,40 @@ TEST(CacheL1d, MshrMergeLimitGivesReservationFail) {
   CacheRig::release(r.replies(4));
 }
 
+// Every waiter slot (MSHR entries x max merge) in use at once, twice over: those never used are
+// taken as needed, the freed ones reused, and each fill still releases its own requests in merge
+// order; destroying the cache with waiters held returns them to the pool.
+TEST(CacheL1d, WaiterPoolFillsUpReleasesInMergeOrderAndIsReused) {
+  CacheRig r("N:4:128:2,L:R:m:N:L,A:2:3,8");  // 2 entries x 3 merges: 6 waiters
+  r.build();
+  for (int round = 0; round < 2; round++) {
+    const uint64_t lines[2] = {0x0000 + round * 0x1000ull, 0x0080 + round * 0x1000ull};
+    std::vector<mem_req *> sent[2];
+    for (int i = 0; i < 3; i++)
+      for (int l = 0; l < 2; l++) {
+        mem_req *q = r.read(lines[l] + 32 * i);
+        EXPECT_EQ(i ? CACHE_HIT_RESERVED : CACHE_MISS, r.access(q, 1 + i)) << round;
+        sent[l].push_back(q);
+      }
+    EXPECT_EQ(CACHE_FAIL_MSHR_MERGE, r.refused(r.read(lines[0]), 4));
+    auto m = r.drain_misses();
+    ASSERT_EQ(2u, m.size());
+    r.fill(m[1], 10);  // the second line first: its three, in the order they merged
+    auto rep = r.replies(10);
+    EXPECT_EQ(rep, sent[1]) << round;
+    r.fill(m[0], 11);
+    auto rep0 = r.replies(11);
+    EXPECT_EQ(rep0, sent[0]) << round;
+    CacheRig::release(rep);
+    CacheRig::release(rep0);
+  }
+  EXPECT_EQ(CACHE_MISS, r.access(r.read(0x5000), 20));  // held by the cache when it is destroyed
+  EXPECT_EQ(CACHE_HIT_RESERVED, r.access(r.read(0x5000), 21));
+  cache_destroy(r.c);  // its fetch goes with its own pool, the two waiting reads back to ours
+  r.c = nullptr;
+  EXPECT_EQ(0u, mem_req_pool_outstanding(r.pool));
+}
+
 TEST(CacheL1d, MshrEntriesExhaustedGivesReservationFail) {
   CacheRig r("N:4:128:2,L:R:m:N:L,A:2:2,8");  // 2 MSHR entries
   r.build();

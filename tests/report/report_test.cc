@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "series.h"
 #include "stats.h"
+#include "stats_json.h"
 #include "summary.h"
 #include "timeline.h"
 #include "trace_check.h"
@@ -541,5 +542,29 @@ TEST(ReportJsonText, IntegralDoublesHavePrintfsDigits) {
   }
   want += "]";
   EXPECT_EQ(j.text(), want);
+}
+
+// Keys and strings: plain ones go out between quotes as they are, any other takes stats_json's
+// escaping (quote, backslash, control characters, UTF-8 checked), wherever the odd byte is;
+// integers of every width keep their digits.
+TEST(ReportJsonText, StringsNeedingNoEscapeAndTheRestMatchStatsJson) {
+  const std::string strings[] = {"", "L1D_total_cache_accesses", "a\"b", "back\\slash", "tab\tend",
+                                 std::string("nul\0x", 5), "caf\xc3\xa9", "\xff", "\x7f"};
+  for (const std::string &s : strings) {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    stats_json_write_escaped(f, s.c_str());
+    fclose(f);
+    std::string want(buf, len);
+    free(buf);
+    simtvp::report::json_text j;
+    j.begin_object().key(s).str(s).end_object();
+    EXPECT_EQ(j.text(), "{" + want + ":" + want + "}") << s;
+    EXPECT_EQ(simtvp::report::json_text::quote(s), want) << s;
+  }
+  simtvp::report::json_text j;
+  j.begin_array().num(uint64_t{0}).num(UINT64_MAX).num(uint32_t{7}).num(int64_t{-5}).end_array();
+  EXPECT_EQ(j.text(), "[0,18446744073709551615,7,-5]");
 }
 }  // namespace

@@ -515,6 +515,47 @@ TEST(StatsJson, EscapesBetweenPlainRunsAndDeepNestingIndentExactly) {
   free(buf);
 }
 
+// Plain text is tested eight bytes at a time: a byte that needs escaping (or is not ASCII) at any
+// place in or after a word is still found, and a writer's buffer that fills many times over
+// (a string longer than it, pieces across its end) loses nothing.
+TEST(StatsJson, EscapesAnyByteAtAnyPlaceOfAWordAndLongOutputIsWhole) {
+  const char specials[] = {'"', '\\', '\n', '\x1f', '\x7f'};
+  const char *escaped[] = {"\\\"", "\\\\", "\\n", "\\u001f", "\\u007f"};
+  for (size_t k = 0; k < sizeof specials; k++) {
+    for (size_t at = 0; at < 20; at++) {
+      std::string in(24, 'a'), want = "\"";
+      in[at] = specials[k];
+      for (size_t i = 0; i < in.size(); i++) want += i == at ? std::string(escaped[k]) : std::string(1, 'a');
+      want += "\"";
+      std::string utf8 = in;
+      utf8.replace(at, 1, "\xc3\xa9");  // é stays as it is
+      char *buf = nullptr;
+      size_t len = 0;
+      FILE *f = open_memstream(&buf, &len);
+      stats_json_write_escaped(f, in.c_str());
+      stats_json_write_escaped(f, utf8.c_str());
+      fclose(f);
+      EXPECT_EQ(std::string(buf, len), want + "\"" + utf8 + "\"") << "special " << k << " at " << at;
+      free(buf);
+    }
+  }
+  char *buf = nullptr;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  stats_json w;
+  stats_json_init(&w, f);
+  std::string longer(3 * STATS_JSON_BUFFER + 5, 'x'), want = "[";
+  stats_json_begin_array(&w, true);
+  for (int i = 0; i < 1000; i++) {
+    stats_json_string(&w, i % 100 == 7 ? longer.c_str() : "name");
+    want += std::string(i ? ", " : "") + "\"" + (i % 100 == 7 ? longer : "name") + "\"";
+  }
+  stats_json_end_array(&w);
+  fclose(f);
+  EXPECT_EQ(std::string(buf, len), want + "]\n");
+  free(buf);
+}
+
 TEST(StatsJson, RejectsOverlongUtf8) {
   char *buf = nullptr;
   size_t len = 0;
@@ -546,6 +587,29 @@ TEST(StatsJson, DoublesRoundTripShortestAndNonFiniteIsNull) {
   EXPECT_EQ(v[1].number, 1.0 / 3.0);
   EXPECT_EQ(v[2].kind, json_reader::Value::Null);
   EXPECT_EQ(v[3].kind, json_reader::Value::Null);
+}
+
+// A block kept under a key: zeroed, the same one for every call with the key, another for another
+// key, and a shard's own (what a block resolved through a shard stays that shard's).
+TEST(Stats, SharedBlocksAreOnePerKeyAndPerShard) {
+  Sink k;
+  auto *a = static_cast<uint64_t *>(stats_shared(k.s, "cache.group:L1D", 4 * sizeof(uint64_t)));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a[0] | a[1] | a[2] | a[3], 0u);
+  a[3] = 42;
+  EXPECT_EQ(stats_shared(k.s, "cache.group:L1D", 4 * sizeof(uint64_t)), a);
+  auto *b = static_cast<uint64_t *>(stats_shared(k.s, "cache.group:L2", 4 * sizeof(uint64_t)));
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b, a);
+  EXPECT_EQ(b[3], 0u);
+  bool deferred = false;
+  stats *shard = stats_shard_create(k.s, &deferred);
+  ASSERT_NE(shard, nullptr);
+  void *own = stats_shared(shard, "cache.group:L1D", 4 * sizeof(uint64_t));
+  ASSERT_NE(own, nullptr);
+  EXPECT_NE(own, static_cast<void *>(a));
+  EXPECT_EQ(stats_shared(shard, "cache.group:L1D", 4 * sizeof(uint64_t)), own);
+  EXPECT_EQ(stats_shared(nullptr, "x", 8), nullptr);
 }
 
 TEST(Stats, SumTotalsMatchingInstanceCountersWhenRead) {

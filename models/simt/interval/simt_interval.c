@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "simt_interval_internal.h"
+#include "simtvp_zalloc.h"
 
 static simt_cta *cta_of(iv_core *c, const iv_warp *w) { return &c->base.ctas[w->cta]; }
 
@@ -830,11 +831,12 @@ static void iv_destroy(void *state);
 
 static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports ports, void **state, simtvp_diag *diag) {
   *state = NULL;
-  iv_core *c = calloc(1, sizeof *c);
+  /* the core (its bins: ~100 KB) and its unit bins are zeroed pages, paid for as a run touches them */
+  iv_core *c = simtvp_zalloc(sizeof *c);
   if (!c) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", cfg->sm);
   simtvp_status st = simt_base_init(&c->base, cfg, ports, &iv_hooks, diag);
   if (st != SIMTVP_OK) {
-    free(c);
+    simtvp_zfree(c);
     return st;
   }
   c->next = IV_NEVER;
@@ -866,7 +868,8 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
   c->runnable = calloc((cfg->max_warps + 63) / 64, sizeof *c->runnable);
   c->lpcs = calloc(cfg->max_ctas, sizeof *c->lpcs);
   c->lpcs_of = calloc(cfg->max_ctas, sizeof *c->lpcs_of);
-  bool ok = c->warps && c->runnable && c->lpcs && c->lpcs_of;
+  c->unit_block = simtvp_zalloc((size_t)P * SIMT_UNIT_MEM * sizeof *c->unit_block);
+  bool ok = c->warps && c->runnable && c->lpcs && c->lpcs_of && c->unit_block;
   for (uint32_t s = 0; s < SIMT_MAX_SCHEDULERS; s++) c->issue[s].cap = IV_BIN; /* one issue per cycle */
   c->fetch.cap = IV_BIN * (cfg->fetch_throughput ? cfg->fetch_throughput : 1u);
   for (int u = 0; ok && u < SIMT_UNIT_MEM; u++) {
@@ -874,9 +877,8 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
     simt_base_share(cfg->n_units[u] ? cfg->n_units[u] : 1, P, lo, hi);
     for (uint32_t part = 0; ok && part < P; part++) {
       uint32_t n = hi[part] > lo[part] ? hi[part] - lo[part] : 1;
-      c->unit[part][u] = calloc(1, sizeof(iv_bins));
-      ok = c->unit[part][u] != NULL;
-      if (ok) c->unit[part][u]->cap = IV_BIN * n;
+      c->unit[part][u] = &c->unit_block[part * SIMT_UNIT_MEM + (uint32_t)u];
+      c->unit[part][u]->cap = IV_BIN * n;
     }
   }
   if (!ok) {
@@ -906,11 +908,10 @@ static void iv_destroy(void *state) {
   }
   free(c->lpcs);
   free(c->lpcs_of);
-  for (uint32_t part = 0; part < SIMT_MAX_SCHEDULERS; part++)
-    for (int u = 0; u < SIMT_UNIT_MEM; u++) free(c->unit[part][u]);
+  simtvp_zfree(c->unit_block);
   free(c->rr);
   free(c->finish.v);
-  free(c);
+  simtvp_zfree(c);
 }
 
 static void end_call(iv_core *c, uint64_t now) {

@@ -243,6 +243,7 @@ typedef struct iv_core {
   iv_sched sched[SIMT_MAX_SCHEDULERS];
   iv_bins fetch;        /* -gpgpu_inst_fetch_throughput fetches (of two instructions) per cycle */
   iv_bins *unit[SIMT_MAX_SCHEDULERS][SIMT_UNIT_MEM];
+  iv_bins *unit_block;  /* where they are: n_parts × SIMT_UNIT_MEM (simtvp_zalloc) */
 
   /* memory (simt_interval_mem.c) */
   iv_bins l1_port;      /* one access through the L1 port per cycle (per L1D bank) */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "simt_interval_internal.h"
+#include "simtvp_zalloc.h"
 
 /* The cycle the reply to an access leaving the L1 at `at` is back at the core. */
 static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
@@ -604,7 +605,7 @@ static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const
   iv_fills *t = &c->fills[out == &c->l1d ? 0 : out == &c->l1c ? 1 : 2];
   uint64_t lines = (uint64_t)spec.n_sets * spec.assoc, n = 1;
   while (n < lines && n < (1u << 20)) n <<= 1;
-  t->e = calloc(n, sizeof *t->e);
+  t->e = simtvp_zalloc(n * sizeof *t->e); /* zeroed pages: a short kernel touches few */
   t->mask = (uint32_t)n - 1;
   if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   if (out == &c->l1d) c->l1d_port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
@@ -652,7 +653,7 @@ void iv_mem_free(iv_core *c) {
   if (c->l1d) cache_destroy(c->l1d);
   if (c->l1c) cache_destroy(c->l1c);
   if (c->l1t) cache_destroy(c->l1t);
-  for (int i = 0; i < 3; ++i) free(c->fills[i].e);
+  for (int i = 0; i < 3; ++i) simtvp_zfree(c->fills[i].e);
   free(c->bank_count);
   free(c->param_of);
   free(c->ranges);
