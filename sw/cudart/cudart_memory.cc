@@ -381,7 +381,10 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes 
     case CU_MEM_PINNED:
       attributes->type = cudaMemoryTypeHost;
       attributes->hostPointer = const_cast<void *>(ptr);
-      if (info.flags & 2u) attributes->devicePointer = const_cast<void *>(ptr);  // mapped: zero-copy
+      if (info.device)  // mapped: zero-copy (registered memory: at its own device address)
+        attributes->devicePointer = reinterpret_cast<void *>(info.device + (reinterpret_cast<uint64_t>(ptr) - info.base));
+      else if (info.flags & 2u)
+        attributes->devicePointer = const_cast<void *>(ptr);
       break;
     case CU_MEM_DEVICE:
       attributes->type = cudaMemoryTypeDevice;
