@@ -195,6 +195,15 @@ static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
   }
 }
 
+// The program's address behind address a of the registered window (map_registered), or a itself:
+// a copy given the device pointer of registered memory copies the program's memory.
+static uint64_t host_of_registered(const State &s, uint64_t a) {
+  auto it = s.registered_runs.upper_bound(a);
+  if (it == s.registered_runs.begin()) return a;
+  --it;
+  return a - it->first < it->second.bytes ? it->second.host + (a - it->first) : a;
+}
+
 // The driver-side address of one side of a copy, or an error naming what is wrong.
 static int side_ptr(State &s, drv_stream *ds, const cu_copy_side &side, uint64_t bytes, const char *which,
                     drv_ptr *out) {
@@ -235,7 +244,7 @@ static int side_ptr(State &s, drv_stream *ds, const cu_copy_side &side, uint64_t
       return CUDA_SUCCESS;
     case CU_MEM_PAGEABLE:
       if (!side.addr) return fail(CUDA_ERROR_INVALID_VALUE, "%s host pointer is NULL", which);
-      *out = drv_host_ptr(reinterpret_cast<void *>(side.addr));
+      *out = drv_host_ptr(reinterpret_cast<void *>(host_of_registered(s, side.addr)));
       return CUDA_SUCCESS;
   }
   return fail(CUDA_ERROR_INVALID_VALUE, "%s has an unknown memory type", which);

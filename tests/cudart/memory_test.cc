@@ -281,6 +281,10 @@ TEST(CudartMemory, RegisteredMemoryCostsTheSameWhereverItLies) {
   EXPECT_EQ(a.type, cudaMemoryTypeHost);
   EXPECT_EQ(a.hostPointer, across + 5);
   EXPECT_EQ(a.devicePointer, d_across + 5);  // the same offset within the page
+  int back[4] = {};  // a copy from the device pointer reads the program's memory
+  ASSERT_EQ(cudaMemcpy(back, d_across + 4, sizeof back, cudaMemcpyDefault), cudaSuccess);
+  EXPECT_EQ(back[0], across[4]);
+  EXPECT_EQ(back[3], across[7]);
   ASSERT_EQ(cudaHostUnregister(across + 3), cudaSuccess);
   munmap(area, 4 * region);
 }
