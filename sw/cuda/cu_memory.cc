@@ -496,9 +496,17 @@ static uint64_t registered_window_alloc(const State &s, uint64_t bytes) {
   return at + bytes <= kRegisteredWindowBase + kRegisteredWindowBytes ? at : 0;
 }
 
+// The registered run other than `except` over the same host pages [host, host + bytes).
+static SysmapRun *registered_twin(State &s, uint64_t host, uint64_t bytes, uint64_t except) {
+  for (auto &r : s.registered_runs)
+    if (r.first != except && r.second.host == host && r.second.bytes == bytes) return &r.second;
+  return nullptr;
+}
+
 // Maps registered range `a` (its pages [lo, hi)) at the next free addresses of the window: the
-// platform exposes the pages for this range alone (a page two registrations share is exposed and
-// mapped for each, as two pinnings would be).
+// platform exposes the pages for this range (a page two registrations share is mapped for each,
+// as two pinnings would be; ranges over the same pages share one exposure, since the platform
+// unexposes by host range).
 static int map_registered(State &s, uint64_t a, Pinned &pin, uint64_t lo, uint64_t hi) {
   SysmapRun span;
   span.bytes = hi - lo;
@@ -507,17 +515,21 @@ static int map_registered(State &s, uint64_t a, Pinned &pin, uint64_t lo, uint64
   if (!gpu)
     return fail(CUDA_ERROR_OUT_OF_MEMORY, "registered memory at %p: the %llu GiB of device addresses for registered "
                 "memory are used up", reinterpret_cast<void *>(a), (unsigned long long)(kRegisteredWindowBytes >> 30));
-  if (!s.plat.expose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes, &span.bus))
-    return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform cannot let the GPU reach %p + %llu bytes",
-                reinterpret_cast<void *>(lo), (unsigned long long)span.bytes);
-  span.exposed = true;
+  if (const SysmapRun *twin = registered_twin(s, lo, span.bytes, 0)) {
+    span.bus = twin->bus;
+  } else {
+    if (!s.plat.expose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes, &span.bus))
+      return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform cannot let the GPU reach %p + %llu bytes",
+                  reinterpret_cast<void *>(lo), (unsigned long long)span.bytes);
+    span.exposed = true;
+  }
   int r = run(s, [&]() -> int {
     simtvp_diag diag = cleared_diag();
     simtvp_status st = drv_sysmem_map(s.d, gpu, span.bus, span.bytes, &diag);
     return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
   });
   if (r != CUDA_SUCCESS) {
-    s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes);
+    if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes);
     return r;
   }
   // Only the pages wholly inside the range are watched (map_pinned says why).
@@ -548,7 +560,10 @@ static int unmap_registered(State &s, Pinned &pin) {
   });
   if (s.plat.unwatch && span.watch_hi > span.watch_lo)
     s.plat.unwatch(s.plat.ctx, reinterpret_cast<void *>(span.watch_lo), span.watch_hi - span.watch_lo);
-  s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(span.host), span.bytes);
+  if (span.exposed) {
+    if (SysmapRun *twin = registered_twin(s, span.host, span.bytes, gpu)) twin->exposed = true;  // it keeps it
+    else s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(span.host), span.bytes);
+  }
   s.registered_runs.erase(it);
   return r;
 }

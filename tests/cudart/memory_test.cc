@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -287,6 +288,29 @@ TEST(CudartMemory, RegisteredMemoryCostsTheSameWhereverItLies) {
   EXPECT_EQ(back[3], across[7]);
   ASSERT_EQ(cudaHostUnregister(across + 3), cudaSuccess);
   munmap(area, 4 * region);
+}
+
+// Two registrations inside one page are mapped at device addresses of their own (one page each,
+// the same offsets) over one exposure of the page, which the second keeps when the first is
+// unregistered: kernels still reach it.
+TEST(CudartMemory, TwoRegistrationsOfOnePageAreReachedIndependently) {
+  int *page = static_cast<int *>(std::aligned_alloc(4096, 4096));
+  ASSERT_NE(page, nullptr);
+  int *a = page, *b = page + 512;
+  for (int i = 0; i < 1024; i++) page[i] = i;
+  ASSERT_EQ(cudaHostRegister(a, 256 * 4, cudaHostRegisterMapped), cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(b, 256 * 4, cudaHostRegisterMapped), cudaSuccess);
+  int *da = nullptr, *db = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void **>(&da), a, 0), cudaSuccess);
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void **>(&db), b, 0), cudaSuccess);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(db) - reinterpret_cast<uintptr_t>(da), 4096u + 2048u);  // next page, same offset
+  ASSERT_EQ(cudaHostUnregister(a), cudaSuccess);
+  ASSERT_EQ(launch(kernels().kernel("add_one"), d3(1), d3(256), 0, nullptr, db, 256), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < 256; i++) ASSERT_EQ(b[i], 512 + i + 1) << i;
+  EXPECT_EQ(a[0], 0);
+  ASSERT_EQ(cudaHostUnregister(b), cudaSuccess);
+  std::free(page);
 }
 
 TEST(CudartMemory, DevicePointerOfMemoryThatIsNotPinnedIsAnError) {
