@@ -136,6 +136,7 @@ typedef struct cu_mem_info {
   uint64_t base, size;
   uint64_t bus;      /* pinned: bus address of base (0 when staged in host memory) */
   unsigned flags;    /* pinned: cudaHostAlloc flags; managed: attach flags */
+  uint64_t device;   /* pinned and mapped: the device address of base (0 when not mapped) */
 } cu_mem_info;
 
 CUCORE_API void cucore_mem_classify(uint64_t addr, cu_mem_info *info);
@@ -153,7 +154,7 @@ CUCORE_API int cucore_host_free(void *p);
 CUCORE_API int cucore_host_register(void *p, uint64_t bytes, unsigned flags);
 CUCORE_API int cucore_host_unregister(void *p);
 /* The device address kernels use for pinned memory at host address p (the same address: unified
- * addressing), mapping the allocation into the GPU (MAP_SYSMEM) if it is not yet. Pinned memory
+ * addressing; registered memory's lies in a window of its own, cu_memory.cc), mapping the allocation into the GPU (MAP_SYSMEM) if it is not yet. Pinned memory
  * allocated with the Mapped flag (cudaHostAllocMapped, CU_MEMHOSTALLOC_DEVICEMAP) or registered
  * with it (cudaHostRegisterMapped) is mapped at once. CUDA_ERROR_INVALID_VALUE when p is not
  * pinned memory; CUDA_ERROR_NOT_SUPPORTED when the platform cannot let the GPU reach it. */

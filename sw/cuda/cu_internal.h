@@ -147,6 +147,7 @@ struct Pinned {
   Ctx *ctx = nullptr;
   bool registered = false;  // cudaHostRegister: the program's own memory, never freed here
   bool mapped = false;      // its pages are mapped into the GPU (kernels reach it: zero-copy)
+  uint64_t gpu = 0;         // registered and mapped: the GPU address of its first page (0: none)
 };
 
 // Pages of pinned memory mapped into the GPU (MAP_SYSMEM): runs the driver mapped, and how many
@@ -155,6 +156,7 @@ struct SysmapRun {
   uint64_t bytes = 0, bus = 0;
   bool exposed = false;  // registered memory: the platform exposed it for this run
   uint64_t watch_lo = 0, watch_hi = 0;  // the pages the platform watches (cu_platform.watch)
+  uint64_t host = 0;     // registered memory: the host address of its first page
 };
 
 struct Managed {
@@ -278,6 +280,8 @@ struct State {
   std::map<uint64_t, Pinned> pinned;           // host address -> pinned allocation
   std::map<uint64_t, SysmapRun> sysmap_runs;   // GPU address (= host address) -> mapped run
   std::map<uint64_t, uint32_t> sysmap_pages;   // mapped page -> pinned ranges using it
+  std::map<uint64_t, SysmapRun> registered_runs;  // GPU address in the registered window -> run
+  int registered_window = -1;                  // the window is reserved: 1, refused: 0, not yet: -1
   std::map<uint64_t, Managed> managed;         // device (= host) address -> managed range
   std::map<uint64_t, uint32_t> managed_pages;  // host page -> users
   int um_on_demand = -1;                       // drv_um_on_demand, once asked (-1: not yet)

@@ -182,6 +182,8 @@ static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
       info->size = p->second.bytes;
       info->bus = p->second.bus;
       info->flags = p->second.flags;
+      if (p->second.gpu) info->device = p->second.gpu + (p->first & (kPage - 1));
+      else if (p->second.mapped) info->device = p->first;
       return;
     }
   }
@@ -191,6 +193,15 @@ static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
     info->base = base;
     info->size = size;
   }
+}
+
+// The program's address behind address a of the registered window (map_registered), or a itself:
+// a copy given the device pointer of registered memory copies the program's memory.
+static uint64_t host_of_registered(const State &s, uint64_t a) {
+  auto it = s.registered_runs.upper_bound(a);
+  if (it == s.registered_runs.begin()) return a;
+  --it;
+  return a - it->first < it->second.bytes ? it->second.host + (a - it->first) : a;
 }
 
 // The driver-side address of one side of a copy, or an error naming what is wrong.
@@ -233,7 +244,7 @@ static int side_ptr(State &s, drv_stream *ds, const cu_copy_side &side, uint64_t
       return CUDA_SUCCESS;
     case CU_MEM_PAGEABLE:
       if (!side.addr) return fail(CUDA_ERROR_INVALID_VALUE, "%s host pointer is NULL", which);
-      *out = drv_host_ptr(reinterpret_cast<void *>(side.addr));
+      *out = drv_host_ptr(reinterpret_cast<void *>(host_of_registered(s, side.addr)));
       return CUDA_SUCCESS;
   }
   return fail(CUDA_ERROR_INVALID_VALUE, "%s has an unknown memory type", which);
@@ -447,9 +458,120 @@ int cucore_mem_free(uint64_t dptr) {
 
 static const unsigned kMappedFlag = 2;  // cudaHostAllocMapped, cudaHostRegisterMapped, CU_MEMHOSTALLOC_DEVICEMAP
 
+// Registered memory's GPU addresses. The program's own buffer lies wherever its heap puts it, and
+// that moves with the host's address-space randomisation and with how much simtvp itself
+// allocated before (more with more -sim_threads). Mapped at its host address, where it falls
+// within a 2 MiB region decided how many page tables the driver wrote for it (a 16 KiB buffer
+// across a 2 MiB boundary: a second level-0 table, two copy-engine copies and 4 KiB more), and
+// the TLBs, translation caches and L1 sets saw its address: the same program gave other
+// statistics from run to run. The device attribute CanUseHostPointerForRegisteredMem is 0 here,
+// as on GPUs that cannot use the host's pointer: kernels reach registered memory through the
+// device pointer cudaHostGetDevicePointer gives, which lies in this window, reserved in the
+// process so no host object lands there (unified addressing stays unambiguous). Ranges take the
+// lowest free pages of the window in the order they are mapped, keeping the offset within the
+// page, so the GPU sees the same addresses in every run (as the platform's bus addresses, in the
+// order of the calls). Memory from cudaHostAlloc lies at fixed host addresses already
+// (platform/vp/sys_mem.h) and keeps them as device pointers.
+static const uint64_t kRegisteredWindowBase = 0x300000000000ull;  // 48 TiB, 2 MiB aligned
+static const uint64_t kRegisteredWindowBytes = 64ull << 30;
+
+static bool registered_window(State &s) {
+  if (s.registered_window < 0) {
+    void *want = reinterpret_cast<void *>(kRegisteredWindowBase);
+    void *got = mmap(want, kRegisteredWindowBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got != MAP_FAILED && got != want) munmap(got, kRegisteredWindowBytes);  // a kernel without NOREPLACE
+    s.registered_window = got == want;
+  }
+  return s.registered_window == 1;
+}
+
+// The lowest free window address for `bytes` (whole pages); 0 when the window is full.
+static uint64_t registered_window_alloc(const State &s, uint64_t bytes) {
+  uint64_t at = kRegisteredWindowBase;
+  for (const auto &r : s.registered_runs) {
+    if (r.first - at >= bytes) break;
+    at = r.first + r.second.bytes;
+  }
+  return at + bytes <= kRegisteredWindowBase + kRegisteredWindowBytes ? at : 0;
+}
+
+// The registered run other than `except` over the same host pages [host, host + bytes).
+static SysmapRun *registered_twin(State &s, uint64_t host, uint64_t bytes, uint64_t except) {
+  for (auto &r : s.registered_runs)
+    if (r.first != except && r.second.host == host && r.second.bytes == bytes) return &r.second;
+  return nullptr;
+}
+
+// Maps registered range `a` (its pages [lo, hi)) at the next free addresses of the window: the
+// platform exposes the pages for this range (a page two registrations share is mapped for each,
+// as two pinnings would be; ranges over the same pages share one exposure, since the platform
+// unexposes by host range).
+static int map_registered(State &s, uint64_t a, Pinned &pin, uint64_t lo, uint64_t hi) {
+  SysmapRun span;
+  span.bytes = hi - lo;
+  span.host = lo;
+  uint64_t gpu = registered_window_alloc(s, span.bytes);
+  if (!gpu)
+    return fail(CUDA_ERROR_OUT_OF_MEMORY, "registered memory at %p: the %llu GiB of device addresses for registered "
+                "memory are used up", reinterpret_cast<void *>(a), (unsigned long long)(kRegisteredWindowBytes >> 30));
+  if (const SysmapRun *twin = registered_twin(s, lo, span.bytes, 0)) {
+    span.bus = twin->bus;
+  } else {
+    if (!s.plat.expose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes, &span.bus))
+      return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform cannot let the GPU reach %p + %llu bytes",
+                  reinterpret_cast<void *>(lo), (unsigned long long)span.bytes);
+    span.exposed = true;
+  }
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
+    simtvp_status st = drv_sysmem_map(s.d, gpu, span.bus, span.bytes, &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+  if (r != CUDA_SUCCESS) {
+    if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes);
+    return r;
+  }
+  // Only the pages wholly inside the range are watched (map_pinned says why).
+  uint64_t wlo = (a + kPage - 1) & ~(kPage - 1), whi = (a + pin.bytes) & ~(kPage - 1);
+  if (s.plat.watch && whi > wlo &&
+      s.plat.watch(s.plat.ctx, reinterpret_cast<void *>(wlo), whi - wlo, span.bus + (wlo - lo))) {
+    span.watch_lo = wlo;
+    span.watch_hi = whi;
+  }
+  s.registered_runs[gpu] = span;
+  pin.gpu = gpu;
+  pin.mapped = true;
+  return CUDA_SUCCESS;
+}
+
+// Undoes map_registered (after the GPU's work so far: drv_sysmem_unmap synchronises).
+static int unmap_registered(State &s, Pinned &pin) {
+  auto it = s.registered_runs.find(pin.gpu);
+  pin.mapped = false;
+  pin.gpu = 0;
+  if (it == s.registered_runs.end()) return CUDA_SUCCESS;
+  const uint64_t gpu = it->first;
+  const SysmapRun span = it->second;
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
+    simtvp_status st = drv_sysmem_unmap(s.d, gpu, &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+  if (s.plat.unwatch && span.watch_hi > span.watch_lo)
+    s.plat.unwatch(s.plat.ctx, reinterpret_cast<void *>(span.watch_lo), span.watch_hi - span.watch_lo);
+  if (span.exposed) {
+    if (SysmapRun *twin = registered_twin(s, span.host, span.bytes, gpu)) twin->exposed = true;  // it keeps it
+    else s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(span.host), span.bytes);
+  }
+  s.registered_runs.erase(it);
+  return r;
+}
+
 // Maps the pages [lo, hi) of pinned range `a` into the GPU at their own addresses (unified
 // addressing): runs of pages no other range mapped yet become MAP_SYSMEM mappings. bus_of gives
-// the bus address of a page of `a` (registered memory: exposed by the platform first).
+// the bus address of a page of `a` (registered memory: exposed by the platform first; in the
+// registered window when the process could reserve it, map_registered).
 static int map_pinned(State &s, uint64_t a, Pinned &pin) {
   if (pin.mapped) return CUDA_SUCCESS;
   uint64_t lo = a & ~(kPage - 1), hi = (a + pin.bytes + kPage - 1) & ~(kPage - 1);
@@ -459,6 +581,7 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
   if (pin.registered && (!s.plat.expose || !s.plat.unexpose))
     return fail(CUDA_ERROR_NOT_SUPPORTED, "the platform (%s) cannot let the GPU reach the program's own memory at %p",
                 s.plat.name ? s.plat.name : "?", reinterpret_cast<void *>(a));
+  if (pin.registered && registered_window(s)) return map_registered(s, a, pin, lo, hi);
   for (uint64_t p = lo; p < hi;) {
     if (s.sysmap_pages.count(p)) {
       p += kPage;
@@ -512,6 +635,7 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
 // so far) and their exposure released.
 static int unmap_pinned(State &s, uint64_t a, Pinned &pin) {
   if (!pin.mapped) return CUDA_SUCCESS;
+  if (pin.gpu) return unmap_registered(s, pin);
   pin.mapped = false;
   uint64_t lo = a & ~(kPage - 1), hi = (a + pin.bytes + kPage - 1) & ~(kPage - 1);
   for (uint64_t p = lo; p < hi; p += kPage) {
@@ -556,7 +680,8 @@ int cucore_host_device_pointer(void *p, uint64_t *dptr) {
                 "%p is not pinned host memory (cudaHostAlloc, cudaMallocHost or cudaHostRegister)", p);
   --it;
   if (int r = map_pinned(s, it->first, it->second)) return r;
-  *dptr = a;  // unified addressing: the GPU uses the host's address
+  // Unified addressing: the GPU uses the host's address, but for registered memory in the window.
+  *dptr = it->second.gpu ? it->second.gpu + (a - (it->first & ~(kPage - 1))) : a;
   return CUDA_SUCCESS;
 }
 

@@ -1177,7 +1177,8 @@ CU_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes, int *attri
       case 2: *static_cast<unsigned *>(out) = info.type == CU_MEM_PAGEABLE ? 0 : info.type == CU_MEM_PINNED ? 1 : 2; break;
       case 3:
         *static_cast<CUdeviceptr *>(out) =
-            info.type == CU_MEM_DEVICE || info.type == CU_MEM_MANAGED || (info.type == CU_MEM_PINNED && (info.flags & 2u))
+            info.type == CU_MEM_PINNED && info.device ? info.device + (ptr - info.base)  // registered: its window
+            : info.type == CU_MEM_DEVICE || info.type == CU_MEM_MANAGED || (info.type == CU_MEM_PINNED && (info.flags & 2u))
                 ? ptr : 0;
         break;
       case 4: *static_cast<void **>(out) = info.type == CU_MEM_PINNED || info.type == CU_MEM_MANAGED ? reinterpret_cast<void *>(ptr) : nullptr; break;

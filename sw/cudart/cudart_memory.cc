@@ -170,8 +170,10 @@ CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
   return cudaSuccess;
 }
 
-// Zero-copy: the device address of pinned memory is its host address (unified addressing); the
-// allocation is mapped into the GPU now if it was not allocated or registered Mapped.
+// Zero-copy: the device address of pinned memory is its host address (unified addressing), that
+// of registered memory an address of its own (cudaDevAttrCanUseHostPointerForRegisteredMem is 0;
+// sw/cuda/cu_memory.cc says why); the allocation is mapped into the GPU now if it was not
+// allocated or registered Mapped.
 CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
   const char *api = "cudaHostGetDevicePointer";
   if (!pDevice) return fail(api, cudaErrorInvalidValue, "the result pointer is NULL");
@@ -381,7 +383,10 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes 
     case CU_MEM_PINNED:
       attributes->type = cudaMemoryTypeHost;
       attributes->hostPointer = const_cast<void *>(ptr);
-      if (info.flags & 2u) attributes->devicePointer = const_cast<void *>(ptr);  // mapped: zero-copy
+      if (info.device)  // mapped: zero-copy (registered memory: at its own device address)
+        attributes->devicePointer = reinterpret_cast<void *>(info.device + (reinterpret_cast<uint64_t>(ptr) - info.base));
+      else if (info.flags & 2u)
+        attributes->devicePointer = const_cast<void *>(ptr);
       break;
     case CU_MEM_DEVICE:
       attributes->type = cudaMemoryTypeDevice;
