@@ -458,7 +458,9 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
     if (t != t0) k->pipe += t - t0;
     k->issued++;
     if (sampled) {
-      if (window && w->last_p) measure(w, t);
+      /* (a fast-forward sends this instruction to the memory stage once its registers are ready,
+       * ff_mem: its scoreboard wait is not the last instruction's cost) */
+      if (window && w->last_p) measure(w, p->flags & IV_FF_MEM ? t - (t0 - w->t) : t);
       w->last_p = p;
       w->last_issue = t;
     }
@@ -593,6 +595,14 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
     if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
       w->last_p = NULL;
       ran = true;
+      /* it issues once its registers are ready (the windows leave that wait out of the costs) */
+      uint64_t r = deps_ready(w->rr, p0->regs, p0->n_deps, 0) * IV_FF_ONE;
+      if (r > tq) {
+        tq = r;
+        w->t = tq / IV_FF_ONE;
+        w->ff_frac = 0;
+        if (tq >= endq) return true; /* (after this phase: timed in the next) */
+      }
       if (!ff_mem(c, slot, w, p0, &tq, k)) return true;
       w->t = tq / IV_FF_ONE;
       w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
@@ -680,8 +690,8 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
       if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false); /* (the first period: warm-up) */
       else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
         run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true);
-    } else if (t0 >= ws) {
-      run_body(c, slot, iv_min(limit, de - 1), k, true, true);
+    } else if (t0 >= ws) { /* the window (none in the warm-up period: its costs are the cold start's) */
+      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o);
     } else {
       run_body(c, slot, iv_min(limit, ws - 1), k, true, false);
     }
