@@ -582,9 +582,9 @@ static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp 
 
 /* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
  * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
- * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, their
- * accesses through the memory stage (ff_mem). Barriers, exit, faults and replayable faults as in
- * detail. false: it ran nothing (the caller times it in detail). */
+ * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, issued
+ * once their registers are ready, their accesses through the memory stage (ff_mem). Barriers,
+ * exit, faults and replayable faults as in detail. false: it ran nothing (the caller times it in detail). */
 static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
   const uint64_t endq = (end + 1) * IV_FF_ONE;
   uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
@@ -678,8 +678,9 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
 }
 
 /* run_warp_body under -at_sample: by the warp's own timeline, the detail phase of each period
- * runs in detail (measured over its second half, the window), the rest fast-forwards once the
- * core has measured the warp's launch (ff_run). */
+ * runs in detail (measured over its second half, the window, from the launch's second period on:
+ * the first is its warm-up), the rest fast-forwards once the core has measured the warp's launch
+ * (ff_run). */
 static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
   iv_warp *w = &c->warps[slot];
   const uint64_t D = c->sample.detail, P = c->sample.period, o = w->lp->s_origin;
