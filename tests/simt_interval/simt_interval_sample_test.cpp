@@ -236,9 +236,10 @@ TEST(SimtIntervalSample, FastForwardedLoadsReachTheMemoryBeyondTheL1) {
   // through the L1 + the kernel parameter's fill = 8 321 requests; queued at the port, they make
   // the kernel memory-bound (65 423 cycles unsampled, about 16 periods of 4 000). Fast-forwarded
   // loads go through the L1 and the port as detailed ones: the same requests reach the port as
-  // without sampling, and the cycles stay within 10 % of the unsampled run's (printed; measured
-  // −0.8 %). When the fast-forward sent nothing beyond the core, the port saw 2 125 requests
-  // and the kernel ran 25 % too fast.
+  // without sampling, and the cycles stay within 3 % of the unsampled run's (printed; measured
+  // −1.3 %). When the fast-forward sent nothing beyond the core, the port saw 2 125 requests
+  // and the kernel ran 25 % too fast; when a fast-forwarded load waited for the last load's
+  // data though the add that read it had waited in its measured cost, +4.8 %.
   StreamRun full = run_stream(timing_options("interval"));
   StreamRun s = run_stream(sampled("1000,4000"));
   std::printf("  stream: interval %llu cycles %llu requests, sampled %llu cycles %llu requests, "
@@ -249,7 +250,7 @@ TEST(SimtIntervalSample, FastForwardedLoadsReachTheMemoryBeyondTheL1) {
   EXPECT_EQ(s.warp_insns, full.warp_insns);
   EXPECT_EQ(s.requests, full.requests);
   EXPECT_EQ(s.port_requests, full.port_requests);
-  EXPECT_LE(std::fabs((double)s.cycles - (double)full.cycles), 0.10 * (double)full.cycles);
+  EXPECT_LE(std::fabs((double)s.cycles - (double)full.cycles), 0.03 * (double)full.cycles);
 }
 
 // A memory behind the interval cores' port that answers `cold` cycles after a request until cycle

@@ -632,6 +632,11 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
        * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
        * for (a pc measured is known: its registers are) */
       if (p->flags & IV_KNOWN) {
+        /* the wait for its sources was in the measured cost before it: read, they are ready for
+         * whatever reads them next — a fast-forwarded memory instruction waits only for data no
+         * fast-forwarded instruction waited for (a write after write, §10) */
+        for (uint32_t r = 0; r < p->n_src; r++)
+          if (w->rr[p->regs[r]] > last) w->rr[p->regs[r]] = last;
         uint64_t res = last, ready = last;
         if (p->unit == SIMT_UNIT_MEM) res = ready = last + (p->s_ln ? p->s_lat / p->s_ln : 0);
         else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
