@@ -458,7 +458,9 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
     if (t != t0) k->pipe += t - t0;
     k->issued++;
     if (sampled) {
-      if (window && w->last_p) measure(w, t);
+      /* (a fast-forward sends this instruction to the memory stage once its registers are ready,
+       * ff_mem: its scoreboard wait is not the last instruction's cost) */
+      if (window && w->last_p) measure(w, p->flags & IV_FF_MEM ? t - (t0 - w->t) : t);
       w->last_p = p;
       w->last_issue = t;
     }
@@ -580,9 +582,9 @@ static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp 
 
 /* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
  * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
- * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, their
- * accesses through the memory stage (ff_mem). Barriers, exit, faults and replayable faults as in
- * detail. false: it ran nothing (the caller times it in detail). */
+ * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, issued
+ * once their registers are ready, their accesses through the memory stage (ff_mem). Barriers,
+ * exit, faults and replayable faults as in detail. false: it ran nothing (the caller times it in detail). */
 static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
   const uint64_t endq = (end + 1) * IV_FF_ONE;
   uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
@@ -593,6 +595,14 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
     if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
       w->last_p = NULL;
       ran = true;
+      /* it issues once its registers are ready (the windows leave that wait out of the costs) */
+      uint64_t r = deps_ready(w->rr, p0->regs, p0->n_deps, 0) * IV_FF_ONE;
+      if (r > tq) {
+        tq = r;
+        w->t = tq / IV_FF_ONE;
+        w->ff_frac = 0;
+        if (tq >= endq) return true; /* (after this phase: timed in the next) */
+      }
       if (!ff_mem(c, slot, w, p0, &tq, k)) return true;
       w->t = tq / IV_FF_ONE;
       w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
@@ -622,6 +632,11 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
        * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
        * for (a pc measured is known: its registers are) */
       if (p->flags & IV_KNOWN) {
+        /* the wait for its sources was in the measured cost before it: read, they are ready for
+         * whatever reads them next — a fast-forwarded memory instruction waits only for data no
+         * fast-forwarded instruction waited for (a write after write, §10) */
+        for (uint32_t r = 0; r < p->n_src; r++)
+          if (w->rr[p->regs[r]] > last) w->rr[p->regs[r]] = last;
         uint64_t res = last, ready = last;
         if (p->unit == SIMT_UNIT_MEM) res = ready = last + (p->s_ln ? p->s_lat / p->s_ln : 0);
         else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
@@ -668,8 +683,9 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
 }
 
 /* run_warp_body under -at_sample: by the warp's own timeline, the detail phase of each period
- * runs in detail (measured over its second half, the window), the rest fast-forwards once the
- * core has measured the warp's launch (ff_run). */
+ * runs in detail (measured over its second half, the window, from the launch's second period on:
+ * the first is its warm-up), the rest fast-forwards once the core has measured the warp's launch
+ * (ff_run). */
 static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
   iv_warp *w = &c->warps[slot];
   const uint64_t D = c->sample.detail, P = c->sample.period, o = w->lp->s_origin;
@@ -680,8 +696,8 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
       if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false); /* (the first period: warm-up) */
       else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
         run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true);
-    } else if (t0 >= ws) {
-      run_body(c, slot, iv_min(limit, de - 1), k, true, true);
+    } else if (t0 >= ws) { /* the window (none in the warm-up period: its costs are the cold start's) */
+      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o);
     } else {
       run_body(c, slot, iv_min(limit, ws - 1), k, true, false);
     }

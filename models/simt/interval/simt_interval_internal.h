@@ -213,7 +213,7 @@ typedef struct iv_smem_memo {
 /* Sampled timing (-at_sample DETAIL,PERIOD on interval cores, docs/simt-interval.md §10): a
  * warp's timeline t is in period t / period; its first `detail` cycles are timed in detail, the
  * rest fast-forwarded, each instruction costing what its pc cost the core's warps of its launch
- * in the measured windows (the second half of each detail phase). */
+ * in the measured windows (the second half of each detail phase after the launch's first). */
 #define IV_FF_ONE 256u       /* fixed point of the fast-forward's cycles per instruction */
 #define IV_FF_STRETCH 64u    /* cycles timed in detail (and measured) at a pc not measured yet */
 #define IV_FF_MIN_INSNS 64u  /* warp instructions a core measures of a launch before it fast-forwards */
