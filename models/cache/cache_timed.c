@@ -354,7 +354,8 @@ uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line
     }
     *o = (cache_set_order){0, 0, 0};
   }
-  if (removed > budget) memset(c->map, 0, slots * sizeof *c->map);
+  if (removed > budget) /* only the links: an empty slot's other fields are never read */
+    for (size_t i = 0; i < slots; i++) c->map[i].li1 = 0;
   c->holds_lines = false;
   return n;
 }
