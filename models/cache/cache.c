@@ -984,43 +984,70 @@ uint32_t cache_set_of(const cache *c, uint64_t addr) {
 
 static size_t n_lines(const cache *c) { return (size_t)c->spec.n_sets * c->max_assoc; }
 
+/* Calls visit on every allocated line, in index order. With the line map the way bitmaps of the
+ * sets that hold lines name them, so the lines of sets no access used are not read; visit may
+ * empty the line it is given. */
+static void for_each_allocated(cache *c, void (*visit)(cache *c, int32_t li, uint32_t *n), uint32_t *n) {
+  if (!c->map) {
+    for (size_t i = 0; i < n_lines(c); i++)
+      if (c->lines[i].allocated) visit(c, (int32_t)i, n);
+    return;
+  }
+  for (uint32_t s = 0; s < c->spec.n_sets; s++) {
+    if (!c->order[s].allocated) continue;
+    const uint64_t *bits = &c->alloc_bits[(size_t)s * c->alloc_words];
+    for (uint32_t w = 0; w < c->alloc_words; w++)
+      for (uint64_t m = bits[w]; m; m &= m - 1) /* a copy: visit may clear the bit */
+        visit(c, (int32_t)(s * c->max_assoc + w * 64 + (uint32_t)__builtin_ctzll(m)), n);
+  }
+}
+
+/* cache_flush's visit: write back a dirty line, drop it unless a pending fill reserves it. */
+static void flush_line(cache *c, int32_t li, uint32_t *n) {
+  cache_line *l = &c->lines[li];
+  if (l->dirty) {
+    queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, NULL);
+    clear_dirty(c, l, l->dirty);
+    n[0]++;
+  }
+  if (!l->mshr1) cache_evict(c, li, NULL);
+  else n[1] = 1; /* kept */
+}
+
+/* cache_invalidate's visit: forget the data; a line a pending fill reserves keeps its tag. */
+static void invalidate_line(cache *c, int32_t li, uint32_t *n) {
+  cache_line *l = &c->lines[li];
+  if (l->mshr1) {
+    l->valid = l->written = l->dirty = 0;
+    n[1] = 1; /* kept */
+    return;
+  }
+  line_clear(c, li);
+  n[0]++;
+}
+
+static void clear_line(cache *c, int32_t li, uint32_t *n) {
+  (void)n;
+  line_clear(c, li);
+}
+
 uint32_t cache_flush(cache *c, uint64_t now) {
   note_time(c, now);
   c->epoch++;
-  uint32_t n = 0;
   if (!c->holds_lines) return 0;
-  bool kept = false; /* lines a pending fill reserves stay */
-  for (int32_t i = cache_next_allocated(c, 0); i >= 0; i = cache_next_allocated(c, (size_t)i + 1)) {
-    cache_line *l = &c->lines[i];
-    if (l->dirty) {
-      queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, NULL);
-      clear_dirty(c, l, l->dirty);
-      n++;
-    }
-    if (!l->mshr1) cache_evict(c, i, NULL);
-    else kept = true;
-  }
-  c->holds_lines = kept;
-  return n;
+  uint32_t n[2] = {0, 0}; /* lines written back, lines kept (reserved by a pending fill) */
+  for_each_allocated(c, flush_line, n);
+  c->holds_lines = n[1] != 0;
+  return n[0];
 }
 
 uint32_t cache_invalidate(cache *c) {
-  uint32_t n = 0;
   c->epoch++;
   if (!c->holds_lines) return 0;
-  bool kept = false;
-  for (int32_t i = cache_next_allocated(c, 0); i >= 0; i = cache_next_allocated(c, (size_t)i + 1)) {
-    cache_line *l = &c->lines[i];
-    if (l->mshr1) { /* keep the reservation, forget the data */
-      l->valid = l->written = l->dirty = 0;
-      kept = true;
-      continue;
-    }
-    line_clear(c, i);
-    n++;
-  }
-  c->holds_lines = kept;
-  return n;
+  uint32_t n[2] = {0, 0}; /* lines emptied, lines kept */
+  for_each_allocated(c, invalidate_line, n);
+  c->holds_lines = n[1] != 0;
+  return n[0];
 }
 
 bool cache_invalidate_line(cache *c, uint64_t addr) {
@@ -1046,9 +1073,7 @@ simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
   if (c->mshr_live || c->frag_n)
     return simtvp_diag_set(diag, SIMTVP_ERR_STATE,
                            "cache_set_assoc: %u misses still outstanding", c->mshr_live + c->frag_n);
-  if (c->holds_lines) /* no MSHR is live: every line empties */
-    for (int32_t i = cache_next_allocated(c, 0); i >= 0; i = cache_next_allocated(c, (size_t)i + 1))
-      line_clear(c, i);
+  if (c->holds_lines) for_each_allocated(c, clear_line, NULL); /* no MSHR is live: all empty */
   c->holds_lines = false;
   c->assoc = assoc;
   c->epoch++;

@@ -226,11 +226,11 @@ TEST(CacheBuild, AFreshTimedSetFillsItsWaysInOrderAndEvictsTheFirst) {
 
 // Building a cache writes none of its lines, line map slots or set orders, and flushing or
 // invalidating a cache that used one set reads no other: a large cache's zeroed pages (the block
-// is mapped pages, simtvp_zalloc) stay unmapped. 8192 sets x 64 ways: 524 288 lines (28 MiB),
-// a 16 MiB line map and 16 MiB of ready times, ~15 000 pages if written; the minor page faults
-// of the whole sequence (getrusage, deterministic for this thread's own allocations) stay far
-// below that. With transparent huge pages set to "always" a write costs one fault per 2 MiB, so
-// there this test could not tell the difference (it still passes).
+// is mapped pages, simtvp_zalloc) stay unmapped. 8192 sets x 64 ways: 524 288 lines (28 MiB) and
+// a 16 MiB line map, 11 264 pages that building used to write, and 16 MiB of ready times; the
+// minor page faults of the whole sequence (getrusage; this process does nothing else meanwhile)
+// stay far below that (54 here). With transparent huge pages set to "always" a write
+// costs one fault per 2 MiB, so there this test could not tell the difference (it still passes).
 TEST(CacheBuild, BuildingAndFlushingALargeCacheTouchesOnlyTheSetsItUses) {
   CacheRig r("S:8192:128:64,L:B:m:L:L,A:64:4,32:0,32");
   r.cfg.timed = true;
