@@ -282,7 +282,8 @@ static uint32_t mshr_hash(const cache *c, uint64_t line) {
 }
 
 static int32_t mshr_lookup(const cache *c, uint64_t line) {
-  for (int32_t i = CACHE_UNLINK(c->bucket[mshr_hash(c, line)]); i >= 0; i = CACHE_UNLINK(c->mshr[i].hnext1))
+  for (int32_t i = CACHE_UNLINK(c->bucket[mshr_hash(c, line)]); i >= 0;
+       i = CACHE_UNLINK(c->mshr[i].hnext1))
     if (c->mshr[i].line == line) return i;
   return -1;
 }
@@ -987,7 +988,8 @@ static size_t n_lines(const cache *c) { return (size_t)c->spec.n_sets * c->max_a
 /* Calls visit on every allocated line, in index order. With the line map the way bitmaps of the
  * sets that hold lines name them, so the lines of sets no access used are not read; visit may
  * empty the line it is given. */
-static void for_each_allocated(cache *c, void (*visit)(cache *c, int32_t li, uint32_t *n), uint32_t *n) {
+static void for_each_allocated(cache *c, void (*visit)(cache *c, int32_t li, uint32_t *n),
+                               uint32_t *n) {
   if (!c->map) {
     for (size_t i = 0; i < n_lines(c); i++)
       if (c->lines[i].allocated) visit(c, (int32_t)i, n);

@@ -258,26 +258,6 @@ static inline void cache_line_take(cache *c, cache_line *l, uint64_t line) {
   c->holds_lines = true;
 }
 
-/* The first allocated line at index `from` or after, in index order, or -1. With the line map
- * its way bitmaps answer, so the lines of sets no access used are not read. */
-static inline int32_t cache_next_allocated(const cache *c, size_t from) {
-  size_t n = (size_t)c->spec.n_sets * c->max_assoc;
-  if (!c->map) {
-    for (size_t i = from; i < n; i++)
-      if (c->lines[i].allocated) return (int32_t)i;
-    return -1;
-  }
-  for (size_t set = from / c->max_assoc, way = from % c->max_assoc; set < c->spec.n_sets; set++, way = 0) {
-    const uint64_t *bits = &c->alloc_bits[set * c->alloc_words];
-    for (size_t w = way / 64; w < c->alloc_words; w++) {
-      uint64_t m = bits[w];
-      if (w == way / 64) m &= ~0ull << (way % 64);
-      if (m) return (int32_t)(set * c->max_assoc + w * 64 + (size_t)__builtin_ctzll(m));
-    }
-  }
-  return -1;
-}
-
 static inline void cache_order_unlink(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
