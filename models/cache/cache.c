@@ -125,13 +125,13 @@ static uint8_t full_chunks(const cache *c, uint64_t line, const uint64_t bytes[2
 
 
 
-static void map_remove(cache *c, uint64_t line) {
+void cache_map_remove(cache *c, uint64_t line) {
   uint32_t i = cache_map_home(c, line);
-  while (c->map[i].li >= 0 && c->map[i].line != line) i = (i + 1) & c->map_mask;
-  if (c->map[i].li < 0) return;
+  while (c->map[i].li1 && c->map[i].line != line) i = (i + 1) & c->map_mask;
+  if (!c->map[i].li1) return;
   /* backward-shift deletion: probe chains stay unbroken without tombstones */
   uint32_t hole = i;
-  for (uint32_t j = (i + 1) & c->map_mask; c->map[j].li >= 0; j = (j + 1) & c->map_mask) {
+  for (uint32_t j = (i + 1) & c->map_mask; c->map[j].li1; j = (j + 1) & c->map_mask) {
     uint32_t home = c->map[j].home;
     bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
@@ -139,7 +139,7 @@ static void map_remove(cache *c, uint64_t line) {
       hole = j;
     }
   }
-  c->map[hole].li = -1;
+  c->map[hole].li1 = 0;
 }
 
 
@@ -154,14 +154,12 @@ static inline void alloc_bit_flip(cache *c, int32_t li) {
 static void line_clear(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   if (c->map && l->allocated) {
-    map_remove(c, l->tag);
+    cache_map_remove(c, l->tag);
     cache_order_unlink(c, li);
     c->order[(uint32_t)li / c->max_assoc].allocated--;
     alloc_bit_flip(c, li);
   }
-  memset(l, 0, sizeof *l);
-  l->mshr = -1;
-  l->older = l->newer = -1;
+  memset(l, 0, sizeof *l); /* empty: no MSHR, no neighbours */
 }
 
 
@@ -179,8 +177,8 @@ int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
           break;
         }
     }
-    for (int32_t li = o->oldest; li >= 0; li = c->lines[li].newer)
-      if (allow_reserved || c->lines[li].mshr < 0) return li;
+    for (int32_t li = CACHE_UNLINK(o->oldest1); li >= 0; li = CACHE_UNLINK(c->lines[li].newer1))
+      if (allow_reserved || !c->lines[li].mshr1) return li;
     return -1;
   }
   const cache_line *l = &c->lines[(size_t)set * c->max_assoc];
@@ -188,7 +186,7 @@ int32_t cache_pick_victim(const cache *c, uint32_t set, bool allow_reserved) {
   uint64_t best_stamp = 0;
   for (uint32_t w = 0; w < c->assoc; w++) {
     if (!l[w].allocated) return (int32_t)(set * c->max_assoc + w);
-    if (l[w].mshr >= 0 && !allow_reserved) continue;
+    if (l[w].mshr1 && !allow_reserved) continue;
     uint64_t s = c->spec.replacement == CACHE_REPL_LRU ? l[w].last_use : l[w].alloc_stamp;
     if (best < 0 || s < best_stamp) {
       best = (int32_t)w;
@@ -207,8 +205,8 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
   cache_line *l = &c->lines[li];
   if (c->map) {
     if (l->allocated) {
-      map_remove(c, l->tag);
-      if (l->newer >= 0) { /* not already the newest */
+      cache_map_remove(c, l->tag);
+      if (l->newer1) { /* not already the newest */
         cache_order_to_newest(c, li);
       }
     } else {
@@ -217,9 +215,7 @@ void cache_install(cache *c, int32_t li, uint64_t line) {
       alloc_bit_flip(c, li);
     }
     cache_map_insert(c, line, li);
-  } else {
-    l->older = l->newer = -1;
-  }
+  } /* without the map, older1 and newer1 stay 0 */
   cache_line_take(c, l, line);
 }
 
@@ -255,7 +251,7 @@ static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint
 /* Removes the line, writing back its dirty chunks. */
 void cache_evict(cache *c, int32_t li, const mem_req *trigger) {
   cache_line *l = &c->lines[li];
-  assert(l->mshr < 0);
+  assert(!l->mshr1);
   if (l->allocated && l->dirty) queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, trigger);
   line_clear(c, li);
 }
@@ -286,7 +282,8 @@ static uint32_t mshr_hash(const cache *c, uint64_t line) {
 }
 
 static int32_t mshr_lookup(const cache *c, uint64_t line) {
-  for (int32_t i = c->bucket[mshr_hash(c, line)]; i >= 0; i = c->mshr[i].hnext)
+  for (int32_t i = CACHE_UNLINK(c->bucket[mshr_hash(c, line)]); i >= 0;
+       i = CACHE_UNLINK(c->mshr[i].hnext1))
     if (c->mshr[i].line == line) return i;
   return -1;
 }
@@ -294,25 +291,26 @@ static int32_t mshr_lookup(const cache *c, uint64_t line) {
 /* The MSHR entry of a line: the one reserving its line, or (allocate-on-fill, nothing placed
  * yet) the one found by address. */
 static int32_t entry_of(const cache *c, int32_t li, uint64_t line) {
-  if (li >= 0 && c->lines[li].mshr >= 0) return c->lines[li].mshr;
+  if (li >= 0 && c->lines[li].mshr1) return CACHE_UNLINK(c->lines[li].mshr1);
   return c->on_fill ? mshr_lookup(c, line) : -1; /* on miss, an entry always holds its line */
 }
 
 static int32_t mshr_new(cache *c, uint64_t line, int32_t way) {
   int32_t i = c->mshr_free;
-  assert(i >= 0);
+  if (i >= 0) c->mshr_free = CACHE_UNLINK(c->mshr[i].hnext1);
+  else i = (int32_t)c->mshr_fresh++;
+  assert((uint32_t)i < c->mshr_cap);
   cache_mshr *m = &c->mshr[i];
-  c->mshr_free = m->hnext;
   memset(m, 0, sizeof *m);
   m->line = line;
   m->way = way;
   m->live = 1;
   m->wait_head = m->wait_tail = -1;
   uint32_t b = mshr_hash(c, line);
-  m->hnext = c->bucket[b];
-  c->bucket[b] = i;
+  m->hnext1 = c->bucket[b];
+  c->bucket[b] = CACHE_LINK(i);
   c->mshr_live++;
-  if (way >= 0) c->lines[way].mshr = i;
+  if (way >= 0) c->lines[way].mshr1 = CACHE_LINK(i);
   return i;
 }
 
@@ -320,11 +318,11 @@ static void mshr_release(cache *c, int32_t i) {
   cache_mshr *m = &c->mshr[i];
   uint32_t b = mshr_hash(c, m->line);
   int32_t *link = &c->bucket[b];
-  while (*link != i) link = &c->mshr[*link].hnext;
-  *link = m->hnext;
-  if (m->way >= 0 && c->lines[m->way].mshr == i) c->lines[m->way].mshr = -1;
+  while (*link != CACHE_LINK(i)) link = &c->mshr[CACHE_UNLINK(*link)].hnext1;
+  *link = m->hnext1;
+  if (m->way >= 0 && c->lines[m->way].mshr1 == CACHE_LINK(i)) c->lines[m->way].mshr1 = 0;
   m->live = 0;
-  m->hnext = c->mshr_free;
+  m->hnext1 = CACHE_LINK(c->mshr_free);
   c->mshr_free = i;
   c->mshr_live--;
 }
@@ -587,7 +585,7 @@ static cache_status write_evict(cache *c, mem_req *req, uint64_t now, cache_outc
     l->valid &= (uint8_t)~need;
     l->written &= (uint8_t)~need;
     clear_dirty(c, l, need);
-    if (!l->valid && !l->written && !l->dirty && l->mshr < 0) cache_evict(c, li, req);
+    if (!l->valid && !l->written && !l->dirty && !l->mshr1) cache_evict(c, li, req);
   }
   forward(c, req, o);
   return o->status = st;
@@ -807,7 +805,7 @@ static bool fill_line(cache *c, mem_req *reply, uint64_t now) {
     }
     if (li >= 0) {
       m->way = li;
-      c->lines[li].mshr = i;
+      c->lines[li].mshr1 = CACHE_LINK(i);
     }
   }
   if (li >= 0) {
@@ -987,37 +985,71 @@ uint32_t cache_set_of(const cache *c, uint64_t addr) {
 
 static size_t n_lines(const cache *c) { return (size_t)c->spec.n_sets * c->max_assoc; }
 
+/* Calls visit on every allocated line, in index order. With the line map the way bitmaps of the
+ * sets that hold lines name them, so the lines of sets no access used are not read; visit may
+ * empty the line it is given. */
+static void for_each_allocated(cache *c, void (*visit)(cache *c, int32_t li, uint32_t *n),
+                               uint32_t *n) {
+  if (!c->map) {
+    for (size_t i = 0; i < n_lines(c); i++)
+      if (c->lines[i].allocated) visit(c, (int32_t)i, n);
+    return;
+  }
+  for (uint32_t s = 0; s < c->spec.n_sets; s++) {
+    if (!c->order[s].allocated) continue;
+    const uint64_t *bits = &c->alloc_bits[(size_t)s * c->alloc_words];
+    for (uint32_t w = 0; w < c->alloc_words; w++)
+      for (uint64_t m = bits[w]; m; m &= m - 1) /* a copy: visit may clear the bit */
+        visit(c, (int32_t)(s * c->max_assoc + w * 64 + (uint32_t)__builtin_ctzll(m)), n);
+  }
+}
+
+/* cache_flush's visit: write back a dirty line, drop it unless a pending fill reserves it. */
+static void flush_line(cache *c, int32_t li, uint32_t *n) {
+  cache_line *l = &c->lines[li];
+  if (l->dirty) {
+    queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, NULL);
+    clear_dirty(c, l, l->dirty);
+    n[0]++;
+  }
+  if (!l->mshr1) cache_evict(c, li, NULL);
+  else n[1] = 1; /* kept */
+}
+
+/* cache_invalidate's visit: forget the data; a line a pending fill reserves keeps its tag. */
+static void invalidate_line(cache *c, int32_t li, uint32_t *n) {
+  cache_line *l = &c->lines[li];
+  if (l->mshr1) {
+    l->valid = l->written = l->dirty = 0;
+    n[1] = 1; /* kept */
+    return;
+  }
+  line_clear(c, li);
+  n[0]++;
+}
+
+static void clear_line(cache *c, int32_t li, uint32_t *n) {
+  (void)n;
+  line_clear(c, li);
+}
+
 uint32_t cache_flush(cache *c, uint64_t now) {
   note_time(c, now);
   c->epoch++;
-  uint32_t n = 0;
-  for (size_t i = 0; i < n_lines(c); i++) {
-    cache_line *l = &c->lines[i];
-    if (!l->allocated) continue;
-    if (l->dirty) {
-      queue_write_back(c, l->tag, l->dirty, l->dirty_bytes, NULL);
-      clear_dirty(c, l, l->dirty);
-      n++;
-    }
-    if (l->mshr < 0) cache_evict(c, (int32_t)i, NULL);
-  }
-  return n;
+  if (!c->holds_lines) return 0;
+  uint32_t n[2] = {0, 0}; /* lines written back, lines kept (reserved by a pending fill) */
+  for_each_allocated(c, flush_line, n);
+  c->holds_lines = n[1] != 0;
+  return n[0];
 }
 
 uint32_t cache_invalidate(cache *c) {
-  uint32_t n = 0;
   c->epoch++;
-  for (size_t i = 0; i < n_lines(c); i++) {
-    cache_line *l = &c->lines[i];
-    if (!l->allocated) continue;
-    if (l->mshr >= 0) { /* keep the reservation, forget the data */
-      l->valid = l->written = l->dirty = 0;
-      continue;
-    }
-    line_clear(c, (int32_t)i);
-    n++;
-  }
-  return n;
+  if (!c->holds_lines) return 0;
+  uint32_t n[2] = {0, 0}; /* lines emptied, lines kept */
+  for_each_allocated(c, invalidate_line, n);
+  c->holds_lines = n[1] != 0;
+  return n[0];
 }
 
 bool cache_invalidate_line(cache *c, uint64_t addr) {
@@ -1026,7 +1058,7 @@ bool cache_invalidate_line(cache *c, uint64_t addr) {
   if (li < 0) return false;
   cache_line *l = &c->lines[li];
   c->epoch++;
-  if (l->mshr >= 0) { /* keep the reservation, forget the data */
+  if (l->mshr1) { /* keep the reservation, forget the data */
     l->valid = l->written = l->dirty = 0;
     return true;
   }
@@ -1043,7 +1075,8 @@ simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
   if (c->mshr_live || c->frag_n)
     return simtvp_diag_set(diag, SIMTVP_ERR_STATE,
                            "cache_set_assoc: %u misses still outstanding", c->mshr_live + c->frag_n);
-  for (size_t i = 0; i < n_lines(c); i++) line_clear(c, (int32_t)i);
+  if (c->holds_lines) for_each_allocated(c, clear_line, NULL); /* no MSHR is live: all empty */
+  c->holds_lines = false;
   c->assoc = assoc;
   c->epoch++;
   return SIMTVP_OK;
@@ -1062,7 +1095,7 @@ bool cache_line_lookup(const cache *c, uint64_t addr, cache_line_state *state) {
     state->valid = l->valid;
     state->written = l->written;
     state->dirty = l->dirty;
-    state->pending = l->mshr >= 0 ? c->mshr[l->mshr].pending : 0;
+    state->pending = l->mshr1 ? c->mshr[CACHE_UNLINK(l->mshr1)].pending : 0;
   }
   return true;
 }
@@ -1169,11 +1202,11 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
   c->index_ctx = cfg->index_ctx;
 
   /* One block for every array whose size the spec fixes: building a GPU's hundreds of caches
-   * costs one allocation each, not a dozen. First the arrays the loops below fill (lines, line
-   * map, set orders, MSHR hash buckets), then those that start zero (ready times, way bitmaps,
-   * hit runs, banks, MSHRs, waiters): a large block is fresh zeroed pages (simtvp_zalloc), so
-   * those cost nothing until a run writes them. Offsets in 8-byte units; every element is
-   * 8-byte aligned or smaller. */
+   * costs one allocation each, not a dozen. Every array starts as zero bytes (lines, line map,
+   * set orders, MSHR hash buckets: empty, their links stored as index + 1; ready times, way
+   * bitmaps, hit runs, banks, MSHRs, waiters), so nothing is written here: a large block is
+   * fresh zeroed pages (simtvp_zalloc) that cost nothing until a run uses them. Offsets in
+   * 8-byte units; every element is 8-byte aligned or smaller. */
   size_t lines_n = n_lines(c), slots = 0, off = 0;
   if (c->max_assoc > CACHE_MAP_MIN_ASSOC) { /* the line map, at most half full */
     slots = 1;
@@ -1206,14 +1239,10 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     char *b = c->block;
     c->lines = (cache_line *)(void *)(b + o_lines);
     if (cfg->timed) c->ready = (uint64_t *)(void *)(b + o_ready);
-    const cache_line empty = {.mshr = -1, .older = -1, .newer = -1}; /* what line_clear leaves */
-    for (size_t i = 0; i < lines_n; i++) c->lines[i] = empty;
     if (slots) {
       c->map = (cache_line_slot *)(void *)(b + o_map);
       c->order = (cache_set_order *)(void *)(b + o_order);
       c->alloc_bits = (uint64_t *)(void *)(b + o_bits);
-      for (size_t i = 0; i < slots; i++) c->map[i].li = -1;
-      for (uint32_t i = 0; i < sp->n_sets; i++) c->order[i] = (cache_set_order){-1, -1, 0};
       c->map_mask = (uint32_t)(slots - 1);
     }
     c->run_ready = (uint64_t *)(void *)(b + o_run_ready);
@@ -1231,13 +1260,6 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     ok = ok && cache_tex_init(c) == SIMTVP_OK;
     warm = (size_t)c->rob_cap + c->miss_queue_cap;
   } else {
-    if (ok) {
-      for (size_t b = 0; b < buckets; b++) c->bucket[b] = -1;
-      for (int32_t i = (int32_t)c->mshr_cap - 1; i >= 0; i--) {
-        c->mshr[i].hnext = c->mshr_free;
-        c->mshr_free = i;
-      }
-    }
     warm = (size_t)c->mshr_cap * c->n_chunks + 2u * c->miss_queue_cap;
   }
   if (ok) {

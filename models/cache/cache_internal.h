@@ -19,31 +19,38 @@ enum { CACHE_TAG_FETCH = 1, CACHE_TAG_WRITE_BACK = 2, CACHE_TAG_TEX_FETCH = 3 };
 enum { CACHE_BD_HIT, CACHE_BD_HIT_RESERVED, CACHE_BD_MISS, CACHE_BD_RESERVATION_FAIL,
        CACHE_BD_SECTOR_MISS, CACHE_BD_COUNT };
 
+/* Zero bytes are an empty line, an empty set order, an empty map slot and an empty MSHR hash
+ * chain: every link below (to a line, an MSHR entry) is stored as its index + 1, 0 for none. A
+ * cache's arrays come zeroed (simtvp_zalloc), so cache_create writes no line, slot or set and a
+ * large cache's pages cost a fault only once a run uses their sets. */
+#define CACHE_LINK(i) ((i) + 1)      /* index i (or -1, none) as a stored link */
+#define CACHE_UNLINK(v) ((v) - 1)    /* a stored link as an index, -1 for none */
+
 typedef struct cache_line {
   uint64_t tag;            /* line address (all address bits above the line offset) */
   uint64_t last_use;       /* LRU stamp */
   uint64_t alloc_stamp;    /* FIFO stamp */
   uint64_t dirty_bytes[2]; /* dirty bytes, 128-byte-line relative (mem_req.byte_mask layout) */
-  int32_t mshr;            /* live MSHR entry for this line (the line is reserved), or -1 */
+  int32_t mshr1;           /* link: live MSHR entry for this line (the line is reserved), 0 none */
   uint8_t allocated;       /* tag valid */
   uint8_t valid;           /* readable chunks */
   uint8_t written;         /* chunks with written bytes, not readable (lazy fetch-on-read) */
   uint8_t dirty;           /* chunks to write back */
-  int32_t older, newer;    /* with a line map: neighbours in its set's replacement order, -1 */
+  int32_t older1, newer1;  /* links, with a line map: neighbours in its set's replacement order */
 } cache_line;
 
 /* With a line map (many ways), each set keeps its allocated lines in replacement order, oldest
  * first (LRU: by last use; FIFO: by allocation); stamps are unique, so the order is exactly the
  * one the stamps give and the victim is the first eligible line from the oldest end. */
 typedef struct cache_set_order {
-  int32_t oldest, newest;  /* line indices, -1 when the set holds no line */
-  uint32_t allocated;      /* lines of the set with a valid tag */
+  int32_t oldest1, newest1; /* links to lines, 0 when the set holds no line */
+  uint32_t allocated;       /* lines of the set with a valid tag */
 } cache_set_order;
 
 /* An entry of the line map (struct cache.map). */
 typedef struct cache_line_slot {
   uint64_t line;
-  int32_t li;
+  int32_t li1;   /* link to the line holding `line`; 0: the slot is empty */
   uint32_t home; /* map_home(line), kept so deletion does not rehash the entries it shifts */
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
@@ -57,7 +64,7 @@ typedef struct cache_waiter {
 
 typedef struct cache_mshr {
   uint64_t line;     /* line address */
-  int32_t hnext;     /* hash-chain link; free-list link when free */
+  int32_t hnext1;    /* link: next entry of its hash chain; of the free list when free */
   int32_t way;       /* index into lines[] of the line it fills, or -1 (on-fill, not yet placed) */
   int32_t wait_head, wait_tail; /* waiters in merge order */
   uint16_t fetches;  /* fetch requests in flight */
@@ -126,6 +133,9 @@ struct cache {
    * lowest invalid way is a count of trailing zeros instead of a scan of every way's line. */
   uint64_t *alloc_bits;
   uint32_t alloc_words;
+  /* false while every line is empty (zero bytes): a flush or an invalidation of a cache no access
+   * has used reads none of its lines, so their pages stay untouched */
+  bool holds_lines;
 
   /* set index */
   uint64_t (*index_addr)(void *ctx, uint64_t addr);
@@ -138,9 +148,11 @@ struct cache {
   /* MSHRs */
   cache_mshr *mshr;
   uint32_t mshr_cap;
-  int32_t *bucket;
+  int32_t *bucket;      /* per hash of a line address, link to the first entry of its chain */
   uint32_t bucket_bits;
-  int32_t mshr_free;
+  int32_t mshr_free;    /* freed entries, last freed first (-1: none) */
+  uint32_t mshr_fresh;  /* entries [mshr_fresh, mshr_cap) never used yet: taken in order when none
+                         * is free (the order a list of all entries would give them) */
   uint32_t mshr_live;
   uint32_t mshr_chunks; /* chunks being fetched, all entries */
   cache_waiter *waiter;
@@ -224,11 +236,14 @@ static inline uint32_t cache_map_home(const cache *c, uint64_t line) {
 /* Enters line li as the holder of `line` (which no line holds) into the map. */
 static inline void cache_map_insert(cache *c, uint64_t line, int32_t li) {
   uint32_t home = cache_map_home(c, line), i = home;
-  while (c->map[i].li >= 0) i = (i + 1) & c->map_mask;
+  while (c->map[i].li1) i = (i + 1) & c->map_mask;
   c->map[i].line = line;
-  c->map[i].li = li;
+  c->map[i].li1 = CACHE_LINK(li);
   c->map[i].home = home;
 }
+
+/* Removes `line` from the map (nothing if no line holds it); cache.c. */
+void cache_map_remove(cache *c, uint64_t line);
 
 /* The set's replacement order (with the map): unlink line li / append it as the newest. */
 /* The fields of a line that has just taken `line`: allocated, nothing valid, written or dirty yet
@@ -237,51 +252,52 @@ static inline void cache_line_take(cache *c, cache_line *l, uint64_t line) {
   l->tag = line;
   l->alloc_stamp = l->last_use = ++c->stamp;
   l->dirty_bytes[0] = l->dirty_bytes[1] = 0;
-  l->mshr = -1;
+  l->mshr1 = 0;
   l->allocated = 1;
   l->valid = l->written = l->dirty = 0;
+  c->holds_lines = true;
 }
 
 static inline void cache_order_unlink(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
-  if (l->older >= 0) c->lines[l->older].newer = l->newer;
-  else o->oldest = l->newer;
-  if (l->newer >= 0) c->lines[l->newer].older = l->older;
-  else o->newest = l->older;
-  l->older = l->newer = -1;
+  if (l->older1) c->lines[CACHE_UNLINK(l->older1)].newer1 = l->newer1;
+  else o->oldest1 = l->newer1;
+  if (l->newer1) c->lines[CACHE_UNLINK(l->newer1)].older1 = l->older1;
+  else o->newest1 = l->older1;
+  l->older1 = l->newer1 = 0;
 }
 
 static inline void cache_order_append(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
-  l->newer = -1;
-  l->older = o->newest;
-  if (o->newest >= 0) c->lines[o->newest].newer = li;
-  else o->oldest = li;
-  o->newest = li;
+  l->newer1 = 0;
+  l->older1 = o->newest1;
+  if (o->newest1) c->lines[CACHE_UNLINK(o->newest1)].newer1 = CACHE_LINK(li);
+  else o->oldest1 = CACHE_LINK(li);
+  o->newest1 = CACHE_LINK(li);
 }
 
-/* Line li, not the newest of its set (lines[li].newer >= 0), becomes the newest: unlink and
+/* Line li, not the newest of its set (lines[li].newer1 != 0), becomes the newest: unlink and
  * append in one, the set's order found once. */
 static inline void cache_order_to_newest(cache *c, int32_t li) {
   cache_line *l = &c->lines[li];
   cache_set_order *o = &c->order[(uint32_t)li / c->max_assoc];
-  if (l->older >= 0) c->lines[l->older].newer = l->newer;
-  else o->oldest = l->newer;
-  c->lines[l->newer].older = l->older;
-  l->older = o->newest; /* not li: li had a newer line */
-  l->newer = -1;
-  c->lines[o->newest].newer = li;
-  o->newest = li;
+  if (l->older1) c->lines[CACHE_UNLINK(l->older1)].newer1 = l->newer1;
+  else o->oldest1 = l->newer1;
+  c->lines[CACHE_UNLINK(l->newer1)].older1 = l->older1;
+  l->older1 = o->newest1; /* not li: li had a newer line */
+  l->newer1 = 0;
+  c->lines[CACHE_UNLINK(o->newest1)].newer1 = CACHE_LINK(li);
+  o->newest1 = CACHE_LINK(li);
 }
 
 static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t line) {
   uint32_t first = set * c->max_assoc;
   if (c->map) {
-    for (uint32_t i = cache_map_home(c, line); c->map[i].li >= 0; i = (i + 1) & c->map_mask)
+    for (uint32_t i = cache_map_home(c, line); c->map[i].li1; i = (i + 1) & c->map_mask)
       if (c->map[i].line == line) {
-        uint32_t li = (uint32_t)c->map[i].li;
+        uint32_t li = (uint32_t)CACHE_UNLINK(c->map[i].li1);
         return li >= first && li < first + c->assoc ? (int32_t)li : -1;
       }
     return -1;
@@ -295,7 +311,7 @@ static inline int32_t cache_find_line(const cache *c, uint32_t set, uint64_t lin
 /* Line li was used now (LRU: it becomes the newest of its set). */
 static inline void cache_touch(cache *c, int32_t li) {
   c->lines[li].last_use = ++c->stamp;
-  if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer >= 0) { /* now the newest */
+  if (c->order && c->spec.replacement == CACHE_REPL_LRU && c->lines[li].newer1) { /* now the newest */
     cache_order_to_newest(c, li);
   }
 }

@@ -81,7 +81,7 @@ void cache_tex_access(cache *c, mem_req *req, uint64_t now, cache_outcome *o) {
   o->sector_miss = li >= 0;
   if (li < 0) { /* tag ahead of data: the victim goes now; its readers are earlier fragments */
     li = cache_pick_victim(c, set, true);
-    c->lines[li].mshr = -1;
+    c->lines[li].mshr1 = 0;
     cache_evict(c, li, req);
     cache_install(c, li, line);
   } else {

@@ -307,27 +307,56 @@ uint64_t cache_timed_ready(const cache *c, uint64_t addr, uint8_t chunks) {
   return chunks_ready(c, li, chunks);
 }
 
+/* Line li at kernel end: its dirty chunks reported and counted, then emptied (zero bytes: what
+ * cache_evict leaves, without unlinking it from the order, which the caller empties at once).
+ * Returns 1 when it was dirty. */
+static inline uint32_t flush_line(cache *c, size_t li,
+                                  void (*write_back)(void *ctx, uint64_t line, uint8_t chunks), void *ctx) {
+  cache_line *l = &c->lines[li];
+  uint32_t dirty = 0;
+  if (l->dirty) {
+    if (write_back) write_back(ctx, l->tag, l->dirty);
+    ++*c->inst.write_back;
+    ++*c->group.write_back;
+    dirty = 1;
+  }
+  memset(l, 0, sizeof *l);
+  return dirty;
+}
+
 uint32_t cache_timed_flush(cache *c, void (*write_back)(void *ctx, uint64_t line, uint8_t chunks), void *ctx) {
   uint32_t n = 0;
-  size_t lines = (size_t)c->spec.n_sets * c->max_assoc;
-  for (size_t i = 0; i < lines; i++) {
-    cache_line *l = &c->lines[i];
-    if (!l->allocated) continue;
-    if (l->dirty) {
-      if (write_back) write_back(ctx, l->tag, l->dirty);
-      ++*c->inst.write_back;
-      ++*c->group.write_back;
-      n++;
-      l->dirty = 0;
+  if (!c->holds_lines) return 0;
+  if (!c->map) {
+    size_t lines = (size_t)c->spec.n_sets * c->max_assoc;
+    for (size_t i = 0; i < lines; i++)
+      if (c->lines[i].allocated) n += flush_line(c, i, write_back, ctx);
+    c->holds_lines = false;
+    return n;
+  }
+  /* With the map: the allocated lines of the sets that hold any, from the way bitmaps, in index
+   * order (the callbacks' order), each set's order and bitmap emptied as it is done. The map is
+   * emptied line by line while the lines are fewer than its pages (a large cache a kernel barely
+   * used keeps its untouched pages), else rewritten at once. */
+  size_t slots = (size_t)c->map_mask + 1, budget = slots * sizeof *c->map / 4096, removed = 0;
+  for (uint32_t s = 0; s < c->spec.n_sets; s++) {
+    cache_set_order *o = &c->order[s];
+    if (!o->allocated) continue;
+    uint64_t *bits = &c->alloc_bits[(size_t)s * c->alloc_words];
+    for (uint32_t w = 0; w < c->alloc_words; w++) {
+      for (uint64_t m = bits[w]; m; m &= m - 1) {
+        size_t li = (size_t)s * c->max_assoc + w * 64 + (size_t)__builtin_ctzll(m);
+        if (removed < budget) cache_map_remove(c, c->lines[li].tag);
+        removed++;
+        n += flush_line(c, li, write_back, ctx);
+      }
+      bits[w] = 0;
     }
-    memset(l, 0, sizeof *l); /* what cache_evict leaves, without unlinking line by line */
-    l->mshr = l->older = l->newer = -1;
+    *o = (cache_set_order){0, 0, 0};
   }
-  if (c->map) { /* every line left: the map, the orders and the way bitmaps are empty */
-    for (uint32_t i = 0; i <= c->map_mask; i++) c->map[i].li = -1;
-    for (uint32_t s = 0; s < c->spec.n_sets; s++) c->order[s] = (cache_set_order){-1, -1, 0};
-    memset(c->alloc_bits, 0, (size_t)c->spec.n_sets * c->alloc_words * sizeof *c->alloc_bits);
-  }
+  if (removed > budget) /* only the links: an empty slot's other fields are never read */
+    for (size_t i = 0; i < slots; i++) c->map[i].li1 = 0;
+  c->holds_lines = false;
   return n;
 }
 
