@@ -192,15 +192,11 @@ std::string stream(int n, uint32_t stride) {
          ";\n  @%p1 bra LOOP;\n  st.global.u64 [%rd1], %rd2;\n";
 }
 
-struct StreamRun {
-  uint64_t cycles, requests, port_requests, ff, warp_insns;
-};
-
-// stream(64) on one SM, 8 CTAs of 256 threads (64 warps), its memory behind a BandwidthPort.
-StreamRun run_stream(std::vector<const char *> args) {
-  const uint32_t ctas = 8, threads = 256, n = 64, stride = 8 * ctas * threads;
+// One QV100 SM (SIMT harness, options `args`) whose memory beyond the L1 is `port` (Port::access
+// as the interval cores' memory hook), `ptx` loaded: the harness, or null (the failure reported).
+template <typename Port>
+simt_harness *one_sm_behind(Port &port, std::vector<const char *> args, const std::string &ptx, const char *file) {
   args.insert(args.end(), {"-gpgpu_n_clusters", "1"});
-  BandwidthPort port;
   std::string config = source("configs/SM7_QV100.config");
   sh_options o{};
   o.config_file = config.c_str();
@@ -208,14 +204,27 @@ StreamRun run_stream(std::vector<const char *> args) {
   o.n_args = static_cast<int>(args.size());
   o.ldst = SH_LDST_FAKE;
   o.quiet = true;
-  o.interval_mem = {&port, BandwidthPort::access};
+  o.interval_mem = {&port, Port::access};
   simt_harness *h = nullptr;
   simtvp_diag d{};
-  StreamRun r{};
   EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
+  if (!h) return nullptr;
+  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), file, &d), SIMTVP_OK) << d.message;
+  return h;
+}
+
+struct StreamRun {
+  uint64_t cycles, requests, port_requests, ff, warp_insns;
+};
+
+// stream(64) on one SM, 8 CTAs of 256 threads (64 warps), its memory behind a BandwidthPort.
+StreamRun run_stream(std::vector<const char *> args) {
+  const uint32_t ctas = 8, threads = 256, n = 64, stride = 8 * ctas * threads;
+  BandwidthPort port;
+  StreamRun r{};
+  simt_harness *h = one_sm_behind(port, args, kernel(stream(n, stride), true), "stream.ptx");
   if (!h) return r;
-  std::string ptx = kernel(stream(n, stride), true);
-  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), "stream.ptx", &d), SIMTVP_OK) << d.message;
+  simtvp_diag d{};
   uint64_t out = sh_alloc(h, (uint64_t)stride * n);
   const void *params[] = {&out};
   uint32_t grid[3] = {ctas, 1, 1}, block[3] = {threads, 1, 1};
@@ -279,23 +288,11 @@ struct AtomicRun {
 
 // atomic_loop(n) on one SM, one CTA of 128 threads (4 warps), behind a ColdStartPort.
 AtomicRun run_atomic_loop(std::vector<const char *> args, int n) {
-  args.insert(args.end(), {"-gpgpu_n_clusters", "1"});
   ColdStartPort port;
-  std::string config = source("configs/SM7_QV100.config");
-  sh_options o{};
-  o.config_file = config.c_str();
-  o.args = args.data();
-  o.n_args = static_cast<int>(args.size());
-  o.ldst = SH_LDST_FAKE;
-  o.quiet = true;
-  o.interval_mem = {&port, ColdStartPort::access};
-  simt_harness *h = nullptr;
-  simtvp_diag d{};
   AtomicRun r{};
-  EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
+  simt_harness *h = one_sm_behind(port, args, kernel(atomic_loop(n), true), "atomic_loop.ptx");
   if (!h) return r;
-  std::string ptx = kernel(atomic_loop(n), true);
-  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), "atomic_loop.ptx", &d), SIMTVP_OK) << d.message;
+  simtvp_diag d{};
   uint64_t out = sh_alloc(h, 8 * 128);
   const void *params[] = {&out};
   uint32_t grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
