@@ -458,6 +458,18 @@ int cucore_mem_free(uint64_t dptr) {
 
 static const unsigned kMappedFlag = 2;  // cudaHostAllocMapped, cudaHostRegisterMapped, CU_MEMHOSTALLOC_DEVICEMAP
 
+// Maps span (its bus address and bytes) into the GPU at address gpu (MAP_SYSMEM); on failure the
+// host pages from `host` it exposed for this are let go again.
+static int sysmem_map_span(State &s, uint64_t gpu, uint64_t host, const SysmapRun &span) {
+  int r = run(s, [&]() -> int {
+    simtvp_diag diag = cleared_diag();
+    simtvp_status st = drv_sysmem_map(s.d, gpu, span.bus, span.bytes, &diag);
+    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
+  });
+  if (r != CUDA_SUCCESS && span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(host), span.bytes);
+  return r;
+}
+
 // Registered memory's GPU addresses. The program's own buffer lies wherever its heap puts it, and
 // that moves with the host's address-space randomisation and with how much simtvp itself
 // allocated before (more with more -sim_threads). Mapped at its host address, where it falls
@@ -523,15 +535,8 @@ static int map_registered(State &s, uint64_t a, Pinned &pin, uint64_t lo, uint64
                   reinterpret_cast<void *>(lo), (unsigned long long)span.bytes);
     span.exposed = true;
   }
-  int r = run(s, [&]() -> int {
-    simtvp_diag diag = cleared_diag();
-    simtvp_status st = drv_sysmem_map(s.d, gpu, span.bus, span.bytes, &diag);
-    return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
-  });
-  if (r != CUDA_SUCCESS) {
-    if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(lo), span.bytes);
-    return r;
-  }
+  int r = sysmem_map_span(s, gpu, lo, span);
+  if (r != CUDA_SUCCESS) return r;
   // Only the pages wholly inside the range are watched (map_pinned says why).
   uint64_t wlo = (a + kPage - 1) & ~(kPage - 1), whi = (a + pin.bytes) & ~(kPage - 1);
   if (s.plat.watch && whi > wlo &&
@@ -599,15 +604,8 @@ static int map_pinned(State &s, uint64_t a, Pinned &pin) {
     } else {
       span.bus = pin.bus + (p - a);
     }
-    int r = run(s, [&]() -> int {
-      simtvp_diag diag = cleared_diag();
-      simtvp_status st = drv_sysmem_map(s.d, p, span.bus, span.bytes, &diag);
-      return st == SIMTVP_OK ? CUDA_SUCCESS : drv_fail(s, st, diag);
-    });
-    if (r != CUDA_SUCCESS) {
-      if (span.exposed) s.plat.unexpose(s.plat.ctx, reinterpret_cast<void *>(p), span.bytes);
-      return r;
-    }
+    int r = sysmem_map_span(s, p, p, span);
+    if (r != CUDA_SUCCESS) return r;
     // The program's own loads and stores of the run are timed while kernels run (the platform's
     // trap: docs/system-modes.md §2.4). Of registered memory only the pages wholly inside the
     // range: the others hold the program's (or this library's) unrelated data too, which must
