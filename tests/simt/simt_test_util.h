@@ -137,6 +137,28 @@ inline std::string place(const simtvp_diag *d) {
   return o.str();
 }
 
+// A harness on `config` (options `args`, LDST `ldst`) whose interval cores' memory beyond the L1
+// is `port` (Port::access as their memory hook), `ptx` loaded: the harness, or null (the failure
+// reported). Tests that count or shape what reaches memory put their own Port behind it.
+template <typename Port>
+simt_harness *harness_behind(Port &port, const char *config, std::vector<const char *> args, sh_ldst_kind ldst,
+                             const std::string &ptx, const char *file) {
+  std::string path = source(config);
+  sh_options o{};
+  o.config_file = path.c_str();
+  o.args = args.data();
+  o.n_args = static_cast<int>(args.size());
+  o.ldst = ldst;
+  o.quiet = true;
+  o.interval_mem = {&port, Port::access};
+  simt_harness *h = nullptr;
+  simtvp_diag d{};
+  EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
+  if (!h) return nullptr;
+  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), file, &d), SIMTVP_OK) << d.message;
+  return h;
+}
+
 inline std::string repeat(const std::string &line, int n) {
   std::string s;
   for (int i = 0; i < n; i++) s += line;

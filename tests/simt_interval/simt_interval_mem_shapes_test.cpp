@@ -84,26 +84,15 @@ std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t thread
 // an L1D of 64-byte lines, whose blocks the coalescer then uses.
 std::vector<Port::Access> run_shape(const Shape &s, uint32_t threads, uint32_t block, uint64_t *out) {
   Port port;
-  std::string config = source(kQV100);
   std::vector<const char *> args =
       with_model("interval", {"-gpgpu_n_clusters", "1", "-gpgpu_gmem_skip_L1D", "1"});
   if (block == 64) {
     args.push_back("-gpgpu_cache:dl1");
     args.push_back("N:64:64:4,L:L:m:N:H,A:32:8,8");
   }
-  sh_options o{};
-  o.config_file = config.c_str();
-  o.args = args.data();
-  o.n_args = static_cast<int>(args.size());
-  o.ldst = SH_LDST_REAL;
-  o.quiet = true;
-  o.interval_mem = {&port, Port::access};
-  simt_harness *h = nullptr;
-  simtvp_diag d{};
-  EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
+  simt_harness *h = harness_behind(port, kQV100, args, SH_LDST_REAL, shape_kernel(s), "shape.ptx");
   if (!h) return {};
-  std::string ptx = shape_kernel(s);
-  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), "shape.ptx", &d), SIMTVP_OK) << d.message;
+  simtvp_diag d{};
   *out = sh_alloc(h, 1u << 16);
   const void *params[] = {out};
   uint32_t grid[3] = {1, 1, 1}, cta[3] = {threads, 1, 1};

@@ -192,25 +192,11 @@ std::string stream(int n, uint32_t stride) {
          ";\n  @%p1 bra LOOP;\n  st.global.u64 [%rd1], %rd2;\n";
 }
 
-// One QV100 SM (SIMT harness, options `args`) whose memory beyond the L1 is `port` (Port::access
-// as the interval cores' memory hook), `ptx` loaded: the harness, or null (the failure reported).
+// One QV100 SM (options `args`, fake LDST) whose memory beyond the L1 is `port`, `ptx` loaded.
 template <typename Port>
 simt_harness *one_sm_behind(Port &port, std::vector<const char *> args, const std::string &ptx, const char *file) {
   args.insert(args.end(), {"-gpgpu_n_clusters", "1"});
-  std::string config = source("configs/SM7_QV100.config");
-  sh_options o{};
-  o.config_file = config.c_str();
-  o.args = args.data();
-  o.n_args = static_cast<int>(args.size());
-  o.ldst = SH_LDST_FAKE;
-  o.quiet = true;
-  o.interval_mem = {&port, Port::access};
-  simt_harness *h = nullptr;
-  simtvp_diag d{};
-  EXPECT_EQ(sh_create(&o, &h, &d), SIMTVP_OK) << d.message;
-  if (!h) return nullptr;
-  EXPECT_EQ(sh_load_ptx(h, ptx.data(), ptx.size(), file, &d), SIMTVP_OK) << d.message;
-  return h;
+  return harness_behind(port, "configs/SM7_QV100.config", args, SH_LDST_FAKE, ptx, file);
 }
 
 struct StreamRun {
