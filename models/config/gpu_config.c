@@ -776,6 +776,16 @@ static const config_option fidelity_options[] = {
           "on interval cores. 0,0: off. DETAIL >= 512 and PERIOD > DETAIL; discrete system mode "
           "only.",
           NULL, check_at_sample),
+    FID_X(interval_runs, CONFIG_BOOL, "-interval_runs", "0",
+          "Interval SIMT cores time each straight run of register-only and shared-memory "
+          "instructions of a basic block as one step (simtvp; docs/simt-interval.md §11): the "
+          "instructions execute in models/func, and the run's issue offsets, results' ready "
+          "times and work on the issue slots, units and shared-memory pipeline come from a "
+          "schedule built once per launch and core from the instructions' first detailed "
+          "issues. A run starts once the registers it lacks are ready; a run that finds its "
+          "bins full starts at a later bin or is timed in detail. Global memory, barriers, "
+          "branches and clock reads stay in detail. Ignored under -at_sample.",
+          NULL, NULL),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -1120,6 +1130,8 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
     at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
   if (at_cores && d->at_sample_period) /* sampled AT or interval cores (-at_sample): a fidelity of their own */
     map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
+  else if (d->interval_runs && at_cores) /* (interval cores with straight runs: §11) */
+    map_append(out, size, &len, " interval_runs=1");
   return len;
 }
 
@@ -1129,7 +1141,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   const char *model[4] = {"ca", "ca", "ca", "ca"};
   *n_words = 0;
   if (!spec || !*spec) {
-    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, interval-sampled, func, at-cores, at-mem or block=model items");
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, interval-sampled, interval-runs, func, at-cores, at-mem or block=model items");
     return false;
   }
   if (!strcmp(spec, "func")) {
@@ -1139,8 +1151,9 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     return true;
   }
   bool sampled = !strcmp(spec, "at-sampled"), iv_sampled = !strcmp(spec, "interval-sampled");
+  bool iv_runs = !strcmp(spec, "interval-runs");
   if (!strcmp(spec, "at") || sampled) model[0] = model[1] = model[2] = model[3] = "at";
-  else if (!strcmp(spec, "interval") || iv_sampled) { /* interval cores; nothing of theirs reaches the AT blocks */
+  else if (!strcmp(spec, "interval") || iv_sampled || iv_runs) { /* interval cores; nothing of theirs reaches the AT blocks */
     model[0] = "interval";
     model[1] = model[2] = model[3] = "at";
   } else if (!strcmp(spec, "at-cores")) model[0] = "at";
@@ -1166,7 +1179,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
       if (!eq || first < 0 || !m || (first > 0 && (!strcmp(m, "func") || !strcmp(m, "interval")))) {
         snprintf(why, why_size,
-                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, interval-sampled, func, at-cores, at-mem or "
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, interval-sampled, interval-runs, func, at-cores, at-mem or "
                  "items block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
                  "func or interval for simt)",
                  (int)n, p, spec);
@@ -1190,6 +1203,11 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   if (sampled || iv_sampled) { /* the cores sampled (docs/simt-at.md §6a, docs/simt-interval.md §10) */
     words[8] = "-at_sample";
     words[9] = sampled ? GPU_FIDELITY_SAMPLED : GPU_FIDELITY_IV_SAMPLED;
+    *n_words = 10;
+  }
+  if (iv_runs) { /* straight runs timed as one step (docs/simt-interval.md §11) */
+    words[8] = "-interval_runs";
+    words[9] = "1";
     *n_words = 10;
   }
   return true;
@@ -1410,6 +1428,7 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     config_parse_uint_list(f->at_sample, ',', ds, 2); /* checked when set */
     d->at_sample_detail = ds[0];
     d->at_sample_period = ds[1];
+    d->interval_runs = f->interval_runs;
     if (ds[0] || ds[1]) {
       if (ds[0] < GPU_AT_SAMPLE_MIN_DETAIL)
         return fail(r, "-at_sample", diag, "a detail phase of %u core cycles is too short to measure an issue rate "

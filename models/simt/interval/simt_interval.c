@@ -390,6 +390,16 @@ static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_
   return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
 }
 
+/* -interval_runs (§11): a shared access at pc remembers the pipeline cycles the memory stage
+ * found for it (its memo entry's). */
+static void run_learn_smem(iv_core *c, const iv_warp *w, iv_pc *p, uint32_t pc) {
+  const iv_smem_memo *e = &c->smem_memo[pc % IV_SMEM_MEMO];
+  if (e->pc != pc || e->prog != w->prog) return;
+  uint32_t cyc = e->cost.cycles ? e->cost.cycles : 1u;
+  p->sm_cyc = (uint16_t)(cyc > UINT16_MAX ? UINT16_MAX : cyc);
+  p->sm_extra = (uint16_t)(cyc - e->cost.phases > UINT16_MAX ? UINT16_MAX : cyc - e->cost.phases);
+}
+
 /* A memory instruction (its pc's unit is the memory stage) issuing at t: step_done's usual case
  * as a straight path — a memory step that leaves the warp running, with no barrier of its CTA to
  * settle; anything else (a fault, a replayable wait, the warp's end, a barrier to settle) goes on
@@ -415,6 +425,7 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
     func_step_fill_addr(&rec);
     done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
   }
+  if (c->runs && rec.space == PTX_SPACE_SHARED) run_learn_smem(c, w, p, rec.pc);
   set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
   if (done > w->last_done) w->last_done = done;
   if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
@@ -431,13 +442,297 @@ static inline void measure(iv_warp *w, uint64_t t) {
   w->lp->s_n++;
 }
 
+/* ---- runs (-interval_runs, docs/simt-interval.md §11) ------------------------------------------ */
+
+/* Whether the instruction at pc may be in a run: known, of pc's block, register-only but not a
+ * control transfer or a clock read (their timing is the warp's own), or a shared-memory load or
+ * store whose bank-conflict cost a detailed issue found. */
+static bool run_member(const iv_warp *w, const ptx_module *m, uint32_t pc, uint32_t block) {
+  if (pc >= m->n_insns) return false;
+  const iv_pc *p = &w->pcs[pc];
+  const ptx_insn *pi = &m->insns[pc];
+  if (!(p->flags & IV_KNOWN) || pi->block != block) return false;
+  if (pi->opcode == PTX_OP_BRA || pi->opcode == PTX_OP_BRX || pi->opcode == PTX_OP_CALL ||
+      pi->opcode == PTX_OP_RET || pi->opcode == PTX_OP_EXIT)
+    return false;
+  for (uint32_t i = 0; i < pi->nops; i++)
+    if (pi->ops[i].kind == PTX_OPND_SREG && pi->ops[i].index >= PTX_SREG_CLOCK &&
+        pi->ops[i].index <= PTX_SREG_GLOBALTIMER_HI)
+      return false;
+  if (p->flags & IV_PLAIN) return true;
+  return p->unit == SIMT_UNIT_MEM && !(p->flags & IV_FF_MEM) && p->sm_cyc &&
+         (pi->opcode == PTX_OP_LD || pi->opcode == PTX_OP_ST) && pi->space == PTX_SPACE_SHARED &&
+         p->mi_space == PTX_SPACE_SHARED;
+}
+
+/* Builds the run that starts at warp w's pc (§11): true with p0->run set, or p0 marked IV_RUN_NO;
+ * false when an instruction of its block after it is not known yet (a later warp tries again). */
+static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p0) {
+  const ptx_module *m = simt_program_module(w->prog);
+  uint32_t pc0 = w->pc, n = 0;
+  if (pc0 >= m->n_insns) {
+    p0->flags |= IV_RUN_NO;
+    return true;
+  }
+  uint32_t block = m->insns[pc0].block;
+  while (n < IV_RUN_MAX && run_member(w, m, pc0 + n, block)) n++;
+  if (n < IV_RUN_MAX && pc0 + n < m->n_insns && m->insns[pc0 + n].block == block &&
+      !(w->pcs[pc0 + n].flags & IV_KNOWN))
+    return false; /* (not issued yet: the run may grow) */
+  if (n < IV_RUN_MIN) {
+    p0->flags |= IV_RUN_NO;
+    return true;
+  }
+  /* scratch per register id (only the run's are reset): last writer / ready offset, + 1 */
+  uint32_t R = w->prog->n_reg_ids;
+  if (R > c->run_scratch_n) {
+    uint32_t *a = realloc(c->run_ready, (size_t)R * sizeof *a);
+    if (a) c->run_ready = a;
+    uint32_t *b = a ? realloc(c->run_seen, (size_t)R * sizeof *b) : NULL;
+    if (b) c->run_seen = b;
+    if (!a || !b) {
+      p0->flags |= IV_RUN_NO; /* (out of host memory: timed in detail) */
+      return true;
+    }
+    c->run_scratch_n = R;
+  }
+  uint32_t *last = c->run_ready, *seen = c->run_seen, regs = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const iv_pc *p = &w->pcs[pc0 + i];
+    regs += p->n_deps;
+    for (uint32_t j = 0; j < p->n_deps; j++) last[p->regs[j]] = 0, seen[p->regs[j]] = 0;
+  }
+  iv_launch_pcs *u = w->lp;
+  size_t words = (sizeof(iv_run) + 2u * regs * sizeof(iv_run_reg) + 7u) / 8u;
+  if ((size_t)u->runs_used + words > u->runs_cap) {
+    size_t cap = u->runs_cap ? 2u * (size_t)u->runs_cap : 4096u;
+    while (cap < u->runs_used + words) cap *= 2;
+    uint64_t *a = cap <= UINT32_MAX ? realloc(u->runs, cap * sizeof *a) : NULL;
+    if (!a) {
+      p0->flags |= IV_RUN_NO;
+      return true;
+    }
+    u->runs = a;
+    u->runs_cap = (uint32_t)cap;
+  }
+  iv_run *r = (iv_run *)(u->runs + u->runs_used);
+  memset(r, 0, sizeof *r);
+  r->n = (uint16_t)n;
+  /* live-ins in first-touch order (instruction index in off[0] until the schedule is known);
+   * each instruction's destinations' last writer */
+  iv_run_reg *in = r->regs;
+  uint32_t n_in = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const iv_pc *p = &w->pcs[pc0 + i];
+    for (uint32_t j = 0; j < p->n_deps; j++) {
+      uint32_t g = p->regs[j];
+      if (last[g] || seen[g]) continue;
+      seen[g] = 1;
+      in[n_in].reg = g;
+      in[n_in++].off[0] = (uint16_t)i;
+    }
+    for (uint32_t j = p->n_src; j < p->n_deps; j++) last[p->regs[j]] = i + 1;
+  }
+  iv_run_reg *out = in + n_in;
+  uint32_t n_out = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const iv_pc *p = &w->pcs[pc0 + i];
+    for (uint32_t j = p->n_src; j < p->n_deps; j++) {
+      uint32_t g = p->regs[j];
+      if (last[g] != i + 1) continue;
+      last[g] = UINT32_MAX; /* (listed) */
+      out[n_out].reg = g;
+      out[n_out++].off[0] = (uint16_t)i;
+    }
+  }
+  /* the schedule, for either I-buffer fill at entry */
+  uint32_t issue[2][IV_RUN_MAX], ready[2][IV_RUN_MAX];
+  bool ok = true;
+  for (uint32_t v = 0; v < 2; v++) {
+    for (uint32_t i = 0; i < n; i++) {
+      const iv_pc *p = &w->pcs[pc0 + i];
+      for (uint32_t j = 0; j < p->n_deps; j++) seen[p->regs[j]] = 0;
+    }
+    uint64_t t = 0, done = 0;
+    uint32_t ib = v + 1, stall = 0, fetches = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const iv_pc *p = &w->pcs[pc0 + i];
+      uint64_t t0 = t;
+      for (uint32_t j = 0; j < p->n_deps; j++) {
+        uint32_t x = seen[p->regs[j]];
+        if (x && x - 1u > t0) t0 = x - 1u;
+      }
+      stall += (uint32_t)(t0 - t);
+      uint64_t rd, res;
+      if (p->unit == SIMT_UNIT_MEM) { /* a shared access (iv_mem_shared_fast, uncontended) */
+        uint64_t mm = t0 + p->to_unit, end = mm + p->sm_cyc;
+        res = rd = iv_max(mm + 1, w->pcs[pc0 + i].n_deps > p->n_src ? end + c->base.cfg.ldst.smem_latency : end);
+      } else {
+        rd = t0 + p->to_unit + p->ready;
+        res = t0 + p->to_unit + p->lat;
+      }
+      if (res > done) done = res;
+      issue[v][i] = (uint32_t)t0;
+      ready[v][i] = (uint32_t)rd;
+      for (uint32_t j = p->n_src; j < p->n_deps; j++) seen[p->regs[j]] = (uint32_t)rd + 1u;
+      if (ib > 1) { /* after_issue, sequential */
+        ib--;
+        t = t0 + 1;
+      } else {
+        ib = 2;
+        fetches++;
+        t = t0 + 2;
+      }
+      if (t > 60000u || done > 60000u) ok = false;
+    }
+    r->len[v] = (uint16_t)(ok ? t : 0);
+    r->stall[v] = (uint16_t)(ok ? stall : 0);
+    r->fetches[v] = (uint16_t)fetches;
+    r->done[v] = (uint16_t)(ok ? done : 0);
+    r->ib_out[v] = (uint8_t)ib;
+  }
+  if (!ok) { /* (absurd latencies: timed in detail) */
+    p0->flags |= IV_RUN_NO;
+    return true;
+  }
+  for (uint32_t k = 0; k < n_in; k++) {
+    uint32_t i = in[k].off[0];
+    in[k].off[0] = (uint16_t)issue[0][i], in[k].off[1] = (uint16_t)issue[1][i];
+  }
+  for (uint32_t k = 0; k < n_out; k++) {
+    uint32_t i = out[k].off[0];
+    out[k].off[0] = (uint16_t)ready[0][i], out[k].off[1] = (uint16_t)ready[1][i];
+  }
+  /* its work: units, shared-memory pipeline, memory-stage dispatches, gpgpu_n_*_insn classes,
+   * L1I lines */
+  for (uint32_t i = 0; i < n; i++) {
+    const iv_pc *p = &w->pcs[pc0 + i];
+    if (p->l1i_bit >= 64) {
+      p0->flags |= IV_RUN_NO;
+      return true;
+    }
+    r->l1i_mask |= 1ull << p->l1i_bit;
+    r->last_line = p->l1i_line;
+    if (p->unit == SIMT_UNIT_MEM) {
+      r->n_shared++;
+      r->smem_cycles += p->sm_cyc;
+      r->smem_extra += p->sm_extra;
+      uint32_t k = 0;
+      while (k < r->n_mi && r->mi[k] != p->mi) k++;
+      if (k == 2) {
+        p0->flags |= IV_RUN_NO;
+        return true;
+      }
+      if (k == r->n_mi) r->mi[r->n_mi++] = p->mi;
+      r->mi_n[k]++;
+    } else {
+      uint32_t k = 0;
+      while (k < r->n_units && r->unit[k] != p->unit) k++;
+      if (k == r->n_units) r->unit[r->n_units++] = p->unit;
+      r->work[k] += p->ii;
+    }
+  }
+  r->n_in = (uint16_t)n_in;
+  r->n_out = (uint16_t)n_out;
+  p0->run = u->runs_used + 1;
+  u->runs_used += (uint32_t)((sizeof(iv_run) + (size_t)(n_in + n_out) * sizeof(iv_run_reg) + 7u) / 8u);
+  return true;
+}
+
+/* `work` units of a run issuing from t for `len` cycles, booked in the bins b from t on at the
+ * run's own pace (work / len per cycle) where they have room, the rest carried into the bins
+ * after: the cycle the last unit is booked by (t + len when nothing waited). A bin older than
+ * the ring (a warp far behind) is not tracked. */
+static uint64_t fill(iv_bins *b, uint64_t t, uint32_t len, uint32_t work) {
+  if (!work) return t + len;
+  if (!len) len = 1;
+  uint64_t end = t + len, x = t, left = work, placed = 0;
+  for (;;) {
+    uint64_t nb = (x / IV_BIN + 1) * IV_BIN, e = nb < end ? nb : end;
+    /* its pace's share of this bin: what is due by e, less what was placed */
+    uint64_t due = e >= end ? work : (uint64_t)work * (e - t) / len;
+    uint64_t want = due > placed ? due - placed : 0;
+    if (x >= end) want = left; /* (past its pace: as much as the bin holds) */
+    uint32_t *s = iv_bins_slot(b, x);
+    uint64_t room = !s ? want : *s >= b->cap ? (*s ? 0 : want) : b->cap - *s;
+    uint64_t take = want < room ? want : room;
+    if (take > left) take = left;
+    if (s) *s += (uint32_t)take;
+    left -= take;
+    placed += take;
+    if (!left) return x < end ? end : x + take; /* (past its pace: about one a cycle) */
+    x = nb;
+  }
+}
+
+/* Warp w at the start of run r (§11): timed as one step and executed in models/func. 1: done (the
+ * warp goes on), 0: not taken (nothing changed: timed in detail), −1: the warp stopped (a fault). */
+static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp *w, const iv_run *r, iv_counts *k) {
+  uint32_t v = w->ib_n > 1 ? 1u : 0u, len = r->len[v];
+  uint64_t s = w->t, d = 0;
+  if (c->base.l1i && (w->l1i_seen & r->l1i_mask) != r->l1i_mask) /* lines not looked up yet: at its start (§6) */
+    for (uint32_t i = 0; i < r->n; i++) {
+      const iv_pc *p = &w->pcs[w->pc + i];
+      if (!(w->l1i_seen >> p->l1i_bit & 1u)) s = enter_line(c, w, p, s, k);
+    }
+  for (uint32_t i = 0; i < r->n_in; i++) {
+    uint64_t x = w->rr[r->regs[i].reg], at = s + r->regs[i].off[v];
+    if (x > at && x - at > d) d = x - at;
+  }
+  uint64_t t = s + d;
+  uint32_t active = func_warp_active(w->fw), ran;
+  func_run_end e;
+  simtvp_diag dg;
+  simtvp_status st = func_warp_run(w->fw, r->n, &ran, &e, &dg);
+  if (st != SIMTVP_OK) {
+    simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
+    return -1;
+  }
+  /* its work booked at its pace; full bins stretch it (every offset by its share of the delay) */
+  iv_bins *const *units = w->units;
+  uint64_t end = fill(w->issue, t, len, r->n);
+  for (uint32_t i = 0; i < r->n_units; i++) end = iv_max(end, fill(units[r->unit[i]], t, len, r->work[i]));
+  if (r->smem_cycles) end = iv_max(end, fill(&c->smem, t, len, r->smem_cycles));
+  if (r->fetches[v]) fill(&c->fetch, t, len, r->fetches[v]);
+  if (r->n_shared) fill(&c->dispatch, t, len, r->n_shared);
+  uint64_t S = end - (t + len); /* (0: nothing waited) */
+  if (k->b.on) {
+    simt_batch_add(&c->base, &k->b, active, ran);
+  } else {
+    for (uint32_t i = 0; i < ran; i++) simt_base_count_issue(&c->base, slot, w->pc + i, active, t + i);
+  }
+  k->issued += ran;
+  k->scoreboard += d + r->stall[v];
+  k->pipe += S;
+  k->ibuffer += r->fetches[v];
+  *c->run_insns += ran;
+  uint64_t lanes = (uint64_t)simtvp_popcount32(active);
+  for (uint32_t i = 0; i < r->n_mi; i++) *c->base.mem_insn[r->mi[i]] += lanes * r->mi_n[i];
+  *c->smem_conflicts += r->smem_extra;
+  const iv_run_reg *out = r->regs + r->n_in;
+  if (!S) {
+    for (uint32_t i = 0; i < r->n_out; i++) w->rr[out[i].reg] = t + out[i].off[v];
+  } else {
+    for (uint32_t i = 0; i < r->n_out; i++) {
+      uint32_t o = out[i].off[v];
+      w->rr[out[i].reg] = t + o + S * (o < len ? o : len) / len;
+    }
+  }
+  if (t + S + r->done[v] > w->last_done) w->last_done = t + S + r->done[v];
+  w->t = t + len + S;
+  w->ib_n = r->ib_out[v];
+  w->line = r->last_line;
+  w->pc = func_warp_pc(w->fw); /* (pc + n: none of a run's instructions ends the warp or waits) */
+  return 1;
+}
+
 /* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
  * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
  * line, so that the loop stays small. sampled (-at_sample, a constant of each caller): every
  * issue ends the cost of the warp's last instruction (cycles from its issue to this one), which
  * `window` adds to that pc's and its launch's measurement (§10). */
 static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k,
-                                                           const bool sampled, bool window) {
+                                                           const bool sampled, bool window, const bool runs) {
   iv_warp *w = &c->warps[slot];
   while (w->t <= limit) {
     iv_pc *p = &w->pcs[w->pc];
@@ -447,6 +742,11 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
         retire(c, slot, w->t);
         return;
       }
+    }
+    if (runs && !(p->flags & IV_RUN_NO) && (p->run || run_build(c, w, p)) && p->run) { /* §11 */
+      int x = run_take(c, slot, w, (const iv_run *)(w->lp->runs + p->run - 1), k);
+      if (x > 0) continue;
+      if (x < 0) return;
     }
     if (p->l1i_line != w->line) { /* a line it fetched before is there (§6): the usual case inline */
       if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
@@ -490,7 +790,12 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
 }
 
 static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
-  run_body(c, slot, limit, k, false, false);
+  run_body(c, slot, limit, k, false, false, false);
+}
+
+/* run_warp_body with -interval_runs (§11). */
+static void run_warp_runs(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  run_body(c, slot, limit, k, false, false, true);
 }
 
 /* ---- sampled timing (-at_sample DETAIL,PERIOD; docs/simt-interval.md §10) ---------------------- */
@@ -693,13 +998,13 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
     uint64_t t0 = w->t, ps = t0 - (t0 - o) % P, ws = ps + D / 2, de = ps + D;
     if (t0 >= de) { /* the fast-forward phase, up to the next period */
       uint64_t end = iv_min(limit, ps + P - 1);
-      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false); /* (the first period: warm-up) */
+      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false, false); /* (the first period: warm-up) */
       else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
-        run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true);
+        run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true, false);
     } else if (t0 >= ws) { /* the window (none in the warm-up period: its costs are the cold start's) */
-      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o);
+      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o, false);
     } else {
-      run_body(c, slot, iv_min(limit, ws - 1), k, true, false);
+      run_body(c, slot, iv_min(limit, ws - 1), k, true, false, false);
     }
   }
 }
@@ -707,6 +1012,7 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
   iv_counts k = {{simt_base_issue_batchable(&c->base, slot), 0, 0}, 0, 0, 0, 0};
   if (c->sample.period) run_sampled(c, slot, limit, &k);
+  else if (c->runs) run_warp_runs(c, slot, limit, &k);
   else run_warp_body(c, slot, limit, &k);
   simt_batch_flush(&c->base, &k.b);
   iv_sched *sc = &c->sched[c->warps[slot].sched];
@@ -818,6 +1124,7 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     u->launch = k->launch;
     u->uid = k->launch_uid;
     u->s_n = 0;
+    u->runs_used = 0; /* (its pcs' run words were cleared with them) */
     u->s_origin = IV_NEVER; /* (set by iv_launch_cta: the launch's first CTA here) */
   }
   c->lpcs_of[cta_slot] = t;
@@ -871,6 +1178,11 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
                                           "warp instructions fast-forwarded on interval cores (-at_sample): "
                                           "executed, timed at the measured cycles per warp instruction");
   }
+  c->runs = cfg->interval_runs && !cfg->sample_period; /* (sampling fast-forwards instead) */
+  if (c->runs)
+    c->run_insns = simt_base_counter(&c->base, "iv_run_warp_insn", "warp insns",
+                                     "warp instructions timed in straight runs on interval cores "
+                                     "(-interval_runs): executed, timed from the run's schedule");
   simt_base_register_ldst_stall(&c->base);
   c->smem_conflicts = simt_base_counter(&c->base, "gpgpu_n_shmem_bkconflict", "cycles",
                                         "extra shared-memory cycles caused by bank conflicts");
@@ -921,11 +1233,14 @@ static void iv_destroy(void *state) {
   for (uint32_t i = 0; c->lpcs && i < c->base.cfg.max_ctas; i++) {
     free(c->lpcs[i].pcs);
     free(c->lpcs[i].touched);
+    free(c->lpcs[i].runs);
   }
   free(c->lpcs);
   free(c->lpcs_of);
   simtvp_zfree(c->unit_block);
   free(c->rr);
+  free(c->run_ready);
+  free(c->run_seen);
   free(c->finish.v);
   simtvp_zfree(c);
 }

@@ -104,8 +104,9 @@ enum {
   IV_KNOWN = 2u,   /* the entry is filled */
   IV_UNIFORM = 4u, /* its address has no register ([symbol+offset], [offset]): every lane's is one */
   IV_FF_KNOWN = 8u, /* ff_len is filled (-at_sample's fast-forward, docs/simt-interval.md §10) */
-  IV_FF_MEM = 16u   /* a memory instruction not of the shared space: fast-forwarded, its accesses
+  IV_FF_MEM = 16u,  /* a memory instruction not of the shared space: fast-forwarded, its accesses
                      * still go through the memory stage (iv_mem_issue, §10) */
+  IV_RUN_NO = 32u   /* -interval_runs: no run of IV_RUN_MIN instructions starts here (§11) */
 };
 
 typedef struct iv_pc {
@@ -129,7 +130,47 @@ typedef struct iv_pc {
   uint64_t s_cyc;    /* … and the cycles from each to its warp's next issue */
   uint32_t s_ln;     /* memory: its detailed issues under -at_sample … */
   uint64_t s_lat;    /* … and the cycles from each to its data or acknowledgement */
+  /* -interval_runs (§11): a shared-memory access's pipeline cycles and of them its bank-conflict
+   * cycles, as its last detailed issue found them (0: none yet), and the run that starts here
+   * (its word in the launch's run arena + 1; 0: none built) */
+  uint16_t sm_cyc, sm_extra;
+  uint32_t run;
 } iv_pc;
+
+/* -interval_runs (docs/simt-interval.md §11): a run is a straight stretch of IV_RUN_MIN or more
+ * instructions of one basic block, each register-only or a shared-memory load or store, all of
+ * them issued in detail once before (their iv_pc known). It is timed as one step from a schedule
+ * built once per launch and core: the issue offset of each instruction from the run's first issue
+ * as one warp alone would issue them (I-buffer, its own dependencies, each unit's latency, a
+ * shared access at its remembered bank-conflict cost), for either I-buffer fill at entry (v:
+ * ib_n - 1). A register the run reads or writes before it writes it is a live-in: the run starts
+ * late by what it lacks at its first touch. A register it writes is a live-out: ready at its last
+ * write's offset. The run's issues, unit work, shared-memory cycles and fetches are spread evenly
+ * over the bins it spans. */
+#define IV_RUN_MIN 4u
+#define IV_RUN_MAX 256u
+typedef struct iv_run_reg {
+  uint32_t reg;
+  uint16_t off[2]; /* live-in: its first touch's issue offset; live-out: its ready offset */
+} iv_run_reg;
+typedef struct iv_run {
+  uint16_t n, n_in, n_out, n_units;
+  uint16_t len[2];     /* offset of the warp's next issue after the run */
+  uint16_t stall[2];   /* cycles its instructions wait for their registers inside the run */
+  uint16_t fetches[2]; /* I-buffer refills */
+  uint16_t done[2];    /* latest result (writeback, a shared store's end) */
+  uint8_t ib_out[2];   /* ib_n after it */
+  uint16_t n_shared;   /* shared-memory accesses (memory-stage dispatches) */
+  uint8_t n_mi;        /* gpgpu_n_*_insn classes of its shared accesses … */
+  uint8_t mi[2];
+  uint16_t mi_n[2];    /* … and how many of each */
+  uint32_t smem_cycles, smem_extra;
+  uint64_t l1i_mask;   /* the L1I lines it spans (iv_pc.l1i_bit) */
+  uint64_t last_line;  /* its last instruction's line (iv_pc.l1i_line) */
+  uint8_t unit[SIMT_UNIT_MEM];  /* n_units unit kinds … */
+  uint32_t work[SIMT_UNIT_MEM]; /* … and their work (initiation intervals) */
+  iv_run_reg regs[];   /* n_in live-ins, then n_out live-outs */
+} iv_run;
 
 typedef struct iv_warp {
   bool live;          /* holds a warp of a resident CTA until it is finished */
@@ -178,6 +219,8 @@ typedef struct iv_launch_pcs {
   uint32_t n_touched, cap;
   uint64_t s_n;        /* -at_sample: its pcs' measurements (§10) … */
   uint64_t s_origin;   /* … and the cycle its periods count from (its first CTA's start here) */
+  uint64_t *runs;      /* -interval_runs: its runs (iv_run, word-aligned; §11) */
+  uint32_t runs_used, runs_cap; /* in words */
 } iv_launch_pcs;
 
 typedef struct iv_mem_stats {
@@ -225,6 +268,10 @@ typedef struct iv_sample {
 typedef struct iv_core {
   simt_core_base base;  /* configuration, ports, CTAs, shared statistics */
   iv_sample sample;
+  bool runs;            /* -interval_runs: straight runs timed as one step (§11) */
+  uint32_t *run_ready, *run_seen; /* scratch of a run's schedule, per register id */
+  uint32_t run_scratch_n;
+  uint64_t *run_insns;  /* iv_run_warp_insn: warp instructions timed in runs */
   uint64_t next;        /* cached next_event */
   uint64_t busy_from;   /* first cycle of the resident period not counted yet */
   uint64_t *fault_stall, fault_stall_scratch;
