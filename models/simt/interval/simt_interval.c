@@ -477,8 +477,10 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
   uint32_t block = m->insns[pc0].block;
   while (n < IV_RUN_MAX && run_member(w, m, pc0 + n, block)) n++;
   if (n < IV_RUN_MAX && pc0 + n < m->n_insns && m->insns[pc0 + n].block == block &&
-      !(w->pcs[pc0 + n].flags & IV_KNOWN))
-    return false; /* (not issued yet: the run may grow) */
+      !(w->pcs[pc0 + n].flags & IV_KNOWN)) {
+    p0->run_wait = (uint16_t)n; /* (not issued yet: the run may grow; tried again once it is) */
+    return false;
+  }
   if (n < IV_RUN_MIN) {
     p0->flags |= IV_RUN_NO;
     return true;
@@ -647,12 +649,21 @@ static uint64_t fill(iv_bins *b, uint64_t t, uint32_t len, uint32_t work) {
   if (!work) return t + len;
   if (!len) len = 1;
   uint64_t end = t + len, x = t, left = work, placed = 0;
+  uint64_t bin = t / IV_BIN;
+  if ((end - 1) / IV_BIN == bin) { /* the usual short run: one bin with room */
+    uint32_t *s = iv_bins_slot(b, t);
+    if (!s) return end;
+    if (*s == 0 || *s + work <= b->cap) {
+      *s += work;
+      return end;
+    }
+  }
+  uint64_t rate = ((uint64_t)work << 16) / len; /* its pace, work per cycle (16.16) */
   for (;;) {
     uint64_t nb = (x / IV_BIN + 1) * IV_BIN, e = nb < end ? nb : end;
     /* its pace's share of this bin: what is due by e, less what was placed */
-    uint64_t due = e >= end ? work : (uint64_t)work * (e - t) / len;
+    uint64_t due = x >= end || e >= end ? work : (rate * (e - t)) >> 16;
     uint64_t want = due > placed ? due - placed : 0;
-    if (x >= end) want = left; /* (past its pace: as much as the bin holds) */
     uint32_t *s = iv_bins_slot(b, x);
     uint64_t room = !s ? want : *s >= b->cap ? (*s ? 0 : want) : b->cap - *s;
     uint64_t take = want < room ? want : room;
@@ -743,7 +754,9 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
         return;
       }
     }
-    if (runs && !(p->flags & IV_RUN_NO) && (p->run || run_build(c, w, p)) && p->run) { /* §11 */
+    if (runs && !(p->flags & IV_RUN_NO) && /* (a run needs the pc after it known: §11) */
+        (p->run || ((w->pcs[w->pc + (p->run_wait ? p->run_wait : 1u)].flags & IV_KNOWN) && run_build(c, w, p))) &&
+        p->run) {
       int x = run_take(c, slot, w, (const iv_run *)(w->lp->runs + p->run - 1), k);
       if (x > 0) continue;
       if (x < 0) return;
@@ -1117,8 +1130,9 @@ static bool fit_kernel(simt_core_base *b, uint32_t cta_slot, const simt_kernel *
     while (c->lpcs[t].used) t++; /* max_ctas tables, fewer than max_ctas other CTAs */
     iv_launch_pcs *u = &c->lpcs[t];
     void *pcs = u->pcs;
+    /* (one entry past the last instruction: a run's test of the pc after it, §11) */
     bool ok = simt_pc_table_fit(&pcs, &u->touched, &u->n_touched, &u->cap,
-                                simt_program_module(k->program)->n_insns, sizeof *u->pcs);
+                                simt_program_module(k->program)->n_insns + 1, sizeof *u->pcs);
     u->pcs = pcs;
     if (!ok) return false;
     u->launch = k->launch;

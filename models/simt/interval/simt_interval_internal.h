@@ -134,6 +134,7 @@ typedef struct iv_pc {
    * cycles, as its last detailed issue found them (0: none yet), and the run that starts here
    * (its word in the launch's run arena + 1; 0: none built) */
   uint16_t sm_cyc, sm_extra;
+  uint16_t run_wait;  /* how far after it the last try found an instruction not known yet (0: 1) */
   uint32_t run;
 } iv_pc;
 
