@@ -29,10 +29,11 @@
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
 //
-// fidelity: each kernel on each selected configuration under six per-block mixes — all CA; AT
+// fidelity: each kernel on each selected configuration under seven per-block mixes — all CA; AT
 //   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT;
 //   all AT with sampled cores (-at_sample 4000,12000, docs/simt-at.md §6a); interval cores
-//   (docs/simt-interval.md) with the memory blocks AT —
+//   (docs/simt-interval.md) with the memory blocks AT, without and with straight runs
+//   (-interval_runs 1, docs/simt-interval.md §11) —
 //   with core cycles against all-CA, host seconds, warp instructions per host second and the
 //   speed-up over all-CA (docs/simt-at.md).
 //
@@ -371,6 +372,8 @@ const fidelity_mix kMixes[] = {
      {"-simt_model", "at", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-at_sample", "4000,12000"}},
     {"all interval (interval cores, AT memory)",
      {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
+    {"all interval, straight runs (-interval_runs 1)",
+     {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-interval_runs", "1"}},
 };
 
 // speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
@@ -471,7 +474,7 @@ int main(int argc, char **argv) {
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
   if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
