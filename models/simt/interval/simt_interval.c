@@ -731,6 +731,8 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   }
   if (t + S + r->done[v] > w->last_done) w->last_done = t + S + r->done[v];
   w->t = t + len + S;
+  if (ran < r->n) /* (a debugger's stop ended it early: the rest is timed in detail) */
+    w->t = t + (uint64_t)(len + S) * ran / r->n;
   w->ib_n = r->ib_out[v];
   w->line = r->last_line;
   w->pc = func_warp_pc(w->fw); /* (pc + n: none of a run's instructions ends the warp or waits) */
