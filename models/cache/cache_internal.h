@@ -55,6 +55,9 @@ typedef struct cache_line_slot {
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
 
+/* Entries of the timed lookups' memo (struct cache.memo_li): a power of two. */
+#define CACHE_MEMO 8u
+
 /* A request merged into an MSHR entry, waiting for the chunks in `waits`. */
 typedef struct cache_waiter {
   mem_req *req;
@@ -194,10 +197,12 @@ struct cache {
   /* timed use (cache_timed.c): per line and chunk, the cycle it is readable (CACHE_NEVER: on its
    * way, not timed yet); NULL unless cache_config.timed */
   uint64_t *ready;
-  /* the line the last timed lookup found or placed (checked before use: a line address lives in
-   * at most one line, so an allocated line with that tag within the ways in use is the answer a
-   * set lookup would give); a fill or a repeated access to the same line skips the set index */
-  int32_t memo_li;
+  /* the lines the last timed lookups found or placed, one per line number modulo CACHE_MEMO
+   * (checked before use: a line address lives in at most one line, so an allocated line with that
+   * tag within the ways in use is the answer a set lookup would give); a fill, a repeated access
+   * to the same line, or accesses that take turns among a few lines (a warp's L1I lines, a
+   * kernel's parameters) skip the set index and the tag lookup */
+  int32_t memo_li[CACHE_MEMO];
 
   /* statistics */
   stats *stats;
@@ -213,16 +218,20 @@ struct cache {
 
 /* Chunks of the line the request touches: its sector mask in a sectored cache (or the sectors
  * addr/size cover when the mask is 0); the single chunk of a normal cache. */
-static inline uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
+static inline uint8_t cache_chunks_of(const cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask) {
   if (!c->sector) return 1;
-  uint8_t m = r->sector_mask & c->all_chunks;
+  uint8_t m = sector_mask & c->all_chunks;
   if (m) return m;
-  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
-  uint32_t size = r->size ? r->size : 1;
+  uint32_t off = (uint32_t)(addr & (MEM_LINE_BYTES - 1));
+  if (!size) size = 1;
   uint32_t last = off + size - 1;
   if (last >= MEM_LINE_BYTES) last = MEM_LINE_BYTES - 1;
   for (uint32_t s = off / MEM_SECTOR_BYTES; s <= last / MEM_SECTOR_BYTES; s++) m |= (uint8_t)(1u << s);
   return m;
+}
+
+static inline uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
+  return cache_chunks_of(c, r->addr, r->size, r->sector_mask);
 }
 
 /* ---- tag array: lookups and the replacement order, inlined into every path ---------------- */

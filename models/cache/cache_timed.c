@@ -26,9 +26,14 @@ static inline uint64_t line_addr(const cache *c, uint64_t addr) {
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
 
+/* The memo entry of `line`. */
+static inline int32_t *memo_of(cache *c, uint64_t line) {
+  return &c->memo_li[(line >> c->line_log2) & (CACHE_MEMO - 1)];
+}
+
 /* The line holding `line` from the memo, or -1 (then a set lookup decides). */
 static inline int32_t memo_find(const cache *c, uint64_t line) {
-  int32_t li = c->memo_li;
+  int32_t li = c->memo_li[(line >> c->line_log2) & (CACHE_MEMO - 1)];
   const cache_line *l = &c->lines[li];
   if (!l->allocated || l->tag != line) return -1;
   if (c->assoc != c->max_assoc && (uint32_t)li % c->max_assoc >= c->assoc) return -1;
@@ -41,7 +46,7 @@ static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set
   if (li >= 0) return li;
   *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
   li = cache_find_line(c, *set, line);
-  if (li >= 0) c->memo_li = li;
+  if (li >= 0) *memo_of(c, line) = li;
   return li;
 }
 
@@ -80,7 +85,7 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
     ++*c->group.write_back;
   }
   cache_install(c, victim, line);
-  c->memo_li = victim;
+  *memo_of(c, line) = victim;
   return victim;
 }
 
@@ -105,7 +110,7 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   cache_map_insert(c, line, li);
   cache_line *l = &c->lines[li];
   cache_line_take(c, l, line);
-  c->memo_li = li;
+  *memo_of(c, line) = li;
   return li;
 }
 
@@ -275,6 +280,29 @@ void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_
   }
   if (write) timed_write(c, req, now, out);
   else timed_read(c, req, now, out);
+}
+
+cache_status cache_timed_read_hit(cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask, uint8_t kind,
+                                  uint64_t now, uint64_t *ready, uint64_t *line_out) {
+  if (__builtin_expect(!c->ready, 0) || kind == MEM_ACC_ATOMIC) return CACHE_MISS;
+  uint64_t line = line_addr(c, addr);
+  uint32_t set = 0;
+  int32_t li = find(c, addr, line, &set);
+  if (li < 0) return CACHE_MISS;
+  uint8_t need = cache_chunks_of(c, addr, size, sector_mask);
+  if (need & (uint8_t)~c->lines[li].valid) return CACHE_MISS;
+  /* timed_read's hit, step for step */
+  *line_out = line;
+  cache_touch(c, li);
+  uint64_t r = chunks_ready(c, li, need);
+  if (r <= now) {
+    *ready = now;
+    cache_stats_count_ok(c, kind, CACHE_BD_HIT);
+    return CACHE_HIT;
+  }
+  *ready = r;
+  cache_stats_count_ok(c, kind, CACHE_BD_HIT_RESERVED);
+  return CACHE_HIT_RESERVED;
 }
 
 void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
