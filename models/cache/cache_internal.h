@@ -55,9 +55,6 @@ typedef struct cache_line_slot {
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
 
-/* Entries of the timed lookups' memo (struct cache.memo_li): a power of two. */
-#define CACHE_MEMO 8u
-
 /* A request merged into an MSHR entry, waiting for the chunks in `waits`. */
 typedef struct cache_waiter {
   mem_req *req;
@@ -197,12 +194,10 @@ struct cache {
   /* timed use (cache_timed.c): per line and chunk, the cycle it is readable (CACHE_NEVER: on its
    * way, not timed yet); NULL unless cache_config.timed */
   uint64_t *ready;
-  /* the lines the last timed lookups found or placed, one per line number modulo CACHE_MEMO
-   * (checked before use: a line address lives in at most one line, so an allocated line with that
-   * tag within the ways in use is the answer a set lookup would give); a fill, a repeated access
-   * to the same line, or accesses that take turns among a few lines (a warp's L1I lines, a
-   * kernel's parameters) skip the set index and the tag lookup */
-  int32_t memo_li[CACHE_MEMO];
+  /* the line the last timed lookup found or placed (checked before use: a line address lives in
+   * at most one line, so an allocated line with that tag within the ways in use is the answer a
+   * set lookup would give); a fill or a repeated access to the same line skips the set index */
+  int32_t memo_li;
 
   /* statistics */
   stats *stats;

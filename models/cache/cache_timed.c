@@ -26,14 +26,9 @@ static inline uint64_t line_addr(const cache *c, uint64_t addr) {
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
 
-/* The memo entry of `line`. */
-static inline int32_t *memo_of(cache *c, uint64_t line) {
-  return &c->memo_li[(line >> c->line_log2) & (CACHE_MEMO - 1)];
-}
-
 /* The line holding `line` from the memo, or -1 (then a set lookup decides). */
 static inline int32_t memo_find(const cache *c, uint64_t line) {
-  int32_t li = c->memo_li[(line >> c->line_log2) & (CACHE_MEMO - 1)];
+  int32_t li = c->memo_li;
   const cache_line *l = &c->lines[li];
   if (!l->allocated || l->tag != line) return -1;
   if (c->assoc != c->max_assoc && (uint32_t)li % c->max_assoc >= c->assoc) return -1;
@@ -46,7 +41,7 @@ static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set
   if (li >= 0) return li;
   *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
   li = cache_find_line(c, *set, line);
-  if (li >= 0) *memo_of(c, line) = li;
+  if (li >= 0) c->memo_li = li;
   return li;
 }
 
@@ -85,7 +80,7 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
     ++*c->group.write_back;
   }
   cache_install(c, victim, line);
-  *memo_of(c, line) = victim;
+  c->memo_li = victim;
   return victim;
 }
 
@@ -110,7 +105,7 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   cache_map_insert(c, line, li);
   cache_line *l = &c->lines[li];
   cache_line_take(c, l, line);
-  *memo_of(c, line) = li;
+  c->memo_li = li;
   return li;
 }
 

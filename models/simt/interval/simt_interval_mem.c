@@ -500,8 +500,8 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
 
 /* The one access of a uniform load (one_access's) when it hits the L1C: through the L1 port at
  * the first cycle from m + 1 with room and answered as access answers a hit, without building
- * the access (the usual ld.param: a kernel's parameters stay in the L1C); *held and *done at
- * least its port cycle and its data. false (nothing booked or counted): the general path. */
+ * the access; *held and *done at least its port cycle and its data. false (nothing booked or
+ * counted): the general path. */
 static inline __attribute__((always_inline)) bool uniform_hit(iv_core *c, uint64_t a, uint32_t bytes, uint64_t m,
                                                               uint64_t *held, uint64_t *done) {
   uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
@@ -542,7 +542,6 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
       (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST)) {
     /* a kernel parameter or constant every lane reads at one address: one access, no gathering */
     uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
-    if (c->l1c && uniform_hit(c, a, bytes, m, &held, &done)) goto booked;
     if (one_access(c, a, bytes, (uint32_t)simtvp_popcount32(st->mem_mask), MEM_ACC_CONST_R,
                    c->l1c ? LDST_PATH_L1C : LDST_PATH_BYPASS)) {
       n = 1;
@@ -579,15 +578,36 @@ accesses:;
     uint64_t d = access(c, &c->acc[i], a);
     if (d > done) done = d;
   }
-booked:
   /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
   if (slot_used) *slot_used += (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0);
   return done;
 }
 
+/* issue_accesses of a uniform ld.param / ld.const (issue_accesses's one access) when it hits the
+ * L1C (the usual case: a kernel's parameters stay there), without issue_accesses's setup: true
+ * with *done. false, nothing booked or counted: issue_accesses (which finds the same memory-stage
+ * slot again). */
+static __attribute__((noinline)) bool uniform_load(iv_core *c, uint32_t slot, const func_step *st, uint64_t m,
+                                                   uint64_t *done) {
+  uint32_t *slot_used;
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  uint64_t held = m + 1, d = m + 1;
+  uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
+  if (!uniform_hit(c, a, st->access_bytes ? st->access_bytes : 4, m, &held, &d)) return false;
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
+  *done = d;
+  return true;
+}
+
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st))
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st)) {
+    uint64_t done;
+    if (uniform && c->l1c && st->is_load && !st->is_atomic && st->mem_mask &&
+        (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST) && c->base.cfg.ldst.coalesce_arch != 13 &&
+        uniform_load(c, slot, st, m, &done))
+      return done;
     return issue_accesses(c, slot, st, uniform, m);
+  }
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
   uint32_t *slot_used;
