@@ -154,13 +154,11 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
   if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
-  if (!x->is_write && !l1d) { /* the usual L1C read, a hit: without a request (an L1D read
-                                 * misses too often to look up twice) */
+  if (!x->is_write && !l1d) { /* an L1C or L1T read that hits (the usual case): answered without
+                                 * a request; an L1D read misses too often to be looked up twice */
     uint64_t ready, line;
     cache_status hit = cache_timed_read_hit(cc, x->addr, x->size, x->sector_mask, x->kind, a, &ready, &line);
-    if (hit == CACHE_HIT) {
-      return a + lat;
-    }
+    if (hit == CACHE_HIT) return a + lat;
     if (hit == CACHE_HIT_RESERVED) {
       if (ready == CACHE_NEVER) return a + lat;
       reordered_fill(c, ft, line, a, &ready);
