@@ -282,6 +282,15 @@ typedef struct cache_timed_result {
 
 /* Presents req (one line; kind, is_write, sector/byte masks as for cache_access) at cycle now. */
 void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_result *out);
+/* A read (not an atomic) of [addr, addr + size) with sector_mask (as mem_req's) at cycle now
+ * that finds every chunk it needs in the cache: looked up, touched and counted exactly as
+ * cache_timed_access would, without a request or a result to fill. CACHE_HIT (*ready = now) or
+ * CACHE_HIT_RESERVED (*ready = its last chunk's ready cycle, CACHE_NEVER while untimed), *line
+ * the line address (cache_timed_result's fields); anything
+ * else (a chunk absent, a disabled cache, an atomic) is CACHE_MISS with nothing changed or
+ * counted — then cache_timed_access. */
+cache_status cache_timed_read_hit(cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask, uint8_t kind,
+                                  uint64_t now, uint64_t *ready, uint64_t *line);
 /* The chunks of `line` fetched after a MISS are readable from cycle t. */
 void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t);
 /* Chunks (sectors; the one chunk of a normal cache) of its line that req touches. */

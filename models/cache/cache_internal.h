@@ -213,16 +213,20 @@ struct cache {
 
 /* Chunks of the line the request touches: its sector mask in a sectored cache (or the sectors
  * addr/size cover when the mask is 0); the single chunk of a normal cache. */
-static inline uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
+static inline uint8_t cache_chunks_of(const cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask) {
   if (!c->sector) return 1;
-  uint8_t m = r->sector_mask & c->all_chunks;
+  uint8_t m = sector_mask & c->all_chunks;
   if (m) return m;
-  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
-  uint32_t size = r->size ? r->size : 1;
+  uint32_t off = (uint32_t)(addr & (MEM_LINE_BYTES - 1));
+  if (!size) size = 1;
   uint32_t last = off + size - 1;
   if (last >= MEM_LINE_BYTES) last = MEM_LINE_BYTES - 1;
   for (uint32_t s = off / MEM_SECTOR_BYTES; s <= last / MEM_SECTOR_BYTES; s++) m |= (uint8_t)(1u << s);
   return m;
+}
+
+static inline uint8_t cache_req_chunks(const cache *c, const mem_req *r) {
+  return cache_chunks_of(c, r->addr, r->size, r->sector_mask);
 }
 
 /* ---- tag array: lookups and the replacement order, inlined into every path ---------------- */

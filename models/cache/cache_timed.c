@@ -277,6 +277,29 @@ void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_
   else timed_read(c, req, now, out);
 }
 
+cache_status cache_timed_read_hit(cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask, uint8_t kind,
+                                  uint64_t now, uint64_t *ready, uint64_t *line_out) {
+  if (__builtin_expect(!c->ready, 0) || kind == MEM_ACC_ATOMIC) return CACHE_MISS;
+  uint64_t line = line_addr(c, addr);
+  uint32_t set = 0;
+  int32_t li = find(c, addr, line, &set);
+  if (li < 0) return CACHE_MISS;
+  uint8_t need = cache_chunks_of(c, addr, size, sector_mask);
+  if (need & (uint8_t)~c->lines[li].valid) return CACHE_MISS;
+  /* timed_read's hit, step for step */
+  *line_out = line;
+  cache_touch(c, li);
+  uint64_t r = chunks_ready(c, li, need);
+  if (r <= now) {
+    *ready = now;
+    cache_stats_count_ok(c, kind, CACHE_BD_HIT);
+    return CACHE_HIT;
+  }
+  *ready = r;
+  cache_stats_count_ok(c, kind, CACHE_BD_HIT_RESERVED);
+  return CACHE_HIT_RESERVED;
+}
+
 void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
   if (!c->ready) return;
   uint32_t set = 0;

@@ -1,8 +1,8 @@
 // The timed use (cache_timed_access / _fill / _ready): outcomes and statistics of a short sequence
 // worked out by hand, and the lookup memo (the line the last timed lookup found) never answering
 // for a line that was evicted, replaced or is outside the ways in use — in caches with a line map
-// (64 ways) and without (2 ways); a flush that empties a mapped cache at once, and whole-line
-// (4-sector) ready times.
+// (64 ways) and without (2 ways); a flush that empties a mapped cache at once, whole-line
+// (4-sector) ready times, and cache_timed_read_hit answering a read exactly as cache_timed_access.
 #include <random>
 #include <vector>
 
@@ -190,4 +190,87 @@ TEST(CacheTimed, LinesBeyondAReducedAssociativityAreNotFound) {
   EXPECT_EQ(CACHE_MISS, timed(r, 63 * 0x1000, 101).status);
   for (uint64_t i = 0; i < 8; i++) EXPECT_EQ(CACHE_MISS, timed(r, i * 0x1000, 200 + i).status);
   EXPECT_EQ(CACHE_HIT_RESERVED, timed(r, 3 * 0x1000, 300).status);
+}
+
+// cache_timed_read_hit, tried before every plain read (a MISS then goes to cache_timed_access, as
+// the interval core does), against a twin cache that takes every access through
+// cache_timed_access: the same outcome, ready cycle and line at every step of a random mix of
+// reads (sector masks, sizes without a mask), writes, atomics and fills, and every statistic equal
+// at the end. Breaking the shortcut's LRU touch, its counting or its miss detection fails here.
+void check_read_hit_twin(const char *spec, uint32_t lines) {
+  CacheRig ref(spec), fast(spec);
+  ref.cfg.timed = fast.cfg.timed = true;
+  ref.build();
+  fast.build();
+  std::mt19937_64 rng(7);
+  uint32_t shortcut_hits = 0, shortcut_misses = 0;
+  for (uint64_t now = 1; now <= 6000; now++) {
+    uint64_t addr = (rng() % lines) * 0x80 + (rng() % 4) * 0x20;
+    uint32_t op = (uint32_t)(rng() % 8);
+    if (op == 0) {  // a fill, maybe for a line gone since its miss, maybe late
+      uint8_t chunks = (uint8_t)(1u + rng() % 15);
+      uint64_t t = now + rng() % 40;
+      cache_timed_fill(ref.c, addr & ~0x7full, chunks, t);
+      cache_timed_fill(fast.c, addr & ~0x7full, chunks, t);
+      continue;
+    }
+    mem_access_kind kind = op == 1 ? MEM_ACC_GLOBAL_W : op == 2 ? MEM_ACC_ATOMIC : MEM_ACC_GLOBAL_R;
+    uint32_t size = op == 3 ? 8 : 32;
+    uint8_t mask = op == 3 ? 0 : (uint8_t)(1u << ((addr >> 5) & 3));
+    if (op == 4) {  // a whole line
+      addr &= ~0x7full;
+      size = 128;
+      mask = 0xf;
+    }
+    mem_req *a = ref.req(addr, kind, size, kind != MEM_ACC_GLOBAL_R);
+    a->sector_mask = mask;
+    cache_timed_result want{};
+    cache_timed_access(ref.c, a, now, &want);
+    mem_req_free(a);
+    cache_timed_result got{};
+    uint64_t ready = 0, line = 0;
+    cache_status st = kind == MEM_ACC_GLOBAL_W ? CACHE_MISS
+                                               : cache_timed_read_hit(fast.c, addr, size, mask, (uint8_t)kind, now, &ready, &line);
+    if (kind == MEM_ACC_ATOMIC) {
+      ASSERT_EQ(CACHE_MISS, st) << "atomics take cache_timed_access";
+    }
+    if (st != CACHE_MISS) {
+      shortcut_hits++;
+      got.status = st;
+      got.ready = ready;
+      got.line = line;
+      got.data_port = st == CACHE_HIT;
+    } else {
+      if (kind == MEM_ACC_GLOBAL_R) shortcut_misses++;
+      mem_req *b = fast.req(addr, kind, size, kind != MEM_ACC_GLOBAL_R);
+      b->sector_mask = mask;
+      cache_timed_access(fast.c, b, now, &got);
+      mem_req_free(b);
+    }
+    ASSERT_EQ(want.status, got.status) << std::hex << addr << std::dec << " at " << now;
+    ASSERT_EQ(want.ready, got.ready) << std::hex << addr << std::dec << " at " << now;
+    ASSERT_EQ(want.line, got.line) << std::hex << addr << std::dec << " at " << now;
+    ASSERT_EQ(want.fetch, got.fetch) << std::hex << addr << std::dec << " at " << now;
+    ASSERT_EQ(want.data_port, got.data_port) << std::hex << addr << std::dec << " at " << now;
+  }
+  EXPECT_GT(shortcut_hits, 500u);
+  EXPECT_GT(shortcut_misses, 500u);
+  ASSERT_EQ(stats_counter_count(ref.st), stats_counter_count(fast.st));
+  for (uint32_t i = 0; i < stats_counter_count(ref.st); i++) {
+    const char *name = stats_counter_name(ref.st, i);
+    int found = 0;
+    EXPECT_EQ(stats_get(ref.st, name, &found), stats_get(fast.st, name, &found)) << name;
+  }
+}
+
+TEST(CacheTimed, AReadHitShortcutCountsAndTouchesAsTheFullAccessWithALineMap) {
+  check_read_hit_twin("S:2:128:64,L:B:m:F:L,A:256:4,256", 200);
+}
+
+TEST(CacheTimed, AReadHitShortcutCountsAndTouchesAsTheFullAccessScanningTheSet) {
+  check_read_hit_twin("S:4:128:2,L:L:s:N:L,A:8:4,8", 14);
+}
+
+TEST(CacheTimed, AReadHitShortcutCountsAndTouchesAsTheFullAccessUnsectored) {
+  check_read_hit_twin("N:4:128:4,L:R:f:N:L,A:8:4,8", 24);
 }

@@ -254,3 +254,41 @@ TEST(SimtIntervalMemShapes, SharedMemoryConflictsOfHalfWarpPatternsAreTheCaCores
 }
 
 }  // namespace
+
+TEST(SimtIntervalMemShapes, UniformParameterLoadsAreCountedOnceEachThroughTheL1c) {
+  // 4 warps × 3 ld.param (no address register: the uniform path, whose L1C hits are answered
+  // before the general path and whose misses go on to it): 12 L1C accesses and 12 constant
+  // requests whatever hits; every miss (the parameters' first touch of a line) fetches its line
+  // through the port once and every other access hits or hits a pending line. An access the
+  // shortcut both answers and then passes on would count twice; one it drops, not at all.
+  Port port;
+  const char *ptx =
+      ".version 7.0\n.target sm_70\n.address_size 64\n"
+      ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+      "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n"
+      "  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [n];\n  ld.param.u32 %r2, [n];\n"
+      "  add.u32 %r3, %r1, %r2;\n  st.global.u32 [%rd1], %r3;\n  exit;\n}\n";
+  simt_harness *h = harness_behind(port, kQV100, with_model("interval", {"-gpgpu_n_clusters", "1"}), SH_LDST_REAL,
+                                   ptx, "params.ptx");
+  ASSERT_NE(h, nullptr);
+  simtvp_diag d{};
+  uint64_t out = sh_alloc(h, 256);
+  uint32_t n = 5;
+  const void *params[] = {&out, &n};
+  uint32_t grid[3] = {1, 1, 1}, cta[3] = {128, 1, 1};
+  ASSERT_EQ(sh_launch(h, "k", grid, cta, 0, params, &d), SIMTVP_OK) << d.message;
+  int found = 0;
+  uint64_t accesses = stats_get(sh_stats(h), "L1C_total_cache_accesses", &found);
+  EXPECT_TRUE(found);
+  uint64_t misses = stats_get(sh_stats(h), "L1C_total_cache_misses", &found);
+  uint64_t requests = stats_get(sh_stats(h), "gpgpu_n_mem_const", &found);
+  EXPECT_TRUE(found);
+  sh_destroy(h);
+  uint64_t fetches = 0;
+  for (auto &a : port.log) fetches += a.kind == MEM_ACC_CONST_R;
+  EXPECT_EQ(12u, accesses);
+  EXPECT_EQ(12u, requests);
+  EXPECT_GE(misses, 1u);
+  EXPECT_LE(misses, 2u);  // the two parameters sit in one or two L1C lines
+  EXPECT_EQ(misses, fetches);
+}

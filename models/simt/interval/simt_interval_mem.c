@@ -150,6 +150,21 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
                                                                                        : lc->l1t_latency;
+  bool l1d = x->path == LDST_PATH_L1D;
+  const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
+  uint32_t port_n = port_cycles(c, x->size);
+  if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
+  if (!x->is_write && !l1d) { /* an L1C or L1T read that hits (the usual case): answered without
+                                 * a request; an L1D read misses too often to be looked up twice */
+    uint64_t ready, line;
+    cache_status hit = cache_timed_read_hit(cc, x->addr, x->size, x->sector_mask, x->kind, a, &ready, &line);
+    if (hit == CACHE_HIT) return a + lat;
+    if (hit == CACHE_HIT_RESERVED) {
+      if (ready == CACHE_NEVER) return a + lat;
+      reordered_fill(c, ft, line, a, &ready);
+      return iv_max(a + lat, ready); /* an MSHR hit: the data comes with the fill on its way */
+    }
+  }
   mem_req *q = req_scratch(c);
   q->addr = x->addr;
   q->size = x->size;
@@ -158,10 +173,6 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   q->sector_mask = x->sector_mask;
   q->byte_mask[0] = x->byte_mask[0];
   q->byte_mask[1] = x->byte_mask[1];
-  bool l1d = x->path == LDST_PATH_L1D;
-  const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
-  uint32_t port_n = port_cycles(c, x->size);
-  if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   cache_timed_result r;
   cache_timed_access(cc, q, a, &r);
   if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
@@ -485,6 +496,32 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
+/* The one access of a uniform load (one_access's) when it hits the L1C: through the L1 port at
+ * the first cycle from m + 1 with room and answered as access answers a hit, without building
+ * the access; *held and *done at least its port cycle and its data. false (nothing booked or
+ * counted): the general path. */
+static inline __attribute__((always_inline)) bool uniform_hit(iv_core *c, uint64_t a, uint32_t bytes, uint64_t m,
+                                                              uint64_t *held, uint64_t *done) {
+  uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
+  if (!bytes || hi > MEM_LINE_BYTES) return false;
+  uint32_t s0 = lo / MEM_SECTOR_BYTES, s1 = (hi - 1) / MEM_SECTOR_BYTES;
+  uint64_t at = iv_bins_find(&c->l1_port, m + 1, 1), ready, line;
+  cache_status hit = cache_timed_read_hit(c->l1c, line_of(a) + (uint64_t)s0 * MEM_SECTOR_BYTES,
+                                          (s1 - s0 + 1) * MEM_SECTOR_BYTES, sectors_between(lo, hi), MEM_ACC_CONST_R,
+                                          at, &ready, &line);
+  if (hit == CACHE_MISS) return false;
+  iv_bins_book(&c->l1_port, at, 1);
+  simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R);
+  uint64_t d = at + c->base.cfg.ldst.l1c_latency;
+  if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) {
+    reordered_fill(c, &c->fills[1], line, at, &ready);
+    d = iv_max(d, ready);
+  }
+  *held = iv_max(*held, at);
+  *done = iv_max(*done, d);
+  return true;
+}
+
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
@@ -544,9 +581,31 @@ accesses:;
   return done;
 }
 
+/* issue_accesses of a uniform ld.param / ld.const (issue_accesses's one access) when it hits the
+ * L1C (the usual case: a kernel's parameters stay there), without issue_accesses's setup: true
+ * with *done. false, nothing booked or counted: issue_accesses (which finds the same memory-stage
+ * slot again). */
+static __attribute__((noinline)) bool uniform_load(iv_core *c, uint32_t slot, const func_step *st, uint64_t m,
+                                                   uint64_t *done) {
+  uint32_t *slot_used;
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  uint64_t held = m + 1, d = m + 1;
+  uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
+  if (!uniform_hit(c, a, st->access_bytes ? st->access_bytes : 4, m, &held, &d)) return false;
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
+  *done = d;
+  return true;
+}
+
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st))
+  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st)) {
+    uint64_t done;
+    if (uniform && c->l1c && st->is_load && !st->is_atomic && st->mem_mask &&
+        (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST) && c->base.cfg.ldst.coalesce_arch != 13 &&
+        uniform_load(c, slot, st, m, &done))
+      return done;
     return issue_accesses(c, slot, st, uniform, m);
+  }
   /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
    * through the L1 port */
   uint32_t *slot_used;
@@ -560,8 +619,13 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
 
 uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
   w->line = p->l1i_line;
+  uint64_t addr = (p->l1i_line - 1) * c->base.l1i_line, ready, line;
+  /* the usual case, a line the CTA's warps fetched before: its hit without a request */
+  cache_status hit = cache_timed_read_hit(c->base.l1i, addr, FUNC_INSN_BYTES, 0, MEM_ACC_INST_R, t, &ready, &line);
+  if (hit == CACHE_HIT) return t;
+  if (hit == CACHE_HIT_RESERVED) return ready != CACHE_NEVER ? iv_max(t, ready) : t;
   mem_req *q = req_scratch(c);
-  q->addr = (p->l1i_line - 1) * c->base.l1i_line;
+  q->addr = addr;
   q->size = FUNC_INSN_BYTES;
   q->kind = MEM_ACC_INST_R;
   q->is_write = false;
