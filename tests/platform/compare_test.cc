@@ -176,14 +176,15 @@ class FidelityMixes : public ::testing::TestWithParam<std::string> {};
 
 // Each program (they check their own results and exit non-zero when wrong) under all-CA, all-AT,
 // AT cores on CA memory, CA cores on AT memory, a mix inside the memory system, the functional
-// side, all-AT with sampled cores (at-sampled) and interval cores (interval): every run exits 0 with the reference's output; all-AT and
-// interval again give byte-identical statistics (deterministic); and each timed kernel of a program whose instruction stream does
+// side, all-AT with sampled cores (at-sampled), interval cores (interval) and interval cores
+// timing straight runs (interval-runs): every run exits 0 with the reference's output; all-AT,
+// interval and interval-runs again give byte-identical statistics (deterministic); and each timed kernel of a program whose instruction stream does
 // not depend on timing is within 25 % of all-CA's cycles (issue 9's bound per kernel).
 TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   const std::string program = GetParam();
   std::string dir = temp_dir(("mixes_" + program).c_str());
   result r = run("compare -o '" + dir + "' " + config_of(program) +
-                 "-f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' -f func -f at -f at-sampled -f interval -f interval -- '" + SIMTVP_KERNELS_BIN + "/" + program + "'");
+                 "-f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' -f func -f at -f at-sampled -f interval -f interval -f interval-runs -f interval-runs -- '" + SIMTVP_KERNELS_BIN + "/" + program + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   pt::ptree j;
   pt::read_json(dir + "/compare.json", j);
@@ -195,7 +196,7 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
         << dir << "/" << i << "/program.out)";
     i++;
   }
-  ASSERT_EQ(i, 10u);
+  ASSERT_EQ(i, 12u);
   std::string at1 = slurp(dir + "/1/stats.json"), at2 = slurp(dir + "/6/stats.json");
   EXPECT_FALSE(at1.empty());
   std::string iv1 = slurp(dir + "/8/stats.json"), iv2 = slurp(dir + "/9/stats.json");
@@ -205,6 +206,9 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   // the host's (sw/cuda/cu_memory.cc, docs/system-modes.md §1).
   EXPECT_TRUE(at1 == at2) << program << ": two all-AT runs differ (" << dir << "/1 and /6)";
   EXPECT_TRUE(iv1 == iv2) << program << ": two interval runs differ (" << dir << "/8 and /9)";
+  std::string rn1 = slurp(dir + "/10/stats.json"), rn2 = slurp(dir + "/11/stats.json");
+  EXPECT_FALSE(rn1.empty());
+  EXPECT_TRUE(rn1 == rn2) << program << ": two interval-runs runs differ (" << dir << "/10 and /11)";
   for (const auto &k : j.get_child("kernels")) {
     const auto &runs = k.second.get_child("runs");
     bool same_path = true;
