@@ -1130,8 +1130,11 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
     at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
   if (at_cores && d->at_sample_period) /* sampled AT or interval cores (-at_sample): a fidelity of their own */
     map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
-  else if (d->interval_runs && at_cores) /* (interval cores with straight runs: §11) */
-    map_append(out, size, &len, " interval_runs=1");
+  else if (d->interval_runs) { /* interval cores with straight runs (docs/simt-interval.md §11) */
+    bool iv = false;
+    for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
+    if (iv) map_append(out, size, &len, " interval_runs=1");
+  }
   return len;
 }
 

@@ -193,10 +193,10 @@ TEST(SimtIntervalMemShapes, SharedMemoryConflictsAreTheCaCores) {
   // The same kernel through a CA core and an interval core: the CA LDST unit computes every
   // access's conflict cycles (ldst_smem_cost_of); the interval core remembers them per pc and
   // reuses them for a warp whose lanes sit at the same offsets. The totals must agree.
-  uint64_t conflicts[2] = {0, 0};
-  const char *models[2] = {"ca", "interval"};
-  for (int m = 0; m < 2; m++) {
-    Gpu g(kQV100, with_model(models[m], {"-gpgpu_n_clusters", "1"}));
+  uint64_t conflicts[3] = {0, 0, 0};
+  const char *models[3] = {"ca", "interval", "interval"};
+  for (int m = 0; m < 3; m++) { /* (the third: straight runs check their shared accesses' costs, §11) */
+    Gpu g(kQV100, with_model(models[m], {"-gpgpu_n_clusters", "1", "-interval_runs", m == 2 ? "1" : "0"}));
     ASSERT_EQ(g.load(smem_kernel()), SIMTVP_OK) << g.diag.message;
     ASSERT_EQ(g.launch("k", 1, 128, {g.alloc(64)}), SIMTVP_OK) << g.diag.message;
     conflicts[m] = g.stat("gpgpu_n_shmem_bkconflict");
@@ -204,6 +204,7 @@ TEST(SimtIntervalMemShapes, SharedMemoryConflictsAreTheCaCores) {
   // the one-bank pattern alone: 31 extra cycles per warp's word load
   EXPECT_GT(conflicts[0], 4u * 31u);
   EXPECT_EQ(conflicts[1], conflicts[0]);
+  EXPECT_EQ(conflicts[2], conflicts[0]);
 }
 
 // Full-warp word loads whose half-warps each read one word or 16 consecutive words (the records
@@ -240,10 +241,10 @@ TEST(SimtIntervalMemShapes, SharedMemoryConflictsOfHalfWarpPatternsAreTheCaCores
   // half 1 at the same offset from lane 0 (one comparison instead of 32): what the lane scan (and
   // the CA LDST unit's ldst_smem_cost_of) decides, per warp. Eight warps alternate the patterns'
   // conflicts, so a cost reused wrongly changes the total.
-  uint64_t conflicts[2] = {0, 0};
-  const char *models[2] = {"ca", "interval"};
-  for (int m = 0; m < 2; m++) {
-    Gpu g(kQV100, with_model(models[m], {"-gpgpu_n_clusters", "1"}));
+  uint64_t conflicts[3] = {0, 0, 0};
+  const char *models[3] = {"ca", "interval", "interval"};
+  for (int m = 0; m < 3; m++) { /* (the third: straight runs check their shared accesses' costs, §11) */
+    Gpu g(kQV100, with_model(models[m], {"-gpgpu_n_clusters", "1", "-interval_runs", m == 2 ? "1" : "0"}));
     ASSERT_EQ(g.load(smem_halves_kernel()), SIMTVP_OK) << g.diag.message;
     ASSERT_EQ(g.launch("k", 1, 256, {g.alloc(64)}), SIMTVP_OK) << g.diag.message;
     conflicts[m] = g.stat("gpgpu_n_shmem_bkconflict");
@@ -251,6 +252,7 @@ TEST(SimtIntervalMemShapes, SharedMemoryConflictsOfHalfWarpPatternsAreTheCaCores
   // uniform and contiguous halves on one bank (odd warps: 4 of 8) conflict one cycle each at least
   EXPECT_GE(conflicts[0], 2u * 4u);
   EXPECT_EQ(conflicts[1], conflicts[0]);
+  EXPECT_EQ(conflicts[2], conflicts[0]);
 }
 
 }  // namespace

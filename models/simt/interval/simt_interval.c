@@ -505,7 +505,7 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
     for (uint32_t j = 0; j < p->n_deps; j++) last[p->regs[j]] = 0, seen[p->regs[j]] = 0;
   }
   iv_launch_pcs *u = w->lp;
-  size_t words = (sizeof(iv_run) + 2u * regs * sizeof(iv_run_reg) + 7u) / 8u;
+  size_t words = (sizeof(iv_run) + 2u * regs * sizeof(iv_run_reg) + n * sizeof(iv_run_smem) + 7u) / 8u;
   if ((size_t)u->runs_used + words > u->runs_cap) {
     size_t cap = u->runs_cap ? 2u * (size_t)u->runs_cap : 4096u;
     while (cap < u->runs_used + words) cap *= 2;
@@ -616,7 +616,8 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
     r->l1i_mask |= 1ull << p->l1i_bit;
     r->last_line = p->l1i_line;
     if (p->unit == SIMT_UNIT_MEM) {
-      r->n_shared++;
+      iv_run_smem *sm = (iv_run_smem *)(r->regs + n_in + n_out) + r->n_shared++;
+      sm->at = (uint16_t)i, sm->cyc = p->sm_cyc, sm->extra = p->sm_extra;
       r->smem_cycles += p->sm_cyc;
       r->smem_extra += p->sm_extra;
       uint32_t k = 0;
@@ -637,7 +638,8 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
   r->n_in = (uint16_t)n_in;
   r->n_out = (uint16_t)n_out;
   p0->run = u->runs_used + 1;
-  u->runs_used += (uint32_t)((sizeof(iv_run) + (size_t)(n_in + n_out) * sizeof(iv_run_reg) + 7u) / 8u);
+  u->runs_used += (uint32_t)((sizeof(iv_run) + (size_t)(n_in + n_out) * sizeof(iv_run_reg) +
+                               (size_t)r->n_shared * sizeof(iv_run_smem) + 7u) / 8u);
   return true;
 }
 
@@ -691,10 +693,45 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
     if (x > at && x - at > d) d = x - at;
   }
   uint64_t t = s + d;
-  uint32_t active = func_warp_active(w->fw), ran;
+  uint32_t active = func_warp_active(w->fw), ran = 0;
   func_run_end e;
   simtvp_diag dg;
-  simtvp_status st = func_warp_run(w->fw, r->n, &ran, &e, &dg);
+  simtvp_status st = SIMTVP_OK;
+  /* a shared access due for a check executes as a step and its bank pattern's cost is this
+   * warp's; the others cost what the schedule says (their pc's cost when the run was built; §11) */
+  const iv_run_smem *sm = (const iv_run_smem *)(r->regs + r->n_in + r->n_out);
+  iv_run *rw = (iv_run *)r;
+  bool check = false;
+  if (r->n_shared) {
+    if (rw->takes != IV_SM_VARIES && ++rw->takes == IV_SM_VARIES) rw->takes = IV_SM_TRUSTED + 1; /* (wraps) */
+    check = rw->takes == IV_SM_VARIES || rw->takes <= IV_SM_TRUSTED || rw->takes % IV_SM_RECHECK == 0;
+  }
+  int64_t dcyc = 0;
+  uint64_t conflicts = r->smem_extra;
+  if (!check) {
+    st = func_warp_run(w->fw, r->n, &ran, &e, &dg);
+  } else {
+    for (uint32_t i = 0; i <= r->n_shared && st == SIMTVP_OK; i++) {
+      uint32_t to = i < r->n_shared ? sm[i].at : r->n, got = 0;
+      if (to > ran) {
+        st = func_warp_run(w->fw, to - ran, &got, &e, &dg);
+        ran += got;
+        if (st != SIMTVP_OK || ran != to) break;
+      }
+      if (i == r->n_shared) break;
+      func_step rec;
+      st = func_warp_step_lean(w->fw, &rec, &dg);
+      if (st != SIMTVP_OK) break;
+      ran++;
+      func_step_fill_addr(&rec);
+      ldst_smem_cost cost = iv_mem_smem_cost(c, slot, &rec);
+      uint32_t extra = cost.cycles - cost.phases;
+      if (cost.cycles != sm[i].cyc || extra != sm[i].extra) rw->takes = IV_SM_VARIES;
+      dcyc += (int64_t)cost.cycles - sm[i].cyc;
+      conflicts += extra;
+      conflicts -= sm[i].extra;
+    }
+  }
   if (st != SIMTVP_OK) {
     simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
     return -1;
@@ -703,10 +740,12 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   iv_bins *const *units = w->units;
   uint64_t end = fill(w->issue, t, len, r->n);
   for (uint32_t i = 0; i < r->n_units; i++) end = iv_max(end, fill(units[r->unit[i]], t, len, r->work[i]));
-  if (r->smem_cycles) end = iv_max(end, fill(&c->smem, t, len, r->smem_cycles));
+  uint32_t smem = dcyc < 0 && (uint64_t)-dcyc >= r->smem_cycles ? 1u : (uint32_t)((int64_t)r->smem_cycles + dcyc);
+  if (r->smem_cycles) end = iv_max(end, fill(&c->smem, t, len, smem));
   if (r->fetches[v]) fill(&c->fetch, t, len, r->fetches[v]);
   if (r->n_shared) fill(&c->dispatch, t, len, r->n_shared);
-  uint64_t S = end - (t + len); /* (0: nothing waited) */
+  /* (0: nothing waited; shared accesses dearer than the schedule's stretch it as well) */
+  uint64_t S = end - (t + len) + (dcyc > 0 ? (uint64_t)dcyc : 0u);
   if (k->b.on) {
     simt_batch_add(&c->base, &k->b, active, ran);
   } else {
@@ -719,7 +758,7 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   *c->run_insns += ran;
   uint64_t lanes = (uint64_t)simtvp_popcount32(active);
   for (uint32_t i = 0; i < r->n_mi; i++) *c->base.mem_insn[r->mi[i]] += lanes * r->mi_n[i];
-  *c->smem_conflicts += r->smem_extra;
+  *c->smem_conflicts += conflicts;
   const iv_run_reg *out = r->regs + r->n_in;
   if (!S) {
     for (uint32_t i = 0; i < r->n_out; i++) w->rr[out[i].reg] = t + out[i].off[v];

@@ -149,6 +149,16 @@ typedef struct iv_pc {
  * write's offset. The run's issues, unit work, shared-memory cycles and fetches are spread evenly
  * over the bins it spans. */
 #define IV_RUN_MIN 4u
+/* A run's shared accesses execute as steps and their bank-conflict costs are checked on its first
+ * IV_SM_TRUSTED takes on the core, then on every IV_SM_RECHECK-th; once a check finds another cost
+ * than the schedule's, on every take (IV_SM_VARIES). */
+#define IV_SM_TRUSTED 4u
+#define IV_SM_RECHECK 16u
+#define IV_SM_VARIES 0xffffu
+typedef struct iv_run_smem {
+  uint16_t at;        /* its index in the run */
+  uint16_t cyc, extra; /* its pipeline and bank-conflict cycles in the schedule */
+} iv_run_smem;
 #define IV_RUN_MAX 256u
 typedef struct iv_run_reg {
   uint32_t reg;
@@ -162,6 +172,7 @@ typedef struct iv_run {
   uint16_t done[2];    /* latest result (writeback, a shared store's end) */
   uint8_t ib_out[2];   /* ib_n after it */
   uint16_t n_shared;   /* shared-memory accesses (memory-stage dispatches) */
+  uint16_t takes;      /* takes while every check found the schedule's costs (IV_SM_VARIES: not) */
   uint8_t n_mi;        /* gpgpu_n_*_insn classes of its shared accesses … */
   uint8_t mi[2];
   uint16_t mi_n[2];    /* … and how many of each */
@@ -170,7 +181,7 @@ typedef struct iv_run {
   uint64_t last_line;  /* its last instruction's line (iv_pc.l1i_line) */
   uint8_t unit[SIMT_UNIT_MEM];  /* n_units unit kinds … */
   uint32_t work[SIMT_UNIT_MEM]; /* … and their work (initiation intervals) */
-  iv_run_reg regs[];   /* n_in live-ins, then n_out live-outs */
+  iv_run_reg regs[];   /* n_in live-ins, then n_out live-outs, then n_shared iv_run_smem */
 } iv_run;
 
 typedef struct iv_warp {
@@ -366,6 +377,9 @@ void iv_mem_free(iv_core *c);
  * load's, an atomic's) or its acknowledgement (a store's) is back. */
 uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m);
 uint32_t iv_mem_flush(iv_core *c, uint64_t now);
+/* The shared-memory pipeline cost of shared access st (a full record) as the memory stage finds
+ * it; nothing booked (-interval_runs' check of a run's shared accesses, §11). */
+ldst_smem_cost iv_mem_smem_cost(iv_core *c, uint32_t slot, const func_step *st);
 /* The warp's fetch at pc p needs a new L1I line at cycle t: the cycle its instructions are there
  * (t on a hit; a miss waits for the fill through the interval port). */
 uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t);

@@ -477,6 +477,16 @@ static inline __attribute__((always_inline)) void smem_stage(iv_core *c, uint32_
   *done = iv_max(*done, load ? end + c->base.cfg.ldst.smem_latency : end);
 }
 
+/* -interval_runs (docs/simt-interval.md §11): the pipeline cost of shared access st (a full
+ * record, func_step_fill_addr done) as the memory stage would find it, from the pc's memo or a
+ * scan; nothing booked or counted. */
+ldst_smem_cost iv_mem_smem_cost(iv_core *c, uint32_t slot, const func_step *st) {
+  ldst_smem_cost none = {1, 1, 1};
+  if (!st->mem_mask) return none;
+  return smem_cost(c, &c->warps[slot], st->pc, st, st->mem_mask, st->access_bytes ? st->access_bytes : 4,
+                   st->is_atomic);
+}
+
 /* The one access of a load whose lanes all read [a, a + bytes) inside one line, as the sector
  * rule makes it (ldst_coalesce_blocks on one lane, the operations of every lane). */
 static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, uint8_t kind, uint8_t path) {
