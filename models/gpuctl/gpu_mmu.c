@@ -21,14 +21,15 @@ typedef struct pending_page {
 #define WALK_MEMO_WORDS ((sizeof(mmu_translation) + 7) / 8)
 typedef struct walk_memo {
   uint64_t seq;                 /* odd while being written */
-  uint64_t pdb, key, era;       /* key: 4 KiB page << 2 | access; era: generation and forgets */
+  uint64_t pdb, key;            /* key: 4 KiB page << 2 | access */
+  uint64_t generation, forgets; /* the MMU's when it was walked */
   uint64_t t[WALK_MEMO_WORDS];  /* the translation of the page's first byte */
 } walk_memo;
 
 struct gpu_mmu {
   gpu_mmu_ports ports;
   uint64_t generation;
-  uint64_t forgets;   /* gpu_mmu_forget_walks and replays: part of a remembered walk's era */
+  uint64_t forgets;   /* gpu_mmu_forget_walks and replays: a remembered walk holds the count */
   walk_memo *memo;    /* WALK_MEMO_ENTRIES */
   pending_page *pending;
   uint32_t n_pending, cap_pending;
@@ -149,20 +150,18 @@ mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access ac
 
 void gpu_mmu_forget_walks(gpu_mmu *m) { __atomic_fetch_add(&m->forgets, 1, __ATOMIC_RELAXED); }
 
-static uint64_t walk_era(const gpu_mmu *m) {
-  return __atomic_load_n(&m->generation, __ATOMIC_RELAXED) * 0x9E3779B97F4A7C15ull ^
-         __atomic_load_n(&m->forgets, __ATOMIC_RELAXED);
-}
 
 static walk_memo *memo_entry(const gpu_mmu *m, uint64_t pdb, uint64_t key) {
   uint64_t h = (key ^ (key >> 12) ^ (pdb >> 12)) * 0x9E3779B97F4A7C15ull;
   return &m->memo[h >> 54]; /* the top 10 bits: WALK_MEMO_ENTRIES */
 }
 
-static bool memo_get(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t era, mmu_translation *t) {
+static bool memo_get(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t gen, uint64_t forgets, mmu_translation *t) {
   uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
   if (s & 1u || __atomic_load_n(&e->key, __ATOMIC_RELAXED) != key ||
-      __atomic_load_n(&e->pdb, __ATOMIC_RELAXED) != pdb || __atomic_load_n(&e->era, __ATOMIC_RELAXED) != era)
+      __atomic_load_n(&e->pdb, __ATOMIC_RELAXED) != pdb ||
+      __atomic_load_n(&e->generation, __ATOMIC_RELAXED) != gen ||
+      __atomic_load_n(&e->forgets, __ATOMIC_RELAXED) != forgets)
     return false;
   uint64_t w[WALK_MEMO_WORDS];
   for (size_t i = 0; i < WALK_MEMO_WORDS; i++) w[i] = __atomic_load_n(&e->t[i], __ATOMIC_RELAXED);
@@ -172,7 +171,8 @@ static bool memo_get(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t era, mmu
   return true;
 }
 
-static void memo_put(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t era, const mmu_translation *t) {
+static void memo_put(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t gen, uint64_t forgets,
+                     const mmu_translation *t) {
   uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
   if (s & 1u || !__atomic_compare_exchange_n(&e->seq, &s, s + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return; /* another thread writes it */
@@ -181,7 +181,8 @@ static void memo_put(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t era, con
   memcpy(w, t, sizeof *t);
   __atomic_store_n(&e->pdb, pdb, __ATOMIC_RELAXED);
   __atomic_store_n(&e->key, key, __ATOMIC_RELAXED);
-  __atomic_store_n(&e->era, era, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->forgets, forgets, __ATOMIC_RELAXED);
   for (size_t i = 0; i < WALK_MEMO_WORDS; i++) __atomic_store_n(&e->t[i], w[i], __ATOMIC_RELAXED);
   __atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
 }
@@ -190,9 +191,10 @@ static void memo_put(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t era, con
 static mmu_fault memo_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
   if (!mmu_pte_valid(pdb)) return gpu_mmu_translate(m, pdb, va, access, t);
   const uint64_t off = va & (MMU_PAGE_BYTES - 1), key = (va >> MMU_PAGE_BITS) << 2 | (uint64_t)access;
-  const uint64_t era = walk_era(m);
+  const uint64_t gen = __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
+  const uint64_t forgets = __atomic_load_n(&m->forgets, __ATOMIC_RELAXED);
   walk_memo *e = memo_entry(m, pdb, key);
-  if (memo_get(e, pdb, key, era, t)) {
+  if (memo_get(e, pdb, key, gen, forgets, t)) {
     __atomic_fetch_add(m->c.walks, 1, __ATOMIC_RELAXED);
     t->pa += off;
     return MMU_FAULT_NONE;
@@ -204,7 +206,7 @@ static mmu_fault memo_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_acces
     if (t->read_aperture[i] != MMU_APERTURE_VIDMEM) return f; /* its reads were DMA */
   mmu_translation first = *t;
   first.pa -= off;
-  memo_put(e, pdb, key, era, &first);
+  memo_put(e, pdb, key, gen, forgets, &first);
   return f;
 }
 
