@@ -521,8 +521,11 @@ static void cluster_bar_check(fx_cluster *k) {
 
 void fx_cta_warp_done(func_cta *cta, fx_warp *w) {
   cta->live &= ~(1u << w->index);
-  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
-    if (cta->bar[id].arrived) fx_barrier_check(cta, id);
+  uint32_t any = 0; /* (most warps exit with no barrier phase open: one pass without branches) */
+  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++) any |= cta->bar[id].arrived;
+  if (any)
+    for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
+      if (cta->bar[id].arrived) fx_barrier_check(cta, id);
   fx_cluster *k = cta->cluster;
   if (k) {
     /* with sm_threads the CTAs of a cluster run on several host threads: its counters are shared */
@@ -722,9 +725,8 @@ static void cta_free(func_cta *c) {
     if (c->warps[i].rs_heap) free(c->warps[i].rs);
     free(c->warps[i].replay_pages);
   }
-  free(c->block);
   local_free(c->local, local_bytes(c));
-  free(c);
+  free(c->block); /* c itself (cta_alloc) */
 }
 
 static void cta_free_cluster(func_launch *l, func_cta **cs) {
@@ -811,16 +813,7 @@ void func_launch_get_counts(const func_launch *l, func_launch_counts *out) {
 /* ---- CTAs -------------------------------------------------------------------------------------- */
 
 static func_cta *cta_alloc(func_launch *l) {
-  func_cta *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  c->l = l;
-  c->counts = &l->counts;
-  c->tlb = &l->tlb;
-  c->n_threads = l->threads_per_cta;
-  c->n_warps = l->warps_per_cta;
-  c->smem_bytes = l->smem_bytes;
-  c->local_per_thread = l->local_per_thread;
-  /* One allocation (64-byte aligned parts) holds the warps, each warp's first SIMT stack (16
+  /* One allocation (64-byte aligned parts) holds the CTA, its warps, each warp's first SIMT stack (16
    * entries) and register stack (the kernel's frame and one 128-bit row of slack past it: a
    * register operand of a class narrower than its instruction writes — a corrupted program image;
    * the parser never makes one — stays inside; a call moves the stack to the heap,
@@ -831,12 +824,26 @@ static func_cta *cta_alloc(func_launch *l) {
    * only where a thread may read before writing (fx_find_unwritten_reads, fx_frame_clear).
    * Zeroing whole frames here cost more host instructions than short kernels execute. */
 #define FX_A64(x) (((size_t)(x) + 63) & ~(size_t)63)
+  const uint32_t n_warps = l->warps_per_cta, smem_bytes = l->smem_bytes;
   const size_t frame = FX_A64(l->kf->frame_bytes), rs_cap = FX_A64(frame + FX_ROW128);
-  const size_t warps = FX_A64((size_t)c->n_warps * sizeof *c->warps), stack = FX_A64(16 * sizeof(fx_sentry));
-  const size_t total = warps + (size_t)c->n_warps * (stack + rs_cap) + FX_A64(c->smem_bytes ? c->smem_bytes : 1);
-  uint8_t *b = c->block = aligned_alloc(64, total);
+  const size_t head = FX_A64(sizeof(func_cta));
+  const size_t warps = FX_A64((size_t)n_warps * sizeof(fx_warp)), stack = FX_A64(16 * sizeof(fx_sentry));
+  const size_t total = head + warps + (size_t)n_warps * (stack + rs_cap) + FX_A64(smem_bytes ? smem_bytes : 1);
+  uint8_t *a = aligned_alloc(64, total);
+  if (!a) return NULL;
+  func_cta *c = (func_cta *)a;
+  memset(c, 0, sizeof *c);
+  c->block = a;
+  c->l = l;
+  c->counts = &l->counts;
+  c->tlb = &l->tlb;
+  c->n_threads = l->threads_per_cta;
+  c->n_warps = n_warps;
+  c->smem_bytes = smem_bytes;
+  c->local_per_thread = l->local_per_thread;
+  uint8_t *b = a + head;
   c->local = local_alloc(local_bytes(c));
-  if (!b || !c->local) {
+  if (!c->local) {
     cta_free(c);
     return NULL;
   }
@@ -910,7 +917,11 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
     }
     w->depth = 1;
     w->stack[0] = (fx_sentry){kf->pf->first_insn, FX_NONE, w->valid, FX_SE_NORMAL, NULL, NULL, 0, 0, 0};
-    fx_stack_load_top(w);
+    /* fx_stack_load_top of that entry, whose lanes are counted already */
+    w->pc = kf->pf->first_insn == FX_NONE ? l->p->m->n_insns : kf->pf->first_insn;
+    w->active = w->valid;
+    w->rpc = FX_NONE;
+    w->nactive = n;
     w->state = FUNC_WARP_READY;
     w->stop = false;
   }

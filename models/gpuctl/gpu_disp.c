@@ -16,6 +16,9 @@ typedef struct disp_kernel {
   uint64_t ctas_done;
   gpu_kernel_result result;
   uint32_t cluster_size; /* CTAs issued together (thread block clusters), 1 without */
+  /* No SM had room for a CTA of this kernel when d->releases was full_at - 1 (0: not known):
+   * since then only an SM released later (release_seq >= full_at) can have room. */
+  uint64_t full_at;
 } disp_kernel;
 
 typedef struct disp_sm {
@@ -36,6 +39,11 @@ struct gpu_disp {
   disp_kernel *kernels;
   disp_sm *sms;
   uint32_t *resident;    /* [sm * max_kernels + slot] CTAs of that kernel on that SM */
+  uint32_t *sm_of_pos;   /* [round-robin position] its SM (cluster-first order, sm_at) */
+  uint32_t *pos_of_sm;   /* and back */
+  uint64_t *release_seq; /* [sm] d->releases when a CTA last left it */
+  uint32_t *release_log; /* [seq % n_sms] the SM of release number seq (the last n_sms releases) */
+  uint64_t releases;     /* CTAs released so far */
   uint32_t next_pos;     /* round-robin position in the cluster-first SM order */
   uint64_t launch_uid;
   uint64_t issue_cycle;  /* cycle of the last issue round (ctas_per_cycle accounting) */
@@ -68,11 +76,21 @@ gpu_disp *gpu_disp_create(const gpu_disp_config *config, gpu_disp_ports ports) {
   d->kernels = calloc(d->cfg.max_kernels, sizeof *d->kernels);
   d->sms = calloc(d->n_sms, sizeof *d->sms);
   d->resident = calloc((size_t)d->n_sms * d->cfg.max_kernels, sizeof *d->resident);
+  d->sm_of_pos = calloc(d->n_sms, sizeof *d->sm_of_pos);
+  d->release_seq = calloc(d->n_sms, sizeof *d->release_seq);
+  d->release_log = calloc(d->n_sms, sizeof *d->release_log);
+  d->pos_of_sm = calloc(d->n_sms, sizeof *d->pos_of_sm);
   d->starts_cap = d->n_sms * (d->cfg.sm.max_ctas ? d->cfg.sm.max_ctas : 1);
   d->starts = d->cfg.cta_launch_cycles ? calloc(d->starts_cap, sizeof *d->starts) : NULL;
-  if (!d->kernels || !d->sms || !d->resident || (d->cfg.cta_launch_cycles && !d->starts)) {
+  if (!d->kernels || !d->sms || !d->resident || !d->sm_of_pos || !d->pos_of_sm || !d->release_seq ||
+      !d->release_log || (d->cfg.cta_launch_cycles && !d->starts)) {
     gpu_disp_destroy(d);
     return NULL;
+  }
+  for (uint32_t pos = 0; pos < d->n_sms; pos++) {
+    uint32_t cluster = pos % d->cfg.n_clusters, core = pos / d->cfg.n_clusters;
+    d->sm_of_pos[pos] = cluster * d->cfg.cores_per_cluster + core;
+    d->pos_of_sm[d->sm_of_pos[pos]] = pos;
   }
   for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
     d->kernels[i].params = malloc(d->cfg.max_param_bytes);
@@ -92,6 +110,10 @@ void gpu_disp_destroy(gpu_disp *d) {
   free(d->kernels);
   free(d->sms);
   free(d->resident);
+  free(d->sm_of_pos);
+  free(d->release_seq);
+  free(d->release_log);
+  free(d->pos_of_sm);
   free(d->starts);
   free(d);
 }
@@ -132,6 +154,7 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
   dk->next_cta = 0;
   dk->issue_from = UINT64_MAX; /* set when it begins */
   dk->ctas_done = 0;
+  dk->full_at = 0;
   memset(&dk->result, 0, sizeof dk->result);
   dk->k.slot = (uint32_t)(dk - d->kernels);
   dk->k.launch_uid = ++d->launch_uid;
@@ -155,9 +178,33 @@ static bool fits(const gpu_disp *d, const disp_sm *s, const gpu_cta_usage *u) {
          s->smem + u->smem <= l->smem_bytes;
 }
 
-static uint32_t sm_at(const gpu_disp *d, uint32_t pos) {
-  uint32_t cluster = pos % d->cfg.n_clusters, core = pos / d->cfg.n_clusters;
-  return cluster * d->cfg.cores_per_cluster + core;
+static uint32_t sm_at(const gpu_disp *d, uint32_t pos) { return d->sm_of_pos[pos]; }
+
+/* The first round-robin position from next_pos on whose SM has room for a CTA of dk, or
+ * UINT32_MAX. A kernel no SM had room for (full_at) is looked for only on the SMs released since:
+ * the others only filled up. Once every GPU slot is taken, a CTA leaving frees one SM, and the
+ * scan after each issue (80 fits() on QV100) was most of the dispatcher's time per CTA. */
+static uint32_t find_room(gpu_disp *d, disp_kernel *dk) {
+  if (dk->full_at > d->releases) return UINT32_MAX; /* nothing left since it was full */
+  if (dk->full_at && d->releases - dk->full_at < d->n_sms) {
+    /* the few SMs released since, from the log: the fitting one nearest next_pos round robin */
+    uint32_t best = UINT32_MAX, best_dist = UINT32_MAX;
+    for (uint64_t q = dk->full_at; q <= d->releases; q++) {
+      uint32_t sm = d->release_log[q % d->n_sms], pos = d->pos_of_sm[sm];
+      uint32_t dist = pos >= d->next_pos ? pos - d->next_pos : pos + d->n_sms - d->next_pos;
+      if (dist < best_dist && fits(d, &d->sms[sm], &dk->use)) best = pos, best_dist = dist;
+    }
+    if (best == UINT32_MAX) dk->full_at = d->releases + 1;
+    return best;
+  }
+  uint32_t pos = d->next_pos;
+  for (uint32_t j = 0; j < d->n_sms; j++) {
+    uint32_t sm = d->sm_of_pos[pos];
+    if (d->release_seq[sm] >= dk->full_at && fits(d, &d->sms[sm], &dk->use)) return pos;
+    if (++pos == d->n_sms) pos = 0;
+  }
+  dk->full_at = d->releases + 1;
+  return UINT32_MAX;
 }
 
 /* CTA coordinates of the i-th CTA a kernel issues: linear order, or, with clusters, cluster after
@@ -222,13 +269,10 @@ static bool issue_one(gpu_disp *d) {
       }
       continue;
     }
-    for (uint32_t j = 0; j < d->n_sms; j++) {
-      uint32_t pos = (d->next_pos + j) % d->n_sms;
-      if (fits(d, &d->sms[sm_at(d, pos)], &dk->use)) {
-        best = dk;
-        best_pos = pos;
-        break;
-      }
+    uint32_t pos = find_room(d, dk);
+    if (pos != UINT32_MAX) {
+      best = dk;
+      best_pos = pos;
     }
   }
   if (!best) return false;
@@ -283,6 +327,8 @@ static bool start_due(gpu_disp *d) {
 static void release(gpu_disp *d, disp_kernel *dk, uint32_t sm) {
   d->resident[(size_t)sm * d->cfg.max_kernels + dk->k.slot]--;
   disp_sm *s = &d->sms[sm];
+  d->release_seq[sm] = ++d->releases;
+  d->release_log[d->releases % d->n_sms] = sm;
   s->ctas--;
   s->threads -= dk->use.threads;
   s->warps -= dk->use.warps;

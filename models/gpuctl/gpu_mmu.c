@@ -8,9 +8,29 @@ typedef struct pending_page {
   uint64_t pdb, vpage;
 } pending_page;
 
+/* The SIMT side's walks, remembered (port_translate): the functional engine's translation caches
+ * are per SM, and CTAs go round robin over the SMs, so every SM walks every page its CTAs touch
+ * — QV100 vector add 262 144: 3 840 walks of 768 pages, 3.8 M host instructions. A walk that
+ * read only device memory (no system-memory DMA to count) and succeeded is kept for its page,
+ * access and address space until translations may have changed: the MMU's generation moves
+ * (MMU_INVALIDATE, reset), a replay (the driver remapped faulting pages) or a kernel launch
+ * (gpu_mmu_forget_walks). A remembered walk still counts in mmu.walks: the statistics are those
+ * of walking every time. Filled and read from the functional engine's host threads at once
+ * (-sim_threads): each entry is a sequence lock, a reader that meets a writer walks itself. */
+#define WALK_MEMO_ENTRIES 1024u
+#define WALK_MEMO_WORDS ((sizeof(mmu_translation) + 7) / 8)
+typedef struct walk_memo {
+  uint64_t seq;                 /* odd while being written */
+  uint64_t pdb, key;            /* key: 4 KiB page << 2 | access */
+  uint64_t generation, forgets; /* the MMU's when it was walked */
+  uint64_t t[WALK_MEMO_WORDS];  /* the translation of the page's first byte */
+} walk_memo;
+
 struct gpu_mmu {
   gpu_mmu_ports ports;
   uint64_t generation;
+  uint64_t forgets;   /* gpu_mmu_forget_walks and replays: a remembered walk holds the count */
+  walk_memo *memo;    /* WALK_MEMO_ENTRIES */
   pending_page *pending;
   uint32_t n_pending, cap_pending;
   gpu_mmu_counters local;
@@ -32,6 +52,11 @@ gpu_mmu *gpu_mmu_create(gpu_mmu_ports ports) {
   if (!m) return NULL;
   m->ports = ports;
   m->generation = 1;
+  m->memo = calloc(WALK_MEMO_ENTRIES, sizeof *m->memo);
+  if (!m->memo) {
+    free(m);
+    return NULL;
+  }
   use_local_counters(m);
   return m;
 }
@@ -39,6 +64,7 @@ gpu_mmu *gpu_mmu_create(gpu_mmu_ports ports) {
 void gpu_mmu_destroy(gpu_mmu *m) {
   if (!m) return;
   free(m->pending);
+  free(m->memo);
   free(m);
 }
 
@@ -75,7 +101,10 @@ static bool read_entry(void *ctx, uint32_t aperture, uint64_t addr, uint64_t *en
   return true;
 }
 
-mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
+/* gpu_mmu_translate; *by_ats tells whether the IOMMU (not the GPU's page tables) answered. */
+static mmu_fault translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t,
+                           bool *by_ats) {
+  *by_ats = false;
   if (!mmu_pte_valid(pdb)) { /* untranslated channel: physical addresses */
     memset(t, 0, sizeof *t);
     t->pa = va;
@@ -107,9 +136,77 @@ mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access ac
       t->pa = bus;
       t->aperture = MMU_APERTURE_SYSMEM;
       t->page_bits = MMU_PAGE_BITS;
+      *by_ats = true;
       return MMU_FAULT_NONE;
     }
   }
+  return f;
+}
+
+mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
+  bool by_ats;
+  return translate(m, pdb, va, access, t, &by_ats);
+}
+
+void gpu_mmu_forget_walks(gpu_mmu *m) { __atomic_fetch_add(&m->forgets, 1, __ATOMIC_RELAXED); }
+
+
+static walk_memo *memo_entry(const gpu_mmu *m, uint64_t pdb, uint64_t key) {
+  uint64_t h = (key ^ (key >> 12) ^ (pdb >> 12)) * 0x9E3779B97F4A7C15ull;
+  return &m->memo[h >> 54]; /* the top 10 bits: WALK_MEMO_ENTRIES */
+}
+
+static bool memo_get(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t gen, uint64_t forgets, mmu_translation *t) {
+  uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+  if (s & 1u || __atomic_load_n(&e->key, __ATOMIC_RELAXED) != key ||
+      __atomic_load_n(&e->pdb, __ATOMIC_RELAXED) != pdb ||
+      __atomic_load_n(&e->generation, __ATOMIC_RELAXED) != gen ||
+      __atomic_load_n(&e->forgets, __ATOMIC_RELAXED) != forgets)
+    return false;
+  uint64_t w[WALK_MEMO_WORDS];
+  for (size_t i = 0; i < WALK_MEMO_WORDS; i++) w[i] = __atomic_load_n(&e->t[i], __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s) return false;
+  memcpy(t, w, sizeof *t);
+  return true;
+}
+
+static void memo_put(walk_memo *e, uint64_t pdb, uint64_t key, uint64_t gen, uint64_t forgets,
+                     const mmu_translation *t) {
+  uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+  if (s & 1u || !__atomic_compare_exchange_n(&e->seq, &s, s + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    return; /* another thread writes it */
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  uint64_t w[WALK_MEMO_WORDS] = {0};
+  memcpy(w, t, sizeof *t);
+  __atomic_store_n(&e->pdb, pdb, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->key, key, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->generation, gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->forgets, forgets, __ATOMIC_RELAXED);
+  for (size_t i = 0; i < WALK_MEMO_WORDS; i++) __atomic_store_n(&e->t[i], w[i], __ATOMIC_RELAXED);
+  __atomic_store_n(&e->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+/* The SIMT side's walks go through the memo (walk_memo above). */
+static mmu_fault memo_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
+  if (!mmu_pte_valid(pdb)) return gpu_mmu_translate(m, pdb, va, access, t);
+  const uint64_t off = va & (MMU_PAGE_BYTES - 1), key = (va >> MMU_PAGE_BITS) << 2 | (uint64_t)access;
+  const uint64_t gen = __atomic_load_n(&m->generation, __ATOMIC_RELAXED);
+  const uint64_t forgets = __atomic_load_n(&m->forgets, __ATOMIC_RELAXED);
+  walk_memo *e = memo_entry(m, pdb, key);
+  if (memo_get(e, pdb, key, gen, forgets, t)) {
+    __atomic_fetch_add(m->c.walks, 1, __ATOMIC_RELAXED);
+    t->pa += off;
+    return MMU_FAULT_NONE;
+  }
+  bool by_ats;
+  mmu_fault f = translate(m, pdb, va, access, t, &by_ats);
+  if (f != MMU_FAULT_NONE || by_ats) return f;
+  for (uint32_t i = 0; i < t->n_reads && i < MMU_LEVELS; i++)
+    if (t->read_aperture[i] != MMU_APERTURE_VIDMEM) return f; /* its reads were DMA */
+  mmu_translation first = *t;
+  first.pa -= off;
+  memo_put(e, pdb, key, gen, forgets, &first);
   return f;
 }
 
@@ -167,7 +264,7 @@ gpu_vmem_port gpu_mmu_vmem_port(gpu_mmu *m) {
 /* ---- the SIMT side's port ------------------------------------------------------------------ */
 
 static mmu_fault port_translate(void *ctx, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t) {
-  return gpu_mmu_translate(ctx, pdb, va, access, t);
+  return memo_translate(ctx, pdb, va, access, t);
 }
 
 static uint8_t *port_host_page(void *ctx, uint32_t aperture, uint64_t pa) {
@@ -268,6 +365,7 @@ void gpu_mmu_reg_written(gpu_mmu *m, uint32_t offset, uint32_t value, uint64_t n
     set_reg(m, GPU_REG_FAULT_PENDING, 0);
     if (cancel) ++*m->c.cancels;
     else ++*m->c.replays;
+    gpu_mmu_forget_walks(m); /* the driver remapped the faulting pages */
     if (m->ports.simt.replay) m->ports.simt.replay(m->ports.simt.ctx, cancel, now);
   }
 }

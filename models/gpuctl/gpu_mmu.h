@@ -90,6 +90,11 @@ uint64_t gpu_mmu_channel_pdb(const gpu_mmu *m, uint32_t channel);
 /* Walks va (pdb without VALID: identity, VIDMEM, 4 KiB pages). */
 mmu_fault gpu_mmu_translate(gpu_mmu *m, uint64_t pdb, uint64_t va, mmu_access access, mmu_translation *t);
 
+/* The SIMT side's port (gpu_mmu_simt_port) remembers successful walks until translations may
+ * have changed; the control side calls this when a kernel is accepted, so a kernel never uses a
+ * walk remembered before it (page tables the driver changed in between without MMU_INVALIDATE). */
+void gpu_mmu_forget_walks(gpu_mmu *m);
+
 /* Reads/writes through translation (the gpu_vmem_port below). */
 bool gpu_mmu_read(gpu_mmu *m, uint64_t pdb, uint64_t va, void *dst, uint64_t len, uint32_t *fault);
 bool gpu_mmu_write(gpu_mmu *m, uint64_t pdb, uint64_t va, const void *src, uint64_t len, uint32_t *fault);

@@ -108,7 +108,9 @@ static bool cp_copy_start(void *ctx, const gpu_copy_op *op, uint32_t tag, uint64
   return true;
 }
 static bool cp_launch_start(void *ctx, const gpu_launch_desc *d, uint32_t tag, uint64_t now) {
-  return gpu_disp_launch(((gpuctl *)ctx)->disp, d, tag, now);
+  gpuctl *g = ctx;
+  if (g->mmu) gpu_mmu_forget_walks(g->mmu); /* page tables may have changed since the last kernel */
+  return gpu_disp_launch(g->disp, d, tag, now);
 }
 static void ce_done(void *ctx, uint32_t tag, const gpu_copy_result *r, uint64_t now) {
   gpu_cp_copy_done(((gpuctl *)ctx)->cp, tag, r, now);

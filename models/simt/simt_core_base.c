@@ -289,9 +289,12 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   simtvp_status st = SIMTVP_OK;
   uint32_t ci = 0;
   while (ci < cfg->max_ctas && b->ctas[ci].live) ci++;
-  uint32_t first = 0;
-  while (first < cfg->max_warps && !~b->slot_used[first >> 6]) first += 64; /* whole words in use */
-  while (first < cfg->max_warps && warp_live(b, first)) first++;
+  uint32_t first = cfg->max_warps; /* the first free warp slot (bits past max_warps are never set) */
+  for (uint32_t w = 0; w * 64u < cfg->max_warps; w++)
+    if (~b->slot_used[w]) {
+      first = w * 64u + (uint32_t)__builtin_ctzll(~b->slot_used[w]);
+      break;
+    }
   if (first > cfg->max_warps) first = cfg->max_warps;
   if (ci == cfg->max_ctas || first == cfg->max_warps) {
     st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: no free %s slot for CTA (%u,%u,%u) of %s", cfg->sm,
@@ -302,8 +305,16 @@ simtvp_status simt_base_start_cta(simt_core_base *b, const simt_kernel *k, const
   func_cta *fc = NULL;
   if (st == SIMTVP_OK) st = func_cta_start(k->launch, id, cfg->sm, first, &fc, diag);
   uint32_t nw = fc ? func_cta_warp_count(fc) : 0, got = 0;
-  for (uint32_t s = first; st == SIMTVP_OK && s < cfg->max_warps && got < nw; s++)
-    if (!warp_live(b, s)) slots[got++] = s;
+  for (uint32_t s = first; st == SIMTVP_OK && s < cfg->max_warps && got < nw;) { /* free slots, a word at a time */
+    uint64_t free = ~b->slot_used[s >> 6] & (~0ull << (s & 63u));
+    if (!free) {
+      s = (s | 63u) + 1;
+      continue;
+    }
+    s = (s & ~63u) + (uint32_t)__builtin_ctzll(free);
+    if (s >= cfg->max_warps) break;
+    slots[got++] = s++;
+  }
   if (st == SIMTVP_OK && got < nw) {
     func_cta_finish(fc);
     st = simtvp_diag_set(diag, SIMTVP_ERR_STATE, "SIMT core %u: CTA (%u,%u,%u) of %s needs %u warp slots, %u are free",

@@ -160,6 +160,38 @@ TEST_F(GpuDisp, IssueWalksClustersBeforeCoresRoundRobin) {
   }
 }
 
+TEST_F(GpuDisp, FreedSlotsFillInRoundRobinOrderNotInTheOrderTheyFreed) {
+  make();
+  // 40 KiB of shared memory: one CTA per core. Positions (clusters first): 0 → SM 0, 1 → SM 2,
+  // 2 → SM 1, 3 → SM 3; the first four CTAs fill them and the round robin is back at position 0.
+  gpu_launch_desc k = kernel(12, 32, 40 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 4u);
+  advance(1);  // full: nothing more
+  EXPECT_EQ(f.launched.size(), 4u);
+  finish(3, 2);  // SM 3 (position 3) frees first,
+  finish(1, 2);  // then SM 2 (position 1)
+  advance(2);
+  ASSERT_EQ(f.launched.size(), 6u);
+  EXPECT_EQ(f.launched[4].sm, 2u);  // position 1 comes first from position 0
+  EXPECT_EQ(f.launched[5].sm, 3u);
+  advance(3);  // full again, nothing freed
+  EXPECT_EQ(f.launched.size(), 6u);
+  finish(0, 4);  // SM 0 (position 0); the round robin stands at position 0 (after position 3)
+  finish(2, 4);  // SM 1 (position 2)
+  advance(4);
+  ASSERT_EQ(f.launched.size(), 8u);
+  EXPECT_EQ(f.launched[6].sm, 0u);
+  EXPECT_EQ(f.launched[7].sm, 1u);
+  // Every SM frees at once: round robin from position 3 (after CTA 7's position 2).
+  for (size_t i = 4; i < 8; i++) finish(i, 5);
+  advance(5);
+  ASSERT_EQ(f.launched.size(), 12u);
+  const uint32_t want[4] = {3, 0, 2, 1};
+  for (int i = 0; i < 4; i++) EXPECT_EQ(f.launched[8 + i].sm, want[i]) << "CTA " << 8 + i;
+}
+
 TEST_F(GpuDisp, CtaCoordinatesCoverA3DGridInLinearOrder) {
   make();
   gpu_launch_desc k = kernel(1, 32, 0);

@@ -2,7 +2,8 @@
 // "Virtual memory") on the C harness: the replayable-fault buffer (one entry per distinct page until
 // the next replay, PUT, FAULT_PENDING, INTR_STATUS.MMU_FAULT, overflow when full or unwritable, fatal
 // without a buffer), MMU_REPLAY and its CANCEL, MMU_INVALIDATE passing its range to the SIMT side and
-// moving the translation generation, and identity translation for channels without a PDB.
+// moving the translation generation, identity translation for channels without a PDB, and the SIMT
+// side's port remembering walks until translations may change (counted in mmu.walks all the same).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -192,6 +193,56 @@ TEST_F(GpuMmu, AChannelWithoutAValidPdbUsesPhysicalAddresses) {
   // With a PDB whose root table is empty (zeroed device memory), the same access faults.
   EXPECT_FALSE(gpu_mmu_read(m, kPdb, 0x100000000100ull, &got, 4, &f));
   EXPECT_EQ(f, (uint32_t)MMU_FAULT_INVALID);
+}
+
+// The SIMT side's port remembers a successful walk per page and access until the generation moves,
+// a replay or a kernel launch (gpu_mmu_forget_walks); every translation still counts as a walk.
+// The control side's gpu_mmu_translate always walks.
+TEST_F(GpuMmu, SimtPortRemembersWalksUntilTranslationsMayChange) {
+  const uint64_t root = 0x1000003F0000ull, va = 0x100000200000ull;
+  uint64_t table = root;
+  for (uint32_t level = MMU_LEVELS - 1; level > 0; level--) {  // one table per level below the root
+    uint64_t next = root + (uint64_t)(MMU_LEVELS - level) * MMU_TABLE_BYTES;
+    uint64_t e = mmu_pte_make(next, MMU_APERTURE_VIDMEM, 0);
+    memcpy(gh_dev_ptr(h, table + 8u * mmu_va_index(va, level)), &e, 8);
+    table = next;
+  }
+  uint8_t *leaf = gh_dev_ptr(h, table + 8u * mmu_va_index(va, 0));
+  auto map = [&](uint64_t pa, uint64_t flags = 0) {
+    uint64_t e = mmu_pte_make(pa, MMU_APERTURE_VIDMEM, flags);
+    memcpy(leaf, &e, 8);
+  };
+  gpu_mmu_port p = gpu_mmu_simt_port(m);
+  auto pa_of = [&](uint64_t a, mmu_access acc = MMU_ACCESS_READ) {
+    mmu_translation t;
+    mmu_fault f = p.translate(p.ctx, kPdb, a, acc, &t);
+    return f == MMU_FAULT_NONE ? t.pa : ~0ull - (uint64_t)f;
+  };
+  map(0x100000100000ull);
+  EXPECT_EQ(pa_of(va + 0x10), 0x100000100010ull);
+  map(0x100000300000ull);  // changed without MMU_INVALIDATE: the port still has the old walk
+  EXPECT_EQ(pa_of(va + 0x20), 0x100000100020ull);
+  EXPECT_EQ(pa_of(va + 0x20, MMU_ACCESS_WRITE), 0x100000300020ull) << "another access: its own walk";
+  mmu_translation t;
+  ASSERT_EQ(gpu_mmu_translate(m, kPdb, va, MMU_ACCESS_READ, &t), MMU_FAULT_NONE);
+  EXPECT_EQ(t.pa, 0x100000300000ull) << "the control side walks every time";
+  EXPECT_EQ(counters().walks, 4u) << "a remembered walk counts as one";
+  gpu_mmu_forget_walks(m);  // a kernel launch
+  EXPECT_EQ(pa_of(va), 0x100000300000ull);
+  map(0x100000400000ull);
+  gh_mmio_write(h, GPU_REG_MMU_INVAL_PAGES, 0);
+  gh_mmio_write(h, GPU_REG_MMU_INVALIDATE, GPU_FIELD_MASK(GPU_MMU_INVALIDATE_TRIGGER));
+  EXPECT_EQ(pa_of(va), 0x100000400000ull);
+  map(0x100000500000ull);
+  gh_mmio_write(h, GPU_REG_MMU_REPLAY, GPU_FIELD_MASK(GPU_MMU_REPLAY_REPLAY));
+  EXPECT_EQ(pa_of(va), 0x100000500000ull);
+  // A fault is not remembered: the page made writable is writable at once.
+  map(0x100000600000ull, MMU_PTE_RO);
+  gpu_mmu_forget_walks(m);
+  EXPECT_EQ(pa_of(va, MMU_ACCESS_WRITE), ~0ull - (uint64_t)MMU_FAULT_PROTECTION);
+  map(0x100000600000ull);
+  EXPECT_EQ(pa_of(va, MMU_ACCESS_WRITE), 0x100000600000ull);
+  EXPECT_EQ(counters().walks, 9u);
 }
 
 }  // namespace
