@@ -236,4 +236,16 @@ __attribute__((always_inline)) static inline void memiv_cal_book(memiv_cal *k, u
   memiv_cal_book_words(k, t, n);
 }
 
+/* Books [t, t + n) (n >= 1) on a port whose searches walk a backlog (a DRAM channel's data bus and
+ * its bank groups' command slots). A booking that covers the end of what a search learnt, or starts
+ * fewer than hint_n cycles after it, extends it: every start in [hint_to, t + n) then overlaps a
+ * booked cycle, so the next search into that backlog starts past this booking instead of walking
+ * it again (the answers stay those of the definition). A calendar that never learnt has hint_to 0
+ * and hint_n 0, which extends nothing. Not for every port: on the ports that are seldom searched
+ * the test costs more than it saves. */
+__attribute__((always_inline)) static inline void memiv_cal_book_backlog(memiv_cal *k, uint64_t t, uint32_t n) {
+  if (k->hint_to + k->hint_n > t && k->hint_to < t + n) k->hint_to = t + n;
+  memiv_cal_book(k, t, n);
+}
+
 #endif /* SIMTVP_MEMIV_CAL_H */
