@@ -120,7 +120,7 @@ struct memiv {
    * ((line >> N) / channels) << N | the N bits below: byte_route is then that key's (channel 0). */
   bool route_division;
   memiv_byte_route byte_route[8][256];
-  uint64_t upper_key;            /* bits 24-63 of the line last decoded by locate (UINT64_MAX: none) */
+  uint64_t upper_key;            /* bits 24-63 of the table key locate last decoded (UINT64_MAX: none) */
   memiv_byte_route upper;        /* their route (route_upper) */
   memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
@@ -725,34 +725,42 @@ static void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch
   w->row = row;
 }
 
+/* route_division's key of a line (the address with the channel squeezed out) and its channel, as
+ * dram_addrmap_decode divides. */
+static uint64_t division_key(const memiv *m, uint64_t line, uint32_t *ch) {
+  const uint32_t n = m->ix_dramid_bit;
+  const uint64_t hi = line >> n;
+  *ch = (uint32_t)(hi % m->cfg.n_channels);
+  return (hi / m->cfg.n_channels) << n | (line & ((1ull << n) - 1));
+}
+
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   memiv_byte_route upper = {0, 0};
   uint64_t key = line;
   uint32_t ch = 0;
-  if (m->route_division) { /* as dram_addrmap_decode: the channel by division, the rest from the key */
-    const uint32_t n = m->ix_dramid_bit;
-    const uint64_t hi = line >> n;
-    ch = (uint32_t)(hi % m->cfg.n_channels);
-    key = (hi / m->cfg.n_channels) << n | (line & ((1ull << n) - 1));
-  }
+  if (m->route_division) key = division_key(m, line, &ch);
   if (m->route_linear || m->route_division) upper = route_upper(m, key);
   decode_with(m, line, key, ch, &upper, w);
 }
 
 /* The decoded line (remembered: a pure function of the address, so the memo changes no result).
- * The route of the upper bytes is remembered too: a kernel's lines mostly share bits 24-63. */
+ * The route of the table key's upper bytes is remembered too: a kernel's lines mostly share bits
+ * 24-63. */
 static const memiv_where *locate(memiv *m, uint64_t line) {
   memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
   if (w->line == line) return w;
-  if (!m->route_linear) {
+  if (!m->route_linear && !m->route_division) {
     decode(m, line, w);
     return w;
   }
-  if (line >> 24 != m->upper_key) {
-    m->upper_key = line >> 24;
-    m->upper = route_upper(m, line);
+  uint64_t key = line;
+  uint32_t ch = 0;
+  if (m->route_division) key = division_key(m, line, &ch);
+  if (key >> 24 != m->upper_key) {
+    m->upper_key = key >> 24;
+    m->upper = route_upper(m, key);
   }
-  decode_with(m, line, line, 0, &m->upper, w);
+  decode_with(m, line, key, ch, &m->upper, w);
   return w;
 }
 
