@@ -115,7 +115,13 @@ struct memiv {
    * by a channel count that is not a power of two), a line's route is the XOR of one entry per
    * address byte, each the route of that byte alone (built at create from the decode itself). */
   bool route_linear;
+  /* With a map that divides by a channel count that is not a power of two (dramid@N) and linear
+   * partition indexing, the channel is (line >> N) % channels and the rest is linear in the key
+   * ((line >> N) / channels) << N | the N bits below: byte_route is then that key's (channel 0). */
+  bool route_division;
   memiv_byte_route byte_route[8][256];
+  uint64_t upper_key;            /* bits 24-63 of the table key locate last decoded (UINT64_MAX: none) */
+  memiv_byte_route upper;        /* their route (route_upper) */
   memiv_fill fills[MEMIV_FILLS]; /* recent L2 fills (out-of-order pending hits, slice_serve) */
   mem_req scratch;               /* the request presented to an L2 slice (only its timing fields change) */
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
@@ -419,9 +425,25 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
             index_addr(m, addr), (uint64_t)a.row | (uint64_t)(uint16_t)a.bank << 32 | (uint64_t)(uint16_t)a.channel << 48};
       }
     m->route_linear = true;
+  } else if (m->ix_division && !m->ix_pow2 && m->ix_dramid_bit < 64 && c->indexing == DRAM_PART_LINEAR) {
+    const uint32_t n = m->ix_dramid_bit;
+    for (uint32_t b = 0; b < 8; b++)
+      for (uint32_t v = 0; v < 256; v++) {
+        /* the address whose key is v << 8b, in channel 0; a key whose address would not fit in 64
+         * bits belongs to no address (a byte of an address's key is at most that of the largest
+         * key), its entry stays zero */
+        uint64_t key = (uint64_t)v << (8 * b), upper = key >> n;
+        if (upper > (UINT64_MAX >> n) / c->n_channels) continue;
+        uint64_t addr = (upper * c->n_channels) << n | (key & ((1ull << n) - 1));
+        dram_addr a;
+        dram_addrmap_decode(m->map, addr, &a);
+        m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), (uint64_t)a.row | (uint64_t)(uint16_t)a.bank << 32};
+      }
+    m->route_division = true;
   }
 
   for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
+  m->upper_key = UINT64_MAX;
   for (uint32_t mask = 0; mask < 16; mask++)
     for (uint32_t i = 0; i < MEM_SECTORS_PER_LINE; i++)
       if (mask >> i & 1u) m->byte_mask[mask][i / 2] |= 0xFFFFFFFFull << (32 * (i % 2));
@@ -639,8 +661,8 @@ column:;
   col = max64(col, g->base);
   if (col + lat < ch->bus.base) col = ch->bus.base - lat;
   col = memiv_cal_find_pair(g, g_len, &ch->bus, lat, bus_len, col);
-  memiv_cal_book(g, col, g_len);
-  memiv_cal_book(&ch->bus, col + lat, bus_len);
+  memiv_cal_book_backlog(g, col, g_len);
+  memiv_cal_book_backlog(&ch->bus, col + lat, bus_len);
   uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;
   uint64_t data = col + lat;
   uint64_t end = data + (uint64_t)(cols - 1) * step + m->burst_cycles;
@@ -660,22 +682,31 @@ column:;
   return end;
 }
 
-/* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
- * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
-static void decode(const memiv *m, uint64_t line, memiv_where *w) {
+/* The route of an address's bytes 3-7 (bits 24-63) alone, with a linear map: the XOR of their
+ * table entries. */
+static memiv_byte_route route_upper(const memiv *m, uint64_t line) {
+  const memiv_byte_route *e3 = &m->byte_route[3][(line >> 24) & 0xffu], *e4 = &m->byte_route[4][(line >> 32) & 0xffu],
+                         *e5 = &m->byte_route[5][(line >> 40) & 0xffu], *e6 = &m->byte_route[6][(line >> 48) & 0xffu],
+                         *e7 = &m->byte_route[7][line >> 56];
+  return (memiv_byte_route){e3->index ^ e4->index ^ e5->index ^ e6->index ^ e7->index,
+                            e3->rbc ^ e4->rbc ^ e5->rbc ^ e6->rbc ^ e7->rbc};
+}
+
+/* Decodes `line` into *w; with a table route, `key` is the address the tables are indexed by (the
+ * line, or route_division's key), `ch` the channel the key leaves out and `upper` route_upper(m, key). */
+static void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch, const memiv_byte_route *upper,
+                        memiv_where *w) {
   uint32_t raw_bank, row, channel;
-  if (m->route_linear) {
-    /* every byte, unrolled (a byte that is zero adds a zero entry) */
-    const memiv_byte_route *e0 = &m->byte_route[0][line & 0xffu], *e1 = &m->byte_route[1][(line >> 8) & 0xffu],
-                           *e2 = &m->byte_route[2][(line >> 16) & 0xffu], *e3 = &m->byte_route[3][(line >> 24) & 0xffu],
-                           *e4 = &m->byte_route[4][(line >> 32) & 0xffu], *e5 = &m->byte_route[5][(line >> 40) & 0xffu],
-                           *e6 = &m->byte_route[6][(line >> 48) & 0xffu], *e7 = &m->byte_route[7][line >> 56];
-    uint64_t index = e0->index ^ e1->index ^ e2->index ^ e3->index ^ e4->index ^ e5->index ^ e6->index ^ e7->index;
-    uint64_t rbc = e0->rbc ^ e1->rbc ^ e2->rbc ^ e3->rbc ^ e4->rbc ^ e5->rbc ^ e6->rbc ^ e7->rbc;
+  if (m->route_linear || m->route_division) {
+    /* bytes 0-2 (a byte that is zero adds a zero entry), then the upper bytes' route */
+    const memiv_byte_route *e0 = &m->byte_route[0][key & 0xffu], *e1 = &m->byte_route[1][(key >> 8) & 0xffu],
+                           *e2 = &m->byte_route[2][(key >> 16) & 0xffu];
+    uint64_t index = e0->index ^ e1->index ^ e2->index ^ upper->index;
+    uint64_t rbc = e0->rbc ^ e1->rbc ^ e2->rbc ^ upper->rbc;
     w->index = index;
     row = (uint32_t)rbc;
     raw_bank = (uint16_t)(rbc >> 32);
-    channel = (uint16_t)(rbc >> 48);
+    channel = (uint16_t)(rbc >> 48) ^ ch;
   } else {
     dram_addr a;
     dram_addrmap_decode(m->map, line, &a);
@@ -694,13 +725,47 @@ static void decode(const memiv *m, uint64_t line, memiv_where *w) {
   w->row = row;
 }
 
-/* The decoded line (remembered: a pure function of the address, so the memo changes no result). */
+/* route_division's key of a line (the address with the channel squeezed out) and its channel, as
+ * dram_addrmap_decode divides. */
+static uint64_t division_key(const memiv *m, uint64_t line, uint32_t *ch) {
+  const uint32_t n = m->ix_dramid_bit;
+  const uint64_t hi = line >> n;
+  *ch = (uint32_t)(hi % m->cfg.n_channels);
+  return (hi / m->cfg.n_channels) << n | (line & ((1ull << n) - 1));
+}
+
+static void decode(const memiv *m, uint64_t line, memiv_where *w) {
+  memiv_byte_route upper = {0, 0};
+  uint64_t key = line;
+  uint32_t ch = 0;
+  if (m->route_division) key = division_key(m, line, &ch);
+  if (m->route_linear || m->route_division) upper = route_upper(m, key);
+  decode_with(m, line, key, ch, &upper, w);
+}
+
+/* The decoded line (remembered: a pure function of the address, so the memo changes no result).
+ * The route of the table key's upper bytes is remembered too: a kernel's lines mostly share bits
+ * 24-63. */
 static const memiv_where *locate(memiv *m, uint64_t line) {
   memiv_where *w = &m->memo[(line >> 7) % MEMIV_MEMO];
-  if (w->line != line) decode(m, line, w);
+  if (w->line == line) return w;
+  if (!m->route_linear && !m->route_division) {
+    decode(m, line, w);
+    return w;
+  }
+  uint64_t key = line;
+  uint32_t ch = 0;
+  if (m->route_division) key = division_key(m, line, &ch);
+  if (key >> 24 != m->upper_key) {
+    m->upper_key = key >> 24;
+    m->upper = route_upper(m, key);
+  }
+  decode_with(m, line, key, ch, &m->upper, w);
   return w;
 }
 
+/* A request leaving the partition toward the DRAM at L2 cycle t (after -dram_latency and the
+ * arbiter): the L2 cycle its data (or a write's completion) is back at the partition. */
 static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool write, uint64_t t) {
   uint32_t channel = w->channel, bank = w->bank, row = w->row;
   uint64_t d = take(m, &m->channel[channel].arbiter, t, 1);
@@ -916,5 +981,5 @@ void memiv_route_of(const memiv *m, uint64_t addr, memiv_route *out) {
   out->slice = w.slice;
   out->bank = w.bank;
   out->row = w.row;
-  out->index_addr = index_addr(m, addr);
+  out->index_addr = w.index; /* the decode's own, as the slices' tags get it (index_hook) */
 }

@@ -45,8 +45,10 @@ uint64_t NextRand(uint64_t *x) {
 // With `fixed`, bookings are max_len cycles long, a few one shorter (a data bus's column commands of
 // whole lines and some sectors), and some answers are not booked.
 // With `leaps`, time now and then leaps 600 to 3 600 cycles ahead (the window moves by many words
-// at once, across the ring's end).
-void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false, bool leaps = false) {
+// at once, across the ring's end). With `backlog`, bookings are memiv_cal_book_backlog's (a DRAM
+// bus's: each may extend what a search learnt).
+void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool fixed = false, bool leaps = false,
+                         bool backlog = false) {
   memiv_cal k;
   memset(&k, 0, sizeof k);
   Booked booked;
@@ -62,7 +64,8 @@ void RunAgainstReference(uint64_t seed, uint32_t max_len, uint32_t spread, bool 
     uint64_t got = memiv_cal_find(&k, t, n);
     ASSERT_EQ(got, want) << "booking " << i << " at " << t << " for " << n << " cycles, window from " << k.base;
     if (fixed && NextRand(&x) % 4 == 0) continue;  // asked, not booked (a column command its bank group refused)
-    memiv_cal_book(&k, got, n);
+    if (backlog) memiv_cal_book_backlog(&k, got, n);
+    else memiv_cal_book(&k, got, n);
     for (uint64_t c = got; c < got + n; c++) booked.insert(c);
   }
 }
@@ -88,6 +91,15 @@ TEST(MemivCal, SearchesIntoALearntBacklogEqualTheDefinition) {
   RunAgainstReference(14, 2, 3000, true);
   RunAgainstReference(15, 3, 4000);
   RunAgainstReference(16, 8, 2500, true, true);
+}
+
+// Bookings that extend what a search learnt (memiv_cal_book_backlog), searches asked before a learnt
+// backlog that go on from its end: the answers stay the definition's.
+TEST(MemivCal, SearchesThroughBacklogsExtendedByBookingsEqualTheDefinition) {
+  RunAgainstReference(17, 4, 3000, true, false, true);
+  RunAgainstReference(18, 8, 2500, true, true, true);
+  RunAgainstReference(19, 3, 4000, false, false, true);
+  RunAgainstReference(20, 70, 3000, false, true, true);
 }
 
 TEST(MemivCal, WindowLeapingManyWordsAtOnceKeepsTheSearchEqualToTheDefinition) {
@@ -140,8 +152,8 @@ void RunPairAgainstReference(uint64_t seed, uint64_t off, bool same_length) {
       uint64_t got = off == 0 && same_length ? memiv_cal_find_both(&a, &b, s0, na)
                                              : memiv_cal_find_pair(&a, na, &b, off, nb, s0);
       ASSERT_EQ(got, want) << "booking " << i << " at " << s0 << " for " << na << " and " << nb << " cycles";
-      memiv_cal_book(&a, got, na);
-      memiv_cal_book(&b, got + off, nb);
+      memiv_cal_book_backlog(&a, got, na);  // as memiv books a column command
+      memiv_cal_book_backlog(&b, got + off, nb);
       for (uint64_t c = got; c < got + na; c++) booked_a.insert(c);
       for (uint64_t c = got + off; c < got + off + nb; c++) booked_b.insert(c);
     }
@@ -178,4 +190,26 @@ TEST(MemivCal, ShorterAndLongerSearchesAmongShortHolesEqualTheDefinition) {
   memiv_cal_book(&k, 325, 4);                   // 320..324 free, 325..328 booked
   EXPECT_EQ(memiv_cal_find(&k, 200, 4), 320u);
   EXPECT_EQ(memiv_cal_find(&k, 200, 6), 329u);
+}
+
+// memiv_cal_book_backlog extends what a search learnt only over starts its booking makes
+// impossible. Booked 100..109 and 118..199: a search for 4 from 100 finds the hole at 110 and
+// learns "no start for 4 in [100, 110)". A booking of 114..117 leaves 110..113 free (a run of 4
+// ends where it begins): nothing more learnt. One of 112..113 covers every start for 4 in
+// 110..113: the learnt backlog reaches 114, and 114..199 is booked, so a search for 4 from 100
+// answers 200; one for 2 still finds 110..111.
+TEST(MemivCal, BacklogBookingsExtendWhatASearchLearntOnlyOverStartsTheyCover) {
+  memiv_cal k;
+  memset(&k, 0, sizeof k);
+  memiv_cal_book(&k, 100, 10);
+  memiv_cal_book(&k, 118, 82);
+  EXPECT_EQ(memiv_cal_find(&k, 100, 4), 110u);
+  EXPECT_EQ(k.hint_to, 110u);
+  memiv_cal_book_backlog(&k, 114, 4);  // 110..113 still free: a start for 4
+  EXPECT_EQ(k.hint_to, 110u);
+  EXPECT_EQ(memiv_cal_find(&k, 100, 4), 110u);
+  memiv_cal_book_backlog(&k, 112, 2);  // 110..111 free, too short for 4
+  EXPECT_EQ(k.hint_to, 114u);
+  EXPECT_EQ(memiv_cal_find(&k, 100, 4), 200u);  // 114..117 booked above: the backlog's end
+  EXPECT_EQ(memiv_cal_find(&k, 100, 2), 110u);  // shorter than what was learnt: the hint does not apply
 }
