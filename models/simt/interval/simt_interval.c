@@ -338,7 +338,7 @@ static __attribute__((noinline)) bool step_done(iv_core *c, uint32_t slot, iv_wa
         done = iv_mem_issue(c, slot, rec, p->flags & IV_UNIFORM, t + p->to_unit);
       set_ready(w->rr, dst, n_dst, done);
       if (done > w->last_done) w->last_done = done;
-      if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
+      if (c->sample.period) p->s_lat += done - t, p->s_ln++, p->s_mlat = (uint32_t)(p->s_lat / p->s_ln); /* (§10) */
     }
     if (!rec->warp_done && !cta_of(c, w)->check_bars) { /* the usual end of a memory instruction */
       if (w->fence_hold > w->t) w->t = w->fence_hold;
@@ -428,7 +428,7 @@ static __attribute__((noinline)) bool mem_step(iv_core *c, uint32_t slot, iv_war
   if (c->runs && rec.space == PTX_SPACE_SHARED) run_learn_smem(c, w, p, rec.pc);
   set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
   if (done > w->last_done) w->last_done = done;
-  if (c->sample.period) p->s_lat += done - t, p->s_ln++; /* (-at_sample: its latency, §10) */
+  if (c->sample.period) p->s_lat += done - t, p->s_ln++, p->s_mlat = (uint32_t)(p->s_lat / p->s_ln); /* (§10) */
   w->t = iv_max(next, w->fence_hold);
   return true; /* (a memory step changes neither its waiting nor its exit) */
 }
@@ -439,6 +439,7 @@ static inline void measure(iv_warp *w, uint64_t t) {
   iv_pc *p = w->last_p;
   p->s_cyc += t - w->last_issue;
   p->s_n++;
+  p->s_q = (uint32_t)iv_max(IV_FF_ONE, p->s_cyc * IV_FF_ONE / p->s_n);
   w->lp->s_n++;
 }
 
@@ -881,7 +882,7 @@ static inline bool may_ff(const iv_warp *w) { return w->lp->s_n >= IV_FF_MIN_INS
 
 /* A measured instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's
  * next): its pc's mean over the windows (at least a cycle: a warp issues once per cycle). */
-static inline uint64_t ff_cost(const iv_pc *p) { return iv_max(IV_FF_ONE, p->s_cyc * IV_FF_ONE / p->s_n); }
+static inline uint64_t ff_cost(const iv_pc *p) { return p->s_q; /* (measure keeps it) */ }
 
 /* A fast-forwarded instruction at t waits on a replayable fault (as step_done): the warp parks
  * until the replay, or its CTA ends when the GPU has no fault buffer. */
@@ -927,7 +928,7 @@ static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp 
   w->pc = rec.next_pc;
   uint64_t done;
   if ((rec.space == PTX_SPACE_SHARED || rec.space == PTX_SPACE_SHARED_CLUSTER) && !simt_texture_op(&rec)) {
-    done = t + (p->s_ln ? p->s_lat / p->s_ln : 0);
+    done = t + p->s_mlat;
   } else {
     count_mem_insn(c, p, &rec);
     done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
@@ -997,7 +998,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
         for (uint32_t r = 0; r < p->n_src; r++)
           if (w->rr[p->regs[r]] > last) w->rr[p->regs[r]] = last;
         uint64_t res = last, ready = last;
-        if (p->unit == SIMT_UNIT_MEM) res = ready = last + (p->s_ln ? p->s_lat / p->s_ln : 0);
+        if (p->unit == SIMT_UNIT_MEM) res = ready = last + p->s_mlat;
         else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
         set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, ready);
         if (res > w->last_done) w->last_done = res;

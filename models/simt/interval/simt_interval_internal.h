@@ -130,6 +130,8 @@ typedef struct iv_pc {
   uint64_t s_cyc;    /* … and the cycles from each to its warp's next issue */
   uint32_t s_ln;     /* memory: its detailed issues under -at_sample … */
   uint64_t s_lat;    /* … and the cycles from each to its data or acknowledgement */
+  uint32_t s_q;      /* its fast-forward cost (ff_cost: s_cyc / s_n in IV_FF_ONE, at least one) … */
+  uint32_t s_mlat;   /* … and its mean latency (s_lat / s_ln), kept with the sums */
   /* -interval_runs (§11): a shared-memory access's pipeline cycles and of them its bank-conflict
    * cycles, as its last detailed issue found them (0: none yet), and the run that starts here
    * (its word in the launch's run arena + 1; 0: none built) */
