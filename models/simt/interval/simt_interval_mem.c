@@ -312,8 +312,8 @@ static bool runs_to_accesses(iv_core *c, const uint64_t *x, uint32_t w, uint32_t
   return true;
 }
 
-/* The access of 32 lanes touching [lo, lo + len) inside one block, appended at *n. */
-static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n) {
+/* The access of `lanes` lanes touching [lo, lo + len) inside one block, appended at *n. */
+static inline void block_access(iv_core *c, uint64_t lo, uint32_t len, uint32_t lanes, uint32_t *n) {
   ldst_access *o = &c->acc[(*n)++];
   uint32_t lo_b = (uint32_t)(lo & (MEM_LINE_BYTES - 1));
   o->byte_mask[0] = o->byte_mask[1] = 0;
@@ -322,8 +322,11 @@ static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n)
   o->sector_mask = sec;
   o->addr = line_of(lo) + MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
   o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
-  o->lanes = 32;
+  o->lanes = (uint8_t)lanes;
 }
+
+/* The access of 32 lanes touching [lo, lo + len) inside one block, appended at *n. */
+static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n) { block_access(c, lo, len, 32, n); }
 
 /* A full warp (every lane active, addresses x + off) in one of the usual shapes — one address
  * for every lane, or rows of runs (row_width) — coalesced directly: true with the accesses
@@ -352,6 +355,19 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t of
     return true;
   }
   if (x[1] != x0 + bytes) return false;
+  if (halves == (FUNC_HALF_CONTIG | FUNC_HALF_CONTIG << 2) && bytes == 4) {
+    /* two rows of 16 words (a 2-D block 16 threads wide: SGEMM's tiles), known from the record
+     * without the lane scan; when each row lies in one block and the blocks differ, the rows are
+     * the two accesses in lane order, as runs_to_accesses builds them */
+    uint64_t lo1 = x[16] + off;
+    if ((lo & bmask) == ((lo + 63) & bmask) && (lo1 & bmask) == ((lo1 + 63) & bmask) &&
+        (lo & bmask) != (lo1 & bmask) && !(lo1 & 3u)) {
+      block_access(c, lo, 64, 16, n);
+      block_access(c, lo1, 64, 16, n);
+      return true;
+    }
+    return runs_to_accesses(c, x, 16, 2, off, bytes, block, n);
+  }
   uint32_t w = row_width(x, bytes);
   return w && runs_to_accesses(c, x, w, 32 / w, off, bytes, block, n);
 }
