@@ -45,6 +45,48 @@ static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set
   return li;
 }
 
+/* Where a line that find did not find goes in the line map: the empty slot that ended its probe
+ * chain (slot1 = its index + 1; 0: not known, cache_map_insert probes again) and its home. */
+typedef struct map_hole {
+  uint32_t slot1, home;
+} map_hole;
+
+/* find, for an access that may place the line: a map lookup that misses also tells where the
+ * line would be entered (*hole), so placing it does not walk the same probe chain again. */
+static inline int32_t find_or_hole(cache *c, uint64_t addr, uint64_t line, uint32_t *set, map_hole *hole) {
+  int32_t li = memo_find(c, line);
+  if (li >= 0) return li;
+  *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
+  if (!c->map) {
+    li = cache_find_line(c, *set, line);
+    if (li >= 0) c->memo_li = li;
+    return li;
+  }
+  uint32_t first = *set * c->max_assoc, home = cache_map_home(c, line), i = home;
+  for (; c->map[i].li1; i = (i + 1) & c->map_mask)
+    if (c->map[i].line == line) { /* cache_find_line's answer */
+      uint32_t at = (uint32_t)CACHE_UNLINK(c->map[i].li1);
+      if (at < first || at >= first + c->assoc) return -1;
+      c->memo_li = (int32_t)at;
+      return (int32_t)at;
+    }
+  *hole = (map_hole){i + 1, home};
+  return -1;
+}
+
+/* Enters line li as the holder of `line` into the map at the hole find_or_hole found (which
+ * nothing has filled since), or where cache_map_insert finds one. */
+static inline void map_enter(cache *c, uint64_t line, int32_t li, map_hole hole) {
+  if (!hole.slot1) {
+    cache_map_insert(c, line, li);
+    return;
+  }
+  cache_line_slot *e = &c->map[hole.slot1 - 1];
+  e->line = line;
+  e->li1 = CACHE_LINK(li);
+  e->home = hole.home;
+}
+
 /* The latest ready time of the chunks `m` of line li. */
 __attribute__((always_inline)) static inline uint64_t chunks_ready(const cache *c, int32_t li, uint8_t m) {
   const uint64_t *r = c->ready + (size_t)li * c->n_chunks;
@@ -88,7 +130,8 @@ static int32_t allocate(cache *c, uint32_t set, uint64_t line, cache_timed_resul
  * those in use (a cache warming up): the lowest such way takes the line, as cache_pick_victim
  * and cache_install would do, without their calls and the way's division back into set and way;
  * -1 when the set has none (then allocate decides). */
-__attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c, uint32_t set, uint64_t line) {
+__attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c, uint32_t set, uint64_t line,
+                                                                     map_hole hole) {
   if (!c->order) return -1;
   cache_set_order *o = &c->order[set];
   if (o->allocated >= c->assoc) return -1;
@@ -102,11 +145,52 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   cache_order_append(c, li);
   o->allocated++;
   bits[w] |= 1ull << (way % 64);
-  cache_map_insert(c, line, li);
+  map_enter(c, line, li, hole);
   cache_line *l = &c->lines[li];
   cache_line_take(c, l, line);
   c->memo_li = li;
   return li;
+}
+
+/* allocate, for a set with the line map whose ways in use all hold a line (allocate_free_way
+ * found none): its oldest line (LRU: least recently used; FIFO: first allocated) is the victim,
+ * as cache_pick_victim answers in timed use (reserved lines too), and takes the line as
+ * cache_install would — the new line entered at its hole before the old one leaves the map, the
+ * victim moved from the oldest end of the order to the newest, without their calls. */
+__attribute__((always_inline)) static inline int32_t replace_oldest(cache *c, uint32_t set, uint64_t line,
+                                                                  map_hole hole, cache_timed_result *out) {
+  cache_set_order *o = &c->order[set];
+  int32_t li = CACHE_UNLINK(o->oldest1);
+  if (!hole.slot1 || li < 0) return allocate(c, set, line, out);
+  cache_line *v = &c->lines[li];
+  if (v->dirty) {
+    out->wb_line = v->tag;
+    out->wb_chunks = v->dirty;
+    ++*c->inst.write_back;
+    ++*c->group.write_back;
+  }
+  map_enter(c, line, li, hole); /* the hole ends the new line's probe chain: no probe */
+  cache_map_remove(c, v->tag);
+  if (v->newer1) { /* the oldest becomes the newest */
+    int32_t next = CACHE_UNLINK(v->newer1);
+    o->oldest1 = v->newer1;
+    c->lines[next].older1 = 0;
+    v->older1 = o->newest1;
+    v->newer1 = 0;
+    c->lines[CACHE_UNLINK(o->newest1)].newer1 = CACHE_LINK(li);
+    o->newest1 = CACHE_LINK(li);
+  }
+  cache_line_take(c, v, line);
+  c->memo_li = li;
+  return li;
+}
+
+/* A line for `line`, which find_or_hole did not find in `set`: a free way, else a victim. */
+__attribute__((always_inline)) static inline int32_t place(cache *c, uint32_t set, uint64_t line, map_hole hole,
+                                                         cache_timed_result *out) {
+  if (!c->order) return allocate(c, set, line, out);
+  int32_t li = allocate_free_way(c, set, line, hole);
+  return li >= 0 ? li : replace_oldest(c, set, line, hole, out);
 }
 
 __attribute__((always_inline)) static inline void count(cache *c, const mem_req *req, cache_status st, bool sector_miss) {
@@ -128,7 +212,8 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   uint64_t line = line_addr(c, req->addr);
   uint32_t set = 0;
   uint8_t need = cache_req_chunks(c, req);
-  int32_t li = find(c, req->addr, line, &set);
+  map_hole hole = {0, 0};
+  int32_t li = find_or_hole(c, req->addr, line, &set, &hole);
   uint8_t present = li >= 0 ? c->lines[li].valid : 0;
   uint8_t missing = need & (uint8_t)~present;
   out->line = line;
@@ -148,10 +233,7 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
     return;
   }
   bool sector_miss = li >= 0;
-  if (li < 0) {
-    li = allocate_free_way(c, set, line);
-    if (li < 0) li = allocate(c, set, line, out);
-  }
+  if (li < 0) li = place(c, set, line, hole, out);
   else cache_touch(c, li);
   uint8_t fetch = c->sector ? missing : c->all_chunks;
   c->lines[li].valid |= fetch;
@@ -186,7 +268,8 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
   uint64_t line = line_addr(c, req->addr);
   uint32_t set = 0;
   uint8_t need = cache_req_chunks(c, req);
-  int32_t li = find(c, req->addr, line, &set);
+  map_hole hole = {0, 0};
+  int32_t li = find_or_hole(c, req->addr, line, &set, &hole);
   uint8_t present = li >= 0 ? c->lines[li].valid : 0;
   uint8_t absent = need & (uint8_t)~present;
   eff_policy eff = effective_policy(c, req);
@@ -230,10 +313,7 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
     count(c, req, CACHE_MISS, sector_miss);
     return;
   }
-  if (li < 0) {
-    li = allocate_free_way(c, set, line);
-    if (li < 0) li = allocate(c, set, line, out);
-  }
+  if (li < 0) li = place(c, set, line, hole, out);
   else cache_touch(c, li);
   cache_line *l = &c->lines[li];
   if (wa == CACHE_WA_WRITE_ALLOCATE) { /* GPGPU-Sim 3.x: the write goes on, the line is fetched */

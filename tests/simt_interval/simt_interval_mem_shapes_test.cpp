@@ -143,6 +143,7 @@ TEST(SimtIntervalMemShapes, RowsOfRunsGiveTheCaRequests) {
   expect_ca_accesses({8, 4, 40, 0, 4}, "8-lane rows sharing lines");
   expect_ca_accesses({16, 4, 96, 64, 4}, "16-lane rows crossing lines");
   expect_ca_accesses({16, 8, 1024, 0, 8}, "16-lane rows of 8 bytes");
+  expect_ca_accesses({16, 4, 32, 0, 4}, "16-lane rows overlapping in one line");
 }
 
 TEST(SimtIntervalMemShapes, ShapesGiveTheCaRequestsWithBlocksOfAShorterL1Line) {

@@ -312,8 +312,8 @@ static bool runs_to_accesses(iv_core *c, const uint64_t *x, uint32_t w, uint32_t
   return true;
 }
 
-/* The access of 32 lanes touching [lo, lo + len) inside one block, appended at *n. */
-static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n) {
+/* The access of `lanes` lanes touching [lo, lo + len) inside one block, appended at *n. */
+static inline void block_access(iv_core *c, uint64_t lo, uint32_t len, uint32_t lanes, uint32_t *n) {
   ldst_access *o = &c->acc[(*n)++];
   uint32_t lo_b = (uint32_t)(lo & (MEM_LINE_BYTES - 1));
   o->byte_mask[0] = o->byte_mask[1] = 0;
@@ -322,7 +322,35 @@ static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n)
   o->sector_mask = sec;
   o->addr = line_of(lo) + MEM_SECTOR_BYTES * (uint32_t)__builtin_ctz(sec);
   o->size = MEM_SECTOR_BYTES * (uint32_t)simtvp_popcount32(sec);
-  o->lanes = 32;
+  o->lanes = (uint8_t)lanes;
+}
+
+/* The access of 32 lanes touching [lo, lo + len) inside one block, appended at *n. */
+static inline void one_block(iv_core *c, uint64_t lo, uint32_t len, uint32_t *n) { block_access(c, lo, len, 32, n); }
+
+/* A full warp of 4-byte lanes whose halves are each a run of 16 words (func_step.addr_halves),
+ * with 128-byte blocks, in the two usual cases: one aligned line (a 1-D block; lane 16 right
+ * after lane 15) — one access of its four sectors — or two rows each inside its own block (a 2-D
+ * block 16 threads wide) — two accesses in lane order. full_warp's accesses, appended at *n
+ * (0); false (nothing appended) for anything else. */
+static inline bool halves_to_accesses(iv_core *c, const uint64_t *x, uint32_t *n) {
+  const uint64_t lo = x[0], lo1 = x[16], bmask = ~(uint64_t)(MEM_LINE_BYTES - 1);
+  if (lo1 == lo + 64) {
+    if (lo & (MEM_LINE_BYTES - 1)) return false;
+    ldst_access *o = &c->acc[(*n)++];
+    o->addr = lo;
+    o->byte_mask[0] = o->byte_mask[1] = ~0ull;
+    o->size = MEM_LINE_BYTES;
+    o->sector_mask = 0xf;
+    o->lanes = 32;
+    return true;
+  }
+  if ((lo & 3u) || (lo1 & 3u) || (lo & bmask) != ((lo + 63) & bmask) || (lo1 & bmask) != ((lo1 + 63) & bmask) ||
+      (lo & bmask) == (lo1 & bmask))
+    return false;
+  block_access(c, lo, 64, 16, n);
+  block_access(c, lo1, 64, 16, n);
+  return true;
 }
 
 /* A full warp (every lane active, addresses x + off) in one of the usual shapes — one address
@@ -352,6 +380,19 @@ static bool full_warp(iv_core *c, const uint64_t *x, uint8_t halves, uint64_t of
     return true;
   }
   if (x[1] != x0 + bytes) return false;
+  if (halves == (FUNC_HALF_CONTIG | FUNC_HALF_CONTIG << 2) && bytes == 4) {
+    /* two rows of 16 words (a 2-D block 16 threads wide: SGEMM's tiles), known from the record
+     * without the lane scan; when each row lies in one block and the blocks differ, the rows are
+     * the two accesses in lane order, as runs_to_accesses builds them */
+    uint64_t lo1 = x[16] + off;
+    if ((lo & bmask) == ((lo + 63) & bmask) && (lo1 & bmask) == ((lo1 + 63) & bmask) &&
+        (lo & bmask) != (lo1 & bmask) && !(lo1 & 3u)) {
+      block_access(c, lo, 64, 16, n);
+      block_access(c, lo1, 64, 16, n);
+      return true;
+    }
+    return runs_to_accesses(c, x, 16, 2, off, bytes, block, n);
+  }
   uint32_t w = row_width(x, bytes);
   return w && runs_to_accesses(c, x, w, 32 / w, off, bytes, block, n);
 }
@@ -555,6 +596,20 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
       n = 1;
       goto accesses;
     }
+  }
+  if (st->space == PTX_SPACE_GLOBAL && st->mem_mask == ~0u && !atomic && !gt200 && bytes == 4 &&
+      st->addr_halves == (FUNC_HALF_CONTIG | FUNC_HALF_CONTIG << 2) && c->l1d_block == MEM_LINE_BYTES &&
+      !simt_texture_op(st) && halves_to_accesses(c, st->addr, &n)) {
+    /* a full warp's words whose halves are runs (known from the record): one line or two rows,
+     * without the space split; tagged as the global branch below tags them */
+    for (uint32_t i = 0; i < n; i++) {
+      ldst_access *x = &c->acc[i];
+      x->kind = store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
+      x->path = (!c->l1d || lc->gmem_skip_l1d || (load && ldst_load_bypasses_l1(st->insn))) ? LDST_PATH_BYPASS
+                                                                                             : LDST_PATH_L1D;
+      x->is_write = !load;
+    }
+    goto accesses;
   }
   simt_space_masks_of(st, &sm);
   if (sm.shared) smem_stage(c, slot, st, sm.shared, bytes, load, m, &held, &done);
