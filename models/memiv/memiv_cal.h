@@ -213,10 +213,6 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find_pair(memiv_
   if (known && t >= h->from && t < h->to) t = h->to;
   uint64_t fb = memiv_cal_find(b, t + off, nb) - off;
   for (;;) {
-    if (known && fb >= h->from && fb < h->to) { /* reached from before: on from its end */
-      fb = memiv_cal_find_as(b, h->to + off, nb, false) - off;
-      continue;
-    }
     uint64_t fa = memiv_cal_find(a, fb, na);
     if (fa == fb) break;
     /* b's free start fb, which a refused, stays free, so a search of b from after it cannot join
