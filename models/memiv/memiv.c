@@ -666,7 +666,7 @@ column:;
   col = max64(col, g->base);
   if (col + lat < ch->bus.base) col = ch->bus.base - lat;
   col = memiv_cal_find_pair(g, g_len, &ch->bus, lat, bus_len, col, learnt);
-  memiv_cal_pair_booked(learnt, col, g_len, lat, bus_len);
+  memiv_cal_pair_booked(learnt, col, g_len);
   memiv_cal_book_backlog(g, col, g_len);
   memiv_cal_book_backlog(&ch->bus, col + lat, bus_len);
   uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;

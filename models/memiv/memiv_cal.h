@@ -191,9 +191,10 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *
 
 /* What a column command's search learnt about its bank group `a` and its bus `b`: no start t' in
  * [from, to) has [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (empty when
- * to <= from). Bookings only take cycles, so it stays true; a search asked from inside it, or
- * whose turns reach it, goes on from its end (the bus's holes that the group refused are walked
- * once, not by every request to that group). One per bank group and direction (CL or WL). */
+ * to <= from). Bookings only take cycles, so it stays true; a search asked from inside it goes on
+ * from its end (the bus's holes that the group refused are walked once, not by every request to
+ * that group; a walk that reaches it from before is not sent on: the checks on every turn cost
+ * more than they saved). One per bank group and direction (CL or WL apart). */
 typedef struct memiv_cal_pair_hint {
   uint64_t from, to, off;
   uint32_t na, nb;
@@ -232,17 +233,11 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find_pair(memiv_
   return fb;
 }
 
-/* A column command booked at t (na cycles of its group from t, nb of its bus from t + off): every
- * start from a hint's end up to the booking's end now overlaps one of them, so the hint reaches
- * past it when it ends fewer than its lengths before t (the next request to the group starts there). */
-__attribute__((always_inline)) static inline void memiv_cal_pair_booked(memiv_cal_pair_hint *h, uint64_t t, uint32_t na,
-                                                                        uint64_t off, uint32_t nb) {
-  uint32_t reach = na, hn = h->na; /* starts in (t - h->na, t + na) overlap the group's slots */
-  if (h->off == off) { /* and those in (t - h->nb, t + nb) the bus's cycles */
-    if (nb > reach) reach = nb;
-    if (h->nb > hn) hn = h->nb;
-  }
-  if (h->to + hn > t && h->to < t + reach) h->to = t + reach;
+/* A column command booked at t, holding its group's slots na cycles from t: every start from h's end
+ * up to t + na now overlaps them, so h reaches past the booking when it ends fewer than h->na
+ * cycles before t (the group's next walk starts there). */
+__attribute__((always_inline)) static inline void memiv_cal_pair_booked(memiv_cal_pair_hint *h, uint64_t t, uint32_t na) {
+  if (h->to + h->na > t && h->to < t + na) h->to = t + na;
 }
 
 /* The first t' >= t with [t', t' + n) free in both a and b (t >= both bases): a packet through the

@@ -210,7 +210,7 @@ void RunColumnsAgainstReference(uint64_t seed, uint32_t groups, uint64_t off, ui
     ASSERT_EQ(got, want) << "command " << i << " of group " << gi << " at " << s0 << " for " << na << " and " << nb
                          << " cycles, learnt [" << h->from << ", " << h->to << ")";
     if (NextRand(&x) % 8 == 0) continue;  // asked, not booked
-    memiv_cal_pair_booked(h, got, na, o, nb);
+    memiv_cal_pair_booked(h, got, na);
     memiv_cal_book_backlog(&a, got, na);
     memiv_cal_book_backlog(&bus, got + o, nb);
     for (uint64_t c = got; c < got + na; c++) booked_group[gi].insert(c);
