@@ -41,6 +41,7 @@ typedef struct memiv_bank {
 typedef struct memiv_channel {
   memiv_bank *bank;
   memiv_cal *group;    /* per bank group: cycles its column commands occupy (tCCDL apart) */
+  memiv_cal_pair_hint *column; /* per bank group, reads then writes: what its column commands' searches learnt */
   memiv_cal bus;       /* the data bus (DRAM cycles) */
   memiv_cal activate;  /* each ACT holds the channel's activate window tRRD cycles */
   memiv_cal arbiter;   /* the partition's one request per L2 cycle toward the DRAM (L2 cycles) */
@@ -456,7 +457,8 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   if (!m->cluster || !m->slice || !m->channel) return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
   for (uint32_t ch = 0; ch < c->n_channels; ch++)
     if (!(m->channel[ch].bank = calloc(c->timing.nbk, sizeof *m->channel[ch].bank)) ||
-        !(m->channel[ch].group = calloc(m->n_groups, sizeof *m->channel[ch].group)))
+        !(m->channel[ch].group = calloc(m->n_groups, sizeof *m->channel[ch].group)) ||
+        !(m->channel[ch].column = calloc(2 * (size_t)m->n_groups, sizeof *m->channel[ch].column)))
       return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
   register_stats(m);
 
@@ -495,6 +497,7 @@ void memiv_destroy(memiv *m) {
     for (uint32_t ch = 0; ch < m->cfg.n_channels; ch++) {
       free(m->channel[ch].bank);
       free(m->channel[ch].group);
+      free(m->channel[ch].column);
     }
   free(m->cluster);
   free(m->slice);
@@ -655,12 +658,15 @@ column:;
    * first cycle both the group's command slots and the bus's data cycles are free */
   uint32_t lat = write ? tm->WL : tm->CL;
   uint32_t group = m->cfg.bank_group_indexing == 1 ? bank % m->n_groups : bank / m->group_size;
-  memiv_cal *g = &ch->group[group < m->n_groups ? group : 0];
+  if (group >= m->n_groups) group = 0;
+  memiv_cal *g = &ch->group[group];
+  memiv_cal_pair_hint *learnt = &ch->column[2 * group + write];
   uint32_t g_len = cols * m->group_gap, bus_len = cols * m->bus_step;
   if (col < g->base || col + lat < ch->bus.base) ++*m->c[C_LATE];
   col = max64(col, g->base);
   if (col + lat < ch->bus.base) col = ch->bus.base - lat;
-  col = memiv_cal_find_pair(g, g_len, &ch->bus, lat, bus_len, col);
+  col = memiv_cal_find_pair(g, g_len, &ch->bus, lat, bus_len, col, learnt);
+  memiv_cal_pair_booked(learnt, col, g_len);
   memiv_cal_book_backlog(g, col, g_len);
   memiv_cal_book_backlog(&ch->bus, col + lat, bus_len);
   uint32_t step = m->group_gap > m->bus_step ? m->group_gap : m->bus_step;
@@ -967,6 +973,7 @@ void memiv_reset(memiv *m) {
     memiv_channel *c = &m->channel[ch];
     memset(c->bank, 0, m->cfg.timing.nbk * sizeof *c->bank);
     memset(c->group, 0, m->n_groups * sizeof *c->group);
+    memset(c->column, 0, 2 * (size_t)m->n_groups * sizeof *c->column);
     memset(&c->bus, 0, sizeof c->bus);
     memset(&c->arbiter, 0, sizeof c->arbiter);
     memset(&c->activate, 0, sizeof c->activate);

@@ -189,23 +189,55 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find(memiv_cal *
   return memiv_cal_find_as(k, t, n, true);
 }
 
+/* What a column command's search learnt about its bank group `a` and its bus `b`: no start t' in
+ * [from, to) has [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (empty when
+ * to <= from). Bookings only take cycles, so it stays true; a search asked from inside it goes on
+ * from its end (the bus's holes that the group refused are walked once, not by every request to
+ * that group; a walk that reaches it from before is not sent on: the checks on every turn cost
+ * more than they saved). One per bank group and direction (CL or WL apart). */
+typedef struct memiv_cal_pair_hint {
+  uint64_t from, to, off;
+  uint32_t na, nb;
+} memiv_cal_pair_hint;
+
 /* The first t' >= t with [t', t' + na) free in a and [t' + off, t' + off + nb) free in b (t >= a's
  * base, t + off >= b's; na, nb >= 1): a column command holds its bank group's command slots and,
  * `off` later, the data bus. Each port's first free start in turn until they agree, b's first (the
  * busier: the data bus): each step skips only starts that one port refuses, so the first they
- * agree on is the least. */
-static inline uint64_t memiv_cal_find_pair(memiv_cal *a, uint32_t na, memiv_cal *b, uint64_t off,
-                                           uint32_t nb, uint64_t t) {
+ * agree on is the least. With a hint `h` (a and b always the same two ports), what it learnt is
+ * skipped and the walk is learnt. */
+__attribute__((always_inline)) static inline uint64_t memiv_cal_find_pair(memiv_cal *a, uint32_t na, memiv_cal *b,
+                                                                          uint64_t off, uint32_t nb, uint64_t t,
+                                                                          memiv_cal_pair_hint *h) {
+  const uint64_t t0 = t;
+  const bool known = h && h->off == off && na >= h->na && nb >= h->nb && h->to > h->from;
+  if (known && t >= h->from && t < h->to) t = h->to;
   uint64_t fb = memiv_cal_find(b, t + off, nb) - off;
   for (;;) {
     uint64_t fa = memiv_cal_find(a, fb, na);
-    if (fa == fb) return fa;
+    if (fa == fb) break;
     /* b's free start fb, which a refused, stays free, so a search of b from after it cannot join
      * what b learnt before; kept, it would replace that hint, which every later request asked
      * from before the backlog needs (QV100 vector add 1 M: memiv_access 6 % fewer host
      * instructions with this walk unlearnt, docs/memiv.md §3) */
     fb = memiv_cal_find_as(b, fa + off, nb, false) - off;
   }
+  if (h && fb > t0) { /* no start in [t0, fb): joined with the hint when they touch, else the further kept */
+    if (h->off == off && h->na == na && h->nb == nb && t0 <= h->to && fb >= h->from) {
+      if (t0 < h->from) h->from = t0;
+      if (fb > h->to) h->to = fb;
+    } else if (fb > h->to || h->off != off) {
+      *h = (memiv_cal_pair_hint){t0, fb, off, na, nb};
+    }
+  }
+  return fb;
+}
+
+/* A column command booked at t, holding its group's slots na cycles from t: every start from h's end
+ * up to t + na now overlaps them, so h reaches past the booking when it ends fewer than h->na
+ * cycles before t (the group's next walk starts there). */
+__attribute__((always_inline)) static inline void memiv_cal_pair_booked(memiv_cal_pair_hint *h, uint64_t t, uint32_t na) {
+  if (h->to + h->na > t && h->to < t + na) h->to = t + na;
 }
 
 /* The first t' >= t with [t', t' + n) free in both a and b (t >= both bases): a packet through the
@@ -219,7 +251,7 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find_both(memiv_
     if (r) return t + (uint64_t)__builtin_ctzll(r);
     t += 65 - n; /* no start at t .. t + 64 - n suits both */
   }
-  return memiv_cal_find_pair(a, n, b, 0, n, t);
+  return memiv_cal_find_pair(a, n, b, 0, n, t, NULL);
 }
 
 /* Books [t, t + n) (n >= 1) across words (memiv_cal_book's general case). */

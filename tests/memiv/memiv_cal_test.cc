@@ -150,7 +150,7 @@ void RunPairAgainstReference(uint64_t seed, uint64_t off, bool same_length) {
         if (ok) break;
       }
       uint64_t got = off == 0 && same_length ? memiv_cal_find_both(&a, &b, s0, na)
-                                             : memiv_cal_find_pair(&a, na, &b, off, nb, s0);
+                                             : memiv_cal_find_pair(&a, na, &b, off, nb, s0, NULL);
       ASSERT_EQ(got, want) << "booking " << i << " at " << s0 << " for " << na << " and " << nb << " cycles";
       memiv_cal_book_backlog(&a, got, na);  // as memiv books a column command
       memiv_cal_book_backlog(&b, got + off, nb);
@@ -164,6 +164,65 @@ TEST(MemivCal, JointSearchOfTwoPortsEqualsTheCycleByCycleDefinition) {
   RunPairAgainstReference(5, 0, true);
   RunPairAgainstReference(6, 12, false);
   RunPairAgainstReference(7, 3, false);
+}
+
+// A DRAM channel's column commands with what their searches learnt (memiv_cal_pair_hint): a bus
+// shared by `groups` bank groups, each with a hint for reads (off) and one for writes (off2), the
+// bus saturated and out-of-order asks (a backlog full of holes the groups refuse), line-long
+// commands with now and then a shorter or longer one, some answers not booked, bus bookings of
+// other groups in between; every answer against the cycle-by-cycle definition. With `leaps`,
+// time now and then leaps ahead (the windows move by many words, past what was learnt).
+void RunColumnsAgainstReference(uint64_t seed, uint32_t groups, uint64_t off, uint64_t off2, bool leaps) {
+  std::vector<memiv_cal> group(groups);
+  std::vector<memiv_cal_pair_hint> learnt(2 * groups);
+  memiv_cal bus;
+  memset(group.data(), 0, groups * sizeof group[0]);
+  memset(learnt.data(), 0, learnt.size() * sizeof learnt[0]);
+  memset(&bus, 0, sizeof bus);
+  std::vector<Booked> booked_group(groups);
+  Booked booked_bus;
+  uint64_t x = seed, clock = 0;
+  auto busy = [](const Booked &bk, const memiv_cal &k, uint64_t c) {
+    return c < k.base + MEMIV_CAL_CYCLES && bk.count(c) > 0;
+  };
+  for (int i = 0; i < 20000; i++) {
+    clock += NextRand(&x) % 10;  // 4.5 cycles apart: the bus 89 % busy
+    if (leaps && NextRand(&x) % 128 == 0) clock += 600 + NextRand(&x) % 3000;
+    uint64_t back = NextRand(&x) % 1500;
+    uint64_t t = clock > back ? clock - back : 0;
+    uint32_t gi = (uint32_t)(NextRand(&x) % groups);
+    bool write = NextRand(&x) % 3 == 0;
+    uint64_t o = write ? off2 : off;
+    uint32_t r = (uint32_t)(NextRand(&x) % 16);
+    uint32_t na = r == 0 ? 2 : r == 1 ? 12 : 8, nb = r == 0 ? 1 : r == 1 ? 6 : 4;
+    memiv_cal &a = group[gi];
+    uint64_t s0 = std::max(t, a.base);
+    if (s0 + o < bus.base) s0 = bus.base - o;
+    uint64_t want = s0;
+    for (;; want++) {
+      bool ok = true;
+      for (uint32_t k = 0; ok && k < na; k++) ok = !busy(booked_group[gi], a, want + k);
+      for (uint32_t k = 0; ok && k < nb; k++) ok = !busy(booked_bus, bus, want + o + k);
+      if (ok) break;
+    }
+    memiv_cal_pair_hint *h = &learnt[2 * gi + write];
+    uint64_t got = memiv_cal_find_pair(&a, na, &bus, o, nb, s0, h);
+    ASSERT_EQ(got, want) << "command " << i << " of group " << gi << " at " << s0 << " for " << na << " and " << nb
+                         << " cycles, learnt [" << h->from << ", " << h->to << ")";
+    if (NextRand(&x) % 8 == 0) continue;  // asked, not booked
+    memiv_cal_pair_booked(h, got, na);
+    memiv_cal_book_backlog(&a, got, na);
+    memiv_cal_book_backlog(&bus, got + o, nb);
+    for (uint64_t c = got; c < got + na; c++) booked_group[gi].insert(c);
+    for (uint64_t c = got + o; c < got + o + nb; c++) booked_bus.insert(c);
+  }
+}
+
+TEST(MemivCal, ColumnCommandSearchesSkippingWhatTheyLearntEqualTheDefinition) {
+  RunColumnsAgainstReference(11, 4, 14, 4, false);
+  RunColumnsAgainstReference(12, 4, 14, 4, true);
+  RunColumnsAgainstReference(13, 2, 3, 3, false);
+  RunColumnsAgainstReference(14, 1, 20, 9, true);
 }
 
 TEST(MemivCal, BookingsInTimeOrderTakeTheCycleTheyWant) {
