@@ -1337,17 +1337,13 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
   /* each running kernel's parameters get their own 64 KiB of the parameter window */
   const uint64_t param = FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u;
   uint64_t run = IV_NEVER; /* the earliest timeline of the warps that may issue */
-  /* the registers' ready times: warp slot s's are rr + s * rr_stride (fit_kernel), so the usual
-   * CTA, in consecutive slots (ascending, so the last is first + nw - 1), clears them at once */
-  bool consecutive = nw && slots[nw - 1] - slots[0] == nw - 1;
-  if (consecutive && rr_bytes) memset(c->warps[slots[0]].rr, 0, nw * rr_bytes);
   for (uint32_t i = 0; i < nw; i++) {
     uint32_t slot = slots[i];
     iv_warp *w = &c->warps[slot];
     uint64_t *rr = w->rr;
     memset(w, 0, sizeof *w);
     w->rr = rr;
-    if (!consecutive) memset(rr, 0, rr_bytes);
+    memset(rr, 0, rr_bytes);
     w->live = true;
     w->fw = func_cta_warp(cta->fc, i);
     w->prog = k->program;
