@@ -437,6 +437,9 @@ uint32_t func_cta_release_barrier(func_cta *cta, uint32_t id);
 /* (addition) func_cta_release_barrier for every barrier id, in id order (after a warp's exit,
  * which may complete barriers that waited only for it); returns how many warps were released. */
 uint32_t func_cta_release_barriers(func_cta *cta);
+/* Whether a warp of the CTA waits at a barrier (arrived with bar.sync/bar.red, not released):
+ * false tells a timing model that no warp of it can be released or be deadlocked there. */
+bool func_cta_barrier_waits(const func_cta *cta);
 
 /* ---- inspection (debuggers; no side effects) ------------------------------------------------- */
 

@@ -726,7 +726,7 @@ static void cta_free(func_cta *c) {
     free(c->warps[i].replay_pages);
   }
   local_free(c->local, local_bytes(c));
-  free(c->block); /* c itself (cta_alloc) */
+  free(c->block); /* the allocation that holds c (cta_alloc) */
 }
 
 static void cta_free_cluster(func_launch *l, func_cta **cs) {
@@ -829,11 +829,14 @@ static func_cta *cta_alloc(func_launch *l) {
   const size_t head = FX_A64(sizeof(func_cta));
   const size_t warps = FX_A64((size_t)n_warps * sizeof(fx_warp)), stack = FX_A64(16 * sizeof(fx_sentry));
   const size_t total = head + warps + (size_t)n_warps * (stack + rs_cap) + FX_A64(smem_bytes ? smem_bytes : 1);
-  uint8_t *a = aligned_alloc(64, total);
-  if (!a) return NULL;
+  /* (malloc and a rounding up: aligned_alloc's split of a larger chunk cost ~790 host
+   * instructions per CTA, the allocation ~100) */
+  uint8_t *raw = malloc(total + 63);
+  if (!raw) return NULL;
+  uint8_t *a = (uint8_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
   func_cta *c = (func_cta *)a;
   memset(c, 0, sizeof *c);
-  c->block = a;
+  c->block = raw;
   c->l = l;
   c->counts = &l->counts;
   c->tlb = &l->tlb;
@@ -849,53 +852,21 @@ static func_cta *cta_alloc(func_launch *l) {
   }
   c->warps = (fx_warp *)b;
   c->smem = b + warps + (size_t)c->n_warps * (stack + rs_cap);
+  const uint32_t bx = l->block[0], by = l->block[1];
   for (uint32_t i = 0; i < c->n_warps; i++) {
     fx_warp *w = &c->warps[i];
-    memset(w, 0, offsetof(fx_warp, tid)); /* the thread ids are cta_init's */
+    memset(w, 0, offsetof(fx_warp, tid));
     w->cap = 16;
     w->stack = (fx_sentry *)(b + warps + (size_t)i * (stack + rs_cap));
     w->rs_cap = rs_cap;
     w->rs = (uint8_t *)w->stack + stack;
-  }
-#undef FX_A64
-  return c;
-}
-
-static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t slot) {
-  func_launch *l = c->l;
-  fx_func *kf = l->kf;
-  memcpy(c->ctaid, ctaid, sizeof c->ctaid);
-  c->sm = sm;
-  c->warp_slot = slot;
-  memset(c->bar, 0, sizeof c->bar);
-  memset(c->smem, 0, c->smem_bytes);
-  c->live = c->n_warps >= 32 ? FX_FULL : (1u << c->n_warps) - 1u;
-  c->started = true;
-  const uint32_t bx = l->block[0], by = l->block[1];
-  for (uint32_t wi = 0; wi < c->n_warps; wi++) {
-    fx_warp *w = &c->warps[wi];
-    w->cta = c;
-    w->l = l;
-    w->counts = c->counts;
-    w->tlb = c->tlb;
-    w->code = l->p->code;
-    w->fn = kf;
-    w->index = wi;
-    w->rs_top = 0;
-    w->regs = w->rs;
-    memcpy(w->regs + kf->off_const, kf->const_img, kf->frame_bytes - kf->off_const);
-    fx_frame_clear(kf, w->regs, l->e->zero_frames);
+    /* what a warp of this launch's CTAs starts with wherever its CTA sits in the grid, set once
+     * here for every reuse of the object (func_cta_start): its index, local memory, lanes and
+     * thread ids (nothing else writes them) */
+    w->index = i;
     w->local_stride = c->local_per_thread;
-    w->local = c->local + (size_t)wi * 32 * c->local_per_thread;
-    w->fp = 0;
-    w->cc = 0;
-    w->exited = 0;
-    w->call_depth = 0;
-    w->rec = NULL;
-    w->rec_lean = false;
-    w->bar_dest = FX_NONE;
-    w->cbar_arrived = 0;
-    uint32_t first = wi * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
+    w->local = c->local + (size_t)i * 32 * c->local_per_thread;
+    uint32_t first = i * 32, n = c->n_threads - first < 32 ? c->n_threads - first : 32;
     w->valid = n == 32 ? FX_FULL : (1u << n) - 1u;
     /* thread ids of the lanes, counted up without a division per lane; a warp inside one row
      * of the block (x from x0 to x0 + 31, the usual case) in loops the compiler vectorises */
@@ -915,13 +886,48 @@ static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t
         }
       }
     }
+  }
+#undef FX_A64
+  return c;
+}
+
+static void cta_init(func_cta *c, const uint32_t ctaid[3], uint32_t sm, uint32_t slot) {
+  func_launch *l = c->l;
+  fx_func *kf = l->kf;
+  memcpy(c->ctaid, ctaid, sizeof c->ctaid);
+  c->sm = sm;
+  c->warp_slot = slot;
+  memset(c->bar, 0, sizeof c->bar);
+  memset(c->smem, 0, c->smem_bytes);
+  c->live = c->n_warps >= 32 ? FX_FULL : (1u << c->n_warps) - 1u;
+  c->started = true;
+  for (uint32_t wi = 0; wi < c->n_warps; wi++) {
+    fx_warp *w = &c->warps[wi];
+    w->cta = c;
+    w->l = l;
+    w->counts = c->counts;
+    w->tlb = c->tlb;
+    w->code = l->p->code;
+    w->fn = kf;
+    w->rs_top = 0;
+    w->regs = w->rs;
+    memcpy(w->regs + kf->off_const, kf->const_img, kf->frame_bytes - kf->off_const);
+    fx_frame_clear(kf, w->regs, l->e->zero_frames);
+    w->fp = 0;
+    w->cc = 0;
+    w->exited = 0;
+    w->call_depth = 0;
+    w->rec = NULL;
+    w->rec_lean = false;
+    w->bar_dest = FX_NONE;
+    w->cbar_arrived = 0;
     w->depth = 1;
     w->stack[0] = (fx_sentry){kf->pf->first_insn, FX_NONE, w->valid, FX_SE_NORMAL, NULL, NULL, 0, 0, 0};
     /* fx_stack_load_top of that entry, whose lanes are counted already */
     w->pc = kf->pf->first_insn == FX_NONE ? l->p->m->n_insns : kf->pf->first_insn;
     w->active = w->valid;
     w->rpc = FX_NONE;
-    w->nactive = n;
+    w->nactive = w->valid == FX_FULL ? 32u : (uint32_t)simtvp_popcount32(w->valid);
     w->state = FUNC_WARP_READY;
     w->stop = false;
   }
@@ -1154,6 +1160,12 @@ uint32_t func_cta_release_barriers(func_cta *cta) {
   for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++)
     if (cta->bar[id].complete) n += func_cta_release_barrier(cta, id);
   return n;
+}
+
+bool func_cta_barrier_waits(const func_cta *cta) {
+  uint32_t any = 0; /* (one pass without branches: most CTAs have no warp waiting) */
+  for (uint32_t id = 0; id < FUNC_NUM_BARRIERS; id++) any |= cta->bar[id].waiting;
+  return any != 0;
 }
 
 /* ---- execution --------------------------------------------------------------------------------- */

@@ -293,6 +293,46 @@ TEST(FuncWarpRun, StopsAfterABarrierWithItsRecordsFacts) {
   }
 }
 
+// func_cta_barrier_waits (what lets the interval core skip its barrier pass at a warp's exit):
+// true from a warp's barrier wait until func_cta_release_barriers, false on a new CTA; a
+// finished CTA's object started again (it is reused) has the same warps' thread ids and lanes,
+// which are set once per object.
+TEST(FuncCta, BarrierWaitsFromAWaitToTheReleaseAndAReusedCtaStartsClean) {
+  Engine en(kBarrierClock);
+  uint64_t out = en.alloc(256);
+  func_launch *l = en.launch("k", 1, 64, {out});
+  func_cta *first = nullptr;
+  for (int round = 0; round < 2; round++) {
+    func_cta *cta;
+    uint32_t ctaid[3] = {0, 0, 0};
+    ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+    if (round == 0) first = cta;
+    else EXPECT_EQ(cta, first) << "the finished CTA's object is reused";
+    EXPECT_FALSE(func_cta_barrier_waits(cta)) << "round " << round << ": a new CTA";
+    func_warp *w0 = func_cta_warp(cta, 0), *w1 = func_cta_warp(cta, 1);
+    uint32_t tid[3];
+    func_warp_thread(w1, 5, tid);
+    EXPECT_EQ(tid[0], 37u) << "round " << round;
+    EXPECT_EQ(func_warp_active(w1), ~0u);
+    uint32_t n = 0;
+    func_run_end end;
+    ASSERT_EQ(func_warp_run(w0, 100, &n, &end, &en.d), SIMTVP_OK) << en.d.message;
+    ASSERT_TRUE(end.barrier_wait);
+    EXPECT_TRUE(func_cta_barrier_waits(cta)) << "round " << round << ": warp 0 waits";
+    ASSERT_EQ(func_warp_run(w1, 100, &n, &end, &en.d), SIMTVP_OK);
+    ASSERT_TRUE(end.barrier_complete);
+    EXPECT_TRUE(func_cta_barrier_waits(cta)) << "round " << round << ": complete, not released";
+    EXPECT_EQ(func_cta_release_barriers(cta), 2u);
+    EXPECT_FALSE(func_cta_barrier_waits(cta)) << "round " << round << ": released";
+    ASSERT_EQ(func_warp_run(w0, 100, &n, &end, &en.d), SIMTVP_OK);
+    ASSERT_EQ(func_warp_run(w1, 100, &n, &end, &en.d), SIMTVP_OK);
+    EXPECT_TRUE(func_cta_done(cta));
+    EXPECT_FALSE(func_cta_barrier_waits(cta));
+    func_cta_finish(cta);
+  }
+  func_launch_destroy(l);
+}
+
 // Full warps: half-warps on one word or on consecutive words take the whole-warp paths, whose
 // records carry every lane's address and say which pattern each half had; a stride of two words
 // takes the lane path (addr_halves 0).

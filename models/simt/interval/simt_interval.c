@@ -124,19 +124,32 @@ static void retire(iv_core *c, uint32_t slot, uint64_t t) {
  * not asked (its answer would be the same: func releases only completed barriers, and a deadlock
  * needs every warp waiting). */
 static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t, bool may_complete) {
-  uint32_t running = 0, waiting = 0;
-  for (uint32_t i = 0; i < cta->n_warps; i++) {
-    if (!simt_cta_holds(cta, i)) continue;
+  /* a warp that waits here waits in models/func too (its step said barrier_wait; func releases
+   * only through simt_base_settle_barriers, which releases the warp here as well): when no warp
+   * waits there, none waits here (the usual exit of a warp of a kernel without barriers) */
+  if (!cta->fc || !func_cta_barrier_waits(cta->fc)) {
+    cta->check_bars = false;
+    return;
+  }
+  uint32_t waiting = 0;
+  /* the CTA's warps not finished (a finished warp's slot may be another CTA's), by their bits */
+  uint32_t held = ~cta->finished & (cta->n_warps >= 32 ? ~0u : (1u << cta->n_warps) - 1u);
+  while (held) {
+    uint32_t i = (uint32_t)__builtin_ctz(held);
+    held &= held - 1;
     const iv_warp *x = &c->warps[cta->warp_slot[i]];
     if (!x->live || x->exited) continue;
     if (x->wait != SIMT_WAIT_BARRIER) {
-      running++;
+      if (!may_complete) { /* a warp runs: this arrival completed nothing, whatever waits */
+        cta->check_bars = false;
+        return;
+      }
     } else {
       waiting++;
       if (x->t - 1 > t) t = x->t - 1;
     }
   }
-  if (!waiting || (!may_complete && running)) {
+  if (!waiting) {
     cta->check_bars = false;
     return;
   }
@@ -1302,7 +1315,7 @@ static void iv_destroy(void *state) {
 }
 
 static void end_call(iv_core *c, uint64_t now) {
-  simt_base_flush_reports(&c->base, now);
+  if (c->base.n_reports) simt_base_flush_reports(&c->base, now); /* (most calls finish no CTA) */
   c->next = compute_next(c);
 }
 
@@ -1317,40 +1330,53 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = iv_max(c->sched[s].from, now);
   }
   simt_cta *cta = &c->base.ctas[ci];
-  if (c->lpcs[c->lpcs_of[ci]].s_origin == IV_NEVER) c->lpcs[c->lpcs_of[ci]].s_origin = now;
+  iv_launch_pcs *lp = &c->lpcs[c->lpcs_of[ci]];
+  if (lp->s_origin == IV_NEVER) lp->s_origin = now;
+  const uint32_t n_sched = c->base.cfg.n_schedulers;
+  const bool sub_core = c->base.cfg.sub_core;
+  const size_t rr_bytes = c->rr_stride * sizeof *c->rr;
+  /* each running kernel's parameters get their own 64 KiB of the parameter window */
+  const uint64_t param = FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u;
+  uint64_t run = IV_NEVER; /* the earliest timeline of the warps that may issue */
   for (uint32_t i = 0; i < nw; i++) {
     uint32_t slot = slots[i];
     iv_warp *w = &c->warps[slot];
     uint64_t *rr = w->rr;
     memset(w, 0, sizeof *w);
     w->rr = rr;
-    memset(rr, 0, c->rr_stride * sizeof *rr);
+    memset(rr, 0, rr_bytes);
     w->live = true;
     w->fw = func_cta_warp(cta->fc, i);
     w->prog = k->program;
-    w->lp = &c->lpcs[c->lpcs_of[ci]];
-    w->pcs = w->lp->pcs;
+    w->lp = lp;
+    w->pcs = lp->pcs;
     w->cta = ci;
     w->index = i;
-    w->sched = slot % c->base.cfg.n_schedulers;
-    w->part = c->base.cfg.sub_core ? w->sched : 0;
+    w->sched = slot % n_sched;
+    w->part = sub_core ? w->sched : 0;
     w->issue = &c->issue[w->sched];
     w->units = c->unit[w->part];
     /* the first fetch (the core's fetch port) and decode */
     w->ib_n = 2;
     w->t = iv_bins_take(&c->fetch, now, 1) + 2;
     c->n_live_warps++;
-    /* each running kernel's parameters get their own 64 KiB of the parameter window */
-    c->param_of[slot] = FUNC_WINDOW_PARAM + (uint64_t)k->slot * 0x10000u;
-    func_peek pk;
-    if (!func_warp_peek(w->fw, &pk)) { /* nothing to run */
+    c->param_of[slot] = param;
+    /* (what func_warp_peek would say: a warp that is not READY has nothing to run) */
+    if (func_warp_get_state(w->fw) != FUNC_WARP_READY) {
       retire(c, slot, now);
       continue;
     }
-    w->pc = pk.pc;
+    w->pc = func_warp_pc(w->fw);
     mark(c, slot);
+    run = iv_min(run, w->t);
   }
-  end_call(c, now);
+  /* c->next is compute_next's answer before the launch (every op ends in end_call), and a launch
+   * only adds runnable warps and finishes: the earliest of it and theirs is its answer now,
+   * without its pass over every runnable warp */
+  if (c->base.n_reports) simt_base_flush_reports(&c->base, now);
+  uint64_t next = iv_min(c->next, simt_heap_top(&c->finish));
+  if (run != IV_NEVER) next = iv_min(next, run > IV_HORIZON / 2 ? run - IV_HORIZON / 2 : 0);
+  c->next = next;
   return SIMTVP_OK;
 }
 
