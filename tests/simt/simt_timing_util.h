@@ -24,6 +24,18 @@ inline std::vector<const char *> timing_options(const char *model, std::initiali
   return v;
 }
 
+// The option words of fidelity assignment `spec` (gpu_fidelity_spec_options) joined by spaces;
+// empty, with a test failure naming why, when it is refused.
+inline std::string spec_words(const char *spec) {
+  const char *w[GPU_FIDELITY_SPEC_WORDS];
+  uint32_t n = 0;
+  char why[512] = "";
+  EXPECT_TRUE(gpu_fidelity_spec_options(spec, w, &n, why, sizeof why)) << why;
+  std::string words;
+  for (uint32_t i = 0; i < n; i++) words += (i ? " " : "") + std::string(w[i]);
+  return words;
+}
+
 // The -simt_model of an option list (the last one given; "ca" without one).
 inline std::string model_of(const std::vector<const char *> &opts) {
   std::string m = "ca";

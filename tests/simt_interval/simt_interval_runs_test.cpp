@@ -15,13 +15,7 @@ using namespace simttest;
 namespace {
 
 TEST(SimtIntervalRuns, IntervalRunsAssignmentAndFidelityMapNameTheRuns) {
-  const char *w[GPU_FIDELITY_SPEC_WORDS];
-  uint32_t n = 0;
-  char why[512] = "";
-  ASSERT_TRUE(gpu_fidelity_spec_options("interval-runs", w, &n, why, sizeof why)) << why;
-  std::string words;
-  for (uint32_t i = 0; i < n; i++) words += (i ? " " : "") + std::string(w[i]);
-  EXPECT_EQ(words, "-simt_model interval -icnt_model at -mempart_model at -dram_model at -interval_runs 1");
+  EXPECT_EQ(spec_words("interval-runs"), "-simt_model interval -icnt_model at -mempart_model at -dram_model at -interval_runs 1");
   gpu_config cfg;
   std::memset(&cfg, 0, sizeof cfg);
   cfg.derived.n_cores = 1;

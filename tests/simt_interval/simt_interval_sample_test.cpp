@@ -63,13 +63,7 @@ TEST(SimtIntervalSample, IntervalSampledAssignmentAndFidelityMapNameTheSampling)
   // `simtvp compare -f interval-sampled` / `bench_gpu … interval-sampled`: interval cores on the
   // AT memory blocks with GPU_FIDELITY_IV_SAMPLED; stats.json's info.fidelity says the pair when
   // an interval core is sampled.
-  const char *w[GPU_FIDELITY_SPEC_WORDS];
-  uint32_t n = 0;
-  char why[512] = "";
-  ASSERT_TRUE(gpu_fidelity_spec_options("interval-sampled", w, &n, why, sizeof why)) << why;
-  std::string words;
-  for (uint32_t i = 0; i < n; i++) words += (i ? " " : "") + std::string(w[i]);
-  EXPECT_EQ(words, "-simt_model interval -icnt_model at -mempart_model at -dram_model at -at_sample " GPU_FIDELITY_IV_SAMPLED);
+  EXPECT_EQ(spec_words("interval-sampled"), "-simt_model interval -icnt_model at -mempart_model at -dram_model at -at_sample " GPU_FIDELITY_IV_SAMPLED);
   gpu_config cfg;
   std::memset(&cfg, 0, sizeof cfg);
   cfg.derived.n_cores = 2;

@@ -694,7 +694,7 @@ static uint64_t fill(iv_bins *b, uint64_t t, uint32_t len, uint32_t work) {
 
 /* Warp w at the start of run r (§11): timed as one step and executed in models/func. 1: done (the
  * warp goes on), 0: not taken (nothing changed: timed in detail), −1: the warp stopped (a fault). */
-static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp *w, const iv_run *r, iv_counts *k) {
+static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp *w, iv_run *r, iv_counts *k) {
   uint32_t v = w->ib_n > 1 ? 1u : 0u, len = r->len[v];
   uint64_t s = w->t, d = 0;
   if (c->base.l1i && (w->l1i_seen & r->l1i_mask) != r->l1i_mask) /* lines not looked up yet: at its start (§6) */
@@ -714,11 +714,10 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   /* a shared access due for a check executes as a step and its bank pattern's cost is this
    * warp's; the others cost what the schedule says (their pc's cost when the run was built; §11) */
   const iv_run_smem *sm = (const iv_run_smem *)(r->regs + r->n_in + r->n_out);
-  iv_run *rw = (iv_run *)r;
   bool check = false;
   if (r->n_shared) {
-    if (rw->takes != IV_SM_VARIES && ++rw->takes == IV_SM_VARIES) rw->takes = IV_SM_TRUSTED + 1; /* (wraps) */
-    check = rw->takes == IV_SM_VARIES || rw->takes <= IV_SM_TRUSTED || rw->takes % IV_SM_RECHECK == 0;
+    if (r->takes != IV_SM_VARIES && ++r->takes == IV_SM_VARIES) r->takes = IV_SM_TRUSTED + 1; /* (wraps) */
+    check = r->takes == IV_SM_VARIES || r->takes <= IV_SM_TRUSTED || r->takes % IV_SM_RECHECK == 0;
   }
   int64_t dcyc = 0;
   uint64_t conflicts = r->smem_extra;
@@ -740,7 +739,7 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
       func_step_fill_addr(&rec);
       ldst_smem_cost cost = iv_mem_smem_cost(c, slot, &rec);
       uint32_t extra = cost.cycles - cost.phases;
-      if (cost.cycles != sm[i].cyc || extra != sm[i].extra) rw->takes = IV_SM_VARIES;
+      if (cost.cycles != sm[i].cyc || extra != sm[i].extra) r->takes = IV_SM_VARIES;
       dcyc += (int64_t)cost.cycles - sm[i].cyc;
       conflicts += extra;
       conflicts -= sm[i].extra;
@@ -812,7 +811,7 @@ static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t 
     if (runs && !(p->flags & IV_RUN_NO) && /* (a run needs the pc after it known: §11) */
         (p->run || ((w->pcs[w->pc + (p->run_wait ? p->run_wait : 1u)].flags & IV_KNOWN) && run_build(c, w, p))) &&
         p->run) {
-      int x = run_take(c, slot, w, (const iv_run *)(w->lp->runs + p->run - 1), k);
+      int x = run_take(c, slot, w, (iv_run *)(w->lp->runs + p->run - 1), k);
       if (x > 0) continue;
       if (x < 0) return;
     }
