@@ -46,6 +46,12 @@ const golden_case kCases[] = {
      "-c SM7_QV100 --set '-gpgpu_n_clusters 8' --set '-dram_model at'"},
     {"rtx2060_ca_scan", "scan", "-c SM75_RTX2060 --set '-gpgpu_n_clusters 6'"},
     {"gtx480_ca_vector_add", "vector_add", "-c SM2_GTX480 --set '-gpgpu_n_clusters 4'"},
+    // the interval GPU (interval cores, memiv behind them), per instruction and with straight runs
+    {"default_interval_sgemm", "sgemm",
+     "--set '-simt_model interval' --set '-icnt_model at' --set '-mempart_model at' --set '-dram_model at'"},
+    {"default_interval_runs_transpose", "transpose",
+     "--set '-simt_model interval' --set '-icnt_model at' --set '-mempart_model at' --set '-dram_model at' "
+     "--set '-interval_runs 1'"},
 };
 
 std::string read_file(const std::string &path) {
