@@ -782,9 +782,11 @@ static const config_option fidelity_options[] = {
           "instructions execute in models/func, and the run's issue offsets, results' ready "
           "times and work on the issue slots, units and shared-memory pipeline come from a "
           "schedule built once per launch and core from the instructions' first detailed "
-          "issues. A run starts once the registers it lacks are ready; a run that finds its "
-          "bins full starts at a later bin or is timed in detail. Global memory, barriers, "
-          "branches and clock reads stay in detail. Ignored under -at_sample.",
+          "issues. A run starts once the registers it lacks are ready, and its work is filled "
+          "into the bins at its own pace (full bins stretch it). Its shared accesses are checked "
+          "against the warp's own bank-conflict cost on its first 4 takes on a core and every "
+          "16th after (every take once a check differed). Global memory, barriers, branches and "
+          "clock reads stay in detail. Ignored under -at_sample.",
           NULL, NULL),
 };
 

@@ -148,8 +148,8 @@ typedef struct iv_pc {
  * shared access at its remembered bank-conflict cost), for either I-buffer fill at entry (v:
  * ib_n - 1). A register the run reads or writes before it writes it is a live-in: the run starts
  * late by what it lacks at its first touch. A register it writes is a live-out: ready at its last
- * write's offset. The run's issues, unit work, shared-memory cycles and fetches are spread evenly
- * over the bins it spans. */
+ * write's offset. The run's issues, unit work, shared-memory cycles and fetches are filled into
+ * the bins from its start at its own pace; full bins stretch it. */
 #define IV_RUN_MIN 4u
 /* A run's shared accesses execute as steps and their bank-conflict costs are checked on its first
  * IV_SM_TRUSTED takes on the core, then on every IV_SM_RECHECK-th; once a check finds another cost
