@@ -657,41 +657,6 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
   return true;
 }
 
-/* `work` units of a run issuing from t for `len` cycles, booked in the bins b from t on at the
- * run's own pace (work / len per cycle) where they have room, the rest carried into the bins
- * after: the cycle the last unit is booked by (t + len when nothing waited). A bin older than
- * the ring (a warp far behind) is not tracked. */
-static uint64_t fill(iv_bins *b, uint64_t t, uint32_t len, uint32_t work) {
-  if (!work) return t + len;
-  if (!len) len = 1;
-  uint64_t end = t + len, x = t, left = work, placed = 0;
-  uint64_t bin = t / IV_BIN;
-  if ((end - 1) / IV_BIN == bin) { /* the usual short run: one bin with room */
-    uint32_t *s = iv_bins_slot(b, t);
-    if (!s) return end;
-    if (*s == 0 || *s + work <= b->cap) {
-      *s += work;
-      return end;
-    }
-  }
-  uint64_t rate = ((uint64_t)work << 16) / len; /* its pace, work per cycle (16.16) */
-  for (;;) {
-    uint64_t nb = (x / IV_BIN + 1) * IV_BIN, e = nb < end ? nb : end;
-    /* its pace's share of this bin: what is due by e, less what was placed */
-    uint64_t due = x >= end || e >= end ? work : (rate * (e - t)) >> 16;
-    uint64_t want = due > placed ? due - placed : 0;
-    uint32_t *s = iv_bins_slot(b, x);
-    uint64_t room = !s ? want : *s >= b->cap ? (*s ? 0 : want) : b->cap - *s;
-    uint64_t take = want < room ? want : room;
-    if (take > left) take = left;
-    if (s) *s += (uint32_t)take;
-    left -= take;
-    placed += take;
-    if (!left) return x < end ? end : x + take; /* (past its pace: about one a cycle) */
-    x = nb;
-  }
-}
-
 /* Warp w at the start of run r (§11): timed as one step and executed in models/func. 1: done (the
  * warp goes on), 0: not taken (nothing changed: timed in detail), −1: the warp stopped (a fault). */
 static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp *w, iv_run *r, iv_counts *k) {
@@ -751,12 +716,12 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   }
   /* its work booked at its pace; full bins stretch it (every offset by its share of the delay) */
   iv_bins *const *units = w->units;
-  uint64_t end = fill(w->issue, t, len, r->n);
-  for (uint32_t i = 0; i < r->n_units; i++) end = iv_max(end, fill(units[r->unit[i]], t, len, r->work[i]));
+  uint64_t end = iv_bins_fill(w->issue, t, len, r->n);
+  for (uint32_t i = 0; i < r->n_units; i++) end = iv_max(end, iv_bins_fill(units[r->unit[i]], t, len, r->work[i]));
   uint32_t smem = dcyc < 0 && (uint64_t)-dcyc >= r->smem_cycles ? 1u : (uint32_t)((int64_t)r->smem_cycles + dcyc);
-  if (r->smem_cycles) end = iv_max(end, fill(&c->smem, t, len, smem));
-  if (r->fetches[v]) fill(&c->fetch, t, len, r->fetches[v]);
-  if (r->n_shared) fill(&c->dispatch, t, len, r->n_shared);
+  if (r->smem_cycles) end = iv_max(end, iv_bins_fill(&c->smem, t, len, smem));
+  if (r->fetches[v]) iv_bins_fill(&c->fetch, t, len, r->fetches[v]);
+  if (r->n_shared) iv_bins_fill(&c->dispatch, t, len, r->n_shared);
   /* (0: nothing waited; shared accesses dearer than the schedule's stretch it as well) */
   uint64_t S = end - (t + len) + (dcyc > 0 ? (uint64_t)dcyc : 0u);
   if (k->b.on) {

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "iv_bins.h"
 #include "ldst_coalesce.h"
 #include "simt_core_base.h"
 
@@ -30,74 +31,6 @@
  * The core asks to be advanced again when its earliest warp is IV_HORIZON / 2 ahead, so each
  * call runs every warp about IV_HORIZON / 2 cycles further (docs/simt-interval.md §1). */
 #define IV_HORIZON 2048u
-/* Throughput bins: IV_BIN cycles each, a ring of IV_RING bins (8 192 cycles: the horizon plus
- * the longest latency, with room) per resource. */
-#define IV_BIN 32u
-#define IV_RING 256u
-
-/* A resource's budget per bin: `cap` units of work per IV_BIN cycles (an instruction on a unit
- * with initiation interval II costs II; a unit kind with n units has cap IV_BIN × n). Bin b of
- * the ring holds the work booked in cycles [b·IV_BIN, (b+1)·IV_BIN); a slot whose id is older
- * than the bin asked for is recycled. */
-typedef struct iv_bins {
-  uint64_t id[IV_RING];
-  uint32_t used[IV_RING];
-  uint32_t cap;
-} iv_bins;
-
-/* The bin slot of cycle t, recycled when it holds an older bin; NULL when it already holds a
- * later one (a warp far behind the others: its work is not tracked). */
-static inline uint32_t *iv_bins_slot(iv_bins *b, uint64_t t) {
-  uint64_t bin = t / IV_BIN;
-  uint32_t s = (uint32_t)(bin % IV_RING);
-  if (b->id[s] != bin) {
-    if (b->id[s] > bin) return NULL;
-    b->id[s] = bin;
-    b->used[s] = 0;
-  }
-  return &b->used[s];
-}
-
-/* The first cycle ≥ t whose bin has room for `cost` (an empty bin takes any cost). */
-static inline uint64_t iv_bins_find(iv_bins *b, uint64_t t, uint32_t cost) {
-  for (;;) {
-    uint32_t *u = iv_bins_slot(b, t);
-    if (!u || *u == 0 || *u + cost <= b->cap) return t;
-    t = (t / IV_BIN + 1) * IV_BIN;
-  }
-}
-
-static inline void iv_bins_book(iv_bins *b, uint64_t t, uint32_t cost) {
-  uint32_t *u = iv_bins_slot(b, t);
-  if (u) *u += cost;
-}
-
-/* iv_bins_take past its usual case. */
-static __attribute__((noinline, unused)) uint64_t iv_bins_take_search(iv_bins *b, uint64_t t, uint32_t cost) {
-  t = iv_bins_find(b, t, cost);
-  iv_bins_book(b, t, cost);
-  return t;
-}
-
-/* iv_bins_find, then booked there. The usual cases — t's bin is the ring's and has room, or its
- * slot holds an older bin (recycled: empty) — are one test each; the rest is
- * iv_bins_take_search. */
-static inline uint64_t iv_bins_take(iv_bins *b, uint64_t t, uint32_t cost) {
-  uint64_t bin = t / IV_BIN;
-  uint32_t s = (uint32_t)(bin % IV_RING), u = b->used[s];
-  if (b->id[s] == bin) {
-    if (u == 0 || u + cost <= b->cap) {
-      b->used[s] = u + cost;
-      return t;
-    }
-  } else if (b->id[s] < bin) {
-    b->id[s] = bin;
-    b->used[s] = cost;
-    return t;
-  }
-  return iv_bins_take_search(b, t, cost);
-}
-
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
 enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
