@@ -58,9 +58,19 @@ __attribute__((noinline)) static void memiv_cal_move(memiv_cal *k, uint64_t last
   k->base = nb;
 }
 
-/* The window moves so that cycle `last` is in it. */
+/* The window moves so that cycle `last` is in it. A move by one word (the common one: a port's
+ * bookings mostly advance a few cycles at a time) is memiv_cal_move's n = 1 case inline: the word
+ * the window leaves is cleared with its summary bit. */
 __attribute__((always_inline)) static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
-  if (last >= k->base + MEMIV_CAL_CYCLES) memiv_cal_move(k, last);
+  if (last < k->base + MEMIV_CAL_CYCLES) return;
+  if (last < k->base + MEMIV_CAL_CYCLES + 64) {
+    const uint32_t w = (uint32_t)((k->base / 64) % MEMIV_CAL_WORDS);
+    k->bits[w] = 0;
+    k->full &= ~(1ull << w);
+    k->base += 64;
+    return;
+  }
+  memiv_cal_move(k, last);
 }
 
 /* The 64 cycles from t as bits (bit i: cycle t + i taken), those from lim on free. t >= base. */
