@@ -178,7 +178,7 @@ __attribute__((noinline)) static uint64_t memiv_cal_search_learn(memiv_cal *k, u
 }
 
 /* n (1..64) ones from bit `off` (off + n <= 64). */
-static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
+static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return (~0ull >> (64 - n)) << off; }
 
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free);
  * a long search is learnt when `learn`. */
@@ -220,8 +220,7 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find_pair(memiv_
                                                                           uint64_t off, uint32_t nb, uint64_t t,
                                                                           memiv_cal_pair_hint *h) {
   const uint64_t t0 = t;
-  const bool known = h && h->off == off && na >= h->na && nb >= h->nb && h->to > h->from;
-  if (known && t >= h->from && t < h->to) t = h->to;
+  if (h && t < h->to && t >= h->from && h->off == off && na >= h->na && nb >= h->nb) t = h->to; /* inside it */
   uint64_t fb = memiv_cal_find(b, t + off, nb) - off;
   for (;;) {
     uint64_t fa = memiv_cal_find(a, fb, na);
