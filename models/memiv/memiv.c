@@ -13,6 +13,7 @@
 #include "gpu_config.h"
 #include "icnt.h"
 #include "memiv_cal.h"
+#include "memiv_clock.h"
 #include "mempart.h"
 #include "simtvp_bits.h"
 #include "stats.h"
@@ -105,6 +106,13 @@ struct memiv {
   uint32_t n_clusters, n_slices, cols;
   uint32_t atom_bytes, burst_cycles, bank_mask;
   uint32_t n_groups, group_size; /* bank groups (-gpgpu_dram_timing_opt nbkgrp) and banks per group */
+  uint32_t *group_of;            /* a bank's group (-dram_bnkgrp_indexing_policy), per bank */
+  uint32_t *cluster_of;          /* an SM's cluster, per SM */
+  /* what k 32-byte chunks cost (k up to 8: the bits of a chunk mask, models/cache's uint8_t): their
+   * column commands and their data or fill port cycles (every slice's port has one width) */
+  uint32_t dram_cols[9], port_cycles[9];
+  bool xbar;                     /* the interconnect is the crossbar (-network_mode 1, 2) */
+  bool nbk_pow2;                 /* the banks are a power of two: bank % nbk is bank & bank_mask */
   uint32_t group_gap, bus_step;  /* column commands of one group tCCDL apart, of the channel tCCD and
                                     a burst apart (DRAM cycles) */
   bool has_l2;
@@ -120,6 +128,7 @@ struct memiv {
    * partition indexing, the channel is (line >> N) % channels and the rest is linear in the key
    * ((line >> N) / channels) << N | the N bits below: byte_route is then that key's (channel 0). */
   bool route_division;
+  memiv_divisor per_channel;     /* the division by the channel count (memiv_clock.h) */
   memiv_byte_route byte_route[8][256];
   uint64_t upper_key;            /* bits 24-63 of the table key locate last decoded (UINT64_MAX: none) */
   memiv_byte_route upper;        /* their route (route_upper) */
@@ -128,6 +137,8 @@ struct memiv {
   uint64_t byte_mask[16][2];     /* bytes of a line that a sector mask covers */
   uint32_t flits[MEM_SECTORS_PER_LINE + 1]; /* a packet carrying k sectors (and its 8-byte header) */
   uint64_t latest_dram;          /* latest DRAM cycle a request completed (flush write-backs) */
+  /* the crossings a request makes (memiv_clock.h: prepared once, no division per request) */
+  memiv_xing core_icnt, icnt_l2, l2_icnt, icnt_core, l2_dram, dram_l2;
   memiv_cal link;                /* the hub's link to system memory: cycles its transfers occupy (L2) */
   uint64_t *c[C_COUNT];
   uint64_t local[C_COUNT];
@@ -136,14 +147,6 @@ struct memiv {
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-
-/* Core cycle c of a domain at fa kHz is seen by a domain at fb kHz at its first edge strictly after:
- * floor(c × fb / fa) + 1 (the shells' link rule, exact on integers). */
-static uint64_t cross(uint64_t c, uint64_t fa, uint64_t fb) {
-  if (fa == fb) return c + 1;
-  if (c <= UINT64_MAX / fb) return c * fb / fa + 1;
-  return (uint64_t)((unsigned __int128)c * fb / fa) + 1;
-}
 
 /* Cycles in [t, t + n) of a port, booked; returns the first. Counts bookings older than the window. */
 __attribute__((always_inline)) static inline uint64_t take(memiv *m, memiv_cal *k, uint64_t t, uint32_t n) {
@@ -394,6 +397,12 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
       !c->chips_per_channel)
     return fail(m, diag, SIMTVP_ERR_CONFIG, "-gpgpu_dram_timing_opt",
                 "banks, bus width, burst length, data/command ratio and chips per channel must be positive");
+  m->core_icnt = memiv_xing_make(c->core_khz, c->icnt_khz);
+  m->icnt_l2 = memiv_xing_make(c->icnt_khz, c->l2_khz);
+  m->l2_icnt = memiv_xing_make(c->l2_khz, c->icnt_khz);
+  m->icnt_core = memiv_xing_make(c->icnt_khz, c->core_khz);
+  m->l2_dram = memiv_xing_make(c->l2_khz, c->dram_khz);
+  m->dram_l2 = memiv_xing_make(c->dram_khz, c->l2_khz);
   uint32_t cpc = c->cores_per_cluster ? c->cores_per_cluster : 1;
   m->n_clusters = (c->n_sms + cpc - 1) / cpc;
   m->n_slices = c->n_channels * c->n_sub;
@@ -409,9 +418,11 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   if (!m->group_gap) m->group_gap = 1;
   m->bus_step = m->burst_cycles > c->timing.tCCD ? m->burst_cycles : c->timing.tCCD;
   if (!m->bus_step) m->bus_step = 1;
+  m->xbar = c->topology != MEMIV_ICNT_PERFECT && c->topology != MEMIV_ICNT_FIXED;
   m->bank_mask = 1;
   while (m->bank_mask < c->timing.nbk) m->bank_mask <<= 1;
   m->bank_mask--;
+  m->nbk_pow2 = m->bank_mask + 1 == c->timing.nbk;
 
   dram_addrmap_config mc = {c->addr_mapping, c->n_channels, c->n_sub, c->indexing};
   if (dram_addrmap_create(&mc, &m->map, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
@@ -441,6 +452,7 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
         m->byte_route[b][v] = (memiv_byte_route){index_addr(m, addr), (uint64_t)a.row | (uint64_t)(uint16_t)a.bank << 32};
       }
     m->route_division = true;
+    m->per_channel = memiv_divisor_make(c->n_channels);
   }
 
   for (uint32_t i = 0; i < MEMIV_MEMO; i++) m->memo[i].line = UINT64_MAX;
@@ -460,6 +472,14 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
         !(m->channel[ch].group = calloc(m->n_groups, sizeof *m->channel[ch].group)) ||
         !(m->channel[ch].column = calloc(2 * (size_t)m->n_groups, sizeof *m->channel[ch].column)))
       return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
+  if (!(m->group_of = calloc(c->timing.nbk, sizeof *m->group_of)) ||
+      !(m->cluster_of = calloc(c->n_sms, sizeof *m->cluster_of)))
+    return fail(m, diag, SIMTVP_ERR_NOMEM, "memiv", "out of host memory");
+  for (uint32_t b = 0; b < c->timing.nbk; b++) {
+    uint32_t group = c->bank_group_indexing == 1 ? b % m->n_groups : b / m->group_size;
+    m->group_of[b] = group < m->n_groups ? group : 0;
+  }
+  for (uint32_t sm = 0; sm < c->n_sms; sm++) m->cluster_of[sm] = sm / cpc;
   register_stats(m);
 
   m->has_l2 = c->l2 && c->l2[0] && strcmp(c->l2, "none") != 0;
@@ -486,6 +506,11 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   }
   for (uint32_t i = 0; i < m->n_slices; i++)
     if (!m->slice[i].port_bytes) m->slice[i].port_bytes = 128;
+  for (uint32_t k = 0; k < 9; k++) {
+    const uint32_t bytes = k * MEM_SECTOR_BYTES;
+    m->dram_cols[k] = bytes > m->atom_bytes ? (bytes + m->atom_bytes - 1) / m->atom_bytes : 1;
+    m->port_cycles[k] = bytes ? (bytes + m->slice[0].port_bytes - 1) / m->slice[0].port_bytes : 1;
+  }
   return m;
 }
 
@@ -499,6 +524,8 @@ void memiv_destroy(memiv *m) {
       free(m->channel[ch].group);
       free(m->channel[ch].column);
     }
+  free(m->group_of);
+  free(m->cluster_of);
   free(m->cluster);
   free(m->slice);
   free(m->channel);
@@ -523,8 +550,7 @@ static uint64_t traverse_fixed(const memiv *m, uint32_t src, uint32_t dst, uint6
  * the icnt cycle it has fully arrived (models/icnt's AT rules). */
 __attribute__((always_inline)) static inline uint64_t traverse(memiv *m, memiv_cal *in, memiv_cal *out, uint32_t src,
                                                                uint32_t dst, uint32_t flits, uint64_t t) {
-  if (m->cfg.topology == MEMIV_ICNT_PERFECT || m->cfg.topology == MEMIV_ICNT_FIXED)
-    return traverse_fixed(m, src, dst, t);
+  if (!m->xbar) return traverse_fixed(m, src, dst, t);
   /* the crossbar: the first cycles both ports are free for the whole packet */
   uint64_t lo = max64(in->base, out->base);
   if (t < lo) {
@@ -547,8 +573,8 @@ static uint32_t remember(memiv_bank *b) {
   return e;
 }
 
-/* One DRAM request of `bytes` to (bank, row) of channel ch arriving at DRAM cycle t; returns the
- * cycle its last data beat is on the bus. */
+/* One DRAM request of `bytes` (whole 32-byte chunks, at most 8: a chunk mask's) to (bank, row) of
+ * channel ch arriving at DRAM cycle t; returns the cycle its last data beat is on the bus. */
 static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row, uint32_t bytes, bool write,
                            uint64_t t) {
   const dram_timing *tm = &m->cfg.timing;
@@ -652,13 +678,11 @@ static uint64_t dram_serve(memiv *m, uint32_t ch_i, uint32_t bank, uint32_t row,
     on_open = true;
   }
 column:;
-  uint32_t cols = (bytes + m->atom_bytes - 1) / m->atom_bytes;
-  if (!cols) cols = 1;
+  uint32_t cols = m->dram_cols[bytes / MEM_SECTOR_BYTES];
   /* the column commands: tCCDL apart in their bank group, tCCD and a burst apart on the bus; the
    * first cycle both the group's command slots and the bus's data cycles are free */
   uint32_t lat = write ? tm->WL : tm->CL;
-  uint32_t group = m->cfg.bank_group_indexing == 1 ? bank % m->n_groups : bank / m->group_size;
-  if (group >= m->n_groups) group = 0;
+  uint32_t group = m->group_of[bank];
   memiv_cal *g = &ch->group[group];
   memiv_cal_pair_hint *learnt = &ch->column[2 * group + write];
   uint32_t g_len = cols * m->group_gap, bus_len = cols * m->bus_step;
@@ -700,7 +724,7 @@ static memiv_byte_route route_upper(const memiv *m, uint64_t line) {
 
 /* Decodes `line` into *w; with a table route, `key` is the address the tables are indexed by (the
  * line, or route_division's key), `ch` the channel the key leaves out and `upper` route_upper(m, key). */
-static void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch, const memiv_byte_route *upper,
+__attribute__((always_inline)) static inline void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch, const memiv_byte_route *upper,
                         memiv_where *w) {
   uint32_t raw_bank, row, channel;
   if (m->route_linear || m->route_division) {
@@ -727,7 +751,7 @@ static void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch
   w->line = line;
   w->channel = channel;
   w->slice = sub < m->n_slices ? sub : 0;
-  w->bank = bank % m->cfg.timing.nbk;
+  w->bank = m->nbk_pow2 ? bank & m->bank_mask : bank % m->cfg.timing.nbk;
   w->row = row;
 }
 
@@ -736,8 +760,9 @@ static void decode_with(const memiv *m, uint64_t line, uint64_t key, uint32_t ch
 static uint64_t division_key(const memiv *m, uint64_t line, uint32_t *ch) {
   const uint32_t n = m->ix_dramid_bit;
   const uint64_t hi = line >> n;
-  *ch = (uint32_t)(hi % m->cfg.n_channels);
-  return (hi / m->cfg.n_channels) << n | (line & ((1ull << n) - 1));
+  const uint64_t q = hi >> 63 ? hi / m->cfg.n_channels : memiv_div(&m->per_channel, hi);
+  *ch = (uint32_t)(hi - q * m->cfg.n_channels);
+  return q << n | (line & ((1ull << n) - 1));
 }
 
 static void decode(const memiv *m, uint64_t line, memiv_where *w) {
@@ -775,8 +800,8 @@ static const memiv_where *locate(memiv *m, uint64_t line) {
 static uint64_t to_dram(memiv *m, const memiv_where *w, uint32_t bytes, bool write, uint64_t t) {
   uint32_t channel = w->channel, bank = w->bank, row = w->row;
   uint64_t d = take(m, &m->channel[channel].arbiter, t, 1);
-  uint64_t end = dram_serve(m, channel, bank, row, bytes, write, cross(d, m->cfg.l2_khz, m->cfg.dram_khz));
-  return cross(end, m->cfg.dram_khz, m->cfg.l2_khz);
+  uint64_t end = dram_serve(m, channel, bank, row, bytes, write, memiv_xing_at(&m->l2_dram, d));
+  return memiv_xing_at(&m->dram_l2, end);
 }
 
 /* System memory through models/hub: the partition hands the request on as it would to its DRAM
@@ -793,10 +818,6 @@ static uint64_t to_host(memiv *m, const memiv_where *w, uint32_t bytes, uint64_t
     if (ser) d = take(m, &m->link, d, (uint32_t)ser);
   }
   return d + ser + c->sysmem_latency + 1;
-}
-
-static uint32_t port_cycles(const memiv_slice *s, uint32_t bytes) {
-  return bytes ? (bytes + s->port_bytes - 1) / s->port_bytes : 1;
 }
 
 /* The slice's part: the request reaches slice `si` at L2 cycle t; returns the L2 cycle its reply
@@ -842,7 +863,7 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   cache_timed_result r;
   cache_timed_access(s->l2, req, A, &r);
   bool hit = r.status != CACHE_MISS;
-  memiv_cal_book(&s->data, A, hit && !r.forward ? port_cycles(s, bytes) : 1);
+  memiv_cal_book(&s->data, A, hit && !r.forward ? m->port_cycles[bytes / MEM_SECTOR_BYTES] : 1);
   if (r.wb_chunks) { /* a dirty victim: written back, nobody waits */
     ++*m->c[C_WRITEBACKS];
     memiv_where victim; /* decoded aside: the memo entry `w` stays this request's */
@@ -855,7 +876,7 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
     uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
     uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
     uint64_t back = to_dram(m, w, fbytes, false, dram_at);
-    filled = take(m, &s->fill, back, port_cycles(s, fbytes));
+    filled = take(m, &s->fill, back, m->port_cycles[fbytes / MEM_SECTOR_BYTES]);
     cache_timed_fill(s->l2, r.line, r.fetch, filled);
   }
   if (r.forward) { /* write-through, write-evict, no-allocate miss: the request goes on to DRAM */
@@ -900,7 +921,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   if (!sectors) sectors = 0xFu;
   line_addr &= ~(uint64_t)(MEM_SECTOR_BYTES * MEM_SECTORS_PER_LINE - 1);
   uint32_t n_sectors = (uint32_t)simtvp_popcount32(sectors);
-  uint32_t cl = sm < c->n_sms ? sm / (c->cores_per_cluster ? c->cores_per_cluster : 1) : 0;
+  uint32_t cl = sm < c->n_sms ? m->cluster_of[sm] : 0;
   ++*m->c[C_REQUESTS];
 
   /* where the line lives: system memory is routed by its bus address, as the partitions do */
@@ -919,17 +940,17 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
 
   /* request: core → icnt → slice */
   uint32_t req_flits = m->flits[is_write ? n_sectors : 0];
-  uint64_t t = cross(at, c->core_khz, c->icnt_khz);
+  uint64_t t = memiv_xing_at(&m->core_icnt, at);
   t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
-  t = cross(t, c->icnt_khz, c->l2_khz);
+  t = memiv_xing_at(&m->icnt_l2, t);
   t = slice_serve(m, w, sectors, kind, is_write, n_ops, sysmem, t);
 
   /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
   bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
   uint32_t reply_flits = m->flits[data_back ? n_sectors : 0];
-  t = cross(t, c->l2_khz, c->icnt_khz);
+  t = memiv_xing_at(&m->l2_icnt, t);
   t = traverse(m, &m->slice[si].reply_in, &m->cluster[cl].reply_out, dst, src, reply_flits, t);
-  t = cross(t, c->icnt_khz, c->core_khz);
+  t = memiv_xing_at(&m->icnt_core, t);
   *m->c[C_LATENCY] += t - at;
   return t;
 }
@@ -951,7 +972,7 @@ static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
 
 uint32_t memiv_flush_l2(memiv *m) {
   if (!m->has_l2) return 0;
-  flush_ctx f = {m, cross(m->latest_dram, m->cfg.dram_khz, m->cfg.l2_khz)};
+  flush_ctx f = {m, memiv_xing_at(&m->dram_l2, m->latest_dram)};
   uint32_t n = 0;
   for (uint32_t i = 0; i < m->n_slices; i++) n += cache_timed_flush(m->slice[i].l2, flush_write_back, &f);
   return n;

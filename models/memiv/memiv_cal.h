@@ -58,9 +58,19 @@ __attribute__((noinline)) static void memiv_cal_move(memiv_cal *k, uint64_t last
   k->base = nb;
 }
 
-/* The window moves so that cycle `last` is in it. */
+/* The window moves so that cycle `last` is in it. A move by one word (the common one: a port's
+ * bookings mostly advance a few cycles at a time) is memiv_cal_move's n = 1 case inline: the word
+ * the window leaves is cleared with its summary bit. */
 __attribute__((always_inline)) static inline void memiv_cal_reach(memiv_cal *k, uint64_t last) {
-  if (last >= k->base + MEMIV_CAL_CYCLES) memiv_cal_move(k, last);
+  if (last < k->base + MEMIV_CAL_CYCLES) return;
+  if (last < k->base + MEMIV_CAL_CYCLES + 64) {
+    const uint32_t w = (uint32_t)((k->base / 64) % MEMIV_CAL_WORDS);
+    k->bits[w] = 0;
+    k->full &= ~(1ull << w);
+    k->base += 64;
+    return;
+  }
+  memiv_cal_move(k, last);
 }
 
 /* The 64 cycles from t as bits (bit i: cycle t + i taken), those from lim on free. t >= base. */
@@ -168,7 +178,7 @@ __attribute__((noinline)) static uint64_t memiv_cal_search_learn(memiv_cal *k, u
 }
 
 /* n (1..64) ones from bit `off` (off + n <= 64). */
-static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return ((2ull << (n - 1)) - 1) << off; }
+static inline uint64_t memiv_cal_run(uint32_t n, uint32_t off) { return (~0ull >> (64 - n)) << off; }
 
 /* The first t' >= t with [t', t' + n) free (n >= 1; t >= base; cycles past the ring's end free);
  * a long search is learnt when `learn`. */
@@ -210,8 +220,7 @@ __attribute__((always_inline)) static inline uint64_t memiv_cal_find_pair(memiv_
                                                                           uint64_t off, uint32_t nb, uint64_t t,
                                                                           memiv_cal_pair_hint *h) {
   const uint64_t t0 = t;
-  const bool known = h && h->off == off && na >= h->na && nb >= h->nb && h->to > h->from;
-  if (known && t >= h->from && t < h->to) t = h->to;
+  if (h && t < h->to && t >= h->from && h->off == off && na >= h->na && nb >= h->nb) t = h->to; /* inside it */
   uint64_t fb = memiv_cal_find(b, t + off, nb) - off;
   for (;;) {
     uint64_t fa = memiv_cal_find(a, fb, na);
