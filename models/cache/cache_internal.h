@@ -55,6 +55,10 @@ typedef struct cache_line_slot {
 } cache_line_slot;
 #define CACHE_MAP_MIN_ASSOC 8u
 
+/* Entries of cache_timed_read_hit's memo (struct cache.hit_memo): a power of two. Eight hold a
+ * short kernel's code lines (QV100 vector add: every warp enters 4 L1I lines in turn). */
+#define CACHE_HIT_MEMO 8u
+
 /* A request merged into an MSHR entry, waiting for the chunks in `waits`. */
 typedef struct cache_waiter {
   mem_req *req;
@@ -198,6 +202,10 @@ struct cache {
    * at most one line, so an allocated line with that tag within the ways in use is the answer a
    * set lookup would give); a fill or a repeated access to the same line skips the set index */
   int32_t memo_li;
+  /* cache_timed_read_hit's memo behind memo_li, checked alike: the line its lookups last found
+   * for each line address modulo CACHE_HIT_MEMO, so the few lines a kernel's warps take turns at
+   * (its code's L1I lines, its parameters' L1C line) are found without the set index */
+  int32_t hit_memo[CACHE_HIT_MEMO];
 
   /* statistics */
   stats *stats;

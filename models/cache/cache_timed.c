@@ -26,14 +26,16 @@ static inline uint64_t line_addr(const cache *c, uint64_t addr) {
 
 static inline uint64_t *ready_of(cache *c, int32_t li) { return c->ready + (size_t)li * c->n_chunks; }
 
-/* The line holding `line` from the memo, or -1 (then a set lookup decides). */
-static inline int32_t memo_find(const cache *c, uint64_t line) {
-  int32_t li = c->memo_li;
+/* li if it holds `line` (the answer a set lookup would give), else -1. */
+static inline int32_t holds(const cache *c, int32_t li, uint64_t line) {
   const cache_line *l = &c->lines[li];
   if (!l->allocated || l->tag != line) return -1;
   if (c->assoc != c->max_assoc && (uint32_t)li % c->max_assoc >= c->assoc) return -1;
   return li;
 }
+
+/* The line holding `line` from the memo, or -1 (then a set lookup decides). */
+static inline int32_t memo_find(const cache *c, uint64_t line) { return holds(c, c->memo_li, line); }
 
 /* The line holding `line` (-1: none; *set is then its set), the memo first. */
 static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set) {
@@ -269,32 +271,41 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
   uint32_t set = 0;
   uint8_t need = cache_req_chunks(c, req);
   map_hole hole = {0, 0};
-  int32_t li = find_or_hole(c, req->addr, line, &set, &hole);
-  uint8_t present = li >= 0 ? c->lines[li].valid : 0;
-  uint8_t absent = need & (uint8_t)~present;
   eff_policy eff = effective_policy(c, req);
   out->line = line;
   out->ready = now;
-  if (eff == EFF_EVICT) { /* the write goes on; the sectors it writes leave the cache */
-    cache_status st = absent ? CACHE_MISS : CACHE_HIT;
-    if (li >= 0) {
-      cache_line *l = &c->lines[li];
-      uint8_t drop_dirty = l->dirty & need;
-      if (drop_dirty) {
-        out->wb_line = l->tag;
-        out->wb_chunks = drop_dirty;
-        ++*c->inst.write_back;
-        ++*c->group.write_back;
-      }
-      l->valid &= (uint8_t)~need;
-      l->dirty &= (uint8_t)~need;
-      if (!l->valid && !l->dirty) cache_evict(c, li, NULL);
+  if (eff == EFF_EVICT) {
+    /* the write goes on; the sectors it writes leave the cache. Nothing is placed: a plain
+     * lookup, and the usual case (a streaming store to a line the cache does not hold) counted
+     * with its constant column */
+    int32_t li = find(c, req->addr, line, &set);
+    if (li < 0) {
+      out->status = CACHE_MISS;
+      forwarded(c, out);
+      cache_stats_count_ok(c, req->kind, CACHE_BD_MISS);
+      return;
     }
+    uint8_t absent = need & (uint8_t)~c->lines[li].valid;
+    cache_status st = absent ? CACHE_MISS : CACHE_HIT;
+    cache_line *l = &c->lines[li];
+    uint8_t drop_dirty = l->dirty & need;
+    if (drop_dirty) {
+      out->wb_line = l->tag;
+      out->wb_chunks = drop_dirty;
+      ++*c->inst.write_back;
+      ++*c->group.write_back;
+    }
+    l->valid &= (uint8_t)~need;
+    l->dirty &= (uint8_t)~need;
+    if (!l->valid && !l->dirty) cache_evict(c, li, NULL);
     out->status = st;
     forwarded(c, out);
-    count(c, req, st, st == CACHE_MISS && li >= 0);
+    count(c, req, st, st == CACHE_MISS);
     return;
   }
+  int32_t li = find_or_hole(c, req->addr, line, &set, &hole);
+  uint8_t present = li >= 0 ? c->lines[li].valid : 0;
+  uint8_t absent = need & (uint8_t)~present;
   bool back = eff == EFF_BACK;
   if (!absent) { /* write hit (on sectors present or on their way) */
     cache_touch(c, li);
@@ -357,19 +368,34 @@ void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_
   else timed_read(c, req, now, out);
 }
 
+/* cache_timed_read_hit's lookup past its memo: find, the line it finds remembered there. */
+static __attribute__((noinline)) int32_t hit_lookup(cache *c, uint64_t addr, uint64_t line, int32_t *memo) {
+  uint32_t set = 0;
+  int32_t li = find(c, addr, line, &set);
+  if (li >= 0) *memo = li;
+  return li;
+}
+
 cache_status cache_timed_read_hit(cache *c, uint64_t addr, uint32_t size, uint8_t sector_mask, uint8_t kind,
                                   uint64_t now, uint64_t *ready, uint64_t *line_out) {
   if (__builtin_expect(!c->ready, 0) || kind == MEM_ACC_ATOMIC) return CACHE_MISS;
   uint64_t line = line_addr(c, addr);
-  uint32_t set = 0;
-  int32_t li = find(c, addr, line, &set);
-  if (li < 0) return CACHE_MISS;
-  uint8_t need = cache_chunks_of(c, addr, size, sector_mask);
-  if (need & (uint8_t)~c->lines[li].valid) return CACHE_MISS;
+  int32_t *memo = &c->hit_memo[(line >> c->line_log2) & (CACHE_HIT_MEMO - 1)];
+  int32_t li = holds(c, *memo, line);
+  if (__builtin_expect(li < 0, 0) && (li = hit_lookup(c, addr, line, memo)) < 0) return CACHE_MISS;
+  const cache_line *l = &c->lines[li];
+  uint64_t r;
+  if (!c->sector) { /* one chunk a line: its ready time is the line's */
+    if (!(l->valid & 1u)) return CACHE_MISS;
+    r = c->ready[li];
+  } else {
+    uint8_t need = cache_chunks_of(c, addr, size, sector_mask);
+    if (need & (uint8_t)~l->valid) return CACHE_MISS;
+    r = chunks_ready(c, li, need);
+  }
   /* timed_read's hit, step for step */
   *line_out = line;
   cache_touch(c, li);
-  uint64_t r = chunks_ready(c, li, need);
   if (r <= now) {
     *ready = now;
     cache_stats_count_ok(c, kind, CACHE_BD_HIT);
@@ -388,9 +414,12 @@ void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t) {
   uint8_t m = chunks & c->lines[li].valid;
   uint64_t *r = ready_of(c, li);
   /* a later refetch of a dropped sector is not this fill: only sectors still untimed take t */
-  if (m == 0xf) { /* a whole sectored line */
-    for (uint32_t k = 0; k < 4; k++)
-      if (r[k] == CACHE_NEVER) r[k] = t;
+  if (m == 0xf) { /* a whole sectored line: each sector's time chosen without a branch */
+    uint64_t r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3];
+    r[0] = r0 == CACHE_NEVER ? t : r0;
+    r[1] = r1 == CACHE_NEVER ? t : r1;
+    r[2] = r2 == CACHE_NEVER ? t : r2;
+    r[3] = r3 == CACHE_NEVER ? t : r3;
   } else {
     for (; m; m &= (uint8_t)(m - 1)) {
       uint32_t k = (uint32_t)__builtin_ctz(m);

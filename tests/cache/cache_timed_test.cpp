@@ -1,8 +1,10 @@
 // The timed use (cache_timed_access / _fill / _ready): outcomes and statistics of a short sequence
-// worked out by hand, and the lookup memo (the line the last timed lookup found) never answering
-// for a line that was evicted, replaced or is outside the ways in use — in caches with a line map
-// (64 ways) and without (2 ways); a flush that empties a mapped cache at once, whole-line
-// (4-sector) ready times, and cache_timed_read_hit answering a read exactly as cache_timed_access.
+// worked out by hand, and the lookup memos (the line the last timed lookup found; the lines
+// cache_timed_read_hit last found, one per line address modulo 8) never answering for a line that
+// was evicted, replaced or is outside the ways in use — in caches with a line map (64 ways) and
+// without (2 ways); a flush that empties a mapped cache at once, whole-line (4-sector) ready
+// times, cache_timed_read_hit answering a read exactly as cache_timed_access, and write-evict
+// stores (forwarded, placing nothing, dropping the sectors they write).
 #include <random>
 #include <vector>
 
@@ -273,4 +275,97 @@ TEST(CacheTimed, AReadHitShortcutCountsAndTouchesAsTheFullAccessScanningTheSet) 
 
 TEST(CacheTimed, AReadHitShortcutCountsAndTouchesAsTheFullAccessUnsectored) {
   check_read_hit_twin("N:4:128:4,L:R:f:N:L,A:8:4,8", 24);
+}
+
+TEST(CacheTimed, AReadHitMemoNeverAnswersForALineReplacedSinceItWasFound) {
+  // 1 set × 2 ways, unsectored: A (line 0x0000) and C (0x2000) share read-hit memo entry 0 (line
+  // numbers 0 and 64, modulo 8). A is found by a read hit (remembered), then B and C replace it in
+  // its way: the entry now points at C's way, which a read hit of A must not take for A.
+  CacheRig r("N:1:128:2,L:R:m:N:L,A:8:4,8");
+  r.cfg.timed = true;
+  r.build();
+  uint64_t ready = 0, line = 0;
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x0000, 1).status);
+  cache_timed_fill(r.c, 0x0000, 1, 5);
+  EXPECT_EQ(CACHE_HIT, cache_timed_read_hit(r.c, 0x0000, 32, 0, MEM_ACC_GLOBAL_R, 6, &ready, &line));
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x1000, 7).status);  // B
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x2000, 8).status);  // C replaces A (least recently used)
+  cache_timed_fill(r.c, 0x2000, 1, 9);
+  EXPECT_EQ(CACHE_MISS, cache_timed_read_hit(r.c, 0x0000, 32, 0, MEM_ACC_GLOBAL_R, 10, &ready, &line));
+  EXPECT_EQ(CACHE_HIT, cache_timed_read_hit(r.c, 0x2000, 32, 0, MEM_ACC_GLOBAL_R, 11, &ready, &line));
+  EXPECT_EQ(0x2000u, line);
+  // 2 read hits + 3 misses through cache_timed_access; the MISS answer above counts nothing
+  EXPECT_EQ(5u, counter(r, "L1D_cache_core[0].access"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][HIT]"));
+}
+
+TEST(CacheTimed, AReadHitMemoNeverAnswersForALineBeyondAReducedAssociativity) {
+  // LinesBeyondAReducedAssociativityAreNotFound through cache_timed_read_hit: the line in way 63
+  // is found (and remembered) by a read hit; with 8 ways in use it is gone.
+  CacheRig r("N:1:128:64,L:R:m:N:L,A:256:4,256");
+  r.cfg.timed = true;
+  r.build();
+  for (uint64_t i = 0; i < 64; i++) {
+    timed(r, i * 0x1000, i + 1);
+    cache_timed_fill(r.c, i * 0x1000, 1, i + 1);
+  }
+  uint64_t ready = 0, line = 0;
+  EXPECT_EQ(CACHE_HIT, cache_timed_read_hit(r.c, 63 * 0x1000, 32, 0, MEM_ACC_GLOBAL_R, 100, &ready, &line));
+  ASSERT_EQ(SIMTVP_OK, cache_set_assoc(r.c, 8, &r.diag)) << r.diag.message;
+  EXPECT_EQ(CACHE_MISS, cache_timed_read_hit(r.c, 63 * 0x1000, 32, 0, MEM_ACC_GLOBAL_R, 101, &ready, &line));
+}
+
+TEST(CacheTimed, ReadHitsTakingTurnsAtEightLinesAreEachAHitOnItsOwnLine) {
+  // A kernel's code lines (16 ways, a line map, as the L1I): 8 lines filled, then read in turn
+  // 10 times — each read hit answers for its own line, with the fill's ready cycle until then.
+  CacheRig r("N:1:128:16,L:R:f:N:L,S:2:48,4");
+  r.cfg.timed = true;
+  r.build();
+  for (uint64_t i = 0; i < 8; i++) {
+    EXPECT_EQ(CACHE_MISS, timed(r, i * 0x80, 1).status);
+    cache_timed_fill(r.c, i * 0x80, 1, 50 + i);
+  }
+  uint64_t ready = 0, line = 0;
+  for (uint64_t k = 0; k < 80; k++) {
+    uint64_t i = k % 8, now = 10 + k;
+    cache_status want = now >= 50 + i ? CACHE_HIT : CACHE_HIT_RESERVED;
+    ASSERT_EQ(want, cache_timed_read_hit(r.c, i * 0x80, 8, 0, MEM_ACC_INST_R, now, &ready, &line)) << k;
+    EXPECT_EQ(i * 0x80, line);
+    EXPECT_EQ(want == CACHE_HIT ? now : 50 + i, ready);
+  }
+  EXPECT_EQ(88u, counter(r, "L1D_cache_core[0].access"));
+}
+
+TEST(CacheTimed, AWriteEvictStoreIsForwardedAndDropsOnlyTheSectorsItWrites) {
+  // Sectored, 4 sets × 2 ways, write-evict: a store to a line the cache does not hold is a
+  // forwarded miss that places nothing; a store to a held line drops the sectors it writes (a hit
+  // when they were all there, else a sector miss) and the line leaves with its last sector.
+  CacheRig r("S:4:128:2,L:E:m:N:L,A:4:4,4");
+  r.cfg.timed = true;
+  r.build();
+  cache_timed_result o = timed(r, 0x1000, 1, true);
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_TRUE(o.forward);
+  EXPECT_EQ(0u, o.fetch);
+  EXPECT_FALSE(r.has_line(0x1000));
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x2000, 2).status);  // sector 0 fetched
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x2020, 3).status);  // sector 1: a sector miss
+  cache_timed_fill(r.c, 0x2000, 3, 10);
+  o = timed(r, 0x2000, 20, true);  // sector 0, there: a hit, forwarded, sector 0 dropped
+  EXPECT_EQ(CACHE_HIT, o.status);
+  EXPECT_TRUE(o.forward);
+  EXPECT_EQ(CACHE_NEVER, cache_timed_ready(r.c, 0x2000, 1));
+  EXPECT_EQ(10u, cache_timed_ready(r.c, 0x2020, 2));
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x2000, 21, true).status);  // sector 0 again: a sector miss
+  EXPECT_TRUE(r.has_line(0x2000));
+  EXPECT_EQ(CACHE_HIT, timed(r, 0x2020, 22, true).status);  // the last sector: the line leaves
+  EXPECT_FALSE(r.has_line(0x2000));
+  // 6 accesses: misses 4 (a store and a read to absent lines, 2 sector misses), 4 forwarded
+  EXPECT_EQ(6u, counter(r, "L1D_cache_core[0].access"));
+  EXPECT_EQ(4u, counter(r, "L1D_cache_core[0].miss"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_core[0].sector_miss"));
+  EXPECT_EQ(4u, counter(r, "L1D_cache_core[0].forwarded"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][MISS]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][SECTOR_MISS]"));
+  EXPECT_EQ(2u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][HIT]"));
 }

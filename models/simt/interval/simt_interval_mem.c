@@ -139,19 +139,19 @@ static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_
 static inline mem_req *req_scratch(iv_core *c) { return (mem_req *)(void *)(c->acc + LDST_MAX_ACCESSES); }
 _Static_assert(LDST_MAX_ACCESSES * sizeof(ldst_access) % _Alignof(mem_req) == 0, "mem_req after the accesses");
 
-/* One access through its path at cycle a: the cycle its data (or acknowledgement) is back. */
-static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
+/* One access through `path` (x's) at cycle a: the cycle its data (or acknowledgement) is back.
+ * Inlined where the path is a constant (the L1D's, most accesses), so its choices fold away. */
+static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, const ldst_access *x, uint64_t a,
+                                                               uint8_t path) {
   simt_mem_count_request(&c->ms.req, x->kind);
-  cache *cc = x->path == LDST_PATH_L1D ? c->l1d : x->path == LDST_PATH_L1C ? c->l1c
-              : x->path == LDST_PATH_L1T ? c->l1t : NULL;
+  cache *cc = path == LDST_PATH_L1D ? c->l1d : path == LDST_PATH_L1C ? c->l1c : path == LDST_PATH_L1T ? c->l1t : NULL;
   uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
   if (!cc) /* around the L1: the reply is taken the cycle after it is back */
     return reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
   const simt_ldst_config *lc = &c->base.cfg.ldst;
-  uint32_t lat = x->path == LDST_PATH_L1D ? lc->l1d_latency : x->path == LDST_PATH_L1C ? lc->l1c_latency
-                                                                                       : lc->l1t_latency;
-  bool l1d = x->path == LDST_PATH_L1D;
-  const iv_fills *ft = &c->fills[x->path == LDST_PATH_L1D ? 0 : x->path == LDST_PATH_L1C ? 1 : 2];
+  uint32_t lat = path == LDST_PATH_L1D ? lc->l1d_latency : path == LDST_PATH_L1C ? lc->l1c_latency : lc->l1t_latency;
+  bool l1d = path == LDST_PATH_L1D;
+  const iv_fills *ft = &c->fills[path == LDST_PATH_L1D ? 0 : path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
   if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   if (!x->is_write && !l1d) { /* an L1C or L1T read that hits (the usual case): answered without
@@ -185,8 +185,8 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
     uint64_t back = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1);
-    uint64_t fill = l1d ? reply_taken(c, back, (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES)
-                        : reply_taken(c, back, 0);
+    uint32_t fill_bytes = r.fetch == 0xf ? MEM_LINE_BYTES : (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES;
+    uint64_t fill = reply_taken(c, back, l1d ? fill_bytes : 0);
     cache_timed_fill(cc, r.line, r.fetch, fill);
     if (!r.pending_ready || r.pending_ready == CACHE_NEVER) /* the whole line is this miss's */
       *fill_slot(ft, r.line) = (iv_fill){r.line + 1, a, fill, fill};
@@ -200,6 +200,11 @@ static uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
     done = iv_max(done, back);
   }
   return done;
+}
+
+/* access of any path. */
+static __attribute__((noinline)) uint64_t access(iv_core *c, const ldst_access *x, uint64_t a) {
+  return access_on(c, x, a, x->path);
 }
 
 /* The sector rule with 128-byte blocks when no lane's bytes cross a line (the usual case): one
@@ -547,32 +552,6 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
-/* The one access of a uniform load (one_access's) when it hits the L1C: through the L1 port at
- * the first cycle from m + 1 with room and answered as access answers a hit, without building
- * the access; *held and *done at least its port cycle and its data. false (nothing booked or
- * counted): the general path. */
-static inline __attribute__((always_inline)) bool uniform_hit(iv_core *c, uint64_t a, uint32_t bytes, uint64_t m,
-                                                              uint64_t *held, uint64_t *done) {
-  uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
-  if (!bytes || hi > MEM_LINE_BYTES) return false;
-  uint32_t s0 = lo / MEM_SECTOR_BYTES, s1 = (hi - 1) / MEM_SECTOR_BYTES;
-  uint64_t at = iv_bins_find(&c->l1_port, m + 1, 1), ready, line;
-  cache_status hit = cache_timed_read_hit(c->l1c, line_of(a) + (uint64_t)s0 * MEM_SECTOR_BYTES,
-                                          (s1 - s0 + 1) * MEM_SECTOR_BYTES, sectors_between(lo, hi), MEM_ACC_CONST_R,
-                                          at, &ready, &line);
-  if (hit == CACHE_MISS) return false;
-  iv_bins_book(&c->l1_port, at, 1);
-  simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R);
-  uint64_t d = at + c->base.cfg.ldst.l1c_latency;
-  if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) {
-    reordered_fill(c, &c->fills[1], line, at, &ready);
-    d = iv_max(d, ready);
-  }
-  *held = iv_max(*held, at);
-  *done = iv_max(*done, d);
-  return true;
-}
-
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
@@ -602,11 +581,13 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
       !simt_texture_op(st) && halves_to_accesses(c, st->addr, &n)) {
     /* a full warp's words whose halves are runs (known from the record): one line or two rows,
      * without the space split; tagged as the global branch below tags them */
+    uint8_t kind = store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
+    uint8_t path = (!c->l1d || lc->gmem_skip_l1d || (load && ldst_load_bypasses_l1(st->insn))) ? LDST_PATH_BYPASS
+                                                                                                : LDST_PATH_L1D;
     for (uint32_t i = 0; i < n; i++) {
       ldst_access *x = &c->acc[i];
-      x->kind = store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
-      x->path = (!c->l1d || lc->gmem_skip_l1d || (load && ldst_load_bypasses_l1(st->insn))) ? LDST_PATH_BYPASS
-                                                                                             : LDST_PATH_L1D;
+      x->kind = kind;
+      x->path = path;
       x->is_write = !load;
     }
     goto accesses;
@@ -638,7 +619,8 @@ accesses:;
   for (uint32_t i = 0; i < n; i++) {
     a = iv_bins_take(&c->l1_port, a + 1, 1);
     held = iv_max(held, a);
-    uint64_t d = access(c, &c->acc[i], a);
+    const ldst_access *x = &c->acc[i];
+    uint64_t d = x->path == LDST_PATH_L1D ? access_on(c, x, a, LDST_PATH_L1D) : access(c, x, a);
     if (d > done) done = d;
   }
   /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
@@ -646,33 +628,44 @@ accesses:;
   return done;
 }
 
-/* issue_accesses of a uniform ld.param / ld.const (issue_accesses's one access) when it hits the
- * L1C (the usual case: a kernel's parameters stay there), without issue_accesses's setup: true
- * with *done. false, nothing booked or counted: issue_accesses (which finds the same memory-stage
- * slot again). */
-static __attribute__((noinline)) bool uniform_load(iv_core *c, uint32_t slot, const func_step *st, uint64_t m,
-                                                   uint64_t *done) {
-  uint32_t *slot_used;
-  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
-  uint64_t held = m + 1, d = m + 1;
+/* issue_accesses of a uniform ld.param / ld.const (issue_accesses's one access, one_access's)
+ * when it hits the L1C (the usual case: a kernel's parameters stay there), without issue_accesses's
+ * setup or building the access: through the L1 port at the first cycle from the memory-stage slot's
+ * + 1 with room, answered as access answers a hit. true with *done; false, nothing booked or
+ * counted: issue_accesses (which finds the same memory-stage slot again). */
+static inline __attribute__((always_inline)) bool uniform_load(iv_core *c, uint32_t slot, const func_step *st,
+                                                               uint64_t m, uint64_t *done) {
   uint64_t a = st->addr[__builtin_ctz(st->mem_mask)] + (st->space == PTX_SPACE_PARAM ? c->param_of[slot] : 0);
-  if (!uniform_hit(c, a, st->access_bytes ? st->access_bytes : 4, m, &held, &d)) return false;
-  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
+  uint32_t bytes = st->access_bytes ? st->access_bytes : 4;
+  uint32_t lo = (uint32_t)(a & (MEM_LINE_BYTES - 1)), hi = lo + bytes;
+  if (hi > MEM_LINE_BYTES) return false;
+  uint32_t *slot_used, *port;
+  m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
+  uint64_t at = m + 1, ready, line;
+  for (;;) { /* iv_bins_find(&c->l1_port, m + 1, 1), its counter kept for the booking */
+    port = iv_bins_slot(&c->l1_port, at);
+    if (!port || *port == 0 || *port + 1 <= c->l1_port.cap) break;
+    at = (at / IV_BIN + 1) * IV_BIN;
+  }
+  /* [a, a + bytes) itself: one_access's sectors are the ones those bytes cover, which the cache
+   * works out only when it is sectored (an L1C seldom is) */
+  cache_status hit = cache_timed_read_hit(c->l1c, a, bytes, 0, MEM_ACC_CONST_R, at, &ready, &line);
+  if (hit == CACHE_MISS) return false;
+  if (port) ++*port; /* iv_bins_book(&c->l1_port, at, 1) */
+  ++*c->ms.req.mem_const; /* simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R) */
+  uint64_t d = at + c->base.cfg.ldst.l1c_latency;
+  if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) {
+    reordered_fill(c, &c->fills[1], line, at, &ready);
+    d = iv_max(d, ready);
+  }
+  if (slot_used) *slot_used += (uint32_t)(at - m > IV_BIN ? IV_BIN : at - m); /* held: the port's cycle */
   *done = d;
   return true;
 }
 
-uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
-  if (!(st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) || simt_texture_op(st)) {
-    uint64_t done;
-    if (uniform && c->l1c && st->is_load && !st->is_atomic && st->mem_mask &&
-        (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST) && c->base.cfg.ldst.coalesce_arch != 13 &&
-        uniform_load(c, slot, st, m, &done))
-      return done;
-    return issue_accesses(c, slot, st, uniform, m);
-  }
-  /* shared memory only (most memory instructions of a tiled kernel): its bank phases, nothing
-   * through the L1 port */
+/* iv_mem_issue of an instruction that touches shared memory only (most memory instructions of a
+ * tiled kernel, those iv_mem_shared_fast leaves): its bank phases, nothing through the L1 port. */
+static __attribute__((noinline)) uint64_t issue_shared(iv_core *c, uint32_t slot, const func_step *st, uint64_t m) {
   uint32_t *slot_used;
   m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
   uint64_t held = m + 1, done = m + 1;
@@ -682,13 +675,22 @@ uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool unifo
   return done;
 }
 
-uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
-  w->line = p->l1i_line;
-  uint64_t addr = (p->l1i_line - 1) * c->base.l1i_line, ready, line;
-  /* the usual case, a line the CTA's warps fetched before: its hit without a request */
-  cache_status hit = cache_timed_read_hit(c->base.l1i, addr, FUNC_INSN_BYTES, 0, MEM_ACC_INST_R, t, &ready, &line);
-  if (hit == CACHE_HIT) return t;
-  if (hit == CACHE_HIT_RESERVED) return ready != CACHE_NEVER ? iv_max(t, ready) : t;
+/* A uniform load's L1C hit is timed here (uniform_load inlined: no second call); anything else
+ * goes on to issue_shared or issue_accesses. */
+uint64_t iv_mem_issue(iv_core *c, uint32_t slot, const func_step *st, bool uniform, uint64_t m) {
+  if ((st->space == PTX_SPACE_SHARED || st->space == PTX_SPACE_SHARED_CLUSTER) && !simt_texture_op(st))
+    return issue_shared(c, slot, st, m);
+  if (!(uniform && c->l1c && st->is_load && !st->is_atomic && st->mem_mask &&
+        (st->space == PTX_SPACE_PARAM || st->space == PTX_SPACE_CONST) && c->base.cfg.ldst.coalesce_arch != 13))
+    return issue_accesses(c, slot, st, uniform, m);
+  uint64_t done;
+  if (uniform_load(c, slot, st, m, &done)) return done;
+  return issue_accesses(c, slot, st, uniform, m);
+}
+
+/* iv_mem_fetch of a line the L1I does not hold whole: the full lookup, a miss filled through the
+ * port (out of line: the usual hit makes no call but the cache's). */
+static __attribute__((noinline)) uint64_t fetch_miss(iv_core *c, iv_warp *w, uint64_t addr, uint64_t t) {
   mem_req *q = req_scratch(c);
   q->addr = addr;
   q->size = FUNC_INSN_BYTES;
@@ -704,6 +706,16 @@ uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
   if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
   else w->line = 0; /* no L1I: every new line fetches again */
   return back;
+}
+
+uint64_t iv_mem_fetch(iv_core *c, iv_warp *w, const iv_pc *p, uint64_t t) {
+  w->line = p->l1i_line;
+  uint64_t addr = (p->l1i_line - 1) * c->base.l1i_line, ready, line;
+  /* the usual case, a line the CTA's warps fetched before: its hit without a request */
+  cache_status hit = cache_timed_read_hit(c->base.l1i, addr, FUNC_INSN_BYTES, 0, MEM_ACC_INST_R, t, &ready, &line);
+  if (hit == CACHE_HIT) return t;
+  if (hit == CACHE_HIT_RESERVED) return ready != CACHE_NEVER ? iv_max(t, ready) : t;
+  return fetch_miss(c, w, addr, t);
 }
 
 typedef struct flush_ctx {
