@@ -186,6 +186,24 @@ static inline uint64_t mul_wide_s32_via_u(uint32_t a, uint32_t b) {
   return (uint64_t)a * b - ((uint64_t)fix << 32);
 }
 WIDE32(mul_wide_s32, mul_wide_s32_via_u(a, b))
+/* mul.wide by an immediate 2^k (k = in->aux < 31), the index scaling of nearly every address
+ * computation (mul.wide.s32 %rd, %r, 4): the product is a's extension shifted left by k, exact in
+ * 64 bits, so bit for bit mul_wide_s32 / mul_wide_u32, in a third of their host instructions
+ * (SSE2 has no 64-bit multiply; the sign fix above costs as much again). */
+#define WIDE32_POW2(name, EXT)                                                                 \
+  H(name) {                                                                                    \
+    const uint32_t *A = FX_R32(w, in->o[1]);                                                   \
+    const uint32_t k = in->aux;                                                                \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32);            \
+    uint64_t *out = direct ? D : r;                                                            \
+    for (unsigned i = 0; i < 32; i++) out[i] = (uint64_t)(EXT(A[i])) << k;                     \
+    if (!direct) fx_put64(D, r, m);                                                            \
+  }
+#define SX32(x) (int64_t)(int32_t)(x)
+#define ZX32(x) (uint64_t)(x)
+WIDE32_POW2(mul_wide_s32_pow2, SX32)
+WIDE32_POW2(mul_wide_u32_pow2, ZX32)
 BIN32(mul_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b))
 BIN32(mul_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b))
 TER32(mad_lo32, a * b + c)
@@ -446,6 +464,11 @@ H(mov_sreg_uni32) {
   if (in->flags & 1) v &= 0xffffu;
   fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
+/* %ntid, %ctaid and %nctaid (dimension in->aux2) without fx_sreg_value's switch: each kernel's
+ * index arithmetic reads them (mov_sreg_uni32 for the rest) */
+H(mov_ntid) { fx_fill32(FX_R32(w, in->o[0]), w->l->block[in->aux2], m); }
+H(mov_ctaid) { fx_fill32(FX_R32(w, in->o[0]), w->cta->ctaid[in->aux2], m); }
+H(mov_nctaid) { fx_fill32(FX_R32(w, in->o[0]), w->l->grid[in->aux2], m); }
 H(mov_sreg32) {
   uint32_t r[32];
   FX_FOR_LANES(i, m) r[i] = (uint32_t)fx_sreg_value(w, in->aux, i);
@@ -557,6 +580,21 @@ static simtvp_status ops(fx_build *b, uint32_t nsrc, ptx_type t1, ptx_type t2, p
   return st;
 }
 
+/* Whether source operand `opnd` (already in in->o[opnd]) is an immediate whose 32-bit constant
+ * row holds 2^k with k < 31 (positive as .s32 too); *k gets k. */
+static bool pow2_operand(const fx_build *b, uint32_t opnd, uint32_t *k) {
+  const fx_func *f = b->f;
+  if (b->pi->ops[opnd].kind != PTX_OPND_IMM) return false;
+  for (uint32_t i = 0; i < f->n_const32; i++) {
+    if ((uint32_t)f->const32_val[2 * i + 1] != b->out->o[opnd]) continue;
+    uint64_t v = f->const32_val[2 * i];
+    if (!v || (v & (v - 1)) || v >= (1ull << 31)) return false;
+    *k = (uint32_t)__builtin_ctzll(v);
+    return true;
+  }
+  return false;
+}
+
 static bool is_int(ptx_type t) {
   return (t >= PTX_TYPE_B8 && t <= PTX_TYPE_S64) && t != PTX_TYPE_B128;
 }
@@ -599,7 +637,11 @@ static simtvp_status build_mul(fx_build *b) {
   bool s = ptx_type_is_signed(t);
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
   if (st != SIMTVP_OK) return st;
-  if (pi->mods & PTX_MOD_WIDE) in->fn = bits == 16 ? (s ? mul_wide_s16 : mul_wide_u16) : bits == 32 ? (s ? mul_wide_s32 : mul_wide_u32) : NULL;
+  uint32_t k;
+  if ((pi->mods & PTX_MOD_WIDE) && bits == 32 && pow2_operand(b, 2, &k)) {
+    in->aux = k;
+    in->fn = s ? mul_wide_s32_pow2 : mul_wide_u32_pow2;
+  } else if (pi->mods & PTX_MOD_WIDE) in->fn = bits == 16 ? (s ? mul_wide_s16 : mul_wide_u16) : bits == 32 ? (s ? mul_wide_s32 : mul_wide_u32) : NULL;
   else if (pi->mods & PTX_MOD_HI) in->fn = s ? PICK(mul_hi_s16, mul_hi_s32, mul_hi_s64) : PICK(mul_hi_u16, mul_hi_u32, mul_hi_u64);
   else in->fn = PICK(mul_lo16, mul_lo32, mul_lo64);
   return SIMTVP_OK;
@@ -903,7 +945,11 @@ static simtvp_status build_mov(fx_build *b) {
     else if (a->index == PTX_SREG_TID_Z && !narrow) in->fn = mov_tid_z;
     else if (per_lane || a->index == PTX_SREG_TID_X || a->index == PTX_SREG_TID_Y || a->index == PTX_SREG_TID_Z)
       in->fn = mov_sreg32;
-    else in->fn = mov_sreg_uni32;
+    else if (a->index >= PTX_SREG_NTID_X && a->index <= PTX_SREG_NCTAID_Z && !narrow) {
+      uint32_t g = (a->index - PTX_SREG_NTID_X) / 3u;
+      in->aux2 = (a->index - PTX_SREG_NTID_X) % 3u;
+      in->fn = g == 0 ? mov_ntid : g == 1 ? mov_ctaid : mov_nctaid;
+    } else in->fn = mov_sreg_uni32;
     return SIMTVP_OK;
   }
   if (a->kind == PTX_OPND_SYMBOL) {

@@ -724,10 +724,22 @@ static inline bool global_half_kind(const uint64_t *R, uint32_t elem, bool *cont
   *contig = false;
   return !(u[0] | u[1]);
 }
+/* Whether the whole warp is one run (lane i at R[0] + elem*i): a 1-D grid's streaming access, the
+ * usual case, decided in one pass against the expected addresses instead of a pass per half. */
+static inline bool global_warp_run(const uint64_t *R, uint32_t elem) {
+  fx_v2u64 e = {R[0], R[0] + elem}, step = {2ull * elem, 2ull * elem}, c = {0, 0};
+  for (unsigned j = 0; j < 16; j++, e += step) {
+    fx_v2u64 d;
+    memcpy(&d, R + 2 * j, sizeof d);
+    c |= d ^ e;
+  }
+  return !(c[0] | c[1]);
+}
 static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t elem, uint64_t *a0, uint64_t *a1,
                                     uint32_t *kinds) {
   bool con0, con1;
-  if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
+  if (R[16] == R[0] + 16ull * elem && global_warp_run(R, elem)) con0 = con1 = true;
+  else if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
   uint64_t b0 = R[0] + off, b1 = R[16] + off;
   if (((b0 | b1) & (elem - 1)) || (b0 & DEVMEM_PAGE_MASK) + (con0 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES ||
       (b1 & DEVMEM_PAGE_MASK) + (con1 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES)
@@ -739,13 +751,18 @@ static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t el
 }
 
 
+/* Whether two global addresses lie on one page: the second then needs no translation of its own
+ * (the first one's is what the translation cache would give it). */
+static inline bool same_page(uint64_t a, uint64_t b) { return ((a ^ b) >> DEVMEM_PAGE_BITS) == 0; }
+
 static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t h0, h1;
   uint32_t kinds;
   if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     /* the pages in lane order, as the lane path translates them; one that does not translate: the
      * general path reports (or waits) */
-    const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate(w->tlb, h1) : NULL;
+    const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = NULL;
+    if (p0) p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate(w->tlb, h1);
     if (!p1) {
       ld_scalar32(w, in, m);
       return;
@@ -776,7 +793,8 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t h0, h1;
   uint32_t kinds;
   if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
-    uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate_w(w->tlb, h1) : NULL;
+    uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = NULL;
+    if (p0) p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate_w(w->tlb, h1);
     if (!p1) {
       st_scalar32(w, in, m);
       return;
@@ -794,29 +812,57 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   st_global32_lanes(w, in, m);
 }
 
+/* Step record of a load every lane of m makes at one address a (readers look at mem_mask's
+ * lanes: all 32 get it, in 16 two-lane stores). */
+static inline void rec_uniform_load(func_step *rec, uint32_t m, uint8_t space, uint16_t bytes, uint64_t a) {
+  rec->is_load = true;
+  rec->space = space;
+  rec->mem_mask = m;
+  rec->access_bytes = bytes;
+  fx_v2u64 v = {a, a};
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < 16; j++) memcpy(rec->addr + 2 * j, &v, sizeof v);
+}
+
+static bool kparam_outside(fx_warp *w, const fx_insn *in, uint32_t m, uint64_t a, uint32_t n) {
+  if (a + n <= w->l->param_bytes) return false;
+  fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, true, a,
+           "param load of %u bytes at param offset 0x%" PRIx64 " is outside the kernel's %u bytes of parameters",
+           n, a, w->l->param_bytes);
+  return true;
+}
+
 /* Uniform kernel-parameter load: one address for every lane. */
 static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size;
   uint64_t a = in->imm;
-  if (w->rec) {
-    w->rec->is_load = true;
-    w->rec->space = PTX_SPACE_PARAM;
-    w->rec->mem_mask = m;
-    w->rec->access_bytes = (uint16_t)n;
-    fx_v2u64 v = {a, a}; /* readers look at mem_mask's lanes */
-    for (unsigned j = 0; j < 16; j++) memcpy(w->rec->addr + 2 * j, &v, sizeof v);
-  }
-  if (!m) return;
-  if (a + n > w->l->param_bytes) {
-    fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, true, a,
-             "param load of %u bytes at param offset 0x%" PRIx64 " is outside the kernel's %u bytes of parameters",
-             n, a, w->l->param_bytes);
-    return;
-  }
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, (uint16_t)n, a);
+  if (!m || kparam_outside(w, in, m, a, n)) return;
   count_mem(w, in, true);
   uint64_t v = fx_load_le(w->l->params + a, n, in->flags & LD_SIGN);
   if (in->flags & LD_WIDE) fx_fill64(FX_R64(w, in->o[0]), v, m);
   else fx_fill32(FX_R32(w, in->o[0]), (uint32_t)v, m);
+}
+/* ld_kparam's two usual forms, a 4-byte value into a 32-bit register and an 8-byte one (a
+ * pointer) into a 64-bit register: fixed-size reads, no extension to decide (a kernel's first
+ * instructions; 4 of vector add's 27 per warp). */
+static void ld_kparam32(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t a = in->imm;
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 4, a);
+  if (!m || kparam_outside(w, in, m, a, 4)) return;
+  w->counts->loads[PTX_SPACE_PARAM]++;
+  uint32_t v;
+  memcpy(&v, w->l->params + a, 4);
+  fx_fill32(FX_R32(w, in->o[0]), v, m);
+}
+static void ld_kparam64(fx_warp *w, const fx_insn *in, uint32_t m) {
+  uint64_t a = in->imm;
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 8, a);
+  if (!m || kparam_outside(w, in, m, a, 8)) return;
+  w->counts->loads[PTX_SPACE_PARAM]++;
+  uint64_t v;
+  memcpy(&v, w->l->params + a, 8);
+  fx_fill64(FX_R64(w, in->o[0]), v, m);
 }
 
 static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -912,7 +958,8 @@ static simtvp_status build_ld(fx_build *b) {
   }
   if (n > 8) return fx_unsupported(b, "128-bit load into a narrower register");
   if (wide) in->flags |= LD_WIDE;
-  if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
+  if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM)
+    in->fn = n == 4 && !wide ? ld_kparam32 : n == 8 && wide ? ld_kparam64 : ld_kparam;
   else if (n == 4 && !wide) {
     if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = ld_shared32_r32;
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
