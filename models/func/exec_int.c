@@ -15,8 +15,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
 
-#define BIN32(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define BIN32(name, EXPR) BIN32_AT(name, , EXPR)
+#define BIN32_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     uint32_t r[32];                                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
@@ -26,8 +27,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     }                                                                                          \
     fx_put32(FX_R32(w, in->o[0]), r, m);                                                       \
   }
-#define BIN64(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define BIN64(name, EXPR) BIN64_AT(name, , EXPR)
+#define BIN64_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
     bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
@@ -57,8 +59,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 32-bit operands, 64-bit result (mul.wide) */
-#define WIDE32(name, EXPR)                                                                     \
-  H(name) {                                                                                    \
+#define WIDE32(name, EXPR) WIDE32_AT(name, , EXPR)
+#define WIDE32_AT(name, ATTR, EXPR)                                                            \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
     bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
@@ -103,8 +106,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     }                                                                                          \
     fx_put32(FX_R32(w, in->o[0]), r, m);                                                       \
   }
-#define TER32(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define TER32(name, EXPR) TER32_AT(name, , EXPR)
+#define TER32_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]), *C = FX_R32(w, in->o[3]); \
     uint32_t r[32];                                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
@@ -190,8 +194,9 @@ WIDE32(mul_wide_s32, mul_wide_s32_via_u(a, b))
  * computation (mul.wide.s32 %rd, %r, 4): the product is a's extension shifted left by k, exact in
  * 64 bits, so bit for bit mul_wide_s32 / mul_wide_u32, in a third of their host instructions
  * (SSE2 has no 64-bit multiply; the sign fix above costs as much again). */
-#define WIDE32_POW2(name, EXT)                                                                 \
-  H(name) {                                                                                    \
+#define WIDE32_POW2(name, EXT) WIDE32_POW2_AT(name, , EXT)
+#define WIDE32_POW2_AT(name, ATTR, EXT)                                                        \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]);                                                   \
     const uint32_t k = in->aux;                                                                \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
@@ -220,6 +225,37 @@ MADW(mad_wide_u32, alu_mul_wide_u32(a, b) + c)
 MADW(mad_wide_s32, mul_wide_s32_via_u(a, b) + c)
 TER32(mad_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b) + c)
 TER32(mad_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b) + c)
+#ifdef FX_AVX2
+/* AVX2 variants of the integer arithmetic every kernel's index and address computations run
+ * (func_internal.h, FX_AVX2), and the builder's map from a handler to its variant. */
+BIN32_AT(add32_avx2, FX_AVX2, a + b)
+BIN64_AT(add64_avx2, FX_AVX2, a + b)
+BIN32_AT(sub32_avx2, FX_AVX2, a - b)
+BIN64_AT(sub64_avx2, FX_AVX2, a - b)
+BIN32_AT(mul_lo32_avx2, FX_AVX2, a * b)
+TER32_AT(mad_lo32_avx2, FX_AVX2, a * b + c)
+WIDE32_AT(mul_wide_u32_avx2, FX_AVX2, alu_mul_wide_u32(a, b))
+WIDE32_AT(mul_wide_s32_avx2, FX_AVX2, mul_wide_s32_via_u(a, b))
+WIDE32_POW2_AT(mul_wide_s32_pow2_avx2, FX_AVX2, SX32)
+WIDE32_POW2_AT(mul_wide_u32_pow2_avx2, FX_AVX2, ZX32)
+static const struct {
+  fx_fn base, avx2;
+} int_avx2[] = {{add32, add32_avx2},         {add64, add64_avx2},
+                {sub32, sub32_avx2},         {sub64, sub64_avx2},
+                {mul_lo32, mul_lo32_avx2},   {mad_lo32, mad_lo32_avx2},
+                {mul_wide_u32, mul_wide_u32_avx2}, {mul_wide_s32, mul_wide_s32_avx2},
+                {mul_wide_s32_pow2, mul_wide_s32_pow2_avx2}, {mul_wide_u32_pow2, mul_wide_u32_pow2_avx2}};
+#endif
+/* The handler f, or its AVX2 variant when it has one and the host runs AVX2. */
+static fx_fn host_variant(fx_fn f) {
+#ifdef FX_AVX2
+  if (fx_host_avx2())
+    for (size_t i = 0; i < sizeof int_avx2 / sizeof int_avx2[0]; i++)
+      if (int_avx2[i].base == f) return int_avx2[i].avx2;
+#endif
+  return f;
+}
+
 BIN32(mul24_lo_u32, alu_mul24_lo_u32(a, b))
 BIN32(mul24_lo_s32, alu_mul24_lo_s32(a, b))
 BIN32(mul24_hi_u32, alu_mul24_hi_u32(a, b))
@@ -986,9 +1022,25 @@ simtvp_status fx_build_float_arith(fx_build *b); /* exec_float.c */
 static simtvp_status int_or_float(fx_build *b, fx_builder intb) {
   return ptx_type_is_float((ptx_type)b->pi->type) ? fx_build_float_arith(b) : intb(b);
 }
-static simtvp_status b_add(fx_build *b) { return int_or_float(b, build_addsub); }
-static simtvp_status b_mul(fx_build *b) { return int_or_float(b, build_mul); }
-static simtvp_status b_mad(fx_build *b) { return int_or_float(b, build_mad); }
+/* The integer builders whose handlers have host variants (host_variant). */
+static simtvp_status build_addsub_h(fx_build *b) {
+  simtvp_status st = build_addsub(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status build_mul_h(fx_build *b) {
+  simtvp_status st = build_mul(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status build_mad_h(fx_build *b) {
+  simtvp_status st = build_mad(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status b_add(fx_build *b) { return int_or_float(b, build_addsub_h); }
+static simtvp_status b_mul(fx_build *b) { return int_or_float(b, build_mul_h); }
+static simtvp_status b_mad(fx_build *b) { return int_or_float(b, build_mad_h); }
 static simtvp_status b_div(fx_build *b) { return int_or_float(b, build_divrem); }
 static simtvp_status b_absneg(fx_build *b) { return int_or_float(b, build_absneg); }
 static simtvp_status b_minmax(fx_build *b) { return int_or_float(b, build_minmax); }

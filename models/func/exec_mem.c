@@ -7,8 +7,18 @@
 #include <inttypes.h>
 
 #include "func_internal.h"
+#ifdef FX_AVX2
+#include <immintrin.h>
+#endif
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
+
+/* A handler with an FX_AVX2 variant (name##_avx2): the one for this host (func_internal.h). */
+#ifdef FX_AVX2
+#define HOST_PICK(name) (fx_host_avx2() ? name##_avx2 : name)
+#else
+#define HOST_PICK(name) (name)
+#endif
 
 static const char *space_name(uint32_t s) {
   switch (s) {
@@ -440,6 +450,44 @@ static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t si
   return true;
 }
 
+#ifdef FX_AVX2
+/* shared_halves_ok eight lanes a register, for the FX_AVX2 variants: the same tests in AVX2
+ * (vptest decides each), the same answers. */
+FX_AVX2 static inline bool shared_halves_ok8(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0,
+                                             uint32_t *a1, uint32_t *kinds) {
+  uint32_t r0 = R[0], r1 = R[16];
+  __m256i v0 = _mm256_set1_epi32((int)r0), v1 = _mm256_set1_epi32((int)r1);
+  __m256i d0 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)R), v0);
+  __m256i d1 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 8)), v0);
+  __m256i d2 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 16)), v1);
+  __m256i d3 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 24)), v1);
+  __m256i u0 = _mm256_or_si256(d0, d1), u1 = _mm256_or_si256(d2, d3), u = _mm256_or_si256(u0, u1);
+  uint32_t k;
+  if (_mm256_testz_si256(u, u)) {
+    k = 0; /* both uniform */
+  } else {
+    const __m256i c = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), c32 = _mm256_add_epi32(c, _mm256_set1_epi32(32));
+    __m256i c0 = _mm256_or_si256(_mm256_xor_si256(d0, c), _mm256_xor_si256(d1, c32));
+    __m256i c1 = _mm256_or_si256(_mm256_xor_si256(d2, c), _mm256_xor_si256(d3, c32));
+    __m256i cc = _mm256_or_si256(c0, c1);
+    if (_mm256_testz_si256(cc, cc)) {
+      k = 3; /* both contiguous */
+    } else {
+      bool uu0 = _mm256_testz_si256(u0, u0), uu1 = _mm256_testz_si256(u1, u1);
+      if (!(uu0 || _mm256_testz_si256(c0, c0)) || !(uu1 || _mm256_testz_si256(c1, c1))) return false;
+      k = (uint32_t)!uu0 | (uint32_t)!uu1 << 1;
+    }
+  }
+  uint32_t b0 = r0 + off, b1 = r1 + off;
+  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
+  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
+  *a0 = b0;
+  *a1 = b1;
+  *kinds = k;
+  return true;
+}
+#endif
+
 /* The 16 addresses of a half-warp from its first (h) and pattern: one word, or consecutive words. */
 static inline void rec_half(uint64_t *addr, uint64_t h, bool contig) {
   uint64_t e = contig ? 4 : 0;
@@ -489,11 +537,25 @@ static __attribute__((noinline)) void ld_shared32_lanes(fx_warp *w, const fx_ins
   w->counts->loads[PTX_SPACE_SHARED]++;
 }
 
-static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* The classifier of a variant: shared_halves_ok, or its eight-lane form in the FX_AVX2 ones. */
+static inline __attribute__((always_inline)) bool shared_halves_of(bool wide, const uint32_t *R, uint32_t off,
+                                                                   uint32_t size, uint32_t *a0, uint32_t *a1,
+                                                                   uint32_t *kinds) {
+#ifdef FX_AVX2
+  if (wide) return shared_halves_ok8(R, off, size, a0, a1, kinds);
+#endif
+  (void)wide;
+  return shared_halves_ok(R, off, size, a0, a1, kinds);
+}
+
+/* ld.shared.b32 [%r + imm]: a full warp whose halves have a pattern at once, anything else lane by
+ * lane. `wide`: the FX_AVX2 variant's classifier. */
+static inline __attribute__((always_inline)) void ld_shared32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
-    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_of(wide, R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
       if (w->rec) rec_full(w, true, PTX_SPACE_SHARED, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
@@ -517,6 +579,10 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   ld_shared32_lanes(w, in, m);
 }
+static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) { ld_shared32_body(w, in, m, false); }
+#ifdef FX_AVX2
+FX_AVX2 static void ld_shared32_r32_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { ld_shared32_body(w, in, m, true); }
+#endif
 
 /* st_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
 static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -536,11 +602,12 @@ static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_ins
   w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
-static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void st_shared32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
-    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_of(wide, R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
       if (w->rec) rec_full(w, false, PTX_SPACE_SHARED, h0, h1, kinds);
       uint8_t *s = w->cta->smem;
       const uint32_t *v = FX_R32(w, in->o[2]);
@@ -556,6 +623,10 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   st_shared32_lanes(w, in, m);
 }
+static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) { st_shared32_body(w, in, m, false); }
+#ifdef FX_AVX2
+FX_AVX2 static void st_shared32_r32_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { st_shared32_body(w, in, m, true); }
+#endif
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
  * *spread is set when the lanes are aligned but on several pages (global_lane_ptrs' case). */
@@ -961,7 +1032,7 @@ static simtvp_status build_ld(fx_build *b) {
   if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM)
     in->fn = n == 4 && !wide ? ld_kparam32 : n == 8 && wide ? ld_kparam64 : ld_kparam;
   else if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = ld_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(ld_shared32_r32);
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
     else in->fn = ld_scalar32;
   } else if (n == 8 && wide) {
@@ -1051,7 +1122,7 @@ static simtvp_status build_st(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = st_shared32_r32;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(st_shared32_r32);
     else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
     else in->fn = st_scalar32;
   } else {
