@@ -19,6 +19,15 @@
 #else
 #define HOST_PICK(name) (name)
 #endif
+/* A handler and its FX_AVX2 variant from one body, name##_body(w, in, m, wide). */
+#ifdef FX_AVX2
+#define HOST_VARIANTS(name)                                                                    \
+  static void name(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, false); } \
+  FX_AVX2 static void name##_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, true); }
+#else
+#define HOST_VARIANTS(name)                                                                    \
+  static void name(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, false); }
+#endif
 
 static const char *space_name(uint32_t s) {
   switch (s) {
@@ -442,8 +451,8 @@ static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t si
   }
   uint32_t b0 = r0 + off, b1 = r1 + off;
   /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
-  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
-  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
+  uint64_t e0 = (uint64_t)b0 + ((k & 1u) ? 64 : 4), e1 = (uint64_t)b1 + ((k & 2u) ? 64 : 4);
+  if (((b0 | b1) & 3u) || (e0 > e1 ? e0 : e1) > size) return false;
   *a0 = b0;
   *a1 = b1;
   *kinds = k;
@@ -479,8 +488,9 @@ FX_AVX2 static inline bool shared_halves_ok8(const uint32_t *R, uint32_t off, ui
     }
   }
   uint32_t b0 = r0 + off, b1 = r1 + off;
-  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
-  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
+  /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
+  uint64_t e0 = (uint64_t)b0 + ((k & 1u) ? 64 : 4), e1 = (uint64_t)b1 + ((k & 2u) ? 64 : 4);
+  if (((b0 | b1) & 3u) || (e0 > e1 ? e0 : e1) > size) return false;
   *a0 = b0;
   *a1 = b1;
   *kinds = k;
@@ -550,7 +560,7 @@ static inline __attribute__((always_inline)) bool shared_halves_of(bool wide, co
 
 /* ld.shared.b32 [%r + imm]: a full warp whose halves have a pattern at once, anything else lane by
  * lane. `wide`: the FX_AVX2 variant's classifier. */
-static inline __attribute__((always_inline)) void ld_shared32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+static inline __attribute__((always_inline)) void ld_shared32_r32_body(fx_warp *w, const fx_insn *in, uint32_t m,
                                                                    bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
@@ -579,10 +589,7 @@ static inline __attribute__((always_inline)) void ld_shared32_body(fx_warp *w, c
   }
   ld_shared32_lanes(w, in, m);
 }
-static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) { ld_shared32_body(w, in, m, false); }
-#ifdef FX_AVX2
-FX_AVX2 static void ld_shared32_r32_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { ld_shared32_body(w, in, m, true); }
-#endif
+HOST_VARIANTS(ld_shared32_r32)
 
 /* st_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
 static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -602,7 +609,7 @@ static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_ins
   w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
-static inline __attribute__((always_inline)) void st_shared32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+static inline __attribute__((always_inline)) void st_shared32_r32_body(fx_warp *w, const fx_insn *in, uint32_t m,
                                                                    bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
@@ -623,10 +630,7 @@ static inline __attribute__((always_inline)) void st_shared32_body(fx_warp *w, c
   }
   st_shared32_lanes(w, in, m);
 }
-static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) { st_shared32_body(w, in, m, false); }
-#ifdef FX_AVX2
-FX_AVX2 static void st_shared32_r32_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { st_shared32_body(w, in, m, true); }
-#endif
+HOST_VARIANTS(st_shared32_r32)
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
  * *spread is set when the lanes are aligned but on several pages (global_lane_ptrs' case). */
@@ -806,10 +810,30 @@ static inline bool global_warp_run(const uint64_t *R, uint32_t elem) {
   }
   return !(c[0] | c[1]);
 }
-static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t elem, uint64_t *a0, uint64_t *a1,
-                                    uint32_t *kinds) {
+#ifdef FX_AVX2
+/* global_warp_run of 4-byte lanes four addresses a register, for the FX_AVX2 variants. */
+FX_AVX2 static inline bool global_warp_run8(const uint64_t *R) {
+  __m256i e = _mm256_add_epi64(_mm256_set1_epi64x((long long)R[0]), _mm256_setr_epi64x(0, 4, 8, 12));
+  const __m256i step = _mm256_set1_epi64x(16);
+  __m256i c = _mm256_setzero_si256();
+  for (unsigned j = 0; j < 8; j++, e = _mm256_add_epi64(e, step))
+    c = _mm256_or_si256(c, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(R + 4 * j)), e));
+  return _mm256_testz_si256(c, c);
+}
+#endif
+/* `wide`: the FX_AVX2 variant's test (4-byte elements only). */
+static inline __attribute__((always_inline)) bool global_warp_run_of(bool wide, const uint64_t *R, uint32_t elem) {
+#ifdef FX_AVX2
+  if (wide && elem == 4) return global_warp_run8(R);
+#endif
+  (void)wide;
+  return global_warp_run(R, elem);
+}
+static inline __attribute__((always_inline)) bool global_halves_ok(bool wide, const uint64_t *R, uint64_t off,
+                                                                   uint32_t elem, uint64_t *a0, uint64_t *a1,
+                                                                   uint32_t *kinds) {
   bool con0, con1;
-  if (R[16] == R[0] + 16ull * elem && global_warp_run(R, elem)) con0 = con1 = true;
+  if (R[16] == R[0] + 16ull * elem && global_warp_run_of(wide, R, elem)) con0 = con1 = true;
   else if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
   uint64_t b0 = R[0] + off, b1 = R[16] + off;
   if (((b0 | b1) & (elem - 1)) || (b0 & DEVMEM_PAGE_MASK) + (con0 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES ||
@@ -826,10 +850,10 @@ static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t el
  * (the first one's is what the translation cache would give it). */
 static inline bool same_page(uint64_t a, uint64_t b) { return ((a ^ b) >> DEVMEM_PAGE_BITS) == 0; }
 
-static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void ld_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
-  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+  if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     /* the pages in lane order, as the lane path translates them; one that does not translate: the
      * general path reports (or waits) */
     const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = NULL;
@@ -859,11 +883,12 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   ld_global32_lanes(w, in, m);
 }
+HOST_VARIANTS(ld_global32_r64)
 
-static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void st_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
-  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+  if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = NULL;
     if (p0) p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate_w(w->tlb, h1);
     if (!p1) {
@@ -882,6 +907,7 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   st_global32_lanes(w, in, m);
 }
+HOST_VARIANTS(st_global32_r64)
 
 /* Step record of a load every lane of m makes at one address a (readers look at mem_mask's
  * lanes: all 32 get it, in 16 two-lane stores). */
@@ -917,7 +943,8 @@ static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
 /* ld_kparam's two usual forms, a 4-byte value into a 32-bit register and an 8-byte one (a
  * pointer) into a 64-bit register: fixed-size reads, no extension to decide (a kernel's first
  * instructions; 4 of vector add's 27 per warp). */
-static void ld_kparam32(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void ld_kparam32_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+  (void)wide;
   uint64_t a = in->imm;
   if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 4, a);
   if (!m || kparam_outside(w, in, m, a, 4)) return;
@@ -926,7 +953,9 @@ static void ld_kparam32(fx_warp *w, const fx_insn *in, uint32_t m) {
   memcpy(&v, w->l->params + a, 4);
   fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
-static void ld_kparam64(fx_warp *w, const fx_insn *in, uint32_t m) {
+HOST_VARIANTS(ld_kparam32)
+static inline __attribute__((always_inline)) void ld_kparam64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+  (void)wide;
   uint64_t a = in->imm;
   if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 8, a);
   if (!m || kparam_outside(w, in, m, a, 8)) return;
@@ -935,6 +964,7 @@ static void ld_kparam64(fx_warp *w, const fx_insn *in, uint32_t m) {
   memcpy(&v, w->l->params + a, 8);
   fx_fill64(FX_R64(w, in->o[0]), v, m);
 }
+HOST_VARIANTS(ld_kparam64)
 
 static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t addr[32];
@@ -1030,10 +1060,10 @@ static simtvp_status build_ld(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit load into a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM)
-    in->fn = n == 4 && !wide ? ld_kparam32 : n == 8 && wide ? ld_kparam64 : ld_kparam;
+    in->fn = n == 4 && !wide ? HOST_PICK(ld_kparam32) : n == 8 && wide ? HOST_PICK(ld_kparam64) : ld_kparam;
   else if (n == 4 && !wide) {
     if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(ld_shared32_r32);
-    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = HOST_PICK(ld_global32_r64);
     else in->fn = ld_scalar32;
   } else if (n == 8 && wide) {
     in->fn = (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) ? ld_global64_r64 : ld_scalar64;
@@ -1123,7 +1153,7 @@ static simtvp_status build_st(fx_build *b) {
   if (wide) in->flags |= LD_WIDE;
   if (n == 4 && !wide) {
     if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(st_shared32_r32);
-    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = HOST_PICK(st_global32_r64);
     else in->fn = st_scalar32;
   } else {
     in->fn = st_general;
@@ -1172,7 +1202,8 @@ static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
 }
 
 /* cvta between generic and global (window 0) of a 64-bit register: a copy (nothing when d is a) */
-static void cvta_global64_h(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void cvta_global64_h_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+  (void)wide;
   if (in->o[0] == in->o[1]) return;
   const uint64_t *a = FX_R64(w, in->o[1]);
   uint64_t *D = FX_R64(w, in->o[0]);
@@ -1184,6 +1215,7 @@ static void cvta_global64_h(fx_warp *w, const fx_insn *in, uint32_t m) {
     fx_put64(D, r, m);
   }
 }
+HOST_VARIANTS(cvta_global64_h)
 
 /* cvta of a local/param symbol from the frame: d = fp + imm (+window) */
 static void cvta_fp_h(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -1227,7 +1259,7 @@ static simtvp_status build_cvta(fx_build *b) {
     st = fx_src(b, 1, (ptx_type)pi->type, &in->o[1]);
   }
   if (st != SIMTVP_OK) return st;
-  in->fn = in->imm == 0 && !(in->flags & 1) ? cvta_global64_h : cvta_h;
+  in->fn = in->imm == 0 && !(in->flags & 1) ? HOST_PICK(cvta_global64_h) : cvta_h;
   return SIMTVP_OK;
 }
 
