@@ -7,6 +7,9 @@
  * writers of 16-bit results store them zero-extended. */
 #include "alu.h"
 #include "func_internal.h"
+#ifdef FX_AVX2
+#include <immintrin.h>
+#endif
 
 static inline uint32_t sx16(uint32_t x) { return (uint32_t)(int32_t)(int16_t)x; }
 static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
@@ -229,9 +232,27 @@ TER32(mad_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b) + c)
 /* AVX2 variants of the integer arithmetic every kernel's index and address computations run
  * (func_internal.h, FX_AVX2), and the builder's map from a handler to its variant. */
 BIN32_AT(add32_avx2, FX_AVX2, a + b)
-BIN64_AT(add64_avx2, FX_AVX2, a + b)
+/* A full warp's 64-bit add/sub: every lane read into eight registers before any is written, so
+ * the destination may be any row (no overlap checks, no temporary, no stack frame). */
+#define BIN64_AVX2(name, OP)                                                                   \
+  FX_AVX2 H(name) {                                                                            \
+    const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
+    uint64_t *D = FX_R64(w, in->o[0]);                                                         \
+    __m256i x[8];                                                                              \
+    for (unsigned j = 0; j < 8; j++)                                                           \
+      x[j] = OP(_mm256_loadu_si256((const __m256i *)(A + 4 * j)),                              \
+                _mm256_loadu_si256((const __m256i *)(B + 4 * j)));                             \
+    if (m == FX_FULL) {                                                                        \
+      for (unsigned j = 0; j < 8; j++) _mm256_storeu_si256((__m256i *)(D + 4 * j), x[j]);      \
+    } else {                                                                                   \
+      uint64_t r[32];                                                                          \
+      for (unsigned j = 0; j < 8; j++) _mm256_storeu_si256((__m256i *)(r + 4 * j), x[j]);      \
+      fx_put64(D, r, m);                                                                       \
+    }                                                                                          \
+  }
+BIN64_AVX2(add64_avx2, _mm256_add_epi64)
 BIN32_AT(sub32_avx2, FX_AVX2, a - b)
-BIN64_AT(sub64_avx2, FX_AVX2, a - b)
+BIN64_AVX2(sub64_avx2, _mm256_sub_epi64)
 BIN32_AT(mul_lo32_avx2, FX_AVX2, a * b)
 TER32_AT(mad_lo32_avx2, FX_AVX2, a * b + c)
 WIDE32_AT(mul_wide_u32_avx2, FX_AVX2, alu_mul_wide_u32(a, b))
