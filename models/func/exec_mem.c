@@ -1202,8 +1202,7 @@ static void cvta_h(fx_warp *w, const fx_insn *in, uint32_t m) {
 }
 
 /* cvta between generic and global (window 0) of a 64-bit register: a copy (nothing when d is a) */
-static inline __attribute__((always_inline)) void cvta_global64_h_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
-  (void)wide;
+static void cvta_global64_h(fx_warp *w, const fx_insn *in, uint32_t m) {
   if (in->o[0] == in->o[1]) return;
   const uint64_t *a = FX_R64(w, in->o[1]);
   uint64_t *D = FX_R64(w, in->o[0]);
@@ -1215,7 +1214,6 @@ static inline __attribute__((always_inline)) void cvta_global64_h_body(fx_warp *
     fx_put64(D, r, m);
   }
 }
-HOST_VARIANTS(cvta_global64_h)
 
 /* cvta of a local/param symbol from the frame: d = fp + imm (+window) */
 static void cvta_fp_h(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -1259,7 +1257,7 @@ static simtvp_status build_cvta(fx_build *b) {
     st = fx_src(b, 1, (ptx_type)pi->type, &in->o[1]);
   }
   if (st != SIMTVP_OK) return st;
-  in->fn = in->imm == 0 && !(in->flags & 1) ? HOST_PICK(cvta_global64_h) : cvta_h;
+  in->fn = in->imm == 0 && !(in->flags & 1) ? cvta_global64_h : cvta_h;
   return SIMTVP_OK;
 }
 
