@@ -850,14 +850,16 @@ static inline __attribute__((always_inline)) bool global_halves_ok(bool wide, co
  * (the first one's is what the translation cache would give it). */
 static inline bool same_page(uint64_t a, uint64_t b) { return ((a ^ b) >> DEVMEM_PAGE_BITS) == 0; }
 
-static inline __attribute__((always_inline)) void ld_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+static inline __attribute__((always_inline)) void ld_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                       bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
   if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     /* the pages in lane order, as the lane path translates them; one that does not translate: the
      * general path reports (or waits) */
     const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = NULL;
-    if (p0) p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate(w->tlb, h1);
+    if (p0)
+      p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate(w->tlb, h1);
     if (!p1) {
       ld_scalar32(w, in, m);
       return;
@@ -885,12 +887,14 @@ static inline __attribute__((always_inline)) void ld_global32_r64_body(fx_warp *
 }
 HOST_VARIANTS(ld_global32_r64)
 
-static inline __attribute__((always_inline)) void st_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+static inline __attribute__((always_inline)) void st_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                       bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
   if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = NULL;
-    if (p0) p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate_w(w->tlb, h1);
+    if (p0)
+      p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate_w(w->tlb, h1);
     if (!p1) {
       st_scalar32(w, in, m);
       return;
@@ -943,7 +947,8 @@ static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
 /* ld_kparam's two usual forms, a 4-byte value into a 32-bit register and an 8-byte one (a
  * pointer) into a 64-bit register: fixed-size reads, no extension to decide (a kernel's first
  * instructions; 4 of vector add's 27 per warp). */
-static inline __attribute__((always_inline)) void ld_kparam32_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+static inline __attribute__((always_inline)) void ld_kparam32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   (void)wide;
   uint64_t a = in->imm;
   if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 4, a);
@@ -954,7 +959,8 @@ static inline __attribute__((always_inline)) void ld_kparam32_body(fx_warp *w, c
   fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
 HOST_VARIANTS(ld_kparam32)
-static inline __attribute__((always_inline)) void ld_kparam64_body(fx_warp *w, const fx_insn *in, uint32_t m, bool wide) {
+static inline __attribute__((always_inline)) void ld_kparam64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   (void)wide;
   uint64_t a = in->imm;
   if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 8, a);
