@@ -110,8 +110,12 @@ __attribute__((target("avx2,fma"))) static void fma_f32_hw(fx_warp *w, const fx_
   }
 }
 static bool host_has_fma(void) {
+#if defined(SIMTVP_NO_HOST_SIMD) /* (SIMTVP_HOST_SIMD=OFF: the portable handlers only) */
+  return false;
+#else
   __builtin_cpu_init();
   return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+#endif
 }
 #endif
 

@@ -7,6 +7,9 @@
  * writers of 16-bit results store them zero-extended. */
 #include "alu.h"
 #include "func_internal.h"
+#ifdef FX_AVX2
+#include <immintrin.h>
+#endif
 
 static inline uint32_t sx16(uint32_t x) { return (uint32_t)(int32_t)(int16_t)x; }
 static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
@@ -15,8 +18,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
 
-#define BIN32(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define BIN32(name, EXPR) BIN32_AT(name, , EXPR)
+#define BIN32_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     uint32_t r[32];                                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
@@ -26,8 +30,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     }                                                                                          \
     fx_put32(FX_R32(w, in->o[0]), r, m);                                                       \
   }
-#define BIN64(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define BIN64(name, EXPR) BIN64_AT(name, , EXPR)
+#define BIN64_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
     bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW64) &&          \
@@ -57,8 +62,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     if (!direct) fx_put64(D, r, m);                                                            \
   }
 /* 32-bit operands, 64-bit result (mul.wide) */
-#define WIDE32(name, EXPR)                                                                     \
-  H(name) {                                                                                    \
+#define WIDE32(name, EXPR) WIDE32_AT(name, , EXPR)
+#define WIDE32_AT(name, ATTR, EXPR)                                                            \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]);                         \
     uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
     bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32) &&          \
@@ -103,8 +109,9 @@ static inline uint32_t zx16(uint32_t x) { return x & 0xffffu; }
     }                                                                                          \
     fx_put32(FX_R32(w, in->o[0]), r, m);                                                       \
   }
-#define TER32(name, EXPR)                                                                      \
-  H(name) {                                                                                    \
+#define TER32(name, EXPR) TER32_AT(name, , EXPR)
+#define TER32_AT(name, ATTR, EXPR)                                                             \
+  ATTR H(name) {                                                                               \
     const uint32_t *A = FX_R32(w, in->o[1]), *B = FX_R32(w, in->o[2]), *C = FX_R32(w, in->o[3]); \
     uint32_t r[32];                                                                            \
     for (unsigned i = 0; i < 32; i++) {                                                        \
@@ -186,6 +193,25 @@ static inline uint64_t mul_wide_s32_via_u(uint32_t a, uint32_t b) {
   return (uint64_t)a * b - ((uint64_t)fix << 32);
 }
 WIDE32(mul_wide_s32, mul_wide_s32_via_u(a, b))
+/* mul.wide by an immediate 2^k (k = in->aux < 31), the index scaling of nearly every address
+ * computation (mul.wide.s32 %rd, %r, 4): the product is a's extension shifted left by k, exact in
+ * 64 bits, so bit for bit mul_wide_s32 / mul_wide_u32, in a third of their host instructions
+ * (SSE2 has no 64-bit multiply; the sign fix above costs as much again). */
+#define WIDE32_POW2(name, EXT) WIDE32_POW2_AT(name, , EXT)
+#define WIDE32_POW2_AT(name, ATTR, EXT)                                                        \
+  ATTR H(name) {                                                                               \
+    const uint32_t *A = FX_R32(w, in->o[1]);                                                   \
+    const uint32_t k = in->aux;                                                                \
+    uint64_t r[32], *D = FX_R64(w, in->o[0]);                                                  \
+    bool direct = m == FX_FULL && fx_apart(in->o[0], FX_ROW64, in->o[1], FX_ROW32);            \
+    uint64_t *out = direct ? D : r;                                                            \
+    for (unsigned i = 0; i < 32; i++) out[i] = (uint64_t)(EXT(A[i])) << k;                     \
+    if (!direct) fx_put64(D, r, m);                                                            \
+  }
+#define SX32(x) (int64_t)(int32_t)(x)
+#define ZX32(x) (uint64_t)(x)
+WIDE32_POW2(mul_wide_s32_pow2, SX32)
+WIDE32_POW2(mul_wide_u32_pow2, ZX32)
 BIN32(mul_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b))
 BIN32(mul_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b))
 TER32(mad_lo32, a * b + c)
@@ -202,6 +228,55 @@ MADW(mad_wide_u32, alu_mul_wide_u32(a, b) + c)
 MADW(mad_wide_s32, mul_wide_s32_via_u(a, b) + c)
 TER32(mad_wide_u16, alu_mul_wide_u16((uint16_t)a, (uint16_t)b) + c)
 TER32(mad_wide_s16, alu_mul_wide_s16((uint16_t)a, (uint16_t)b) + c)
+#ifdef FX_AVX2
+/* AVX2 variants of the integer arithmetic every kernel's index and address computations run
+ * (func_internal.h, FX_AVX2), and the builder's map from a handler to its variant. */
+BIN32_AT(add32_avx2, FX_AVX2, a + b)
+/* A full warp's 64-bit add/sub: every lane read into eight registers before any is written, so
+ * the destination may be any row (no overlap checks, no temporary, no stack frame). */
+#define BIN64_AVX2(name, OP)                                                                   \
+  FX_AVX2 H(name) {                                                                            \
+    const uint64_t *A = FX_R64(w, in->o[1]), *B = FX_R64(w, in->o[2]);                         \
+    uint64_t *D = FX_R64(w, in->o[0]);                                                         \
+    __m256i x[8];                                                                              \
+    for (unsigned j = 0; j < 8; j++)                                                           \
+      x[j] = OP(_mm256_loadu_si256((const __m256i *)(A + 4 * j)),                              \
+                _mm256_loadu_si256((const __m256i *)(B + 4 * j)));                             \
+    if (m == FX_FULL) {                                                                        \
+      for (unsigned j = 0; j < 8; j++) _mm256_storeu_si256((__m256i *)(D + 4 * j), x[j]);      \
+    } else {                                                                                   \
+      uint64_t r[32];                                                                          \
+      for (unsigned j = 0; j < 8; j++) _mm256_storeu_si256((__m256i *)(r + 4 * j), x[j]);      \
+      fx_put64(D, r, m);                                                                       \
+    }                                                                                          \
+  }
+BIN64_AVX2(add64_avx2, _mm256_add_epi64)
+BIN32_AT(sub32_avx2, FX_AVX2, a - b)
+BIN64_AVX2(sub64_avx2, _mm256_sub_epi64)
+BIN32_AT(mul_lo32_avx2, FX_AVX2, a * b)
+TER32_AT(mad_lo32_avx2, FX_AVX2, a * b + c)
+WIDE32_AT(mul_wide_u32_avx2, FX_AVX2, alu_mul_wide_u32(a, b))
+WIDE32_AT(mul_wide_s32_avx2, FX_AVX2, mul_wide_s32_via_u(a, b))
+WIDE32_POW2_AT(mul_wide_s32_pow2_avx2, FX_AVX2, SX32)
+WIDE32_POW2_AT(mul_wide_u32_pow2_avx2, FX_AVX2, ZX32)
+static const struct {
+  fx_fn base, avx2;
+} int_avx2[] = {{add32, add32_avx2},         {add64, add64_avx2},
+                {sub32, sub32_avx2},         {sub64, sub64_avx2},
+                {mul_lo32, mul_lo32_avx2},   {mad_lo32, mad_lo32_avx2},
+                {mul_wide_u32, mul_wide_u32_avx2}, {mul_wide_s32, mul_wide_s32_avx2},
+                {mul_wide_s32_pow2, mul_wide_s32_pow2_avx2}, {mul_wide_u32_pow2, mul_wide_u32_pow2_avx2}};
+#endif
+/* The handler f, or its AVX2 variant when it has one and the host runs AVX2. */
+static fx_fn host_variant(fx_fn f) {
+#ifdef FX_AVX2
+  if (fx_host_avx2())
+    for (size_t i = 0; i < sizeof int_avx2 / sizeof int_avx2[0]; i++)
+      if (int_avx2[i].base == f) return int_avx2[i].avx2;
+#endif
+  return f;
+}
+
 BIN32(mul24_lo_u32, alu_mul24_lo_u32(a, b))
 BIN32(mul24_lo_s32, alu_mul24_lo_s32(a, b))
 BIN32(mul24_hi_u32, alu_mul24_hi_u32(a, b))
@@ -446,6 +521,11 @@ H(mov_sreg_uni32) {
   if (in->flags & 1) v &= 0xffffu;
   fx_fill32(FX_R32(w, in->o[0]), v, m);
 }
+/* %ntid, %ctaid and %nctaid (dimension in->aux2) without fx_sreg_value's switch: each kernel's
+ * index arithmetic reads them (mov_sreg_uni32 for the rest) */
+H(mov_ntid) { fx_fill32(FX_R32(w, in->o[0]), w->l->block[in->aux2], m); }
+H(mov_ctaid) { fx_fill32(FX_R32(w, in->o[0]), w->cta->ctaid[in->aux2], m); }
+H(mov_nctaid) { fx_fill32(FX_R32(w, in->o[0]), w->l->grid[in->aux2], m); }
 H(mov_sreg32) {
   uint32_t r[32];
   FX_FOR_LANES(i, m) r[i] = (uint32_t)fx_sreg_value(w, in->aux, i);
@@ -557,6 +637,21 @@ static simtvp_status ops(fx_build *b, uint32_t nsrc, ptx_type t1, ptx_type t2, p
   return st;
 }
 
+/* Whether source operand `opnd` (already in in->o[opnd]) is an immediate whose 32-bit constant
+ * row holds 2^k with k < 31 (positive as .s32 too); *k gets k. */
+static bool pow2_operand(const fx_build *b, uint32_t opnd, uint32_t *k) {
+  const fx_func *f = b->f;
+  if (b->pi->ops[opnd].kind != PTX_OPND_IMM) return false;
+  for (uint32_t i = 0; i < f->n_const32; i++) {
+    if ((uint32_t)f->const32_val[2 * i + 1] != b->out->o[opnd]) continue;
+    uint64_t v = f->const32_val[2 * i];
+    if (!v || (v & (v - 1)) || v >= (1ull << 31)) return false;
+    *k = (uint32_t)__builtin_ctzll(v);
+    return true;
+  }
+  return false;
+}
+
 static bool is_int(ptx_type t) {
   return (t >= PTX_TYPE_B8 && t <= PTX_TYPE_S64) && t != PTX_TYPE_B128;
 }
@@ -599,7 +694,11 @@ static simtvp_status build_mul(fx_build *b) {
   bool s = ptx_type_is_signed(t);
   simtvp_status st = ops(b, 2, t, t, PTX_TYPE_NONE, PTX_TYPE_NONE);
   if (st != SIMTVP_OK) return st;
-  if (pi->mods & PTX_MOD_WIDE) in->fn = bits == 16 ? (s ? mul_wide_s16 : mul_wide_u16) : bits == 32 ? (s ? mul_wide_s32 : mul_wide_u32) : NULL;
+  uint32_t k;
+  if ((pi->mods & PTX_MOD_WIDE) && bits == 32 && pow2_operand(b, 2, &k)) {
+    in->aux = k;
+    in->fn = s ? mul_wide_s32_pow2 : mul_wide_u32_pow2;
+  } else if (pi->mods & PTX_MOD_WIDE) in->fn = bits == 16 ? (s ? mul_wide_s16 : mul_wide_u16) : bits == 32 ? (s ? mul_wide_s32 : mul_wide_u32) : NULL;
   else if (pi->mods & PTX_MOD_HI) in->fn = s ? PICK(mul_hi_s16, mul_hi_s32, mul_hi_s64) : PICK(mul_hi_u16, mul_hi_u32, mul_hi_u64);
   else in->fn = PICK(mul_lo16, mul_lo32, mul_lo64);
   return SIMTVP_OK;
@@ -903,7 +1002,11 @@ static simtvp_status build_mov(fx_build *b) {
     else if (a->index == PTX_SREG_TID_Z && !narrow) in->fn = mov_tid_z;
     else if (per_lane || a->index == PTX_SREG_TID_X || a->index == PTX_SREG_TID_Y || a->index == PTX_SREG_TID_Z)
       in->fn = mov_sreg32;
-    else in->fn = mov_sreg_uni32;
+    else if (a->index >= PTX_SREG_NTID_X && a->index <= PTX_SREG_NCTAID_Z && !narrow) {
+      uint32_t g = (a->index - PTX_SREG_NTID_X) / 3u;
+      in->aux2 = (a->index - PTX_SREG_NTID_X) % 3u;
+      in->fn = g == 0 ? mov_ntid : g == 1 ? mov_ctaid : mov_nctaid;
+    } else in->fn = mov_sreg_uni32;
     return SIMTVP_OK;
   }
   if (a->kind == PTX_OPND_SYMBOL) {
@@ -940,9 +1043,25 @@ simtvp_status fx_build_float_arith(fx_build *b); /* exec_float.c */
 static simtvp_status int_or_float(fx_build *b, fx_builder intb) {
   return ptx_type_is_float((ptx_type)b->pi->type) ? fx_build_float_arith(b) : intb(b);
 }
-static simtvp_status b_add(fx_build *b) { return int_or_float(b, build_addsub); }
-static simtvp_status b_mul(fx_build *b) { return int_or_float(b, build_mul); }
-static simtvp_status b_mad(fx_build *b) { return int_or_float(b, build_mad); }
+/* The integer builders whose handlers have host variants (host_variant). */
+static simtvp_status build_addsub_h(fx_build *b) {
+  simtvp_status st = build_addsub(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status build_mul_h(fx_build *b) {
+  simtvp_status st = build_mul(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status build_mad_h(fx_build *b) {
+  simtvp_status st = build_mad(b);
+  b->out->fn = host_variant(b->out->fn);
+  return st;
+}
+static simtvp_status b_add(fx_build *b) { return int_or_float(b, build_addsub_h); }
+static simtvp_status b_mul(fx_build *b) { return int_or_float(b, build_mul_h); }
+static simtvp_status b_mad(fx_build *b) { return int_or_float(b, build_mad_h); }
 static simtvp_status b_div(fx_build *b) { return int_or_float(b, build_divrem); }
 static simtvp_status b_absneg(fx_build *b) { return int_or_float(b, build_absneg); }
 static simtvp_status b_minmax(fx_build *b) { return int_or_float(b, build_minmax); }

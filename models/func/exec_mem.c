@@ -7,8 +7,27 @@
 #include <inttypes.h>
 
 #include "func_internal.h"
+#ifdef FX_AVX2
+#include <immintrin.h>
+#endif
 
 #define H(name) static void name(fx_warp *w, const fx_insn *in, uint32_t m)
+
+/* A handler with an FX_AVX2 variant (name##_avx2): the one for this host (func_internal.h). */
+#ifdef FX_AVX2
+#define HOST_PICK(name) (fx_host_avx2() ? name##_avx2 : name)
+#else
+#define HOST_PICK(name) (name)
+#endif
+/* A handler and its FX_AVX2 variant from one body, name##_body(w, in, m, wide). */
+#ifdef FX_AVX2
+#define HOST_VARIANTS(name)                                                                    \
+  static void name(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, false); } \
+  FX_AVX2 static void name##_avx2(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, true); }
+#else
+#define HOST_VARIANTS(name)                                                                    \
+  static void name(fx_warp *w, const fx_insn *in, uint32_t m) { name##_body(w, in, m, false); }
+#endif
 
 static const char *space_name(uint32_t s) {
   switch (s) {
@@ -432,13 +451,52 @@ static inline bool shared_halves_ok(const uint32_t *R, uint32_t off, uint32_t si
   }
   uint32_t b0 = r0 + off, b1 = r1 + off;
   /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
-  uint64_t e0 = (uint64_t)b0 + 4 + 60 * (k & 1u), e1 = (uint64_t)b1 + 4 + 60 * (k >> 1);
-  if (((b0 | b1) & 3u) | (e0 > size) | (e1 > size)) return false;
+  uint64_t e0 = (uint64_t)b0 + ((k & 1u) ? 64 : 4), e1 = (uint64_t)b1 + ((k & 2u) ? 64 : 4);
+  if (((b0 | b1) & 3u) || (e0 > e1 ? e0 : e1) > size) return false;
   *a0 = b0;
   *a1 = b1;
   *kinds = k;
   return true;
 }
+
+#ifdef FX_AVX2
+/* shared_halves_ok eight lanes a register, for the FX_AVX2 variants: the same tests in AVX2
+ * (vptest decides each), the same answers. */
+FX_AVX2 static inline bool shared_halves_ok8(const uint32_t *R, uint32_t off, uint32_t size, uint32_t *a0,
+                                             uint32_t *a1, uint32_t *kinds) {
+  uint32_t r0 = R[0], r1 = R[16];
+  __m256i v0 = _mm256_set1_epi32((int)r0), v1 = _mm256_set1_epi32((int)r1);
+  __m256i d0 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)R), v0);
+  __m256i d1 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 8)), v0);
+  __m256i d2 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 16)), v1);
+  __m256i d3 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(R + 24)), v1);
+  __m256i u0 = _mm256_or_si256(d0, d1), u1 = _mm256_or_si256(d2, d3), u = _mm256_or_si256(u0, u1);
+  uint32_t k;
+  if (_mm256_testz_si256(u, u)) {
+    k = 0; /* both uniform */
+  } else {
+    const __m256i c = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), c32 = _mm256_add_epi32(c, _mm256_set1_epi32(32));
+    __m256i c0 = _mm256_or_si256(_mm256_xor_si256(d0, c), _mm256_xor_si256(d1, c32));
+    __m256i c1 = _mm256_or_si256(_mm256_xor_si256(d2, c), _mm256_xor_si256(d3, c32));
+    __m256i cc = _mm256_or_si256(c0, c1);
+    if (_mm256_testz_si256(cc, cc)) {
+      k = 3; /* both contiguous */
+    } else {
+      bool uu0 = _mm256_testz_si256(u0, u0), uu1 = _mm256_testz_si256(u1, u1);
+      if (!(uu0 || _mm256_testz_si256(c0, c0)) || !(uu1 || _mm256_testz_si256(c1, c1))) return false;
+      k = (uint32_t)!uu0 | (uint32_t)!uu1 << 1;
+    }
+  }
+  uint32_t b0 = r0 + off, b1 = r1 + off;
+  /* a contiguous half ends 64 bytes after its first lane, a uniform one 4 (64-bit sums: no wrap) */
+  uint64_t e0 = (uint64_t)b0 + ((k & 1u) ? 64 : 4), e1 = (uint64_t)b1 + ((k & 2u) ? 64 : 4);
+  if (((b0 | b1) & 3u) || (e0 > e1 ? e0 : e1) > size) return false;
+  *a0 = b0;
+  *a1 = b1;
+  *kinds = k;
+  return true;
+}
+#endif
 
 /* The 16 addresses of a half-warp from its first (h) and pattern: one word, or consecutive words. */
 static inline void rec_half(uint64_t *addr, uint64_t h, bool contig) {
@@ -489,11 +547,25 @@ static __attribute__((noinline)) void ld_shared32_lanes(fx_warp *w, const fx_ins
   w->counts->loads[PTX_SPACE_SHARED]++;
 }
 
-static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* The classifier of a variant: shared_halves_ok, or its eight-lane form in the FX_AVX2 ones. */
+static inline __attribute__((always_inline)) bool shared_halves_of(bool wide, const uint32_t *R, uint32_t off,
+                                                                   uint32_t size, uint32_t *a0, uint32_t *a1,
+                                                                   uint32_t *kinds) {
+#ifdef FX_AVX2
+  if (wide) return shared_halves_ok8(R, off, size, a0, a1, kinds);
+#endif
+  (void)wide;
+  return shared_halves_ok(R, off, size, a0, a1, kinds);
+}
+
+/* ld.shared.b32 [%r + imm]: a full warp whose halves have a pattern at once, anything else lane by
+ * lane. `wide`: the FX_AVX2 variant's classifier. */
+static inline __attribute__((always_inline)) void ld_shared32_r32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
-    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_of(wide, R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
       if (w->rec) rec_full(w, true, PTX_SPACE_SHARED, h0, h1, kinds);
       const uint8_t *s = w->cta->smem;
       uint32_t *d = FX_R32(w, in->o[0]); /* may be R itself: not read below */
@@ -517,6 +589,7 @@ static void ld_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   ld_shared32_lanes(w, in, m);
 }
+HOST_VARIANTS(ld_shared32_r32)
 
 /* st_shared32_r32 when the full-warp pattern test fails: every lane checked (or the general path). */
 static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_insn *in, uint32_t m) {
@@ -536,11 +609,12 @@ static __attribute__((noinline)) void st_shared32_lanes(fx_warp *w, const fx_ins
   w->counts->stores[PTX_SPACE_SHARED]++;
 }
 
-static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void st_shared32_r32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
   if (m == FX_FULL) {
     const uint32_t *R = FX_R32(w, in->o[1]);
     uint32_t off = (uint32_t)in->imm, h0, h1, kinds;
-    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_ok(R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
+    if (w->cta->smem_bytes <= 0x80000000u && shared_halves_of(wide, R, off, w->cta->smem_bytes, &h0, &h1, &kinds)) {
       if (w->rec) rec_full(w, false, PTX_SPACE_SHARED, h0, h1, kinds);
       uint8_t *s = w->cta->smem;
       const uint32_t *v = FX_R32(w, in->o[2]);
@@ -556,6 +630,7 @@ static void st_shared32_r32(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   st_shared32_lanes(w, in, m);
 }
+HOST_VARIANTS(st_shared32_r32)
 
 /* Host address of the page all active lanes share, NULL when they do not (or it is unmapped);
  * *spread is set when the lanes are aligned but on several pages (global_lane_ptrs' case). */
@@ -724,10 +799,42 @@ static inline bool global_half_kind(const uint64_t *R, uint32_t elem, bool *cont
   *contig = false;
   return !(u[0] | u[1]);
 }
-static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t elem, uint64_t *a0, uint64_t *a1,
-                                    uint32_t *kinds) {
+/* Whether the whole warp is one run (lane i at R[0] + elem*i): a 1-D grid's streaming access, the
+ * usual case, decided in one pass against the expected addresses instead of a pass per half. */
+static inline bool global_warp_run(const uint64_t *R, uint32_t elem) {
+  fx_v2u64 e = {R[0], R[0] + elem}, step = {2ull * elem, 2ull * elem}, c = {0, 0};
+  for (unsigned j = 0; j < 16; j++, e += step) {
+    fx_v2u64 d;
+    memcpy(&d, R + 2 * j, sizeof d);
+    c |= d ^ e;
+  }
+  return !(c[0] | c[1]);
+}
+#ifdef FX_AVX2
+/* global_warp_run of 4-byte lanes four addresses a register, for the FX_AVX2 variants. */
+FX_AVX2 static inline bool global_warp_run8(const uint64_t *R) {
+  __m256i e = _mm256_add_epi64(_mm256_set1_epi64x((long long)R[0]), _mm256_setr_epi64x(0, 4, 8, 12));
+  const __m256i step = _mm256_set1_epi64x(16);
+  __m256i c = _mm256_setzero_si256();
+  for (unsigned j = 0; j < 8; j++, e = _mm256_add_epi64(e, step))
+    c = _mm256_or_si256(c, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(R + 4 * j)), e));
+  return _mm256_testz_si256(c, c);
+}
+#endif
+/* `wide`: the FX_AVX2 variant's test (4-byte elements only). */
+static inline __attribute__((always_inline)) bool global_warp_run_of(bool wide, const uint64_t *R, uint32_t elem) {
+#ifdef FX_AVX2
+  if (wide && elem == 4) return global_warp_run8(R);
+#endif
+  (void)wide;
+  return global_warp_run(R, elem);
+}
+static inline __attribute__((always_inline)) bool global_halves_ok(bool wide, const uint64_t *R, uint64_t off,
+                                                                   uint32_t elem, uint64_t *a0, uint64_t *a1,
+                                                                   uint32_t *kinds) {
   bool con0, con1;
-  if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
+  if (R[16] == R[0] + 16ull * elem && global_warp_run_of(wide, R, elem)) con0 = con1 = true;
+  else if (!global_half_kind(R, elem, &con0) || !global_half_kind(R + 16, elem, &con1)) return false;
   uint64_t b0 = R[0] + off, b1 = R[16] + off;
   if (((b0 | b1) & (elem - 1)) || (b0 & DEVMEM_PAGE_MASK) + (con0 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES ||
       (b1 & DEVMEM_PAGE_MASK) + (con1 ? 16u * elem : elem) > DEVMEM_PAGE_BYTES)
@@ -739,13 +846,20 @@ static inline bool global_halves_ok(const uint64_t *R, uint64_t off, uint32_t el
 }
 
 
-static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+/* Whether two global addresses lie on one page: the second then needs no translation of its own
+ * (the first one's is what the translation cache would give it). */
+static inline bool same_page(uint64_t a, uint64_t b) { return ((a ^ b) >> DEVMEM_PAGE_BITS) == 0; }
+
+static inline __attribute__((always_inline)) void ld_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                       bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
-  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+  if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
     /* the pages in lane order, as the lane path translates them; one that does not translate: the
      * general path reports (or waits) */
-    const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate(w->tlb, h1) : NULL;
+    const uint8_t *p0 = devmem_tlb_translate(w->tlb, h0), *p1 = NULL;
+    if (p0)
+      p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate(w->tlb, h1);
     if (!p1) {
       ld_scalar32(w, in, m);
       return;
@@ -771,12 +885,16 @@ static void ld_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   ld_global32_lanes(w, in, m);
 }
+HOST_VARIANTS(ld_global32_r64)
 
-static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
+static inline __attribute__((always_inline)) void st_global32_r64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                       bool wide) {
   uint64_t h0, h1;
   uint32_t kinds;
-  if (m == FX_FULL && global_halves_ok(FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
-    uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = p0 ? devmem_tlb_translate_w(w->tlb, h1) : NULL;
+  if (m == FX_FULL && global_halves_ok(wide, FX_R64(w, in->o[1]), in->imm, 4, &h0, &h1, &kinds)) {
+    uint8_t *p0 = devmem_tlb_translate_w(w->tlb, h0), *p1 = NULL;
+    if (p0)
+      p1 = same_page(h0, h1) ? p0 - (h0 & DEVMEM_PAGE_MASK) + (h1 & DEVMEM_PAGE_MASK) : devmem_tlb_translate_w(w->tlb, h1);
     if (!p1) {
       st_scalar32(w, in, m);
       return;
@@ -793,31 +911,66 @@ static void st_global32_r64(fx_warp *w, const fx_insn *in, uint32_t m) {
   }
   st_global32_lanes(w, in, m);
 }
+HOST_VARIANTS(st_global32_r64)
+
+/* Step record of a load every lane of m makes at one address a (readers look at mem_mask's
+ * lanes: all 32 get it, in 16 two-lane stores). */
+static inline void rec_uniform_load(func_step *rec, uint32_t m, uint8_t space, uint16_t bytes, uint64_t a) {
+  rec->is_load = true;
+  rec->space = space;
+  rec->mem_mask = m;
+  rec->access_bytes = bytes;
+  fx_v2u64 v = {a, a};
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < 16; j++) memcpy(rec->addr + 2 * j, &v, sizeof v);
+}
+
+static bool kparam_outside(fx_warp *w, const fx_insn *in, uint32_t m, uint64_t a, uint32_t n) {
+  if (a + n <= w->l->param_bytes) return false;
+  fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, true, a,
+           "param load of %u bytes at param offset 0x%" PRIx64 " is outside the kernel's %u bytes of parameters",
+           n, a, w->l->param_bytes);
+  return true;
+}
 
 /* Uniform kernel-parameter load: one address for every lane. */
 static void ld_kparam(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint32_t n = in->size;
   uint64_t a = in->imm;
-  if (w->rec) {
-    w->rec->is_load = true;
-    w->rec->space = PTX_SPACE_PARAM;
-    w->rec->mem_mask = m;
-    w->rec->access_bytes = (uint16_t)n;
-    fx_v2u64 v = {a, a}; /* readers look at mem_mask's lanes */
-    for (unsigned j = 0; j < 16; j++) memcpy(w->rec->addr + 2 * j, &v, sizeof v);
-  }
-  if (!m) return;
-  if (a + n > w->l->param_bytes) {
-    fx_fault(w, in, (uint32_t)__builtin_ctz(m), SIMTVP_ERR_FAULT, true, a,
-             "param load of %u bytes at param offset 0x%" PRIx64 " is outside the kernel's %u bytes of parameters",
-             n, a, w->l->param_bytes);
-    return;
-  }
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, (uint16_t)n, a);
+  if (!m || kparam_outside(w, in, m, a, n)) return;
   count_mem(w, in, true);
   uint64_t v = fx_load_le(w->l->params + a, n, in->flags & LD_SIGN);
   if (in->flags & LD_WIDE) fx_fill64(FX_R64(w, in->o[0]), v, m);
   else fx_fill32(FX_R32(w, in->o[0]), (uint32_t)v, m);
 }
+/* ld_kparam's two usual forms, a 4-byte value into a 32-bit register and an 8-byte one (a
+ * pointer) into a 64-bit register: fixed-size reads, no extension to decide (a kernel's first
+ * instructions; 4 of vector add's 27 per warp). */
+static inline __attribute__((always_inline)) void ld_kparam32_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
+  (void)wide;
+  uint64_t a = in->imm;
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 4, a);
+  if (!m || kparam_outside(w, in, m, a, 4)) return;
+  w->counts->loads[PTX_SPACE_PARAM]++;
+  uint32_t v;
+  memcpy(&v, w->l->params + a, 4);
+  fx_fill32(FX_R32(w, in->o[0]), v, m);
+}
+HOST_VARIANTS(ld_kparam32)
+static inline __attribute__((always_inline)) void ld_kparam64_body(fx_warp *w, const fx_insn *in, uint32_t m,
+                                                                   bool wide) {
+  (void)wide;
+  uint64_t a = in->imm;
+  if (w->rec) rec_uniform_load(w->rec, m, PTX_SPACE_PARAM, 8, a);
+  if (!m || kparam_outside(w, in, m, a, 8)) return;
+  w->counts->loads[PTX_SPACE_PARAM]++;
+  uint64_t v;
+  memcpy(&v, w->l->params + a, 8);
+  fx_fill64(FX_R64(w, in->o[0]), v, m);
+}
+HOST_VARIANTS(ld_kparam64)
 
 static void ld_general(fx_warp *w, const fx_insn *in, uint32_t m) {
   uint64_t addr[32];
@@ -912,10 +1065,11 @@ static simtvp_status build_ld(fx_build *b) {
   }
   if (n > 8) return fx_unsupported(b, "128-bit load into a narrower register");
   if (wide) in->flags |= LD_WIDE;
-  if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM) in->fn = ld_kparam;
+  if (in->space == FX_SPACE_KPARAM && in->am == FX_AM_IMM)
+    in->fn = n == 4 && !wide ? HOST_PICK(ld_kparam32) : n == 8 && wide ? HOST_PICK(ld_kparam64) : ld_kparam;
   else if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = ld_shared32_r32;
-    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = ld_global32_r64;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(ld_shared32_r32);
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = HOST_PICK(ld_global32_r64);
     else in->fn = ld_scalar32;
   } else if (n == 8 && wide) {
     in->fn = (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) ? ld_global64_r64 : ld_scalar64;
@@ -1004,8 +1158,8 @@ static simtvp_status build_st(fx_build *b) {
   if (n > 8) return fx_unsupported(b, "128-bit store from a narrower register");
   if (wide) in->flags |= LD_WIDE;
   if (n == 4 && !wide) {
-    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = st_shared32_r32;
-    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = st_global32_r64;
+    if (in->space == PTX_SPACE_SHARED && in->am == FX_AM_R32) in->fn = HOST_PICK(st_shared32_r32);
+    else if (in->space == PTX_SPACE_GLOBAL && in->am == FX_AM_R64) in->fn = HOST_PICK(st_global32_r64);
     else in->fn = st_scalar32;
   } else {
     in->fn = st_general;

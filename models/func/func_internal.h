@@ -446,6 +446,24 @@ static inline bool fx_v4_zero(fx_v4u32 v) {
   return !(a | b);
 }
 
+/* Handlers compiled a second time for hosts with AVX2 (x86-64, GCC/Clang): the same source, lane
+ * loops 8 × 32 or 4 × 64 bits wide instead of SSE2's 4 or 2, and SSE4.1's 32-bit multiply. A
+ * builder picks the variant once, at load time (fx_host_avx2); both compute every lane exactly
+ * alike (integer arithmetic and copies only), so results and statistics do not depend on the host.
+ * Built with SIMTVP_HOST_SIMD=OFF (SIMTVP_NO_HOST_SIMD) the builders never pick them: how a host
+ * without AVX2 runs, and what the release CI stage tests. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FX_AVX2 __attribute__((target("avx2")))
+static inline bool fx_host_avx2(void) {
+#if defined(SIMTVP_NO_HOST_SIMD)
+  return false;
+#else
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#endif
+}
+#endif
+
 /* Lane loop over the set bits of m. */
 #define FX_FOR_LANES(i, m) \
   for (uint32_t fx_mm_ = (m), i; fx_mm_ && ((i = (uint32_t)__builtin_ctz(fx_mm_)), 1); fx_mm_ &= fx_mm_ - 1)

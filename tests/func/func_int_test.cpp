@@ -3,6 +3,7 @@
 // computation (PTX ISA 9.7.1, 9.7.2, 9.7.5-9.7.9).
 #include <climits>
 #include <functional>
+#include <string>
 
 #include "func_test_util.h"
 
@@ -74,6 +75,26 @@ TEST(FuncInt, AddSubMulWrapAround32) {
   check32("mad.lo.s32 %r5, %r2, %r3, %r4;", [](uint32_t a, uint32_t b, uint32_t c) { return a * b + c; });
   check32("add.u32 %r5, %r2, 17;", [](uint32_t a, uint32_t, uint32_t) { return a + 17; });
   check32("sub.s32 %r5, -5, %r3;", [](uint32_t, uint32_t b, uint32_t) { return (uint32_t)-5 - b; });
+}
+
+// mul.wide by an immediate: a power of two below 2^31 takes the engine's shift path (the
+// operand's extension shifted), anything else the general product; both are the exact 64-bit
+// product of the extended operands.
+TEST(FuncInt, MulWideByAnImmediateIsTheExactProduct) {
+  auto in = pairs32();
+  const char *imms[] = {"1", "2", "4", "8", "1073741824", "12", "-4", "0x80000000"};
+  for (const char *imm : imms) {
+    for (bool sgn : {true, false}) {
+      std::string op = std::string("mul.wide.") + (sgn ? "s32" : "u32") + " %rd9, %r2, " + imm + ";";
+      auto out = run_lanes("ld.global.u32 %r2, [%rd4];\n" + op + "\n st.global.u64 [%rd5], %rd9;", in);
+      uint32_t b = (uint32_t)std::stoll(imm, nullptr, 0);
+      for (size_t i = 0; i < in.size(); i++) {
+        uint32_t a = in[i].u32(0);
+        uint64_t want = sgn ? (uint64_t)((int64_t)(int32_t)a * (int64_t)(int32_t)b) : (uint64_t)a * b;
+        ASSERT_EQ(out[i].q[0], want) << op << " a=0x" << std::hex << a;
+      }
+    }
+  }
 }
 
 TEST(FuncInt, MulHiAndWideUseTheFullProduct) {

@@ -288,6 +288,46 @@ TEST(FuncMem, GlobalAccessesSpreadOverPagesMoveEachLanesWord) {
   EXPECT_NE(msg.find("not mapped"), std::string::npos) << msg;
 }
 
+// A 16×2 CTA reads and writes a row of 16 words per half-warp, rows `stride` words apart: one run
+// of 32 words (16), two rows on one page (32), two rows on different pages (1040: 4160 bytes), one
+// row twice (0). Each takes the engine's whole-warp global path; every lane moves its own word.
+TEST(FuncMem, HalfWarpRowsOfGlobalMemoryOnOneOrTwoPagesMoveEachLanesWord) {
+  Gpu g;
+  std::string ptx = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 stride)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r7, [stride];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mad.lo.u32 %r3, %r2, %r7, %r1;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r4, [%rd4];
+  add.u32 %r5, %r4, 1000;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.u32 [%rd5], %r5;
+  ret;
+})";
+  ASSERT_EQ(g.load(ptx), SIMTVP_OK) << g.diag.message;
+  std::vector<uint32_t> in(2048);
+  for (uint32_t i = 0; i < in.size(); i++) in[i] = i * 5 + 1;
+  uint64_t din = g.upload(in);
+  for (uint32_t stride : {16u, 32u, 1040u, 0u}) {
+    uint64_t dout = g.alloc(2048 * 4);
+    ASSERT_EQ(g.launch("k", 1, 16, {dout, din, stride}, 0, 1, 2), SIMTVP_OK) << g.diag.message;
+    auto v = g.download<uint32_t>(dout, 2048);
+    for (uint32_t ty = 0; ty < 2; ty++)
+      for (uint32_t tx = 0; tx < 16; tx++) {
+        uint32_t i = ty * stride + tx;
+        EXPECT_EQ(v[i], in[i] + 1000) << "stride " << stride << ", thread (" << tx << "," << ty << ")";
+      }
+  }
+}
+
 TEST(FuncMem, GenericAddressesReachSharedLocalAndGlobal) {
   Gpu g;
   std::string ptx = std::string(kHeader) + R"(

@@ -103,6 +103,64 @@ TEST(FuncStep, MemoryRecordsCarrySpacePerLaneAddressesAndSize) {
   func_launch_destroy(l);
 }
 
+// ld.param of each size: every lane's address in the record is the parameter's offset in the
+// kernel parameter buffer (4- and 8-byte values have handlers of their own), in full and lean
+// records alike, and the loaded values are the parameters.
+TEST(FuncStep, ParamLoadRecordsGiveEveryLaneTheParameterOffset) {
+  Engine en(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 n, .param .u64 out, .param .s16 h)
+{
+  .reg .b16 %h<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  ld.param.u32 %r1, [n];
+  ld.param.u64 %rd1, [out];
+  ld.param.s16 %h1, [h];
+  cvt.s32.s16 %r2, %h1;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd2, %r3, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r1, %r2};
+  ret;
+})");
+  uint64_t out = en.alloc(64 * 8);
+  func_launch *l = en.launch("k", 1, 40, {0x89abcdefu, out, 0xfffeu});
+  func_cta *cta;
+  uint32_t ctaid[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, ctaid, 0, 0, &cta, &en.d), SIMTVP_OK);
+  const uint64_t offset[3] = {0, 8, 16};
+  const uint16_t bytes[3] = {4, 8, 2};
+  for (uint32_t wi = 0; wi < 2; wi++) {
+    func_warp *w = func_cta_warp(cta, wi);
+    uint32_t lanes = wi == 0 ? 0xffffffffu : 0xffu;
+    for (uint32_t k = 0; k < 3; k++) {
+      func_step r;
+      std::memset(&r, 0x5a, sizeof r);
+      if (wi == 0) ASSERT_EQ(func_warp_step(w, &r, &en.d), SIMTVP_OK) << en.d.message;
+      else ASSERT_EQ(func_warp_step_lean(w, &r, &en.d), SIMTVP_OK) << en.d.message;
+      EXPECT_EQ(r.kind, FUNC_STEP_MEM);
+      EXPECT_TRUE(r.is_load);
+      EXPECT_EQ(r.space, PTX_SPACE_PARAM);
+      EXPECT_EQ(r.access_bytes, bytes[k]);
+      EXPECT_EQ(r.mem_mask, lanes);
+      for (uint32_t i = 0; i < 32; i++) {
+        if (!(lanes >> i & 1u)) continue;
+        EXPECT_EQ(r.addr[i], offset[k]) << "param " << k << ", warp " << wi << ", lane " << i;
+      }
+    }
+    while (func_warp_get_state(w) == FUNC_WARP_READY) ASSERT_EQ(func_warp_step(w, nullptr, &en.d), SIMTVP_OK);
+  }
+  func_cta_finish(cta);
+  func_launch_destroy(l);
+  auto v = en.read32(out, 40 * 2);
+  for (uint32_t t = 0; t < 40; t++) {
+    EXPECT_EQ(v[2 * t], 0x89abcdefu) << "thread " << t;
+    EXPECT_EQ(v[2 * t + 1], 0xfffffffeu) << "sign-extended .s16, thread " << t;
+  }
+}
+
 // A full warp takes the engine's whole-warp fast paths (a contiguous global load, a shared store
 // whose half-warps are contiguous) and, for lane i reading word i ^ 1, the per-lane gather: every
 // record carries each lane's own address, as the general path's does.
