@@ -37,6 +37,9 @@ struct gpu_disp {
   gpu_disp_ports ports;
   uint32_t n_sms;
   disp_kernel *kernels;
+  /* One past the highest active kernel slot, and the active count: the per-advance loops over
+   * kernels stop there (32 slots by default, kernels take the lowest free one). */
+  uint32_t kernels_hi, n_active;
   disp_sm *sms;
   uint32_t *resident;    /* [sm * max_kernels + slot] CTAs of that kernel on that SM */
   uint32_t *sm_of_pos;   /* [round-robin position] its SM (cluster-first order, sm_at) */
@@ -120,6 +123,7 @@ void gpu_disp_destroy(gpu_disp *d) {
 
 void gpu_disp_reset(gpu_disp *d) {
   for (uint32_t i = 0; i < d->cfg.max_kernels; i++) d->kernels[i].active = false;
+  d->kernels_hi = d->n_active = 0;
   memset(d->sms, 0, d->n_sms * sizeof *d->sms);
   memset(d->resident, 0, (size_t)d->n_sms * d->cfg.max_kernels * sizeof *d->resident);
   d->next_pos = 0;
@@ -148,6 +152,8 @@ bool gpu_disp_launch(gpu_disp *d, const gpu_launch_desc *desc, uint32_t tag, uin
     if (!d->kernels[i].active) dk = &d->kernels[i];
   if (!dk) return false;
   dk->active = true;
+  d->n_active++;
+  if (dk - d->kernels >= (ptrdiff_t)d->kernels_hi) d->kernels_hi = (uint32_t)(dk - d->kernels) + 1;
   dk->begun = false;
   dk->tag = tag;
   dk->use = use;
@@ -258,7 +264,7 @@ static void place(gpu_disp *d, disp_kernel *best, uint32_t best_pos);
 static bool issue_one(gpu_disp *d) {
   disp_kernel *best = NULL;
   uint32_t best_pos = 0, plan[GPU_MAX_CLUSTER_CTAS], best_plan[GPU_MAX_CLUSTER_CTAS];
-  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+  for (uint32_t i = 0; i < d->kernels_hi; i++) {
     disp_kernel *dk = &d->kernels[i];
     if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas || dk->issue_from > d->now) continue;
     if (best && best->k.launch_uid < dk->k.launch_uid) continue;
@@ -336,6 +342,13 @@ static void release(gpu_disp *d, disp_kernel *dk, uint32_t sm) {
   s->smem -= dk->use.smem;
 }
 
+/* Some active kernel still has CTAs to issue (or has not begun). */
+static bool ctas_to_issue(const gpu_disp *d) {
+  for (uint32_t i = 0; i < d->kernels_hi; i++)
+    if (d->kernels[i].active && d->kernels[i].next_cta < d->kernels[i].k.n_ctas) return true;
+  return false;
+}
+
 void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_result *r,
                        uint64_t now) {
   disp_kernel *dk;
@@ -351,7 +364,11 @@ void gpu_disp_cta_done(gpu_disp *d, uint32_t sm, uint32_t slot, const gpu_cta_re
     ++*d->ctr.cta_faults;
     if (dk->result.status == SIMTVP_OK) dk->result = *r;
   }
-  if (now < d->pending_at) d->pending_at = now;
+  /* The freed room matters now only to a kernel with CTAs left to issue; otherwise only the
+   * kernel's last CTA makes work (its end). In a grid's tail — QV100 vector add 262 144: the
+   * last 640 of 1 024 CTAs — the other completions leave nothing due, and the module's thread
+   * is not woken for them (gpu_disp_next_event). */
+  if (now < d->pending_at && (dk->ctas_done == dk->k.n_ctas || ctas_to_issue(d))) d->pending_at = now;
 }
 
 void gpu_disp_abort(gpu_disp *d, uint32_t slot, const gpu_kernel_result *why, uint64_t now) {
@@ -381,6 +398,8 @@ static void finish(gpu_disp *d, disp_kernel *dk, uint64_t now) {
   uint32_t tag = dk->tag;
   if (dk->begun && d->ports.simt.kernel_end) d->ports.simt.kernel_end(d->ports.simt.ctx, &dk->k);
   dk->active = false;
+  d->n_active--;
+  while (d->kernels_hi && !d->kernels[d->kernels_hi - 1].active) d->kernels_hi--;
   if (d->ports.kernel_done.done) d->ports.kernel_done.done(d->ports.kernel_done.ctx, tag, &r, now);
 }
 
@@ -395,7 +414,7 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
   }
   do {
     progress = false;
-    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+    for (uint32_t i = 0; i < d->kernels_hi; i++) {
       disp_kernel *dk = &d->kernels[i];
       if (dk->active && !dk->begun) {
         gpu_kernel_result why = {SIMTVP_OK, 0, 0};
@@ -416,7 +435,7 @@ void gpu_disp_advance(gpu_disp *d, uint64_t now) {
       d->issued_this_cycle++;
       progress = true;
     }
-    for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+    for (uint32_t i = 0; i < d->kernels_hi; i++) {
       disp_kernel *dk = &d->kernels[i];
       if (dk->active && dk->ctas_done == dk->k.n_ctas && dk->next_cta == dk->k.n_ctas) {
         finish(d, dk, now);
@@ -438,7 +457,7 @@ uint64_t gpu_disp_next_event(const gpu_disp *d) {
   uint64_t t = d->pending_at;
   if (d->starts_n && d->starts[d->starts_head].due < t) t = d->starts[d->starts_head].due;
   bool limited = d->cfg.ctas_per_cycle && d->issued_this_cycle >= d->cfg.ctas_per_cycle;
-  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) {
+  for (uint32_t i = 0; i < d->kernels_hi; i++) {
     const disp_kernel *dk = &d->kernels[i];
     if (!dk->active || !dk->begun || dk->next_cta >= dk->k.n_ctas) continue;
     if (dk->issue_from > d->now) {
@@ -452,11 +471,7 @@ uint64_t gpu_disp_next_event(const gpu_disp *d) {
   return t;
 }
 
-uint32_t gpu_disp_running_kernels(const gpu_disp *d) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < d->cfg.max_kernels; i++) n += d->kernels[i].active;
-  return n;
-}
+uint32_t gpu_disp_running_kernels(const gpu_disp *d) { return d->n_active; }
 
 uint32_t gpu_disp_resident_ctas(const gpu_disp *d, uint32_t sm) {
   return sm < d->n_sms ? d->sms[sm].ctas : 0;

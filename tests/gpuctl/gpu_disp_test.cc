@@ -331,6 +331,69 @@ TEST_F(GpuDisp, KernelCompletesAfterItsLastCtaWithTheFirstFault) {
   EXPECT_EQ(gpu_disp_running_kernels(d), 0u);
 }
 
+TEST_F(GpuDisp, CompletionIsDueOnlyWhenItFreesRoomForACtaLeftOrEndsTheKernel) {
+  make();
+  // 16 CTAs of 20 KiB: 2 per SM, 8 resident. While 8 are left, a completion frees room they wait
+  // for: due at once. In the tail (nothing left to issue) only the last completion makes work.
+  gpu_launch_desc k = kernel(16, 128, 20 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &k, 0, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 8u);
+  EXPECT_EQ(gpu_disp_next_event(d), UINT64_MAX);
+  for (size_t i = 0; i < 8; i++) {
+    finish(i, 10 + i);
+    EXPECT_EQ(gpu_disp_next_event(d), 10 + i) << "CTA " << i;
+    advance(10 + i);
+  }
+  ASSERT_EQ(f.launched.size(), 16u);
+  for (size_t i = 8; i < 15; i++) {
+    finish(i, 30 + i);
+    EXPECT_EQ(gpu_disp_next_event(d), UINT64_MAX) << "tail CTA " << i;
+  }
+  EXPECT_TRUE(f.done.empty());
+  finish(15, 50);
+  EXPECT_EQ(gpu_disp_next_event(d), 50u);
+  advance(50);
+  ASSERT_EQ(f.done.size(), 1u);
+  EXPECT_EQ(gpu_disp_get_counters(d).ctas_done, 16u);
+}
+
+TEST_F(GpuDisp, KernelInAHigherSlotKeepsIssuingAfterLowerOnesEnd) {
+  make(4);
+  // Slots 0, 1, 2 taken in launch order; the kernels in 0 and 1 end, the one in 2 still has CTAs
+  // to issue (32 KiB each: one per SM), and a new kernel takes slot 0 again.
+  gpu_launch_desc one = kernel(1, 32, 0), big = kernel(6, 128, 32 * 1024);
+  ASSERT_TRUE(gpu_disp_launch(d, &one, 1, 0));
+  ASSERT_TRUE(gpu_disp_launch(d, &one, 2, 0));
+  ASSERT_TRUE(gpu_disp_launch(d, &big, 3, 0));
+  advance(0);
+  ASSERT_EQ(f.launched.size(), 6u);  // 1 + 1 + 4 of big
+  EXPECT_EQ(gpu_disp_running_kernels(d), 3u);
+  finish(0, 5);
+  finish(1, 5);
+  advance(5);
+  EXPECT_EQ(f.done.size(), 2u);
+  EXPECT_EQ(gpu_disp_running_kernels(d), 1u);
+  finish(2, 6);
+  EXPECT_EQ(gpu_disp_next_event(d), 6u);
+  advance(6);
+  ASSERT_EQ(f.launched.size(), 7u);
+  EXPECT_EQ(f.launched[6].slot, 2u);
+  ASSERT_TRUE(gpu_disp_launch(d, &one, 4, 7));
+  advance(7);
+  ASSERT_EQ(f.launched.size(), 8u);
+  EXPECT_EQ(f.launched[7].slot, 0u);
+  EXPECT_EQ(gpu_disp_running_kernels(d), 2u);
+  for (size_t i = 3; i < 8; i++) finish(i, 20);
+  advance(20);
+  ASSERT_EQ(f.launched.size(), 9u);  // big's last CTA
+  EXPECT_EQ(f.launched[8].slot, 2u);
+  finish(8, 21);
+  advance(21);
+  EXPECT_EQ(f.done.size(), 4u);
+  EXPECT_EQ(gpu_disp_running_kernels(d), 0u);
+}
+
 TEST_F(GpuDisp, CtasCompletedInsideLaunchRunTheWholeGridInOneAdvance) {
   make();
   f.sync_complete = true;

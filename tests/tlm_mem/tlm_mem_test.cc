@@ -210,6 +210,47 @@ TEST(TlmCommonPayload, PoolRecyclesPayloadsWithTheirExtension) {
   mem_req_pool_destroy(rp);
 }
 
+// A block that records its ticks, asks for `own` after each tick and, at cycle `at`, wakes the
+// blocks in `wake` (block, cycle).
+struct rec_block : sc_core::sc_module, clocked {
+  std::vector<uint64_t> ticks;
+  std::vector<uint64_t> own;
+  uint64_t at = never;
+  std::vector<std::pair<clocked *, uint64_t>> wake;
+  rec_block(sc_core::sc_module_name n, domain_driver &d) : sc_module(n) { d.add(*this); }
+  void tick(uint64_t c) override {
+    ticks.push_back(c);
+    if (c == at)
+      for (auto &w : wake) w.first->wake_at(w.second);
+  }
+  uint64_t next_tick() const override {
+    for (uint64_t o : own)
+      if (o > ticks.back()) return o;
+    return never;
+  }
+};
+
+TEST(TlmCommonDriver, WakesDuringAnEdgeTickAtTheirEdgesAndNoOthers) {
+  ONE_SIMULATION_PER_PROCESS();
+  // The driver reads the blocks due at an edge once, before the ticks; what the ticks change
+  // (their own next ticks, wakes of blocks due now and of idle ones) decides the next edge.
+  // a (due 1) wakes b for 4 and c for 7 at its tick; b is due at 1 too, ticked after a, and asks
+  // for 9 itself; c is idle until woken. Edges with work: 1, 4, 7, 9 — nothing at 2.
+  domain_driver d("clock", clock_domain("core", 1000.0));
+  rec_block a("a", d), b("b", d), c("c", d);
+  a.at = 1;
+  a.wake = {{&b, 4}, {&c, 7}};
+  b.own = {9};
+  a.wake_at(1);
+  b.wake_at(1);
+  sc_core::sc_start();
+  EXPECT_EQ(a.ticks, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(b.ticks, (std::vector<uint64_t>{1, 4, 9}));
+  EXPECT_EQ(c.ticks, (std::vector<uint64_t>{7}));
+  EXPECT_EQ(d.activations(), 4u);
+  EXPECT_EQ(d.ticks(), 5u);
+}
+
 struct err_block : sc_core::sc_module, clocked {
   msg_in in;
   req_in rin;

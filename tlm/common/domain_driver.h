@@ -168,6 +168,8 @@ class domain_driver : public sc_core::sc_module {
   sc_core::sc_event wake_;
   uint64_t scheduled_ = clocked::never; // cycle the pending notification is for
   bool started_ = false, running_ = false;
+  // While running at edge edge_: the earliest due a request set on a block not due at edge_.
+  uint64_t edge_ = 0, requested_ = clocked::never;
   uint64_t activations_ = 0, ticks_ = 0;
   // Parallel ticking.
   struct phase_listener {
@@ -175,7 +177,8 @@ class domain_driver : public sc_core::sc_module {
     void *ctx;
   };
   worker_pool *pool_ = nullptr;
-  std::vector<size_t> due_;                  // slots due at the current edge, in order
+  std::vector<size_t> due_;                  // [due_n_]: slots due at the current edge, in order
+  size_t due_n_ = 0;                         // (due_ has a place for every block)
   const size_t *phase_slots_ = nullptr;      // the parallel phase's slots (into due_)
   uint64_t phase_cycle_ = 0;
   std::vector<phase_listener> phase_end_;

@@ -123,6 +123,12 @@ struct gpu_top::state {
   uint64_t hz = 0;
   uint64_t base_cycle = 0;
   sc_time base_time;
+  // The last cycle() asked and its instant: a CTA's completion and the thread's advance at the
+  // same instant ask twice, and the cycle costs a 128-bit division. Forgotten when the clock
+  // is rebased.
+  mutable sc_time memo_time;
+  mutable uint64_t memo_cycle = 0;
+  mutable bool memo_valid = false;
   bool rst_level = false;
   bool irq_level = false, elaborated = false;
   simtvp_status build_status = SIMTVP_OK;
@@ -242,6 +248,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, std::unique_ptr<state> s)
   dma.register_invalidate_direct_mem_ptr(this, &gpu_top::invalidate_dmi);
   irq.initialize(false);
   s_->hz = s_->params.core_clock_hz;
+  s_->memo_valid = false;
   simtvp_diag_clear(&s_->build_diag);
   // Built here, inside the constructor, so that a timing SIMT side's modules become children of
   // this module.
@@ -572,8 +579,12 @@ uint64_t gpu_top::cycle() const {
   const state &s = *s_;
   if (!s.hz) return s.base_cycle;
   sc_time now = sc_core::sc_time_stamp();
+  if (s.memo_valid && now == s.memo_time) return s.memo_cycle;
   unsigned __int128 ps = ps_of(now - s.base_time);
-  return s.base_cycle + static_cast<uint64_t>(((ps + 1) * s.hz - 1) / 1000000000000ull);
+  s.memo_time = now;
+  s.memo_cycle = s.base_cycle + static_cast<uint64_t>(((ps + 1) * s.hz - 1) / 1000000000000ull);
+  s.memo_valid = true;
+  return s.memo_cycle;
 }
 
 sc_time gpu_top::time_of(uint64_t c) const {
@@ -591,6 +602,7 @@ void gpu_top::apply_inputs() {
       s.base_cycle = cycle();
       s.base_time = sc_core::sc_time_stamp();
       s.hz = hz;
+      s.memo_valid = false;
     }
   }
   if (rst.size()) {
@@ -1055,8 +1067,11 @@ void gpu_top::cta_done(uint32_t sm, uint32_t kernel_slot, const gpu_cta_result &
     e.status = r.status;
     notify(e);
   }
-  gpuctl_cta_done(s_->ctl, sm, kernel_slot, &r, cycle());
-  s_->wake.notify(SC_ZERO_TIME);
+  const uint64_t now = cycle();
+  gpuctl_cta_done(s_->ctl, sm, kernel_slot, &r, now);
+  // The thread runs the control side when the completion made work for it (room for a CTA
+  // left to issue, a kernel's end); a CTA of a grid's tail frees room nobody waits for.
+  if (gpuctl_next_event(s_->ctl) <= now) s_->wake.notify(SC_ZERO_TIME);
 }
 
 const std::string &gpu_top::kernel_name(const gpu_kernel &k) {

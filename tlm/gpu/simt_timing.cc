@@ -104,6 +104,9 @@ mem_aperture_port simt_timing::aperture_port() {
   ap.of = nullptr;
   ap.of_bus = [](void *ctx, uint64_t addr, uint64_t *bus) -> uint8_t {
     auto *t = static_cast<simt_timing *>(ctx);
+    // No page of the store lies on the bus and no system IOMMU: every address is video memory,
+    // as the lookups below would find (~50 host instructions an access of an interval core).
+    if (!t->env_.sysmem.aperture_of && !devmem_has_external(t->env_.mem)) return MEM_APERTURE_VIDMEM;
     uint8_t a = DEVMEM_APERTURE_VIDMEM;
     if (t->env_.physical) addr = t->env_.physical(addr);
     if (devmem_bus_addr(t->env_.mem, addr, bus, &a)) {
