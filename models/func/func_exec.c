@@ -1480,12 +1480,12 @@ static inline __attribute__((always_inline)) void step_exec(fx_warp *w, func_ste
   w->rec = rec;
   w->stop = false;
   fx_counts *c = w->counts;
-  c->warp_insns++;
-  c->thread_insns += w->nactive;
+  c->thread_insns += w->nactive; /* (the warp count in another basic block: func_warp_step_plain) */
   if (c->pc) {
     c->pc[w->pc].warp_insns++;
     c->pc[w->pc].thread_insns += w->nactive;
   }
+  c->warp_insns++;
   w->pc++;
   in->fn(w, in, m);
   if (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)
@@ -1574,8 +1574,16 @@ simtvp_status func_warp_step_lean(func_warp *w, func_step *rec, simtvp_diag *dia
   return step_rec_lean(w, rec, diag);
 }
 
+/* func_warp_step_plain after a step that stopped the warp or reached its reconvergence point. A
+ * fault during the step is this warp's (fx_fault sets its stop flag); another host thread's is
+ * seen by the next step's entry check. */
+static __attribute__((noinline)) void plain_after(fx_warp *w, simtvp_status *st, simtvp_diag *diag) {
+  if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)) fx_stack_reconverge(w);
+  if (w->l->fault != SIMTVP_OK) *st = step_fault(w->l, diag);
+}
+
 uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st, simtvp_diag *diag) {
-  func_launch *l = w->l;
+  const func_launch *l = w->l;
   const fx_insn *in = &w->code[w->pc];
   *active = w->active;
   if (__builtin_expect(w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK || l->debug_step || !in->plain, 0)) {
@@ -1584,20 +1592,24 @@ uint32_t func_warp_step_plain(func_warp *w, uint32_t *active, simtvp_status *st,
   }
   /* step_exec without a record for an instruction that is register-only (nosync); calling
    * step_exec(w, NULL) here measured 578 -> 581 host instructions per warp instruction on QV100
-   * SGEMM interval (callgrind), so the hot path keeps its own copy */
+   * SGEMM interval (callgrind), so the hot path keeps its own copy. The launch is not kept across
+   * the handler's call (plain_after reloads it): one callee-saved register fewer, and no stack
+   * adjustment (QV100 vector add interval: 59 -> ~50 host instructions per call). */
   uint32_t m = w->active & (*(const uint32_t *)(w->regs + in->guard) ^ in->gneg);
   fx_counts *c = w->counts;
-  c->warp_insns++;
+  /* the thread count and the warp count in different basic blocks: side by side, GCC pairs the
+   * two additions into SSE2 operations (9 host instructions instead of 4) */
   c->thread_insns += w->nactive;
   if (c->pc) {
     c->pc[w->pc].warp_insns++;
     c->pc[w->pc].thread_insns += w->nactive;
   }
+  c->warp_insns++;
   w->stop = false; /* (w->rec is NULL between steps) */
   w->pc++;
+  *st = SIMTVP_OK;
   in->fn(w, in, m);
-  if (w->pc == w->rpc && (w->state == FUNC_WARP_READY || w->state == FUNC_WARP_BARRIER)) fx_stack_reconverge(w);
-  *st = __builtin_expect(l->fault != SIMTVP_OK, 0) ? step_fault(l, diag) : SIMTVP_OK;
+  if (__builtin_expect(w->pc == w->rpc || w->stop, 0)) plain_after(w, st, diag);
   return w->pc;
 }
 
@@ -1619,30 +1631,15 @@ static __attribute__((noinline)) void step_recorded(fx_warp *w, func_step *rec) 
   step_exec(w, rec);
 }
 
-/* A warp's run until something its scheduler must see: step_exec without records, except for
- * barrier instructions (which end the run with their record's facts). */
-simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_run_end *end, simtvp_diag *diag) {
+/* func_warp_run's loop (after its entry checks), inlined into two callers as run_warp_body is:
+ * pcc == NULL (no per-instruction counts) and the counting one. */
+static inline __attribute__((always_inline)) simtvp_status warp_run_body(fx_warp *w, uint32_t max, uint32_t *n_out,
+                                                                         func_run_end *end, simtvp_diag *diag,
+                                                                         func_pc_count *pcc) {
   func_launch *l = w->l;
   uint32_t n = 0;
-  simtvp_status st = SIMTVP_OK;
   func_step rec;
-  *n_out = 0;
-  memset(end, 0, sizeof *end);
-  if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) return step_refused(w, diag);
-  if (l->debug_step) { /* each through the debugger, with a record */
-    while (n < max) {
-      n++;
-      st = func_warp_step(w, &rec, diag);
-      run_end_from(end, &rec);
-      if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
-          w->state == FUNC_WARP_FAULT_WAIT)
-        break;
-    }
-    *n_out = n;
-    return st;
-  }
   fx_counts *c = w->counts;
-  func_pc_count *pcc = c->pc;
   const fx_insn *code = w->code, *in = NULL;
   /* Warp instructions run here count as n - base, added to the counter before an instruction
    * that reads it (a %clock read: step_exec counts an instruction before it runs) and at the end;
@@ -1654,8 +1651,8 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
     uint32_t pc = w->pc;
     in = &code[pc];
     n++;
-    if (__builtin_expect(!in->plain, 0)) {
-      if (in->cls == FX_C_BAR || in->cls == FX_C_RET) {
+    if (__builtin_expect(in->run != 0, 0)) { /* (one byte for what !plain, nosync and clock say) */
+      if (in->run & FX_RUN_RECORD) {
         /* with a record: a barrier ends the run with its facts; a ret's record says whether it
          * was the kernel's (its threads' exit); step_exec counts it */
         c->warp_insns += n - 1 - base;
@@ -1668,8 +1665,8 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
         }
         continue;
       }
-      if (!in->nosync) devmem_tlb_sync(w->tlb);
-      if (in->clock) {
+      if (in->run & FX_RUN_SYNC) devmem_tlb_sync(w->tlb);
+      if (in->run & FX_RUN_CLOCK) {
         c->warp_insns += n - base;
         base = n;
       }
@@ -1697,6 +1694,39 @@ simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_ru
   *n_out = n;
   if (l->fault != SIMTVP_OK) return step_fault(l, diag);
   return SIMTVP_OK;
+}
+static __attribute__((noinline)) simtvp_status warp_run(fx_warp *w, uint32_t max, uint32_t *n_out, func_run_end *end,
+                                                        simtvp_diag *diag) {
+  return warp_run_body(w, max, n_out, end, diag, NULL);
+}
+static __attribute__((noinline)) simtvp_status warp_run_counted(fx_warp *w, uint32_t max, uint32_t *n_out,
+                                                                func_run_end *end, simtvp_diag *diag) {
+  return warp_run_body(w, max, n_out, end, diag, w->counts->pc);
+}
+
+/* A warp's run until something its scheduler must see: step_exec without records, except for
+ * barrier instructions (which end the run with their record's facts). */
+simtvp_status func_warp_run(func_warp *w, uint32_t max, uint32_t *n_out, func_run_end *end, simtvp_diag *diag) {
+  func_launch *l = w->l;
+  *n_out = 0;
+  memset(end, 0, sizeof *end);
+  if (w->state != FUNC_WARP_READY || l->fault != SIMTVP_OK) return step_refused(w, diag);
+  if (__builtin_expect(l->debug_step, 0)) { /* each through the debugger, with a record */
+    uint32_t n = 0;
+    simtvp_status st = SIMTVP_OK;
+    func_step rec;
+    while (n < max) {
+      n++;
+      st = func_warp_step(w, &rec, diag);
+      run_end_from(end, &rec);
+      if (st != SIMTVP_OK || rec.kind == FUNC_STEP_BARRIER || rec.warp_done || rec.yield ||
+          w->state == FUNC_WARP_FAULT_WAIT)
+        break;
+    }
+    *n_out = n;
+    return st;
+  }
+  return w->counts->pc ? warp_run_counted(w, max, n_out, end, diag) : warp_run(w, max, n_out, end, diag);
 }
 
 /* A straight run of register-only instructions: run_warp_body's loop without the step record,

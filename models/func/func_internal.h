@@ -94,12 +94,21 @@ struct fx_insn {
   uint8_t plain;   /* register-only: func_warp_run_plain may run it (fx_insn_is_plain) */
   uint8_t nosync;  /* touches no device memory: the translation cache need not be synced before it */
   uint8_t clock;   /* reads %clock or %globaltimer (by default the warp instruction count) */
+  uint8_t run;     /* FX_RUN_* bits: what func_warp_run must do besides calling fn (0 for
+                      register-only work and shared/local/param ld/st: nothing) */
   uint32_t aux;    /* family-specific (branch target, barrier id …) */
   uint32_t aux2;
   uint64_t imm;    /* memory: address offset; others: family-specific */
   uint64_t mods;   /* PTX_MOD_* of the instruction */
   const ptx_insn *src;
   const void *ext; /* family-specific data (vector operand lists, call descriptions …) */
+};
+
+/* fx_insn.run bits, fixed at load time so func_warp_run tests one byte per instruction. */
+enum {
+  FX_RUN_RECORD = 1, /* bar or ret: executed with a step record (a barrier ends the run) */
+  FX_RUN_SYNC = 2,   /* may touch device memory: devmem_tlb_sync first (!nosync) */
+  FX_RUN_CLOCK = 4   /* reads the warp instruction count (clock) */
 };
 
 /* Built-in implementations of extern functions nvcc calls (no PTX body). */

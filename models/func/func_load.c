@@ -490,6 +490,8 @@ static simtvp_status build_function(func_program *p, fx_func *f, const fx_builde
     in->nosync = in->plain || ((pi->opcode == PTX_OP_LD || pi->opcode == PTX_OP_ST) && in->cls == FX_C_MEM &&
                                (in->space == PTX_SPACE_SHARED || in->space == PTX_SPACE_LOCAL ||
                                 in->space == PTX_SPACE_PARAM));
+    in->run = (uint8_t)((in->cls == FX_C_BAR || in->cls == FX_C_RET ? FX_RUN_RECORD : 0) |
+                        (in->nosync ? 0 : FX_RUN_SYNC) | (in->clock ? FX_RUN_CLOCK : 0));
   }
   /* constant image: PT word then the constant rows */
   uint32_t img_bytes = f->frame_bytes - f->off_const;
@@ -858,6 +860,7 @@ simtvp_status func_program_load(func_engine *e, const ptx_module *m, const func_
   if (st == SIMTVP_OK) st = place_symbols(p, diag);
   p->code[m->n_insns].fn = fx_lost; /* sentinel: see fx_lost */
   p->code[m->n_insns].cls = FX_C_NOP;
+  p->code[m->n_insns].run = FX_RUN_SYNC; /* (as its nosync says) */
   if (st == SIMTVP_OK) {
     fx_builder table[PTX_OP_COUNT];
     memset(table, 0, sizeof table);
