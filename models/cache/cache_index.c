@@ -28,8 +28,9 @@ static uint32_t ipoly_bits(uint32_t degree) {
 }
 
 simtvp_status cache_index_init(cache *c, simtvp_diag *diag) {
-  c->index_linear = !c->index_addr && c->sets_pow2 &&
-                    (c->spec.set_index == CACHE_INDEX_LINEAR || c->spec.set_index == CACHE_INDEX_CUSTOM);
+  bool linear = c->sets_pow2 && (c->spec.set_index == CACHE_INDEX_LINEAR || c->spec.set_index == CACHE_INDEX_CUSTOM);
+  c->index_linear = linear && !c->index_addr;
+  c->index_hook_linear = linear && c->index_addr;
   if (c->spec.set_index != CACHE_INDEX_IPOLY) return SIMTVP_OK;
   uint32_t degree = c->set_bits;
   if (degree > SIMTVP_GF2_MAX_DEGREE)

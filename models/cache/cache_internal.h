@@ -137,6 +137,7 @@ struct cache {
    * lowest invalid way is a count of trailing zeros instead of a scan of every way's line. */
   uint64_t *alloc_bits;
   uint32_t alloc_words;
+  uint64_t way_mask;     /* with the map and one word a set (at most 64 ways): the ways in use */
   /* false while every line is empty (zero bytes): a flush or an invalidation of a cache no access
    * has used reads none of its lines, so their pages stay untouched */
   bool holds_lines;
@@ -148,6 +149,8 @@ struct cache {
   uint64_t ipoly_mask;    /* line-number bits the IPOLY hash uses */
   bool index_linear;      /* linear set index, power-of-two sets, no index_addr: the set is
                              (addr >> line_log2) & (n_sets - 1), computed inline by timed lookups */
+  bool index_hook_linear; /* the same after index_addr (the L2 slices' address translation): the
+                             set is (index_addr(addr) >> line_log2) & (n_sets - 1), computed inline */
 
   /* MSHRs */
   cache_mshr *mshr;

@@ -37,11 +37,20 @@ static inline int32_t holds(const cache *c, int32_t li, uint64_t line) {
 /* The line holding `line` from the memo, or -1 (then a set lookup decides). */
 static inline int32_t memo_find(const cache *c, uint64_t line) { return holds(c, c->memo_li, line); }
 
+/* The set of addr: a linear index (after the owner's index_addr, the L2 slices' case) inline,
+ * any other function through cache_index_of. */
+__attribute__((always_inline)) static inline uint32_t set_of(const cache *c, uint64_t addr) {
+  if (c->index_linear) return (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1);
+  if (c->index_hook_linear)
+    return (uint32_t)(c->index_addr(c->index_ctx, addr) >> c->line_log2) & (c->spec.n_sets - 1);
+  return cache_index_of(c, addr);
+}
+
 /* The line holding `line` (-1: none; *set is then its set), the memo first. */
 static inline int32_t find(cache *c, uint64_t addr, uint64_t line, uint32_t *set) {
   int32_t li = memo_find(c, line);
   if (li >= 0) return li;
-  *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
+  *set = set_of(c, addr);
   li = cache_find_line(c, *set, line);
   if (li >= 0) c->memo_li = li;
   return li;
@@ -58,7 +67,7 @@ typedef struct map_hole {
 static inline int32_t find_or_hole(cache *c, uint64_t addr, uint64_t line, uint32_t *set, map_hole *hole) {
   int32_t li = memo_find(c, line);
   if (li >= 0) return li;
-  *set = c->index_linear ? (uint32_t)(addr >> c->line_log2) & (c->spec.n_sets - 1) : cache_index_of(c, addr);
+  *set = set_of(c, addr);
   if (!c->map) {
     li = cache_find_line(c, *set, line);
     if (li >= 0) c->memo_li = li;
@@ -138,17 +147,28 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   cache_set_order *o = &c->order[set];
   if (o->allocated >= c->assoc) return -1;
   uint64_t *bits = &c->alloc_bits[(size_t)set * c->alloc_words];
-  uint32_t w = 0;
-  while (w * 64 < c->assoc && !~bits[w]) w++;
-  if (w * 64 >= c->assoc) return -1;
-  uint32_t way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
-  if (way >= c->assoc) return -1;
+  uint32_t w = 0, way;
+  if (c->way_mask) { /* one word a set: the lowest free way in use, no scan */
+    uint64_t free = ~bits[0] & c->way_mask;
+    if (!free) return -1;
+    way = (uint32_t)__builtin_ctzll(free);
+  } else {
+    while (w * 64 < c->assoc && !~bits[w]) w++;
+    if (w * 64 >= c->assoc) return -1;
+    way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
+    if (way >= c->assoc) return -1;
+  }
   int32_t li = (int32_t)(set * c->max_assoc + way);
-  cache_order_append(c, li);
+  cache_line *l = &c->lines[li];
+  /* cache_order_append with the set's order at hand (no division of li back into its set) */
+  l->newer1 = 0;
+  l->older1 = o->newest1;
+  if (o->newest1) c->lines[CACHE_UNLINK(o->newest1)].newer1 = CACHE_LINK(li);
+  else o->oldest1 = CACHE_LINK(li);
+  o->newest1 = CACHE_LINK(li);
   o->allocated++;
   bits[w] |= 1ull << (way % 64);
   map_enter(c, line, li, hole);
-  cache_line *l = &c->lines[li];
   cache_line_take(c, l, line);
   c->memo_li = li;
   return li;
@@ -360,11 +380,7 @@ void cache_timed_access(cache *c, const mem_req *req, uint64_t now, cache_timed_
     return;
   }
   bool write = req->is_write && req->kind != MEM_ACC_ATOMIC;
-  if (write && c->spec.write_policy == CACHE_WP_READ_ONLY) {
-    timed_write(c, req, now, out); /* bypass: invalidates what it writes */
-    return;
-  }
-  if (write) timed_write(c, req, now, out);
+  if (write) timed_write(c, req, now, out); /* a read-only cache's too: a bypass (write-evict) */
   else timed_read(c, req, now, out);
 }
 

@@ -369,3 +369,52 @@ TEST(CacheTimed, AWriteEvictStoreIsForwardedAndDropsOnlyTheSectorsItWrites) {
   EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][SECTOR_MISS]"));
   EXPECT_EQ(2u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][HIT]"));
 }
+
+// A timed miss takes the lowest free way among those in use (one bitmap word a set: the ways in
+// use as a mask, kept by cache_set_assoc; more than 64 ways: a scan of the words). Once every way
+// in use holds a line the next miss replaces the least recently used one, never a way beyond.
+static void check_free_ways_then_lru(const char *spec, uint32_t ways, uint32_t in_use, uint32_t before = 0) {
+  CacheRig r(spec);
+  r.cfg.timed = true;
+  r.build();
+  if (before) {  // ways in use reduced first, then raised again: the mask follows both
+    ASSERT_EQ(SIMTVP_OK, cache_set_assoc(r.c, before, &r.diag)) << r.diag.message;
+  }
+  if (in_use != ways || before) {
+    ASSERT_EQ(SIMTVP_OK, cache_set_assoc(r.c, in_use, &r.diag)) << r.diag.message;
+  }
+  for (uint64_t i = 0; i < in_use; i++) EXPECT_EQ(CACHE_MISS, timed(r, i * 0x1000, i + 1).status) << i;
+  for (uint64_t i = 0; i < in_use; i++) EXPECT_NE(CACHE_MISS, timed(r, i * 0x1000, 100 + i).status) << i;
+  EXPECT_EQ(CACHE_MISS, timed(r, in_use * 0x1000ull, 300).status);  // replaces line 0 (LRU)
+  for (uint64_t i = 1; i <= in_use; i++) EXPECT_NE(CACHE_MISS, timed(r, i * 0x1000, 400 + i).status) << i;
+  EXPECT_EQ(CACHE_MISS, timed(r, 0, 500).status) << "line 0 should have been replaced";
+}
+
+TEST(CacheTimed, AMissTakesAFreeWayInUseThenTheLruLine) {
+  check_free_ways_then_lru("N:1:128:64,L:R:m:N:L,A:256:4,256", 64, 64);
+  check_free_ways_then_lru("N:1:128:64,L:R:m:N:L,A:256:4,256", 64, 24);
+  check_free_ways_then_lru("N:1:128:64,L:R:m:N:L,A:256:4,256", 64, 40, 8);
+  check_free_ways_then_lru("N:1:128:96,L:R:m:N:L,A:256:4,256", 96, 96);
+  check_free_ways_then_lru("N:1:128:96,L:R:m:N:L,A:256:4,256", 96, 70);
+}
+
+static uint64_t set_bits_dropped(void *, uint64_t addr) { return addr & ~0x180ull; }
+
+// A linear set index after the owner's index_addr (the L2 slices' translation) is taken inline:
+// it must still be the hook's set. The hook sends every line to set 0, so 17 lines that a plain
+// linear index would spread over four sets of 16 ways meet in one, and the 17th replaces the first.
+TEST(CacheTimed, ALinearIndexAfterTheOwnersHookUsesTheHooksSet) {
+  for (const char *spec : {"N:4:128:16,L:R:m:N:L,A:256:4,256", "N:4:128:4,L:R:m:N:L,A:256:4,256"}) {
+    CacheRig r(spec);
+    r.cfg.timed = true;
+    r.cfg.index_addr = set_bits_dropped;
+    r.build();
+    uint32_t ways = cache_get_spec(r.c)->assoc;
+    for (uint64_t i = 0; i <= ways; i++) {
+      EXPECT_EQ(0u, cache_set_of(r.c, i * 0x80));
+      EXPECT_EQ(CACHE_MISS, timed(r, i * 0x80, i + 1).status) << spec << " " << i;
+    }
+    for (uint64_t i = 1; i <= ways; i++) EXPECT_NE(CACHE_MISS, timed(r, i * 0x80, 100 + i).status) << spec << " " << i;
+    EXPECT_EQ(CACHE_MISS, timed(r, 0, 200).status) << spec << ": line 0 should have been replaced";
+  }
+}
