@@ -52,7 +52,6 @@ typedef struct memiv_channel {
 
 typedef struct memiv_slice {
   cache *l2;
-  uint32_t port_bytes;           /* data / fill port width */
   memiv_cal intake, data, fill;  /* L2 cycles */
   memiv_cal req_out, reply_in;   /* its interconnect node: ejection of requests, injection of replies */
   uint64_t atomic_free;          /* first L2 cycle the atomic unit takes another atomic */
@@ -483,6 +482,7 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
   register_stats(m);
 
   m->has_l2 = c->l2 && c->l2[0] && strcmp(c->l2, "none") != 0;
+  uint32_t port_bytes = 128; /* every slice's data / fill port width (the L2 spec's, one for all) */
   if (m->has_l2) {
     cache_spec spec;
     if (cache_spec_parse(c->l2, "-gpgpu_cache:dl2", &spec, diag) != SIMTVP_OK)
@@ -501,15 +501,14 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag) {
       cc.index_ctx = m;
       cc.timed = true;
       if (cache_create(&cc, &m->slice[i].l2, diag) != SIMTVP_OK) return fail(m, diag, SIMTVP_OK, NULL, NULL);
-      m->slice[i].port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
     }
+    const uint32_t width = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
+    if (width) port_bytes = width;
   }
-  for (uint32_t i = 0; i < m->n_slices; i++)
-    if (!m->slice[i].port_bytes) m->slice[i].port_bytes = 128;
   for (uint32_t k = 0; k < 9; k++) {
     const uint32_t bytes = k * MEM_SECTOR_BYTES;
     m->dram_cols[k] = bytes > m->atom_bytes ? (bytes + m->atom_bytes - 1) / m->atom_bytes : 1;
-    m->port_cycles[k] = bytes ? (bytes + m->slice[0].port_bytes - 1) / m->slice[0].port_bytes : 1;
+    m->port_cycles[k] = bytes ? (bytes + port_bytes - 1) / port_bytes : 1;
   }
   return m;
 }
@@ -983,10 +982,8 @@ void memiv_reset(memiv *m) {
     memiv_slice *s = &m->slice[i];
     if (s->l2) cache_invalidate(s->l2);
     cache *l2 = s->l2;
-    uint32_t pb = s->port_bytes;
     memset(s, 0, sizeof *s);
     s->l2 = l2;
-    s->port_bytes = pb;
   }
   memset(m->cluster, 0, m->n_clusters * sizeof *m->cluster);
   memset(m->fills, 0, sizeof m->fills);
