@@ -144,12 +144,6 @@ void cache_map_remove(cache *c, uint64_t line) {
 
 
 
-/* cache.way_mask for the ways in use: their bits when a set's bitmap is one word, else 0. */
-static uint64_t way_mask_of(const cache *c) {
-  if (c->alloc_words != 1) return 0;
-  return c->assoc >= 64 ? ~0ull : (1ull << c->assoc) - 1;
-}
-
 /* Line li's bit in its set's allocated-way bitmap (with the map), flipped as it fills or empties. */
 static inline void alloc_bit_flip(cache *c, int32_t li) {
   uint32_t set = (uint32_t)li / c->max_assoc, way = (uint32_t)li % c->max_assoc;
@@ -1084,7 +1078,6 @@ simtvp_status cache_set_assoc(cache *c, uint32_t assoc, simtvp_diag *diag) {
   if (c->holds_lines) for_each_allocated(c, clear_line, NULL); /* no MSHR is live: all empty */
   c->holds_lines = false;
   c->assoc = assoc;
-  c->way_mask = way_mask_of(c);
   c->epoch++;
   return SIMTVP_OK;
 }
@@ -1219,7 +1212,6 @@ simtvp_status cache_create(const cache_config *cfg, cache **out, simtvp_diag *di
     slots = 1;
     while (slots < 2 * lines_n) slots <<= 1;
     c->alloc_words = (c->max_assoc + 63) / 64;
-    c->way_mask = way_mask_of(c);
   }
   c->run_cap = c->hit_latency + 2;
   if (!c->tex) {

@@ -137,7 +137,6 @@ struct cache {
    * lowest invalid way is a count of trailing zeros instead of a scan of every way's line. */
   uint64_t *alloc_bits;
   uint32_t alloc_words;
-  uint64_t way_mask;     /* with the map and one word a set (at most 64 ways): the ways in use */
   /* false while every line is empty (zero bytes): a flush or an invalidation of a cache no access
    * has used reads none of its lines, so their pages stay untouched */
   bool holds_lines;

@@ -147,17 +147,18 @@ __attribute__((always_inline)) static inline int32_t allocate_free_way(cache *c,
   cache_set_order *o = &c->order[set];
   if (o->allocated >= c->assoc) return -1;
   uint64_t *bits = &c->alloc_bits[(size_t)set * c->alloc_words];
+  /* fewer lines than ways in use and none beyond them (cache_set_assoc empties every set): the
+   * lowest free way is one in use */
   uint32_t w = 0, way;
-  if (c->way_mask) { /* one word a set: the lowest free way in use, no scan */
-    uint64_t free = ~bits[0] & c->way_mask;
-    if (!free) return -1;
-    way = (uint32_t)__builtin_ctzll(free);
+  if (c->alloc_words == 1) { /* one word a set: its lowest zero bit, no scan */
+    if (!~bits[0]) return -1;
+    way = (uint32_t)__builtin_ctzll(~bits[0]);
   } else {
     while (w * 64 < c->assoc && !~bits[w]) w++;
     if (w * 64 >= c->assoc) return -1;
     way = w * 64 + (uint32_t)__builtin_ctzll(~bits[w]);
-    if (way >= c->assoc) return -1;
   }
+  if (way >= c->assoc) return -1;
   int32_t li = (int32_t)(set * c->max_assoc + way);
   cache_line *l = &c->lines[li];
   /* cache_order_append with the set's order at hand (no division of li back into its set) */
