@@ -38,13 +38,23 @@ static inline uint32_t *iv_bins_slot(iv_bins *b, uint64_t t) {
   return &b->used[s];
 }
 
-/* The first cycle ≥ t whose bin has room for `cost` (an empty bin takes any cost). */
-static inline uint64_t iv_bins_find(iv_bins *b, uint64_t t, uint32_t cost) {
+/* The first cycle ≥ t whose bin has room for `cost` (an empty bin takes any cost); *slot its bin's
+ * counter (NULL: not tracked), for booking there later without a second lookup. */
+static inline uint64_t iv_bins_find_slot(iv_bins *b, uint64_t t, uint32_t cost, uint32_t **slot) {
   for (;;) {
     uint32_t *u = iv_bins_slot(b, t);
-    if (!u || *u == 0 || *u + cost <= b->cap) return t;
+    if (!u || *u == 0 || *u + cost <= b->cap) {
+      *slot = u;
+      return t;
+    }
     t = (t / IV_BIN + 1) * IV_BIN;
   }
+}
+
+/* The first cycle ≥ t whose bin has room for `cost`. */
+static inline uint64_t iv_bins_find(iv_bins *b, uint64_t t, uint32_t cost) {
+  uint32_t *slot;
+  return iv_bins_find_slot(b, t, cost, &slot);
 }
 
 static inline void iv_bins_book(iv_bins *b, uint64_t t, uint32_t cost) {

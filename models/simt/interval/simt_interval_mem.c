@@ -641,18 +641,13 @@ static inline __attribute__((always_inline)) bool uniform_load(iv_core *c, uint3
   if (hi > MEM_LINE_BYTES) return false;
   uint32_t *slot_used, *port;
   m = iv_dispatch_find(c, m, &slot_used); /* a free slot of the memory stage */
-  uint64_t at = m + 1, ready, line;
-  for (;;) { /* iv_bins_find(&c->l1_port, m + 1, 1), its counter kept for the booking */
-    port = iv_bins_slot(&c->l1_port, at);
-    if (!port || *port == 0 || *port + 1 <= c->l1_port.cap) break;
-    at = (at / IV_BIN + 1) * IV_BIN;
-  }
+  uint64_t ready, line, at = iv_bins_find_slot(&c->l1_port, m + 1, 1, &port); /* booked there on a hit */
   /* [a, a + bytes) itself: one_access's sectors are the ones those bytes cover, which the cache
    * works out only when it is sectored (an L1C seldom is) */
   cache_status hit = cache_timed_read_hit(c->l1c, a, bytes, 0, MEM_ACC_CONST_R, at, &ready, &line);
   if (hit == CACHE_MISS) return false;
   if (port) ++*port; /* iv_bins_book(&c->l1_port, at, 1) */
-  ++*c->ms.req.mem_const; /* simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R) */
+  simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R);
   uint64_t d = at + c->base.cfg.ldst.l1c_latency;
   if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) {
     reordered_fill(c, &c->fills[1], line, at, &ready);
