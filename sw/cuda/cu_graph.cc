@@ -320,9 +320,13 @@ bool host_memory(cu_mem_type t) { return t == CU_MEM_PAGEABLE; }
 int prepare_node(State &s, ExecNode &x) {
   uint64_t need = 0;
   if (x.p.type == CU_GRAPH_NODE_MEMCPY) {
-    const cu_copy_node_params &c = x.p.copy;
+    cu_copy_node_params c = x.p.copy;
     bool hs = !c.src.array && host_memory(c.src.type), hd = !c.dst.array && host_memory(c.dst.type);
     if (hs != hd) need = c.width_bytes * c.height * c.depth;
+    // a registered range's device pointer lies in its window (cu_memory.cc): the copy moves the
+    // program's memory behind it, as cudaMemcpy does, not the reserved window's
+    if (hs) c.src.addr = host_of_registered(s, c.src.addr);
+    if (hd) c.dst.addr = host_of_registered(s, c.dst.addr);
     x.in = HostCopy{s.plat.bus, 0, c, hs && hd ? 3 : 1};
     x.out = HostCopy{s.plat.bus, 0, c, 2};
   }

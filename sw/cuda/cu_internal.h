@@ -299,6 +299,8 @@ struct State {
 };
 
 State &state();
+// The program's address behind address a of the registered window (cu_memory.cc), or a itself.
+uint64_t host_of_registered(const State &s, uint64_t a);
 // This thread is inside a cucore_ call (or a stream callback it runs).
 bool tl_inside_call();
 

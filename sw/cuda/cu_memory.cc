@@ -196,8 +196,9 @@ static void classify_locked(State &s, uint64_t addr, cu_mem_info *info) {
 }
 
 // The program's address behind address a of the registered window (map_registered), or a itself:
-// a copy given the device pointer of registered memory copies the program's memory.
-static uint64_t host_of_registered(const State &s, uint64_t a) {
+// a copy given the device pointer of registered memory copies the program's memory (copy nodes
+// too: cu_graph.cc prepare_node).
+uint64_t host_of_registered(const State &s, uint64_t a) {
   auto it = s.registered_runs.upper_bound(a);
   if (it == s.registered_runs.begin()) return a;
   --it;

@@ -303,6 +303,37 @@ TEST(CudartGraph, PageableCopyNodesMoveDataWhenTheyRun) {
   cudaFree(d);
 }
 
+// Registered memory has device addresses of its own (a window, tests/cudart/memory_test.cc): copy
+// nodes given the device pointer move the program's memory, as cudaMemcpy does.
+TEST(CudartGraph, CopyNodesReachRegisteredMemoryThroughItsDevicePointer) {
+  const int n = 1024;
+  std::vector<int> buf(n + 64, 0);
+  int *h = buf.data() + 16;
+  for (int i = 0; i < n / 2; i++) h[i] = 3 * i;
+  ASSERT_EQ(cudaHostRegister(h, n * 4, cudaHostRegisterMapped), cudaSuccess);
+  int *w = nullptr;
+  ASSERT_EQ(cudaHostGetDevicePointer(reinterpret_cast<void **>(&w), h, 0), cudaSuccess);
+  ASSERT_NE(w, h);
+  int *d = device_ints(n / 2, 0);
+  cudaGraph_t g;
+  ASSERT_EQ(cudaGraphCreate(&g, 0), cudaSuccess);
+  cudaGraphNode_t in, out;  // the lower half to the device and back to the upper half
+  ASSERT_EQ(cudaGraphAddMemcpyNode1D(&in, g, nullptr, 0, d, w, n / 2 * 4, cudaMemcpyDefault), cudaSuccess);
+  ASSERT_EQ(cudaGraphAddMemcpyNode1D(&out, g, &in, 1, w + n / 2, d, n / 2 * 4, cudaMemcpyDefault),
+            cudaSuccess);
+  cudaGraphExec_t x;
+  ASSERT_EQ(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(x, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  for (int i = 0; i < n / 2; i++) ASSERT_EQ(h[n / 2 + i], 3 * i) << i;
+  EXPECT_EQ(buf[15], 0);  // the bytes around the range are untouched
+  EXPECT_EQ(buf[16 + n], 0);
+  cudaGraphExecDestroy(x);
+  cudaGraphDestroy(g);
+  cudaFree(d);
+  ASSERT_EQ(cudaHostUnregister(h), cudaSuccess);
+}
+
 TEST(CudartGraph, EventNodesRecordAndWait) {
   int *d = device_ints(4, 0);
   int nn = 4;
