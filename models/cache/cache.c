@@ -56,30 +56,6 @@ static void list_free_all(cache_req_list *l) {
 
 /* ---- masks ---------------------------------------------------------------------------------- */
 
-/* Bytes [lo, hi) of a 128-byte line as a mem_req byte mask. */
-static void byte_range(uint32_t lo, uint32_t hi, uint64_t m[2]) {
-  m[0] = m[1] = 0;
-  for (uint32_t w = 0; w < 2; w++) {
-    uint32_t a = lo > 64 * w ? lo : 64 * w, b = hi < 64 * w + 64 ? hi : 64 * w + 64;
-    if (a >= b) continue;
-    uint32_t n = b - a;
-    m[w] = (n == 64 ? ~0ull : ((1ull << n) - 1)) << (a - 64 * w);
-  }
-}
-
-
-/* Bytes a request writes, 128-byte-line relative. */
-static void req_bytes(const mem_req *r, uint64_t m[2]) {
-  if (r->byte_mask[0] | r->byte_mask[1]) {
-    m[0] = r->byte_mask[0];
-    m[1] = r->byte_mask[1];
-    return;
-  }
-  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
-  uint32_t end = off + (r->size ? r->size : 1);
-  byte_range(off, end > MEM_LINE_BYTES ? MEM_LINE_BYTES : end, m);
-}
-
 /* Bytes of the given chunks of a line, 128-byte-line relative (all bytes for lines > 128). */
 static void chunk_bytes_mask(const cache *c, uint64_t line, uint8_t chunks, uint64_t m[2]) {
   m[0] = m[1] = 0;
@@ -91,7 +67,7 @@ static void chunk_bytes_mask(const cache *c, uint64_t line, uint8_t chunks, uint
   for (uint32_t k = 0; k < c->n_chunks; k++) {
     if (!(chunks & (1u << k))) continue;
     uint64_t t[2];
-    byte_range(base + k * c->chunk_bytes, base + (k + 1) * c->chunk_bytes, t);
+    cache_byte_range(base + k * c->chunk_bytes, base + (k + 1) * c->chunk_bytes, t);
     m[0] |= t[0];
     m[1] |= t[1];
   }
@@ -501,7 +477,7 @@ static cache_status read_access(cache *c, mem_req *req, uint64_t now, cache_outc
     cache_touch(c, li);
     if (atomic) {
       uint64_t b[2];
-      req_bytes(req, b);
+      cache_req_bytes(req, b);
       mark_dirty(c, li, need, b);
     }
     use_data_port(c, req, now);
@@ -606,7 +582,7 @@ static cache_status write_access(cache *c, mem_req *req, uint64_t now, cache_out
   uint32_t set = cache_index_of(c, req->addr);
   uint8_t need = cache_req_chunks(c, req);
   uint64_t bytes[2];
-  req_bytes(req, bytes);
+  cache_req_bytes(req, bytes);
   int32_t li = cache_find_line(c, set, line);
   int32_t mi = entry_of(c, li, line);
   uint8_t present = li >= 0 ? (uint8_t)(c->lines[li].valid | c->lines[li].written) : 0;
@@ -772,7 +748,7 @@ static void release(cache *c, int32_t li, const cache_waiter *w) {
   if (req->is_write || req->kind == MEM_ACC_ATOMIC) { /* dirty when the data is complete */
     uint8_t need = cache_req_chunks(c, req);
     uint64_t b[2];
-    req_bytes(req, b);
+    cache_req_bytes(req, b);
     if (li >= 0) {
       mark_dirty(c, li, need, b);
     } else { /* no line could be placed (every way reserved): write the data straight back */

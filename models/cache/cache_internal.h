@@ -262,6 +262,29 @@ void cache_map_remove(cache *c, uint64_t line);
 /* The set's replacement order (with the map): unlink line li / append it as the newest. */
 /* The fields of a line that has just taken `line`: allocated, nothing valid, written or dirty yet
  * (cache_install and the timed path's fill of a free way). */
+/* Bytes [lo, hi) of a 128-byte line as a mem_req byte mask. */
+static inline void cache_byte_range(uint32_t lo, uint32_t hi, uint64_t m[2]) {
+  m[0] = m[1] = 0;
+  for (uint32_t w = 0; w < 2; w++) {
+    uint32_t a = lo > 64 * w ? lo : 64 * w, b = hi < 64 * w + 64 ? hi : 64 * w + 64;
+    if (a >= b) continue;
+    uint32_t n = b - a;
+    m[w] = (n == 64 ? ~0ull : ((1ull << n) - 1)) << (a - 64 * w);
+  }
+}
+
+/* Bytes a request writes, 128-byte-line relative: its byte mask, else its address and size. */
+static inline void cache_req_bytes(const mem_req *r, uint64_t m[2]) {
+  if (r->byte_mask[0] | r->byte_mask[1]) {
+    m[0] = r->byte_mask[0];
+    m[1] = r->byte_mask[1];
+    return;
+  }
+  uint32_t off = (uint32_t)(r->addr & (MEM_LINE_BYTES - 1));
+  uint32_t end = off + (r->size ? r->size : 1);
+  cache_byte_range(off, end > MEM_LINE_BYTES ? MEM_LINE_BYTES : end, m);
+}
+
 static inline void cache_line_take(cache *c, cache_line *l, uint64_t line) {
   l->tag = line;
   l->alloc_stamp = l->last_use = ++c->stamp;

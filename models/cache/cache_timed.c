@@ -260,6 +260,7 @@ static void timed_read(cache *c, const mem_req *req, uint64_t now, cache_timed_r
   else cache_touch(c, li);
   uint8_t fetch = c->sector ? missing : c->all_chunks;
   c->lines[li].valid |= fetch;
+  c->lines[li].written &= (uint8_t)~fetch; /* (fetched bytes merge under the written ones) */
   set_ready(c, li, fetch, CACHE_NEVER);
   if (req->kind == MEM_ACC_ATOMIC) c->lines[li].dirty |= need;
   out->status = CACHE_MISS;
@@ -317,15 +318,17 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
       ++*c->group.write_back;
     }
     l->valid &= (uint8_t)~need;
+    l->written &= (uint8_t)~need;
     l->dirty &= (uint8_t)~need;
-    if (!l->valid && !l->dirty) cache_evict(c, li, NULL);
+    if (!l->valid && !l->written && !l->dirty) cache_evict(c, li, NULL);
     out->status = st;
     forwarded(c, out);
     count(c, req, st, st == CACHE_MISS);
     return;
   }
   int32_t li = find_or_hole(c, req->addr, line, &set, &hole);
-  uint8_t present = li >= 0 ? c->lines[li].valid : 0;
+  /* a write lands on sectors present, or written before and not yet fetched (lazy fetch-on-read) */
+  uint8_t present = li >= 0 ? (uint8_t)(c->lines[li].valid | c->lines[li].written) : 0;
   uint8_t absent = need & (uint8_t)~present;
   bool back = eff == EFF_BACK;
   if (!absent) { /* write hit (on sectors present or on their way) */
@@ -360,7 +363,23 @@ static void timed_write(cache *c, const mem_req *req, uint64_t now, cache_timed_
     out->fetch = c->all_chunks;
     if (back) l->dirty |= need;
     else forwarded(c, out);
-  } else { /* fetch-on-write of whole sectors, lazy fetch-on-read: written sectors are valid */
+  } else if (wa == CACHE_WA_LAZY_FETCH_ON_READ && c->sector && c->n_chunks == MEM_SECTORS_PER_LINE &&
+             c->spec.line_bytes == MEM_LINE_BYTES) {
+    /* lazy fetch-on-read (cache.c's rule): sectors the write covers whole are valid, partly
+     * written ones wait, unreadable, for a read to fetch the rest */
+    uint64_t bytes[2];
+    cache_req_bytes(req, bytes);
+    uint8_t full = 0;
+    for (uint32_t k = 0; k < MEM_SECTORS_PER_LINE; k++)
+      if ((uint32_t)(bytes[k / 2] >> (32 * (k % 2))) == 0xFFFFFFFFu) full |= (uint8_t)(1u << k);
+    full &= absent;
+    l->valid |= full;
+    l->written |= (uint8_t)(absent & ~full);
+    set_ready(c, li, full, now);
+    out->data_port = back;
+    if (back) l->dirty |= need;
+    else forwarded(c, out);
+  } else { /* fetch-on-write of whole sectors */
     l->valid |= absent;
     set_ready(c, li, absent, now);
     out->data_port = back;

@@ -821,8 +821,8 @@ static uint64_t to_host(memiv *m, const memiv_where *w, uint32_t bytes, uint64_t
 
 /* The slice's part: the request reaches slice `si` at L2 cycle t; returns the L2 cycle its reply
  * leaves the slice. */
-static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uint8_t kind, bool is_write,
-                            uint8_t n_ops, bool sysmem, uint64_t t) {
+static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, const uint64_t *byte_mask, uint8_t kind,
+                            bool is_write, uint8_t n_ops, bool sysmem, uint64_t t) {
   const memiv_config *c = &m->cfg;
   const uint32_t si = w->slice;
   const uint64_t line = w->line;
@@ -859,6 +859,10 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   req->n_ops = n_ops;
   req->byte_mask[0] = m->byte_mask[sectors][0];
   req->byte_mask[1] = m->byte_mask[sectors][1];
+  if (byte_mask && is_write) { /* a partial write: the sectors' other bytes stay unwritten (lazy fetch-on-read) */
+    req->byte_mask[0] &= byte_mask[0];
+    req->byte_mask[1] &= byte_mask[1];
+  }
   cache_timed_result r;
   cache_timed_access(s->l2, req, A, &r);
   bool hit = r.status != CACHE_MISS;
@@ -912,8 +916,8 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, uin
   return ready + 2;
 }
 
-uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind, bool is_write,
-                      uint8_t n_ops, uint64_t at) {
+uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, const uint64_t *byte_mask,
+                      uint8_t kind, bool is_write, uint8_t n_ops, uint64_t at) {
   memiv *m = ctx;
   const memiv_config *c = &m->cfg;
   uint8_t sectors = sector_mask & 0xFu;
@@ -942,7 +946,7 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   uint64_t t = memiv_xing_at(&m->core_icnt, at);
   t = traverse(m, &m->cluster[cl].req_in, &m->slice[si].req_out, src, dst, req_flits, t);
   t = memiv_xing_at(&m->icnt_l2, t);
-  t = slice_serve(m, w, sectors, kind, is_write, n_ops, sysmem, t);
+  t = slice_serve(m, w, sectors, byte_mask, kind, is_write, n_ops, sysmem, t);
 
   /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
   bool data_back = !is_write || kind == MEM_ACC_ATOMIC;

@@ -124,11 +124,12 @@ memiv *memiv_create(const memiv_config *cfg, simtvp_diag *diag);
 void memiv_destroy(memiv *m);
 
 /* simt_interval_mem_port.access: one request for `sector_mask` (0: the whole line) of the line at
- * line_addr, of mem_access_kind `kind`, leaving SM `sm` at core cycle `at`; returns the core cycle
- * its reply is back at the SM (> at). ctx is the memiv. Never fails (an sm out of range uses
- * cluster 0's port). */
-uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind, bool is_write,
-                      uint8_t n_ops, uint64_t at);
+ * line_addr (a write's bytes in byte_mask, NULL: every byte of its sectors; the L2 sees partial
+ * writes as the CA partition's does), of mem_access_kind `kind`, leaving SM `sm` at core cycle
+ * `at`; returns the core cycle its reply is back at the SM (> at). ctx is the memiv. Never fails
+ * (an sm out of range uses cluster 0's port). */
+uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, const uint64_t *byte_mask,
+                      uint8_t kind, bool is_write, uint8_t n_ops, uint64_t at);
 
 /* Kernel end with -gpgpu_flush_l2_cache: every dirty line is written back (booked on its channel
  * at the latest DRAM cycle seen) and the slices emptied; returns the lines written back. */

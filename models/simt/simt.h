@@ -90,15 +90,16 @@ typedef struct simt_trace_port {
 /* Where an interval core's (models/simt/interval) traffic beyond its L1 goes: a closed-form
  * model of the interconnect, L2 slices and DRAM (models/memiv behind gpu_simt_timing; a fixed
  * latency in core tests). access: one request for the sectors `sector_mask` (bit i = bytes
- * [32i, 32i+32)) of the 128-byte line at `line_addr`, of mem_access_kind `kind` (`is_write`:
+ * [32i, 32i+32)) of the 128-byte line at `line_addr` — of a write, the bytes it writes in
+ * `byte_mask` (mem_req.byte_mask's layout; NULL: the sectors' every byte) — of mem_access_kind `kind` (`is_write`:
  * data toward memory; `n_ops`: lane operations of an atomic, 0 counts as 1), leaving core `sm`
  * at core cycle `at`; returns the core cycle its reply (data, or a write's acknowledgement) is
  * back at the core (> at). Never fails; called on the simulation thread only. ctx NULL: not
  * connected (the core then uses a fixed latency of its own). */
 typedef struct simt_interval_mem_port {
   void *ctx;
-  uint64_t (*access)(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind,
-                     bool is_write, uint8_t n_ops, uint64_t at);
+  uint64_t (*access)(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, const uint64_t *byte_mask,
+                     uint8_t kind, bool is_write, uint8_t n_ops, uint64_t at);
 } simt_interval_mem_port;
 
 /* One core. Plain data; strings are not copied (they must outlive simt_core_create). Cycles are

@@ -336,6 +336,36 @@ TEST(CacheTimed, ReadHitsTakingTurnsAtEightLinesAreEachAHitOnItsOwnLine) {
   EXPECT_EQ(88u, counter(r, "L1D_cache_core[0].access"));
 }
 
+TEST(CacheTimed, LazyFetchOnReadLeavesPartlyWrittenSectorsForAReadToFetch) {
+  // Sectored, write-back, lazy fetch-on-read (L), as cache.c: a write covering a whole sector
+  // makes it valid; one covering part of it leaves it written but unreadable (later writes to it
+  // hit), and a read of it is a sector miss fetching it. Nothing is fetched by the writes.
+  CacheRig r("S:4:128:2,L:B:m:L:L,A:4:4,4");
+  r.cfg.timed = true;
+  r.build();
+  auto write = [&](uint64_t addr, uint32_t size, uint64_t now) {
+    mem_req *q = r.write(addr, size);
+    cache_timed_result o{};
+    cache_timed_access(r.c, q, now, &o);
+    mem_req_free(q);
+    return o;
+  };
+  cache_timed_result o = write(0x1000, 16, 1);  // half of sector 0 of a new line
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_EQ(0u, o.fetch);
+  EXPECT_EQ(CACHE_HIT, write(0x1010, 16, 2).status);  // the other half: lands on the written sector
+  EXPECT_EQ(CACHE_MISS, write(0x1020, 32, 3).status);  // sector 1 whole: a sector miss, valid now
+  EXPECT_EQ(CACHE_HIT, timed(r, 0x1020, 4).status);
+  o = timed(r, 0x1000, 5);  // sector 0: written in two halves, still to be fetched
+  EXPECT_EQ(CACHE_MISS, o.status);
+  EXPECT_EQ(0x1u, o.fetch);
+  cache_timed_fill(r.c, 0x1000, 0x1, 40);
+  EXPECT_EQ(CACHE_HIT, timed(r, 0x1000, 50).status);
+  EXPECT_EQ(2u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][HIT]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_R][SECTOR_MISS]"));
+  EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][HIT]"));
+}
+
 TEST(CacheTimed, AWriteEvictStoreIsForwardedAndDropsOnlyTheSectorsItWrites) {
   // Sectored, 4 sets × 2 ways, write-evict: a store to a line the cache does not hold is a
   // forwarded miss that places nothing; a store to a held line drops the sectors it writes (a hit

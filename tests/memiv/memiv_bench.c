@@ -61,7 +61,7 @@ __attribute__((noinline)) void run_pattern(memiv *m, uint32_t n_sms, const char 
         sectors = (uint8_t)(1u << (addr >> 5) % 4);
       }
       uint64_t line = addr & ~127ull;
-      uint64_t reply = memiv_access(m, sm, line, sectors, MEM_ACC_GLOBAL_R, false, 0, at);
+      uint64_t reply = memiv_access(m, sm, line, sectors, NULL, MEM_ACC_GLOBAL_R, false, 0, at);
       out->latency_sum += reply - at;
       if (reply > out->last_reply) out->last_reply = reply;
       *slot = reply;

@@ -96,7 +96,7 @@ struct Small {
   }
   uint64_t Access(uint32_t sm, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint64_t at,
                   uint8_t ops = 0) {
-    return memiv_access(m, sm, line, sectors, kind, write, ops, at);
+    return memiv_access(m, sm, line, sectors, nullptr, kind, write, ops, at);
   }
   uint64_t Stat(const char *name) {
     int found = 0;
@@ -377,6 +377,26 @@ TEST(Memiv, FullBankForgetsRowsInTheOrderItRememberedThemNeverTheOpenOne) {
   EXPECT_EQ(s.Stat("DRAM[0].row_buffer_hits"), 1u);
 }
 
+TEST(Memiv, SectorWrittenInPartsIsFetchedFromDramWhenRead) {
+  // Lazy fetch-on-read (the L2's write-allocate L), as the CA partition's L2: a write covering a
+  // whole sector makes it readable, one covering part of it leaves it unreadable — even once a
+  // second write covered the rest (cache.c's rule) — so a read of it is a sector miss that goes
+  // to DRAM (at+67 on a closed bank, as L2MissThenHitOnTheSameLine), not a hit (at+29).
+  Small s;
+  s.Create();
+  const uint64_t even[2] = {0x00000000FFFF0000ull, 0}, odd[2] = {0x000000000000FFFFull, 0};
+  const uint64_t whole[2] = {0, 0xFFFFFFFF00000000ull}; /* sector 3 */
+  EXPECT_EQ(memiv_access(s.m, 0, 0x0, 0x1, even, kWrite, true, 0, 100), 129u);
+  EXPECT_EQ(memiv_access(s.m, 0, 0x0, 0x1, odd, kWrite, true, 0, 200), 229u);
+  EXPECT_EQ(memiv_access(s.m, 0, 0x0, 0x8, whole, kWrite, true, 0, 300), 329u);
+  EXPECT_EQ(s.Stat("DRAM[0].n_rd"), 0u);
+  EXPECT_EQ(s.Access(0, 0x0, 0x8, kRead, false, 400), 429u);  // sector 3: written whole, a hit
+  EXPECT_EQ(s.Access(0, 0x0, 0x1, kRead, false, 500), 567u);  // sector 0: written in parts
+  EXPECT_EQ(s.Stat("DRAM[0].n_rd"), 1u);
+  EXPECT_EQ(s.Stat("L2_cache_stats_breakdown[GLOBAL_ACC_R][SECTOR_MISS]"), 1u);
+  EXPECT_EQ(s.Access(0, 0x0, 0x1, kRead, false, 700), 729u);  // fetched: a hit now
+}
+
 TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   Small s;
   s.Create();
@@ -562,7 +582,7 @@ TEST(MemivConfig, EveryShippedConfigurationBuilds) {
     ASSERT_EQ(memiv_config_from_gpu(&l.g, &c, &l.diag), SIMTVP_OK) << e.path() << ": " << l.diag.message;
     memiv *m = memiv_create(&c, &l.diag);
     ASSERT_NE(m, nullptr) << e.path() << ": " << l.diag.message;
-    uint64_t r = memiv_access(m, 0, 0x12380, 0xF, kRead, false, 0, 1000);
+    uint64_t r = memiv_access(m, 0, 0x12380, 0xF, nullptr, kRead, false, 0, 1000);
     EXPECT_GT(r, 1000u + c.rop_latency) << e.path();
     memiv_destroy(m);
     n++;
@@ -710,7 +730,7 @@ TEST(MemivWiring, IntervalCoresGetThePortAndOthersDoNot) {
   const simt_core_config *cc = gpu_simt_timing_core_configs(s.t);
   EXPECT_EQ(cc[0].interval_mem.ctx, nullptr);
   ASSERT_NE(cc[1].interval_mem.ctx, nullptr);
-  uint64_t r = cc[1].interval_mem.access(cc[1].interval_mem.ctx, 1, 0x1000, 0x1, kRead, false, 0, 50);
+  uint64_t r = cc[1].interval_mem.access(cc[1].interval_mem.ctx, 1, 0x1000, 0x1, nullptr, kRead, false, 0, 50);
   EXPECT_GT(r, 50u);
   const uint64_t *req = stats_counter_find(s.st, "memiv.requests");
   ASSERT_NE(req, nullptr);

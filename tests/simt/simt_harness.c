@@ -142,10 +142,10 @@ simtvp_status sh_read(simt_harness *h, uint64_t addr, void *dst, uint64_t n, sim
 /* ---- fixed-latency memory ---------------------------------------------------------------------- */
 
 /* Interval cores' accesses beyond their L1 (simt_interval_mem_port): the fixed latency. */
-static uint64_t interval_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask, uint8_t kind,
-                                bool is_write, uint8_t n_ops, uint64_t at) {
+static uint64_t interval_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector_mask,
+                                const uint64_t *byte_mask, uint8_t kind, bool is_write, uint8_t n_ops, uint64_t at) {
   simt_harness *h = ctx;
-  (void)sm, (void)line_addr, (void)sector_mask, (void)is_write, (void)n_ops;
+  (void)sm, (void)line_addr, (void)sector_mask, (void)byte_mask, (void)is_write, (void)n_ops;
   if (kind < MEM_ACC_KIND_COUNT) h->mem_count[kind]++;
   return at + h->o.mem_latency;
 }

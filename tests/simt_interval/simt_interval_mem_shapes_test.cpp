@@ -29,7 +29,8 @@ struct Port {
     }
   };
   std::vector<Access> log;
-  static uint64_t access(void *ctx, uint32_t, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
+  static uint64_t access(void *ctx, uint32_t, uint64_t line, uint8_t sectors, const uint64_t *, uint8_t kind, bool write,
+                         uint8_t n_ops,
                          uint64_t at) {
     static_cast<Port *>(ctx)->log.push_back({line, sectors, kind, n_ops, write});
     return at + 50;

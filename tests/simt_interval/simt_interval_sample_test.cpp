@@ -168,7 +168,7 @@ TEST(SimtIntervalSample, FastForwardedInstructionsComputeExactResults) {
 // answers it `latency` cycles after its start: a bandwidth limit, counted.
 struct BandwidthPort {
   uint64_t latency = 100, gap = 2, free = 0, requests = 0;
-  static uint64_t access(void *ctx, uint32_t, uint64_t, uint8_t, uint8_t, bool, uint8_t, uint64_t at) {
+  static uint64_t access(void *ctx, uint32_t, uint64_t, uint8_t, const uint64_t *, uint8_t, bool, uint8_t, uint64_t at) {
     auto *p = static_cast<BandwidthPort *>(ctx);
     p->requests++;
     uint64_t start = at > p->free ? at : p->free;
@@ -246,7 +246,7 @@ TEST(SimtIntervalSample, FastForwardedLoadsReachTheMemoryBeyondTheL1) {
 // `warm_from`, `warm` cycles after it from then on: a cold start that settles.
 struct ColdStartPort {
   uint64_t cold = 600, warm = 100, warm_from = 2000, requests = 0;
-  static uint64_t access(void *ctx, uint32_t, uint64_t, uint8_t, uint8_t, bool, uint8_t, uint64_t at) {
+  static uint64_t access(void *ctx, uint32_t, uint64_t, uint8_t, const uint64_t *, uint8_t, bool, uint8_t, uint64_t at) {
     auto *p = static_cast<ColdStartPort *>(ctx);
     p->requests++;
     return at + (at < p->warm_from ? p->cold : p->warm);

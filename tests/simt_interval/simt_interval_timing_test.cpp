@@ -194,8 +194,8 @@ struct RecordingPort {
   };
   uint64_t latency = 50;
   std::vector<Access> log;
-  static uint64_t access(void *ctx, uint32_t sm, uint64_t line, uint8_t sectors, uint8_t kind, bool write,
-                         uint8_t n_ops, uint64_t at) {
+  static uint64_t access(void *ctx, uint32_t sm, uint64_t line, uint8_t sectors, const uint64_t *, uint8_t kind,
+                         bool write, uint8_t n_ops, uint64_t at) {
     (void)n_ops;
     auto *p = static_cast<RecordingPort *>(ctx);
     p->log.push_back({sm, line, sectors, kind, write, at});

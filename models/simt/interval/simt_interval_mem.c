@@ -16,13 +16,13 @@
 #include "simtvp_zalloc.h"
 
 /* The cycle the reply to an access leaving the L1 at `at` is back at the core. */
-static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, uint8_t kind, bool write, uint8_t n_ops,
-                          uint64_t at) {
+static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, const uint64_t *bytes, uint8_t kind, bool write,
+                          uint8_t n_ops, uint64_t at) {
   ++*c->ms.port_requests;
   at = iv_bins_take(&c->miss_queue, at, 1);
   const simt_interval_mem_port *p = &c->base.cfg.interval_mem;
   if (!p->ctx || !p->access) return at + c->base.cfg.interval_miss_latency;
-  uint64_t back = p->access(p->ctx, c->base.cfg.sm, line, sectors, kind, write, n_ops, at);
+  uint64_t back = p->access(p->ctx, c->base.cfg.sm, line, sectors, bytes, kind, write, n_ops, at);
   return back > at ? back : at + 1;
 }
 
@@ -147,7 +147,7 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   cache *cc = path == LDST_PATH_L1D ? c->l1d : path == LDST_PATH_L1C ? c->l1c : path == LDST_PATH_L1T ? c->l1t : NULL;
   uint8_t n_ops = x->kind == MEM_ACC_ATOMIC ? x->lanes : 0;
   if (!cc) /* around the L1: the reply is taken the cycle after it is back */
-    return reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
+    return reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->byte_mask, x->kind, x->is_write, n_ops, a + 1), 0);
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   uint32_t lat = path == LDST_PATH_L1D ? lc->l1d_latency : path == LDST_PATH_L1C ? lc->l1c_latency : lc->l1t_latency;
   bool l1d = path == LDST_PATH_L1D;
@@ -177,14 +177,14 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   cache_timed_access(cc, q, a, &r);
   if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
   if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
-    beyond_l1(c, r.wb_line, r.wb_chunks, MEM_ACC_L1_WRBK, true, 0, a + 1);
+    beyond_l1(c, r.wb_line, r.wb_chunks, NULL, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
   if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) reordered_fill(c, ft, r.line, a, &r.ready);
   if (r.status == CACHE_MISS && r.pending_ready && r.pending_ready != CACHE_NEVER)
     reordered_fill(c, ft, r.line, a, &r.pending_ready);
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
-    uint64_t back = beyond_l1(c, r.line, r.fetch, kind, false, 0, a + 1);
+    uint64_t back = beyond_l1(c, r.line, r.fetch, NULL, kind, false, 0, a + 1);
     uint32_t fill_bytes = r.fetch == 0xf ? MEM_LINE_BYTES : (uint32_t)simtvp_popcount32(r.fetch) * MEM_SECTOR_BYTES;
     uint64_t fill = reply_taken(c, back, l1d ? fill_bytes : 0);
     cache_timed_fill(cc, r.line, r.fetch, fill);
@@ -196,7 +196,7 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
     done = iv_max(done, r.ready); /* an MSHR hit: the data comes with the fill on its way */
   }
   if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation) */
-    uint64_t back = reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->kind, x->is_write, n_ops, a + 1), 0);
+    uint64_t back = reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->byte_mask, x->kind, x->is_write, n_ops, a + 1), 0);
     done = iv_max(done, back);
   }
   return done;
@@ -697,7 +697,7 @@ static __attribute__((noinline)) uint64_t fetch_miss(iv_core *c, iv_warp *w, uin
   cache_timed_access(c->base.l1i, q, t, &r);
   if (r.status == CACHE_HIT) return t;
   if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
-  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? r.fetch : 1, MEM_ACC_INST_R, false, 0, t + 1);
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? r.fetch : 1, NULL, MEM_ACC_INST_R, false, 0, t + 1);
   if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
   else w->line = 0; /* no L1I: every new line fetches again */
   return back;
@@ -720,7 +720,7 @@ typedef struct flush_ctx {
 
 static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
   flush_ctx *f = ctx;
-  beyond_l1(f->c, line, chunks, MEM_ACC_L1_WRBK, true, 0, f->now);
+  beyond_l1(f->c, line, chunks, NULL, MEM_ACC_L1_WRBK, true, 0, f->now);
 }
 
 /* -gpgpu_flush_l1_cache at a kernel boundary: dirty lines written back, the L1D emptied. */
