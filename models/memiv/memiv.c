@@ -948,8 +948,9 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
   t = memiv_xing_at(&m->icnt_l2, t);
   t = slice_serve(m, w, sectors, byte_mask, kind, is_write, n_ops, sysmem, t);
 
-  /* reply: slice → icnt → core (data for reads and atomics, an acknowledgement for writes) */
-  bool data_back = !is_write || kind == MEM_ACC_ATOMIC;
+  /* reply: slice → icnt → core (data for reads and atomics with a result, an acknowledgement for
+   * writes and reductions: mem_req_wire_bytes' rule) */
+  bool data_back = !is_write;
   uint32_t reply_flits = m->flits[data_back ? n_sectors : 0];
   t = memiv_xing_at(&m->l2_icnt, t);
   t = traverse(m, &m->slice[si].reply_in, &m->cluster[cl].reply_out, dst, src, reply_flits, t);

@@ -52,16 +52,17 @@ std::string shape_kernel(const Shape &s) {
          "  mul.lo.u32 %r4, %r2, " + std::to_string(s.stride) + ";\n  mad.lo.u32 %r5, %r3, " +
          std::to_string(s.row) + ", %r4;\n  add.u32 %r5, %r5, " + std::to_string(s.off) + ";\n" +
          "  cvt.u64.u32 %rd2, %r5;\n  add.s64 %rd3, %rd1, %rd2;\n  " + ld + ", [%rd3];\n" +
-         "  atom.global.add.u32 %r13, [%rd3], 1;\n  exit;\n}\n";
+         "  atom.global.add.u32 %r13, [%rd3], 1;\n  red.global.add.u32 [%rd3], 1;\n  exit;\n}\n";
 }
 
 // The CA LDST unit's requests for the shape's warps (the sector rule, blocks of `block` bytes: the
-// 128-byte line, or the L1D's line when shorter): the load's as reads, the atomic's with their lane
-// operations.
+// 128-byte line, or the L1D's line when shorter): the load's as reads, the atomic's and the
+// reduction's with their lane operations — the atomic's, which returns a value, as a request for
+// data (not a write), the reduction's as a write (its data goes out, an acknowledgement comes back).
 std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t threads, uint32_t block) {
   std::vector<Port::Access> v;
   for (uint32_t warp = 0; warp < threads / 32; warp++) {
-    for (int atomic = 0; atomic < 2; atomic++) {
+    for (int atomic = 0; atomic < 3; atomic++) { /* load, atomic, reduction */
       ldst_range r[32];
       for (uint32_t i = 0; i < 32; i++) {
         uint32_t t = warp * 32 + i;
@@ -73,7 +74,7 @@ std::vector<Port::Access> expected(const Shape &s, uint64_t out, uint32_t thread
       for (uint32_t j = 0; j < n; j++)
         v.push_back({a[j].addr & ~uint64_t(MEM_LINE_BYTES - 1), a[j].sector_mask,
                      uint8_t(atomic ? MEM_ACC_ATOMIC : MEM_ACC_GLOBAL_R), uint8_t(atomic ? a[j].lanes : 0),
-                     atomic != 0});
+                     atomic == 2});
     }
   }
   std::sort(v.begin(), v.end());

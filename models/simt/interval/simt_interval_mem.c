@@ -563,6 +563,9 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
   uint64_t done = m + 1;
   const simt_ldst_config *lc = &c->base.cfg.ldst;
   bool atomic = st->is_atomic, store = st->is_store && !load;
+  /* what carries data toward memory, as the CA LDST unit sends it: stores and reductions (an
+   * atomic without a result); an atomic with one is a request for data, its reply the data */
+  const bool writes = atomic ? !st->is_load : store;
   bool gt200 = lc->coalesce_arch == 13;
   simt_space_masks sm;
   uint32_t n = 0, k;
@@ -599,13 +602,13 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
                                st->addr, bytes, c->ranges, LDST_MAX_RANGES);
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_LOCAL_W : MEM_ACC_LOCAL_R;
     n = coalesce(c, k, LDST_SHAPE_ANY, c->l1d_block, bytes, gt200, kind, (atomic || !c->l1d) ? LDST_PATH_BYPASS : LDST_PATH_L1D,
-                 !load || atomic, n);
+                 writes, n);
   }
   if (sm.global) {
     bool l2_only = load && !atomic && ldst_load_bypasses_l1(st->insn); /* as the CA LDST unit */
     uint8_t kind = atomic ? MEM_ACC_ATOMIC : store ? MEM_ACC_GLOBAL_W : MEM_ACC_GLOBAL_R;
     uint8_t path = (atomic || !c->l1d || lc->gmem_skip_l1d || l2_only) ? LDST_PATH_BYPASS : LDST_PATH_L1D;
-    n = lanes_to_accesses(c, st, sm.global, 0, 0, bytes, c->l1d_block, gt200, kind, path, !load || atomic, n);
+    n = lanes_to_accesses(c, st, sm.global, 0, 0, bytes, c->l1d_block, gt200, kind, path, writes, n);
   }
   if (sm.konst | sm.param)
     n = lanes_to_accesses(c, st, sm.konst | sm.param, sm.param, c->param_of[slot], bytes, c->l1c_block, false,
