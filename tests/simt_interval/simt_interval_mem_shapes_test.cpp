@@ -296,4 +296,17 @@ TEST(SimtIntervalMemShapes, UniformParameterLoadsAreCountedOnceEachThroughTheL1c
   EXPECT_GE(misses, 1u);
   EXPECT_LE(misses, 2u);  // the two parameters sit in one or two L1C lines
   EXPECT_EQ(misses, fetches);
+  // A fill of a cache without sectors reads its whole line, as the CA caches' fill requests do:
+  // QV100's L1C has 64-byte lines (two sectors of the 128-byte line), its L1I 128-byte ones.
+  uint64_t code = 0;
+  for (auto &a : port.log) {
+    if (a.kind == MEM_ACC_CONST_R) {
+      EXPECT_TRUE(a.sectors == 0x3 || a.sectors == 0xC) << int(a.sectors);
+    }
+    if (a.kind == MEM_ACC_INST_R) {
+      code++;
+      EXPECT_EQ(a.sectors, 0xFu);
+    }
+  }
+  EXPECT_GE(code, 1u);
 }
