@@ -73,8 +73,7 @@ static void chunk_bytes_mask(const cache *c, uint64_t line, uint8_t chunks, uint
   }
 }
 
-/* Sector mask (of the 128-byte line) covering the given chunks. */
-static uint8_t chunk_sector_mask(const cache *c, uint64_t line, uint8_t chunks) {
+uint8_t cache_line_sectors(const cache *c, uint64_t line, uint8_t chunks) {
   if (c->sector) return chunks;
   if (c->spec.line_bytes >= MEM_LINE_BYTES) return (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
   uint32_t off = (uint32_t)(line & (MEM_LINE_BYTES - 1));
@@ -206,7 +205,7 @@ static void queue_write_back(cache *c, uint64_t line, uint8_t chunks, const uint
   r->kind = c->level == CACHE_LEVEL_L2 ? MEM_ACC_L2_WRBK : MEM_ACC_L1_WRBK;
   r->is_write = true;
   r->needs_reply = false;
-  r->sector_mask = chunk_sector_mask(c, line, chunks);
+  r->sector_mask = cache_line_sectors(c, line, chunks);
   uint64_t cm[2];
   chunk_bytes_mask(c, line, chunks, cm);
   r->byte_mask[0] = bytes[0] & cm[0];
@@ -352,7 +351,7 @@ mem_req *cache_new_fetch(cache *c, uint64_t line, uint8_t chunks, uint8_t kind,
   r->kind = kind;
   r->is_write = false;
   r->needs_reply = true;
-  r->sector_mask = chunk_sector_mask(c, line, chunks);
+  r->sector_mask = cache_line_sectors(c, line, chunks);
   chunk_bytes_mask(c, line, chunks, r->byte_mask);
   if (trigger) { /* same line, so the same partition: the route is the trigger's */
     r->sm = trigger->sm;

@@ -295,6 +295,11 @@ cache_status cache_timed_read_hit(cache *c, uint64_t addr, uint32_t size, uint8_
 void cache_timed_fill(cache *c, uint64_t line, uint8_t chunks, uint64_t t);
 /* Chunks (sectors; the one chunk of a normal cache) of its line that req touches. */
 uint8_t cache_req_chunks_of(const cache *c, const mem_req *req);
+/* The sectors of its 128-byte line that `chunks` of this cache's line `line` cover — what a fill
+ * or a write-back of them reads or writes beyond the cache (the CA path's fill and write-back
+ * requests): a sectored cache's chunks are sectors; another cache's line is whole (a 128-byte line
+ * all four sectors, a 64-byte one the two it spans). */
+uint8_t cache_line_sectors(const cache *c, uint64_t line, uint8_t chunks);
 /* Ready cycle of the chunks of the line holding addr; CACHE_NEVER when one is absent or untimed. */
 uint64_t cache_timed_ready(const cache *c, uint64_t addr, uint8_t chunks);
 /* Reports every dirty line through write_back and empties the cache; returns the lines written back. */

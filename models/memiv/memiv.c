@@ -871,12 +871,12 @@ static uint64_t slice_serve(memiv *m, const memiv_where *w, uint8_t sectors, con
     ++*m->c[C_WRITEBACKS];
     memiv_where victim; /* decoded aside: the memo entry `w` stays this request's */
     decode(m, r.wb_line, &victim);
-    to_dram(m, &victim, (uint32_t)simtvp_popcount32(r.wb_chunks) * MEM_SECTOR_BYTES, true, dram_at);
+    uint8_t wb = cache_line_sectors(s->l2, r.wb_line, r.wb_chunks); /* (an unsectored line: whole) */
+    to_dram(m, &victim, (uint32_t)simtvp_popcount32(wb) * MEM_SECTOR_BYTES, true, dram_at);
   }
   uint64_t filled = 0;
   if (r.fetch) {
-    const cache_spec *sp = cache_get_spec(s->l2);
-    uint8_t fetch = sp->type == CACHE_TYPE_SECTOR ? r.fetch : (uint8_t)((1u << MEM_SECTORS_PER_LINE) - 1);
+    uint8_t fetch = cache_line_sectors(s->l2, r.line, r.fetch);
     uint32_t fbytes = (uint32_t)simtvp_popcount32(fetch) * MEM_SECTOR_BYTES;
     uint64_t back = to_dram(m, w, fbytes, false, dram_at);
     filled = take(m, &s->fill, back, m->port_cycles[fbytes / MEM_SECTOR_BYTES]);
@@ -963,7 +963,8 @@ uint64_t memiv_access(void *ctx, uint32_t sm, uint64_t line_addr, uint8_t sector
 
 typedef struct flush_ctx {
   memiv *m;
-  uint64_t at; /* L2 cycle the write-backs leave */
+  const cache *l2; /* the slice being flushed */
+  uint64_t at;     /* L2 cycle the write-backs leave */
 } flush_ctx;
 
 static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
@@ -971,14 +972,18 @@ static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
   ++*f->m->c[C_WRITEBACKS];
   memiv_where w;
   decode(f->m, line, &w);
-  to_dram(f->m, &w, (uint32_t)simtvp_popcount32(chunks) * MEM_SECTOR_BYTES, true, f->at);
+  to_dram(f->m, &w, (uint32_t)simtvp_popcount32(cache_line_sectors(f->l2, line, chunks)) * MEM_SECTOR_BYTES, true,
+          f->at);
 }
 
 uint32_t memiv_flush_l2(memiv *m) {
   if (!m->has_l2) return 0;
-  flush_ctx f = {m, memiv_xing_at(&m->dram_l2, m->latest_dram)};
+  flush_ctx f = {m, NULL, memiv_xing_at(&m->dram_l2, m->latest_dram)};
   uint32_t n = 0;
-  for (uint32_t i = 0; i < m->n_slices; i++) n += cache_timed_flush(m->slice[i].l2, flush_write_back, &f);
+  for (uint32_t i = 0; i < m->n_slices; i++) {
+    f.l2 = m->slice[i].l2;
+    n += cache_timed_flush(m->slice[i].l2, flush_write_back, &f);
+  }
   return n;
 }
 

@@ -366,6 +366,25 @@ TEST(CacheTimed, LazyFetchOnReadLeavesPartlyWrittenSectorsForAReadToFetch) {
   EXPECT_EQ(1u, counter(r, "L1D_cache_stats_breakdown[GLOBAL_ACC_W][HIT]"));
 }
 
+TEST(CacheTimed, ALinesSectorsAreItsChunksOrTheWholeLine) {
+  // What a fill or write-back of some chunks reads or writes beyond the cache (cache_line_sectors):
+  // a sectored cache's chunks; an unsectored 128-byte line all four sectors; a 64-byte line the
+  // two sectors of the 128-byte line it spans.
+  CacheRig s("S:4:128:2,L:B:m:L:L,A:4:4,4");
+  s.cfg.timed = true;
+  s.build();
+  EXPECT_EQ(0x5u, cache_line_sectors(s.c, 0x1000, 0x5));
+  CacheRig n("N:4:128:2,L:B:m:N:L,A:4:4,4");
+  n.cfg.timed = true;
+  n.build();
+  EXPECT_EQ(0xFu, cache_line_sectors(n.c, 0x1000, 0x1));
+  CacheRig h("N:4:64:2,L:R:f:N:L,A:4:4,4");
+  h.cfg.timed = true;
+  h.build();
+  EXPECT_EQ(0x3u, cache_line_sectors(h.c, 0x1000, 0x1));
+  EXPECT_EQ(0xCu, cache_line_sectors(h.c, 0x1040, 0x1));
+}
+
 TEST(CacheTimed, AWriteEvictStoreIsForwardedAndDropsOnlyTheSectorsItWrites) {
   // Sectored, 4 sets × 2 ways, write-evict: a store to a line the cache does not hold is a
   // forwarded miss that places nothing; a store to a held line drops the sectors it writes (a hit

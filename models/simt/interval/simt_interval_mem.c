@@ -28,16 +28,6 @@ static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, const uint
 
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
-/* The sectors of its 128-byte line that a fill of `chunks` of L1 cc's line `line` reads: a
- * sectored cache's chunks are sectors; any other cache's line is fetched whole, as the CA caches'
- * fill requests are (an L1I or L1C line of 128 bytes: all four sectors, not its one chunk). */
-static inline uint8_t fill_sectors(const cache *cc, uint64_t line, uint8_t chunks) {
-  const cache_spec *sp = cache_get_spec(cc);
-  if (sp->type == CACHE_TYPE_SECTOR) return chunks;
-  uint32_t n = sp->line_bytes >= MEM_LINE_BYTES ? MEM_SECTORS_PER_LINE : sp->line_bytes / MEM_SECTOR_BYTES;
-  uint32_t first = (uint32_t)(line & (MEM_LINE_BYTES - 1)) / MEM_SECTOR_BYTES;
-  return (uint8_t)((((1u << (n ? n : 1u)) - 1u) << first) & 0xFu);
-}
 
 /* Bytes [lo, hi) of a 128-byte line (0 ≤ lo ≤ hi ≤ 128) into a mem_req byte mask, no loop. */
 static inline void line_bytes(uint64_t m[2], uint32_t lo, uint32_t hi) {
@@ -187,15 +177,15 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   cache_timed_result r;
   cache_timed_access(cc, q, a, &r);
   if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
-  if (r.wb_chunks) /* a dirty line leaves: written back, nobody waits for it */
-    beyond_l1(c, r.wb_line, r.wb_chunks, NULL, MEM_ACC_L1_WRBK, true, 0, a + 1);
+  if (r.wb_chunks) /* a dirty line leaves: written back (its chunks' sectors), nobody waits for it */
+    beyond_l1(c, r.wb_line, cache_line_sectors(cc, r.wb_line, r.wb_chunks), NULL, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
   if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) reordered_fill(c, ft, r.line, a, &r.ready);
   if (r.status == CACHE_MISS && r.pending_ready && r.pending_ready != CACHE_NEVER)
     reordered_fill(c, ft, r.line, a, &r.pending_ready);
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
     uint8_t kind = x->is_write ? MEM_ACC_L1_WR_ALLOC_R : x->kind;
-    uint8_t sectors = fill_sectors(cc, r.line, r.fetch);
+    uint8_t sectors = cache_line_sectors(cc, r.line, r.fetch);
     uint64_t back = beyond_l1(c, r.line, sectors, NULL, kind, false, 0, a + 1);
     uint32_t fill_bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
     uint64_t fill = reply_taken(c, back, l1d ? fill_bytes : 0);
@@ -712,7 +702,7 @@ static __attribute__((noinline)) uint64_t fetch_miss(iv_core *c, iv_warp *w, uin
   cache_timed_access(c->base.l1i, q, t, &r);
   if (r.status == CACHE_HIT) return t;
   if (r.status == CACHE_HIT_RESERVED) return r.ready != CACHE_NEVER ? iv_max(t, r.ready) : t;
-  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? fill_sectors(c->base.l1i, r.line, r.fetch) : 1,
+  uint64_t back = beyond_l1(c, r.fetch ? r.line : q->addr, r.fetch ? cache_line_sectors(c->base.l1i, r.line, r.fetch) : 1,
                             NULL, MEM_ACC_INST_R, false, 0, t + 1);
   if (r.fetch) cache_timed_fill(c->base.l1i, r.line, r.fetch, back);
   else w->line = 0; /* no L1I: every new line fetches again */
@@ -736,7 +726,7 @@ typedef struct flush_ctx {
 
 static void flush_write_back(void *ctx, uint64_t line, uint8_t chunks) {
   flush_ctx *f = ctx;
-  beyond_l1(f->c, line, chunks, NULL, MEM_ACC_L1_WRBK, true, 0, f->now);
+  beyond_l1(f->c, line, cache_line_sectors(f->c->l1d, line, chunks), NULL, MEM_ACC_L1_WRBK, true, 0, f->now);
 }
 
 /* -gpgpu_flush_l1_cache at a kernel boundary: dirty lines written back, the L1D emptied. */
