@@ -239,4 +239,44 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
 INSTANTIATE_TEST_SUITE_P(KernelPrograms, FidelityMixes, ::testing::ValuesIn(kernel_programs()),
                          [](const ::testing::TestParamInfo<std::string> &p) { return p.param; });
 
+class Qv100Interval : public ::testing::TestWithParam<std::string> {};
+
+// Interval cores on the QV100 configuration (80 SMs, models/memiv behind them), where the
+// interval path's requests once differed most from the CA core's (docs/simt-interval.md §8): each
+// program built for the default GPU runs correctly, and each kernel whose instruction stream does
+// not depend on timing is within 25 % of all-CA's cycles (issue 9's bound). scan's
+// add_block_offsets, which reads what the kernel before it stored with a stride, is held to 10 %:
+// it was −17.8 % while the timed L2 made partly written sectors readable (now −5.1 %).
+TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
+  const std::string program = GetParam();
+  if (!config_of(program).empty()) GTEST_SKIP() << program << " is built for another GPU";
+  std::string dir = temp_dir(("qv100_interval_" + program).c_str());
+  result r = run("compare -o '" + dir + "' -c SM7_QV100 -f ca -f interval -- '" + SIMTVP_KERNELS_BIN + "/" + program +
+                 "'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  pt::ptree j;
+  pt::read_json(dir + "/compare.json", j);
+  for (const auto &a : j.get_child("assignments")) {
+    EXPECT_EQ(a.second.get<int>("exit_status"), 0) << program << " under " << a.second.get<std::string>("spec");
+    EXPECT_EQ(a.second.get<std::string>("same_output"), "true") << program << " under "
+                                                               << a.second.get<std::string>("spec");
+  }
+  for (const auto &k : j.get_child("kernels")) {
+    const auto &runs = k.second.get_child("runs");
+    bool same_path = true;
+    for (const auto &x : runs) same_path &= x.second.get<std::string>("same_warp_insn", "true") == "true";
+    if (!same_path) continue;  // another program path (atomics, async_copy): not a timing error
+    const std::string name = k.second.get<std::string>("name");
+    const double bound = name.find("add_block_offsets") != std::string::npos ? 0.10 : 0.25;
+    for (const auto &x : runs)
+      if (auto e = x.second.get_optional<double>("cycle_error")) {
+        EXPECT_LE(std::fabs(*e), bound) << program << " kernel " << name << " under "
+                                        << x.second.get<std::string>("spec");
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelPrograms, Qv100Interval, ::testing::ValuesIn(kernel_programs()),
+                         [](const ::testing::TestParamInfo<std::string> &p) { return p.param; });
+
 }  // namespace
