@@ -252,6 +252,11 @@ class CompareTest(unittest.TestCase):
     def test_fidelity_choices_become_simtvp_options(self):
         self.assertEqual(compare.fidelity_options("ca"), "-simt_model ca -dram_model ca")
         self.assertEqual(compare.fidelity_options("simt=at,dram=ca"), "-dram_model ca -simt_model at")
+        self.assertEqual(compare.fidelity_options("interval"),
+                         "-simt_model interval -icnt_model at -mempart_model at -dram_model at")
+        self.assertEqual(compare.fidelity_options("interval-runs"),
+                         "-simt_model interval -icnt_model at -mempart_model at -dram_model at -interval_runs 1")
+        self.assertEqual(compare.fidelity_options("simt=interval,icnt=at"), "-icnt_model at -simt_model interval")
         with self.assertRaises(compare.Error):
             compare.fidelity_options("simt=fast")
 
