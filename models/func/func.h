@@ -298,6 +298,11 @@ void func_warp_replay_kind(const func_warp *w, uint8_t *kind);
 uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va);
 /* A waiting warp becomes READY again at the same instruction (it translates afresh). */
 void func_warp_retry(func_warp *w);
+/* (addition) The warp runs `cycles` core cycles (`ns` nanoseconds) ahead of the time the clock and
+ * globaltimer ports answer — a timing model whose warps run ahead of the GPU's time (the interval
+ * core) sets it before an instruction that may read %clock* or %globaltimer*, which then read
+ * the port's value plus these. A new warp has 0, 0. */
+void func_warp_set_time_ahead(func_warp *w, int64_t cycles, int64_t ns);
 
 /* The warp's next instruction, not executed. */
 typedef struct func_peek {

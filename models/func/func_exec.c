@@ -275,13 +275,13 @@ uint64_t fx_sreg_value(fx_warp *w, uint32_t sreg, uint32_t lane) {
   case PTX_SREG_CLOCK:
   case PTX_SREG_CLOCK_HI:
   case PTX_SREG_CLOCK64: {
-    uint64_t t = e->ports.clock ? e->ports.clock(e->ports.ctx, c->sm) : w->counts->warp_insns;
+    uint64_t t = e->ports.clock ? e->ports.clock(e->ports.ctx, c->sm) + (uint64_t)w->ahead_cycles : w->counts->warp_insns;
     return sreg == PTX_SREG_CLOCK ? (uint32_t)t : sreg == PTX_SREG_CLOCK_HI ? (uint32_t)(t >> 32) : t;
   }
   case PTX_SREG_GLOBALTIMER:
   case PTX_SREG_GLOBALTIMER_LO:
   case PTX_SREG_GLOBALTIMER_HI: {
-    uint64_t t = e->ports.globaltimer ? e->ports.globaltimer(e->ports.ctx) : w->counts->warp_insns;
+    uint64_t t = e->ports.globaltimer ? e->ports.globaltimer(e->ports.ctx) + (uint64_t)w->ahead_ns : w->counts->warp_insns;
     return sreg == PTX_SREG_GLOBALTIMER_LO ? (uint32_t)t
            : sreg == PTX_SREG_GLOBALTIMER_HI ? (uint32_t)(t >> 32) : t;
   }
@@ -1107,6 +1107,11 @@ void func_warp_replay_kind(const func_warp *w, uint8_t *kind) { *kind = w->repla
 uint32_t func_warp_replay_pages(const func_warp *w, uint64_t *va) {
   for (uint32_t i = 0; i < w->n_replay_pages; i++) va[i] = w->replay_pages[i] << DEVMEM_PAGE_BITS;
   return w->n_replay_pages;
+}
+
+void func_warp_set_time_ahead(func_warp *w, int64_t cycles, int64_t ns) {
+  w->ahead_cycles = cycles;
+  w->ahead_ns = ns;
 }
 
 void func_warp_retry(func_warp *w) {

@@ -248,6 +248,8 @@ struct func_warp {
   uint32_t bar_dest;       /* bar.red destination offset, FX_NONE when none */
   uint8_t bar_red;         /* ptx_bar_mode of the waiting bar.red */
   uint32_t bar_mask;       /* lanes that executed the bar.red */
+  /* func_warp_set_time_ahead: how far this warp runs ahead of what the clock ports answer */
+  int64_t ahead_cycles, ahead_ns;
   /* thread ids */
   uint32_t tid[3][32];
 };

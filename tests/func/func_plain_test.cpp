@@ -282,6 +282,42 @@ TEST(FuncCtaStart, WithADebuggerEveryRegisterOfANewCtaReadsZero) {
   func_launch_destroy(l);
 }
 
+// A timing model whose warps run ahead of the GPU's time (the interval core) tells a warp how far
+// (func_warp_set_time_ahead): its %clock64 and %globaltimer reads add that to the ports' answers.
+TEST(FuncClock, ReadsAddTheWarpsTimeAhead) {
+  const char *ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, %clock64;
+  mov.u64 %rd3, %globaltimer;
+  st.global.u64 [%rd1], %rd2;
+  st.global.u64 [%rd1+8], %rd3;
+  exit;
+}
+)";
+  func_ports ports{};
+  ports.clock = [](void *, uint32_t) -> uint64_t { return 1000; };
+  ports.globaltimer = [](void *) -> uint64_t { return 5000; };
+  Engine en(ptx, &ports);
+  uint64_t out = en.alloc(16);
+  func_launch *l = en.launch("k", 1, 32, {out});
+  func_cta *c;
+  uint32_t id[3] = {0, 0, 0};
+  ASSERT_EQ(func_cta_start(l, id, 0, 0, &c, &en.d), SIMTVP_OK);
+  func_warp_set_time_ahead(func_cta_warp(c, 0), 84, 74);
+  run_cta(c);
+  func_cta_finish(c);
+  func_launch_destroy(l);
+  uint64_t v[2] = {0, 0};
+  ASSERT_EQ(devmem_read(en.mem, out, v, sizeof v, &en.d), SIMTVP_OK);
+  EXPECT_EQ(v[0], 1084u);
+  EXPECT_EQ(v[1], 5074u);
+}
+
 // ---- straight runs -------------------------------------------------------------------------------
 
 // pcs (kernel k): 0 ld.param, 1-5 five ALU, 6 ld.global, 7 add, 8 st, 9 add, 10 atom, 11 add,

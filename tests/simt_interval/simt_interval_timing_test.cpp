@@ -32,6 +32,29 @@ TEST(SimtInterval, DependentAluChainCostsLatencyPlusFourPerInstruction) {
   EXPECT_EQ(run(base(), chain(32)) - run(base(), chain(16)), 16u * 10u);
 }
 
+TEST(SimtInterval, ClockReadsSeeTheWarpsOwnTime) {
+  // Warps run ahead of the GPU's time (§1); a %clock64 read gives the warp's own issue cycle, so
+  // two reads around 8 dependent adds (10 cycles each, DependentAluChain…) differ by the chain's
+  // cycles — as many as the issue trace shows between them — where reading the GPU's time gave
+  // both the same value. (%globaltimer is offset the same way at the core clock; the harness has no
+  // globaltimer port: FuncClock.ReadsAddTheWarpsTimeAhead checks the engine's side.)
+  const std::string body = std::string(kOutSlot) + "  mov.u64 %rd2, %clock64;\n  mov.u64 %rd4, %globaltimer;\n" +
+                           chain(8) + "  mov.u64 %rd3, %clock64;\n  mov.u64 %rd5, %globaltimer;\n"
+                           "  sub.s64 %rd6, %rd3, %rd2;\n  st.global.u64 [%rd1], %rd6;\n"
+                           "  sub.s64 %rd7, %rd5, %rd4;\n  st.global.u64 [%rd1+256], %rd7;\n";
+  Gpu g("configs/SM7_QV100.config", base(), SH_LDST_FAKE, 100, 20, 0, true);
+  ASSERT_EQ(g.load(kernel(body)), SIMTVP_OK) << g.diag.message;
+  uint64_t out = g.alloc(8 * 64);
+  ASSERT_EQ(g.launch("k", 1, 32, {out}), SIMTVP_OK) << g.diag.message;
+  std::vector<uint64_t> v = g.download<uint64_t>(out, 64);
+  const uint32_t first = 7, second = 7 + 2 + 9; /* kOutSlot, 2 reads, mov + 8 adds */
+  int64_t a = issue_cycle(g.issues, 0, first), b = issue_cycle(g.issues, 0, second);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  EXPECT_GE(v[0], 80u);
+  EXPECT_EQ(v[0], uint64_t(b - a));
+}
+
 TEST(SimtInterval, ForwardedChainCostsItsLatency) {
   // -gpgpu_alu_forwarding 1: a dependent may issue L − 4 after the unit: 4 + (6 − 4) = 6 per add.
   auto o = base({"-gpgpu_alu_forwarding", "1"});

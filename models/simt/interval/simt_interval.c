@@ -62,6 +62,13 @@ static iv_pc *pc_info(iv_core *c, iv_warp *w) {
                                                                             : c->base.eff_unit[info->unit];
   p->flags = (uint8_t)((p->flags & IV_FF_KNOWN) | IV_KNOWN | (plain && p->unit < SIMT_UNIT_MEM ? IV_PLAIN : 0));
   const ptx_module *m = simt_program_module(w->prog);
+  if (plain && pk.pc < m->n_insns) { /* a clock read issues in record_step, which gives it the warp's time */
+    const ptx_insn *pi = &m->insns[pk.pc];
+    for (uint32_t i = 0; i < pi->nops; i++)
+      if (pi->ops[i].kind == PTX_OPND_SREG && pi->ops[i].index >= PTX_SREG_CLOCK &&
+          pi->ops[i].index <= PTX_SREG_GLOBALTIMER_HI)
+        p->flags &= (uint8_t)~IV_PLAIN;
+  }
   if (pk.kind == FUNC_STEP_MEM && pk.pc < m->n_insns) {
     const ptx_insn *pi = &m->insns[pk.pc];
     if (pi->space != PTX_SPACE_SHARED && pi->space != PTX_SPACE_SHARED_CLUSTER) p->flags |= IV_FF_MEM;
@@ -394,11 +401,20 @@ static __attribute__((noinline)) bool step_done(iv_core *c, uint32_t slot, iv_wa
 }
 
 /* An instruction with a step record other than a memory one's: executed, then step_done. */
+/* The warp, at its timeline t, is t − now cycles ahead of the GPU's time, which the clock ports
+ * answer: a %clock* or %globaltimer* read the step makes reads the warp's own time. */
+static inline void time_ahead(const iv_core *c, iv_warp *w, uint64_t t) {
+  int64_t d = (int64_t)t - (int64_t)c->now;
+  int64_t khz = c->base.cfg.core_khz ? (int64_t)c->base.cfg.core_khz : 1000000;
+  func_warp_set_time_ahead(w->fw, d, d * 1000000 / khz);
+}
+
 static __attribute__((noinline)) bool record_step(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k,
                                                   uint64_t t) {
   func_step rec;
   simtvp_diag dg;
   uint32_t pc = w->pc;
+  time_ahead(c, w, t); /* (clock reads are never plain: they come here) */
   simtvp_status st = func_warp_step(w->fw, &rec, &dg);
   return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
 }
@@ -929,6 +945,7 @@ static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_count
   while (tq < endq) {
     uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
     iv_pc *p0 = &w->pcs[pc];
+    time_ahead(c, w, tq / IV_FF_ONE); /* (a clock read inside the run reads its start) */
     if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
       w->last_p = NULL;
       ran = true;
@@ -1069,6 +1086,7 @@ static uint64_t compute_next(const iv_core *c) {
 /* Runs every warp up to now + IV_HORIZON, and finishes the warps (and CTAs) due by now. */
 static void run_until(iv_core *c, uint64_t now) {
   uint64_t limit = now + IV_HORIZON;
+  c->now = now;
   bool again = c->n_live_warps != 0;
   while (again) { /* a barrier released late in the pass lets earlier warps go on */
     again = false;

@@ -220,6 +220,7 @@ typedef struct iv_core {
   uint32_t run_scratch_n;
   uint64_t *run_insns;  /* iv_run_warp_insn: warp instructions timed in runs */
   uint64_t next;        /* cached next_event */
+  uint64_t now;         /* the cycle of the advance running warps: what the clock ports answer */
   uint64_t busy_from;   /* first cycle of the resident period not counted yet */
   uint64_t *fault_stall, fault_stall_scratch;
 
