@@ -55,6 +55,22 @@ TEST(SimtInterval, ClockReadsSeeTheWarpsOwnTime) {
   EXPECT_EQ(v[0], uint64_t(b - a));
 }
 
+TEST(SimtInterval, ABankedL1dIsLimitedByItsBanksNotItsDataPort) {
+  // The CA LDST unit's rule (try_access): a single-bank L1D waits for its data port (32 bytes a
+  // cycle on QV100: a warp's 128-byte hit holds it 4 cycles), a banked one only for its banks.
+  // 8 warps × 24 independent loads of their two lines (lanes 8 bytes apart: 4 sectors of each),
+  // after a load whose data they wait for (hits): with one bank the data port's 4 cycles per
+  // line bound the run (≥ 8 × 24 × 2 × 4 = 1 536 cycles); with four banks the hits go through at
+  // up to 4 a cycle and the run is several times shorter.
+  std::string body = std::string(kOutSlot) +
+                     "  ld.global.u32 %r24, [%rd1];\n  add.s32 %r25, %r24, 1;\n"; /* the lines are there */
+  for (int i = 0; i < 24; i++) body += "  ld.global.u32 %r" + std::to_string(i) + ", [%rd1];\n";
+  uint64_t one = run(base({"-gpgpu_l1_banks", "1"}), body, 256);
+  uint64_t four = run(base({"-gpgpu_l1_banks", "4"}), body, 256);
+  EXPECT_GE(one, 1536u);
+  EXPECT_LT(four * 3, one) << "one bank " << one << " cycles, four banks " << four;
+}
+
 TEST(SimtInterval, ForwardedChainCostsItsLatency) {
   // -gpgpu_alu_forwarding 1: a dependent may issue L − 4 after the unit: 4 + (6 − 4) = 6 per add.
   auto o = base({"-gpgpu_alu_forwarding", "1"});

@@ -249,6 +249,8 @@ typedef struct iv_core {
   iv_bins dispatch;     /* -gpgpu_mem_unit_ports instructions in the memory stage at once: each
                          * holds its slot until its accesses have taken the L1 port */
   uint32_t l1d_port_bytes;
+  bool l1d_data_port;   /* the data port limits L1D hits: one bank only (the CA unit's rule; banks
+                         * are the limit otherwise, l1_port) */
   iv_bins smem;         /* the shared-memory pipeline: one bank phase per cycle */
   ldst_smem_geometry smem_geo;
   uint16_t *bank_count; /* scratch for ldst_smem_cost_of */

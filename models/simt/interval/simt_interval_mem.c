@@ -154,7 +154,7 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   bool l1d = path == LDST_PATH_L1D;
   const iv_fills *ft = &c->fills[path == LDST_PATH_L1D ? 0 : path == LDST_PATH_L1C ? 1 : 2];
   uint32_t port_n = port_cycles(c, x->size);
-  if (l1d) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
+  if (l1d && c->l1d_data_port) a = iv_bins_find(&c->data_port, a, port_n); /* the data port */
   if (!x->is_write && !l1d) { /* an L1C or L1T read that hits (the usual case): answered without
                                  * a request; an L1D read misses too often to be looked up twice */
     uint64_t ready, line;
@@ -176,7 +176,7 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   q->byte_mask[1] = x->byte_mask[1];
   cache_timed_result r;
   cache_timed_access(cc, q, a, &r);
-  if (l1d && r.data_port) iv_bins_book(&c->data_port, a, port_n);
+  if (l1d && c->l1d_data_port && r.data_port) iv_bins_book(&c->data_port, a, port_n);
   if (r.wb_chunks) /* a dirty line leaves: written back (its chunks' sectors), nobody waits for it */
     beyond_l1(c, r.wb_line, cache_line_sectors(cc, r.wb_line, r.wb_chunks), NULL, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
@@ -777,6 +777,9 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
                                      lc->smem_limited_broadcast, 0, 0, false};
   ldst_smem_geometry_init(&c->smem_geo);
   c->l1_port.cap = IV_BIN * (lc->l1d_banks ? lc->l1d_banks : 1u); /* one access per bank and cycle */
+  /* as the CA LDST unit (try_access): a single-bank L1D waits for its data port, a banked one
+   * only for its banks */
+  c->l1d_data_port = lc->l1d_banks <= 1;
   c->smem.cap = IV_BIN;
   c->data_port.cap = c->fill_port.cap = c->response.cap = IV_BIN;
   c->miss_queue.cap = IV_BIN;
