@@ -397,18 +397,20 @@ TEST(Memiv, SectorWrittenInPartsIsFetchedFromDramWhenRead) {
   EXPECT_EQ(s.Access(0, 0x0, 0x1, kRead, false, 700), 729u);  // fetched: a hit now
 }
 
-TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
+// A write to 0x0 is absorbed by the write-back L2 (lazy fetch on read: no fetch) and acknowledged
+// as a hit (at+29). Lines 0x1000, 0x2000, 0x3000, 0x4000 index the same set (index address / 128
+// mod 16 = 0) of the 4-way slice: the fourth read evicts 0x0. The DRAM writes that took (column
+// commands of 32 bytes), with the L2 `l2` (NULL: Small's sectored one).
+uint64_t dirty_victim_writes(const char *l2) {
   Small s;
+  if (l2) s.cfg.l2 = l2;
   s.Create();
-  // A write to 0x0 is absorbed by the write-back L2 (lazy fetch on read: no fetch) and
-  // acknowledged as a hit (at+29). Lines 0x1000, 0x2000, 0x3000, 0x4000 index the same set
-  // (index address / 128 mod 16 = 0) of the 4-way slice: the fourth read evicts 0x0.
   EXPECT_EQ(s.Access(0, 0x0, 0x1, kWrite, true, 100), 129u);
   memiv_route r;
   for (uint64_t line : {0x1000ull, 0x2000ull, 0x3000ull, 0x4000ull}) {
     memiv_route_of(s.m, line, &r);
-    ASSERT_EQ(r.channel, 0u);
-    ASSERT_EQ((r.index_addr >> 7) % 16, 0u) << line;
+    EXPECT_EQ(r.channel, 0u);
+    EXPECT_EQ((r.index_addr >> 7) % 16, 0u) << line;
   }
   s.Access(0, 0x1000, 0x1, kRead, false, 1000);
   s.Access(0, 0x2000, 0x1, kRead, false, 2000);
@@ -416,33 +418,17 @@ TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
   EXPECT_EQ(s.Stat("memiv.l2_writebacks"), 0u);
   s.Access(0, 0x4000, 0x1, kRead, false, 4000);
   EXPECT_EQ(s.Stat("memiv.l2_writebacks"), 1u);
-  EXPECT_EQ(s.Stat("DRAM[0].n_write"), 1u);  // one 32-byte sector: one column command
+  return s.Stat("DRAM[0].n_write");
+}
+
+TEST(Memiv, DirtyVictimIsWrittenBackToDram) {
+  EXPECT_EQ(dirty_victim_writes(nullptr), 1u);  // one 32-byte sector: one column command
 }
 
 TEST(Memiv, DirtyVictimOfAnUnsectoredL2IsWrittenBackWhole) {
-  // As DirtyVictimIsWrittenBackToDram with an L2 of whole 128-byte lines (N): the dirty line
-  // leaves whole, four 32-byte column commands, as the CA partition's write-back request of the
-  // line's size (cache_line_sectors), and the fill of a miss reads the whole line too.
-  Small s;
-  s.cfg.l2 = "N:16:128:4,L:B:m:L:L,A:64:4,32:0,32";
-  s.Create();
-  // A write to 0x0 is absorbed by the write-back L2 (lazy fetch on read: no fetch) and
-  // acknowledged as a hit (at+29). Lines 0x1000, 0x2000, 0x3000, 0x4000 index the same set
-  // (index address / 128 mod 16 = 0) of the 4-way slice: the fourth read evicts 0x0.
-  EXPECT_EQ(s.Access(0, 0x0, 0x1, kWrite, true, 100), 129u);
-  memiv_route r;
-  for (uint64_t line : {0x1000ull, 0x2000ull, 0x3000ull, 0x4000ull}) {
-    memiv_route_of(s.m, line, &r);
-    ASSERT_EQ(r.channel, 0u);
-    ASSERT_EQ((r.index_addr >> 7) % 16, 0u) << line;
-  }
-  s.Access(0, 0x1000, 0x1, kRead, false, 1000);
-  s.Access(0, 0x2000, 0x1, kRead, false, 2000);
-  s.Access(0, 0x3000, 0x1, kRead, false, 3000);
-  EXPECT_EQ(s.Stat("memiv.l2_writebacks"), 0u);
-  s.Access(0, 0x4000, 0x1, kRead, false, 4000);
-  EXPECT_EQ(s.Stat("memiv.l2_writebacks"), 1u);
-  EXPECT_EQ(s.Stat("DRAM[0].n_write"), 4u);  // the whole line: four column commands
+  // An L2 of whole 128-byte lines (N): the dirty line leaves whole, four column commands, as the
+  // CA partition's write-back request of the line's size (cache_line_sectors).
+  EXPECT_EQ(dirty_victim_writes("N:16:128:4,L:B:m:L:L,A:64:4,32:0,32"), 4u);
 }
 
 TEST(Memiv, FlushWritesBackEveryDirtyLine) {
