@@ -259,9 +259,6 @@ static inline void cache_map_insert(cache *c, uint64_t line, int32_t li) {
 /* Removes `line` from the map (nothing if no line holds it); cache.c. */
 void cache_map_remove(cache *c, uint64_t line);
 
-/* The set's replacement order (with the map): unlink line li / append it as the newest. */
-/* The fields of a line that has just taken `line`: allocated, nothing valid, written or dirty yet
- * (cache_install and the timed path's fill of a free way). */
 /* Bytes [lo, hi) of a 128-byte line as a mem_req byte mask. */
 static inline void cache_byte_range(uint32_t lo, uint32_t hi, uint64_t m[2]) {
   m[0] = m[1] = 0;
@@ -285,6 +282,9 @@ static inline void cache_req_bytes(const mem_req *r, uint64_t m[2]) {
   cache_byte_range(off, end > MEM_LINE_BYTES ? MEM_LINE_BYTES : end, m);
 }
 
+/* The set's replacement order (with the map): unlink line li / append it as the newest. */
+/* The fields of a line that has just taken `line`: allocated, nothing valid, written or dirty yet
+ * (cache_install and the timed path's fill of a free way). */
 static inline void cache_line_take(cache *c, cache_line *l, uint64_t line) {
   l->tag = line;
   l->alloc_stamp = l->last_use = ++c->stamp;
