@@ -28,7 +28,6 @@ static uint64_t beyond_l1(iv_core *c, uint64_t line, uint8_t sectors, const uint
 
 static uint64_t line_of(uint64_t addr) { return addr & ~(uint64_t)(MEM_LINE_BYTES - 1); }
 
-
 /* Bytes [lo, hi) of a 128-byte line (0 ≤ lo ≤ hi ≤ 128) into a mem_req byte mask, no loop. */
 static inline void line_bytes(uint64_t m[2], uint32_t lo, uint32_t hi) {
   typedef unsigned __int128 u128;
