@@ -19,8 +19,8 @@ uint64_t counter(const CacheRig &r, const char *name) {
   return v;
 }
 
-cache_timed_result timed(CacheRig &r, uint64_t addr, uint64_t now, bool write = false) {
-  mem_req *q = write ? r.write(addr) : r.read(addr);
+cache_timed_result timed(CacheRig &r, uint64_t addr, uint64_t now, bool write = false, uint32_t size = 32) {
+  mem_req *q = write ? r.write(addr, size) : r.read(addr, size);
   cache_timed_result o{};
   cache_timed_access(r.c, q, now, &o);
   mem_req_free(q);
@@ -343,18 +343,11 @@ TEST(CacheTimed, LazyFetchOnReadLeavesPartlyWrittenSectorsForAReadToFetch) {
   CacheRig r("S:4:128:2,L:B:m:L:L,A:4:4,4");
   r.cfg.timed = true;
   r.build();
-  auto write = [&](uint64_t addr, uint32_t size, uint64_t now) {
-    mem_req *q = r.write(addr, size);
-    cache_timed_result o{};
-    cache_timed_access(r.c, q, now, &o);
-    mem_req_free(q);
-    return o;
-  };
-  cache_timed_result o = write(0x1000, 16, 1);  // half of sector 0 of a new line
+  cache_timed_result o = timed(r, 0x1000, 1, true, 16);  // half of sector 0 of a new line
   EXPECT_EQ(CACHE_MISS, o.status);
   EXPECT_EQ(0u, o.fetch);
-  EXPECT_EQ(CACHE_HIT, write(0x1010, 16, 2).status);  // the other half: lands on the written sector
-  EXPECT_EQ(CACHE_MISS, write(0x1020, 32, 3).status);  // sector 1 whole: a sector miss, valid now
+  EXPECT_EQ(CACHE_HIT, timed(r, 0x1010, 2, true, 16).status);  // the other half: lands on the written sector
+  EXPECT_EQ(CACHE_MISS, timed(r, 0x1020, 3, true).status);      // sector 1 whole: a sector miss, valid now
   EXPECT_EQ(CACHE_HIT, timed(r, 0x1020, 4).status);
   o = timed(r, 0x1000, 5);  // sector 0: written in two halves, still to be fetched
   EXPECT_EQ(CACHE_MISS, o.status);
@@ -370,19 +363,16 @@ TEST(CacheTimed, ALinesSectorsAreItsChunksOrTheWholeLine) {
   // What a fill or write-back of some chunks reads or writes beyond the cache (cache_line_sectors):
   // a sectored cache's chunks; an unsectored 128-byte line all four sectors; a 64-byte line the
   // two sectors of the 128-byte line it spans.
-  CacheRig s("S:4:128:2,L:B:m:L:L,A:4:4,4");
-  s.cfg.timed = true;
-  s.build();
-  EXPECT_EQ(0x5u, cache_line_sectors(s.c, 0x1000, 0x5));
-  CacheRig n("N:4:128:2,L:B:m:N:L,A:4:4,4");
-  n.cfg.timed = true;
-  n.build();
-  EXPECT_EQ(0xFu, cache_line_sectors(n.c, 0x1000, 0x1));
-  CacheRig h("N:4:64:2,L:R:f:N:L,A:4:4,4");
-  h.cfg.timed = true;
-  h.build();
-  EXPECT_EQ(0x3u, cache_line_sectors(h.c, 0x1000, 0x1));
-  EXPECT_EQ(0xCu, cache_line_sectors(h.c, 0x1040, 0x1));
+  auto sectors = [](const char *spec, uint64_t line, uint8_t chunks) {
+    CacheRig r(spec);
+    r.cfg.timed = true;
+    r.build();
+    return cache_line_sectors(r.c, line, chunks);
+  };
+  EXPECT_EQ(0x5u, sectors("S:4:128:2,L:B:m:L:L,A:4:4,4", 0x1000, 0x5));
+  EXPECT_EQ(0xFu, sectors("N:4:128:2,L:B:m:N:L,A:4:4,4", 0x1000, 0x1));
+  EXPECT_EQ(0x3u, sectors("N:4:64:2,L:R:f:N:L,A:4:4,4", 0x1000, 0x1));
+  EXPECT_EQ(0xCu, sectors("N:4:64:2,L:R:f:N:L,A:4:4,4", 0x1040, 0x1));
 }
 
 TEST(CacheTimed, AWriteEvictStoreIsForwardedAndDropsOnlyTheSectorsItWrites) {

@@ -485,11 +485,7 @@ static bool run_member(const iv_warp *w, const ptx_module *m, uint32_t pc, uint3
   if (pi->opcode == PTX_OP_BRA || pi->opcode == PTX_OP_BRX || pi->opcode == PTX_OP_CALL ||
       pi->opcode == PTX_OP_RET || pi->opcode == PTX_OP_EXIT)
     return false;
-  for (uint32_t i = 0; i < pi->nops; i++)
-    if (pi->ops[i].kind == PTX_OPND_SREG && pi->ops[i].index >= PTX_SREG_CLOCK &&
-        pi->ops[i].index <= PTX_SREG_GLOBALTIMER_HI)
-      return false;
-  if (p->flags & IV_PLAIN) return true;
+  if (p->flags & IV_PLAIN) return true; /* (a clock read is never plain: pc_info) */
   return p->unit == SIMT_UNIT_MEM && !(p->flags & IV_FF_MEM) && p->sm_cyc &&
          (pi->opcode == PTX_OP_LD || pi->opcode == PTX_OP_ST) && pi->space == PTX_SPACE_SHARED &&
          p->mi_space == PTX_SPACE_SHARED;
