@@ -135,6 +135,40 @@ static bool reads_carry(ptx_opcode op) {
   return op == PTX_OP_ADDC || op == PTX_OP_SUBC || op == PTX_OP_MADC;
 }
 
+/* simt_program.touch_prev for the `used` entries of p->regs: per function, the last pc touching
+ * each register (where the cyclic search starts), then each pc's touches in order. false: out of
+ * host memory. */
+static bool find_touch_prev(simt_program *p, size_t used) {
+  const ptx_module *m = p->m;
+  p->touch_prev = malloc((used ? used : 1) * sizeof *p->touch_prev);
+  if (!p->touch_prev) return false;
+  bool calls = false;
+  for (uint32_t i = 0; i < m->n_insns && !calls; i++) calls = m->insns[i].opcode == PTX_OP_CALL;
+  if (calls) {
+    for (size_t k = 0; k < used; k++) p->touch_prev[k] = SIMT_TOUCH_ANY;
+    return true;
+  }
+  uint32_t *last = malloc((size_t)p->n_reg_ids * sizeof *last);
+  if (!last) return false;
+  for (uint32_t f = 0; f < m->n_functions; f++) {
+    const ptx_function *fn = &m->functions[f];
+    uint32_t lo = fn->first_insn, hi = fn->first_insn + fn->n_insns;
+    if (hi > m->n_insns) hi = m->n_insns;
+    for (uint32_t i = lo; i < hi; i++) {
+      const simt_insn_info *in = &p->info[i];
+      for (uint32_t j = 0; j < (uint32_t)in->n_src + in->n_dst; j++) last[p->regs[in->regs + j]] = i;
+    }
+    for (uint32_t i = lo; i < hi; i++) {
+      const simt_insn_info *in = &p->info[i];
+      uint32_t n = (uint32_t)in->n_src + in->n_dst;
+      for (uint32_t j = 0; j < n; j++) p->touch_prev[in->regs + j] = last[p->regs[in->regs + j]];
+      for (uint32_t j = 0; j < n; j++) last[p->regs[in->regs + j]] = i;
+    }
+  }
+  free(last);
+  return true;
+}
+
 simtvp_status simt_program_create(const ptx_module *m, simt_program **out, simtvp_diag *diag) {
   *out = NULL;
   simt_program *p = calloc(1, sizeof *p);
@@ -200,6 +234,10 @@ simtvp_status simt_program_create(const ptx_module *m, simt_program **out, simtv
     info->n_dst = (uint8_t)l.n_dst;
     used += k;
   }
+  if (!find_touch_prev(p, used)) {
+    simt_program_destroy(p);
+    return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "simt_program: out of host memory");
+  }
   *out = p;
   return SIMTVP_OK;
 }
@@ -208,6 +246,7 @@ void simt_program_destroy(simt_program *p) {
   if (!p) return;
   free(p->info);
   free(p->regs);
+  free(p->touch_prev);
   free(p);
 }
 

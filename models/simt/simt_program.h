@@ -27,6 +27,12 @@ struct simt_program {
   const ptx_module *m;
   simt_insn_info *info;   /* one per module instruction */
   uint32_t *regs;
+  /* per entry of regs: the pc before this one, in its function and cyclically (wrapping from the
+   * function's first instruction to its last), that touches the same register — the entry's own
+   * pc when none other does; SIMT_TOUCH_ANY in a module with calls (a callee's registers share
+   * ids with its caller's). A register every touch of which lies in pcs [a, b) of one function
+   * is one whose first touch there has its touch_prev in [a, b) (interval runs, §11). */
+  uint32_t *touch_prev;
   uint32_t n_reg_ids;     /* bits of a per-warp scoreboard bitmap */
   uint32_t base[4];       /* first id of each ptx_reg_class */
 };
@@ -35,5 +41,6 @@ struct simt_program {
 /* simt_insn_info.fence of waits without a scope: the warp's accesses complete, no latency */
 #define SIMT_FENCE_DRAIN GPU_FENCE_N
 #define SIMT_MAX_DST 16u
+#define SIMT_TOUCH_ANY UINT32_MAX
 
 #endif /* SIMTVP_SIMT_PROGRAM_H */

@@ -3,6 +3,7 @@
 // mixed variants, configuration errors naming the option, the cluster's routing and response
 // FIFO, and the core's own API (slots, idle, next_event, dump) without the harness.
 #include "simt_core_util.h"
+#include "simt_program.h"
 
 using namespace simttest;
 
@@ -16,6 +17,31 @@ TEST(SimtCore, EverySchedulerPolicyComputesTheSameResult) {
 }
 
 TEST(SimtCore, TwoRunsGiveIdenticalStatistics) { expect_two_runs_give_identical_statistics("ca"); }
+
+// simt_program.touch_prev (interval runs leave out registers only their own pcs touch): each
+// register's previous touch in its function, cyclically; in a module with calls, none known.
+TEST(SimtProgram, TouchPrevIsThePreviousTouchInTheFunctionCyclically) {
+  std::string text = kernel("  mov.u32 %r1, 1;\n"          /* pc 0: r1 */
+                            "  add.s32 %r2, %r1, 1;\n"      /* pc 1: r1 → r2 */
+                            "  add.s32 %r3, %r2, %r2;\n"    /* pc 2: r2 r2 → r3 */
+                            "  add.s32 %r3, %r3, 1;\n");    /* pc 3: r3 → r3 */
+  simtvp_diag d{};
+  ptx_module *m = ptx_parse(text.data(), text.size(), "k.ptx", nullptr, &d);
+  ASSERT_NE(m, nullptr) << d.message;
+  simt_program *sp;
+  ASSERT_EQ(simt_program_create(m, &sp, &d), SIMTVP_OK) << d.message;
+  uint32_t first = m->functions[0].first_insn;
+  auto prev = [&](uint32_t pc, uint32_t j) { return sp->touch_prev[sp->info[first + pc].regs + j] - first; };
+  EXPECT_EQ(prev(0, 0), 1u); /* r1 at pc 0: cyclically, its last touch (pc 1) */
+  EXPECT_EQ(prev(1, 0), 0u); /* r1 at pc 1 */
+  EXPECT_EQ(prev(1, 1), 2u); /* r2 at pc 1 (its first touch): the function's last, pc 2 */
+  EXPECT_EQ(sp->info[first + 2].n_src, 1u); /* r2 read twice at pc 2: listed once */
+  EXPECT_EQ(prev(2, 0), 1u);
+  EXPECT_EQ(prev(2, 1), 3u); /* r3 at pc 2 (its first touch): the function's last, pc 3 */
+  EXPECT_EQ(prev(3, 0), 2u); /* r3 at pc 3 after pc 2 */
+  simt_program_destroy(sp);
+  ptx_module_destroy(m);
+}
 
 TEST(SimtCore, FaultInsideACaCoreNamesKernelCtaThreadAndPc) {
   Gpu g(kQV100, {"-gpgpu_n_clusters", "2"}, SH_LDST_FAKE);

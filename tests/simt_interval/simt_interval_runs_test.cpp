@@ -51,6 +51,27 @@ TEST(SimtIntervalRuns, LoopIterationsAfterTheFirstAreRunsAtTheDetailedCycles) {
   delete b;
 }
 
+TEST(SimtIntervalRuns, RegistersOnlyTheRunTouchesAreLeftOutAtTheDetailedCycles) {
+  // The body's temporaries %r3, %r4 and %r6 are written and read only inside it (a take neither
+  // checks nor writes their ready times), %r9 only inside but never read (a division, not ready by
+  // the run's end: kept, or the next iteration's division would not wait for it), %r7 and %r5 are read after the loop (kept). The cycles are the
+  // per-instruction run's.
+  std::string body = std::string(kOutSlot) +
+                     "  mov.u32 %r1, 1;\n  mov.u32 %r2, 0;\n  mov.u32 %r5, 0;\n  mov.u32 %r7, 0;\nLOOP:\n"
+                     "  mul.lo.u32 %r3, %r1, 3;\n  add.s32 %r4, %r3, %r1;\n  mul.lo.u32 %r6, %r4, %r4;\n"
+                     "  add.s32 %r1, %r4, 1;\n  add.s32 %r7, %r6, %r3;\n  and.b32 %r5, %r1, 7;\n"
+                     "  add.s32 %r2, %r2, 1;\n  div.u32 %r9, %r7, 3;\n  setp.lt.u32 %p1, %r2, 100;\n"
+                     "  @%p1 bra LOOP;\n  add.s32 %r8, %r5, %r7;\n  cvt.u64.u32 %rd2, %r8;\n  st.global.u64 [%rd1], %rd2;\n";
+  Gpu *a, *b;
+  uint64_t detailed = run(timing_options("interval"), body, 32, 1, &a, true);
+  uint64_t runs = run(timing_options("interval", {"-interval_runs", "1"}), body, 32, 1, &b, true);
+  EXPECT_EQ(runs, detailed);
+  EXPECT_GE(b->stat("iv_run_warp_insn"), 97u * 9u);
+  EXPECT_EQ(b->stat("gpu_sim_insn"), a->stat("gpu_sim_insn"));
+  delete a;
+  delete b;
+}
+
 TEST(SimtIntervalRuns, IgnoredUnderSampling) {
   // -at_sample fast-forwards on measured costs instead: the sampled run's cycles, no run counter
   Gpu *a, *b;

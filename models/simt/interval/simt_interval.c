@@ -550,13 +550,18 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
    * each instruction's destinations' last writer */
   iv_run_reg *in = r->regs;
   uint32_t n_in = 0;
+  const uint32_t *touch_prev = w->prog->touch_prev;
   for (uint32_t i = 0; i < n; i++) {
     const iv_pc *p = &w->pcs[pc0 + i];
+    const uint32_t *tp = touch_prev + (p->regs - w->prog->regs);
     for (uint32_t j = 0; j < p->n_deps; j++) {
       uint32_t g = p->regs[j];
       if (last[g] || seen[g]) continue;
-      seen[g] = 1;
+      /* (off[1], until the schedule: 1 when no pc of the function outside the run touches it) */
+      bool inside = tp[j] != SIMT_TOUCH_ANY && tp[j] >= pc0 && tp[j] < pc0 + n;
+      seen[g] = inside ? 2u : 1u;
       in[n_in].reg = g;
+      in[n_in].off[1] = inside;
       in[n_in++].off[0] = (uint16_t)i;
     }
     for (uint32_t j = p->n_src; j < p->n_deps; j++) last[p->regs[j]] = i + 1;
@@ -570,6 +575,7 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
       if (last[g] != i + 1) continue;
       last[g] = UINT32_MAX; /* (listed) */
       out[n_out].reg = g;
+      out[n_out].off[1] = seen[g] == 2u;
       out[n_out++].off[0] = (uint16_t)i;
     }
   }
@@ -623,14 +629,46 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
     p0->flags |= IV_RUN_NO;
     return true;
   }
-  for (uint32_t k = 0; k < n_in; k++) {
-    uint32_t i = in[k].off[0];
-    in[k].off[0] = (uint16_t)issue[0][i], in[k].off[1] = (uint16_t)issue[1][i];
-  }
+  /* Registers no pc of the function outside the run touches, whose last write in it is ready by
+   * the run's end (either fill), are left out of the take's checks and writes: what the warp's
+   * ready time for one says is never later than its timeline once a take is over (at most t +
+   * len + stretch), and the run's own pcs are the only ones that read it, each at or after its
+   * timeline, so whether it holds this take's time or an older one changes nothing. Written
+   * ones are kept after the others (a take a debugger cut short writes them all). last[g]: 1
+   * left out, 2 kept (written registers); 0 not written in the run. */
+  uint32_t kept_out = 0;
   for (uint32_t k = 0; k < n_out; k++) {
     uint32_t i = out[k].off[0];
+    bool drop = out[k].off[1] && ready[0][i] <= r->len[0] && ready[1][i] <= r->len[1];
+    last[out[k].reg] = drop ? 1u : 2u;
     out[k].off[0] = (uint16_t)ready[0][i], out[k].off[1] = (uint16_t)ready[1][i];
+    kept_out += !drop;
+    if (drop) out[k].reg |= IV_RUN_REG_DROP; /* (until the partition below) */
   }
+  uint32_t kept_in = 0;
+  for (uint32_t k = 0; k < n_in; k++) {
+    uint32_t i = in[k].off[0];
+    if (in[k].off[1] && last[in[k].reg] != 2u) continue;
+    in[kept_in].reg = in[k].reg;
+    in[kept_in].off[0] = (uint16_t)issue[0][i], in[kept_in++].off[1] = (uint16_t)issue[1][i];
+  }
+  /* the live-outs after the kept live-ins, the kept ones first (the others through the scratch
+   * arrays, in order) */
+  out = (iv_run_reg *)memmove(in + kept_in, out, (size_t)n_out * sizeof *out);
+  uint32_t a = 0, d = 0;
+  for (uint32_t k = 0; k < n_out; k++) {
+    if (!(out[k].reg & IV_RUN_REG_DROP)) {
+      out[a++] = out[k];
+      continue;
+    }
+    last[d] = out[k].reg & ~IV_RUN_REG_DROP;
+    seen[d++] = (uint32_t)out[k].off[0] | (uint32_t)out[k].off[1] << 16;
+  }
+  for (uint32_t k = 0; k < d; k++, a++) {
+    out[a].reg = last[k];
+    out[a].off[0] = (uint16_t)seen[k], out[a].off[1] = (uint16_t)(seen[k] >> 16);
+  }
+  n_in = kept_in;
   /* its work: units, shared-memory pipeline, memory-stage dispatches, gpgpu_n_*_insn classes,
    * L1I lines */
   for (uint32_t i = 0; i < n; i++) {
@@ -662,7 +700,8 @@ static __attribute__((noinline)) bool run_build(iv_core *c, iv_warp *w, iv_pc *p
     }
   }
   r->n_in = (uint16_t)n_in;
-  r->n_out = (uint16_t)n_out;
+  r->n_out = (uint16_t)kept_out;
+  r->n_out_all = (uint16_t)n_out;
   p0->run = u->runs_used + 1;
   u->runs_used += (uint32_t)((sizeof(iv_run) + (size_t)(n_in + n_out) * sizeof(iv_run_reg) +
                                (size_t)r->n_shared * sizeof(iv_run_smem) + 7u) / 8u);
@@ -679,10 +718,11 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
       const iv_pc *p = &w->pcs[w->pc + i];
       if (!(w->l1i_seen >> p->l1i_bit & 1u)) s = enter_line(c, w, p, s, k);
     }
-  for (uint32_t i = 0; i < r->n_in; i++) {
-    uint64_t x = w->rr[r->regs[i].reg], at = s + r->regs[i].off[v];
-    if (x > at && x - at > d) d = x - at;
-  }
+  if (w->last_done > s) /* (no register is ready later than its latest result) */
+    for (uint32_t i = 0; i < r->n_in; i++) {
+      uint64_t x = w->rr[r->regs[i].reg], at = s + r->regs[i].off[v];
+      if (x > at && x - at > d) d = x - at;
+    }
   uint64_t t = s + d;
   uint32_t active = func_warp_active(w->fw), ran = 0;
   func_run_end e;
@@ -690,7 +730,7 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   simtvp_status st = SIMTVP_OK;
   /* a shared access due for a check executes as a step and its bank pattern's cost is this
    * warp's; the others cost what the schedule says (their pc's cost when the run was built; §11) */
-  const iv_run_smem *sm = (const iv_run_smem *)(r->regs + r->n_in + r->n_out);
+  const iv_run_smem *sm = (const iv_run_smem *)(r->regs + r->n_in + r->n_out_all);
   bool check = false;
   if (r->n_shared) {
     if (r->takes != IV_SM_VARIES && ++r->takes == IV_SM_VARIES) r->takes = IV_SM_TRUSTED + 1; /* (wraps) */
@@ -750,10 +790,11 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   for (uint32_t i = 0; i < r->n_mi; i++) *c->base.mem_insn[r->mi[i]] += lanes * r->mi_n[i];
   *c->smem_conflicts += conflicts;
   const iv_run_reg *out = r->regs + r->n_in;
+  const uint32_t n_out = ran < r->n ? r->n_out_all : r->n_out; /* (cut short: its detailed rest reads them) */
   if (!S) {
-    for (uint32_t i = 0; i < r->n_out; i++) w->rr[out[i].reg] = t + out[i].off[v];
+    for (uint32_t i = 0; i < n_out; i++) w->rr[out[i].reg] = t + out[i].off[v];
   } else {
-    for (uint32_t i = 0; i < r->n_out; i++) {
+    for (uint32_t i = 0; i < n_out; i++) {
       uint32_t o = out[i].off[v];
       w->rr[out[i].reg] = t + o + S * (o < len ? o : len) / len;
     }

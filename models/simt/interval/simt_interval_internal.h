@@ -95,12 +95,15 @@ typedef struct iv_run_smem {
   uint16_t cyc, extra; /* its pipeline and bank-conflict cycles in the schedule */
 } iv_run_smem;
 #define IV_RUN_MAX 256u
+/* run_build's mark of a live-out a take need not write (register ids are below 2^24) */
+#define IV_RUN_REG_DROP 0x80000000u
 typedef struct iv_run_reg {
   uint32_t reg;
   uint16_t off[2]; /* live-in: its first touch's issue offset; live-out: its ready offset */
 } iv_run_reg;
 typedef struct iv_run {
   uint16_t n, n_in, n_out, n_units;
+  uint16_t n_out_all;  /* live-outs with those a take need not write (n_out kept first) */
   uint16_t len[2];     /* offset of the warp's next issue after the run */
   uint16_t stall[2];   /* cycles its instructions wait for their registers inside the run */
   uint16_t fetches[2]; /* I-buffer refills */
@@ -116,7 +119,7 @@ typedef struct iv_run {
   uint64_t last_line;  /* its last instruction's line (iv_pc.l1i_line) */
   uint8_t unit[SIMT_UNIT_MEM];  /* n_units unit kinds … */
   uint32_t work[SIMT_UNIT_MEM]; /* … and their work (initiation intervals) */
-  iv_run_reg regs[];   /* n_in live-ins, then n_out live-outs, then n_shared iv_run_smem */
+  iv_run_reg regs[];   /* n_in live-ins, then n_out_all live-outs, then n_shared iv_run_smem */
 } iv_run;
 
 typedef struct iv_warp {
