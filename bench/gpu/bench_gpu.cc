@@ -474,7 +474,7 @@ int main(int argc, char **argv) {
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
   if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|interval-fold|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {

@@ -788,6 +788,17 @@ static const config_option fidelity_options[] = {
           "16th after (every take once a check differed). Global memory, barriers, branches and "
           "clock reads stay in detail. Ignored under -at_sample.",
           NULL, NULL),
+    FID_X(interval_fold, CONFIG_BOOL, "-interval_fold", "0",
+          "Interval SIMT cores time the warps of a CTA that run the same instructions as one group "
+          "(simtvp; docs/simt-interval.md §13): every warp executes in models/func and sends its own "
+          "memory accesses through the L1 and the memory system, but the group issues, waits for "
+          "its registers and fills the issue slots and units once for all of its warps (each "
+          "scheduler's share of them), at the pace of the scheduler with the most. A warp leaves "
+          "the group where its path differs, and every warp does at barriers, fences, exit and "
+          "other instructions with a step record; the warps released by a barrier together form a "
+          "group again. Faster, less exact: warps of a group never overtake each other. Ignored "
+          "under -at_sample.",
+          NULL, NULL),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -1136,6 +1147,7 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
     bool iv = false;
     for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
     if (iv) map_append(out, size, &len, " interval_runs=1");
+    if (iv && d->interval_fold) map_append(out, size, &len, " interval_fold=1");
   }
   return len;
 }
@@ -1146,7 +1158,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
   const char *model[4] = {"ca", "ca", "ca", "ca"};
   *n_words = 0;
   if (!spec || !*spec) {
-    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, interval-sampled, interval-runs, func, at-cores, at-mem or block=model items");
+    snprintf(why, why_size, "an empty fidelity assignment: expected ca, at, at-sampled, interval, interval-sampled, interval-runs, interval-fold, func, at-cores, at-mem or block=model items");
     return false;
   }
   if (!strcmp(spec, "func")) {
@@ -1156,7 +1168,8 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     return true;
   }
   bool sampled = !strcmp(spec, "at-sampled"), iv_sampled = !strcmp(spec, "interval-sampled");
-  bool iv_runs = !strcmp(spec, "interval-runs");
+  bool iv_fold = !strcmp(spec, "interval-fold");
+  bool iv_runs = !strcmp(spec, "interval-runs") || iv_fold;
   if (!strcmp(spec, "at") || sampled) model[0] = model[1] = model[2] = model[3] = "at";
   else if (!strcmp(spec, "interval") || iv_sampled || iv_runs) { /* interval cores; nothing of theirs reaches the AT blocks */
     model[0] = "interval";
@@ -1184,7 +1197,7 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
       else if (key_n == 3 && !strncmp(p, "mem", 3)) first = 1, last = 3;
       if (!eq || first < 0 || !m || (first > 0 && (!strcmp(m, "func") || !strcmp(m, "interval")))) {
         snprintf(why, why_size,
-                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, interval-sampled, interval-runs, func, at-cores, at-mem or "
+                 "'%.*s' in fidelity assignment '%s': expected ca, at, at-sampled, interval, interval-sampled, interval-runs, interval-fold, func, at-cores, at-mem or "
                  "items block=model joined by commas (blocks simt, icnt, mempart, dram, mem; models ca, at, and "
                  "func or interval for simt)",
                  (int)n, p, spec);
@@ -1214,6 +1227,11 @@ bool gpu_fidelity_spec_options(const char *spec, const char *words[GPU_FIDELITY_
     words[8] = "-interval_runs";
     words[9] = "1";
     *n_words = 10;
+  }
+  if (iv_fold) { /* a CTA's warps timed as one group (docs/simt-interval.md §13) */
+    words[10] = "-interval_fold";
+    words[11] = "1";
+    *n_words = 12;
   }
   return true;
 }
@@ -1434,6 +1452,7 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     d->at_sample_detail = ds[0];
     d->at_sample_period = ds[1];
     d->interval_runs = f->interval_runs;
+    d->interval_fold = f->interval_fold;
     if (ds[0] || ds[1]) {
       if (ds[0] < GPU_AT_SAMPLE_MIN_DETAIL)
         return fail(r, "-at_sample", diag, "a detail phase of %u core cycles is too short to measure an issue rate "

@@ -248,6 +248,7 @@ typedef struct gpu_fidelity_config {
   uint32_t sim_threads;            /* -sim_threads: host threads for the timing GPU (addition) */
   char at_sample[GPU_CONFIG_STRING_MAX]; /* -at_sample DETAIL,PERIOD: sampled AT cores (docs/simt-at.md §6a) */
   bool interval_runs;              /* -interval_runs: interval cores time straight runs as one step */
+  bool interval_fold;              /* -interval_fold: interval cores time a CTA's warps as one group */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
@@ -339,6 +340,7 @@ typedef struct gpu_config_derived {
   uint8_t mempart_model_of_channel[GPU_CONFIG_MAX_CHANNELS]; /* gpu_fidelity */
   uint32_t at_sample_detail, at_sample_period; /* -at_sample, core cycles (0,0: off) */
   bool interval_runs;                          /* -interval_runs */
+  bool interval_fold;                          /* -interval_fold */
 } gpu_config_derived;
 
 typedef struct gpu_config {
@@ -401,12 +403,13 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size);
  * sampled with -at_sample GPU_FIDELITY_SAMPLED), "interval" (interval SIMT cores,
  * docs/simt-interval.md; the memory blocks AT), "interval-sampled" (the same, the cores sampled
  * with -at_sample GPU_FIDELITY_IV_SAMPLED), "interval-runs" (interval cores with -interval_runs 1,
- * docs/simt-interval.md §11), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
+ * docs/simt-interval.md §11), "interval-fold" (the same with -interval_fold 1: a CTA's warps timed as
+ * one group, docs/simt-interval.md §13), "func", "at-cores" (AT SIMT cores, CA memory system), "at-mem" (CA cores, AT interconnect, partitions and DRAM), or block=model items
  * joined by commas over the all-CA assignment: simt=func|at|ca|interval, icnt=at|ca, mempart=at|ca,
  * dram=at|ca, mem=at|ca (icnt, mempart and dram together), e.g. "simt=at,dram=ca" — as the option
  * words that select it ({"-simt_model", "at", "-icnt_model", "ca", …}; at most
  * GPU_FIDELITY_SPEC_WORDS words, string literals). Unknown words: false and why names them. */
-#define GPU_FIDELITY_SPEC_WORDS 10
+#define GPU_FIDELITY_SPEC_WORDS 12
 /* The -at_sample DETAIL,PERIOD of the `at-sampled` assignment (docs/simt-at.md §6a). */
 #define GPU_FIDELITY_SAMPLED "4000,12000"
 /* The -at_sample DETAIL,PERIOD of the `interval-sampled` assignment (interval cores sampled, the

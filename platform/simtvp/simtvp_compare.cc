@@ -47,6 +47,7 @@ const char kCompareUsage[] =
     "  interval  interval SIMT cores (docs/simt-interval.md), the memory blocks AT\n"
     "  interval-sampled  interval cores sampled (-at_sample " GPU_FIDELITY_IV_SAMPLED "), the memory blocks AT\n"
     "  interval-runs  interval cores timing straight runs as one step (-interval_runs 1), the memory blocks AT\n"
+    "  interval-fold  interval-runs with a CTA's warps timed as one group (-interval_fold 1)\n"
     "  func      functional SIMT side, no timing\n"
     "  at-cores  AT SIMT cores on the CA memory system\n"
     "  at-mem    CA SIMT cores on the AT interconnect, memory partitions and DRAM\n"

@@ -176,15 +176,17 @@ class FidelityMixes : public ::testing::TestWithParam<std::string> {};
 
 // Each program (they check their own results and exit non-zero when wrong) under all-CA, all-AT,
 // AT cores on CA memory, CA cores on AT memory, a mix inside the memory system, the functional
-// side, all-AT with sampled cores (at-sampled), interval cores (interval) and interval cores
-// timing straight runs (interval-runs): every run exits 0 with the reference's output; all-AT,
-// interval and interval-runs again give byte-identical statistics (deterministic); and each timed kernel of a program whose instruction stream does
+// side, all-AT with sampled cores (at-sampled), interval cores (interval), interval cores
+// timing straight runs (interval-runs) and timing a CTA's warps as one group (interval-fold):
+// every run exits 0 with the reference's output; all-AT, interval, interval-runs and
+// interval-fold again give byte-identical statistics (deterministic); and each timed kernel of a program whose instruction stream does
 // not depend on timing is within 25 % of all-CA's cycles (issue 9's bound per kernel).
 TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   const std::string program = GetParam();
   std::string dir = temp_dir(("mixes_" + program).c_str());
   result r = run("compare -o '" + dir + "' " + config_of(program) +
-                 "-f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' -f func -f at -f at-sampled -f interval -f interval -f interval-runs -f interval-runs -- '" + SIMTVP_KERNELS_BIN + "/" + program + "'");
+                 "-f ca -f at -f at-cores -f at-mem -f 'simt=at,icnt=ca,mempart=at,dram=ca' -f func -f at -f at-sampled -f interval -f interval -f interval-runs -f interval-runs -f interval-fold -f interval-fold -- '" +
+                 SIMTVP_KERNELS_BIN + "/" + program + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   pt::ptree j;
   pt::read_json(dir + "/compare.json", j);
@@ -196,7 +198,7 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
         << dir << "/" << i << "/program.out)";
     i++;
   }
-  ASSERT_EQ(i, 12u);
+  ASSERT_EQ(i, 14u);
   std::string at1 = slurp(dir + "/1/stats.json"), at2 = slurp(dir + "/6/stats.json");
   EXPECT_FALSE(at1.empty());
   std::string iv1 = slurp(dir + "/8/stats.json"), iv2 = slurp(dir + "/9/stats.json");
@@ -209,6 +211,9 @@ TEST_P(FidelityMixes, EveryMixRunsTheProgramCorrectlyAndDeterministically) {
   std::string rn1 = slurp(dir + "/10/stats.json"), rn2 = slurp(dir + "/11/stats.json");
   EXPECT_FALSE(rn1.empty());
   EXPECT_TRUE(rn1 == rn2) << program << ": two interval-runs runs differ (" << dir << "/10 and /11)";
+  std::string fd1 = slurp(dir + "/12/stats.json"), fd2 = slurp(dir + "/13/stats.json");
+  EXPECT_FALSE(fd1.empty());
+  EXPECT_TRUE(fd1 == fd2) << program << ": two interval-fold runs differ (" << dir << "/12 and /13)";
   for (const auto &k : j.get_child("kernels")) {
     const auto &runs = k.second.get_child("runs");
     bool same_path = true;
@@ -242,7 +247,8 @@ INSTANTIATE_TEST_SUITE_P(KernelPrograms, FidelityMixes, ::testing::ValuesIn(kern
 class Qv100Interval : public ::testing::TestWithParam<std::string> {};
 
 // Interval cores on the QV100 configuration (80 SMs, models/memiv behind them), where the
-// interval path's requests once differed most from the CA core's (docs/simt-interval.md §8): each
+// interval path's requests once differed most from the CA core's (docs/simt-interval.md §8), alone
+// and with a CTA's warps timed as one group (interval-fold, §13): each
 // program built for the default GPU runs correctly, and each kernel whose instruction stream does
 // not depend on timing is within 25 % of all-CA's cycles (issue 9's bound). scan's
 // add_block_offsets, which reads what the kernel before it stored with a stride, is held to 10 %:
@@ -251,8 +257,8 @@ TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
   const std::string program = GetParam();
   if (!config_of(program).empty()) GTEST_SKIP() << program << " is built for another GPU";
   std::string dir = temp_dir(("qv100_interval_" + program).c_str());
-  result r = run("compare -o '" + dir + "' -c SM7_QV100 -f ca -f interval -- '" + SIMTVP_KERNELS_BIN + "/" + program +
-                 "'");
+  result r = run("compare -o '" + dir + "' -c SM7_QV100 -f ca -f interval -f interval-fold -- '" + SIMTVP_KERNELS_BIN +
+                 "/" + program + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   pt::ptree j;
   pt::read_json(dir + "/compare.json", j);

@@ -24,7 +24,7 @@
 static simt_cta *cta_of(iv_core *c, const iv_warp *w) { return &c->base.ctas[w->cta]; }
 
 /* A warp that may issue (not waiting, not exited). */
-static inline bool runnable(const iv_warp *w) { return w->live && !w->exited && !w->wait; }
+static inline bool runnable(const iv_warp *w) { return w->live && !w->exited && !w->wait && !w->folded; }
 
 /* The runnable bit of warp slot `slot` (c->runnable) after its state changed. */
 static inline void mark(iv_core *c, uint32_t slot) {
@@ -161,6 +161,7 @@ static void settle_barriers(iv_core *c, simt_cta *cta, uint64_t t, bool may_comp
     return;
   }
   simt_base_settle_barriers(&c->base, cta, t);
+  if (c->fold) c->fold_pending |= 1ull << (cta - c->base.ctas); /* (released warps may form a group: §13) */
 }
 
 static bool fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
@@ -724,6 +725,7 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
       if (x > at && x - at > d) d = x - at;
     }
   uint64_t t = s + d;
+  c->take_start = t;
   uint32_t active = func_warp_active(w->fw), ran = 0;
   func_run_end e;
   simtvp_diag dg;
@@ -1095,17 +1097,435 @@ static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k)
   }
 }
 
+/* ---- folded warps (-interval_fold, docs/simt-interval.md §13) ------------------------------------ */
+
+/* Follower i of leader w leaves the group: it takes the leader's timing state (its timeline
+ * fold_off cycles later, the registers' ready times, the I-buffer and L1I state) and its own pc,
+ * and is runnable again. */
+static void fold_split(iv_core *c, iv_warp *w, uint32_t i) {
+  uint32_t fs = w->fol[i];
+  iv_warp *f = &c->warps[fs];
+  w->fol[i] = w->fol[--w->n_fol];
+  w->n_on[f->sched]--;
+  uint8_t pace = 1;
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
+    if (w->n_on[s] > pace) pace = w->n_on[s];
+  w->pace = pace;
+  f->folded = false;
+  f->t = w->t + f->fold_off;
+  f->pc = func_warp_pc(f->fw);
+  f->ib_n = w->ib_n;
+  f->line = w->line;
+  f->l1i_seen = w->l1i_seen;
+  f->last_done = iv_max(w->last_done, f->last_done);
+  f->fence_hold = w->fence_hold;
+  memcpy(f->rr, w->rr, c->rr_stride * sizeof *c->rr);
+  f->fold_off = 0;
+  mark(c, fs);
+}
+
+/* Every follower of leader `slot` leaves its group. */
+static void unfold(iv_core *c, uint32_t slot) {
+  iv_warp *w = &c->warps[slot];
+  while (w->n_fol) fold_split(c, w, w->n_fol - 1u);
+}
+
+/* The runnable warps of CTA ci at one pc (its first such warp's, in warp order) form a group —
+ * joining the group of one of them that leads one, else led by the first: it goes on from the
+ * latest of their timelines, each register ready at the latest of theirs (a warp whose results
+ * are all in by then adds none). Only warps whose issues are counted in batches (no issue trace
+ * or per-pc profile: a follower's issues go into its leader's batch). */
+static void fold_cta(iv_core *c, uint32_t ci) {
+  simt_cta *cta = &c->base.ctas[ci];
+  if (!cta->live || cta->aborting) return;
+  uint32_t cand[SIMT_MAX_CTA_WARPS], n = 0, pc = 0, lead = SIMT_MAX_CTA_WARPS;
+  for (uint32_t i = 0; i < cta->n_warps; i++) {
+    if (!simt_cta_holds(cta, i)) continue;
+    uint32_t slot = cta->warp_slot[i];
+    const iv_warp *x = &c->warps[slot];
+    if (!runnable(x) || !simt_base_issue_batchable(&c->base, slot) || func_warp_get_state(x->fw) != FUNC_WARP_READY)
+      continue;
+    if (n && x->pc != pc) continue;
+    if (x->n_fol) {
+      if (lead != SIMT_MAX_CTA_WARPS) continue; /* (another group: left as it is) */
+      lead = n;
+    }
+    pc = x->pc;
+    cand[n++] = slot;
+  }
+  if (n < 2) return;
+  if (lead == SIMT_MAX_CTA_WARPS) lead = 0;
+  iv_warp *w = &c->warps[cand[lead]];
+  if (!w->n_fol) {
+    memset(w->n_on, 0, sizeof w->n_on);
+    w->n_on[w->sched] = 1;
+    w->fold_off = 0;
+  }
+  uint64_t t = w->t;
+  for (uint32_t j = 0; j < n; j++) t = iv_max(t, c->warps[cand[j]].t);
+  const uint32_t R = c->rr_stride;
+  for (uint32_t j = 0; j < n; j++) {
+    if (j == lead) continue;
+    iv_warp *f = &c->warps[cand[j]];
+    if (f->last_done > t) /* (no register of its is ready later than its latest result) */
+      for (uint32_t g = 0; g < R; g++)
+        if (f->rr[g] > w->rr[g]) w->rr[g] = f->rr[g];
+    w->last_done = iv_max(w->last_done, f->last_done);
+    w->fence_hold = iv_max(w->fence_hold, f->fence_hold);
+    w->l1i_seen &= f->l1i_seen;
+    f->folded = true;
+    f->fold_off = w->n_on[f->sched]++;
+    w->fol[w->n_fol++] = (uint16_t)cand[j];
+    mark(c, cand[j]);
+  }
+  w->t = t;
+  uint8_t pace = 1;
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
+    if (w->n_on[s] > pace) pace = w->n_on[s];
+  w->pace = pace;
+}
+
+/* The cycle a group's instruction issues from t0 on: on each scheduler holding warps of the
+ * group, the first cycle its issue bin has room for them and its unit's bin (to_unit later) for
+ * their work; the latest of those. */
+static uint64_t group_issue_at(iv_core *c, const iv_warp *w, const iv_pc *p, uint64_t t0) {
+  uint64_t t = t0;
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) {
+    uint32_t m = w->n_on[s];
+    if (!m) continue;
+    iv_bins *is = &c->issue[s];
+    uint64_t ts;
+    if (p->unit >= SIMT_UNIT_MEM) {
+      ts = iv_bins_take(is, t0, m);
+    } else {
+      iv_bins *u = c->unit[c->base.cfg.sub_core ? s : 0][p->unit];
+      uint32_t cost = (uint32_t)p->ii * m;
+      uint64_t x = t0;
+      for (;;) {
+        ts = iv_bins_find(is, x, m);
+        uint64_t e = iv_bins_find(u, ts + p->to_unit, cost);
+        if (e == ts + p->to_unit) break;
+        x = e - p->to_unit;
+      }
+      iv_bins_book(is, ts, m);
+      iv_bins_book(u, ts + p->to_unit, cost);
+    }
+    if (ts > t) t = ts;
+  }
+  return t;
+}
+
+/* after_issue for a group: every warp of it refills its I-buffer when the leader does (one fetch
+ * each); the group's next issue no sooner than `pace` cycles after this one. */
+static inline uint64_t group_after_issue(iv_core *c, iv_warp *w, iv_counts *k, uint32_t pc, uint32_t next_pc,
+                                         uint64_t t) {
+  uint64_t next;
+  if (next_pc == pc + 1 && w->ib_n > 1) {
+    w->ib_n--;
+    next = t + 1;
+  } else {
+    w->ib_n = 2;
+    next = iv_bins_take(&c->fetch, t, 1u + w->n_fol) + 2;
+    k->ibuffer += next - t - 1;
+  }
+  return iv_max(next, t + w->pace);
+}
+
+/* Counts a group instruction's issues on the followers' schedulers (the leader's go through k). */
+static inline void group_count_sched(iv_core *c, const iv_warp *w, uint64_t n) {
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
+    if (w->n_on[s]) c->sched[s].issued += n * (w->n_on[s] - (s == w->sched));
+}
+
+/* Run r taken by group leader w (run_take for the leader, then the followers executed and their
+ * work booked from the run's start at its pace). 1 taken, 0 not, -1 the CTA faulted. */
+static int group_take(iv_core *c, uint32_t slot, iv_warp *w, iv_run *r, iv_counts *k) {
+  uint32_t v = w->ib_n > 1 ? 1u : 0u, len = r->len[v], pc0 = w->pc;
+  int x = run_take(c, slot, w, r, k);
+  if (x <= 0) return x;
+  if (func_warp_pc(w->fw) != pc0 + r->n) { /* (cut short: the followers run it themselves) */
+    unfold(c, slot);
+    return 1;
+  }
+  const uint64_t t = c->take_start;
+  uint32_t split = 0;
+  for (uint32_t i = 0; i < w->n_fol; i++) {
+    iv_warp *f = &c->warps[w->fol[i]];
+    uint32_t active = func_warp_active(f->fw), ran = 0;
+    func_run_end e;
+    simtvp_diag dg;
+    simtvp_status st = func_warp_run(f->fw, r->n, &ran, &e, &dg);
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta_of(c, f), f->fw, st, &dg, t); /* (abort_cta unfolds the group) */
+      return -1;
+    }
+    simt_batch_add(&c->base, &k->b, active, ran);
+    *c->run_insns += ran;
+    *c->fold_insns += ran;
+    uint64_t lanes = (uint64_t)simtvp_popcount32(active);
+    for (uint32_t j = 0; j < r->n_mi; j++) *c->base.mem_insn[r->mi[j]] += lanes * r->mi_n[j];
+    if (ran != r->n || func_warp_pc(f->fw) != pc0 + r->n) split |= 1u << i;
+  }
+  *c->smem_conflicts += (uint64_t)r->smem_extra * w->n_fol;
+  /* the followers' work at the run's pace from its start: the group ends when the last of it is
+   * booked (full bins stretch it), and issues no faster than its pace */
+  uint64_t end = w->t;
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) {
+    uint32_t m = w->n_on[s] - (s == w->sched);
+    if (!m) continue;
+    end = iv_max(end, iv_bins_fill(&c->issue[s], t, len, r->n * m));
+    iv_bins *const *units = c->unit[c->base.cfg.sub_core ? s : 0];
+    for (uint32_t i = 0; i < r->n_units; i++)
+      end = iv_max(end, iv_bins_fill(units[r->unit[i]], t, len, r->work[i] * m));
+  }
+  if (r->smem_cycles) end = iv_max(end, iv_bins_fill(&c->smem, t, len, r->smem_cycles * w->n_fol));
+  if (r->fetches[v]) iv_bins_fill(&c->fetch, t, len, (uint32_t)r->fetches[v] * w->n_fol);
+  if (r->n_shared) iv_bins_fill(&c->dispatch, t, len, (uint32_t)r->n_shared * w->n_fol);
+  group_count_sched(c, w, r->n);
+  w->t = iv_max(end, t + (uint64_t)r->n * w->pace);
+  for (uint32_t i = w->n_fol; i-- > 0;)
+    if (split >> i & 1u) fold_split(c, w, i);
+  return 1;
+}
+
+/* A group's memory instruction issuing at t: as mem_step for the leader and each follower, each
+ * follower's accesses fold_off cycles after the leader's; the group's destination registers are
+ * ready when the last warp's data is back (less its offset). An unusual step of the leader (a
+ * fault, a replayable wait, the end, a barrier to settle) unfolds the group first; a follower's
+ * leaves the group and goes on in step_done. false: the group stops running here. */
+static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k, uint64_t t) {
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  simtvp_status st = func_warp_step_lean(w->fw, &rec, &dg);
+  if (st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars) {
+    unfold(c, slot);
+    func_step_fill_addr(&rec);
+    step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+    return false;
+  }
+  simt_batch_add(&c->base, &k->b, rec.active, 1);
+  k->issued++;
+  count_mem_insn(c, p, &rec);
+  const bool uniform = p->flags & IV_UNIFORM;
+  uint64_t done, last = 0;
+  if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done)) {
+    func_step_fill_addr(&rec);
+    done = iv_mem_issue(c, slot, &rec, uniform, t + p->to_unit);
+  }
+  last = done;
+  if (c->runs && rec.space == PTX_SPACE_SHARED) run_learn_smem(c, w, p, rec.pc);
+  /* followers last to first: one that leaves the group takes the last's place, done already */
+  uint32_t split = 0;
+  for (uint32_t i = w->n_fol; i-- > 0;) {
+    uint32_t fs = w->fol[i];
+    iv_warp *f = &c->warps[fs];
+    func_step fr;
+    simtvp_diag fd;
+    uint64_t ft = t + f->fold_off;
+    st = func_warp_step_lean(f->fw, &fr, &fd);
+    if (st != SIMTVP_OK || fr.kind != FUNC_STEP_MEM || fr.warp_done) {
+      /* out of the group with the state the group had before this instruction: its step goes on
+       * in step_done (a fault ends the CTA: abort_cta unfolds the group) */
+      uint32_t moved = split >> (w->n_fol - 1u) & 1u; /* (the last takes its place, mark and all) */
+      split &= ~(1u << (w->n_fol - 1u));
+      split = (split & ~(1u << i)) | moved << i;
+      fold_split(c, w, i);
+      func_step_fill_addr(&fr);
+      step_done(c, fs, f, p, k, ft, pc, st, &fr, &fd);
+      if (!w->live || w->exited || cta_of(c, w)->aborting) return false;
+      continue;
+    }
+    simt_batch_add(&c->base, &k->b, fr.active, 1);
+    *c->fold_insns += 1;
+    count_mem_insn(c, p, &fr);
+    uint64_t fdone;
+    if (!iv_mem_shared_fast(c, w->prog, &fr, ft + p->to_unit, &fdone)) {
+      func_step_fill_addr(&fr);
+      fdone = iv_mem_issue(c, fs, &fr, uniform, ft + p->to_unit);
+    }
+    last = iv_max(last, fdone);
+    done = iv_max(done, fdone - f->fold_off);
+    if (fr.next_pc != rec.next_pc) split |= 1u << i;
+  }
+  group_count_sched(c, w, 1);
+  set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
+  if (last > w->last_done) w->last_done = last;
+  w->t = iv_max(group_after_issue(c, w, k, pc, rec.next_pc, t), w->fence_hold);
+  w->pc = rec.next_pc;
+  /* followers whose path differs from here: out of the group (last to first, so that the
+   * indices of those before stay) */
+  for (uint32_t i = w->n_fol; i-- > 0;)
+    if (split >> i & 1u) fold_split(c, w, i);
+  return true;
+}
+
+/* A group's instruction with another step record, issuing at t: a barrier every warp of the
+ * group arrives at (each executes it; those that wait, wait — followers too, so that the CTA's
+ * barrier sees them — and a release lets the group go on as one); anything else unfolds the group
+ * and the leader's step goes on in step_done (the followers execute theirs alone). false: the
+ * group stops running here. */
+static bool group_record(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts *k, uint64_t t) {
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  time_ahead(c, w, t);
+  simtvp_status st = func_warp_step(w->fw, &rec, &dg);
+  if (st != SIMTVP_OK || rec.kind != FUNC_STEP_BARRIER || rec.warp_done) {
+    unfold(c, slot);
+    return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+  }
+  simt_batch_add(&c->base, &k->b, rec.active, 1);
+  k->issued++;
+  simt_cta *cta = cta_of(c, w);
+  bool complete = rec.barrier_complete;
+  for (uint32_t i = w->n_fol; i-- > 0;) {
+    uint32_t fs = w->fol[i];
+    iv_warp *f = &c->warps[fs];
+    func_step fr;
+    simtvp_diag fd;
+    uint64_t ft = t + f->fold_off;
+    time_ahead(c, f, ft);
+    st = func_warp_step(f->fw, &fr, &fd);
+    if (st != SIMTVP_OK || fr.kind != FUNC_STEP_BARRIER || fr.warp_done) {
+      fold_split(c, w, i);
+      f->t = ft;
+      step_done(c, fs, f, p, k, ft, pc, st, &fr, &fd);
+      if (!w->live || w->exited || cta->aborting) return false;
+      continue;
+    }
+    simt_batch_add(&c->base, &k->b, fr.active, 1);
+    *c->fold_insns += 1;
+    complete |= fr.barrier_complete;
+    f->t = ft + 1; /* (its arrival, for the release: the cycle after the last arrival) */
+    if (fr.barrier_wait) {
+      f->wait = SIMT_WAIT_BARRIER;
+      f->bar_id = fr.barrier_id;
+      f->bar_pc = fr.pc;
+    }
+  }
+  group_count_sched(c, w, 1);
+  w->t = group_after_issue(c, w, k, pc, rec.next_pc, t);
+  w->pc = rec.next_pc;
+  if (rec.barrier_wait) {
+    w->wait = SIMT_WAIT_BARRIER;
+    w->bar_id = rec.barrier_id;
+    w->bar_pc = rec.pc;
+  }
+  cta->check_bars = true;
+  settle_barriers(c, cta, t, complete);
+  return !w->exited && !w->wait && w->live;
+}
+
+/* Group leader `slot` runs while its timeline is at most `limit` (run_body's loop for a group,
+ * §13): register-only instructions and runs are timed once for all of its warps, memory
+ * instructions through group_mem; an instruction with another kind of step record (a barrier,
+ * a fence, exit, a call, a clock read) unfolds the group first, and its warps go on alone. */
+static void run_group(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  iv_warp *w = &c->warps[slot];
+  while (w->n_fol && w->t <= limit) {
+    iv_pc *p = &w->pcs[w->pc];
+    if (!(p->flags & IV_KNOWN)) {
+      p = pc_info(c, w);
+      if (!p) {
+        unfold(c, slot);
+        return;
+      }
+    }
+    if (c->runs && !(p->flags & IV_RUN_NO) &&
+        (p->run || ((w->pcs[w->pc + (p->run_wait ? p->run_wait : 1u)].flags & IV_KNOWN) && run_build(c, w, p))) &&
+        p->run) {
+      int x = group_take(c, slot, w, (iv_run *)(w->lp->runs + p->run - 1), k);
+      if (x > 0) continue;
+      if (x < 0) return;
+    }
+    if (p->l1i_line != w->line) {
+      if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
+      else w->t = enter_line(c, w, p, w->t, k);
+    }
+    uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
+    k->scoreboard += t0 - w->t;
+    uint64_t t = group_issue_at(c, w, p, t0);
+    if (t != t0) k->pipe += t - t0;
+    if (!(p->flags & IV_PLAIN)) {
+      if (!(p->unit == SIMT_UNIT_MEM ? group_mem(c, slot, w, p, k, t) : group_record(c, slot, w, p, k, t))) return;
+      continue;
+    }
+    uint32_t active, pc = w->pc;
+    simtvp_diag dg;
+    simtvp_status st;
+    uint32_t next_pc = func_warp_step_plain(w->fw, &active, &st, &dg);
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t); /* (abort_cta unfolds the group) */
+      return;
+    }
+    simt_batch_add(&c->base, &k->b, active, 1);
+    k->issued++;
+    uint32_t split = 0;
+    for (uint32_t i = 0; i < w->n_fol; i++) {
+      iv_warp *f = &c->warps[w->fol[i]];
+      uint32_t fa;
+      simtvp_diag fd;
+      simtvp_status fst;
+      uint32_t fnext = func_warp_step_plain(f->fw, &fa, &fst, &fd);
+      if (fst != SIMTVP_OK) {
+        simt_base_fault_cta(&c->base, cta_of(c, f), f->fw, fst, &fd, t + f->fold_off);
+        return;
+      }
+      simt_batch_add(&c->base, &k->b, fa, 1);
+      if (fnext != next_pc) split |= 1u << i;
+    }
+    *c->fold_insns += w->n_fol;
+    group_count_sched(c, w, 1);
+    uint64_t e = t + p->to_unit, wb = e + p->lat;
+    set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
+    if (wb > w->last_done) w->last_done = wb;
+    w->t = group_after_issue(c, w, k, pc, next_pc, t);
+    w->pc = next_pc;
+    for (uint32_t i = w->n_fol; i-- > 0;)
+      if (split >> i & 1u) fold_split(c, w, i);
+  }
+}
+
+/* The CTAs a barrier released warps of since the last call form their groups (§13). */
+static void fold_pending(iv_core *c) {
+  uint64_t m = c->fold_pending;
+  c->fold_pending = 0;
+  while (m) {
+    uint32_t ci = (uint32_t)__builtin_ctzll(m);
+    m &= m - 1;
+    fold_cta(c, ci);
+  }
+}
+
 static void run_warp(iv_core *c, uint32_t slot, uint64_t limit) {
   iv_counts k = {{simt_base_issue_batchable(&c->base, slot), 0, 0}, 0, 0, 0, 0};
-  if (c->sample.period) run_sampled(c, slot, limit, &k);
-  else if (c->runs) run_warp_runs(c, slot, limit, &k);
-  else run_warp_body(c, slot, limit, &k);
+  iv_warp *w = &c->warps[slot];
+  uint8_t on[SIMT_MAX_SCHEDULERS]; /* a group's warps per scheduler: they all waited as it did */
+  const bool group = w->n_fol != 0;
+  if (group) {
+    memcpy(on, w->n_on, sizeof on);
+    run_group(c, slot, limit, &k);
+  }
+  if (!w->n_fol && runnable(w) && w->t <= limit) { /* (else a group at the horizon, or stopped) */
+    if (c->sample.period) run_sampled(c, slot, limit, &k);
+    else if (c->runs) run_warp_runs(c, slot, limit, &k);
+    else run_warp_body(c, slot, limit, &k);
+  }
   simt_batch_flush(&c->base, &k.b);
-  iv_sched *sc = &c->sched[c->warps[slot].sched];
+  iv_sched *sc = &c->sched[w->sched];
   sc->issued += k.issued;
   sc->gap[SIMT_R_SCOREBOARD] += k.scoreboard;
   sc->gap[SIMT_R_PIPE] += k.pipe;
   sc->gap[SIMT_R_IBUFFER] += k.ibuffer;
+  if (group) /* (the followers' issues were counted on their schedulers as they went) */
+    for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) {
+      uint64_t m = (uint64_t)on[s] - (s == w->sched);
+      if (!on[s] || !m) continue;
+      c->sched[s].gap[SIMT_R_SCOREBOARD] += k.scoreboard * m;
+      c->sched[s].gap[SIMT_R_PIPE] += k.pipe * m;
+      c->sched[s].gap[SIMT_R_IBUFFER] += k.ibuffer * m;
+    }
   mark(c, slot);
 }
 
@@ -1130,6 +1550,7 @@ static void run_until(iv_core *c, uint64_t now) {
     for (uint32_t i = next_runnable(c, 0); i < c->base.cfg.max_warps; i = next_runnable(c, i + 1)) {
       if (c->warps[i].t > limit) continue;
       run_warp(c, i, limit);
+      if (c->fold_pending) fold_pending(c);
       again = true;
     }
   }
@@ -1226,6 +1647,8 @@ static void abort_cta(simt_core_base *b, simt_cta *cta, const gpu_cta_result *r,
   if (cta->aborting) return;
   cta->aborting = true;
   cta->result = *r;
+  for (uint32_t i = 0; i < cta->n_warps; i++) /* (its groups' warps each retire on their own) */
+    if (simt_cta_holds(cta, i) && c->warps[cta->warp_slot[i]].n_fol) unfold(c, cta->warp_slot[i]);
   for (uint32_t i = 0; i < cta->n_warps; i++) {
     uint32_t slot = cta->warp_slot[i];
     iv_warp *w = &c->warps[slot];
@@ -1267,6 +1690,11 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
                                           "executed, timed at the measured cycles per warp instruction");
   }
   c->runs = cfg->interval_runs && !cfg->sample_period; /* (sampling fast-forwards instead) */
+  c->fold = cfg->interval_fold && !cfg->sample_period && cfg->max_ctas <= 64;
+  if (c->fold)
+    c->fold_insns = simt_base_counter(&c->base, "iv_fold_warp_insn", "warp insns",
+                                      "warp instructions of followers timed by their group's leader on "
+                                      "interval cores (-interval_fold): executed, timed once per group");
   if (c->runs)
     c->run_insns = simt_base_counter(&c->base, "iv_run_warp_insn", "warp insns",
                                      "warp instructions timed in straight runs on interval cores "
@@ -1389,6 +1817,7 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     mark(c, slot);
     run = iv_min(run, w->t);
   }
+  if (c->fold) fold_cta(c, ci); /* (§13) */
   /* c->next is compute_next's answer before the launch (every op ends in end_call), and a launch
    * only adds runnable warps and finishes: the earliest of it and theirs is its answer now,
    * without its pass over every runnable warp */

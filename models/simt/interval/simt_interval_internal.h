@@ -147,6 +147,15 @@ typedef struct iv_warp {
   struct iv_bins *issue;    /* its scheduler's issue bins */
   struct iv_bins *const *units; /* its sub-core's unit bins, by unit kind */
   func_warp *fw;
+  /* -interval_fold (docs/simt-interval.md §13): a follower is timed by its group's leader and
+   * kept out of the runnable set (folded); fold_off is its place among the group's warps on its
+   * scheduler (its issues that many cycles after the leader's). A leader lists its followers'
+   * slots, and counts the group's warps per scheduler (n_on) and the most on one (pace: the
+   * cycles between the group's issues). */
+  bool folded;
+  uint8_t fold_off, n_fol, pace;
+  uint8_t n_on[SIMT_MAX_SCHEDULERS];
+  uint16_t fol[SIMT_MAX_CTA_WARPS - 1];
 } iv_warp;
 
 /* A scheduler's stall estimate (docs/simt-interval.md §7): since `from`, the instructions its
@@ -219,6 +228,10 @@ typedef struct iv_core {
   simt_core_base base;  /* configuration, ports, CTAs, shared statistics */
   iv_sample sample;
   bool runs;            /* -interval_runs: straight runs timed as one step (§11) */
+  bool fold;            /* -interval_fold: a CTA's warps timed as one group (§13) */
+  uint64_t fold_pending;/* CTA slots whose released warps may form a group (after a barrier) */
+  uint64_t take_start;  /* the cycle the last run_take started its run at */
+  uint64_t *fold_insns; /* iv_fold_warp_insn: warp instructions timed by a group's leader */
   uint32_t *run_ready, *run_seen; /* scratch of a run's schedule, per register id */
   uint32_t run_scratch_n;
   uint64_t *run_insns;  /* iv_run_warp_insn: warp instructions timed in runs */
