@@ -8,7 +8,7 @@
 //
 // configs (speed only): all, or a comma-separated list of qv100, default, rtx2060; kernels: all,
 // sgemm or vector; fidelity (speed only): ca (default: every block CA), at (every block AT),
-// interval (interval SIMT cores, docs/simt-interval.md),
+// interval (interval SIMT cores, docs/simt-interval.md), interval-runs and interval-fold (§11, §13),
 // at-cores (AT SIMT cores, CA memory), at-mem (CA cores, AT interconnect/partitions/DRAM) or func
 // (the functional SIMT side: no timing; the floor any timing model's speed stands on), or a mix
 // block=model,… of simt, icnt, mempart and dram (the others CA); any of them with @DETAIL,PERIOD
@@ -29,11 +29,12 @@
 //   and random (one 4-byte read per thread in 256 MB) reads on the default configuration with
 //   every DRAM channel CA, then every channel AT: total kernel cycles and the difference.
 //
-// fidelity: each kernel on each selected configuration under seven per-block mixes — all CA; AT
+// fidelity: each kernel on each selected configuration under eight per-block mixes — all CA; AT
 //   memory (interconnect, memory partitions and DRAM AT, CA cores); AT cores (CA memory); all AT;
 //   all AT with sampled cores (-at_sample 4000,12000, docs/simt-at.md §6a); interval cores
 //   (docs/simt-interval.md) with the memory blocks AT, without and with straight runs
-//   (-interval_runs 1, docs/simt-interval.md §11) —
+//   (-interval_runs 1, docs/simt-interval.md §11), and with runs and folded warps (-interval_fold 1,
+//   §13) —
 //   with core cycles against all-CA, host seconds, warp instructions per host second and the
 //   speed-up over all-CA (docs/simt-at.md).
 //
@@ -374,6 +375,9 @@ const fidelity_mix kMixes[] = {
      {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at"}},
     {"all interval, straight runs (-interval_runs 1)",
      {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-interval_runs", "1"}},
+    {"all interval, runs and folded warps (-interval_fold 1)",
+     {"-simt_model", "interval", "-icnt_model", "at", "-mempart_model", "at", "-dram_model", "at", "-interval_runs", "1",
+      "-interval_fold", "1"}},
 };
 
 // speed's fidelity argument, as simtvp compare reads it (gpu_fidelity_spec_options): ca, at,
