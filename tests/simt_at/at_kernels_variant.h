@@ -20,6 +20,11 @@
 #undef Gpu
 
 namespace simttest {
+/* (In an unnamed namespace: each variant's Gpu is its own translation unit's. A Gpu of external
+ * linkage was one class name with several definitions in a test binary — this header's in each
+ * variant, simt_test_util.h's in the others — and the linker kept one constructor for all: which
+ * one depended on the compiler, so a plain test could build a variant's cores.) */
+namespace {
 
 struct Gpu : GpuBase {
   Gpu(const char *file, const std::vector<const char *> &overrides, uint8_t ldst = SH_LDST_REAL,
@@ -33,6 +38,7 @@ struct Gpu : GpuBase {
   }
 };
 
+}  // namespace
 }  // namespace simttest
 
 #define SimtCaKernels AT_KERNEL_SUITE

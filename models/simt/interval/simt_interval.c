@@ -1574,7 +1574,7 @@ static void warp_line(const simt_core_base *b, uint32_t slot, char *buf, size_t 
   const iv_warp *w = &c->warps[slot];
   const ptx_module *m = simt_program_module(w->prog);
   const char *state = !w->live ? "finished" : w->exited ? "exited" : w->wait == SIMT_WAIT_BARRIER ? "barrier"
-                      : w->wait == SIMT_WAIT_FAULT ? "page fault" : "ready";
+                      : w->wait == SIMT_WAIT_FAULT ? "page fault" : w->folded ? "in a group" : "ready";
   simt_warp_view v;
   warp_view(b, slot, &v);
   int k = simt_warp_line_head(buf, n, m, w->index, slot, w->sched, state, &v, w->pc);
