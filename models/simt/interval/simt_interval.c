@@ -811,292 +811,6 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
   return 1;
 }
 
-/* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
- * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
- * line, so that the loop stays small. sampled (-at_sample, a constant of each caller): every
- * issue ends the cost of the warp's last instruction (cycles from its issue to this one), which
- * `window` adds to that pc's and its launch's measurement (§10). */
-static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k,
-                                                           const bool sampled, bool window, const bool runs) {
-  iv_warp *w = &c->warps[slot];
-  while (w->t <= limit) {
-    iv_pc *p = &w->pcs[w->pc];
-    if (!(p->flags & IV_KNOWN)) {
-      p = pc_info(c, w);
-      if (!p) { /* nothing left to run: the warp is done */
-        retire(c, slot, w->t);
-        return;
-      }
-    }
-    if (runs && !(p->flags & IV_RUN_NO) && /* (a run needs the pc after it known: §11) */
-        (p->run || ((w->pcs[w->pc + (p->run_wait ? p->run_wait : 1u)].flags & IV_KNOWN) && run_build(c, w, p))) &&
-        p->run) {
-      int x = run_take(c, slot, w, (iv_run *)(w->lp->runs + p->run - 1), k);
-      if (x > 0) continue;
-      if (x < 0) return;
-    }
-    if (p->l1i_line != w->line) { /* a line it fetched before is there (§6): the usual case inline */
-      if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
-      else w->t = enter_line(c, w, p, w->t, k);
-    }
-    uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
-    k->scoreboard += t0 - w->t;
-    uint64_t t = issue_at(w, p, t0);
-    if (t != t0) k->pipe += t - t0;
-    k->issued++;
-    if (sampled) {
-      /* (a fast-forward sends this instruction to the memory stage once its registers are ready,
-       * ff_mem: its scoreboard wait is not the last instruction's cost) */
-      if (window && w->last_p) measure(w, p->flags & IV_FF_MEM ? t - (t0 - w->t) : t);
-      w->last_p = p;
-      w->last_issue = t;
-    }
-    if (!(p->flags & IV_PLAIN)) {
-      if (!(p->unit == SIMT_UNIT_MEM ? mem_step(c, slot, w, p, k, t) : record_step(c, slot, w, p, k, t))) return;
-      continue;
-    }
-    /* register-only: executed without a step record */
-    uint32_t active;
-    simtvp_diag dg;
-    simtvp_status st;
-    uint32_t next_pc = func_warp_step_plain(w->fw, &active, &st, &dg);
-    if (st != SIMTVP_OK) {
-      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t);
-      return;
-    }
-    uint32_t pc = w->pc;
-    count_issue(c, k, slot, pc, active, t);
-    uint64_t e = t + p->to_unit, wb = e + p->lat;
-    set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
-    if (wb > w->last_done) w->last_done = wb;
-    uint32_t ib = w->ib_n;
-    w->t = after_issue(c, &ib, k, pc, next_pc, t);
-    w->ib_n = (uint8_t)ib;
-    w->pc = next_pc;
-  }
-}
-
-static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
-  run_body(c, slot, limit, k, false, false, false);
-}
-
-/* run_warp_body with -interval_runs (§11). */
-static void run_warp_runs(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
-  run_body(c, slot, limit, k, false, false, true);
-}
-
-/* ---- sampled timing (-at_sample DETAIL,PERIOD; docs/simt-interval.md §10) ---------------------- */
-
-/* How many instructions from pc on a fast-forward runs in one func_warp_run call, all with the
- * lanes active at pc: a warp's active lanes change only after a branch, an exit or a call, and
- * where it reconverges (the first instruction of a basic block, ptx_insn.block) — so to the end
- * of pc's block (blocks end after branches and exits) or its first call, whichever is first.
- * Learnt once per pc and launch (IV_FF_KNOWN). */
-static uint32_t ff_len(iv_warp *w, uint32_t pc) {
-  iv_pc *p = &w->pcs[pc];
-  if (p->flags & IV_FF_KNOWN) return p->ff_len;
-  const ptx_module *m = simt_program_module(w->prog);
-  uint32_t n = 1;
-  if (pc < m->n_insns) {
-    uint32_t b = m->insns[pc].block;
-    while (n < UINT16_MAX && pc + n < m->n_insns && m->insns[pc + n].block == b &&
-           m->insns[pc + n - 1].opcode != PTX_OP_CALL)
-      n++;
-  }
-  if (!p->flags) w->lp->touched[w->lp->n_touched++] = pc;
-  p->flags |= IV_FF_KNOWN;
-  p->ff_len = (uint16_t)n;
-  return n;
-}
-
-/* Whether warp w may fast-forward: its core measured enough of its launch (§10). */
-static inline bool may_ff(const iv_warp *w) { return w->lp->s_n >= IV_FF_MIN_INSNS; }
-
-/* A measured instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's
- * next): its pc's mean over the windows (at least a cycle: a warp issues once per cycle). */
-static inline uint64_t ff_cost(const iv_pc *p) { return p->s_q; /* (measure keeps it) */ }
-
-/* A fast-forwarded instruction at t waits on a replayable fault (as step_done): the warp parks
- * until the replay, or its CTA ends when the GPU has no fault buffer. */
-static void ff_fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
-  if (fault_wait(c, w, t)) return;
-  simtvp_diag dg;
-  simtvp_status st = SIMTVP_ERR_FAULT;
-  simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
-                  "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
-  simtvp_diag_at_address(&dg, w->fault_since);
-  simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
-  gpu_cta_result r = {st, w->fault_since, w->pc};
-  c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
-}
-
-/* A fast-forwarded memory instruction of warp w whose accesses leave the core (IV_FF_MEM, its pc
- * measured), its timeline at *tq: executed as mem_step executes it and its accesses issued
- * through the memory stage at its fast-forwarded issue time, so that the L1, the miss queue and
- * the memory port (memiv) see the load the warp puts on them; its destination registers are ready
- * when its data is back (for the detailed instructions after the fast-forward). The timeline then
- * advances by the pc's measured cost: the fast-forwarded instructions after it do not wait for
- * their registers — the windows after a loaded fast-forward measure the loaded latencies, and
- * waiting as well made the bench kernels no closer to CA (docs §10). An instruction
- * that turns out to access shared memory (through a generic address) stays on the SM as in
- * ff_run: ready at its measured latency. Anything unusual (a fault, a replayable wait, the
- * warp's end, a barrier to settle) goes on in step_done, timed in detail. false: the warp stops
- * running here, or step_done timed it (w->t is the warp's; the caller returns). */
-static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, uint64_t *tq,
-                                             iv_counts *k) {
-  uint64_t t = *tq / IV_FF_ONE;
-  func_step rec;
-  simtvp_diag dg;
-  uint32_t pc = w->pc;
-  k->issued++;
-  simtvp_status st = func_warp_step_lean(w->fw, &rec, &dg);
-  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0)) {
-    func_step_fill_addr(&rec);
-    w->ff_frac = 0;
-    step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
-    return false;
-  }
-  count_issue(c, k, slot, pc, rec.active, t);
-  w->pc = rec.next_pc;
-  uint64_t done;
-  if ((rec.space == PTX_SPACE_SHARED || rec.space == PTX_SPACE_SHARED_CLUSTER) && !simt_texture_op(&rec)) {
-    done = t + p->s_mlat;
-  } else {
-    count_mem_insn(c, p, &rec);
-    done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
-  }
-  set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
-  if (done > w->last_done) w->last_done = done;
-  ++*c->sample.ff_insn;
-  *tq += ff_cost(p);
-  return true;
-}
-
-/* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
- * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
- * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, issued
- * once their registers are ready, their accesses through the memory stage (ff_mem). Barriers,
- * exit, faults and replayable faults as in detail. false: it ran nothing (the caller times it in detail). */
-static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
-  const uint64_t endq = (end + 1) * IV_FF_ONE;
-  uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
-  bool ran = false;
-  while (tq < endq) {
-    uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
-    iv_pc *p0 = &w->pcs[pc];
-    time_ahead(c, w, tq / IV_FF_ONE); /* (a clock read inside the run reads its start) */
-    if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
-      w->last_p = NULL;
-      ran = true;
-      /* it issues once its registers are ready (the windows leave that wait out of the costs) */
-      uint64_t r = deps_ready(w->rr, p0->regs, p0->n_deps, 0) * IV_FF_ONE;
-      if (r > tq) {
-        tq = r;
-        w->t = tq / IV_FF_ONE;
-        w->ff_frac = 0;
-        if (tq >= endq) return true; /* (after this phase: timed in the next) */
-      }
-      if (!ff_mem(c, slot, w, p0, &tq, k)) return true;
-      w->t = tq / IV_FF_ONE;
-      w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
-      continue;
-    }
-    /* the run: from pc on while its lanes stay the same, its pcs are measured, none leaves the
-     * core (ff_mem) and they issue by `end` */
-    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n && !(w->pcs[pc + max].flags & IV_FF_MEM);
-         max++)
-      q += ff_cost(&w->pcs[pc + max]);
-    if (!max) return ran; /* an instruction not measured yet: timed in detail */
-    w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
-    uint32_t active = func_warp_active(w->fw);
-    func_run_end e;
-    simtvp_diag dg;
-    simtvp_status st = func_warp_run(w->fw, max, &n, &e, &dg);
-    bool parked = st == SIMTVP_OK && n && e.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT;
-    uint32_t done = n - parked; /* (the waiting instruction did nothing) */
-    if (!n && st == SIMTVP_OK) return ran;
-    ran = true;
-    uint64_t last = tq / IV_FF_ONE; /* the last one's issue */
-    for (uint32_t i = 0; i < done; i++) {
-      const iv_pc *p = &w->pcs[pc + i];
-      last = tq / IV_FF_ONE;
-      if (!k->b.on) simt_base_count_issue(&c->base, slot, pc + i, active, last);
-      /* its results (a store's acknowledgement) are in its measured latency later, an ALU
-       * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
-       * for (a pc measured is known: its registers are) */
-      if (p->flags & IV_KNOWN) {
-        /* the wait for its sources was in the measured cost before it: read, they are ready for
-         * whatever reads them next — a fast-forwarded memory instruction waits only for data no
-         * fast-forwarded instruction waited for (a write after write, §10) */
-        for (uint32_t r = 0; r < p->n_src; r++)
-          if (w->rr[p->regs[r]] > last) w->rr[p->regs[r]] = last;
-        uint64_t res = last, ready = last;
-        if (p->unit == SIMT_UNIT_MEM) res = ready = last + p->s_mlat;
-        else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
-        set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, ready);
-        if (res > w->last_done) w->last_done = res;
-      }
-      tq += ff_cost(p);
-    }
-    if (k->b.on) simt_batch_add(&c->base, &k->b, active, done);
-    *c->sample.ff_insn += done;
-    k->issued += done;
-    w->t = tq / IV_FF_ONE;
-    w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
-    w->pc = func_warp_pc(w->fw);
-    if (w->t > w->last_done) w->last_done = w->t;
-    simt_cta *cta = cta_of(c, w);
-    if (st != SIMTVP_OK) {
-      simt_base_fault_cta(&c->base, cta, w->fw, st, &dg, last);
-      return true;
-    }
-    if (parked) {
-      ff_fault_wait(c, w, w->t);
-      return true;
-    }
-    if (e.warp_done) { /* every thread exited: may complete a barrier the others wait at */
-      retire(c, slot, last);
-      cta->check_bars = true;
-      settle_barriers(c, cta, last, true);
-      return true;
-    }
-    if (e.kind == FUNC_STEP_BARRIER) {
-      if (e.barrier_wait) {
-        w->wait = SIMT_WAIT_BARRIER;
-        w->bar_id = e.barrier_id;
-        w->bar_pc = e.pc;
-      }
-      cta->check_bars = true;
-      settle_barriers(c, cta, last, e.barrier_complete);
-      if (w->exited || w->wait || !w->live) return true;
-      if (w->t * IV_FF_ONE > tq) tq = w->t * IV_FF_ONE; /* released later */
-    }
-  }
-  return ran;
-}
-
-/* run_warp_body under -at_sample: by the warp's own timeline, the detail phase of each period
- * runs in detail (measured over its second half, the window, from the launch's second period on:
- * the first is its warm-up), the rest fast-forwards once the core has measured the warp's launch
- * (ff_run). */
-static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
-  iv_warp *w = &c->warps[slot];
-  const uint64_t D = c->sample.detail, P = c->sample.period, o = w->lp->s_origin;
-  while (w->t <= limit && runnable(w)) {
-    uint64_t t0 = w->t, ps = t0 - (t0 - o) % P, ws = ps + D / 2, de = ps + D;
-    if (t0 >= de) { /* the fast-forward phase, up to the next period */
-      uint64_t end = iv_min(limit, ps + P - 1);
-      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false, false); /* (the first period: warm-up) */
-      else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
-        run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true, false);
-    } else if (t0 >= ws) { /* the window (none in the warm-up period: its costs are the cold start's) */
-      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o, false);
-    } else {
-      run_body(c, slot, iv_min(limit, ws - 1), k, true, false, false);
-    }
-  }
-}
-
 /* ---- folded warps (-interval_fold, docs/simt-interval.md §13) ------------------------------------ */
 
 /* Follower i of leader w leaves the group: it takes the leader's timing state (its timeline
@@ -1305,7 +1019,6 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
     return false;
   }
   simt_batch_add(&c->base, &k->b, rec.active, 1);
-  k->issued++;
   count_mem_insn(c, p, &rec);
   const bool uniform = p->flags & IV_UNIFORM;
   uint64_t done, last = 0;
@@ -1376,7 +1089,6 @@ static bool group_record(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_cou
     return step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
   }
   simt_batch_add(&c->base, &k->b, rec.active, 1);
-  k->issued++;
   simt_cta *cta = cta_of(c, w);
   bool complete = rec.barrier_complete;
   for (uint32_t i = w->n_fol; i-- > 0;) {
@@ -1417,73 +1129,334 @@ static bool group_record(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_cou
   return !w->exited && !w->wait && w->live;
 }
 
-/* Group leader `slot` runs while its timeline is at most `limit` (run_body's loop for a group,
- * §13): register-only instructions and runs are timed once for all of its warps, memory
- * instructions through group_mem; an instruction with another kind of step record (a barrier,
- * a fence, exit, a call, a clock read) unfolds the group first, and its warps go on alone. */
-static void run_group(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+/* The followers of group leader w execute the register-only instruction the leader executed at
+ * pc (next_pc after it, issued at t), each counted in k's batch: a bit per follower whose next pc
+ * differs (they leave the group once the leader's timing is done), or ~0u when one faulted (its
+ * CTA ends: abort_cta unfolds the group). */
+static uint32_t group_plain(iv_core *c, iv_warp *w, iv_counts *k, uint32_t next_pc, uint64_t t) {
+  uint32_t split = 0;
+  for (uint32_t i = 0; i < w->n_fol; i++) {
+    iv_warp *f = &c->warps[w->fol[i]];
+    uint32_t active;
+    simtvp_diag dg;
+    simtvp_status st;
+    uint32_t fnext = func_warp_step_plain(f->fw, &active, &st, &dg);
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta_of(c, f), f->fw, st, &dg, t + f->fold_off);
+      return ~0u;
+    }
+    simt_batch_add(&c->base, &k->b, active, 1);
+    if (fnext != next_pc) split |= 1u << i;
+  }
+  *c->fold_insns += w->n_fol;
+  group_count_sched(c, w, 1);
+  return split;
+}
+
+/* Runs warp `slot` while its timeline is at most `limit`. Register-only instructions are timed
+ * here; the rest (record_step), a new L1I line (enter_line) and a full bin (issue_search) out of
+ * line, so that the loop stays small. sampled (-at_sample, a constant of each caller): every
+ * issue ends the cost of the warp's last instruction (cycles from its issue to this one), which
+ * `window` adds to that pc's and its launch's measurement (§10). group (-interval_fold, §13): the
+ * warp leads a group, whose instructions it times once for all of its warps (group_*) until the
+ * group comes apart; then it returns, and its warps go on alone. */
+static inline __attribute__((always_inline)) void run_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k,
+                                                           const bool sampled, bool window, const bool runs,
+                                                           const bool group) {
   iv_warp *w = &c->warps[slot];
-  while (w->n_fol && w->t <= limit) {
+  while (w->t <= limit) {
+    if (group && !w->n_fol) return;
     iv_pc *p = &w->pcs[w->pc];
     if (!(p->flags & IV_KNOWN)) {
       p = pc_info(c, w);
-      if (!p) {
-        unfold(c, slot);
+      if (!p) { /* nothing left to run: the warp is done (a group's warps each find that alone) */
+        if (group) unfold(c, slot);
+        else retire(c, slot, w->t);
         return;
       }
     }
-    if (c->runs && !(p->flags & IV_RUN_NO) &&
+    if (runs && !(p->flags & IV_RUN_NO) && /* (a run needs the pc after it known: §11) */
         (p->run || ((w->pcs[w->pc + (p->run_wait ? p->run_wait : 1u)].flags & IV_KNOWN) && run_build(c, w, p))) &&
         p->run) {
-      int x = group_take(c, slot, w, (iv_run *)(w->lp->runs + p->run - 1), k);
+      iv_run *r = (iv_run *)(w->lp->runs + p->run - 1);
+      int x = group ? group_take(c, slot, w, r, k) : run_take(c, slot, w, r, k);
       if (x > 0) continue;
       if (x < 0) return;
     }
-    if (p->l1i_line != w->line) {
+    if (p->l1i_line != w->line) { /* a line it fetched before is there (§6): the usual case inline */
       if (p->l1i_bit < 64 && (w->l1i_seen >> p->l1i_bit & 1u)) w->line = p->l1i_line;
       else w->t = enter_line(c, w, p, w->t, k);
     }
     uint64_t t0 = deps_ready(w->rr, p->regs, p->n_deps, w->t);
     k->scoreboard += t0 - w->t;
-    uint64_t t = group_issue_at(c, w, p, t0);
+    uint64_t t = group ? group_issue_at(c, w, p, t0) : issue_at(w, p, t0);
     if (t != t0) k->pipe += t - t0;
+    k->issued++;
+    if (sampled) {
+      /* (a fast-forward sends this instruction to the memory stage once its registers are ready,
+       * ff_mem: its scoreboard wait is not the last instruction's cost) */
+      if (window && w->last_p) measure(w, p->flags & IV_FF_MEM ? t - (t0 - w->t) : t);
+      w->last_p = p;
+      w->last_issue = t;
+    }
     if (!(p->flags & IV_PLAIN)) {
-      if (!(p->unit == SIMT_UNIT_MEM ? group_mem(c, slot, w, p, k, t) : group_record(c, slot, w, p, k, t))) return;
+      bool live = group ? (p->unit == SIMT_UNIT_MEM ? group_mem(c, slot, w, p, k, t) : group_record(c, slot, w, p, k, t))
+                        : (p->unit == SIMT_UNIT_MEM ? mem_step(c, slot, w, p, k, t) : record_step(c, slot, w, p, k, t));
+      if (!live) return;
       continue;
     }
-    uint32_t active, pc = w->pc;
+    /* register-only: executed without a step record */
+    uint32_t active;
     simtvp_diag dg;
     simtvp_status st;
     uint32_t next_pc = func_warp_step_plain(w->fw, &active, &st, &dg);
     if (st != SIMTVP_OK) {
-      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t); /* (abort_cta unfolds the group) */
+      simt_base_fault_cta(&c->base, cta_of(c, w), w->fw, st, &dg, t); /* (a group: abort_cta unfolds it) */
       return;
     }
-    simt_batch_add(&c->base, &k->b, active, 1);
-    k->issued++;
-    uint32_t split = 0;
-    for (uint32_t i = 0; i < w->n_fol; i++) {
-      iv_warp *f = &c->warps[w->fol[i]];
-      uint32_t fa;
-      simtvp_diag fd;
-      simtvp_status fst;
-      uint32_t fnext = func_warp_step_plain(f->fw, &fa, &fst, &fd);
-      if (fst != SIMTVP_OK) {
-        simt_base_fault_cta(&c->base, cta_of(c, f), f->fw, fst, &fd, t + f->fold_off);
-        return;
-      }
-      simt_batch_add(&c->base, &k->b, fa, 1);
-      if (fnext != next_pc) split |= 1u << i;
-    }
-    *c->fold_insns += w->n_fol;
-    group_count_sched(c, w, 1);
+    uint32_t pc = w->pc, split = 0;
+    count_issue(c, k, slot, pc, active, t);
+    if (group && (split = group_plain(c, w, k, next_pc, t)) == ~0u) return;
     uint64_t e = t + p->to_unit, wb = e + p->lat;
     set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, e + p->ready);
     if (wb > w->last_done) w->last_done = wb;
-    w->t = group_after_issue(c, w, k, pc, next_pc, t);
+    if (group) {
+      w->t = group_after_issue(c, w, k, pc, next_pc, t);
+    } else {
+      uint32_t ib = w->ib_n;
+      w->t = after_issue(c, &ib, k, pc, next_pc, t);
+      w->ib_n = (uint8_t)ib;
+    }
     w->pc = next_pc;
-    for (uint32_t i = w->n_fol; i-- > 0;)
+    for (uint32_t i = group ? w->n_fol : 0; i-- > 0;)
       if (split >> i & 1u) fold_split(c, w, i);
+  }
+}
+
+static void run_warp_body(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  run_body(c, slot, limit, k, false, false, false, false);
+}
+
+/* run_warp_body with -interval_runs (§11). */
+static void run_warp_runs(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  run_body(c, slot, limit, k, false, false, true, false);
+}
+
+/* run_warp_body for a group leader (-interval_fold, §13), with or without runs. */
+static void run_group(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  if (c->runs) run_body(c, slot, limit, k, false, false, true, true);
+  else run_body(c, slot, limit, k, false, false, false, true);
+}
+
+/* ---- sampled timing (-at_sample DETAIL,PERIOD; docs/simt-interval.md §10) ---------------------- */
+
+/* How many instructions from pc on a fast-forward runs in one func_warp_run call, all with the
+ * lanes active at pc: a warp's active lanes change only after a branch, an exit or a call, and
+ * where it reconverges (the first instruction of a basic block, ptx_insn.block) — so to the end
+ * of pc's block (blocks end after branches and exits) or its first call, whichever is first.
+ * Learnt once per pc and launch (IV_FF_KNOWN). */
+static uint32_t ff_len(iv_warp *w, uint32_t pc) {
+  iv_pc *p = &w->pcs[pc];
+  if (p->flags & IV_FF_KNOWN) return p->ff_len;
+  const ptx_module *m = simt_program_module(w->prog);
+  uint32_t n = 1;
+  if (pc < m->n_insns) {
+    uint32_t b = m->insns[pc].block;
+    while (n < UINT16_MAX && pc + n < m->n_insns && m->insns[pc + n].block == b &&
+           m->insns[pc + n - 1].opcode != PTX_OP_CALL)
+      n++;
+  }
+  if (!p->flags) w->lp->touched[w->lp->n_touched++] = pc;
+  p->flags |= IV_FF_KNOWN;
+  p->ff_len = (uint16_t)n;
+  return n;
+}
+
+/* Whether warp w may fast-forward: its core measured enough of its launch (§10). */
+static inline bool may_ff(const iv_warp *w) { return w->lp->s_n >= IV_FF_MIN_INSNS; }
+
+/* A measured instruction's fast-forward cost (cycles × IV_FF_ONE from its issue to its warp's
+ * next): its pc's mean over the windows (at least a cycle: a warp issues once per cycle). */
+static inline uint64_t ff_cost(const iv_pc *p) { return p->s_q; /* (measure keeps it) */ }
+
+/* A fast-forwarded instruction at t waits on a replayable fault (as step_done): the warp parks
+ * until the replay, or its CTA ends when the GPU has no fault buffer. */
+static void ff_fault_wait(iv_core *c, iv_warp *w, uint64_t t) {
+  if (fault_wait(c, w, t)) return;
+  simtvp_diag dg;
+  simtvp_status st = SIMTVP_ERR_FAULT;
+  simtvp_diag_set(&dg, st, "kernel %s: global access at 0x%" PRIx64 " faults replayably (the page is not "
+                  "resident) but the GPU has no fault buffer", cta_of(c, w)->k->name, w->fault_since);
+  simtvp_diag_at_address(&dg, w->fault_since);
+  simt_report_fault(&c->base.ports, c->base.cfg.sm, cta_of(c, w)->k->slot, st, &dg, dg.message, t);
+  gpu_cta_result r = {st, w->fault_since, w->pc};
+  c->base.hooks->abort_cta(&c->base, cta_of(c, w), &r, t);
+}
+
+/* A fast-forwarded memory instruction of warp w whose accesses leave the core (IV_FF_MEM, its pc
+ * measured), its timeline at *tq: executed as mem_step executes it and its accesses issued
+ * through the memory stage at its fast-forwarded issue time, so that the L1, the miss queue and
+ * the memory port (memiv) see the load the warp puts on them; its destination registers are ready
+ * when its data is back (for the detailed instructions after the fast-forward). The timeline then
+ * advances by the pc's measured cost: the fast-forwarded instructions after it do not wait for
+ * their registers — the windows after a loaded fast-forward measure the loaded latencies, and
+ * waiting as well made the bench kernels no closer to CA (docs §10). An instruction
+ * that turns out to access shared memory (through a generic address) stays on the SM as in
+ * ff_run: ready at its measured latency. Anything unusual (a fault, a replayable wait, the
+ * warp's end, a barrier to settle) goes on in step_done, timed in detail. false: the warp stops
+ * running here, or step_done timed it (w->t is the warp's; the caller returns). */
+static __attribute__((noinline)) bool ff_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, uint64_t *tq,
+                                             iv_counts *k) {
+  uint64_t t = *tq / IV_FF_ONE;
+  func_step rec;
+  simtvp_diag dg;
+  uint32_t pc = w->pc;
+  k->issued++;
+  simtvp_status st = func_warp_step_lean(w->fw, &rec, &dg);
+  if (__builtin_expect(st != SIMTVP_OK || rec.kind != FUNC_STEP_MEM || rec.warp_done || cta_of(c, w)->check_bars, 0)) {
+    func_step_fill_addr(&rec);
+    w->ff_frac = 0;
+    step_done(c, slot, w, p, k, t, pc, st, &rec, &dg);
+    return false;
+  }
+  count_issue(c, k, slot, pc, rec.active, t);
+  w->pc = rec.next_pc;
+  uint64_t done;
+  if ((rec.space == PTX_SPACE_SHARED || rec.space == PTX_SPACE_SHARED_CLUSTER) && !simt_texture_op(&rec)) {
+    done = t + p->s_mlat;
+  } else {
+    count_mem_insn(c, p, &rec);
+    done = iv_mem_issue(c, slot, &rec, p->flags & IV_UNIFORM, t + p->to_unit);
+  }
+  set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, done);
+  if (done > w->last_done) w->last_done = done;
+  ++*c->sample.ff_insn;
+  *tq += ff_cost(p);
+  return true;
+}
+
+/* Fast-forward: warp `slot` runs in models/func without step records (func_warp_run) while its
+ * timeline is at most `end`, its timeline advancing by each instruction's measured cost (ff_cost);
+ * no bins, L1I or fetch. Memory instructions outside shared memory are runs of their own, issued
+ * once their registers are ready, their accesses through the memory stage (ff_mem). Barriers,
+ * exit, faults and replayable faults as in detail. false: it ran nothing (the caller times it in detail). */
+static bool ff_run(iv_core *c, uint32_t slot, iv_warp *w, uint64_t end, iv_counts *k) {
+  const uint64_t endq = (end + 1) * IV_FF_ONE;
+  uint64_t tq = w->t * IV_FF_ONE + w->ff_frac;
+  bool ran = false;
+  while (tq < endq) {
+    uint32_t pc = w->pc, len = ff_len(w, pc), max = 0, n;
+    iv_pc *p0 = &w->pcs[pc];
+    time_ahead(c, w, tq / IV_FF_ONE); /* (a clock read inside the run reads its start) */
+    if ((p0->flags & IV_FF_MEM) && p0->s_n) { /* a memory instruction whose accesses leave the core */
+      w->last_p = NULL;
+      ran = true;
+      /* it issues once its registers are ready (the windows leave that wait out of the costs) */
+      uint64_t r = deps_ready(w->rr, p0->regs, p0->n_deps, 0) * IV_FF_ONE;
+      if (r > tq) {
+        tq = r;
+        w->t = tq / IV_FF_ONE;
+        w->ff_frac = 0;
+        if (tq >= endq) return true; /* (after this phase: timed in the next) */
+      }
+      if (!ff_mem(c, slot, w, p0, &tq, k)) return true;
+      w->t = tq / IV_FF_ONE;
+      w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
+      continue;
+    }
+    /* the run: from pc on while its lanes stay the same, its pcs are measured, none leaves the
+     * core (ff_mem) and they issue by `end` */
+    for (uint64_t q = tq; max < len && q < endq && w->pcs[pc + max].s_n && !(w->pcs[pc + max].flags & IV_FF_MEM);
+         max++)
+      q += ff_cost(&w->pcs[pc + max]);
+    if (!max) return ran; /* an instruction not measured yet: timed in detail */
+    w->last_p = NULL; /* (the next detailed issue measures nothing from a fast-forwarded one) */
+    uint32_t active = func_warp_active(w->fw);
+    func_run_end e;
+    simtvp_diag dg;
+    simtvp_status st = func_warp_run(w->fw, max, &n, &e, &dg);
+    bool parked = st == SIMTVP_OK && n && e.kind == FUNC_STEP_NOP && func_warp_get_state(w->fw) == FUNC_WARP_FAULT_WAIT;
+    uint32_t done = n - parked; /* (the waiting instruction did nothing) */
+    if (!n && st == SIMTVP_OK) return ran;
+    ran = true;
+    uint64_t last = tq / IV_FF_ONE; /* the last one's issue */
+    for (uint32_t i = 0; i < done; i++) {
+      const iv_pc *p = &w->pcs[pc + i];
+      last = tq / IV_FF_ONE;
+      if (!k->b.on) simt_base_count_issue(&c->base, slot, pc + i, active, last);
+      /* its results (a store's acknowledgement) are in its measured latency later, an ALU
+       * instruction's to_unit + L: what the warp's exit and its next detailed instructions wait
+       * for (a pc measured is known: its registers are) */
+      if (p->flags & IV_KNOWN) {
+        /* the wait for its sources was in the measured cost before it: read, they are ready for
+         * whatever reads them next — a fast-forwarded memory instruction waits only for data no
+         * fast-forwarded instruction waited for (a write after write, §10) */
+        for (uint32_t r = 0; r < p->n_src; r++)
+          if (w->rr[p->regs[r]] > last) w->rr[p->regs[r]] = last;
+        uint64_t res = last, ready = last;
+        if (p->unit == SIMT_UNIT_MEM) res = ready = last + p->s_mlat;
+        else if (p->unit < SIMT_UNIT_MEM) res = last + p->to_unit + p->lat, ready = last + p->to_unit + p->ready;
+        set_ready(w->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, ready);
+        if (res > w->last_done) w->last_done = res;
+      }
+      tq += ff_cost(p);
+    }
+    if (k->b.on) simt_batch_add(&c->base, &k->b, active, done);
+    *c->sample.ff_insn += done;
+    k->issued += done;
+    w->t = tq / IV_FF_ONE;
+    w->ff_frac = (uint32_t)(tq % IV_FF_ONE);
+    w->pc = func_warp_pc(w->fw);
+    if (w->t > w->last_done) w->last_done = w->t;
+    simt_cta *cta = cta_of(c, w);
+    if (st != SIMTVP_OK) {
+      simt_base_fault_cta(&c->base, cta, w->fw, st, &dg, last);
+      return true;
+    }
+    if (parked) {
+      ff_fault_wait(c, w, w->t);
+      return true;
+    }
+    if (e.warp_done) { /* every thread exited: may complete a barrier the others wait at */
+      retire(c, slot, last);
+      cta->check_bars = true;
+      settle_barriers(c, cta, last, true);
+      return true;
+    }
+    if (e.kind == FUNC_STEP_BARRIER) {
+      if (e.barrier_wait) {
+        w->wait = SIMT_WAIT_BARRIER;
+        w->bar_id = e.barrier_id;
+        w->bar_pc = e.pc;
+      }
+      cta->check_bars = true;
+      settle_barriers(c, cta, last, e.barrier_complete);
+      if (w->exited || w->wait || !w->live) return true;
+      if (w->t * IV_FF_ONE > tq) tq = w->t * IV_FF_ONE; /* released later */
+    }
+  }
+  return ran;
+}
+
+/* run_warp_body under -at_sample: by the warp's own timeline, the detail phase of each period
+ * runs in detail (measured over its second half, the window, from the launch's second period on:
+ * the first is its warm-up), the rest fast-forwards once the core has measured the warp's launch
+ * (ff_run). */
+static void run_sampled(iv_core *c, uint32_t slot, uint64_t limit, iv_counts *k) {
+  iv_warp *w = &c->warps[slot];
+  const uint64_t D = c->sample.detail, P = c->sample.period, o = w->lp->s_origin;
+  while (w->t <= limit && runnable(w)) {
+    uint64_t t0 = w->t, ps = t0 - (t0 - o) % P, ws = ps + D / 2, de = ps + D;
+    if (t0 >= de) { /* the fast-forward phase, up to the next period */
+      uint64_t end = iv_min(limit, ps + P - 1);
+      if (ps == o || !may_ff(w)) run_body(c, slot, end, k, true, false, false, false); /* (the first period: warm-up) */
+      else if (!ff_run(c, slot, w, end, k) && runnable(w) && w->t <= end) /* a stretch in detail, measured */
+        run_body(c, slot, iv_min(end, w->t + IV_FF_STRETCH), k, true, true, false, false);
+    } else if (t0 >= ws) { /* the window (none in the warm-up period: its costs are the cold start's) */
+      run_body(c, slot, iv_min(limit, de - 1), k, true, ps != o, false, false);
+    } else {
+      run_body(c, slot, iv_min(limit, ws - 1), k, true, false, false, false);
+    }
   }
 }
 
