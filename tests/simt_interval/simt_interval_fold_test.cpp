@@ -129,6 +129,37 @@ TEST(SimtIntervalFold, BarriersKeepTheGroup) {
   EXPECT_GE(fol, (all - 8u) * 7u / 8u) << "7 of the 8 warps follow warp 0 to their exits";
 }
 
+// Sixteen rounds of one load each: warp 1 loads from a new 4 KiB page every round (an L1 miss
+// each time), the others from the page they loaded in the first round (hits). Each thread stores
+// the sum of what it loaded (every word holds its own offset / 4).
+std::string one_late_warp() {
+  return std::string(kOutSlot) +
+         "  ld.param.u64 %rd3, [out];\n  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  and.b32 %r3, %r1, 31;\n"
+         "  shl.b32 %r3, %r3, 2;\n  mov.u32 %r4, 0;\n  mov.u32 %r6, 0;\n  setp.eq.u32 %p1, %r2, 1;\n"
+         "LOOP:\n  selp.u32 %r5, %r4, 0, %p1;\n  shl.b32 %r5, %r5, 12;\n  add.u32 %r5, %r5, %r3;\n"
+         "  add.u32 %r5, %r5, 8192;\n  cvt.u64.u32 %rd4, %r5;\n  add.u64 %rd4, %rd3, %rd4;\n"
+         "  ld.global.u32 %r7, [%rd4];\n  add.u32 %r6, %r6, %r7;\n  add.u32 %r4, %r4, 1;\n"
+         "  setp.lt.u32 %p2, %r4, 16;\n  @%p2 bra LOOP;\n  cvt.u64.u32 %rd2, %r6;\n  st.global.u64 [%rd1], %rd2;\n";
+}
+
+TEST(SimtIntervalFold, AWarpWhoseDataComesTwiceAsLateLeavesItsGroup) {
+  // Warp 1 misses in the L1 every round while the leader hits: its data comes more than twice as
+  // late as the leader's, so it leaves the group and waits for its own (the group does not wait
+  // for it). Its later instructions are its own; every result is right.
+  Gpu g("configs/SM7_QV100.config", fold_options(), SH_LDST_FAKE);
+  ASSERT_EQ(g.load(kernel(one_late_warp(), true)), SIMTVP_OK) << g.diag.message;
+  const uint32_t words = (8192 + 16 * 4096) / 4;
+  std::vector<uint32_t> init(words);
+  for (uint32_t i = 0; i < words; i++) init[i] = (i * 4) & 4095;
+  uint64_t base = g.upload(init);
+  ASSERT_EQ(g.launch("k", 1, 128, {base}), SIMTVP_OK) << g.diag.message;
+  std::vector<uint64_t> v = g.download<uint64_t>(base, 128);
+  for (uint32_t i = 0; i < 128; i++) EXPECT_EQ(v[i], 64u * (i % 32)) << "thread " << i;
+  uint64_t fol = g.stat("iv_fold_warp_insn"), all = g.stat("gpgpu_n_tot_w_icount");
+  EXPECT_GT(fol, 0u);
+  EXPECT_LT(fol, all * 3u / 4u - 16u * 5u) << "warp 1's rounds after the first are its own";
+}
+
 struct Case {
   const char *program;
   uint32_t scale;

@@ -1027,6 +1027,9 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
     done = iv_mem_issue(c, slot, &rec, uniform, t + p->to_unit);
   }
   last = done;
+  const uint64_t lead_done = done;
+  uint32_t late = 0;
+  uint64_t late_done[SIMT_MAX_CTA_WARPS];
   if (c->runs && rec.space == PTX_SPACE_SHARED) run_learn_smem(c, w, p, rec.pc);
   /* followers last to first: one that leaves the group takes the last's place, done already */
   uint32_t split = 0;
@@ -1040,9 +1043,11 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
     if (st != SIMTVP_OK || fr.kind != FUNC_STEP_MEM || fr.warp_done) {
       /* out of the group with the state the group had before this instruction: its step goes on
        * in step_done (a fault ends the CTA: abort_cta unfolds the group) */
-      uint32_t moved = split >> (w->n_fol - 1u) & 1u; /* (the last takes its place, mark and all) */
-      split &= ~(1u << (w->n_fol - 1u));
-      split = (split & ~(1u << i)) | moved << i;
+      uint32_t last_i = w->n_fol - 1u; /* (the last takes its place, marks and all) */
+      uint32_t moved = split >> last_i & 1u, lmoved = late >> last_i & 1u;
+      split = (split & ~(1u << last_i) & ~(1u << i)) | moved << i;
+      late = (late & ~(1u << last_i) & ~(1u << i)) | lmoved << i;
+      late_done[i] = late_done[last_i];
       fold_split(c, w, i);
       func_step_fill_addr(&fr);
       step_done(c, fs, f, p, k, ft, pc, st, &fr, &fd);
@@ -1058,7 +1063,12 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
       fdone = iv_mem_issue(c, fs, &fr, uniform, ft + p->to_unit);
     }
     last = iv_max(last, fdone);
-    done = iv_max(done, fdone - f->fold_off);
+    if (fdone - f->fold_off > lead_done + (lead_done - t)) { /* (its data twice as late: it falls behind) */
+      late |= 1u << i;
+      late_done[i] = fdone;
+    } else {
+      done = iv_max(done, fdone - f->fold_off);
+    }
     if (fr.next_pc != rec.next_pc) split |= 1u << i;
   }
   group_count_sched(c, w, 1);
@@ -1068,8 +1078,15 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
   w->pc = rec.next_pc;
   /* followers whose path differs from here: out of the group (last to first, so that the
    * indices of those before stay) */
-  for (uint32_t i = w->n_fol; i-- > 0;)
-    if (split >> i & 1u) fold_split(c, w, i);
+  for (uint32_t i = w->n_fol; i-- > 0;) {
+    if (late >> i & 1u) { /* (out of the group, waiting for its own data) */
+      iv_warp *f = &c->warps[w->fol[i]];
+      fold_split(c, w, i);
+      set_ready(f->rr, p->regs + p->n_src, (uint32_t)p->n_deps - p->n_src, late_done[i]);
+    } else if (split >> i & 1u) {
+      fold_split(c, w, i);
+    }
+  }
   return true;
 }
 
