@@ -1143,10 +1143,11 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
     at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
   if (at_cores && d->at_sample_period) /* sampled AT or interval cores (-at_sample): a fidelity of their own */
     map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
-  else if (d->interval_runs) { /* interval cores with straight runs (docs/simt-interval.md §11) */
+  else if (d->interval_runs || d->interval_fold) { /* interval cores with straight runs or folded
+                                                      * warps (docs/simt-interval.md §11, §13) */
     bool iv = false;
     for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
-    if (iv) map_append(out, size, &len, " interval_runs=1");
+    if (iv && d->interval_runs) map_append(out, size, &len, " interval_runs=1");
     if (iv && d->interval_fold) map_append(out, size, &len, " interval_fold=1");
   }
   return len;

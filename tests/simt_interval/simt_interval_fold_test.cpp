@@ -36,6 +36,10 @@ TEST(SimtIntervalFold, IntervalFoldAssignmentAndFidelityMapNameTheFold) {
   char text[256];
   gpu_config_fidelity_map(&cfg, text, sizeof text);
   EXPECT_NE(std::string(text).find(" interval_runs=1 interval_fold=1"), std::string::npos) << text;
+  cfg.derived.interval_runs = false; /* folded warps without runs are a fidelity of their own too */
+  gpu_config_fidelity_map(&cfg, text, sizeof text);
+  EXPECT_NE(std::string(text).find(" interval_fold=1"), std::string::npos) << text;
+  EXPECT_EQ(std::string(text).find("interval_runs"), std::string::npos) << text;
 }
 
 TEST(SimtIntervalFold, AGroupOnOneSchedulerKeepsTheChainsPace) {
@@ -189,6 +193,21 @@ TEST_P(SimtIntervalFoldWorkloads, GroupsKeepInstructionsAndAreDeterministic) {
 }
 
 const Case kCases[] = {{"sgemm", 4, 0.10}, {"vector_add", 16, 0.10}, {"transpose", 8, 0.10}, {"reduction", 8, 0.10}};
+
+TEST(SimtIntervalFold, GroupsWithoutRunsKeepInstructionsAndAreDeterministic) {
+  // -interval_fold without -interval_runs: every instruction of a group is timed one by one by its
+  // leader. The same warp instructions as interval cores without groups, the same cycles twice,
+  // and within 10 % of them.
+  std::vector<const char *> f = {"-simt_model", "interval", "-interval_fold", "1"};
+  at_run alone = run_at_workload("sgemm", 4, {"-simt_model", "interval"});
+  at_run r1 = run_at_workload("sgemm", 4, f), r2 = run_at_workload("sgemm", 4, f);
+  ASSERT_EQ(alone.status, SIMTVP_OK) << alone.message;
+  ASSERT_EQ(r1.status, SIMTVP_OK) << r1.message;
+  EXPECT_EQ(r1.warp_insns, alone.warp_insns);
+  EXPECT_EQ(r1.cycles, r2.cycles);
+  EXPECT_LE(std::fabs(((double)r1.cycles - (double)alone.cycles) / (double)alone.cycles), 0.10)
+      << r1.cycles << " against " << alone.cycles;
+}
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SimtIntervalFoldWorkloads, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.program); });
