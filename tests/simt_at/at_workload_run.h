@@ -36,24 +36,32 @@ inline at_run run_at_workload(const char *program, uint32_t scale, const std::ve
   return r;
 }
 
+// One workload under `opts` against `ref` (another timing of the same cores): the same warp
+// instructions, the same cycles and instructions on a second run under `opts`, and the cycles
+// within `bound` (a fraction) of the reference's (printed with the error, each run by its label).
+inline void expect_workload_near(const char *program, uint32_t scale, const std::vector<const char *> &ref,
+                                 const std::vector<const char *> &opts, double bound, const char *ref_label,
+                                 const char *label) {
+  at_run base = run_at_workload(program, scale, ref);
+  at_run r1 = run_at_workload(program, scale, opts), r2 = run_at_workload(program, scale, opts);
+  ASSERT_EQ(base.status, SIMTVP_OK) << base.message;
+  ASSERT_EQ(r1.status, SIMTVP_OK) << r1.message;
+  ASSERT_EQ(r2.status, SIMTVP_OK) << r2.message;
+  EXPECT_EQ(r1.warp_insns, base.warp_insns);
+  EXPECT_EQ(r1.cycles, r2.cycles);
+  EXPECT_EQ(r1.warp_insns, r2.warp_insns);
+  double err = ((double)r1.cycles - (double)base.cycles) / (double)base.cycles;
+  std::printf("  %-12s x%u: %s %8llu cycles, %s %8llu cycles, %+5.1f%%\n", program, scale, ref_label,
+              (unsigned long long)base.cycles, label, (unsigned long long)r1.cycles, 100.0 * err);
+  EXPECT_LE(std::fabs(err), bound);
+}
+
 // A sampled core (`-simt_model model -at_sample sample`) against its unsampled self on one
-// workload: the same warp instructions, the same cycles and instructions on a second sampled run,
-// and the cycles within `bound` (a fraction) of the unsampled run's (printed with the error).
+// workload (expect_workload_near).
 inline void expect_sampled_workload(const char *model, const char *program, uint32_t scale, const char *sample,
                                     double bound) {
-  at_run full = run_at_workload(program, scale, {"-simt_model", model});
-  at_run s1 = run_at_workload(program, scale, {"-simt_model", model, "-at_sample", sample});
-  at_run s2 = run_at_workload(program, scale, {"-simt_model", model, "-at_sample", sample});
-  ASSERT_EQ(full.status, SIMTVP_OK) << full.message;
-  ASSERT_EQ(s1.status, SIMTVP_OK) << s1.message;
-  ASSERT_EQ(s2.status, SIMTVP_OK) << s2.message;
-  EXPECT_EQ(s1.warp_insns, full.warp_insns);
-  EXPECT_EQ(s1.cycles, s2.cycles);
-  EXPECT_EQ(s1.warp_insns, s2.warp_insns);
-  double err = ((double)s1.cycles - (double)full.cycles) / (double)full.cycles;
-  std::printf("  %-12s x%u: %s %8llu cycles, sampled %8llu cycles, %+5.1f%%\n", program, scale, model,
-              (unsigned long long)full.cycles, (unsigned long long)s1.cycles, 100.0 * err);
-  EXPECT_LE(std::fabs(err), bound);
+  expect_workload_near(program, scale, {"-simt_model", model}, {"-simt_model", model, "-at_sample", sample}, bound,
+                       model, "sampled");
 }
 
 }  // namespace simttest

@@ -4,8 +4,6 @@
 // keep a group, and workloads that keep every instruction, are deterministic and stay within a
 // bound of straight runs without groups. Results of every whole-kernel test through folded
 // interval cores: iv_fold_kernels_test.cpp.
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "at_workload_run.h"
@@ -178,18 +176,9 @@ TEST_P(SimtIntervalFoldWorkloads, GroupsKeepInstructionsAndAreDeterministic) {
   // same cycles twice, and the cycles within the case's bound of straight runs without groups
   // (printed).
   Case c = GetParam();
-  at_run runs = run_at_workload(c.program, c.scale, {"-simt_model", "interval", "-interval_runs", "1"});
-  std::vector<const char *> f = {"-simt_model", "interval", "-interval_runs", "1", "-interval_fold", "1"};
-  at_run r1 = run_at_workload(c.program, c.scale, f), r2 = run_at_workload(c.program, c.scale, f);
-  ASSERT_EQ(runs.status, SIMTVP_OK) << runs.message;
-  ASSERT_EQ(r1.status, SIMTVP_OK) << r1.message;
-  ASSERT_EQ(r2.status, SIMTVP_OK) << r2.message;
-  EXPECT_EQ(r1.warp_insns, runs.warp_insns);
-  EXPECT_EQ(r1.cycles, r2.cycles);
-  double err = ((double)r1.cycles - (double)runs.cycles) / (double)runs.cycles;
-  std::printf("  %-12s x%u: runs %8llu cycles, folded %8llu cycles, %+5.1f%%\n", c.program, c.scale,
-              (unsigned long long)runs.cycles, (unsigned long long)r1.cycles, 100.0 * err);
-  EXPECT_LE(std::fabs(err), c.bound);
+  expect_workload_near(c.program, c.scale, {"-simt_model", "interval", "-interval_runs", "1"},
+                       {"-simt_model", "interval", "-interval_runs", "1", "-interval_fold", "1"}, c.bound, "runs",
+                       "folded");
 }
 
 const Case kCases[] = {{"sgemm", 4, 0.10}, {"vector_add", 16, 0.10}, {"transpose", 8, 0.10}, {"reduction", 8, 0.10}};
@@ -198,15 +187,8 @@ TEST(SimtIntervalFold, GroupsWithoutRunsKeepInstructionsAndAreDeterministic) {
   // -interval_fold without -interval_runs: every instruction of a group is timed one by one by its
   // leader. The same warp instructions as interval cores without groups, the same cycles twice,
   // and within 10 % of them.
-  std::vector<const char *> f = {"-simt_model", "interval", "-interval_fold", "1"};
-  at_run alone = run_at_workload("sgemm", 4, {"-simt_model", "interval"});
-  at_run r1 = run_at_workload("sgemm", 4, f), r2 = run_at_workload("sgemm", 4, f);
-  ASSERT_EQ(alone.status, SIMTVP_OK) << alone.message;
-  ASSERT_EQ(r1.status, SIMTVP_OK) << r1.message;
-  EXPECT_EQ(r1.warp_insns, alone.warp_insns);
-  EXPECT_EQ(r1.cycles, r2.cycles);
-  EXPECT_LE(std::fabs(((double)r1.cycles - (double)alone.cycles) / (double)alone.cycles), 0.10)
-      << r1.cycles << " against " << alone.cycles;
+  expect_workload_near("sgemm", 4, {"-simt_model", "interval"}, {"-simt_model", "interval", "-interval_fold", "1"},
+                       0.10, "interval", "folded");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SimtIntervalFoldWorkloads, ::testing::ValuesIn(kCases),

@@ -3,8 +3,6 @@
 // detailed cycles, and workloads whose runs keep every instruction, are deterministic and stay
 // within a bound of the per-instruction interval run. Results of every whole-kernel test through
 // interval cores with runs: iv_runs_kernels_test.cpp.
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "at_workload_run.h"
@@ -101,18 +99,8 @@ TEST_P(SimtIntervalRunsWorkloads, RunsKeepInstructionsAndAreDeterministic) {
   // timing, the same cycles twice, and the cycles within the case's bound of the
   // per-instruction interval run (printed).
   Case c = GetParam();
-  at_run full = run_at_workload(c.program, c.scale, {"-simt_model", "interval"});
-  at_run r1 = run_at_workload(c.program, c.scale, {"-simt_model", "interval", "-interval_runs", "1"});
-  at_run r2 = run_at_workload(c.program, c.scale, {"-simt_model", "interval", "-interval_runs", "1"});
-  ASSERT_EQ(full.status, SIMTVP_OK) << full.message;
-  ASSERT_EQ(r1.status, SIMTVP_OK) << r1.message;
-  ASSERT_EQ(r2.status, SIMTVP_OK) << r2.message;
-  EXPECT_EQ(r1.warp_insns, full.warp_insns);
-  EXPECT_EQ(r1.cycles, r2.cycles);
-  double err = ((double)r1.cycles - (double)full.cycles) / (double)full.cycles;
-  std::printf("  %-12s x%u: interval %8llu cycles, with runs %8llu cycles, %+5.1f%%\n", c.program, c.scale,
-              (unsigned long long)full.cycles, (unsigned long long)r1.cycles, 100.0 * err);
-  EXPECT_LE(std::fabs(err), c.bound);
+  expect_workload_near(c.program, c.scale, {"-simt_model", "interval"},
+                       {"-simt_model", "interval", "-interval_runs", "1"}, c.bound, "interval", "with runs");
 }
 
 const Case kCases[] = {{"sgemm", 4, 0.05}, {"vector_add", 16, 0.05}, {"transpose", 8, 0.05}, {"reduction", 8, 0.05}};

@@ -813,6 +813,14 @@ static __attribute__((noinline)) int run_take(iv_core *c, uint32_t slot, iv_warp
 
 /* ---- folded warps (-interval_fold, docs/simt-interval.md §13) ------------------------------------ */
 
+/* A group's pace: the most of its warps on one scheduler (n_on). */
+static void group_pace(const iv_core *c, iv_warp *w) {
+  uint8_t pace = 1;
+  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
+    if (w->n_on[s] > pace) pace = w->n_on[s];
+  w->pace = pace;
+}
+
 /* Follower i of leader w leaves the group: it takes the leader's timing state (its timeline
  * fold_off cycles later, the registers' ready times, the I-buffer and L1I state) and its own pc,
  * and is runnable again. */
@@ -821,10 +829,7 @@ static void fold_split(iv_core *c, iv_warp *w, uint32_t i) {
   iv_warp *f = &c->warps[fs];
   w->fol[i] = w->fol[--w->n_fol];
   w->n_on[f->sched]--;
-  uint8_t pace = 1;
-  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
-    if (w->n_on[s] > pace) pace = w->n_on[s];
-  w->pace = pace;
+  group_pace(c, w);
   f->folded = false;
   f->t = w->t + f->fold_off;
   f->pc = func_warp_pc(f->fw);
@@ -893,10 +898,7 @@ static void fold_cta(iv_core *c, uint32_t ci) {
     mark(c, cand[j]);
   }
   w->t = t;
-  uint8_t pace = 1;
-  for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++)
-    if (w->n_on[s] > pace) pace = w->n_on[s];
-  w->pace = pace;
+  group_pace(c, w);
 }
 
 /* The cycle a group's instruction issues from t0 on: on each scheduler holding warps of the
@@ -1002,6 +1004,12 @@ static int group_take(iv_core *c, uint32_t slot, iv_warp *w, iv_run *r, iv_count
   return 1;
 }
 
+/* Mask m with bit `to` taken from bit `from` (cleared): a follower's marks when fold_split moves
+ * the group's last follower into the place of one that left. */
+static inline uint32_t bit_moved(uint32_t m, uint32_t from, uint32_t to) {
+  return (m & ~(1u << from) & ~(1u << to)) | (m >> from & 1u) << to;
+}
+
 /* A group's memory instruction issuing at t: as mem_step for the leader and each follower, each
  * follower's accesses fold_off cycles after the leader's; the group's destination registers are
  * ready when the last warp's data is back (less its offset). An unusual step of the leader (a
@@ -1021,13 +1029,13 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
   simt_batch_add(&c->base, &k->b, rec.active, 1);
   count_mem_insn(c, p, &rec);
   const bool uniform = p->flags & IV_UNIFORM;
-  uint64_t done, last = 0;
+  uint64_t done;
   if (!iv_mem_shared_fast(c, w->prog, &rec, t + p->to_unit, &done)) {
     func_step_fill_addr(&rec);
     done = iv_mem_issue(c, slot, &rec, uniform, t + p->to_unit);
   }
-  last = done;
   const uint64_t lead_done = done;
+  uint64_t last = done;
   uint32_t late = 0;
   uint64_t late_done[SIMT_MAX_CTA_WARPS];
   if (c->runs && rec.space == PTX_SPACE_SHARED) run_learn_smem(c, w, p, rec.pc);
@@ -1044,9 +1052,8 @@ static bool group_mem(iv_core *c, uint32_t slot, iv_warp *w, iv_pc *p, iv_counts
       /* out of the group with the state the group had before this instruction: its step goes on
        * in step_done (a fault ends the CTA: abort_cta unfolds the group) */
       uint32_t last_i = w->n_fol - 1u; /* (the last takes its place, marks and all) */
-      uint32_t moved = split >> last_i & 1u, lmoved = late >> last_i & 1u;
-      split = (split & ~(1u << last_i) & ~(1u << i)) | moved << i;
-      late = (late & ~(1u << last_i) & ~(1u << i)) | lmoved << i;
+      split = bit_moved(split, last_i, i);
+      late = bit_moved(late, last_i, i);
       late_done[i] = late_done[last_i];
       fold_split(c, w, i);
       func_step_fill_addr(&fr);
