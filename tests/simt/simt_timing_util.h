@@ -36,6 +36,22 @@ inline std::string spec_words(const char *spec) {
   return words;
 }
 
+// The fidelity map (gpu_config_fidelity_map) of a one-core, one-channel GPU of interval cores with
+// -interval_runs `runs` and -interval_fold `fold`.
+inline std::string interval_fidelity_map(bool runs, bool fold) {
+  gpu_config cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.derived.n_cores = 1;
+  cfg.mem.n_channels = 1;
+  cfg.fidelity.simt_model = GPU_FIDELITY_INTERVAL;
+  cfg.derived.simt_model_of_core[0] = GPU_FIDELITY_INTERVAL;
+  cfg.derived.interval_runs = runs;
+  cfg.derived.interval_fold = fold;
+  char text[256];
+  gpu_config_fidelity_map(&cfg, text, sizeof text);
+  return text;
+}
+
 // The -simt_model of an option list (the last one given; "ca" without one).
 inline std::string model_of(const std::vector<const char *> &opts) {
   std::string m = "ca";

@@ -23,21 +23,11 @@ std::vector<const char *> fold_options(std::initializer_list<const char *> more 
 TEST(SimtIntervalFold, IntervalFoldAssignmentAndFidelityMapNameTheFold) {
   EXPECT_EQ(spec_words("interval-fold"), "-simt_model interval -icnt_model at -mempart_model at -dram_model at "
                                          "-interval_runs 1 -interval_fold 1");
-  gpu_config cfg;
-  std::memset(&cfg, 0, sizeof cfg);
-  cfg.derived.n_cores = 1;
-  cfg.mem.n_channels = 1;
-  cfg.fidelity.simt_model = GPU_FIDELITY_INTERVAL;
-  cfg.derived.simt_model_of_core[0] = GPU_FIDELITY_INTERVAL;
-  cfg.derived.interval_runs = true;
-  cfg.derived.interval_fold = true;
-  char text[256];
-  gpu_config_fidelity_map(&cfg, text, sizeof text);
-  EXPECT_NE(std::string(text).find(" interval_runs=1 interval_fold=1"), std::string::npos) << text;
-  cfg.derived.interval_runs = false; /* folded warps without runs are a fidelity of their own too */
-  gpu_config_fidelity_map(&cfg, text, sizeof text);
-  EXPECT_NE(std::string(text).find(" interval_fold=1"), std::string::npos) << text;
-  EXPECT_EQ(std::string(text).find("interval_runs"), std::string::npos) << text;
+  std::string both = interval_fidelity_map(true, true), fold = interval_fidelity_map(false, true);
+  EXPECT_NE(both.find(" interval_runs=1 interval_fold=1"), std::string::npos) << both;
+  /* folded warps without runs are a fidelity of their own too */
+  EXPECT_NE(fold.find(" interval_fold=1"), std::string::npos) << fold;
+  EXPECT_EQ(fold.find("interval_runs"), std::string::npos) << fold;
 }
 
 TEST(SimtIntervalFold, AGroupOnOneSchedulerKeepsTheChainsPace) {

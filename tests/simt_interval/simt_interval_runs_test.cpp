@@ -14,16 +14,8 @@ namespace {
 
 TEST(SimtIntervalRuns, IntervalRunsAssignmentAndFidelityMapNameTheRuns) {
   EXPECT_EQ(spec_words("interval-runs"), "-simt_model interval -icnt_model at -mempart_model at -dram_model at -interval_runs 1");
-  gpu_config cfg;
-  std::memset(&cfg, 0, sizeof cfg);
-  cfg.derived.n_cores = 1;
-  cfg.mem.n_channels = 1;
-  cfg.fidelity.simt_model = GPU_FIDELITY_INTERVAL;
-  cfg.derived.simt_model_of_core[0] = GPU_FIDELITY_INTERVAL;
-  cfg.derived.interval_runs = true;
-  char text[256];
-  gpu_config_fidelity_map(&cfg, text, sizeof text);
-  EXPECT_NE(std::string(text).find(" interval_runs=1"), std::string::npos) << text;
+  std::string text = interval_fidelity_map(true, false);
+  EXPECT_NE(text.find(" interval_runs=1"), std::string::npos) << text;
 }
 
 // A loop of n iterations, each a dependent chain of 8 adds, the counter's add, its compare and
