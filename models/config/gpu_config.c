@@ -799,6 +799,14 @@ static const config_option fidelity_options[] = {
           "group again. Faster, less exact: warps of a group never overtake each other. Ignored "
           "under -at_sample.",
           NULL, NULL),
+    FID_X(interval_horizon, CONFIG_UINT, "-interval_horizon", "512",
+          "Core cycles an interval SIMT core runs its warps ahead of the GPU's time per call "
+          "(simtvp; docs/simt-interval.md §1), 16 to 2048. The cores meet in the memory system "
+          "in host order, one horizon at a time: a shorter horizon orders contending requests "
+          "of different SMs closer to their time order (a hot L2 slice or port is then shared "
+          "as fairly as the CA GPU shares it), a longer one costs fewer host calls. 2048 was "
+          "the fixed value before 2026-11-28.",
+          NULL, NULL),
 };
 
 #define HOST(F, kind, name, def, unit, desc) CONFIG_OPT(gpu_host_config, F, kind, name, def, unit, desc)
@@ -1150,6 +1158,12 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
     if (iv && d->interval_runs) map_append(out, size, &len, " interval_runs=1");
     if (iv && d->interval_fold) map_append(out, size, &len, " interval_fold=1");
   }
+  if (d->interval_horizon && d->interval_horizon != GPU_INTERVAL_HORIZON_DEFAULT) { /* a horizon of its own
+                                                                                       * (docs/simt-interval.md §1) */
+    bool iv = false;
+    for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
+    if (iv) map_append(out, size, &len, " interval_horizon=%u", d->interval_horizon);
+  }
   return len;
 }
 
@@ -1454,6 +1468,11 @@ simtvp_status gpu_config_finalize(gpu_config *cfg, const config_registry *r, sim
     d->at_sample_period = ds[1];
     d->interval_runs = f->interval_runs;
     d->interval_fold = f->interval_fold;
+    d->interval_horizon = f->interval_horizon;
+    if (f->interval_horizon < GPU_INTERVAL_HORIZON_MIN || f->interval_horizon > GPU_INTERVAL_HORIZON_MAX)
+      return fail(r, "-interval_horizon", diag, "%u core cycles is outside %u to %u (the throughput bins' ring "
+                  "holds a horizon and the longest latency)", f->interval_horizon, GPU_INTERVAL_HORIZON_MIN,
+                  GPU_INTERVAL_HORIZON_MAX);
     if (ds[0] || ds[1]) {
       if (ds[0] < GPU_AT_SAMPLE_MIN_DETAIL)
         return fail(r, "-at_sample", diag, "a detail phase of %u core cycles is too short to measure an issue rate "

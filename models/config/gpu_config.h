@@ -233,6 +233,11 @@ typedef struct gpu_sim_config {
 /* -at_sample: the shortest detail phase (core cycles) from which an issue rate is measured (a
  * quarter warms the memory system up, the AT core's run-ahead window is left out at the end). */
 #define GPU_AT_SAMPLE_MIN_DETAIL 512u
+/* -interval_horizon: the cycles an interval core runs its warps ahead of the GPU per call
+ * (docs/simt-interval.md §1), its default and its range. */
+#define GPU_INTERVAL_HORIZON_DEFAULT 512u
+#define GPU_INTERVAL_HORIZON_MIN 16u
+#define GPU_INTERVAL_HORIZON_MAX 2048u
 
 /* simtvp: fidelity of each block instance. */
 typedef struct gpu_fidelity_config {
@@ -249,6 +254,7 @@ typedef struct gpu_fidelity_config {
   char at_sample[GPU_CONFIG_STRING_MAX]; /* -at_sample DETAIL,PERIOD: sampled AT cores (docs/simt-at.md §6a) */
   bool interval_runs;              /* -interval_runs: interval cores time straight runs as one step */
   bool interval_fold;              /* -interval_fold: interval cores time a CTA's warps as one group */
+  uint32_t interval_horizon;       /* -interval_horizon: core cycles an interval core runs ahead per call */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
@@ -341,6 +347,7 @@ typedef struct gpu_config_derived {
   uint32_t at_sample_detail, at_sample_period; /* -at_sample, core cycles (0,0: off) */
   bool interval_runs;                          /* -interval_runs */
   bool interval_fold;                          /* -interval_fold */
+  uint32_t interval_horizon;                   /* -interval_horizon, core cycles */
 } gpu_config_derived;
 
 typedef struct gpu_config {

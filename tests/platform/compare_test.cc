@@ -252,7 +252,10 @@ class Qv100Interval : public ::testing::TestWithParam<std::string> {};
 // program built for the default GPU runs correctly, and each kernel whose instruction stream does
 // not depend on timing is within 25 % of all-CA's cycles (issue 9's bound). scan's
 // add_block_offsets, which reads what the kernel before it stored with a stride, is held to 10 %:
-// it was −17.8 % while the timed L2 made partly written sectors readable (now −5.1 %).
+// it was −17.8 % while the timed L2 made partly written sectors readable (now −5.1 %). So is
+// histogram_global, whose 8 SMs' atomics meet on one L2 slice: +21.9 % while the cores ran 2 048
+// cycles ahead per call and the SMs booked first took the slice's cycles (+2.8 % at the default
+// -interval_horizon 512, docs/simt-interval.md §1).
 TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
   const std::string program = GetParam();
   if (!config_of(program).empty()) GTEST_SKIP() << program << " is built for another GPU";
@@ -273,7 +276,10 @@ TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
     for (const auto &x : runs) same_path &= x.second.get<std::string>("same_warp_insn", "true") == "true";
     if (!same_path) continue;  // another program path (atomics, async_copy): not a timing error
     const std::string name = k.second.get<std::string>("name");
-    const double bound = name.find("add_block_offsets") != std::string::npos ? 0.10 : 0.25;
+    const double bound = name.find("add_block_offsets") != std::string::npos ||
+                                 name.find("histogram_global") != std::string::npos
+                             ? 0.10
+                             : 0.25;
     for (const auto &x : runs)
       if (auto e = x.second.get_optional<double>("cycle_error")) {
         EXPECT_LE(std::fabs(*e), bound) << program << " kernel " << name << " under "

@@ -37,8 +37,8 @@ inline std::string spec_words(const char *spec) {
 }
 
 // The fidelity map (gpu_config_fidelity_map) of a one-core, one-channel GPU of interval cores with
-// -interval_runs `runs` and -interval_fold `fold`.
-inline std::string interval_fidelity_map(bool runs, bool fold) {
+// -interval_runs `runs`, -interval_fold `fold` and -interval_horizon `horizon` (0: not set).
+inline std::string interval_fidelity_map(bool runs, bool fold, uint32_t horizon = 0) {
   gpu_config cfg;
   std::memset(&cfg, 0, sizeof cfg);
   cfg.derived.n_cores = 1;
@@ -47,6 +47,7 @@ inline std::string interval_fidelity_map(bool runs, bool fold) {
   cfg.derived.simt_model_of_core[0] = GPU_FIDELITY_INTERVAL;
   cfg.derived.interval_runs = runs;
   cfg.derived.interval_fold = fold;
+  cfg.derived.interval_horizon = horizon;
   char text[256];
   gpu_config_fidelity_map(&cfg, text, sizeof text);
   return text;

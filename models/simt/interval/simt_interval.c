@@ -2,7 +2,7 @@
  * CTAs and warps, the per-warp timelines, throughput bins, barriers, fences, exit, faults, time
  * and statistics. The memory stage is simt_interval_mem.c.
  *
- * advance(now) runs every resident warp whose timeline t is at most now + IV_HORIZON: the warp
+ * advance(now) runs every resident warp whose timeline t is at most now + horizon: the warp
  * executes its next instruction in models/func and the instruction issues at
  *   t_i = max(t_{i-1} + 1, ready time of every register it reads or writes,
  *             the first cycle its scheduler's issue bin and its unit's bin have room),
@@ -12,7 +12,8 @@
  * releases its warps at the cycle after the last arrival in time; a .gpu/.sys fence waits for the
  * warp's results and acknowledgements; an exited warp is finished at its last result, and a CTA
  * is reported done when the core is advanced to its last warp's finish. next_event is the
- * earliest of those finishes and the cycle the earliest running warp is IV_HORIZON / 2 ahead. */
+ * earliest of those finishes and the cycle the earliest running warp is half a horizon ahead
+ * (-interval_horizon, docs/simt-interval.md §1). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1533,13 +1534,13 @@ static uint64_t compute_next(const iv_core *c) {
   uint64_t run = IV_NEVER;
   for (uint32_t i = next_runnable(c, 0); i < c->base.cfg.max_warps; i = next_runnable(c, i + 1))
     if (c->warps[i].t < run) run = c->warps[i].t;
-  if (run != IV_NEVER) t = iv_min(t, run > IV_HORIZON / 2 ? run - IV_HORIZON / 2 : 0);
+  if (run != IV_NEVER) t = iv_min(t, run > c->horizon / 2 ? run - c->horizon / 2 : 0);
   return t;
 }
 
-/* Runs every warp up to now + IV_HORIZON, and finishes the warps (and CTAs) due by now. */
+/* Runs every warp up to now + the horizon, and finishes the warps (and CTAs) due by now. */
 static void run_until(iv_core *c, uint64_t now) {
-  uint64_t limit = now + IV_HORIZON;
+  uint64_t limit = now + c->horizon;
   c->now = now;
   bool again = c->n_live_warps != 0;
   while (again) { /* a barrier released late in the pass lets earlier warps go on */
@@ -1686,6 +1687,14 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
                                           "warp instructions fast-forwarded on interval cores (-at_sample): "
                                           "executed, timed at the measured cycles per warp instruction");
   }
+  /* -interval_horizon (checked by gpu_config; a core configured directly is checked here) */
+  c->horizon = cfg->interval_horizon ? cfg->interval_horizon : IV_HORIZON_DEFAULT;
+  if (c->horizon < IV_HORIZON_MIN || c->horizon > IV_HORIZON_MAX) {
+    uint32_t h = c->horizon;
+    iv_destroy(c);
+    return simtvp_diag_set(diag, SIMTVP_ERR_CONFIG, "SIMT core %u: -interval_horizon %u: outside %u to %u core cycles",
+                           cfg->sm, h, IV_HORIZON_MIN, IV_HORIZON_MAX);
+  }
   c->runs = cfg->interval_runs && !cfg->sample_period; /* (sampling fast-forwards instead) */
   c->fold = cfg->interval_fold && !cfg->sample_period && cfg->max_ctas <= 64;
   if (c->fold)
@@ -1820,7 +1829,7 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
    * without its pass over every runnable warp */
   if (c->base.n_reports) simt_base_flush_reports(&c->base, now);
   uint64_t next = iv_min(c->next, simt_heap_top(&c->finish));
-  if (run != IV_NEVER) next = iv_min(next, run > IV_HORIZON / 2 ? run - IV_HORIZON / 2 : 0);
+  if (run != IV_NEVER) next = iv_min(next, run > c->horizon / 2 ? run - c->horizon / 2 : 0);
   c->next = next;
   return SIMTVP_OK;
 }

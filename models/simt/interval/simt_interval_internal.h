@@ -1,7 +1,7 @@
 /* simt_interval_internal — state of the interval SIMT core (private to models/simt/interval).
  *
  * The interval core (docs/simt-interval.md) runs each resident warp ahead of the GPU's time by up
- * to a horizon of IV_HORIZON cycles: the warp executes instruction after instruction in
+ * to a horizon (-interval_horizon, 512 cycles by default): the warp executes instruction after instruction in
  * models/func and a per-warp timeline `t` advances by each instruction's issue rule (register
  * ready times, coarse throughput bins per scheduler and per unit, the L1 port), until the
  * timeline passes the horizon, the warp waits at a barrier, exits or waits on a replayable fault.
@@ -27,10 +27,14 @@
 /* Cycles from issue to the execution unit (operand collector, register read, OC_EX: the CA
  * core's stages, docs/simt.md §3), so a dependent ALU chain costs latency + 4 per instruction. */
 #define IV_ISSUE_TO_UNIT 4u
-/* How far (core cycles) a warp's timeline may run ahead of the time the core is advanced to.
- * The core asks to be advanced again when its earliest warp is IV_HORIZON / 2 ahead, so each
- * call runs every warp about IV_HORIZON / 2 cycles further (docs/simt-interval.md §1). */
-#define IV_HORIZON 2048u
+/* How far (core cycles) a warp's timeline may run ahead of the time the core is advanced to
+ * (-interval_horizon, iv_core.horizon). The core asks to be advanced again when its earliest warp
+ * is half a horizon ahead, so each call runs every warp about half a horizon further
+ * (docs/simt-interval.md §1). At most IV_HORIZON_MAX: the bins' ring (iv_bins.h) holds a horizon
+ * and the longest latency. */
+#define IV_HORIZON_DEFAULT 512u
+#define IV_HORIZON_MIN 16u
+#define IV_HORIZON_MAX 2048u
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
 enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
@@ -229,6 +233,7 @@ typedef struct iv_core {
   iv_sample sample;
   bool runs;            /* -interval_runs: straight runs timed as one step (§11) */
   bool fold;            /* -interval_fold: a CTA's warps timed as one group (§13) */
+  uint32_t horizon;     /* -interval_horizon: core cycles a warp runs ahead of the advance (§1) */
   uint64_t fold_pending;/* CTA slots whose released warps may form a group (after a barrier) */
   uint64_t take_start;  /* the cycle the last run_take started its run at */
   uint64_t *fold_insns; /* iv_fold_warp_insn: warp instructions timed by a group's leader */
