@@ -235,7 +235,7 @@ typedef struct gpu_sim_config {
 #define GPU_AT_SAMPLE_MIN_DETAIL 512u
 /* -interval_horizon: the cycles an interval core runs its warps ahead of the GPU per call
  * (docs/simt-interval.md §1), its default and its range. */
-#define GPU_INTERVAL_HORIZON_DEFAULT 512u
+#define GPU_INTERVAL_HORIZON_DEFAULT 2048u
 #define GPU_INTERVAL_HORIZON_MIN 16u
 #define GPU_INTERVAL_HORIZON_MAX 2048u
 

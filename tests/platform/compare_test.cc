@@ -252,10 +252,7 @@ class Qv100Interval : public ::testing::TestWithParam<std::string> {};
 // program built for the default GPU runs correctly, and each kernel whose instruction stream does
 // not depend on timing is within 25 % of all-CA's cycles (issue 9's bound). scan's
 // add_block_offsets, which reads what the kernel before it stored with a stride, is held to 10 %:
-// it was −17.8 % while the timed L2 made partly written sectors readable (now −5.1 %). So is
-// histogram_global, whose 8 SMs' atomics meet on one L2 slice: +21.9 % while the cores ran 2 048
-// cycles ahead per call and the SMs booked first took the slice's cycles (+2.8 % at the default
-// -interval_horizon 512, docs/simt-interval.md §1).
+// it was −17.8 % while the timed L2 made partly written sectors readable (now −5.1 %).
 TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
   const std::string program = GetParam();
   if (!config_of(program).empty()) GTEST_SKIP() << program << " is built for another GPU";
@@ -276,10 +273,7 @@ TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
     for (const auto &x : runs) same_path &= x.second.get<std::string>("same_warp_insn", "true") == "true";
     if (!same_path) continue;  // another program path (atomics, async_copy): not a timing error
     const std::string name = k.second.get<std::string>("name");
-    const double bound = name.find("add_block_offsets") != std::string::npos ||
-                                 name.find("histogram_global") != std::string::npos
-                             ? 0.10
-                             : 0.25;
+    const double bound = name.find("add_block_offsets") != std::string::npos ? 0.10 : 0.25;
     for (const auto &x : runs)
       if (auto e = x.second.get_optional<double>("cycle_error")) {
         EXPECT_LE(std::fabs(*e), bound) << program << " kernel " << name << " under "
@@ -290,5 +284,39 @@ TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
 
 INSTANTIATE_TEST_SUITE_P(KernelPrograms, Qv100Interval, ::testing::ValuesIn(kernel_programs()),
                          [](const ::testing::TestParamInfo<std::string> &p) { return p.param; });
+
+// histogram_global on QV100: 8 SMs whose every iteration is an atomic on one of the same two L2
+// lines of one slice. The interval cores reach memiv in host order, each a horizon ahead per call;
+// at the default 2 048 cycles the SMs booked first in each horizon take the slice's cycles and
+// the last wait (+21.9 % against all-CA: SM 15 finishes at 6 556 cycles, SM 10 at 4 611, where
+// CA's finish within 5 263-5 379). With -interval_horizon 512 they meet it nearer their time
+// order: within 10 % of all-CA (+2.8 % interval, +2.1 % interval-fold), output unchanged
+// (docs/simt-interval.md §1).
+TEST(IntervalHorizon, AShortHorizonSharesAHotL2SliceAsTheCaGpuDoes) {
+  std::string dir = temp_dir("interval_horizon_histogram");
+  result r = run("compare -o '" + dir + "' -c SM7_QV100 -s '-interval_horizon 512' -f ca -f interval -f interval-fold "
+                 "-- '" + SIMTVP_KERNELS_BIN + "/histogram'");
+  ASSERT_EQ(r.status, 0) << r.out;
+  pt::ptree j;
+  pt::read_json(dir + "/compare.json", j);
+  for (const auto &a : j.get_child("assignments")) {
+    EXPECT_EQ(a.second.get<int>("exit_status"), 0) << a.second.get<std::string>("spec");
+    EXPECT_EQ(a.second.get<std::string>("same_output"), "true") << a.second.get<std::string>("spec");
+    if (a.second.get<std::string>("spec") != "ca") {
+      EXPECT_NE(a.second.get<std::string>("fidelity", "").find("interval_horizon=512"), std::string::npos)
+          << "the fidelity map names the horizon: " << a.second.get<std::string>("fidelity", "");
+    }
+  }
+  int checked = 0;
+  for (const auto &k : j.get_child("kernels")) {
+    if (k.second.get<std::string>("name").find("histogram_global") == std::string::npos) continue;
+    for (const auto &x : k.second.get_child("runs"))
+      if (auto e = x.second.get_optional<double>("cycle_error")) {
+        EXPECT_LE(std::fabs(*e), 0.10) << "histogram_global under " << x.second.get<std::string>("spec");
+        checked++;
+      }
+  }
+  EXPECT_EQ(checked, 2);
+}
 
 }  // namespace

@@ -230,7 +230,7 @@ TEST(SimtIntervalSample, FastForwardedLoadsReachTheMemoryBeyondTheL1) {
   // and the kernel ran 25 % too fast; when a fast-forwarded load waited for the last load's
   // data though the add that read it had waited in its measured cost, +4.8 %. The port is one
   // FIFO that takes requests in host order, so how far warps run ahead moves both runs: measured
-  // at the horizon these figures come from (2 048 cycles; at the default 512 the unsampled run
+  // at the horizon these figures come from (2 048 cycles, the default; at 512 the unsampled run
   // takes 33 767 cycles and the sampled one +5.4 %: the FIFO then sees the warps closer to time
   // order, docs/simt-interval.md §1).
   StreamRun full = run_stream(timing_options("interval", {"-interval_horizon", "2048"}));
@@ -259,9 +259,9 @@ TEST(SimtIntervalHorizon, OptionIsCheckedAndNamedInTheFidelityMap) {
     EXPECT_NE(m.find("outside 16 to 2048"), std::string::npos) << m;
   }
   EXPECT_EQ(interval_fidelity_map(false, false).find("interval_horizon"), std::string::npos);
-  EXPECT_EQ(interval_fidelity_map(true, true, 512).find("interval_horizon"), std::string::npos) << "the default";
-  std::string own = interval_fidelity_map(true, true, 2048);
-  EXPECT_NE(own.find(" interval_runs=1 interval_fold=1 interval_horizon=2048"), std::string::npos) << own;
+  EXPECT_EQ(interval_fidelity_map(true, true, 2048).find("interval_horizon"), std::string::npos) << "the default";
+  std::string own = interval_fidelity_map(true, true, 512);
+  EXPECT_NE(own.find(" interval_runs=1 interval_fold=1 interval_horizon=512"), std::string::npos) << own;
 }
 
 // The interval core's warps meet a memory port in host order, each up to a horizon ahead of the
@@ -272,8 +272,8 @@ TEST(SimtIntervalHorizon, OptionIsCheckedAndNamedInTheFidelityMap) {
 // another; the port's bandwidth bound is 8 321 requests × 2 cycles). The requests and
 // instructions are the same whatever the horizon.
 TEST(SimtIntervalHorizon, AShorterHorizonMeetsAPortCloserToTimeOrder) {
-  StreamRun h2048 = run_stream(timing_options("interval", {"-interval_horizon", "2048"}));
-  StreamRun h512 = run_stream(timing_options("interval"));
+  StreamRun h2048 = run_stream(timing_options("interval"));
+  StreamRun h512 = run_stream(timing_options("interval", {"-interval_horizon", "512"}));
   StreamRun h128 = run_stream(timing_options("interval", {"-interval_horizon", "128"}));
   std::printf("  stream: horizon 2048 %llu cycles, 512 %llu, 128 %llu\n", (unsigned long long)h2048.cycles,
               (unsigned long long)h512.cycles, (unsigned long long)h128.cycles);

@@ -1,7 +1,7 @@
 /* simt_interval_internal — state of the interval SIMT core (private to models/simt/interval).
  *
  * The interval core (docs/simt-interval.md) runs each resident warp ahead of the GPU's time by up
- * to a horizon (-interval_horizon, 512 cycles by default): the warp executes instruction after instruction in
+ * to a horizon (-interval_horizon, 2 048 cycles by default): the warp executes instruction after instruction in
  * models/func and a per-warp timeline `t` advances by each instruction's issue rule (register
  * ready times, coarse throughput bins per scheduler and per unit, the L1 port), until the
  * timeline passes the horizon, the warp waits at a barrier, exits or waits on a replayable fault.
@@ -32,7 +32,7 @@
  * is half a horizon ahead, so each call runs every warp about half a horizon further
  * (docs/simt-interval.md §1). At most IV_HORIZON_MAX: the bins' ring (iv_bins.h) holds a horizon
  * and the longest latency. */
-#define IV_HORIZON_DEFAULT 512u
+#define IV_HORIZON_DEFAULT 2048u
 #define IV_HORIZON_MIN 16u
 #define IV_HORIZON_MAX 2048u
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
