@@ -1148,24 +1148,20 @@ size_t gpu_config_fidelity_map(const gpu_config *cfg, char *out, size_t size) {
   map_block(out, size, &len, "icnt", &icnt, 1);
   map_block(out, size, &len, "mempart", d->mempart_model_of_channel, channels);
   map_block(out, size, &len, "dram", d->dram_model_of_channel, channels);
-  bool at_cores = false;
-  for (uint32_t i = 0; i < cores; i++)
+  bool at_cores = false, iv = false;
+  for (uint32_t i = 0; i < cores; i++) {
     at_cores |= d->simt_model_of_core[i] == GPU_FIDELITY_AT || d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
-  if (at_cores && d->at_sample_period) /* sampled AT or interval cores (-at_sample): a fidelity of their own */
+    iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
+  }
+  if (at_cores && d->at_sample_period) { /* sampled AT or interval cores (-at_sample): a fidelity of their own */
     map_append(out, size, &len, " at_sample=%u,%u", d->at_sample_detail, d->at_sample_period);
-  else if (d->interval_runs || d->interval_fold) { /* interval cores with straight runs or folded
-                                                      * warps (docs/simt-interval.md §11, §13) */
-    bool iv = false;
-    for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
-    if (iv && d->interval_runs) map_append(out, size, &len, " interval_runs=1");
-    if (iv && d->interval_fold) map_append(out, size, &len, " interval_fold=1");
+  } else if (iv) { /* interval cores with straight runs or folded warps (docs/simt-interval.md §11, §13) */
+    if (d->interval_runs) map_append(out, size, &len, " interval_runs=1");
+    if (d->interval_fold) map_append(out, size, &len, " interval_fold=1");
   }
-  if (d->interval_horizon && d->interval_horizon != GPU_INTERVAL_HORIZON_DEFAULT) { /* a horizon of its own
-                                                                                       * (docs/simt-interval.md §1) */
-    bool iv = false;
-    for (uint32_t i = 0; i < cores; i++) iv |= d->simt_model_of_core[i] == GPU_FIDELITY_INTERVAL;
-    if (iv) map_append(out, size, &len, " interval_horizon=%u", d->interval_horizon);
-  }
+  /* interval cores with a horizon of their own (docs/simt-interval.md §1) */
+  if (iv && d->interval_horizon && d->interval_horizon != GPU_INTERVAL_HORIZON_DEFAULT)
+    map_append(out, size, &len, " interval_horizon=%u", d->interval_horizon);
   return len;
 }
 
