@@ -16,6 +16,8 @@
 // --collect-atstart=no bench_gpu ...) each child collects only its kernel (CALLGRIND_TOGGLE_COLLECT
 // around launch and synchronisation), one callgrind.out file per run. With BENCH_GPU_OUTDIR set,
 // each run writes its statistics JSON there (run one configuration and kernel at a time).
+// GPU options after the fidelity (`-name value` pairs, e.g. `-interval_horizon 512`) are added to
+// every run of speed and fidelity, after the assignment's own.
 //
 // speed: tiled SGEMM (tests/kernels/ptx/sgemm.ptx, sgemm_tiled, n x n x n) and vector add
 //   (tests/kernels/ptx/vector_add.ptx) on configs/SM7_QV100.config (80 SMs), the default reduced
@@ -194,6 +196,7 @@ run_result run(const std::string &config, const std::vector<std::string> &overri
 // ---- workloads -------------------------------------------------------------------------------------
 
 std::string g_src = SIMTVP_SOURCE_DIR;
+std::vector<std::string> g_extra;  // GPU options after the fidelity argument, added to every run
 
 workload sgemm(uint32_t n) {
   workload w;
@@ -330,6 +333,7 @@ void speed(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::string &
       for (int i = 0; i < repeats; i++) {
         std::vector<std::string> opts = mix_options(model);
         opts.insert(opts.end(), {"-device_memory_mb", "1024"});
+        opts.insert(opts.end(), g_extra.begin(), g_extra.end());
         run_result r = run(file, opts, w);
         if (!r.ok) {
           best = r;
@@ -421,6 +425,7 @@ void fidelity(uint32_t sgemm_n, uint32_t vector_n, int repeats, const std::strin
       for (const fidelity_mix &m : kMixes) {
         std::vector<std::string> opts = m.options;
         opts.insert(opts.end(), {"-device_memory_mb", "1024"});
+        opts.insert(opts.end(), g_extra.begin(), g_extra.end());
         run_result best;
         for (int i = 0; i < repeats; i++) {
           run_result r = run(file, opts, w);
@@ -475,10 +480,13 @@ int main(int argc, char **argv) {
   int repeats = argc > 4 ? std::atoi(argv[4]) : 1;
   std::string configs = argc > 5 ? argv[5] : "all", kernels = argc > 6 ? argv[6] : "all";
   std::string model = argc > 7 ? argv[7] : "ca";
+  for (int i = 8; i < argc; i++) g_extra.push_back(argv[i]);
   if (const char *src = std::getenv("SIMTVP_SOURCE_DIR")) g_src = src;
-  if (what != "speed" && what != "dram" && what != "fidelity" && what != "all") {
+  if ((what != "speed" && what != "dram" && what != "fidelity" && what != "all") || g_extra.size() % 2 ||
+      (!g_extra.empty() && g_extra[0][0] != '-')) {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
-                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|interval-fold|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD]\n");
+                         "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|interval-fold|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD] "
+                         "[-option value ...]\n");
     return 2;
   }
   if (what == "speed" || what == "all") {
