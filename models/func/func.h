@@ -194,6 +194,10 @@ simtvp_status func_program_write_segments(func_program *p, simtvp_diag *diag);
 const ptx_module *func_program_module(const func_program *p);
 /* Entry (kernel) by name: function index, PTX_NONE when absent or not a .entry. */
 uint32_t func_program_kernel(const func_program *p, const char *name);
+/* Bytes of one warp's register frame of function `function` (0 for none): its registers, each
+ * 32 lanes wide, with registers live only inside one basic block sharing rows (docs/func.md
+ * "Register frames"; not while a debugger is attached), and its constant rows. */
+uint32_t func_program_frame_bytes(const func_program *p, uint32_t function);
 /* Device address of a module-scope variable / of a function (what `mov %rd, name` yields). */
 uint64_t func_program_symbol_addr(const func_program *p, uint32_t symbol);
 uint64_t func_program_function_addr(const func_program *p, uint32_t function);

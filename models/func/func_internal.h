@@ -121,6 +121,9 @@ struct fx_func {
   uint8_t builtin;
   /* register frame layout (bytes) */
   uint32_t off_pred, off_b32, off_b64, off_b128, off_const, frame_bytes;
+  /* The row of each 32-bit and 64-bit register (NULL: its index). Registers live only inside one
+   * basic block share rows (share_rows in func_load.c, docs/func.md "Register frames"). */
+  uint32_t *row32, *row64;
   uint32_t off_pt; /* the always-true predicate word */
   /* image of [off_const, frame_bytes): constant rows (and FX_PT), copied when a frame starts */
   uint8_t *const_img;
@@ -139,6 +142,16 @@ struct fx_func {
   uint32_t *zero_ranges;
   uint32_t n_zero_ranges;
 };
+
+/* Byte offset in a warp's frame of register `index` of class `rclass` (PTX_RC_*) of f. */
+static inline uint32_t fx_reg_off(const fx_func *f, uint32_t rclass, uint32_t index) {
+  switch (rclass) {
+  case PTX_RC_PRED: return f->off_pred + 4u * index;
+  case PTX_RC_B32: return f->off_b32 + FX_ROW32 * (f->row32 ? f->row32[index] : index);
+  case PTX_RC_B64: return f->off_b64 + FX_ROW64 * (f->row64 ? f->row64[index] : index);
+  default: return f->off_b128 + FX_ROW128 * index;
+  }
+}
 
 /* A call instruction's description (fx_insn.ext of call). */
 typedef struct fx_call_arg {

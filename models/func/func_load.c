@@ -150,12 +150,8 @@ simtvp_status fx_src_op(fx_build *b, const ptx_operand *op, ptx_type type, uint3
      * the frame: cta_alloc leaves a row of slack.) */
     if (op->rclass == PTX_RC_PRED && type != PTX_TYPE_NONE && type_bits(type) > 32)
       return fx_unsupported(b, "a predicate register as a 64-bit source");
-    switch (op->rclass) {
-    case PTX_RC_PRED: *off = f->off_pred + 4u * op->index; return SIMTVP_OK;
-    case PTX_RC_B32: *off = f->off_b32 + FX_ROW32 * op->index; return SIMTVP_OK;
-    case PTX_RC_B64: *off = f->off_b64 + FX_ROW64 * op->index; return SIMTVP_OK;
-    default: *off = f->off_b128 + FX_ROW128 * op->index; return SIMTVP_OK;
-    }
+    *off = fx_reg_off(f, op->rclass, op->index);
+    return SIMTVP_OK;
   case PTX_OPND_IMM: {
     uint64_t v = imm_as(op, type);
     *off = fx_const_row(b, v, type_bits(type) > 32 ? 64 : 32);
@@ -282,20 +278,26 @@ static simtvp_status too_big(const fx_func *f, simtvp_diag *diag, const char *wh
                          (unsigned long long)limit);
 }
 
+static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *rows32, uint32_t *rows64,
+                                simtvp_diag *diag);
+
 static simtvp_status layout_function(func_program *p, fx_func *f, simtvp_diag *diag) {
   const ptx_module *m = p->m;
   const ptx_function *pf = f->pf;
   uint64_t need = align_up(4ull * pf->n_regs[PTX_RC_PRED], 128) + (uint64_t)FX_ROW32 * pf->n_regs[PTX_RC_B32] +
                   (uint64_t)FX_ROW64 * pf->n_regs[PTX_RC_B64] + (uint64_t)FX_ROW128 * pf->n_regs[PTX_RC_B128] + 128;
   if (need > FX_MAX_WARP_FRAME) return too_big(f, diag, "registers per warp", need, FX_MAX_WARP_FRAME);
+  uint32_t rows32 = pf->n_regs[PTX_RC_B32], rows64 = pf->n_regs[PTX_RC_B64];
+  simtvp_status st = share_rows(p, f, &rows32, &rows64, diag);
+  if (st != SIMTVP_OK) return st;
   uint32_t off = 0;
   f->off_pred = 0;
   off += 4u * pf->n_regs[PTX_RC_PRED];
   off = (uint32_t)align_up(off, 128);
   f->off_b32 = off;
-  off += FX_ROW32 * pf->n_regs[PTX_RC_B32];
+  off += FX_ROW32 * rows32;
   f->off_b64 = off;
-  off += FX_ROW64 * pf->n_regs[PTX_RC_B64];
+  off += FX_ROW64 * rows64;
   f->off_b128 = off;
   off += FX_ROW128 * pf->n_regs[PTX_RC_B128];
   f->off_const = off;
@@ -678,24 +680,36 @@ static bool rw_collect(fx_rw *c, const ptx_module *m, const ptx_insn *in, fx_rw_
 static inline bool bit_get(const uint64_t *s, uint32_t b) { return (s[b >> 6] >> (b & 63)) & 1; }
 static inline void bit_set(uint64_t *s, uint32_t b) { s[b >> 6] |= 1ull << (b & 63); }
 
+/* The class of row r. */
+static uint32_t rw_class(const fx_rw *c, uint32_t r) {
+  return r < c->base[PTX_RC_B32] ? PTX_RC_PRED : r < c->base[PTX_RC_B64] ? PTX_RC_B32 : r < c->base[PTX_RC_B128] ? PTX_RC_B64 : PTX_RC_B128;
+}
+
 /* Byte offset and size of row r in the frame. */
 static void rw_row_place(const fx_rw *c, uint32_t r, uint32_t *off, uint32_t *bytes) {
-  const fx_func *f = c->f;
-  if (r < c->base[PTX_RC_B32]) { *off = f->off_pred + 4u * r; *bytes = 4; }
-  else if (r < c->base[PTX_RC_B64]) { *off = f->off_b32 + FX_ROW32 * (r - c->base[PTX_RC_B32]); *bytes = FX_ROW32; }
-  else if (r < c->base[PTX_RC_B128]) { *off = f->off_b64 + FX_ROW64 * (r - c->base[PTX_RC_B64]); *bytes = FX_ROW64; }
-  else { *off = f->off_b128 + FX_ROW128 * (r - c->base[PTX_RC_B128]); *bytes = FX_ROW128; }
+  static const uint32_t size[PTX_RC_COUNT] = {[PTX_RC_PRED] = 4, [PTX_RC_B32] = FX_ROW32, [PTX_RC_B64] = FX_ROW64,
+                                              [PTX_RC_B128] = FX_ROW128};
+  uint32_t k = rw_class(c, r);
+  *off = fx_reg_off(c->f, k, r - c->base[k]);
+  *bytes = size[k];
+}
+
+/* rw's rows of function f (fx_find_unwritten_reads, share_rows). */
+static void rw_init(fx_rw *c, const fx_func *f) {
+  const ptx_function *pf = f->pf;
+  *c = (fx_rw){.f = f};
+  c->base[PTX_RC_PRED] = 0;
+  c->base[PTX_RC_B32] = pf->n_regs[PTX_RC_PRED];
+  c->base[PTX_RC_B64] = c->base[PTX_RC_B32] + pf->n_regs[PTX_RC_B32];
+  c->base[PTX_RC_B128] = c->base[PTX_RC_B64] + pf->n_regs[PTX_RC_B64];
+  c->n_rows = c->base[PTX_RC_B128] + pf->n_regs[PTX_RC_B128];
 }
 
 simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *diag) {
   const ptx_module *m = p->m;
   const ptx_function *pf = f->pf;
-  fx_rw c = {.f = f};
-  c.base[PTX_RC_PRED] = 0;
-  c.base[PTX_RC_B32] = pf->n_regs[PTX_RC_PRED];
-  c.base[PTX_RC_B64] = c.base[PTX_RC_B32] + pf->n_regs[PTX_RC_B32];
-  c.base[PTX_RC_B128] = c.base[PTX_RC_B64] + pf->n_regs[PTX_RC_B64];
-  c.n_rows = c.base[PTX_RC_B128] + pf->n_regs[PTX_RC_B128];
+  fx_rw c;
+  rw_init(&c, f);
   free(f->zero_ranges);
   f->zero_ranges = NULL;
   f->n_zero_ranges = 0;
@@ -793,6 +807,128 @@ simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *
     }
   }
   free(in), free(gen), free(need), free(cur);
+  return st;
+}
+
+/* Rows for the 32-bit and 64-bit registers of f (docs/func.md "Register frames"). nvcc's PTX
+ * names every value anew, so a kernel declares far more registers than it keeps live: SGEMM's
+ * unrolled tile loop loads 32 values into 32 registers, each read once by the next fma. A
+ * register is a block temporary when every instruction that touches it is lane-local
+ * (rw_lane_local), in one basic block, and the first of them writes it in full (not guarded):
+ * its value is then never seen outside that block, by any lane. A warp runs a block with one
+ * set of lanes and parks the others at block boundaries, so block temporaries whose ranges of
+ * instructions do not overlap may share a row; each block's temporaries take the lowest row free
+ * since the instruction after its last reader's. The other registers keep a row of their own,
+ * but those no instruction touches share one.
+ * Only the frame's size and locality change: instructions read and write the same values
+ * (statistics and results are byte-identical). Off when a debugger is attached (it reads any
+ * register at any time, e->zero_frames), for functions without a CFG, and where rw_collect
+ * meets a register read wider than its class (the frame's neighbouring rows are then seen). */
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *rows32, uint32_t *rows64,
+                                simtvp_diag *diag) {
+  const ptx_module *m = p->m;
+  const ptx_function *pf = f->pf;
+  free(f->row32), free(f->row64);
+  f->row32 = f->row64 = NULL;
+  fx_rw c;
+  rw_init(&c, f);
+  if (p->e->zero_frames || !f->has_body || pf->n_blocks == 0 || c.n_rows == 0) return SIMTVP_OK;
+  const uint32_t NO_BLOCK = UINT32_MAX, SPLIT = UINT32_MAX - 1;
+  uint32_t *blk = malloc((size_t)c.n_rows * sizeof *blk), *first = malloc((size_t)c.n_rows * sizeof *first);
+  uint32_t *last = malloc((size_t)c.n_rows * sizeof *last), *row = calloc(c.n_rows, sizeof *row);
+  uint32_t *free_after = NULL;
+  simtvp_status st = SIMTVP_OK;
+  if (!blk || !first || !last || !row) {
+    st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+    goto done;
+  }
+  for (uint32_t r = 0; r < c.n_rows; r++) blk[r] = NO_BLOCK;
+  fx_rw_op ops[64];
+  uint32_t n;
+  for (uint32_t b = 0; b < pf->n_blocks && !c.zero_all; b++) {
+    const ptx_block *bl = &m->blocks[pf->first_block + b];
+    for (uint32_t k = bl->first_insn; k < bl->first_insn + bl->n_insns; k++) {
+      bool local = rw_collect(&c, m, &m->insns[k], ops, &n);
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = ops[i].row;
+        if (blk[r] == SPLIT) continue;
+        if (blk[r] == NO_BLOCK) { /* its first touch: a full write, not read by the same instruction */
+          bool def = false, read = false;
+          for (uint32_t j = 0; j < n; j++)
+            if (ops[j].row == r) def |= ops[j].def, read |= ops[j].read_bits != 0;
+          blk[r] = local && def && !read ? b : SPLIT;
+          first[r] = k;
+        } else if (blk[r] != b || !local) {
+          blk[r] = SPLIT;
+        }
+        last[r] = k;
+      }
+    }
+  }
+  if (c.zero_all) goto done; /* (rows as declared) */
+  /* rows of their own first, in register order; then each block's temporaries in program order */
+  uint32_t *counts[2] = {rows32, rows64};
+  const uint32_t classes[2] = {PTX_RC_B32, PTX_RC_B64};
+  for (int x = 0; x < 2; x++) {
+    const uint32_t k = classes[x], r0 = c.base[k], nr = pf->n_regs[k];
+    uint32_t own = 0, shared = 0, temps = 0, unused = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+      if (blk[r0 + i] < SPLIT) temps++;
+      else if (blk[r0 + i] == SPLIT) row[r0 + i] = own++;
+      else unused++;
+    }
+    if (temps + unused < 2) continue; /* nothing to share */
+    if (unused) { /* registers no instruction touches: one row for all */
+      for (uint32_t i = 0; i < nr; i++)
+        if (blk[r0 + i] == NO_BLOCK) row[r0 + i] = own;
+      own++;
+    }
+    free(free_after);
+    free_after = malloc((size_t)(temps ? temps : 1) * sizeof *free_after);
+    if (!free_after) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    /* the temporaries by their first write (and register), so by block; each block starts with
+     * every shared row free: free_after[s] is the last reader of row s's occupant */
+    uint64_t *order = malloc((size_t)(temps ? temps : 1) * sizeof *order);
+    if (!order) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    uint32_t t = 0;
+    for (uint32_t i = 0; i < nr; i++)
+      if (blk[r0 + i] < SPLIT) order[t++] = (uint64_t)first[r0 + i] << 32 | i;
+    qsort(order, temps, sizeof *order, cmp_u64);
+    uint32_t used = 0, block = NO_BLOCK;
+    for (t = 0; t < temps; t++) {
+      uint32_t r = r0 + (uint32_t)order[t], pc = (uint32_t)(order[t] >> 32);
+      if (blk[r] != block) block = blk[r], used = 0;
+      uint32_t sr = 0;
+      while (sr < used && free_after[sr] >= pc) sr++;
+      if (sr == used) used++;
+      free_after[sr] = last[r];
+      row[r] = own + sr;
+      if (used > shared) shared = used;
+    }
+    free(order);
+    uint32_t *map = malloc((size_t)nr * sizeof *map);
+    if (!map) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    for (uint32_t i = 0; i < nr; i++) map[i] = row[r0 + i];
+    if (k == PTX_RC_B32) f->row32 = map;
+    else f->row64 = map;
+    *counts[x] = own + shared;
+  }
+done:
+  free(blk), free(first), free(last), free(row), free(free_after);
   return st;
 }
 
@@ -905,6 +1041,8 @@ void func_program_destroy(func_program *p) {
       free(f->param_off);
       free(f->param_size);
       free(f->zero_ranges);
+      free(f->row32);
+      free(f->row64);
     }
   }
   for (uint32_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
@@ -923,6 +1061,10 @@ uint32_t func_program_kernel(const func_program *p, const char *name) {
   uint32_t f = ptx_find_function(p->m, name);
   if (f == PTX_NONE || !(p->m->functions[f].flags & PTX_FN_ENTRY)) return PTX_NONE;
   return f;
+}
+
+uint32_t func_program_frame_bytes(const func_program *p, uint32_t function) {
+  return p && function < p->m->n_functions ? p->funcs[function].frame_bytes : 0;
 }
 
 uint64_t func_program_symbol_addr(const func_program *p, uint32_t symbol) {
