@@ -1867,11 +1867,12 @@ bool func_warp_read_reg(const func_warp *w, uint32_t rclass, uint32_t index, uin
   const fx_func *f = w->fn;
   if (rclass >= PTX_RC_COUNT || lane >= 32 || index >= f->pf->n_regs[rclass]) return false;
   value[0] = value[1] = 0;
+  const uint8_t *row = w->regs + fx_reg_off(f, rclass, index); /* (a debugger's frames share no rows) */
   switch (rclass) {
-  case PTX_RC_PRED: value[0] = (*(const uint32_t *)(w->regs + f->off_pred + 4u * index) >> lane) & 1u; break;
-  case PTX_RC_B32: value[0] = ((const uint32_t *)(w->regs + f->off_b32 + FX_ROW32 * index))[lane]; break;
-  case PTX_RC_B64: value[0] = ((const uint64_t *)(w->regs + f->off_b64 + FX_ROW64 * index))[lane]; break;
-  default: memcpy(value, w->regs + f->off_b128 + FX_ROW128 * index + 16u * lane, 16); break;
+  case PTX_RC_PRED: value[0] = (*(const uint32_t *)row >> lane) & 1u; break;
+  case PTX_RC_B32: value[0] = ((const uint32_t *)row)[lane]; break;
+  case PTX_RC_B64: value[0] = ((const uint64_t *)row)[lane]; break;
+  default: memcpy(value, row + 16u * lane, 16); break;
   }
   return true;
 }
