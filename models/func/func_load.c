@@ -840,10 +840,10 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
   if (p->e->zero_frames || !f->has_body || pf->n_blocks == 0 || c.n_rows == 0) return SIMTVP_OK;
   const uint32_t NO_BLOCK = UINT32_MAX, SPLIT = UINT32_MAX - 1;
   uint32_t *blk = malloc((size_t)c.n_rows * sizeof *blk), *first = malloc((size_t)c.n_rows * sizeof *first);
-  uint32_t *last = malloc((size_t)c.n_rows * sizeof *last), *row = calloc(c.n_rows, sizeof *row);
-  uint32_t *free_after = NULL;
+  uint32_t *last = malloc((size_t)c.n_rows * sizeof *last), *free_after = malloc((size_t)c.n_rows * sizeof *free_after);
+  uint64_t *order = malloc((size_t)c.n_rows * sizeof *order);
   simtvp_status st = SIMTVP_OK;
-  if (!blk || !first || !last || !row) {
+  if (!blk || !first || !last || !free_after || !order) {
     st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
     goto done;
   }
@@ -872,63 +872,48 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
   }
   if (c.zero_all) goto done; /* (rows as declared) */
   /* rows of their own first, in register order; then each block's temporaries in program order */
-  uint32_t *counts[2] = {rows32, rows64};
+  uint32_t *counts[2] = {rows32, rows64}, **maps[2] = {&f->row32, &f->row64};
   const uint32_t classes[2] = {PTX_RC_B32, PTX_RC_B64};
   for (int x = 0; x < 2; x++) {
-    const uint32_t k = classes[x], r0 = c.base[k], nr = pf->n_regs[k];
-    uint32_t own = 0, shared = 0, temps = 0, unused = 0;
+    const uint32_t r0 = c.base[classes[x]], nr = pf->n_regs[classes[x]];
+    uint32_t temps = 0, unused = 0;
     for (uint32_t i = 0; i < nr; i++) {
-      if (blk[r0 + i] < SPLIT) temps++;
-      else if (blk[r0 + i] == SPLIT) row[r0 + i] = own++;
-      else unused++;
+      temps += blk[r0 + i] < SPLIT;
+      unused += blk[r0 + i] == NO_BLOCK;
     }
     if (temps + unused < 2) continue; /* nothing to share */
-    if (unused) { /* registers no instruction touches: one row for all */
-      for (uint32_t i = 0; i < nr; i++)
-        if (blk[r0 + i] == NO_BLOCK) row[r0 + i] = own;
-      own++;
-    }
-    free(free_after);
-    free_after = malloc((size_t)(temps ? temps : 1) * sizeof *free_after);
-    if (!free_after) {
+    uint32_t *map = malloc((size_t)nr * sizeof *map), own = 0, shared = 0, t = 0;
+    if (!map) {
       st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
       goto done;
+    }
+    for (uint32_t i = 0; i < nr; i++)
+      if (blk[r0 + i] == SPLIT) map[i] = own++;
+    if (unused) { /* registers no instruction touches: one row for all */
+      for (uint32_t i = 0; i < nr; i++)
+        if (blk[r0 + i] == NO_BLOCK) map[i] = own;
+      own++;
     }
     /* the temporaries by their first write (and register), so by block; each block starts with
      * every shared row free: free_after[s] is the last reader of row s's occupant */
-    uint64_t *order = malloc((size_t)(temps ? temps : 1) * sizeof *order);
-    if (!order) {
-      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
-      goto done;
-    }
-    uint32_t t = 0;
     for (uint32_t i = 0; i < nr; i++)
       if (blk[r0 + i] < SPLIT) order[t++] = (uint64_t)first[r0 + i] << 32 | i;
     qsort(order, temps, sizeof *order, cmp_u64);
     uint32_t used = 0, block = NO_BLOCK;
     for (t = 0; t < temps; t++) {
-      uint32_t r = r0 + (uint32_t)order[t], pc = (uint32_t)(order[t] >> 32);
-      if (blk[r] != block) block = blk[r], used = 0;
-      uint32_t sr = 0;
-      while (sr < used && free_after[sr] >= pc) sr++;
-      if (sr == used) used++;
-      free_after[sr] = last[r];
-      row[r] = own + sr;
+      uint32_t i = (uint32_t)order[t], pc = (uint32_t)(order[t] >> 32), s = 0;
+      if (blk[r0 + i] != block) block = blk[r0 + i], used = 0;
+      while (s < used && free_after[s] >= pc) s++;
+      if (s == used) used++;
+      free_after[s] = last[r0 + i];
+      map[i] = own + s;
       if (used > shared) shared = used;
     }
-    free(order);
-    uint32_t *map = malloc((size_t)nr * sizeof *map);
-    if (!map) {
-      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
-      goto done;
-    }
-    for (uint32_t i = 0; i < nr; i++) map[i] = row[r0 + i];
-    if (k == PTX_RC_B32) f->row32 = map;
-    else f->row64 = map;
+    *maps[x] = map;
     *counts[x] = own + shared;
   }
 done:
-  free(blk), free(first), free(last), free(row), free(free_after);
+  free(blk), free(first), free(last), free(free_after), free(order);
   return st;
 }
 
