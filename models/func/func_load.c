@@ -705,6 +705,18 @@ static void rw_init(fx_rw *c, const fx_func *f) {
   c->n_rows = c->base[PTX_RC_B128] + pf->n_regs[PTX_RC_B128];
 }
 
+/* Whether function pf's blocks carry their successor lists: every block either has successors or
+ * lets control leave the function (a module without the lists, which no source in this tree
+ * builds, leaves both analyses below on their safe side). */
+static bool fx_has_cfg(const ptx_module *m, const ptx_function *pf) {
+  if (pf->n_blocks == 0) return false;
+  for (uint32_t b = 0; b < pf->n_blocks; b++) {
+    const ptx_block *bl = &m->blocks[pf->first_block + b];
+    if (bl->n_succ == 0 && !bl->exits) return false;
+  }
+  return true;
+}
+
 simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *diag) {
   const ptx_module *m = p->m;
   const ptx_function *pf = f->pf;
@@ -716,7 +728,7 @@ simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *
   if (c.n_rows == 0) return SIMTVP_OK;
   const uint32_t nb = pf->n_blocks, fb = pf->first_block;
   const uint64_t W = (c.n_rows + 63) / 64;
-  if (nb == 0 || W * (nb + 2) > (64u << 20) / 8) { /* no CFG, or a huge one: zero everything */
+  if (!fx_has_cfg(m, pf) || W * (nb + 2) > (64u << 20) / 8) { /* no CFG, or a huge one: zero everything */
     c.zero_all = true;
   }
   uint64_t *in = NULL, *gen = NULL, *need = NULL, *cur = NULL;
@@ -812,14 +824,21 @@ simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *
 
 /* Rows for the 32-bit and 64-bit registers of f (docs/func.md "Register frames"). nvcc's PTX
  * names every value anew, so a kernel declares far more registers than it keeps live: SGEMM's
- * unrolled tile loop loads 32 values into 32 registers, each read once by the next fma. A
- * register is a block temporary when every instruction that touches it is lane-local
- * (rw_lane_local), in one basic block, and the first of them writes it in full (not guarded):
- * its value is then never seen outside that block, by any lane. A warp runs a block with one
- * set of lanes and parks the others at block boundaries, so block temporaries whose ranges of
- * instructions do not overlap may share a row; each block's temporaries take the lowest row free
- * since the instruction after its last reader's. The other registers keep a row of their own,
- * but those no instruction touches share one.
+ * unrolled tile loop loads 32 values into 32 registers, each read once by the next fma. Two
+ * registers share a row when their live ranges never meet, as a register allocator would place
+ * them, with liveness taken per thread: a thread's lane of a row is written only by instructions
+ * that thread runs (every write is masked by the active lanes, and a guarded or partial write
+ * counts as a read of what it keeps), so what a thread can still read is what its own paths
+ * through the CFG read. Liveness is the usual backward dataflow over the CFG, for the registers
+ * some block reads before writing them in full (the others live inside blocks); a register's
+ * range is the hull, in instruction order, of the instructions that touch it and of the blocks
+ * it is live into or out of. Ranges are packed into rows by a linear scan (each range, by its
+ * start, into the lowest row whose occupant ended before), so registers of one instruction never
+ * share a row (each range holds that instruction). Registers an instruction outside the
+ * lane-local list touches (rw_lane_local: shuffles and votes read other lanes' rows, calls and
+ * the rest are not modelled here) keep a row of their own, and so do the registers live across
+ * blocks of a function too large for the dataflow's bit sets; registers no instruction touches
+ * share one row.
  * Only the frame's size and locality change: instructions read and write the same values
  * (statistics and results are byte-identical). Off when a debugger is attached (it reads any
  * register at any time, e->zero_frames), for functions without a CFG, and where rw_collect
@@ -827,6 +846,15 @@ simtvp_status fx_find_unwritten_reads(func_program *p, fx_func *f, simtvp_diag *
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
+}
+
+/* The most words of the liveness bit sets (blocks × words per set) a function may take. */
+#define FX_SHARE_MAX_WORDS (1u << 21)
+
+/* Whether row r is a 32-bit or 64-bit register (the classes that share rows). */
+static bool shares_class(const fx_rw *c, uint32_t r) {
+  uint32_t k = rw_class(c, r);
+  return k == PTX_RC_B32 || k == PTX_RC_B64;
 }
 
 static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *rows32, uint32_t *rows64,
@@ -838,82 +866,153 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
   fx_rw c;
   rw_init(&c, f);
   if (p->e->zero_frames || !f->has_body || pf->n_blocks == 0 || c.n_rows == 0) return SIMTVP_OK;
-  const uint32_t NO_BLOCK = UINT32_MAX, SPLIT = UINT32_MAX - 1;
-  uint32_t *blk = malloc((size_t)c.n_rows * sizeof *blk), *first = malloc((size_t)c.n_rows * sizeof *first);
-  uint32_t *last = malloc((size_t)c.n_rows * sizeof *last), *free_after = malloc((size_t)c.n_rows * sizeof *free_after);
-  uint64_t *order = malloc((size_t)c.n_rows * sizeof *order);
+  const uint32_t nb = pf->n_blocks, fb = pf->first_block, nr = c.n_rows, NONE = UINT32_MAX;
+  const size_t wr = ((size_t)nr + 63) / 64;
+  uint32_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi), *gid = malloc(nr * sizeof *gid);
+  uint32_t *g_row = malloc(nr * sizeof *g_row), *row_end = malloc(nr * sizeof *row_end);
+  uint8_t *pinned = calloc(nr, 1), *exposed = calloc(nr, 1);
+  uint64_t *written = calloc(wr, sizeof *written), *order = malloc(nr * sizeof *order);
+  uint64_t *use = NULL, *kill = NULL, *in = NULL, *out = NULL;
   simtvp_status st = SIMTVP_OK;
-  if (!blk || !first || !last || !free_after || !order) {
+  if (!lo || !hi || !gid || !g_row || !row_end || !pinned || !exposed || !written || !order) {
     st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
     goto done;
   }
-  for (uint32_t r = 0; r < c.n_rows; r++) blk[r] = NO_BLOCK;
+  for (uint32_t r = 0; r < nr; r++) lo[r] = NONE, hi[r] = 0, gid[r] = NONE;
   fx_rw_op ops[64];
   uint32_t n;
-  for (uint32_t b = 0; b < pf->n_blocks && !c.zero_all; b++) {
-    const ptx_block *bl = &m->blocks[pf->first_block + b];
+  /* the instructions touching each register (its range's first hull), the registers an
+   * instruction outside the lane-local list touches, and those a block reads before writing */
+  for (uint32_t b = 0; b < nb && !c.zero_all; b++) {
+    const ptx_block *bl = &m->blocks[fb + b];
     for (uint32_t k = bl->first_insn; k < bl->first_insn + bl->n_insns; k++) {
       bool local = rw_collect(&c, m, &m->insns[k], ops, &n);
       for (uint32_t i = 0; i < n; i++) {
         uint32_t r = ops[i].row;
-        if (blk[r] == SPLIT) continue;
-        if (blk[r] == NO_BLOCK) { /* its first touch: a full write, not read by the same instruction */
-          bool def = false, read = false;
-          for (uint32_t j = 0; j < n; j++)
-            if (ops[j].row == r) def |= ops[j].def, read |= ops[j].read_bits != 0;
-          blk[r] = local && def && !read ? b : SPLIT;
-          first[r] = k;
-        } else if (blk[r] != b || !local) {
-          blk[r] = SPLIT;
-        }
-        last[r] = k;
+        if (k < lo[r]) lo[r] = k;
+        if (k > hi[r]) hi[r] = k;
+        if (!local) pinned[r] = 1;
+        if (ops[i].read_bits && !bit_get(written, r)) exposed[r] = 1;
       }
+      for (uint32_t i = 0; i < n; i++)
+        if (ops[i].def) bit_set(written, ops[i].row);
+    }
+    for (uint32_t k = bl->first_insn; k < bl->first_insn + bl->n_insns; k++) { /* clear what it wrote */
+      rw_collect(&c, m, &m->insns[k], ops, &n);
+      for (uint32_t i = 0; i < n; i++) written[ops[i].row >> 6] = 0;
     }
   }
   if (c.zero_all) goto done; /* (rows as declared) */
-  /* rows of their own first, in register order; then each block's temporaries in program order */
+  /* registers live across blocks: the dataflow's, unless its bit sets would be too large */
+  uint32_t ng = 0;
+  for (uint32_t r = 0; r < nr; r++)
+    if (exposed[r] && !pinned[r] && shares_class(&c, r)) g_row[ng] = r, gid[r] = ng++;
+  const size_t wg = ((size_t)ng + 63) / 64;
+  if (ng && (wg * nb > FX_SHARE_MAX_WORDS || !fx_has_cfg(m, pf))) {
+    for (uint32_t g = 0; g < ng; g++) pinned[g_row[g]] = 1;
+    ng = 0;
+  }
+  if (ng) {
+    use = calloc(wg * nb, sizeof *use);
+    kill = calloc(wg * nb, sizeof *kill);
+    in = calloc(wg * nb, sizeof *in);
+    out = calloc(wg, sizeof *out);
+    if (!use || !kill || !in || !out) {
+      st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
+      goto done;
+    }
+    for (uint32_t b = 0; b < nb; b++) { /* use: read before written in full; kill: written in full */
+      const ptx_block *bl = &m->blocks[fb + b];
+      uint64_t *u = use + wg * b, *x = kill + wg * b;
+      for (uint32_t k = bl->first_insn; k < bl->first_insn + bl->n_insns; k++) {
+        rw_collect(&c, m, &m->insns[k], ops, &n);
+        for (uint32_t i = 0; i < n; i++) {
+          uint32_t g = gid[ops[i].row];
+          if (g != NONE && ops[i].read_bits && !bit_get(x, g)) bit_set(u, g);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+          uint32_t g = gid[ops[i].row];
+          if (g != NONE && ops[i].def) bit_set(x, g);
+        }
+      }
+    }
+    /* in[b] = use[b] | (out[b] & ~kill[b]), out[b] = the union of its successors' in: the least
+     * fixed point, blocks visited last to first */
+    memcpy(in, use, wg * nb * sizeof *in);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t b = nb; b-- > 0;) {
+        const ptx_block *bl = &m->blocks[fb + b];
+        memset(out, 0, wg * sizeof *out);
+        for (uint32_t s = 0; s < bl->n_succ; s++) {
+          uint32_t t = m->succ_list[bl->first_succ + s] - fb;
+          if (t < nb)
+            for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
+        }
+        for (size_t w = 0; w < wg; w++) {
+          uint64_t v = use[wg * b + w] | (out[w] & ~kill[wg * b + w]);
+          if (v != in[wg * b + w]) in[wg * b + w] = v, changed = true;
+        }
+      }
+    }
+    /* a register live into a block spans it from its first instruction, one live out of it to
+     * its last */
+    for (uint32_t b = 0; b < nb; b++) {
+      const ptx_block *bl = &m->blocks[fb + b];
+      if (!bl->n_insns) continue;
+      const uint32_t first = bl->first_insn, last = first + bl->n_insns - 1;
+      memset(out, 0, wg * sizeof *out);
+      for (uint32_t s = 0; s < bl->n_succ; s++) {
+        uint32_t t = m->succ_list[bl->first_succ + s] - fb;
+        if (t < nb)
+          for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
+      }
+      for (uint32_t g = 0; g < ng; g++) {
+        uint32_t r = g_row[g];
+        if (bit_get(in + wg * b, g) && first < lo[r]) lo[r] = first;
+        if (bit_get(out, g) && last > hi[r]) hi[r] = last;
+      }
+    }
+  }
+  /* rows of their own first, in register order; the untouched registers' row; then the ranges */
   uint32_t *counts[2] = {rows32, rows64}, **maps[2] = {&f->row32, &f->row64};
   const uint32_t classes[2] = {PTX_RC_B32, PTX_RC_B64};
   for (int x = 0; x < 2; x++) {
-    const uint32_t r0 = c.base[classes[x]], nr = pf->n_regs[classes[x]];
-    uint32_t temps = 0, unused = 0;
-    for (uint32_t i = 0; i < nr; i++) {
-      temps += blk[r0 + i] < SPLIT;
-      unused += blk[r0 + i] == NO_BLOCK;
+    const uint32_t r0 = c.base[classes[x]], nx = pf->n_regs[classes[x]];
+    uint32_t ranges = 0, unused = 0;
+    for (uint32_t i = 0; i < nx; i++) {
+      unused += lo[r0 + i] == NONE;
+      ranges += lo[r0 + i] != NONE && !pinned[r0 + i];
     }
-    if (temps + unused < 2) continue; /* nothing to share */
-    uint32_t *map = malloc((size_t)nr * sizeof *map), own = 0, shared = 0, t = 0;
+    if (ranges + unused < 2) continue; /* nothing to share */
+    uint32_t *map = malloc((size_t)nx * sizeof *map), own = 0, used = 0, t = 0;
     if (!map) {
       st = simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "out of host memory");
       goto done;
     }
-    for (uint32_t i = 0; i < nr; i++)
-      if (blk[r0 + i] == SPLIT) map[i] = own++;
-    if (unused) { /* registers no instruction touches: one row for all */
-      for (uint32_t i = 0; i < nr; i++)
-        if (blk[r0 + i] == NO_BLOCK) map[i] = own;
+    for (uint32_t i = 0; i < nx; i++)
+      if (lo[r0 + i] != NONE && pinned[r0 + i]) map[i] = own++;
+    if (unused) {
+      for (uint32_t i = 0; i < nx; i++)
+        if (lo[r0 + i] == NONE) map[i] = own;
       own++;
     }
-    /* the temporaries by their first write (and register), so by block; each block starts with
-     * every shared row free: free_after[s] is the last reader of row s's occupant */
-    for (uint32_t i = 0; i < nr; i++)
-      if (blk[r0 + i] < SPLIT) order[t++] = (uint64_t)first[r0 + i] << 32 | i;
-    qsort(order, temps, sizeof *order, cmp_u64);
-    uint32_t used = 0, block = NO_BLOCK;
-    for (t = 0; t < temps; t++) {
-      uint32_t i = (uint32_t)order[t], pc = (uint32_t)(order[t] >> 32), s = 0;
-      if (blk[r0 + i] != block) block = blk[r0 + i], used = 0;
-      while (s < used && free_after[s] >= pc) s++;
+    for (uint32_t i = 0; i < nx; i++)
+      if (lo[r0 + i] != NONE && !pinned[r0 + i]) order[t++] = (uint64_t)lo[r0 + i] << 32 | i;
+    qsort(order, ranges, sizeof *order, cmp_u64);
+    for (t = 0; t < ranges; t++) {
+      uint32_t i = (uint32_t)order[t], start = (uint32_t)(order[t] >> 32), s = 0;
+      while (s < used && row_end[s] >= start) s++;
       if (s == used) used++;
-      free_after[s] = last[r0 + i];
+      row_end[s] = hi[r0 + i];
       map[i] = own + s;
-      if (used > shared) shared = used;
     }
     *maps[x] = map;
-    *counts[x] = own + shared;
+    *counts[x] = own + used;
   }
 done:
-  free(blk), free(first), free(last), free(free_after), free(order);
+  free(lo), free(hi), free(gid), free(g_row), free(row_end), free(pinned), free(exposed), free(written);
+  free(order), free(use), free(kill), free(in), free(out);
   return st;
 }
 

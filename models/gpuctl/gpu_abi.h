@@ -538,7 +538,7 @@ typedef struct gpu_semaphore_ts {
  * allocations whose addresses the header names. LAUNCH checks magic, version and
  * entry < n_functions. */
 #define GPU_IMAGE_MAGIC 0x49505653u /* "SVPI" */
-#define GPU_IMAGE_VERSION 1u
+#define GPU_IMAGE_VERSION 2u
 #define GPU_IMAGE_INSN_BYTES 16u    /* code slot per instruction (as 128-bit SASS instructions) */
 
 /* A code slot: enough to identify the instruction in traces and I-cache models. */

@@ -19,7 +19,7 @@ typedef struct img_layout {
   uint64_t global_segment_bytes, const_segment_bytes, shared_segment_bytes;
   uint64_t source_name; /* string offset */
   img_section insns, functions, symbols, blocks, opnd_pool, param_list, reg_names, init_data, relocs,
-      files, strings;
+      files, strings, succ_list;
 } img_layout;
 
 /* The loaded block: the module view followed by the image bytes. */
@@ -86,6 +86,7 @@ static uint64_t plan(const ptx_module *m, gpu_image_header *h, img_layout *l) {
   SECTION(relocs, m->n_relocs, sizeof(ptx_reloc));
   SECTION(files, m->n_files, sizeof(uint64_t));
   SECTION(strings, strings_size(m), 1);
+  SECTION(succ_list, m->n_succ_list, sizeof(uint32_t));
 #undef SECTION
   h->layout_bytes = at - h->layout_offset;
   h->image_bytes = at;
@@ -173,6 +174,8 @@ simtvp_status gpu_image_build(const ptx_module *m, uint64_t global_base, uint64_
     memcpy(b + l.param_list.offset, m->param_list, (size_t)m->n_param_list * sizeof(uint32_t));
   if (m->init_data_size) memcpy(b + l.init_data.offset, m->init_data, (size_t)m->init_data_size);
   if (m->n_relocs) memcpy(b + l.relocs.offset, m->relocs, (size_t)m->n_relocs * sizeof(ptx_reloc));
+  if (m->n_succ_list)
+    memcpy(b + l.succ_list.offset, m->succ_list, (size_t)m->n_succ_list * sizeof(uint32_t));
   memcpy(b, &h, sizeof h);
   memcpy(b + h.layout_offset, &l, sizeof l);
   return SIMTVP_OK;
@@ -444,6 +447,7 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
       !section_ok(&l.param_list, 4, total) || !section_ok(&l.reg_names, 8, total) ||
       !section_ok(&l.init_data, 1, total) || !section_ok(&l.relocs, sizeof(ptx_reloc), total) ||
       !section_ok(&l.files, 8, total) || !section_ok(&l.strings, 1, total) ||
+      !section_ok(&l.succ_list, 4, total) ||
       h.insn_offset % 16 != 0 ||
       h.insn_offset > total || h.n_insns > (total - h.insn_offset) / GPU_IMAGE_INSN_BYTES ||
       l.insns.count != h.n_insns ||
@@ -516,14 +520,8 @@ static simtvp_status rebuild(uint8_t *bytes, uint64_t total, uint64_t addr, gpu_
   L->module.n_relocs = (uint32_t)l.relocs.count;
   L->module.files = L->files;
   L->module.n_files = (uint32_t)l.files.count;
-  /* The image carries no successor lists (nothing on the GPU side walks the CFG): the blocks'
-   * references to them are cleared, so the module is consistent. */
-  for (uint64_t i = 0; i < l.blocks.count; i++) {
-    ptx_block b;
-    memcpy(&b, bytes + l.blocks.offset + i * sizeof b, sizeof b);
-    b.first_succ = b.n_succ = 0;
-    memcpy(bytes + l.blocks.offset + i * sizeof b, &b, sizeof b);
-  }
+  L->module.succ_list = (const uint32_t *)(bytes + l.succ_list.offset);
+  L->module.n_succ_list = (uint32_t)l.succ_list.count;
   L->module.global_segment_bytes = l.global_segment_bytes;
   L->module.const_segment_bytes = l.const_segment_bytes;
   L->module.shared_segment_bytes = l.shared_segment_bytes;

@@ -9,6 +9,7 @@
 #include "devmem.h"
 #include "func.h"
 #include "gpu_image.h"
+#include "ptx.h"
 #include "test_module.h"
 
 namespace {
@@ -45,6 +46,45 @@ TEST(GpuImage, RoundTripRebuildsTheModule) {
   EXPECT_EQ(m->global_segment_bytes, 32u);
   EXPECT_EQ(m->param_list[1], 1u);
   gpu_image_free(img);
+}
+
+// The blocks' successor lists travel with the image (models/func's register-frame and
+// zero-on-first-read analyses walk the CFG): a loop's back edge and brx.idx's three targets.
+TEST(GpuImage, SuccessorListsTravelWithTheImage) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".visible .entry k(.param .u32 n)\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<4>;\n"
+      "  ld.param.u32 %r1, [n];\n  mov.u32 %r2, 0;\nL:\n  add.u32 %r2, %r2, 1;\n"
+      "  setp.lt.u32 %p1, %r2, %r1;\n  @%p1 bra L;\n  and.b32 %r3, %r2, 1;\n"
+      "  ts: .branchtargets A, B, C;\n  brx.idx %r3, ts;\nA:\n  add.u32 %r2, %r2, 1;\n  bra J;\n"
+      "B:\n  add.u32 %r2, %r2, 2;\n  bra J;\nC:\n  add.u32 %r2, %r2, 3;\nJ:\n  ret;\n}\n";
+  simtvp_diag d;
+  simtvp_diag_clear(&d);
+  ptx_module *src = ptx_parse(ptx.data(), ptx.size(), "cfg.ptx", nullptr, &d);
+  ASSERT_NE(src, nullptr) << d.message;
+  ASSERT_GT(src->n_succ_list, 0u);
+  uint64_t n = gpu_image_size(src);
+  std::vector<uint8_t> buf(n);
+  ASSERT_EQ(gpu_image_build(src, 0x1000, 0x2000, buf.data(), n, nullptr), SIMTVP_OK);
+  gpu_image *img = nullptr;
+  ASSERT_EQ(gpu_image_load_bytes(buf.data(), n, 0x5000, &img, &d), SIMTVP_OK) << d.message;
+  const ptx_module *m = img->module;
+  ASSERT_EQ(m->n_blocks, src->n_blocks);
+  ASSERT_EQ(m->n_succ_list, src->n_succ_list);
+  bool back_edge = false, three_way = false;
+  for (uint32_t b = 0; b < m->n_blocks; b++) {
+    const ptx_block &x = m->blocks[b], &y = src->blocks[b];
+    ASSERT_EQ(x.n_succ, y.n_succ) << "block " << b;
+    for (uint32_t s = 0; s < x.n_succ; s++) {
+      EXPECT_EQ(m->succ_list[x.first_succ + s], src->succ_list[y.first_succ + s]) << "block " << b;
+      back_edge |= m->succ_list[x.first_succ + s] == b;
+    }
+    three_way |= x.n_succ == 3;
+  }
+  EXPECT_TRUE(back_edge) << "the loop's block is its own successor";
+  EXPECT_TRUE(three_way) << "brx.idx's block has its three targets";
+  gpu_image_free(img);
+  ptx_module_destroy(src);
 }
 
 TEST(GpuImage, CodeSlotsSit16BytesApartAndNameTheirInstruction) {
