@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -302,6 +303,19 @@ workload reads(uint32_t mode, uint32_t threads, uint32_t loads) {
   return w;
 }
 
+// The first item of a comma list that is not one of `known` ("" when every item is).
+std::string unknown_item(const std::string &list, std::initializer_list<const char *> known) {
+  if (list == "all") return "";
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    bool ok = false;
+    for (const char *k : known) ok |= item == k;
+    if (!ok) return item.empty() ? "(empty)" : item;
+  }
+  return "";
+}
+
 bool selected(const std::string &list, const char *name) {
   if (list == "all") return true;
   std::stringstream ss(list);
@@ -487,6 +501,17 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: bench_gpu [speed|dram|fidelity|all] [sgemm_n] [vector_n] [repeats] "
                          "[configs: all|qv100,default,rtx2060] [kernels: all|sgemm|vector] [fidelity: ca|at|interval|interval-runs|interval-fold|at-cores|at-mem|func|simt=M,icnt=M,mempart=M,dram=M][@DETAIL,PERIOD] "
                          "[-option value ...]\n");
+    return 2;
+  }
+  std::string bad_config = unknown_item(configs, {"qv100", "default", "rtx2060"});
+  std::string bad_kernel = unknown_item(kernels, {"sgemm", "vector"});
+  if (!bad_config.empty() || !bad_kernel.empty()) {
+    if (!bad_config.empty())
+      std::fprintf(stderr, "bench_gpu: unknown configuration '%s' (argument 5): all, or a list of qv100, default, "
+                           "rtx2060\n", bad_config.c_str());
+    if (!bad_kernel.empty())
+      std::fprintf(stderr, "bench_gpu: unknown kernel '%s' (argument 6): all, or a list of sgemm, vector\n",
+                   bad_kernel.c_str());
     return 2;
   }
   if (what == "speed" || what == "all") {
