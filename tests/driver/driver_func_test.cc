@@ -421,6 +421,56 @@ TEST_F(DriverFuncStep, StepZeroRunsEveryCtaToItsEnd) {
   EXPECT_EQ(result(), 3000u);
 }
 
+// A register read before any write reads zero through the driver's program image too (the image
+// carries the blocks' successor lists, which the engine's "definitely written" analysis walks):
+// even CTAs write %r5 on one path, odd CTAs read it on the other, in frames the even ones left.
+const char kUnwrittenPtx[] = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry unwritten(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %tid.x;
+  mad.lo.u32 %r3, %r1, 32, %r2;
+  and.b32 %r4, %r1, 1;
+  setp.eq.u32 %p1, %r4, 0;
+  @%p1 bra EVEN;
+  bra.uni ODD;
+EVEN:
+  add.u32 %r5, %r3, 12345;
+  bra.uni OUT;
+ODD:
+  add.u32 %r5, %r5, 0;
+OUT:
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+
+TEST_F(DriverFunc, ARegisterReadBeforeAnyWriteReadsZeroInAReusedFrame) {
+  const uint32_t ctas = 64, n = ctas * 32;
+  std::vector<uint32_t> out(n, 0xdeadbeef);
+  uint64_t dout;
+  ASSERT_EQ(test_support::upload(d, out, &dout, &diag), SIMTVP_OK);
+  ASSERT_EQ(test_support::load_and_launch(d, std::string(kUnwrittenPtx), "unwritten.ptx", "unwritten", ctas, 32,
+                                          {&dout}, &diag),
+            SIMTVP_OK)
+      << diag.message;
+  ASSERT_EQ(test_support::download(d, dout, &out, &diag), SIMTVP_OK);
+  ASSERT_EQ(drv_sync(d, &diag), SIMTVP_OK) << diag.message;
+  for (uint32_t i = 0; i < n; i++)
+    ASSERT_EQ(out[i], (i / 32) % 2 == 0 ? i + 12345 : 0u) << "thread " << i << " of CTA " << i / 32;
+}
+
 TEST_F(DriverFunc, KernelFaultIsReportedThroughTheGpuErrorPath) {
   drv_function *f = drv_module_function(mod, "bad");
   ASSERT_NE(f, nullptr);
