@@ -967,10 +967,15 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
         if (t < nb)
           for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
       }
-      for (uint32_t g = 0; g < ng; g++) {
-        uint32_t r = g_row[g];
-        if (bit_get(in + wg * b, g) && first < lo[r]) lo[r] = first;
-        if (bit_get(out, g) && last > hi[r]) hi[r] = last;
+      for (size_t w = 0; w < wg; w++) { /* (the set bits only: a large function has many blocks) */
+        for (uint64_t x = in[wg * b + w]; x; x &= x - 1) {
+          uint32_t r = g_row[64 * w + (uint32_t)__builtin_ctzll(x)];
+          if (first < lo[r]) lo[r] = first;
+        }
+        for (uint64_t x = out[w]; x; x &= x - 1) {
+          uint32_t r = g_row[64 * w + (uint32_t)__builtin_ctzll(x)];
+          if (last > hi[r]) hi[r] = last;
+        }
       }
     }
   }
