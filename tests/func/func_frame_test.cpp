@@ -103,18 +103,7 @@ DONE:
 
 // The same with %r10 read again after the paths meet: live on the high lanes' path too, so
 // %r12 needs a row of its own.
-const char *kParkedLive = R"(
-  add.u32 %r10, %r1, 100;
-  bra.uni START;
-READ:
-  st.global.u32 [%rd5], %r10;
-  bra.uni DONE;
-START:
-  setp.lt.u32 %p1, %r1, 16;
-  @%p1 bra READ;
-  add.u32 %r12, %r1, 500;
-  st.global.u32 [%rd5], %r12;
-DONE:
+const std::string kParkedLive = std::string(kParked) + R"(
   add.u32 %r15, %r10, 500;
   st.global.u32 [%rd5+4], %r15;
 )";
