@@ -238,6 +238,11 @@ typedef struct gpu_sim_config {
 #define GPU_INTERVAL_HORIZON_DEFAULT 2048u
 #define GPU_INTERVAL_HORIZON_MIN 16u
 #define GPU_INTERVAL_HORIZON_MAX 2048u
+/* -interval_horizon_ramp: each launch starts a core's horizon at GPU_INTERVAL_HORIZON_RAMP_START
+ * and doubles it every that many core cycles up to -interval_horizon (0: no ramp). */
+#define GPU_INTERVAL_HORIZON_RAMP_DEFAULT 2048u
+#define GPU_INTERVAL_HORIZON_RAMP_START 256u
+#define GPU_INTERVAL_HORIZON_RAMP_MAX (1u << 24)
 
 /* simtvp: fidelity of each block instance. */
 typedef struct gpu_fidelity_config {
@@ -255,6 +260,7 @@ typedef struct gpu_fidelity_config {
   bool interval_runs;              /* -interval_runs: interval cores time straight runs as one step */
   bool interval_fold;              /* -interval_fold: interval cores time a CTA's warps as one group */
   uint32_t interval_horizon;       /* -interval_horizon: core cycles an interval core runs ahead per call */
+  uint32_t interval_horizon_ramp;  /* -interval_horizon_ramp: core cycles per doubling from a launch's start */
 } gpu_fidelity_config;
 
 /* simtvp: host CPU stub, system bus and device memory as seen by the driver. */
@@ -348,6 +354,7 @@ typedef struct gpu_config_derived {
   bool interval_runs;                          /* -interval_runs */
   bool interval_fold;                          /* -interval_fold */
   uint32_t interval_horizon;                   /* -interval_horizon, core cycles */
+  uint32_t interval_horizon_ramp;              /* -interval_horizon_ramp, core cycles (0: none) */
 } gpu_config_derived;
 
 typedef struct gpu_config {

@@ -76,6 +76,7 @@ simtvp_status simt_core_config_from_gpu(const gpu_config *g, uint32_t sm, simt_c
   cfg->interval_runs = d->interval_runs;
   cfg->interval_fold = d->interval_fold;
   cfg->interval_horizon = d->interval_horizon;
+  cfg->interval_horizon_ramp = d->interval_horizon_ramp;
   cfg->core_khz = (uint32_t)(d->core_mhz * 1000.0 + 0.5);
   cfg->reg_ports = nonneg(c->reg_file_port_throughput);
   cfg->specialized_oc = c->specialized_operand_collector;

@@ -133,6 +133,8 @@ typedef struct simt_core_config {
   bool interval_fold;                    /* -interval_fold: interval cores time a CTA's warps as one group */
   uint32_t interval_horizon;             /* -interval_horizon: core cycles an interval core runs ahead per call
                                             (0: the default, 2 048) */
+  uint32_t interval_horizon_ramp;        /* -interval_horizon_ramp: core cycles per doubling of the horizon from
+                                            a launch's start at 256 (0: none) */
   uint32_t core_khz;                     /* core clock (-gpgpu_clock_domains): a cycle's nanoseconds for %globaltimer */
   uint32_t reg_ports;             /* -gpgpu_reg_file_port_throughput: accesses per bank per cycle */
   bool specialized_oc;            /* -gpgpu_enable_specialized_operand_collector */

@@ -38,7 +38,8 @@ inline std::string spec_words(const char *spec) {
 
 // The fidelity map (gpu_config_fidelity_map) of a one-core, one-channel GPU of interval cores with
 // -interval_runs `runs`, -interval_fold `fold` and -interval_horizon `horizon` (0: not set).
-inline std::string interval_fidelity_map(bool runs, bool fold, uint32_t horizon = 0) {
+inline std::string interval_fidelity_map(bool runs, bool fold, uint32_t horizon = 0,
+                                         uint32_t ramp = GPU_INTERVAL_HORIZON_RAMP_DEFAULT) {
   gpu_config cfg;
   std::memset(&cfg, 0, sizeof cfg);
   cfg.derived.n_cores = 1;
@@ -48,6 +49,7 @@ inline std::string interval_fidelity_map(bool runs, bool fold, uint32_t horizon 
   cfg.derived.interval_runs = runs;
   cfg.derived.interval_fold = fold;
   cfg.derived.interval_horizon = horizon;
+  cfg.derived.interval_horizon_ramp = ramp;
   char text[256];
   gpu_config_fidelity_map(&cfg, text, sizeof text);
   return text;

@@ -198,8 +198,8 @@ struct StreamRun {
 };
 
 // stream(64) on one SM, 8 CTAs of 256 threads (64 warps), its memory behind a BandwidthPort.
-StreamRun run_stream(std::vector<const char *> args) {
-  const uint32_t ctas = 8, threads = 256, n = 64, stride = 8 * ctas * threads;
+StreamRun run_stream(std::vector<const char *> args, uint32_t n = 64) {
+  const uint32_t ctas = 8, threads = 256, stride = 8 * ctas * threads;
   BandwidthPort port;
   StreamRun r{};
   simt_harness *h = one_sm_behind(port, args, kernel(stream(n, stride), true), "stream.ptx");
@@ -230,10 +230,10 @@ TEST(SimtIntervalSample, FastForwardedLoadsReachTheMemoryBeyondTheL1) {
   // and the kernel ran 25 % too fast; when a fast-forwarded load waited for the last load's
   // data though the add that read it had waited in its measured cost, +4.8 %. The port is one
   // FIFO that takes requests in host order, so how far warps run ahead moves both runs: measured
-  // at the horizon these figures come from (2 048 cycles, the default; at 512 the unsampled run
-  // takes 33 767 cycles and the sampled one +5.4 %: the FIFO then sees the warps closer to time
-  // order, docs/simt-interval.md §1).
-  StreamRun full = run_stream(timing_options("interval", {"-interval_horizon", "2048"}));
+  // at the horizon these figures come from (2 048 cycles without the ramp, which sampled cores do
+  // not take; at 512 the unsampled run takes 33 767 cycles and the sampled one +5.4 %: the FIFO
+  // then sees the warps closer to time order, docs/simt-interval.md §1).
+  StreamRun full = run_stream(timing_options("interval", {"-interval_horizon", "2048", "-interval_horizon_ramp", "0"}));
   StreamRun s = run_stream(timing_options("interval", {"-at_sample", "1000,4000", "-interval_horizon", "2048"}));
   std::printf("  stream: interval %llu cycles %llu requests, sampled %llu cycles %llu requests, "
               "%llu of %llu warp instructions fast-forwarded\n",
@@ -262,6 +262,13 @@ TEST(SimtIntervalHorizon, OptionIsCheckedAndNamedInTheFidelityMap) {
   EXPECT_EQ(interval_fidelity_map(true, true, 2048).find("interval_horizon"), std::string::npos) << "the default";
   std::string own = interval_fidelity_map(true, true, 512);
   EXPECT_NE(own.find(" interval_runs=1 interval_fold=1 interval_horizon=512"), std::string::npos) << own;
+  // -interval_horizon_ramp: 0 (none) up to 2^24 cycles per doubling; named when not the default
+  for (const char *ok : {"0", "64", "2048", "16777216"})
+    EXPECT_EQ(create({"-simt_model", "interval", "-interval_horizon_ramp", ok}, &m), SIMTVP_OK) << ok << ": " << m;
+  EXPECT_EQ(create({"-simt_model", "interval", "-interval_horizon_ramp", "16777217"}, &m), SIMTVP_ERR_CONFIG);
+  EXPECT_NE(m.find("-interval_horizon_ramp"), std::string::npos) << m;
+  std::string flat = interval_fidelity_map(true, true, 2048, 0);
+  EXPECT_NE(flat.find(" interval_fold=1 interval_horizon_ramp=0"), std::string::npos) << flat;
 }
 
 // The interval core's warps meet a memory port in host order, each up to a horizon ahead of the
@@ -272,9 +279,9 @@ TEST(SimtIntervalHorizon, OptionIsCheckedAndNamedInTheFidelityMap) {
 // another; the port's bandwidth bound is 8 321 requests × 2 cycles). The requests and
 // instructions are the same whatever the horizon.
 TEST(SimtIntervalHorizon, AShorterHorizonMeetsAPortCloserToTimeOrder) {
-  StreamRun h2048 = run_stream(timing_options("interval"));
-  StreamRun h512 = run_stream(timing_options("interval", {"-interval_horizon", "512"}));
-  StreamRun h128 = run_stream(timing_options("interval", {"-interval_horizon", "128"}));
+  StreamRun h2048 = run_stream(timing_options("interval", {"-interval_horizon_ramp", "0"}));
+  StreamRun h512 = run_stream(timing_options("interval", {"-interval_horizon", "512", "-interval_horizon_ramp", "0"}));
+  StreamRun h128 = run_stream(timing_options("interval", {"-interval_horizon", "128", "-interval_horizon_ramp", "0"}));
   std::printf("  stream: horizon 2048 %llu cycles, 512 %llu, 128 %llu\n", (unsigned long long)h2048.cycles,
               (unsigned long long)h512.cycles, (unsigned long long)h128.cycles);
   EXPECT_EQ(h512.requests, h2048.requests);
@@ -283,6 +290,27 @@ TEST(SimtIntervalHorizon, AShorterHorizonMeetsAPortCloserToTimeOrder) {
   EXPECT_LT((double)h512.cycles, 0.6 * (double)h2048.cycles);
   EXPECT_LE(h128.cycles, h512.cycles);
   EXPECT_GE(h128.cycles, 2 * h128.requests) << "the port's bandwidth bound";
+}
+
+// -interval_horizon_ramp (default 2 048): each launch starts a core's horizon at 256 cycles and
+// doubles it every 2 048 cycles up to -interval_horizon. A stream kernel that ends within its first
+// 2 048 cycles is timed as with a fixed 256-cycle horizon, cycle for cycle; the long one (64
+// iterations) starts as that and ends at 2 048, so it lands between the two fixed horizons
+// (57 553 cycles; 33 425 at 256, 65 423 at 2 048), with the same requests.
+TEST(SimtIntervalHorizon, ALaunchStartsAtAShortHorizonAndRampsUp) {
+  StreamRun short_ramp = run_stream(timing_options("interval"), 2);
+  StreamRun short_256 = run_stream(timing_options("interval", {"-interval_horizon", "256", "-interval_horizon_ramp", "0"}), 2);
+  ASSERT_GT(short_ramp.cycles, 0u);
+  EXPECT_LT(short_ramp.cycles, 2048u) << "the short stream ends inside the ramp's first step";
+  EXPECT_EQ(short_ramp.cycles, short_256.cycles);
+  StreamRun ramp = run_stream(timing_options("interval"));
+  StreamRun h256 = run_stream(timing_options("interval", {"-interval_horizon", "256", "-interval_horizon_ramp", "0"}));
+  StreamRun h2048 = run_stream(timing_options("interval", {"-interval_horizon_ramp", "0"}));
+  std::printf("  stream: ramp %llu cycles, fixed 256 %llu, fixed 2048 %llu\n", (unsigned long long)ramp.cycles,
+              (unsigned long long)h256.cycles, (unsigned long long)h2048.cycles);
+  EXPECT_EQ(ramp.requests, h2048.requests);
+  EXPECT_GT(ramp.cycles, h256.cycles);
+  EXPECT_LT(ramp.cycles, h2048.cycles);
 }
 
 // A memory behind the interval cores' port that answers `cold` cycles after a request until cycle

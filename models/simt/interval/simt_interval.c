@@ -1538,8 +1538,18 @@ static uint64_t compute_next(const iv_core *c) {
   return t;
 }
 
+/* -interval_horizon_ramp (§1): the horizon at `now`, IV_HORIZON_RAMP_START at the ramp's start
+ * doubled every ramp_step cycles, at most -interval_horizon. */
+static uint32_t ramped_horizon(const iv_core *c, uint64_t now) {
+  uint64_t steps = now > c->ramp_from ? (now - c->ramp_from) / c->ramp_step : 0;
+  uint32_t h = iv_min(IV_HORIZON_RAMP_START, c->horizon_max);
+  while (steps-- && h < c->horizon_max) h *= 2;
+  return h < c->horizon_max ? h : c->horizon_max;
+}
+
 /* Runs every warp up to now + the horizon, and finishes the warps (and CTAs) due by now. */
 static void run_until(iv_core *c, uint64_t now) {
+  if (c->ramp_step && c->horizon < c->horizon_max) c->horizon = ramped_horizon(c, now);
   uint64_t limit = now + c->horizon;
   c->now = now;
   bool again = c->n_live_warps != 0;
@@ -1689,6 +1699,9 @@ static simtvp_status iv_create(const simt_core_config *cfg, simt_core_ports port
   }
   /* -interval_horizon (checked by gpu_config; a core configured directly is checked here) */
   c->horizon = cfg->interval_horizon ? cfg->interval_horizon : IV_HORIZON_DEFAULT;
+  c->horizon_max = c->horizon;
+  c->ramp_step = cfg->sample_period ? 0 : cfg->interval_horizon_ramp; /* (sampling: its periods decide) */
+  c->ramp_uid = UINT64_MAX;
   if (c->horizon < IV_HORIZON_MIN || c->horizon > IV_HORIZON_MAX) {
     uint32_t h = c->horizon;
     iv_destroy(c);
@@ -1783,6 +1796,11 @@ static simtvp_status iv_launch_cta(void *state, const simt_kernel *k, const uint
     for (uint32_t s = 0; s < c->base.cfg.n_schedulers; s++) c->sched[s].from = iv_max(c->sched[s].from, now);
   }
   simt_cta *cta = &c->base.ctas[ci];
+  if (c->ramp_step && k->launch_uid != c->ramp_uid) { /* a launch's first CTA here: its ramp starts (§1) */
+    c->ramp_uid = k->launch_uid;
+    c->ramp_from = now;
+    c->horizon = ramped_horizon(c, now);
+  }
   iv_launch_pcs *lp = &c->lpcs[c->lpcs_of[ci]];
   if (lp->s_origin == IV_NEVER) lp->s_origin = now;
   const uint32_t n_sched = c->base.cfg.n_schedulers;

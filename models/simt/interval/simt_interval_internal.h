@@ -35,6 +35,8 @@
 #define IV_HORIZON_DEFAULT 2048u
 #define IV_HORIZON_MIN 16u
 #define IV_HORIZON_MAX 2048u
+#define IV_HORIZON_RAMP_START 256u /* -interval_horizon_ramp: the horizon a launch starts a core at
+                                      (GPU_INTERVAL_HORIZON_RAMP_START) */
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
 enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
@@ -233,7 +235,11 @@ typedef struct iv_core {
   iv_sample sample;
   bool runs;            /* -interval_runs: straight runs timed as one step (§11) */
   bool fold;            /* -interval_fold: a CTA's warps timed as one group (§13) */
-  uint32_t horizon;     /* -interval_horizon: core cycles a warp runs ahead of the advance (§1) */
+  uint32_t horizon;     /* the horizon now: core cycles a warp runs ahead of the advance (§1) */
+  uint32_t horizon_max; /* -interval_horizon: what it ramps up to */
+  uint32_t ramp_step;   /* -interval_horizon_ramp: core cycles per doubling (0: no ramp) */
+  uint64_t ramp_uid;    /* the launch the ramp started for … */
+  uint64_t ramp_from;   /* … and the cycle it started */
   uint64_t fold_pending;/* CTA slots whose released warps may form a group (after a barrier) */
   uint64_t take_start;  /* the cycle the last run_take started its run at */
   uint64_t *fold_insns; /* iv_fold_warp_insn: warp instructions timed by a group's leader */
