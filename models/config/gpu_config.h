@@ -238,10 +238,10 @@ typedef struct gpu_sim_config {
 #define GPU_INTERVAL_HORIZON_DEFAULT 2048u
 #define GPU_INTERVAL_HORIZON_MIN 16u
 #define GPU_INTERVAL_HORIZON_MAX 2048u
-/* -interval_horizon_ramp: each launch starts a core's horizon at GPU_INTERVAL_HORIZON_RAMP_START
- * and doubles it every that many core cycles up to -interval_horizon (0: no ramp). */
+/* -interval_horizon_ramp: each launch starts a core's horizon at 256 cycles (IV_HORIZON_RAMP_START,
+ * models/simt/interval) and doubles it every that many core cycles up to -interval_horizon (0: no
+ * ramp). */
 #define GPU_INTERVAL_HORIZON_RAMP_DEFAULT 2048u
-#define GPU_INTERVAL_HORIZON_RAMP_START 256u
 #define GPU_INTERVAL_HORIZON_RAMP_MAX (1u << 24)
 
 /* simtvp: fidelity of each block instance. */

@@ -857,6 +857,18 @@ static bool shares_class(const fx_rw *c, uint32_t r) {
   return k == PTX_RC_B32 || k == PTX_RC_B64;
 }
 
+/* out = the union of the live-in sets (wg words each, by block of the function starting at block
+ * fb, nb blocks) of block bl's successors. */
+static void live_out(const ptx_module *m, const ptx_block *bl, uint32_t fb, uint32_t nb, const uint64_t *in,
+                     size_t wg, uint64_t *out) {
+  memset(out, 0, wg * sizeof *out);
+  for (uint32_t s = 0; s < bl->n_succ; s++) {
+    uint32_t t = m->succ_list[bl->first_succ + s] - fb;
+    if (t < nb)
+      for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
+  }
+}
+
 static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *rows32, uint32_t *rows64,
                                 simtvp_diag *diag) {
   const ptx_module *m = p->m;
@@ -942,13 +954,7 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
     for (bool changed = true; changed;) {
       changed = false;
       for (uint32_t b = nb; b-- > 0;) {
-        const ptx_block *bl = &m->blocks[fb + b];
-        memset(out, 0, wg * sizeof *out);
-        for (uint32_t s = 0; s < bl->n_succ; s++) {
-          uint32_t t = m->succ_list[bl->first_succ + s] - fb;
-          if (t < nb)
-            for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
-        }
+        live_out(m, &m->blocks[fb + b], fb, nb, in, wg, out);
         for (size_t w = 0; w < wg; w++) {
           uint64_t v = use[wg * b + w] | (out[w] & ~kill[wg * b + w]);
           if (v != in[wg * b + w]) in[wg * b + w] = v, changed = true;
@@ -961,12 +967,7 @@ static simtvp_status share_rows(const func_program *p, fx_func *f, uint32_t *row
       const ptx_block *bl = &m->blocks[fb + b];
       if (!bl->n_insns) continue;
       const uint32_t first = bl->first_insn, last = first + bl->n_insns - 1;
-      memset(out, 0, wg * sizeof *out);
-      for (uint32_t s = 0; s < bl->n_succ; s++) {
-        uint32_t t = m->succ_list[bl->first_succ + s] - fb;
-        if (t < nb)
-          for (size_t w = 0; w < wg; w++) out[w] |= in[wg * t + w];
-      }
+      live_out(m, bl, fb, nb, in, wg, out);
       for (size_t w = 0; w < wg; w++) { /* (the set bits only: a large function has many blocks) */
         for (uint64_t x = in[wg * b + w]; x; x &= x - 1) {
           uint32_t r = g_row[64 * w + (uint32_t)__builtin_ctzll(x)];

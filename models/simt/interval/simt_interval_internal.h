@@ -35,8 +35,7 @@
 #define IV_HORIZON_DEFAULT 2048u
 #define IV_HORIZON_MIN 16u
 #define IV_HORIZON_MAX 2048u
-#define IV_HORIZON_RAMP_START 256u /* -interval_horizon_ramp: the horizon a launch starts a core at
-                                      (GPU_INTERVAL_HORIZON_RAMP_START) */
+#define IV_HORIZON_RAMP_START 256u /* -interval_horizon_ramp: the horizon a launch starts a core at */
 /* What the core needs of an instruction, learnt once per pc and CTA slot. */
 enum {
   IV_PLAIN = 1u,   /* register-only work, executed without a step record */
