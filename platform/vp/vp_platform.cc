@@ -2,6 +2,7 @@
 #include "vp_platform.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -83,6 +84,21 @@ uint64_t now_ps() { return ps_of(sc_core::sc_time_stamp()); }
 
 // A configuration latency in ns as whole picoseconds (0 for none).
 uint64_t ps_of_ns(double ns) { return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0ull; }
+
+// The process's CPU time and minor page faults so far (host_time.json reports them per kernel: a
+// short kernel's host time is often mostly first touches of the model's tables, each a page fault).
+// The sum of user and system time is exact; the split between them is sampled at clock ticks, too
+// coarse for a kernel of milliseconds, so only the sum is kept.
+host_usage host_usage_now() {
+  host_usage h;
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) == 0) {
+    h.cpu_s = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+              static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    h.page_faults = u.ru_minflt;
+  }
+  return h;
+}
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -493,7 +509,8 @@ void vp_platform::observe(const gpu_event &e) {
       for (uint64_t page : iommu_pages_) proc_->unexpose(page, 4096);
       iommu_pages_.clear();
     }
-    kernel_walls_.push_back({e.uid, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(), -1});
+    kernel_walls_.push_back(
+        {e.uid, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(), -1, host_usage_now(), {}});
     live_kernel k;
     k.uid = e.uid;
     k.n_ctas = e.kernel ? e.kernel->n_ctas : 0;
@@ -526,8 +543,11 @@ void vp_platform::observe(const gpu_event &e) {
   }
   case gpu_event::kernel_end:
     for (kernel_wall &w : kernel_walls_)
-      if (w.uid == e.uid && w.end_s < 0)
+      if (w.uid == e.uid && w.end_s < 0) {
         w.end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        w.end_use = host_usage_now();
+        w.ended = true;
+      }
     for (size_t i = 0; i < live_.size(); i++)
       if (live_[i].uid == e.uid) {
         live_.erase(live_.begin() + static_cast<long>(i));
@@ -748,9 +768,15 @@ simtvp_status vp_platform::write_files(simtvp_diag *diag) {
     std::string path = settings_.out_dir + "/host_time.json";
     if (FILE *f = std::fopen(path.c_str(), "w")) {
       std::fprintf(f, "{\n  \"format\": \"simtvp-host-time\",\n  \"version\": 1,\n  \"wall_s\": %.6f,\n  \"kernels\": [", wall);
-      for (size_t i = 0; i < kernel_walls_.size(); i++)
-        std::fprintf(f, "%s\n    {\"kernel_launch_uid\": %" PRIu64 ", \"wall_s\": %.6f}", i ? "," : "", kernel_walls_[i].uid,
-                     (kernel_walls_[i].end_s < 0 ? wall : kernel_walls_[i].end_s) - kernel_walls_[i].begin_s);
+      host_usage now = host_usage_now();
+      for (size_t i = 0; i < kernel_walls_.size(); i++) {
+        const kernel_wall &k = kernel_walls_[i];
+        const host_usage &end = k.ended ? k.end_use : now;
+        std::fprintf(f,
+                     "%s\n    {\"kernel_launch_uid\": %" PRIu64 ", \"wall_s\": %.6f, \"cpu_s\": %.6f, \"page_faults\": %ld}",
+                     i ? "," : "", k.uid, (k.end_s < 0 ? wall : k.end_s) - k.begin_s, end.cpu_s - k.begin_use.cpu_s,
+                     end.page_faults - k.begin_use.page_faults);
+      }
       std::fprintf(f, "\n  ]\n}\n");
       std::fclose(f);
     }

@@ -44,6 +44,13 @@ struct iommu;
 
 namespace simtvp {
 
+// The process's CPU time (user and system, every thread) and minor page faults at a moment
+// (getrusage), for host_time.json.
+struct host_usage {
+  double cpu_s = 0;
+  long page_faults = 0;
+};
+
 class vp_platform : public sc_core::sc_module {
  public:
   static constexpr uint64_t kSysmemBase = 0x100000000ull;  // 4 GiB
@@ -174,6 +181,8 @@ class vp_platform : public sc_core::sc_module {
   struct kernel_wall {
     uint64_t uid = 0;
     double begin_s = 0, end_s = -1;
+    host_usage begin_use, end_use;  // the process's CPU time and page faults (getrusage)
+    bool ended = false;
   };
   std::vector<kernel_wall> kernel_walls_;
   bool finished_ = false;

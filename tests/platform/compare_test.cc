@@ -73,6 +73,15 @@ TEST(SimtvpCompare, RunsEveryAssignmentAndComparesEveryKernelWithTheFirst) {
       EXPECT_TRUE(runs[i].get_child_optional("moved")) << i;
       EXPECT_TRUE(runs[i].get_child_optional("stats.l2_hit")) << i;
     }
+    // The host's side of each run: its CPU time and page faults while the kernel ran (the first
+    // kernel of a process always touches some of the model's tables for the first time).
+    for (size_t i = 0; i < runs.size(); i++) {
+      EXPECT_GE(runs[i].get<double>("cpu_s", -1), 0) << i;
+      EXPECT_GE(runs[i].get<double>("page_faults", -1), 0) << i;
+    }
+    if (n_kernels == 1) {
+      EXPECT_GT(runs[0].get<double>("page_faults"), 0);
+    }
     EXPECT_EQ(runs[4].get<double>("cycles"), 0) << "the functional side counts no cycles";
     EXPECT_FALSE(runs[4].get_child_optional("cycle_error"));
   }
@@ -82,6 +91,7 @@ TEST(SimtvpCompare, RunsEveryAssignmentAndComparesEveryKernelWithTheFirst) {
     if (n_summary > 0 && n_summary < 4) {
       EXPECT_TRUE(s.second.get_child_optional("mean_abs_cycle_error"));
     }
+    EXPECT_GE(s.second.get<double>("page_faults", -1), 0) << n_summary;
     n_summary++;
   }
   EXPECT_EQ(n_summary, 5u);
