@@ -174,6 +174,39 @@ TEST(SimtInterval, PendingHitEarlierInTimeWaitsItsOwnLatencyNotTheLaterFill) {
   EXPECT_EQ(g.stat("interval_l1_reordered_fills"), 1u);
 }
 
+TEST(SimtInterval, ReadsPastAnMshrEntrysMergeLimitHoldTheMemoryStageUntilTheFillThenHit) {
+  // Sixteen warps load the same word (out[0]) one after another while its fill is on its way:
+  // the miss and seven more reads fill the MSHR entry (QV100's L1D merges 8 a chunk, A:256:8).
+  // The next read fails reservation, as in the CA LDST unit: it holds the memory stage until the
+  // fill is in (the line readable at miss + 106, the L1 miss test's timeline), then hits, its
+  // data the L1 latency (20) later, and the reads behind it wait for the stage (those let in
+  // before the fill, in the stage's 32-cycle bins, fail too). So the last warp's dependent add
+  // comes at least a fill and a hit after the first load. With a merge limit of 32 every read
+  // merges and the last add is the fill's (107, every warp's). One fill either way.
+  std::string body = std::string(kOutSlot) + "  ld.global.u32 %r1, [%rd28];\n  add.s32 %r3, %r1, 1;\n";
+  const uint32_t ld = 7, add = 8; /* kOutSlot: 7 instructions */
+  auto last_wait = [&](const char *dl1, uint64_t *fails) {
+    Gpu g("configs/SM7_QV100.config", base({"-gpgpu_cache:dl1", dl1}), SH_LDST_FAKE, 100, 20, 0, true);
+    EXPECT_EQ(g.load(kernel(body)), SIMTVP_OK) << g.diag.message;
+    EXPECT_EQ(g.launch("k", 1, 512, {g.alloc(512 * 8)}), SIMTVP_OK) << g.diag.message;
+    int64_t first = INT64_MAX, last = 0;
+    for (uint32_t w = 0; w < 16; w++) {
+      first = std::min(first, issue_cycle(g.issues, w, ld));
+      last = std::max(last, issue_cycle(g.issues, w, add));
+    }
+    *fails = g.stat("interval_l1_mshr_merge_fails");
+    EXPECT_EQ(sh_mem_requests(g.h, MEM_ACC_GLOBAL_R), 1u) << "one fill: the failed reads hit once it is in";
+    return last - first;
+  };
+  uint64_t fails8 = 0, fails32 = 0;
+  int64_t wait8 = last_wait("S:4:128:64,L:L:s:N:L,A:256:8,16:0,32", &fails8);
+  int64_t wait32 = last_wait("S:4:128:64,L:L:s:N:L,A:256:32,16:0,32", &fails32);
+  EXPECT_GE(fails8, 1u);
+  EXPECT_EQ(fails32, 0u);
+  EXPECT_GE(wait8, 107 + 20) << "the fill, then a hit's latency";
+  EXPECT_EQ(wait32, 107);
+}
+
 TEST(SimtInterval, FencesAreTimedByScope) {
   // The shared hand computation of tests/simt/simt_timing_util.h (the fence after the store's
   // refetch, at t + 2). st.global at t: memory stage t + 4, L1 port t + 5, the L1D forwards the

@@ -191,17 +191,24 @@ typedef struct iv_mem_stats {
   simt_mem_counters req;   /* gpgpu_n_mem_read_global … simt_ldst.atomic_requests */
   uint64_t *port_requests; /* interval_mem_requests: accesses beyond the L1 */
   uint64_t *reordered;     /* interval_l1_reordered_fills: waits on a later-issued fill shortened */
+  uint64_t *merge_fail;    /* interval_l1_mshr_merge_fails: reads that found their fill's MSHR entry full */
 } iv_mem_stats;
 
-/* A fill in flight in one L1 (docs/simt-interval.md §4, reordered fills): the line, the time of
- * the miss that fetched it, the ready time the cache was told and the ready time answered. */
+/* A fill in flight in one L1 (docs/simt-interval.md §4, reordered fills and MSHR merges): the
+ * line, the time of the miss that fetched it, the ready time the cache was told and the ready time
+ * answered; the chunks it fetches and the reads waiting on each (the miss's included). */
 typedef struct iv_fill {
   uint64_t line, miss_at, told, ready;
+  uint8_t chunks;
+  uint8_t waiters[MEM_SECTORS_PER_LINE];
 } iv_fill;
-/* Per L1: fills by line, direct-mapped (a power of two ≥ the cache's line count). */
+/* Per L1: fills by line, direct-mapped (a power of two ≥ the cache's line count); the cache's
+ * MSHR merge limit (requests an entry holds per chunk) and whether its chunks are sectors. */
 typedef struct iv_fills {
   iv_fill *e;
   uint32_t mask;
+  uint32_t max_merge;
+  bool sector;
 } iv_fills;
 
 /* The last shared-memory access seen at a pc (simt_interval_mem.c: smem_cost). */
@@ -283,6 +290,8 @@ typedef struct iv_core {
   iv_smem_memo smem_memo[IV_SMEM_MEMO];
   cache *l1d, *l1c, *l1t;
   iv_fills fills[3];    /* per L1 (l1d, l1c, l1t): the fills in flight */
+  uint64_t hold;        /* scratch of iv_mem_issue: the memory stage is held until this cycle (an
+                         * access that failed to merge waits there for its fill) */
   uint32_t l1d_block, l1c_block, l1t_block;
   uint64_t *param_of;   /* per warp slot: where its kernel parameters are cached (L1C) */
   ldst_range *ranges;   /* scratch: LDST_MAX_RANGES */

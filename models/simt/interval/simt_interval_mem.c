@@ -134,6 +134,34 @@ static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_
   *ready = f->ready;
 }
 
+/* The chunks of a fills table's cache that `sectors` touch: the sectors themselves in a sectored
+ * cache, the one chunk of a whole line otherwise. */
+static inline uint8_t chunks_of(const iv_fills *t, uint8_t sectors) { return t->sector ? (uint8_t)(sectors & 0xfu) : 1u; }
+
+/* A read at a waiting on `chunks` of a fill in flight that the cache said is ready at `ready`:
+ * the cycle its data is there (lat: the L1's hit latency). reordered_fill's correction first; then
+ * the MSHR merge, as the CA cache makes it: the read joins the fill's MSHR entry while each chunk
+ * it waits on has fewer than max_merge reads waiting (the miss counts), and is counted there. One
+ * past that fails reservation, as in the CA LDST unit, and is tried again every cycle until the
+ * fill is in, holding the memory stage (c->hold): it then hits. A fill the table does not hold
+ * (its slot taken by another line) merges without a limit. */
+static uint64_t pending_read(iv_core *c, const iv_fills *t, uint64_t line, uint8_t chunks, uint64_t a, uint64_t ready,
+                             uint32_t lat) {
+  iv_fill *f = fill_slot(t, line);
+  if (f->line != line + 1 || f->told != ready) return iv_max(a + lat, ready);
+  reordered_fill(c, t, line, a, &ready);
+  uint8_t need = chunks & f->chunks;
+  for (uint8_t m = need; m; m &= (uint8_t)(m - 1))
+    if (f->waiters[__builtin_ctz(m)] >= t->max_merge) { /* the entry is full: wait for the fill, then hit */
+      ++*c->ms.merge_fail;
+      c->hold = iv_max(c->hold, ready);
+      return ready + lat;
+    }
+  for (uint8_t m = need; m; m &= (uint8_t)(m - 1)) /* (kept at 255: a limit above acts as none) */
+    if (f->waiters[__builtin_ctz(m)] < UINT8_MAX) f->waiters[__builtin_ctz(m)]++;
+  return iv_max(a + lat, ready);
+}
+
 /* The request the L1 lookups are made with: zeroed once (iv_mem_init, after the scratch
  * accesses), then only the fields a lookup reads are set per access — no clearing per access. */
 static inline mem_req *req_scratch(iv_core *c) { return (mem_req *)(void *)(c->acc + LDST_MAX_ACCESSES); }
@@ -159,10 +187,9 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
     uint64_t ready, line;
     cache_status hit = cache_timed_read_hit(cc, x->addr, x->size, x->sector_mask, x->kind, a, &ready, &line);
     if (hit == CACHE_HIT) return a + lat;
-    if (hit == CACHE_HIT_RESERVED) {
+    if (hit == CACHE_HIT_RESERVED) { /* an MSHR hit: the data comes with the fill on its way */
       if (ready == CACHE_NEVER) return a + lat;
-      reordered_fill(c, ft, line, a, &ready);
-      return iv_max(a + lat, ready); /* an MSHR hit: the data comes with the fill on its way */
+      return pending_read(c, ft, line, chunks_of(ft, x->sector_mask), a, ready, lat);
     }
   }
   mem_req *q = req_scratch(c);
@@ -179,7 +206,10 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
   if (r.wb_chunks) /* a dirty line leaves: written back (its chunks' sectors), nobody waits for it */
     beyond_l1(c, r.wb_line, cache_line_sectors(cc, r.wb_line, r.wb_chunks), NULL, MEM_ACC_L1_WRBK, true, 0, a + 1);
   uint64_t done = a + lat;
-  if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) reordered_fill(c, ft, r.line, a, &r.ready);
+  if (r.status == CACHE_HIT_RESERVED && r.ready != CACHE_NEVER) { /* an MSHR hit */
+    if (x->is_write) reordered_fill(c, ft, r.line, a, &r.ready);
+    else done = pending_read(c, ft, r.line, chunks_of(ft, x->sector_mask), a, r.ready, lat); /* the data with the fill */
+  }
   if (r.status == CACHE_MISS && r.pending_ready && r.pending_ready != CACHE_NEVER)
     reordered_fill(c, ft, r.line, a, &r.pending_ready);
   if (r.fetch) { /* a line fill: the sectors are readable the cycle after the reply is back */
@@ -189,12 +219,17 @@ static inline __attribute__((always_inline)) uint64_t access_on(iv_core *c, cons
     uint32_t fill_bytes = (uint32_t)simtvp_popcount32(sectors) * MEM_SECTOR_BYTES;
     uint64_t fill = reply_taken(c, back, l1d ? fill_bytes : 0);
     cache_timed_fill(cc, r.line, r.fetch, fill);
-    if (!r.pending_ready || r.pending_ready == CACHE_NEVER) /* the whole line is this miss's */
-      *fill_slot(ft, r.line) = (iv_fill){r.line + 1, a, fill, fill};
+    if (!r.pending_ready || r.pending_ready == CACHE_NEVER) { /* the whole line is this miss's */
+      iv_fill *f = fill_slot(ft, r.line);
+      const uint32_t m = chunks_of(ft, x->sector_mask) & r.fetch; /* the miss waits on these: one waiter each */
+      f->line = r.line + 1;
+      f->miss_at = a;
+      f->told = f->ready = fill;
+      f->chunks = r.fetch;
+      for (uint32_t k = 0; k < MEM_SECTORS_PER_LINE; k++) f->waiters[k] = (uint8_t)(m >> k & 1u);
+    }
     if (!x->is_write || !r.forward) done = iv_max(done, fill);
     if (r.pending_ready != CACHE_NEVER) done = iv_max(done, r.pending_ready);
-  } else if (r.status == CACHE_HIT_RESERVED && !x->is_write && r.ready != CACHE_NEVER) {
-    done = iv_max(done, r.ready); /* an MSHR hit: the data comes with the fill on its way */
   }
   if (r.forward) { /* the access itself goes on (write-through, write-evict, no allocation) */
     uint64_t back = reply_taken(c, beyond_l1(c, line_of(x->addr), x->sector_mask, x->byte_mask, x->kind, x->is_write, n_ops, a + 1), 0);
@@ -553,6 +588,15 @@ static bool one_access(iv_core *c, uint64_t a, uint32_t bytes, uint32_t lanes, u
   return true;
 }
 
+/* An instruction that took the memory-stage slot at m held it until held, past m's bin (an access
+ * that failed to merge waited there for its fill, c->hold, which is cleared): the later bins'
+ * cycles booked too (m's bin took its share, at most a bin's, as every instruction's does). */
+static __attribute__((noinline)) void dispatch_hold(iv_core *c, uint64_t m, uint64_t held) {
+  for (uint64_t b = (m / IV_BIN + 1) * IV_BIN; b < held; b += IV_BIN)
+    iv_bins_book(&c->dispatch, b, (uint32_t)iv_min(IV_BIN, held - b));
+  c->hold = 0;
+}
+
 /* iv_mem_issue of any instruction but a shared-memory-only one. */
 static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t slot, const func_step *st, bool uniform,
                                                          uint64_t m) {
@@ -618,7 +662,8 @@ static __attribute__((noinline)) uint64_t issue_accesses(iv_core *c, uint32_t sl
     n = lanes_to_accesses(c, st, sm.tex, 0, 0, bytes, c->l1t_block, false, MEM_ACC_TEXTURE_R,
                           c->l1t ? LDST_PATH_L1T : LDST_PATH_BYPASS, false, n);
 accesses:;
-  /* the accesses in order, one per cycle through the L1 port (shared by the core's warps) */
+  /* the accesses in order, one per cycle through the L1 port (shared by the core's warps); one
+   * that fails to merge holds the rest until its fill is in */
   uint64_t a = m;
   for (uint32_t i = 0; i < n; i++) {
     a = iv_bins_take(&c->l1_port, a + 1, 1);
@@ -626,9 +671,11 @@ accesses:;
     const ldst_access *x = &c->acc[i];
     uint64_t d = x->path == LDST_PATH_L1D ? access_on(c, x, a, LDST_PATH_L1D) : access(c, x, a);
     if (d > done) done = d;
+    if (__builtin_expect(c->hold > a, 0)) held = a = c->hold;
   }
   /* the slot is free again once the instruction's work is through: held − m0 cycles (≥ 1) */
   if (slot_used) *slot_used += (uint32_t)(held - m0 > IV_BIN ? IV_BIN : held - m0);
+  if (__builtin_expect(c->hold != 0, 0)) dispatch_hold(c, m0, held);
   return done;
 }
 
@@ -653,9 +700,15 @@ static inline __attribute__((always_inline)) bool uniform_load(iv_core *c, uint3
   if (port) ++*port; /* iv_bins_book(&c->l1_port, at, 1) */
   simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R);
   uint64_t d = at + c->base.cfg.ldst.l1c_latency;
-  if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) {
-    reordered_fill(c, &c->fills[1], line, at, &ready);
-    d = iv_max(d, ready);
+  if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) { /* an MSHR hit: the data with the fill */
+    d = pending_read(c, &c->fills[1], line, chunks_of(&c->fills[1], (uint8_t)sectors_between(lo, hi)), at, ready,
+                     c->base.cfg.ldst.l1c_latency);
+    if (c->hold) { /* held until the fill */
+      if (slot_used) *slot_used += (uint32_t)(c->hold - m > IV_BIN ? IV_BIN : c->hold - m);
+      dispatch_hold(c, m, c->hold);
+      *done = d;
+      return true;
+    }
   }
   if (slot_used) *slot_used += (uint32_t)(at - m > IV_BIN ? IV_BIN : at - m); /* held: the port's cycle */
   *done = d;
@@ -748,6 +801,10 @@ static simtvp_status make_cache(iv_core *c, cache **out, const char *text, const
   while (n < lines && n < (1u << 20)) n <<= 1;
   t->e = simtvp_zalloc(n * sizeof *t->e); /* zeroed pages: a short kernel touches few */
   t->mask = (uint32_t)n - 1;
+  /* (a texture cache's F/T MSHR is a request FIFO: no merge limit here) */
+  bool fifo = spec.mshr_type == CACHE_MSHR_TEX_FIFO || spec.mshr_type == CACHE_MSHR_SECTOR_TEX_FIFO;
+  t->max_merge = spec.mshr_max_merge && !fifo ? spec.mshr_max_merge : UINT32_MAX;
+  t->sector = spec.type == CACHE_TYPE_SECTOR;
   if (!t->e) return simtvp_diag_set(diag, SIMTVP_ERR_NOMEM, "SIMT core %u: out of host memory", c->base.cfg.sm);
   if (out == &c->l1d) c->l1d_port_bytes = spec.data_port_bytes ? spec.data_port_bytes : spec.line_bytes;
   return st;
@@ -767,6 +824,9 @@ simtvp_status iv_mem_init(iv_core *c, simtvp_diag *diag) {
   s->reordered = counter(c, "interval_l1_reordered_fills",
                          "L1 pending hits (or pending parts of misses) of interval SIMT cores earlier in time "
                          "than the miss that fetched their line: they waited that miss's latency from their own time");
+  s->merge_fail = counter(c, "interval_l1_mshr_merge_fails",
+                          "L1 reads of interval SIMT cores that found the MSHR entry of their line's fill full "
+                          "(its merge limit): they held the memory stage until the fill was in, then hit");
   simtvp_status st = make_cache(c, &c->l1d, lc->l1d, "-gpgpu_cache:dl1", "L1D", "dl1", &c->l1d_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1c, lc->l1c, "-gpgpu_const_cache:l1", "L1C", NULL, &c->l1c_block, diag);
   if (st == SIMTVP_OK) st = make_cache(c, &c->l1t, lc->l1t, "-gpgpu_tex_cache:l1", "L1T", NULL, &c->l1t_block, diag);
