@@ -300,6 +300,21 @@ TEST_P(Qv100Interval, EveryKernelWithinTheBoundOfAllCa) {
 INSTANTIATE_TEST_SUITE_P(KernelPrograms, Qv100Interval, ::testing::ValuesIn(kernel_programs()),
                          [](const ::testing::TestParamInfo<std::string> &p) { return p.param; });
 
+// Every timed run of `kernel` (a name part) in compare.json j within `bound` of the reference's
+// cycles; how many were checked.
+int expect_kernel_within(const pt::ptree &j, const std::string &kernel, double bound) {
+  int checked = 0;
+  for (const auto &k : j.get_child("kernels")) {
+    if (k.second.get<std::string>("name").find(kernel) == std::string::npos) continue;
+    for (const auto &x : k.second.get_child("runs"))
+      if (auto e = x.second.get_optional<double>("cycle_error")) {
+        EXPECT_LE(std::fabs(*e), bound) << kernel << " under " << x.second.get<std::string>("spec");
+        checked++;
+      }
+  }
+  return checked;
+}
+
 // histogram_global on QV100: 8 SMs whose every iteration is an atomic on one of the same two L2
 // lines of one slice. The interval cores reach memiv in host order, each a horizon ahead per call;
 // at a fixed 2 048 cycles the SMs booked first in each horizon take the slice's cycles and the
@@ -320,16 +335,7 @@ void expect_histogram_global_within_10_percent(const std::string &dir, const std
       EXPECT_NE(a.second.get<std::string>("fidelity", "").find("interval_horizon=512"), std::string::npos)
           << "the fidelity map names the horizon: " << a.second.get<std::string>("fidelity", "");
     }
-  int checked = 0;
-  for (const auto &k : j.get_child("kernels")) {
-    if (k.second.get<std::string>("name").find("histogram_global") == std::string::npos) continue;
-    for (const auto &x : k.second.get_child("runs"))
-      if (auto e = x.second.get_optional<double>("cycle_error")) {
-        EXPECT_LE(std::fabs(*e), 0.10) << "histogram_global under " << x.second.get<std::string>("spec");
-        checked++;
-      }
-  }
-  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(expect_kernel_within(j, "histogram_global", 0.10), 2);
 }
 
 TEST(IntervalHorizon, AShortHorizonSharesAHotL2SliceAsTheCaGpuDoes) {
@@ -354,16 +360,7 @@ TEST(IntervalMshrMerges, CrowdedLinesHoldTheMemoryStageAsTheCaCoresDo) {
   pt::ptree j;
   pt::read_json(dir + "/compare.json", j);
   expect_every_assignment_ran_alike(j, "sgemm");
-  int checked = 0;
-  for (const auto &k : j.get_child("kernels")) {
-    if (k.second.get<std::string>("name").find("sgemm_naive") == std::string::npos) continue;
-    for (const auto &x : k.second.get_child("runs"))
-      if (auto e = x.second.get_optional<double>("cycle_error")) {
-        EXPECT_LE(std::fabs(*e), 0.15) << "sgemm_naive under " << x.second.get<std::string>("spec");
-        checked++;
-      }
-  }
-  EXPECT_EQ(checked, 2);
+  EXPECT_EQ(expect_kernel_within(j, "sgemm_naive", 0.15), 2);
   pt::ptree stats;
   pt::read_json(dir + "/1/stats.json", stats);
   uint64_t fails = 0;
