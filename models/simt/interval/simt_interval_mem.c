@@ -135,7 +135,8 @@ static void reordered_fill(iv_core *c, const iv_fills *t, uint64_t line, uint64_
 }
 
 /* The chunks of a fills table's cache that `sectors` touch: the sectors themselves in a sectored
- * cache, the one chunk of a whole line otherwise. */
+ * cache, the one chunk of a whole line otherwise (cache_req_chunks_of's answer for the accesses
+ * built here, whose sector masks are always set, without a call on the hot path). */
 static inline uint8_t chunks_of(const iv_fills *t, uint8_t sectors) { return t->sector ? (uint8_t)(sectors & 0xfu) : 1u; }
 
 /* A read at a waiting on `chunks` of a fill in flight that the cache said is ready at `ready`:
@@ -699,18 +700,14 @@ static inline __attribute__((always_inline)) bool uniform_load(iv_core *c, uint3
   if (hit == CACHE_MISS) return false;
   if (port) ++*port; /* iv_bins_book(&c->l1_port, at, 1) */
   simt_mem_count_request(&c->ms.req, MEM_ACC_CONST_R);
-  uint64_t d = at + c->base.cfg.ldst.l1c_latency;
+  uint64_t d = at + c->base.cfg.ldst.l1c_latency, held = at; /* held: the port's cycle, or the fill's */
   if (hit == CACHE_HIT_RESERVED && ready != CACHE_NEVER) { /* an MSHR hit: the data with the fill */
     d = pending_read(c, &c->fills[1], line, chunks_of(&c->fills[1], (uint8_t)sectors_between(lo, hi)), at, ready,
                      c->base.cfg.ldst.l1c_latency);
-    if (c->hold) { /* held until the fill */
-      if (slot_used) *slot_used += (uint32_t)(c->hold - m > IV_BIN ? IV_BIN : c->hold - m);
-      dispatch_hold(c, m, c->hold);
-      *done = d;
-      return true;
-    }
+    if (c->hold) held = c->hold; /* (the entry was full) */
   }
-  if (slot_used) *slot_used += (uint32_t)(at - m > IV_BIN ? IV_BIN : at - m); /* held: the port's cycle */
+  if (slot_used) *slot_used += (uint32_t)(held - m > IV_BIN ? IV_BIN : held - m);
+  if (__builtin_expect(held != at, 0)) dispatch_hold(c, m, held);
   *done = d;
   return true;
 }
